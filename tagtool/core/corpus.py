@@ -1,0 +1,158 @@
+"""Sentences, documents and corpora: the immutable text + annotation model.
+
+Readers in :mod:`tagtool.store.formats` produce a :class:`Corpus`; the project
+store imports and exports one; features and learners consume one through a
+:class:`~tagtool.core.snapshot.Snapshot`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from tagtool.core.annotation import EMPTY, allowed_mask, annotation_status, make_annotation
+from tagtool.core.labels import LabelSet
+
+
+def _freeze_columns(columns: Mapping[str, Sequence[str]] | None, n_tokens: int) -> Mapping[str, tuple[str, ...]]:
+    frozen = {}
+    for name, values in (columns or {}).items():
+        values = tuple(values)
+        if len(values) != n_tokens:
+            raise ValueError(
+                f"column {name!r} has {len(values)} values for {n_tokens} tokens"
+            )
+        frozen[name] = values
+    return MappingProxyType(frozen)
+
+
+@dataclass(frozen=True, eq=True)
+class Sentence:
+    """One tokenised sentence with its per-token annotations.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        The token strings.
+    annotations : sequence of frozenset of str, optional
+        Allowed set of each token (see :mod:`tagtool.core.annotation`);
+        defaults to no label anywhere.
+    columns : mapping of str to sequence of str, optional
+        Extra per-token input columns (e.g. ``"pos"``), one value a token.
+        They become features; they are never predicted.
+    meta : mapping of str to str, optional
+        Free-form sentence attributes kept through import and export
+        (CoNLL-U comments such as ``sent_id``).
+    """
+
+    tokens: tuple[str, ...]
+    annotations: tuple[frozenset[str], ...] = ()
+    columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        tokens = tuple(self.tokens)
+        if not tokens:
+            raise ValueError("a sentence needs at least one token")
+        annotations = tuple(frozenset(a) for a in self.annotations) or (EMPTY,) * len(tokens)
+        if len(annotations) != len(tokens):
+            raise ValueError(f"{len(annotations)} annotations for {len(tokens)} tokens")
+        object.__setattr__(self, "tokens", tokens)
+        object.__setattr__(self, "annotations", annotations)
+        object.__setattr__(self, "columns", _freeze_columns(self.columns, len(tokens)))
+        object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
+
+    __hash__ = None  # mappings inside; compare with ==, never hash
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def status(self) -> str:
+        """``"full"``, ``"partial"`` or ``"none"``."""
+        return annotation_status(self.annotations)
+
+    def allowed(self, label_set: LabelSet):
+        """Boolean ``[T, L]`` allowed mask of this sentence."""
+        return allowed_mask(self.annotations, label_set)
+
+    def with_annotations(self, annotations: Sequence[Iterable[str]]) -> Sentence:
+        """A copy with other annotations (normalised, not checked against a label set)."""
+        return replace(self, annotations=tuple(make_annotation(a) for a in annotations))
+
+    def unlabeled(self) -> Sentence:
+        """A copy with every annotation removed."""
+        return replace(self, annotations=())
+
+
+@dataclass(frozen=True)
+class Document:
+    """A named run of sentences (a file, or a ``-DOCSTART-`` section)."""
+
+    name: str
+    sentences: tuple[Sentence, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sentences", tuple(self.sentences))
+
+    __hash__ = None
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Documents plus the label set their annotations are drawn from.
+
+    Parameters
+    ----------
+    labels : LabelSet
+        The label schema Σ. Every annotation must use only these labels.
+    documents : sequence of Document
+    """
+
+    labels: LabelSet
+    documents: tuple[Document, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "documents", tuple(self.documents))
+        for sentence in self.sentences:
+            for ann in sentence.annotations:
+                for name in ann:
+                    self.labels.index(name)
+
+    __hash__ = None
+
+    @classmethod
+    def from_sentences(
+        cls, sentences: Iterable[Sentence], labels: LabelSet | None = None, name: str = "document"
+    ) -> Corpus:
+        """One-document corpus; the label set defaults to the labels observed."""
+        sentences = tuple(sentences)
+        if labels is None:
+            labels = LabelSet.from_observed(n for s in sentences for a in s.annotations for n in a)
+        return cls(labels, (Document(name, sentences),))
+
+    @property
+    def sentences(self) -> tuple[Sentence, ...]:
+        """All sentences of all documents, in order."""
+        return tuple(s for d in self.documents for s in d.sentences)
+
+    def __iter__(self) -> Iterator[Sentence]:
+        for d in self.documents:
+            yield from d.sentences
+
+    def __len__(self) -> int:
+        return sum(len(d.sentences) for d in self.documents)
+
+    @property
+    def n_tokens(self) -> int:
+        return sum(len(s) for s in self)
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        """Extra column names, in first-seen order."""
+        seen: dict[str, None] = {}
+        for s in self:
+            for name in s.columns:
+                seen.setdefault(name, None)
+        return tuple(seen)

@@ -1,0 +1,119 @@
+"""The label set Σ of a task, and the tagging scheme its names follow."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from tagtool.errors import LabelError
+
+#: Characters a label name may not contain: ``|`` joins candidate sets in
+#: column files, ``_`` alone means "no label", whitespace separates columns.
+CANDIDATE_SEPARATOR = "|"
+NO_LABEL = "_"
+
+_SPAN_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
+
+
+def check_label_name(name: str) -> str:
+    """Return ``name`` if it can be a label, else raise :class:`LabelError`."""
+    if not isinstance(name, str) or not name:
+        raise LabelError(f"a label must be a non-empty string, got {name!r}")
+    if name == NO_LABEL:
+        raise LabelError(f"{NO_LABEL!r} means 'no label' and cannot be a label name")
+    if CANDIDATE_SEPARATOR in name or any(ch.isspace() for ch in name):
+        raise LabelError(
+            f"label {name!r} contains {CANDIDATE_SEPARATOR!r} or whitespace, "
+            "which the column formats use as separators"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """An ordered, duplicate-free set of label names.
+
+    The order fixes the column of each label in every score matrix and
+    allowed mask, so it never changes once a project or model uses it.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Label names in their fixed order.
+    """
+
+    names: tuple[str, ...]
+    _index: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __init__(self, names: Iterable[str]):
+        names = tuple(check_label_name(n) for n in names)
+        if not names:
+            raise LabelError("a label set needs at least one label")
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise LabelError(f"duplicate labels: {', '.join(duplicates)}")
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
+
+    @classmethod
+    def from_observed(cls, observed: Iterable[str]) -> LabelSet:
+        """Build a label set from the labels seen in a corpus, in a stable order.
+
+        ``O`` comes first, then span labels grouped by type (``B-X`` before
+        ``I-X``), then everything else alphabetically, so the same corpus
+        always yields the same order.
+        """
+        unique = set(observed)
+        return cls(sorted(unique, key=_label_sort_key))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __getitem__(self, i: int) -> str:
+        return self.names[i]
+
+    def index(self, name: str) -> int:
+        """Column of ``name``; :class:`LabelError` if it is not in the set."""
+        try:
+            return self._index[name]
+        except KeyError:
+            raise LabelError(
+                f"label {name!r} is not in the label set ({', '.join(self.names)})"
+            ) from None
+
+    @property
+    def is_span_scheme(self) -> bool:
+        """True when every label is ``O`` or carries a B-/I-/E-/S- prefix."""
+        return all(n == "O" or n.startswith(_SPAN_PREFIXES) for n in self.names) and any(
+            n != "O" for n in self.names
+        )
+
+    @property
+    def span_types(self) -> tuple[str, ...]:
+        """Entity or chunk types of a span scheme, in first-seen order."""
+        if not self.is_span_scheme:
+            return ()
+        seen: dict[str, None] = {}
+        for n in self.names:
+            if n != "O":
+                seen.setdefault(n[2:], None)
+        return tuple(seen)
+
+    def union(self, other: Iterable[str]) -> LabelSet:
+        """This set followed by the labels of ``other`` it does not hold yet."""
+        extra = [n for n in dict.fromkeys(other) if n not in self._index]
+        return LabelSet(self.names + tuple(extra))
+
+
+def _label_sort_key(name: str) -> tuple:
+    if name == "O":
+        return (0, "", "")
+    if name.startswith(_SPAN_PREFIXES):
+        return (1, name[2:], "BIESLU".index(name[0]))
+    return (2, name, "")
