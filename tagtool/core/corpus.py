@@ -156,3 +156,14 @@ class Corpus:
             for name in s.columns:
                 seen.setdefault(name, None)
         return tuple(seen)
+
+
+def merge_corpora(corpora: Iterable[Corpus]) -> Corpus:
+    """One corpus holding the documents of all, with the union of their labels."""
+    corpora = list(corpora)
+    if not corpora:
+        raise ValueError("nothing to merge")
+    labels = corpora[0].labels
+    for corpus in corpora[1:]:
+        labels = labels.union(corpus.labels)
+    return Corpus(labels, tuple(d for c in corpora for d in c.documents))

@@ -45,15 +45,24 @@ class LabelSet:
     names: tuple[str, ...]
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
-    def __init__(self, names: Iterable[str]):
+    def __init__(self, names: Iterable[str], *, allow_empty: bool = False):
         names = tuple(check_label_name(n) for n in names)
-        if not names:
+        if not names and not allow_empty:
             raise LabelError("a label set needs at least one label")
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise LabelError(f"duplicate labels: {', '.join(duplicates)}")
         object.__setattr__(self, "names", names)
         object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
+
+    @classmethod
+    def empty(cls) -> LabelSet:
+        """The label set of a corpus read without any label.
+
+        A placeholder until labels are added (e.g. with :meth:`union`);
+        ``LabelSet([])`` stays an error, and a learner needs labels.
+        """
+        return cls((), allow_empty=True)
 
     @classmethod
     def from_observed(cls, observed: Iterable[str]) -> LabelSet:
@@ -108,6 +117,8 @@ class LabelSet:
     def union(self, other: Iterable[str]) -> LabelSet:
         """This set followed by the labels of ``other`` it does not hold yet."""
         extra = [n for n in dict.fromkeys(other) if n not in self._index]
+        if not extra:
+            return self  # also keeps an empty set valid
         return LabelSet(self.names + tuple(extra))
 
 

@@ -1,0 +1,157 @@
+"""File-level handling of project databases: recognise, check, connect, back up.
+
+Everything here protects the user's file: a file is recognised from its
+header bytes before SQLite touches it, checked through a read-only
+connection, and only then opened for writing.  Nothing in this module writes
+to a file it has not created, except the read-write connection it returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from pathlib import Path
+
+from tagtool.errors import ProjectError
+from tagtool.store.schema import APPLICATION_ID
+
+log = logging.getLogger(__name__)
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
+_HEADER_SIZE = 100
+_APPLICATION_ID_OFFSET = 68
+
+
+def side_files(path: Path) -> list[Path]:
+    """The files SQLite may keep next to ``path`` (WAL, shared memory, journal)."""
+    return [path.with_name(path.name + suffix) for suffix in SIDE_SUFFIXES]
+
+
+def check_header(path: Path) -> None:
+    """Refuse ``path`` unless it exists and its header says it is a project.
+
+    Reads only the first 100 bytes, so a file of another kind is recognised
+    without SQLite opening it (and creating side files next to it).
+    """
+    if not path.exists():
+        raise ProjectError(f"{path}: no such project file")
+    if not path.is_file():
+        raise ProjectError(f"{path}: not a file")
+    try:
+        with open(path, "rb") as f:
+            header = f.read(_HEADER_SIZE)
+    except OSError as e:
+        raise ProjectError(f"{path}: cannot read the file ({e.strerror})") from e
+    if len(header) < _HEADER_SIZE or not header.startswith(SQLITE_MAGIC):
+        raise ProjectError(f"{path} is not a tagtool project (not an SQLite database)")
+    app_id = int.from_bytes(header[_APPLICATION_ID_OFFSET : _APPLICATION_ID_OFFSET + 4], "big")
+    if app_id != APPLICATION_ID:
+        raise ProjectError(
+            f"{path} is not a tagtool project (an SQLite database of another application)"
+        )
+
+
+def _uri(path: Path, mode: str) -> str:
+    return f"{path.absolute().as_uri()}?mode={mode}"
+
+
+def connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write, not even by mistake (``mode=ro``)."""
+    conn = sqlite3.connect(_uri(path, "ro"), uri=True, isolation_level=None)
+    conn.execute("PRAGMA query_only = ON")
+    conn.execute("PRAGMA busy_timeout = 5000")
+    return conn
+
+
+def connect_readwrite(path: Path) -> sqlite3.Connection:
+    """The editing connection: WAL, foreign keys, ``synchronous=FULL``.
+
+    Autocommit mode (``isolation_level=None``): the store opens every
+    transaction itself with ``BEGIN IMMEDIATE``.  ``mode=rw`` never creates a
+    missing file.
+    """
+    conn = sqlite3.connect(_uri(path, "rw"), uri=True, isolation_level=None)
+    try:
+        conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("PRAGMA foreign_keys = ON")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            log.warning("%s: journal mode is %s, not WAL", path, mode)
+        conn.execute("PRAGMA synchronous = FULL")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def quick_check(conn: sqlite3.Connection, path: Path) -> None:
+    """Raise :class:`ProjectError` unless ``PRAGMA quick_check`` says ok."""
+    try:
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as e:
+        raise ProjectError(f"{path} is damaged and cannot be opened ({e})") from e
+    if rows != [("ok",)]:
+        details = "; ".join(str(r[0]) for r in rows[:3])
+        raise ProjectError(f"{path} is damaged and cannot be opened ({details})")
+
+
+def remove_new_side_files(absent_before: set[Path]) -> None:
+    """Delete the side files in ``absent_before`` that exist now.
+
+    Used after refusing a file, once our connection is closed: SQLite may
+    have created a WAL index next to it while we looked, and the user's
+    folder should stay as it was.  Files that existed before are left alone
+    (another program may be using the database).
+    """
+    for side in absent_before:
+        try:
+            side.unlink(missing_ok=True)
+        except OSError:  # pragma: no cover - best effort
+            pass
+
+
+def backup_path(path: Path, version: int) -> Path:
+    """``<file>.bak-v<N>``, or ``<file>.bak-v<N>-<k>`` if that exists already."""
+    candidate = path.with_name(f"{path.name}.bak-v{version}")
+    k = 1
+    while candidate.exists():
+        k += 1
+        candidate = path.with_name(f"{path.name}.bak-v{version}-{k}")
+    return candidate
+
+
+def write_backup(conn: sqlite3.Connection, dest: Path) -> None:
+    """Copy the database behind ``conn`` (WAL content included) to ``dest``.
+
+    Uses SQLite's online backup, so the copy is consistent even when the
+    source has committed pages still in its WAL; ``dest`` is synced to disk
+    before returning.
+    """
+    target = sqlite3.connect(dest)
+    try:
+        conn.backup(target)
+    finally:
+        target.close()
+    fsync_path(dest)
+
+
+def fsync_path(path: Path) -> None:
+    """Flush a file's data to disk."""
+    with open(path, "rb+") as f:
+        os.fsync(f.fileno())
+
+
+def fsync_dir(path: Path) -> None:
+    """Flush a directory entry change (a rename) to disk, where the OS allows it."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # Windows cannot open directories
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some filesystems refuse
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,268 @@
+"""Corpus import and export: CoNLL column files, CoNLL-U, plain text, JSONL,
+CSV and TSV (DESIGN §7).
+
+Three entry points::
+
+    corpus = read_corpus("train.txt")                     # format sniffed
+    corpus = read_corpus("esp.train", "conll", labels=schema)
+    for sentence in iter_sentences("huge.conll"):         # flat memory
+        ...
+    write_corpus(corpus, "out.jsonl")                     # atomic
+
+Every reader turns malformed input (ragged columns, undecodable bytes, an
+empty or binary file, a label outside the schema, bad JSON, a span off token
+boundaries, ...) into :class:`~tagtool.errors.FormatError` naming the file
+and the 1-based line. :func:`read_corpus` builds the whole corpus before it
+returns, so an error means nothing was imported; :func:`write_corpus`
+replaces the target only once the new file is complete.
+
+Each format's module documents its layout and options: :mod:`.conll`,
+:mod:`.conllu`, :mod:`.text`, :mod:`.jsonl`, :mod:`.table`; format
+detection is described in :mod:`.detect`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+
+from tagtool.core.corpus import Corpus, Sentence
+from tagtool.core.labels import LabelSet
+from tagtool.store.formats import conll, conllu, jsonl, table, text
+from tagtool.store.formats._common import (
+    Item,
+    ReadContext,
+    WriteContext,
+    atomic_write,
+    group_documents,
+    normalise_full_sets,
+)
+from tagtool.store.formats.detect import EXTENSIONS, detect_format
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "FORMATS",
+    "Format",
+    "detect_format",
+    "iter_sentences",
+    "read_corpus",
+    "write_corpus",
+]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A registered file format.
+
+    Attributes
+    ----------
+    name : str
+        Key in :data:`FORMATS`.
+    read : callable
+        ``read(ctx, **options)`` yielding ``(document name, Sentence)``.
+    write : callable
+        ``write(corpus, stream, ctx, **options)``.
+    streaming : bool
+        Whether ``read`` holds only one sentence at a time in memory.
+    description : str
+        One line for menus and ``--help``.
+    """
+
+    name: str
+    read: Callable[..., Iterator[Item]]
+    write: Callable[..., None]
+    streaming: bool
+    description: str
+
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format("conll", conll.read, conll.write, True, "CoNLL column file (one token a line)"),
+        Format("conllu", conllu.read, conllu.write, True, "CoNLL-U (Universal Dependencies)"),
+        Format("text", text.read, text.write, True, "plain text, one sentence a line"),
+        Format("jsonl", jsonl.read, jsonl.write, True, "JSON Lines, token or span records"),
+        Format("csv", table.read_csv, table.write_csv, False, "CSV table, one token a row"),
+        Format("tsv", table.read_tsv, table.write_tsv, False, "TSV table, one token a row"),
+    )
+}
+
+
+def _format(name: str | None, path: Path, detect: Callable[[Path], str]) -> Format:
+    name = detect(path) if name is None else name.lower()
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ValueError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}") from None
+
+
+def _items(
+    path: str | PathLike,
+    format: str | None,
+    labels: LabelSet | None,
+    token_column: int | str,
+    label_column: int | str | None,
+    encoding: str,
+    column_names: Sequence[str] | None,
+    options: dict,
+) -> tuple[ReadContext, Iterator[Item]]:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    fmt = _format(format, path, detect_format)
+    ctx = ReadContext(path, labels, token_column, label_column, encoding, column_names, format is None)
+    return ctx, _checked(fmt.read(ctx, **options), ctx)
+
+
+def _checked(items: Iterator[Item], ctx: ReadContext) -> Iterator[Item]:
+    """Pass items through; an input without any sentence is an error."""
+    empty = True
+    for item in items:
+        empty = False
+        yield item
+    if empty:
+        raise ctx.error(1, "empty file: no sentences")
+
+
+def iter_sentences(
+    path: str | PathLike,
+    format: str | None = None,
+    *,
+    labels: LabelSet | None = None,
+    token_column: int | str = 0,
+    label_column: int | str | None = -1,
+    encoding: str = "utf-8",
+    column_names: Sequence[str] | None = None,
+    **options,
+) -> Iterator[Sentence]:
+    """Stream the sentences of a corpus file.
+
+    Takes the arguments of :func:`read_corpus`. For the streaming formats
+    (conll, conllu, text, jsonl Lines; see :data:`FORMATS`) memory stays flat
+    however large the file; a CSV/TSV table or a JSON array is loaded first.
+    Malformed input raises :class:`FormatError` when the stream reaches it,
+    so sentences before the error have already been yielded.
+
+    Returns
+    -------
+    iterator of Sentence
+    """
+    _, items = _items(path, format, labels, token_column, label_column, encoding, column_names, options)
+    return (sentence for _, sentence in items)
+
+
+def read_corpus(
+    path: str | PathLike,
+    format: str | None = None,
+    *,
+    labels: LabelSet | None = None,
+    token_column: int | str = 0,
+    label_column: int | str | None = -1,
+    encoding: str = "utf-8",
+    column_names: Sequence[str] | None = None,
+    **options,
+) -> Corpus:
+    """Read a whole corpus file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+    format : {"conll", "conllu", "text", "jsonl", "csv", "tsv"} or None
+        None detects it (:func:`detect_format`).
+    labels : LabelSet, optional
+        The label schema. A label outside it is a :class:`FormatError`
+        naming its line. Without it the label set is the labels observed
+        (``LabelSet.from_observed``), or ``LabelSet.empty()`` when the file
+        holds none.
+    token_column, label_column : int or str or None
+        Column files: 0-based indices (negative from the end). Tables:
+        header names (the defaults mean ``token`` and ``label``). Ignored by
+        the other formats, except that ``label_column=None`` reads no labels
+        from any format.
+    encoding : str
+        Text encoding (a UTF-8 byte-order mark is skipped).
+    column_names : sequence of str, optional
+        Column files: one name per file column for ``Sentence.columns``
+        (default ``col{i}``).
+    **options
+        Format options, e.g. ``sep`` (conll), ``label_field`` (conllu),
+        ``tokenized``/``tagged`` (text), ``sentence_column`` (tables).
+
+    Returns
+    -------
+    Corpus
+        Documents as the format delimits them.
+
+    Raises
+    ------
+    FormatError
+        Malformed input; nothing is returned.
+    FileNotFoundError
+        ``path`` is not a file.
+    """
+    started = time.perf_counter()
+    ctx, items = _items(path, format, labels, token_column, label_column, encoding, column_names, options)
+    documents = group_documents(items)
+    label_set = ctx.label_set()
+    if labels is None:
+        documents = normalise_full_sets(documents, label_set)
+    corpus = Corpus(label_set, documents)
+    logger.info(
+        "read %s: %d sentences, %d documents, %d labels in %.2f s",
+        ctx.path, len(corpus), len(documents), len(label_set), time.perf_counter() - started,
+    )
+    return corpus
+
+
+def _format_for_writing(path: Path, corpus: Corpus) -> str:
+    known = EXTENSIONS.get(path.suffix.lower())
+    if known is not None:
+        return known
+    # .txt and the like: a column file if there is anything to put in columns.
+    labeled = any(a for s in corpus for a in s.annotations) or bool(corpus.column_names)
+    return "conll" if labeled else "text"
+
+
+def write_corpus(
+    corpus: Corpus,
+    path: str | PathLike,
+    format: str | None = None,
+    *,
+    encoding: str = "utf-8",
+    **options,
+) -> None:
+    """Write ``corpus`` to ``path`` atomically.
+
+    The data goes to a temporary file in the same folder, which replaces
+    ``path`` (``os.replace``) only when complete: a failed write leaves the
+    old file as it was.
+
+    Parameters
+    ----------
+    corpus : Corpus
+    path : str or PathLike
+    format : str or None
+        None picks it from the extension; other extensions (``.txt``) get
+        conll when the corpus has labels or extra columns, else text.
+    encoding : str
+    **options
+        Format options, e.g. ``sep`` and ``docstart`` (conll),
+        ``label_field`` (conllu), ``tagged`` (text), ``spans`` (jsonl).
+
+    Raises
+    ------
+    FormatError
+        The corpus cannot be written in this format (a token with a space
+        in a column file, a candidate set as spans, …).
+    """
+    path = Path(path)
+    fmt = _format(format, path, lambda p: _format_for_writing(p, corpus))
+    with atomic_write(path, encoding) as fh:
+        fmt.write(corpus, fh, WriteContext(path), **options)
+    logger.info("wrote %s (%s): %d sentences", path, fmt.name, len(corpus))
+

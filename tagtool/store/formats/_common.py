@@ -1,0 +1,366 @@
+"""Plumbing shared by every format: decoding with line numbers, binary-file
+detection, label cells checked against a schema, document markers and
+atomic writes.
+
+Readers see a :class:`ReadContext`, writers a :class:`WriteContext`; both
+carry the path so that every error names the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from tagtool.core.annotation import EMPTY, make_annotation, parse_annotation
+from tagtool.core.corpus import Corpus, Document, Sentence
+from tagtool.core.labels import LabelSet, check_label_name
+from tagtool.errors import FormatError, LabelError
+
+logger = logging.getLogger(__name__)
+
+#: What a reader yields: the name of the document a sentence belongs to, and
+#: the sentence. Consecutive items with the same name form one Document.
+Item = tuple[str, Sentence]
+
+#: Bytes read to detect binary files and to sniff formats.
+HEAD_BYTES = 64 * 1024
+
+
+# ---------------------------------------------------------------------------
+# decoding
+
+
+def text_encoding(path: Path, encoding: str) -> str:
+    """Validate ``encoding``; read UTF-8 as ``utf-8-sig``.
+
+    ``utf-8-sig`` decodes BOM-less UTF-8 identically and drops the byte-order
+    mark some Windows editors write, which would otherwise stick to the first
+    token.
+    """
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        raise FormatError(path, None, f"unknown encoding {encoding!r}") from None
+    return "utf-8-sig" if name == "utf-8" else encoding
+
+
+def _nul_is_text(encoding: str) -> bool:
+    # UTF-16/32 text is full of NUL bytes; for them NUL says nothing.
+    return codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
+
+
+def check_not_binary(path: Path, encoding: str) -> None:
+    """Raise :class:`FormatError` when the head of the file holds a NUL byte."""
+    if _nul_is_text(encoding):
+        return
+    with open(path, "rb") as fh:
+        head = fh.read(HEAD_BYTES)
+    at = head.find(b"\x00")
+    if at >= 0:
+        raise FormatError(path, head.count(b"\n", 0, at) + 1, "binary file (NUL byte), not a text corpus")
+
+
+def locate_undecodable_line(path: Path, encoding: str) -> int | None:
+    """1-based line of the first byte sequence ``encoding`` cannot decode.
+
+    Text-mode reading decodes in chunks and cannot say where it failed, so on
+    failure the file is scanned again line by line; this costs nothing on
+    files that decode.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)()
+    lineno = 0
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                decoder.decode(raw)
+            except UnicodeDecodeError:
+                return lineno
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return max(lineno, 1)
+    return None
+
+
+def decode_error(path: Path, encoding: str, exc: UnicodeDecodeError) -> FormatError:
+    """The :class:`FormatError` to raise for ``exc``, with its line."""
+    bad = exc.object[exc.start : exc.start + 4]
+    return FormatError(
+        path,
+        locate_undecodable_line(path, encoding),
+        f"cannot decode bytes {bad!r} as {encoding} ({exc.reason}); "
+        "choose the file's encoding (e.g. latin-1)",
+    )
+
+
+def iter_lines(path: Path, encoding: str) -> Iterator[tuple[int, str]]:
+    """Yield ``(line number, line)`` pairs of a text file, lines with their newline.
+
+    Universal newlines (``\\r\\n`` reads as ``\\n``). Raises
+    :class:`FormatError` for binary files and undecodable bytes.
+    """
+    opened = text_encoding(path, encoding)
+    check_not_binary(path, encoding)
+    nul_is_text = _nul_is_text(encoding)
+    with open(path, encoding=opened, newline=None) as fh:
+        try:
+            for lineno, line in enumerate(fh, 1):
+                if not nul_is_text and "\x00" in line:
+                    raise FormatError(path, lineno, "binary data (NUL byte) in a text file")
+                yield lineno, line
+        except UnicodeDecodeError as exc:
+            raise decode_error(path, encoding, exc) from None
+
+
+# ---------------------------------------------------------------------------
+# reading
+
+
+@dataclass
+class ReadContext:
+    """What a reader needs besides its own options.
+
+    Parses label cells once per distinct spelling (a corpus has few), checks
+    them against ``labels`` when a schema is given and otherwise records the
+    labels observed, so the caller can build the label set afterwards.
+
+    Parameters
+    ----------
+    path : Path
+        The file being read.
+    labels : LabelSet or None
+        The schema labels must come from; None to accept any valid name.
+    token_column, label_column : int or str or None
+        Column choices; their meaning depends on the format.
+    encoding : str
+        Text encoding of the file.
+    column_names : sequence of str or None
+        Names for the columns of a column file.
+    detected : bool
+        The format was sniffed, not chosen: errors may suggest another.
+    """
+
+    path: Path
+    labels: LabelSet | None = None
+    token_column: int | str = 0
+    label_column: int | str | None = -1
+    encoding: str = "utf-8"
+    column_names: Sequence[str] | None = None
+    detected: bool = False
+    observed: set[str] = field(default_factory=set)
+    _cells: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _names: dict[str, None] = field(default_factory=dict, repr=False)
+
+    @property
+    def document_name(self) -> str:
+        """Name of a document that has no name of its own in the file."""
+        return self.path.name
+
+    @property
+    def read_labels(self) -> bool:
+        return self.label_column is not None
+
+    def error(self, line: int | None, message: str) -> FormatError:
+        return FormatError(self.path, line, message)
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        return iter_lines(self.path, self.encoding)
+
+    def parse_cells(
+        self, cells: Sequence[str], first_line: int, lines: Sequence[int] | None = None
+    ) -> list[frozenset[str]]:
+        """Annotations of label cells (``A``, ``A|B``, ``_``).
+
+        A cell's line is ``lines[i]`` when given, else ``first_line + i``.
+        """
+        cache = self._cells
+        try:
+            return [cache[c] for c in cells]
+        except KeyError:
+            pass
+        out = []
+        for i, cell in enumerate(cells):
+            ann = cache.get(cell)
+            if ann is None:
+                line = lines[i] if lines is not None else first_line + i
+                ann = self._parse_cell(cell, line)
+            out.append(ann)
+        return out
+
+    def parse_cell(self, cell: str, line: int) -> frozenset[str]:
+        """Annotation of one label cell."""
+        ann = self._cells.get(cell)
+        return ann if ann is not None else self._parse_cell(cell, line)
+
+    def parse_names(self, names: Iterable[str], line: int) -> frozenset[str]:
+        """Annotation from a collection of label names (a JSON list)."""
+        names = list(names)
+        for name in names:
+            self._check_name(name, line)
+        try:
+            return make_annotation(names, self.labels)
+        except LabelError as exc:
+            raise self.error(line, str(exc)) from None
+
+    def _parse_cell(self, cell: str, line: int) -> frozenset[str]:
+        try:
+            ann = parse_annotation(cell, self.labels)
+        except LabelError as exc:
+            raise self.error(line, f"label cell {cell!r}: {exc}") from None
+        for name in ann:
+            self._check_name(name, line)
+        self._cells[cell] = ann
+        return ann
+
+    def _check_name(self, name: object, line: int) -> None:
+        if name in self._names:
+            return
+        try:
+            check_label_name(name)  # type: ignore[arg-type]
+            if self.labels is not None:
+                self.labels.index(name)  # type: ignore[arg-type]
+        except LabelError as exc:
+            raise self.error(line, str(exc)) from None
+        self._names[name] = None  # type: ignore[index]
+        self.observed.add(name)  # type: ignore[arg-type]
+
+    def label_set(self) -> LabelSet:
+        """The schema given, else the labels observed (empty if there are none)."""
+        if self.labels is not None:
+            return self.labels
+        if not self.observed:
+            # Unlabeled text: the importer adds a schema, or merges into one.
+            return LabelSet.empty()
+        return LabelSet.from_observed(self.observed)
+
+
+def group_documents(items: Iterable[Item]) -> list[Document]:
+    """Collect consecutive sentences of the same document name."""
+    documents: list[Document] = []
+    name: str | None = None
+    sentences: list[Sentence] = []
+    for doc_name, sentence in items:
+        if doc_name != name and sentences:
+            documents.append(Document(name, tuple(sentences)))  # type: ignore[arg-type]
+            sentences = []
+        name = doc_name
+        sentences.append(sentence)
+    if sentences:
+        documents.append(Document(name, tuple(sentences)))  # type: ignore[arg-type]
+    return documents
+
+
+def normalise_full_sets(documents: list[Document], labels: LabelSet) -> list[Document]:
+    """Collapse candidate sets that name every label to "no label".
+
+    Needed only when the label set is built from the labels observed: a cell
+    ``A|B`` in a file whose only labels are A and B allows everything.
+    A one-label schema is left alone so that its labels stay full labels.
+    """
+    n = len(labels)
+    if n < 2:
+        return documents
+
+    def fix(sentence: Sentence) -> Sentence:
+        if all(len(a) < n for a in sentence.annotations):
+            return sentence
+        return Sentence(
+            sentence.tokens,
+            tuple(EMPTY if len(a) == n else a for a in sentence.annotations),
+            sentence.columns,
+            sentence.meta,
+        )
+
+    return [Document(d.name, tuple(fix(s) for s in d.sentences)) for d in documents]
+
+
+# ---------------------------------------------------------------------------
+# writing
+
+
+@dataclass
+class WriteContext:
+    """What a writer needs besides its own options."""
+
+    path: Path
+
+    @property
+    def document_name(self) -> str:
+        return self.path.name
+
+    def error(self, message: str) -> FormatError:
+        return FormatError(self.path, None, message)
+
+    def needs_marker(self, corpus: Corpus, index: int) -> bool:
+        """Whether document ``index`` must be marked in the output.
+
+        Readers name an unmarked document after its file, so only the first
+        document, carrying the output file's name, can go unmarked and still
+        read back identically.
+        """
+        return index > 0 or corpus.documents[0].name != self.document_name
+
+    def any_marker(self, corpus: Corpus) -> bool:
+        return bool(corpus.documents) and self.needs_marker(corpus, len(corpus.documents) - 1)
+
+
+def check_cell(ctx: WriteContext, value: str, what: str, where: str) -> str:
+    """Return ``value`` if it is non-empty and holds no whitespace, else raise.
+
+    For formats where whitespace separates cells, so that the value reads
+    back as one cell.
+    """
+    if value.split() != [value]:
+        raise ctx.error(f"{where}: {what} {value!r} is empty or holds whitespace that separates cells")
+    return value
+
+
+def _default_mode() -> int:
+    # The umask can only be read by setting it, which races with other
+    # threads; Linux exposes it read-only in /proc.
+    with suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    return 0o644
+
+
+@contextmanager
+def atomic_write(path: Path, encoding: str) -> Iterator[TextIO]:
+    """Open a temporary file beside ``path``; replace ``path`` on success.
+
+    A writer that fails leaves the old file, if any, untouched and no
+    temporary file behind. The new file gets the old file's permissions
+    (or the umask's default).
+    """
+    path = Path(path)
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise FormatError(path, None, f"unknown encoding {encoding!r}") from None
+    mode = path.stat().st_mode & 0o7777 if path.exists() else _default_mode()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except UnicodeEncodeError as exc:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise FormatError(
+            path, None, f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}"
+        ) from None
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

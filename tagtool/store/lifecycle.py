@@ -1,0 +1,239 @@
+"""Creating, opening and migrating project files.
+
+:func:`create_file` builds a project under a temporary name and moves it into
+place; :func:`open_file` checks a file and returns the connection the
+:class:`~tagtool.store.project.Project` will use: read-write, read-only, or
+(for an old file opened read-only) an in-memory migrated copy.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import os
+import secrets
+import sqlite3
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import tagtool
+from tagtool.core.corpus import Corpus
+from tagtool.errors import ProjectError
+from tagtool.store import colors as _colors
+from tagtool.store import dbfile, schema
+from tagtool.store.rows import insert_corpus
+
+log = logging.getLogger(__name__)
+
+
+class NewerSchemaWarning(UserWarning):
+    """The file was written by a newer tagtool; it is opened read-only."""
+
+
+@dataclass
+class OpenedFile:
+    """A checked project file and the connection to use it through."""
+
+    conn: sqlite3.Connection
+    readonly: bool
+    schema_version: int
+    newer_schema: bool = False
+    migrated_from: int | None = None
+    backup_path: Path | None = None
+
+
+def _exists_error(path: Path) -> ProjectError:
+    return ProjectError(f"{path} already exists; choose another name or overwrite it")
+
+
+def create_file(
+    path: Path,
+    corpus: Corpus,
+    name: str,
+    colors: list[str],
+    overwrite: bool,
+    annotator: str,
+) -> None:
+    """Write a complete project at ``path``, atomically.
+
+    Built as ``.<name>.<random>.tmp`` in the same folder (so the final rename
+    stays on one filesystem), synced, then renamed; on any failure the
+    temporary file is removed and ``path`` is untouched.
+    """
+    if path.is_dir():
+        raise ProjectError(f"{path} is a folder, not a project file")
+    if path.exists() and not overwrite:
+        raise _exists_error(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        _build(tmp, corpus, name, colors, annotator)
+        _move_into_place(tmp, path, overwrite)
+    except BaseException:
+        for leftover in [tmp, *dbfile.side_files(tmp)]:
+            leftover.unlink(missing_ok=True)
+        raise
+    log.info("created project %s (%d sentences)", path, len(corpus))
+
+
+def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: str) -> None:
+    try:
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        # The temporary file is thrown away on failure, so skip the
+        # durability work while filling it and sync once at the end.
+        conn.execute("PRAGMA journal_mode = MEMORY")
+    except sqlite3.Error as e:
+        raise ProjectError(f"cannot create a project in {tmp.parent}: {e}") from e
+    try:
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("BEGIN")
+        schema.create_schema(conn)
+        created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        conn.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)",
+            [("created", created), ("tagtool_version", tagtool.__version__), ("name", name)],
+        )
+        shortcuts = _colors.default_shortcuts(len(corpus.labels))
+        conn.executemany(
+            "INSERT INTO labels (name, position, color, shortcut) VALUES (?, ?, ?, ?)",
+            [(n, i, colors[i], shortcuts[i]) for i, n in enumerate(corpus.labels)],
+        )
+        insert_corpus(conn, corpus, corpus.labels, annotator)
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA journal_mode = WAL")
+    finally:
+        conn.close()
+    dbfile.fsync_path(tmp)
+
+
+def _move_into_place(tmp: Path, path: Path, overwrite: bool) -> None:
+    # A WAL or journal left beside ``path`` belongs to another database;
+    # SQLite would replay it into the new file.
+    stale = [side for side in dbfile.side_files(path) if side.exists()]
+    if stale and path.exists() and not overwrite:
+        raise _exists_error(path)
+    for side in stale:
+        side.unlink()
+    if overwrite:
+        os.replace(tmp, path)
+    else:
+        try:
+            os.link(tmp, path)  # unlike a rename, fails if ``path`` appeared meanwhile
+        except FileExistsError:
+            raise _exists_error(path) from None
+        except OSError:  # a filesystem without hard links
+            if path.exists():
+                raise _exists_error(path) from None
+            os.replace(tmp, path)
+        else:
+            tmp.unlink()
+    dbfile.fsync_dir(path.parent)
+
+
+def open_file(path: Path, readonly: bool) -> OpenedFile:
+    """Check a project file and connect to it (see ``Project.open``)."""
+    dbfile.check_header(path)
+    absent_sides = {side for side in dbfile.side_files(path) if not side.exists()}
+    conn = None
+    try:
+        conn = dbfile.connect_readonly(path)
+        dbfile.quick_check(conn, path)
+        version = _read_version(conn, path)
+    except (ProjectError, sqlite3.Error) as e:
+        if conn is not None:
+            conn.close()
+        dbfile.remove_new_side_files(absent_sides)
+        if isinstance(e, ProjectError):
+            raise
+        raise ProjectError(f"{path} is damaged or not a tagtool project ({e})") from e
+
+    if version > schema.CURRENT_VERSION:
+        message = (
+            f"{path} was written by a newer tagtool (schema {version}; this version "
+            f"knows up to {schema.CURRENT_VERSION}); it is opened read-only"
+        )
+        warnings.warn(message, NewerSchemaWarning, stacklevel=3)
+        log.warning(message)
+        return OpenedFile(conn, readonly=True, schema_version=version, newer_schema=True)
+    if version == schema.CURRENT_VERSION:
+        if readonly:
+            return OpenedFile(conn, readonly=True, schema_version=version)
+        conn.close()
+        return OpenedFile(_connect_for_editing(path), readonly=False, schema_version=version)
+    if readonly:
+        return _migrate_in_memory(path, conn, version)
+    return _migrate_file(path, conn, version)
+
+
+def _read_version(conn: sqlite3.Connection, path: Path) -> int:
+    try:
+        version = schema.read_version(conn)
+    except (sqlite3.Error, ValueError) as e:
+        raise ProjectError(f"{path} is not a tagtool project (no schema version: {e})") from e
+    if version < 1:
+        raise ProjectError(f"{path}: invalid schema version {version}")
+    return version
+
+
+def _connect_for_editing(path: Path) -> sqlite3.Connection:
+    try:
+        return dbfile.connect_readwrite(path)
+    except sqlite3.Error as e:
+        raise ProjectError(
+            f"{path} cannot be opened for editing ({e}); it can still be opened read-only"
+        ) from e
+
+
+def _migrate_file(path: Path, ro_conn: sqlite3.Connection, version: int) -> OpenedFile:
+    """Back the file up, then migrate it in one transaction."""
+    backup = dbfile.backup_path(path, version)
+    try:
+        dbfile.write_backup(ro_conn, backup)
+    except (OSError, sqlite3.Error) as e:
+        raise ProjectError(
+            f"{path} needs an upgrade from schema {version}, but the backup "
+            f"{backup} could not be written ({e}); the file is unchanged"
+        ) from e
+    finally:
+        ro_conn.close()
+    conn = _connect_for_editing(path)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            schema.migrate(conn, version)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    except (sqlite3.Error, ValueError) as e:
+        conn.close()
+        raise ProjectError(
+            f"{path}: the upgrade from schema {version} failed ({e}); the file is "
+            f"unchanged, and a copy is at {backup}"
+        ) from e
+    except BaseException:
+        conn.close()
+        raise
+    log.info("migrated %s from schema %d to %d (backup %s)",
+             path, version, schema.CURRENT_VERSION, backup)
+    return OpenedFile(conn, readonly=False, schema_version=schema.CURRENT_VERSION,
+                      migrated_from=version, backup_path=backup)
+
+
+def _migrate_in_memory(path: Path, ro_conn: sqlite3.Connection, version: int) -> OpenedFile:
+    """Read an old file without changing it: migrate a copy held in memory."""
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        ro_conn.backup(mem)
+        mem.execute("BEGIN")
+        schema.migrate(mem, version)
+        mem.execute("COMMIT")
+        mem.execute("PRAGMA query_only = ON")
+    except (sqlite3.Error, ValueError) as e:
+        mem.close()
+        raise ProjectError(f"{path}: cannot read schema {version} ({e})") from e
+    finally:
+        ro_conn.close()
+    return OpenedFile(mem, readonly=True, schema_version=schema.CURRENT_VERSION,
+                      migrated_from=version)

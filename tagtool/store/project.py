@@ -1,0 +1,947 @@
+"""The project store: one SQLite file holding labels, corpus, annotations, models.
+
+Every edit method commits before it returns (there is no Save command): a
+crash or a kill loses nothing a method has already returned from.  Each call
+is one transaction, so it is applied entirely or not at all.
+
+Threads
+-------
+A :class:`Project` and its connection belong to the thread that opened it
+(SQLite's ``check_same_thread``); calling it from another thread raises
+:class:`sqlite3.ProgrammingError`.  A training worker gets an immutable copy
+(:meth:`Project.corpus` or a snapshot built from it), never the project.
+Other processes may open the same file; SQLite's locking serialises writers.
+
+Storage layout: see :mod:`tagtool.store.schema`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tagtool.core.annotation import EMPTY, make_annotation, parse_annotation
+from tagtool.core.corpus import Corpus, Document, Sentence
+from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_label_name
+from tagtool.errors import LabelError, ProjectError
+from tagtool.store import colors as _colors
+from tagtool.store import lifecycle
+from tagtool.store import rows as _rows
+from tagtool.store.lifecycle import NewerSchemaWarning
+from tagtool.store.records import (
+    DocumentInfo,
+    LabelInfo,
+    LogEntry,
+    ModelRecord,
+    SentenceSummary,
+)
+
+__all__ = ["AUTO", "NewerSchemaWarning", "NotFoundError", "Project", "SUFFIX", "UNCHANGED"]
+
+log = logging.getLogger(__name__)
+
+#: Suggested file extension of project files.
+SUFFIX = ".tagproj"
+
+STATUSES = ("full", "partial", "none", "incomplete")
+_STATUS_SQL = {
+    "full": "s.n_full = s.n_tokens",
+    "none": "(s.n_full = 0 AND s.n_partial = 0)",
+    "partial": "(s.n_full < s.n_tokens AND s.n_full + s.n_partial > 0)",
+    "incomplete": "s.n_full < s.n_tokens",
+}
+
+
+class NotFoundError(ProjectError, LookupError):
+    """A sentence, token or model id the project does not hold."""
+
+
+class _Sentinel:
+    def __init__(self, name: str):
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+#: "Leave this attribute as it is" (``set_label_info``).
+UNCHANGED: Any = _Sentinel("UNCHANGED")
+#: "Choose for me" (``add_label``'s shortcut: the lowest free digit 1–9).
+AUTO: Any = _Sentinel("AUTO")
+
+
+def _json_default(value: Any) -> Any:
+    # numpy scalars and arrays (metrics often are) without importing numpy
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+class Project:
+    """An open project file.
+
+    Create one with :meth:`create` or :meth:`open`, not with the constructor.
+    Use it as a context manager, or call :meth:`close`.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The project file.
+    readonly : bool
+        True when opened read-only (asked for, or the file has a newer schema);
+        every edit then raises :class:`~tagtool.errors.ProjectError`.
+    schema_version : int
+        Schema version of the open data (the file's own version when it is
+        newer than this code).
+    newer_schema : bool
+        The file was written by a newer tagtool (and is therefore read-only).
+    migrated_from : int or None
+        The file's version before this open migrated it.
+    backup_path : pathlib.Path or None
+        The copy written before migrating (``<file>.bak-v<N>``).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        conn: sqlite3.Connection,
+        *,
+        readonly: bool,
+        schema_version: int,
+        newer_schema: bool = False,
+        migrated_from: int | None = None,
+        backup_path: Path | None = None,
+    ):
+        self.path = Path(path)
+        self._conn: sqlite3.Connection | None = conn
+        self.readonly = readonly
+        self.schema_version = schema_version
+        self.newer_schema = newer_schema
+        self.migrated_from = migrated_from
+        self.backup_path = backup_path
+        self._labels: LabelSet | None = None
+
+    # ------------------------------------------------------------------
+    # creating, opening, closing
+
+    @classmethod
+    def create(
+        cls,
+        path: str | os.PathLike,
+        corpus: Corpus,
+        name: str | None = None,
+        label_colors: Mapping[str, str] | None = None,
+        *,
+        overwrite: bool = False,
+        annotator: str = "import",
+    ) -> Project:
+        """Write a new project holding ``corpus`` and open it.
+
+        The file is built under a temporary name in the same folder and moved
+        into place with :func:`os.replace` once complete, so ``path`` either
+        does not change or holds the whole project.
+
+        Parameters
+        ----------
+        path : path-like
+            The project file to write (extension :data:`SUFFIX` suggested).
+        corpus : Corpus
+            Label set, documents, sentences and their annotations.
+        name : str, optional
+            Project name; defaults to the file name without extension.
+        label_colors : mapping of str to str, optional
+            ``#rrggbb`` colour of some labels; the others get defaults.
+        overwrite : bool
+            Replace an existing file at ``path`` (refused by default).
+        annotator : str
+            Recorded as the annotator of the corpus's annotations.
+
+        Returns
+        -------
+        Project
+            Opened read-write.
+
+        Raises
+        ------
+        ProjectError
+            ``path`` exists and ``overwrite`` is false, or the folder is not writable.
+        LabelError, FormatError
+            Invalid colours, labels or sentences; nothing is written.
+        """
+        path = Path(path)
+        if not isinstance(corpus, Corpus):
+            raise TypeError(f"corpus must be a Corpus, got {type(corpus).__name__}")
+        colors = _colors.default_colors(corpus.labels.names)
+        for label, color in (label_colors or {}).items():
+            colors[corpus.labels.index(label)] = _colors.check_color(color)
+        lifecycle.create_file(path, corpus, name or path.stem, colors, overwrite, annotator)
+        return cls.open(path)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, readonly: bool = False) -> Project:
+        """Open a project file.
+
+        The file is checked (header, ``PRAGMA quick_check``, schema version)
+        through a read-only connection before anything may write to it.  An
+        older schema is migrated after a backup copy ``<file>.bak-v<N>`` is
+        written (with ``readonly=True`` the migration happens in memory and
+        the file is left alone).  A newer schema opens read-only with a
+        :class:`NewerSchemaWarning`.
+
+        Raises
+        ------
+        ProjectError
+            Missing file, not a tagtool project, damaged or truncated file,
+            or a failed migration.  The file is never modified in these cases.
+        """
+        path = Path(path)
+        opened = lifecycle.open_file(path, readonly)
+        return cls(
+            path,
+            opened.conn,
+            readonly=opened.readonly,
+            schema_version=opened.schema_version,
+            newer_schema=opened.newer_schema,
+            migrated_from=opened.migrated_from,
+            backup_path=opened.backup_path,
+        )
+
+    def close(self) -> None:
+        """Close the connection (idempotent); edits are already committed."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has run."""
+        return self._conn is None
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else ("read-only" if self.readonly else "open")
+        return f"<Project {str(self.path)!r} {state}>"
+
+    # ------------------------------------------------------------------
+    # plumbing
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise ProjectError(f"{self.path}: the project is closed")
+        return self._conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed on success, rolled back on any error.
+
+        SQLite failures (a lock held too long by another program, a full
+        disk) become :class:`ProjectError`; the project is then unchanged.
+        """
+        if self.readonly:
+            raise ProjectError(f"{self.path} is open read-only; it cannot be changed")
+        conn = self._db
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            raise ProjectError(f"{self.path} cannot be changed now ({e})") from e
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException as e:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            self._labels = None
+            if isinstance(e, sqlite3.Error):
+                raise ProjectError(f"{self.path}: the change could not be saved ({e})") from e
+            raise
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        row = self._db.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    # ------------------------------------------------------------------
+    # project metadata
+
+    @property
+    def meta(self) -> dict[str, str]:
+        """The ``meta`` table: schema_version, created, tagtool_version, name."""
+        return dict(self._db.execute("SELECT key, value FROM meta"))
+
+    @property
+    def name(self) -> str:
+        """The project's name."""
+        return self._one("SELECT value FROM meta WHERE key = 'name'") or self.path.stem
+
+    # ------------------------------------------------------------------
+    # labels
+
+    @property
+    def labels(self) -> LabelSet:
+        """The label set Σ in its fixed order."""
+        if self._labels is None:
+            names = [r[0] for r in self._db.execute("SELECT name FROM labels ORDER BY position")]
+            self._labels = LabelSet(names)
+        return self._labels
+
+    def label_infos(self) -> list[LabelInfo]:
+        """Name, colour and shortcut of every label, in label-set order."""
+        rows = self._db.execute("SELECT name, color, shortcut FROM labels ORDER BY position")
+        return [LabelInfo(*row) for row in rows]
+
+    def set_label_info(
+        self, name: str, *, color: Any = UNCHANGED, shortcut: Any = UNCHANGED
+    ) -> None:
+        """Change a label's colour (``#rrggbb``) and/or shortcut (None removes it).
+
+        Raises
+        ------
+        LabelError
+            Unknown label, malformed colour, or a shortcut another label has.
+        """
+        self.labels.index(name)
+        with self._write() as conn:
+            if color is not UNCHANGED:
+                conn.execute("UPDATE labels SET color = ? WHERE name = ?",
+                             (_colors.check_color(color), name))
+            if shortcut is not UNCHANGED:
+                self._set_shortcut(conn, name, _colors.check_shortcut(shortcut))
+
+    def _set_shortcut(self, conn: sqlite3.Connection, name: str, shortcut: str | None) -> None:
+        owner = None if shortcut is None else self._one(
+            "SELECT name FROM labels WHERE shortcut = ? AND name <> ?", (shortcut, name)
+        )
+        if owner is not None:
+            raise LabelError(f"shortcut {shortcut!r} already belongs to label {owner!r}")
+        conn.execute("UPDATE labels SET shortcut = ? WHERE name = ?", (shortcut, name))
+
+    def add_label(self, name: str, color: str | None = None, shortcut: Any = AUTO) -> None:
+        """Append a label to the label set.
+
+        Existing annotations keep their meaning; "no label" now also allows
+        the new label.
+
+        Parameters
+        ----------
+        name : str
+        color : str, optional
+            ``#rrggbb``; by default the type's colour for ``B-X``/``I-X``
+            labels, else the next unused palette colour.
+        shortcut : str or None or AUTO
+            ``AUTO`` (default) takes the lowest free digit ``1``–``9`` if any;
+            None gives no shortcut.
+        """
+        check_label_name(name)
+        if name in self.labels:
+            raise LabelError(f"label {name!r} exists already")
+        infos = self.label_infos()
+        if color is None:
+            color = _colors.color_for_new_label(name, {i.name: i.color for i in infos})
+        color = _colors.check_color(color)
+        if shortcut is AUTO:
+            taken = {i.shortcut for i in infos}
+            shortcut = next((k for k in _colors.DEFAULT_SHORTCUTS if k not in taken), None)
+        shortcut = _colors.check_shortcut(shortcut)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO labels (name, position, color, shortcut) "
+                "SELECT ?, coalesce(max(position), -1) + 1, ?, NULL FROM labels",
+                (name, color),
+            )
+            self._set_shortcut(conn, name, shortcut)
+            self._labels = None
+
+    def rename_label(self, old: str, new: str) -> int:
+        """Rename a label everywhere (annotations and their log), in one transaction.
+
+        Returns
+        -------
+        int
+            Number of annotated tokens rewritten.
+        """
+        self.labels.index(old)
+        check_label_name(new)
+        if new in self.labels:
+            raise LabelError(f"label {new!r} exists already")
+
+        def rename(text: str) -> str:
+            parts = text.split(CANDIDATE_SEPARATOR)
+            return CANDIDATE_SEPARATOR.join(new if n == old else n for n in parts)
+
+        with self._write() as conn:
+            conn.execute("UPDATE labels SET name = ? WHERE name = ?", (new, old))
+            changed = 0
+            for table, key, columns in (
+                ("annotations", ("sentence_id", "token"), ("labels",)),
+                ("annotation_log", ("id",), ("old", "new")),
+            ):
+                for column in columns:
+                    rows = conn.execute(
+                        f"SELECT {', '.join(key)}, {column} FROM {table} "
+                        f"WHERE instr({column}, ?) > 0", (old,)
+                    ).fetchall()
+                    updates = [(rename(r[-1]), *r[:-1]) for r in rows if rename(r[-1]) != r[-1]]
+                    where = " AND ".join(f"{k} = ?" for k in key)
+                    conn.executemany(f"UPDATE {table} SET {column} = ? WHERE {where}", updates)
+                    if table == "annotations":
+                        changed = len(updates)
+            self._labels = None
+        return changed
+
+    def remove_label(self, name: str, force: bool = False, annotator: str = "user") -> int:
+        """Remove a label from the label set.
+
+        Parameters
+        ----------
+        name : str
+        force : bool
+            When annotations would change, False refuses; True removes the
+            label from every annotation (a candidate set shrinks, a full label
+            becomes no label, a set of all other labels becomes no label) and
+            logs each change as an edit by ``annotator``.
+
+        Returns
+        -------
+        int
+            Number of annotated tokens changed.
+
+        Raises
+        ------
+        LabelError
+            Unknown label, the last label, or a label in use without ``force``.
+        """
+        labels = self.labels
+        position = labels.index(name)
+        if len(labels) == 1:
+            raise LabelError("the last label cannot be removed")
+        remaining = LabelSet(n for n in labels if n != name)
+        with self._write() as conn:
+            # Sets that hold the label shrink; sets naming every other label
+            # (they only said "not this one") become no label.
+            changes: dict[int, dict[int, frozenset]] = {}
+            for sid, t, text in conn.execute(
+                "SELECT sentence_id, token, labels FROM annotations "
+                "WHERE instr(labels, '|') > 0 OR labels = ?", (name,)
+            ):
+                old = _rows.parse_stored(text)
+                new = make_annotation(old - {name}, remaining)
+                if new != old:
+                    changes.setdefault(sid, {})[t] = new
+            n_changed = sum(len(c) for c in changes.values())
+            if n_changed and not force:
+                raise LabelError(
+                    f"removing label {name!r} changes the annotations of {n_changed} tokens; "
+                    "use force=True to take it out of them"
+                )
+            conn.execute("DELETE FROM labels WHERE name = ?", (name,))
+            # two steps keep positions unique during the shift
+            conn.execute(
+                "UPDATE labels SET position = -position - 1 WHERE position > ?", (position,)
+            )
+            conn.execute("UPDATE labels SET position = -position - 2 WHERE position < 0")
+            self._labels = remaining
+            for sid, anns in changes.items():
+                self._apply(conn, sid, anns, annotator)
+        return n_changed
+
+    # ------------------------------------------------------------------
+    # corpus
+
+    @property
+    def n_sentences(self) -> int:
+        """Number of sentences in all documents."""
+        return self._one("SELECT count(*) FROM sentences")
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of tokens in all sentences."""
+        return self._one("SELECT coalesce(sum(n_tokens), 0) FROM sentences")
+
+    def documents(self) -> list[DocumentInfo]:
+        """Documents in order, with their sentence and token counts."""
+        rows = self._db.execute(
+            "SELECT d.id, d.name, d.position, count(s.id), coalesce(sum(s.n_tokens), 0) "
+            "FROM documents d LEFT JOIN sentences s ON s.document_id = d.id "
+            "GROUP BY d.id ORDER BY d.position"
+        )
+        return [DocumentInfo(*row) for row in rows]
+
+    def sentence_ids(self, document_id: int | None = None) -> list[int]:
+        """Ids of all sentences (or one document's) in document order."""
+        if document_id is None:
+            rows = self._db.execute(
+                f"SELECT s.id {_rows.ORDERED_SENTENCES} ORDER BY d.position, s.position"
+            )
+        else:
+            rows = self._db.execute(
+                "SELECT id FROM sentences WHERE document_id = ? ORDER BY position", (document_id,)
+            )
+        return [r[0] for r in rows]
+
+    def sentence(self, sentence_id: int) -> Sentence:
+        """One sentence with its annotations."""
+        return self.sentences([sentence_id])[0]
+
+    def sentences(self, sentence_ids: Iterable[int]) -> list[Sentence]:
+        """Sentences in the order of ``sentence_ids`` (two queries in all).
+
+        Raises
+        ------
+        NotFoundError
+            An id the project does not hold.
+        """
+        ids = [int(i) for i in sentence_ids]
+        if not ids:
+            return []
+        key = _rows.dumps(ids)
+        rows = {
+            r[0]: r[1:]
+            for r in self._db.execute(
+                "SELECT id, tokens, columns, meta FROM sentences "
+                "WHERE id IN (SELECT value FROM json_each(?))", (key,)
+            )
+        }
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise NotFoundError(f"no sentence with id {missing[0]}")
+        annotations = _rows.annotations_by_sentence(
+            self._db, "WHERE sentence_id IN (SELECT value FROM json_each(?))", (key,)
+        )
+        return [_rows.make_sentence(*rows[i], annotations.get(i, {})) for i in ids]
+
+    def corpus(self) -> Corpus:
+        """The whole project as a :class:`Corpus` (one query per table)."""
+        db = self._db
+        annotations = _rows.annotations_by_sentence(db)
+        by_document: dict[int, list[Sentence]] = {}
+        for doc_id, sid, tokens, columns, meta in db.execute(
+            "SELECT document_id, id, tokens, columns, meta FROM sentences "
+            "ORDER BY document_id, position"
+        ):
+            by_document.setdefault(doc_id, []).append(
+                _rows.make_sentence(tokens, columns, meta, annotations.get(sid, {}))
+            )
+        documents = [
+            Document(name, by_document.get(doc_id, ()))
+            for doc_id, name in db.execute("SELECT id, name FROM documents ORDER BY position")
+        ]
+        return Corpus(self.labels, documents)
+
+    def sentence_summaries(
+        self,
+        status: str | Iterable[str] | None = None,
+        search: str | None = None,
+        document_id: int | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+        preview_chars: int = 80,
+    ) -> list[SentenceSummary]:
+        """Rows of the sentence list, without loading token data.
+
+        Parameters
+        ----------
+        status : str or iterable of str, optional
+            Keep sentences whose status is one of ``"full"``, ``"partial"``,
+            ``"none"``, or ``"incomplete"`` (not full).
+        search : str, optional
+            Keep sentences whose space-joined tokens contain this text
+            (case-insensitive for ASCII letters; ``%`` and ``_`` are literal).
+        document_id : int, optional
+            Keep one document's sentences.
+        offset, limit : int
+            The page to return, in document order.
+        preview_chars : int
+            Length of :attr:`SentenceSummary.preview`.
+        """
+        where, params = self._summary_filter(status, search, document_id)
+        sql = (
+            "SELECT s.id, s.document_id, d.name, s.position, s.n_tokens, s.n_full, "
+            f"s.n_partial, substr(s.text, 1, ?) {_rows.ORDERED_SENTENCES} {where} "
+            "ORDER BY d.position, s.position LIMIT ? OFFSET ?"
+        )
+        params = [preview_chars, *params, -1 if limit is None else limit, offset]
+        return [SentenceSummary(*row) for row in self._db.execute(sql, params)]
+
+    def count_sentences(
+        self,
+        status: str | Iterable[str] | None = None,
+        search: str | None = None,
+        document_id: int | None = None,
+    ) -> int:
+        """How many rows :meth:`sentence_summaries` has with these filters."""
+        where, params = self._summary_filter(status, search, document_id)
+        return self._one(
+            f"SELECT count(*) {_rows.ORDERED_SENTENCES} {where}",
+            params,
+        )
+
+    @staticmethod
+    def _summary_filter(
+        status: str | Iterable[str] | None, search: str | None, document_id: int | None
+    ) -> tuple[str, list[Any]]:
+        clauses, params = [], []
+        if status is not None:
+            statuses = [status] if isinstance(status, str) else list(status)
+            unknown = [s for s in statuses if s not in _STATUS_SQL]
+            if unknown or not statuses:
+                raise ValueError(f"status must be among {', '.join(STATUSES)}, got {status!r}")
+            clauses.append("(" + " OR ".join(_STATUS_SQL[s] for s in statuses) + ")")
+        if search:
+            escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            clauses.append("s.text LIKE ? ESCAPE '\\'")
+            params.append(f"%{escaped}%")
+        if document_id is not None:
+            clauses.append("s.document_id = ?")
+            params.append(document_id)
+        return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+    def status_counts(self) -> dict[str, int]:
+        """Number of sentences that are fully, partially and not labeled."""
+        full, none, total = self._db.execute(
+            "SELECT coalesce(sum(n_full = n_tokens), 0), "
+            "coalesce(sum(n_full = 0 AND n_partial = 0), 0), count(*) FROM sentences"
+        ).fetchone()
+        return {"full": full, "partial": total - full - none, "none": none}
+
+    def import_corpus(
+        self, corpus: Corpus, annotator: str = "import", add_labels: bool = False
+    ) -> list[int]:
+        """Append the documents of ``corpus`` (one transaction: all or nothing).
+
+        Parameters
+        ----------
+        corpus : Corpus
+        annotator : str
+            Recorded as the annotator of its annotations.
+        add_labels : bool
+            Append labels the project lacks; by default they are an error.
+
+        Returns
+        -------
+        list of int
+            Ids of the new sentences, in order.
+
+        Raises
+        ------
+        LabelError
+            An annotation uses a label the project lacks (and not ``add_labels``).
+        FormatError
+            A sentence with non-string tokens or column values.
+        """
+        if not isinstance(corpus, Corpus):
+            raise TypeError(f"corpus must be a Corpus, got {type(corpus).__name__}")
+        with self._write() as conn:
+            labels = self.labels
+            if add_labels:
+                for name in corpus.labels:
+                    if name not in labels:
+                        self._insert_label(conn, name)
+                        labels = labels.union([name])
+                self._labels = labels
+            return _rows.insert_corpus(conn, corpus, labels, annotator)
+
+    def _insert_label(self, conn: sqlite3.Connection, name: str) -> None:
+        existing = {n: c for n, c in conn.execute("SELECT name, color FROM labels")}
+        taken = {r[0] for r in conn.execute("SELECT shortcut FROM labels")}
+        shortcut = next((k for k in _colors.DEFAULT_SHORTCUTS if k not in taken), None)
+        conn.execute(
+            "INSERT INTO labels (name, position, color, shortcut) "
+            "SELECT ?, coalesce(max(position), -1) + 1, ?, ? FROM labels",
+            (name, _colors.color_for_new_label(name, existing), shortcut),
+        )
+
+    # ------------------------------------------------------------------
+    # annotations
+
+    def annotations(self, sentence_id: int) -> tuple[frozenset[str], ...]:
+        """Allowed set of every token of a sentence (empty = no label)."""
+        n_tokens = self._sentence_length(sentence_id)
+        result = [EMPTY] * n_tokens
+        for t, text in self._db.execute(
+            "SELECT token, labels FROM annotations WHERE sentence_id = ?", (sentence_id,)
+        ):
+            result[t] = _rows.parse_stored(text)
+        return tuple(result)
+
+    def _sentence_length(self, sentence_id: int) -> int:
+        n = self._one("SELECT n_tokens FROM sentences WHERE id = ?", (int(sentence_id),))
+        if n is None:
+            raise NotFoundError(f"no sentence with id {sentence_id}")
+        return n
+
+    def _normalize(self, labels: Iterable[str] | str) -> frozenset[str]:
+        if isinstance(labels, str):
+            return parse_annotation(labels, self.labels)
+        return make_annotation(labels, self.labels)
+
+    def set_annotation(
+        self,
+        sentence_id: int,
+        token_index: int,
+        labels: Iterable[str] | str,
+        annotator: str = "user",
+    ) -> None:
+        """Set one token's allowed set and commit.
+
+        Parameters
+        ----------
+        sentence_id, token_index : int
+        labels : iterable of str, or str
+            One label (full), several (candidate set), none (clear).  A string
+            is read in column-file spelling: ``"A"``, ``"A|B"``, ``"_"``.
+        annotator : str
+
+        Raises
+        ------
+        LabelError
+            A label not in the label set.
+        NotFoundError
+            Unknown sentence or token index.
+        """
+        self.set_annotations(sentence_id, {token_index: labels}, annotator)
+
+    def set_annotations(
+        self,
+        sentence_id: int,
+        changes: Mapping[int, Iterable[str] | str],
+        annotator: str = "user",
+    ) -> int:
+        """Set several tokens of one sentence in one transaction, logged.
+
+        Returns
+        -------
+        int
+            Number of tokens whose annotation actually changed.
+        """
+        normalized = {int(t): self._normalize(labels) for t, labels in changes.items()}
+        with self._write() as conn:
+            return self._apply(conn, int(sentence_id), normalized, annotator)
+
+    def _apply(
+        self,
+        conn: sqlite3.Connection,
+        sentence_id: int,
+        changes: Mapping[int, frozenset],
+        annotator: str,
+    ) -> int:
+        """Write ``changes`` of one sentence, log them, refresh its counts."""
+        n_tokens = self._sentence_length(sentence_id)
+        bad = [t for t in changes if not 0 <= t < n_tokens]
+        if bad:
+            raise NotFoundError(
+                f"sentence {sentence_id} has {n_tokens} tokens; no token index {bad[0]}"
+            )
+        old = dict(conn.execute(
+            "SELECT token, labels FROM annotations WHERE sentence_id = ?", (sentence_id,)
+        ))
+        now = time.time()
+        upserts, deletes, entries = [], [], []
+        for t, ann in changes.items():
+            new_text = _rows.spell(ann, self.labels)
+            old_text = old.get(t)
+            if new_text == old_text:
+                continue
+            if new_text is None:
+                deletes.append((sentence_id, t))
+            else:
+                upserts.append((sentence_id, t, new_text, annotator, now))
+            entries.append(
+                (sentence_id, t, old_text or NO_LABEL, new_text or NO_LABEL, annotator, now)
+            )
+        if not entries:
+            return 0
+        conn.executemany("DELETE FROM annotations WHERE sentence_id = ? AND token = ?", deletes)
+        conn.executemany(
+            "INSERT INTO annotations (sentence_id, token, labels, annotator, time) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (sentence_id, token) DO UPDATE SET "
+            "labels = excluded.labels, annotator = excluded.annotator, time = excluded.time",
+            upserts,
+        )
+        conn.executemany(
+            "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) "
+            "VALUES (?, ?, ?, ?, ?, ?)", entries,
+        )
+        _rows.refresh_counts(conn, [sentence_id])
+        return len(entries)
+
+    def import_annotations(
+        self,
+        corpus: Corpus,
+        mode: str = "replace",
+        annotator: str = "import",
+        match: str = "order",
+    ) -> int:
+        """Take the annotations of a corpus whose sentences are the project's.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Same sentences (same tokens) as the project.
+        mode : {"replace", "fill"}
+            ``"replace"``: every matched token gets the corpus's annotation
+            (no label included).  ``"fill"``: only tokens without an
+            annotation take the corpus's.
+        annotator : str
+        match : {"order", "document"}
+            ``"order"``: the corpus's sentences are the project's, in document
+            order.  ``"document"``: each corpus document matches the project
+            document of the same name, sentence by sentence.
+
+        Returns
+        -------
+        int
+            Number of tokens changed.  Not logged per token (a bulk import).
+
+        Raises
+        ------
+        ProjectError
+            The sentences cannot be matched or their tokens differ; nothing changes.
+        LabelError
+            A label the project lacks.
+        """
+        if mode not in ("replace", "fill"):
+            raise ValueError(f"mode must be 'replace' or 'fill', got {mode!r}")
+        pairs = _rows.match_sentences(self._db, corpus, match)
+        with self._write() as conn:
+            existing: dict[tuple[int, int], str] = {
+                (sid, t): text
+                for sid, t, text in conn.execute(
+                    "SELECT sentence_id, token, labels FROM annotations"
+                )
+            }
+            labels, now = self.labels, time.time()
+            upserts, deletes, touched = [], [], set()
+            for sid, where, sentence in pairs:
+                for t, ann in enumerate(sentence.annotations):
+                    old_text = existing.get((sid, t))
+                    if mode == "fill" and old_text is not None:
+                        continue
+                    try:
+                        ann = make_annotation(ann, labels)
+                    except LabelError as e:
+                        raise LabelError(f"{where}, token {t + 1}: {e}") from None
+                    new_text = _rows.spell(ann, labels)
+                    if new_text == old_text:
+                        continue
+                    touched.add(sid)
+                    if new_text is None:
+                        deletes.append((sid, t))
+                    else:
+                        upserts.append((sid, t, new_text, annotator, now))
+            conn.executemany("DELETE FROM annotations WHERE sentence_id = ? AND token = ?", deletes)
+            conn.executemany(
+                "INSERT OR REPLACE INTO annotations (sentence_id, token, labels, annotator, time) "
+                "VALUES (?, ?, ?, ?, ?)", upserts,
+            )
+            _rows.refresh_counts(conn, sorted(touched))
+        return len(upserts) + len(deletes)
+
+    def annotation_counts(self) -> dict[str, int]:
+        """Tokens with a full label, a partial label, and none."""
+        full, partial, total = self._db.execute(
+            "SELECT coalesce(sum(n_full), 0), coalesce(sum(n_partial), 0), "
+            "coalesce(sum(n_tokens), 0) FROM sentences"
+        ).fetchone()
+        return {"full": full, "partial": partial, "none": total - full - partial}
+
+    def annotation_history(
+        self,
+        sentence_id: int | None = None,
+        since: float | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[LogEntry]:
+        """Edits made in the app (the annotation log), oldest first by default.
+
+        Parameters
+        ----------
+        sentence_id : int, optional
+            Only this sentence's edits.
+        since : float, optional
+            Only edits at or after this Unix time.
+        limit : int, optional
+            At most this many (the newest ones when ``newest_first``).
+        newest_first : bool
+            Order from the latest edit back (for undo).
+        """
+        clauses, params = [], []
+        if sentence_id is not None:
+            clauses.append("sentence_id = ?")
+            params.append(sentence_id)
+        if since is not None:
+            clauses.append("time >= ?")
+            params.append(since)
+        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+        order = "DESC" if newest_first else "ASC"
+        params.append(-1 if limit is None else limit)
+        rows = self._db.execute(
+            "SELECT id, sentence_id, token, old, new, annotator, time FROM annotation_log "
+            f"{where} ORDER BY id {order} LIMIT ?", params,
+        )
+        return [
+            LogEntry(i, sid, t, _rows.parse_logged(old), _rows.parse_logged(new), who, when)
+            for i, sid, t, old, new, who, when in rows
+        ]
+
+    # ------------------------------------------------------------------
+    # models
+
+    def add_model(
+        self,
+        learner: str,
+        params: Mapping[str, Any],
+        metrics: Mapping[str, Any],
+        data: bytes,
+        note: str = "",
+    ) -> int:
+        """Store a trained model (its exported tagger file's bytes); returns its id."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes, got {type(data).__name__}")
+        try:
+            params_json = json.dumps(dict(params), default=_json_default)
+            metrics_json = json.dumps(dict(metrics), default=_json_default)
+        except (TypeError, ValueError) as e:
+            raise ProjectError(f"model params and metrics must be JSON data: {e}") from e
+        data = bytes(data)
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO models (learner, params, metrics, created, note, size, data) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (learner, params_json, metrics_json, time.time(), note, len(data), data),
+            )
+            return cursor.lastrowid
+
+    def models(self) -> list[ModelRecord]:
+        """Stored models, oldest first (without their bytes)."""
+        rows = self._db.execute(
+            "SELECT id, learner, params, metrics, created, note, size FROM models ORDER BY id"
+        )
+        return [
+            ModelRecord(i, learner, json.loads(p), json.loads(m), created, note, size)
+            for i, learner, p, m, created, note, size in rows
+        ]
+
+    def model_data(self, model_id: int) -> bytes:
+        """The exported tagger file of a stored model."""
+        row = self._db.execute("SELECT data FROM models WHERE id = ?", (model_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no model with id {model_id}")
+        return bytes(row[0])
+
+    def delete_model(self, model_id: int) -> None:
+        """Remove a stored model."""
+        with self._write() as conn:
+            if conn.execute("DELETE FROM models WHERE id = ?", (model_id,)).rowcount == 0:
+                raise NotFoundError(f"no model with id {model_id}")

@@ -1,0 +1,240 @@
+"""Conversions between the core model (:class:`Sentence`, annotations) and rows.
+
+Stored spellings: an annotation is ``A`` or ``A|B`` (labels in label-set
+order) in ``annotations.labels`` — no row means no label; the log writes no
+label as ``_``.  Tokens, columns and meta are JSON text in the sentence row.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from tagtool.core.annotation import EMPTY, format_annotation, make_annotation
+from tagtool.core.corpus import Corpus, Document, Sentence
+from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
+from tagtool.errors import FormatError, LabelError, ProjectError
+
+_META_SCALARS = (str, int, float, bool, type(None))
+
+
+@lru_cache(maxsize=4096)
+def parse_stored(text: str) -> frozenset[str]:
+    """Annotation from its stored spelling (never empty: no label has no row)."""
+    return frozenset(text.split(CANDIDATE_SEPARATOR))
+
+
+def parse_logged(text: str) -> frozenset[str]:
+    """Annotation from its spelling in the log, where ``_`` is no label."""
+    return EMPTY if text == NO_LABEL else parse_stored(text)
+
+
+def spell(ann: frozenset[str], labels: LabelSet) -> str | None:
+    """Stored spelling of a normalised annotation, None for no label."""
+    return format_annotation(ann, labels) if ann else None
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON that keeps non-ASCII text readable."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def make_sentence(
+    tokens: str, columns: str, meta: str, annotations: Mapping[int, frozenset]
+) -> Sentence:
+    """A :class:`Sentence` from its row's JSON fields and ``{token: annotation}``."""
+    token_list = json.loads(tokens)
+    anns = [EMPTY] * len(token_list)
+    for t, ann in annotations.items():
+        anns[t] = ann
+    return Sentence(token_list, anns, json.loads(columns), json.loads(meta))
+
+
+def annotations_by_sentence(
+    conn: sqlite3.Connection, where: str = "", params: Sequence[Any] = ()
+) -> dict[int, dict[int, frozenset]]:
+    """``{sentence_id: {token: annotation}}`` for the annotated tokens.
+
+    One row per sentence: SQLite concatenates token indexes and spellings
+    with spaces (which label names cannot contain), a third faster than a
+    Python row per token.  Both lists come from the same aggregation, so
+    they stay aligned whatever order SQLite reads the rows in.
+    """
+    result = {}
+    for sid, tokens, texts in conn.execute(
+        "SELECT sentence_id, group_concat(token, ' '), group_concat(labels, ' ') "
+        f"FROM annotations {where} GROUP BY sentence_id", params
+    ):
+        result[sid] = dict(zip(map(int, tokens.split(" ")), map(parse_stored, texts.split(" "))))
+    return result
+
+
+def refresh_counts(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> None:
+    """Recompute the cached ``n_full``/``n_partial`` of some sentences."""
+    conn.executemany(
+        "UPDATE sentences SET "
+        "n_full = (SELECT count(*) FROM annotations a WHERE a.sentence_id = sentences.id "
+        "          AND instr(a.labels, '|') = 0), "
+        "n_partial = (SELECT count(*) FROM annotations a WHERE a.sentence_id = sentences.id "
+        "          AND instr(a.labels, '|') > 0) "
+        "WHERE id = ?",
+        [(sid,) for sid in sentence_ids],
+    )
+
+
+def first_difference(ours: Sequence[str], theirs: Sequence[str]) -> str:
+    """Where two token sequences first differ, in words."""
+    for t, (x, y) in enumerate(zip(ours, theirs)):
+        if x != y:
+            return f"token {t + 1}: {x!r} in the project, {y!r} in the corpus"
+    return f"{len(ours)} tokens in the project, {len(theirs)} in the corpus"
+
+
+def check_sentence(sentence: Sentence, where: str) -> None:
+    """Refuse what a project cannot store faithfully: non-string tokens or columns."""
+    for t, token in enumerate(sentence.tokens):
+        if not isinstance(token, str) or not token:
+            raise FormatError(
+                None, None, f"{where}, token {t + 1}: {token!r} is not a non-empty string"
+            )
+    for name, values in sentence.columns.items():
+        if not isinstance(name, str) or not all(isinstance(v, str) for v in values):
+            raise FormatError(None, None, f"{where}: column {name!r} must hold strings")
+    for key, value in sentence.meta.items():
+        if not isinstance(key, str) or not isinstance(value, _META_SCALARS):
+            raise FormatError(None, None, f"{where}: meta {key!r} must map to a plain value")
+
+
+def insert_corpus(
+    conn: sqlite3.Connection, corpus: Corpus, labels: LabelSet, annotator: str
+) -> list[int]:
+    """Append the documents of ``corpus`` inside the caller's transaction.
+
+    Rows are validated as they stream into SQLite, document by document, so a
+    bad sentence stops the import midway and the caller's rollback undoes it.
+    Annotations are normalised against ``labels`` (a set naming all of them
+    is no label).
+
+    Returns
+    -------
+    list of int
+        Ids of the new sentences, in order.
+    """
+    doc_id, doc_pos, sentence_id = conn.execute(
+        "SELECT (SELECT coalesce(max(id), 0) FROM documents), "
+        "(SELECT coalesce(max(position), -1) FROM documents), "
+        "(SELECT coalesce(max(id), 0) FROM sentences)"
+    ).fetchone()
+    now = time.time()
+    spelled: dict[frozenset, str | None] = {}
+    new_ids: list[int] = []
+
+    def stored(ann: frozenset, where: str) -> str | None:
+        if ann not in spelled:
+            try:
+                spelled[ann] = spell(make_annotation(ann, labels), labels)
+            except LabelError as e:
+                raise LabelError(f"{where}: {e}") from None
+        return spelled[ann]
+
+    def sentence_rows(document: Document, doc_id: int, annotation_rows: list) -> Iterator[tuple]:
+        nonlocal sentence_id
+        for position, sentence in enumerate(document.sentences):
+            where = f"document {document.name!r}, sentence {position + 1}"
+            check_sentence(sentence, where)
+            sentence_id += 1
+            n_full = n_partial = 0
+            for t, ann in enumerate(sentence.annotations):
+                text = stored(ann, where) if ann else None
+                if text is None:
+                    continue
+                if CANDIDATE_SEPARATOR in text:
+                    n_partial += 1
+                else:
+                    n_full += 1
+                annotation_rows.append((sentence_id, t, text, annotator, now))
+            new_ids.append(sentence_id)
+            yield (
+                sentence_id, doc_id, position, len(sentence.tokens), n_full, n_partial,
+                dumps(sentence.tokens), dumps({k: list(v) for k, v in sentence.columns.items()}),
+                dumps(dict(sentence.meta)), " ".join(sentence.tokens),
+            )
+
+    for document in corpus.documents:
+        doc_id += 1
+        doc_pos += 1
+        conn.execute(
+            "INSERT INTO documents (id, name, position) VALUES (?, ?, ?)",
+            (doc_id, str(document.name), doc_pos),
+        )
+        annotation_rows: list[tuple] = []
+        conn.executemany(
+            "INSERT INTO sentences (id, document_id, position, n_tokens, n_full, n_partial, "
+            "tokens, columns, meta, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            sentence_rows(document, doc_id, annotation_rows),
+        )
+        conn.executemany(
+            "INSERT INTO annotations (sentence_id, token, labels, annotator, time) "
+            "VALUES (?, ?, ?, ?, ?)",
+            annotation_rows,
+        )
+    return new_ids
+
+
+#: Every sentence in document order (``CROSS JOIN`` keeps SQLite walking the
+#: documents' position index, so no sort is needed).
+ORDERED_SENTENCES = (
+    "FROM documents d CROSS JOIN sentences s INDEXED BY sentences_list "
+    "ON s.document_id = d.id"
+)
+
+
+def match_sentences(
+    conn: sqlite3.Connection, corpus: Corpus, match: str
+) -> list[tuple[int, str, Sentence]]:
+    """Pair each sentence of ``corpus`` with the project sentence it annotates.
+
+    Returns ``(sentence_id, description, sentence)`` triples; raises
+    :class:`ProjectError` when counts or tokens do not agree.
+    """
+    rows = conn.execute(
+        f"SELECT s.id, d.name, s.position, s.tokens {ORDERED_SENTENCES} "
+        "ORDER BY d.position, s.position"
+    ).fetchall()
+    if match == "order":
+        ours, theirs = rows, list(corpus)
+        if len(theirs) != len(ours):
+            raise ProjectError(
+                f"the corpus has {len(theirs)} sentences, the project {len(ours)}; "
+                "they cannot be matched in order"
+            )
+    elif match == "document":
+        by_name: dict[str, list] = {}
+        for row in rows:
+            by_name.setdefault(row[1], []).append(row)
+        ours, theirs = [], []
+        for doc in corpus.documents:
+            if doc.name not in by_name:
+                raise ProjectError(f"the project has no document named {doc.name!r}")
+            if len(by_name[doc.name]) != len(doc.sentences):
+                raise ProjectError(
+                    f"document {doc.name!r}: the corpus has {len(doc.sentences)} sentences, "
+                    f"the project {len(by_name[doc.name])} (or two documents share the name)"
+                )
+            ours += by_name[doc.name]
+            theirs += doc.sentences
+    else:
+        raise ValueError(f"match must be 'order' or 'document', got {match!r}")
+    pairs = []
+    for (sid, doc_name, position, tokens), sentence in zip(ours, theirs):
+        where = f"document {doc_name!r}, sentence {position + 1}"
+        tokens = tuple(json.loads(tokens))
+        if tokens != sentence.tokens:
+            detail = first_difference(tokens, sentence.tokens)
+            raise ProjectError(f"{where}: the corpus's tokens differ from the project's ({detail})")
+        pairs.append((sid, where, sentence))
+    return pairs

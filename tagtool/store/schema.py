@@ -1,0 +1,185 @@
+"""The SQLite schema of a project file, its versions and its migrations.
+
+A project file is created from the schema as it was first released
+(:data:`SCHEMA_V1`) followed by every migration in :data:`MIGRATIONS`, so a new
+file and a migrated old file are built by the same statements and cannot drift
+apart.  To change the schema, append ``migrate_N_to_N+1`` to
+:data:`MIGRATIONS`; never edit :data:`SCHEMA_V1` or an existing migration.
+
+Migrations run inside one transaction opened by the caller: they must not
+commit, and they must be additive (new tables, columns, indexes) so that an
+older tagtool can still read a newer file in read-only mode.
+
+Layout (version 2)
+------------------
+``meta(key, value)``
+    ``schema_version``, ``created`` (UTC ISO 8601), ``tagtool_version`` (that
+    created the file), ``name``.
+``labels(name, position, color, shortcut)``
+    The label set Σ in its fixed order, colour ``#rrggbb``, optional unique
+    keyboard shortcut.
+``documents(id, name, position)``
+``sentences(id, document_id, position, n_tokens, n_full, n_partial, tokens,
+columns, meta, text)``
+    ``tokens`` a JSON list, ``columns`` a JSON object of per-token lists,
+    ``meta`` a JSON object; ``n_full``/``n_partial`` cached counts of the
+    sentence's annotated tokens, kept in step with ``annotations`` in the same
+    transaction; ``text`` the tokens joined by spaces (search and preview).
+``annotations(sentence_id, token, labels, annotator, time)``
+    One row per annotated token; ``labels`` spelled as in column files
+    (``A`` or ``A|B`` in label-set order); no row means no label.
+``annotation_log(id, sentence_id, token, old, new, annotator, time)``
+    Append-only history of edits made in the app (``_`` = no label).
+``models(id, learner, params, metrics, created, note, size, data)``
+    Trained models: JSON params and metrics, the exported tagger file as a BLOB.
+
+Times in tables are Unix seconds (UTC) as REAL.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+
+#: ``PRAGMA application_id`` of every project file: ``b"TAGT"``.  Stored in the
+#: database header (bytes 68–71), so a file can be recognised before SQLite
+#: opens it.
+APPLICATION_ID = 0x54414754
+
+#: The schema this code writes.
+CURRENT_VERSION = 2
+
+#: The first released schema.  Frozen: later changes are migrations.
+SCHEMA_V1: tuple[str, ...] = (
+    """CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
+    """CREATE TABLE labels (
+        name TEXT PRIMARY KEY,
+        position INTEGER NOT NULL UNIQUE,
+        color TEXT NOT NULL,
+        shortcut TEXT UNIQUE
+    )""",
+    """CREATE TABLE documents (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        position INTEGER NOT NULL UNIQUE
+    )""",
+    """CREATE TABLE sentences (
+        id INTEGER PRIMARY KEY,
+        document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        n_tokens INTEGER NOT NULL CHECK (n_tokens > 0),
+        n_full INTEGER NOT NULL DEFAULT 0,
+        n_partial INTEGER NOT NULL DEFAULT 0,
+        tokens TEXT NOT NULL,
+        columns TEXT NOT NULL DEFAULT '{}',
+        meta TEXT NOT NULL DEFAULT '{}',
+        UNIQUE (document_id, position)
+    )""",
+    """CREATE TABLE annotations (
+        sentence_id INTEGER NOT NULL REFERENCES sentences(id) ON DELETE CASCADE,
+        token INTEGER NOT NULL CHECK (token >= 0),
+        labels TEXT NOT NULL CHECK (labels <> ''),
+        annotator TEXT NOT NULL,
+        time REAL NOT NULL,
+        PRIMARY KEY (sentence_id, token)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE annotation_log (
+        id INTEGER PRIMARY KEY,
+        sentence_id INTEGER NOT NULL REFERENCES sentences(id) ON DELETE CASCADE,
+        token INTEGER NOT NULL,
+        old TEXT NOT NULL,
+        new TEXT NOT NULL,
+        annotator TEXT NOT NULL,
+        time REAL NOT NULL
+    )""",
+    "CREATE INDEX annotation_log_sentence ON annotation_log (sentence_id, token)",
+    """CREATE TABLE models (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        learner TEXT NOT NULL,
+        params TEXT NOT NULL,
+        metrics TEXT NOT NULL,
+        created REAL NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL
+    )""",
+)
+
+
+def migrate_1_to_2(conn: sqlite3.Connection) -> None:
+    """Add ``sentences.text`` and the covering index of the sentence list.
+
+    Version 1 kept only the JSON token list, so searching sentences meant
+    decoding every row in Python, and filtering by status read every row.
+    Version 2 stores the space-joined tokens (searched with ``LIKE`` and cut
+    into the list's preview) and indexes position and cached counts together,
+    so the list view filters by status and pages without touching token data.
+    """
+    conn.execute("ALTER TABLE sentences ADD COLUMN text TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT id, tokens FROM sentences").fetchall()
+    conn.executemany(
+        "UPDATE sentences SET text = ? WHERE id = ?",
+        ((" ".join(json.loads(tokens)), sid) for sid, tokens in rows),
+    )
+    conn.execute(
+        "CREATE INDEX sentences_list "
+        "ON sentences (document_id, position, n_tokens, n_full, n_partial)"
+    )
+
+
+#: ``MIGRATIONS[i]`` turns a version ``i + 1`` file into version ``i + 2``.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (migrate_1_to_2,)
+
+assert len(MIGRATIONS) == CURRENT_VERSION - 1
+
+
+def create_schema(conn: sqlite3.Connection, version: int = CURRENT_VERSION) -> None:
+    """Create the tables of schema ``version`` in an empty database.
+
+    Runs :data:`SCHEMA_V1` and then the migrations up to ``version`` inside
+    the caller's transaction, and records the version.  ``version`` below
+    :data:`CURRENT_VERSION` exists to build old files for migration tests.
+    """
+    if not 1 <= version <= CURRENT_VERSION:
+        raise ValueError(f"no schema version {version} (known: 1..{CURRENT_VERSION})")
+    for statement in SCHEMA_V1:
+        conn.execute(statement)
+    for migration in MIGRATIONS[: version - 1]:
+        migration(conn)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    set_version(conn, version)
+
+
+def set_version(conn: sqlite3.Connection, version: int) -> None:
+    """Record ``version`` in ``meta`` and mirror it in ``PRAGMA user_version``."""
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (str(version),),
+    )
+    conn.execute(f"PRAGMA user_version = {int(version)}")
+
+
+def read_version(conn: sqlite3.Connection) -> int:
+    """The schema version recorded in ``meta``; ``ValueError`` if absent."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        raise ValueError("no schema_version in the meta table")
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection, from_version: int) -> None:
+    """Run the migrations from ``from_version`` to :data:`CURRENT_VERSION`.
+
+    The caller owns the transaction; a failure leaves it to be rolled back.
+    """
+    for version in range(from_version, CURRENT_VERSION):
+        MIGRATIONS[version - 1](conn)
+    set_version(conn, CURRENT_VERSION)
+    problems = conn.execute("PRAGMA foreign_key_check").fetchall()
+    if problems:
+        raise sqlite3.IntegrityError(f"foreign key violations after migration: {problems[:5]}")

@@ -1,0 +1,74 @@
+"""Crash safety: an edit the store reported as committed survives SIGKILL."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from crash_editor import planned_edits
+from project_samples import plain_corpus
+
+from tagtool.core.annotation import parse_annotation
+from tagtool.store.project import Project
+
+EDITOR = Path(__file__).with_name("crash_editor.py")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+@pytest.mark.parametrize("kill_after, delay", [(1, 0.0), (7, 0.0005), (40, 0.002), (150, 0.007)])
+def test_every_reported_edit_survives_a_kill(tmp_path, kill_after, delay):
+    """Kill the editor after it reported ``kill_after`` edits (plus ``delay``
+    seconds, so the kill lands at different points of an edit)."""
+    path = tmp_path / "crash.tagproj"
+    Project.create(path, plain_corpus(200, 10)).close()
+    with Project.open(path) as p:
+        labels = p.labels
+        lengths = {s.id: s.n_tokens for s in p.sentence_summaries()}
+        plan = list(planned_edits(p.sentence_ids(), lengths, labels.names, seed=kill_after))
+
+    child = subprocess.Popen(
+        [sys.executable, str(EDITOR), str(path), str(kill_after)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    lines = []
+    try:
+        for _ in range(kill_after):
+            line = child.stdout.readline()
+            assert line.startswith("committed"), (line, child.stderr.read())
+            lines.append(line)
+        time.sleep(delay)
+    finally:
+        child.kill()  # SIGKILL: no cleanup, no atexit, no checkpoint
+        rest, _ = child.communicate()
+    assert child.returncode == -9
+    lines += [line for line in rest.splitlines(keepends=True) if line.endswith("\n")]
+    assert "done\n" not in lines, "the editor finished before it was killed"
+
+    reported = []
+    for line in lines:
+        _, sid, token, text = line.split()
+        reported.append((int(sid), int(token), parse_annotation(text, labels)))
+    n = len(reported)
+    assert reported == plan[:n]
+
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    conn.close()
+    with Project.open(path) as p:
+        state = {sid: p.annotations(sid) for sid in p.sentence_ids()}
+        for sid, token, labels_set in plan[:n]:
+            assert state[sid][token] == labels_set
+        # the edit in flight at the kill may or may not have been committed ...
+        sid, token, labels_set = plan[n]
+        in_flight = state[sid][token] == labels_set
+        assert in_flight or state[sid][token] == frozenset()
+        # ... and nothing after it was
+        assert all(state[sid][token] == frozenset() for sid, token, _ in plan[n + 1:])
+        history = p.annotation_history()
+        assert [(e.sentence_id, e.token, e.new) for e in history] == plan[: n + in_flight]
+        counts = p.annotation_counts()
+        assert counts["full"] + counts["partial"] == n + in_flight
