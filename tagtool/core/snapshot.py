@@ -2,15 +2,22 @@
 
 A :class:`Snapshot` holds no Python objects per token: flat CSR-like feature
 indices, sentence offsets, the allowed mask and the view of every feature.
-The GUI builds one from the project on its own thread and hands it to the
-training worker, which never sees the live database connection.
+The GUI builds one from the project on its own thread (:func:`build_snapshot`)
+and hands it to the training worker, which never sees the live database
+connection.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from tagtool.core.annotation import allowed_mask
+from tagtool.core.features import FeatureExtractor, concat_ranges
+from tagtool.core.labels import LabelSet
+from tagtool.core.views import ViewSplit
 
 
 def _frozen(array: np.ndarray, dtype) -> np.ndarray:
@@ -121,3 +128,103 @@ class Snapshot:
         status[full == lengths] = 2
         status[(none == lengths) & (full != lengths)] = 0
         return status
+
+    def subset(self, indices: Sequence[int] | np.ndarray) -> Snapshot:
+        """The sentences ``indices`` (in that order, repeats allowed), same feature space.
+
+        Learners use it for training/holdout splits and resampling; labels
+        and :attr:`feature_view` are shared, :attr:`sentence_ids` follow
+        the chosen sentences.
+
+        Parameters
+        ----------
+        indices : int array, or bool array of shape (n_sentences,)
+            Sentence positions (negative ones count from the end), or a
+            mask such as ``snapshot.sentence_status() == 2``.
+        """
+        indices = np.asarray(indices)
+        if indices.dtype == np.bool_:
+            if indices.shape != (self.n_sentences,):
+                raise IndexError(f"a boolean mask needs {self.n_sentences} values, got {indices.shape}")
+            indices = np.flatnonzero(indices)
+        indices = indices.astype(np.int64).reshape(-1)
+        if len(indices) and (indices.min() < -self.n_sentences or indices.max() >= self.n_sentences):
+            raise IndexError(f"sentence index out of range for {self.n_sentences} sentences")
+        indices = indices % max(self.n_sentences, 1)
+        lengths = self.lengths[indices]
+        tokens = concat_ranges(self.offsets[indices], lengths)
+        n_feats = np.diff(self.feat_indptr)[tokens]
+        return Snapshot(
+            labels=self.labels,
+            offsets=np.concatenate(([0], np.cumsum(lengths))),
+            feat_indptr=np.concatenate(([0], np.cumsum(n_feats))),
+            feat_indices=self.feat_indices[concat_ranges(self.feat_indptr[tokens], n_feats)],
+            allowed=self.allowed[tokens],
+            feature_view=self.feature_view,
+            sentence_ids=self.sentence_ids[indices],
+        )
+
+
+def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
+    """Allowed mask of every token; one row computed per distinct annotation."""
+    rows: dict[frozenset, int] = {}
+    table: list[np.ndarray] = []
+    ids = []
+    for sentence in sentences:
+        for annotation in sentence.annotations:
+            row = rows.get(annotation)
+            if row is None:
+                row = rows[annotation] = len(table)
+                table.append(allowed_mask([annotation], labels)[0])
+            ids.append(row)
+    if not table:
+        return np.zeros((0, len(labels)), dtype=bool)
+    return np.stack(table)[np.asarray(ids, dtype=np.int64)]
+
+
+def build_snapshot(
+    corpus_or_sentences: Iterable,
+    labels: LabelSet,
+    extractor: FeatureExtractor,
+    view_split: ViewSplit | np.ndarray,
+    sentence_ids: Sequence[int] | np.ndarray | None = None,
+) -> Snapshot:
+    """Freeze a corpus into the arrays a learner trains on.
+
+    Parameters
+    ----------
+    corpus_or_sentences : Corpus or iterable of Sentence
+    labels : LabelSet
+        Columns of the allowed mask; every annotation must use these labels.
+    extractor : FeatureExtractor
+        Already fitted; its :meth:`~FeatureExtractor.transform` gives the features.
+    view_split : ViewSplit or int8 array of shape (n_features,)
+        A split to apply to the extractor's features, or the views of a
+        trained model to reuse as they are.
+    sentence_ids : sequence of int, optional
+        The caller's id of every sentence (project ids); default positions.
+
+    Returns
+    -------
+    Snapshot
+    """
+    sentences = list(corpus_or_sentences)
+    lengths = np.array([len(s) for s in sentences], dtype=np.int64)
+    feat_indptr, feat_indices = extractor.transform(sentences)
+    if isinstance(view_split, ViewSplit):
+        feature_view = view_split.assign(extractor)
+    else:
+        feature_view = np.asarray(view_split)
+        if feature_view.shape != (extractor.n_features_,) or not np.isin(feature_view, (0, 1)).all():
+            raise ValueError(f"feature_view must be {extractor.n_features_} values in {{0, 1}}")
+    if sentence_ids is None:
+        sentence_ids = np.arange(len(sentences), dtype=np.int64)
+    return Snapshot(
+        labels=tuple(labels),
+        offsets=np.concatenate(([0], np.cumsum(lengths))),
+        feat_indptr=feat_indptr,
+        feat_indices=feat_indices,
+        allowed=_allowed_rows(sentences, labels),
+        feature_view=feature_view,
+        sentence_ids=sentence_ids,
+    )

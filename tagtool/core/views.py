@@ -1,0 +1,164 @@
+"""Splits of the feature columns into two views for co-training (DESIGN §3).
+
+Brefeld et al. (2005, §6) compare three ways of dividing the token features
+between the two views of their multi-view learners:
+
+``"token-surface"``
+    "the token itself together with letter 2, 3 and 4-grams" versus
+    "surface clues like capitalization, inclusion of Greek symbols,
+    numbers": view 0 holds the token-group templates, view 1 the surface
+    group (see :mod:`tagtool.core.features` for the membership).
+``"random"``
+    Every feature falls into a view by a fair coin.  The coin is a hash of
+    the feature's *name* and the seed, so a feature keeps its view when the
+    vocabulary grows or is re-ordered.
+``"odd-even"``
+    "view 1 contains all odd, view 2 all even features": counting columns
+    from 1 as the paper does, column ``j`` (0-based) goes to view ``j % 2``.
+    Columns run offset by offset, each in first-seen order of the base
+    features, so each view gets about half of every large template (on
+    CoNLL-2000: 50 ± 1 % of the ``w``, ``lw``, affix and n-gram features).
+
+The paper found the random and odd-even splits better than the
+token-surface one.
+
+References
+----------
+.. [1] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
+   sequential learning. ECML 2005, §6 and Fig. 3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tagtool.core.features import GROUP_SURFACE, GROUP_TOKEN, stable_hash
+from tagtool.errors import TagtoolError
+
+VIEW_SPLIT_KINDS = ("token-surface", "random", "odd-even")
+
+_MASK64 = (1 << 64) - 1
+
+
+class ViewSplitError(TagtoolError, ValueError):
+    """A view split that cannot be made (unknown kind, a view left empty …)."""
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """Bijective 64-bit mixer (Steele et al. 2014): every input bit affects every output bit.
+
+    CRC-32 alone is linear, so its low bit would flip together for whole
+    classes of names when the seed changes; the mixer decorrelates seeds.
+    """
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _coin_keys(n_features: int, names: Sequence[str] | None, seed: int) -> np.ndarray:
+    """A 64-bit pseudo-random key per feature, a function of (name, seed) only."""
+    if names is None:
+        # Hashed columns have no names; their index is just as stable.
+        base = np.arange(n_features, dtype=np.uint64)
+    else:
+        base = np.fromiter((stable_hash(n) for n in names), dtype=np.uint64, count=n_features)
+    salt = np.uint64(int(_splitmix64(np.array([seed & _MASK64], dtype=np.uint64))[0]))
+    return _splitmix64(base ^ salt)
+
+
+@dataclass(frozen=True)
+class ViewSplit:
+    """How to divide the feature columns into view 0 and view 1.
+
+    Parameters
+    ----------
+    kind : {"token-surface", "random", "odd-even"}
+    seed : int, default 0
+        Seed of the ``"random"`` split (ignored by the others).
+
+    Examples
+    --------
+    >>> ViewSplit("odd-even").views(5)
+    array([0, 1, 0, 1, 0], dtype=int8)
+    """
+
+    kind: str = "random"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in VIEW_SPLIT_KINDS:
+            choices = ", ".join(VIEW_SPLIT_KINDS)
+            raise ViewSplitError(f"unknown view split {self.kind!r}; choose one of {choices}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise ViewSplitError(f"the seed must be an int, got {self.seed!r}")
+
+    def assign(self, extractor) -> np.ndarray:
+        """View of every column of a fitted :class:`~tagtool.core.features.FeatureExtractor`."""
+        return self.views(extractor.n_features_, extractor.feature_group_, extractor.feature_names_)
+
+    def views(
+        self,
+        n_features: int,
+        groups: np.ndarray | None = None,
+        names: Sequence[str] | None = None,
+    ) -> np.ndarray:
+        """``int8[n_features]`` in {0, 1}; both views non-empty.
+
+        Parameters
+        ----------
+        n_features : int
+        groups : int array, optional
+            Template group of every column (needed by ``"token-surface"``).
+        names : sequence of str, optional
+            Feature names (``"random"`` hashes them; without names it
+            hashes the column indices).
+
+        Raises
+        ------
+        ViewSplitError
+            Fewer than two features, or a token-surface split with one
+            group empty.
+        """
+        if n_features < 2:
+            raise ViewSplitError(f"two views need at least two features, got {n_features}")
+        if self.kind == "odd-even":
+            return (np.arange(n_features) % 2).astype(np.int8)
+        if self.kind == "token-surface":
+            return self._token_surface(n_features, groups)
+        return self._random(n_features, names)
+
+    def _token_surface(self, n_features: int, groups: np.ndarray | None) -> np.ndarray:
+        if groups is None or len(groups) != n_features:
+            raise ViewSplitError("the token-surface split needs the template group of every feature")
+        groups = np.asarray(groups)
+        for group, what in ((GROUP_TOKEN, "token"), (GROUP_SURFACE, "surface")):
+            if not np.any(groups == group):
+                raise ViewSplitError(f"the token-surface split leaves the {what} view empty: no {what} features")
+        return (groups == GROUP_SURFACE).astype(np.int8)
+
+    def _random(self, n_features: int, names: Sequence[str] | None) -> np.ndarray:
+        if names is not None and len(names) != n_features:
+            raise ViewSplitError(f"{len(names)} feature names for {n_features} features")
+        keys = _coin_keys(n_features, names, self.seed)
+        views = (keys >> np.uint64(63)).astype(np.int8)
+        if views.min() == views.max():
+            # Only when the coins all agree (probability 2**(1 - n)): move the
+            # feature with the smallest key, still a function of names and seed.
+            views[int(np.argmin(keys))] ^= 1
+        return views
+
+    def to_dict(self) -> dict:
+        """JSON-compatible form, for the exported tagger's ``meta.json``."""
+        return {"kind": self.kind, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> ViewSplit:
+        """Inverse of :meth:`to_dict`."""
+        try:
+            return cls(kind=data["kind"], seed=data.get("seed", 0))
+        except (KeyError, TypeError, AttributeError):
+            raise ViewSplitError(f"not a serialised view split: {data!r:.100}") from None
