@@ -1,0 +1,89 @@
+"""Learners (DESIGN §5): one interface, one progress/cancel contract.
+
+The registry maps the CLI's learner names to their classes.  A learner is
+offered (by the CLI and the GUI) only when its module exists and imports:
+an unfinished learner is simply absent from :func:`available_learners`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from tagtool.errors import TagtoolError
+from tagtool.learn.base import Learner, NothingToLearnError
+from tagtool.learn.chain import ChainModel, ModelMismatchError
+from tagtool.learn.progress import TrainingCancelled, TrainingMonitor
+
+logger = logging.getLogger(__name__)
+
+#: name -> "module:Class"; the four the tool exists for first, then baselines.
+REGISTRY: dict[str, str] = {
+    "cosvm": "tagtool.learn.cosvm:CoSVM",
+    "mv-perceptron": "tagtool.learn.perceptron:MultiViewPerceptron",
+    "entropy-crf": "tagtool.learn.crf:EntropyCRF",
+    "wdpsl": "tagtool.learn.wdpsl:WDPSL",
+    "hmm": "tagtool.learn.hmm:HMM",
+    "perceptron": "tagtool.learn.perceptron:Perceptron",
+    "svm": "tagtool.learn.svm:HMSVM",
+    "crf": "tagtool.learn.crf:CRF",
+}
+
+
+class UnknownLearnerError(TagtoolError, KeyError):
+    """A learner name that is not offered."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+def _load(name: str) -> type[Learner] | None:
+    module_name, class_name = REGISTRY[name].split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
+    return getattr(module, class_name, None)
+
+
+def available_learners() -> dict[str, type[Learner]]:
+    """The learners that exist, in registry order (the tool's own four first)."""
+    found = {}
+    for name in REGISTRY:
+        cls = _load(name)
+        if cls is not None:
+            found[name] = cls
+    return found
+
+
+def get_learner(name: str) -> type[Learner]:
+    """The learner class called ``name``; :class:`UnknownLearnerError` if not offered."""
+    learners = available_learners()
+    if name not in learners:
+        raise UnknownLearnerError(f"unknown learner {name!r}; available: {', '.join(learners) or 'none'}")
+    return learners[name]
+
+
+def make_learner(name: str, **params) -> Learner:
+    """An instance of learner ``name`` with ``params`` (validated names)."""
+    cls = get_learner(name)
+    learner = cls()
+    learner.set_params(**params)
+    return learner
+
+
+__all__ = [
+    "REGISTRY",
+    "ChainModel",
+    "Learner",
+    "ModelMismatchError",
+    "NothingToLearnError",
+    "TrainingCancelled",
+    "TrainingMonitor",
+    "UnknownLearnerError",
+    "available_learners",
+    "get_learner",
+    "make_learner",
+]

@@ -1,0 +1,158 @@
+"""The learner interface every algorithm implements (DESIGN §5).
+
+scikit-learn's estimator rules (STYLE.md): ``__init__`` only stores
+hyper-parameters, named exactly as its arguments, so :meth:`Learner.get_params`
+can list them and the GUI can build a settings form from them; :meth:`fit`
+validates, trains on an immutable :class:`~tagtool.core.snapshot.Snapshot`,
+and returns a fitted :class:`~tagtool.learn.chain.ChainModel`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+from tagtool.core.snapshot import Snapshot
+from tagtool.errors import TagtoolError
+from tagtool.learn.chain import ChainModel
+from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingMonitor
+
+logger = logging.getLogger(__name__)
+
+#: The three kinds of sentence annotation (DESIGN §2), by snapshot status code.
+SENTENCE_KINDS = {2: "full", 1: "partial", 0: "none"}
+_KIND_PHRASE = {"full": "fully labeled", "partial": "partially labeled", "none": "unlabeled"}
+
+
+class NothingToLearnError(TagtoolError):
+    """The snapshot holds no sentence this learner can learn from."""
+
+
+class Learner(ABC):
+    """Base class: parameters, the fit contract, and notes on ignored data.
+
+    Subclasses set :attr:`name`, :attr:`uses` (which sentence kinds —
+    ``"full"``, ``"partial"``, ``"none"`` — the algorithm learns from) and
+    :attr:`two_view`, and implement :meth:`_fit`.
+    """
+
+    name: ClassVar[str] = ""
+    uses: ClassVar[frozenset[str]] = frozenset({"full"})
+    two_view: ClassVar[bool] = False
+    description: ClassVar[str] = ""
+
+    # -- parameters (scikit-learn convention) ---------------------------
+
+    @classmethod
+    def param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p for p in sig.parameters if p != "self"]
+
+    @classmethod
+    def param_defaults(cls) -> dict:
+        sig = inspect.signature(cls.__init__)
+        return {n: p.default for n, p in sig.parameters.items() if n != "self"}
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self.param_names()}
+
+    def set_params(self, **params) -> Learner:
+        valid = set(self.param_names())
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"{self.name} has no parameter {key!r} (it has: {', '.join(sorted(valid))})")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- fitting --------------------------------------------------------
+
+    def fit(
+        self,
+        snapshot: Snapshot,
+        *,
+        warm_start: ChainModel | None = None,
+        progress: ProgressCallback | None = None,
+        should_stop: StopCallback | None = None,
+    ) -> ChainModel:
+        """Train on ``snapshot`` and return a new model.
+
+        Parameters
+        ----------
+        snapshot : Snapshot
+            Sentences with their allowed sets; sentences of a kind this
+            learner does not use are left out and said so in
+            ``model.info["notes"]`` (and the log).
+        warm_start : ChainModel, optional
+            A previous model of the same labels and features to start from
+            (never modified).
+        progress : callable(fraction, message), optional
+        should_stop : callable() -> bool, optional
+            Polled at least once per sentence; True raises
+            :class:`~tagtool.learn.progress.TrainingCancelled`.
+
+        Returns
+        -------
+        ChainModel
+        """
+        monitor = TrainingMonitor(progress, should_stop)
+        used, notes = self.select_sentences(snapshot)
+        if warm_start is not None:
+            warm_start.check_compatible(snapshot)
+            if warm_start.n_views != (2 if self.two_view else 1) or warm_start.learner != self.name:
+                notes.append(f"warm start from a {warm_start.learner or 'different'} model ignored")
+                warm_start = None
+        started = time.perf_counter()
+        model = self._fit(snapshot.subset(used), warm_start.copy() if warm_start else None, monitor)
+        model.learner = self.name
+        model.params = _jsonable(self.get_params())
+        model.info.setdefault("notes", []).extend(notes)
+        model.info["train_seconds"] = time.perf_counter() - started
+        model.info["sentences"] = {kind: int(n) for kind, n in self.kind_counts(snapshot).items()}
+        monitor.done()
+        return model
+
+    def select_sentences(self, snapshot: Snapshot) -> tuple[np.ndarray, list[str]]:
+        """Indices of the sentences this learner uses, and notes on the others."""
+        status = snapshot.sentence_status()
+        keep = np.zeros(snapshot.n_sentences, dtype=bool)
+        notes = []
+        for code, kind in SENTENCE_KINDS.items():
+            here = status == code
+            if kind in self.uses:
+                keep |= here
+            elif here.any():
+                notes.append(f"{self.name} cannot use {_KIND_PHRASE[kind]} sentences: {int(here.sum())} left out")
+        for note in notes:
+            logger.warning(note)
+        if not keep.any():
+            raise NothingToLearnError(
+                f"{self.name} learns from {', '.join(sorted(self.uses))} sentences and the data has none"
+            )
+        return np.flatnonzero(keep), notes
+
+    @staticmethod
+    def kind_counts(snapshot: Snapshot) -> dict[str, int]:
+        status = snapshot.sentence_status()
+        return {kind: int(np.sum(status == code)) for code, kind in SENTENCE_KINDS.items()}
+
+    @abstractmethod
+    def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
+        """Train on the sentences this learner uses; call ``monitor.check()`` per sentence."""
+
+
+def _jsonable(params: dict) -> dict:
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        out[key] = value
+    return out

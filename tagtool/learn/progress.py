@@ -1,0 +1,67 @@
+"""The one progress-and-cancel contract every learner follows.
+
+A learner receives two plain callables (Orange3's pattern, STYLE.md):
+``progress(fraction, message)`` to report, ``should_stop()`` to poll.  It
+wraps them in a :class:`TrainingMonitor` and calls :meth:`~TrainingMonitor.check`
+at least once per sentence it processes, so a cancel takes effect well
+within a second; a cancel surfaces as :class:`TrainingCancelled`, and the
+caller keeps whatever model it had before.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from tagtool.errors import TagtoolError
+
+ProgressCallback = Callable[[float, str], None]
+StopCallback = Callable[[], bool]
+
+
+class TrainingCancelled(TagtoolError):
+    """Training stopped because ``should_stop()`` returned True."""
+
+
+class TrainingMonitor:
+    """Rate-limited progress reports and cancel checks for one training run.
+
+    Parameters
+    ----------
+    progress : callable(fraction, message), optional
+        Receives a fraction in [0, 1] and a short message.
+    should_stop : callable() -> bool, optional
+        Polled by :meth:`check`; True raises :class:`TrainingCancelled`.
+    min_interval : float
+        Seconds between two progress reports (checks are never skipped).
+    """
+
+    def __init__(
+        self,
+        progress: ProgressCallback | None = None,
+        should_stop: StopCallback | None = None,
+        min_interval: float = 0.05,
+    ):
+        self._progress = progress
+        self._should_stop = should_stop
+        self._min_interval = min_interval
+        self._last_report = -float("inf")
+        self.fraction = 0.0
+
+    def check(self) -> None:
+        """Raise :class:`TrainingCancelled` if a stop was requested."""
+        if self._should_stop is not None and self._should_stop():
+            raise TrainingCancelled("training cancelled")
+
+    def report(self, fraction: float, message: str = "", force: bool = False) -> None:
+        """Report progress (at most every ``min_interval`` s unless ``force``), then check."""
+        self.fraction = min(max(float(fraction), 0.0), 1.0)
+        now = time.monotonic()
+        if self._progress is not None and (force or now - self._last_report >= self._min_interval):
+            self._last_report = now
+            self._progress(self.fraction, message)
+        self.check()
+
+    def done(self, message: str = "done") -> None:
+        """Final report (always delivered)."""
+        self.report(1.0, message, force=True)
