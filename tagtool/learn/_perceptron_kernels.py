@@ -1,0 +1,193 @@
+"""numba kernels of the (multi-view) hidden Markov perceptron: one call per chunk of an epoch.
+
+Private: :mod:`tagtool.learn.perceptron` validates and prepares every array.
+Everything a pass needs — the sentence's emissions from the CSR features,
+Viterbi (plain and constrained to the allowed sets), the sparse update of
+the weight rows and transitions, and the bookkeeping of Collins averaging —
+lives in this one module, so numba's cache sees every change (the decoders of
+:mod:`tagtool.decode` are not called from here for that reason).
+
+Averaging without touching every weight at every step (Daumé III 2006,
+§2.1.1, the closed form of Collins' lazy timestamps): besides the weights
+``w`` the kernels keep ``acc = Σ_s (s − 1) δ_s`` over the updates ``δ_s``
+made at step ``s`` (steps count sentence visits from 1).  After ``S`` steps
+the average of the ``S`` weight vectors ``w_1 … w_S`` is ``w − acc / S``, and
+each update costs only the features it touches.
+
+References
+----------
+.. [1] M. Collins. Discriminative training methods for hidden Markov models:
+   theory and experiments with perceptron algorithms. EMNLP 2002.
+.. [2] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
+   sequential learning. ECML 2005, §4, Table 1, Eq. 14–16.
+.. [3] H. Daumé III. Practical structured learning techniques for natural
+   language processing. PhD thesis, USC, 2006, §2.1.1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tagtool.decode._jit import _njit
+
+
+@_njit
+def _emissions(indptr, indices, feature_view, view, weights, lo, hi, out):
+    """``out[t - lo]`` = summed weight rows of token ``t``'s features (of ``view``; all if -1)."""
+    n_labels = weights.shape[1]
+    for t in range(lo, hi):
+        row = t - lo
+        for b in range(n_labels):
+            out[row, b] = 0.0
+        for j in range(indptr[t], indptr[t + 1]):
+            k = indices[j]
+            if view < 0 or feature_view[k] == view:
+                for b in range(n_labels):
+                    out[row, b] += weights[k, b]
+
+
+@_njit
+def _viterbi(emit, n_tokens, trans, start, end, allowed, lo, constrained, delta, prev, bp, path):
+    """Best path of ``emit[:n_tokens]`` into ``path``; with ``constrained``, inside ``allowed[lo:]``.
+
+    The previous label is the outer loop so that the inner one is a
+    branch-free select over the current label, which vectorises.  Ties go to
+    the lowest label index, as in :mod:`tagtool.decode`.
+    """
+    n_labels = emit.shape[1]
+    for b in range(n_labels):
+        ok = (not constrained) or allowed[lo, b]
+        delta[b] = start[b] + emit[0, b] if ok else -np.inf
+    for t in range(1, n_tokens):
+        prev[:] = delta
+        for b in range(n_labels):
+            delta[b] = prev[0] + trans[0, b]
+            bp[t, b] = 0
+        for a in range(1, n_labels):
+            pa = prev[a]
+            if pa == -np.inf:
+                continue
+            for b in range(n_labels):
+                cand = pa + trans[a, b]
+                better = cand > delta[b]
+                delta[b] = cand if better else delta[b]
+                bp[t, b] = a if better else bp[t, b]
+        for b in range(n_labels):
+            ok = (not constrained) or allowed[lo + t, b]
+            delta[b] = delta[b] + emit[t, b] if ok else -np.inf
+    best = -np.inf
+    last = 0
+    for b in range(n_labels):
+        cand = delta[b] + end[b]
+        if cand > best:
+            best = cand
+            last = b
+    path[n_tokens - 1] = last
+    for t in range(n_tokens - 1, 0, -1):
+        path[t - 1] = bp[t, path[t]]
+
+
+@_njit
+def _add(array_w, array_acc, index, amount, scaled):
+    """``w[index] += amount`` and its averaging term ``acc[index] += (s − 1) · amount``."""
+    array_w[index] += amount
+    array_acc[index] += scaled
+
+
+@_njit
+def _update_view(
+    indptr, indices, feature_view, view, lo, n_tokens, target, pred, eta, step,
+    weights, trans, start, end, acc_weights, acc_trans, acc_start, acc_end,
+):
+    """``w^v += η (Φ^v(x, target) − Φ^v(x, pred))`` touching only the differing parts."""
+    later = (step - 1) * eta
+    for t in range(n_tokens):
+        good, bad = target[t], pred[t]
+        if good != bad:
+            for j in range(indptr[lo + t], indptr[lo + t + 1]):
+                k = indices[j]
+                if view < 0 or feature_view[k] == view:
+                    weights[k, good] += eta
+                    weights[k, bad] -= eta
+                    acc_weights[k, good] += later
+                    acc_weights[k, bad] -= later
+        if t > 0 and (good != bad or target[t - 1] != pred[t - 1]):
+            _add(trans, acc_trans, (target[t - 1], good), eta, later)
+            _add(trans, acc_trans, (pred[t - 1], bad), -eta, -later)
+    if target[0] != pred[0]:
+        _add(start, acc_start, target[0], eta, later)
+        _add(start, acc_start, pred[0], -eta, -later)
+    last = n_tokens - 1
+    if target[last] != pred[last]:
+        _add(end, acc_end, target[last], eta, later)
+        _add(end, acc_end, pred[last], -eta, -later)
+
+
+@_njit
+def _differs(a, b, n):
+    for t in range(n):
+        if a[t] != b[t]:
+            return True
+    return False
+
+
+@_njit
+def perceptron_chunk(
+    offsets, indptr, indices, feature_view, allowed, gold, is_full, eta, order, first_step,
+    weights, trans, start, end, acc_weights, acc_trans, acc_start, acc_end,
+):
+    """One chunk of an epoch of the (multi-view) hidden Markov perceptron.
+
+    For every sentence ``i`` of ``order`` and every view ``v`` (``n_views =
+    trans.shape[0]``, 1 or 2): ``ŷ^v`` = Viterbi with view ``v``'s scores
+    (Eq. 14); the target = the gold labels of a fully labeled sentence, else
+    the constrained argmax of the peer view ``v̄`` (the view itself when there
+    is one: the latent structured perceptron).  All predictions and targets
+    are decoded before any update (Table 1, step 3), then every view whose
+    prediction misses its target is updated with weight ``eta[i]`` (Eq. 15,
+    16).  With one view all features belong to it; with two, view ``v`` owns
+    the features ``k`` with ``feature_view[k] == v`` and ``trans[v]``,
+    ``start[v]``, ``end[v]``.
+
+    Returns the number of (view, sentence) updates made.  Step ``s`` of the
+    averaging (``first_step`` for the first sentence of ``order``) advances by
+    one per sentence.
+    """
+    n_views, n_labels = trans.shape[0], trans.shape[1]
+    longest = 1
+    for i in order:
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    emit = np.empty((n_views, longest, n_labels))
+    pred = np.empty((n_views, longest), dtype=np.int64)
+    target = np.empty((n_views, longest), dtype=np.int64)
+    delta = np.empty(n_labels)
+    prev = np.empty(n_labels)
+    bp = np.zeros((longest, n_labels), dtype=np.int64)
+    updates = 0
+    step = first_step
+    for i in order:
+        lo, hi = offsets[i], offsets[i + 1]
+        n_tokens = hi - lo
+        for v in range(n_views):
+            view = v if n_views > 1 else -1
+            _emissions(indptr, indices, feature_view, view, weights, lo, hi, emit[v])
+        for v in range(n_views):
+            _viterbi(emit[v], n_tokens, trans[v], start[v], end[v], allowed, lo, False,
+                     delta, prev, bp, pred[v])
+            if is_full[i]:
+                for t in range(n_tokens):
+                    target[v, t] = gold[lo + t]
+            elif v == 0 or n_views > 1:
+                peer = n_views - 1 - v
+                _viterbi(emit[peer], n_tokens, trans[peer], start[peer], end[peer], allowed, lo, True,
+                         delta, prev, bp, target[v])
+        for v in range(n_views):
+            if _differs(pred[v], target[v], n_tokens):
+                view = v if n_views > 1 else -1
+                _update_view(
+                    indptr, indices, feature_view, view, lo, n_tokens, target[v], pred[v], eta[i], step,
+                    weights, trans[v], start[v], end[v], acc_weights, acc_trans[v], acc_start[v], acc_end[v],
+                )
+                updates += 1
+        step += 1
+    return updates

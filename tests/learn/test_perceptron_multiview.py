@@ -1,0 +1,117 @@
+"""The multi-view hidden Markov perceptron (Brefeld et al. 2005, Table 1; DESIGN §5.1)."""
+
+import numpy as np
+import pytest
+
+from tagtool.core.annotation import sentence_weight
+from tagtool.decode import viterbi
+from tagtool.learn.hmm import HMM
+from tagtool.learn.perceptron import MultiViewPerceptron, Perceptron
+
+from test_perceptron_data import conll2000_head_split, token_accuracy, two_view_data, unlabel, word_data
+
+
+def reference_epochs(snapshot, epochs, c_u):
+    """Table 1 written out plainly: per sentence decode both views, then update each towards its peer."""
+    n_labels, views = snapshot.n_labels, snapshot.feature_view
+    weights = np.zeros((snapshot.n_features, n_labels))
+    trans, start, end = np.zeros((2, n_labels, n_labels)), np.zeros((2, n_labels)), np.zeros((2, n_labels))
+    for _ in range(epochs):
+        for i in range(snapshot.n_sentences):
+            rows = snapshot.sentence_slice(i)
+            feats = [snapshot.token_features(t) for t in range(rows.start, rows.stop)]
+            emit = [np.array([weights[f[views[f] == v]].sum(axis=0) for f in feats]) for v in (0, 1)]
+            own = [viterbi(emit[v], trans[v], start[v], end[v])[0] for v in (0, 1)]
+            peer = [viterbi(emit[1 - v], trans[1 - v], start[1 - v], end[1 - v], snapshot.allowed[rows])[0]
+                    for v in (0, 1)]
+            eta = sentence_weight(snapshot.allowed[rows], c_u)
+            for v in (0, 1):
+                if np.array_equal(own[v], peer[v]):
+                    continue
+                for y, sign in ((peer[v], eta), (own[v], -eta)):
+                    for f, label in zip(feats, y):
+                        weights[f[views[f] == v], label] += sign
+                    for a, b in zip(y, y[1:]):
+                        trans[v, a, b] += sign
+                    start[v, y[0]] += sign
+                    end[v, y[-1]] += sign
+    return weights, trans, start, end
+
+
+def test_registry_parameters_and_kinds():
+    learner = MultiViewPerceptron()
+    assert learner.two_view and learner.uses == {"full", "partial", "none"}
+    assert set(learner.get_params()) == {"epochs", "averaged", "shuffle", "seed", "c_u", "labeled_first"}
+    with pytest.raises(ValueError, match="c_u"):
+        MultiViewPerceptron(c_u=1.5).fit(two_view_data(0, 5))
+
+
+def test_epochs_match_the_plain_algorithm_of_table_1():
+    # 4 labels and candidate pairs keep every η dyadic (info = 1 - log 2 / log 4 = 1/2), so the
+    # sums are exact whatever their order and near-ties cannot break differently
+    data = two_view_data(0, 12, n_labels=4)
+    data = unlabel(data, range(4, 12))
+    allowed = data.allowed.copy()
+    rows = data.sentence_slice(3)
+    allowed[rows, :] = False
+    allowed[rows, :2] = True  # sentence 3: every token has the candidates {L0, L1}
+    data = type(data)(data.labels, data.offsets, data.feat_indptr, data.feat_indices, allowed,
+                      data.feature_view, data.sentence_ids)
+    assert list(data.sentence_status()) == [2, 2, 2, 1] + [0] * 8
+    model = MultiViewPerceptron(epochs=5, averaged=False, shuffle=False, c_u=0.25).fit(data)
+    expected = reference_epochs(data, model.info["epochs_run"], 0.25)
+    assert sum(model.info["updates"]) > 0
+    for name, array in zip(("weights", "trans", "start", "end"), expected):
+        np.testing.assert_allclose(getattr(model, name), array, atol=1e-12, err_msg=name)
+
+
+def test_unlabeled_sentences_beat_the_supervised_perceptron():
+    """Two views that each suffice: co-training spreads the few labeled words' evidence."""
+    gaps = []
+    for seed in range(5):
+        data = two_view_data(seed, 203)
+        labeled, unlabeled = np.arange(3), np.arange(3, 203)
+        test = two_view_data(1000 + seed, 100)
+        supervised = Perceptron(epochs=30, seed=seed).fit(data.subset(labeled))
+        multi_view = MultiViewPerceptron(epochs=30, seed=seed).fit(unlabel(data, unlabeled))
+        assert multi_view.info["sentences"]["none"] == 200
+        gaps.append(token_accuracy(multi_view, test) - token_accuracy(supervised, test))
+    assert np.mean(gaps) > 0.25, gaps
+    assert min(gaps) > 0, gaps
+
+
+def test_disagreement_gives_both_views_predictions():
+    data = two_view_data(2, 30)
+    model = MultiViewPerceptron(epochs=2).fit(unlabel(data, range(5, 30)))
+    y0, y1 = model.disagreement(data)
+    np.testing.assert_array_equal(y0, model.predict(data, view=0))
+    np.testing.assert_array_equal(y1, model.predict(data, view=1))
+    assert y0.shape == y1.shape == (data.n_tokens,)
+
+
+def test_labeled_first_visits_the_labeled_sentences_first():
+    data = unlabel(word_data(3, 20, label_noise=0.2), range(0, 20, 2))
+    interleaved = MultiViewPerceptron(epochs=3, averaged=False).fit(data)
+    ordered = MultiViewPerceptron(epochs=3, averaged=False, labeled_first=True).fit(data)
+    assert not np.array_equal(interleaved.weights, ordered.weights)
+    # with c_u = 0 the unlabeled sentences cannot move the weights: only the labeled order matters
+    a = MultiViewPerceptron(epochs=3, averaged=False, labeled_first=True, c_u=0.0, shuffle=False).fit(data)
+    b = MultiViewPerceptron(epochs=3, averaged=False, c_u=0.0, shuffle=False).fit(data.subset(range(1, 20, 2)))
+    np.testing.assert_allclose(a.weights, b.weights)
+
+
+def test_warm_start_continues_the_run():
+    data = unlabel(two_view_data(4, 40), range(10, 40))
+    ten = MultiViewPerceptron(epochs=10, averaged=False).fit(data)
+    five = MultiViewPerceptron(epochs=5, averaged=False).fit(data)
+    more = MultiViewPerceptron(epochs=5, averaged=False).fit(data, warm_start=five)
+    assert more.info["epochs_done"] == ten.info["epochs_done"]
+    np.testing.assert_allclose(more.weights, ten.weights)
+    np.testing.assert_allclose(more.trans, ten.trans)
+
+
+def test_beats_hmm_on_conll2000_slice():
+    train, test = conll2000_head_split()
+    hmm = token_accuracy(HMM().fit(train), test)
+    multi_view = token_accuracy(MultiViewPerceptron().fit(train), test)
+    assert multi_view > hmm + 0.02, (multi_view, hmm)
