@@ -1,0 +1,184 @@
+"""Token chips: their sizes, the flow layout that wraps them, and their painting.
+
+A chip has two bands: the token on top and its annotation below.
+
+* full label: the whole chip in the label's colour, the label's name below;
+* partial label: the candidates side by side in the lower band, each a
+  segment in its own colour with its name (label-set order);
+* no label: a neutral chip in the palette's colours, the lower band empty
+  (or, once a model is wired in, its faded suggestion).
+
+The focused token gets an outline in the highlight colour; every selected
+token gets a bar under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
+
+from tagtool.gui.hints import TokenHint
+from tagtool.gui.style import LabelStyle
+
+PAD_X, PAD_Y = 8.0, 3.0
+GAP_X, GAP_Y = 6.0, 12.0
+MARGIN = 10.0
+SEGMENT_PAD = 4.0
+RADIUS = 5.0
+
+
+@dataclass(frozen=True)
+class ChipState:
+    focused: bool = False
+    selected: bool = False
+
+
+class ChipPainter:
+    """Measures, lays out and paints chips with one font and one label style."""
+
+    def __init__(self, font: QFont, style: LabelStyle, palette: QPalette):
+        self.font = QFont(font)
+        self.small = QFont(font)
+        self.small.setPointSizeF(max(6.0, font.pointSizeF() * 0.8))
+        self.style, self.palette = style, palette
+        self.fm, self.sfm = QFontMetricsF(self.font), QFontMetricsF(self.small)
+        self.token_band = self.fm.height() + 2 * PAD_Y
+        self.label_band = self.sfm.height() + 2 * PAD_Y
+        self.height = self.token_band + self.label_band
+
+    # ------------------------------------------------------------------
+    # geometry
+
+    def ordered(self, ann: frozenset) -> list[str]:
+        names = self.style.names
+        return sorted(ann, key=lambda n: names.index(n) if n in names else len(names))
+
+    def _segment_widths(self, ann: frozenset) -> list[float]:
+        return [self.sfm.horizontalAdvance(n) + 2 * SEGMENT_PAD for n in self.ordered(ann)]
+
+    def chip_width(self, token: str, ann: frozenset, hint: TokenHint | None = None) -> float:
+        width = self.fm.horizontalAdvance(token) + 2 * PAD_X
+        if len(ann) == 1:
+            width = max(width, self.sfm.horizontalAdvance(next(iter(ann))) + 2 * PAD_X)
+        elif ann:
+            width = max(width, sum(self._segment_widths(ann)))
+        elif hint is not None and hint.suggestion:
+            width = max(width, self.sfm.horizontalAdvance(hint.suggestion) + 2 * PAD_X)
+        return max(width, 2 * RADIUS + 8)
+
+    def layout(
+        self,
+        tokens: Sequence[str],
+        annotations: Sequence[frozenset],
+        width: float,
+        hints=None,
+    ) -> tuple[list[QRectF], float]:
+        """Chip rectangles wrapped to ``width``, and the total height needed."""
+        rects, x, y = [], MARGIN, MARGIN
+        for t, (token, ann) in enumerate(zip(tokens, annotations)):
+            w = self.chip_width(token, ann, hints.get(t) if hints else None)
+            if x > MARGIN and x + w > width - MARGIN:
+                x, y = MARGIN, y + self.height + GAP_Y
+            rects.append(QRectF(x, y, w, self.height))
+            x += w + GAP_X
+        return rects, y + self.height + MARGIN + 4
+
+    # ------------------------------------------------------------------
+    # painting
+
+    def paint(
+        self,
+        p: QPainter,
+        rect: QRectF,
+        token: str,
+        ann: frozenset,
+        state: ChipState,
+        hint: TokenHint | None = None,
+    ) -> None:
+        pal = self.palette
+        text_color = pal.color(QPalette.Text)
+        border = pal.color(QPalette.Mid)
+        p.setPen(Qt.NoPen)
+        if len(ann) == 1:
+            label = next(iter(ann))
+            p.setBrush(self.style.color(label))
+            p.drawRoundedRect(rect, RADIUS, RADIUS)
+            text_color = self.style.text_color(label)
+            self._text(p, self._label_rect(rect), label, text_color, self.small)
+            border = self.style.color(label).darker(140)
+        else:
+            p.setBrush(pal.color(QPalette.AlternateBase if not ann else QPalette.Base))
+            p.drawRoundedRect(rect, RADIUS, RADIUS)
+            if ann:
+                self._paint_candidates(p, rect, ann, hint)
+            elif hint is not None and hint.suggestion:
+                self._paint_suggestion(p, rect, hint.suggestion)
+        self._text(p, self._token_rect(rect), token, text_color, self.font)
+        p.setBrush(Qt.NoBrush)
+        p.setPen(QPen(border, 1.0, Qt.SolidLine if ann else Qt.DashLine))
+        p.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), RADIUS, RADIUS)
+        if hint is not None and hint.disagreement:
+            self._paint_disagreement(p, rect)
+        self._paint_state(p, rect, state)
+
+    def _token_rect(self, rect: QRectF) -> QRectF:
+        return QRectF(rect.left(), rect.top(), rect.width(), self.token_band)
+
+    def _label_rect(self, rect: QRectF) -> QRectF:
+        return QRectF(rect.left(), rect.top() + self.token_band, rect.width(), self.label_band)
+
+    def _text(self, p: QPainter, rect: QRectF, text: str, color: QColor, font: QFont) -> None:
+        p.setFont(font)
+        p.setPen(color)
+        p.drawText(rect, Qt.AlignCenter, text)
+
+    def _paint_candidates(self, p: QPainter, rect: QRectF, ann, hint: TokenHint | None) -> None:
+        band = self._label_rect(rect).adjusted(1, 0, -1, -1)
+        names, widths = self.ordered(ann), self._segment_widths(ann)
+        scale = band.width() / sum(widths)
+        x = band.left()
+        confidences = hint.candidate_confidence if hint is not None else {}
+        p.save()
+        clip = QRectF(rect).adjusted(1, 1, -1, -1)
+        p.setClipRect(band)
+        for name, w in zip(names, widths):
+            seg = QRectF(x, band.top(), w * scale, band.height())
+            color = QColor(self.style.color(name))
+            if name in confidences:  # WD-PSL: a weaker candidate fades
+                color.setAlphaF(0.35 + 0.65 * max(0.0, min(1.0, confidences[name])))
+            p.setPen(Qt.NoPen)
+            p.setBrush(color)
+            p.drawRoundedRect(seg.intersected(clip), 3, 3)
+            self._text(p, seg, name, self.style.text_color(name), self.small)
+            x += seg.width()
+        p.restore()
+
+    def _paint_suggestion(self, p: QPainter, rect: QRectF, label: str) -> None:
+        band = self._label_rect(rect).adjusted(2, 0, -2, -2)
+        color = QColor(self.style.color(label))
+        color.setAlphaF(0.35)
+        p.setPen(Qt.NoPen)
+        p.setBrush(color)
+        p.drawRoundedRect(band, 3, 3)
+        italic = QFont(self.small)
+        italic.setItalic(True)
+        self._text(p, band, label, self.palette.color(QPalette.PlaceholderText), italic)
+
+    def _paint_disagreement(self, p: QPainter, rect: QRectF) -> None:
+        y = rect.top() + self.token_band - 3
+        p.setPen(QPen(QColor("#d62728"), 1.5, Qt.DotLine))
+        p.drawLine(QPointF(rect.left() + PAD_X, y), QPointF(rect.right() - PAD_X, y))
+
+    def _paint_state(self, p: QPainter, rect: QRectF, state: ChipState) -> None:
+        highlight = self.palette.color(QPalette.Highlight)
+        if state.selected or state.focused:
+            p.setPen(Qt.NoPen)
+            p.setBrush(highlight)
+            p.drawRoundedRect(QRectF(rect.left(), rect.bottom() + 3, rect.width(), 4), 2, 2)
+        if state.focused:
+            p.setBrush(Qt.NoBrush)
+            p.setPen(QPen(highlight, 2.5))
+            p.drawRoundedRect(rect.adjusted(-2, -2, 2, 2), RADIUS + 2, RADIUS + 2)

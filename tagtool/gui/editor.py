@@ -1,0 +1,272 @@
+"""The sentence editor: tokens as chips, driven by the keyboard (and the mouse).
+
+Keys (also listed in Help › Keyboard shortcuts):
+
+=====================  ====================================================
+←/→, Home/End          move the focused token (the selection collapses)
+Shift+←/→, Shift+Home  extend the selection from its anchor
+1–9 (label shortcut)   full label on the selection, then move on
+Ctrl/Alt + 1–9         toggle that label in the selection's candidate sets
+0, Delete, Backspace   clear the selection's annotations
+/ or Ctrl+L            searchable label picker
+N / P                  next / previous sentence
+J                      next sentence that is not fully labeled
+Esc                    collapse the selection to the focused token
+=====================  ====================================================
+
+Span labels in BIO-style schemes: see :mod:`tagtool.gui.edits`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
+
+from tagtool.errors import TagtoolError
+from tagtool.gui import edits
+from tagtool.gui.chips import ChipPainter, ChipState
+from tagtool.gui.hints import NO_HINTS, SentenceHints
+from tagtool.gui.label_picker import LabelPicker, swatch
+from tagtool.gui.session import Session
+
+_DIGITS = {getattr(Qt, f"Key_{i}"): str(i) for i in range(10)}
+#: Keys the editor keeps for itself; labels cannot take them as shortcuts.
+RESERVED_KEYS = frozenset("0npj/")
+
+
+class TokenEditor(QWidget):
+    """Paints the current sentence's tokens as chips and edits their labels.
+
+    Signals
+    -------
+    focusChanged(int)
+        The focused token's index.
+    message(str)
+        Something to tell the user (a refused edit), for the status bar.
+    """
+
+    focusChanged = Signal(int)
+    message = Signal(str)
+
+    def __init__(self, session: Session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.focus, self.anchor = 0, 0
+        self.hints: SentenceHints = NO_HINTS
+        self._rects = []
+        self.picker: LabelPicker | None = None
+        self.setFocusPolicy(Qt.StrongFocus)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Minimum)
+        self.setAttribute(Qt.WA_OpaquePaintEvent, False)
+        session.sentenceChanged.connect(self._sentence_changed)
+        session.annotationsChanged.connect(self._annotations_changed)
+        session.labelsChanged.connect(self._relayout)
+        self._sentence_changed(session.current_id)
+
+    # ------------------------------------------------------------------
+    # state
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.session.sentence.tokens if self.session.sentence else ()
+
+    @property
+    def annotations(self) -> tuple[frozenset, ...]:
+        """What the screen shows for each token of the current sentence."""
+        return self.session.annotations
+
+    def selection(self) -> list[int]:
+        return edits.select_range(self.anchor, self.focus) if self.tokens else []
+
+    def set_hints(self, hints: SentenceHints) -> None:
+        """Model output to draw (the hook for suggestions and guidance)."""
+        self.hints = hints if hints.sentence_id == self.session.current_id else NO_HINTS
+        self._relayout()
+
+    def set_focus(self, token: int, extend: bool = False) -> None:
+        if not self.tokens:
+            return
+        token = max(0, min(len(self.tokens) - 1, token))
+        self.focus = token
+        if not extend:
+            self.anchor = token
+        self.update()
+        self.focusChanged.emit(token)
+
+    def _sentence_changed(self, _sid) -> None:
+        self.hints = NO_HINTS
+        start = next((t for t, a in enumerate(self.annotations) if len(a) != 1), 0)
+        self.focus = self.anchor = start
+        self._relayout()
+        self.focusChanged.emit(start)
+
+    def _annotations_changed(self, sid: int, _changes) -> None:
+        if sid == self.session.current_id:
+            self._relayout()
+            self.focusChanged.emit(self.focus)
+
+    # ------------------------------------------------------------------
+    # edits
+
+    def _edit(self, changes: dict, text: str) -> bool:
+        """Apply an edit; False only when the project refused it."""
+        try:
+            self.session.edit(changes, text)
+        except TagtoolError as e:
+            self.message.emit(f"Not saved: {e}")
+            return False
+        return True
+
+    def apply_full(self, label: str) -> None:
+        tokens = self.selection()
+        if not tokens:
+            return
+        changes = edits.set_full(self.session.project.labels, tokens, label)
+        if self._edit(changes, f"Label {_count(tokens)} {label}"):
+            self.set_focus(tokens[-1] + 1)
+
+    def toggle_candidate(self, label: str) -> None:
+        tokens = self.selection()
+        if tokens:
+            changes = edits.toggle_candidate(
+                self.session.project.labels, self.annotations, tokens, label, self.focus
+            )
+            self._edit(changes, f"Toggle candidate {label} on {_count(tokens)}")
+
+    def clear_selection(self) -> None:
+        tokens = self.selection()
+        if tokens:
+            self._edit(edits.clear(tokens), f"Clear {_count(tokens)}")
+
+    def open_picker(self) -> None:
+        if self.picker is None:
+            self.picker = LabelPicker(self.session.style, self)
+            self.picker.picked.connect(self._picked)
+        else:
+            self.picker.set_style(self.session.style)
+        rect = self._rects[self.focus] if self._rects else None
+        where = QPoint(int(rect.left()), int(rect.bottom()) + 8) if rect else QPoint(0, 0)
+        self.picker.popup(self.mapToGlobal(where))
+
+    def _picked(self, label: str, as_candidate: bool) -> None:
+        self.setFocus()
+        (self.toggle_candidate if as_candidate else self.apply_full)(label)
+
+    # ------------------------------------------------------------------
+    # keyboard
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not self.tokens:
+            return super().keyPressEvent(event)
+        key, mods = event.key(), event.modifiers()
+        shift = bool(mods & Qt.ShiftModifier)
+        toggle = bool(mods & (Qt.ControlModifier | Qt.AltModifier))
+        moves = {Qt.Key_Left: self.focus - 1, Qt.Key_Right: self.focus + 1,
+                 Qt.Key_Home: 0, Qt.Key_End: len(self.tokens) - 1}
+        if key in moves:
+            self.set_focus(moves[key], extend=shift)
+        elif key in (Qt.Key_Delete, Qt.Key_Backspace, Qt.Key_0):
+            self.clear_selection()
+        elif key == Qt.Key_Slash or (key == Qt.Key_L and mods & Qt.ControlModifier):
+            self.open_picker()
+        elif key == Qt.Key_Escape:
+            self.set_focus(self.focus)
+        elif key in (Qt.Key_N, Qt.Key_P, Qt.Key_J) and not toggle:
+            self._navigate(key)
+        elif not self._label_key(key, event.text(), toggle):
+            super().keyPressEvent(event)
+
+    def _label_key(self, key: int, text: str, toggle: bool) -> bool:
+        name = _DIGITS.get(key, text.lower() if not toggle else "")
+        label = self.session.style.label_for_shortcut(name) if name else None
+        if label is None:
+            return False
+        (self.toggle_candidate if toggle else self.apply_full)(label)
+        return True
+
+    def _navigate(self, key: int) -> None:
+        moved = {Qt.Key_N: lambda: self.session.step(1), Qt.Key_P: lambda: self.session.step(-1),
+                 Qt.Key_J: self.session.next_unfinished}[key]()
+        if not moved:
+            self.message.emit("No further sentence there.")
+
+    # ------------------------------------------------------------------
+    # mouse
+
+    def token_at(self, pos) -> int | None:
+        for t, rect in enumerate(self._rects):
+            if rect.adjusted(-2, -2, 2, 2).contains(pos):
+                return t
+        return None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self.setFocus()
+        t = self.token_at(event.position())
+        if t is None:
+            return
+        extend = bool(event.modifiers() & Qt.ShiftModifier)
+        if event.button() == Qt.RightButton and t in self.selection():
+            return  # keep the selection for the context menu
+        self.set_focus(t, extend=extend)
+
+    def contextMenuEvent(self, event) -> None:
+        if self.token_at(event.pos()) is None:
+            return
+        menu = self.build_menu()
+        menu.exec(event.globalPos())
+
+    def build_menu(self) -> QMenu:
+        menu = QMenu(self)
+        style = self.session.style
+        full = menu.addMenu("Set label")
+        candidates = menu.addMenu("Toggle candidate")
+        current = self.annotations[self.focus] if self.tokens else frozenset()
+        for name in style.names:
+            hint = f"\t{style.shortcut(name)}" if style.shortcut(name) else ""
+            full.addAction(swatch(style.color(name)), name + hint).triggered.connect(
+                lambda _=False, n=name: self.apply_full(n))
+            action = candidates.addAction(swatch(style.color(name)), name)
+            action.setCheckable(True)
+            action.setChecked(name in current)
+            action.triggered.connect(lambda _=False, n=name: self.toggle_candidate(n))
+        menu.addAction("Clear\t0").triggered.connect(self.clear_selection)
+        menu.addAction("Pick label…\t/").triggered.connect(self.open_picker)
+        return menu
+
+    # ------------------------------------------------------------------
+    # layout and painting
+
+    def _painter(self) -> ChipPainter:
+        return ChipPainter(self.font(), self.session.style, self.palette())
+
+    def _relayout(self) -> None:
+        chips = self._painter()
+        self._rects, height = chips.layout(self.tokens, self.annotations, self.width(), self.hints)
+        self.setMinimumHeight(int(height))
+        self.update()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.FontChange, QEvent.PaletteChange):
+            self._relayout()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._relayout()
+
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.Antialiasing)
+        chips = self._painter()
+        selected = set(self.selection())
+        for t, (token, ann) in enumerate(zip(self.tokens, self.annotations)):
+            if t >= len(self._rects):
+                break
+            state = ChipState(focused=t == self.focus, selected=t in selected)
+            chips.paint(painter, self._rects[t], token, ann, state, self.hints.get(t))
+        painter.end()
+
+
+def _count(tokens) -> str:
+    return "1 token" if len(tokens) == 1 else f"{len(tokens)} tokens"

@@ -1,0 +1,70 @@
+"""The editor with its header (which sentence, its status) and a token info line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from tagtool.core.annotation import annotation_kind, annotation_status, format_annotation
+from tagtool.gui.editor import TokenEditor
+from tagtool.gui.session import Session
+
+
+class EditorPanel(QWidget):
+    """Header, scrollable :class:`TokenEditor`, and details of the focused token."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.header = QLabel(self)
+        self.header.setTextFormat(Qt.PlainText)
+        self.editor = TokenEditor(session, self)
+        font = self.editor.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.editor.setFont(font)
+        bold = self.header.font()
+        bold.setBold(True)
+        self.header.setFont(bold)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.StyledPanel)
+        self.scroll.setWidget(self.editor)
+        self.scroll.setFocusProxy(self.editor)
+        self.token_info = QLabel(self)
+        self.token_info.setTextFormat(Qt.PlainText)
+        self.token_info.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.header)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.token_info)
+        session.sentenceChanged.connect(self._update_header)
+        session.annotationsChanged.connect(self._update_header)
+        self.editor.focusChanged.connect(self._update_token)
+        self._update_header()
+        self._update_token(self.editor.focus)
+
+    def _update_header(self, *_args) -> None:
+        s = self.session
+        if s.sentence is None:
+            self.header.setText("No sentence")
+            return
+        summary = (f"Sentence {s.index_of(s.current_id) + 1} of {s.n_sentences}  ·  "
+                   f"{len(s.sentence)} tokens  ·  {annotation_status(s.annotations)}")
+        self.header.setText(summary)
+
+    def _update_token(self, t: int) -> None:
+        s = self.session
+        if s.sentence is None or not 0 <= t < len(s.sentence):
+            self.token_info.clear()
+            return
+        ann = s.annotations[t]
+        columns = "  ".join(f"{k}={v[t]}" for k, v in s.sentence.columns.items())
+        selection = self.editor.selection()
+        picked = f"  ·  {len(selection)} tokens selected" if len(selection) > 1 else ""
+        kind = annotation_kind(ann)
+        text = f"{kind}: {format_annotation(ann, s.project.labels)}" if ann else "no label"
+        self.token_info.setText(
+            f"Token {t + 1}: {s.sentence.tokens[t]}  {columns}  ·  {text}{picked}".replace(
+                "   ", "  ")
+        )

@@ -1,0 +1,100 @@
+"""Help › Keyboard shortcuts, and the legend of chip colours and marks."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from tagtool.gui.style import LabelStyle
+
+KEYS = (
+    ("←  →", "move to the previous / next token"),
+    ("Home  End", "first / last token"),
+    ("Shift+←  Shift+→", "extend the selection"),
+    ("1 … 9", "full label (the label's shortcut) on the selection, then move on"),
+    ("Ctrl+1 … 9, Alt+1 … 9", "add / remove that label in the candidate set (partial label)"),
+    ("0  Delete  Backspace", "clear the selection's labels"),
+    ("/  Ctrl+L", "pick a label from a searchable list (Ctrl+Enter: as candidate)"),
+    ("Esc", "collapse the selection"),
+    ("N  P", "next / previous sentence"),
+    ("J", "next sentence that is not fully labeled"),
+    ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
+    ("Ctrl+F", "search the sentence list"),
+    ("Mouse", "click a token to focus it, Shift+click to extend, right-click for labels"),
+)
+
+SPAN_NOTE = (
+    "In BIO schemes a selection of several tokens labeled with a B-X or I-X "
+    "label becomes a span: B-X, I-X, …  A candidate toggle on such a selection "
+    "adds (or removes) B-X on its first token and I-X on the others."
+)
+
+
+def _rows(pairs) -> str:
+    return "".join(
+        f"<tr><td style='padding:2px 14px 2px 0'><b>{html.escape(k)}</b></td>"
+        f"<td>{html.escape(v)}</td></tr>" for k, v in pairs
+    )
+
+
+def shortcuts_html(style: LabelStyle) -> str:
+    labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
+    return (
+        f"<h3>Keys</h3><table>{_rows(KEYS)}</table><p>{html.escape(SPAN_NOTE)}</p>"
+        f"<h3>Label shortcuts</h3><table>{_rows(labels)}</table>"
+        "<p>Change them in Edit › Labels….</p>"
+    )
+
+
+def legend_html(style: LabelStyle) -> str:
+    swatches = "".join(
+        f"<tr><td style='background:{info.color}; color:{style.text_color(info.name).name()};"
+        f" padding:1px 6px'>{html.escape(info.name)}</td>"
+        f"<td style='padding-left:6px'>{html.escape(info.shortcut or '')}</td></tr>"
+        for info in style.infos
+    )
+    return (
+        "<p><b>Solid chip</b>: full label.<br><b>Coloured segments</b>: candidate set "
+        "(partial label).<br><b>Dashed outline</b>: no label.<br><b>Outline + bar</b>: "
+        "focused token; <b>bar</b>: selected.</p>"
+        f"<table cellspacing='2'>{swatches}</table>"
+    )
+
+
+class ShortcutsDialog(QDialog):
+    def __init__(self, style: LabelStyle, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        text = QLabel(shortcuts_html(style))
+        text.setTextFormat(Qt.RichText)
+        text.setWordWrap(True)
+        text.setMargin(8)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(text)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(scroll)
+        layout.addWidget(buttons)
+        self.resize(560, 560)
+
+
+class Legend(QScrollArea):
+    """The dock that explains chip colours and marks."""
+
+    def __init__(self, style: LabelStyle, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.text = QLabel()
+        self.text.setTextFormat(Qt.RichText)
+        self.text.setWordWrap(True)
+        self.text.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.text.setMargin(6)
+        self.setWidget(self.text)
+        self.set_style(style)
+
+    def set_style(self, style: LabelStyle) -> None:
+        self.text.setText(legend_html(style))

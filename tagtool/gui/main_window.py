@@ -1,0 +1,266 @@
+"""The main window: menus, the sentence list beside the editor, docks, status bar.
+
+Model-in-the-loop parts plug in through :meth:`MainWindow.add_panel` (a dock
+with its View toggle), :meth:`TokenEditor.set_hints` and
+:meth:`SentenceListModel.set_scores`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QWidget,
+)
+
+from tagtool.errors import TagtoolError
+from tagtool.gui import transfer
+from tagtool.gui.editor_panel import EditorPanel
+from tagtool.gui.help import Legend, ShortcutsDialog
+from tagtool.gui.labels_dialog import LabelsDialog
+from tagtool.gui.new_project import NewProjectDialog
+from tagtool.gui.sentence_list import SentenceListPanel
+from tagtool.gui.session import Session
+from tagtool.gui.settings import THEMES, GuiSettings
+from tagtool.gui.style import LabelStyle, apply_theme
+from tagtool.store.project import SUFFIX, Project
+
+log = logging.getLogger(__name__)
+PROJECT_FILTER = f"tagtool projects (*{SUFFIX});;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: QSettings | None = None):
+        super().__init__()
+        self.settings = GuiSettings(settings)
+        self.session: Session | None = None
+        self.list_panel: SentenceListPanel | None = None
+        self.editor_panel: EditorPanel | None = None
+        self.undo_group = QUndoGroup(self)
+        self.progress = QLabel(self)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.legend = Legend(LabelStyle([]), self)
+        self.legend_dock = self.add_panel("Legend", self.legend, Qt.RightDockWidgetArea)
+        self._build_menus()
+        self._show_empty()
+        self.resize(1200, 720)
+
+    # ------------------------------------------------------------------
+    # menus
+
+    def _action(self, menu, text: str, slot, shortcut=None, needs_project=True) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if needs_project:
+            self._project_actions.append(action)
+        return action
+
+    def _build_menus(self) -> None:
+        self._project_actions: list[QAction] = []
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "&New project…", self.new_project, QKeySequence.New, False)
+        self._action(file, "&Open…", self.choose_project, QKeySequence.Open, False)
+        self.recent_menu = file.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file.addSeparator()
+        self._action(file, "&Import annotations…", self._import)
+        self._action(file, "&Export annotations…", self._export, "Ctrl+E")
+        file.addSeparator()
+        self._action(file, "&Quit", self.close, QKeySequence.Quit, False)
+
+        edit = bar.addMenu("&Edit")
+        self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence.Undo)
+        self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence.Redo, QKeySequence("Ctrl+Shift+Z")])
+        edit.addAction(self.undo_action)
+        edit.addAction(self.redo_action)
+        edit.addSeparator()
+        self._action(edit, "&Labels…", self.edit_labels)
+
+        go = bar.addMenu("&Go")
+        self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "N")
+        self.previous_action = self._action(go, "&Previous sentence", lambda: self._go("previous"), "P")
+        self.jump_action = self._action(go, "Next &unfinished sentence", lambda: self._go("unfinished"), "J")
+        go.addSeparator()
+        self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
+
+        self.view_menu = bar.addMenu("&View")
+        self.view_menu.addAction(self.legend_dock.toggleViewAction())
+        theme_menu = self.view_menu.addMenu("&Theme")
+        group = QActionGroup(self)
+        for theme in THEMES:
+            action = theme_menu.addAction(theme.capitalize())
+            action.setCheckable(True)
+            action.setChecked(theme == self.settings.theme)
+            action.triggered.connect(lambda _=False, t=theme: self.set_theme(t))
+            group.addAction(action)
+
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents, False)
+        self._action(help_menu, "&About tagtool", self._about, None, False)
+
+    def add_panel(self, title: str, widget: QWidget, area=Qt.RightDockWidgetArea) -> QDockWidget:
+        """Dock a panel (e.g. the model panel) with a toggle in the View menu."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title.replace(" ", "_").lower())
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        if hasattr(self, "view_menu"):
+            self.view_menu.insertAction(self.view_menu.actions()[0], dock.toggleViewAction())
+        return dock
+
+    # ------------------------------------------------------------------
+    # projects
+
+    def open_project(self, path: str | Path) -> bool:
+        """Open a project file (closing the current one); False on error."""
+        try:
+            project = Project.open(path)
+        except (TagtoolError, OSError) as e:
+            QMessageBox.warning(self, "Open project", str(e))
+            return False
+        self.close_project()
+        self.session = Session(project, self)
+        self.undo_group.addStack(self.session.undo_stack)
+        self.undo_group.setActiveStack(self.session.undo_stack)
+        self.list_panel = SentenceListPanel(self.session, self)
+        self.editor_panel = EditorPanel(self.session, self)
+        splitter = QSplitter(Qt.Horizontal, self)
+        splitter.addWidget(self.list_panel)
+        splitter.addWidget(self.editor_panel)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([420, 780])
+        self.setCentralWidget(splitter)
+        self.list_panel.sentenceActivated.connect(self.session.go_to)
+        self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.session.annotationsChanged.connect(self._update_progress)
+        self.session.labelsChanged.connect(self._labels_changed)
+        self._labels_changed()
+        self._update_progress()
+        self.settings.add_recent(project.path)
+        state = " (read-only)" if project.readonly else ""
+        self.setWindowTitle(f"{project.name}{state} — tagtool")
+        for action in self._project_actions:
+            action.setEnabled(True)
+        self.editor.setFocus()
+        return True
+
+    def close_project(self) -> None:
+        if self.session is None:
+            return
+        self.undo_group.removeStack(self.session.undo_stack)
+        self.session.project.close()
+        self.session.deleteLater()
+        self.session = self.list_panel = self.editor_panel = None
+        self._show_empty()
+
+    def _show_empty(self) -> None:
+        hint = QLabel("Open a project (Ctrl+O) or create one from a corpus file (Ctrl+N).", self)
+        hint.setAlignment(Qt.AlignCenter)
+        self.setCentralWidget(hint)
+        self.setWindowTitle("tagtool")
+        self.progress.clear()
+        for action in self._project_actions if hasattr(self, "_project_actions") else ():
+            action.setEnabled(False)
+
+    @property
+    def editor(self):
+        return None if self.editor_panel is None else self.editor_panel.editor
+
+    def new_project(self) -> None:
+        dialog = NewProjectDialog(self)
+        if dialog.exec() and dialog.created is not None:
+            self.open_project(dialog.created)
+
+    def choose_project(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", PROJECT_FILTER)
+        if path:
+            self.open_project(path)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent_projects():
+            self.recent_menu.addAction(str(path)).triggered.connect(
+                lambda _=False, p=path: self.open_project(p))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def _import(self) -> None:
+        self._report(transfer.ask_import(self.session, self))
+        self.list_panel.model.refresh()
+        self._update_progress()
+
+    def _export(self) -> None:
+        self._report(transfer.ask_export(self.session, self))
+
+    def _report(self, message: str | None) -> None:
+        if message:
+            self.statusBar().showMessage(message, 8000)
+
+    # ------------------------------------------------------------------
+    # edit, go, view, help
+
+    def edit_labels(self) -> None:
+        LabelsDialog(self.session, self).exec()
+
+    def _labels_changed(self) -> None:
+        self.legend.set_style(self.session.style)
+        self.list_panel.model.refresh()
+        self.list_panel.show_sentence(self.session.current_id)
+
+    def _go(self, where: str) -> None:
+        if self.session is None:
+            return
+        moved = {"next": lambda: self.session.step(1), "previous": lambda: self.session.step(-1),
+                 "unfinished": self.session.next_unfinished}[where]()
+        if not moved:
+            self.statusBar().showMessage("No further sentence there.", 4000)
+        self.editor.setFocus()
+
+    def _find(self) -> None:
+        self.list_panel.search.setFocus()
+        self.list_panel.search.selectAll()
+
+    def set_theme(self, theme: str) -> None:
+        self.settings.theme = theme
+        apply_theme(QApplication.instance(), theme)
+
+    def show_shortcuts(self) -> None:
+        style = self.session.style if self.session else LabelStyle([])
+        ShortcutsDialog(style, self).exec()
+
+    def _about(self) -> None:
+        from tagtool import __version__
+
+        QMessageBox.about(self, "About tagtool", f"tagtool {__version__}\nToken annotation with "
+                          "full, partial and no labels.")
+
+    def _update_progress(self, *_args) -> None:
+        if self.session is None:
+            return
+        project = self.session.project
+        s, t = project.status_counts(), project.annotation_counts()
+        total = sum(t.values()) or 1
+        self.progress.setText(
+            f"Sentences: {s['full']} full · {s['partial']} partial · {s['none']} none    "
+            f"Tokens: {t['full']} full · {t['partial']} partial · {t['none']} none "
+            f"({100 * t['full'] / total:.0f}% labeled)"
+        )
+
+    def closeEvent(self, event) -> None:
+        self.close_project()  # every edit is already saved
+        super().closeEvent(event)

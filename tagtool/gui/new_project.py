@@ -1,0 +1,114 @@
+"""File › New project: a project made from a corpus file.
+
+The label set is read from the file, or typed by the user (needed for
+unlabeled text; the labels typed then also check a labeled file's labels).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
+
+from tagtool.core.labels import LabelSet
+from tagtool.errors import TagtoolError
+from tagtool.store.formats import FORMATS, read_corpus
+from tagtool.store.project import SUFFIX, Project
+
+CORPUS_FILTER = "Corpus files (*.txt *.conll *.conllu *.tsv *.csv *.jsonl *.json);;All files (*)"
+
+
+def parse_labels(text: str) -> LabelSet | None:
+    """Labels typed as ``A, B, C`` or ``A B C``; None when nothing is typed."""
+    names = [n for n in re.split(r"[,\s]+", text.strip()) if n]
+    return LabelSet(dict.fromkeys(names)) if names else None
+
+
+def create_project(corpus_path: Path, project_path: Path, format: str | None,
+                   labels: LabelSet | None, read_labels: bool) -> Path:
+    """Read the corpus and write the project; raises on bad input (nothing written)."""
+    corpus = read_corpus(corpus_path, format, labels=labels,
+                         label_column=-1 if read_labels else None)
+    if len(corpus.labels) == 0:
+        raise TagtoolError(f"{corpus_path} holds no labels; type the label set")
+    Project.create(project_path, corpus, name=project_path.stem).close()
+    return project_path
+
+
+class NewProjectDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("New project")
+        self.corpus = QLineEdit(self)
+        self.project = QLineEdit(self)
+        self.format = QComboBox(self)
+        self.format.addItem("Detect from the file", None)
+        for name, fmt in FORMATS.items():
+            self.format.addItem(f"{name} — {fmt.description}", name)
+        self.read_labels = QCheckBox("Read labels from the file", self)
+        self.read_labels.setChecked(True)
+        self.labels = QLineEdit(self)
+        self.labels.setPlaceholderText("e.g. O B-PER I-PER B-LOC I-LOC (empty: the file's labels)")
+        form = QFormLayout(self)
+        form.addRow("Corpus file", self._with_browse(self.corpus, self._browse_corpus))
+        form.addRow("Format", self.format)
+        form.addRow("", self.read_labels)
+        form.addRow("Label set", self.labels)
+        form.addRow("Project file", self._with_browse(self.project, self._browse_project))
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self.corpus.textChanged.connect(self._suggest_project)
+        self.created: Path | None = None
+        self.resize(560, 0)
+
+    def _with_browse(self, edit: QLineEdit, slot) -> QWidget:
+        box = QWidget(self)
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(edit, 1)
+        button = QPushButton("Browse…", box)
+        button.clicked.connect(slot)
+        row.addWidget(button)
+        return box
+
+    def _browse_corpus(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Corpus file", "", CORPUS_FILTER)
+        if path:
+            self.corpus.setText(path)
+
+    def _browse_project(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Project file", self.project.text(),
+                                              f"tagtool projects (*{SUFFIX})")
+        if path:
+            self.project.setText(path if path.endswith(SUFFIX) else path + SUFFIX)
+
+    def _suggest_project(self, text: str) -> None:
+        if text.strip():
+            self.project.setText(str(Path(text.strip()).with_suffix(SUFFIX)))
+
+    def accept(self) -> None:
+        try:
+            self.created = create_project(
+                Path(self.corpus.text().strip()), Path(self.project.text().strip()),
+                self.format.currentData(), parse_labels(self.labels.text()),
+                self.read_labels.isChecked(),
+            )
+        except (TagtoolError, OSError, ValueError) as e:
+            QMessageBox.warning(self, "New project", str(e))
+            return
+        super().accept()

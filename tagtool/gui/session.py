@@ -1,0 +1,186 @@
+"""The labeling session: the open project, the current sentence and the undo stack.
+
+The one source of truth the widgets bind to (glue's pattern): the sentence
+list, the editor and the status bar read from it and listen to its signals;
+edits go through :meth:`Session.edit`, which writes them to the project at
+once (one transaction) and pushes one undo command.  Undo and redo write the
+previous or next annotations back through the project, so the file always
+holds what the screen shows.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from tagtool.core.annotation import make_annotation
+from tagtool.core.corpus import Sentence
+from tagtool.gui.style import LabelStyle
+from tagtool.store.project import Project
+
+log = logging.getLogger(__name__)
+
+
+class EditCommand(QUndoCommand):
+    """One edit of one sentence's annotations (any number of tokens)."""
+
+    def __init__(self, session: Session, sentence_id: int, before: dict, after: dict, text: str):
+        super().__init__(text)
+        self.session, self.sentence_id = session, sentence_id
+        self.before, self.after = before, after
+        self._applied = True  # Session.edit wrote ``after`` before pushing
+
+    def redo(self) -> None:
+        if self._applied:
+            self._applied = False
+            return
+        self.session._write(self.sentence_id, self.after)
+
+    def undo(self) -> None:
+        self.session._write(self.sentence_id, self.before)
+
+
+class Session(QObject):
+    """An open project being labeled.
+
+    Signals
+    -------
+    sentenceChanged(int)
+        Another sentence became current (its id).
+    annotationsChanged(int, object)
+        A sentence's annotations changed: its id, and ``{token: annotation}``.
+    labelsChanged()
+        Label names, colours or shortcuts changed.
+    """
+
+    sentenceChanged = Signal(int)
+    annotationsChanged = Signal(int, object)
+    labelsChanged = Signal()
+
+    def __init__(self, project: Project, parent: QObject | None = None):
+        super().__init__(parent)
+        self.project = project
+        self.undo_stack = QUndoStack(self)
+        self.style = LabelStyle(project.label_infos())
+        self._order = project.sentence_ids()
+        self._position = {sid: i for i, sid in enumerate(self._order)}
+        self.current_id: int | None = None
+        self.sentence: Sentence | None = None
+        self.annotations: tuple[frozenset, ...] = ()
+        if self._order:
+            self.go_to(self._order[0])
+
+    # ------------------------------------------------------------------
+    # navigation (document order over the whole project)
+
+    @property
+    def n_sentences(self) -> int:
+        return len(self._order)
+
+    def index_of(self, sentence_id: int) -> int:
+        """0-based position of a sentence in document order."""
+        return self._position[sentence_id]
+
+    def go_to(self, sentence_id: int) -> None:
+        """Make ``sentence_id`` the current sentence."""
+        if sentence_id == self.current_id and self.sentence is not None:
+            return
+        self.sentence = self.project.sentence(sentence_id)
+        self.annotations = self.sentence.annotations
+        self.current_id = sentence_id
+        self.sentenceChanged.emit(sentence_id)
+
+    def step(self, delta: int) -> bool:
+        """Go ``delta`` sentences forward (or back); False at either end."""
+        if self.current_id is None:
+            return False
+        target = self._position[self.current_id] + delta
+        if not 0 <= target < len(self._order):
+            return False
+        self.go_to(self._order[target])
+        return True
+
+    def next_unfinished(self) -> bool:
+        """Go to the next sentence that is not fully labeled, wrapping around.
+
+        A learner's informativeness will order this later (DESIGN §6); for now
+        it is the next one in document order.  False when all are labeled.
+        """
+        if self.current_id is None:
+            return False
+        here = self._position[self.current_id]
+        page, offset = 2000, 0
+        first = None
+        while True:
+            rows = self.project.sentence_summaries(status="incomplete", offset=offset, limit=page)
+            for row in rows:
+                if row.id == self.current_id:
+                    continue
+                if first is None:
+                    first = row.id
+                if self._position[row.id] > here:
+                    self.go_to(row.id)
+                    return True
+            if len(rows) < page:
+                break
+            offset += page
+        if first is None:
+            return False
+        self.go_to(first)
+        return True
+
+    # ------------------------------------------------------------------
+    # edits
+
+    def edit(self, changes: Mapping[int, frozenset], text: str) -> bool:
+        """Apply changes to the current sentence: saved now, one undo step.
+
+        Returns False (and changes nothing) when no token would change.
+        Raises :class:`~tagtool.errors.TagtoolError` when the project refuses
+        (read-only file, disk full); nothing is then changed.
+        """
+        if self.current_id is None:
+            return False
+        labels = self.project.labels
+        after = {t: make_annotation(a, labels) for t, a in changes.items()}
+        before = {t: self.annotations[t] for t in after}
+        after = {t: a for t, a in after.items() if a != before[t]}
+        if not after:
+            return False
+        before = {t: before[t] for t in after}
+        self._write(self.current_id, after)
+        self.undo_stack.push(EditCommand(self, self.current_id, before, after, text))
+        return True
+
+    def _write(self, sentence_id: int, changes: Mapping[int, frozenset]) -> None:
+        self.project.set_annotations(sentence_id, dict(changes))
+        if sentence_id != self.current_id:
+            self.go_to(sentence_id)  # undo shows the sentence it changes
+        else:
+            anns = list(self.annotations)
+            for t, ann in changes.items():
+                anns[t] = ann
+            self.annotations = tuple(anns)
+        self.annotationsChanged.emit(sentence_id, dict(changes))
+
+    # ------------------------------------------------------------------
+    # labels and bulk changes
+
+    def labels_edited(self, annotations_changed: bool) -> None:
+        """Re-read labels after the Labels dialog; renames and removals
+        rewrite stored annotations, which makes older undo steps invalid."""
+        self.style = LabelStyle(self.project.label_infos())
+        if annotations_changed:
+            self.undo_stack.clear()
+            self.reload()
+        self.labelsChanged.emit()
+
+    def reload(self) -> None:
+        """Re-read the current sentence (after an import or a label change)."""
+        if self.current_id is not None:
+            sid, self.current_id = self.current_id, None
+            self.go_to(sid)
+            self.annotationsChanged.emit(sid, {})

@@ -1,0 +1,38 @@
+"""Helpers shared by the GUI tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from tagtool.store.project import Project
+
+#: Sentences of the test project that keep their gold chunk labels.
+LABELED = 3
+
+
+def stored(path: Path, sentence_id: int) -> tuple:
+    """Annotations of a sentence as the project file holds them (a fresh connection)."""
+    with Project.open(path, readonly=True) as project:
+        return project.annotations(sentence_id)
+
+
+def key_of(window, label: str):
+    """The Qt key of a label's shortcut."""
+    shortcut = window.session.style.shortcut(label)
+    assert shortcut is not None and shortcut.isdigit(), f"{label} has no digit shortcut"
+    return getattr(Qt, f"Key_{shortcut}")
+
+
+def go_unlabeled(window):
+    """Jump (J) from the first sentence to the first one not fully labeled."""
+    editor = window.editor
+    editor.setFocus()
+    window.session.go_to(window.session.project.sentence_ids()[0])
+    QTest.keyClick(editor, Qt.Key_J)
+    assert window.session.index_of(window.session.current_id) == LABELED
+    return editor
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"

@@ -1,0 +1,125 @@
+"""Projects: reopen and find every edit, the sample project, new/import/export, labels."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tagtool.cli import ensure_sample_project
+from tagtool.core.labels import LabelSet
+from tagtool.errors import TagtoolError
+from tagtool.gui import transfer
+from tagtool.gui.labels_dialog import LabelsDialog
+from tagtool.gui.new_project import create_project, parse_labels
+from tagtool.store.formats import read_corpus
+from tagtool.store.project import Project
+from tests.gui.helpers import DATA_DIR, go_unlabeled, key_of, stored
+
+
+def test_close_and_reopen_finds_every_edit(open_window, chunk_project, qtbot):
+    window = open_window(chunk_project)
+    editor = go_unlabeled(window)
+    qtbot.keyClick(editor, Qt.Key_Right, Qt.ShiftModifier)
+    qtbot.keyClick(editor, key_of(window, "B-NP"))
+    qtbot.keyClick(editor, key_of(window, "B-PP"), Qt.ControlModifier)
+    qtbot.keyClick(editor, key_of(window, "O"), Qt.ControlModifier)
+    qtbot.keyClick(editor, Qt.Key_N)
+    qtbot.keyClick(editor, Qt.Key_End)
+    qtbot.keyClick(editor, key_of(window, "O"))
+    edited = {sid: window.session.project.annotations(sid) for sid in
+              window.session.project.sentence_ids()}
+    window.close()
+    assert window.session is None
+
+    again = open_window(chunk_project)
+    project = again.session.project
+    assert {sid: project.annotations(sid) for sid in project.sentence_ids()} == edited
+    first = project.sentence_ids()[3]
+    assert project.annotations(first)[:3] == ({"B-NP"}, {"I-NP"}, {"B-PP", "O"})
+    assert project.annotations(project.sentence_ids()[4])[-1] == {"O"}
+    assert again.settings.recent_projects()[0] == chunk_project.resolve()
+
+
+def test_sample_project_opens_and_labels(tmp_path, monkeypatch, open_window, qtbot):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = ensure_sample_project()
+    window = open_window(path)
+    assert window.session.project.n_sentences == 400
+    assert "50 full" in window.progress.text()
+    editor = go_unlabeled_sample(window, qtbot)
+    # the sample's digit shortcuts are O, B-ADJP, …; B-NP comes from the picker
+    qtbot.keyClick(editor, Qt.Key_Slash)
+    qtbot.keyClicks(editor.picker.filter, "B-NP")
+    qtbot.keyClick(editor.picker.filter, Qt.Key_Return)
+    qtbot.keyClick(editor, key_of(window, "B-ADJP"), Qt.AltModifier)
+    qtbot.keyClick(editor, key_of(window, "O"), Qt.AltModifier)
+    sid = window.session.current_id
+    assert stored(path, sid)[:2] == ({"B-NP"}, {"B-ADJP", "O"})
+    assert "1 partial" in window.progress.text()
+
+
+def go_unlabeled_sample(window, qtbot):
+    editor = window.editor
+    qtbot.keyClick(editor, Qt.Key_J)
+    assert window.session.project.sentence(window.session.current_id).status == "none"
+    return editor
+
+
+def test_export_and_import_annotations_keep_candidate_sets(window, qtbot, tmp_path):
+    editor = go_unlabeled(window)
+    qtbot.keyClick(editor, key_of(window, "B-NP"), Qt.ControlModifier)
+    qtbot.keyClick(editor, key_of(window, "B-PP"), Qt.ControlModifier)
+    sid = window.session.current_id
+    for name, fmt in (("out.conll", "conll"), ("out.jsonl", "jsonl")):
+        n = transfer.export_annotations(window.session, tmp_path / name, fmt)
+        assert n == window.session.project.n_sentences
+        back = read_corpus(tmp_path / name, labels=window.session.project.labels)
+        assert back.sentences[3].annotations[0] == {"B-NP", "B-PP"}
+    text = (tmp_path / "out.conll").read_text()
+    assert "B-NP|B-PP" in text
+    # clear in the app, then take the file's annotations back
+    qtbot.keyClick(editor, Qt.Key_0)
+    assert editor.annotations[0] == frozenset()
+    changed = transfer.import_annotations(window.session, tmp_path / "out.conll", "fill")
+    assert changed == 1
+    assert editor.annotations[0] == {"B-NP", "B-PP"}
+    assert window.session.undo_stack.count() == 0
+    assert window.session.current_id == sid
+
+
+def test_new_project_from_unlabeled_text_with_typed_labels(tmp_path):
+    corpus_file = tmp_path / "raw.txt"
+    corpus_file.write_text("Alice met Bob .\nBob left .\n", encoding="utf-8")
+    with pytest.raises(TagtoolError):
+        create_project(corpus_file, tmp_path / "x.tagproj", "text", None, False)
+    labels = parse_labels("O, B-PER I-PER")
+    assert labels == LabelSet(["O", "B-PER", "I-PER"])
+    path = create_project(corpus_file, tmp_path / "raw.tagproj", "text", labels, False)
+    with Project.open(path) as project:
+        assert project.labels == labels and project.n_sentences == 2
+
+
+def test_new_project_reads_labels_from_a_conll_file(tmp_path):
+    path = create_project(DATA_DIR / "conll2000_train_head.txt", tmp_path / "c.tagproj",
+                          None, None, True)
+    with Project.open(path) as project:
+        assert "B-NP" in project.labels and project.status_counts()["full"] == 100
+
+
+def test_labels_dialog_renames_recolours_and_sets_shortcuts(window, qtbot):
+    editor = go_unlabeled(window)
+    qtbot.keyClick(editor, key_of(window, "B-NP"))
+    dialog = LabelsDialog(window.session, window)
+    qtbot.addWidget(dialog)
+    dialog.set_color("B-NP", "#123456")
+    assert window.session.style.color("B-NP").name() == "#123456"
+    assert window.session.style.text_color("B-NP").name() == "#ffffff"
+    dialog.set_shortcut("B-VP", "v")
+    qtbot.keyClick(editor, Qt.Key_V)
+    assert editor.annotations[1] == {"B-VP"}
+    with pytest.raises(ValueError):
+        dialog.set_shortcut("B-VP", "n")
+    dialog.rename("B-NP", "B-NX")
+    assert editor.annotations[0] == {"B-NX"}
+    assert window.session.undo_stack.count() == 0
+    assert "B-NX" in window.legend.text.text()

@@ -1,0 +1,17 @@
+"""The screenshot script renders every state in both palettes."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QImage
+
+from tagtool.gui import screenshots
+
+
+def test_screenshots_render_light_and_dark(chunk_project, tmp_path, qapp):
+    paths = screenshots.render(tmp_path / "shots", chunk_project)
+    names = {p.name for p in paths}
+    for theme in ("light", "dark"):
+        assert {f"sample-{theme}.png", f"partial-{theme}.png", f"picker-{theme}.png"} <= names
+    for path in paths:
+        image = QImage(str(path))
+        assert not image.isNull() and image.width() > 200
