@@ -1,0 +1,137 @@
+"""``cosvm``: co-trained structural SVM (Brefeld & Scheffer 2006, Alg. 1)."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from test_svm import phi, two_view_data, with_allowed
+
+from tagtool.learn import TrainingCancelled, available_learners
+from tagtool.learn._svm_common import Layout
+from tagtool.learn.cosvm import CoSVM
+from tagtool.learn.svm import HMSVM
+
+
+def semi_supervised(seed, n_labeled, n_unlabeled=56, vocab=10):
+    data, _ = two_view_data(n_labeled + n_unlabeled, seed=seed, noise=0.1, vocab=vocab)
+    allowed = data.allowed.copy()
+    allowed[data.offsets[n_labeled]:] = True
+    return with_allowed(data, allowed)
+
+
+def test_registered():
+    assert available_learners()["cosvm"] is CoSVM
+    assert CoSVM.two_view and CoSVM.uses == frozenset({"full", "partial", "none"})
+    params = CoSVM().get_params()
+    assert params["C"] == 1.0 and params["r_max"] == 10
+
+
+def test_unlabeled_sentences_beat_the_supervised_svm():
+    supervised, semi = [], []
+    for seed in range(3):
+        data = semi_supervised(100 + seed, n_labeled=8)
+        test, gold = two_view_data(100, seed=200 + seed, noise=0.1, vocab=10)
+        labeled = data.subset(np.arange(8))
+        supervised.append(np.mean(HMSVM(qp_solver="smo").fit(labeled).predict(test) == gold))
+        semi.append(np.mean(CoSVM(qp_solver="smo").fit(data).predict(test) == gold))
+    assert np.mean(semi) > np.mean(supervised) + 0.02, (semi, supervised)
+
+
+@pytest.mark.parametrize("kw", [{}, {"norm": 2, "rescaling": "slack", "loss": "hamming"}, {"loss": "zero-one"}])
+def test_each_view_is_the_sum_of_its_alpha_delta_phi(kw):
+    data = semi_supervised(3, n_labeled=4, n_unlabeled=8)
+    learner = CoSVM(max_epochs=3, cu_epochs=1, cu_max=0.5, qp_solver="smo", **kw)
+    model = learner.fit(data)
+    layout = Layout(data.n_features, data.n_labels, 2)
+    w = learner.offset_.copy()
+    status = data.sentence_status()
+    used_unlabeled = False
+    for view, i, target, ybar, alpha in learner.support_:
+        lo = int(data.offsets[i])
+        used_unlabeled |= status[i] == 0
+        w += alpha * (phi(data, lo, target, layout, view, view) - phi(data, lo, ybar, layout, view, view))
+    assert used_unlabeled
+    np.testing.assert_allclose(layout.from_model(model), w, atol=1e-9)
+    # both views learned, each with its own transitions
+    emit_views = [np.abs(model.weights[data.feature_view == v]).sum() for v in (0, 1)]
+    assert min(emit_views) > 0 and not np.allclose(model.trans[0], model.trans[1])
+
+
+def test_unlabeled_box_is_min_gamma_cu_c():
+    data = semi_supervised(5, n_labeled=6, n_unlabeled=10)
+    learner = CoSVM(max_epochs=2, cu_epochs=0, cu_max=0.2, C=2.0, qp_solver="smo")
+    learner.fit(data)
+    status = data.sentence_status()
+    totals = {}
+    for view, i, _, _, alpha in learner.support_:
+        totals[(view, i)] = totals.get((view, i), 0.0) + alpha
+    assert any(status[i] == 0 for _, i in totals)
+    for (view, i), total in totals.items():
+        bound = 2.0 if status[i] == 2 else 0.2 * 2.0
+        assert total <= bound * (1 + 1e-9)
+
+
+def test_joint_prediction_adds_the_views():
+    data = semi_supervised(2, n_labeled=6, n_unlabeled=6)
+    model = CoSVM(max_epochs=3).fit(data)
+    y0, y1 = model.disagreement(data)
+    assert model.n_views == 2 and y0.shape == y1.shape == (data.n_tokens,)
+    emit, trans, _, _ = model.chain_scores(data)
+    e0, t0, _, _ = model.chain_scores(data, view=0)
+    e1, t1, _, _ = model.chain_scores(data, view=1)
+    np.testing.assert_allclose(emit, e0 + e1)
+    np.testing.assert_allclose(trans, t0 + t1)
+
+
+def test_partial_sentences_are_used():
+    data, gold = two_view_data(30, seed=8, vocab=20)
+    allowed = data.allowed.copy()
+    for i in range(3, 30):  # keep the labels of every other token
+        rows = np.arange(data.offsets[i], data.offsets[i + 1])
+        allowed[rows[::2]] = True
+    mixed = with_allowed(data, allowed)
+    assert set(mixed.sentence_status().tolist()) == {1, 2}
+    test, test_gold = two_view_data(60, seed=9, vocab=20)
+    only_full = np.mean(CoSVM().fit(mixed.subset(np.arange(3))).predict(test) == test_gold)
+    model = CoSVM().fit(mixed)
+    assert not model.info["notes"]
+    assert np.mean(model.predict(test) == test_gold) > only_full + 0.1
+
+
+@pytest.mark.parametrize("loss", ["hamming", "zero-one"])
+def test_both_losses_learn(loss):
+    data = semi_supervised(4, n_labeled=10, n_unlabeled=10)
+    test, gold = two_view_data(60, seed=40, noise=0.1, vocab=10)
+    assert np.mean(CoSVM(loss=loss).fit(data).predict(test) == gold) > 0.7
+
+
+def test_warm_start_offsets_the_previous_weights():
+    data = semi_supervised(6, n_labeled=8, n_unlabeled=10)
+    first = CoSVM(max_epochs=4).fit(data.subset(np.arange(6)))
+    learner = CoSVM(max_epochs=4)
+    second = learner.fit(data, warm_start=first)
+    np.testing.assert_array_equal(learner.offset_, Layout(data.n_features, 3, 2).from_model(first))
+    assert second.info["warm_start"]
+    labeled = data.subset(np.arange(8))
+    assert np.mean(second.predict(labeled) == labeled.allowed.argmax(1)) == 1.0
+    svm_model = HMSVM(max_epochs=2).fit(labeled)
+    third = CoSVM(max_epochs=2).fit(data, warm_start=svm_model)  # another learner: ignored, said so
+    assert any("warm start" in note for note in third.info["notes"])
+
+
+def test_cancel_takes_effect_within_a_second():
+    data = semi_supervised(7, n_labeled=20, n_unlabeled=300)
+    flag = threading.Event()
+    threading.Timer(0.3, flag.set).start()
+    started = time.perf_counter()
+    with pytest.raises(TrainingCancelled):
+        CoSVM(max_epochs=1000, epsilon=1e-9).fit(data, should_stop=flag.is_set)
+    assert time.perf_counter() - started < 1.3
+
+
+def test_bad_parameters_are_named():
+    data = semi_supervised(1, n_labeled=2, n_unlabeled=2)
+    for kw in ({"r_max": 0}, {"cu_max": -1.0}, {"loss": "l2"}):
+        with pytest.raises(ValueError, match=next(iter(kw))):
+            CoSVM(**kw).fit(data)

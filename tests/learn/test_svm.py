@@ -1,0 +1,271 @@
+"""``svm`` (HMSVM) and the shared structural-SVM machinery of ``_svm_common``."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from tagtool.core.snapshot import Snapshot
+from tagtool.learn import TrainingCancelled, available_learners
+from tagtool.learn._svm_common import (
+    Layout,
+    SVMSettings,
+    ViewTrainer,
+    cu_schedule,
+    delta_phi,
+    solve_subproblem,
+    subproblem,
+)
+from tagtool.learn.qp import kkt_residuals, solve_qp
+from tagtool.learn.svm import HMSVM
+
+LABELS = ("O", "A", "B")
+
+
+def two_view_data(n_sent, seed, n_tokens=8, vocab=30, n_labels=3, noise=0.0, n_words=None):
+    """Sentences whose tokens carry one word feature per view, drawn from a label's own vocabulary.
+
+    Feature ``v·L·vocab + y·vocab + j`` is word ``j`` of label ``y`` in view
+    ``v``: each view alone determines the label (with probability ``1 −
+    noise``), and ``vocab`` words per label make a few labeled sentences see
+    only part of each view's words — the co-training setting.  Labels follow
+    a sticky Markov chain.
+    """
+    rng = np.random.default_rng(seed)
+    labels, indices = [], []
+    for _ in range(n_sent):
+        y = [int(rng.integers(n_labels))]
+        for _ in range(n_tokens - 1):
+            y.append(y[-1] if rng.random() < 0.5 else int(rng.integers(n_labels)))
+        for t in range(n_tokens):
+            feats = []
+            for v in (0, 1):
+                lab = y[t] if rng.random() >= noise else int(rng.integers(n_labels))
+                feats.append(v * n_labels * vocab + lab * vocab + int(rng.integers(vocab)))
+            indices.append(feats)
+        labels.append(y)
+    n_features = 2 * n_labels * vocab
+    gold = np.array([l for y in labels for l in y], dtype=np.int64)
+    allowed = np.zeros((len(gold), n_labels), dtype=bool)
+    allowed[np.arange(len(gold)), gold] = True
+    feature_view = np.repeat([0, 1], n_labels * vocab).astype(np.int8)
+    return Snapshot(
+        labels=LABELS[:n_labels],
+        offsets=np.arange(0, n_tokens * n_sent + 1, n_tokens),
+        feat_indptr=np.arange(0, 2 * len(gold) + 1, 2),
+        feat_indices=np.array(indices, dtype=np.int32).ravel(),
+        allowed=allowed,
+        feature_view=feature_view[:n_features],
+        sentence_ids=np.arange(n_sent),
+    ), gold
+
+
+def with_allowed(snapshot, allowed):
+    return Snapshot(snapshot.labels, snapshot.offsets, snapshot.feat_indptr, snapshot.feat_indices, allowed,
+                    snapshot.feature_view, snapshot.sentence_ids)
+
+
+def phi(snapshot, lo, path, layout, view, block_view):
+    """Dense joint feature vector Φ(x, y) straight from its definition (Altun et al. 2003)."""
+    out = np.zeros(layout.size)
+    L = layout.n_labels
+    for t, y in enumerate(path):
+        for k in snapshot.token_features(lo + t):
+            if view < 0 or snapshot.feature_view[k] == view:
+                out[k * L + y] += 1
+    base = layout.block(block_view)
+    for a, b in zip(path[:-1], path[1:]):
+        out[base + a * L + b] += 1
+    out[base + L * L + path[0]] += 1
+    out[base + L * L + L + path[-1]] += 1
+    return out
+
+
+def test_registered():
+    assert available_learners()["svm"] is HMSVM
+    assert HMSVM().get_params()["C"] == 1.0
+
+
+def test_delta_phi_and_gram_match_dense_joint_features():
+    snap, gold = two_view_data(3, seed=1)
+    layout = Layout(snap.n_features, snap.n_labels, 2)
+    rng = np.random.default_rng(0)
+    for view, block in ((-1, 0), (0, 0), (1, 1)):
+        lo = int(snap.offsets[1])
+        target = gold[snap.sentence_slice(1)]
+        others = [rng.integers(3, size=8) for _ in range(3)]
+        dense = [phi(snap, lo, target, layout, view, block) - phi(snap, lo, o, layout, view, block) for o in others]
+        sparse = [delta_phi(snap, lo, target, o, view, layout, block) for o in others]
+        for d, (idx, val) in zip(dense, sparse):
+            full = np.zeros(layout.size)
+            full[idx] = val
+            np.testing.assert_array_equal(full, d)
+            assert np.all(np.diff(idx) > 0) and np.all(val != 0)
+
+
+def small_trainer(norm, rescaling, loss="hamming"):
+    """A view trainer after a few sweeps over 6 sentences: real working sets with ≥ 2 outputs."""
+    snap, gold = two_view_data(6, seed=3, noise=0.3)
+    layout = Layout(snap.n_features, snap.n_labels, 1)
+    theta = np.zeros(layout.size)
+    trainer = ViewTrainer(snap, theta, layout, -1, 0, SVMSettings(1.0, norm, loss, rescaling, 1e-3, 10))
+    for _ in range(3):
+        for i in range(snap.n_sentences):
+            trainer.optimise(i, gold[snap.sentence_slice(i)], 1.0)
+    return trainer
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+@pytest.mark.parametrize("rescaling", ["margin", "slack"])
+def test_subqp_kkt_and_solvers_agree(norm, rescaling):
+    trainer = small_trainer(norm, rescaling)
+    sets = [ws for ws in trainer.sets.values() if len(ws) >= 2]
+    assert sets, "expected working sets with several outputs"
+    for ws in sets:
+        margins = ws.margins(trainer.theta) - ws.gram @ ws.alpha
+        losses = np.array(ws.losses)
+        for cost in (1.0, 0.05):
+            P, q, G, h = subproblem(ws.gram, margins, losses, cost, norm, rescaling)
+            sol = solve_qp(P, q, G, h)
+            res = kkt_residuals(sol, P, q, G, h)
+            assert max(res.values()) < 1e-6, res
+            objective = lambda a: 0.5 * a @ P @ a + q @ a  # noqa: E731
+            via_cvxopt = solve_subproblem(ws.gram, margins, losses, cost, norm, rescaling)
+            via_smo = solve_subproblem(ws.gram, margins, losses, cost, norm, rescaling, solver="smo")
+            for alpha in (via_cvxopt, via_smo):
+                assert np.all(alpha >= 0) and np.all(G @ alpha <= h + 1e-9)
+                assert objective(alpha) <= objective(sol.x) + 1e-7 * max(1.0, abs(objective(sol.x)))
+        # right after the trainer re-solves a sentence, its α are the optimum of that sub-QP
+        trainer.solve(ws, ws.cost)
+        if len(ws) >= 2:
+            margins = ws.margins(trainer.theta) - ws.gram @ ws.alpha
+            P, q, G, h = subproblem(ws.gram, margins, np.array(ws.losses), ws.cost, norm, rescaling)
+            best = solve_qp(P, q, G, h).x
+            gap = (0.5 * ws.alpha @ P @ ws.alpha + q @ ws.alpha) - (0.5 * best @ P @ best + q @ best)
+            assert gap < 1e-6
+
+
+def test_dual_of_r2_couples_all_outputs_of_a_sentence():
+    gram = np.array([[2.0, 1.0], [1.0, 3.0]])
+    P, _, G, _ = subproblem(gram, np.zeros(2), np.array([1.0, 4.0]), 2.0, norm=2, rescaling="slack")
+    np.testing.assert_allclose(P - gram, np.array([[1, 0.5], [0.5, 0.25]]) / 2.0)
+    assert G.shape == (2, 2)  # α ≥ 0 only, no box
+    P, _, G, h = subproblem(gram, np.zeros(2), np.array([1.0, 4.0]), 2.0, norm=1, rescaling="slack")
+    np.testing.assert_allclose(G[-1], [1.0, 0.25])  # Σ α/Δ ≤ C
+    assert h[-1] == 2.0
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+@pytest.mark.parametrize("rescaling", ["margin", "slack"])
+def test_one_variable_closed_form_equals_cvxopt(norm, rescaling):
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        gram = np.array([[rng.uniform(0.5, 5)]])
+        margin, loss, cost = rng.normal(size=1) * 3, np.array([float(rng.integers(1, 6))]), rng.uniform(0.1, 2)
+        P, q, G, h = subproblem(gram, margin, loss, cost, norm, rescaling)
+        np.testing.assert_allclose(solve_subproblem(gram, margin, loss, cost, norm, rescaling),
+                                   solve_qp(P, q, G, h).x, atol=1e-6)
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"loss": "zero-one"}, {"rescaling": "slack"}, {"norm": 2, "C": 10.0},
+    {"norm": 2, "rescaling": "slack", "C": 10.0}, {"qp_solver": "smo"},
+])
+def test_separable_data_is_learned_perfectly(kw):
+    snap, gold = two_view_data(12, seed=7)
+    model = HMSVM(**kw).fit(snap)
+    np.testing.assert_array_equal(model.predict(snap), gold)
+    assert model.n_views == 1 and model.learner == "svm"
+
+
+@pytest.mark.parametrize("kw", [{}, {"norm": 2, "rescaling": "slack"}])
+def test_primal_weights_are_the_sum_of_alpha_delta_phi(kw):
+    snap, _ = two_view_data(8, seed=2, noise=0.2)
+    learner = HMSVM(max_epochs=4, **kw)
+    model = learner.fit(snap)
+    layout = Layout(snap.n_features, snap.n_labels, 1)
+    w = learner.offset_.copy()
+    assert learner.support_
+    for i, target, ybar, alpha in learner.support_:
+        lo = int(snap.offsets[i])
+        assert alpha > 0 and not np.array_equal(target, ybar)
+        w += alpha * (phi(snap, lo, target, layout, -1, 0) - phi(snap, lo, ybar, layout, -1, 0))
+    np.testing.assert_allclose(layout.from_model(model), w, atol=1e-9)
+
+
+def test_generalises_on_two_view_data():
+    train, _ = two_view_data(15, seed=11, noise=0.1)
+    test, gold = two_view_data(60, seed=12, noise=0.1)
+    for loss in ("hamming", "zero-one"):
+        accuracy = np.mean(HMSVM(loss=loss).fit(train).predict(test) == gold)
+        assert accuracy > 0.6, (loss, accuracy)  # chance: 1/3
+
+
+def test_warm_start_offsets_the_previous_weights():
+    snap, gold = two_view_data(12, seed=4, noise=0.1)
+    first = HMSVM().fit(snap.subset(np.arange(8)))
+    learner = HMSVM()
+    second = learner.fit(snap, warm_start=first)
+    layout = Layout(snap.n_features, snap.n_labels, 1)
+    np.testing.assert_array_equal(learner.offset_, layout.from_model(first))
+    assert second.info["warm_start"]
+    assert np.mean(second.predict(snap) == gold) == 1.0
+    cold = HMSVM()
+    cold.fit(snap)
+    again = HMSVM()
+    third = again.fit(snap, warm_start=second)  # constraints the offset meets stay inactive
+    assert np.mean(third.predict(snap) == gold) == 1.0
+    assert len(again.support_) < len(cold.support_) / 2
+
+
+def test_partial_sentences_teach_labels_the_full_ones_lack():
+    snap, gold = two_view_data(40, seed=9)
+    full_ids = [i for i in range(20) if 2 not in gold[snap.sentence_slice(i)]][:8]
+    partial_ids = np.array([i for i in range(20, 40) if 0 < np.sum(gold[snap.sentence_slice(i)] == 2) < 8])
+    allowed = snap.allowed.copy()
+    for i in partial_ids:  # keep only the tokens labeled B; the rest: no label
+        rows = snap.sentence_slice(i)
+        block = allowed[rows]
+        block[gold[rows] != 2] = True
+        allowed[rows] = block
+    mixed = with_allowed(snap, allowed)
+    test, test_gold = two_view_data(40, seed=10)
+    only_full = HMSVM().fit(mixed.subset(full_ids))
+    with_partial = HMSVM().fit(mixed.subset(np.concatenate([full_ids, partial_ids])))
+    assert not with_partial.info["notes"]
+    assert np.all(only_full.predict(test) != 2)
+    b = test_gold == 2
+    assert np.mean(with_partial.predict(test)[b] == 2) > 0.5
+
+
+def test_unlabeled_sentences_are_left_out_with_a_note():
+    snap, _ = two_view_data(6, seed=1)
+    allowed = snap.allowed.copy()
+    allowed[snap.sentence_slice(5)] = True
+    model = HMSVM(max_epochs=2).fit(with_allowed(snap, allowed))
+    assert any("unlabeled" in note for note in model.info["notes"])
+
+
+def test_cancel_takes_effect_within_a_second():
+    snap, _ = two_view_data(200, seed=5, noise=0.4)
+    flag = threading.Event()
+    threading.Timer(0.3, flag.set).start()
+    started = time.perf_counter()
+    with pytest.raises(TrainingCancelled):
+        HMSVM(max_epochs=1000, epsilon=1e-9).fit(snap, should_stop=flag.is_set)
+    assert time.perf_counter() - started < 1.3
+
+
+def test_bad_parameters_are_named():
+    snap, _ = two_view_data(2, seed=1)
+    for kw in ({"loss": "squared"}, {"rescaling": "both"}, {"norm": 3}, {"C": 0.0}, {"qp_solver": "x"}):
+        with pytest.raises(ValueError, match=next(iter(kw))):
+            HMSVM(**kw).fit(snap)
+
+
+def test_cu_schedule_grows_exponentially_to_its_maximum():
+    values = [cu_schedule(e, 0.5, 10) for e in range(12)]
+    assert values[0] == pytest.approx(0.5e-3)
+    assert all(b / a == pytest.approx(values[1] / values[0]) for a, b in zip(values[:9], values[1:10]))
+    assert values[10] == values[11] == 0.5
