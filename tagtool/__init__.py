@@ -3,8 +3,38 @@ semi-supervised structured learners in the loop.
 
 Importing this package (and everything outside :mod:`tagtool.gui`) never
 imports Qt, so the command line and the Python API run without a display.
+The Python API is loaded on first use, so ``import tagtool`` stays light::
+
+    import tagtool
+    tagger = tagtool.train_tagger(corpus, "mv-perceptron")
+    tagger.save("ner.tagger")
+    tagtool.load_tagger("ner.tagger").tag([["EU", "rejects", "German", "call"]])
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+#: Public names imported lazily (module attribute -> "module:name").
+_LAZY = {
+    "load_tagger": "tagtool.tagger:load_tagger",
+    "Tagger": "tagtool.tagger:Tagger",
+    "TaggerFileError": "tagtool.tagger:TaggerFileError",
+    "train_tagger": "tagtool.pipeline:train_tagger",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'tagtool' has no attribute {name!r}")
+    import importlib
+
+    module_name, attr = target.split(":")
+    value = getattr(importlib.import_module(module_name), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

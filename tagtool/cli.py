@@ -8,10 +8,15 @@ line and a non-zero exit status; Ctrl-C exits with status 130.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import logging
+import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from tagtool import __version__
@@ -74,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project", type=Path, nargs="?", help="project file (default: the sample project)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("gui", help="open the desktop app on a project (default: the sample project)")
+    p.add_argument("project", type=Path, nargs="?", help="project file (.tagproj)")
+    p.set_defaults(func=cmd_gui)
+    _add_learning_commands(sub)
     return parser
 
 
@@ -167,11 +177,369 @@ def ensure_sample_project() -> Path:
     return path
 
 
+def cmd_gui(args: argparse.Namespace) -> int:
+    """Open the desktop app (Qt is imported only here)."""
+    path = args.project or ensure_sample_project()
+    if not path.is_file():
+        raise TagtoolError(f"{path}: no such project file")
+    from tagtool.gui.app import run
+
+    return run(path)
+
+
+def _has_display() -> bool:
+    """Whether a window can be shown: X11 or Wayland on Linux, and not an
+    offscreen Qt platform (which shows nothing and would never return)."""
+    import os
+
+    if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal"):
+        return False
+    if sys.platform.startswith(("win", "darwin")):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def open_sample() -> int:
-    """What ``tagtool`` with no command does: show the sample project."""
+    """What ``tagtool`` with no command does: open the sample project in the
+    window, or print its summary (``tagtool info``) where no window can show."""
+    if _has_display():
+        return cmd_gui(argparse.Namespace(project=None))
     path = ensure_sample_project()
-    print(f"sample project: {path}")
+    print(f"sample project: {path} (no display for the window; this is 'tagtool info')")
     return cmd_info(argparse.Namespace(project=path, json=False))
+
+# ---------------------------------------------------------------------------
+# learning commands: train, tag, evaluate, experiment
+
+#: The learner names of ``tagtool.learn.REGISTRY`` (kept here so that
+#: building the parser does not import the learners; a test checks them).
+LEARNER_NAMES = ("cosvm", "mv-perceptron", "entropy-crf", "wdpsl", "hmm", "perceptron", "svm", "crf")
+#: Output formats of ``tagtool tag``.
+TAG_FORMATS = ("conll", "text", "jsonl")
+#: Learner parameters that take ``--seed``.
+SEED_PARAMS = ("seed", "random_state")
+_TAG_WRITE_OPTIONS = {"conll": {"docstart": False}, "text": {"tagged": True}, "jsonl": {}}
+
+SETTINGS_HELP = """\
+settings (--set KEY=VALUE, repeatable):
+  NAME=VALUE             a parameter of the learner (learner.NAME also works),
+                         e.g. --set epochs=20 --set averaged=false
+  features.NAME=VALUE    a feature-extractor setting: feature_set (default |
+                         crfsuite), window, min_count, hashing, n_hash,
+                         pos_column, columns (comma-separated)
+  views.kind=KIND        view split of two-view learners: random (default),
+                         odd-even, token-surface
+  views.seed=N           seed of the random split (default: --seed)
+  Values take the type of the setting's default (true/false for booleans,
+  none for settings that default to none). Each learner's own feature
+  defaults apply first; an unknown key lists the known ones.
+"""
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _add_column_options(parser: argparse.ArgumentParser, label_default: int | None = -1) -> None:
+    parser.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
+                        help="input format (default: from the extension and content)")
+    parser.add_argument("--token-column", type=int, default=0, metavar="N",
+                        help="0-based token column of column files (default 0)")
+    parser.add_argument("--label-column", type=int, default=label_default, metavar="N",
+                        help="0-based label column of column files (default -1, the last); "
+                        "labels A|B are candidate sets, _ means no label")
+    parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
+
+
+def _add_learner_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("--learner", required=required, metavar="NAME",
+                        help=f"learner: {', '.join(LEARNER_NAMES)} (those installed)")
+    parser.add_argument("--set", action="append", default=[], dest="settings", metavar="KEY=VALUE",
+                        help="learner, feature or view setting (see below)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def _add_learning_commands(sub) -> None:
+    formatter = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser("train", help="train a tagger on annotated files", epilog=SETTINGS_HELP,
+                       formatter_class=formatter,
+                       description="Train a learner on DATA (full labels, candidate sets A|B and _ used as "
+                       "such) plus optional unlabeled text; write one tagger file. Progress on stderr; "
+                       "Ctrl-C stops cleanly and writes nothing.")
+    p.add_argument("data", nargs="+", type=Path, metavar="DATA")
+    _add_learner_options(p)
+    p.add_argument("--unlabeled", action="append", type=Path, default=[], metavar="FILE",
+                   help="unlabeled text (any format; labels in it are ignored); repeatable")
+    p.add_argument("--warm-start", type=Path, metavar="MODEL",
+                   help="continue from a tagger file of the same learner (keeps its features)")
+    _add_column_options(p)
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="MODEL", help="tagger file to write")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("tag", help="tag a file with a tagger",
+                       description="Tag INPUT (read in batches, any format) and write the predictions "
+                       "atomically to OUTPUT, or to stdout.")
+    p.add_argument("model", type=Path, metavar="MODEL")
+    p.add_argument("input", type=Path, metavar="INPUT")
+    p.add_argument("-o", "--output", type=Path, metavar="OUTPUT")
+    p.add_argument("--format", choices=TAG_FORMATS,
+                   help="output format (default: the input's if conll/text/jsonl, else conll); "
+                   "conll appends the label column, text writes token/LABEL")
+    p.add_argument("--input-format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
+                   help="input format (default: from the extension and content)")
+    p.add_argument("--token-column", type=int, default=0, metavar="N", help="0-based token column (default 0)")
+    p.add_argument("--batch-size", type=int, default=2000, metavar="N", help="sentences per batch (default 2000)")
+    p.add_argument("--encoding", default="utf-8")
+    p.set_defaults(func=cmd_tag)
+
+    p = sub.add_parser("evaluate", help="score a tagger on a gold-labeled file",
+                       description="Tag the fully labeled sentences of GOLD and score token accuracy and "
+                       "span precision/recall/F1 (conlleval rules).")
+    p.add_argument("model", type=Path, metavar="MODEL")
+    p.add_argument("gold", type=Path, metavar="GOLD")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_column_options(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("experiment", help="the papers' resampling experiments", epilog=SETTINGS_HELP,
+                       formatter_class=formatter,
+                       description="Per repeat, draw labeled, unlabeled and holdout sentences without "
+                       "replacement from the pool, train, and score the holdout (or --test). --labeled and "
+                       "--unlabeled pair up element-wise (5,10,20 with 25,50,100: L=5 U=25, ...). Reports "
+                       "mean ± standard error of token error (%%) and span F1, and training seconds.")
+    _add_learner_options(p)
+    p.add_argument("--data", type=Path, required=True, metavar="FILE")
+    p.add_argument("--test", type=Path, metavar="FILE", help="score this file instead of a drawn holdout")
+    p.add_argument("--labeled", type=_int_list, default=[5, 10, 20], metavar="5,10,20")
+    p.add_argument("--unlabeled", type=_int_list, default=[25, 50, 100], metavar="25,50,100",
+                   help="unlabeled sizes, paired with --labeled (one value: for every L; 0: none)")
+    p.add_argument("--holdout", type=int, default=300)
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--min-length", type=int, default=10)
+    p.add_argument("--max-length", type=int, default=40)
+    p.add_argument("--pool", type=int, default=3100, help="first N sentences of the length range (default 3100)")
+    p.add_argument("--partial-share", type=float, metavar="P",
+                   help="WD-PSL protocol: share of training tokens keeping the gold label")
+    p.add_argument("--candidates", type=int, metavar="K", help="WD-PSL protocol: candidates of the other tokens")
+    p.add_argument("--fit-features", choices=["train", "pool"], default="train",
+                   help="fit features per repeat on its training text (default) or once on the pool")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
+    _add_column_options(p)
+    p.set_defaults(func=cmd_experiment)
+
+
+@contextmanager
+def _stop_on_sigint():
+    """``should_stop`` that turns True on the first Ctrl-C; a second one interrupts hard."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    requested = threading.Event()
+
+    def handler(signum, frame):
+        if requested.is_set():
+            raise KeyboardInterrupt
+        requested.set()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield requested.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _progress_bar(description: str):
+    """A rich progress bar on stderr; yields ``progress(fraction, message)``."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[message]}"))
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task(description, total=1.0, message="")
+
+        def report(fraction: float, message: str = "") -> None:
+            bar.update(task, completed=fraction, message=message)
+
+        yield report
+
+
+def _read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: int | None):
+    from tagtool.core.corpus import merge_corpora
+    from tagtool.store.formats import read_corpus
+
+    return merge_corpora(
+        read_corpus(p, format=args.format, token_column=args.token_column, label_column=label_column,
+                    encoding=args.encoding)
+        for p in paths
+    )
+
+
+def _configured_learner(args: argparse.Namespace, seeded: bool = True):
+    """The learner class and its parsed ``--set`` settings.
+
+    With ``seeded``, ``--seed`` becomes the learner's seed parameter and the
+    view split's seed unless ``--set`` gave them; the experiment derives
+    its own per repeat instead.
+    """
+    from tagtool.learn import get_learner
+    from tagtool.pipeline import parse_settings
+
+    cls = get_learner(args.learner)
+    settings = parse_settings(cls, args.settings)
+    if seeded:
+        settings.views.setdefault("seed", args.seed)
+        for name in SEED_PARAMS:
+            if name in cls.param_names():
+                settings.params.setdefault(name, args.seed)
+    cls().set_params(**settings.params)  # validates before any data is read
+    return cls, settings
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from tagtool.pipeline import train_tagger
+    from tagtool.tagger import load_tagger
+
+    cls, settings = _configured_learner(args)
+    corpus = _read_files(args.data, args, args.label_column)
+    unlabeled = _read_files(args.unlabeled, args, None) if args.unlabeled else None
+    warm = load_tagger(args.warm_start) if args.warm_start else None
+    explicit_views = {k: v for k, v in settings.views.items() if k != "seed"} or None
+    views = None if warm is not None or not (cls.two_view or explicit_views) else settings.views
+    with _stop_on_sigint() as stop, _progress_bar(f"training {cls.name}") as report:
+        tagger = train_tagger(
+            corpus, cls().set_params(**settings.params), features=settings.features or None, views=views,
+            unlabeled=unlabeled, warm_start=warm, progress=report, should_stop=stop, seed=args.seed,
+        )
+    tagger.save(args.output)
+    info = tagger.model.info
+    kinds = ", ".join(f"{n} {k}" for k, n in info.get("sentences", {}).items())
+    print(f"wrote {args.output}: {cls.name}, {len(tagger.labels)} labels, {tagger.model.n_features} features, "
+          f"sentences {kinds}, trained in {info.get('train_seconds', 0.0):.2f} s")
+    for note in info.get("notes", []):
+        print(f"note: {note}", file=sys.stderr)
+    return 0
+
+
+@contextmanager
+def _output_stream(path: Path | None, encoding: str):
+    from tagtool.store.formats._common import WriteContext, atomic_write
+
+    if path is None:
+        yield sys.stdout, WriteContext(Path("stdout"))
+        return
+    with atomic_write(path, encoding) as fh:
+        yield fh, WriteContext(path)
+
+
+def _batches(items, size: int):
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, max(1, size))):
+        yield batch
+
+
+def cmd_tag(args: argparse.Namespace) -> int:
+    import time
+
+    from tagtool.core.corpus import Corpus, Document
+    from tagtool.store.formats import FORMATS, detect_format, iter_sentences
+    from tagtool.tagger import load_tagger
+
+    tagger = load_tagger(args.model)
+    in_format = args.input_format or detect_format(args.input)
+    out_format = args.format or (in_format if in_format in TAG_FORMATS else "conll")
+    sentences = iter_sentences(args.input, in_format, token_column=args.token_column, label_column=None,
+                               encoding=args.encoding)
+    started, n_sentences, n_tokens = time.perf_counter(), 0, 0
+    with _output_stream(args.output, args.encoding) as (fh, ctx):
+        for batch in _batches(sentences, args.batch_size):
+            corpus = Corpus(tagger.labels, (Document(ctx.document_name, tuple(batch)),))
+            FORMATS[out_format].write(tagger.tag_corpus(corpus), fh, ctx, **_TAG_WRITE_OPTIONS[out_format])
+            n_sentences += len(batch)
+            n_tokens += sum(len(s) for s in batch)
+    seconds = time.perf_counter() - started
+    print(f"tagged {n_sentences} sentences, {n_tokens} tokens in {seconds:.2f} s "
+          f"({n_tokens / max(seconds, 1e-9):,.0f} tokens/s)", file=sys.stderr)
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from tagtool.core.metrics import evaluate, format_report
+    from tagtool.tagger import load_tagger
+
+    tagger = load_tagger(args.model)
+    gold_corpus = _read_files([args.gold], args, args.label_column)
+    full = [s for s in gold_corpus if s.status == "full"]
+    skipped = len(gold_corpus) - len(full)
+    if not full:
+        raise TagtoolError(f"{args.gold}: no fully labeled sentence to evaluate on")
+    gold = [[next(iter(a)) for a in s.annotations] for s in full]
+    scores = evaluate(gold, tagger.tag(full), tagger.labels.union(gold_corpus.labels))
+    if args.json:
+        print(json.dumps({**scores.to_dict(), "skipped_sentences": skipped, "learner": tagger.learner}))
+    else:
+        print(format_report(scores))
+    if skipped:
+        print(f"note: {skipped} sentences not fully labeled were skipped", file=sys.stderr)
+    return 0
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    from tagtool.experiment import ExperimentConfig, run_experiment
+
+    cls, settings = _configured_learner(args, seeded=False)
+    config = ExperimentConfig(
+        learner=cls.name, params=settings.params, features=settings.features, views=settings.views,
+        labeled=tuple(args.labeled), unlabeled=tuple(args.unlabeled or (0,)), holdout=args.holdout,
+        repeats=args.repeats, min_length=args.min_length, max_length=args.max_length, pool=args.pool,
+        partial_share=args.partial_share, candidates=args.candidates, seed=args.seed,
+        fit_features=args.fit_features,
+    )
+    data = _read_files([args.data], args, args.label_column)
+    test = _read_files([args.test], args, args.label_column) if args.test else None
+    with _stop_on_sigint() as stop, _progress_bar(f"experiment {cls.name}") as report:
+        result = run_experiment(config, data, test, progress=report, should_stop=stop)
+    print(format_experiment(result, config, test is not None))
+    if args.json:
+        _write_json(args.json, result.to_dict())
+    return 0
+
+
+def format_experiment(result, config, with_test: bool) -> str:
+    """The experiment table printed on stdout."""
+    where = "test file" if with_test else f"holdout {config.holdout}"
+    lines = [
+        f"{result.learner}: pool {config.pool} sentences of {config.min_length}-{config.max_length} tokens, "
+        f"{where}, {config.repeats} repeats, seed {config.seed}",
+        f"{'L':>6} {'U':>6} {'token error %':>16} {'span F1':>16} {'train s':>9}",
+    ]
+    for s in (r.to_dict() for r in result.settings):
+        lines.append(
+            f"{s['labeled']:>6} {s['unlabeled']:>6} {s['token_error_mean']:>8.2f} ± {s['token_error_se']:<5.2f} "
+            f"{s['f1_mean']:>8.3f} ± {s['f1_se']:<5.3f} {s['train_seconds_mean']:>9.3f}"
+        )
+    lines += [f"note: {note}" for note in result.notes]
+    return "\n".join(lines)
+
+
+def _write_json(path: Path, data: dict) -> None:
+    from tagtool.store.formats._common import atomic_write
+
+    with atomic_write(path, "utf-8") as fh:
+        json.dump(data, fh, indent=2)
+        fh.write("\n")
+
+
+
+def _is_cancel(exc: BaseException) -> bool:
+    # Imported only if training ran: the learners pull in numba, which
+    # import/export/info need not pay for.
+    progress = sys.modules.get("tagtool.learn.progress")
+    return progress is not None and isinstance(exc, progress.TrainingCancelled)
 
 
 def _configure_logging(verbosity: int) -> None:
@@ -191,7 +559,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tagtool: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of stdout left (``tagtool tag ... | head``): stop quietly,
+        # and keep Python's final flush from failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
     except (TagtoolError, OSError) as exc:
+        if _is_cancel(exc):
+            print("tagtool: interrupted: training cancelled, nothing written", file=sys.stderr)
+            return EXIT_INTERRUPTED
         print(f"tagtool: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
 

@@ -37,14 +37,19 @@ class Learner(ABC):
     """Base class: parameters, the fit contract, and notes on ignored data.
 
     Subclasses set :attr:`name`, :attr:`uses` (which sentence kinds —
-    ``"full"``, ``"partial"``, ``"none"`` — the algorithm learns from) and
-    :attr:`two_view`, and implement :meth:`_fit`.
+    ``"full"``, ``"partial"``, ``"none"`` — the algorithm learns from),
+    :attr:`two_view` and optionally :attr:`default_features`, and implement
+    :meth:`_fit`.
     """
 
     name: ClassVar[str] = ""
     uses: ClassVar[frozenset[str]] = frozenset({"full"})
     two_view: ClassVar[bool] = False
     description: ClassVar[str] = ""
+    #: Feature-extractor settings this learner works best with (keyword
+    #: arguments of :class:`~tagtool.core.features.FeatureExtractor`); the
+    #: training pipeline applies them under the user's own settings.
+    default_features: ClassVar[dict] = {}
 
     # -- parameters (scikit-learn convention) ---------------------------
 

@@ -1,0 +1,335 @@
+"""The one training entry point the GUI, the CLI and the experiments call.
+
+:func:`train_tagger` turns a corpus (any mixture of fully, partially and not
+labeled sentences, DESIGN §2) and a learner into a :class:`~tagtool.tagger.Tagger`:
+
+1. **Features.**  A :class:`~tagtool.core.features.FeatureExtractor` is
+   fitted on the *text* of every sentence given — labeled, partially
+   labeled and unlabeled alike.  Fitting reads no labels, so an
+   unsupervised vocabulary is legitimate, and it keeps one feature space
+   for a whole annotation session: a later warm start reuses the tagger's
+   extractor as it is.  Settings are the learner's
+   :attr:`~tagtool.learn.base.Learner.default_features` overridden by the
+   caller's.
+2. **Views.**  Two-view learners (``learner.two_view``) get
+   ``ViewSplit("random", seed)`` unless told otherwise — the split Brefeld
+   et al. (2005, §6) found better than token/surface, and the one their
+   2006 experiments redraw per repetition.  Single-view learners get no
+   split (every feature in view 0) unless one is given.
+3. **Snapshot and fit.**  :func:`~tagtool.core.snapshot.build_snapshot`
+   freezes the arrays; :meth:`~tagtool.learn.base.Learner.fit` trains with
+   the caller's ``progress`` and ``should_stop``.
+
+References
+----------
+.. [1] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
+   sequential learning. ECML 2005, §6 (views).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from tagtool.core.corpus import Corpus, Sentence
+from tagtool.core.features import FeatureExtractor
+from tagtool.core.labels import LabelSet
+from tagtool.core.snapshot import Snapshot, build_snapshot
+from tagtool.core.views import ViewSplit
+from tagtool.errors import TagtoolError
+from tagtool.learn import Learner, make_learner
+from tagtool.learn.chain import ChainModel
+from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
+from tagtool.tagger import Tagger
+
+logger = logging.getLogger(__name__)
+
+#: View split kind given to two-view learners by default.
+DEFAULT_VIEW_KIND = "random"
+
+
+class TrainingSetupError(TagtoolError, ValueError):
+    """Training cannot start: no data, no labels, or contradictory settings."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything :func:`train_tagger` hands to the learner."""
+
+    snapshot: Snapshot
+    labels: LabelSet
+    extractor: FeatureExtractor
+    view_split: ViewSplit | None
+    warm_model: ChainModel | None
+    notes: tuple[str, ...] = ()
+
+
+def feature_settings(learner: Learner | type[Learner], overrides: Mapping | None = None) -> dict:
+    """The learner's default feature settings with ``overrides`` on top."""
+    settings = dict(getattr(learner, "default_features", None) or {})
+    settings.update(overrides or {})
+    return settings
+
+
+def make_extractor(learner: Learner | type[Learner], features: Mapping | FeatureExtractor | None) -> FeatureExtractor:
+    """An (unfitted unless given fitted) extractor for ``learner``."""
+    if isinstance(features, FeatureExtractor):
+        return features
+    try:
+        return FeatureExtractor(**feature_settings(learner, features))
+    except TypeError as exc:
+        raise TrainingSetupError(f"bad feature setting: {exc}") from None
+
+
+def view_split_for(learner: Learner | type[Learner], views: ViewSplit | Mapping | None, seed: int = 0) -> ViewSplit | None:
+    """The view split to use: given, or the default of two-view learners, or None."""
+    if isinstance(views, ViewSplit):
+        return views
+    if views is None and not learner.two_view:
+        return None
+    spec = {"kind": DEFAULT_VIEW_KIND, "seed": seed, **dict(views or {})}
+    unknown = set(spec) - {"kind", "seed"}
+    if unknown:
+        raise TrainingSetupError(f"unknown view setting(s): {', '.join(sorted(unknown))} (known: kind, seed)")
+    return ViewSplit(spec["kind"], spec["seed"])
+
+
+def feature_views(extractor: FeatureExtractor, view_split: ViewSplit | None) -> np.ndarray:
+    """``int8[n_features]``: the split applied, or all zeros without one."""
+    if view_split is None:
+        return np.zeros(extractor.n_features_, dtype=np.int8)
+    return view_split.assign(extractor)
+
+
+def _sentences(corpus: Corpus | Iterable[Sentence] | None, strip: bool) -> list[Sentence]:
+    if corpus is None:
+        return []
+    return [s.unlabeled() if strip else s for s in corpus]
+
+
+def _labels(corpus: Corpus | Iterable[Sentence]) -> LabelSet:
+    if isinstance(corpus, Corpus):
+        return corpus.labels
+    names = {n for s in corpus for a in s.annotations for n in a}
+    return LabelSet.from_observed(names) if names else LabelSet.empty()
+
+
+def _warm_parts(warm_start, labels: LabelSet, notes: list[str]):
+    """``(labels, extractor, feature_view, view_split, model)`` taken from a warm-start tagger."""
+    if not isinstance(warm_start, Tagger):
+        raise TrainingSetupError("warm_start must be a Tagger (it carries the feature space to reuse)")
+    merged = warm_start.labels.union(labels)
+    model = warm_start.model
+    if merged != warm_start.labels:
+        new = [n for n in merged if n not in warm_start.labels]
+        notes.append(f"warm start ignored: new label(s) {', '.join(new)} not in the previous model")
+        model = None
+    return merged, warm_start.extractor, warm_start.model.feature_view, warm_start.view_split, model
+
+
+def prepare(
+    corpus: Corpus | Iterable[Sentence],
+    learner: Learner,
+    *,
+    features: Mapping | FeatureExtractor | None = None,
+    views: ViewSplit | Mapping | None = None,
+    unlabeled: Corpus | Iterable[Sentence] | None = None,
+    warm_start: Tagger | None = None,
+    seed: int = 0,
+) -> Prepared:
+    """Fit the features, split the views and build the training snapshot (steps 1–2 of the module doc)."""
+    sentences = _sentences(corpus, strip=False) + _sentences(unlabeled, strip=True)
+    if not sentences:
+        raise TrainingSetupError("no sentences to train on")
+    labels = _labels(corpus)
+    notes: list[str] = []
+    if warm_start is not None:
+        if features is not None or views is not None:
+            raise TrainingSetupError("a warm start keeps the previous tagger's features and views; give neither")
+        labels, extractor, feature_view, view_split, warm_model = _warm_parts(warm_start, labels, notes)
+    else:
+        extractor = make_extractor(learner, features)
+        if not hasattr(extractor, "n_features_"):
+            extractor.fit(sentences)
+        view_split = view_split_for(learner, views, seed)
+        feature_view = feature_views(extractor, view_split)
+        warm_model = None
+    if len(labels) == 0:
+        raise TrainingSetupError("the training data has no labels: nothing to learn")
+    snapshot = build_snapshot(sentences, labels, extractor, feature_view)
+    return Prepared(snapshot, labels, extractor, view_split, warm_model, tuple(notes))
+
+
+def train_tagger(
+    corpus: Corpus | Iterable[Sentence],
+    learner: Learner | str,
+    *,
+    features: Mapping | FeatureExtractor | None = None,
+    views: ViewSplit | Mapping | None = None,
+    unlabeled: Corpus | Iterable[Sentence] | None = None,
+    warm_start: Tagger | None = None,
+    progress: ProgressCallback | None = None,
+    should_stop: StopCallback | None = None,
+    seed: int = 0,
+) -> Tagger:
+    """Train ``learner`` on ``corpus`` (plus ``unlabeled`` text) and return a tagger.
+
+    Parameters
+    ----------
+    corpus : Corpus or iterable of Sentence
+        Training sentences with their annotations: full labels, candidate
+        sets and unlabeled tokens are used as such (DESIGN §2); the label
+        set is the corpus's.
+    learner : Learner or str
+        A configured learner, or a registry name (default parameters).
+    features : dict or FeatureExtractor, optional
+        :class:`FeatureExtractor` keyword arguments over the learner's
+        ``default_features``; or an extractor, used as it is if fitted.
+    views : ViewSplit or dict, optional
+        ``{"kind": ..., "seed": ...}``; default ``ViewSplit("random", seed)``
+        for two-view learners and none for the others.
+    unlabeled : Corpus or iterable of Sentence, optional
+        More text; its annotations, if any, are dropped.
+    warm_start : Tagger, optional
+        A previous tagger: its extractor, views and model are reused (the
+        new data is mapped into its feature space; features it never saw
+        are dropped).  Not with ``features``/``views``.  A label the old
+        tagger lacks makes it a cold start, noted in the model's info.
+    progress : callable(fraction, message), optional
+    should_stop : callable() -> bool, optional
+        Polled by the learner; True raises
+        :class:`~tagtool.learn.progress.TrainingCancelled`.
+    seed : int
+        Seed of the default random view split.
+
+    Returns
+    -------
+    Tagger
+    """
+    if isinstance(learner, str):
+        learner = make_learner(learner)
+    if progress is not None:
+        progress(0.0, "extracting features")
+    prepared = prepare(
+        corpus, learner, features=features, views=views, unlabeled=unlabeled, warm_start=warm_start, seed=seed
+    )
+    if should_stop is not None and should_stop():
+        raise TrainingCancelled("training cancelled")
+    logger.info(
+        "training %s on %d sentences (%d tokens, %d features)",
+        learner.name, prepared.snapshot.n_sentences, prepared.snapshot.n_tokens, prepared.snapshot.n_features,
+    )
+    model = learner.fit(prepared.snapshot, warm_start=prepared.warm_model, progress=progress, should_stop=should_stop)
+    model.info.setdefault("notes", []).extend(prepared.notes)
+    return Tagger(prepared.labels, prepared.extractor, prepared.view_split, model)
+
+
+# ---------------------------------------------------------------------------
+# KEY=VALUE settings (the CLI's --set, and any caller holding strings)
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+_NONE = {"none", "null"}
+#: Feature settings that take a list: a comma-separated value.
+_LIST_SETTINGS = {"columns"}
+
+
+@dataclass
+class Settings:
+    """Parsed ``KEY=VALUE`` settings: learner parameters, feature and view settings."""
+
+    params: dict
+    features: dict
+    views: dict
+
+
+def _parse_bool(key: str, text: str) -> bool:
+    low = text.lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise TrainingSetupError(f"{key}: expected true or false, got {text!r}")
+
+
+def _parse_untyped(text: str):
+    """A value whose default gives no type (None): none, a number, a boolean or a string."""
+    low = text.lower()
+    if low in _NONE:
+        return None
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    if low in ("true", "false"):
+        return low == "true"
+    return text
+
+
+def parse_value(key: str, text: str, default):
+    """``text`` converted to the type of ``default`` (the parameter's default value)."""
+    name = key.rpartition(".")[2]
+    if name in _LIST_SETTINGS and key.startswith("features."):
+        return None if text.lower() in _NONE else [part for part in text.split(",") if part]
+    if isinstance(default, bool):
+        return _parse_bool(key, text)
+    if default is not None and text.lower() in _NONE:
+        raise TrainingSetupError(f"{key} cannot be none")
+    try:
+        if isinstance(default, int):
+            return int(text)
+        if isinstance(default, float):
+            return float(text)
+    except ValueError:
+        raise TrainingSetupError(f"{key}: expected a {type(default).__name__}, got {text!r}") from None
+    if isinstance(default, str):
+        return text
+    return _parse_untyped(text)
+
+
+def _defaults(cls) -> dict:
+    import inspect
+
+    sig = inspect.signature(cls.__init__)
+    return {n: p.default for n, p in sig.parameters.items() if n != "self"}
+
+
+def parse_settings(learner_cls: type[Learner], pairs: Iterable[str]) -> Settings:
+    """Split and type ``KEY=VALUE`` strings.
+
+    ``features.NAME=V`` sets a :class:`FeatureExtractor` argument,
+    ``views.kind=V`` / ``views.seed=N`` the view split, and ``NAME=V`` (or
+    ``learner.NAME=V``) a learner parameter.  Each value takes the type of
+    the parameter's default (bool: true/false/yes/no/on/off/1/0; none/null
+    for parameters whose default is None; ``features.columns`` is a
+    comma-separated list).
+
+    Raises
+    ------
+    TrainingSetupError
+        A malformed pair, an unknown key, or a value of the wrong type.
+    """
+    known = {
+        "features": {**_defaults(FeatureExtractor), **feature_settings(learner_cls)},
+        "views": {"kind": DEFAULT_VIEW_KIND, "seed": 0},
+        "learner": learner_cls.param_defaults(),
+    }
+    out = {"learner": {}, "features": {}, "views": {}}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise TrainingSetupError(f"--set expects KEY=VALUE, got {pair!r}")
+        group, dot, name = key.partition(".")
+        if not dot or group not in known:
+            group, name = "learner", key
+        if name not in known[group]:
+            choices = ", ".join(sorted(known[group])) or "none"
+            what = f"{learner_cls.name} parameter" if group == "learner" else f"{group} setting"
+            raise TrainingSetupError(f"unknown {what} {name!r} (known: {choices})")
+        out[group][name] = parse_value(key, text.strip(), known[group][name])
+    return Settings(out["learner"], out["features"], out["views"])

@@ -1,0 +1,374 @@
+"""The exported tagger: a trained model with everything needed to tag text.
+
+A :class:`Tagger` bundles the label set, the fitted feature extractor, the
+view split and the :class:`~tagtool.learn.chain.ChainModel` of a learner.
+It tags sentences without Qt and without the project store, and it is saved
+as one file (DESIGN §7):
+
+``meta.json``
+    ``{"format": "tagtool-tagger", "format_version": 1, "tagtool_version",
+    "created" (ISO 8601, UTC), "labels", "features" (the extractor's
+    :meth:`~tagtool.core.features.FeatureExtractor.to_dict`: settings and
+    vocabulary), "view_split" (``{"kind", "seed"}`` or null for single-view
+    models), "learner" (``{"name", "params"}``), "model" (the
+    :meth:`~tagtool.learn.chain.ChainModel.to_meta`), "metrics"}``.
+``weights.npz``
+    The model's arrays (:meth:`~tagtool.learn.chain.ChainModel.to_arrays`),
+    read back with ``np.load(..., allow_pickle=False)``.
+
+Both members sit in a zip archive written atomically (temporary file beside
+the target, then ``os.replace``).  No pickle anywhere: a tagger file from a
+stranger cannot run code.  Every way a file can be broken — not a zip,
+truncated, a member missing, edited JSON, arrays of the wrong shape or type,
+a pickle inside the npz, a newer format — raises :class:`TaggerFileError`
+with a message that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+
+from tagtool import __version__
+from tagtool.core.corpus import Corpus, Document, Sentence
+from tagtool.core.features import FeatureExtractor
+from tagtool.core.labels import LabelSet
+from tagtool.core.snapshot import Snapshot, build_snapshot
+from tagtool.core.views import ViewSplit
+from tagtool.errors import TagtoolError
+from tagtool.learn.chain import ChainModel, ModelMismatchError
+from tagtool.store.formats._common import _default_mode
+
+logger = logging.getLogger(__name__)
+
+FORMAT_NAME = "tagtool-tagger"
+#: Version of the tagger file this tagtool writes (and the newest it reads).
+FORMAT_VERSION = 1
+META_MEMBER = "meta.json"
+WEIGHTS_MEMBER = "weights.npz"
+_ARRAY_NAMES = ("weights", "trans", "start", "end", "feature_view")
+_META_KEYS = ("labels", "features", "view_split", "learner", "model")
+
+
+class TaggerFileError(TagtoolError):
+    """A tagger file that cannot be read: not one, damaged, altered or too new."""
+
+
+def _as_sentence(item) -> Sentence:
+    """A :class:`Sentence` without annotations (tagging never looks at them)."""
+    if isinstance(item, Sentence):
+        return item.unlabeled() if any(item.annotations) else item
+    return Sentence(tuple(item))
+
+
+@dataclass(eq=False)
+class Tagger:
+    """A trained tagger: labels, features, views and the model's weights.
+
+    Parameters
+    ----------
+    labels : LabelSet
+        Label order of the model's score columns.
+    extractor : FeatureExtractor
+        Fitted; maps sentences into the model's feature columns.
+    view_split : ViewSplit or None
+        How the features were divided between two views (None for a
+        single-view model).  The per-feature views themselves travel in
+        ``model.feature_view``, so tagging never recomputes them.
+    model : ChainModel
+    metrics : dict, optional
+        JSON-compatible scores measured by whoever trained it.
+    created : str, optional
+        ISO 8601 time stamp (set on creation).
+    """
+
+    labels: LabelSet
+    extractor: FeatureExtractor
+    view_split: ViewSplit | None
+    model: ChainModel
+    metrics: dict = field(default_factory=dict)
+    created: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.labels, LabelSet):
+            self.labels = LabelSet(self.labels)
+        if tuple(self.labels) != self.model.labels:
+            raise ModelMismatchError(f"tagger labels {tuple(self.labels)} differ from the model's {self.model.labels}")
+        if self.extractor.n_features_ != self.model.n_features:
+            raise ModelMismatchError(
+                f"the feature extractor has {self.extractor.n_features_} features, "
+                f"the model {self.model.n_features}"
+            )
+        if not self.created:
+            self.created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    @property
+    def learner(self) -> str:
+        return self.model.learner
+
+    @property
+    def two_view(self) -> bool:
+        return self.model.n_views == 2
+
+    # -- tagging ---------------------------------------------------------
+
+    def snapshot(self, sentences: Iterable) -> Snapshot:
+        """The model's feature arrays of ``sentences`` (annotations ignored)."""
+        sentences = [_as_sentence(s) for s in sentences]
+        return build_snapshot(sentences, self.labels, self.extractor, self.model.feature_view)
+
+    def predict(self, sentences: Iterable) -> tuple[Snapshot, np.ndarray]:
+        """Snapshot of ``sentences`` and the Viterbi label index of every token."""
+        snapshot = self.snapshot(sentences)
+        return snapshot, self.model.predict(snapshot)
+
+    def tag(self, sentences: Iterable) -> list[list[str]]:
+        """Predicted labels, one list per sentence.
+
+        Parameters
+        ----------
+        sentences : iterable of Sentence or of token sequences
+        """
+        sentences = list(sentences)
+        if not sentences:
+            return []
+        snapshot, paths = self.predict(sentences)
+        names = np.asarray(self.labels.names, dtype=object)[paths]
+        return [list(names[snapshot.sentence_slice(i)]) for i in range(snapshot.n_sentences)]
+
+    def tag_corpus(self, corpus: Corpus | Iterable[Sentence]) -> Corpus:
+        """A copy of ``corpus`` whose annotations are the predictions (full labels).
+
+        Documents, extra columns and sentence meta are kept; the label set is
+        the tagger's.
+        """
+        documents = corpus.documents if isinstance(corpus, Corpus) else (Document("tagged", tuple(corpus)),)
+        flat = [s for d in documents for s in d.sentences]
+        predicted = iter(self.tag(flat))
+        tagged = []
+        for document in documents:
+            sentences = tuple(s.with_annotations([[y] for y in next(predicted)]) for s in document.sentences)
+            tagged.append(Document(document.name, sentences))
+        return Corpus(self.labels, tuple(tagged))
+
+    def score_tokens(self, sentences: Iterable) -> list[np.ndarray]:
+        """Per-token label scores ``[T, L]`` of every sentence.
+
+        Token marginals for probabilistic models (CRFs), else max-marginal
+        margins (0 for the best label, negative for the others); see
+        :meth:`~tagtool.learn.chain.ChainModel.score_tokens`.
+        """
+        sentences = list(sentences)
+        if not sentences:
+            return []
+        snapshot = self.snapshot(sentences)
+        scores = self.model.score_tokens(snapshot)
+        return [scores[snapshot.sentence_slice(i)] for i in range(snapshot.n_sentences)]
+
+    def disagreement(self, sentences: Iterable) -> list[tuple[list[str], list[str]]]:
+        """Each view's Viterbi labels per sentence: ``[(view0, view1), ...]`` (two-view models).
+
+        Tokens where the two lists differ are where the views disagree
+        (DESIGN §6).
+        """
+        sentences = list(sentences)
+        if not sentences:
+            return []
+        snapshot = self.snapshot(sentences)
+        y0, y1 = self.model.disagreement(snapshot)
+        names = np.asarray(self.labels.names, dtype=object)
+        out = []
+        for i in range(snapshot.n_sentences):
+            rows = snapshot.sentence_slice(i)
+            out.append((list(names[y0[rows]]), list(names[y1[rows]])))
+        return out
+
+    # -- serialisation ---------------------------------------------------
+
+    def to_meta(self) -> dict:
+        """The ``meta.json`` document (see the module docstring)."""
+        view_split = None if self.view_split is None else self.view_split.to_dict()
+        return {
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "tagtool_version": __version__,
+            "created": self.created,
+            "labels": list(self.labels),
+            "features": self.extractor.to_dict(),
+            "view_split": view_split,
+            "learner": {"name": self.model.learner, "params": self.model.params},
+            "model": self.model.to_meta(),
+            "metrics": self.metrics,
+        }
+
+    def to_bytes(self) -> bytes:
+        """The tagger file's content (the project store keeps model blobs)."""
+        buffer = io.BytesIO()
+        self._write(buffer)
+        return buffer.getvalue()
+
+    def _write(self, stream) -> None:
+        arrays = io.BytesIO()
+        np.savez(arrays, **self.model.to_arrays())
+        meta = json.dumps(self.to_meta(), ensure_ascii=False, allow_nan=False)
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+            archive.writestr(META_MEMBER, meta.encode("utf-8"))
+            archive.writestr(WEIGHTS_MEMBER, arrays.getvalue())
+
+    def save(self, path: str | PathLike) -> None:
+        """Write the tagger file atomically: the target appears only when complete."""
+        path = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                self._write(fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, path.stat().st_mode & 0o7777 if path.exists() else _default_mode())
+            os.replace(tmp, path)
+        except BaseException:
+            # Also on Ctrl-C: never leave a half-written temporary file.
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        logger.info("saved %s tagger to %s", self.learner, path)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, source: str = "<bytes>") -> Tagger:
+        """Inverse of :meth:`to_bytes`; :class:`TaggerFileError` if the data is not a valid tagger."""
+        return _read(io.BytesIO(data), source)
+
+
+def load_tagger(path: str | PathLike) -> Tagger:
+    """Read a tagger file written by :meth:`Tagger.save`.
+
+    Parameters
+    ----------
+    path : str or PathLike
+
+    Returns
+    -------
+    Tagger
+
+    Raises
+    ------
+    TaggerFileError
+        The file is not a tagger file, is damaged or altered, or was
+        written by a newer tagtool.
+    FileNotFoundError
+        No file at ``path``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    with open(path, "rb") as fh:
+        return _read(fh, str(path))
+
+
+# ---------------------------------------------------------------------------
+# reading, with every failure turned into TaggerFileError
+
+
+def _read(stream, source: str) -> Tagger:
+    def fail(message: str) -> TaggerFileError:
+        return TaggerFileError(f"{source}: {message}")
+
+    try:
+        archive = zipfile.ZipFile(stream)
+    except zipfile.BadZipFile:
+        raise fail("not a tagger file (not a zip archive, or truncated)") from None
+    with archive:
+        meta = _read_meta(_member(archive, META_MEMBER, fail), fail)
+        arrays = _read_arrays(_member(archive, WEIGHTS_MEMBER, fail), fail)
+    return _assemble(meta, arrays, fail)
+
+
+def _member(archive: zipfile.ZipFile, name: str, fail) -> bytes:
+    try:
+        return archive.read(name)
+    except KeyError:
+        raise fail(f"not a tagger file: the member {name!r} is missing") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
+        raise fail(f"damaged tagger file: cannot read {name!r} ({exc})") from None
+
+
+def _read_meta(raw: bytes, fail) -> dict:
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise fail(f"{META_MEMBER} is not valid JSON ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise fail(f"not a tagger file: {META_MEMBER} does not name the format {FORMAT_NAME!r}")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise fail(f"{META_MEMBER} has no valid format_version ({version!r})")
+    if version > FORMAT_VERSION:
+        raise fail(
+            f"written by a newer tagtool ({meta.get('tagtool_version', '?')}, tagger format {version}); "
+            f"this tagtool {__version__} reads format {FORMAT_VERSION} — upgrade tagtool"
+        )
+    missing = [key for key in _META_KEYS if key not in meta]
+    if missing:
+        raise fail(f"{META_MEMBER} lacks {', '.join(missing)}")
+    return meta
+
+
+def _read_arrays(raw: bytes, fail) -> dict[str, np.ndarray]:
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+            missing = [name for name in _ARRAY_NAMES if name not in npz.files]
+            if missing:
+                raise fail(f"{WEIGHTS_MEMBER} lacks the arrays {', '.join(missing)}")
+            arrays = {name: npz[name] for name in _ARRAY_NAMES}
+    except TaggerFileError:
+        raise
+    except ValueError as exc:
+        # allow_pickle=False refuses object arrays: a pickle was slipped in.
+        raise fail(f"{WEIGHTS_MEMBER} holds data that cannot be loaded safely ({exc})") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise fail(f"{WEIGHTS_MEMBER} is damaged ({exc})") from None
+    for name, array in arrays.items():
+        if array.dtype.kind not in "biuf":
+            raise fail(f"array {name!r} has dtype {array.dtype}, expected numbers")
+    return arrays
+
+
+def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:
+    # Local imports of the error types keep the failure modes listed in one place.
+    from tagtool.core.features import FeatureError
+    from tagtool.core.views import ViewSplitError
+    from tagtool.errors import LabelError
+
+    try:
+        labels = LabelSet(meta["labels"])
+        extractor = FeatureExtractor.from_dict(meta["features"])
+        view_split = None if meta["view_split"] is None else ViewSplit.from_dict(meta["view_split"])
+        model_meta = dict(meta["model"])
+        if tuple(model_meta.get("labels", ())) != tuple(labels):
+            raise fail("the model's labels differ from the tagger's")
+        for name in ("weights", "feature_view"):
+            if arrays[name].ndim < 1 or arrays[name].shape[0] != extractor.n_features_:
+                raise fail(
+                    f"array {name!r} has shape {arrays[name].shape}, but the feature extractor has "
+                    f"{extractor.n_features_} features"
+                )
+        model = ChainModel.from_parts(model_meta, arrays)
+        return Tagger(labels, extractor, view_split, model, dict(meta.get("metrics") or {}), str(meta.get("created", "")))
+    except TaggerFileError:
+        raise
+    except (FeatureError, ViewSplitError, LabelError, ModelMismatchError) as exc:
+        raise fail(f"inconsistent tagger file: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise fail(f"{META_MEMBER} is malformed ({type(exc).__name__}: {exc})") from None
+
