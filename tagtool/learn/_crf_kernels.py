@@ -1,0 +1,453 @@
+"""Numba kernels of the CRF objective: one pass over a chunk of sentences.
+
+The objective minimised by :mod:`tagtool.learn.crf` is ``-J(θ)`` of DESIGN
+§5.3 without its L2 term:
+
+* a fully labeled sentence adds ``log Z - S(y)`` (``-log p(y|x)``);
+* a partially labeled one adds ``log Z - log Z_A`` (``-log Σ_{y∈A} p(y|x)``);
+* an unlabeled one adds ``γ H(p(·|x))``.
+
+Every sentence first yields the gradient of its term with respect to its own
+emission matrix, ``G[t, b]``; the chain rule then sends ``G[0]`` to the start
+scores, ``G[T-1]`` to the end scores and ``G[t]`` to the weight row of every
+feature of token ``t`` (a token's emission is the sum of its features' rows).
+
+Scaled forward-backward.  Unlike the log-space decoders of
+:mod:`tagtool.decode`, these kernels work with probabilities: ``exp(trans -
+max trans)`` once per chunk, ``exp(emit[t] - max emit[t])`` once per token,
+and forward vectors renormalised at every token (Rabiner 1989, §V-A), so a
+forward or backward step is an ``L × L`` multiply-add without any ``exp`` or
+``log``.  Every scaled quantity is then bounded by ``L^2 e^R`` where ``R`` is
+the range of the transition, start and end scores plus the largest range of
+one token's emissions: below ``R = max_range`` (default 500) nothing can
+overflow or underflow to a relevant degree.  A sentence above the bound is
+not touched here; its index is returned, and the caller handles it with the
+log-space decoders (:func:`tagtool.learn.crf` does).  With an L2 penalty the
+bound is never approached in practice.
+
+The sums of pair marginals are never formed per token: ``p(y_{t-1}=a,
+y_t=b) = α̂[t-1, a] · expT[a, b] · w_t[b]``, so the kernels accumulate the
+outer products ``α̂ ⊗ w`` over a whole chunk and multiply by ``expT`` once.
+The entropy gradient uses the expected-score recursions of Mann & McCallum
+(2007) in the same scaled form (see :func:`_entropy_sentence`).
+
+All helpers live in this module: numba's cache only notices edits to a
+kernel's own file.
+
+References
+----------
+.. [1] F. Jiao, S. Wang, C.-H. Lee, R. Greiner, D. Schuurmans.
+   Semi-supervised conditional random fields for improved sequence
+   segmentation and labeling. COLING/ACL 2006, Eqs. 1–3 (DESIGN §5.3).
+.. [2] G. S. Mann, A. McCallum. Efficient computation of entropy gradient for
+   semi-supervised conditional random fields. NAACL-HLT 2007.
+.. [3] L. R. Rabiner. A tutorial on hidden Markov models and selected
+   applications in speech recognition. Proc. IEEE 77(2), 1989, §V-A.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import sys
+
+from numba import njit
+
+# tagtool.decode._jit._njit plus fastmath: the L x L inner loops are sums of
+# products, and letting LLVM reassociate and fuse them (no assumptions about
+# inf or nan) vectorises them, about twice as fast.
+_fast = njit(
+    cache=not getattr(sys, "frozen", False), nogil=True, error_model="numpy", fastmath={"reassoc", "contract"}
+)
+
+#: Sentence kinds in ``kinds`` (the snapshot's status codes).
+KIND_NONE, KIND_PARTIAL, KIND_FULL = 0, 1, 2
+#: Default bound on the score range below which the scaled passes are exact.
+DEFAULT_MAX_RANGE = 500.0
+
+
+@_fast
+def _emissions(weights, feat_indptr, feat_indices, s0, n_tokens, emit):
+    """``emit[t] = Σ_{k ∈ feats(s0 + t)} weights[k]`` for the sentence's tokens."""
+    n_labels = weights.shape[1]
+    for t in range(n_tokens):
+        for b in range(n_labels):
+            emit[t, b] = 0.0
+        for j in range(feat_indptr[s0 + t], feat_indptr[s0 + t + 1]):
+            k = feat_indices[j]
+            for b in range(n_labels):
+                emit[t, b] += weights[k, b]
+
+
+@_fast
+def _largest_token_range(emit, n_tokens):
+    """Largest ``max - min`` of one token's emission scores."""
+    worst = 0.0
+    for t in range(n_tokens):
+        worst = max(worst, emit[t].max() - emit[t].min())
+    return worst
+
+
+@_fast
+def _scaled_emissions(emit, n_tokens, allowed, s0, constrained, exp_emit):
+    """``exp_emit[t] = exp(emit[t] - shift_t)`` (0 where masked); returns ``Σ_t shift_t``."""
+    n_labels = emit.shape[1]
+    total = 0.0
+    for t in range(n_tokens):
+        top = -np.inf
+        for b in range(n_labels):
+            if not constrained or allowed[s0 + t, b]:
+                top = max(top, emit[t, b])
+        for b in range(n_labels):
+            if not constrained or allowed[s0 + t, b]:
+                exp_emit[t, b] = np.exp(emit[t, b] - top)
+            else:
+                exp_emit[t, b] = 0.0
+        total += top
+    return total
+
+
+@_fast
+def _normalise(row):
+    """Divide ``row`` by its sum; return the sum."""
+    total = row.sum()
+    inv = 1.0 / total
+    for b in range(row.shape[0]):
+        row[b] *= inv
+    return total
+
+
+@_fast
+def _forward_scaled(exp_emit, n_tokens, exp_trans, exp_start, exp_end, alpha, scale, acc):
+    """Normalised forward vectors; returns ``Σ log scale`` including the end step.
+
+    ``alpha[t]`` sums to one; ``scale[t]`` is the factor removed at token
+    ``t`` and ``scale[n_tokens]`` the closing sum with the end scores.
+    ``acc`` is scratch of length L.
+    """
+    n_labels = exp_emit.shape[1]
+    for b in range(n_labels):
+        alpha[0, b] = exp_start[b] * exp_emit[0, b]
+    scale[0] = _normalise(alpha[0])
+    log_scale = np.log(scale[0])
+    for t in range(1, n_tokens):
+        prev = alpha[t - 1]
+        acc[:] = 0.0
+        for a in range(n_labels):
+            pa = prev[a]
+            row = exp_trans[a]
+            for b in range(n_labels):
+                acc[b] += pa * row[b]
+        cur = alpha[t]
+        here = exp_emit[t]
+        for b in range(n_labels):
+            cur[b] = acc[b] * here[b]
+        scale[t] = _normalise(cur)
+        log_scale += np.log(scale[t])
+    closing = 0.0
+    for b in range(n_labels):
+        closing += alpha[n_tokens - 1, b] * exp_end[b]
+    scale[n_tokens] = closing
+    return log_scale + np.log(closing)
+
+
+@_fast
+def _backward_scaled(exp_emit, n_tokens, exp_trans_t, exp_end, alpha, scale, beta, w, sign, outer):
+    """Scaled backward vectors, and the pair statistics on the way.
+
+    ``p(y_t = a) = alpha[t, a] beta[t, a]`` and ``p(y_t = a, y_{t+1} = b) =
+    alpha[t, a] expT[a, b] w[b]`` with ``w = exp_emit[t+1] beta[t+1] /
+    scale[t+1]``, the vector the step needs anyway; so ``outer += sign
+    alpha[t] ⊗ w`` here, and ``expT ∘ outer`` is the pair-marginal sum.
+    ``exp_trans_t`` is ``expT`` transposed, so inner loops run over
+    contiguous memory.
+    """
+    n_labels = exp_emit.shape[1]
+    last = n_tokens - 1
+    for b in range(n_labels):
+        beta[last, b] = exp_end[b] / scale[n_tokens]
+    for t in range(last - 1, -1, -1):
+        inv = 1.0 / scale[t + 1]
+        nxt = beta[t + 1]
+        ahead = exp_emit[t + 1]
+        for b in range(n_labels):
+            w[b] = ahead[b] * nxt[b] * inv
+        cur = beta[t]
+        cur[:] = 0.0
+        for b in range(n_labels):
+            wb = w[b]
+            row = exp_trans_t[b]
+            for a in range(n_labels):
+                cur[a] += row[a] * wb
+        here = alpha[t]
+        for a in range(n_labels):
+            pa = sign * here[a]
+            row = outer[a]
+            for b in range(n_labels):
+                row[b] += pa * w[b]
+
+
+@_fast
+def _posterior(emit, n_tokens, allowed, s0, constrained, tables, work, marginals, sign, outer):
+    """``log Z`` (``log Z_A`` if constrained); fills token marginals, adds pair outer products.
+
+    ``tables`` come from :func:`_chunk_tables` (the exponentiated
+    transition, start and end scores and the maxima they were shifted by);
+    ``work = (exp_emit, alpha, beta, scale, w)`` is scratch.
+    """
+    exp_trans, exp_trans_t, exp_start, exp_end, start_shift, end_shift, trans_shift = tables[:7]
+    exp_emit, alpha, beta, scale, w = work
+    n_labels = emit.shape[1]
+    shift = _scaled_emissions(emit, n_tokens, allowed, s0, constrained, exp_emit)
+    log_scale = _forward_scaled(exp_emit, n_tokens, exp_trans, exp_start, exp_end, alpha, scale, w)
+    _backward_scaled(exp_emit, n_tokens, exp_trans_t, exp_end, alpha, scale, beta, w, sign, outer)
+    for t in range(n_tokens):
+        for b in range(n_labels):
+            marginals[t, b] = alpha[t, b] * beta[t, b]
+    return log_scale + shift + start_shift + end_shift + (n_tokens - 1) * trans_shift
+
+
+@_fast
+def _path_score(emit, n_tokens, gold, s0, trans, start, end):
+    """``S(y)`` of the gold path."""
+    score = start[gold[s0]] + end[gold[s0 + n_tokens - 1]]
+    for t in range(n_tokens):
+        score += emit[t, gold[s0 + t]]
+    for t in range(1, n_tokens):
+        score += trans[gold[s0 + t - 1], gold[s0 + t]]
+    return score
+
+
+@_fast
+def _entropy_sentence(emit, n_tokens, allowed, start, end, tables, work, ea, eb, gamma, grad_emit, outer, cross):
+    """``H(p(·|x))``; ``grad_emit = γ dH/demit``; adds the transition statistics.
+
+    Forward and backward passes carry, next to the scaled vectors, the
+    expected prefix score ``ea[t, b] = E[prefix | y_t = b]`` and suffix score
+    ``eb[t, a] = E[suffix | y_t = a]`` (Mann & McCallum 2007), so
+    ``dH/demit[t, b] = -p_t(b) (ea + eb - E[S])`` and ``dH/dtrans[a, b] =
+    -Σ_t p_t(a, b) (ea[t-1, a] - E[S] + trans[a, b] + emit[t, b] + eb[t, b])``
+    (DESIGN §5.3).  With ``p_t(a, b) = expT[a, b] α̂[t-1, a] w_t[b]`` the
+    transition gradient is ``-expT ∘ (cross + trans ∘ outer)`` with the
+    chunk sums ``outer += γ α̂ ⊗ w`` and ``cross += γ (α̂ (ea - E[S])) ⊗ w +
+    γ α̂ ⊗ (w (emit + eb))``; the caller forms it once per chunk.
+    """
+    exp_trans, exp_trans_t, exp_start, exp_end, start_shift, end_shift, trans_shift = tables[:7]
+    # exp_trans * trans, and its transpose, for the expected transition scores
+    weighted, weighted_t = tables[7], tables[8]
+    exp_emit, alpha, beta, scale, w = work
+    n_labels = emit.shape[1]
+    last = n_tokens - 1
+    shift = _scaled_emissions(emit, n_tokens, allowed, 0, False, exp_emit)
+    # forward with expected prefix scores
+    for b in range(n_labels):
+        alpha[0, b] = exp_start[b] * exp_emit[0, b]
+        ea[0, b] = start[b] + emit[0, b]
+    scale[0] = _normalise(alpha[0])
+    log_scale = np.log(scale[0])
+    sums = np.empty(n_labels)
+    means = np.empty(n_labels)
+    for t in range(1, n_tokens):
+        sums[:] = 0.0
+        means[:] = 0.0
+        for a in range(n_labels):
+            pa = alpha[t - 1, a]
+            pe = pa * ea[t - 1, a]
+            for b in range(n_labels):
+                sums[b] += pa * exp_trans[a, b]
+                means[b] += pe * exp_trans[a, b] + pa * weighted[a, b]
+        for b in range(n_labels):
+            alpha[t, b] = sums[b] * exp_emit[t, b]
+            ea[t, b] = means[b] / sums[b] + emit[t, b]
+        scale[t] = _normalise(alpha[t])
+        log_scale += np.log(scale[t])
+    closing = 0.0
+    for b in range(n_labels):
+        closing += alpha[last, b] * exp_end[b]
+    scale[n_tokens] = closing
+    log_z = log_scale + np.log(closing) + shift + start_shift + end_shift + last * trans_shift
+    # backward with expected suffix scores
+    acc = np.empty(n_labels)
+    we = np.empty(n_labels)
+    for b in range(n_labels):
+        beta[last, b] = exp_end[b] / closing
+        eb[last, b] = end[b]
+    for t in range(last - 1, -1, -1):
+        inv = 1.0 / scale[t + 1]
+        for b in range(n_labels):
+            w[b] = exp_emit[t + 1, b] * beta[t + 1, b] * inv
+            we[b] = w[b] * (emit[t + 1, b] + eb[t + 1, b])
+            beta[t, b] = 0.0
+            acc[b] = 0.0
+        for b in range(n_labels):
+            wb = w[b]
+            web = we[b]
+            for a in range(n_labels):
+                beta[t, a] += exp_trans_t[b, a] * wb
+                acc[a] += exp_trans_t[b, a] * web + weighted_t[b, a] * wb
+        for a in range(n_labels):
+            eb[t, a] = acc[a] / beta[t, a]
+    expected = 0.0
+    for b in range(n_labels):
+        expected += alpha[last, b] * beta[last, b] * (ea[last, b] + end[b])
+    for t in range(n_tokens):
+        for b in range(n_labels):
+            grad_emit[t, b] = -gamma * alpha[t, b] * beta[t, b] * (ea[t, b] + eb[t, b] - expected)
+    u0 = np.empty(n_labels)
+    u1 = np.empty(n_labels)
+    for t in range(1, n_tokens):
+        inv = gamma / scale[t]
+        for b in range(n_labels):
+            w[b] = exp_emit[t, b] * beta[t, b] * inv
+            we[b] = w[b] * (emit[t, b] + eb[t, b])
+        for a in range(n_labels):
+            u0[a] = alpha[t - 1, a]
+            u1[a] = alpha[t - 1, a] * (ea[t - 1, a] - expected)
+        for a in range(n_labels):
+            for b in range(n_labels):
+                outer[a, b] += u0[a] * w[b]
+                cross[a, b] += u1[a] * w[b] + u0[a] * we[b]
+    return log_z - expected
+
+
+@_fast
+def _scatter(grad_emit, n_tokens, feat_indptr, feat_indices, s0, grad_w, grad_start, grad_end):
+    """Chain rule from the emission gradient to weights, start and end scores."""
+    n_labels = grad_emit.shape[1]
+    for b in range(n_labels):
+        grad_start[b] += grad_emit[0, b]
+        grad_end[b] += grad_emit[n_tokens - 1, b]
+    for t in range(n_tokens):
+        for j in range(feat_indptr[s0 + t], feat_indptr[s0 + t + 1]):
+            k = feat_indices[j]
+            for b in range(n_labels):
+                grad_w[k, b] += grad_emit[t, b]
+
+
+@_fast
+def _chunk_tables(trans, start, end):
+    exp_trans = np.exp(trans - trans.max())
+    exp_trans_t = np.ascontiguousarray(exp_trans.T)
+    exp_start = np.exp(start - start.max())
+    exp_end = np.exp(end - end.max())
+    weighted = exp_trans * trans
+    weighted_t = np.ascontiguousarray(weighted.T)
+    return (
+        exp_trans, exp_trans_t, exp_start, exp_end, start.max(), end.max(), trans.max(), weighted, weighted_t
+    )
+
+
+@_fast
+def objective_chunk(
+    weights, trans, start, end, offsets, feat_indptr, feat_indices, allowed, gold, kinds, gamma,
+    lo, hi, max_range, grad_w, grad_trans, grad_start, grad_end, totals, skipped,
+):
+    """Add the objective terms and gradients of sentences ``lo .. hi-1``.
+
+    Parameters
+    ----------
+    weights, trans, start, end : float64 arrays
+        ``θ``: ``W[n_features, L]``, ``trans[L, L]``, ``start[L]``, ``end[L]``.
+    offsets, feat_indptr, feat_indices, allowed : arrays of the snapshot
+    gold : int64 array, shape (n_tokens,)
+        The label of each token of a fully labeled sentence (else unused).
+    kinds : int8 array, shape (n_sentences,)
+        2 full, 1 partial, 0 unlabeled (the snapshot's status codes).
+    gamma : float
+        Entropy weight; unlabeled sentences are skipped when it is 0.
+    lo, hi : int
+        The sentence range of this chunk.
+    max_range : float
+        Score range above which a sentence is left to the caller.
+    grad_w, grad_trans, grad_start, grad_end : float64 arrays
+        Gradient accumulators of the minimised ``-J`` (added to).
+    totals : float64 array, shape (3,)
+        Added to: ``Σ -log p(y|x)`` (full), ``Σ -log p(A|x)`` (partial),
+        ``Σ H`` (unlabeled; the objective adds ``γ`` times it).
+    skipped : int64 array, shape (hi - lo,)
+        Receives the indices of the sentences left to the caller.
+
+    Returns
+    -------
+    int
+        Number of entries written to ``skipped``.
+    """
+    n_labels = weights.shape[1]
+    tables = _chunk_tables(trans, start, end)
+    exp_trans = tables[0]
+    base_range = (trans.max() - trans.min()) + (start.max() - start.min()) + (end.max() - end.min())
+    longest = 1
+    for i in range(lo, hi):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    emit = np.empty((longest, n_labels))
+    grad_emit = np.empty((longest, n_labels))
+    constrained_marginals = np.empty((longest, n_labels))
+    ea = np.empty((longest, n_labels))
+    eb = np.empty((longest, n_labels))
+    work = (
+        np.empty((longest, n_labels)), np.empty((longest, n_labels)), np.empty((longest, n_labels)),
+        np.empty(longest + 1), np.empty(n_labels),
+    )
+    outer_lik = np.zeros((n_labels, n_labels))
+    outer_ent = np.zeros((n_labels, n_labels))
+    cross_ent = np.zeros((n_labels, n_labels))
+    n_skipped = 0
+    for i in range(lo, hi):
+        kind = kinds[i]
+        if kind == KIND_NONE and gamma == 0.0:
+            continue
+        s0 = offsets[i]
+        n_tokens = offsets[i + 1] - s0
+        _emissions(weights, feat_indptr, feat_indices, s0, n_tokens, emit)
+        if base_range + _largest_token_range(emit, n_tokens) > max_range:
+            skipped[n_skipped] = i
+            n_skipped += 1
+            continue
+        if kind == KIND_FULL:
+            log_z = _posterior(emit, n_tokens, allowed, s0, False, tables, work, grad_emit, 1.0, outer_lik)
+            totals[0] += log_z - _path_score(emit, n_tokens, gold, s0, trans, start, end)
+            for t in range(n_tokens):
+                grad_emit[t, gold[s0 + t]] -= 1.0
+            for t in range(1, n_tokens):
+                grad_trans[gold[s0 + t - 1], gold[s0 + t]] -= 1.0
+        elif kind == KIND_PARTIAL:
+            log_z = _posterior(emit, n_tokens, allowed, s0, False, tables, work, grad_emit, 1.0, outer_lik)
+            log_za = _posterior(
+                emit, n_tokens, allowed, s0, True, tables, work, constrained_marginals, -1.0, outer_lik
+            )
+            totals[1] += log_z - log_za
+            for t in range(n_tokens):
+                for b in range(n_labels):
+                    grad_emit[t, b] -= constrained_marginals[t, b]
+        else:
+            totals[2] += _entropy_sentence(
+                emit, n_tokens, allowed, start, end, tables, work, ea, eb, gamma, grad_emit, outer_ent, cross_ent
+            )
+        _scatter(grad_emit, n_tokens, feat_indptr, feat_indices, s0, grad_w, grad_start, grad_end)
+    for a in range(n_labels):
+        for b in range(n_labels):
+            grad_trans[a, b] += exp_trans[a, b] * (
+                outer_lik[a, b] - cross_ent[a, b] - trans[a, b] * outer_ent[a, b]
+            )
+    return n_skipped
+
+
+@_fast
+def dot(a, b):
+    """``a · b`` of two 1-D float64 arrays, on this thread.
+
+    numpy's ``@`` goes to a threaded BLAS that, on a shared machine, spends
+    several times the work spinning; L-BFGS takes a dozen of these per
+    iteration over a million entries.
+    """
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += a[i] * b[i]
+    return total
+
+
+@_fast
+def axpy(a, x, y):
+    """``y += a * x`` in place, without the temporary numpy would allocate."""
+    for i in range(x.shape[0]):
+        y[i] += a * x[i]
