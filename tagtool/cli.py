@@ -443,27 +443,14 @@ def _batches(items, size: int):
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
-    import time
-
-    from tagtool.core.corpus import Corpus, Document
-    from tagtool.store.formats import FORMATS, detect_format, iter_sentences
+    from tagtool.batch import tag_file
     from tagtool.tagger import load_tagger
 
     tagger = load_tagger(args.model)
-    in_format = args.input_format or detect_format(args.input)
-    out_format = args.format or (in_format if in_format in TAG_FORMATS else "conll")
-    sentences = iter_sentences(args.input, in_format, token_column=args.token_column, label_column=None,
-                               encoding=args.encoding)
-    started, n_sentences, n_tokens = time.perf_counter(), 0, 0
-    with _output_stream(args.output, args.encoding) as (fh, ctx):
-        for batch in _batches(sentences, args.batch_size):
-            corpus = Corpus(tagger.labels, (Document(ctx.document_name, tuple(batch)),))
-            FORMATS[out_format].write(tagger.tag_corpus(corpus), fh, ctx, **_TAG_WRITE_OPTIONS[out_format])
-            n_sentences += len(batch)
-            n_tokens += sum(len(s) for s in batch)
-    seconds = time.perf_counter() - started
-    print(f"tagged {n_sentences} sentences, {n_tokens} tokens in {seconds:.2f} s "
-          f"({n_tokens / max(seconds, 1e-9):,.0f} tokens/s)", file=sys.stderr)
+    result = tag_file(tagger, args.input, args.output, args.format, input_format=args.input_format,
+                      token_column=args.token_column, batch_size=args.batch_size, encoding=args.encoding)
+    print(f"tagged {result.n_sentences} sentences, {result.n_tokens} tokens in {result.seconds:.2f} s "
+          f"({result.tokens_per_second:,.0f} tokens/s)", file=sys.stderr)
     return 0
 
 

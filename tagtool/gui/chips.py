@@ -6,7 +6,13 @@ A chip has two bands: the token on top and its annotation below.
 * partial label: the candidates side by side in the lower band, each a
   segment in its own colour with its name (label-set order);
 * no label: a neutral chip in the palette's colours, the lower band empty
-  (or, once a model is wired in, its faded suggestion).
+  or showing the model's suggestion, faded and in italics.
+
+Model marks (DESIGN §6): the token band of a token not fully labeled is
+tinted amber in proportion to the model's uncertainty; a dotted red line
+under the token marks view disagreement; under each candidate of a partial
+token a thin bar as long as its WD-PSL confidence, and the model's best
+candidate is outlined.
 
 The focused token gets an outline in the highlight colour; every selected
 token gets a bar under it.
@@ -28,6 +34,10 @@ GAP_X, GAP_Y = 6.0, 12.0
 MARGIN = 10.0
 SEGMENT_PAD = 4.0
 RADIUS = 5.0
+#: Tint of an uncertain token (alpha grows with the uncertainty).
+UNCERTAINTY_COLOR = "#f0a030"
+#: Dotted line of view disagreement.
+DISAGREEMENT_COLOR = "#d62728"
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,8 @@ class ChipPainter:
         else:
             p.setBrush(pal.color(QPalette.AlternateBase if not ann else QPalette.Base))
             p.drawRoundedRect(rect, RADIUS, RADIUS)
+            if hint is not None and hint.uncertainty:
+                self._paint_uncertainty(p, rect, hint.uncertainty)
             if ann:
                 self._paint_candidates(p, rect, ann, hint)
             elif hint is not None and hint.suggestion:
@@ -146,14 +158,30 @@ class ChipPainter:
         p.setClipRect(band)
         for name, w in zip(names, widths):
             seg = QRectF(x, band.top(), w * scale, band.height())
-            color = QColor(self.style.color(name))
-            if name in confidences:  # WD-PSL: a weaker candidate fades
-                color.setAlphaF(0.35 + 0.65 * max(0.0, min(1.0, confidences[name])))
             p.setPen(Qt.NoPen)
-            p.setBrush(color)
+            p.setBrush(self.style.color(name))
             p.drawRoundedRect(seg.intersected(clip), 3, 3)
             self._text(p, seg, name, self.style.text_color(name), self.small)
+            if name in confidences:  # WD-PSL: a bar as long as the candidate's confidence
+                share = max(0.0, min(1.0, confidences[name]))
+                bar = QRectF(seg.left() + 2, seg.bottom() - 3.5, (seg.width() - 4) * share, 3.0)
+                p.setBrush(self.style.text_color(name))
+                p.drawRect(bar)
+            if hint is not None and hint.suggestion == name:  # the model's pick
+                p.setBrush(Qt.NoBrush)
+                p.setPen(QPen(self.palette.color(QPalette.Text), 1.5))
+                p.drawRoundedRect(seg.intersected(clip).adjusted(1, 1, -1, -1), 3, 3)
             x += seg.width()
+        p.restore()
+
+    def _paint_uncertainty(self, p: QPainter, rect: QRectF, uncertainty: float) -> None:
+        color = QColor(UNCERTAINTY_COLOR)
+        color.setAlphaF(0.6 * max(0.0, min(1.0, uncertainty)))
+        band = self._token_rect(rect).adjusted(1, 1, -1, 0)
+        p.save()
+        p.setPen(Qt.NoPen)
+        p.setBrush(color)
+        p.drawRoundedRect(band, RADIUS - 1, RADIUS - 1)
         p.restore()
 
     def _paint_suggestion(self, p: QPainter, rect: QRectF, label: str) -> None:
@@ -165,11 +193,13 @@ class ChipPainter:
         p.drawRoundedRect(band, 3, 3)
         italic = QFont(self.small)
         italic.setItalic(True)
-        self._text(p, band, label, self.palette.color(QPalette.PlaceholderText), italic)
+        text = QColor(self.palette.color(QPalette.Text))
+        text.setAlphaF(0.7)
+        self._text(p, band, label, text, italic)
 
     def _paint_disagreement(self, p: QPainter, rect: QRectF) -> None:
         y = rect.top() + self.token_band - 3
-        p.setPen(QPen(QColor("#d62728"), 1.5, Qt.DotLine))
+        p.setPen(QPen(QColor(DISAGREEMENT_COLOR), 2.0, Qt.DotLine))
         p.drawLine(QPointF(rect.left() + PAD_X, y), QPointF(rect.right() - PAD_X, y))
 
     def _paint_state(self, p: QPainter, rect: QRectF, state: ChipState) -> None:

@@ -10,7 +10,9 @@ Ctrl/Alt + 1–9         toggle that label in the selection's candidate sets
 0, Delete, Backspace   clear the selection's annotations
 / or Ctrl+L            searchable label picker
 N / P                  next / previous sentence
-J                      next sentence that is not fully labeled
+J                      the most informative sentence not fully labeled
+Enter                  accept the model's suggestions for the whole sentence
+Space                  accept the suggestion on the selection, then move on
 Esc                    collapse the selection to the focused token
 =====================  ====================================================
 
@@ -19,14 +21,14 @@ Span labels in BIO-style schemes: see :mod:`tagtool.gui.edits`.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter
-from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
+from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
 
 from tagtool.errors import TagtoolError
 from tagtool.gui import edits
 from tagtool.gui.chips import ChipPainter, ChipState
-from tagtool.gui.hints import NO_HINTS, SentenceHints
+from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
 from tagtool.gui.label_picker import LabelPicker, swatch
 from tagtool.gui.session import Session
 
@@ -139,6 +141,29 @@ class TokenEditor(QWidget):
         if tokens:
             self._edit(edits.clear(tokens), f"Clear {_count(tokens)}")
 
+    def suggested_changes(self, tokens=None) -> dict:
+        """The model's suggestion as a full label on ``tokens`` (default: all)
+        that are not fully labeled yet."""
+        tokens = range(len(self.tokens)) if tokens is None else tokens
+        changes = {}
+        for t in tokens:
+            hint = self.hints.get(t)
+            if hint is not None and hint.suggestion and len(self.annotations[t]) != 1:
+                changes[t] = frozenset([hint.suggestion])
+        return changes
+
+    def accept_suggestions(self, tokens=None) -> bool:
+        """Accept the suggestions (of the sentence, or of ``tokens``) as one undo step."""
+        changes = self.suggested_changes(tokens)
+        if not changes:
+            self.message.emit("No suggestion to accept here.")
+            return False
+        if not self._edit(changes, f"Accept {_count(list(changes))} suggested"):
+            return False
+        if tokens is not None:
+            self.set_focus(max(tokens) + 1)
+        return True
+
     def open_picker(self) -> None:
         if self.picker is None:
             self.picker = LabelPicker(self.session.style, self)
@@ -174,6 +199,10 @@ class TokenEditor(QWidget):
             self.set_focus(self.focus)
         elif key in (Qt.Key_N, Qt.Key_P, Qt.Key_J) and not toggle:
             self._navigate(key)
+        elif key in (Qt.Key_Return, Qt.Key_Enter) and not toggle:
+            self.accept_suggestions()
+        elif key == Qt.Key_Space and not toggle:
+            self.accept_suggestions(self.selection())
         elif not self._label_key(key, event.text(), toggle):
             super().keyPressEvent(event)
 
@@ -230,6 +259,14 @@ class TokenEditor(QWidget):
             action.setCheckable(True)
             action.setChecked(name in current)
             action.triggered.connect(lambda _=False, n=name: self.toggle_candidate(n))
+        suggested = self.suggested_changes(self.selection())
+        if suggested:
+            names = sorted({next(iter(a)) for a in suggested.values()})
+            menu.addAction(f"Accept suggestion {', '.join(names)}\tSpace").triggered.connect(
+                lambda: self.accept_suggestions(self.selection()))
+        if self.suggested_changes():
+            menu.addAction("Accept all suggestions of the sentence\tEnter").triggered.connect(
+                lambda: self.accept_suggestions())
         menu.addAction("Clear\t0").triggered.connect(self.clear_selection)
         menu.addAction("Pick label…\t/").triggered.connect(self.open_picker)
         return menu
@@ -245,6 +282,18 @@ class TokenEditor(QWidget):
         self._rects, height = chips.layout(self.tokens, self.annotations, self.width(), self.hints)
         self.setMinimumHeight(int(height))
         self.update()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.ToolTip:
+            t = self.token_at(QPointF(event.pos()))
+            text = hint_tooltip(self.hints.get(t)) if t is not None else ""
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)

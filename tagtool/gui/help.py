@@ -19,7 +19,10 @@ KEYS = (
     ("/  Ctrl+L", "pick a label from a searchable list (Ctrl+Enter: as candidate)"),
     ("Esc", "collapse the selection"),
     ("N  P", "next / previous sentence"),
-    ("J", "next sentence that is not fully labeled"),
+    ("J", "the most informative sentence that is not fully labeled (document order without a model)"),
+    ("Enter", "accept the model's suggestions for the whole sentence (one undo step)"),
+    ("Space", "accept the suggestion on the selected token(s), then move on"),
+    ("Ctrl+T", "train the model now"),
     ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
     ("Ctrl+F", "search the sentence list"),
     ("Mouse", "click a token to focus it, Shift+click to extend, right-click for labels"),
@@ -59,6 +62,16 @@ def legend_html(style: LabelStyle) -> str:
         "<p><b>Solid chip</b>: full label.<br><b>Coloured segments</b>: candidate set "
         "(partial label).<br><b>Dashed outline</b>: no label.<br><b>Outline + bar</b>: "
         "focused token; <b>bar</b>: selected.</p>"
+        "<p><b>Model marks</b> (View menu toggles):<br>"
+        "<i>Faded italic label</i>: the model's suggestion (Enter accepts the sentence's, "
+        "Space the selected token's).<br>"
+        "<span style='background:rgba(240,160,48,0.55)'>&nbsp;Amber token&nbsp;</span>: the model is "
+        "uncertain (the stronger, the less sure).<br>"
+        "<span style='color:#d62728'><b>⋯ red dotted line</b></span> under a token: the two views "
+        "disagree (tooltip: each view's label).<br>"
+        "<b>Bar under a candidate</b>: its WD-PSL confidence; <b>outlined candidate</b>: the model's pick.<br>"
+        "<b>Info</b> column: how much labeling the sentence would teach the model; J goes to the "
+        "highest.</p>"
         f"<table cellspacing='2'>{swatches}</table>"
     )
 

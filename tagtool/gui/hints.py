@@ -5,8 +5,9 @@ The hook through which a trained model's output reaches the editor
 an uncertainty in [0, 1], the two views' labels where they disagree, and a
 confidence per candidate of a partially labeled token (WD-PSL).
 
-Until a learner is wired in, the editor gets :data:`NO_HINTS` and draws
-nothing extra.
+Without a trained model the editor gets :data:`NO_HINTS` and draws nothing
+extra; :mod:`tagtool.gui.model_loop` builds the hints from
+:class:`tagtool.guidance.SentenceGuidance`.
 """
 
 from __future__ import annotations
@@ -38,3 +39,20 @@ class SentenceHints:
 
 #: No model: nothing to show.
 NO_HINTS = SentenceHints()
+
+
+def hint_tooltip(hint: TokenHint | None) -> str:
+    """Plain text explaining a token's hint (the editor's tooltip)."""
+    if hint is None:
+        return ""
+    lines = []
+    if hint.suggestion:
+        lines.append(f"Model suggests: {hint.suggestion}")
+    if hint.uncertainty is not None:
+        lines.append(f"Uncertainty: {hint.uncertainty:.2f}")
+    if hint.disagreement:
+        lines.append(f"Views disagree: view 1 says {hint.disagreement[0]}, view 2 says {hint.disagreement[1]}")
+    if hint.candidate_confidence:
+        ranked = sorted(hint.candidate_confidence.items(), key=lambda kv: -kv[1])
+        lines.append("Candidate confidence: " + ", ".join(f"{n} {100 * c:.0f}%" for n, c in ranked))
+    return "\n".join(lines)

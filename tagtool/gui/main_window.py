@@ -2,7 +2,10 @@
 
 Model-in-the-loop parts plug in through :meth:`MainWindow.add_panel` (a dock
 with its View toggle), :meth:`TokenEditor.set_hints` and
-:meth:`SentenceListModel.set_scores`.
+:meth:`SentenceListModel.set_scores`; per open project a
+:class:`~tagtool.gui.model_loop.ModelLoop` trains in the background and
+feeds them, with its :class:`~tagtool.gui.model_panel.ModelPanel` and the
+:class:`~tagtool.gui.statistics.StatisticsPanel` in docks.
 """
 
 from __future__ import annotations
@@ -25,18 +28,25 @@ from PySide6.QtWidgets import (
 
 from tagtool.errors import TagtoolError
 from tagtool.gui import transfer
+from tagtool.gui.batch_dialog import BatchTagDialog, BatchTagging
 from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.help import Legend, ShortcutsDialog
 from tagtool.gui.labels_dialog import LabelsDialog
+from tagtool.gui.model_loop import Marks, ModelLoop
+from tagtool.gui.model_panel import ModelPanel
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.sentence_list import SentenceListPanel
 from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
+from tagtool.gui.statistics import StatisticsPanel
 from tagtool.gui.style import LabelStyle, apply_theme
 from tagtool.store.project import SUFFIX, Project
 
 log = logging.getLogger(__name__)
 PROJECT_FILTER = f"tagtool projects (*{SUFFIX});;All files (*)"
+TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
+MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty shading"),
+         ("disagreement", "View &disagreement marks"), ("confidences", "WD-PSL candidate &confidences"))
 
 
 class MainWindow(QMainWindow):
@@ -46,11 +56,25 @@ class MainWindow(QMainWindow):
         self.session: Session | None = None
         self.list_panel: SentenceListPanel | None = None
         self.editor_panel: EditorPanel | None = None
+        self.model_loop: ModelLoop | None = None
+        self.model_panel: ModelPanel | None = None
+        self.stats_panel: StatisticsPanel | None = None
+        self.error_box: QMessageBox | None = None
+        self.batch = BatchTagging(self)
+        self.batch.done.connect(lambda r: self._report(
+            f"Batch-tagged {r.n_sentences} sentences ({r.n_tokens} tokens) in {r.seconds:.1f} s."))
+        self.batch.failed.connect(lambda m: self.show_error("Batch-tag", m))
+        self.batch.cancelled.connect(lambda: self._report("Batch tagging cancelled; nothing written."))
         self.undo_group = QUndoGroup(self)
         self.progress = QLabel(self)
         self.statusBar().addPermanentWidget(self.progress)
         self.legend = Legend(LabelStyle([]), self)
         self.legend_dock = self.add_panel("Legend", self.legend, Qt.RightDockWidgetArea)
+        self.model_dock = self.add_panel("Model", QLabel("No project open.", self), Qt.RightDockWidgetArea)
+        self.stats_dock = self.add_panel("Statistics", QLabel("No project open.", self), Qt.RightDockWidgetArea)
+        self.tabifyDockWidget(self.legend_dock, self.stats_dock)
+        self.model_dock.raise_()
+        self.legend_dock.raise_()
         self._build_menus()
         self._show_empty()
         self.resize(1200, 720)
@@ -78,6 +102,8 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         self._action(file, "&Import annotations…", self._import)
         self._action(file, "&Export annotations…", self._export, "Ctrl+E")
+        self.export_tagger_action = self._action(file, "Export &tagger…", self.export_tagger)
+        self.batch_action = self._action(file, "&Batch-tag file…", self.batch_tag, None, False)
         file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.Quit, False)
 
@@ -98,8 +124,25 @@ class MainWindow(QMainWindow):
         go.addSeparator()
         self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
 
+        model = bar.addMenu("&Model")
+        self.learner_menu = model.addMenu("&Learner")
+        self.learner_menu.aboutToShow.connect(self._fill_learners)
+        self._action(model, "&Settings…", self._show_model_panel)
+        self.train_action = self._action(model, "&Train now", self.train_now, "Ctrl+T")
+        self.cancel_action = self._action(model, "&Cancel training", self.cancel_training, "Ctrl+.")
+
         self.view_menu = bar.addMenu("&View")
         self.view_menu.addAction(self.legend_dock.toggleViewAction())
+        self.mark_actions = {}
+        for name, text in MARKS:
+            action = self.view_menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(True)
+            action.toggled.connect(lambda on, n=name: self.model_loop and self.model_loop.set_marks(**{n: on}))
+            self.mark_actions[name] = action
+        self._action(self.view_menu, "Order list by &informativeness",
+                     lambda: self.list_panel.sort_by_informativeness())
+        self.view_menu.addSeparator()
         theme_menu = self.view_menu.addMenu("&Theme")
         group = QActionGroup(self)
         for theme in THEMES:
@@ -149,6 +192,7 @@ class MainWindow(QMainWindow):
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.session.annotationsChanged.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
+        self._start_model_loop()
         self._labels_changed()
         self._update_progress()
         self.settings.add_recent(project.path)
@@ -159,9 +203,37 @@ class MainWindow(QMainWindow):
         self.editor.setFocus()
         return True
 
+    def _start_model_loop(self) -> None:
+        loop = self.model_loop = ModelLoop(self.session, self)
+        loop.marks = Marks(**{name: action.isChecked() for name, action in self.mark_actions.items()})
+        loop.attach(self.editor, self.list_panel)
+        loop.failed.connect(lambda message, _tb: self.show_error("Training", message))
+        loop.modelChanged.connect(lambda r: self._report(f"Suggestions from {r.learner} updated."))
+        loop.load_last()
+        self.model_panel = ModelPanel(loop, self)
+        self.model_dock.setWidget(self.model_panel)
+        self.stats_panel = StatisticsPanel(self.session, loop, self)
+        self.stats_dock.setWidget(self.stats_panel)
+
+    def show_error(self, title: str, message: str) -> None:
+        """A non-modal message: the window stays usable behind it."""
+        if self.error_box is None:
+            self.error_box = QMessageBox(QMessageBox.Warning, title, message, QMessageBox.Ok, self)
+            self.error_box.setModal(False)
+        self.error_box.setWindowTitle(title)
+        self.error_box.setText(message)
+        self.error_box.show()
+        self.statusBar().showMessage(f"{title}: {message}", 10000)
+
     def close_project(self) -> None:
         if self.session is None:
             return
+        if self.model_loop is not None:
+            self.model_loop.close()
+            self.model_loop.deleteLater()
+        for dock in (self.model_dock, self.stats_dock):
+            dock.setWidget(QLabel("No project open.", self))
+        self.model_loop = self.model_panel = self.stats_panel = None
         self.undo_group.removeStack(self.session.undo_stack)
         self.session.project.close()
         self.session.deleteLater()
@@ -206,6 +278,61 @@ class MainWindow(QMainWindow):
 
     def _export(self) -> None:
         self._report(transfer.ask_export(self.session, self))
+
+    # ------------------------------------------------------------------
+    # model
+
+    def _fill_learners(self) -> None:
+        from tagtool.learn import available_learners
+
+        self.learner_menu.clear()
+        group = QActionGroup(self.learner_menu)
+        current = self.model_loop.learner_name if self.model_loop else None
+        for name in available_learners():
+            action = self.learner_menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(name == current)
+            action.setEnabled(self.model_panel is not None)
+            action.triggered.connect(lambda _=False, n=name: self.model_panel.select_learner(n))
+            group.addAction(action)
+
+    def _show_model_panel(self) -> None:
+        self.model_dock.show()
+        self.model_dock.raise_()
+        if self.model_panel is not None:
+            self.model_panel.learner.setFocus()
+
+    def train_now(self) -> None:
+        if self.model_panel is not None:
+            self.model_panel.train()
+
+    def cancel_training(self) -> None:
+        if self.model_loop is not None and not self.model_loop.cancel():
+            self._report("No training is running.")
+
+    def export_tagger(self) -> None:
+        tagger = self.model_loop.tagger if self.model_loop else None
+        if tagger is None:
+            self.show_error("Export tagger", "No model yet: train one first (Model › Train now).")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export tagger", f"{tagger.learner}.tagger", TAGGER_FILTER)
+        if not path:
+            return
+        try:
+            tagger.save(path)
+        except (TagtoolError, OSError) as e:
+            self.show_error("Export tagger", str(e))
+            return
+        self._report(f"Tagger written to {path}.")
+
+    def batch_tag(self) -> None:
+        tagger = self.model_loop.tagger if self.model_loop else None
+        dialog = BatchTagDialog(tagger is not None, tagger.learner if tagger else "", self)
+        if not dialog.exec():
+            return
+        choice = dialog.choice()
+        source = choice["tagger"] if choice["tagger"] is not None else tagger
+        self.batch.start(source, choice["input"], choice["output"], choice["format"])
 
     def _report(self, message: str | None) -> None:
         if message:
@@ -262,5 +389,6 @@ class MainWindow(QMainWindow):
         )
 
     def closeEvent(self, event) -> None:
+        self.batch.shutdown()
         self.close_project()  # every edit is already saved
         super().closeEvent(event)

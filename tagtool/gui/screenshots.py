@@ -3,7 +3,11 @@
 Works offscreen (``QT_QPA_PLATFORM=offscreen``).  The sample project is
 copied into a temporary folder first, so the user's own copy is not edited.
 States: the sample project as it opens, a sentence with full and partial
-labels and a selection, the label picker, each in a light and a dark palette.
+labels and a selection, the label picker; with ``model`` also the model
+panel while training, suggestions with uncertainty shading, view
+disagreement marks, WD-PSL candidate confidences (``wdpsl``, when the
+learner is installed) and the statistics panel — each in a light and a
+dark palette.
 """
 
 from __future__ import annotations
@@ -50,7 +54,109 @@ def _label_some(window: MainWindow) -> None:
     QTest.keyClick(editor, Qt.Key_Right, Qt.ShiftModifier)
 
 
-def render(outdir: Path, project: Path) -> list[Path]:
+def _wait(app: QApplication, condition, seconds: float = 120.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the model did not finish in time")
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
+    """``(name, action)`` of the model states; each action prepares the window."""
+    loop, panel = window.model_loop, window.model_panel
+    ids = window.session.project.sentence_ids()
+    status = {}
+
+    def training():
+        window.model_dock.raise_()
+        panel.select_learner("mv-perceptron", {"epochs": 400})
+        panel.folds.setValue(3)
+        panel.train()
+        _wait(app, lambda: panel.bar.value() > 150)
+
+    def suggestions():
+        loop.cancel()
+        loop.runner.wait()
+        panel.select_learner("mv-perceptron", {"epochs": 5})
+        panel.folds.setValue(3)
+        panel.train()
+        _wait(app, lambda: loop.result is not None and not loop.busy)
+        unlabeled = [sid for sid in ids if loop.result.status.get(sid) == "none"]
+        window.session.go_to(unlabeled[0])
+        window.editor.set_focus(3)
+
+    def disagreement():
+        best = max(ids, key=lambda sid: (loop.guidance(sid).disagreement_share()
+                                         if loop.result.status.get(sid) == "none" else -1))
+        window.mark_actions["uncertainty"].setChecked(False)
+        window.session.go_to(best)
+        status["disagree"] = best
+
+    def confidences():
+        window.mark_actions["uncertainty"].setChecked(True)
+        _install_wdpsl(window)
+        window.editor.set_focus(1)
+
+    def statistics():
+        window.model_dock.hide()  # the whole right column for the charts
+        window.stats_dock.show()
+        window.stats_dock.raise_()
+        window.stats_panel.refresh()
+
+    shots = [("training", training), ("suggestions", suggestions), ("disagreement", disagreement)]
+    from tagtool.learn import available_learners
+
+    if wdpsl and "wdpsl" in available_learners():
+        shots.append(("confidences", confidences))
+    shots.append(("statistics", statistics))
+    return shots
+
+
+def _install_wdpsl(window: MainWindow) -> None:
+    """A small WD-PSL model on a few full and partial sentences (it is slow to train)."""
+    from tagtool.gui.model_loop import run_guidance
+    from tagtool.gui.training import TrainingInputs
+    from tagtool.learn import make_learner
+    from tagtool.pipeline import train_tagger
+
+    session = window.session
+    labels = session.project.labels
+    inputs = TrainingInputs.from_project(session.project)
+    full = [i for i, s in enumerate(inputs.sentences) if s.status == "full"][:6]
+    target = next(i for i, s in enumerate(inputs.sentences) if s.status == "none")
+    sentence = session.project.sentence(inputs.ids[target])
+    gold_like = window.model_loop.guidance(inputs.ids[target]).suggestions
+    partial = []
+    for t, label in enumerate(gold_like):  # candidate sets around the model's guess
+        kind = label[2:] if "-" in label else None
+        others = [n for n in (f"B-{kind}", f"I-{kind}", "O", "B-NP", "I-NP") if n in labels and n != label]
+        partial.append({label, others[0]} if t % 3 != 2 else {label})
+    session.go_to(inputs.ids[target])
+    session.edit({t: frozenset(a) for t, a in enumerate(partial)}, "candidate sets")
+    inputs = TrainingInputs.from_project(session.project)
+    keep = full + [target]
+    corpus = [inputs.sentences[i] for i in keep]
+    tagger = train_tagger(corpus, make_learner("wdpsl", max_alternations=2, max_rounds=8, max_passes=3),
+                          unlabeled=None)
+
+    class _State:
+        def should_stop(self):
+            return False
+
+    result = run_guidance(inputs, tagger, _State())
+    window.model_loop.auto = False
+    window.model_panel.select_learner("wdpsl", {"max_alternations": 2, "max_rounds": 8, "max_passes": 3})
+    window.model_loop._use(result, unstored=False)
+    window.model_panel.show_metrics(result)
+    window.model_panel.status.setText("Model ready (wdpsl, on 6 full and 1 partial sentences).")
+    del sentence
+
+
+def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True) -> list[Path]:
     app = application()
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -68,6 +174,7 @@ def render(outdir: Path, project: Path) -> list[Path]:
             _settle(app)
             shots = {"sample": None, "partial": lambda: _label_some(window),
                      "picker": window.editor.open_picker}
+            window.model_loop.auto = False
             for name, action in shots.items():
                 if action is not None:
                     action()
@@ -83,6 +190,13 @@ def render(outdir: Path, project: Path) -> list[Path]:
                     picker.grab().save(str(path))
                     picker.hide()
                     written.append(path)
+            for name, action in (_model_shots(app, window, wdpsl) if model else ()):
+                action()
+                _settle(app)
+                path = outdir / f"{name}-{theme}.png"
+                window.grab().save(str(path))
+                written.append(path)
+            window.model_loop.cancel()
             window.close()
             window.deleteLater()
             _settle(app)
@@ -95,12 +209,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path)
     parser.add_argument("--project", type=Path, help="project file (default: the sample project)")
+    parser.add_argument("--no-model", action="store_true", help="skip the states that train a model")
+    parser.add_argument("--no-wdpsl", action="store_true", help="skip the WD-PSL confidences (slow to train)")
     args = parser.parse_args(argv)
     if args.project is None:
         from tagtool.cli import ensure_sample_project
 
         args.project = ensure_sample_project()
-    for path in render(args.outdir, args.project):
+    for path in render(args.outdir, args.project, model=not args.no_model, wdpsl=not args.no_wdpsl):
         print(path)
     return 0
 

@@ -8,6 +8,9 @@ so rows do not vanish under the annotator's cursor).
 
 The "Info" column shows the informativeness score of each sentence once a
 model provides one (:meth:`SentenceListModel.set_scores`); empty until then.
+Sorting by a column other than "#" ascending reads the filtered summaries
+once and orders them in memory (by Info: the most informative first when
+descending); "#" ascending is the paged document order again.
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ class SentenceListModel(QAbstractTableModel):
         self.status: str | None = None
         self.search: str = ""
         self.scores: dict[int, float] = {}
+        self.sort_column, self.sort_order = 0, Qt.AscendingOrder
+        self._sorted: list[SentenceSummary] | None = None
+        self._sorted_row: dict[int, int] = {}
         self._pages: OrderedDict[int, list[SentenceSummary]] = OrderedDict()
         self._count = self._query_count()
         session.annotationsChanged.connect(self._annotations_changed)
@@ -74,6 +80,7 @@ class SentenceListModel(QAbstractTableModel):
         self.status, self.search = status, search
         self._pages.clear()
         self._count = self._query_count()
+        self._sort_rows()
         self.endResetModel()
 
     def refresh(self) -> None:
@@ -82,8 +89,33 @@ class SentenceListModel(QAbstractTableModel):
     def set_scores(self, scores: dict[int, float]) -> None:
         """Informativeness per sentence id (from a model); {} clears."""
         self.scores = dict(scores)
-        if self._count:
+        if self._sorted is not None and self.sort_column == 3:
+            self.refresh()  # the order itself changed
+        elif self._count:
             self.dataChanged.emit(self.index(0, 3), self.index(self._count - 1, 3))
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        self.beginResetModel()
+        self.sort_column, self.sort_order = column, order
+        self._sort_rows()
+        self.endResetModel()
+
+    def _sort_rows(self) -> None:
+        if self.sort_column == 0 and self.sort_order == Qt.AscendingOrder:
+            self._sorted, self._sorted_row = None, {}
+            return
+        rows = self.session.project.sentence_summaries(status=self.status, search=self.search or None)
+        position = self.session.index_of
+        keys = {
+            0: lambda r: position(r.id),
+            1: lambda r: (("none", "partial", "full").index(r.status), position(r.id)),
+            2: lambda r: (r.n_tokens, position(r.id)),
+            3: lambda r: (self.scores.get(r.id, -1.0), -position(r.id)),
+            4: lambda r: r.preview.lower(),
+        }
+        rows.sort(key=keys[self.sort_column], reverse=self.sort_order == Qt.DescendingOrder)
+        self._sorted = rows
+        self._sorted_row = {r.id: i for i, r in enumerate(rows)}
 
     def _query_count(self) -> int:
         return self.session.project.count_sentences(status=self.status, search=self.search or None)
@@ -94,6 +126,8 @@ class SentenceListModel(QAbstractTableModel):
     def summary(self, row: int) -> SentenceSummary | None:
         if not 0 <= row < self._count:
             return None
+        if self._sorted is not None:
+            return self._sorted[row] if row < len(self._sorted) else None
         page = row // PAGE
         rows = self._pages.get(page)
         if rows is None:
@@ -114,6 +148,8 @@ class SentenceListModel(QAbstractTableModel):
         Unfiltered, the row is the sentence's position; filtered, the loaded
         pages are searched, then up to :data:`MAX_SCAN` pages from the top.
         """
+        if self._sorted is not None:
+            return self._sorted_row.get(sentence_id)
         if self.status is None and not self.search:
             return self.session.index_of(sentence_id)
         for page, rows in list(self._pages.items()):
@@ -132,7 +168,8 @@ class SentenceListModel(QAbstractTableModel):
 
     def _annotations_changed(self, sentence_id: int, _changes) -> None:
         anns = self.session.annotations if sentence_id == self.session.current_id else None
-        for page, rows in self._pages.items():
+        pages = {0: self._sorted} if self._sorted is not None else self._pages
+        for page, rows in pages.items():
             for i, summary in enumerate(rows):
                 if summary.id != sentence_id:
                     continue
@@ -158,7 +195,8 @@ class SentenceListModel(QAbstractTableModel):
         if orientation == Qt.Horizontal and role == Qt.DisplayRole:
             return COLUMNS[section]
         if orientation == Qt.Horizontal and role == Qt.ToolTipRole and section == 3:
-            return "Informativeness (once a model is trained)"
+            return ("Informativeness: how much the model would learn from labeling the sentence "
+                    "(once a model is trained); click to sort")
         return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
@@ -167,7 +205,7 @@ class SentenceListModel(QAbstractTableModel):
             return None
         column = index.column()
         if role == Qt.DisplayRole:
-            score = self.scores.get(summary.id)
+            score = None if summary.status == "full" else self.scores.get(summary.id)
             return (
                 self.session.index_of(summary.id) + 1,
                 STATUS_TEXT[summary.status],
@@ -213,6 +251,13 @@ class SentenceListPanel(QWidget):
         for column in range(len(COLUMNS) - 1):
             header.setSectionResizeMode(column, QHeaderView.ResizeToContents)
         header.setStretchLastSection(True)
+        # Size columns from the rows on screen: the default (1,000 rows) makes
+        # every model update of the Info column read a thousand rows.
+        header.setResizeContentsPrecision(0)
+        header.setSortIndicatorShown(True)
+        header.setSortIndicator(0, Qt.AscendingOrder)
+        header.setSectionsClickable(True)
+        header.sortIndicatorChanged.connect(self._sort_changed)
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
         top.addWidget(self.status)
@@ -233,6 +278,14 @@ class SentenceListPanel(QWidget):
         status = STATUS_FILTERS[self.status.currentText()]
         self.model.set_filter(status, self.search.text().strip())
         self.show_sentence(self.session.current_id)
+
+    def _sort_changed(self, column: int, order) -> None:
+        self.model.sort(column, order)
+        self.show_sentence(self.session.current_id)
+
+    def sort_by_informativeness(self) -> None:
+        """Most informative first (the Info column, descending)."""
+        self.table.horizontalHeader().setSortIndicator(3, Qt.DescendingOrder)
 
     def set_status_filter(self, label: str) -> None:
         self.status.setCurrentText(label)

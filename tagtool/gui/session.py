@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from tagtool.core.annotation import make_annotation
+from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.gui.style import LabelStyle
 from tagtool.store.project import Project
@@ -68,6 +68,8 @@ class Session(QObject):
         self._order = project.sentence_ids()
         self._position = {sid: i for i, sid in enumerate(self._order)}
         self.current_id: int | None = None
+        #: Sentence ids, most informative first (DESIGN §6), once a model gave them.
+        self.queue: list[int] = []
         self.sentence: Sentence | None = None
         self.annotations: tuple[frozenset, ...] = ()
         if self._order:
@@ -104,13 +106,19 @@ class Session(QObject):
         return True
 
     def next_unfinished(self) -> bool:
-        """Go to the next sentence that is not fully labeled, wrapping around.
+        """Go to the most informative sentence that is not fully labeled.
 
-        A learner's informativeness will order this later (DESIGN §6); for now
-        it is the next one in document order.  False when all are labeled.
+        With a model's :attr:`queue` (:func:`tagtool.guidance.queue`), its
+        first sentence other than the current one that is still not fully
+        labeled; without, the next one in document order, wrapping around.
+        False when all are labeled.
         """
         if self.current_id is None:
             return False
+        for sid in self.queue:
+            if sid != self.current_id and annotation_status(self.project.annotations(sid)) != "full":
+                self.go_to(sid)
+                return True
         here = self._position[self.current_id]
         page, offset = 2000, 0
         first = None

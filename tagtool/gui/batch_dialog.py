@@ -1,0 +1,161 @@
+"""File › Batch-tag file…: choose input, tagger, output and format; run it in the background.
+
+The work is :func:`tagtool.batch.tag_file` (the CLI's ``tagtool tag``) in a
+:class:`~tagtool.gui.worker.TaskRunner`, with a ``QProgressDialog`` whose
+Cancel stops it between batches; the output is written atomically, so a
+cancelled run leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QProgressDialog,
+    QPushButton,
+    QWidget,
+)
+
+from tagtool.batch import TAG_FORMATS, tag_file
+from tagtool.gui.worker import TaskRunner
+
+CORPUS_FILTER = "Corpus files (*.txt *.conll *.conllu *.jsonl *.json *.csv *.tsv);;All files (*)"
+TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
+CURRENT, FILE = "current", "file"
+
+
+def default_output(path: Path, fmt: str | None) -> Path:
+    suffix = {"conll": ".conll", "text": ".txt", "jsonl": ".jsonl"}.get(fmt or "", path.suffix or ".txt")
+    return path.with_name(f"{path.stem}.tagged{suffix}")
+
+
+class BatchTagDialog(QDialog):
+    """Input, tagger (the current model or a file), output path and format."""
+
+    def __init__(self, has_current: bool, current_name: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Batch-tag a file")
+        self.input = QLineEdit(self)
+        self.tagger = QComboBox(self)
+        if has_current:
+            self.tagger.addItem(f"Current model ({current_name})", CURRENT)
+        self.tagger.addItem("Tagger file…", FILE)
+        self.tagger_path = QLineEdit(self)
+        self.output = QLineEdit(self)
+        self.format = QComboBox(self)
+        self.format.addItem("as the input (conll if it cannot)", None)
+        for name in TAG_FORMATS:
+            self.format.addItem(name, name)
+        form = QFormLayout(self)
+        form.addRow("File to tag", self._with_browse(self.input, self.browse_input))
+        form.addRow("Tagger", self.tagger)
+        self.tagger_row = self._with_browse(self.tagger_path, self.browse_tagger)
+        form.addRow("Tagger file", self.tagger_row)
+        form.addRow("Output file", self._with_browse(self.output, self.browse_output))
+        form.addRow("Output format", self.format)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
+        self.buttons.button(QDialogButtonBox.Ok).setText("Tag")
+        self.buttons.accepted.connect(self._accept)
+        self.buttons.rejected.connect(self.reject)
+        form.addRow(self.buttons)
+        self.tagger.currentIndexChanged.connect(self._tagger_changed)
+        self._tagger_changed()
+        self.resize(560, 0)
+
+    def _with_browse(self, edit: QLineEdit, slot) -> QWidget:
+        row = QWidget(self)
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(edit, 1)
+        button = QPushButton("Browse…", row)
+        button.clicked.connect(slot)
+        layout.addWidget(button)
+        return row
+
+    def _tagger_changed(self) -> None:
+        self.tagger_row.setEnabled(self.tagger.currentData() == FILE)
+
+    def browse_input(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "File to tag", self.input.text(), CORPUS_FILTER)
+        if path:
+            self.input.setText(path)
+            if not self.output.text():
+                self.output.setText(str(default_output(Path(path), self.format.currentData())))
+
+    def browse_tagger(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Tagger file", self.tagger_path.text(), TAGGER_FILTER)
+        if path:
+            self.tagger_path.setText(path)
+            self.tagger.setCurrentIndex(self.tagger.findData(FILE))
+
+    def browse_output(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Write the tagged file to", self.output.text(),
+                                              "All files (*)")
+        if path:
+            self.output.setText(path)
+
+    def _accept(self) -> None:
+        if self.input.text() and self.output.text() and (
+                self.tagger.currentData() == CURRENT or self.tagger_path.text()):
+            self.accept()
+
+    def choice(self) -> dict:
+        return {
+            "input": Path(self.input.text()),
+            "output": Path(self.output.text()),
+            "format": self.format.currentData(),
+            "tagger": None if self.tagger.currentData() == CURRENT else Path(self.tagger_path.text()),
+        }
+
+
+def _run(tagger_or_path, input, output, fmt, state):
+    from tagtool.tagger import load_tagger
+
+    tagger = load_tagger(tagger_or_path) if isinstance(tagger_or_path, Path) else tagger_or_path
+    return tag_file(tagger, input, output, fmt, progress=state.progress, should_stop=state.should_stop)
+
+
+class BatchTagging(QObject):
+    """Runs batch jobs one at a time with a progress dialog.
+
+    Signals: ``done(object)`` with the :class:`~tagtool.batch.BatchResult`,
+    ``failed(str)``, ``cancelled()``.
+    """
+
+    done = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.runner = TaskRunner(self)
+        self.dialog: QProgressDialog | None = None
+
+    def start(self, tagger_or_path, input: Path, output: Path, fmt: str | None) -> None:
+        dialog = QProgressDialog(f"Tagging {input.name}…", "Cancel", 0, 1000, self.parent())
+        dialog.setWindowTitle("Batch-tag")
+        dialog.setWindowModality(Qt.WindowModal)
+        dialog.setMinimumDuration(300)
+        dialog.setAutoClose(False)
+        dialog.setAutoReset(False)
+        dialog.setValue(0)
+        self.dialog = dialog
+        task = self.runner.start(_run, tagger_or_path, input, output, fmt)
+        dialog.canceled.connect(self.runner.cancel)
+        task.signals.progress.connect(lambda f, m: (dialog.setValue(int(1000 * f)), dialog.setLabelText(
+            f"Tagging {input.name}: {m}")))
+        task.signals.returned.connect(self.done)
+        task.signals.errored.connect(lambda message, _tb: self.failed.emit(message))
+        task.signals.cancelled.connect(self.cancelled)
+        task.signals.finished.connect(dialog.close)
+
+    def shutdown(self) -> None:
+        self.runner.shutdown()

@@ -1,0 +1,287 @@
+"""The learner in the loop: train in the background, show what the model says.
+
+:class:`ModelLoop` ties a :class:`~tagtool.gui.session.Session` to a
+:class:`~tagtool.gui.worker.TaskRunner`:
+
+* **Training.**  :meth:`train` builds an immutable
+  :class:`~tagtool.gui.training.TrainingInputs` from the project on the GUI
+  thread and runs :func:`~tagtool.gui.training.run_training` in the worker;
+  a newer run cancels the older one.  After an edit, a debounce timer starts
+  a run (``auto``).  When the model is ready (before the optional
+  cross-validation) it is swapped in on the GUI thread; when the run ends it
+  is stored in the project with its metrics (:meth:`Project.add_model`).
+* **Guidance.**  Per sentence a :class:`~tagtool.guidance.SentenceGuidance`;
+  the current sentence's becomes the editor's hints (filtered by the View
+  toggles), the scores fill the sentence list's Info column, and
+  :func:`tagtool.guidance.queue` orders J.
+* **Reopening.**  The last stored model is loaded and its guidance
+  recomputed in the worker.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, replace
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from tagtool.guidance import SentenceGuidance, analyse, queue
+from tagtool.gui.hints import NO_HINTS, SentenceHints, TokenHint
+from tagtool.gui.session import Session
+from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
+from tagtool.gui.worker import TaskRunner
+
+log = logging.getLogger(__name__)
+
+#: Seconds of quiet after an edit before an automatic retrain.
+DEBOUNCE_SECONDS = 1.5
+#: Stored models kept in the project (older ones are deleted: each holds a
+#: whole tagger, and automatic retraining makes many).
+MAX_STORED_MODELS = 30
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Which model marks the editor draws (View menu toggles)."""
+
+    suggestions: bool = True
+    uncertainty: bool = True
+    disagreement: bool = True
+    confidences: bool = True
+
+
+def _same_params(a: dict, b: dict) -> bool:
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def hints_for(sid: int, guidance: SentenceGuidance | None, annotations, marks: Marks) -> SentenceHints:
+    """Editor hints of one sentence from its guidance and current annotations."""
+    if guidance is None or len(guidance.suggestions) != len(annotations):
+        return NO_HINTS if guidance is None else SentenceHints(sid)
+    tokens = {}
+    for t, ann in enumerate(annotations):
+        if len(ann) == 1:
+            continue  # a full label needs no hint
+        suggestion = guidance.suggestions[t]
+        if ann and suggestion not in ann:
+            suggestion = None
+        views = guidance.views
+        disagree = None
+        if marks.disagreement and views is not None and views[0][t] != views[1][t]:
+            disagree = (views[0][t], views[1][t])
+        conf = guidance.confidences[t] if marks.confidences and guidance.confidences else {}
+        tokens[t] = TokenHint(
+            suggestion=suggestion if marks.suggestions else None,
+            uncertainty=guidance.uncertainty[t] if marks.uncertainty else None,
+            disagreement=disagree,
+            candidate_confidence=conf,
+        )
+    return SentenceHints(sid, tokens)
+
+
+def run_guidance(inputs: TrainingInputs, tagger, state) -> TrainingResult:
+    """Guidance of every sentence under an existing tagger (after reopening)."""
+    guidance = dict(zip(inputs.ids, analyse(tagger, inputs.sentences, state.should_stop)))
+    return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), guidance, inputs.status,
+                          dict(tagger.metrics))
+
+
+class ModelLoop(QObject):
+    """Background training and guidance for one session.
+
+    Signals
+    -------
+    started(str)
+        A run started (the learner's name).
+    progress(float, str)
+    modelChanged(object)
+        A new :class:`TrainingResult` is in use (suggestions refreshed).
+    finished(object)
+        A run ended with its metrics (after the optional cross-validation).
+    failed(str, str)
+        A run raised: message and traceback.  The previous model stays.
+    cancelled()
+    stored(int)
+        A model was stored in the project (its id).
+    """
+
+    started = Signal(str)
+    progress = Signal(float, str)
+    modelChanged = Signal(object)
+    finished = Signal(object)
+    failed = Signal(str, str)
+    cancelled = Signal()
+    stored = Signal(int)
+
+    def __init__(self, session: Session, parent: QObject | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.runner = TaskRunner(self)
+        self.result: TrainingResult | None = None
+        self.learner_name = "mv-perceptron"
+        self.params: dict = {}
+        self.auto = True
+        self.warm_start = True
+        self.cv_folds = 3
+        self.marks = Marks()
+        self.run_started = 0.0
+        self._unstored: TrainingResult | None = None
+        self._debounce = QTimer(self, singleShot=True, interval=int(DEBOUNCE_SECONDS * 1000))
+        self._debounce.timeout.connect(self.train)
+        session.annotationsChanged.connect(self._edited)
+        session.sentenceChanged.connect(self._refresh_hints)
+        self.editor = None
+        self.list_panel = None
+
+    # ------------------------------------------------------------------
+    # wiring
+
+    def attach(self, editor, list_panel) -> None:
+        """Feed hints to ``editor`` and scores to ``list_panel``."""
+        self.editor, self.list_panel = editor, list_panel
+        self._refresh_hints()
+
+    @property
+    def tagger(self):
+        return None if self.result is None else self.result.tagger
+
+    @property
+    def busy(self) -> bool:
+        return self.runner.busy
+
+    def set_learner(self, name: str, params: dict) -> None:
+        self.learner_name, self.params = name, dict(params)
+
+    def set_marks(self, **changes) -> None:
+        self.marks = replace(self.marks, **changes)
+        self._refresh_hints()
+
+    # ------------------------------------------------------------------
+    # runs
+
+    def _edited(self, _sid, _changes) -> None:
+        self._refresh_hints()
+        if self.auto:
+            if self.runner.busy:
+                self.runner.cancel()  # obsolete now
+            self._debounce.start()
+
+    def train(self) -> bool:
+        """Start a run on the project as it is now; False if nothing can start."""
+        self._debounce.stop()
+        project = self.session.project
+        inputs = TrainingInputs.from_project(project, self.cv_folds)
+        if not any(s.status != "none" for s in inputs.sentences):
+            self.failed.emit("Label some tokens first: the model learns from your annotations.", "")
+            return False
+        warm = self.tagger if self.warm_start and self._can_warm_start() else None
+        task = self.runner.start(run_training, inputs, self.learner_name, dict(self.params), warm)
+        self._connect(task, store=True)
+        self.run_started = time.perf_counter()
+        self.started.emit(self.learner_name)
+        return True
+
+    def _can_warm_start(self) -> bool:
+        tagger = self.tagger
+        return (tagger is not None and tagger.learner == self.learner_name
+                and _same_params(dict(tagger.model.params), self.params)
+                and tuple(tagger.labels) == tuple(self.session.project.labels))
+
+    def cancel(self) -> bool:
+        self._debounce.stop()
+        if self.runner.cancel():
+            self.cancelled.emit()
+            return True
+        return False
+
+    def _connect(self, task, store: bool) -> None:
+        s = task.signals
+        s.progress.connect(lambda f, m, t=task: self.runner.is_current(t) and self.progress.emit(f, m))
+        s.ready.connect(lambda r, t=task: self.runner.is_current(t) and self._use(r, unstored=store))
+        s.returned.connect(lambda r, t=task: self._returned(t, r, store))
+        s.errored.connect(lambda m, tb, t=task: self.runner.is_current(t) and self.failed.emit(m, tb))
+        s.cancelled.connect(lambda t=task: self.runner.is_current(t) and self.cancelled.emit())
+
+    def _returned(self, task, result: TrainingResult, store: bool) -> None:
+        if self.result is not result and self.runner.is_current(task):
+            self._use(result, unstored=store)
+        if store and (self._unstored is result):
+            self._store(result)
+        if self.result is result:
+            self.finished.emit(result)
+
+    def _use(self, result: TrainingResult, unstored: bool) -> None:
+        self.result = result
+        if unstored:
+            self._unstored = result
+        self.session.queue = queue(result.scores, result.status)
+        if self.list_panel is not None:
+            self.list_panel.model.set_scores(result.scores)
+            self.list_panel.show_sentence(self.session.current_id)
+        self._refresh_hints()
+        self.modelChanged.emit(result)
+
+    def _store(self, result: TrainingResult) -> None:
+        project = self.session.project
+        if project.closed or project.readonly:
+            return
+        self._unstored = None
+        try:
+            model_id = project.add_model(result.learner, result.params, result.metrics, result.tagger.to_bytes(),
+                                         note="trained in the app")
+            records = project.models()
+            for old in records[:-MAX_STORED_MODELS]:
+                project.delete_model(old.id)
+        except Exception as exc:  # noqa: BLE001 — a full disk must not lose the model in use
+            log.warning("could not store the model: %s", exc)
+            self.failed.emit(f"The model could not be saved in the project: {exc}", "")
+            return
+        self.stored.emit(model_id)
+
+    # ------------------------------------------------------------------
+    # projects
+
+    def load_last(self) -> bool:
+        """Load the project's newest stored model and recompute its guidance in the worker."""
+        from tagtool.tagger import Tagger, TaggerFileError
+
+        project = self.session.project
+        records = project.models()
+        if not records:
+            return False
+        record = records[-1]
+        try:
+            tagger = Tagger.from_bytes(project.model_data(record.id), f"model {record.id}")
+        except TaggerFileError as exc:
+            log.warning("stored model %d unreadable: %s", record.id, exc)
+            return False
+        tagger.metrics = dict(record.metrics)
+        self.set_learner(record.learner, dict(record.params))
+        self.result = TrainingResult(tagger, record.learner, dict(record.params), {}, {}, dict(record.metrics))
+        inputs = TrainingInputs.from_project(project)
+        task = self.runner.start(run_guidance, inputs, tagger)
+        self._connect(task, store=False)
+        return True
+
+    def close(self) -> None:
+        """Stop the worker; keep a model not stored yet (its CV was cancelled)."""
+        self._debounce.stop()
+        self.runner.shutdown()
+        if self._unstored is not None:
+            self._store(self._unstored)
+
+    # ------------------------------------------------------------------
+    # hints
+
+    def guidance(self, sid: int | None) -> SentenceGuidance | None:
+        if self.result is None or sid is None:
+            return None
+        return self.result.guidance.get(sid)
+
+    def _refresh_hints(self, *_args) -> None:
+        if self.editor is None:
+            return
+        sid = self.session.current_id
+        self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks))

@@ -1,0 +1,208 @@
+"""The model panel: learner, its settings, train/cancel, progress and the last metrics."""
+
+from __future__ import annotations
+
+import html
+import time
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tagtool.errors import TagtoolError
+from tagtool.gui.model_loop import ModelLoop
+from tagtool.gui.settings_form import SettingsForm
+from tagtool.learn import available_learners
+
+
+class ModelPanel(QWidget):
+    """Controls of a :class:`ModelLoop` (the dock "Model")."""
+
+    def __init__(self, loop: ModelLoop, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.loop = loop
+        self.learners = available_learners()
+        self.learner = QComboBox(self)
+        for name, cls in self.learners.items():
+            self.learner.addItem(name, name)
+            self.learner.setItemData(self.learner.count() - 1, cls.description, Qt.ToolTipRole)
+        self.form = SettingsForm(self)
+        settings_box = QGroupBox("Settings", self)
+        box_layout = QVBoxLayout(settings_box)
+        scroll = QScrollArea(settings_box)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.NoFrame)
+        scroll.setWidget(self.form)
+        scroll.setMinimumHeight(120)
+        box_layout.addWidget(scroll)
+        self.auto = QCheckBox("Retrain after edits", self)
+        self.auto.setChecked(loop.auto)
+        self.warm = QCheckBox("Warm start from the last model", self)
+        self.warm.setChecked(loop.warm_start)
+        self.folds = QSpinBox(self)
+        self.folds.setRange(0, 10)
+        self.folds.setValue(loop.cv_folds)
+        self.folds.setSpecialValueText("off")
+        self.folds.setToolTip("k-fold cross-validation over the fully labeled sentences after each run "
+                              "(k more trainings; off is fastest)")
+        self.train_button = QPushButton("Train now", self)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setEnabled(False)
+        self.bar = QProgressBar(self)
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        self.status = QLabel("No model yet.", self)
+        self.status.setWordWrap(True)
+        self.metrics = QLabel(self)
+        self.metrics.setTextFormat(Qt.RichText)
+        self.metrics.setWordWrap(True)
+        self.metrics.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.metrics.setTextInteractionFlags(Qt.TextSelectableByMouse)
+
+        top = QFormLayout()
+        top.addRow("Learner", self.learner)
+        top.addRow("Cross-validation", self.folds)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.train_button)
+        buttons.addWidget(self.cancel_button)
+        body = QWidget(self)
+        layout = QVBoxLayout(body)
+        layout.addLayout(top)
+        layout.addWidget(self.auto)
+        layout.addWidget(self.warm)
+        layout.addLayout(buttons)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.status)
+        layout.addWidget(self.metrics)
+        layout.addWidget(settings_box, 1)
+        outer = QScrollArea(self)
+        outer.setWidgetResizable(True)
+        outer.setFrameShape(QScrollArea.NoFrame)
+        outer.setWidget(body)
+        whole = QVBoxLayout(self)
+        whole.setContentsMargins(0, 0, 0, 0)
+        whole.addWidget(outer)
+
+        self.learner.currentIndexChanged.connect(self._learner_changed)
+        self.form.changed.connect(self._settings_changed)
+        self.auto.toggled.connect(lambda on: setattr(loop, "auto", on))
+        self.warm.toggled.connect(lambda on: setattr(loop, "warm_start", on))
+        self.folds.valueChanged.connect(lambda k: setattr(loop, "cv_folds", k))
+        self.train_button.clicked.connect(self.train)
+        self.cancel_button.clicked.connect(loop.cancel)
+        loop.started.connect(self._started)
+        loop.progress.connect(self._progress)
+        loop.modelChanged.connect(self._model_changed)
+        loop.finished.connect(self._finished)
+        loop.failed.connect(self._failed)
+        loop.cancelled.connect(self._cancelled)
+        self._elapsed = QTimer(self, interval=250)
+        self._elapsed.timeout.connect(self._tick)
+        self.select_learner(loop.learner_name, loop.params)
+
+    # ------------------------------------------------------------------
+
+    def select_learner(self, name: str, params: dict | None = None) -> None:
+        index = self.learner.findData(name)
+        if index < 0:
+            return
+        self.learner.blockSignals(True)
+        self.learner.setCurrentIndex(index)
+        self.learner.blockSignals(False)
+        self.form.set_learner(self.learners[name], params)
+        self._apply()
+
+    def _learner_changed(self) -> None:
+        self.form.set_learner(self.learners[self.learner.currentData()])
+        self._apply()
+
+    def _settings_changed(self) -> None:
+        self._apply()
+
+    def _apply(self) -> bool:
+        try:
+            params = self.form.values()
+        except TagtoolError as exc:
+            self.status.setText(f"Setting not valid: {exc}")
+            return False
+        self.loop.set_learner(self.learner.currentData(), params)
+        return True
+
+    def train(self) -> None:
+        if self._apply():
+            self.loop.train()
+
+    # ------------------------------------------------------------------
+    # run feedback
+
+    def _started(self, name: str) -> None:
+        self.bar.setValue(0)
+        self.cancel_button.setEnabled(True)
+        self.status.setText(f"Training {name}…")
+        self._elapsed.start()
+
+    def _tick(self) -> None:
+        if self.loop.busy:
+            seconds = time.perf_counter() - self.loop.run_started
+            self.bar.setFormat(f"{seconds:.0f} s")
+            self.bar.setTextVisible(True)
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.bar.setValue(int(1000 * fraction))
+        seconds = time.perf_counter() - self.loop.run_started
+        self.status.setText(f"Training {self.loop.learner_name}: {message} ({seconds:.1f} s)")
+
+    def _idle(self, text: str) -> None:
+        self._elapsed.stop()
+        self.bar.setTextVisible(False)
+        self.cancel_button.setEnabled(False)
+        self.status.setText(text)
+
+    def _model_changed(self, result) -> None:
+        self.show_metrics(result)
+        if self.loop.busy:
+            self.status.setText(f"Suggestions updated; cross-validating {result.learner}…")
+
+    def _finished(self, result) -> None:
+        self.bar.setValue(1000)
+        self._idle(f"Model ready ({result.learner}).")
+        self.show_metrics(result)
+
+    def _failed(self, message: str, _traceback: str) -> None:
+        self._idle(f"Training failed: {message}")
+
+    def _cancelled(self) -> None:
+        self.bar.setValue(0)
+        self._idle("Training cancelled; the previous model stays in use.")
+
+    def show_metrics(self, result) -> None:
+        m = result.metrics
+        rows = [("Learner", result.learner)]
+        counts = m.get("sentences")
+        if counts:
+            rows.append(("Trained on", f"{counts.get('full', 0)} full · {counts.get('partial', 0)} partial · "
+                                       f"{counts.get('none', 0)} unlabeled sentences"))
+        if "train_seconds" in m:
+            rows.append(("Training time", f"{m['train_seconds']:.2f} s"))
+        if "token_accuracy" in m:
+            rows.append((f"CV accuracy ({m['cv_folds']}-fold)", f"{100 * m['token_accuracy']:.1f}%"))
+            rows.append(("CV span F1", f"{100 * m['f1']:.1f}%"))
+        elif "cv" in m:
+            rows.append(("Cross-validation", str(m["cv"])))
+        notes = result.tagger.model.info.get("notes") or []
+        body = "".join(f"<tr><td style='padding-right:8px'>{html.escape(k)}</td><td><b>{html.escape(v)}</b></td></tr>"
+                       for k, v in rows)
+        extra = "".join(f"<br><small>{html.escape(n)}</small>" for n in notes[:3])
+        self.metrics.setText(f"<table>{body}</table>{extra}")

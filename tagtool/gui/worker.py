@@ -1,0 +1,143 @@
+"""Background tasks: superqt's worker pattern on a one-worker ``QThreadPool``.
+
+A :class:`Task` is a ``QRunnable`` whose :class:`TaskSignals` (a ``QObject``
+living on the GUI thread) carry ``progress``, ``ready``, ``returned``,
+``errored``, ``cancelled`` and ``finished``; signals emitted from the worker
+thread arrive on the GUI thread as queued calls, so every slot — swapping in
+a new model included — runs on the GUI thread.  Errors inside the task
+arrive as ``errored(message, traceback)`` instead of dying in the thread.
+
+:class:`TaskRunner` keeps one task at a time (Orange3): starting a new one
+requests the previous one to stop, and a stale task's signals are ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from tagtool.errors import TagtoolError
+
+log = logging.getLogger(__name__)
+
+
+class TaskSignals(QObject):
+    started = Signal()
+    progress = Signal(float, str)
+    ready = Signal(object)
+    returned = Signal(object)
+    errored = Signal(str, str)
+    cancelled = Signal()
+    finished = Signal()
+
+
+class TaskState:
+    """Handed to the task function: progress, stop requests, early results."""
+
+    def __init__(self, signals: TaskSignals):
+        self._signals = signals
+        self._stop = threading.Event()
+
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    def should_stop(self) -> bool:
+        return self._stop.is_set()
+
+    def progress(self, fraction: float, message: str = "") -> None:
+        self._signals.progress.emit(float(fraction), str(message))
+
+    def model_ready(self, result) -> None:
+        self._signals.ready.emit(result)
+
+
+def _is_cancel(exc: BaseException) -> bool:
+    from tagtool.batch import BatchCancelled
+    from tagtool.learn.progress import TrainingCancelled
+
+    return isinstance(exc, (TrainingCancelled, BatchCancelled))
+
+
+class Task(QRunnable):
+    """Runs ``function(*args, state)`` on a pool thread."""
+
+    def __init__(self, function: Callable, *args):
+        super().__init__()
+        self.setAutoDelete(False)  # the runner keeps it until ``finished``
+        self.signals = TaskSignals()
+        self.state = TaskState(self.signals)
+        self._function, self._args = function, args
+
+    def run(self) -> None:
+        signals = self.signals
+        try:
+            if self.state.should_stop():
+                signals.cancelled.emit()
+                return
+            signals.started.emit()
+            result = self._function(*self._args, self.state)
+        except Exception as exc:  # noqa: BLE001 — every error becomes a signal
+            if _is_cancel(exc) or self.state.should_stop():
+                signals.cancelled.emit()
+            else:
+                log.exception("background task failed")
+                message = str(exc) if isinstance(exc, TagtoolError) else f"{type(exc).__name__}: {exc}"
+                signals.errored.emit(message, traceback.format_exc())
+        else:
+            signals.returned.emit(result)
+        finally:
+            signals.finished.emit()
+
+
+class TaskRunner(QObject):
+    """One task at a time on its own one-thread pool."""
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.current: Task | None = None
+        self._alive: set[Task] = set()
+
+    def start(self, function: Callable, *args) -> Task:
+        """Cancel the running task (if any) and queue ``function(*args, state)``."""
+        self.cancel()
+        task = Task(function, *args)
+        self.current = task
+        self._alive.add(task)
+        task.signals.finished.connect(lambda t=task: self._done(t))
+        self.pool.start(task)
+        return task
+
+    def cancel(self) -> bool:
+        """Ask the current task to stop; True if there was one."""
+        task, self.current = self.current, None
+        if task is None:
+            return False
+        task.state.request_stop()
+        return True
+
+    def is_current(self, task: Task) -> bool:
+        return task is self.current
+
+    @property
+    def busy(self) -> bool:
+        return self.current is not None
+
+    def _done(self, task: Task) -> None:
+        self._alive.discard(task)
+        if task is self.current:
+            self.current = None
+
+    def wait(self, msecs: int = 30000) -> bool:
+        """Block until every task has ended (closing the window, tests)."""
+        return self.pool.waitForDone(msecs)
+
+    def shutdown(self, msecs: int = 30000) -> None:
+        self.cancel()
+        self.pool.clear()
+        self.wait(msecs)

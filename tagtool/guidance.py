@@ -1,0 +1,219 @@
+"""What guides the annotator (DESIGN §6): uncertainty, informativeness, the queue.
+
+No Qt here: the desktop app draws these numbers, and a later ``tagtool
+simulate`` orders sentences with the same :func:`queue`.
+
+* **Uncertainty** of a token, in [0, 1]: the normalised entropy of its
+  marginal for probabilistic models (CRFs), and for the margin-based ones
+  (SVMs, perceptrons) ``exp(−m / τ)`` of the margin ``m`` between the best and
+  the second-best label's max-marginal score, with ``τ`` the median margin
+  of the tokens scored together (the weights' scale differs between learners
+  and grows with perceptron epochs; the median makes the shading comparable).
+* **View disagreement** (two-view learners): the tokens where view 0's and
+  view 1's Viterbi labels differ.
+* **Informativeness** of a sentence: the mean over its tokens of ``(1 −
+  info_t) · u_t`` — the token's missing information (DESIGN §2: 1 without a
+  label, 0 with a full one) times its open question (1 where the views
+  disagree, else the uncertainty).  Fully labeled sentences score 0.
+* **Queue**: sentences not fully labeled, the most informative first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tagtool.core.annotation import information_from_mask
+from tagtool.core.snapshot import build_snapshot
+
+__all__ = [
+    "SentenceGuidance",
+    "analyse",
+    "informativeness",
+    "margin_uncertainty",
+    "entropy_uncertainty",
+    "queue",
+    "token_uncertainty",
+]
+
+
+def entropy_uncertainty(marginals: np.ndarray) -> np.ndarray:
+    """Token marginal entropy divided by ``log L``: ``[T, L]`` → ``[T]`` in [0, 1]."""
+    p = np.clip(np.asarray(marginals, dtype=np.float64), 0.0, 1.0)
+    n_labels = p.shape[1]
+    if n_labels < 2:
+        return np.zeros(len(p))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1)
+    return np.clip(h / np.log(n_labels), 0.0, 1.0)
+
+
+def margins(scores: np.ndarray) -> np.ndarray:
+    """Best minus second-best score of every token (``[T, L]`` → ``[T]``, ≥ 0)."""
+    s = np.asarray(scores, dtype=np.float64)
+    if s.shape[1] < 2:
+        return np.full(len(s), np.inf)
+    top2 = np.sort(s, axis=1)[:, -2:]
+    return np.maximum(top2[:, 1] - top2[:, 0], 0.0)
+
+
+def margin_uncertainty(scores: np.ndarray, scale: float | None = None) -> np.ndarray:
+    """``exp(−m / τ)`` of the best-vs-second margin ``m``: 1 for a tie, → 0 when sure.
+
+    Parameters
+    ----------
+    scores : float array [T, L]
+        Max-marginal scores (any offset per token).
+    scale : float, optional
+        ``τ``; by default the median of the positive margins (1 if none).
+    """
+    m = margins(scores)
+    if scale is None:
+        scale = margin_scale(m)
+    return np.exp(-m / scale)
+
+
+def margin_scale(m: np.ndarray) -> float:
+    """The median positive finite margin (1.0 if there is none)."""
+    positive = m[np.isfinite(m) & (m > 0)]
+    return float(np.median(positive)) if positive.size else 1.0
+
+
+def token_uncertainty(scores: np.ndarray, probabilistic: bool, scale: float | None = None) -> np.ndarray:
+    """Uncertainty in [0, 1] of each token from :meth:`ChainModel.score_tokens` output."""
+    if probabilistic:
+        return entropy_uncertainty(scores)
+    return margin_uncertainty(scores, scale)
+
+
+def informativeness(uncertainty: np.ndarray, allowed: np.ndarray, disagree: np.ndarray | None = None) -> float:
+    """Score of one sentence: mean over tokens of ``(1 − info_t) · u_t`` (see the module doc).
+
+    Parameters
+    ----------
+    uncertainty : float array [T]
+    allowed : bool array [T, L]
+        The sentence's allowed sets (all True for an unlabeled token).
+    disagree : bool array [T], optional
+        Where the two views' labels differ; such a token counts 1.
+    """
+    if len(uncertainty) == 0:
+        return 0.0
+    open_question = np.asarray(uncertainty, dtype=np.float64)
+    if disagree is not None:
+        open_question = np.where(disagree, 1.0, open_question)
+    missing = 1.0 - information_from_mask(np.asarray(allowed, dtype=bool))
+    return float(np.mean(missing * open_question))
+
+
+def queue(scores: Mapping[int, float], status: Mapping[int, str]) -> list[int]:
+    """Sentence ids that are not fully labeled, the most informative first.
+
+    Parameters
+    ----------
+    scores : mapping id → informativeness
+        Sentences without a score come after the scored ones.
+    status : mapping id → ``"full"``/``"partial"``/``"none"``
+        Every candidate sentence, in the order that breaks ties (document order).
+    """
+    order = {sid: i for i, sid in enumerate(status)}
+    open_ids = [sid for sid, st in status.items() if st != "full"]
+    return sorted(open_ids, key=lambda sid: (sid not in scores, -scores.get(sid, 0.0), order[sid]))
+
+
+@dataclass(frozen=True)
+class SentenceGuidance:
+    """A model's view of one sentence, ready to draw.
+
+    Attributes
+    ----------
+    suggestions : tuple of str
+        Constrained Viterbi labels (inside each token's allowed set: a
+        partial token's best candidate; a full token's own label).
+    uncertainty : tuple of float
+    views : tuple of (tuple of str, tuple of str), optional
+        Each view's Viterbi labels (two-view models).
+    confidences : tuple of dict, optional
+        WD-PSL confidence of each candidate of each partially labeled token.
+    score : float
+        :func:`informativeness`.
+    """
+
+    suggestions: tuple[str, ...]
+    uncertainty: tuple[float, ...]
+    views: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    confidences: tuple[dict, ...] | None = None
+    score: float = 0.0
+
+    def disagreement_share(self) -> float:
+        if self.views is None or not self.suggestions:
+            return 0.0
+        return sum(a != b for a, b in zip(*self.views)) / len(self.suggestions)
+
+
+def _wdpsl_confidences(tagger, snapshot) -> np.ndarray | None:
+    if tagger.learner != "wdpsl":
+        return None
+    try:
+        from tagtool.learn.wdpsl import candidate_confidences
+    except ImportError:
+        return None
+    return candidate_confidences(tagger.model, snapshot)
+
+
+def analyse(tagger, sentences: Sequence, should_stop=None) -> list[SentenceGuidance]:
+    """Suggestions, uncertainty, view labels and confidences of ``sentences`` under ``tagger``.
+
+    Annotations whose labels the tagger does not know are ignored (the
+    sentence is decoded unconstrained there).
+    """
+    sentences = [_known_labels(s, tagger.labels) for s in sentences]
+    if not sentences:
+        return []
+    model = tagger.model
+    snapshot = build_snapshot(sentences, tagger.labels, tagger.extractor, model.feature_view)
+    names = np.asarray(tagger.labels.names, dtype=object)
+    best = names[model.predict(snapshot, constrained=True)]
+    scores = model.score_tokens(snapshot)
+    scale = None if model.probabilistic else margin_scale(margins(scores))
+    uncertainty = token_uncertainty(scores, model.probabilistic, scale)
+    views = None
+    if model.n_views == 2:
+        y0, y1 = model.disagreement(snapshot)
+        views = (names[y0], names[y1])
+    conf = _wdpsl_confidences(tagger, snapshot)
+    out = []
+    for i in range(snapshot.n_sentences):
+        if should_stop is not None and should_stop():
+            from tagtool.learn.progress import TrainingCancelled
+
+            raise TrainingCancelled("cancelled")
+        rows = snapshot.sentence_slice(i)
+        allowed = snapshot.allowed[rows]
+        v = None if views is None else (tuple(views[0][rows]), tuple(views[1][rows]))
+        disagree = None if v is None else np.array([a != b for a, b in zip(*v)])
+        out.append(SentenceGuidance(
+            suggestions=tuple(best[rows]),
+            uncertainty=tuple(float(u) for u in uncertainty[rows]),
+            views=v,
+            confidences=None if conf is None else _token_confidences(conf[rows], allowed, names),
+            score=informativeness(uncertainty[rows], allowed, disagree),
+        ))
+    return out
+
+
+def _token_confidences(conf: np.ndarray, allowed: np.ndarray, names: np.ndarray) -> tuple[dict, ...]:
+    out = []
+    for row, mask in zip(conf, allowed):
+        partial = 1 < mask.sum() < len(mask)
+        out.append({str(names[j]): float(row[j]) for j in np.flatnonzero(mask)} if partial else {})
+    return tuple(out)
+
+
+def _known_labels(sentence, labels):
+    anns = sentence.annotations
+    if all(name in labels for a in anns for name in a):
+        return sentence
+    return sentence.with_annotations([a if all(n in labels for n in a) else () for a in anns])
