@@ -43,12 +43,31 @@ Solver
     separable into blocks, one per piece (its multipliers ``α_i`` with
     ``Σ α_i ≤ C1/n`` and ``0 ≤ β_ij ≤ C2 P_ij / n``), coupled only through
     ``ω = Σ α δf + Σ β f``; it is solved by **dual block-coordinate
-    ascent** — each block a small cvxopt QP with the other pieces'
+    ascent** — each block solved exactly with the other pieces'
     multipliers fixed, exactly the per-example working sets of structural
     SVMs — keeping ``ω`` explicitly.  Blocks already satisfying their KKT
     conditions (to ``qp_tol``) are skipped.  Block-coordinate ascent on a
     convex QP with separable constraints converges to the restricted QP's
     optimum; the tests compare it with a single dense cvxopt solve.
+
+    Two block solvers reach the same optimum (``qp_solver``):
+
+    * ``"smo"`` (default): one numba call per pass over all pieces
+      (:func:`._wdpsl_kernels.block_pass`).  A block's Gram matrix is
+      built in closed form from ``|φ_{t−1}|²``, ``|φ_t|²``,
+      ``⟨φ_{t−1}, φ_t⟩`` and the allowed sets, and the block QP is solved
+      exactly by alternating closed-form steps on each β (a box) with
+      pairwise SMO steps on the α simplex (as :mod:`._svm_common`'s SMO
+      solver, extended to the β boxes).  About 5 µs per block against
+      ~2 ms per cvxopt call plus Python per block.
+    * ``"cvxopt"``: a Python loop over the pieces, each block QP by
+      :func:`tagtool.learn.qp.solve_qp` (DESIGN §5.4's reference).
+
+    The tests check the closed-form blocks against the explicit vectors,
+    the SMO block solutions against cvxopt and the KKT conditions, one
+    numba pass against one cvxopt pass, and whole fits of both.
+    Entries whose multiplier stayed 0 for ``drop_after`` rounds leave the
+    working sets (no effect on ``ω``; re-added when violated again).
 
 Confidences for the UI
     :func:`candidate_confidences` recomputes ``P`` for a snapshot's pieces
@@ -88,6 +107,8 @@ logger = logging.getLogger(__name__)
 
 _EQ18 = 0  # working-set entry: an output y'' of Eq. 18 (multiplier α)
 _EQ20 = 1  # working-set entry: a candidate of Eq. 20 (multiplier β)
+
+QP_SOLVERS = ("smo", "cvxopt")
 
 
 # ----------------------------------------------------------------------
@@ -204,9 +225,16 @@ def _piece_matrix(snapshot: Snapshot, pieces: Pieces, max_df: float) -> scipy.sp
     return x.tocsr()
 
 
-def nearest_pieces(snapshot: Snapshot, pieces: Pieces, k: int, max_df: float = 0.05,
-                   monitor: TrainingMonitor | None = None, chunk: int = 256) -> np.ndarray:
-    """Indices ``[n, k']`` of each piece's ``k' = min(k, n − 1)`` most similar other pieces (cosine)."""
+def nearest_pieces(snapshot: Snapshot, pieces: Pieces, k: int, max_df: float = 0.01,
+                   monitor: TrainingMonitor | None = None, chunk: int = 512) -> np.ndarray:
+    """Indices ``[n, k']`` of each piece's ``k' = min(k, n − 1)`` most similar other pieces (cosine).
+
+    The similarities stay sparse: each row's top ``k'`` is taken among its
+    positive entries (numba), pieces of similarity 0 completing a short row
+    in random order.  ``max_df`` = 0.01 (features in more than 1 % of the
+    pieces ignored) keeps the product sparse; on CoNLL-2000 it gave the
+    same held-out F1 as 0.05 at a fifth of the time.
+    """
     n = pieces.n_pieces
     k = min(k, n - 1)
     if k <= 0:
@@ -219,12 +247,13 @@ def nearest_pieces(snapshot: Snapshot, pieces: Pieces, k: int, max_df: float = 0
         if monitor is not None:
             monitor.check()
         hi = min(lo + chunk, n)
-        sim = (x[lo:hi] @ xt).toarray()
-        sim[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf
-        # ties (e.g. pieces with no informative feature) are broken at random, not by position
-        sim += 1e-9 * rng.random(sim.shape)
-        top = np.argpartition(-sim, k - 1, axis=1)[:, :k]
-        out[lo:hi] = top
+        sim = (x[lo:hi] @ xt).tocsr()
+        # ties (e.g. pieces with no informative feature) are broken at random, not by position;
+        # pieces of similarity 0 come in random order after the positive ones
+        noise = 1e-9 * rng.random(sim.nnz)
+        fill = rng.integers(n, size=(hi - lo, k + 8))
+        kern.top_k_rows(sim.indptr.astype(np.int64), sim.indices.astype(np.int64), sim.data, lo, n, k, noise, fill,
+                        out[lo:hi])
     return out
 
 
@@ -254,45 +283,99 @@ def eq23(snapshot: Snapshot, pieces: Pieces, neighbours: np.ndarray) -> np.ndarr
 class _Dual:
     """Working sets, multipliers and the explicit ``ω = Σ α δf + Σ β f``.
 
-    ``W`` (state weights), ``T`` (transitions) and ``b`` (bias) are the
-    three parts of ``ω``.  Entries of all working sets are kept in flat
-    lists; ``members[i]`` lists piece ``i``'s entries.
+    ``W`` (state weights), ``T`` (transitions) and ``b`` (bias, ``bvec[0]``)
+    are the three parts of ``ω``.  Piece ``i``'s Eq. 18 entries are
+    ``ws_a[i, :ws_n[i]]``, ``ws_c[i, :ws_n[i]]`` (multipliers ``ws_lam``);
+    its Eq. 20 entries are its candidates ``j`` with ``beta_in[j]``
+    (multipliers ``beta[j]``).  A block lists the α entries first, then the
+    β entries in candidate order (the layout of :mod:`._wdpsl_kernels`).
     """
 
-    def __init__(self, snapshot: Snapshot, pieces: Pieces, c1: float, c2: float, use_bias: bool):
+    def __init__(self, snapshot: Snapshot, pieces: Pieces, c1: float, c2: float, use_bias: bool,
+                 capacity: int = 4):
         self.snap, self.pc = snapshot, pieces
-        n_labels = snapshot.n_labels
+        n, n_labels = pieces.n_pieces, snapshot.n_labels
         self.W = np.zeros((snapshot.n_features, n_labels))
         self.T = np.zeros((n_labels, n_labels))
-        self.b = 0.0
+        self.bvec = np.zeros(1)
         self.use_bias = use_bias
-        self.c1n = c1 / max(pieces.n_pieces, 1)
-        self.c2n = c2 / max(pieces.n_pieces, 1)
-        self.kind: list[int] = []
-        self.a: list[int] = []
-        self.c: list[int] = []
-        self.cand: list[int] = []
-        self.lam: list[float] = []
-        self.members: list[list[int]] = [[] for _ in range(pieces.n_pieces)]
-        self.keys: list[set] = [set() for _ in range(pieces.n_pieces)]
-        self.conf = np.ones(len(pieces.cand_a))
+        self.c1n = c1 / max(n, 1)
+        self.c2n = c2 / max(n, 1)
+        self.ws_n = np.zeros(n, dtype=np.int64)
+        self.ws_a = np.zeros((n, capacity), dtype=np.int64)
+        self.ws_c = np.zeros((n, capacity), dtype=np.int64)
+        self.ws_lam = np.zeros((n, capacity))
+        self.ws_idle = np.zeros((n, capacity), dtype=np.int64)
+        n_cand = len(pieces.cand_a)
+        self.beta = np.zeros(n_cand)
+        self.beta_in = np.zeros(n_cand, dtype=bool)
+        self.beta_idle = np.zeros(n_cand, dtype=np.int64)
+        self.conf = np.ones(n_cand)
+        self.allowed = np.ascontiguousarray(snapshot.allowed)
+        self.feat_indptr = np.ascontiguousarray(snapshot.feat_indptr, dtype=np.int64)
+        self.feat_indices = np.ascontiguousarray(snapshot.feat_indices, dtype=np.int64)
+
+    @property
+    def b(self) -> float:
+        return float(self.bvec[0])
+
+    @property
+    def bias_value(self) -> float:
+        return self.b if self.use_bias else 0.0
+
+    def _pieces_args(self):
+        pc = self.pc
+        return (self.feat_indptr, self.feat_indices, pc.left, self.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c,
+                pc.n1, pc.n2, pc.n12)
 
     # -- working sets ---------------------------------------------------
 
-    def add(self, i: int, kind: int, a: int, c: int, cand: int = -1) -> bool:
-        key = (kind, a, c)
-        if key in self.keys[i]:
-            return False
-        self.keys[i].add(key)
-        self.members[i].append(len(self.lam))
-        self.kind.append(kind)
-        self.a.append(a)
-        self.c.append(c)
-        self.cand.append(cand)
-        self.lam.append(0.0)
-        return True
+    def n_entries(self) -> int:
+        return int(self.ws_n.sum() + self.beta_in.sum())
 
-    # -- block vectors ----------------------------------------------------
+    def ensure_slot(self) -> None:
+        """Make room for one more Eq. 18 entry in every working set."""
+        cap = self.ws_a.shape[1]
+        if self.ws_n.max(initial=0) < cap:
+            return
+        grow = lambda x: np.concatenate([x, np.zeros_like(x)], axis=1)  # noqa: E731
+        self.ws_a, self.ws_c = grow(self.ws_a), grow(self.ws_c)
+        self.ws_lam, self.ws_idle = grow(self.ws_lam), grow(self.ws_idle)
+
+    def entries(self, i: int) -> list[tuple[int, int, int, int]]:
+        """Piece ``i``'s entries ``(kind, a, c, candidate)`` in block order."""
+        out = [(_EQ18, int(self.ws_a[i, k]), int(self.ws_c[i, k]), -1) for k in range(self.ws_n[i])]
+        lo, hi = self.pc.cand_ptr[i], self.pc.cand_ptr[i + 1]
+        for j in range(lo, hi):
+            if self.beta_in[j]:
+                out.append((_EQ20, int(self.pc.cand_a[j]), int(self.pc.cand_c[j]), j))
+        return out
+
+    def block_lam(self, i: int) -> np.ndarray:
+        lo, hi = self.pc.cand_ptr[i], self.pc.cand_ptr[i + 1]
+        sel = lo + np.flatnonzero(self.beta_in[lo:hi])
+        return np.concatenate([self.ws_lam[i, : self.ws_n[i]], self.beta[sel]])
+
+    def set_block_lam(self, i: int, lam: np.ndarray) -> None:
+        na = self.ws_n[i]
+        self.ws_lam[i, :na] = lam[:na]
+        lo, hi = self.pc.cand_ptr[i], self.pc.cand_ptr[i + 1]
+        self.beta[lo + np.flatnonzero(self.beta_in[lo:hi])] = lam[na:]
+
+    def add_violators(self, emit: np.ndarray, trans: np.ndarray, bias: float, epsilon: float) -> int:
+        """Most violated Eq. 18 output and violated Eq. 20 candidates of every piece (numba)."""
+        pc = self.pc
+        self.ensure_slot()
+        return int(kern.add_violators(emit, np.ascontiguousarray(trans), float(bias), pc.left, self.allowed,
+                                      pc.cand_ptr, pc.cand_a, pc.cand_c, self.conf, float(epsilon), self.ws_n,
+                                      self.ws_a, self.ws_c, self.ws_lam, self.ws_idle, self.beta_in,
+                                      self.beta_idle))
+
+    def drop_inactive(self, after: int) -> int:
+        return int(kern.drop_inactive(int(after), self.ws_n, self.ws_a, self.ws_c, self.ws_lam, self.ws_idle,
+                                      self.beta, self.beta_in, self.beta_idle))
+
+    # -- block vectors (the Python reference path) ----------------------------
 
     def block_vectors(self, i: int):
         """Compact coordinates ``(C1, C2, M, bb, r, ub, is_alpha)`` of piece ``i``'s entries.
@@ -307,8 +390,8 @@ class _Dual:
         A1 = snap.allowed[t].astype(np.float64)
         A2 = snap.allowed[t + 1].astype(np.float64)
         s = float(pc.size[i])
-        idx = self.members[i]
-        m = len(idx)
+        ents = self.entries(i)
+        m = len(ents)
         C1 = np.zeros((m, L))
         C2 = np.zeros((m, L))
         M = np.zeros((m, L * L))
@@ -317,9 +400,8 @@ class _Dual:
         ub = np.zeros(m)
         is_alpha = np.zeros(m, dtype=bool)
         cand_mask = np.outer(A1, A2).ravel()
-        for row, e in enumerate(idx):
-            a, c = self.a[e], self.c[e]
-            if self.kind[e] == _EQ18:
+        for row, (kind, a, c, cand) in enumerate(ents):
+            if kind == _EQ18:
                 C1[row] = A2.sum() * A1
                 C2[row] = A1.sum() * A2
                 M[row] = cand_mask
@@ -331,7 +413,7 @@ class _Dual:
             else:
                 bb[row] = 1.0
                 r[row] = 1.0
-                ub[row] = self.c2n * self.conf[self.cand[e]]
+                ub[row] = self.c2n * self.conf[cand]
                 sign = 1.0
             C1[row, a] += sign
             C2[row, c] += sign
@@ -358,7 +440,7 @@ class _Dual:
         self.W[self.snap.token_features(t)] += delta @ C1
         self.W[self.snap.token_features(t + 1)] += delta @ C2
         self.T += (delta @ M).reshape(self.T.shape)
-        self.b += float(delta @ bb)
+        self.bvec[0] += float(delta @ bb)
 
     # -- one block ------------------------------------------------------------
 
@@ -369,7 +451,7 @@ class _Dual:
         the restricted dual with every other piece's multipliers fixed.
         """
         C1, C2, M, bb, r, ub, is_alpha = self.block_vectors(i)
-        lam = np.array([self.lam[e] for e in self.members[i]])
+        lam = self.block_lam(i)
         K = self.gram(i, C1, C2, M, bb)
         grad = self.inner(i, C1, C2, M, bb) - r  # gradient of the min-form dual at lam
         q = grad - K @ lam
@@ -379,33 +461,20 @@ class _Dual:
         h = np.concatenate([np.zeros(m), [self.c1n], ub[beta]])
         return K, q, G, h, lam, grad, (C1, C2, M, bb), (ub, is_alpha)
 
+    def numba_block(self, i: int):
+        """Piece ``i``'s block as the numba pass assembles it (closed-form Gram matrix)."""
+        return kern.assemble_block(i, self.W, self.T, self.b, self.use_bias, *self._pieces_args(), self.conf,
+                                   self.c1n, self.c2n, self.ws_n, self.ws_a, self.ws_c, self.ws_lam, self.beta,
+                                   self.beta_in)
+
     def kkt_violation(self, lam, grad, ub, is_alpha) -> float:
         """Largest violation of the block's optimality conditions at ``lam``."""
-        worst = 0.0
-        beta = ~is_alpha
-        if beta.any():
-            g, x, u = grad[beta], lam[beta], ub[beta]
-            # cvxopt's interior point leaves ~1e-10 where a bound is active: a relative threshold
-            at_lo = x <= 1e-7 * np.maximum(u, 1e-300)
-            at_hi = x >= u * (1 - 1e-7)
-            lower = np.where(at_lo, -g, 0.0)  # at 0: need g ≥ 0
-            upper = np.where(at_hi & ~at_lo, g, 0.0)  # at the bound: need g ≤ 0
-            interior = np.where(~at_lo & ~at_hi, np.abs(g), 0.0)
-            worst = max(worst, float(np.max(np.maximum(np.maximum(lower, 0), np.maximum(upper, 0)))),
-                        float(interior.max(initial=0.0)))
-        if is_alpha.any():
-            g, x = grad[is_alpha], lam[is_alpha]
-            full = x.sum() >= self.c1n * (1 - 1e-7)
-            mu = max(0.0, -g.min()) if full else 0.0
-            worst = max(worst, float(np.max(-(g + mu), initial=0.0)))
-            active = x > 1e-7 * self.c1n
-            if active.any():
-                worst = max(worst, float(np.max(np.abs(g[active] + mu))))
-        return worst
+        return float(kern.block_kkt(len(lam), np.asarray(grad, dtype=np.float64), np.asarray(lam, dtype=np.float64),
+                                    np.asarray(ub, dtype=np.float64), np.asarray(is_alpha, dtype=bool), self.c1n))
 
     def solve_block(self, i: int, tol: float) -> bool:
-        """Re-optimise piece ``i``'s multipliers; False when its KKT already hold to ``tol``."""
-        if not self.members[i]:
+        """Re-optimise piece ``i``'s multipliers by cvxopt; False when its KKT already hold to ``tol``."""
+        if self.ws_n[i] == 0 and not self.beta_in[self.pc.cand_ptr[i]:self.pc.cand_ptr[i + 1]].any():
             return False
         K, q, G, h, lam, grad, vecs, (ub, is_alpha) = self.block_problem(i)
         if self.kkt_violation(lam, grad, ub, is_alpha) <= tol:
@@ -415,40 +484,62 @@ class _Dual:
         new[~is_alpha] = np.minimum(new[~is_alpha], ub[~is_alpha])
         if new[is_alpha].sum() > self.c1n:
             new[is_alpha] *= self.c1n / new[is_alpha].sum()
-        delta = new - lam
-        self.apply(i, delta, *vecs)
-        for e, v in zip(self.members[i], new):
-            self.lam[e] = float(v)
+        # the interior point leaves ~1e-10 where a bound is active: snap to it (within cvxopt's tolerance),
+        # so that idle entries are exactly 0 and can be dropped
+        new[new <= 1e-9 * np.maximum(ub, 1e-300)] = 0.0
+        self.apply(i, new - lam, *vecs)
+        self.set_block_lam(i, new)
         return True
+
+    # -- whole passes -----------------------------------------------------------
+
+    def python_pass(self, tol: float, monitor: TrainingMonitor | None = None) -> int:
+        """One block-coordinate pass, each block by cvxopt (the reference); returns blocks changed."""
+        changed = 0
+        last = time.monotonic()
+        for i in range(self.pc.n_pieces):
+            changed += self.solve_block(i, tol)
+            if monitor is not None and time.monotonic() - last > 0.1:
+                monitor.check()
+                last = time.monotonic()
+        return changed
+
+    def numba_pass(self, tol: float, monitor: TrainingMonitor | None = None, chunk: int = 4096,
+                   max_iter: int = 1000) -> int:
+        """One block-coordinate pass, each block by the exact numba solver; returns blocks changed.
+
+        The pieces go in chunks so that a cancel request is seen between them.
+        """
+        changed = 0
+        args = self._pieces_args()
+        for lo in range(0, self.pc.n_pieces, chunk):
+            if monitor is not None:
+                monitor.check()
+            hi = min(lo + chunk, self.pc.n_pieces)
+            changed += kern.block_pass(lo, hi, self.W, self.T, self.bvec, self.use_bias, *args, self.conf,
+                                       self.c1n, self.c2n, self.ws_n, self.ws_a, self.ws_c, self.ws_lam,
+                                       self.beta, self.beta_in, float(tol), int(max_iter))
+        return changed
 
     def rescale_boxes(self) -> None:
         """Clip every β to its (new) box ``C2 P / n`` after ``P`` changed, updating ω."""
-        for i in range(self.pc.n_pieces):
-            idx = [e for e in self.members[i] if self.kind[e] == _EQ20]
-            if not idx:
-                continue
-            over = [e for e in idx if self.lam[e] > self.c2n * self.conf[self.cand[e]]]
-            if not over:
-                continue
-            C1, C2, M, bb, r, ub, is_alpha = self.block_vectors(i)
-            lam = np.array([self.lam[e] for e in self.members[i]])
-            new = np.where(is_alpha, lam, np.minimum(lam, ub))
-            self.apply(i, new - lam, C1, C2, M, bb)
-            for e, v in zip(self.members[i], new):
-                self.lam[e] = float(v)
+        pc = self.pc
+        kern.clip_betas(self.W, self.T, self.bvec, self.use_bias, self.feat_indptr, self.feat_indices, pc.left,
+                        pc.cand_ptr, pc.cand_a, pc.cand_c, self.conf, self.c2n, self.beta, self.beta_in)
 
     # -- objectives ---------------------------------------------------------
 
     def norm2(self) -> float:
-        return float(np.sum(self.W**2) + np.sum(self.T**2) + self.b**2)
+        return float(np.sum(self.W**2) + np.sum(self.T**2) + (self.b**2 if self.use_bias else 0.0))
 
     def dual_objective(self) -> float:
         """``Σ r λ − ½‖ω‖²`` of the restricted dual."""
-        total = 0.0
-        for i in range(self.pc.n_pieces):
-            if self.members[i]:
-                r = self.block_vectors(i)[4]
-                total += float(r @ np.array([self.lam[e] for e in self.members[i]]))
+        pc = self.pc
+        k = np.arange(self.ws_a.shape[1])[None, :] < self.ws_n[:, None]
+        t = pc.left[:, None]
+        inside = self.allowed[t, self.ws_a] & self.allowed[t + 1, self.ws_c]
+        r_alpha = np.where(inside, 0.0, pc.size[:, None].astype(np.float64))
+        total = float(np.sum(np.where(k, r_alpha * self.ws_lam, 0.0))) + float(self.beta[self.beta_in].sum())
         return total - 0.5 * self.norm2()
 
     def emissions(self) -> np.ndarray:
@@ -489,6 +580,12 @@ class WDPSL(Learner):
         the number of pieces as in the paper.
     c2 : float
         ``C2`` of Eq. 17 (confidence-weighted candidate margins, Eq. 20).
+        The defaults ``C1 = 100``, ``C2 = 1`` were chosen on training data
+        only (CoNLL-2000 ``train.txt``, WD-PSL protocol P = 0.5, K = 3:
+        500 of the first 1,500 sentences to train, the other 1,000 to
+        score; grid {0.1, 1, 10, 100}², inside the paper's 0.01–100):
+        chunk F1 rose with ``C1`` (67–74 at 0.1, 81 at 1, 82 at 10, 85.9 at
+        100) and moved by < 0.2 with ``C2``.
     k_neighbours : int
         ``K`` of Eq. 23 (the paper's k = 10).
     tol : float
@@ -497,7 +594,9 @@ class WDPSL(Learner):
         Bound on Algorithm 1's rounds (QP, then Eq. 22).
     epsilon : float
         Cutting-plane tolerance: a constraint joins a working set when it is
-        violated by more than ``epsilon`` beyond the current slack.
+        violated by more than ``epsilon`` beyond the current slack (margins
+        are ≥ 1; 0.05 and ``qp_tol`` = 0.01 gave the same held-out F1 as
+        0.01 and 0.001 in less time).
     max_rounds : int
         Bound on cutting-plane rounds per QP.
     qp_tol : float
@@ -509,6 +608,17 @@ class WDPSL(Learner):
     max_df : float
         Features in more than this share of pieces are ignored by Eq. 23's
         neighbour search.
+    qp_solver : {"smo", "cvxopt"}
+        Solver of the block QPs.  ``"smo"`` (default): one numba call per
+        pass over all pieces, each block solved exactly by closed-form β
+        steps and pairwise (SMO) α steps to ``qp_tol / 10``;
+        ``"cvxopt"``: a Python loop, each block an interior-point cvxopt QP
+        (DESIGN §5.4's reference; the tests check both reach the same
+        restricted optimum).
+    drop_after : int
+        A working-set entry whose multiplier stayed 0 for more than this
+        many cutting-plane rounds is dropped (0: never); it returns if
+        violated again.
     """
 
     name = "wdpsl"
@@ -516,9 +626,10 @@ class WDPSL(Learner):
     two_view = False
     description = "WD-PSL: piecewise max-margin learning from candidate label sets (Lu & Chow)"
 
-    def __init__(self, c1: float = 10.0, c2: float = 10.0, k_neighbours: int = 10, tol: float = 1e-3,
-                 max_alternations: int = 10, epsilon: float = 1e-2, max_rounds: int = 30,
-                 qp_tol: float = 1e-3, max_passes: int = 5, bias: bool = True, max_df: float = 0.05):
+    def __init__(self, c1: float = 100.0, c2: float = 1.0, k_neighbours: int = 10, tol: float = 1e-3,
+                 max_alternations: int = 10, epsilon: float = 0.05, max_rounds: int = 30,
+                 qp_tol: float = 1e-2, max_passes: int = 5, bias: bool = True, max_df: float = 0.01,
+                 qp_solver: str = "smo", drop_after: int = 3):
         self.c1 = c1
         self.c2 = c2
         self.k_neighbours = k_neighbours
@@ -530,6 +641,8 @@ class WDPSL(Learner):
         self.max_passes = max_passes
         self.bias = bias
         self.max_df = max_df
+        self.qp_solver = qp_solver
+        self.drop_after = drop_after
 
     # -- public extras ---------------------------------------------------
 
@@ -541,6 +654,8 @@ class WDPSL(Learner):
     # -- fitting -----------------------------------------------------------
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
+        if self.qp_solver not in QP_SOLVERS:
+            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
         pieces = build_pieces(snapshot)
         if pieces.n_pieces == 0:
             raise NothingToLearnError("wdpsl learns from pieces of two adjacent tokens and the data has none")
@@ -557,13 +672,13 @@ class WDPSL(Learner):
             logger.info("wdpsl alternation %d: J = %.6g", alternation + 1, j)
             if len(history) > 1 and abs(history[-1] - history[-2]) <= self.tol * abs(history[-1]):
                 break
-            dual.conf = eq22(pieces, piece_energies(pieces, dual.emissions(), dual.T, dual.b))
+            dual.conf = eq22(pieces, piece_energies(pieces, dual.emissions(), dual.T, dual.bias_value))
         model = ChainModel.zeros(snapshot.labels, snapshot.n_features, snapshot.feature_view, n_views=1)
         model.weights[...] = dual.W
         model.trans[0] = dual.T
         model.info.update(
             objective=history, alternations=len(history), cutting_plane_rounds=rounds_total,
-            pieces=pieces.n_pieces, working_set=len(dual.lam), bias=dual.b, notes=notes,
+            pieces=pieces.n_pieces, working_set=dual.n_entries(), bias=dual.b, notes=notes,
         )
         return model
 
@@ -590,70 +705,31 @@ class WDPSL(Learner):
             monitor.report(frac, f"alternation {alternation + 1}, cutting-plane round {rnd + 1}")
             added = self._add_violators(dual)
             converged = self._optimise_restricted(dual, monitor)
+            logger.debug("wdpsl round %d: %d entries added, %d in the working sets, restricted QP %s", rnd + 1,
+                         added, dual.n_entries(), "solved" if converged else "not solved")
             if added == 0 and converged:
                 return rnd + 1
+            if self.drop_after > 0:
+                dual.drop_inactive(self.drop_after)
         logger.info("wdpsl: cutting plane stopped after %d rounds", self.max_rounds)
         return self.max_rounds
 
     def _add_violators(self, dual: _Dual, emit=None, trans=None, bias=None) -> int:
         """Add each piece's most violated Eq. 18 output and violated Eq. 20 candidates."""
-        pc = dual.pc
         emit = dual.emissions() if emit is None else emit
         trans = dual.T if trans is None else trans
-        bias = (dual.b if dual.use_bias else 0.0) if bias is None else bias
-        best_a = np.zeros(pc.n_pieces, dtype=np.int64)
-        best_c = np.zeros(pc.n_pieces, dtype=np.int64)
-        xi = np.zeros(pc.n_pieces)
-        kern.most_violated(emit, trans, bias, pc.left, dual.snap.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c,
-                           best_a, best_c, xi)
-        xi_ws = self._working_set_slacks(dual, emit, trans, bias)
-        added = 0
-        for i in np.flatnonzero(xi > xi_ws + self.epsilon).tolist():
-            added += dual.add(i, _EQ18, int(best_a[i]), int(best_c[i]))
-        energies = piece_energies(pc, emit, trans, bias)
-        violated = np.flatnonzero((energies < 1.0 - self.epsilon) & (dual.conf > 0))
-        piece_of = pc.cand_piece
-        for j in violated.tolist():
-            added += dual.add(int(piece_of[j]), _EQ20, int(pc.cand_a[j]), int(pc.cand_c[j]), j)
-        return added
-
-    @staticmethod
-    def _working_set_slacks(dual: _Dual, emit, trans, bias) -> np.ndarray:
-        """``ξ_i`` of the restricted problem: the largest Eq. 18 violation within each working set."""
-        pc = dual.pc
-        xi = np.zeros(pc.n_pieces)
-        if not dual.lam:
-            return xi
-        kind = np.asarray(dual.kind)
-        sel = np.flatnonzero(kind == _EQ18)
-        if not len(sel):
-            return xi
-        piece = np.repeat(np.arange(pc.n_pieces), [len(m) for m in dual.members])
-        order = np.concatenate([np.asarray(m, dtype=np.int64) for m in dual.members if m])
-        piece_of_entry = np.empty(len(dual.lam), dtype=np.int64)
-        piece_of_entry[order] = piece
-        p = piece_of_entry[sel]
-        a, c = np.asarray(dual.a)[sel], np.asarray(dual.c)[sel]
-        t = pc.left[p]
-        energies = piece_energies(pc, emit, trans, bias)
-        total = np.add.reduceat(energies, pc.cand_ptr[:-1])
-        e = emit[t, a] + emit[t + 1, c] + trans[a, c] + bias
-        inside = dual.snap.allowed[t, a] & dual.snap.allowed[t + 1, c]
-        viol = np.where(inside, 0.0, pc.size[p]) + e - total[p]
-        np.maximum.at(xi, p, viol)
-        return xi
+        bias = dual.bias_value if bias is None else bias
+        return dual.add_violators(emit, np.asarray(trans, dtype=np.float64).reshape(dual.T.shape), bias,
+                                  self.epsilon)
 
     def _optimise_restricted(self, dual: _Dual, monitor: TrainingMonitor) -> bool:
         """Block-coordinate passes over the pieces; True once no block needed an update."""
-        active = [i for i in range(dual.pc.n_pieces) if dual.members[i]]
         for _ in range(self.max_passes):
-            changed = 0
-            last = time.monotonic()
-            for i in active:
-                changed += dual.solve_block(i, self.qp_tol)
-                if time.monotonic() - last > 0.1:
-                    monitor.check()
-                    last = time.monotonic()
+            if self.qp_solver == "cvxopt":
+                changed = dual.python_pass(self.qp_tol, monitor)
+            else:
+                changed = dual.numba_pass(self.qp_tol, monitor)
+            logger.debug("wdpsl pass: %d blocks changed", changed)
             monitor.check()
             if changed == 0:
                 return True

@@ -143,7 +143,7 @@ def dense_restricted_qp(dual):
     dim = nf * L + L * L + 1
     rows, r_all, blocks, order = [], [], [], []
     for i in range(pc.n_pieces):
-        if not dual.members[i]:
+        if not dual.entries(i):
             continue
         C1, C2, M, bb, r, ub, is_alpha = dual.block_vectors(i)
         t = pc.left[i]
@@ -158,7 +158,7 @@ def dense_restricted_qp(dual):
             rows.append(z)
         blocks.append((len(r_all), r, ub, is_alpha))
         r_all.extend(r)
-        order.extend(dual.members[i])
+        order.append(dual.block_lam(i))
     Z = np.array(rows)
     m = len(r_all)
     G = [-np.eye(m)]
@@ -173,14 +173,15 @@ def dense_restricted_qp(dual):
             row[start + k] = 1.0
             G.append(row[None])
             h.append([ub[k]])
-    return Z, Z @ Z.T, -np.array(r_all), np.vstack(G), np.concatenate(h), order
+    return Z, Z @ Z.T, -np.array(r_all), np.vstack(G), np.concatenate(h), np.concatenate(order)
 
 
-def small_dual(seed=0, bias=True, rounds=3):
+def small_dual(seed=0, bias=True, rounds=3, qp_solver="cvxopt", drop_after=0):
     labels, gold_s, part_s = synthetic(4, seed, n_labels=3, length=4)
     _, snap, _ = snapshots(labels, gold_s, part_s)
     pc = build_pieces(snap)
-    learner = WDPSL(c1=20.0, c2=5.0, qp_tol=1e-9, max_passes=500, bias=bias)
+    learner = WDPSL(c1=20.0, c2=5.0, qp_tol=1e-9, max_passes=500, bias=bias, qp_solver=qp_solver,
+                    drop_after=drop_after)
     dual = _Dual(snap, pc, learner.c1, learner.c2, bias)
     dual.conf = np.random.default_rng(seed).uniform(0.1, 1.0, size=len(pc.cand_a))
     from tagtool.learn.progress import TrainingMonitor
@@ -190,10 +191,11 @@ def small_dual(seed=0, bias=True, rounds=3):
     return learner, dual
 
 
+@pytest.mark.parametrize("qp_solver", ["cvxopt", "smo"])
 @pytest.mark.parametrize("bias", [True, False])
-def test_block_coordinate_reaches_the_dense_restricted_optimum(bias):
-    learner, dual = small_dual(bias=bias)
-    Z, K, q, G, h, order = dense_restricted_qp(dual)
+def test_block_coordinate_reaches_the_dense_restricted_optimum(bias, qp_solver):
+    learner, dual = small_dual(bias=bias, qp_solver=qp_solver)
+    Z, K, q, G, h, lam = dense_restricted_qp(dual)
     sol = solve_qp(K, q, G, h)
     res = kkt_residuals(sol, K, q, G, h)
     assert max(res.values()) < 1e-6, res
@@ -202,14 +204,14 @@ def test_block_coordinate_reaches_the_dense_restricted_optimum(bias):
     np.testing.assert_allclose(ours, omega, atol=1e-4 * max(1.0, np.abs(omega).max()))
     assert dual.dual_objective() == pytest.approx(-sol.objective, rel=1e-5, abs=1e-7)
     # ω is kept explicitly as Σ λ z
-    np.testing.assert_allclose(Z.T @ np.array(dual.lam)[order], ours, atol=1e-10)
+    np.testing.assert_allclose(Z.T @ lam, ours, atol=1e-10)
 
 
 def test_every_block_qp_satisfies_kkt_and_is_optimal_for_its_block():
     learner, dual = small_dual(rounds=1)
     checked = 0
     for i in range(dual.pc.n_pieces):
-        if len(dual.members[i]) < 2:
+        if len(dual.entries(i)) < 2:
             continue
         K, q, G, h, lam, grad, _, (ub, is_alpha) = dual.block_problem(i)
         sol = solve_qp(K, q, G, h)
@@ -226,7 +228,7 @@ def test_every_block_qp_satisfies_kkt_and_is_optimal_for_its_block():
 
 def test_block_kkt_check_detects_a_non_optimal_point():
     learner, dual = small_dual(rounds=1)
-    i = next(i for i in range(dual.pc.n_pieces) if len(dual.members[i]) >= 2)
+    i = next(i for i in range(dual.pc.n_pieces) if len(dual.entries(i)) >= 2)
     K, q, G, h, lam, grad, _, (ub, is_alpha) = dual.block_problem(i)
     # a point whose β sit at the top of their boxes and α at zero is not the block's optimum
     lam_bad = np.where(is_alpha, 0.0, ub)
@@ -333,3 +335,182 @@ def test_cancel_within_a_second():
     with pytest.raises(TrainingCancelled):
         WDPSL(epsilon=1e-6, qp_tol=1e-9, max_passes=1000).fit(snap, should_stop=should_stop)
     assert time.monotonic() - requested[0] < 1.0
+
+
+# ----------------------------------------------------------------------
+# the numba solver (qp_solver="smo") against the cvxopt reference
+
+
+def copy_dual(dual):
+    import copy
+    out = copy.copy(dual)
+    for name in ("W", "T", "bvec", "ws_n", "ws_a", "ws_c", "ws_lam", "ws_idle", "beta", "beta_in", "beta_idle",
+                 "conf"):
+        setattr(out, name, getattr(dual, name).copy())
+    return out
+
+
+def omega(dual):
+    return np.concatenate([dual.W.ravel(), dual.T.ravel(), [dual.b]])
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_closed_form_block_equals_the_explicit_vectors(bias):
+    _, dual = small_dual(bias=bias, rounds=2, qp_solver="smo")
+    checked = 0
+    for i in range(dual.pc.n_pieces):
+        if not dual.entries(i):
+            continue
+        K, q, G, h, lam, grad, _, (ub, is_alpha) = dual.block_problem(i)
+        K2, g2, lam2, r2, ub2, ia2, ea, ec, cj = dual.numba_block(i)
+        np.testing.assert_allclose(K2, K, atol=1e-10)
+        np.testing.assert_allclose(g2, grad, atol=1e-10)
+        np.testing.assert_array_equal(lam2, lam)
+        np.testing.assert_array_equal(ia2, is_alpha)
+        np.testing.assert_allclose(ub2, ub)
+        checked += 1
+    assert checked >= 5
+
+
+def random_block(rng, m, n_alpha, rank=None):
+    rank = m if rank is None else rank
+    Z = rng.normal(size=(m, rank))
+    K = Z @ Z.T
+    q = rng.normal(size=m) * 2.0
+    is_alpha = np.zeros(m, dtype=bool)
+    is_alpha[rng.permutation(m)[:n_alpha]] = True
+    ub = np.where(is_alpha, 0.7, rng.uniform(0.05, 1.0, size=m))
+    return K, q, is_alpha, ub, 0.7
+
+
+def cvxopt_block(K, q, is_alpha, ub, c1n):
+    m = len(q)
+    beta = np.flatnonzero(~is_alpha)
+    G = np.vstack([-np.eye(m), is_alpha[None, :].astype(np.float64), np.eye(m)[beta]])
+    h = np.concatenate([np.zeros(m), [c1n], ub[beta]])
+    return solve_qp(K, q, G, h), G, h
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_smo_block_solver_is_exact_against_cvxopt_and_kkt(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 8))
+    K, q, is_alpha, ub, c1n = random_block(rng, m, int(rng.integers(0, m + 1)),
+                                           rank=int(rng.integers(1, m + 1)) if seed % 3 == 0 else None)
+    lam = np.zeros(m)
+    g = q.copy()
+    kern.solve_block(m, K, g, lam, ub, is_alpha, c1n, 1e-10, 100000)
+    assert np.all(lam >= 0) and np.all(lam[~is_alpha] <= ub[~is_alpha]) and lam[is_alpha].sum() <= c1n * (1 + 1e-12)
+    np.testing.assert_allclose(g, K @ lam + q, atol=1e-9)  # the incremental gradient stays exact
+    assert kern.block_kkt(m, g, lam, ub, is_alpha, c1n) < 1e-9
+    sol, G, h = cvxopt_block(K, q, is_alpha, ub, c1n)
+    assert max(kkt_residuals(sol, K, q, G, h).values()) < 1e-6
+    ours = 0.5 * lam @ K @ lam + q @ lam
+    assert ours <= sol.objective + 1e-7 * max(1.0, abs(sol.objective))
+    assert ours == pytest.approx(sol.objective, abs=1e-6 * max(1.0, abs(sol.objective)))
+    if np.linalg.matrix_rank(K) == m:  # unique optimum
+        np.testing.assert_allclose(lam, sol.x, atol=1e-5)
+
+
+def test_smo_block_solver_agrees_with_svm_common_smo_on_alpha_blocks():
+    from tagtool.learn._svm_common import _smo_kernel
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        K, q, is_alpha, ub, c1n = random_block(rng, 5, 5)
+        lam, g = np.zeros(5), q.copy()
+        kern.solve_block(5, K, g, lam, ub, is_alpha, c1n, 1e-11, 100000)
+        ref = np.zeros(5)
+        _smo_kernel(K, q, np.ones(5), c1n, True, ref, 1e-11, 100000)
+        np.testing.assert_allclose(lam, ref, atol=1e-7)
+
+
+def test_block_kkt_flags_a_stalled_simplex():
+    # α on the simplex face with unequal gradients: not optimal although the slack is (numerically) zero
+    K = np.eye(2) * 100.0
+    lam = np.array([0.7, 0.3])
+    g = np.array([-0.5, -0.4])
+    assert kern.block_kkt(2, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0) == pytest.approx(0.1)
+    kern.solve_block(2, K, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0, 1e-10, 1000)
+    assert kern.block_kkt(2, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0) < 1e-10
+    assert lam.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_numba_pass_equals_the_cvxopt_pass(bias):
+    _, dual = small_dual(bias=bias, rounds=2, qp_solver="smo")
+    learner = WDPSL(epsilon=1e-3)
+    learner._add_violators(dual)  # new entries: the blocks are off their optimum again
+    a, b = copy_dual(dual), copy_dual(dual)
+    changed_a = a.python_pass(1e-9)
+    changed_b = b.numba_pass(1e-9)
+    assert changed_a == changed_b > 0
+    np.testing.assert_allclose(omega(b), omega(a), atol=1e-5 * max(1.0, np.abs(omega(a)).max()))
+    assert b.dual_objective() == pytest.approx(a.dual_objective(), rel=1e-6, abs=1e-8)
+    assert b.dual_objective() > dual.dual_objective()  # block-coordinate ascent
+
+
+def test_dropping_idle_entries_keeps_omega_and_the_restricted_optimum():
+    _, dual = small_dual(rounds=3, qp_solver="smo")
+    before, n_before, obj = omega(dual), dual.n_entries(), dual.dual_objective()
+    idle = int(np.sum(dual.ws_lam[np.arange(dual.ws_a.shape[1])[None] < dual.ws_n[:, None]] == 0)
+               + np.sum(dual.beta[dual.beta_in] == 0))
+    assert idle > 0
+    assert dual.drop_inactive(0) == idle
+    assert dual.n_entries() == n_before - idle
+    np.testing.assert_array_equal(omega(dual), before)
+    assert dual.dual_objective() == obj
+    Z, K, q, G, h, lam = dense_restricted_qp(dual)
+    np.testing.assert_allclose(Z.T @ lam, before, atol=1e-10)
+    assert dual.numba_pass(1e-9) == 0  # still the optimum of the smaller restricted QP
+
+
+def test_rescale_boxes_clips_betas_and_keeps_omega_consistent():
+    _, dual = small_dual(rounds=2, qp_solver="smo")
+    dual.conf = dual.conf * 0.3
+    dual.rescale_boxes()
+    assert np.all(dual.beta <= dual.c2n * dual.conf + 1e-15)
+    Z, K, q, G, h, lam = dense_restricted_qp(dual)
+    np.testing.assert_allclose(Z.T @ lam, omega(dual), atol=1e-10)
+
+
+def test_fit_with_smo_matches_fit_with_cvxopt():
+    labels, gold_s, part_s = synthetic(3, seed=11, length=5)
+    _, snap, _ = snapshots(labels, gold_s, part_s)
+    kw = dict(c1=10.0, c2=10.0, max_alternations=2, qp_tol=1e-6, epsilon=1e-3, max_passes=50, max_rounds=30,
+              drop_after=0)
+    ref = WDPSL(qp_solver="cvxopt", **kw).fit(snap)
+    fast = WDPSL(qp_solver="smo", **kw).fit(snap)
+    np.testing.assert_allclose(fast.info["objective"], ref.info["objective"], rtol=1e-5)
+    np.testing.assert_allclose(fast.weights, ref.weights, atol=1e-4 * max(1.0, np.abs(ref.weights).max()))
+    np.testing.assert_array_equal(fast.predict(snap), ref.predict(snap))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_top_k_matches_a_dense_ranking(seed):
+    rng = np.random.default_rng(seed)
+    n, k = 40, 5
+    dense = np.where(rng.random((n, n)) < 0.15, rng.integers(1, 4, size=(n, n)) / 4.0, 0.0)
+    import scipy.sparse
+    sim = scipy.sparse.csr_matrix(dense)
+    noise = 1e-9 * rng.random(sim.nnz)
+    fill = rng.integers(n, size=(n, 3))  # short on purpose: exercises the in-order fallback
+    out = np.full((n, k), -1, dtype=np.int64)
+    kern.top_k_rows(sim.indptr.astype(np.int64), sim.indices.astype(np.int64), sim.data, 0, n, k, noise, fill, out)
+    noisy = sim.copy()
+    noisy.data = noisy.data + noise
+    ranked = noisy.toarray()
+    for r in range(n):
+        assert r not in out[r] and len(set(out[r])) == k
+        scores = ranked[r].copy()
+        scores[r] = -1
+        positive = np.flatnonzero(scores > 0)
+        expect = positive[np.argsort(-scores[positive], kind="stable")][:k]
+        np.testing.assert_array_equal(out[r, :len(expect)], expect)
+        assert np.all(scores[out[r, len(expect):]] == 0)  # the rest: pieces of similarity 0
+
+
+def test_unknown_qp_solver_is_refused():
+    labels, gold_s, part_s = synthetic(3, seed=12)
+    _, snap, _ = snapshots(labels, gold_s, part_s)
+    with pytest.raises(ValueError, match="qp_solver"):
+        WDPSL(qp_solver="gurobi").fit(snap)
