@@ -17,8 +17,11 @@ Two configurations (``--config``):
     *different* seed (0; the benchmark runs with seed 1): every learner on
     the sklearn-crfsuite template (``features.feature_set=crfsuite``, POS
     included — the features CRFsuite's figures were measured with), the
-    two-view learners on the token/surface split, small ``C_u``, and the
-    exact numba SMO solver for the SVM sub-QPs (same optimum as cvxopt).
+    two-view learners on the token/surface split, small ``C_u``, the
+    multi-view perceptron with confidence-gated peer targets (only the
+    peer's 10 % most confident free tokens are passed on, ``peer_share``),
+    and the exact numba SMO solver for the SVM sub-QPs (same optimum as
+    cvxopt).
 ``defaults``
     Every learner with its class defaults (the tool's rich feature set,
     random view split).
@@ -68,7 +71,7 @@ TUNED = {
     "svm": ({"qp_solver": "smo"}, CRFSUITE_FEATURES, {}),
     "cosvm": ({"qp_solver": "smo", "cu_max": 0.01}, CRFSUITE_FEATURES, TOKEN_SURFACE),
     "perceptron": ({}, CRFSUITE_FEATURES, {}),
-    "mv-perceptron": ({"c_u": 0.02}, CRFSUITE_FEATURES, TOKEN_SURFACE),
+    "mv-perceptron": ({"c_u": 0.1, "peer_share": 0.1}, CRFSUITE_FEATURES, TOKEN_SURFACE),
     "crf": ({}, CRFSUITE_FEATURES, {}),
 }
 

@@ -132,9 +132,109 @@ def _differs(a, b, n):
 
 
 @_njit
+def _max_marginal_gaps(emit, n_tokens, trans, start, end, allowed, lo, path, fwd, bwd, gap):
+    """``gap[t]`` = max-marginal of ``path[t]`` minus the best other allowed label's (``inf`` if none).
+
+    Max-marginals (a max-product forward and backward pass inside
+    ``allowed[lo:]``) give the best score of a path through each label of
+    token ``t``; their gap at the Viterbi label is the token's margin, how
+    much the score must change before that token's label flips.
+    """
+    n_labels = emit.shape[1]
+    for b in range(n_labels):
+        fwd[0, b] = start[b] + emit[0, b] if allowed[lo, b] else -np.inf
+        bwd[n_tokens - 1, b] = end[b] if allowed[lo + n_tokens - 1, b] else -np.inf
+    for t in range(1, n_tokens):
+        for b in range(n_labels):
+            best = -np.inf
+            if allowed[lo + t, b]:
+                for a in range(n_labels):
+                    cand = fwd[t - 1, a] + trans[a, b]
+                    if cand > best:
+                        best = cand
+                best += emit[t, b]
+            fwd[t, b] = best
+    for t in range(n_tokens - 2, -1, -1):
+        for a in range(n_labels):
+            best = -np.inf
+            if allowed[lo + t, a]:
+                for b in range(n_labels):
+                    cand = trans[a, b] + emit[t + 1, b] + bwd[t + 1, b]
+                    if cand > best:
+                        best = cand
+            bwd[t, a] = best
+    for t in range(n_tokens):
+        own = fwd[t, path[t]] + bwd[t, path[t]]
+        other = -np.inf
+        for b in range(n_labels):
+            if b != path[t]:
+                other = max(other, fwd[t, b] + bwd[t, b])
+        gap[t] = own - other if other > -np.inf else np.inf
+
+
+@_njit
+def _gated_mask(allowed, lo, n_tokens, peer_path, peer_gap, threshold, mask):
+    """Partial annotation from the peer: its label ``b`` where ``gap ≥ threshold[b]``, else the allowed set."""
+    n_labels = mask.shape[1]
+    for t in range(n_tokens):
+        fixed = peer_gap[t] >= threshold[peer_path[t]]
+        for b in range(n_labels):
+            mask[t, b] = allowed[lo + t, b] and ((not fixed) or b == peer_path[t])
+
+
+@_njit
+def peer_margins(offsets, indptr, indices, feature_view, allowed, is_full, order,
+                 weights, trans, start, end):
+    """Per view, the token margins of its constrained argmax on the free tokens of ``order``.
+
+    Free tokens: those of sentences that are not fully labeled whose allowed
+    set has more than one label (labeled tokens are not the peer's guess).
+    Returns the margins and the labels of the argmax, both ``(n_views,
+    n_free)``; the multi-view perceptron takes quantiles of them as each
+    view's confidence thresholds (the gating of :func:`perceptron_chunk`).
+    """
+    n_views, n_labels = trans.shape[0], trans.shape[1]
+    longest = 1
+    n_free = 0
+    for i in order:
+        longest = max(longest, offsets[i + 1] - offsets[i])
+        if not is_full[i]:
+            for t in range(offsets[i], offsets[i + 1]):
+                if allowed[t].sum() > 1:
+                    n_free += 1
+    out = np.empty((n_views, n_free))
+    labels = np.empty((n_views, n_free), dtype=np.int64)
+    emit = np.empty((longest, n_labels))
+    path = np.empty(longest, dtype=np.int64)
+    gap = np.empty(longest)
+    fwd = np.empty((longest, n_labels))
+    bwd = np.empty((longest, n_labels))
+    delta = np.empty(n_labels)
+    prev = np.empty(n_labels)
+    bp = np.zeros((longest, n_labels), dtype=np.int64)
+    for v in range(n_views):
+        view = v if n_views > 1 else -1
+        r = 0
+        for i in order:
+            if is_full[i]:
+                continue
+            lo, hi = offsets[i], offsets[i + 1]
+            n_tokens = hi - lo
+            _emissions(indptr, indices, feature_view, view, weights, lo, hi, emit)
+            _viterbi(emit, n_tokens, trans[v], start[v], end[v], allowed, lo, True, delta, prev, bp, path)
+            _max_marginal_gaps(emit, n_tokens, trans[v], start[v], end[v], allowed, lo, path, fwd, bwd, gap)
+            for t in range(n_tokens):
+                if allowed[lo + t].sum() > 1:
+                    out[v, r] = gap[t]
+                    labels[v, r] = path[t]
+                    r += 1
+    return out, labels
+
+
+@_njit
 def perceptron_chunk(
     offsets, indptr, indices, feature_view, allowed, gold, is_full, eta, order, first_step,
-    weights, trans, start, end, acc_weights, acc_trans, acc_start, acc_end,
+    weights, trans, start, end, acc_weights, acc_trans, acc_start, acc_end, gating, thresholds,
 ):
     """One chunk of an epoch of the (multi-view) hidden Markov perceptron.
 
@@ -149,6 +249,13 @@ def perceptron_chunk(
     the features ``k`` with ``feature_view[k] == v`` and ``trans[v]``,
     ``start[v]``, ``end[v]``.
 
+    With ``gating`` (two views), the peer's constrained argmax becomes a
+    *partial* annotation: tokens where the peer's max-marginal margin is at
+    least ``thresholds[v̄]`` keep the peer's label, the others keep their
+    allowed set, and view ``v``'s target is its own constrained argmax in
+    that space (DESIGN §2's rule).  Without ``gating`` every token keeps the
+    peer's label (Table 1).
+
     Returns the number of (view, sentence) updates made.  Step ``s`` of the
     averaging (``first_step`` for the first sentence of ``order``) advances by
     one per sentence.
@@ -160,9 +267,15 @@ def perceptron_chunk(
     emit = np.empty((n_views, longest, n_labels))
     pred = np.empty((n_views, longest), dtype=np.int64)
     target = np.empty((n_views, longest), dtype=np.int64)
+    guess = np.empty((n_views, longest), dtype=np.int64)
+    gap = np.empty((n_views, longest))
+    fwd = np.empty((longest, n_labels))
+    bwd = np.empty((longest, n_labels))
+    mask = np.empty((longest, n_labels), dtype=np.bool_)
     delta = np.empty(n_labels)
     prev = np.empty(n_labels)
     bp = np.zeros((longest, n_labels), dtype=np.int64)
+    gated = gating and n_views > 1
     updates = 0
     step = first_step
     for i in order:
@@ -177,9 +290,20 @@ def perceptron_chunk(
             if is_full[i]:
                 for t in range(n_tokens):
                     target[v, t] = gold[lo + t]
-            elif v == 0 or n_views > 1:
+            elif not gated and (v == 0 or n_views > 1):
                 peer = n_views - 1 - v
                 _viterbi(emit[peer], n_tokens, trans[peer], start[peer], end[peer], allowed, lo, True,
+                         delta, prev, bp, target[v])
+        if gated and not is_full[i]:
+            for v in range(n_views):  # each view's guess and its per-token confidence
+                _viterbi(emit[v], n_tokens, trans[v], start[v], end[v], allowed, lo, True,
+                         delta, prev, bp, guess[v])
+                _max_marginal_gaps(emit[v], n_tokens, trans[v], start[v], end[v], allowed, lo,
+                                   guess[v], fwd, bwd, gap[v])
+            for v in range(n_views):
+                peer = n_views - 1 - v
+                _gated_mask(allowed, lo, n_tokens, guess[peer], gap[peer], thresholds[peer], mask)
+                _viterbi(emit[v], n_tokens, trans[v], start[v], end[v], mask, 0, True,
                          delta, prev, bp, target[v])
         for v in range(n_views):
             if _differs(pred[v], target[v], n_tokens):

@@ -264,6 +264,62 @@ def _path_score(emit, trans, start, end, path):
     return total
 
 
+@_njit
+def _count_viterbi_kernel(emit, trans, start, end, target, counted, best, paths):
+    """For every Hamming distance ``d``, the best path with exactly ``d`` tokens off ``target``.
+
+    Only tokens with ``counted[t]`` count (the others may take any label).
+    Viterbi over the states (label, differences so far): ``best[d]`` is the
+    best score with ``d`` differences (``-inf`` if none), ``paths[d]`` that
+    path.  O(T² L²).  The slack-rescaled violation ``Δ(y, ȳ)(1 − f(y) +
+    f(ȳ))`` does not decompose over tokens (Tsochantaridis et al. 2005,
+    §4); with the Hamming loss it does once the distance is in the state.
+    """
+    n_tokens, n_labels = emit.shape
+    n_counts = n_tokens + 1
+    score = np.full((n_tokens, n_counts, n_labels), -np.inf)
+    bp = np.zeros((n_tokens, n_counts, n_labels), dtype=np.int64)
+    for b in range(n_labels):
+        d = 1 if (b != target[0] and counted[0]) else 0
+        score[0, d, b] = start[b] + emit[0, b]
+    for t in range(1, n_tokens):
+        for b in range(n_labels):
+            off = 1 if (b != target[t] and counted[t]) else 0
+            for d in range(off, t + 2):
+                prev_d = d - off
+                top = -np.inf
+                arg = 0
+                for a in range(n_labels):
+                    cand = score[t - 1, prev_d, a] + trans[a, b]
+                    if cand > top:
+                        top = cand
+                        arg = a
+                if top > -np.inf:
+                    score[t, d, b] = top + emit[t, b]
+                    bp[t, d, b] = arg
+    last = n_tokens - 1
+    for d in range(n_counts):
+        top = -np.inf
+        arg = 0
+        for b in range(n_labels):
+            cand = score[last, d, b] + end[b]
+            if cand > top:
+                top = cand
+                arg = b
+        best[d] = top
+        if top == -np.inf:
+            continue
+        label = arg
+        count = d
+        for t in range(last, -1, -1):
+            paths[d, t] = label
+            if t > 0:
+                previous = bp[t, count, label]
+                if label != target[t] and counted[t]:
+                    count -= 1
+                label = previous
+
+
 def delta_phi(snapshot, lo: int, target: np.ndarray, ybar: np.ndarray, view: int, layout: Layout,
               block_view: int) -> tuple[np.ndarray, np.ndarray]:
     """Sparse ``δΦ = Φ(x, target) − Φ(x, ȳ)`` of the sentence starting at token ``lo``.
@@ -500,6 +556,20 @@ class Decoder:
         _loss_augmented_kernel(self.emit, self.trans, self.start, self.end, self.free, target, weights, path)
         return path
 
+    def by_distance(self, target: np.ndarray, counted=None) -> tuple[np.ndarray, np.ndarray]:
+        """Best score and path at every Hamming distance ``d = 0 … T`` from ``target`` (unconstrained).
+
+        ``counted`` (bool per token, default all) selects the tokens whose differences count.
+        """
+        n_tokens = self.emit.shape[0]
+        if counted is None:
+            counted = np.ones(n_tokens, dtype=np.bool_)
+        best = np.empty(n_tokens + 1)
+        paths = np.zeros((n_tokens + 1, n_tokens), dtype=np.int64)
+        _count_viterbi_kernel(self.emit, self.trans, self.start, self.end, np.ascontiguousarray(target, np.int64),
+                              np.ascontiguousarray(counted, np.bool_), best, paths)
+        return best, paths
+
     def margin_gap(self, allowed=None) -> tuple[np.ndarray, float]:
         """The best (allowed) path and its margin ``γ = f(ŷ) − max_{y ≠ ŷ} f(y)`` (Brefeld et al. 2005, §5)."""
         paths, scores = self.kbest(2, allowed)
@@ -523,9 +593,13 @@ def most_violating(dec: Decoder, target: np.ndarray, loss: str, norm: int, resca
     0/1 loss: the best path other than the target, exact by 2-best Viterbi.
     Hamming loss with margin rescaling: exact by loss-augmented Viterbi.
     Hamming loss with slack rescaling: ``Δ(y, ȳ)^{1/r} (1 − ⟨w, δΦ⟩)`` does
-    not decompose over tokens; the maximum is taken over the ``kbest`` best
-    paths and the loss-augmented one — an approximation (Tsochantaridis et
-    al. 2005 note the same for slack rescaling).
+    not decompose over tokens, but for a fixed distance ``d`` it is largest
+    at the best path ``d`` tokens away, which a Viterbi over (label,
+    distance) finds (:func:`_count_viterbi_kernel`): exact whenever every
+    token weight is 0 or 1 (labeled and unlabeled sentences, gated tokens).
+    With fractional token weights (partially labeled sentences in
+    ``cosvm``) the maximum is taken over the ``kbest`` best paths and the
+    loss-augmented one — an approximation.
     """
     target_score = dec.score(target)
     if loss == "zero-one":
@@ -539,14 +613,42 @@ def most_violating(dec: Decoder, target: np.ndarray, loss: str, norm: int, resca
         if np.array_equal(path, target):
             return None, 0.0
         return path, hamming(path, target, weights) - (target_score - dec.score(path))
+    if weights is None or np.all((weights == 0) | (weights == 1)):
+        return _slack_hamming_exact(dec, target, norm, weights)
     paths, _ = dec.kbest(kbest)
-    candidates = list(paths) + [dec.loss_augmented(target, weights)]
+    return _slack_from_candidates(dec, target, norm, weights, list(paths) + [dec.loss_augmented(target, weights)])
+
+
+def _slack_hamming_exact(dec: Decoder, target: np.ndarray, norm: int,
+                         weights: np.ndarray | None) -> tuple[np.ndarray | None, float]:
+    """Exact ``argmax_ȳ Δ(y, ȳ)^{1/r} (1 − f(y) + f(ȳ))`` for token weights in {0, 1}.
+
+    For each distance ``d`` only the best path ``d`` counted tokens away can
+    be the maximiser (``H`` grows with its score), so the search runs over
+    ``d`` with :meth:`Decoder.by_distance`.
+    """
+    counted = None if weights is None else weights != 0
+    best, paths = dec.by_distance(target, counted)
+    target_score = dec.score(target)
+    best_path, best_h = None, -np.inf
+    for d in range(1, len(best)):
+        if best[d] == -np.inf:
+            continue
+        h = violation(float(d), target_score - best[d], norm, "slack")
+        if h > best_h:
+            best_path, best_h = paths[d], h
+    return (best_path.copy(), best_h) if best_path is not None else (None, 0.0)
+
+
+def _slack_from_candidates(dec, target, norm, weights, candidates):
+    """The most slack-violating of ``candidates`` (approximate search for fractional token weights)."""
+    target_score = dec.score(target)
     best, best_h = None, -np.inf
     for path in candidates:
         loss_val = hamming(path, target, weights)
         if loss_val <= 0.0:  # the target itself, or a path that differs only where nothing counts
             continue
-        h = violation(loss_val, target_score - dec.score(path), norm, rescaling)
+        h = violation(loss_val, target_score - dec.score(path), norm, "slack")
         if h > best_h:
             best, best_h = path, h
     return (best, best_h) if best is not None else (None, 0.0)

@@ -23,6 +23,28 @@ passes (:func:`~tagtool.learn._svm_common.cu_schedule`).  The joint model
 adds the views (Eq. 17 of Brefeld et al. 2005), which is what the
 :class:`~tagtool.learn.chain.ChainModel` of two views does.
 
+Notes on the option ``peer_margin`` (confidence-gated peer targets, beyond
+Alg. 1): with few labeled sentences and a dominant label, the peer's
+unsure tokens are mostly that label, and margin-rescaled Hamming
+constraints towards such targets push the view's entity evidence down.
+With ``peer_margin > 0`` only the tokens the peer is sure of (token margin
+``≥ peer_margin``) keep the peer's label and carry loss; the others become
+free, as for a partially labeled sentence (DESIGN §2).  Measured on the
+CoNLL-2002 protocol it did not beat ``cu_max`` ≈ 0, and since the cost
+factor then uses the passed tokens' margin (≥ ``peer_margin``) instead of
+the smallest one, it needs a smaller ``cu_max``
+(benchmarks/results/conll2002_multiview.md).
+
+Slack rescaling: the most violating output under the Hamming loss is found
+exactly (a Viterbi over label and distance,
+:func:`~tagtool.learn._svm_common.most_violating`); still, the 1-norm box ``Σ α/Δ ≤ min{γ,1}
+C_u C`` lets an unlabeled sentence's ``α`` grow with ``Δ`` (up to the
+sentence length), so a small ``C_u`` is much stronger than under margin
+rescaling; with five labeled sentences the views then occasionally agree
+on one label everywhere and stop unconverged at ``max_epochs``
+(``info["converged"]`` False); a ``cu_max`` about ten times smaller avoids
+it.  Margin rescaling is the default.
+
 References
 ----------
 .. [1] U. Brefeld, T. Scheffer. Semi-supervised learning for structured
@@ -41,6 +63,7 @@ import numpy as np
 
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.snapshot import Snapshot
+from tagtool.decode import max_marginals
 from tagtool.learn._svm_common import Layout, SVMSettings, ViewTrainer, cu_schedule
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
@@ -76,12 +99,27 @@ class CoSVM(Learner):
         Passes over all sentences (at least ``cu_epochs`` unless converged
         earlier with ``C_u`` at its maximum).
     kbest : int, default 10
-        Paths searched for slack rescaling with the Hamming loss.
+        Paths searched for slack rescaling with the Hamming loss when token
+        weights are fractional (partially labeled sentences); otherwise the
+        search is exact.
     qp_solver : {"cvxopt", "smo"}, default "cvxopt"
         Solver of the per-sentence sub-QPs with two or more outputs: cvxopt,
         or the exact pairwise solver in numba (same optimum, much faster).
     shuffle : bool, default True
     random_state : int, default 0
+    peer_margin : float, default 0.0
+        Confidence gate on the peer's target (an option beyond Alg. 1).
+        A token of an unlabeled sentence keeps the peer's label only where
+        the peer's token margin — the gap between the max-marginals of its
+        label and of the best other label (Brefeld et al. 2005, §5, the
+        margin γ taken token by token) — is at least ``peer_margin``; the
+        other tokens keep their allowed set, carry no Hamming loss, and the
+        view's target there is its own constrained argmax (DESIGN §2's rule
+        for partial annotations).  The cost factor ``min{γ, 1}`` then uses
+        the peer's smallest margin over the tokens it passes on.  ``0``
+        passes every token on, which is exactly Alg. 1 (the sentence margin
+        ``γ`` is the smallest token margin).  Needs the Hamming loss (the
+        0/1 loss cannot exempt tokens).  See the module notes.
 
     Notes
     -----
@@ -112,6 +150,7 @@ class CoSVM(Learner):
         qp_solver: str = "cvxopt",
         shuffle: bool = True,
         random_state: int = 0,
+        peer_margin: float = 0.0,
     ):
         self.C = C
         self.norm = norm
@@ -126,6 +165,7 @@ class CoSVM(Learner):
         self.qp_solver = qp_solver
         self.shuffle = shuffle
         self.random_state = random_state
+        self.peer_margin = peer_margin
 
     def settings(self) -> SVMSettings:
         s = SVMSettings(float(self.C), int(self.norm), self.loss, self.rescaling, float(self.epsilon),
@@ -133,6 +173,11 @@ class CoSVM(Learner):
         s.check()
         if not self.cu_max >= 0:
             raise ValueError(f"cu_max must be non-negative, got {self.cu_max}")
+        if not self.peer_margin >= 0:
+            raise ValueError(f"peer_margin must be non-negative, got {self.peer_margin}")
+        if self.peer_margin > 0 and self.loss != "hamming":
+            # the 0/1 loss cannot exempt the free tokens: its constraint would train the view on its own guesses
+            raise ValueError("peer_margin needs loss='hamming' (the 0/1 loss cannot leave tokens out)")
         if int(self.r_max) < 1:
             raise ValueError(f"r_max must be at least 1, got {self.r_max}")
         return s
@@ -196,21 +241,67 @@ class CoSVM(Learner):
         disagreed = 0
         for rep in range(int(self.r_max)):
             monitor.check()
-            preds, gaps = zip(*(view.decoder(i).margin_gap(allowed) for view in views))
+            decoders = [view.decoder(i) for view in views]
+            preds, gaps = zip(*(dec.margin_gap(allowed) for dec in decoders))
             agree = np.array_equal(preds[0], preds[1])
             if rep == 0:
                 disagreed = int(not agree)
+            gates = [self._gate(dec, pred, allowed) for dec, pred in zip(decoders, preds)]
             changed = False
             for v, view in enumerate(views):
                 peer = 1 - v
-                weight_u = c_u * min(gaps[peer], 1.0)
+                target, gap, passed = preds[peer], gaps[peer], None
+                if gates[peer] is not None:
+                    target, gap, passed = self._gated_target(decoders[v], preds[peer], gates[peer], allowed)
+                weight_u = c_u * min(gap, 1.0)
                 if partial:
                     cost, weights = partial_cost(view.settings, info, weight_u)
+                    if passed is not None and weights is not None:
+                        weights = np.where(passed, weights, info)
                 else:
                     cost, weights = self.C * weight_u, None
-                kept, change = view.step(i, preds[peer], cost, weights)
+                    if passed is not None and not passed.all():
+                        weights = passed.astype(np.float64)
+                kept, change = view.step(i, target, cost, weights)
                 changed |= kept or change > _MOVED
             if not changed:
                 break
             moved += 1
         return moved, disagreed
+
+    def _gate(self, dec, pred: np.ndarray, allowed) -> np.ndarray | None:
+        """Token margins of ``pred`` (the view's constrained argmax), or None when not gating."""
+        if not self.peer_margin > 0:
+            return None
+        return token_margins(dec, pred, allowed)
+
+    def _gated_target(self, dec, peer_pred, peer_margins, allowed) -> tuple[np.ndarray, float, np.ndarray]:
+        """The view's target from the peer's confident tokens (``peer_margin``).
+
+        Returns the target (the peer's label on passed tokens, the view's own
+        constrained argmax elsewhere), the peer's margin ``γ`` over the passed
+        tokens (0 if none passes: the sentence then costs nothing) and the
+        mask of passed tokens.
+        """
+        n_tokens, n_labels = dec.emit.shape
+        free = np.ones((n_tokens, n_labels), dtype=bool) if allowed is None else allowed
+        passed = peer_margins >= self.peer_margin
+        mask = free & (~passed[:, None] | (np.arange(n_labels)[None, :] == peer_pred[:, None]))
+        target = dec.best(mask)
+        gap = float(peer_margins[passed].min()) if passed.any() else 0.0
+        return target, gap, passed
+
+
+def token_margins(dec, pred: np.ndarray, allowed=None) -> np.ndarray:
+    """Per token, the max-marginal of ``pred_t`` minus the best other allowed label's (``inf`` if none).
+
+    The smallest of them is the sentence margin ``γ = f(ŷ) − max_{y ≠ ŷ}
+    f(y)`` of Brefeld et al. (2005, §5): the second-best path differs from
+    ``ŷ`` in at least one token.
+    """
+    mm = max_marginals(dec.emit, dec.trans, dec.start, dec.end, allowed)
+    rows = np.arange(len(pred))
+    own = mm[rows, pred]
+    mm[rows, pred] = -np.inf
+    other = mm.max(axis=1)
+    return np.where(np.isfinite(other), own - other, np.inf)

@@ -19,6 +19,9 @@ References
    machines. ICML 2003 (the hidden Markov perceptron).
 .. [3] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
    sequential learning. ECML 2005, §4, Table 1, Eq. 14–17.
+.. [4] A. Blum, T. Mitchell. Combining labeled and unlabeled data with
+   co-training. COLT 1998 (only the most confident predictions are passed
+   on, per class: ``peer_share``, ``peer_balance``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import numpy as np
 
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.snapshot import Snapshot
-from tagtool.learn._perceptron_kernels import perceptron_chunk
+from tagtool.learn._perceptron_kernels import peer_margins, perceptron_chunk
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
@@ -55,8 +58,11 @@ def sentence_weights(snapshot: Snapshot, c_u: float) -> np.ndarray:
 class _Trainer:
     """Arrays and loop of one perceptron run (shared by both learners)."""
 
-    def __init__(self, snapshot: Snapshot, model: ChainModel, eta: np.ndarray):
+    def __init__(self, snapshot: Snapshot, model: ChainModel, eta: np.ndarray, peer_share: float = 1.0,
+                 peer_balance: bool = False):
         self.snapshot = snapshot
+        self.peer_share = float(peer_share)
+        self.peer_balance = bool(peer_balance)
         self.model = model
         self.eta = np.ascontiguousarray(eta, dtype=np.float64)
         self.gold = np.argmax(snapshot.allowed, axis=1).astype(np.int64)
@@ -71,14 +77,39 @@ class _Trainer:
         for first in range(0, len(order), CHUNK_SENTENCES):
             monitor.check()
             chunk = np.ascontiguousarray(order[first : first + CHUNK_SENTENCES], dtype=np.int64)
+            gating, thresholds = self.thresholds(chunk)
             updates += perceptron_chunk(
                 snap.offsets, snap.feat_indptr, snap.feat_indices, snap.feature_view, snap.allowed,
                 self.gold, self.is_full, self.eta, chunk, self.step,
-                model.weights, model.trans, model.start, model.end, *self.acc,
+                model.weights, model.trans, model.start, model.end, *self.acc, gating, thresholds,
             )
             self.step += len(chunk)
             monitor.report(done + share * (first + len(chunk)) / len(order), message)
         return updates
+
+    def thresholds(self, chunk: np.ndarray) -> tuple[bool, np.ndarray]:
+        """Whether to gate the peer's labels in ``chunk``, and each view's margin threshold.
+
+        View ``v``'s threshold is the margin of its ``peer_share``-th most
+        confident free token of the chunk (at the weights before the chunk),
+        so that a share ``peer_share`` of the free tokens becomes the peer
+        view's target; ``inf`` when the share is 0 (nothing passes on).
+        """
+        n_views, n_labels = self.model.trans.shape[:2]
+        thresholds = np.full((n_views, n_labels), -np.inf)
+        if n_views < 2 or self.peer_share >= 1.0:
+            return False, thresholds
+        snap, model = self.snapshot, self.model
+        margins, labels = peer_margins(snap.offsets, snap.feat_indptr, snap.feat_indices, snap.feature_view,
+                                       snap.allowed, self.is_full, chunk, model.weights, model.trans, model.start,
+                                       model.end)
+        for v in range(n_views):
+            if self.peer_balance:
+                for b in range(n_labels):
+                    thresholds[v, b] = confidence_threshold(margins[v][labels[v] == b], self.peer_share)
+            else:
+                thresholds[v, :] = confidence_threshold(margins[v], self.peer_share)
+        return True, thresholds
 
     def averaged(self) -> None:
         """Replace the weights by their average over all steps (``w − acc / S``)."""
@@ -87,6 +118,16 @@ class _Trainer:
             return
         for array, acc in zip((self.model.weights, self.model.trans, self.model.start, self.model.end), self.acc):
             array -= acc / n_steps
+
+
+def confidence_threshold(margins: np.ndarray, share: float) -> float:
+    """The smallest margin among the ``ceil(share · n)`` largest (``inf`` for none, ``-inf`` for all)."""
+    n_kept = int(np.ceil(share * len(margins) - 1e-9))
+    if n_kept <= 0:
+        return np.inf
+    if n_kept >= len(margins):
+        return -np.inf
+    return float(np.partition(margins, len(margins) - n_kept)[len(margins) - n_kept])
 
 
 def epoch_order(n_sentences: int, shuffle: bool, seed: int, epoch: int) -> np.ndarray:
@@ -154,6 +195,9 @@ class Perceptron(Learner):
     def _eta(self, snapshot: Snapshot) -> np.ndarray:
         return np.ones(snapshot.n_sentences)
 
+    def _gate(self) -> tuple[float, bool]:
+        return 1.0, False
+
     def _orders(self, snapshot: Snapshot, epoch: int) -> list[np.ndarray]:
         """The sentence orders of one epoch (one, or several visited one after the other)."""
         return [epoch_order(snapshot.n_sentences, self.shuffle, self.seed, epoch)]
@@ -166,7 +210,7 @@ class Perceptron(Learner):
             model = ChainModel.zeros(snapshot.labels, snapshot.n_features, snapshot.feature_view, self._n_views())
             first_epoch = 0
         model.info = {}
-        trainer = _Trainer(snapshot, model, self._eta(snapshot))
+        trainer = _Trainer(snapshot, model, self._eta(snapshot), *self._gate())
         epochs, history = int(self.epochs), []
         for e in range(epochs):
             message = f"epoch {e + 1}/{epochs}"
@@ -221,16 +265,44 @@ class MultiViewPerceptron(Perceptron):
     labeled_first : bool, default False
         Visit the fully labeled sentences before the others in every epoch
         (each group shuffled on its own) instead of all interleaved.
+    peer_share : float in [0, 1], default 1.0
+        Confidence-gated peer targets (an option beyond Table 1).  Below 1,
+        the peer's constrained argmax becomes a *partial* annotation: a free
+        token keeps the peer's label only if the peer's token margin (the
+        gap between the max-marginals of its label and of the best other
+        label) is among the ``peer_share`` largest of the chunk's free
+        tokens (thresholds per view, at the weights before the chunk); the
+        other tokens keep their allowed sets, and the view's target is its
+        own constrained argmax in that space (DESIGN §2's rule).  1.0 passes
+        every token on (Table 1), 0 none (no unlabeled updates).  A quantile
+        rather than a fixed margin because perceptron scores have no scale.
+    peer_balance : bool, default False
+        With ``peer_share < 1``, take the quantile per label of the peer's
+        argmax (the most confident share of each predicted label is passed
+        on, as Blum & Mitchell's co-training adds the most confident
+        examples of every class), not over all free tokens.
 
     Notes
     -----
     Primal form with the linear kernel: ``w^v = Σ_i Σ_ȳ α^v_i(ȳ) Φ^v(x_i, ȳ)``
     kept explicitly, equivalent to the dual of the paper (Eq. 13).
 
+    Why the gate: with few labeled sentences and a dominant label (``O``
+    is 88 % of CoNLL-2002 tokens), the peer's unsure tokens are mostly
+    predicted as the dominant label, and Table 1 forces the view towards
+    them; both views end up agreeing by predicting ``O`` (benchmarks/
+    results/conll2002_multiview.md).  Gating passes on only what the peer
+    is sure of.  On that benchmark (crfsuite template, token/surface split)
+    ``peer_share`` 0.1–0.2 removes most of the drift; with the rich default
+    features and a random split, where ungated co-training helps, gating
+    costs a little — hence the default 1.0.
+
     References
     ----------
     .. [1] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
        sequential learning. ECML 2005, §4, Table 1, Eq. 14–17.
+    .. [2] A. Blum, T. Mitchell. Combining labeled and unlabeled data with
+       co-training. COLT 1998 (the gate: ``peer_share``, ``peer_balance``).
     """
 
     name = "mv-perceptron"
@@ -246,15 +318,24 @@ class MultiViewPerceptron(Perceptron):
         seed: int = 0,
         c_u: float = 0.5,
         labeled_first: bool = False,
+        peer_share: float = 1.0,
+        peer_balance: bool = False,
     ):
         super().__init__(epochs=epochs, averaged=averaged, shuffle=shuffle, seed=seed)
         self.c_u = c_u
         self.labeled_first = labeled_first
+        self.peer_share = peer_share
+        self.peer_balance = peer_balance
 
     def _check_params(self) -> None:
         super()._check_params()
         if not 0.0 <= self.c_u <= 1.0:
             raise ValueError(f"{self.name}: c_u must lie in [0, 1], got {self.c_u!r}")
+        if not 0.0 <= self.peer_share <= 1.0:
+            raise ValueError(f"{self.name}: peer_share must lie in [0, 1], got {self.peer_share!r}")
+
+    def _gate(self) -> tuple[float, bool]:
+        return float(self.peer_share), bool(self.peer_balance)
 
     def _n_views(self) -> int:
         return 2

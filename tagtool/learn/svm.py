@@ -74,7 +74,9 @@ class HMSVM(Learner):
     loss : {"hamming", "zero-one"}, default "hamming"
         ``Δ(y, ȳ)``: number of differing tokens, or 1 for any difference.
     rescaling : {"margin", "slack"}, default "margin"
-        How ``Δ`` enters the constraints; slack rescaling with Hamming loss
+        How ``Δ`` enters the constraints; slack rescaling with the Hamming
+        loss searches exactly (Viterbi over label and distance), except with
+        fractional token weights (partially labeled sentences), where it
         searches the ``kbest`` best paths (approximate).
     epsilon : float, default 1e-3
         An output joins a working set if it violates by more than this.
@@ -82,7 +84,9 @@ class HMSVM(Learner):
         Passes over the sentences; training stops earlier once a pass adds
         no output.
     kbest : int, default 10
-        Paths searched for slack rescaling with the Hamming loss.
+        Paths searched for slack rescaling with the Hamming loss when token
+        weights are fractional (partially labeled sentences); otherwise the
+        search is exact.
     qp_solver : {"cvxopt", "smo"}, default "cvxopt"
         Solver of the per-sentence sub-QPs with two or more outputs: cvxopt,
         or the exact pairwise solver in numba (same optimum, much faster).

@@ -9,7 +9,7 @@ from test_svm import phi, two_view_data, with_allowed
 
 from tagtool.learn import TrainingCancelled, available_learners
 from tagtool.learn._svm_common import Layout
-from tagtool.learn.cosvm import CoSVM
+from tagtool.learn.cosvm import CoSVM, token_margins
 from tagtool.learn.svm import HMSVM
 
 
@@ -132,6 +132,74 @@ def test_cancel_takes_effect_within_a_second():
 
 def test_bad_parameters_are_named():
     data = semi_supervised(1, n_labeled=2, n_unlabeled=2)
-    for kw in ({"r_max": 0}, {"cu_max": -1.0}, {"loss": "l2"}):
+    for kw in ({"r_max": 0}, {"cu_max": -1.0}, {"loss": "l2"}, {"peer_margin": -0.5}):
         with pytest.raises(ValueError, match=next(iter(kw))):
             CoSVM(**kw).fit(data)
+
+
+# ---------------------------------------------------------------------------
+# confidence-gated peer targets (peer_margin)
+
+
+def trained_views(seed=11):
+    data = semi_supervised(seed, n_labeled=6, n_unlabeled=6)
+    model = CoSVM(max_epochs=3, qp_solver="smo").fit(data)
+    return data, model
+
+
+def decoder_of(model, data, i, view):
+    from tagtool.learn._svm_common import Decoder
+    emit, trans, start, end = model.chain_scores(data.subset([i]), view=view)
+    return Decoder(emit, trans, start, end, np.ones(emit.shape, dtype=bool))
+
+
+def test_smallest_token_margin_is_the_sentence_margin():
+    data, model = trained_views()
+    for i in range(data.n_sentences):
+        for view in (0, 1):
+            dec = decoder_of(model, data, i, view)
+            pred, gamma = dec.margin_gap()
+            assert token_margins(dec, pred).min() == pytest.approx(gamma, abs=1e-9)
+
+
+def test_gated_target_keeps_confident_peer_tokens_and_the_own_argmax_elsewhere():
+    data, model = trained_views()
+    learner = CoSVM(peer_margin=1.0)
+    for i in range(data.n_sentences):
+        own, peer = decoder_of(model, data, i, 0), decoder_of(model, data, i, 1)
+        peer_pred, _ = peer.margin_gap()
+        margins = token_margins(peer, peer_pred)
+        target, gap, passed = learner._gated_target(own, peer_pred, margins, None)
+        np.testing.assert_array_equal(passed, margins >= 1.0)
+        np.testing.assert_array_equal(target[passed], peer_pred[passed])
+        assert gap == (margins[passed].min() if passed.any() else 0.0)
+        # no other labeling of the free tokens scores higher in the own view
+        mask = np.ones(own.emit.shape, dtype=bool)
+        mask[passed] = False
+        mask[passed, peer_pred[passed]] = True
+        assert own.score(target) == pytest.approx(own.score(own.best(mask)))
+
+
+def test_gate_nobody_passes_is_no_unlabeled_influence():
+    data = semi_supervised(12, n_labeled=6, n_unlabeled=12)
+    gated = CoSVM(max_epochs=4, cu_max=0.5, peer_margin=1e9, qp_solver="smo").fit(data)
+    silent = CoSVM(max_epochs=4, cu_max=0.0, qp_solver="smo").fit(data)
+    np.testing.assert_allclose(gated.weights, silent.weights, atol=1e-12)
+    np.testing.assert_allclose(gated.trans, silent.trans, atol=1e-12)
+
+
+
+
+def test_gated_cosvm_learns_from_partial_and_unlabeled_sentences():
+    data = semi_supervised(14, n_labeled=10, n_unlabeled=10)
+    full = semi_supervised(14, n_labeled=20, n_unlabeled=0).allowed
+    allowed = data.allowed.copy()
+    every_other = slice(int(data.offsets[10]), int(data.offsets[15]), 2)
+    allowed[every_other] = full[every_other]  # sentences 10..14 partial, 15..19 unlabeled
+    mixed = with_allowed(data, allowed)
+    assert set(mixed.sentence_status().tolist()) == {0, 1, 2}
+    test, test_gold = two_view_data(60, seed=41, noise=0.1, vocab=10)
+    model = CoSVM(peer_margin=0.5, cu_max=0.2, qp_solver="smo").fit(mixed)
+    assert np.mean(model.predict(test) == test_gold) > 0.85
+    with pytest.raises(ValueError, match="peer_margin"):
+        CoSVM(peer_margin=0.5, loss="zero-one").fit(mixed)

@@ -1,5 +1,6 @@
 """``svm`` (HMSVM) and the shared structural-SVM machinery of ``_svm_common``."""
 
+import itertools
 import threading
 import time
 
@@ -9,13 +10,17 @@ import pytest
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn import TrainingCancelled, available_learners
 from tagtool.learn._svm_common import (
+    Decoder,
     Layout,
     SVMSettings,
     ViewTrainer,
     cu_schedule,
     delta_phi,
+    hamming,
+    most_violating,
     solve_subproblem,
     subproblem,
+    violation,
 )
 from tagtool.learn.qp import kkt_residuals, solve_qp
 from tagtool.learn.svm import HMSVM
@@ -269,3 +274,29 @@ def test_cu_schedule_grows_exponentially_to_its_maximum():
     assert values[0] == pytest.approx(0.5e-3)
     assert all(b / a == pytest.approx(values[1] / values[0]) for a, b in zip(values[:9], values[1:10]))
     assert values[10] == values[11] == 0.5
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+def test_slack_rescaled_search_is_exact(norm):
+    """The (label, distance) Viterbi finds max_ȳ Δ^{1/r}(1 − f(y) + f(ȳ)) of all L^T outputs."""
+    rng = np.random.default_rng(norm)
+    for trial in range(120):
+        n_tokens, n_labels = int(rng.integers(1, 6)), int(rng.integers(2, 4))
+        emit = 2 * rng.normal(size=(n_tokens, n_labels))
+        trans, start, end = rng.normal(size=(n_labels, n_labels)), rng.normal(size=n_labels), rng.normal(size=n_labels)
+        dec = Decoder(emit, trans, start, end, np.ones((n_tokens, n_labels), dtype=bool))
+        target = rng.integers(n_labels, size=n_tokens)
+        weights = None if trial % 2 else (rng.random(n_tokens) < 0.6).astype(float)  # 0/1: gated tokens
+        target_score = dec.score(target)
+        brute = -np.inf
+        for y in itertools.product(range(n_labels), repeat=n_tokens):
+            loss_val = hamming(np.array(y), target, weights)
+            if loss_val > 0:
+                brute = max(brute, violation(loss_val, target_score - dec.score(np.array(y)), norm, "slack"))
+        path, h = most_violating(dec, target, "hamming", norm, "slack", kbest=2, weights=weights)
+        if brute == -np.inf:
+            assert path is None
+            continue
+        assert h == pytest.approx(brute, abs=1e-9)
+        assert violation(hamming(path, target, weights), target_score - dec.score(path), norm, "slack") == \
+            pytest.approx(h, abs=1e-9)
