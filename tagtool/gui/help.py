@@ -7,6 +7,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from tagtool.gui.model_loop import DEBOUNCE_MS
 from tagtool.gui.style import LabelStyle
 
 KEYS = (
@@ -22,7 +23,8 @@ KEYS = (
     ("J", "the most informative sentence that is not fully labeled (document order without a model)"),
     ("Enter", "accept the model's suggestions for the whole sentence (one undo step)"),
     ("Space", "accept the suggestion on the selected token(s), then move on"),
-    ("Ctrl+T", "train the model now"),
+    ("Ctrl+T", "train the model now, with the learner's full settings (after an edit it retrains "
+               "by itself with a few passes)"),
     ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
     ("Ctrl+F", "search the sentence list"),
     ("Mouse", "click a token to focus it, Shift+click to extend, right-click for labels"),
@@ -72,6 +74,9 @@ def legend_html(style: LabelStyle) -> str:
         "<b>Bar under a candidate</b>: its WD-PSL confidence; <b>outlined candidate</b>: the model's pick.<br>"
         "<b>Info</b> column: how much labeling the sentence would teach the model; J goes to the "
         "highest.</p>"
+        f"<p><b>Retraining</b>: {DEBOUNCE_MS / 1000:g} s after your last edit the model retrains from the last model "
+        "with a few passes (Model panel: <i>Passes after an edit</i>), so the suggestions follow "
+        "within about a second; <b>Train now</b> (Ctrl+T) fits with the full settings.</p>"
         f"<table cellspacing='2'>{swatches}</table>"
     )
 

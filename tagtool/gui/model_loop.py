@@ -4,12 +4,19 @@
 :class:`~tagtool.gui.worker.TaskRunner`:
 
 * **Training.**  :meth:`train` builds an immutable
-  :class:`~tagtool.gui.training.TrainingInputs` from the project on the GUI
-  thread and runs :func:`~tagtool.gui.training.run_training` in the worker;
-  a newer run cancels the older one.  After an edit, a debounce timer starts
-  a run (``auto``).  When the model is ready (before the optional
-  cross-validation) it is swapped in on the GUI thread; when the run ends it
-  is stored in the project with its metrics (:meth:`Project.add_model`).
+  :class:`~tagtool.gui.training.TrainingInputs` from the session's cached
+  sentences (:meth:`Session.training_sentences`: no project read per run)
+  and runs :func:`~tagtool.gui.training.run_training` in the worker; a newer
+  run cancels the older one.  After an edit, a short debounce timer
+  (restarted by every further edit) starts a run (``auto``); that run
+  warm-starts from the last model with a small budget
+  (:attr:`ModelLoop.retrain_epochs` passes, see :func:`retrain_overrides`),
+  so suggestions follow the annotator within about a second, while "Train
+  now" fits with the full settings.  When the model is ready (before the
+  optional cross-validation) it is swapped in on the GUI thread; when the
+  run ends its bytes (written in the worker) are stored in the project with
+  its metrics (:meth:`Project.add_model`, one INSERT on the GUI thread,
+  whose connection it is).
 * **Guidance.**  Per sentence a :class:`~tagtool.guidance.SentenceGuidance`;
   the current sentence's becomes the editor's hints (filtered by the View
   toggles), the scores fill the sentence list's Info column, and
@@ -24,6 +31,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -35,8 +43,15 @@ from tagtool.gui.worker import TaskRunner
 
 log = logging.getLogger(__name__)
 
-#: Seconds of quiet after an edit before an automatic retrain.
-DEBOUNCE_SECONDS = 1.5
+#: Milliseconds of quiet after an edit before an automatic retrain (each edit restarts it).
+DEBOUNCE_MS = 400
+#: Default passes of a warm-started retrain after an edit (0: the learner's full settings).
+RETRAIN_EPOCHS = 3
+#: The learner parameters that count passes over the data, one of which a
+#: retrain budget caps: perceptrons, SVMs (cosvm, svm), CRFs, WD-PSL.
+PASS_PARAMS = ("epochs", "max_epochs", "max_iterations", "max_rounds")
+#: Milliseconds between swapping a finished run's model in and storing it.
+STORE_DELAY_MS = 30
 #: Stored models kept in the project (older ones are deleted: each holds a
 #: whole tagger, and automatic retraining makes many).
 MAX_STORED_MODELS = 30
@@ -54,6 +69,22 @@ class Marks:
 
 def _same_params(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def retrain_overrides(params: dict, passes: int) -> dict:
+    """Settings that cap a warm-started retrain at ``passes`` passes over the data.
+
+    The learner's pass-counting parameter (:data:`PASS_PARAMS`) is lowered to
+    ``passes`` when it is larger; nothing changes for ``passes <= 0`` or a
+    learner without one (the HMM counts, it does not iterate).
+    """
+    if passes <= 0:
+        return {}
+    for name in PASS_PARAMS:
+        value = params.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > passes:
+            return {name: passes}
+    return {}
 
 
 def hints_for(sid: int, guidance: SentenceGuidance | None, annotations, marks: Marks) -> SentenceHints:
@@ -125,11 +156,15 @@ class ModelLoop(QObject):
         self.auto = True
         self.warm_start = True
         self.cv_folds = 3
+        #: Passes of a warm-started retrain after an edit (0: full settings).
+        self.retrain_epochs = RETRAIN_EPOCHS
         self.marks = Marks()
         self.run_started = 0.0
+        #: The settings overridden for the current run (``{}``: a full fit).
+        self.run_overrides: dict = {}
         self._unstored: TrainingResult | None = None
-        self._debounce = QTimer(self, singleShot=True, interval=int(DEBOUNCE_SECONDS * 1000))
-        self._debounce.timeout.connect(self.train)
+        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._debounce.timeout.connect(lambda: self.train(after_edit=True))
         session.annotationsChanged.connect(self._edited)
         session.sentenceChanged.connect(self._refresh_hints)
         self.editor = None
@@ -168,26 +203,47 @@ class ModelLoop(QObject):
                 self.runner.cancel()  # obsolete now
             self._debounce.start()
 
-    def train(self) -> bool:
-        """Start a run on the project as it is now; False if nothing can start."""
+    def train(self, after_edit: bool = False) -> bool:
+        """Start a run on the annotations as they are now; False if nothing can start.
+
+        ``after_edit`` (the debounce timer's runs): a warm start is capped at
+        :attr:`retrain_epochs` passes.  Otherwise (Train now) the learner's
+        full settings.
+        """
         self._debounce.stop()
         project = self.session.project
-        inputs = TrainingInputs.from_project(project, self.cv_folds)
-        if not any(s.status != "none" for s in inputs.sentences):
+        counts = project.annotation_counts()
+        if counts["full"] + counts["partial"] == 0:
             self.failed.emit("Label some tokens first: the model learns from your annotations.", "")
             return False
-        warm = self.tagger if self.warm_start and self._can_warm_start() else None
-        task = self.runner.start(run_training, inputs, self.learner_name, dict(self.params), warm)
+        ids, sentences = self.session.training_sentences()
+        inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds)
+        params = self.full_params()
+        warm = self.tagger if self.warm_start and self._can_warm_start(params) else None
+        overrides = retrain_overrides(params, self.retrain_epochs) if after_edit and warm is not None else {}
+        run = partial(run_training, overrides=overrides)
+        task = self.runner.start(run, inputs, self.learner_name, params, warm)
         self._connect(task, store=True)
         self.run_started = time.perf_counter()
+        self.run_overrides = overrides
         self.started.emit(self.learner_name)
         return True
 
-    def _can_warm_start(self) -> bool:
-        tagger = self.tagger
-        return (tagger is not None and tagger.learner == self.learner_name
-                and _same_params(dict(tagger.model.params), self.params)
-                and tuple(tagger.labels) == tuple(self.session.project.labels))
+    def full_params(self) -> dict:
+        """The learner's settings: :attr:`params` over its defaults."""
+        from tagtool.learn import get_learner
+
+        try:
+            defaults = get_learner(self.learner_name).param_defaults()
+        except Exception:  # noqa: BLE001 — an unknown name fails in the run, as an error signal
+            defaults = {}
+        return {**defaults, **self.params}
+
+    def _can_warm_start(self, params: dict) -> bool:
+        result = self.result
+        return (result is not None and result.learner == self.learner_name
+                and _same_params(dict(result.params), params)
+                and tuple(result.tagger.labels) == tuple(self.session.project.labels))
 
     def cancel(self) -> bool:
         self._debounce.stop()
@@ -207,9 +263,14 @@ class ModelLoop(QObject):
     def _returned(self, task, result: TrainingResult, store: bool) -> None:
         if self.result is not result and self.runner.is_current(task):
             self._use(result, unstored=store)
+        # Store and report in a later turn of the event loop: the new
+        # suggestions paint first, and no single turn stalls the window.
+        QTimer.singleShot(STORE_DELAY_MS, self, lambda: self._ended(result, store))
+
+    def _ended(self, result: TrainingResult, store: bool) -> None:
         if store and (self._unstored is result):
             self._store(result)
-        if self.result is result:
+        if self.result is result and not self.runner.busy:  # a newer run reports for itself
             self.finished.emit(result)
 
     def _use(self, result: TrainingResult, unstored: bool) -> None:
@@ -217,8 +278,7 @@ class ModelLoop(QObject):
         if unstored:
             self._unstored = result
         self.session.queue = queue(result.scores, result.status)
-        if self.list_panel is not None:
-            self.list_panel.model.set_scores(result.scores)
+        if self.list_panel is not None and self.list_panel.model.set_scores(result.scores):
             self.list_panel.show_sentence(self.session.current_id)
         self._refresh_hints()
         self.modelChanged.emit(result)
@@ -229,7 +289,8 @@ class ModelLoop(QObject):
             return
         self._unstored = None
         try:
-            model_id = project.add_model(result.learner, result.params, result.metrics, result.tagger.to_bytes(),
+            data = result.data if result.data is not None else result.tagger.to_bytes()  # CV cancelled
+            model_id = project.add_model(result.learner, result.params, result.metrics, data,
                                          note="trained in the app")
             records = project.models()
             for old in records[:-MAX_STORED_MODELS]:
@@ -260,8 +321,8 @@ class ModelLoop(QObject):
         tagger.metrics = dict(record.metrics)
         self.set_learner(record.learner, dict(record.params))
         self.result = TrainingResult(tagger, record.learner, dict(record.params), {}, {}, dict(record.metrics))
-        inputs = TrainingInputs.from_project(project)
-        task = self.runner.start(run_guidance, inputs, tagger)
+        ids, sentences = self.session.training_sentences()
+        task = self.runner.start(run_guidance, TrainingInputs(ids, sentences, project.labels), tagger)
         self._connect(task, store=False)
         return True
 

@@ -51,6 +51,16 @@ class ModelPanel(QWidget):
         self.auto.setChecked(loop.auto)
         self.warm = QCheckBox("Warm start from the last model", self)
         self.warm.setChecked(loop.warm_start)
+        self.retrain = QSpinBox(self)
+        self.retrain.setObjectName("retrain_epochs")
+        self.retrain.setRange(0, 1000)
+        self.retrain.setValue(loop.retrain_epochs)
+        self.retrain.setSpecialValueText("full")
+        self.retrain.setToolTip(
+            "Passes over the data when the model retrains by itself after an edit (0: the learner's full "
+            "settings).\nThat run starts from the last model (warm start), so a few passes (epochs of a "
+            "perceptron or SVM, iterations of a CRF, rounds of WD-PSL) bring the edit into the suggestions "
+            "within about a second; Train now always fits with the full settings.")
         self.folds = QSpinBox(self)
         self.folds.setRange(0, 10)
         self.folds.setValue(loop.cv_folds)
@@ -73,6 +83,7 @@ class ModelPanel(QWidget):
 
         top = QFormLayout()
         top.addRow("Learner", self.learner)
+        top.addRow("Passes after an edit", self.retrain)
         top.addRow("Cross-validation", self.folds)
         buttons = QHBoxLayout()
         buttons.addWidget(self.train_button)
@@ -99,6 +110,7 @@ class ModelPanel(QWidget):
         self.form.changed.connect(self._settings_changed)
         self.auto.toggled.connect(lambda on: setattr(loop, "auto", on))
         self.warm.toggled.connect(lambda on: setattr(loop, "warm_start", on))
+        self.retrain.valueChanged.connect(lambda n: setattr(loop, "retrain_epochs", n))
         self.folds.valueChanged.connect(lambda k: setattr(loop, "cv_folds", k))
         self.train_button.clicked.connect(self.train)
         self.cancel_button.clicked.connect(loop.cancel)
@@ -150,8 +162,13 @@ class ModelPanel(QWidget):
     def _started(self, name: str) -> None:
         self.bar.setValue(0)
         self.cancel_button.setEnabled(True)
-        self.status.setText(f"Training {name}…")
+        self.status.setText(f"Training {name}{self._budget()}…")
         self._elapsed.start()
+
+    def _budget(self) -> str:
+        """`` (retrain: epochs=3)`` for a capped run after an edit, else nothing."""
+        overrides = self.loop.run_overrides
+        return f" (retrain: {', '.join(f'{k}={v}' for k, v in overrides.items())})" if overrides else ""
 
     def _tick(self) -> None:
         if self.loop.busy:
@@ -162,7 +179,7 @@ class ModelPanel(QWidget):
     def _progress(self, fraction: float, message: str) -> None:
         self.bar.setValue(int(1000 * fraction))
         seconds = time.perf_counter() - self.loop.run_started
-        self.status.setText(f"Training {self.loop.learner_name}: {message} ({seconds:.1f} s)")
+        self.status.setText(f"Training {self.loop.learner_name}{self._budget()}: {message} ({seconds:.1f} s)")
 
     def _idle(self, text: str) -> None:
         self._elapsed.stop()
@@ -196,6 +213,9 @@ class ModelPanel(QWidget):
                                        f"{counts.get('none', 0)} unlabeled sentences"))
         if "train_seconds" in m:
             rows.append(("Training time", f"{m['train_seconds']:.2f} s"))
+        if m.get("retrain"):
+            passes = ", ".join(f"{k}={v}" for k, v in m["retrain"].items())
+            rows.append(("Retrained after an edit", f"warm start, {passes}"))
         if "token_accuracy" in m:
             rows.append((f"CV accuracy ({m['cv_folds']}-fold)", f"{100 * m['token_accuracy']:.1f}%"))
             rows.append(("CV span F1", f"{100 * m['f1']:.1f}%"))

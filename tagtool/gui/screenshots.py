@@ -1,13 +1,14 @@
-"""Render the main window's states to PNGs: ``python -m tagtool.gui.screenshots OUTDIR``.
+"""Render the main window's states to PNGs: ``python -m tagtool.gui.screenshots [OUTDIR]``.
 
-Works offscreen (``QT_QPA_PLATFORM=offscreen``).  The sample project is
-copied into a temporary folder first, so the user's own copy is not edited.
-States: the sample project as it opens, a sentence with full and partial
-labels and a selection, the label picker; with ``model`` also the model
-panel while training, suggestions with uncertainty shading, view
+Works offscreen (``QT_QPA_PLATFORM=offscreen``); OUTDIR defaults to the
+repository's ``docs/screenshots``.  The sample project is copied into a
+temporary folder first, so the user's own copy is not edited.  States: the
+sample project as it opens, a sentence with full and partial labels and a
+selection (and with ``picker`` the label picker); with ``model`` also the
+model panel while training, suggestions with uncertainty shading, view
 disagreement marks, WD-PSL candidate confidences (``wdpsl``, when the
 learner is installed) and the statistics panel — each in a light and a
-dark palette.
+dark palette.  PNGs are written with the strongest compression.
 """
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
         loop.runner.wait()
         panel.select_learner("mv-perceptron", {"epochs": 5})
         panel.folds.setValue(3)
+        ended = []
+        loop.finished.connect(ended.append)
         panel.train()
-        _wait(app, lambda: loop.result is not None and not loop.busy)
+        _wait(app, lambda: bool(ended) and not loop.busy)  # stored, and the panel shows the metrics
         unlabeled = [sid for sid in ids if loop.result.status.get(sid) == "none"]
         window.session.go_to(unlabeled[0])
         window.editor.set_focus(3)
@@ -156,7 +159,16 @@ def _install_wdpsl(window: MainWindow) -> None:
     del sentence
 
 
-def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True) -> list[Path]:
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def _save(widget, path: Path) -> Path:
+    widget.grab().save(str(path), "PNG", 0)  # quality 0: the smallest file, losslessly
+    return path
+
+
+def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
+           picker: bool = False) -> list[Path]:
     app = application()
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -172,30 +184,25 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True) 
             window.open_project(copy)
             window.show()
             _settle(app)
-            shots = {"sample": None, "partial": lambda: _label_some(window),
-                     "picker": window.editor.open_picker}
+            shots = {"sample": None, "partial": lambda: _label_some(window)}
+            if picker:
+                shots["picker"] = window.editor.open_picker
             window.model_loop.auto = False
             for name, action in shots.items():
                 if action is not None:
                     action()
                 _settle(app)
-                path = outdir / f"{name}-{theme}.png"
-                window.grab().save(str(path))
-                written.append(path)
+                written.append(_save(window, outdir / f"{name}-{theme}.png"))
                 if name == "picker":  # a popup is its own window
-                    picker = window.editor.picker
-                    picker.filter.setText("NP")
+                    popup = window.editor.picker
+                    popup.filter.setText("NP")
                     _settle(app)
-                    path = outdir / f"picker-popup-{theme}.png"
-                    picker.grab().save(str(path))
-                    picker.hide()
-                    written.append(path)
+                    written.append(_save(popup, outdir / f"picker-popup-{theme}.png"))
+                    popup.hide()
             for name, action in (_model_shots(app, window, wdpsl) if model else ()):
                 action()
                 _settle(app)
-                path = outdir / f"{name}-{theme}.png"
-                window.grab().save(str(path))
-                written.append(path)
+                written.append(_save(window, outdir / f"{name}-{theme}.png"))
             window.model_loop.cancel()
             window.close()
             window.deleteLater()
@@ -207,18 +214,34 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", type=Path)
+    parser.add_argument("outdir", type=Path, nargs="?", default=DOCS, help=f"default: {DOCS}")
     parser.add_argument("--project", type=Path, help="project file (default: the sample project)")
     parser.add_argument("--no-model", action="store_true", help="skip the states that train a model")
     parser.add_argument("--no-wdpsl", action="store_true", help="skip the WD-PSL confidences (slow to train)")
+    parser.add_argument("--picker", action="store_true", help="also the label picker and its popup")
     args = parser.parse_args(argv)
-    if args.project is None:
-        from tagtool.cli import ensure_sample_project
-
-        args.project = ensure_sample_project()
-    for path in render(args.outdir, args.project, model=not args.no_model, wdpsl=not args.no_wdpsl):
-        print(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        project = args.project or _fresh_sample(Path(tmp))
+        for path in render(args.outdir, project, model=not args.no_model, wdpsl=not args.no_wdpsl,
+                           picker=args.picker):
+            print(path)
     return 0
+
+
+def _fresh_sample(folder: Path) -> Path:
+    """The sample project as a first start creates it (not the user's copy, which may be older)."""
+    from tagtool.cli import SAMPLE_LABELED
+    from tagtool.core import Corpus
+    from tagtool.paths import SAMPLE_CORPUS, SAMPLE_PROJECT, resource
+    from tagtool.store.formats import read_corpus
+    from tagtool.store.project import Project
+
+    gold = read_corpus(resource(SAMPLE_CORPUS), format="conll", column_names=["token", "pos", "chunk"])
+    corpus = Corpus.from_sentences([s if i < SAMPLE_LABELED else s.unlabeled() for i, s in enumerate(gold)],
+                                   labels=gold.labels, name="conll2000-train-400")
+    path = folder / SAMPLE_PROJECT
+    Project.create(path, corpus, name="CoNLL-2000 sample").close()
+    return path
 
 
 if __name__ == "__main__":

@@ -54,6 +54,8 @@ STATUS_FILTERS = {
 }
 STATUS_COLORS = {"full": "#2e9d4f", "partial": "#e0a526", "none": "#9a9a9a"}
 STATUS_TEXT = {"full": "● full", "partial": "◐ partial", "none": "○ none"}
+_ROLES = frozenset({Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole})
+_RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 
 
 class SentenceListModel(QAbstractTableModel):
@@ -86,13 +88,19 @@ class SentenceListModel(QAbstractTableModel):
     def refresh(self) -> None:
         self.set_filter(self.status, self.search)
 
-    def set_scores(self, scores: dict[int, float]) -> None:
-        """Informativeness per sentence id (from a model); {} clears."""
+    def set_scores(self, scores: dict[int, float]) -> bool:
+        """Informativeness per sentence id (from a model); {} clears.
+
+        True when the rows were re-read (the list is ordered by Info), so the
+        view must find the current sentence's row again.
+        """
         self.scores = dict(scores)
         if self._sorted is not None and self.sort_column == 3:
             self.refresh()  # the order itself changed
-        elif self._count:
+            return True
+        if self._count:
             self.dataChanged.emit(self.index(0, 3), self.index(self._count - 1, 3))
+        return False
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         self.beginResetModel()
@@ -200,10 +208,18 @@ class SentenceListModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
-        summary = self.summary(index.row()) if index.isValid() else None
-        if summary is None:
+        # The view asks ~8 roles per visible cell on every paint: answer the
+        # ones without data first (it is the list's whole painting cost).
+        if role not in _ROLES or not index.isValid():
             return None
         column = index.column()
+        if role == Qt.TextAlignmentRole:
+            return _RIGHT if column in (0, 2, 3) else None
+        if role == Qt.ForegroundRole and column != 1:
+            return None
+        summary = self.summary(index.row())
+        if summary is None:
+            return None
         if role == Qt.DisplayRole:
             score = None if summary.status == "full" else self.scores.get(summary.id)
             return (
@@ -218,8 +234,6 @@ class SentenceListModel(QAbstractTableModel):
         if role == Qt.ToolTipRole:
             return (f"{summary.document}, sentence {summary.position + 1}: "
                     f"{summary.n_full} full, {summary.n_partial} partial of {summary.n_tokens} tokens")
-        if role == Qt.TextAlignmentRole and column in (0, 2, 3):
-            return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.UserRole:
             return summary.id
         return None
@@ -248,12 +262,15 @@ class SentenceListPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         header = self.table.horizontalHeader()
-        for column in range(len(COLUMNS) - 1):
-            header.setSectionResizeMode(column, QHeaderView.ResizeToContents)
+        # Widths from the font, not ResizeToContents: sizing from the rows
+        # asks the model for every role of every visible cell again on each
+        # change (a new model's Info column, an edit), ~30 ms on the GUI thread.
+        metrics, pad = self.table.fontMetrics(), 18
+        samples = (str(max(session.n_sentences, 10)), max(STATUS_TEXT.values(), key=len), "Len 99", "Info 0.00")
+        for column, sample in enumerate(samples):
+            header.setSectionResizeMode(column, QHeaderView.Interactive)
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + pad)
         header.setStretchLastSection(True)
-        # Size columns from the rows on screen: the default (1,000 rows) makes
-        # every model update of the Info column read a thousand rows.
-        header.setResizeContentsPrecision(0)
         header.setSortIndicatorShown(True)
         header.setSortIndicator(0, Qt.AscendingOrder)
         header.setSectionsClickable(True)

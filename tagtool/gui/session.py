@@ -6,12 +6,18 @@ edits go through :meth:`Session.edit`, which writes them to the project at
 once (one transaction) and pushes one undo command.  Undo and redo write the
 previous or next annotations back through the project, so the file always
 holds what the screen shows.
+
+The session also keeps every sentence in memory once a training run asked
+for them (:meth:`Session.training_sentences`): tokens never change in a
+project, so each edit only replaces the edited sentence's annotations and
+starting a run costs a tuple copy, not a read of the whole project.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -51,13 +57,19 @@ class Session(QObject):
     sentenceChanged(int)
         Another sentence became current (its id).
     annotationsChanged(int, object)
-        A sentence's annotations changed: its id, and ``{token: annotation}``.
+        A sentence's annotations changed: its id, and ``{token: annotation}``
+        (empty after a bulk change: an import, a label rename).
+    annotationsReplaced(int, object, object)
+        Emitted just before ``annotationsChanged`` for an edit, undo or
+        redo: the id, ``{token: old annotation}``, ``{token: new annotation}``
+        (for counts kept up to date without re-reading the project).
     labelsChanged()
         Label names, colours or shortcuts changed.
     """
 
     sentenceChanged = Signal(int)
     annotationsChanged = Signal(int, object)
+    annotationsReplaced = Signal(int, object, object)
     labelsChanged = Signal()
 
     def __init__(self, project: Project, parent: QObject | None = None):
@@ -72,6 +84,7 @@ class Session(QObject):
         self.queue: list[int] = []
         self.sentence: Sentence | None = None
         self.annotations: tuple[frozenset, ...] = ()
+        self._sentences: list[Sentence] | None = None  # document order, built on first use
         if self._order:
             self.go_to(self._order[0])
 
@@ -164,15 +177,42 @@ class Session(QObject):
         return True
 
     def _write(self, sentence_id: int, changes: Mapping[int, frozenset]) -> None:
+        before = self._annotations_of(sentence_id)
         self.project.set_annotations(sentence_id, dict(changes))
         if sentence_id != self.current_id:
             self.go_to(sentence_id)  # undo shows the sentence it changes
         else:
-            anns = list(self.annotations)
-            for t, ann in changes.items():
-                anns[t] = ann
-            self.annotations = tuple(anns)
+            self.annotations = _changed(self.annotations, changes)
+        if self._sentences is not None:
+            i = self._position[sentence_id]
+            sentence = self._sentences[i]
+            self._sentences[i] = replace(sentence, annotations=_changed(sentence.annotations, changes))
+        self.annotationsReplaced.emit(sentence_id, {t: before[t] for t in changes}, dict(changes))
         self.annotationsChanged.emit(sentence_id, dict(changes))
+
+    def _annotations_of(self, sentence_id: int) -> tuple[frozenset, ...]:
+        if sentence_id == self.current_id:
+            return self.annotations
+        if self._sentences is not None:
+            return self._sentences[self._position[sentence_id]].annotations
+        return self.project.annotations(sentence_id)
+
+    # ------------------------------------------------------------------
+    # training snapshots
+
+    def training_sentences(self) -> tuple[tuple[int, ...], tuple[Sentence, ...]]:
+        """Ids and sentences (with their current annotations) in document order.
+
+        The first call reads the project; later ones copy the cached list,
+        which every edit, undo and redo keeps up to date.  Sentences are
+        immutable, so the tuples are a snapshot a worker thread can use.
+        """
+        if self._sentences is None:
+            sentences = list(self.project.corpus())
+            if len(sentences) != len(self._order):
+                raise RuntimeError("project changed while it was read")
+            self._sentences = sentences
+        return tuple(self._order), tuple(self._sentences)
 
     # ------------------------------------------------------------------
     # labels and bulk changes
@@ -188,7 +228,15 @@ class Session(QObject):
 
     def reload(self) -> None:
         """Re-read the current sentence (after an import or a label change)."""
+        self._sentences = None
         if self.current_id is not None:
             sid, self.current_id = self.current_id, None
             self.go_to(sid)
             self.annotationsChanged.emit(sid, {})
+
+
+def _changed(annotations: tuple[frozenset, ...], changes: Mapping[int, frozenset]) -> tuple[frozenset, ...]:
+    anns = list(annotations)
+    for t, ann in changes.items():
+        anns[t] = ann
+    return tuple(anns)

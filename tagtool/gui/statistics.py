@@ -1,5 +1,10 @@
 """The statistics panel: annotation progress (now and over time), label
-distribution and the learning curve, drawn with QPainter (no plotting library)."""
+distribution and the learning curve, drawn with QPainter (no plotting library).
+
+The label distribution is counted once by SQL (:meth:`Project.label_counts`)
+and then kept up to date from each edit's old and new annotations
+(``Session.annotationsReplaced``), so a refresh never reads the corpus.
+"""
 
 from __future__ import annotations
 
@@ -167,10 +172,38 @@ class StatisticsPanel(QScrollArea):
         self.setWidget(body)
         self._timer = QTimer(self, singleShot=True, interval=800)
         self._timer.timeout.connect(self.refresh)
-        session.annotationsChanged.connect(lambda *_: self.schedule())
+        self._label_counts: dict[str, list[int]] | None = None  # None: count again
+        session.annotationsReplaced.connect(self._count_edit)
+        session.annotationsChanged.connect(self._annotations_changed)
+        session.labelsChanged.connect(self._recount)
         if loop is not None:
             loop.stored.connect(lambda *_: self.schedule())
         self.refresh()
+
+    def _count_edit(self, _sid, before: dict, after: dict) -> None:
+        counts = self._label_counts
+        if counts is None:
+            return
+        for anns, sign in ((before.values(), -1), (after.values(), 1)):
+            for ann in anns:
+                column = 0 if len(ann) == 1 else 1
+                for name in ann:
+                    counts.setdefault(name, [0, 0])[column] += sign
+
+    def _annotations_changed(self, _sid, changes) -> None:
+        if not changes:  # a bulk change (import, label rename): count again
+            self._label_counts = None
+        self.schedule()
+
+    def _recount(self) -> None:
+        self._label_counts = None
+        self.schedule()
+
+    def label_counts(self) -> dict[str, tuple[int, int]]:
+        """``label -> (full, in candidate sets)``, kept up to date without reading the corpus."""
+        if self._label_counts is None:
+            self._label_counts = {n: list(c) for n, c in self.session.project.label_counts().items()}
+        return {n: tuple(self._label_counts.get(n, (0, 0))) for n in self.session.style.names}
 
     def schedule(self) -> None:
         if self.isVisible():
@@ -197,13 +230,10 @@ class StatisticsPanel(QScrollArea):
              Series("partial", STATUS_COLORS["partial"], [(w, q) for w, _, q in points])],
             x_format=_clock)
         style = self.session.style
-        dist = stats.label_distribution(self._sentences(), style.names)
+        dist = self.label_counts()
         self.labels.set_items([(n, f + c, style.color(n).name(), f"{f} · {c}") for n, (f, c) in dist.items()])
         curve = stats.learning_curve(project.models())
         self.curve.set_series(
             [Series("token accuracy", "#1f77b4", [(i + 1, a) for i, (_, _, a, _) in enumerate(curve) if a is not None]),
              Series("span F1", "#d62728", [(i + 1, f) for i, (_, _, _, f) in enumerate(curve) if f is not None])],
             y_range=(0.0, 1.0), x_format=lambda x: f"model {x:.0f}")
-
-    def _sentences(self):
-        return self.session.project.corpus()

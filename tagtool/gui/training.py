@@ -4,7 +4,9 @@
 immutable :class:`TrainingInputs` built on the GUI thread (never on the
 project's SQLite connection), computes the guidance for every sentence,
 hands the ready model to ``state.model_ready`` (the GUI swaps it in at once),
-then optionally cross-validates on the fully labeled sentences.  It reports
+then optionally cross-validates on the fully labeled sentences and writes
+the tagger's file bytes (:attr:`TrainingResult.data`, so the GUI thread only
+inserts them into the project).  It reports
 through ``state.progress(fraction, message)`` and polls
 ``state.should_stop()``; a stop surfaces as
 :class:`~tagtool.learn.progress.TrainingCancelled`.  Tested with a mock state
@@ -64,7 +66,11 @@ class TrainingInputs:
 
     @classmethod
     def from_project(cls, project, cv_folds: int = 0, seed: int = 0) -> TrainingInputs:
-        """Read the project once (on the thread that owns its connection)."""
+        """Read the whole project (on the thread that owns its connection).
+
+        The app builds its inputs from the session's cached sentences
+        instead (:meth:`~tagtool.gui.session.Session.training_sentences`).
+        """
         ids = tuple(project.sentence_ids())
         corpus = project.corpus()
         sentences = tuple(corpus)
@@ -88,6 +94,8 @@ class TrainingResult:
     status: Mapping[int, str]
     metrics: dict = field(default_factory=dict)
     seconds: float = 0.0
+    #: The tagger's file (:meth:`Tagger.to_bytes`), written in the worker; None until the run ends.
+    data: bytes | None = None
 
     @property
     def scores(self) -> dict[int, float]:
@@ -107,6 +115,7 @@ def run_training(
     params: Mapping,
     warm_start,
     state: RunState,
+    overrides: Mapping | None = None,
 ) -> TrainingResult:
     """Train ``learner_name`` with ``params`` on ``inputs``; see the module docstring.
 
@@ -120,6 +129,11 @@ def run_training(
     warm_start : Tagger or None
         A previous tagger of the same learner and settings.
     state : RunState
+    overrides : mapping, optional
+        Settings for this fit only, e.g. ``{"epochs": 3}`` for a cheap
+        warm-started retrain after an edit; the result keeps ``params`` (what
+        the user chose) and records the overrides in ``metrics["retrain"]``.
+        Cross-validation uses ``params``.
 
     Returns
     -------
@@ -131,7 +145,9 @@ def run_training(
     from tagtool.pipeline import train_tagger
 
     started = time.perf_counter()
-    learner = make_learner(learner_name, **dict(params))
+    overrides = dict(overrides or {})
+    chosen = make_learner(learner_name, **dict(params)).get_params()
+    learner = make_learner(learner_name, **{**dict(params), **overrides})
     corpus = Corpus.from_sentences(inputs.sentences, labels=inputs.labels)
     main_share = 0.6 if inputs.cv_folds else 0.9
     tagger = train_tagger(corpus, learner, warm_start=warm_start, progress=_scaled(state, 0.0, main_share),
@@ -145,15 +161,26 @@ def run_training(
         "sentences": counts,
         "labeled_tokens": int(sum(len(a) == 1 for s in inputs.sentences for a in s.annotations)),
     }
-    result = TrainingResult(tagger, learner_name, learner.get_params(), guidance, status, metrics)
-    result.seconds = time.perf_counter() - started
-    state.model_ready(result)
+    if overrides:
+        metrics["retrain"] = overrides
+    result = TrainingResult(tagger, learner_name, chosen, guidance, status, metrics)
     if inputs.cv_folds:
+        result.seconds = time.perf_counter() - started
+        state.model_ready(result)
         metrics.update(cross_validate(inputs, learner_name, params, tagger, state, main_share))
-    tagger.metrics = dict(metrics)
-    result.seconds = time.perf_counter() - started
+    _finish(result, started)
+    if not inputs.cv_folds:
+        # Ready once the bytes are written: the GUI thread then swaps the
+        # model in while this thread is idle, not competing for the GIL.
+        state.model_ready(result)
     state.progress(1.0, "done")
     return result
+
+
+def _finish(result: TrainingResult, started: float) -> None:
+    result.tagger.metrics = dict(result.metrics)
+    result.data = result.tagger.to_bytes()
+    result.seconds = time.perf_counter() - started
 
 
 def cross_validate(inputs: TrainingInputs, learner_name: str, params: Mapping, tagger, state: RunState,

@@ -7,6 +7,14 @@ thread arrive on the GUI thread as queued calls, so every slot — swapping in
 a new model included — runs on the GUI thread.  Errors inside the task
 arrive as ``errored(message, traceback)`` instead of dying in the thread.
 
+Progress is not a queued signal per report: :meth:`TaskState.progress` only
+keeps the latest ``(fraction, message)`` and the runner's timer on the GUI
+thread emits ``progress`` with it at most every :data:`PROGRESS_INTERVAL_MS`.
+A learner may report hundreds of times a second; each queued call would
+make the GUI thread wait for the GIL the training thread holds (up to the
+interpreter's switch interval, 5 ms), and a burst of them stalled the
+event loop for ~150 ms.
+
 :class:`TaskRunner` keeps one task at a time (Orange3): starting a new one
 requests the previous one to stop, and a stale task's signals are ignored.
 """
@@ -18,11 +26,14 @@ import threading
 import traceback
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from tagtool.errors import TagtoolError
 
 log = logging.getLogger(__name__)
+
+#: How often the GUI thread shows a running task's latest progress.
+PROGRESS_INTERVAL_MS = 100
 
 
 class TaskSignals(QObject):
@@ -41,6 +52,7 @@ class TaskState:
     def __init__(self, signals: TaskSignals):
         self._signals = signals
         self._stop = threading.Event()
+        self._latest: tuple[float, str] | None = None
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -49,7 +61,13 @@ class TaskState:
         return self._stop.is_set()
 
     def progress(self, fraction: float, message: str = "") -> None:
-        self._signals.progress.emit(float(fraction), str(message))
+        """Keep the latest report; the runner shows it (see the module docstring)."""
+        self._latest = (float(fraction), str(message))  # one atomic store, no lock needed
+
+    def take_progress(self) -> tuple[float, str] | None:
+        """The report not shown yet, if any (GUI thread)."""
+        latest, self._latest = self._latest, None
+        return latest
 
     def model_ready(self, result) -> None:
         self._signals.ready.emit(result)
@@ -102,6 +120,8 @@ class TaskRunner(QObject):
         self.pool.setMaxThreadCount(1)
         self.current: Task | None = None
         self._alive: set[Task] = set()
+        self._poll = QTimer(self, interval=PROGRESS_INTERVAL_MS)
+        self._poll.timeout.connect(self._show_progress)
 
     def start(self, function: Callable, *args) -> Task:
         """Cancel the running task (if any) and queue ``function(*args, state)``."""
@@ -111,6 +131,7 @@ class TaskRunner(QObject):
         self._alive.add(task)
         task.signals.finished.connect(lambda t=task: self._done(t))
         self.pool.start(task)
+        self._poll.start()
         return task
 
     def cancel(self) -> bool:
@@ -128,10 +149,20 @@ class TaskRunner(QObject):
     def busy(self) -> bool:
         return self.current is not None
 
+    def _show_progress(self) -> None:
+        task = self.current
+        if task is None:
+            self._poll.stop()
+            return
+        latest = task.state.take_progress()
+        if latest is not None:
+            task.signals.progress.emit(*latest)
+
     def _done(self, task: Task) -> None:
         self._alive.discard(task)
         if task is self.current:
             self.current = None
+            self._poll.stop()
 
     def wait(self, msecs: int = 30000) -> bool:
         """Block until every task has ended (closing the window, tests)."""

@@ -26,7 +26,7 @@ PALETTE: tuple[str, ...] = (
 #: Colour of the ``O`` label of a span scheme.
 OUTSIDE_COLOR = "#e0e0e0"
 
-#: Shortcuts given to the first nine labels.
+#: Digit shortcuts handed out by :func:`default_shortcuts`.
 DEFAULT_SHORTCUTS: tuple[str, ...] = tuple(str(i) for i in range(1, 10))
 
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
@@ -95,6 +95,48 @@ def color_for_new_label(name: str, existing: Mapping[str, str]) -> str:
     return next_color(existing.values())
 
 
-def default_shortcuts(n_labels: int) -> list[str | None]:
-    """``"1"`` … ``"9"`` for the first nine labels, None for the rest."""
-    return [DEFAULT_SHORTCUTS[i] if i < len(DEFAULT_SHORTCUTS) else None for i in range(n_labels)]
+def _span_starters(names: Sequence[str]) -> set[str]:
+    """``O`` and the label that starts a span of each type (``B-X``, else the type's first label)."""
+    starters, first_of_type = {"O"} & set(names), {}
+    for name in names:
+        kind = _span_type(name)
+        if kind is not None:
+            first_of_type.setdefault(kind, name)
+    for kind, first in first_of_type.items():
+        starters.add(f"B-{kind}" if f"B-{kind}" in names else first)
+    return starters
+
+
+def default_shortcuts(labels: Sequence[str] | LabelSet,
+                      counts: Mapping[str, int] | None = None) -> list[str | None]:
+    """Digit shortcuts ``"1"`` … ``"9"`` for the nine labels most worth a key.
+
+    In a span scheme ``O`` and the ``B-X`` labels come first: labeling a
+    selection with ``B-X`` already makes the span ``B-X, I-X, …``, so a
+    digit for ``I-X`` is rarely needed (chunking has more than nine labels,
+    and ``B-NP``, ``B-VP``, ``B-PP`` must not be left without a key).  Within
+    that group, and for every label of other schemes, the most frequent
+    labels in ``counts`` (full annotations of the corpus) come first; ties
+    and a corpus without annotations keep label order.  Digits left over go
+    to the remaining labels by the same rule.
+
+    Parameters
+    ----------
+    labels : sequence of str or LabelSet
+    counts : mapping of str to int, optional
+        How many tokens carry each label as their full label.
+
+    Returns
+    -------
+    list of str or None
+        One entry per label, in label order; the digit is the label's rank
+        (``"1"`` for the first chosen label).
+    """
+    names = list(labels.names if isinstance(labels, LabelSet) else labels)
+    counts = counts or {}
+    first = _span_starters(names) if names and LabelSet(names).is_span_scheme else set(names)
+    ranked = sorted(range(len(names)), key=lambda i: (names[i] not in first, -counts.get(names[i], 0), i))
+    shortcuts: list[str | None] = [None] * len(names)
+    for digit, i in zip(DEFAULT_SHORTCUTS, ranked):
+        shortcuts[i] = digit
+    return shortcuts

@@ -22,6 +22,7 @@ import logging
 import os
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -855,6 +856,20 @@ class Project:
             "coalesce(sum(n_tokens), 0) FROM sentences"
         ).fetchone()
         return {"full": full, "partial": partial, "none": total - full - partial}
+
+    def label_counts(self) -> dict[str, tuple[int, int]]:
+        """``label -> (tokens with it as full label, candidate sets holding it)``, in label order.
+
+        One aggregate query over the stored spellings (``A`` or ``A|B``):
+        a project has few distinct candidate sets, however many tokens.
+        """
+        full: Counter = Counter()
+        candidate: Counter = Counter()
+        for text, n in self._db.execute("SELECT labels, count(*) FROM annotations GROUP BY labels"):
+            names = _rows.parse_stored(text)
+            for name in names:
+                (full if len(names) == 1 else candidate)[name] += n
+        return {name: (full[name], candidate[name]) for name in self.labels.names}
 
     def annotation_history(
         self,

@@ -47,14 +47,21 @@ def test_sample_project_opens_and_labels(tmp_path, monkeypatch, open_window, qtb
     assert window.session.project.n_sentences == 400
     assert "50 full" in window.progress.text()
     editor = go_unlabeled_sample(window, qtbot)
-    # the sample's digit shortcuts are O, B-ADJP, …; B-NP comes from the picker
+    # digits go to O and the B- labels by frequency: the chunks people label most have one
+    style = window.session.style
+    assert [style.shortcut(n) for n in ("B-NP", "B-PP", "O", "B-VP")] == ["1", "2", "3", "4"]
+    assert style.shortcut("I-NP") is None and style.shortcut("B-PRT") is None
+    legend = window.legend.text.text()
+    for name, digit in (("B-NP", "1"), ("B-PP", "2"), ("B-VP", "4")):
+        assert f">{name}</td><td style='padding-left:6px'>{digit}</td>" in legend
+    # a label without a digit comes from the picker
     qtbot.keyClick(editor, Qt.Key_Slash)
-    qtbot.keyClicks(editor.picker.filter, "B-NP")
+    qtbot.keyClicks(editor.picker.filter, "B-PRT")
     qtbot.keyClick(editor.picker.filter, Qt.Key_Return)
     qtbot.keyClick(editor, key_of(window, "B-ADJP"), Qt.AltModifier)
     qtbot.keyClick(editor, key_of(window, "O"), Qt.AltModifier)
     sid = window.session.current_id
-    assert stored(path, sid)[:2] == ({"B-NP"}, {"B-ADJP", "O"})
+    assert stored(path, sid)[:2] == ({"B-PRT"}, {"B-ADJP", "O"})
     assert "1 partial" in window.progress.text()
 
 

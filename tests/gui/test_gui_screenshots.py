@@ -11,7 +11,7 @@ def test_screenshots_render_light_and_dark(chunk_project, tmp_path, qapp):
     paths = screenshots.render(tmp_path / "shots", chunk_project, model=True, wdpsl=False)
     names = {p.name for p in paths}
     for theme in ("light", "dark"):
-        assert {f"sample-{theme}.png", f"partial-{theme}.png", f"picker-{theme}.png"} <= names
+        assert {f"sample-{theme}.png", f"partial-{theme}.png"} <= names
         assert {f"training-{theme}.png", f"suggestions-{theme}.png", f"disagreement-{theme}.png",
                 f"statistics-{theme}.png"} <= names
     for path in paths:

@@ -340,7 +340,10 @@ def test_default_label_infos_colours_and_shortcuts(tmp_path):
     with Project.create(tmp_path / "l.tagproj", corpus, label_colors={"B-T4": "#ABCDEF"}) as p:
         infos = p.label_infos()
         assert [i.name for i in infos] == names
-        assert [i.shortcut for i in infos] == [str(k) for k in range(1, 10)] + [None, None]
+        # no annotations: O and the B- labels first, in label order, then I- labels
+        shortcut = {i.name: i.shortcut for i in infos}
+        assert [shortcut[n] for n in ["O"] + [f"B-T{i}" for i in range(5)]] == list("123456")
+        assert [shortcut[f"I-T{i}"] for i in range(5)] == ["7", "8", "9", None, None]
         colour = {i.name: i.color for i in infos}
         assert all(c.startswith("#") and len(c) == 7 for c in colour.values())
         assert colour["B-T0"] == colour["I-T0"] != colour["B-T1"]
@@ -351,6 +354,48 @@ def test_default_label_infos_colours_and_shortcuts(tmp_path):
     with pytest.raises(LabelError):
         Project.create(tmp_path / "bad.tagproj", corpus, label_colors={"NOPE": "#000000"})
     assert not (tmp_path / "bad.tagproj").exists()
+
+
+def test_default_shortcuts_go_to_span_starters_by_frequency(tmp_path):
+    # chunking-like: more O/B- labels than digits, and the frequent B-NP, B-VP, B-PP come last
+    kinds = ["ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "VP"]
+    names = ["O"] + [f"{p}-{k}" for k in kinds for p in "BI"]
+    tokens = ["B-NP", "I-NP", "I-NP", "B-VP", "B-PP", "B-NP", "O", "B-VP", "B-PP", "B-NP", "I-NP"]
+    labeled = Sentence(tuple("abcdefghijk"), tuple(frozenset([t]) for t in tokens))
+    corpus = Corpus(LabelSet(names), [Document("d", [labeled, Sentence(("x", "y"))])])
+    with Project.create(tmp_path / "c.tagproj", corpus) as p:
+        shortcut = {i.name: i.shortcut for i in p.label_infos()}
+    # B-PP and B-VP tie: label order decides
+    assert [shortcut[n] for n in ("B-NP", "B-PP", "B-VP", "O")] == ["1", "2", "3", "4"]
+    assert not any(shortcut[n] for n in names if n.startswith("I-")), "I- labels wait for free digits"
+    with_digit = [n for n in names if shortcut[n]]
+    assert len(with_digit) == 9 and set(with_digit) <= {"O"} | {f"B-{k}" for k in kinds}
+    # outside span schemes: the most frequent labels
+    pos = ["CC", "DT", "IN", "JJ", "NN", "NNS", "PRP", "RB", "VB", "VBD", "VBZ"]
+    words = ["DT", "NN", "VBZ", "DT", "JJ", "NN", "IN", "NNS", "NN", "VBZ", "DT", "NN"]
+    sentence = Sentence(tuple("abcdefghijkl"), tuple(frozenset([t]) for t in words))
+    with Project.create(tmp_path / "pos.tagproj", Corpus(LabelSet(pos), [Document("d", [sentence])])) as p:
+        shortcut = {i.name: i.shortcut for i in p.label_infos()}
+    assert [shortcut[n] for n in ("NN", "DT", "VBZ")] == ["1", "2", "3"]
+    assert sorted(shortcut[n] for n in pos if shortcut[n]) == list("123456789")
+    assert shortcut["VBD"] is None and shortcut["VB"] is None  # unused, last in the ranking
+
+
+def test_label_counts_full_and_candidate(project):
+    # computed by SQL; checked against the annotations themselves
+    corpus = project.corpus()
+    project.set_annotations(project.sentence_ids()[0], {0: {"O", "B-NP"}})
+    corpus = project.corpus()
+    full = {n: 0 for n in corpus.labels.names}
+    candidate = dict(full)
+    for s in corpus:
+        for a in s.annotations:
+            for name in a:
+                (full if len(a) == 1 else candidate)[name] += 1
+    counts = project.label_counts()
+    assert list(counts) == list(corpus.labels.names)
+    assert counts == {n: (full[n], candidate[n]) for n in corpus.labels.names}
+    assert counts["O"][1] >= 1 and counts["B-NP"][1] >= 1
 
 
 def test_set_label_info_and_add_label(project):
