@@ -30,7 +30,10 @@ from tagtool.core.features import FeatureExtractor, default_column_features, def
 from tagtool.core.snapshot import build_snapshot
 from tagtool.core.views import ViewSplit
 
-DATA = Path("/work/shared/data/conll2000/train.txt")
+#: The corpora of ../shared/data, beside the repository (not part of it).
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+DATA = SHARED_DATA / "conll2000/train.txt"
 RESULT = Path(__file__).resolve().parent / "results" / "features.md"
 
 CONFIGS = [

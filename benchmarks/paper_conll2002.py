@@ -29,7 +29,7 @@ Two configurations (``--config``):
 Usage::
 
     python benchmarks/paper_conll2002.py [--repeats 20] [--seed 1] [--config tuned]
-        [--data /work/shared/data/conll2002-es/esp.train] [--learners hmm,svm,...]
+        [--data ../shared/data/conll2002-es/esp.train] [--learners hmm,svm,...]
         [--out benchmarks/results/conll2002_multiview.md]
 """
 
@@ -48,7 +48,10 @@ from tagtool.experiment import ExperimentConfig, run_experiment
 from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 
-DATA = "/work/shared/data/conll2002-es/esp.train"
+#: The corpora of ../shared/data, beside the repository (not part of it).
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+DATA = str(SHARED_DATA / "conll2002-es/esp.train")
 OUT = Path(__file__).parent / "results" / "conll2002_multiview.md"
 LABELED = (5, 10, 20)
 UNLABELED = (25, 50, 100)

@@ -47,11 +47,14 @@ from tagtool.store.formats import read_corpus
 OUT = Path(__file__).parent / "results" / "wdpsl.md"
 SHARE, CANDIDATES = 0.5, 3
 
+#: The corpora of ../shared/data, beside the repository (not part of it).
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
 #: task -> (data, test or None, labeled, pool, holdout, metric name)
 TASKS = {
-    "conll2000": ("/work/shared/data/conll2000/train.txt", "/work/shared/data/conll2000/test.txt",
+    "conll2000": (str(SHARED_DATA / "conll2000/train.txt"), str(SHARED_DATA / "conll2000/test.txt"),
                   1500, 1500, 0, "chunk F1 on test.txt"),
-    "ptb": ("/work/shared/data/ptb-sample/wsj_sample.word_pos.txt", None, 800, 3914, 3114,
+    "ptb": (str(SHARED_DATA / "ptb-sample/wsj_sample.word_pos.txt"), None, 800, 3914, 3114,
             "token accuracy on the 3,114 held-out sentences"),
 }
 #: Lu & Chow, Table II (mean ± std over 3 × 5-fold CV; P = 0.5, K = 3): task -> method -> F1 %.

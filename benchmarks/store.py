@@ -30,7 +30,10 @@ from tagtool.core import Corpus, Document
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 
-DEFAULT_DATA = Path("/work/shared/data/conll2000/train.txt")
+#: The corpora of ../shared/data, beside the repository (not part of it).
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+DEFAULT_DATA = SHARED_DATA / "conll2000/train.txt"
 RESULT = Path(__file__).resolve().parent / "results" / "store.md"
 TARGETS = {"create + import": 10.0, "reopen": 1.0}
 

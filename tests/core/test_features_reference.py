@@ -24,7 +24,8 @@ from tagtool.core.features import (
     default_word_features,
 )
 
-CONLL2000 = pathlib.Path("/work/shared/data/conll2000/train.txt")
+# The demo corpus: the first 400 sentences of CoNLL-2000 train (resources/README.md).
+CONLL2000 = pathlib.Path(__file__).resolve().parents[2] / "resources" / "sample" / "conll2000-train-400.txt"
 CRFSUITE_CONTEXT = {"word.lower()", "word.istitle()", "word.isupper()", "postag", "postag[:2]"}
 TOKEN_TAGS = {"w", "lw", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4", "g2", "g3", "g4",
               "word.lower()", "word[-3:]", "word[-2:]"}  # fmt: skip
@@ -140,7 +141,6 @@ def test_fast_path_equals_reference_on_random_corpus(params):
     check_against_reference(random_corpus(1, 300), random_corpus(2, 60), params)
 
 
-@pytest.mark.skipif(not CONLL2000.exists(), reason="CoNLL-2000 not available")
 @pytest.mark.parametrize("params", [{}, {"feature_set": "crfsuite", "min_count": 1}])
 def test_fast_path_equals_reference_on_conll2000(params):
     sentences = read_conll2000(400)
