@@ -8,7 +8,6 @@ line and a non-zero exit status; Ctrl-C exits with status 130.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import logging
 import os
@@ -423,23 +422,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     for note in info.get("notes", []):
         print(f"note: {note}", file=sys.stderr)
     return 0
-
-
-@contextmanager
-def _output_stream(path: Path | None, encoding: str):
-    from tagtool.store.formats._common import WriteContext, atomic_write
-
-    if path is None:
-        yield sys.stdout, WriteContext(Path("stdout"))
-        return
-    with atomic_write(path, encoding) as fh:
-        yield fh, WriteContext(path)
-
-
-def _batches(items, size: int):
-    iterator = iter(items)
-    while batch := list(itertools.islice(iterator, max(1, size))):
-        yield batch
 
 
 def cmd_tag(args: argparse.Namespace) -> int:

@@ -63,5 +63,7 @@ class TrainingMonitor:
         self.check()
 
     def done(self, message: str = "done") -> None:
-        """Final report (always delivered)."""
-        self.report(1.0, message, force=True)
+        """Final report, always delivered and never cancelling: the model is complete."""
+        self.fraction = 1.0
+        if self._progress is not None:
+            self._progress(1.0, message)
