@@ -338,15 +338,29 @@ class Experiment:
             return [[next(iter(a)) for a in s.annotations] for s in self.test]
         return [[names[j] for j in self.pool_gold[i]] for i in draw.holdout]
 
-    def run_repeat(self, n_labeled: int, n_unlabeled: int, repeat: int, should_stop: StopCallback | None = None):
-        """Token error (%), F1, training seconds and label coverage of one repeat."""
+    def _repeat_randomness(self, n_labeled: int, n_unlabeled: int, repeat: int):
+        """``(draw, learner seed, partial-label generator)`` of one repeat, from (seed, L, repeat) only."""
         draw_rng, partial_rng, seed_rng = (
             np.random.default_rng(s)
             for s in np.random.SeedSequence([self.config.seed, n_labeled, repeat]).spawn(3)
         )
         holdout = 0 if self.test is not None else self.config.holdout
         draw = draw_split(draw_rng, self.present, n_labeled, n_unlabeled, holdout, self.config.max_redraws)
-        seed = int(seed_rng.integers(2**31 - 1))
+        return draw, int(seed_rng.integers(2**31 - 1)), partial_rng
+
+    def repeat_draw(self, n_labeled: int, n_unlabeled: int, repeat: int) -> tuple[Draw, int]:
+        """The draw of one repeat (pool indices) and the seed its learner and view split get.
+
+        What :meth:`run_repeat` uses, so that a repeat can be reproduced
+        outside the experiment (e.g. to check its scores).  With a test file
+        the draw's holdout is empty: the test sentences are scored instead.
+        """
+        draw, seed, _ = self._repeat_randomness(n_labeled, n_unlabeled, repeat)
+        return draw, seed
+
+    def run_repeat(self, n_labeled: int, n_unlabeled: int, repeat: int, should_stop: StopCallback | None = None):
+        """Token error (%), F1, training seconds and label coverage of one repeat."""
+        draw, seed, partial_rng = self._repeat_randomness(n_labeled, n_unlabeled, repeat)
         unlabeled = draw.unlabeled if "none" in self.learner_cls.uses else draw.unlabeled[:0]
         arrays = self._arrays(draw, np.concatenate([draw.labeled, unlabeled]), seed)
         n_unlabeled_tokens = int(sum(len(self.pool[i]) for i in unlabeled))

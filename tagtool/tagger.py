@@ -29,8 +29,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterable
@@ -49,7 +47,7 @@ from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
 from tagtool.errors import TagtoolError
 from tagtool.learn.chain import ChainModel, ModelMismatchError
-from tagtool.store.formats._common import _default_mode
+from tagtool.store.formats._common import atomic_write
 
 logger = logging.getLogger(__name__)
 
@@ -230,18 +228,9 @@ class Tagger:
     def save(self, path: str | PathLike) -> None:
         """Write the tagger file atomically: the target appears only when complete."""
         path = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                self._write(fh)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, path.stat().st_mode & 0o7777 if path.exists() else _default_mode())
-            os.replace(tmp, path)
-        except BaseException:
-            # Also on Ctrl-C: never leave a half-written temporary file.
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # Also on Ctrl-C: atomic_write never leaves a half-written temporary file.
+        with atomic_write(path, encoding=None) as fh:
+            self._write(fh)
         logger.info("saved %s tagger to %s", self.learner, path)
 
     @classmethod

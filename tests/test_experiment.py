@@ -106,6 +106,45 @@ def test_results_follow_the_json_schema_and_a_seed_reproduces_them(corpus):
     assert strip(first) == strip(again) and strip(first) != strip(other)
 
 
+@pytest.mark.parametrize(
+    "learner, params, n_unlabeled",
+    [("perceptron", {"epochs": 3}, 0), ("hmm", {}, 10)],  # hmm drops its unlabeled sentences
+)
+def test_reported_scores_match_an_independent_recomputation(corpus, learner, params, n_unlabeled):
+    from tagtool.core import Corpus
+    from tagtool.core.metrics import evaluate
+    from tagtool.experiment import Experiment
+    from tagtool.pipeline import train_tagger
+
+    if learner not in available_learners():
+        pytest.skip(f"{learner} not available")
+    config = _config(learner=learner, params=params, labeled=(10,), unlabeled=(n_unlabeled,), repeats=1)
+    setting = run_experiment(config, corpus).settings[0]
+    assert setting.repeats == 1
+
+    # the same repeat, trained and scored outside the experiment: the public
+    # training path (train_tagger, Tagger.tag) on the repeat's draw
+    pool = select_pool(corpus, config.pool, config.min_length, config.max_length)
+    draw, seed = Experiment(config, corpus).repeat_draw(10, n_unlabeled, 0)
+    assert len(draw.labeled) == 10 and len(draw.holdout) == config.holdout
+    labeled = Corpus.from_sentences([pool[i] for i in draw.labeled], labels=corpus.labels)
+    params = {**params, "seed": seed} if learner == "perceptron" else params
+    tagger = train_tagger(labeled, _make_learner(learner, params), seed=seed)
+    holdout = [pool[i] for i in draw.holdout]
+    gold = [[next(iter(a)) for a in s.annotations] for s in holdout]
+    scores = evaluate(gold, tagger.tag(holdout), corpus.labels)
+    assert setting.token_error[0] == pytest.approx(100.0 * scores.token_error, abs=1e-9)
+    assert setting.f1[0] == pytest.approx(scores.f1, abs=1e-9)
+    # a real score, not a degenerate one
+    assert 0 < scores.token_error < 1 and 0 < scores.f1 <= 1
+
+
+def _make_learner(name, params):
+    from tagtool.learn import make_learner
+
+    return make_learner(name, **params)
+
+
 @needs_hmm
 def test_pool_features_and_test_file_modes_run(corpus):
     pooled = run_experiment(_config(fit_features="pool", repeats=2), corpus)

@@ -248,6 +248,23 @@ def test_new_file_permissions_follow_the_old_file(tmp_path):
     assert stat.S_IMODE(fresh.stat().st_mode) & 0o077 == 0o666 & ~_umask() & 0o077
 
 
+def test_atomic_write_binary_mode(tmp_path):
+    from tagtool.store.formats._common import atomic_write
+
+    target = tmp_path / "blob.bin"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o640)
+    data = bytes(range(256)) + b"\r\n\n"
+    with atomic_write(target, encoding=None) as fh:
+        assert "b" in fh.mode
+        fh.write(data)
+    assert target.read_bytes() == data and stat.S_IMODE(target.stat().st_mode) == 0o640
+    # an error of the writer, even a UnicodeEncodeError, passes through unchanged
+    with pytest.raises(UnicodeEncodeError), atomic_write(target, encoding=None) as fh:
+        fh.write("😀".encode("ascii"))
+    assert target.read_bytes() == data and [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
 from tagtool.core.annotation import EMPTY, make_annotation, parse_annotation
 from tagtool.core.corpus import Corpus, Document, Sentence
@@ -333,22 +333,26 @@ def _default_mode() -> int:
 
 
 @contextmanager
-def atomic_write(path: Path, encoding: str) -> Iterator[TextIO]:
+def atomic_write(path: Path, encoding: str | None) -> Iterator[IO]:
     """Open a temporary file beside ``path``; replace ``path`` on success.
 
     A writer that fails leaves the old file, if any, untouched and no
     temporary file behind. The new file gets the old file's permissions
-    (or the umask's default).
+    (or the umask's default). ``encoding=None`` opens the temporary file
+    in binary mode ("wb"); otherwise it is a text file in ``encoding``
+    with newlines written as given.
     """
     path = Path(path)
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise FormatError(path, None, f"unknown encoding {encoding!r}") from None
+    if encoding is not None:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise FormatError(path, None, f"unknown encoding {encoding!r}") from None
     mode = path.stat().st_mode & 0o7777 if path.exists() else _default_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
+        text = {} if encoding is None else {"encoding": encoding, "newline": ""}
+        with os.fdopen(fd, "wb" if encoding is None else "w", **text) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -357,6 +361,8 @@ def atomic_write(path: Path, encoding: str) -> Iterator[TextIO]:
     except UnicodeEncodeError as exc:
         with suppress(FileNotFoundError):
             os.unlink(tmp)
+        if encoding is None:  # not from the file: a binary writer's own error
+            raise
         raise FormatError(
             path, None, f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}"
         ) from None
