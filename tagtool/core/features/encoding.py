@@ -1,0 +1,236 @@
+"""Vectorised encoding of sentences into windowed feature codes (CSR helpers).
+
+Used by :class:`~tagtool.core.features.FeatureExtractor`: base-feature
+tables, per-distinct-string encoding of a batch, the window expansion and
+the dropping of features outside a frozen vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tagtool.core.features.templates import BOS, EOS, FeatureError, FeatureSet
+
+# --------------------------------------------------------------------------
+# Vectorised CSR helpers
+# --------------------------------------------------------------------------
+
+
+def _index_dtype(bound: int) -> type:
+    # int32 where it fits: the arrays are large, and on some machines the
+    # first touch of fresh memory costs more than the arithmetic.
+    return np.int32 if bound < 2**31 else np.int64
+
+
+def concat_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + c) for s, c in zip(starts, counts)])`` without a loop."""
+    counts = np.asarray(counts, dtype=np.int64)
+    starts = np.asarray(starts, dtype=np.int64)
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    dtype = _index_dtype(max(total, int(starts.max()) + int(counts.max())))
+    shift = (starts - (np.cumsum(counts) - counts)).astype(dtype)
+    return np.arange(total, dtype=dtype) + np.repeat(shift, counts)
+
+
+def _assemble(
+    pieces: list[tuple[np.ndarray, np.ndarray]], n_rows: int, dtype: type
+) -> tuple[np.ndarray, np.ndarray]:
+    """Merge row-aligned CSR pieces: row ``t`` holds piece 0's entries of ``t``, then piece 1's …
+
+    Each piece is ``(counts[n_rows], values)`` with the values in row order.
+    """
+    counts = np.stack([c for c, _ in pieces]) if pieces else np.zeros((0, n_rows), np.int64)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(counts.sum(axis=0), out=indptr[1:])
+    starts = indptr[:-1] + (np.cumsum(counts, axis=0) - counts)
+    out = np.empty(int(indptr[-1]), dtype=dtype)
+    for p, (piece_counts, values) in enumerate(pieces):
+        out[concat_ranges(starts[p], piece_counts)] = values
+    return indptr, out
+
+
+@dataclass
+class _Csr:
+    indptr: np.ndarray
+    ids: np.ndarray
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    def keep(self, mask: np.ndarray) -> _Csr:
+        """Entries where ``mask[ids]``, rows kept."""
+        keep = mask[self.ids]
+        if keep.all():
+            return self
+        cs = np.concatenate(([0], np.cumsum(keep)))
+        return _Csr(cs[self.indptr], self.ids[keep])
+
+
+# --------------------------------------------------------------------------
+# Base-feature table and encoding of a batch of sentences
+# --------------------------------------------------------------------------
+
+
+class _BaseTable:
+    """Base-feature names → ids (padding first), with the template of each."""
+
+    def __init__(self, feature_set: FeatureSet, names: Iterable[str] = ()):
+        self.feature_set = feature_set
+        self.index: dict[str, int] = {}
+        self.names: list[str] = []
+        self.context: list[bool] = []
+        self.group: list[int] = []
+        for name in (BOS, EOS, *names):
+            self.add(name)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def add(self, name: str) -> int:
+        template = self.feature_set.template_of(name)
+        self.index[name] = len(self.names)
+        self.names.append(name)
+        self.context.append(template.context)
+        self.group.append(template.group)
+        return self.index[name]
+
+    def subset(self, ids: np.ndarray) -> tuple[_BaseTable, np.ndarray]:
+        """A table of the bases ``ids`` (padding always kept first), and the old → new id map."""
+        ids = np.union1d(ids, [0, 1]).astype(np.int64)
+        new = object.__new__(_BaseTable)
+        new.feature_set = self.feature_set
+        new.names = [self.names[i] for i in ids.tolist()]
+        new.index = {name: i for i, name in enumerate(new.names)}
+        new.context = [self.context[i] for i in ids.tolist()]
+        new.group = [self.group[i] for i in ids.tolist()]
+        mapping = np.full(len(self), -1, dtype=np.int64)
+        mapping[ids] = np.arange(len(ids))
+        return new, mapping
+
+    def encode(self, units: Sequence, features: Callable, grow: bool) -> _Csr:
+        """Base ids of every unit (a word or a column value); unknown names are added or skipped."""
+        index = self.index
+        indptr = [0]
+        ids: list[int] = []
+        for unit in units:
+            for name in features(unit):
+                b = index.get(name)
+                if b is None:
+                    if not grow:
+                        continue  # the vocabulary is frozen: unknown features are dropped
+                    b = self.add(name)
+                ids.append(b)
+            indptr.append(len(ids))
+        return _Csr(np.asarray(indptr, dtype=np.int64), np.asarray(ids, dtype=_index_dtype(len(self))))
+
+
+@dataclass
+class _Source:
+    """One per-token input (the word, or an extra column) as units and their base ids."""
+
+    units: np.ndarray  # unit id of every token
+    full: _Csr  # base ids of every unit
+    context: _Csr  # those allowed at the neighbours
+
+
+def _unit_ids(values: Sequence) -> tuple[np.ndarray, list]:
+    index: dict = {}
+    ids = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
+    return ids, list(index)
+
+
+def _as_tokens_and_columns(sentence) -> tuple[Sequence[str], Mapping[str, Sequence[str]]]:
+    tokens = getattr(sentence, "tokens", None)
+    if tokens is not None:
+        return tokens, sentence.columns
+    if isinstance(sentence, str) or not all(isinstance(t, str) for t in sentence):
+        raise TypeError(f"expected a Sentence or a sequence of token strings, got {sentence!r:.80}")
+    return tuple(sentence), {}
+
+
+def _flatten(sentences: Iterable, columns: Sequence[str]) -> tuple[np.ndarray, list[str], dict[str, list]]:
+    lengths: list[int] = []
+    words: list[str] = []
+    values: dict[str, list] = {c: [] for c in columns}
+    for sentence in sentences:
+        tokens, cols = _as_tokens_and_columns(sentence)
+        if not tokens:
+            raise FeatureError("a sentence needs at least one token")
+        lengths.append(len(tokens))
+        words.extend(tokens)
+        for c in columns:
+            column = cols.get(c)
+            values[c].extend(column if column is not None else (None,) * len(tokens))
+    return np.asarray(lengths, dtype=np.int64), words, values
+
+
+def _encode_batch(
+    sentences: Iterable, feature_set: FeatureSet, columns: Sequence[str], table: _BaseTable, grow: bool
+) -> tuple[np.ndarray, list[_Source]]:
+    """Sentence lengths and the per-token base ids of every source.
+
+    The base features of a token depend only on its word (or column value),
+    so they are computed once per distinct string.
+    """
+    lengths, words, values = _flatten(sentences, columns)
+    encoded = [(words, feature_set.word_features)]
+    for c in columns:
+        encoded.append((values[c], lambda v, c=c: feature_set.column_features(c, v)))
+    units_and_csr = []
+    for tokens, features in encoded:
+        units, uniques = _unit_ids(tokens)
+        units_and_csr.append((units, table.encode(uniques, features, grow)))
+    context = np.asarray(table.context, dtype=bool)
+    sources = [_Source(units, csr, csr.keep(context)) for units, csr in units_and_csr]
+    return lengths, sources
+
+
+def _window_codes(
+    lengths: np.ndarray, sources: list[_Source], window: int, n_bases: int, pad_ids: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per token, the codes ``slot * n_bases + base`` of its windowed features (CSR).
+
+    ``slot = offset + window``; slot-major codes make the columns of a fitted
+    vocabulary run offset by offset.
+    """
+    dtype = _index_dtype((2 * window + 1) * n_bases)
+    n = int(lengths.sum())
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    position = np.arange(n, dtype=np.int64) - starts
+    length_of = np.repeat(lengths, lengths)
+    pieces = []
+    for slot, offset in enumerate(range(-window, window + 1)):
+        inside = (position + offset >= 0) & (position + offset < length_of)
+        tokens = np.flatnonzero(inside)
+        for source in sources:
+            csr = source.full if offset == 0 else source.context
+            units = source.units[tokens + offset]
+            sub_counts = csr.lengths[units]
+            counts = np.zeros(n, dtype=np.int64)
+            counts[tokens] = sub_counts
+            values = csr.ids[concat_ranges(csr.indptr[units], sub_counts)].astype(dtype) + dtype(slot * n_bases)
+            pieces.append((counts, values))
+        if offset != 0:
+            pad = pad_ids[0] if offset < 0 else pad_ids[1]
+            outside = (~inside).astype(np.int64)
+            pieces.append((outside, np.full(int(outside.sum()), slot * n_bases + pad, dtype=dtype)))
+    return _assemble(pieces, n, dtype)
+
+
+def _drop_unknown(indptr: np.ndarray, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Remove the entries with column −1 and shrink the rows accordingly."""
+    dropped = np.flatnonzero(columns < 0)
+    if len(dropped) == 0:
+        return indptr, columns.astype(np.int32, copy=False)
+    # Dropped entries are few: shift the row pointers by their per-row
+    # counts instead of a cumulative sum over every entry.
+    rows = np.searchsorted(indptr, dropped, side="right") - 1
+    new_indptr = indptr.copy()
+    new_indptr[1:] -= np.cumsum(np.bincount(rows, minlength=len(indptr) - 1))
+    return new_indptr, columns[columns >= 0].astype(np.int32, copy=False)
