@@ -40,6 +40,8 @@ import sys
 import time
 from pathlib import Path
 
+from _results import write_keeping_analysis
+
 from tagtool.experiment import ExperimentConfig, run_experiment
 from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
@@ -173,13 +175,7 @@ def main(argv=None) -> int:
         "",
     ]
     lines += [f"- `{c}`" for c in commands]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    marker = "<!-- analysis below is kept across runs -->"
-    previous = out.read_text(encoding="utf-8") if out.exists() else ""
-    tail = previous[previous.index(marker):] if marker in previous else marker + "\n"
-    out.write_text("\n".join(lines) + "\n\n" + tail, encoding="utf-8")
-    print(f"written to {out}", file=sys.stderr)
+    write_keeping_analysis(Path(args.out), lines)
     return 0
 
 

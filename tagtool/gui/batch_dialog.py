@@ -17,17 +17,15 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLineEdit,
     QProgressDialog,
-    QPushButton,
     QWidget,
 )
 
 from tagtool.batch import TAG_FORMATS, tag_file
+from tagtool.gui.file_fields import CORPUS_FILTER, with_browse
 from tagtool.gui.worker import TaskRunner
 
-CORPUS_FILTER = "Corpus files (*.txt *.conll *.conllu *.jsonl *.json *.csv *.tsv);;All files (*)"
 TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
 CURRENT, FILE = "current", "file"
 
@@ -55,11 +53,11 @@ class BatchTagDialog(QDialog):
         for name in TAG_FORMATS:
             self.format.addItem(name, name)
         form = QFormLayout(self)
-        form.addRow("File to tag", self._with_browse(self.input, self.browse_input))
+        form.addRow("File to tag", with_browse(self, self.input, self.browse_input))
         form.addRow("Tagger", self.tagger)
-        self.tagger_row = self._with_browse(self.tagger_path, self.browse_tagger)
+        self.tagger_row = with_browse(self, self.tagger_path, self.browse_tagger)
         form.addRow("Tagger file", self.tagger_row)
-        form.addRow("Output file", self._with_browse(self.output, self.browse_output))
+        form.addRow("Output file", with_browse(self, self.output, self.browse_output))
         form.addRow("Output format", self.format)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         self.buttons.button(QDialogButtonBox.Ok).setText("Tag")
@@ -70,15 +68,6 @@ class BatchTagDialog(QDialog):
         self._tagger_changed()
         self.resize(560, 0)
 
-    def _with_browse(self, edit: QLineEdit, slot) -> QWidget:
-        row = QWidget(self)
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(edit, 1)
-        button = QPushButton("Browse…", row)
-        button.clicked.connect(slot)
-        layout.addWidget(button)
-        return row
 
     def _tagger_changed(self) -> None:
         self.tagger_row.setEnabled(self.tagger.currentData() == FILE)

@@ -16,10 +16,8 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QWidget,
 )
 
@@ -27,8 +25,8 @@ from tagtool.core.labels import LabelSet
 from tagtool.errors import TagtoolError
 from tagtool.store.formats import FORMATS, read_corpus
 from tagtool.store.project import SUFFIX, Project
+from tagtool.gui.file_fields import CORPUS_FILTER, with_browse
 
-CORPUS_FILTER = "Corpus files (*.txt *.conll *.conllu *.tsv *.csv *.jsonl *.json);;All files (*)"
 
 
 def parse_labels(text: str) -> LabelSet | None:
@@ -63,11 +61,11 @@ class NewProjectDialog(QDialog):
         self.labels = QLineEdit(self)
         self.labels.setPlaceholderText("e.g. O B-PER I-PER B-LOC I-LOC (empty: the file's labels)")
         form = QFormLayout(self)
-        form.addRow("Corpus file", self._with_browse(self.corpus, self._browse_corpus))
+        form.addRow("Corpus file", with_browse(self, self.corpus, self._browse_corpus))
         form.addRow("Format", self.format)
         form.addRow("", self.read_labels)
         form.addRow("Label set", self.labels)
-        form.addRow("Project file", self._with_browse(self.project, self._browse_project))
+        form.addRow("Project file", with_browse(self, self.project, self._browse_project))
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -76,15 +74,6 @@ class NewProjectDialog(QDialog):
         self.created: Path | None = None
         self.resize(560, 0)
 
-    def _with_browse(self, edit: QLineEdit, slot) -> QWidget:
-        box = QWidget(self)
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(edit, 1)
-        button = QPushButton("Browse…", box)
-        button.clicked.connect(slot)
-        row.addWidget(button)
-        return box
 
     def _browse_corpus(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Corpus file", "", CORPUS_FILTER)
