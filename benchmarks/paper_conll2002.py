@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
+import tempfile
 import os
 import platform
 import sys
@@ -46,7 +48,8 @@ from pathlib import Path
 
 from _results import write_keeping_analysis
 
-from tagtool.experiment import ExperimentConfig, run_experiment
+from tagtool.core.metrics import evaluate
+from tagtool.experiment import Experiment, ExperimentConfig, SettingResult, run_experiment
 from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 
@@ -90,6 +93,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--config", choices=("tuned", "defaults"), default="tuned")
     p.add_argument("--learners", default=None, help="comma-separated subset (default: all available)")
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--no-crfsuite", action="store_true", help="skip the paired CRFsuite row (needs python-crfsuite)")
     return p.parse_args(argv)
 
 
@@ -111,6 +115,55 @@ def run_one(name: str, data, args) -> tuple[list[dict], float, tuple]:
     return [s.to_dict() for s in result.settings], time.perf_counter() - started, (params, features, views)
 
 
+def run_crfsuite(data, args) -> tuple[list[dict], float, tuple]:
+    """CRFsuite (L-BFGS, c1 = c2 = 0.1, 100 iterations, tutorial template) on the *same draws*.
+
+    The draws are :meth:`Experiment.repeat_draw` of the same seed, so this
+    row is paired with ours repeat by repeat (CRFsuite is supervised: the
+    unlabeled sentences are not used).  Needs python-crfsuite (the ``bench``
+    extra).
+    """
+    import pycrfsuite
+    from crfsuite_compare import word2features
+
+    config = ExperimentConfig(learner="crf", labeled=LABELED, unlabeled=UNLABELED, holdout=300,
+                              repeats=args.repeats, min_length=10, max_length=40, pool=3100, seed=args.seed)
+    experiment = Experiment(config, data)
+    params = {"c1": 0.1, "c2": 0.1, "max_iterations": 100, "feature.possible_transitions": True}
+    started = time.perf_counter()
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        model_path = str(Path(tmp) / "crfsuite.model")
+        for n_labeled, n_unlabeled in config.settings():
+            result = SettingResult(n_labeled, n_unlabeled)
+            for repeat in range(args.repeats):
+                draw, _ = experiment.repeat_draw(n_labeled, n_unlabeled, repeat)
+                trainer = pycrfsuite.Trainer(verbose=False)
+                for i in draw.labeled:
+                    trainer.append(_crfsuite_features(experiment.pool[i], word2features),
+                                   [next(iter(a)) for a in experiment.pool[i].annotations])
+                trainer.set_params(params)
+                t0 = time.perf_counter()
+                trainer.train(model_path)
+                result.train_seconds.append(time.perf_counter() - t0)
+                tagger = pycrfsuite.Tagger()
+                tagger.open(model_path)
+                holdout = [experiment.pool[i] for i in draw.holdout]
+                predicted = [tagger.tag(_crfsuite_features(s, word2features)) for s in holdout]
+                gold = [[next(iter(a)) for a in s.annotations] for s in holdout]
+                scores = evaluate(gold, predicted, experiment.labels)
+                result.token_error.append(100.0 * scores.token_error)
+                result.f1.append(scores.f1)
+            results.append(result.to_dict())
+    return results, time.perf_counter() - started, (params, {"feature_set": "sklearn-crfsuite tutorial"}, {})
+
+
+def _crfsuite_features(sentence, word2features) -> list[dict]:
+    pos = sentence.columns.get("pos", sentence.columns.get("col1"))  # CoNLL-2002: token, POS, label
+    pairs = list(zip(sentence.tokens, pos))
+    return [word2features(pairs, k) for k in range(len(pairs))]
+
+
 def fmt_row(name: str, settings: list[dict]) -> str:
     cells = []
     for s in settings:
@@ -129,7 +182,7 @@ def table(rows: dict[str, list[dict]]) -> str:
     lines += [fmt_row(name, settings) for name, settings in rows.items()]
     for name, errors in PAPER.items():
         lines.append(f"| paper {name} | " + " | ".join(f"{e:.2f} | – | –" for e in errors) + " |")
-    lines.append("| CRFsuite CRF (the issue's figures, not measured here) | " + " | ".join(
+    lines.append("| CRFsuite CRF (the issue's figures, other draws, not measured here) | " + " | ".join(
         f"{e:.2f} | {f:.1f} | –" for e, f in zip(CRFSUITE["error"], CRFSUITE["f1"])) + " |")
     return "\n".join(lines)
 
@@ -145,6 +198,11 @@ def main(argv=None) -> int:
     for name in learners_to_run(args.learners):
         print(f"running {name} ...", file=sys.stderr, flush=True)
         rows[name], wall[name], settings_used[name] = run_one(name, data, args)
+        print(fmt_row(name, rows[name]), flush=True)
+    if not args.no_crfsuite and importlib.util.find_spec("pycrfsuite") is not None:
+        name = "CRFsuite CRF (measured, same draws)"
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        rows[name], wall[name], settings_used[name] = run_crfsuite(data, args)
         print(fmt_row(name, rows[name]), flush=True)
     text = table(rows)
     print(text)

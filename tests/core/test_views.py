@@ -71,10 +71,22 @@ def test_random_never_leaves_a_view_empty():
 
 def test_hashing_extractors_can_be_split():
     fx = FeatureExtractor(hashing=True, n_hash=256).fit(corpus(5))
-    for kind in VIEW_SPLIT_KINDS:
+    for kind in set(VIEW_SPLIT_KINDS) - {"spelling-context"}:
         views = ViewSplit(kind, seed=1).assign(fx)
         assert views.shape == (256,) and set(views.tolist()) == {0, 1}
     assert np.array_equal(ViewSplit("token-surface").assign(fx), np.repeat([0, 1], 128))
+    with pytest.raises(ViewSplitError, match="needs feature names"):
+        ViewSplit("spelling-context").assign(fx)  # hashed columns carry no offset
+
+
+def test_spelling_context_puts_the_token_itself_in_view_0_and_its_neighbours_in_view_1(fitted):
+    views = dict(zip(fitted.feature_names_, ViewSplit("spelling-context").assign(fitted).tolist()))
+    assert views["w=cat"] == views["shape=xxx"] == views["g3=<ca"] == 0
+    assert views["-1:lw=the"] == views["+1:w=sat"] == views["BOS"] == views["EOS"] == 1
+    window0 = FeatureExtractor(min_count=1, window=0).fit(corpus(5))
+    names = [n for n in window0.feature_names_ if n not in ("BOS", "EOS")]
+    with pytest.raises(ViewSplitError, match="context view empty"):
+        ViewSplit("spelling-context").views(len(names), names=names)
 
 
 def test_errors():
