@@ -11,11 +11,14 @@ labeled sentences, DESIGN §2) and a learner into a :class:`~tagtool.tagger.Tagg
    extractor as it is.  Settings are the learner's
    :attr:`~tagtool.learn.base.Learner.default_features` overridden by the
    caller's.
-2. **Views.**  Two-view learners (``learner.two_view``) get
-   ``ViewSplit("random", seed)`` unless told otherwise — the split Brefeld
-   et al. (2005, §6) found better than token/surface, and the one their
-   2006 experiments redraw per repetition.  Single-view learners get no
-   split (every feature in view 0) unless one is given.
+2. **Views.**  Two-view learners (``learner.two_view``) get one view per
+   feature set when their features stack two sets (the default of
+   ``mv-perceptron`` and ``cosvm``: ``crfsuite+default``, two complete
+   taggers built differently — benchmarks/results/conll2002_multiview.md),
+   otherwise ``ViewSplit("random", seed)`` — the split Brefeld et al. (2005,
+   §6) found better than token/surface, and the one their 2006 experiments
+   redraw per repetition.  Single-view learners get no split (every
+   feature in view 0) unless one is given.
 3. **Snapshot and fit.**  :func:`~tagtool.core.snapshot.build_snapshot`
    freezes the arrays; :meth:`~tagtool.learn.base.Learner.fit` trains with
    the caller's ``progress`` and ``should_stop``.
@@ -84,13 +87,29 @@ def make_extractor(learner: Learner | type[Learner], features: Mapping | Feature
         raise TrainingSetupError(f"bad feature setting: {exc}") from None
 
 
-def view_split_for(learner: Learner | type[Learner], views: ViewSplit | Mapping | None, seed: int = 0) -> ViewSplit | None:
-    """The view split to use: given, or the default of two-view learners, or None."""
+def default_view_kind(extractor: FeatureExtractor | None = None) -> str:
+    """``"feature-sets"`` for an extractor stacking two feature sets (one view each), else :data:`DEFAULT_VIEW_KIND`."""
+    families = getattr(extractor, "feature_family_", None)
+    if families is not None and len(families) and int(np.max(families)) == 1:
+        return "feature-sets"
+    return DEFAULT_VIEW_KIND
+
+
+def view_split_for(
+    learner: Learner | type[Learner], views: ViewSplit | Mapping | None, seed: int = 0,
+    extractor: FeatureExtractor | None = None,
+) -> ViewSplit | None:
+    """The view split to use: given, or the default of two-view learners, or None.
+
+    Without a ``kind`` the split follows the fitted ``extractor``
+    (:func:`default_view_kind`): a stack of two feature sets gives each set
+    a view, anything else is split at random.
+    """
     if isinstance(views, ViewSplit):
         return views
     if views is None and not learner.two_view:
         return None
-    spec = {"kind": DEFAULT_VIEW_KIND, "seed": seed, **dict(views or {})}
+    spec = {"kind": default_view_kind(extractor), "seed": seed, **dict(views or {})}
     unknown = set(spec) - {"kind", "seed"}
     if unknown:
         raise TrainingSetupError(f"unknown view setting(s): {', '.join(sorted(unknown))} (known: kind, seed)")
@@ -154,7 +173,7 @@ def prepare(
         extractor = make_extractor(learner, features)
         if not hasattr(extractor, "n_features_"):
             extractor.fit(sentences)
-        view_split = view_split_for(learner, views, seed)
+        view_split = view_split_for(learner, views, seed, extractor)
         feature_view = feature_views(extractor, view_split)
         warm_model = None
     if len(labels) == 0:

@@ -31,6 +31,13 @@ entities (Collins & Singer 1999, §2):
     is what co-training needs when the labels are types rather than
     boundaries.
 
+``"feature-sets"``
+    For a stacked feature set of two template sets
+    (``features.feature_set=crfsuite+default``): each set is one view.  The
+    views are then two complete, differently built taggers of the same
+    tokens — redundant, as co-training assumes (Blum & Mitchell 1998), where
+    the other splits leave each view half a feature set.
+
 References
 ----------
 .. [1] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
@@ -50,7 +57,7 @@ from tagtool.core.features import GROUP_SURFACE, GROUP_TOKEN, stable_hash
 from tagtool.core.features.templates import parse_feature_name
 from tagtool.errors import TagtoolError
 
-VIEW_SPLIT_KINDS = ("token-surface", "random", "odd-even", "spelling-context")
+VIEW_SPLIT_KINDS = ("token-surface", "random", "odd-even", "spelling-context", "feature-sets")
 
 _MASK64 = (1 << 64) - 1
 
@@ -88,7 +95,7 @@ class ViewSplit:
 
     Parameters
     ----------
-    kind : {"token-surface", "random", "odd-even", "spelling-context"}
+    kind : {"token-surface", "random", "odd-even", "spelling-context", "feature-sets"}
     seed : int, default 0
         Seed of the ``"random"`` split (ignored by the others).
 
@@ -110,13 +117,17 @@ class ViewSplit:
 
     def assign(self, extractor) -> np.ndarray:
         """View of every column of a fitted :class:`~tagtool.core.features.FeatureExtractor`."""
-        return self.views(extractor.n_features_, extractor.feature_group_, extractor.feature_names_)
+        return self.views(
+            extractor.n_features_, extractor.feature_group_, extractor.feature_names_,
+            getattr(extractor, "feature_family_", None),
+        )
 
     def views(
         self,
         n_features: int,
         groups: np.ndarray | None = None,
         names: Sequence[str] | None = None,
+        families: np.ndarray | None = None,
     ) -> np.ndarray:
         """``int8[n_features]`` in {0, 1}; both views non-empty.
 
@@ -128,6 +139,9 @@ class ViewSplit:
         names : sequence of str, optional
             Feature names (``"random"`` hashes them; without names it
             hashes the column indices).
+        families : int array, optional
+            Feature set of every column of a stacked extractor (needed by
+            ``"feature-sets"``).
 
         Raises
         ------
@@ -142,14 +156,29 @@ class ViewSplit:
         if self.kind == "token-surface":
             return self._token_surface(n_features, groups)
         if self.kind == "spelling-context":
-            return self._spelling_context(n_features, names)
+            return self._spelling_context(n_features, names, families)
+        if self.kind == "feature-sets":
+            return self._feature_sets(n_features, families)
         return self._random(n_features, names)
 
-    def _spelling_context(self, n_features: int, names: Sequence[str] | None) -> np.ndarray:
+    def _feature_sets(self, n_features: int, families: np.ndarray | None) -> np.ndarray:
+        families = None if families is None else np.asarray(families)
+        if families is None or len(families) != n_features or set(np.unique(families).tolist()) != {0, 1}:
+            raise ViewSplitError(
+                "the feature-sets split needs a stack of exactly two feature sets "
+                "(e.g. features.feature_set=crfsuite+default)"
+            )
+        return families.astype(np.int8)
+
+    def _spelling_context(
+        self, n_features: int, names: Sequence[str] | None, families: np.ndarray | None = None
+    ) -> np.ndarray:
         if names is None or len(names) != n_features:
             raise ViewSplitError(
                 "the spelling-context split needs feature names (offsets); hashed features have none"
             )
+        if families is not None and np.any(families):
+            names = [n.split("/", 1)[1] for n in names]  # stacked: "<set>/<feature>"
         views = np.fromiter((parse_feature_name(n)[1] != 0 for n in names), dtype=np.int8, count=n_features)
         if views.min() == views.max():
             what = "context" if views[0] == 0 else "spelling"

@@ -57,8 +57,15 @@ class FeatureExtractor:
 
     Parameters
     ----------
-    feature_set : {"default", "crfsuite"}
-        The named template set (see the module docstring).
+    feature_set : {"default", "crfsuite"} or "A+B"
+        The named template set (see the module docstring).  Two or more sets
+        joined by ``+`` (``"crfsuite+default"``) are *stacked*: each set is
+        fitted on its own (its own window if it has a fixed one, else
+        ``window``; the same ``min_count``), its columns follow the previous
+        set's, and its feature names carry the set's name (``default/lw=the``).
+        :attr:`feature_family_` says which set a column comes from — the
+        ``"feature-sets"`` view split gives each set its own view.  Not with
+        ``hashing``.
     window : int, default 1
         Context ±``window`` tokens.  ``"crfsuite"`` allows only 1.
     min_count : int, default 2
@@ -94,6 +101,9 @@ class FeatureExtractor:
         Name of every column, in column order (None when hashing).
     feature_group_ : ndarray of int8
         0 (token) or 1 (surface) for every column.
+    feature_family_ : ndarray of int8
+        Position in ``feature_set.split("+")`` of the set every column comes
+        from (all 0 for a single set).
 
     Examples
     --------
@@ -142,7 +152,39 @@ class FeatureExtractor:
 
     # -- validation -------------------------------------------------------
 
+    @property
+    def _set_names(self) -> list[str]:
+        return str(self.feature_set).split("+")
+
+    @property
+    def _is_stacked(self) -> bool:
+        return isinstance(self.feature_set, str) and "+" in self.feature_set
+
+    def _part_extractors(self) -> list[FeatureExtractor]:
+        """One unfitted extractor per set of a stacked ``feature_set``."""
+        if self.hashing:
+            raise FeatureError(f"hashing is not available for the stacked feature set {self.feature_set!r}")
+        names = self._set_names
+        if len(set(names)) != len(names) or any(n not in FEATURE_SETS for n in names):
+            choices = ", ".join(FEATURE_SETS)
+            raise FeatureError(
+                f"bad stacked feature set {self.feature_set!r}: join distinct sets of {choices} with '+'"
+            )
+        parts = []
+        for name in names:
+            fixed = FEATURE_SETS[name].fixed_window
+            part = FeatureExtractor(
+                feature_set=name, window=self.window if fixed is None else fixed, min_count=self.min_count,
+                pos_column=self.pos_column, columns=self.columns,
+            )
+            part._checked_feature_set()
+            parts.append(part)
+        return parts
+
     def _checked_feature_set(self) -> FeatureSet:
+        if self._is_stacked:
+            self._part_extractors()  # validates every part
+            return FEATURE_SETS[self._set_names[0]]
         fs = FEATURE_SETS.get(self.feature_set)
         if fs is None:
             choices = ", ".join(FEATURE_SETS)
@@ -189,6 +231,8 @@ class FeatureExtractor:
         return self._fit(sentences)
 
     def _fit(self, sentences: Iterable) -> tuple[np.ndarray, np.ndarray]:
+        if self._is_stacked:
+            return self._fit_stacked(sentences)
         tic = time.perf_counter()
         fs = self._checked_feature_set()
         sentences = list(sentences)
@@ -210,6 +254,27 @@ class FeatureExtractor:
             self.n_features_, len(indptr) - 1, len(table), time.perf_counter() - tic,
         )  # fmt: skip
         return result
+
+    def _fit_stacked(self, sentences: Iterable) -> tuple[np.ndarray, np.ndarray]:
+        parts = self._part_extractors()
+        sentences = list(sentences)
+        arrays = [part.fit_transform(sentences) for part in parts]
+        self._set_parts(parts)
+        return _hstack(arrays, [p.n_features_ for p in parts])
+
+    def _set_parts(self, parts: list[FeatureExtractor]) -> None:
+        """State of a stacked extractor from its fitted parts."""
+        self._parts = parts
+        self._table = self._lookup = None
+        self.columns_ = tuple(dict.fromkeys(c for p in parts for c in p.columns_))
+        self.n_features_ = sum(p.n_features_ for p in parts)
+        self.feature_names_ = np.array(
+            [f"{p.feature_set}/{n}" for p in parts for n in p.feature_names_], dtype=object
+        )
+        self.feature_group_ = np.concatenate([p.feature_group_ for p in parts]).astype(np.int8)
+        self.feature_family_ = np.concatenate(
+            [np.full(p.n_features_, i, dtype=np.int8) for i, p in enumerate(parts)]
+        )
 
     def _set_vocabulary(self, codes: np.ndarray, table: _BaseTable) -> np.ndarray:
         """Keep the codes seen ``min_count`` times; return the code → column lookup of the fit data."""
@@ -252,6 +317,7 @@ class FeatureExtractor:
         self.n_features_ = len(names)
         self.feature_names_ = np.array(list(names), dtype=object)
         self.feature_group_ = np.asarray(table.group, dtype=np.int8)[bases]
+        self.feature_family_ = np.zeros(self.n_features_, dtype=np.int8)
 
     def _set_hashed(self) -> None:
         self._table = None
@@ -259,6 +325,7 @@ class FeatureExtractor:
         self.n_features_ = self.n_hash
         self.feature_names_ = None
         self.feature_group_ = np.repeat(np.array([GROUP_TOKEN, GROUP_SURFACE], dtype=np.int8), self.n_hash // 2)
+        self.feature_family_ = np.zeros(self.n_hash, dtype=np.int8)
 
     # -- transforming -----------------------------------------------------
 
@@ -279,6 +346,9 @@ class FeatureExtractor:
         call; nothing is cached between calls.
         """
         self._check_fitted()
+        if self._is_stacked:
+            sentences = list(sentences)
+            return _hstack([p.transform(sentences) for p in self._parts], [p.n_features_ for p in self._parts])
         fs = FEATURE_SETS[self.feature_set]
         if self.hashing:
             table = _BaseTable(fs)  # local: hashing keeps no vocabulary
@@ -328,6 +398,11 @@ class FeatureExtractor:
         self._check_fitted()
         params = self.get_params()
         params["columns"] = None if self.columns is None else list(self.columns)
+        if self._is_stacked:
+            return {
+                "format_version": FORMAT_VERSION, "params": params, "columns_": list(self.columns_),
+                "vocabulary": None, "parts": [p.to_dict() for p in self._parts],
+            }  # fmt: skip
         return {
             "format_version": FORMAT_VERSION,
             "params": params,
@@ -352,6 +427,8 @@ class FeatureExtractor:
             raise FeatureError(f"unknown feature extractor parameters: {', '.join(sorted(unknown))}")
         extractor = cls(**params)
         extractor._checked_feature_set()
+        if extractor._is_stacked:
+            return extractor._from_parts(data.get("parts"))
         extractor.columns_ = columns
         if extractor.hashing:
             extractor._set_hashed()
@@ -360,3 +437,23 @@ class FeatureExtractor:
         else:
             extractor._set_vocabulary_from_names([str(n) for n in vocabulary])
         return extractor
+
+    def _from_parts(self, parts: object) -> FeatureExtractor:
+        """The stacked extractor of :meth:`from_dict`: every part rebuilt, sets in the stated order."""
+        if not isinstance(parts, list) or len(parts) != len(self._set_names):
+            raise FeatureError(f"the stacked feature set {self.feature_set!r} needs one serialised part per set")
+        rebuilt = [FeatureExtractor.from_dict(p) for p in parts]
+        if [p.feature_set for p in rebuilt] != self._set_names:
+            raise FeatureError(f"the serialised parts do not match the feature set {self.feature_set!r}")
+        self._set_parts(rebuilt)
+        return self
+
+
+def _hstack(arrays: list[tuple[np.ndarray, np.ndarray]], widths: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Token rows of several CSR-like arrays side by side: part ``i``'s columns shifted by the widths before it."""
+    matrices = [
+        scipy.sparse.csr_array((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(len(indptr) - 1, w))
+        for (indptr, indices), w in zip(arrays, widths)
+    ]
+    stacked = scipy.sparse.hstack(matrices, format="csr")
+    return stacked.indptr.astype(np.int64, copy=False), stacked.indices.astype(np.int32, copy=False)
