@@ -14,7 +14,8 @@ as one file (DESIGN §7):
     :meth:`~tagtool.learn.chain.ChainModel.to_meta`), "metrics"}``.
 ``weights.npz``
     The model's arrays (:meth:`~tagtool.learn.chain.ChainModel.to_arrays`),
-    read back with ``np.load(..., allow_pickle=False)``.
+    read back member by member, each ``.npy`` header checked before its
+    data (numbers only: an object array, which would need a pickle, is refused).
 
 Both members sit in a zip archive written atomically (temporary file beside
 the target, then ``os.replace``).  No pickle anywhere: a tagger file from a
@@ -29,6 +30,10 @@ from __future__ import annotations
 import io
 import json
 import logging
+import lzma
+import math
+import struct
+import tokenize
 import zipfile
 import zlib
 from collections.abc import Iterable
@@ -275,28 +280,41 @@ def _read(stream, source: str) -> Tagger:
 
     try:
         archive = zipfile.ZipFile(stream)
-    except zipfile.BadZipFile:
-        raise fail("not a tagger file (not a zip archive, or truncated)") from None
+    except (zipfile.BadZipFile, *_DAMAGED) as exc:
+        raise fail(f"not a tagger file (not a zip archive, or truncated: {exc})") from None
     with archive:
         meta = _read_meta(_member(archive, META_MEMBER, fail), fail)
         arrays = _read_arrays(_member(archive, WEIGHTS_MEMBER, fail), fail)
     return _assemble(meta, arrays, fail)
 
 
+#: What the zip, compression and ``.npy`` header parsers raise on damaged
+#: data besides ``zipfile.BadZipFile``: an encrypted member (RuntimeError),
+#: an unknown compression method (NotImplementedError), a bad stream (zlib,
+#: bz2 (OSError) and lzma errors), a header that is not a Python literal
+#: (SyntaxError, tokenize.TokenError), absurd sizes (OverflowError, MemoryError).
+_DAMAGED = (
+    zlib.error, lzma.LZMAError, EOFError, OSError, ValueError, TypeError, KeyError, struct.error,
+    RuntimeError, NotImplementedError, SyntaxError, tokenize.TokenError, OverflowError, MemoryError,
+)
+
+
 def _member(archive: zipfile.ZipFile, name: str, fail) -> bytes:
+    if name not in archive.namelist():
+        raise fail(f"not a tagger file: the member {name!r} is missing")
     try:
         return archive.read(name)
-    except KeyError:
-        raise fail(f"not a tagger file: the member {name!r} is missing") from None
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
-        raise fail(f"damaged tagger file: cannot read {name!r} ({exc})") from None
+    except (zipfile.BadZipFile, *_DAMAGED) as exc:
+        raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
 
 
 def _read_meta(raw: bytes, fail) -> dict:
     try:
         meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # undecodable bytes, bad JSON, a number too long to convert
         raise fail(f"{META_MEMBER} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise fail(f"{META_MEMBER} is not valid JSON (nested too deeply)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise fail(f"not a tagger file: {META_MEMBER} does not name the format {FORMAT_NAME!r}")
     version = meta.get("format_version")
@@ -314,23 +332,49 @@ def _read_meta(raw: bytes, fail) -> dict:
 
 
 def _read_arrays(raw: bytes, fail) -> dict[str, np.ndarray]:
+    """The model's arrays from the npz archive, each checked before it is read.
+
+    The ``.npy`` members are parsed here rather than by ``np.load``, which
+    hands back the raw bytes of a member that is no ``.npy`` file and
+    allocates whatever shape a header announces before reading the data.
+    """
     try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
-            missing = [name for name in _ARRAY_NAMES if name not in npz.files]
-            if missing:
-                raise fail(f"{WEIGHTS_MEMBER} lacks the arrays {', '.join(missing)}")
-            arrays = {name: npz[name] for name in _ARRAY_NAMES}
-    except TaggerFileError:
-        raise
-    except ValueError as exc:
-        # allow_pickle=False refuses object arrays: a pickle was slipped in.
-        raise fail(f"{WEIGHTS_MEMBER} holds data that cannot be loaded safely ({exc})") from None
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        npz = zipfile.ZipFile(io.BytesIO(raw))
+    except (zipfile.BadZipFile, *_DAMAGED) as exc:
         raise fail(f"{WEIGHTS_MEMBER} is damaged ({exc})") from None
-    for name, array in arrays.items():
-        if array.dtype.kind not in "biuf":
-            raise fail(f"array {name!r} has dtype {array.dtype}, expected numbers")
-    return arrays
+    with npz:
+        missing = [name for name in _ARRAY_NAMES if f"{name}.npy" not in npz.namelist()]
+        if missing:
+            raise fail(f"{WEIGHTS_MEMBER} lacks the arrays {', '.join(missing)}")
+        return {name: _read_array(name, _member(npz, f"{name}.npy", fail), fail) for name in _ARRAY_NAMES}
+
+
+def _read_array(name: str, data: bytes, fail) -> np.ndarray:
+    """One ``.npy`` file: numbers only, as many bytes as its header announces."""
+    stream = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f".npy format version {version} is not supported")
+    except (*_DAMAGED, RecursionError) as exc:
+        raise fail(f"array {name!r} in {WEIGHTS_MEMBER} is damaged ({type(exc).__name__}: {exc})") from None
+    if dtype.hasobject:
+        # np.load would need allow_pickle=True: a pickle was slipped in.
+        raise fail(f"array {name!r} holds Python objects (a pickle) and cannot be loaded safely")
+    if dtype.kind not in "biuf":
+        raise fail(f"array {name!r} has dtype {dtype}, expected numbers")
+    count = math.prod(shape)
+    if any(n < 0 for n in shape) or count * dtype.itemsize != len(data) - stream.tell():
+        raise fail(
+            f"array {name!r} in {WEIGHTS_MEMBER} is damaged: its header announces shape {shape} "
+            f"of {dtype}, but {len(data) - stream.tell()} bytes of data follow"
+        )
+    flat = np.frombuffer(data, dtype=dtype, count=count, offset=stream.tell())
+    return flat.reshape(shape, order="F" if fortran_order else "C").copy()
 
 
 def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:
@@ -342,6 +386,9 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:
     try:
         labels = LabelSet(meta["labels"])
         extractor = FeatureExtractor.from_dict(meta["features"])
+        if not all(isinstance(c, str) for c in extractor.columns_):
+            # from_dict takes the names as they are; tagging looks them up.
+            raise fail(f"{META_MEMBER}: the feature columns must be names, got {list(extractor.columns_)!r:.100}")
         view_split = None if meta["view_split"] is None else ViewSplit.from_dict(meta["view_split"])
         model_meta = dict(meta["model"])
         if tuple(model_meta.get("labels", ())) != tuple(labels):
@@ -352,6 +399,8 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:
                     f"array {name!r} has shape {arrays[name].shape}, but the feature extractor has "
                     f"{extractor.n_features_} features"
                 )
+        if not np.isin(arrays["feature_view"], (0, 1)).all():  # checked before the model casts to int8
+            raise fail("array 'feature_view' does not give a view (0 or 1) for every feature")
         model = ChainModel.from_parts(model_meta, arrays)
         return Tagger(labels, extractor, view_split, model, dict(meta.get("metrics") or {}), str(meta.get("created", "")))
     except TaggerFileError:

@@ -73,6 +73,8 @@ class MainWindow(QMainWindow):
         self.model_dock = self.add_panel("Model", QLabel("No project open.", self), Qt.RightDockWidgetArea)
         self.stats_dock = self.add_panel("Statistics", QLabel("No project open.", self), Qt.RightDockWidgetArea)
         self.tabifyDockWidget(self.legend_dock, self.stats_dock)
+        self.stats_dock.visibilityChanged.connect(
+            lambda shown: shown and self.stats_panel is not None and self.stats_panel.refresh_when_seen())
         self.model_dock.raise_()
         self.legend_dock.raise_()
         self._build_menus()
@@ -192,15 +194,24 @@ class MainWindow(QMainWindow):
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.session.annotationsChanged.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
+        self.session.saveFailed.connect(lambda message: self.show_error("Not saved", message))
         self._start_model_loop()
         self._labels_changed()
         self._update_progress()
         self.settings.add_recent(project.path)
         state = " (read-only)" if project.readonly else ""
         self.setWindowTitle(f"{project.name}{state} — tagtool")
+        if project.newer_schema:
+            self.show_error("Read-only project", (
+                f"{project.path} was written by a newer tagtool (project schema "
+                f"{project.schema_version}). It is open read-only: you can look at it and "
+                "train models, but edits cannot be saved. Open it with that newer tagtool to edit it."))
         for action in self._project_actions:
             action.setEnabled(True)
         self.editor.setFocus()
+        # A big project's sentences are read for training in a worker thread,
+        # while the window is already in use (Session.read_sentences).
+        self.session.read_sentences()
         return True
 
     def _start_model_loop(self) -> None:
@@ -223,7 +234,7 @@ class MainWindow(QMainWindow):
         self.error_box.setWindowTitle(title)
         self.error_box.setText(message)
         self.error_box.show()
-        self.statusBar().showMessage(f"{title}: {message}", 10000)
+        self.statusBar().showMessage(f"{title}: {message.splitlines()[0] if message else ''}", 10000)
 
     def close_project(self) -> None:
         if self.session is None:
@@ -235,6 +246,7 @@ class MainWindow(QMainWindow):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
         self.undo_group.removeStack(self.session.undo_stack)
+        self.session.shutdown()
         self.session.project.close()
         self.session.deleteLater()
         self.session = self.list_panel = self.editor_panel = None

@@ -216,6 +216,8 @@ class ModelLoop(QObject):
         if counts["full"] + counts["partial"] == 0:
             self.failed.emit("Label some tokens first: the model learns from your annotations.", "")
             return False
+        if self.session.defer_until_sentences_ready("train", lambda: self.train(after_edit)):
+            return True  # a big project is still being read in the background: train once it is in
         ids, sentences = self.session.training_sentences()
         inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds)
         params = self.full_params()
@@ -321,10 +323,17 @@ class ModelLoop(QObject):
         tagger.metrics = dict(record.metrics)
         self.set_learner(record.learner, dict(record.params))
         self.result = TrainingResult(tagger, record.learner, dict(record.params), {}, {}, dict(record.metrics))
-        ids, sentences = self.session.training_sentences()
-        task = self.runner.start(run_guidance, TrainingInputs(ids, sentences, project.labels), tagger)
-        self._connect(task, store=False)
+        if not self.session.defer_until_sentences_ready("guidance", lambda: self._guide(tagger)):
+            self._guide(tagger)
         return True
+
+    def _guide(self, tagger) -> None:
+        """Recompute a loaded model's guidance in the worker, unless another model came meanwhile."""
+        if self.result is None or self.result.tagger is not tagger:
+            return
+        ids, sentences = self.session.training_sentences()
+        task = self.runner.start(run_guidance, TrainingInputs(ids, sentences, self.session.project.labels), tagger)
+        self._connect(task, store=False)
 
     def close(self) -> None:
         """Stop the worker; keep a model not stored yet (its CV was cancelled)."""

@@ -1,21 +1,31 @@
-"""The sentence list: a virtual table over ``Project.sentence_summaries``.
+"""The sentence list: a virtual table over the project's sentences.
 
-Rows are read in pages of :data:`PAGE` as the view asks for them and kept
-in a small cache, so the list stays fast for 100k sentences: the view only
-ever asks for the rows on screen.  After an edit the edited row is updated
-in place (it stays in a filtered list until the filter or search changes,
-so rows do not vanish under the annotator's cursor).
+The model holds only the ids of its rows, in display order: for the whole
+project in document order, the session's own list (no query at all); for a
+status filter, a text search or another sort order, one
+:meth:`Project.sentence_ids` query (ids only, ~10–50 ms for 100k
+sentences).  The rows themselves (:class:`SentenceSummary`: counts and a
+preview) are read a page of :data:`PAGE` at a time by primary key
+(:meth:`Project.sentence_summaries_by_id`) when the view asks for them, and
+at most :data:`MAX_PAGES` pages are kept, so a page at the end of a long
+list costs what the first costs and nothing is read for rows never shown.
+The row of a sentence is found in the id list by a binary search on its
+document position (or, sorted otherwise, a dictionary built once per
+order), so selecting a sentence far down a filtered list needs no query.  After an edit the edited row is updated in place (it stays in a
+filtered list until the filter or search changes, so rows do not vanish
+under the annotator's cursor).
 
 The "Info" column shows the informativeness score of each sentence once a
 model provides one (:meth:`SentenceListModel.set_scores`); empty until then.
-Sorting by a column other than "#" ascending reads the filtered summaries
-once and orders them in memory (by Info: the most informative first when
-descending); "#" ascending is the paged document order again.
+Sorting by status, length or text is done by SQLite; by Info, the filtered
+ids are ordered in memory by their scores (ties stay in document order).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -42,9 +52,10 @@ from tagtool.store.records import SentenceSummary
 
 PAGE = 200
 MAX_PAGES = 32
-#: Pages a filtered list reads to find the current sentence's row.
-MAX_SCAN = 25
 COLUMNS = ("#", "Status", "Len", "Info", "Sentence")
+#: ``Project.sentence_ids(order_by=...)`` of each sortable column but Info.
+SQL_ORDER = {0: "position", 1: "status", 2: "length", 4: "text"}
+INFO = 3
 STATUS_FILTERS = {
     "All sentences": None,
     "Not fully labeled": "incomplete",
@@ -59,7 +70,7 @@ _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 
 
 class SentenceListModel(QAbstractTableModel):
-    """Sentence summaries with a status filter and a text search, paged lazily."""
+    """Sentence summaries with a status filter, a text search and a sort order, read lazily."""
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -68,21 +79,19 @@ class SentenceListModel(QAbstractTableModel):
         self.search: str = ""
         self.scores: dict[int, float] = {}
         self.sort_column, self.sort_order = 0, Qt.AscendingOrder
-        self._sorted: list[SentenceSummary] | None = None
-        self._sorted_row: dict[int, int] = {}
+        self._ids: Sequence[int] = ()
+        self._rows: dict[int, int] | None = None  # id -> row, built when first asked
         self._pages: OrderedDict[int, list[SentenceSummary]] = OrderedDict()
-        self._count = self._query_count()
+        self._read_ids()
         session.annotationsChanged.connect(self._annotations_changed)
 
     # ------------------------------------------------------------------
-    # filters
+    # filters and order
 
     def set_filter(self, status: str | None = None, search: str = "") -> None:
         self.beginResetModel()
         self.status, self.search = status, search
-        self._pages.clear()
-        self._count = self._query_count()
-        self._sort_rows()
+        self._read_ids()
         self.endResetModel()
 
     def refresh(self) -> None:
@@ -95,106 +104,97 @@ class SentenceListModel(QAbstractTableModel):
         view must find the current sentence's row again.
         """
         self.scores = dict(scores)
-        if self._sorted is not None and self.sort_column == 3:
+        if self.sort_column == INFO:
             self.refresh()  # the order itself changed
             return True
-        if self._count:
-            self.dataChanged.emit(self.index(0, 3), self.index(self._count - 1, 3))
+        if self._ids:
+            self.dataChanged.emit(self.index(0, INFO), self.index(len(self._ids) - 1, INFO))
         return False
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         self.beginResetModel()
         self.sort_column, self.sort_order = column, order
-        self._sort_rows()
+        self._read_ids()
         self.endResetModel()
 
-    def _sort_rows(self) -> None:
-        if self.sort_column == 0 and self.sort_order == Qt.AscendingOrder:
-            self._sorted, self._sorted_row = None, {}
-            return
-        rows = self.session.project.sentence_summaries(status=self.status, search=self.search or None)
-        position = self.session.index_of
-        keys = {
-            0: lambda r: position(r.id),
-            1: lambda r: (("none", "partial", "full").index(r.status), position(r.id)),
-            2: lambda r: (r.n_tokens, position(r.id)),
-            3: lambda r: (self.scores.get(r.id, -1.0), -position(r.id)),
-            4: lambda r: r.preview.lower(),
-        }
-        rows.sort(key=keys[self.sort_column], reverse=self.sort_order == Qt.DescendingOrder)
-        self._sorted = rows
-        self._sorted_row = {r.id: i for i, r in enumerate(rows)}
+    @property
+    def _whole_project(self) -> bool:
+        """Every sentence in document order: the rows are the session's own id list."""
+        return (self.status is None and not self.search and self.sort_column == 0
+                and self.sort_order == Qt.AscendingOrder)
 
-    def _query_count(self) -> int:
-        return self.session.project.count_sentences(status=self.status, search=self.search or None)
+    def _read_ids(self) -> None:
+        """The ids of the rows, in display order (only ids: rows are read by page)."""
+        self._pages.clear()
+        self._rows = None
+        if self._whole_project:
+            self._ids = self.session.sentence_ids
+            return
+        project, search = self.session.project, self.search or None
+        descending = self.sort_order == Qt.DescendingOrder
+        if self.sort_column == INFO:
+            ids = project.sentence_ids(status=self.status, search=search)
+            score = self.scores.get
+            ids.sort(key=lambda sid: score(sid, -1.0), reverse=descending)  # stable: ties in document order
+        else:
+            ids = project.sentence_ids(status=self.status, search=search,
+                                       order_by=SQL_ORDER[self.sort_column], descending=descending)
+        self._ids = ids
 
     # ------------------------------------------------------------------
     # rows
 
     def summary(self, row: int) -> SentenceSummary | None:
-        if not 0 <= row < self._count:
+        if not 0 <= row < len(self._ids):
             return None
-        if self._sorted is not None:
-            return self._sorted[row] if row < len(self._sorted) else None
         page = row // PAGE
         rows = self._pages.get(page)
         if rows is None:
-            rows = self.session.project.sentence_summaries(
-                status=self.status, search=self.search or None, offset=page * PAGE, limit=PAGE
-            )
-            self._pages[page] = rows
+            ids = self._ids[page * PAGE:(page + 1) * PAGE]
+            rows = self._pages[page] = self.session.project.sentence_summaries_by_id(ids)
             while len(self._pages) > MAX_PAGES:
                 self._pages.popitem(last=False)
         else:
             self._pages.move_to_end(page)
-        index = row - page * PAGE
-        return rows[index] if index < len(rows) else None
+        return rows[row - page * PAGE]
 
     def row_of(self, sentence_id: int) -> int | None:
-        """Row of a sentence in the filtered list, None if it is not there.
+        """Row of a sentence in the list as filtered and sorted, None if it is not there."""
+        position = self.session.index_of
+        if self._whole_project:
+            return position(sentence_id)
+        if self.sort_column == 0:  # document order: a binary search by position
+            sign = -1 if self.sort_order == Qt.DescendingOrder else 1
+            row = bisect_left(self._ids, sign * position(sentence_id), key=lambda sid: sign * position(sid))
+            return row if row < len(self._ids) and self._ids[row] == sentence_id else None
+        if self._rows is None:
+            self._rows = {sid: row for row, sid in enumerate(self._ids)}
+        return self._rows.get(sentence_id)
 
-        Unfiltered, the row is the sentence's position; filtered, the loaded
-        pages are searched, then up to :data:`MAX_SCAN` pages from the top.
-        """
-        if self._sorted is not None:
-            return self._sorted_row.get(sentence_id)
-        if self.status is None and not self.search:
-            return self.session.index_of(sentence_id)
-        for page, rows in list(self._pages.items()):
-            for i, summary in enumerate(rows):
-                if summary.id == sentence_id:
-                    return page * PAGE + i
-        for row in range(0, min(self._count, MAX_SCAN * PAGE), PAGE):
-            page = row // PAGE
-            if page in self._pages:
-                continue
-            self.summary(row)
-            for i, summary in enumerate(self._pages[page]):
-                if summary.id == sentence_id:
-                    return row + i
-        return None
+    @property
+    def pages_read(self) -> int:
+        """How many pages of rows are held now (at most :data:`MAX_PAGES`)."""
+        return len(self._pages)
 
     def _annotations_changed(self, sentence_id: int, _changes) -> None:
-        anns = self.session.annotations if sentence_id == self.session.current_id else None
-        pages = {0: self._sorted} if self._sorted is not None else self._pages
-        for page, rows in pages.items():
-            for i, summary in enumerate(rows):
-                if summary.id != sentence_id:
-                    continue
-                if anns is None:
-                    anns = self.session.project.annotations(sentence_id)
-                n_full = sum(len(a) == 1 for a in anns)
-                n_partial = sum(len(a) > 1 for a in anns)
-                rows[i] = summary._replace(n_full=n_full, n_partial=n_partial)
-                row = page * PAGE + i
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
-                return
+        row = self.row_of(sentence_id)
+        if row is None:
+            return
+        rows = self._pages.get(row // PAGE)
+        if rows is None:
+            return  # not held: read with its new counts when it is shown
+        anns = (self.session.annotations if sentence_id == self.session.current_id
+                else self.session.project.annotations(sentence_id))
+        i = row - (row // PAGE) * PAGE
+        rows[i] = rows[i]._replace(n_full=sum(len(a) == 1 for a in anns),
+                                   n_partial=sum(len(a) > 1 for a in anns))
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     # ------------------------------------------------------------------
     # QAbstractTableModel
 
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else self._count
+        return 0 if parent.isValid() else len(self._ids)
 
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
@@ -217,6 +217,8 @@ class SentenceListModel(QAbstractTableModel):
             return _RIGHT if column in (0, 2, 3) else None
         if role == Qt.ForegroundRole and column != 1:
             return None
+        if role == Qt.UserRole:  # the id needs no row read
+            return self._ids[index.row()] if index.row() < len(self._ids) else None
         summary = self.summary(index.row())
         if summary is None:
             return None
@@ -234,8 +236,6 @@ class SentenceListModel(QAbstractTableModel):
         if role == Qt.ToolTipRole:
             return (f"{summary.document}, sentence {summary.position + 1}: "
                     f"{summary.n_full} full, {summary.n_partial} partial of {summary.n_tokens} tokens")
-        if role == Qt.UserRole:
-            return summary.id
         return None
 
 

@@ -10,43 +10,72 @@ holds what the screen shows.
 The session also keeps every sentence in memory once a training run asked
 for them (:meth:`Session.training_sentences`): tokens never change in a
 project, so each edit only replaces the edited sentence's annotations and
-starting a run costs a tuple copy, not a read of the whole project.
+starting a run costs a tuple copy, not a read of the whole project.  A big
+project (:data:`BACKGROUND_READ_MIN` sentences or more) is read into that
+cache by a worker thread on a read-only connection of its own
+(:meth:`Session.read_sentences`, started when the window opens it), so
+opening never waits for it; what needs the sentences before they are in
+(a training run) waits with :meth:`Session.defer_until_sentences_ready`.
+Edits made while the worker reads are re-read from the project when its
+copy arrives, so the cache never misses one.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
+from tagtool.errors import TagtoolError
+from tagtool.gui.sentence_reader import Pacer, SnapshotRead
 from tagtool.gui.style import LabelStyle
+from tagtool.gui.worker import TaskRunner
 from tagtool.store.project import Project
 
 log = logging.getLogger(__name__)
 
+#: Projects with at least this many sentences read their training snapshot
+#: in a worker thread (some 60 µs a sentence: seconds for 100k); smaller
+#: ones read it on first use, in tens of milliseconds.
+BACKGROUND_READ_MIN = 1000
+
 
 class EditCommand(QUndoCommand):
-    """One edit of one sentence's annotations (any number of tokens)."""
+    """One edit of one sentence's annotations (any number of tokens).
+
+    When the project refuses an undo or a redo (a full or read-only disk),
+    the file, the screen and the stack must keep agreeing: the session
+    reports the failure and steps the stack back in the next turn of the
+    event loop (QUndoStack cannot be called from inside ``undo``), and that
+    step writes nothing (``_skip``), because the file never changed. The
+    step stays on the stack, so Undo or Redo can be tried again.
+    """
 
     def __init__(self, session: Session, sentence_id: int, before: dict, after: dict, text: str):
         super().__init__(text)
         self.session, self.sentence_id = session, sentence_id
         self.before, self.after = before, after
-        self._applied = True  # Session.edit wrote ``after`` before pushing
+        self._skip = True  # Session.edit wrote ``after`` before pushing
 
     def redo(self) -> None:
-        if self._applied:
-            self._applied = False
-            return
-        self.session._write(self.sentence_id, self.after)
+        self._apply(self.after, step_back=self.session.undo_stack.undo)
 
     def undo(self) -> None:
-        self.session._write(self.sentence_id, self.before)
+        self._apply(self.before, step_back=self.session.undo_stack.redo)
+
+    def _apply(self, changes: dict, step_back) -> None:
+        if self._skip:
+            self._skip = False
+            return
+        if not self.session._write_reporting(self.sentence_id, changes):
+            self._skip = True
+            QTimer.singleShot(0, self.session, step_back)
 
 
 class Session(QObject):
@@ -65,12 +94,21 @@ class Session(QObject):
         (for counts kept up to date without re-reading the project).
     labelsChanged()
         Label names, colours or shortcuts changed.
+    sentencesReady()
+        A background read of the training sentences is in
+        (:meth:`read_sentences`).
+    saveFailed(str)
+        An edit, undo or redo was not saved (the project refused it: a
+        read-only file, a full disk); the message says why. The screen
+        still shows what the file holds.
     """
 
     sentenceChanged = Signal(int)
     annotationsChanged = Signal(int, object)
     annotationsReplaced = Signal(int, object, object)
     labelsChanged = Signal()
+    sentencesReady = Signal()
+    saveFailed = Signal(str)
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
@@ -85,6 +123,11 @@ class Session(QObject):
         self.sentence: Sentence | None = None
         self.annotations: tuple[frozenset, ...] = ()
         self._sentences: list[Sentence] | None = None  # document order, built on first use
+        self._reader: TaskRunner | None = None
+        self._read: SnapshotRead | None = None  # the background read in progress
+        self._edited_during_read: set[int] = set()
+        self._ready_actions: dict[str, Callable[[], None]] = {}
+        self.annotationsChanged.connect(self._note_edit)
         if self._order:
             self.go_to(self._order[0])
 
@@ -94,6 +137,11 @@ class Session(QObject):
     @property
     def n_sentences(self) -> int:
         return len(self._order)
+
+    @property
+    def sentence_ids(self) -> Sequence[int]:
+        """Every sentence id in document order (the session's own list: do not change it)."""
+        return self._order
 
     def index_of(self, sentence_id: int) -> int:
         """0-based position of a sentence in document order."""
@@ -132,25 +180,10 @@ class Session(QObject):
             if sid != self.current_id and annotation_status(self.project.annotations(sid)) != "full":
                 self.go_to(sid)
                 return True
-        here = self._position[self.current_id]
-        page, offset = 2000, 0
-        first = None
-        while True:
-            rows = self.project.sentence_summaries(status="incomplete", offset=offset, limit=page)
-            for row in rows:
-                if row.id == self.current_id:
-                    continue
-                if first is None:
-                    first = row.id
-                if self._position[row.id] > here:
-                    self.go_to(row.id)
-                    return True
-            if len(rows) < page:
-                break
-            offset += page
-        if first is None:
+        target = self.project.next_sentence(self.current_id, status="incomplete")
+        if target is None:
             return False
-        self.go_to(first)
+        self.go_to(target)
         return True
 
     # ------------------------------------------------------------------
@@ -172,9 +205,33 @@ class Session(QObject):
         if not after:
             return False
         before = {t: before[t] for t in after}
-        self._write(self.current_id, after)
+        try:
+            self._write(self.current_id, after)
+        except TagtoolError as e:
+            self.saveFailed.emit(self._not_saved(e))
+            raise
         self.undo_stack.push(EditCommand(self, self.current_id, before, after, text))
         return True
+
+    def _write_reporting(self, sentence_id: int, changes: Mapping[int, frozenset]) -> bool:
+        """:meth:`_write`, with a refusal reported by ``saveFailed``; False then."""
+        try:
+            self._write(sentence_id, changes)
+        except TagtoolError as e:
+            log.warning("undo/redo not saved: %s", e)
+            self.saveFailed.emit(self._not_saved(e))
+            return False
+        return True
+
+    def _not_saved(self, error: Exception) -> str:
+        """What to tell the user about an edit the project refused."""
+        if self.project.readonly:
+            why = "This project is open read-only"
+            if self.project.newer_schema:
+                why += " because a newer tagtool wrote it"
+            return f"{why}: edits cannot be saved.\n\n{error}"
+        return (f"{error}\n\nThe annotations were left as they are in the file. "
+                "Try again once the file can be written (free some disk space, or make it writable).")
 
     def _write(self, sentence_id: int, changes: Mapping[int, frozenset]) -> None:
         before = self._annotations_of(sentence_id)
@@ -203,16 +260,105 @@ class Session(QObject):
     def training_sentences(self) -> tuple[tuple[int, ...], tuple[Sentence, ...]]:
         """Ids and sentences (with their current annotations) in document order.
 
-        The first call reads the project; later ones copy the cached list,
-        which every edit, undo and redo keeps up to date.  Sentences are
-        immutable, so the tuples are a snapshot a worker thread can use.
+        The first call reads the project (or waits for the background read
+        in progress); later ones copy the cached list, which every edit,
+        undo and redo keeps up to date.  Sentences are immutable, so the
+        tuples are a snapshot a worker thread can use.  For a big project,
+        call it once :attr:`sentences_ready` (see
+        :meth:`defer_until_sentences_ready`), or it blocks the GUI thread.
         """
+        if self._sentences is None and self._read is not None:
+            read = self._read
+            read.pacer.free()
+            self._reader.wait()  # rather than reading a second time
+            if read.result is not None:
+                self._install(read)
         if self._sentences is None:
-            sentences = list(self.project.corpus())
-            if len(sentences) != len(self._order):
+            ids, sentences = self.project.snapshot()
+            if ids != self._order:
                 raise RuntimeError("project changed while it was read")
             self._sentences = sentences
         return tuple(self._order), tuple(self._sentences)
+
+    @property
+    def sentences_ready(self) -> bool:
+        """True when :meth:`training_sentences` returns at once (cached, or a small project)."""
+        return self._sentences is not None or len(self._order) < BACKGROUND_READ_MIN
+
+    def read_sentences(self) -> None:
+        """Start reading the training sentences in a worker thread (big projects only).
+
+        Does nothing when they are ready or already being read.  The window
+        calls it on opening a project; :attr:`sentencesReady` tells when the
+        read is in.
+        """
+        if self.sentences_ready or self._read is not None:
+            return
+        if self._reader is None:
+            self._reader = TaskRunner(self)
+        read = self._read = SnapshotRead(self.project.path, Pacer(self))
+        self._edited_during_read = set()
+        task = self._reader.start(read)
+        task.signals.returned.connect(lambda _result, r=read: self._install(r))
+        task.signals.errored.connect(lambda message, _tb, r=read: self._read_failed(r, message))
+
+    def defer_until_sentences_ready(self, key: str, action: Callable[[], None]) -> bool:
+        """Run ``action`` once the training sentences are in memory, if they are not yet.
+
+        Returns False (and does nothing) when :attr:`sentences_ready`, so the
+        caller goes on at once; otherwise starts the background read if
+        needed, keeps ``action`` (the latest one per ``key``) and returns True.
+        """
+        if self.sentences_ready:
+            return False
+        self._ready_actions[key] = action
+        self.read_sentences()
+        return True
+
+    def shutdown(self) -> None:
+        """Stop a background read and drop the deferred actions (the project closes)."""
+        self._ready_actions.clear()
+        if self._read is not None:
+            self._read.pacer.free()
+            self._read = None
+        if self._reader is not None:
+            self._reader.shutdown()
+            gc.unfreeze()  # the read froze what it made (sentence_reader.collector_paused)
+
+    def _note_edit(self, sentence_id: int, _changes) -> None:
+        if self._read is not None:
+            self._edited_during_read.add(sentence_id)
+
+    def _install(self, read: SnapshotRead) -> None:
+        """Take a finished background read, with the edits made meanwhile re-read."""
+        if read is not self._read:
+            return  # stale: a bulk change started another read, or the project closed
+        self._read = None
+        ids, sentences = read.result
+        if ids != self._order:
+            log.warning("%s changed while it was read; reading it again when needed", self.project.path)
+            self._run_ready_actions()
+            return
+        for sid in self._edited_during_read:
+            i = self._position[sid]
+            sentences[i] = replace(sentences[i], annotations=self._annotations_of(sid))
+        self._sentences = sentences
+        self._run_ready_actions()
+        self.sentencesReady.emit()
+
+    def _read_failed(self, read: SnapshotRead, message: str) -> None:
+        if read is not self._read:
+            return
+        self._read = None
+        log.warning("reading %s in the background failed (%s); reading it when needed",
+                    self.project.path, message)
+        self._run_ready_actions()
+
+    def _run_ready_actions(self) -> None:
+        # Without the cache (a failed read) each action reads the project itself.
+        actions, self._ready_actions = self._ready_actions, {}
+        for action in actions.values():
+            action()
 
     # ------------------------------------------------------------------
     # labels and bulk changes
@@ -228,7 +374,12 @@ class Session(QObject):
 
     def reload(self) -> None:
         """Re-read the current sentence (after an import or a label change)."""
-        self._sentences = None
+        wanted = self._sentences is not None or self._read is not None
+        if self._read is not None:  # it may predate the change: read again
+            self._read.pacer.free()
+        self._sentences = self._read = None
+        if wanted:
+            self.read_sentences()
         if self.current_id is not None:
             sid, self.current_id = self.current_id, None
             self.go_to(sid)

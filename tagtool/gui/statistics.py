@@ -178,7 +178,8 @@ class StatisticsPanel(QScrollArea):
         session.labelsChanged.connect(self._recount)
         if loop is not None:
             loop.stored.connect(lambda *_: self.schedule())
-        self.refresh()
+        # No refresh here: the panel fills once it is on screen (refresh_when_seen),
+        # so opening a big project with the dock behind a tab counts nothing.
 
     def _count_edit(self, _sid, before: dict, after: dict) -> None:
         counts = self._label_counts
@@ -205,13 +206,30 @@ class StatisticsPanel(QScrollArea):
             self._label_counts = {n: list(c) for n, c in self.session.project.label_counts().items()}
         return {n: tuple(self._label_counts.get(n, (0, 0))) for n in self.session.style.names}
 
+    def on_screen(self) -> bool:
+        """Seen by the user: shown, and not behind another dock's tab.
+
+        A dock tabified behind another stays "visible" to Qt, so
+        ``isVisible`` alone would count a 100k-sentence project at every
+        opening and edit for a panel nobody sees.
+        """
+        return self.isVisible() and not self.visibleRegion().isEmpty()
+
     def schedule(self) -> None:
-        if self.isVisible():
+        if self.on_screen():
             self._timer.start()
+
+    def refresh_when_seen(self) -> None:
+        """Refresh once the event loop has laid the panel out, if it is on screen then.
+
+        Called when it is shown and when its dock's tab is selected; after
+        the window's pending paints, so opening a project paints first.
+        """
+        QTimer.singleShot(0, self, lambda: self.on_screen() and self.refresh())
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        self.refresh()
+        self.refresh_when_seen()
 
     def refresh(self) -> None:
         project = self.session.project

@@ -23,7 +23,7 @@ import os
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,16 @@ _STATUS_SQL = {
     "partial": "(s.n_full < s.n_tokens AND s.n_full + s.n_partial > 0)",
     "incomplete": "s.n_full < s.n_tokens",
 }
+#: Sentences read between two calls of ``Project.snapshot``'s ``checkpoint``.
+CHECKPOINT_EVERY = 32
+#: Sort keys of ``sentence_ids(order_by=...)`` (None: document order).  Status
+#: ranks none (0), partial (1), full (2); text compares the list's preview.
+_ORDER_KEYS = {
+    "position": None,
+    "status": "(s.n_full = s.n_tokens) + (s.n_full + s.n_partial > 0)",
+    "length": "s.n_tokens",
+    "text": "lower(substr(s.text, 1, 80))",
+}
 
 
 class NotFoundError(ProjectError, LookupError):
@@ -76,6 +86,33 @@ class _Sentinel:
 UNCHANGED: Any = _Sentinel("UNCHANGED")
 #: "Choose for me" (``add_label``'s shortcut: the lowest free digit 1–9).
 AUTO: Any = _Sentinel("AUTO")
+
+
+#: What SQLite's error codes mean to someone editing a project.
+_REASONS = (
+    ("SQLITE_FULL", "the disk is full"),
+    ("SQLITE_READONLY", "the file or its disk is read-only"),
+    ("SQLITE_BUSY", "another program is writing to it"),
+    ("SQLITE_LOCKED", "another program is writing to it"),
+    ("SQLITE_IOERR", "the disk reported an error"),
+    ("SQLITE_CANTOPEN", "the file cannot be reached"),
+    ("SQLITE_CORRUPT", "the file is damaged"),
+)
+
+
+def _reason(error: sqlite3.Error) -> str:
+    """A sqlite3 error in words (extended codes such as SQLITE_IOERR_WRITE included)."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    message = str(error).lower()
+    for code, words in _REASONS:
+        if name.startswith(code):
+            return words
+    # errors raised by hand (tests) carry no code, only SQLite's message
+    if "disk is full" in message:
+        return "the disk is full"
+    if "readonly" in message or "read-only" in message:
+        return "the file or its disk is read-only"
+    return "the database refused the change"
 
 
 def _json_default(value: Any) -> Any:
@@ -189,8 +226,9 @@ class Project:
     def open(cls, path: str | os.PathLike, readonly: bool = False) -> Project:
         """Open a project file.
 
-        The file is checked (header, ``PRAGMA quick_check``, schema version)
-        through a read-only connection before anything may write to it.  An
+        The file is checked (header, ``PRAGMA integrity_check``, schema
+        version, JSON values) through a read-only connection before anything
+        may write to it; text damaged inside a value reads as U+FFFD.  An
         older schema is migrated after a backup copy ``<file>.bak-v<N>`` is
         written (with ``readonly=True`` the migration happens in memory and
         the file is left alone).  A newer schema opens read-only with a
@@ -215,10 +253,18 @@ class Project:
         )
 
     def close(self) -> None:
-        """Close the connection (idempotent); edits are already committed."""
+        """Close the connection (idempotent); edits are already committed.
+
+        Closing checkpoints the WAL into the file; when that fails (a full or
+        read-only disk) the WAL stays beside the file, committed edits in it,
+        and the next open replays it, so the failure is only logged.
+        """
         if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+            conn, self._conn = self._conn, None
+            try:
+                conn.close()
+            except sqlite3.Error as e:
+                log.warning("%s: closing failed (%s); committed edits stay in its WAL file", self.path, e)
 
     @property
     def closed(self) -> bool:
@@ -256,18 +302,27 @@ class Project:
         conn = self._db
         try:
             conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as e:
-            raise ProjectError(f"{self.path} cannot be changed now ({e})") from e
+        except sqlite3.Error as e:
+            raise ProjectError(f"{self.path} cannot be changed now: {_reason(e)} ({e})") from e
         try:
             yield conn
             conn.execute("COMMIT")
         except BaseException as e:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            self._rollback(conn)
             self._labels = None
             if isinstance(e, sqlite3.Error):
-                raise ProjectError(f"{self.path}: the change could not be saved ({e})") from e
+                raise ProjectError(f"{self.path}: the change could not be saved: {_reason(e)} ({e})") from e
             raise
+
+    def _rollback(self, conn: sqlite3.Connection) -> None:
+        # SQLite may have rolled back already (a full disk, an I/O error);
+        # a failing ROLLBACK must not hide the error that caused it.
+        if not conn.in_transaction:
+            return
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error as e:
+            log.warning("%s: rollback failed (%s)", self.path, e)
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = self._db.execute(sql, params).fetchone()
@@ -479,17 +534,81 @@ class Project:
         )
         return [DocumentInfo(*row) for row in rows]
 
-    def sentence_ids(self, document_id: int | None = None) -> list[int]:
-        """Ids of all sentences (or one document's) in document order."""
-        if document_id is None:
-            rows = self._db.execute(
-                f"SELECT s.id {_rows.ORDERED_SENTENCES} ORDER BY d.position, s.position"
-            )
+    def sentence_ids(
+        self,
+        document_id: int | None = None,
+        *,
+        status: str | Iterable[str] | None = None,
+        search: str | None = None,
+        order_by: str = "position",
+        descending: bool = False,
+    ) -> list[int]:
+        """Ids of all sentences (or those passing the filters), in document order by default.
+
+        One query returning only ids (no token data): the sentence list keeps
+        them as the index of a filtered or sorted view and reads its rows page
+        by page with :meth:`sentence_summaries_by_id`.
+
+        Parameters
+        ----------
+        document_id, status, search
+            Filters as in :meth:`sentence_summaries`.
+        order_by : {"position", "status", "length", "text"}
+            Document order; or by status (none, partial, full), by number of
+            tokens, or by the text (case-insensitive for ASCII letters), with
+            ties in document order.
+        descending : bool
+            Reverse the order (ties stay in document order).
+        """
+        if order_by not in _ORDER_KEYS:
+            raise ValueError(f"order_by must be among {', '.join(_ORDER_KEYS)}, got {order_by!r}")
+        where, params = self._summary_filter(status, search, document_id)
+        key, direction = _ORDER_KEYS[order_by], " DESC" if descending else ""
+        if key is None:
+            order = f"d.position{direction}, s.position{direction}"
         else:
-            rows = self._db.execute(
-                "SELECT id FROM sentences WHERE document_id = ? ORDER BY position", (document_id,)
-            )
+            order = f"{key}{direction}, d.position, s.position"
+        rows = self._db.execute(
+            f"SELECT s.id {_rows.ORDERED_SENTENCES} {where} ORDER BY {order}", params
+        )
         return [r[0] for r in rows]
+
+    def next_sentence(
+        self,
+        after: int | None = None,
+        status: str | Iterable[str] | None = None,
+        search: str | None = None,
+    ) -> int | None:
+        """The first sentence after ``after`` in document order passing the filters.
+
+        Wraps around to the first sentence; None when no sentence other
+        than ``after`` passes.  Two ``LIMIT 1`` queries at most, however
+        large the project (the "next unfinished sentence" key).
+
+        Raises
+        ------
+        NotFoundError
+            ``after`` is not a sentence of the project.
+        """
+        where, params = self._summary_filter(status, search, None)
+        where = where or "WHERE 1"
+        first = f"SELECT s.id {_rows.ORDERED_SENTENCES} {where} AND s.id <> ? ORDER BY d.position, s.position LIMIT 1"
+        if after is None:
+            return self._one(first, [*params, -1])
+        row = self._db.execute(
+            "SELECT d.position, s.position FROM sentences s JOIN documents d ON d.id = s.document_id "
+            "WHERE s.id = ?", (int(after),)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no sentence with id {after}")
+        found = self._one(
+            f"SELECT s.id {_rows.ORDERED_SENTENCES} {where} "
+            # the first condition lets SQLite start at the current document
+            "AND d.position >= ? AND (d.position > ? OR s.position > ?) "
+            "ORDER BY d.position, s.position LIMIT 1",
+            [*params, row[0], row[0], row[1]],
+        )
+        return found if found is not None else self._one(first, [*params, int(after)])
 
     def sentence(self, sentence_id: int) -> Sentence:
         """One sentence with its annotations."""
@@ -540,6 +659,60 @@ class Project:
         ]
         return Corpus(self.labels, documents)
 
+    def snapshot(
+        self, checkpoint: Callable[[], bool] | None = None
+    ) -> tuple[list[int], list[Sentence]]:
+        """Ids and sentences (with their annotations) of the whole project, in document order.
+
+        Read in one transaction, so both lists describe the same moment
+        even while another connection edits the file.  This reads every
+        sentence (seconds for 100k): the app runs it in a worker thread on a
+        connection of its own, never on the window's.
+
+        Parameters
+        ----------
+        checkpoint : callable, optional
+            Called every :data:`CHECKPOINT_EVERY` sentences (a worker thread
+            pauses there for the GUI thread); when it returns True the read
+            ends with :class:`InterruptedError`.
+        """
+        db = self._db
+        outer = db.in_transaction
+        if not outer:
+            db.execute("BEGIN")
+        try:
+            return self._read_snapshot(db, checkpoint)
+        finally:
+            if not outer:
+                db.execute("COMMIT")
+
+    def _read_snapshot(
+        self, db: sqlite3.Connection, checkpoint: Callable[[], bool] | None
+    ) -> tuple[list[int], list[Sentence]]:
+        # One row per sentence: its JSON fields as one document (a third of
+        # the decoding calls) and its annotations as "token labels token
+        # labels ..." (label names hold no spaces), read through the
+        # annotations' primary key.
+        ids: list[int] = []
+        sentences: list[Sentence] = []
+        parse = _rows.parse_stored
+        for sid, fields, annotated in db.execute(
+            "SELECT s.id, '[' || s.tokens || ',' || s.columns || ',' || s.meta || ']', "
+            "(SELECT group_concat(a.token || ' ' || a.labels, ' ') FROM annotations a "
+            f" WHERE a.sentence_id = s.id) {_rows.ORDERED_SENTENCES} ORDER BY d.position, s.position"
+        ):
+            if checkpoint is not None and len(ids) % CHECKPOINT_EVERY == 0 and checkpoint():
+                raise InterruptedError(f"{self.path}: reading stopped")
+            tokens, columns, meta = json.loads(fields)
+            anns = [EMPTY] * len(tokens)
+            if annotated:
+                parts = annotated.split(" ")
+                for t, text in zip(parts[::2], parts[1::2]):
+                    anns[int(t)] = parse(text)
+            ids.append(sid)
+            sentences.append(Sentence(tokens, anns, columns, meta))
+        return ids, sentences
+
     def sentence_summaries(
         self,
         status: str | Iterable[str] | None = None,
@@ -574,6 +747,37 @@ class Project:
         )
         params = [preview_chars, *params, -1 if limit is None else limit, offset]
         return [SentenceSummary(*row) for row in self._db.execute(sql, params)]
+
+    def sentence_summaries_by_id(
+        self, sentence_ids: Iterable[int], preview_chars: int = 80
+    ) -> list[SentenceSummary]:
+        """Rows of the sentence list for these ids, in their order (one query).
+
+        Primary-key lookups: a page deep down a long list costs what the
+        first page costs (``OFFSET`` would walk every row before it).
+
+        Raises
+        ------
+        NotFoundError
+            An id the project does not hold.
+        """
+        ids = [int(i) for i in sentence_ids]
+        if not ids:
+            return []
+        rows = {
+            row[0]: SentenceSummary(*row)
+            for row in self._db.execute(
+                "SELECT s.id, s.document_id, d.name, s.position, s.n_tokens, s.n_full, "
+                "s.n_partial, substr(s.text, 1, ?) FROM sentences s "
+                "JOIN documents d ON d.id = s.document_id "
+                "WHERE s.id IN (SELECT value FROM json_each(?))",
+                (preview_chars, _rows.dumps(ids)),
+            )
+        }
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise NotFoundError(f"no sentence with id {missing[0]}")
+        return [rows[i] for i in ids]
 
     def count_sentences(
         self,

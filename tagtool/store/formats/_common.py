@@ -80,23 +80,31 @@ def locate_undecodable_line(path: Path, encoding: str) -> int | None:
         for lineno, raw in enumerate(fh, 1):
             try:
                 decoder.decode(raw)
-            except UnicodeDecodeError:
+            except UnicodeError:
                 return lineno
     try:
         decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
+    except UnicodeError:
         return max(lineno, 1)
     return None
 
 
-def decode_error(path: Path, encoding: str, exc: UnicodeDecodeError) -> FormatError:
-    """The :class:`FormatError` to raise for ``exc``, with its line."""
-    bad = exc.object[exc.start : exc.start + 4]
+def decode_error(path: Path, encoding: str, exc: UnicodeError) -> FormatError:
+    """The :class:`FormatError` to raise for ``exc``, with its line.
+
+    Besides :class:`UnicodeDecodeError`, codecs raise a bare
+    :class:`UnicodeError` for a whole stream they cannot start on (UTF-16
+    without a byte-order mark).
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        what = f"bytes {exc.object[exc.start : exc.start + 4]!r}"
+        reason = exc.reason
+    else:
+        what, reason = "the file", str(exc)
     return FormatError(
         path,
         locate_undecodable_line(path, encoding),
-        f"cannot decode bytes {bad!r} as {encoding} ({exc.reason}); "
-        "choose the file's encoding (e.g. latin-1)",
+        f"cannot decode {what} as {encoding} ({reason}); choose the file's encoding (e.g. latin-1)",
     )
 
 
@@ -115,7 +123,7 @@ def iter_lines(path: Path, encoding: str) -> Iterator[tuple[int, str]]:
                 if not nul_is_text and "\x00" in line:
                     raise FormatError(path, lineno, "binary data (NUL byte) in a text file")
                 yield lineno, line
-        except UnicodeDecodeError as exc:
+        except UnicodeError as exc:
             raise decode_error(path, encoding, exc) from None
 
 

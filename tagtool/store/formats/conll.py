@@ -151,6 +151,8 @@ def read(ctx: ReadContext, *, sep: str | None = None) -> Iterator[Item]:
                 lineno,
                 f"{len(fields)} columns where line {layout.first_line} has {layout.n_columns}{hint}",
             )
+        if not fields[layout.token]:  # only an exact ``sep`` leaves empty cells
+            raise ctx.error(lineno, f"empty token (column {layout.token})")
         if not rows:
             start = lineno
         rows.append(fields)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import logging
 import re
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
@@ -91,26 +92,49 @@ def _load(ctx: ReadContext, sep: str) -> pd.DataFrame:
 
     encoding = text_encoding(ctx.path, ctx.encoding)
     check_not_binary(ctx.path, ctx.encoding)
+    quoting = csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL
     try:
-        return pd.read_csv(
-            ctx.path,
-            sep=sep,
-            dtype=str,
-            keep_default_na=False,
-            na_filter=False,
-            skip_blank_lines=False,  # keeps row i on line i + 2, blank rows dropped later
-            index_col=False,
-            encoding=encoding,
-            quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL,
-            engine="c",
-        )
+        with warnings.catch_warnings():
+            # pandas only warns when the first rows are longer than the
+            # header, and drops their extra cells: refuse the file instead.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(
+                ctx.path,
+                sep=sep,
+                dtype=str,
+                keep_default_na=False,
+                na_filter=False,
+                skip_blank_lines=False,  # keeps row i on line i + 2, blank rows dropped later
+                index_col=False,
+                encoding=encoding,
+                quoting=quoting,
+                engine="c",
+            )
     except pd.errors.EmptyDataError:
         raise ctx.error(1, "empty file: no header line") from None
     except pd.errors.ParserError as exc:
         found = re.search(r"line (\d+)", str(exc))
         raise ctx.error(int(found.group(1)) if found else None, f"malformed table: {exc}") from None
-    except UnicodeDecodeError as exc:
+    except pd.errors.ParserWarning:
+        line, n_fields, n_header = _long_row(ctx, sep, encoding, quoting)
+        raise ctx.error(line, f"malformed table: {n_fields} fields where the header has {n_header}") from None
+    except UnicodeError as exc:
         raise decode_error(ctx.path, ctx.encoding, exc) from None
+
+
+def _long_row(ctx: ReadContext, sep: str, encoding: str, quoting: int) -> tuple[int | None, int, int]:
+    """``(line, fields, header fields)`` of the first row longer than the header."""
+    header: list[str] = []
+    with open(ctx.path, encoding=encoding, newline="") as fh:
+        rows = csv.reader(fh, delimiter=sep, quoting=quoting)
+        try:
+            header = next(rows, [])
+            for row in rows:
+                if len(row) > len(header):
+                    return rows.line_num, len(row), len(header)
+        except (csv.Error, UnicodeError):  # only the line number is lost
+            pass
+    return None, len(header) + 1, len(header)
 
 
 def _header_names(ctx: ReadContext, frame: pd.DataFrame) -> tuple[str, str | None]:
