@@ -11,6 +11,12 @@ The Python API is loaded on first use, so ``import tagtool`` stays light::
     tagtool.load_tagger("ner.tagger").tag([["EU", "rejects", "German", "call"]])
 """
 
+from tagtool._runtime import configure_numba_cache as _configure_numba_cache
+
+# The frozen app's numba cache folder must be set before anything imports
+# numba; outside a frozen app this does nothing.
+_configure_numba_cache()
+
 __version__ = "0.1.0"
 
 #: Public names imported lazily (module attribute -> "module:name").

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from tagtool.errors import TagtoolError
 from tagtool.gui.main_window import MainWindow
 from tagtool.gui.style import apply_theme
+from tagtool.paths import ICON_PNG, resource
+
+log = logging.getLogger(__name__)
 
 
 def application() -> QApplication:
@@ -18,15 +25,67 @@ def application() -> QApplication:
         app = QApplication(sys.argv[:1])
         app.setApplicationName("tagtool")
         app.setOrganizationName("tagtool")
+        # Lets the desktop match the windows to packaging/tagtool.desktop.
+        app.setDesktopFileName("tagtool")
+        icon = app_icon()
+        if icon is not None:
+            app.setWindowIcon(icon)
     return app
 
 
-def run(project: Path | None = None) -> int:
-    """Show the main window (on ``project`` if given) until it is closed."""
+def app_icon() -> QIcon | None:
+    """The window icon from ``resources/``, or None where resources are missing."""
+    try:
+        path = resource(ICON_PNG)
+    except TagtoolError:
+        return None
+    icon = QIcon(str(path))
+    return None if icon.isNull() else icon
+
+
+def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
+    """Show the main window (on ``project`` if given) until it is closed.
+
+    Parameters
+    ----------
+    project : Path or None
+        Project file to open.
+    quit_after_ms : int or None
+        Smoke test of a build (``tagtool gui --quit-after``): close the window
+        after this many milliseconds of running; the exit status is 0 if the
+        project opened, 1 if it did not.
+    """
     app = application()
     window = MainWindow()
     apply_theme(app, window.settings.theme)
-    if project is not None:
-        window.open_project(project)
+    state = {"looping": False}
+    if quit_after_ms is not None:
+        QTimer.singleShot(quit_after_ms, lambda: _end_smoke_test(app, window, state))
+    opened = project is None or window.open_project(project)
+    if quit_after_ms is not None and not opened:
+        return 1
     window.show()
+    state["looping"] = True
     return app.exec()
+
+
+def _end_smoke_test(app: QApplication, window: MainWindow, state: dict) -> None:
+    """Log what the window shows, close it and leave the event loop.
+
+    Before the main loop runs (the project is still opening), close a modal
+    box such as open_project's error, which offscreen would wait forever for
+    a click, and look again shortly: run() returns 1 itself if opening failed.
+    """
+    modal = app.activeModalWidget()
+    if modal is not None:
+        modal.close()
+    if not state["looping"]:
+        QTimer.singleShot(100, lambda: _end_smoke_test(app, window, state))
+        return
+    if window.session is not None:
+        from tagtool.learn import available_learners
+
+        log.info("smoke test: window %r shows %d sentences; learners offered: %s", window.windowTitle(),
+                 window.session.project.n_sentences, ", ".join(available_learners()))
+    window.close()
+    app.exit(0)

@@ -48,17 +48,14 @@ References
 from __future__ import annotations
 
 import numpy as np
-
-import sys
-
 from numba import njit
+
+from tagtool.decode._jit import CACHE
 
 # tagtool.decode._jit._njit plus fastmath: the L x L inner loops are sums of
 # products, and letting LLVM reassociate and fuse them (no assumptions about
 # inf or nan) vectorises them, about twice as fast.
-_fast = njit(
-    cache=not getattr(sys, "frozen", False), nogil=True, error_model="numpy", fastmath={"reassoc", "contract"}
-)
+_fast = njit(cache=CACHE, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 
 #: Sentence kinds in ``kinds`` (the snapshot's status codes).
 KIND_NONE, KIND_PARTIAL, KIND_FULL = 0, 1, 2
