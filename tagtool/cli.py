@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gui", help="open the desktop app on a project (default: the sample project)")
     p.add_argument("project", type=Path, nargs="?", help="project file (.tagproj)")
+    p.add_argument("--quit-after", type=int, metavar="MS",
+                   help="smoke test of an installed or bundled build: close the window after MS "
+                   "milliseconds of running; exit status 0 only if the project opened")
     p.set_defaults(func=cmd_gui)
     _add_learning_commands(sub)
     return parser
@@ -183,7 +186,17 @@ def cmd_gui(args: argparse.Namespace) -> int:
         raise TagtoolError(f"{path}: no such project file")
     from tagtool.gui.app import run
 
-    return run(path)
+    quit_after = getattr(args, "quit_after", None)
+    if quit_after is None:
+        return run(path)
+    if quit_after < 0:
+        raise TagtoolError(f"--quit-after {quit_after}: milliseconds must be 0 or more")
+    status = run(path, quit_after_ms=quit_after)
+    if status == 0:
+        print(f"gui: opened {path} and closed it after {quit_after} ms")
+    else:
+        print(f"tagtool: error: gui: {path} did not open", file=sys.stderr)
+    return status
 
 
 def _has_display() -> bool:
@@ -224,10 +237,12 @@ settings (--set KEY=VALUE, repeatable):
   NAME=VALUE             a parameter of the learner (learner.NAME also works),
                          e.g. --set epochs=20 --set averaged=false
   features.NAME=VALUE    a feature-extractor setting: feature_set (default |
-                         crfsuite), window, min_count, hashing, n_hash,
+                         crfsuite | crfsuite+default, a stack of both),
+                         window, min_count, hashing, n_hash,
                          pos_column, columns (comma-separated)
   views.kind=KIND        view split of two-view learners: random (default),
-                         odd-even, token-surface
+                         odd-even, token-surface, spelling-context,
+                         feature-sets (one view per set of a stack)
   views.seed=N           seed of the random split (default: --seed)
   Values take the type of the setting's default (true/false for booleans,
   none for settings that default to none). Each learner's own feature
@@ -279,8 +294,10 @@ def _add_learning_commands(sub) -> None:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("tag", help="tag a file with a tagger",
-                       description="Tag INPUT (read in batches, any format) and write the predictions "
-                       "atomically to OUTPUT, or to stdout.")
+                       description="Tag INPUT (streamed in batches, any format; memory stays flat whatever "
+                       "its size) and write the predictions atomically to OUTPUT, or to stdout. Progress on "
+                       "stderr; Ctrl-C stops cleanly and writes nothing. --workers and --dask give the same "
+                       "output as one process.")
     p.add_argument("model", type=Path, metavar="MODEL")
     p.add_argument("input", type=Path, metavar="INPUT")
     p.add_argument("-o", "--output", type=Path, metavar="OUTPUT")
@@ -290,8 +307,15 @@ def _add_learning_commands(sub) -> None:
     p.add_argument("--input-format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
                    help="input format (default: from the extension and content)")
     p.add_argument("--token-column", type=int, default=0, metavar="N", help="0-based token column (default 0)")
-    p.add_argument("--batch-size", type=int, default=2000, metavar="N", help="sentences per batch (default 2000)")
+    p.add_argument("--batch-size", type=_positive_int, default=2000, metavar="N",
+                   help="sentences per batch (default 2000)")
     p.add_argument("--encoding", default="utf-8")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_positive_int, default=1, metavar="N",
+                       help="tagging processes on this machine (default 1)")
+    where.add_argument("--dask", metavar="ADDRESS",
+                       help="tag on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786); "
+                       "needs tagtool[dask] here and tagtool on the workers")
     p.set_defaults(func=cmd_tag)
 
     p = sub.add_parser("evaluate", help="score a tagger on a gold-labeled file",
@@ -328,6 +352,59 @@ def _add_learning_commands(sub) -> None:
     p.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
     _add_column_options(p)
     p.set_defaults(func=cmd_experiment)
+    _add_simulate_command(sub, formatter)
+
+
+#: Strategies and modes of ``tagtool simulate`` (``tagtool.simulate.STRATEGIES``/``MODES``;
+#: kept here so that building the parser does not import the learners; a test checks them).
+SIMULATE_STRATEGIES = ("sequential", "random", "uncertainty", "disagreement", "confidence", "combined")
+SIMULATE_MODES = ("full", "tokens", "partial")
+
+
+def _add_simulate_command(sub, formatter) -> None:
+    p = sub.add_parser(
+        "simulate", help="measure annotation cost against F1 with a simulated annotator", epilog=SETTINGS_HELP,
+        formatter_class=formatter,
+        description="An oracle annotator labels DATA in the order --strategy picks (the app's queue), "
+        "whole sentences (--mode full), only the tokens the model is unsure of (tokens), or also candidate "
+        "sets {gold, strongest wrong} where the model is torn between the two (partial). The learner "
+        "retrains (warm start) after every step; the test F1 is recorded against the cost spent. Prints "
+        "the curve and the cost at which it reaches 95 percent of the F1 of the learner trained on all of DATA.")
+    _add_learner_options(p)
+    p.add_argument("--data", type=Path, required=True, metavar="FILE", help="gold-labeled data the oracle annotates")
+    p.add_argument("--test", type=Path, required=True, metavar="FILE", help="gold-labeled sentences to score")
+    p.add_argument("--strategy", required=True, choices=SIMULATE_STRATEGIES,
+                   help="sentence order: sequential (file order), random, uncertainty, disagreement (two-view "
+                   "learners), confidence (wdpsl), combined (the app's question - disagreement, else uncertainty - "
+                   "per unit of cost)")
+    p.add_argument("--mode", choices=SIMULATE_MODES, default="full", help="what the annotator gives (default full)")
+    p.add_argument("--budget", type=float, metavar="TOKENS",
+                   help="total cost (default: the cost of labeling every token of DATA)")
+    p.add_argument("--step", type=float, default=500.0, metavar="TOKENS",
+                   help="cost per step; the learner retrains after each (default 500)")
+    p.add_argument("--growth", type=float, default=1.0, metavar="G",
+                   help="each step costs G times the previous one (default 1: fixed steps)")
+    p.add_argument("--threshold", type=float, default=None, metavar="U",
+                   help="tokens/partial: ask a token when its uncertainty is >= U (default 0.7 for "
+                   "margin-based learners, 0.3 for CRFs)")
+    p.add_argument("--close", type=float, default=None, metavar="U",
+                   help="partial: candidate set where the model's uncertainty between the gold and its "
+                   "strongest wrong label is >= U (default 0.9)")
+    p.add_argument("--max-unlabeled", type=int, default=None, metavar="N",
+                   help="unlabeled sentences per step for learners that use them (default 500)")
+    p.add_argument("--cost-full", type=float, default=1.0, metavar="C", help="cost of a full label (default 1)")
+    p.add_argument("--cost-partial", type=float, default=0.5, metavar="C",
+                   help="cost of a candidate set (default 0.5)")
+    p.add_argument("--cost-skip", type=float, default=0.1, metavar="C",
+                   help="cost of reading a token left unlabeled (default 0.1)")
+    p.add_argument("--full-data-f1", type=float, metavar="X",
+                   help="F1 of the learner trained on all of DATA, if known (skips that training)")
+    p.add_argument("--until-95", action="store_true",
+                   help="stop once the curve reaches 95%% of the full-data F1")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write the curve and cost_to_95 as JSON")
+    p.add_argument("--plot", type=Path, metavar="OUT.png", help="plot F1 against cost (needs matplotlib)")
+    _add_column_options(p)
+    p.set_defaults(func=cmd_simulate)
 
 
 @contextmanager
@@ -424,13 +501,35 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_tag(args: argparse.Namespace) -> int:
-    from tagtool.batch import tag_file
-    from tagtool.tagger import load_tagger
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
-    tagger = load_tagger(args.model)
-    result = tag_file(tagger, args.input, args.output, args.format, input_format=args.input_format,
-                      token_column=args.token_column, batch_size=args.batch_size, encoding=args.encoding)
+
+def cmd_tag(args: argparse.Namespace) -> int:
+    from tagtool.batch import BatchCancelled, tag_file
+
+    if not args.model.is_file():
+        raise FileNotFoundError(f"{args.model}: no such file")
+    # The real stdout, taken before the progress bar starts: on a terminal,
+    # rich swaps sys.stdout for a proxy that prints to the bar's stderr.
+    output = args.output if args.output is not None else sys.stdout
+    # The model goes by path: with --workers each worker process loads it
+    # itself, and the main process, which only reads and writes, never does.
+    try:
+        with _stop_on_sigint() as stop, _progress_bar(f"tagging {args.input.name}") as report:
+            result = tag_file(args.model, args.input, output, args.format, input_format=args.input_format,
+                              token_column=args.token_column, batch_size=args.batch_size,
+                              encoding=args.encoding, progress=report, should_stop=stop,
+                              workers=args.workers, dask_address=args.dask)
+    except BatchCancelled:
+        print("tagtool: interrupted: tagging cancelled, nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(f"tagged {result.n_sentences} sentences, {result.n_tokens} tokens in {result.seconds:.2f} s "
           f"({result.tokens_per_second:,.0f} tokens/s)", file=sys.stderr)
     return 0
@@ -491,6 +590,50 @@ def format_experiment(result, config, with_test: bool) -> str:
             f"{s['labeled']:>6} {s['unlabeled']:>6} {s['token_error_mean']:>8.2f} ± {s['token_error_se']:<5.2f} "
             f"{s['f1_mean']:>8.3f} ± {s['f1_se']:<5.3f} {s['train_seconds_mean']:>9.3f}"
         )
+    lines += [f"note: {note}" for note in result.notes]
+    return "\n".join(lines)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from tagtool.simulate import Costs, SimulationConfig, check_plotting, plot_curves, simulate
+
+    cls, settings = _configured_learner(args, seeded=False)
+    optional = {name: getattr(args, name) for name in ("threshold", "close", "max_unlabeled")
+                if getattr(args, name) is not None}
+    config = SimulationConfig(
+        learner=cls.name, strategy=args.strategy, mode=args.mode, budget=args.budget, step=args.step,
+        growth=args.growth, seed=args.seed, params=settings.params, features=settings.features,
+        views=settings.views, costs=Costs(args.cost_full, args.cost_partial, args.cost_skip),
+        full_data_f1=args.full_data_f1, until_95=args.until_95, **optional,
+    )
+    config.check(cls)
+    if args.plot:
+        check_plotting()
+    data = _read_files([args.data], args, args.label_column)
+    test = _read_files([args.test], args, args.label_column)
+    with _stop_on_sigint() as stop, _progress_bar(f"simulate {cls.name} {args.strategy}+{args.mode}") as report:
+        result = simulate(config, data, test, progress=report, should_stop=stop,
+                          names=(str(args.data), str(args.test)))
+    print(format_simulation(result))
+    if args.json:
+        _write_json(args.json, result.to_dict())
+    if args.plot:
+        plot_curves([result], args.plot)
+    return 0
+
+
+def format_simulation(result) -> str:
+    """The curve and ``cost_to_95`` printed by ``tagtool simulate``."""
+    c = result.costs
+    reached = "never" if result.cost_to_95 is None else f"{result.cost_to_95:,.1f}"
+    lines = [
+        f"{result.learner} {result.strategy}+{result.mode}: {result.data_tokens:,} data tokens; costs: full label "
+        f"{c.full:g}, candidate set {c.partial:g}, skipped token {c.skip:g}",
+        f"full-data F1 {result.full_data_f1:.4f}; 95% of it ({0.95 * result.full_data_f1:.4f}) at cost {reached}",
+        f"{'cost':>10} {'labeled':>8} {'cand.sets':>9} {'F1':>7} {'train s':>8}",
+    ]
+    for p in result.curve:
+        lines.append(f"{p.cost:>10,.1f} {p.tokens_labeled:>8} {p.candidate_sets:>9} {p.f1:>7.4f} {p.train_seconds:>8.2f}")
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
 

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import weakref
 from pathlib import Path
 
 import pytest
 
-from tagtool.batch import BatchCancelled, output_format_for, tag_file
+from tagtool.batch import (
+    BatchCancelled,
+    BatchError,
+    BatchJob,
+    format_batch,
+    ordered_results,
+    output_format_for,
+    tag_file,
+)
+from tagtool.core.corpus import Sentence
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -51,3 +62,186 @@ def test_output_format_defaults():
     assert output_format_for("conllu") == "conll"
     assert output_format_for("jsonl") == "jsonl"
     assert output_format_for("conll", "text") == "text"
+
+
+# ---------------------------------------------------------------------------
+# streaming, errors, the ordered pipeline
+
+
+def write_jsonl(path, bad_at=None):
+    """CONLL's sentences as JSONL token records with a column and a meta key; one bad token."""
+    records = []
+    for i, s in enumerate(read_corpus(INPUT, label_column=None)):
+        tokens = list(s.tokens)
+        if i == bad_at:
+            tokens[1] = "New York"
+        records.append(json.dumps({"tokens": tokens, "pos": list(s.columns["col1"]), "id": f"s{i}"}))
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    return path
+
+
+def test_tag_file_takes_a_tagger_path_and_keeps_columns_and_meta(tagger, tmp_path):
+    model = tmp_path / "m.tagger"
+    tagger.save(model)
+    source = write_jsonl(tmp_path / "in.jsonl")
+    by_object, by_path = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    tag_file(tagger, source, by_object, batch_size=30)
+    result = tag_file(model, source, by_path, batch_size=30)
+    assert result.output_format == "jsonl" and by_path.read_bytes() == by_object.read_bytes()
+    back = read_corpus(by_path)
+    assert back.sentences[3].meta["id"] == "s3" and "pos" in back.sentences[3].columns
+    assert [[next(iter(a)) for a in s.annotations] for s in back] == tagger.tag(read_corpus(source).sentences)
+
+
+def test_a_sentence_that_cannot_be_written_names_input_and_sentence(tagger, tmp_path):
+    source = write_jsonl(tmp_path / "in.jsonl", bad_at=37)
+    out = tmp_path / "out.conll"
+    with pytest.raises(BatchError) as caught:
+        tag_file(tagger, source, out, "conll", batch_size=10)
+    message = str(caught.value)
+    assert message.startswith(f"{source}: sentence 38: cannot write it as conll:") and "'New York'" in message
+    assert "\n" not in message and list(tmp_path.iterdir()) == [source]
+
+
+def test_malformed_input_names_file_and_line_and_writes_nothing(tagger, tmp_path):
+    from tagtool.errors import FormatError
+
+    source = tmp_path / "in.txt"
+    lines = INPUT.read_text().splitlines()
+    lines[60] = lines[60] + " extra"
+    source.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FormatError, match=r"in\.txt:61: "):
+        tag_file(tagger, source, tmp_path / "out.txt", batch_size=5)
+    assert list(tmp_path.iterdir()) == [source]
+
+
+def test_counting_pass_polls_should_stop(tagger, tmp_path, monkeypatch):
+    import tagtool.batch
+
+    monkeypatch.setattr(tagtool.batch, "_COUNT_POLL", 10)
+    polls = []
+
+    def stop():
+        polls.append(1)
+        return True
+
+    with pytest.raises(BatchCancelled):
+        tag_file(tagger, INPUT, tmp_path / "out.txt", progress=lambda f, m: None, should_stop=stop)
+    assert len(polls) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_sentences_do_not_accumulate_while_tagging(tagger, tmp_path, monkeypatch):
+    """Memory stays flat: at each progress report at most a batch or two of sentences is alive."""
+    refs = []
+    post_init = Sentence.__post_init__
+
+    def tracked(self):
+        post_init(self)
+        refs.append(weakref.ref(self))
+
+    monkeypatch.setattr(Sentence, "__post_init__", tracked)
+    alive = []
+    tag_file(tagger, INPUT, tmp_path / "out.txt", batch_size=10,
+             progress=lambda f, m: alive.append(sum(r() is not None for r in refs)))
+    # reading and the tagged copies made them all (the counting pass reads
+    # lines only), yet only the batch being read (plus one sentence of the
+    # reader's lookahead) survives
+    assert len(refs) >= 2 * 100 and len(alive) == 10 and max(alive) <= 10 + 1
+
+
+class Pending:
+    """A future that completes when asked for its result; keeps nothing of its batch."""
+
+    def __init__(self, log, first, n):
+        self.log, self.first, self.n, self.cancelled = log, first, n, False
+
+    def result(self):
+        self.log.append(("result", self.first))
+        return f"{self.first}+{self.n};"
+
+    def cancel(self):
+        self.cancelled = True
+        return True
+
+
+def numbered(n_batches, size, refs):
+    first = 0
+    for _ in range(n_batches):
+        batch = [Sentence(("a",) * (1 + first % 3)) for _ in range(size)]
+        refs.extend(weakref.ref(s) for s in batch)
+        yield first, batch
+        first += size
+
+
+def test_ordered_results_keep_order_bound_in_flight_and_drop_batches():
+    log, refs, futures = [], [], []
+
+    def submit(batch, first):
+        log.append(("submit", first))
+        futures.append(Pending(log, first, len(batch)))
+        return futures[-1]
+
+    texts, live = [], []
+    for n, tokens, text in ordered_results(submit, numbered(6, 4, refs), 3, lambda f, n: "x"):
+        texts.append(text)
+        live.append(sum(r() is not None for r in refs))
+    assert "".join(texts) == "0+4;4+4;8+4;12+4;16+4;20+4;"
+    # at most 3 submitted and not yet collected, at any time
+    pending = 0
+    for kind, _ in log:
+        pending += 1 if kind == "submit" else -1
+        assert pending <= 3
+    assert max(live) <= 4  # only the batch the reader holds: pending futures keep none
+
+
+def test_ordered_results_wrap_a_worker_failure_and_cancel_the_rest():
+    class Broken(Pending):
+        def result(self):
+            raise RuntimeError("worker died")
+
+    made = []
+
+    def submit(batch, first):
+        made.append((Broken if first == 4 else Pending)([], first, len(batch)))
+        return made[-1]
+
+    results = ordered_results(submit, numbered(5, 4, []), 3, lambda f, n: f"in.txt: sentences {f + 1}-{f + n}")
+    assert next(results)[2] == "0+4;"
+    with pytest.raises(BatchError, match=r"^in\.txt: sentences 5-8: RuntimeError: worker died$"):
+        list(results)
+    assert [f.cancelled for f in made] == [False, False, True, True]
+
+
+def test_format_batch_is_what_tag_file_writes(tagger, tmp_path):
+    out = tmp_path / "out.txt"
+    tag_file(tagger, INPUT, out, "text", batch_size=1000)
+    sentences = list(read_corpus(INPUT, label_column=None).sentences)
+    assert format_batch(tagger, sentences, 0, BatchJob("text", str(out), str(INPUT))) == out.read_text()
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("a.conll", "-DOCSTART- -X- O\n\nEU NNP\nrejects VBZ\n\n\n-DOCSTART- -X- O\nPeter NNP\n  \nx y\n"),
+        ("b.conll", "\ufeffa B\nc D\n-DOCSTART- -X-\ne F\n"),
+        ("c.txt", "one line\n\n  \ntwo words here\nthree\n"),
+        ("d.jsonl", '{"tokens": ["a"]}\n\n{"tokens": ["b", "c"]}\n'),
+    ],
+)
+def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
+    from tagtool.batch import _count, quick_count
+    from tagtool.store.formats import detect_format, iter_sentences
+
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    fmt = detect_format(path)
+    assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None)
+
+
+def test_quick_count_matches_on_the_test_slices():
+    from tagtool.batch import _count, quick_count
+    from tagtool.store.formats import detect_format, iter_sentences
+
+    for path in (Path(__file__).parent / "data").glob("*.txt"):
+        fmt = detect_format(path)
+        assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None) > 0

@@ -435,7 +435,7 @@ class FeatureExtractor:
         elif vocabulary is None:
             raise FeatureError("a vocabulary is required unless hashing is on")
         else:
-            extractor._set_vocabulary_from_names([str(n) for n in vocabulary])
+            extractor._set_vocabulary_from_names(list(map(str, vocabulary)))
         return extractor
 
     def _from_parts(self, parts: object) -> FeatureExtractor:

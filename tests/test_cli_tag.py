@@ -1,0 +1,128 @@
+"""``tagtool tag``: progress on stderr, --workers, --dask, Ctrl-C and errors."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import signal
+
+import pytest
+
+import tagtool.batch
+from tagtool.cli import main
+
+DATA = pathlib.Path(__file__).parent / "data"
+CONLL = DATA / "conll2000_train_head.txt"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    from tagtool.core import Corpus
+    from tagtool.learn import make_learner
+    from tagtool.pipeline import train_tagger
+    from tagtool.store.formats import read_corpus
+
+    gold = read_corpus(CONLL)
+    path = tmp_path_factory.mktemp("model") / "m.tagger"
+    train_tagger(Corpus.from_sentences(gold.sentences[:30], labels=gold.labels),
+                 make_learner("perceptron", epochs=2)).save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def expected(model, tmp_path_factory):
+    out = tmp_path_factory.mktemp("serial") / "out.txt"
+    assert main(["tag", str(model), str(CONLL), "-o", str(out), "--batch-size", "9"]) == 0
+    return out.read_bytes()
+
+
+def test_progress_and_summary_go_to_stderr(model, expected, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    code, stdout, err = run(capsys, "tag", model, CONLL, "-o", out, "--batch-size", "9")
+    assert code == 0 and stdout == "" and out.read_bytes() == expected
+    assert "tagging conll2000_train_head.txt" in err and "100 of 100 sentences" in err
+    assert "tagged 100 sentences, 2440 tokens" in err
+
+
+def test_output_to_stdout_stays_on_stdout_when_stderr_is_a_terminal(model, expected, capsys, monkeypatch):
+    # On a terminal the progress bar swaps sys.stdout for a proxy that prints to stderr.
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    code, stdout, err = run(capsys, "tag", model, CONLL, "--batch-size", "9")
+    assert code == 0 and stdout.encode() == expected
+    assert "tagged 100 sentences" in err and CONLL.read_text().split()[0] not in err
+
+
+def test_workers_give_the_same_output(model, expected, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    code, _, err = run(capsys, "tag", model, CONLL, "-o", out, "--batch-size", "9", "--workers", "2")
+    assert code == 0, err
+    assert out.read_bytes() == expected and "tagged 100 sentences" in err
+
+
+def test_dask_gives_the_same_output(model, expected, tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "out.txt"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        code, _, err = run(capsys, "tag", model, CONLL, "-o", out, "--batch-size", "9",
+                           "--dask", cluster.scheduler_address)
+    assert code == 0, err
+    assert out.read_bytes() == expected
+
+
+def test_ctrl_c_cancels_cleanly_and_writes_nothing(model, tmp_path, capsys, monkeypatch):
+    real = tagtool.batch.format_batch
+    calls = []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(*args)
+
+    monkeypatch.setattr(tagtool.batch, "format_batch", interrupted)
+    out = tmp_path / "out.txt"
+    out.write_text("old\n")
+    code, _, err = run(capsys, "tag", model, CONLL, "-o", out, "--batch-size", "5")
+    assert code == 130 and "tagging cancelled, nothing written" in err
+    assert len(calls) == 2 and out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--workers", "0"], "--workers: expected a positive integer, got 0"),
+        (["--workers", "2", "--dask", "tcp://x:1"], "--dask: not allowed with argument --workers"),
+        (["--batch-size", "none"], "--batch-size: expected a positive integer, got 'none'"),
+    ],
+)
+def test_bad_options_are_usage_errors(model, capsys, options, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(["tag", str(model), str(CONLL), *options])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_errors_are_one_line_and_exit_1(model, tmp_path, capsys):
+    broken = tmp_path / "broken.tagger"
+    broken.write_bytes(model.read_bytes()[:300])
+    bad_input = tmp_path / "bad.txt"
+    bad_input.write_text("a B\nb C D\n")
+    for argv, message in [
+        ((tmp_path / "none.tagger", CONLL), "none.tagger: no such file"),
+        ((broken, CONLL), "broken.tagger: not a tagger file"),
+        ((broken, CONLL, "--workers", "2"), "cannot load the tagger: "),
+        ((model, bad_input, "-o", tmp_path / "o.txt"), "bad.txt:2: "),
+    ]:
+        code, _, err = run(capsys, "tag", *argv)
+        lines = [line for line in err.splitlines() if line.startswith("tagtool:")]
+        assert code == 1 and len(lines) == 1 and message in lines[0], err
+        assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "broken.tagger"]
