@@ -16,6 +16,14 @@ simulate`` orders sentences with the same :func:`queue`.
   label, 0 with a full one) times its open question (1 where the views
   disagree, else the uncertainty).  Fully labeled sentences score 0.
 * **Queue**: sentences not fully labeled, the most informative first.
+
+For ``tagtool simulate`` (:mod:`tagtool.simulate`), which scores a whole
+corpus per step, the same numbers come vectorised
+(:func:`sentence_informativeness`), together with two helpers a simulated
+annotator needs: :func:`pair_uncertainty` (how torn the model is between two
+given labels of a token) and, for WD-PSL, :func:`contention_mask` and
+:func:`candidate_uncertainty` (its candidate confidences among the labels
+in contention, turned into an uncertainty).
 """
 
 from __future__ import annotations
@@ -31,10 +39,16 @@ from tagtool.core.snapshot import build_snapshot
 __all__ = [
     "SentenceGuidance",
     "analyse",
+    "candidate_uncertainty",
+    "contention_mask",
     "informativeness",
     "margin_uncertainty",
     "entropy_uncertainty",
+    "open_question",
+    "pair_uncertainty",
     "queue",
+    "sentence_informativeness",
+    "strongest_other",
     "token_uncertainty",
 ]
 
@@ -101,11 +115,116 @@ def informativeness(uncertainty: np.ndarray, allowed: np.ndarray, disagree: np.n
     """
     if len(uncertainty) == 0:
         return 0.0
-    open_question = np.asarray(uncertainty, dtype=np.float64)
-    if disagree is not None:
-        open_question = np.where(disagree, 1.0, open_question)
     missing = 1.0 - information_from_mask(np.asarray(allowed, dtype=bool))
-    return float(np.mean(missing * open_question))
+    return float(np.mean(missing * open_question(uncertainty, disagree)))
+
+
+def open_question(uncertainty: np.ndarray, disagree: np.ndarray | None = None) -> np.ndarray:
+    """Per token: 1 where the views disagree, else the uncertainty (float ``[T]``)."""
+    question = np.asarray(uncertainty, dtype=np.float64)
+    if disagree is not None:
+        question = np.where(disagree, 1.0, question)
+    return question
+
+
+def sentence_informativeness(
+    uncertainty: np.ndarray, allowed: np.ndarray, offsets: np.ndarray, disagree: np.ndarray | None = None
+) -> np.ndarray:
+    """:func:`informativeness` of every sentence of a snapshot at once.
+
+    Parameters
+    ----------
+    uncertainty : float array [N]
+    allowed : bool array [N, L]
+    offsets : int array [n_sentences + 1]
+        Sentence ``i`` spans tokens ``offsets[i]:offsets[i + 1]`` (no empty sentence).
+    disagree : bool array [N], optional
+
+    Returns
+    -------
+    float array [n_sentences]
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if len(offsets) < 2:
+        return np.zeros(0)
+    missing = 1.0 - information_from_mask(np.asarray(allowed, dtype=bool))
+    per_token = missing * open_question(uncertainty, disagree)
+    return np.add.reduceat(per_token, offsets[:-1]) / np.diff(offsets)
+
+
+def strongest_other(scores: np.ndarray, label: np.ndarray) -> np.ndarray:
+    """Per token, the best-scoring label other than ``label[t]`` (``[T, L]``, ``[T]`` → ``[T]``)."""
+    s = np.array(scores, dtype=np.float64)
+    if s.shape[1] < 2:
+        raise ValueError("a token needs at least two labels to have another one")
+    s[np.arange(len(s)), np.asarray(label, dtype=np.int64)] = -np.inf
+    return np.argmax(s, axis=1)
+
+
+def pair_uncertainty(
+    scores: np.ndarray, a: np.ndarray, b: np.ndarray, probabilistic: bool, scale: float | None = None
+) -> np.ndarray:
+    """How torn the model is between labels ``a[t]`` and ``b[t]`` of each token, in [0, 1].
+
+    The token uncertainty of the module doc restricted to two labels: for
+    probabilistic models the entropy (in bits) of the two marginals
+    renormalised, ``p_a / (p_a + p_b)``; for the others ``exp(−|s_a − s_b| / τ)``
+    of their max-marginal scores.  1 when the two tie.
+
+    Parameters
+    ----------
+    scores : float array [T, L]
+        :meth:`ChainModel.score_tokens` output.
+    a, b : int arrays [T]
+    probabilistic : bool
+    scale : float, optional
+        ``τ``; by default the median positive best-vs-second margin of ``scores``.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    rows = np.arange(len(s))
+    sa, sb = s[rows, np.asarray(a, dtype=np.int64)], s[rows, np.asarray(b, dtype=np.int64)]
+    if probabilistic:
+        total = sa + sb
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(total > 0, sa / np.where(total > 0, total, 1.0), 0.5)
+            h = -np.where(q > 0, q * np.log2(q), 0.0) - np.where(q < 1, (1 - q) * np.log2(1 - q), 0.0)
+        return np.clip(h, 0.0, 1.0)
+    if scale is None:
+        scale = margin_scale(margins(s))
+    return np.exp(-np.abs(sa - sb) / scale)
+
+
+def contention_mask(scores: np.ndarray, allowed: np.ndarray, k: int = 2) -> np.ndarray:
+    """``allowed`` with every unlabeled token narrowed to its ``k`` best-scoring labels.
+
+    WD-PSL's candidate confidences (DESIGN §5.4) rank the candidates of
+    constrained tokens; a token without any label takes part in no piece
+    of its own.  Narrowing it to the labels the model hesitates between
+    gives the confidences the annotator would see had they offered that
+    candidate set.
+    """
+    allowed = np.asarray(allowed, dtype=bool)
+    n_labels = allowed.shape[1]
+    if k >= n_labels:
+        return allowed.copy()
+    best = np.argsort(-np.asarray(scores, dtype=np.float64), axis=1, kind="stable")[:, :k]
+    narrowed = np.zeros_like(allowed)
+    np.put_along_axis(narrowed, best, True, axis=1)
+    unlabeled = allowed.all(axis=1)
+    return np.where(unlabeled[:, None], narrowed, allowed)
+
+
+def candidate_uncertainty(confidences: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """``1 − (c₁ − c₂)`` of the two most confident allowed labels of each token, in [0, 1].
+
+    1 when two candidates tie, 0 for a token with one allowed label or a
+    candidate holding all the confidence.
+    """
+    conf = np.where(np.asarray(allowed, dtype=bool), np.asarray(confidences, dtype=np.float64), 0.0)
+    if conf.shape[1] < 2:
+        return np.zeros(len(conf))
+    top2 = np.sort(conf, axis=1)[:, -2:]
+    return np.clip(1.0 - (top2[:, 1] - top2[:, 0]), 0.0, 1.0)
 
 
 def queue(scores: Mapping[int, float], status: Mapping[int, str]) -> list[int]:
