@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+import os
+import platform
 import sys
 from pathlib import Path
 
@@ -17,3 +20,29 @@ def write_keeping_analysis(out: Path, lines: list[str]) -> None:
     tail = previous[previous.index(ANALYSIS_MARKER):] if ANALYSIS_MARKER in previous else ANALYSIS_MARKER + "\n"
     out.write_text("\n".join(lines) + "\n\n" + tail, encoding="utf-8")
     print(f"written to {out}", file=sys.stderr)
+
+
+def cpu_name() -> str:
+    """The CPU model from /proc/cpuinfo (Linux), else what :mod:`platform` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, or ``?`` where the system has none."""
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+
+
+def machine_lines(cpu_note: str = "", versions: str = "") -> list[str]:
+    """The date / platform / CPU / Python header of a result file (``cpu_note`` and ``versions`` appended)."""
+    return [
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- platform: {platform.platform()}",
+        f"- CPU: {cpu_name()} ({os.cpu_count()} logical cores{cpu_note})",
+        f"- Python {platform.python_version()}{versions}",
+    ]

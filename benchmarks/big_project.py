@@ -37,9 +37,7 @@ Results: ``benchmarks/results/big_project.md``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
 import sqlite3
 import statistics
 import sys
@@ -54,7 +52,7 @@ from PySide6.QtCore import QElapsedTimer, QEventLoop, QObject, QSettings, Qt, QT
 from PySide6.QtTest import QTest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import write_keeping_analysis  # noqa: E402
+from _results import machine_lines, load_average, write_keeping_analysis  # noqa: E402
 
 from tagtool.core import Corpus, Document  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
@@ -393,20 +391,10 @@ def cpu_check() -> float:
 
 
 def machine(checks: tuple[float, float]) -> list[str]:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return [
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        f"- platform: {platform.platform()}",
-        f"- CPU: {cpu} ({os.cpu_count()} logical cores; load average at the end {load})",
-        f"- Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, PySide6 {PySide6.__version__}",
+    return machine_lines(
+        f"; load average at the end {load_average()}",
+        f", SQLite {sqlite3.sqlite_version}, PySide6 {PySide6.__version__}",
+    ) + [
         f"- CPU check (10 million Python additions, shared machine): {checks[0]:.2f} s before the run, "
         f"{checks[1]:.2f} s after",
     ]

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import datetime
 import os
-import platform
 import random
 import sqlite3
 import subprocess
@@ -43,8 +41,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "store")]  # the test generators
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from _results import write_keeping_analysis  # noqa: E402
-from tagtool.errors import ProjectError, TagtoolError  # noqa: E402
+from _results import machine_lines, write_keeping_analysis  # noqa: E402
+from tagtool.errors import ProjectError  # noqa: E402
 from tagtool.store.project import Project  # noqa: E402
 from tests.fuzz import checks  # noqa: E402
 from tests.fuzz.inputs import ENCODINGS, READER_CASES, corpus_file  # noqa: E402
@@ -345,20 +343,7 @@ def scenario_tests() -> list[str]:
 
 
 def _machine() -> list[str]:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return [
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        f"- platform: {platform.platform()}",
-        f"- CPU: {cpu} ({os.cpu_count()} logical cores)",
-        f"- Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}",
-    ]
+    return machine_lines(versions=f", SQLite {sqlite3.sqlite_version}")
 
 
 TABLE = ["| entry point | named error | tried | refused (named error) | accepted (valid result) "

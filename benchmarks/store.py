@@ -16,15 +16,14 @@ large projects): import under 10 s, reopen under 1 s.
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _results import machine_lines
 
 from tagtool.core import Corpus, Document
 from tagtool.store.formats import read_corpus
@@ -99,20 +98,7 @@ def run_once(corpus: Corpus, folder: Path, run: int) -> dict[str, float]:
 
 
 def _machine() -> list[str]:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return [
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        f"- platform: {platform.platform()}",
-        f"- CPU: {cpu} ({os.cpu_count()} logical cores)",
-        f"- Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}",
-    ]
+    return machine_lines(versions=f", SQLite {sqlite3.sqlite_version}")
 
 
 def scaled(corpus: Corpus, k: int) -> Corpus:

@@ -42,10 +42,8 @@ rows should match.
 from __future__ import annotations
 
 import argparse
-import datetime
 import hashlib
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -54,7 +52,7 @@ import threading
 import time
 from pathlib import Path
 
-from _results import write_keeping_analysis
+from _results import machine_lines, load_average, write_keeping_analysis
 
 #: The corpora of ../shared/data, beside the repository (not part of it).
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -227,22 +225,7 @@ def _local_cluster():
 
 
 def _machine() -> list[str]:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    return [
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        f"- platform: {platform.platform()}",
-        f"- CPU: {cpu} ({os.cpu_count()} logical cores; load average at start {load}: "
-        "the machine is shared, so seconds are noisy)",
-        f"- Python {platform.python_version()}",
-    ]
+    return machine_lines(f"; load average at start {load_average()}: the machine is shared, so seconds are noisy")
 
 
 def _row(size: int, mode: str, r: dict, identical: str) -> str:
