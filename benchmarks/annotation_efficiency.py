@@ -178,7 +178,7 @@ def table(task: str, rows: dict[str, tuple[float, float, list[Run]]]) -> list[st
 
 
 def summary(task: str, rows: dict[str, tuple[float, float, list[Run]]]) -> list[str]:
-    lines = ["| learner | full-data F1 (train s) | random+full cost_to_95 | best guided setting | its cost_to_95 | "
+    lines = ["| learner | full-data F1 (train s) | random+full cost_to_95 | best other setting | its cost_to_95 | "
              "ratio | goal (≤ 0.20) |", "|---|---|---|---|---|---|---|"]
     for learner, (full_f1, full_seconds, runs) in rows.items():
         random = runs[0].result
