@@ -24,17 +24,6 @@ DATA = Path(__file__).parent / "data"
 INPUT = DATA / "conll2000_train_head.txt"
 
 
-@pytest.fixture(scope="module")
-def tagger():
-    from tagtool.core import Corpus
-    from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
-
-    gold = read_corpus(INPUT, column_names=["token", "pos", "chunk"])
-    return train_tagger(Corpus.from_sentences(gold.sentences[:30], labels=gold.labels),
-                        make_learner("perceptron", epochs=2))
-
-
 def test_tag_file_writes_the_taggers_predictions(tagger, tmp_path):
     out = tmp_path / "tagged.txt"
     reports = []

@@ -18,17 +18,6 @@ INPUT = DATA / "conll2000_train_head.txt"
 
 
 @pytest.fixture(scope="module")
-def tagger():
-    from tagtool.core import Corpus
-    from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
-
-    gold = read_corpus(INPUT, column_names=["token", "pos", "chunk"])
-    return train_tagger(Corpus.from_sentences(gold.sentences[:30], labels=gold.labels),
-                        make_learner("perceptron", epochs=2))
-
-
-@pytest.fixture(scope="module")
 def model_file(tagger, tmp_path_factory):
     path = tmp_path_factory.mktemp("model") / "m.tagger"
     tagger.save(path)

@@ -421,6 +421,19 @@ def _apply(i, delta, m, ea, ec, is_alpha, W, T, bvec, bf, feat_indptr, feat_indi
 
 
 @_njit
+def _block_workspace(size):
+    """Zeroed arrays for one block of up to ``size`` dual variables.
+
+    ``(a, c, cand, is_alpha, λ, λ_old, r, ub, g, K)``: the outputs' piece labels
+    and candidate indices, the β index, which are α, the values, their previous
+    values, the linear term, the upper bounds, the gradient and the Gram matrix.
+    """
+    return (np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
+            np.zeros(size, np.bool_), np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size),
+            np.zeros(size), np.zeros((size, size)))
+
+
+@_njit
 def block_pass(lo, hi, W, T, bvec, use_bias, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
                n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in, tol, max_iter):
     """One block-coordinate pass over pieces ``lo:hi`` of the restricted dual.
@@ -437,16 +450,7 @@ def block_pass(lo, hi, W, T, bvec, use_bias, feat_indptr, feat_indices, left, al
     d2 = np.zeros(L)
     cap = ws_a.shape[1]
     size = cap + 4
-    ea = np.zeros(size, np.int64)
-    ec = np.zeros(size, np.int64)
-    cj = np.zeros(size, np.int64)
-    is_alpha = np.zeros(size, np.bool_)
-    lam = np.zeros(size)
-    old = np.zeros(size)
-    r = np.zeros(size)
-    ub = np.zeros(size)
-    g = np.zeros(size)
-    K = np.zeros((size, size))
+    ea, ec, cj, is_alpha, lam, old, r, ub, g, K = _block_workspace(size)
     changed = 0
     for i in range(lo, hi):
         m = _block_size(i, cand_ptr, ws_n, beta_in)
@@ -454,16 +458,7 @@ def block_pass(lo, hi, W, T, bvec, use_bias, feat_indptr, feat_indices, left, al
             continue
         if m > size:
             size = 2 * m
-            ea = np.zeros(size, np.int64)
-            ec = np.zeros(size, np.int64)
-            cj = np.zeros(size, np.int64)
-            is_alpha = np.zeros(size, np.bool_)
-            lam = np.zeros(size)
-            old = np.zeros(size)
-            r = np.zeros(size)
-            ub = np.zeros(size)
-            g = np.zeros(size)
-            K = np.zeros((size, size))
+            ea, ec, cj, is_alpha, lam, old, r, ub, g, K = _block_workspace(size)
         bias = bvec[0] * bf
         _assemble(i, W, T, bias, bf, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
                   n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in,
@@ -491,15 +486,7 @@ def assemble_block(i, W, T, bias, use_bias, feat_indptr, feat_indices, left, all
     """Piece ``i``'s block as :func:`block_pass` sees it: ``(K, g, λ, r, ub, is_alpha, a, c, cand)``."""
     m = _block_size(i, cand_ptr, ws_n, beta_in)
     L = W.shape[1]
-    ea = np.zeros(m, np.int64)
-    ec = np.zeros(m, np.int64)
-    cj = np.zeros(m, np.int64)
-    is_alpha = np.zeros(m, np.bool_)
-    lam = np.zeros(m)
-    r = np.zeros(m)
-    ub = np.zeros(m)
-    g = np.zeros(m)
-    K = np.zeros((m, m))
+    ea, ec, cj, is_alpha, lam, _, r, ub, g, K = _block_workspace(m)
     bf = 1.0 if use_bias else 0.0
     _assemble(i, W, T, bias * bf, bf, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
               n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in,
