@@ -230,7 +230,6 @@ LEARNER_NAMES = ("cosvm", "mv-perceptron", "entropy-crf", "wdpsl", "hmm", "perce
 TAG_FORMATS = ("conll", "text", "jsonl")
 #: Learner parameters that take ``--seed``.
 SEED_PARAMS = ("seed", "random_state")
-_TAG_WRITE_OPTIONS = {"conll": {"docstart": False}, "text": {"tagged": True}, "jsonl": {}}
 
 SETTINGS_HELP = """\
 settings (--set KEY=VALUE, repeatable):
@@ -332,7 +331,7 @@ def _add_learning_commands(sub) -> None:
                        description="Per repeat, draw labeled, unlabeled and holdout sentences without "
                        "replacement from the pool, train, and score the holdout (or --test). --labeled and "
                        "--unlabeled pair up element-wise (5,10,20 with 25,50,100: L=5 U=25, ...). Reports "
-                       "mean ± standard error of token error (%%) and span F1, and training seconds.")
+                       "mean ± standard error of token error (%) and span F1, and training seconds.")
     _add_learner_options(p)
     p.add_argument("--data", type=Path, required=True, metavar="FILE")
     p.add_argument("--test", type=Path, metavar="FILE", help="score this file instead of a drawn holdout")

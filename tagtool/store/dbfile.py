@@ -86,17 +86,6 @@ def connect_readwrite(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def quick_check(conn: sqlite3.Connection, path: Path) -> None:
-    """Raise :class:`ProjectError` unless ``PRAGMA quick_check`` says ok."""
-    try:
-        rows = conn.execute("PRAGMA quick_check").fetchall()
-    except sqlite3.DatabaseError as e:
-        raise ProjectError(f"{path} is damaged and cannot be opened ({e})") from e
-    if rows != [("ok",)]:
-        details = "; ".join(str(r[0]) for r in rows[:3])
-        raise ProjectError(f"{path} is damaged and cannot be opened ({details})")
-
-
 def remove_new_side_files(absent_before: set[Path]) -> None:
     """Delete the side files in ``absent_before`` that exist now.
 
