@@ -139,6 +139,7 @@ class ModelLoop(QObject):
     """
 
     started = Signal(str)
+    waiting = Signal(str)  # a run waits for the project's sentences (read in the background)
     progress = Signal(float, str)
     modelChanged = Signal(object)
     finished = Signal(object)
@@ -217,7 +218,9 @@ class ModelLoop(QObject):
             self.failed.emit("Label some tokens first: the model learns from your annotations.", "")
             return False
         if self.session.defer_until_sentences_ready("train", lambda: self.train(after_edit)):
-            return True  # a big project is still being read in the background: train once it is in
+            # a big project is still being read in the background: train once it is in
+            self.waiting.emit("Reading the project's sentences; training starts once they are in…")
+            return True
         ids, sentences = self.session.training_sentences()
         inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds)
         params = self.full_params()
@@ -248,8 +251,9 @@ class ModelLoop(QObject):
                 and tuple(result.tagger.labels) == tuple(self.session.project.labels))
 
     def cancel(self) -> bool:
+        """Stop the running (or waiting) run; False if there was none."""
         self._debounce.stop()
-        if self.runner.cancel():
+        if self.session.drop_deferred("train") or self.runner.cancel():
             self.cancelled.emit()
             return True
         return False

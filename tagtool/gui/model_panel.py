@@ -115,6 +115,7 @@ class ModelPanel(QWidget):
         self.train_button.clicked.connect(self.train)
         self.cancel_button.clicked.connect(loop.cancel)
         loop.started.connect(self._started)
+        loop.waiting.connect(self._waiting)
         loop.progress.connect(self._progress)
         loop.modelChanged.connect(self._model_changed)
         loop.finished.connect(self._finished)
@@ -164,6 +165,10 @@ class ModelPanel(QWidget):
         self.cancel_button.setEnabled(True)
         self.status.setText(f"Training {name}{self._budget()}…")
         self._elapsed.start()
+
+    def _waiting(self, message: str) -> None:
+        self.cancel_button.setEnabled(True)
+        self.status.setText(message)
 
     def _budget(self) -> str:
         """`` (retrain: epochs=3)`` for a capped run after an edit, else nothing."""

@@ -315,6 +315,10 @@ class Session(QObject):
         self.read_sentences()
         return True
 
+    def drop_deferred(self, key: str) -> bool:
+        """Forget the action kept under ``key`` (a cancelled run); True if there was one."""
+        return self._ready_actions.pop(key, None) is not None
+
     def shutdown(self) -> None:
         """Stop a background read and drop the deferred actions (the project closes)."""
         self._ready_actions.clear()

@@ -256,6 +256,26 @@ def test_training_starts_once_the_sentences_are_read(open_window, big_project, q
         loop.cancel()
 
 
+def test_cancel_while_a_run_waits_for_the_sentences_drops_it(open_window, big_project, qtbot):
+    window = open_window(big_project)
+    loop, session, panel = window.model_loop, window.session, window.model_panel
+    loop.auto, loop.cv_folds = False, 0
+    loop.set_learner("hmm", {})
+    assert not session.sentences_ready
+    with qtbot.waitSignal(loop.waiting, timeout=TIMEOUT):
+        assert loop.train()
+    assert panel.cancel_button.isEnabled() and "Reading" in panel.status.text(), "the wait is shown and can be cancelled"
+    started = []
+    loop.started.connect(started.append)
+    with qtbot.waitSignal(loop.cancelled, timeout=TIMEOUT):
+        panel.cancel_button.click()
+    assert "cancelled" in panel.status.text() and not panel.cancel_button.isEnabled()
+    wait_ready(qtbot, session)
+    qtbot.wait(50)
+    assert not started and not loop.busy, "the cancelled run does not start once the sentences are in"
+    assert not loop.cancel(), "nothing left to cancel"
+
+
 def test_closing_while_the_worker_reads_stops_it(open_window, big_project):
     window = open_window(big_project)
     session = window.session
