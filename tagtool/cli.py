@@ -357,7 +357,7 @@ def _add_learning_commands(sub) -> None:
 #: Strategies and modes of ``tagtool simulate`` (``tagtool.simulate.STRATEGIES``/``MODES``;
 #: kept here so that building the parser does not import the learners; a test checks them).
 SIMULATE_STRATEGIES = ("sequential", "random", "uncertainty", "disagreement", "confidence", "combined")
-SIMULATE_MODES = ("full", "tokens", "partial")
+SIMULATE_MODES = ("full", "tokens", "partial", "review")
 
 
 def _add_simulate_command(sub, formatter) -> None:
@@ -366,7 +366,9 @@ def _add_simulate_command(sub, formatter) -> None:
         formatter_class=formatter,
         description="An oracle annotator labels DATA in the order --strategy picks (the app's queue), "
         "whole sentences (--mode full), only the tokens the model is unsure of (tokens), or also candidate "
-        "sets {gold, strongest wrong} where the model is torn between the two (partial). The learner "
+        "sets {gold, strongest wrong} where the model is torn between the two (partial), or reviews whole "
+        "sentences with the model's suggestions, correcting the wrong ones and accepting the rest (review, the "
+        "app's Enter; a corrected token costs --cost-full, an accepted one --cost-skip). The learner "
         "retrains (warm start) after every step; the test F1 is recorded against the cost spent. Prints "
         "the curve and the cost at which it reaches 95 percent of the F1 of the learner trained on all of DATA.")
     _add_learner_options(p)

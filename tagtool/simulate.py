@@ -44,6 +44,14 @@ Modes (what the annotator gives in a sentence it is shown)
                  (:func:`tagtool.guidance.pair_uncertainty` ≥ ``close``) the
                  annotator — simulated as unsure there — gives the candidate
                  set {gold, strongest wrong} instead (cost ``partial``).
+    ``review``   the app's correction workflow (a mode beyond the issue's
+                 three): the sentence is shown with the model's suggestions
+                 (its Viterbi path under the annotations already there, as
+                 the editor shows them); the annotator corrects every wrong
+                 suggestion (cost ``full`` each) and accepts the rest with
+                 Enter (cost ``skip`` each: read, not typed).  Every token of
+                 the sentence ends up with its gold label.  The questions
+                 only order the sentences, as in ``full``.
     A sentence with nothing to ask (no unlabeled token with ``q ≥
     threshold``) is not shown and costs nothing; a sentence can be shown
     again at a later step if the new model has a question about its
@@ -62,7 +70,7 @@ Steps and cost
     The run ends when ``budget`` is spent, nothing is left to label, or —
     with ``until_95`` — at ``cost_to_95``.  Costs: ``full`` per full label,
     ``partial`` per candidate set, ``skip`` per unlabeled token read and
-    left unlabeled (defaults 1, 0.5, 0.1).
+    left unlabeled or, in ``review``, read and accepted (defaults 1, 0.5, 0.1).
 
 Training
     The data is featurised once (extractor fitted on the data text, as
@@ -115,7 +123,9 @@ from tagtool.pipeline import feature_views, make_extractor, view_split_for
 logger = logging.getLogger(__name__)
 
 STRATEGIES = ("sequential", "random", "uncertainty", "disagreement", "confidence", "combined")
-MODES = ("full", "tokens", "partial")
+MODES = ("full", "tokens", "partial", "review")
+#: Modes in which the annotator is asked only some tokens (the threshold applies).
+TOKEN_MODES = ("tokens", "partial")
 #: Strategies that need a model to order the sentences.
 GUIDED = ("uncertainty", "disagreement", "confidence", "combined")
 #: Share of the full-data F1 that ``cost_to_95`` waits for.
@@ -250,6 +260,8 @@ class CurvePoint:
         Sentences with at least one annotation.
     warm_start : bool
         Whether the training started from the previous step's model.
+    accepted : int
+        Tokens whose suggestion the annotator accepted (``review`` mode).
     """
 
     cost: float
@@ -259,6 +271,7 @@ class CurvePoint:
     candidate_sets: int = 0
     sentences: int = 0
     warm_start: bool = False
+    accepted: int = 0
 
 
 @dataclass
@@ -435,6 +448,7 @@ class Oracle:
         self.costs = costs
         self.spent = 0.0
         self.candidate_sets = 0
+        self.accepted = 0
 
     def rows(self, i: int) -> slice:
         return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
@@ -443,7 +457,8 @@ class Oracle:
         """Bool mask of sentence ``i``'s tokens that carry no annotation yet."""
         return self.allowed[self.rows(i)].all(axis=1)
 
-    def annotate(self, i: int, ask: np.ndarray, candidates: np.ndarray | None = None) -> float:
+    def annotate(self, i: int, ask: np.ndarray, candidates: np.ndarray | None = None,
+                 accepted: np.ndarray | None = None) -> float:
         """Show sentence ``i``: the tokens ``ask`` get gold (or a candidate set); returns the cost.
 
         Parameters
@@ -454,12 +469,16 @@ class Oracle:
         candidates : int array [T], optional
             Where ``≥ 0``, an asked token gets the candidate set
             ``{gold, candidates[t]}`` instead of its gold label.
+        accepted : bool array [T], optional
+            Asked tokens whose suggestion was gold: labeled at the cost of
+            reading (``skip``) instead of ``full`` (``review`` mode).
         """
         rows = self.rows(i)
         open_ = self.unlabeled(i)
         ask = np.asarray(ask, dtype=bool) & open_
         partial = ask & (candidates >= 0) if candidates is not None else np.zeros_like(ask)
-        full = ask & ~partial
+        accepted = ask & ~partial & np.asarray(accepted, dtype=bool) if accepted is not None else np.zeros_like(ask)
+        full = ask & ~partial & ~accepted
         block = self.allowed[rows]
         gold = self.gold[rows]
         block[ask] = False
@@ -471,9 +490,10 @@ class Oracle:
             block[partial, other] = True
         self.allowed[rows] = block
         cost = (self.costs.full * int(full.sum()) + self.costs.partial * int(partial.sum())
-                + self.costs.skip * int((open_ & ~ask).sum()))
+                + self.costs.skip * int(((open_ & ~ask) | accepted).sum()))
         self.spent += cost
         self.candidate_sets += int(partial.sum())
+        self.accepted += int(accepted.sum())
         return cost
 
     @property
@@ -503,7 +523,8 @@ class Questions:
 
     ``q[N]`` per token of the data (0 outside the open sentences), the
     sentences' scores, the token scores and margin scale for
-    :func:`tagtool.guidance.pair_uncertainty`.
+    :func:`tagtool.guidance.pair_uncertainty`; ``suggested[N]`` (``review``
+    mode) the model's labels of the open sentences' tokens.
     """
 
     q: np.ndarray
@@ -511,16 +532,18 @@ class Questions:
     scores: np.ndarray | None
     scale: float | None
     probabilistic: bool
+    suggested: np.ndarray | None = None
 
 
 def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: np.ndarray, strategy: str,
-                  need_scores: bool) -> Questions:
+                  need_scores: bool, need_suggestions: bool = False) -> Questions:
     """Score the open sentences ``open_ids`` of the data under ``model`` for ``strategy``."""
     n = pool.data.n_tokens
     q = np.zeros(n)
     scores_all = np.zeros((n, pool.data.n_labels)) if need_scores else None
+    suggested = np.full(n, -1, dtype=np.int64) if need_suggestions else None
     if len(open_ids) == 0:
-        return Questions(q, {}, scores_all, None, model.probabilistic)
+        return Questions(q, {}, scores_all, None, model.probabilistic, suggested)
     snap = replace(pool.data, allowed=allowed).subset(open_ids)
     scores = model.score_tokens(snap)
     scale = None if model.probabilistic else guidance.margin_scale(guidance.margins(scores))
@@ -538,8 +561,25 @@ def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: 
     q[positions] = local
     if scores_all is not None:
         scores_all[positions] = scores
+    if suggested is not None:
+        suggested[positions] = model.predict(snap, constrained=True)  # as the editor shows them
     sentence = guidance.sentence_informativeness(local, snap.allowed, snap.offsets)
-    return Questions(q, dict(zip(open_ids.tolist(), sentence.tolist())), scores_all, scale, model.probabilistic)
+    return Questions(q, dict(zip(open_ids.tolist(), sentence.tolist())), scores_all, scale, model.probabilistic,
+                     suggested)
+
+
+@dataclass
+class Answer:
+    """What the simulated annotator does in one shown sentence.
+
+    ``ask``: the tokens annotated; ``candidates``: where ``≥ 0``, the
+    candidate-set partner of gold (``partial``); ``accepted``: the asked
+    tokens whose suggestion was gold (``review``).
+    """
+
+    ask: np.ndarray
+    candidates: np.ndarray | None = None
+    accepted: np.ndarray | None = None
 
 
 def _confidence_question(model: ChainModel, snap: Snapshot, scores: np.ndarray) -> np.ndarray:
@@ -625,7 +665,8 @@ class Simulation:
             return None
         open_ids = np.flatnonzero(status < 2)
         return ask_questions(model, self.pool, self.oracle.allowed, open_ids, self.config.strategy,
-                             need_scores=self.config.mode == "partial")
+                             need_scores=self.config.mode == "partial",
+                             need_suggestions=self.config.mode == "review")
 
     def queue(self, status: np.ndarray, questions: Questions | None) -> list[int]:
         """:func:`tagtool.guidance.queue` over the data, ties in the strategy's order."""
@@ -649,7 +690,7 @@ class Simulation:
         offsets = self.pool.data.offsets
         unlabeled = self.oracle.allowed.all(axis=1)
         asked = unlabeled.copy()
-        if self.config.mode != "full":
+        if self.config.mode in TOKEN_MODES:
             asked &= questions.q >= self.threshold(questions.probabilistic)
         costs = self.config.costs
         gain = np.add.reduceat(np.where(asked, questions.q, 0.0), offsets[:-1])[open_ids]
@@ -657,20 +698,22 @@ class Simulation:
         score = np.where(cost > 0, gain / np.where(cost > 0, cost, 1.0), 0.0)
         return dict(zip(open_ids.tolist(), score.tolist()))
 
-    def what_to_ask(self, i: int, questions: Questions | None) -> tuple[np.ndarray, np.ndarray | None]:
-        """Tokens of sentence ``i`` the annotator labels, and the candidate-set partners (partial mode)."""
+    def what_to_ask(self, i: int, questions: Questions | None) -> Answer:
+        """What the annotator does in sentence ``i`` (module doc, "Modes")."""
         open_ = self.oracle.unlabeled(i)
-        if questions is None or self.config.mode == "full":
-            return open_, None
         rows = self.oracle.rows(i)
+        if questions is None or self.config.mode == "full":
+            return Answer(open_)
+        if self.config.mode == "review":
+            return Answer(open_, accepted=open_ & (questions.suggested[rows] == self.oracle.gold[rows]))
         ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
         if self.config.mode != "partial" or not ask.any():
-            return ask, None
+            return Answer(ask)
         scores = questions.scores[rows]
         gold = self.oracle.gold[rows]
         other = guidance.strongest_other(scores, gold)
         torn = guidance.pair_uncertainty(scores, gold, other, questions.probabilistic, questions.scale)
-        return ask, np.where(ask & (torn >= self.config.close), other, -1)
+        return Answer(ask, candidates=np.where(ask & (torn >= self.config.close), other, -1))
 
     def annotate_step(self, questions: Questions | None, status: np.ndarray, step: float) -> int:
         """Show sentences from the queue until ``step`` is spent; returns how many were shown.
@@ -686,11 +729,11 @@ class Simulation:
         for i in order:
             if self.oracle.spent >= target:
                 return shown
-            ask, candidates = self.what_to_ask(i, questions)
-            if ask.any():  # a sentence without a question is not shown
-                self.oracle.annotate(i, ask, candidates)
+            answer = self.what_to_ask(i, questions)
+            if answer.ask.any():  # a sentence without a question is not shown
+                self.oracle.annotate(i, answer.ask, answer.candidates, answer.accepted)
                 shown += 1
-        if self.oracle.spent < target and questions is not None and self.config.mode != "full":
+        if self.oracle.spent < target and questions is not None and self.config.mode in TOKEN_MODES:
             if self.fallback_from is None:
                 self.fallback_from = self.oracle.spent
                 self._note(f"from cost {self.oracle.spent:g} on, steps ran out of questions above the threshold "
@@ -738,7 +781,7 @@ class Simulation:
         return CurvePoint(
             cost=round(self.oracle.spent, 6), tokens_labeled=self.oracle.tokens_labeled, f1=self.score(model),
             train_seconds=seconds, candidate_sets=self.oracle.candidate_sets,
-            sentences=int((self.oracle.sentence_status() > 0).sum()), warm_start=warm,
+            sentences=int((self.oracle.sentence_status() > 0).sum()), warm_start=warm, accepted=self.oracle.accepted,
         )
 
     def _note(self, message: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import pathlib
@@ -86,11 +87,13 @@ def test_every_strategy_and_mode_runs_with_a_monotone_curve(corpora, strategy, m
     assert curve[-1].cost == pytest.approx(sim.oracle.spent, abs=1e-6)
     sizes = sim.oracle.allowed.sum(axis=1)
     labels = sim.pool.data.n_labels
-    if mode == "full":
+    if mode in ("full", "review"):
         # whole sentences: every token of a shown sentence has its gold label
         status = sim.oracle.sentence_status()
         assert set(np.unique(status)) <= {0, 2}
-        assert curve[-1].tokens_labeled == curve[-1].cost
+        assert np.array_equal(sim.oracle.allowed[sizes == 1].argmax(axis=1), sim.oracle.gold[sizes == 1])
+    if mode == "full":
+        assert curve[-1].tokens_labeled == curve[-1].cost and curve[-1].accepted == 0
     else:
         assert set(np.unique(sizes)) <= {1, 2, labels}
     if mode != "partial":
@@ -144,6 +147,51 @@ def test_oracle_costs_match_the_cost_model_by_hand():
     assert oracle.sentence_status().tolist() == [1, 2]
     with pytest.raises(ValueError, match="other than gold"):
         Oracle(gold, np.array([0, 4, 7]), 3, Costs()).annotate(0, np.ones(4, bool), np.array([0, -1, -1, -1]))
+
+
+def test_oracle_review_costs_a_correction_per_wrong_suggestion_and_a_read_per_accepted_one():
+    gold = np.array([0, 1, 2, 0, 1, 1, 0])
+    oracle = Oracle(gold, np.array([0, 4, 7]), 3, Costs(full=1.0, partial=0.5, skip=0.1))
+    # suggestions 0 2 2 0: tokens 0, 2, 3 right (accepted), token 1 corrected
+    accepted = np.array([0, 2, 2, 0]) == gold[:4]
+    assert oracle.annotate(0, np.ones(4, bool), accepted=accepted) == pytest.approx(1 + 3 * 0.1)
+    assert oracle.allowed[:4].argmax(axis=1).tolist() == [0, 1, 2, 0] and oracle.allowed[:4].sum() == 4
+    assert oracle.accepted == 3 and oracle.tokens_labeled == 4 and oracle.sentence_status().tolist() == [2, 0]
+
+
+def test_review_mode_pays_full_only_where_the_shown_suggestion_was_wrong(corpora, monkeypatch):
+    """A review step's cost is ``full`` × wrong suggestions + ``skip`` × right ones, from the model's own Viterbi."""
+    data, _ = corpora
+    sim = Simulation(_config("uncertainty", "review", step=150.0, growth=1.0), *corpora)
+    shown = []
+    annotate = Oracle.annotate
+
+    def recording(self, i, ask, candidates=None, accepted=None):
+        before = self.unlabeled(i).copy()
+        cost = annotate(self, i, ask, candidates, accepted)
+        shown.append((i, before, None if accepted is None else np.asarray(accepted).copy(), cost))
+        return cost
+
+    monkeypatch.setattr(Oracle, "annotate", recording)
+    model = None
+    for _ in range(2):
+        status = sim.oracle.sentence_status()
+        questions = sim.questions(model, status)
+        shown.clear()
+        sim.annotate_step(questions, status, 150.0)
+        if model is not None:
+            snap = dataclasses.replace(sim.pool.data, allowed=np.ones_like(sim.oracle.allowed))
+            predicted = model.predict(snap, constrained=True)
+            assert shown
+            for i, before, accepted, cost in shown:
+                rows = sim.oracle.rows(i)
+                right = (predicted[rows] == sim.oracle.gold[rows]) & before
+                assert accepted is not None and np.array_equal(accepted & before, right)
+                assert cost == pytest.approx(int((before & ~right).sum()) + 0.1 * int(right.sum()))
+            accepted_total = sum(int(a.sum()) for _, _, a, _ in shown)
+            opened = sum(int(b.sum()) for _, b, _, _ in shown)
+            assert 0 < accepted_total < opened, "some suggestions right, some corrected"
+        model, _ = sim.train(model, None)
 
 
 def test_a_step_asks_only_uncertain_tokens_and_pays_for_reading_the_rest(corpora):
