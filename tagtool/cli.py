@@ -397,7 +397,7 @@ def _add_simulate_command(sub, formatter) -> None:
     p.add_argument("--cost-partial", type=float, default=0.5, metavar="C",
                    help="cost of a candidate set (default 0.5)")
     p.add_argument("--cost-skip", type=float, default=0.1, metavar="C",
-                   help="cost of reading a token left unlabeled (default 0.1)")
+                   help="cost of reading a token left unlabeled, or accepted as suggested in review (default 0.1)")
     p.add_argument("--full-data-f1", type=float, metavar="X",
                    help="F1 of the learner trained on all of DATA, if known (skips that training)")
     p.add_argument("--until-95", action="store_true",
