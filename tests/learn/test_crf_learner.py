@@ -134,12 +134,52 @@ def test_entropy_term_lowers_the_unlabeled_entropy():
     unlabeled, _ = word_tagging(rng, 40, kinds="none")
     data = concat(labeled, unlabeled)
     supervised = EntropyCRF(gamma=0.0, c2=0.1).fit(data)
-    entropic = EntropyCRF(gamma=1.0, c2=0.1).fit(data)
+    entropic = EntropyCRF(gamma=1.0, c2=0.1, balance=None).fit(data)
     assert unlabeled_entropy(entropic, unlabeled) < 0.5 * unlabeled_entropy(supervised, unlabeled)
     assert entropic.info["optimiser"]["supervised"]["iterations"] > 0
     assert entropic.info["optimiser"]["entropy"]["unlabeled_entropy"] == pytest.approx(
         unlabeled_entropy(entropic, unlabeled), rel=1e-8
     )
+
+
+def test_balance_caps_the_unlabeled_tokens_that_count_per_labeled_token():
+    rng = np.random.default_rng(8)
+    labeled, _ = word_tagging(rng, 5, length=(4, 4))  # 20 labeled tokens
+    unlabeled, _ = word_tagging(rng, 50, length=(4, 4), kinds="none")  # 200 unlabeled
+    data = concat(labeled, unlabeled)
+    assert EntropyCRF(gamma=0.5).effective_gamma(data) == pytest.approx(0.5 * 20 / 200)
+    assert EntropyCRF(gamma=0.5, balance=5.0).effective_gamma(data) == pytest.approx(0.5 * 5 * 20 / 200)
+    assert EntropyCRF(gamma=0.5, balance=20.0).effective_gamma(data) == pytest.approx(0.5), "never above gamma"
+    assert EntropyCRF(gamma=0.5, balance=None).effective_gamma(data) == 0.5
+    assert EntropyCRF(gamma=0.5).effective_gamma(labeled) == 0.5, "no unlabeled tokens"
+    model = EntropyCRF(gamma=0.5, c2=0.1, max_iterations=5, supervised_iterations=5).fit(data)
+    assert model.info["optimiser"]["entropy"]["gamma"] == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="balance"):
+        EntropyCRF(balance=0.0).fit(data)
+
+
+def test_few_labeled_sentences_among_many_unlabeled_do_not_collapse():
+    """5 labeled + 95 unlabeled CoNLL-2000 sentences: the default balance keeps entropy-crf near the
+    supervised CRF; the paper's fixed gamma (balance=None) lets the unlabeled entropy swamp the labels."""
+    from tagtool.pipeline import feature_views, make_extractor
+
+    gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
+    sentences = gold.sentences
+    extractor = make_extractor(EntropyCRF, {"feature_set": "crfsuite"}).fit(sentences)
+    train = [s if i < 5 else s.unlabeled() for i, s in enumerate(sentences)]
+    snapshot = build_snapshot(train, gold.labels, extractor, feature_views(extractor, None))
+    truth = build_snapshot(sentences, gold.labels, extractor, feature_views(extractor, None)).allowed.argmax(axis=1)
+    tested = np.arange(5, len(sentences))
+    rows = np.concatenate([np.arange(snapshot.offsets[i], snapshot.offsets[i + 1]) for i in tested])
+
+    def accuracy(model):
+        return float((model.predict(snapshot)[rows] == truth[rows]).mean())
+
+    crf = accuracy(CRF().fit(snapshot))
+    balanced = accuracy(EntropyCRF(max_iterations=50).fit(snapshot))
+    fixed = accuracy(EntropyCRF(max_iterations=50, balance=None).fit(snapshot))
+    assert balanced > crf - 0.02
+    assert fixed < balanced - 0.1, (crf, balanced, fixed)
 
 
 def test_entropy_crf_with_gamma_zero_is_the_supervised_crf():
