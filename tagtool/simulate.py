@@ -836,15 +836,16 @@ def draw_curves(ax, results: Sequence[SimulationResult], title: str = "") -> Non
     """Draw F1 against cost (log scale) of ``results`` on a matplotlib ``ax``.
 
     The colour says the strategy and the line the mode (solid ``full``,
-    dashed ``tokens``, dash-dotted ``partial``), the same in every plot; the
+    dashed ``tokens``, dash-dotted ``partial``, dotted ``review``), the same in every plot; the
     grey dotted line is 95 % of the first result's full-data F1, and a dot
     marks each curve's ``cost_to_95`` point.
     """
-    styles = {"full": "-", "tokens": "--", "partial": "-."}
+    styles = {"full": "-", "tokens": "--", "partial": "-.", "review": (0, (1, 1))}
     for r in results:
         color = f"C{STRATEGIES.index(r.strategy)}" if r.strategy in STRATEGIES else None
-        (line,) = ax.plot([p.cost for p in r.curve], [p.f1 for p in r.curve], styles.get(r.mode, "-"), color=color,
-                          marker=".", markersize=3, linewidth=1.2, label=f"{r.strategy}+{r.mode}")
+        (line,) = ax.plot([p.cost for p in r.curve], [p.f1 for p in r.curve], linestyle=styles.get(r.mode, "-"),
+                          color=color, marker=".", markersize=3, linewidth=1.6 if r.mode == "review" else 1.2,
+                          label=f"{r.strategy}+{r.mode}")
         reached = [p for p in r.curve if p.cost == r.cost_to_95]
         if reached:
             ax.plot([reached[0].cost], [reached[0].f1], "o", color=line.get_color(), markersize=5)
