@@ -330,7 +330,7 @@ def summary(rows: dict[str, LearnerRuns], seeds: list[int]) -> list[str]:
                 goal += " (mode beyond the issue)"
             c95 = "never" if result.cost_to_95 is None else f"{result.cost_to_95:,.0f}"
             lines.append(f"{head} {name} | {c95} | " + " | ".join(cell for cell, _ in cells)
-                         + f" | {'–' if median is None else f'{median:.2f}'} | {median_cost_ratio(unit, name)} | {goal} |")
+                         + f" | {'–' if median is None else f'{median:.3f}'} | {median_cost_ratio(unit, name)} | {goal} |")
     return lines
 
 
@@ -344,7 +344,7 @@ def median_cost_ratio(unit: LearnerRuns, name: str) -> str:
     randoms = [unit.runs[0].result.cost_to_95] + [c.random.result.cost_to_95 for c in unit.checks]
     if None in guided or None in randoms:
         return "–"
-    return f"{np.median(guided) / np.median(randoms):.2f}"
+    return f"{np.median(guided) / np.median(randoms):.3f}"
 
 
 def seed_table(rows: dict[str, LearnerRuns]) -> list[str]:
