@@ -52,8 +52,8 @@ Modes (what the annotator gives in a sentence it is shown)
                  Enter (cost ``skip`` each: read, not typed).  Every token of
                  the sentence ends up with its gold label.  The questions
                  only order the sentences, as in ``full``.
-    A sentence with nothing to ask (no unlabeled token with ``q ≥
-    threshold``) is not shown and costs nothing; a sentence can be shown
+    In ``tokens``/``partial``, a sentence with nothing to ask (no unlabeled
+    token with ``q ≥ threshold``) is not shown and costs nothing; a sentence can be shown
     again at a later step if the new model has a question about its
     remaining unlabeled tokens.  Tokens already labeled cost nothing.  When
     no sentence has a question left before a step's cost is spent (the
