@@ -368,7 +368,7 @@ def _read_array(name: str, data: bytes, fail) -> np.ndarray:
     except (*_DAMAGED, RecursionError) as exc:
         raise fail(f"array {name!r} in {WEIGHTS_MEMBER} is damaged ({type(exc).__name__}: {exc})") from None
     if dtype.hasobject:
-        # np.load would need allow_pickle=True: a pickle was slipped in.
+        # np.load would have to unpickle it: a pickle was slipped in.
         raise fail(f"array {name!r} holds Python objects (a pickle) and cannot be loaded safely")
     if dtype.kind not in "biuf":
         raise fail(f"array {name!r} has dtype {dtype}, expected numbers")
