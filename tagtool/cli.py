@@ -627,14 +627,17 @@ def format_simulation(result) -> str:
     """The curve and ``cost_to_95`` printed by ``tagtool simulate``."""
     c = result.costs
     reached = "never" if result.cost_to_95 is None else f"{result.cost_to_95:,.1f}"
+    review = result.mode == "review"
+    skip = "skipped or accepted token" if review else "skipped token"
     lines = [
         f"{result.learner} {result.strategy}+{result.mode}: {result.data_tokens:,} data tokens; costs: full label "
-        f"{c.full:g}, candidate set {c.partial:g}, skipped token {c.skip:g}",
+        f"{c.full:g}, candidate set {c.partial:g}, {skip} {c.skip:g}",
         f"full-data F1 {result.full_data_f1:.4f}; 95% of it ({0.95 * result.full_data_f1:.4f}) at cost {reached}",
-        f"{'cost':>10} {'labeled':>8} {'cand.sets':>9} {'F1':>7} {'train s':>8}",
+        f"{'cost':>10} {'labeled':>8} {'accepted' if review else 'cand.sets':>9} {'F1':>7} {'train s':>8}",
     ]
     for p in result.curve:
-        lines.append(f"{p.cost:>10,.1f} {p.tokens_labeled:>8} {p.candidate_sets:>9} {p.f1:>7.4f} {p.train_seconds:>8.2f}")
+        middle = p.accepted if review else p.candidate_sets
+        lines.append(f"{p.cost:>10,.1f} {p.tokens_labeled:>8} {middle:>9} {p.f1:>7.4f} {p.train_seconds:>8.2f}")
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
 

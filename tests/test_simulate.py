@@ -379,6 +379,20 @@ def test_cli_bad_arguments_are_one_error_line(tmp_path, corpora, capsys, argv, m
     assert err[0].startswith("tagtool: error: ") and message in err[0]
 
 
+def test_cli_review_prints_the_accepted_suggestions(tmp_path, corpora, capsys):
+    data, test = _cli_files(tmp_path, corpora)
+    out = tmp_path / "curve.json"
+    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "epochs=2",
+                 "--strategy", "combined", "--mode", "review", "--step", "200", "--budget", "700", "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "skipped or accepted token 0.1" in printed and " accepted " in printed.splitlines()[2]
+    curve = json.loads(out.read_text())["curve"]
+    assert curve[0]["accepted"] == 0 and curve[-1]["accepted"] > 0, "the first step has no suggestions to accept"
+    last = printed.splitlines()[2 + len(curve)].split()
+    assert int(last[2]) == curve[-1]["accepted"]
+
+
 def test_cli_json_has_the_issue_schema(tmp_path, corpora, capsys):
     data, test = _cli_files(tmp_path, corpora)
     out = tmp_path / "curve.json"
