@@ -48,10 +48,11 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import PySide6  # noqa: E402
-from PySide6.QtCore import QElapsedTimer, QEventLoop, QObject, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QEventLoop, QObject, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
 from _results import machine_lines, load_average, write_keeping_analysis  # noqa: E402
 
 from tagtool.core import Corpus, Document  # noqa: E402
@@ -67,7 +68,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TRAIN = SHARED_DATA / "conll2000" / "train.txt"
 FALLBACK = ROOT / "tests" / "data" / "conll2000_train_head.txt"
 RESULT = ROOT / "benchmarks" / "results" / "big_project.md"
-HEARTBEAT_MS = 5
 OPEN_TARGET = 3.0
 STALL_TARGET_MS = 50.0
 SEARCHES = ("pound", "the", "zzzz")
@@ -154,34 +154,6 @@ def core_rows(path: Path, repeat: int) -> list[tuple[str, float]]:
 
 # ----------------------------------------------------------------------
 # the window
-
-
-class Heartbeat:
-    """A 5 ms timer on the GUI thread; the gaps between its ticks."""
-
-    def __init__(self):
-        self.clock = QElapsedTimer()
-        self.gaps: list[float] = []
-        self.timer = QTimer(interval=HEARTBEAT_MS)
-        self.timer.timeout.connect(self._tick)
-        self._last = 0
-
-    def start(self):
-        self.gaps = []
-        self.clock.start()
-        self._last = self.clock.nsecsElapsed()
-        self.timer.start()
-
-    def stop(self) -> float:
-        """The longest stall (ms) since :meth:`start`."""
-        self.timer.stop()
-        self._tick()
-        return max(self.gaps) - HEARTBEAT_MS
-
-    def _tick(self):
-        now = self.clock.nsecsElapsed()
-        self.gaps.append((now - self._last) / 1e6)
-        self._last = now
 
 
 def spin(seconds: float) -> None:

@@ -31,8 +31,11 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QElapsedTimer, QEvent, QEventLoop, QObject, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
 
 from tagtool.core import Corpus  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
@@ -44,7 +47,6 @@ from tagtool.store.project import Project  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = ROOT.parent / "shared" / "data" / "conll2000" / "train.txt"
 FALLBACK = ROOT / "tests" / "data" / "conll2000_train_head.txt"
-HEARTBEAT_MS = 5
 
 
 def make_project(folder: Path, n: int, labeled: int) -> Path:
@@ -57,28 +59,6 @@ def make_project(folder: Path, n: int, labeled: int) -> Path:
     path = Path(tempfile.mkdtemp(dir=folder)) / f"bench-{n}.tagproj"
     Project.create(path, Corpus.from_sentences(sentences, labels=gold.labels), name=f"bench {n}").close()
     return path
-
-
-class Heartbeat:
-    def __init__(self):
-        self.clock = QElapsedTimer()
-        self.gaps: list[float] = []
-        self.timer = QTimer(interval=HEARTBEAT_MS)
-        self.timer.timeout.connect(self._tick)
-        self._last = None
-
-    def start(self):
-        self.clock.start()
-        self._last = self.clock.nsecsElapsed()
-        self.timer.start()
-
-    def stop(self):
-        self.timer.stop()
-
-    def _tick(self):
-        now = self.clock.nsecsElapsed()
-        self.gaps.append((now - self._last) / 1e6)
-        self._last = now
 
 
 def wait(app, condition, seconds: float) -> bool:
