@@ -633,9 +633,7 @@ class Project:
                 "WHERE id IN (SELECT value FROM json_each(?))", (key,)
             )
         }
-        missing = [i for i in ids if i not in rows]
-        if missing:
-            raise NotFoundError(f"no sentence with id {missing[0]}")
+        _require_ids(ids, rows)
         annotations = _rows.annotations_by_sentence(
             self._db, "WHERE sentence_id IN (SELECT value FROM json_each(?))", (key,)
         )
@@ -774,9 +772,7 @@ class Project:
                 (preview_chars, _rows.dumps(ids)),
             )
         }
-        missing = [i for i in ids if i not in rows]
-        if missing:
-            raise NotFoundError(f"no sentence with id {missing[0]}")
+        _require_ids(ids, rows)
         return [rows[i] for i in ids]
 
     def count_sentences(
@@ -1164,3 +1160,10 @@ class Project:
         with self._write() as conn:
             if conn.execute("DELETE FROM models WHERE id = ?", (model_id,)).rowcount == 0:
                 raise NotFoundError(f"no model with id {model_id}")
+
+
+def _require_ids(ids: list[int], rows: dict) -> None:
+    """Raise :class:`NotFoundError` for the first of ``ids`` that ``rows`` (keyed by id) lacks."""
+    missing = next((i for i in ids if i not in rows), None)
+    if missing is not None:
+        raise NotFoundError(f"no sentence with id {missing}")
