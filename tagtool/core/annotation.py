@@ -6,8 +6,10 @@ An annotation is a ``frozenset`` of label names:
 * two or more (but fewer than all) -> a partial label (candidate set);
 * the empty set -> no label, allowed set Σ.
 
-A candidate set that names every label says nothing and is normalised to
-the empty set, so "no label" has exactly one representation.
+A candidate set (two or more labels) that names every label says nothing
+and is normalised to the empty set, so "no label" has exactly one
+representation. In a one-label schema the single label stays a full label:
+it is what the annotator gave, and the corpus's labels must survive import.
 """
 
 from __future__ import annotations
@@ -28,13 +30,14 @@ def make_annotation(labels: Iterable[str], label_set: LabelSet | None = None) ->
     """Normalise an iterable of label names into an annotation.
 
     Raises :class:`LabelError` when ``label_set`` is given and a name is not
-    in it.  A set naming every label of ``label_set`` becomes :data:`EMPTY`.
+    in it.  A set of two or more labels naming every label of ``label_set``
+    becomes :data:`EMPTY`; a one-label schema's label stays a full label.
     """
     ann = frozenset(labels)
     if label_set is not None:
         for name in ann:
             label_set.index(name)
-        if len(ann) == len(label_set):
+        if len(ann) > 1 and len(ann) == len(label_set):
             return EMPTY
     return ann
 

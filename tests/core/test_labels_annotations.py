@@ -106,3 +106,12 @@ def test_sentence_and_corpus_validation():
     assert corpus.labels.names == ("O", "B-PER", "I-PER")
     assert len(corpus) == 2 and corpus.n_tokens == 3 and corpus.column_names == ("col1",)
     assert corpus.sentences[1].status == "none"
+
+
+def test_one_label_schema_keeps_full_labels():
+    # Issue 11, case 1: with one label, {O} is what the annotator gave, not "no label".
+    one = LabelSet(["O"])
+    assert parse_annotation("O", one) == frozenset({"O"})
+    assert format_annotation(parse_annotation("O", one), one) == "O"
+    two = LabelSet(["O", "X"])
+    assert parse_annotation("O|X", two) == EMPTY
