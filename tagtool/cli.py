@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--project", type=Path, required=True, help="project file (.tagproj)")
     p.add_argument("--labels", help="comma-separated label set (default: the labels in the files)")
     p.add_argument("--name", help="project name (new projects)")
+    p.add_argument("--add-labels", action="store_true",
+                   help="existing project: add the labels of the files that it does not have "
+                   "(without it they are an error, so a typo cannot grow the label set)")
     _add_reader_options(p)
     p.set_defaults(func=cmd_import)
 
@@ -90,23 +93,52 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from tagtool.core import LabelSet
+    from tagtool.core import Corpus, LabelSet
+    from tagtool.core.labels import complete_scheme
     from tagtool.core.corpus import merge_corpora
     from tagtool.store.formats import read_corpus
     from tagtool.store.project import Project
 
     labels = LabelSet(args.labels.split(",")) if args.labels else None
     corpus = merge_corpora(read_corpus(f, labels=labels, **_reader_kwargs(args)) for f in args.files)
+    _warn_suspicious(corpus.labels)
     if args.project.exists():
         with Project.open(args.project) as project:
-            ids = project.import_corpus(corpus, add_labels=labels is None)
+            added = _check_new_labels(project.labels, corpus.labels, args)
+            ids = project.import_corpus(corpus, add_labels=bool(added))
         print(f"added {len(ids)} sentences ({corpus.n_tokens} tokens) to {args.project}")
-    else:
-        with Project.create(args.project, corpus, name=args.name):
-            pass
-        print(f"created {args.project}: {len(corpus)} sentences, {corpus.n_tokens} tokens, "
-              f"{len(corpus.labels)} labels")
+        if added:
+            print(f"added labels: {' '.join(added)}")
+        return 0
+    if labels is None:
+        completed, added = complete_scheme(corpus.labels)
+        corpus = Corpus(completed, corpus.documents)
+        if added:
+            print(f"completed the label scheme with: {' '.join(added)} (edit it with the app's Labels dialog)")
+    with Project.create(args.project, corpus, name=args.name):
+        pass
+    print(f"created {args.project}: {len(corpus)} sentences, {corpus.n_tokens} tokens, "
+          f"{len(corpus.labels)} labels: {' '.join(corpus.labels)}")
     return 0
+
+
+def _warn_suspicious(labels) -> None:
+    from tagtool.core.labels import suspicious_labels
+
+    for name in suspicious_labels(labels):
+        print(f"warning: label {name!r} looks like a candidate set with the wrong separator; "
+              "candidate sets are written A|B", file=sys.stderr)
+
+
+def _check_new_labels(project_labels, file_labels, args: argparse.Namespace) -> list[str]:
+    """The files' labels the project lacks: refused unless ``--add-labels``."""
+    new = [n for n in file_labels if n not in project_labels]
+    if new and not args.add_labels:
+        raise TagtoolError(
+            f"{', '.join(map(str, args.files))}: labels that {args.project} does not have: {' '.join(new)}; "
+            "check them for typos, or add them with --add-labels"
+        )
+    return new
 
 
 def cmd_export(args: argparse.Namespace) -> int:

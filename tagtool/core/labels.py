@@ -128,3 +128,58 @@ def _label_sort_key(name: str) -> tuple:
     if name.startswith(_SPAN_PREFIXES):
         return (1, name[2:], "BIESLU".index(name[0]))
     return (2, name, "")
+
+
+#: The span schemes whose full label set can be inferred from part of it: the
+#: prefixes that mark them, and every prefix each type of theirs takes.
+_SCHEMES = (
+    ("BILOU", ("L-", "U-"), ("B-", "I-", "L-", "U-")),
+    ("BIOES", ("E-", "S-"), ("B-", "I-", "E-", "S-")),
+    ("BIO", ("B-", "I-"), ("B-", "I-")),
+)
+
+
+def complete_scheme(labels: LabelSet) -> tuple[LabelSet, list[str]]:
+    """The full label set of the span scheme ``labels`` is part of.
+
+    A partly labeled file shows only some labels of its scheme: ``B-LOC``
+    without ``I-LOC`` when no location happened to span two tokens. A
+    project built from it would otherwise lack a label its annotators need.
+    Every type gets every prefix of its scheme (BIO, BIOES or BILOU, told by
+    the prefixes present) and ``O`` is added; label sets that are not a span
+    scheme (part-of-speech tags) are returned as they are.
+
+    Returns
+    -------
+    LabelSet
+        In :meth:`LabelSet.from_observed` order.
+    list of str
+        The labels added, in that order.
+    """
+    if not labels.is_span_scheme:
+        return labels, []
+    present = {n[:2] for n in labels if n != "O"}
+    # BIO is the fallback: it is what B-/I- alone mean
+    prefixes = next(p for _, marks, p in _SCHEMES if present & set(marks) or marks == ("B-", "I-"))
+    wanted = {"O"} | {p + t for t in labels.span_types for p in prefixes}
+    completed = LabelSet.from_observed(wanted | set(labels))
+    added = [n for n in completed if n not in labels]
+    return completed, added
+
+
+def suspicious_labels(labels: Iterable[str]) -> list[str]:
+    """Labels that look like a candidate set written with the wrong separator.
+
+    ``B-NP,I-NP`` or ``B-NP/I-NP`` is a valid label name, but far more often a
+    typo for the candidate set ``B-NP|I-NP``.
+    """
+    names = list(labels)
+    known = set(names)
+
+    def label_like(part: str) -> bool:
+        return part in known or part == "O" or (part[:2] in _SPAN_PREFIXES and len(part) > 2)
+
+    return [
+        n for n in names
+        if any(len(parts := n.split(sep)) > 1 and all(map(label_like, parts)) for sep in (",", ";", "/"))
+    ]

@@ -25,7 +25,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
 
-from tagtool.errors import TagtoolError
+from tagtool.errors import LabelError, TagtoolError
 from tagtool.gui import edits
 from tagtool.gui.chips import ChipPainter, ChipState
 from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
@@ -124,16 +124,24 @@ class TokenEditor(QWidget):
         tokens = self.selection()
         if not tokens:
             return
-        changes = edits.set_full(self.session.project.labels, tokens, label)
+        try:
+            changes = edits.set_full(self.session.project.labels, tokens, label)
+        except LabelError as e:  # the key's label was removed by another program
+            self.session.refuse_stale_label(e)
+            return
         if self._edit(changes, f"Label {_count(tokens)} {label}"):
             self.set_focus(tokens[-1] + 1)
 
     def toggle_candidate(self, label: str) -> None:
         tokens = self.selection()
         if tokens:
-            changes = edits.toggle_candidate(
-                self.session.project.labels, self.annotations, tokens, label, self.focus
-            )
+            try:
+                changes = edits.toggle_candidate(
+                    self.session.project.labels, self.annotations, tokens, label, self.focus
+                )
+            except LabelError as e:  # the key's label was removed by another program
+                self.session.refuse_stale_label(e)
+                return
             self._edit(changes, f"Toggle candidate {label} on {_count(tokens)}")
 
     def clear_selection(self) -> None:

@@ -208,10 +208,25 @@ class Session(QObject):
         try:
             self._write(self.current_id, after)
         except TagtoolError as e:
-            self.saveFailed.emit(self._not_saved(e))
+            if self.project.labels != labels:
+                self.refuse_stale_label(e)
+            else:
+                self.saveFailed.emit(self._not_saved(e))
             raise
         self.undo_stack.push(EditCommand(self, self.current_id, before, after, text))
         return True
+
+    def refuse_stale_label(self, error: Exception) -> None:
+        """An edit named a label that another program removed or renamed.
+
+        Shows the project's current labels (older undo steps may name dead
+        labels, so the stack is cleared) and says why nothing was saved.
+        """
+        self.labels_edited(annotations_changed=True)
+        self.saveFailed.emit(
+            f"{error}\n\nThe label set was changed by another program since it was shown; "
+            "the current labels are shown now and nothing was saved."
+        )
 
     def _write_reporting(self, sentence_id: int, changes: Mapping[int, frozenset]) -> bool:
         """:meth:`_write`, with a refusal reported by ``saveFailed``; False then."""

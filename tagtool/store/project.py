@@ -50,6 +50,9 @@ log = logging.getLogger(__name__)
 
 #: Suggested file extension of project files.
 SUFFIX = ".tagproj"
+#: ``meta`` key of the counter that every change of the label set increments
+#: (another process holding the project re-reads its labels when it moves).
+LABELS_VERSION_KEY = "labels_version"
 
 STATUSES = ("full", "partial", "none", "incomplete")
 _STATUS_SQL = {
@@ -165,6 +168,10 @@ class Project:
         self.migrated_from = migrated_from
         self.backup_path = backup_path
         self._labels: LabelSet | None = None
+        # What the cached label set was read at: the file's labels version and
+        # SQLite's data_version (which moves when another connection commits).
+        self._labels_version_seen: int | None = None
+        self._data_version: int | None = None
 
     # ------------------------------------------------------------------
     # creating, opening, closing
@@ -305,6 +312,9 @@ class Project:
         except sqlite3.Error as e:
             raise ProjectError(f"{self.path} cannot be changed now: {_reason(e)} ({e})") from e
         try:
+            # The write lock is held from here: another process may have
+            # changed the label set since we read it, and cannot any more.
+            self._refresh_labels_if_changed()
             yield conn
             conn.execute("COMMIT")
         except BaseException as e:
@@ -346,11 +356,48 @@ class Project:
 
     @property
     def labels(self) -> LabelSet:
-        """The label set Σ in its fixed order."""
+        """The label set Σ in its fixed order.
+
+        Re-read when another program changed it since it was last read (the
+        file's labels version moved), so that no write uses a dead label.
+        """
+        self._refresh_labels_if_changed()
         if self._labels is None:
             names = [r[0] for r in self._db.execute("SELECT name FROM labels ORDER BY position")]
             self._labels = LabelSet(names)
         return self._labels
+
+    @property
+    def labels_version(self) -> int:
+        """Counter in the file that every change of the label set increments."""
+        return int(self._one(f"SELECT value FROM meta WHERE key = '{LABELS_VERSION_KEY}'") or 0)
+
+    def _refresh_labels_if_changed(self) -> None:
+        """Drop the cached label set when the file's labels version moved.
+
+        ``PRAGMA data_version`` changes only when another connection commits,
+        so the common case costs one pragma and no table read.
+        """
+        data_version = self._one("PRAGMA data_version")
+        if data_version == self._data_version and self._labels is not None:
+            return
+        self._data_version = data_version
+        version = self.labels_version
+        if version != self._labels_version_seen:
+            if self._labels_version_seen is not None:
+                log.info("%s: the label set was changed by another program; re-read", self.path)
+            self._labels = None
+            self._labels_version_seen = version
+
+    def _bump_labels_version(self, conn: sqlite3.Connection) -> None:
+        """Record a change of the label set (inside the caller's transaction)."""
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) "
+            "DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)",
+            (LABELS_VERSION_KEY,),
+        )
+        self._labels = None
+        self._labels_version_seen = None
 
     def label_infos(self) -> list[LabelInfo]:
         """Name, colour and shortcut of every label, in label-set order."""
@@ -400,8 +447,7 @@ class Project:
             None gives no shortcut.
         """
         check_label_name(name)
-        if name in self.labels:
-            raise LabelError(f"label {name!r} exists already")
+        self._check_new_name(name)
         infos = self.label_infos()
         if color is None:
             color = _colors.color_for_new_label(name, {i.name: i.color for i in infos})
@@ -411,13 +457,18 @@ class Project:
             shortcut = next((k for k in _colors.DEFAULT_SHORTCUTS if k not in taken), None)
         shortcut = _colors.check_shortcut(shortcut)
         with self._write() as conn:
+            self._check_new_name(name)  # again: the labels may have been re-read
             conn.execute(
                 "INSERT INTO labels (name, position, color, shortcut) "
                 "SELECT ?, coalesce(max(position), -1) + 1, ?, NULL FROM labels",
                 (name, color),
             )
             self._set_shortcut(conn, name, shortcut)
-            self._labels = None
+            self._bump_labels_version(conn)
+
+    def _check_new_name(self, name: str) -> None:
+        if name in self.labels:
+            raise LabelError(f"label {name!r} exists already")
 
     def rename_label(self, old: str, new: str) -> int:
         """Rename a label everywhere (annotations and their log), in one transaction.
@@ -429,14 +480,15 @@ class Project:
         """
         self.labels.index(old)
         check_label_name(new)
-        if new in self.labels:
-            raise LabelError(f"label {new!r} exists already")
+        self._check_new_name(new)
 
         def rename(text: str) -> str:
             parts = text.split(CANDIDATE_SEPARATOR)
             return CANDIDATE_SEPARATOR.join(new if n == old else n for n in parts)
 
         with self._write() as conn:
+            self.labels.index(old)  # again: the labels may have been re-read
+            self._check_new_name(new)
             conn.execute("UPDATE labels SET name = ? WHERE name = ?", (new, old))
             changed = 0
             for table, key, columns in (
@@ -453,7 +505,7 @@ class Project:
                     conn.executemany(f"UPDATE {table} SET {column} = ? WHERE {where}", updates)
                     if table == "annotations":
                         changed = len(updates)
-            self._labels = None
+            self._bump_labels_version(conn)
         return changed
 
     def remove_label(self, name: str, force: bool = False, annotator: str = "user") -> int:
@@ -478,12 +530,10 @@ class Project:
         LabelError
             Unknown label, the last label, or a label in use without ``force``.
         """
-        labels = self.labels
-        position = labels.index(name)
-        if len(labels) == 1:
-            raise LabelError("the last label cannot be removed")
-        remaining = LabelSet(n for n in labels if n != name)
+        self._remaining_without(name)
         with self._write() as conn:
+            # checked again: the labels may have been re-read
+            position, remaining = self._remaining_without(name)
             # Sets that hold the label shrink; sets naming every other label
             # (they only said "not this one") become no label.
             changes: dict[int, dict[int, frozenset]] = {}
@@ -507,10 +557,19 @@ class Project:
                 "UPDATE labels SET position = -position - 1 WHERE position > ?", (position,)
             )
             conn.execute("UPDATE labels SET position = -position - 2 WHERE position < 0")
+            self._bump_labels_version(conn)
             self._labels = remaining
             for sid, anns in changes.items():
                 self._apply(conn, sid, anns, annotator)
         return n_changed
+
+    def _remaining_without(self, name: str) -> tuple[int, LabelSet]:
+        """Position of ``name`` and the label set without it."""
+        labels = self.labels
+        position = labels.index(name)
+        if len(labels) == 1:
+            raise LabelError("the last label cannot be removed")
+        return position, LabelSet(n for n in labels if n != name)
 
     # ------------------------------------------------------------------
     # corpus
@@ -846,11 +905,12 @@ class Project:
         with self._write() as conn:
             labels = self.labels
             if add_labels:
-                for name in corpus.labels:
-                    if name not in labels:
-                        self._insert_label(conn, name)
-                        labels = labels.union([name])
-                self._labels = labels
+                new = [name for name in corpus.labels if name not in labels]
+                for name in new:
+                    self._insert_label(conn, name)
+                if new:
+                    self._bump_labels_version(conn)
+                    labels = labels.union(new)
             return _rows.insert_corpus(conn, corpus, labels, annotator)
 
     def _insert_label(self, conn: sqlite3.Connection, name: str) -> None:
@@ -949,8 +1009,9 @@ class Project:
         ))
         now = time.time()
         upserts, deletes, entries = [], [], []
+        labels = self.labels  # current: _write re-read it if another program changed it
         for t, ann in changes.items():
-            new_text = _rows.spell(ann, self.labels)
+            new_text = _rows.spell(self._current(ann, labels), labels)
             old_text = old.get(t)
             if new_text == old_text:
                 continue
@@ -976,6 +1037,16 @@ class Project:
         )
         _rows.refresh_counts(conn, [sentence_id])
         return len(entries)
+
+    def _current(self, ann: frozenset, labels: LabelSet) -> frozenset:
+        """``ann`` checked against the label set as it is in the file now."""
+        try:
+            return make_annotation(ann, labels)
+        except LabelError as e:
+            raise LabelError(
+                f"{self.path}: {e}: the label set was changed (by another program?) since this "
+                "edit was made; it was not saved"
+            ) from None
 
     def import_annotations(
         self,

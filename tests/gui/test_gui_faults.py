@@ -236,3 +236,30 @@ def test_a_learner_raising_in_an_automatic_retrain_leaves_the_app_usable(window,
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
     assert loop.result is not good and loop.result.learner == "perceptron"
+
+
+# ----------------------------------------------------------------------
+# another program changes the label set (issue 11, case 4)
+
+
+def test_a_label_removed_by_another_program_is_refused_and_the_labels_reloaded(window, chunk_project, qtbot):
+    import subprocess
+    import sys
+
+    session, editor = quiet(window).session, go_unlabeled(window)
+    key = key_of(window, "B-PP")
+    sid, before = session.current_id, session.annotations
+    script = (f"from tagtool.store.project import Project\n"
+              f"with Project.open({str(chunk_project)!r}) as p:\n    p.remove_label('B-PP', force=True)\n")
+    subprocess.run([sys.executable, "-c", script], check=True)
+    qtbot.keyClick(editor, key)
+    assert error_shown(window, "Not saved", "B-PP", "label set was changed by another program")
+    assert session.annotations == before and stored(chunk_project, sid) == before
+    assert "B-PP" not in session.project.labels
+    assert all(info.name != "B-PP" for info in session.project.label_infos())
+    window.error_box.close()
+    token = editor.focus
+    qtbot.keyClick(editor, key_of(window, "B-NP"))  # the current labels save
+    assert stored(chunk_project, sid)[token] == {"B-NP"}
+    with Project.open(chunk_project, readonly=True) as project:
+        assert "B-PP" not in {n for s in project.corpus().sentences for ann in s.annotations for n in ann}
