@@ -8,13 +8,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QWidget
 CORPUS_FILTER = "Corpus files (*.txt *.conll *.conllu *.tsv *.csv *.jsonl *.json);;All files (*)"
 
 
-def with_browse(parent: QWidget, edit: QLineEdit, slot) -> QWidget:
-    """``edit`` followed by a Browse… button that calls ``slot``, as one row widget."""
+def with_browse(parent: QWidget, edit: QLineEdit, slot, text: str = "Browse…") -> QWidget:
+    """``edit`` followed by a button (Browse… by default) that calls ``slot``, as one row widget."""
     row = QWidget(parent)
     layout = QHBoxLayout(row)
     layout.setContentsMargins(0, 0, 0, 0)
     layout.addWidget(edit, 1)
-    button = QPushButton("Browse…", row)
+    button = QPushButton(text, row)
     button.clicked.connect(slot)
     layout.addWidget(button)
     return row

@@ -2,6 +2,9 @@
 
 The label set is read from the file, or typed by the user (needed for
 unlabeled text; the labels typed then also check a labeled file's labels).
+Choosing a file fills the label set in from it, completed to its span
+scheme (``B-LOC`` brings ``I-LOC``), so the user sees and can edit the
+labels before the first one is given.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QLabel,
     QLineEdit,
     QMessageBox,
     QWidget,
 )
 
-from tagtool.core.labels import LabelSet
+from tagtool.core.corpus import Corpus
+from tagtool.core.labels import LabelSet, complete_scheme, suspicious_labels
 from tagtool.errors import TagtoolError
 from tagtool.store.formats import FORMATS, read_corpus
 from tagtool.store.project import SUFFIX, Project
@@ -35,15 +40,42 @@ def parse_labels(text: str) -> LabelSet | None:
     return LabelSet(dict.fromkeys(names)) if names else None
 
 
+#: Files up to this size fill the label set in as soon as they are chosen;
+#: larger ones wait for Fill from file (reading them takes seconds).
+AUTO_FILL_BYTES = 20_000_000
+
+
 def create_project(corpus_path: Path, project_path: Path, format: str | None,
                    labels: LabelSet | None, read_labels: bool) -> Path:
-    """Read the corpus and write the project; raises on bad input (nothing written)."""
+    """Read the corpus and write the project; raises on bad input (nothing written).
+
+    Without typed ``labels`` the file's labels are completed to their span
+    scheme, as ``tagtool import`` does.
+    """
     corpus = read_corpus(corpus_path, format, labels=labels,
                          label_column=-1 if read_labels else None)
     if len(corpus.labels) == 0:
         raise TagtoolError(f"{corpus_path} holds no labels; type the label set")
+    if labels is None:
+        corpus = Corpus(complete_scheme(corpus.labels)[0], corpus.documents)
     Project.create(project_path, corpus, name=project_path.stem).close()
     return project_path
+
+
+def inferred_labels(corpus_path: Path, format: str | None) -> tuple[LabelSet, list[str]]:
+    """The file's labels completed to their scheme, and the labels that adds."""
+    return complete_scheme(read_corpus(corpus_path, format).labels)
+
+
+def describe_inferred(added: list[str], labels: LabelSet) -> str:
+    """The note shown under the label set filled in from a file."""
+    parts = ["From the file; edit before creating if needed."]
+    if added:
+        parts.append(f"Added to complete the scheme: {' '.join(added)}.")
+    suspicious = suspicious_labels(labels)
+    if suspicious:
+        parts.append(f"Check {' '.join(suspicious)}: candidate sets are written A|B.")
+    return " ".join(parts)
 
 
 class NewProjectDialog(QDialog):
@@ -60,17 +92,22 @@ class NewProjectDialog(QDialog):
         self.read_labels.setChecked(True)
         self.labels = QLineEdit(self)
         self.labels.setPlaceholderText("e.g. O B-PER I-PER B-LOC I-LOC (empty: the file's labels)")
+        self.labels_note = QLabel(self)
+        self.labels_note.setWordWrap(True)
+        self._filled = ""  # the label text last filled in from a file
         form = QFormLayout(self)
         form.addRow("Corpus file", with_browse(self, self.corpus, self._browse_corpus))
         form.addRow("Format", self.format)
         form.addRow("", self.read_labels)
-        form.addRow("Label set", self.labels)
+        form.addRow("Label set", with_browse(self, self.labels, lambda: self.fill_labels(), "Fill from file"))
+        form.addRow("", self.labels_note)
         form.addRow("Project file", with_browse(self, self.project, self._browse_project))
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
         self.corpus.textChanged.connect(self._suggest_project)
+        self.corpus.editingFinished.connect(lambda: self.fill_labels(automatic=True))
         self.created: Path | None = None
         self.resize(560, 0)
 
@@ -79,6 +116,32 @@ class NewProjectDialog(QDialog):
         path, _ = QFileDialog.getOpenFileName(self, "Corpus file", "", CORPUS_FILTER)
         if path:
             self.corpus.setText(path)
+            self.fill_labels(automatic=True)
+
+    def fill_labels(self, automatic: bool = False) -> None:
+        """Fill the label set in from the corpus file, unless the user typed one.
+
+        ``automatic`` (a file was just chosen) skips big files and never
+        replaces labels the user typed.
+        """
+        path = Path(self.corpus.text().strip())
+        typed = self.labels.text().strip() not in ("", self._filled)
+        if not self.read_labels.isChecked() or not path.is_file() or (automatic and typed):
+            return
+        if automatic and path.stat().st_size > AUTO_FILL_BYTES:
+            self.labels_note.setText("Large file: press Fill from file to read its labels.")
+            return
+        try:
+            labels, added = inferred_labels(path, self.format.currentData())
+        except (TagtoolError, OSError, ValueError) as e:
+            self.labels_note.setText(f"Could not read the labels: {e}")
+            return
+        if len(labels) == 0:
+            self.labels_note.setText("The file holds no labels: type the label set.")
+            return
+        self._filled = " ".join(labels)
+        self.labels.setText(self._filled)
+        self.labels_note.setText(describe_inferred(added, labels))
 
     def _browse_project(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Project file", self.project.text(),

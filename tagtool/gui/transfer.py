@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from tagtool.core.labels import suspicious_labels
 from tagtool.errors import TagtoolError
 from tagtool.gui.session import Session
 from tagtool.store.formats import read_corpus, write_corpus
@@ -34,8 +35,33 @@ def export_annotations(session: Session, path: Path, format: str | None = None) 
     return len(corpus)
 
 
-def import_annotations(session: Session, path: Path, mode: str = "replace") -> int:
-    """Take the annotations of ``path`` (same sentences); returns tokens changed."""
+class NewLabelsError(TagtoolError):
+    """The file uses labels the project does not have (``labels``, in file order)."""
+
+    def __init__(self, path: Path, labels: list[str]):
+        super().__init__(f"{path} uses labels the project does not have: {' '.join(labels)}")
+        self.labels = labels
+
+
+def new_labels(session: Session, path: Path) -> list[str]:
+    """The labels of ``path`` that the project lacks (a typo, or a new type)."""
+    known = session.project.labels
+    return [n for n in read_corpus(path).labels if n not in known]
+
+
+def import_annotations(session: Session, path: Path, mode: str = "replace", add_labels: bool = False) -> int:
+    """Take the annotations of ``path`` (same sentences); returns tokens changed.
+
+    Labels the project lacks raise :class:`NewLabelsError` unless
+    ``add_labels``, so that a typo never grows the label set unasked.
+    """
+    unknown = new_labels(session, path)
+    if unknown and not add_labels:
+        raise NewLabelsError(path, unknown)
+    for name in unknown:
+        session.project.add_label(name)
+    if unknown:
+        session.labels_edited(annotations_changed=False)
     corpus = read_corpus(path, labels=session.project.labels)
     changed = session.project.import_annotations(corpus, mode=mode)
     session.undo_stack.clear()
@@ -73,9 +99,28 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     box.exec()
     if box.clickedButton() not in (replace, fill):
         return None
+    mode = "replace" if box.clickedButton() is replace else "fill"
     try:
-        n = import_annotations(session, Path(path), "replace" if box.clickedButton() is replace else "fill")
+        try:
+            n = import_annotations(session, Path(path), mode)
+        except NewLabelsError as e:
+            if not confirm_new_labels(parent, e):
+                return None
+            n = import_annotations(session, Path(path), mode, add_labels=True)
     except (TagtoolError, OSError) as e:
         QMessageBox.warning(parent, "Import annotations", str(e))
         return None
     return f"Imported annotations: {n} tokens changed"
+
+
+def confirm_new_labels(parent: QWidget, error: NewLabelsError) -> bool:
+    """Ask before labels the project lacks are added; False cancels the import."""
+    suspicious = suspicious_labels(error.labels)
+    text = (f"The file uses {len(error.labels)} label(s) the project does not have:\n\n"
+            f"{', '.join(error.labels)}\n\nAdd them to the project's label set?")
+    if suspicious:
+        text += (f"\n\n{', '.join(suspicious)} look(s) like a candidate set written with the wrong "
+                 "separator (candidate sets are written A|B).")
+    answer = QMessageBox.question(parent, "New labels", text,
+                                  QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
+    return answer == QMessageBox.Yes

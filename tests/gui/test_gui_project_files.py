@@ -130,3 +130,67 @@ def test_labels_dialog_renames_recolours_and_sets_shortcuts(window, qtbot):
     assert editor.annotations[0] == {"B-NX"}
     assert window.session.undo_stack.count() == 0
     assert "B-NX" in window.legend.text.text()
+
+
+# ----------------------------------------------------------------------
+# label sets that do not grow by accident (issue 11)
+
+
+def test_new_project_dialog_fills_in_the_completed_label_set(tmp_path, qtbot):
+    from tagtool.gui.new_project import NewProjectDialog
+
+    data = tmp_path / "ner.txt"
+    data.write_text("Ann B-PER\nvisited O\nRome B-LOC\n\nBob _\n", encoding="utf-8")
+    dialog = NewProjectDialog()
+    qtbot.addWidget(dialog)
+    dialog.corpus.setText(str(data))
+    dialog.corpus.editingFinished.emit()
+    assert dialog.labels.text() == "O B-LOC I-LOC B-PER I-PER"
+    assert "I-LOC I-PER" in dialog.labels_note.text()
+    dialog.labels.setText("O B-LOC I-LOC B-PER I-PER B-ORG I-ORG")  # edited before the first label
+    dialog.corpus.editingFinished.emit()  # typed labels are never replaced
+    assert dialog.labels.text().endswith("B-ORG I-ORG")
+    dialog.accept()
+    with Project.open(dialog.created) as project:
+        assert list(project.labels) == ["O", "B-LOC", "I-LOC", "B-PER", "I-PER", "B-ORG", "I-ORG"]
+
+
+def test_new_project_without_typed_labels_completes_the_scheme(tmp_path):
+    data = tmp_path / "ner.txt"
+    data.write_text("Ann B-PER\nvisited O\n", encoding="utf-8")
+    path = create_project(data, tmp_path / "n.tagproj", None, None, True)
+    with Project.open(path) as project:
+        assert list(project.labels) == ["O", "B-PER", "I-PER"]
+
+
+def test_import_annotations_asks_before_adding_labels(window, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    session = window.session
+    out = tmp_path / "out.conll"
+    transfer.export_annotations(session, out, "conll")
+    lines = out.read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.strip())
+    lines[first] = lines[first].rsplit(" ", 1)[0] + " B-NP,I-NP"
+    out.write_text("\n".join(lines) + "\n")
+    before = list(session.project.labels)
+    with pytest.raises(transfer.NewLabelsError, match="B-NP,I-NP"):
+        transfer.import_annotations(session, out)
+    asked = []
+
+    def answer(reply):
+        def question(parent, title, text, *args):
+            asked.append(text)
+            return reply
+        return question
+
+    monkeypatch.setattr(QMessageBox, "exec", lambda self: None)
+    monkeypatch.setattr(QMessageBox, "clickedButton", lambda self: self.buttons()[0])  # "Replace"
+    monkeypatch.setattr(transfer.QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.Cancel))
+    assert transfer.ask_import(session, window) is None
+    assert "B-NP,I-NP" in asked[-1] and "wrong separator" in asked[-1]
+    assert list(session.project.labels) == before
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.Yes))
+    assert "tokens changed" in transfer.ask_import(session, window)
+    assert list(session.project.labels) == before + ["B-NP,I-NP"]
