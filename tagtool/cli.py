@@ -312,7 +312,8 @@ def _add_learning_commands(sub) -> None:
     p = sub.add_parser("train", help="train a tagger on annotated files", epilog=SETTINGS_HELP,
                        formatter_class=formatter,
                        description="Train a learner on DATA (full labels, candidate sets A|B and _ used as "
-                       "such) plus optional unlabeled text; write one tagger file. Progress on stderr; "
+                       "such) plus optional unlabeled text; write one tagger file. DATA may be a project "
+                       "file (.tagproj): its annotations as the app trains on them. Progress on stderr; "
                        "Ctrl-C stops cleanly and writes nothing.")
     p.add_argument("data", nargs="+", type=Path, metavar="DATA")
     _add_learner_options(p)
@@ -478,11 +479,12 @@ def _progress_bar(description: str):
 
 
 def _read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: int | None):
+    """The corpus of corpus files and project files (a project's annotations as stored)."""
     from tagtool.core.corpus import merge_corpora
-    from tagtool.store.formats import read_corpus
+    from tagtool.store.sources import read_source
 
     return merge_corpora(
-        read_corpus(p, format=args.format, token_column=args.token_column, label_column=label_column,
+        read_source(p, format=args.format, token_column=args.token_column, label_column=label_column,
                     encoding=args.encoding)
         for p in paths
     )

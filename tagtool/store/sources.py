@@ -1,0 +1,63 @@
+"""Where a command's corpus comes from: a corpus file, or a project file.
+
+``tagtool train PROJECT.tagproj`` (and evaluate, experiment, simulate)
+takes a project's sentences and annotations directly, exactly as the app's
+training does: full labels, candidate sets and unlabeled tokens as stored.
+A project is recognised by its header bytes (SQLite's magic), never by
+its name alone, so a corpus file called ``x.tagproj`` is still read as text.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+from pathlib import Path
+
+from tagtool.core.corpus import Corpus, Document
+from tagtool.store.dbfile import SQLITE_MAGIC
+
+
+def is_project_file(path: str | PathLike) -> bool:
+    """True when ``path`` is a regular file starting with SQLite's header."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+
+
+def read_source(path: str | PathLike, *, label_column: int | str | None = -1, **reader_options) -> Corpus:
+    """The corpus of a project file (opened read-only) or of a corpus file.
+
+    Parameters
+    ----------
+    path : path-like
+    label_column : int or str or None
+        None reads no labels, from a project too (its sentences as
+        unlabeled text); otherwise the project's annotations are taken and
+        the column choice applies to corpus files only.
+    **reader_options
+        Passed to :func:`tagtool.store.formats.read_corpus` for corpus files.
+
+    Raises
+    ------
+    ProjectError
+        A damaged project file.
+    FormatError
+        Malformed corpus file.
+    """
+    if is_project_file(path):
+        from tagtool.store.project import Project
+
+        with Project.open(path, readonly=True) as project:
+            corpus = project.corpus()
+        if label_column is None:
+            corpus = _without_labels(corpus)
+        return corpus
+    from tagtool.store.formats import read_corpus
+
+    return read_corpus(path, label_column=label_column, **reader_options)
+
+
+def _without_labels(corpus: Corpus) -> Corpus:
+    documents = tuple(Document(d.name, tuple(s.unlabeled() for s in d.sentences)) for d in corpus.documents)
+    return Corpus(corpus.labels, documents)
