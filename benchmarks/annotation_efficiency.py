@@ -61,7 +61,6 @@ from _results import write_keeping_analysis
 from tagtool.core import Corpus
 from tagtool.simulate import (
     Costs,
-    CurvePoint,
     Simulation,
     SimulationConfig,
     SimulationResult,
@@ -384,10 +383,8 @@ def run_record(run: Run, seed: int) -> dict:
 
 
 def run_from_record(record: dict) -> Run:
-    curve = [CurvePoint(**point) for point in record["curve"]]
-    result = SimulationResult(record["learner"], record["strategy"], record["mode"], record["full_data_f1"], curve,
-                              Costs(**record["costs"]), record["data_tokens"], list(record.get("notes", [])))
-    return Run(result, record["wall_seconds"])
+    fields = {k: v for k, v in record.items() if k not in ("seed", "wall_seconds")}
+    return Run(SimulationResult.from_dict(fields), record["wall_seconds"])
 
 
 def results_json(results: dict[str, dict[str, LearnerRuns]], args, wall: float) -> dict:

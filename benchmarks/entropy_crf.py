@@ -70,7 +70,7 @@ def main(argv=None) -> int:
                 rows.append(
                     f"| {task} | {row} | {s['labeled']} | {s['unlabeled']} | "
                     f"{s['token_error_mean']:.2f} ± {s['token_error_se']:.2f} "
-                    f"| {100 * s['f1_mean']:.2f} ± {100 * s['f1_se']:.2f} | {s['train_seconds_mean']:.1f} |"
+                    f"| {s['f1_mean']:.2f} ± {s['f1_se']:.2f} | {s['train_seconds_mean']:.1f} |"
                 )
                 print(rows[-1], flush=True)
     header = (

@@ -183,7 +183,7 @@ def fmt_row(name: str, settings: list[dict]) -> str:
     for s in settings:
         cells.append(
             f"{s['token_error_mean']:.2f} ± {s['token_error_se']:.2f} | "
-            f"{100 * s['f1_mean']:.1f} ± {100 * s['f1_se']:.1f} | {s['train_seconds_mean']:.2f}"
+            f"{s['f1_mean']:.1f} ± {s['f1_se']:.1f} | {s['train_seconds_mean']:.2f}"
         )
     return f"| {name} | " + " | ".join(cells) + " |"
 

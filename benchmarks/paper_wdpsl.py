@@ -113,7 +113,7 @@ def run_one(task: str, learner: str, params: dict, seed: int, corpora: dict) -> 
     started = time.perf_counter()
     result = run_experiment(config_for(task, learner, params, seed), data, test)
     setting = result.settings[0].to_dict()
-    return {"f1": 100 * setting["f1_mean"], "error": setting["token_error_mean"],
+    return {"f1": setting["f1_mean"], "error": setting["token_error_mean"],
             "train_s": setting["train_seconds_mean"], "wall_s": time.perf_counter() - started}
 
 

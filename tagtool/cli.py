@@ -432,7 +432,7 @@ def _add_simulate_command(sub, formatter) -> None:
     p.add_argument("--cost-skip", type=float, default=0.1, metavar="C",
                    help="cost of reading a token left unlabeled, or accepted as suggested in review (default 0.1)")
     p.add_argument("--full-data-f1", type=float, metavar="X",
-                   help="F1 of the learner trained on all of DATA, if known (skips that training)")
+                   help="F1 in percent of the learner trained on all of DATA, if known (skips that training)")
     p.add_argument("--until-95", action="store_true",
                    help="stop once the curve reaches 95%% of the full-data F1")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the curve and cost_to_95 as JSON")
@@ -583,7 +583,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     gold = [[next(iter(a)) for a in s.annotations] for s in full]
     scores = evaluate(gold, tagger.tag(full), tagger.labels.union(gold_corpus.labels))
     if args.json:
-        print(json.dumps({**scores.to_dict(), "skipped_sentences": skipped, "learner": tagger.learner}))
+        print(json.dumps({**scores.to_json(), "skipped_sentences": skipped, "learner": tagger.learner}))
     else:
         print(format_report(scores))
     if skipped:
@@ -618,12 +618,12 @@ def format_experiment(result, config, with_test: bool) -> str:
     lines = [
         f"{result.learner}: pool {config.pool} sentences of {config.min_length}-{config.max_length} tokens, "
         f"{where}, {config.repeats} repeats, seed {config.seed}",
-        f"{'L':>6} {'U':>6} {'token error %':>16} {'span F1':>16} {'train s':>9}",
+        f"{'L':>6} {'U':>6} {'token error %':>16} {'span F1 %':>16} {'train s':>9}",
     ]
     for s in (r.to_dict() for r in result.settings):
         lines.append(
             f"{s['labeled']:>6} {s['unlabeled']:>6} {s['token_error_mean']:>8.2f} ± {s['token_error_se']:<5.2f} "
-            f"{s['f1_mean']:>8.3f} ± {s['f1_se']:<5.3f} {s['train_seconds_mean']:>9.3f}"
+            f"{s['f1_mean']:>8.2f} ± {s['f1_se']:<5.2f} {s['train_seconds_mean']:>9.3f}"
         )
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
@@ -639,7 +639,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         learner=cls.name, strategy=args.strategy, mode=args.mode, budget=args.budget, step=args.step,
         growth=args.growth, seed=args.seed, params=settings.params, features=settings.features,
         views=settings.views, costs=Costs(args.cost_full, args.cost_partial, args.cost_skip),
-        full_data_f1=args.full_data_f1, until_95=args.until_95, **optional,
+        full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"), until_95=args.until_95, **optional,
     )
     config.check(cls)
     if args.plot:
@@ -666,14 +666,23 @@ def format_simulation(result) -> str:
     lines = [
         f"{result.learner} {result.strategy}+{result.mode}: {result.data_tokens:,} data tokens; costs: full label "
         f"{c.full:g}, candidate set {c.partial:g}, {skip} {c.skip:g}",
-        f"full-data F1 {result.full_data_f1:.4f}; 95% of it ({0.95 * result.full_data_f1:.4f}) at cost {reached}",
-        f"{'cost':>10} {'labeled':>8} {'accepted' if review else 'cand.sets':>9} {'F1':>7} {'train s':>8}",
+        f"full-data F1 {100 * result.full_data_f1:.2f}%; 95% of it ({95 * result.full_data_f1:.2f}%) at cost {reached}",
+        f"{'cost':>10} {'labeled':>8} {'accepted' if review else 'cand.sets':>9} {'F1 %':>7} {'train s':>8}",
     ]
     for p in result.curve:
         middle = p.accepted if review else p.candidate_sets
-        lines.append(f"{p.cost:>10,.1f} {p.tokens_labeled:>8} {middle:>9} {p.f1:>7.4f} {p.train_seconds:>8.2f}")
+        lines.append(f"{p.cost:>10,.1f} {p.tokens_labeled:>8} {middle:>9} {100 * p.f1:>7.2f} {p.train_seconds:>8.2f}")
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
+
+
+def _fraction_of_percent(value: float | None, option: str) -> float | None:
+    """A score given in percent (as every command prints them) as a fraction."""
+    if value is None:
+        return None
+    if not 0.0 <= value <= 100.0:
+        raise TagtoolError(f"{option} is in percent (0-100), got {value}")
+    return value / 100.0
 
 
 def _write_json(path: Path, data: dict) -> None:

@@ -65,7 +65,7 @@ import numpy as np
 
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
-from tagtool.core.metrics import evaluate
+from tagtool.core.metrics import SCALE, evaluate, percent
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.errors import TagtoolError
 from tagtool.learn import get_learner
@@ -123,15 +123,16 @@ class SettingResult:
         return len(self.token_error)
 
     def to_dict(self) -> dict:
-        """The ``settings`` entry of the ``--json`` output (issue 3 schema)."""
+        """The ``settings`` entry of the ``--json`` output (issue 3 schema; token
+        error and F1 both in percent since issue 11)."""
         return {
             "labeled": self.labeled,
             "unlabeled": self.unlabeled,
             "repeats": self.repeats,
             "token_error_mean": _mean(self.token_error),
             "token_error_se": standard_error(self.token_error),
-            "f1_mean": _mean(self.f1),
-            "f1_se": standard_error(self.f1),
+            "f1_mean": percent(_mean(self.f1)),
+            "f1_se": percent(standard_error(self.f1)),
             "train_seconds_mean": _mean(self.train_seconds),
         }
 
@@ -143,7 +144,7 @@ class ExperimentResult:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"learner": self.learner, "settings": [s.to_dict() for s in self.settings]}
+        return {"learner": self.learner, "scale": SCALE, "settings": [s.to_dict() for s in self.settings]}
 
 
 def _mean(values: Sequence[float]) -> float:

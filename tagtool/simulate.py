@@ -113,6 +113,7 @@ from tagtool import guidance
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import concat_ranges
 from tagtool.core.labels import LabelSet
+from tagtool.core.metrics import SCALE, percent
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner, get_learner
@@ -296,18 +297,31 @@ class SimulationResult:
         return self.curve[-1].f1 if self.curve else 0.0
 
     def to_dict(self) -> dict:
-        """The ``--json`` output (issue 6 schema, plus ``costs``, ``data_tokens`` and ``notes``)."""
+        """The ``--json`` output (issue 6 schema, plus ``costs``, ``data_tokens`` and ``notes``).
+
+        F1 in percent (``"scale": "percent"``), as every command prints and
+        writes scores; the object itself keeps fractions.
+        """
         return {
             "learner": self.learner,
             "strategy": self.strategy,
             "mode": self.mode,
-            "full_data_f1": self.full_data_f1,
+            "scale": SCALE,
+            "full_data_f1": percent(self.full_data_f1),
             "cost_to_95": self.cost_to_95,
             "costs": asdict(self.costs),
             "data_tokens": self.data_tokens,
-            "curve": [asdict(p) for p in self.curve],
+            "curve": [dict(asdict(p), f1=percent(p.f1)) for p in self.curve],
             "notes": list(self.notes),
         }
+
+    @classmethod
+    def from_dict(cls, record: dict) -> SimulationResult:
+        """Inverse of :meth:`to_dict`; records written before issue 11 hold fractions."""
+        scale = 100.0 if record.get("scale") == SCALE else 1.0
+        curve = [CurvePoint(**dict(point, f1=point["f1"] / scale)) for point in record["curve"]]
+        return cls(record["learner"], record["strategy"], record["mode"], record["full_data_f1"] / scale, curve,
+                   Costs(**record["costs"]), record["data_tokens"], list(record.get("notes", [])))
 
 
 def cost_to_reach(curve: Sequence[CurvePoint], target: float) -> float | None:
@@ -769,7 +783,7 @@ class Simulation:
             model, seconds = self.train(model, should_stop)
             point = self._point(model, seconds, warm)
             curve.append(point)
-            report(min(point.cost / self.budget, 1.0), f"cost {point.cost:,.0f}, F1 {point.f1:.3f}")
+            report(min(point.cost / self.budget, 1.0), f"cost {point.cost:,.0f}, F1 {100 * point.f1:.2f}%")
             if self.config.until_95 and point.f1 >= TARGET_SHARE * full_f1:
                 break
         return SimulationResult(

@@ -91,7 +91,8 @@ def test_train_tag_evaluate(tmp_path, capsys):
     gold = read_corpus(CONLL)
     pred = tagger.tag(gold)
     flat_gold = [next(iter(a)) for s in gold for a in s.annotations]
-    assert scores["token_accuracy"] == pytest.approx(np.mean([p == g for p, g in zip(sum(pred, []), flat_gold)]))
+    assert scores["scale"] == "percent"
+    assert scores["token_accuracy"] == pytest.approx(100 * np.mean([p == g for p, g in zip(sum(pred, []), flat_gold)]))
     assert (scores["sentences"], scores["tokens"]) == (len(gold), gold.n_tokens)
 
     code, out, _ = run(capsys, "evaluate", model, CONLL)
@@ -196,7 +197,8 @@ def test_experiment_prints_a_table_and_writes_the_json_schema(tmp_path, capsys):
     code, out, err = run(capsys, *argv)
     assert code == 0, err
     result = json.loads(out_json.read_text())
-    assert set(result) == {"learner", "settings"} and result["learner"] == "tiny"
+    assert set(result) == {"learner", "scale", "settings"} and result["learner"] == "tiny"
+    assert result["scale"] == "percent"
     assert [(s["labeled"], s["unlabeled"], s["repeats"]) for s in result["settings"]] == [(5, 5, 2), (10, 10, 2)]
     for s in result["settings"]:
         assert set(s) == {"labeled", "unlabeled", "repeats", "token_error_mean", "token_error_se", "f1_mean",

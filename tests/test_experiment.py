@@ -99,7 +99,7 @@ def test_results_follow_the_json_schema_and_a_seed_reproduces_them(corpus):
     for setting, (n_l, n_u) in zip(first["settings"], [(5, 5), (10, 10)]):
         assert set(setting) == keys
         assert (setting["labeled"], setting["unlabeled"], setting["repeats"]) == (n_l, n_u, 3)
-        assert 0 < setting["token_error_mean"] < 100 and 0 <= setting["f1_mean"] <= 1
+        assert 0 < setting["token_error_mean"] < 100 and 0 <= setting["f1_mean"] <= 100
     again = run_experiment(_config(), corpus).to_dict()
     other = run_experiment(_config(seed=1), corpus).to_dict()
     strip = lambda d: [{k: v for k, v in s.items() if k != "train_seconds_mean"} for s in d["settings"]]  # noqa: E731

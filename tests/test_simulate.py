@@ -405,7 +405,7 @@ def test_cli_json_has_the_issue_schema(tmp_path, corpora, capsys):
     result = json.loads(out.read_text())
     assert {"learner", "strategy", "mode", "full_data_f1", "cost_to_95", "curve"} <= set(result)
     assert (result["learner"], result["strategy"], result["mode"]) == ("perceptron", "uncertainty", "tokens")
-    assert 0.0 < result["full_data_f1"] <= 1.0
+    assert result["scale"] == "percent" and 1.0 < result["full_data_f1"] <= 100.0
     assert result["costs"] == {"full": 1.0, "partial": 0.5, "skip": 0.2}
     assert result["cost_to_95"] is None or isinstance(result["cost_to_95"], float)
     assert len(result["curve"]) >= 2
@@ -422,10 +422,10 @@ def test_cli_full_data_f1_skips_the_full_training_and_plot_writes_a_png(tmp_path
     data, test = _cli_files(tmp_path, corpora)
     out, png = tmp_path / "c.json", tmp_path / "c.png"
     code = main(["simulate", "--data", data, "--test", test, "--learner", "hmm", "--strategy", "random",
-                 "--step", "300", "--budget", "600", "--full-data-f1", "0.5", "--json", str(out), "--plot", str(png)])
+                 "--step", "300", "--budget", "600", "--full-data-f1", "50", "--json", str(out), "--plot", str(png)])
     assert code == 0
     result = json.loads(out.read_text())
-    assert result["full_data_f1"] == 0.5
+    assert result["full_data_f1"] == 50.0 and result["scale"] == "percent"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -511,3 +511,25 @@ def test_guided_steps_follow_the_apps_queue(corpora, monkeypatch):
     after = sim.oracle.sentence_status()
     shown = [i for i in order if after[i] == 2]
     assert shown and shown == order[: len(shown)]
+
+
+def test_json_scale_round_trip_and_old_fraction_records():
+    # Issue 11: one scale (percent) in every --json; records written before it hold fractions.
+    from tagtool.simulate import Costs, CurvePoint, SimulationResult
+
+    point = CurvePoint(cost=10.0, tokens_labeled=10, f1=0.5, train_seconds=0.1)
+    result = SimulationResult("hmm", "random", "full", 0.8, [point], Costs(), 100, [])
+    record = result.to_dict()
+    assert (record["full_data_f1"], record["curve"][0]["f1"]) == (80.0, 50.0)
+    again = SimulationResult.from_dict(record)
+    assert (again.full_data_f1, again.curve[0].f1) == (0.8, 0.5)
+    old = dict(record, full_data_f1=0.8, curve=[dict(record["curve"][0], f1=0.5)])
+    del old["scale"]
+    assert SimulationResult.from_dict(old).full_data_f1 == 0.8
+
+
+def test_cli_full_data_f1_is_in_percent(tmp_path, corpora, capsys):
+    data, test = _cli_files(tmp_path, corpora)
+    code = main(["simulate", "--data", data, "--test", test, "--learner", "hmm", "--strategy", "random",
+                 "--step", "300", "--budget", "300", "--full-data-f1", "150"])
+    assert code == 1 and "percent" in capsys.readouterr().err

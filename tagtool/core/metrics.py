@@ -24,6 +24,18 @@ from seqeval.metrics import classification_report as _span_report
 from tagtool.core.labels import LabelSet
 
 
+#: The scale of every score that a command prints or writes in ``--json``:
+#: accuracy, error, precision, recall and F1 are all in percent.
+SCALE = "percent"
+#: The score fields of :class:`Evaluation`.
+SCORE_KEYS = ("token_accuracy", "token_error", "precision", "recall", "f1")
+
+
+def percent(fraction: float) -> float:
+    """A score in [0, 1] on the scale commands print and write (percent)."""
+    return 100.0 * fraction
+
+
 @dataclass(frozen=True)
 class LabelScores:
     """Precision, recall, F1 and support of one label or span type."""
@@ -50,7 +62,19 @@ class Evaluation:
     per_type: dict[str, LabelScores] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
+        """Every field, scores as fractions in [0, 1] (for code)."""
         return asdict(self)
+
+    def to_json(self) -> dict:
+        """The ``--json`` output: every score in percent, as every command prints it."""
+        data = asdict(self)
+        for key in SCORE_KEYS:
+            data[key] = percent(data[key])
+        for table in ("per_label", "per_type"):
+            for row in data[table].values():
+                for key in ("precision", "recall", "f1"):
+                    row[key] = percent(row[key])
+        return {**data, "scale": SCALE}
 
 
 def _check_lengths(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> None:
