@@ -118,6 +118,10 @@ class NewProjectDialog(QDialog):
             self.corpus.setText(path)
             self.fill_labels(automatic=True)
 
+    def _note(self, text: str) -> None:
+        self.labels_note.setText(text)
+        self.resize(self.width(), self.heightForWidth(self.width()) if self.hasHeightForWidth() else self.sizeHint().height())
+
     def fill_labels(self, automatic: bool = False) -> None:
         """Fill the label set in from the corpus file, unless the user typed one.
 
@@ -129,19 +133,19 @@ class NewProjectDialog(QDialog):
         if not self.read_labels.isChecked() or not path.is_file() or (automatic and typed):
             return
         if automatic and path.stat().st_size > AUTO_FILL_BYTES:
-            self.labels_note.setText("Large file: press Fill from file to read its labels.")
+            self._note("Large file: press Fill from file to read its labels.")
             return
         try:
             labels, added = inferred_labels(path, self.format.currentData())
         except (TagtoolError, OSError, ValueError) as e:
-            self.labels_note.setText(f"Could not read the labels: {e}")
+            self._note(f"Could not read the labels: {e}")
             return
         if len(labels) == 0:
-            self.labels_note.setText("The file holds no labels: type the label set.")
+            self._note("The file holds no labels: type the label set.")
             return
         self._filled = " ".join(labels)
         self.labels.setText(self._filled)
-        self.labels_note.setText(describe_inferred(added, labels))
+        self._note(describe_inferred(added, labels))
 
     def _browse_project(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Project file", self.project.text(),
