@@ -4,16 +4,18 @@ Export writes the whole project (tokens, extra columns, annotations with
 candidate sets as ``A|B`` and no label as ``_``) with ``write_corpus``.
 Import reads a file of the same sentences and takes its annotations
 (``Project.import_annotations``); a bulk import is not an undo step, so it
-clears the undo history.
+clears the undo history. For a CoNLL-U file the user picks the field that
+holds the labels.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from tagtool.errors import TagtoolError
+from tagtool.gui.label_field import CHOICES, is_conllu, reader_options
 from tagtool.gui.session import Session
 from tagtool.store.formats import read_corpus, write_corpus
 
@@ -34,9 +36,14 @@ def export_annotations(session: Session, path: Path, format: str | None = None) 
     return len(corpus)
 
 
-def import_annotations(session: Session, path: Path, mode: str = "replace") -> int:
-    """Take the annotations of ``path`` (same sentences); returns tokens changed."""
-    corpus = read_corpus(path, labels=session.project.labels)
+def import_annotations(
+    session: Session, path: Path, mode: str = "replace", label_field: str | None = None
+) -> int:
+    """Take the annotations of ``path`` (same sentences); returns tokens changed.
+
+    ``label_field``: the CoNLL-U field holding the labels (default upos).
+    """
+    corpus = read_corpus(path, labels=session.project.labels, **reader_options(path, None, label_field))
     changed = session.project.import_annotations(corpus, mode=mode)
     session.undo_stack.clear()
     session.reload()
@@ -64,6 +71,12 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     path, _ = QFileDialog.getOpenFileName(parent, "Import annotations", "", IMPORT_FILTER)
     if not path:
         return None
+    label_field = None
+    if is_conllu(path, None):
+        label_field, ok = QInputDialog.getItem(parent, "Import annotations",
+                                               "CoNLL-U field that holds the labels:", CHOICES, 0, True)
+        if not ok:
+            return None
     box = QMessageBox(QMessageBox.Question, "Import annotations",
                       "Replace every annotation with the file's, or only fill tokens "
                       "that have none? This cannot be undone.", parent=parent)
@@ -74,8 +87,9 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     if box.clickedButton() not in (replace, fill):
         return None
     try:
-        n = import_annotations(session, Path(path), "replace" if box.clickedButton() is replace else "fill")
-    except (TagtoolError, OSError) as e:
+        n = import_annotations(session, Path(path), "replace" if box.clickedButton() is replace else "fill",
+                               label_field)
+    except (TagtoolError, OSError, ValueError) as e:  # ValueError: a label field CoNLL-U lacks
         QMessageBox.warning(parent, "Import annotations", str(e))
         return None
     return f"Imported annotations: {n} tokens changed"
