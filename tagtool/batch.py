@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
-from tagtool.batch_output import OWN_FORMAT, TAG_FORMATS, Options, output_plan, writer
+from tagtool.batch_output import TAG_FORMATS, Options, output_format_for, output_plan, writer
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.errors import FormatError, TagtoolError
 
@@ -84,15 +84,6 @@ class BatchJob:
     output_name: str
     input_name: str
     options: Options = ()
-
-
-def output_format_for(input_format: str, requested: str | None = None) -> str:
-    """The output format: ``requested``, else the input's own if taggable, else conll."""
-    if requested is not None:
-        if requested not in TAG_FORMATS:
-            raise TagtoolError(f"cannot write tagged {requested!r}; choose one of {', '.join(TAG_FORMATS)}")
-        return requested
-    return OWN_FORMAT.get(input_format, "conll")
 
 
 def _batches(items: Iterable, size: int) -> Iterator[list]:
@@ -272,23 +263,23 @@ def _count(sentences: Iterable, should_stop: Callable[[], bool] | None) -> int:
 
 
 def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
-    """Sentences of a conll, text or jsonl file from its lines alone, without parsing them.
+    """Sentences of a conll, conllu, text or jsonl file from its lines alone, without parsing them.
 
     The progress bar's total: a sentence of a column file is a run of
-    non-blank lines (``-DOCSTART-`` lines end one and are not one), of a
-    text or JSONL file a non-blank line — the readers' own rules.  About ten
+    non-blank lines (``-DOCSTART-`` lines end one and are not one; CoNLL-U
+    has none), of a text or JSONL file a non-blank line — the readers' own rules.  About ten
     times faster than reading the sentences; malformed input is reported by
     the tagging pass, not here.  None for the other formats.
     """
-    if in_format not in ("conll", "text", "jsonl"):
+    if in_format not in ("conll", "conllu", "text", "jsonl"):
         return None
     total, in_block = 0, False
     with open(path, encoding=encoding, errors="replace") as fh:
         for line in fh:
             blank = not line.strip()
-            if in_format != "conll":
+            if in_format in ("text", "jsonl"):
                 total += not blank
-            elif blank or line.lstrip("\ufeff").startswith(DOCSTART_PREFIX):
+            elif blank or (in_format == "conll" and line.lstrip("\ufeff").startswith(DOCSTART_PREFIX)):
                 in_block = False
             elif not in_block:
                 total, in_block = total + 1, True

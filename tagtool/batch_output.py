@@ -27,6 +27,7 @@ from typing import TextIO
 
 from tagtool.core.annotation import format_annotation
 from tagtool.core.corpus import Corpus
+from tagtool.errors import TagtoolError
 from tagtool.store.formats._common import ReadContext, WriteContext, check_cell
 
 #: Output formats of a tagged file.
@@ -39,6 +40,16 @@ LAYOUT = "layout"
 Options = tuple[tuple[str, object], ...]
 #: Options of a job that names none (a caller building its own BatchJob).
 _DEFAULT_OPTIONS: dict[str, Options] = {"conll": (("docstart", False),), "text": (("tagged", True),)}
+
+
+def output_format_for(input_format: str, requested: str | None = None) -> str:
+    """The output format: ``requested``, else the input's own if taggable, else conll."""
+
+    if requested is not None:
+        if requested not in TAG_FORMATS:
+            raise TagtoolError(f"cannot write tagged {requested!r}; choose one of {', '.join(TAG_FORMATS)}")
+        return requested
+    return OWN_FORMAT.get(input_format, "conll")
 
 
 def output_plan(

@@ -216,6 +216,8 @@ def test_format_batch_is_what_tag_file_writes(tagger, tmp_path):
         ("b.conll", "\ufeffa B\nc D\n-DOCSTART- -X-\ne F\n"),
         ("c.txt", "one line\n\n  \ntwo words here\nthree\n"),
         ("d.jsonl", '{"tokens": ["a"]}\n\n{"tokens": ["b", "c"]}\n'),
+        ("e.conllu", "# sent_id = 1\n1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                     "2\tb\t_\t_\t_\t_\t_\t_\t_\t_\n\n# -DOCSTART-\n1\tc\t_\t_\t_\t_\t_\t_\t_\t_\n\n"),
     ],
 )
 def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
@@ -232,7 +234,7 @@ def test_quick_count_matches_on_the_test_slices():
     from tagtool.batch import _count, quick_count
     from tagtool.store.formats import detect_format, iter_sentences
 
-    for path in (Path(__file__).parent / "data").glob("*.txt"):
+    for path in [*(Path(__file__).parent / "data").glob("*.txt"), EWT]:
         fmt = detect_format(path)
         assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None) > 0
 
