@@ -44,7 +44,6 @@ _DEFAULT_OPTIONS: dict[str, Options] = {"conll": (("docstart", False),), "text":
 
 def output_format_for(input_format: str, requested: str | None = None) -> str:
     """The output format: ``requested``, else the input's own if taggable, else conll."""
-
     if requested is not None:
         if requested not in TAG_FORMATS:
             raise TagtoolError(f"cannot write tagged {requested!r}; choose one of {', '.join(TAG_FORMATS)}")
