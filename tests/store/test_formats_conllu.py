@@ -271,3 +271,19 @@ def test_reserved_comment_key_and_bad_kept_lines_are_errors(tmp_path):
     bad = Corpus.from_sentences([Sentence(["a"], [{"X"}], meta={LINES_KEY: "not a line"})])
     with pytest.raises(FormatError, match="multiword range or empty node"):
         write_corpus(bad, tmp_path / "bad.conllu")
+
+
+def test_misc_label_goes_back_to_its_place_in_misc(tmp_path):
+    path = tmp_path / "misc.conllu"
+    rows = [["1", "Anna", "NER=B-PER|SpaceAfter=No"], ["2", "Oslo", "A=1|NER=B-LOC|Z=2"], ["3", "x", "Z=1"]]
+    text = "".join(T.join([i, form, "_", "X", "_", "_", "0", "root", "_", misc]) + "\n" for i, form, misc in rows)
+    path.write_text(f"# sent_id = m\n{text}\n", encoding="utf-8")
+    corpus = read_corpus(path, label_field="misc:NER")
+    (sentence,) = corpus.sentences
+    assert sentence.columns["misc"] == ("SpaceAfter=No", "A=1|Z=2", "Z=1")
+    assert _rewrite(corpus, tmp_path, "misc.conllu").read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+    relabeled = Corpus(corpus.labels.union(read_corpus(path, label_field="misc:NER").labels), [
+        type(corpus.documents[0])("misc.conllu", [sentence.with_annotations([{"B-LOC"}, {"B-PER"}, {"B-PER"}])])])
+    lines = _rewrite(relabeled, tmp_path, "misc.conllu").read_text(encoding="utf-8").splitlines()
+    assert [line.split("\t")[9] for line in lines[1:4]] == [
+        "NER=B-LOC|SpaceAfter=No", "A=1|NER=B-PER|Z=2", "Z=1|NER=B-PER"]

@@ -22,8 +22,10 @@ Reading
     comment lines themselves when writing them from ``meta`` would not give
     the same bytes (``#text=x``, a repeated key, trailing spaces). A label
     field other than ``upos`` is recorded in ``meta["conllu:label_field"]``,
-    so that an export puts the labels back where they came from. A comment
-    using one of these keys is an error.
+    so that an export puts the labels back where they came from, and a
+    MISC label that was not the last entry of its cell is placed in
+    ``meta["conllu:misc_at"]`` (``"token:entry"`` pairs, 0-based). A
+    comment using one of these keys is an error.
 
     ``# newdoc id = X`` (or a bare ``# newdoc``) starts a document named
     ``X`` (or ``"<file name>:<k>"``); sentences before the first one form a
@@ -39,7 +41,7 @@ Writing
     they say; kept ranges and empty nodes go back to their places. So a
     CoNLL-U file read and written again is byte for byte the same except
     for the label field's changed cells (and blank-line runs, which become
-    one blank line; MISC labels go last in MISC). The label field is
+    one blank line; a MISC label new to its token goes last). The label field is
     ``label_field``, else the sentence's recorded one, else ``upos``. A
     document that needs a boundary gets ``# newdoc id = <name>`` on its
     first sentence; the first document of a CoNLL-U file that had none
@@ -71,7 +73,9 @@ NEWDOC_KEYS = ("newdoc id", "newdoc")
 #: the label field when it is not ``upos`` (see the module docstring).
 LINES_KEY = "conllu:lines"
 LABEL_FIELD_KEY = "conllu:label_field"
-RESERVED_KEYS = (LINES_KEY, LABEL_FIELD_KEY)
+#: ``"token:entry"`` pairs (0-based) of MISC labels that were not the last entry of their cell.
+MISC_AT_KEY = "conllu:misc_at"
+RESERVED_KEYS = (LINES_KEY, LABEL_FIELD_KEY, MISC_AT_KEY)
 DEFAULT_LABEL_FIELD = "upos"
 LABEL_FIELD_CHOICES = ("upos", "xpos", "deprel", "misc:KEY")
 
@@ -183,10 +187,11 @@ def _sentence(block: _Block, where: LabelField | None, spec: str | None, ctx: Re
     cols = dict(zip(FIELDS, zip(*block.rows)))
     columns = {name: cols[name] for name in COLUMN_FIELDS}
     annotations: list[frozenset[str]] | tuple = ()
+    misc_at = ""
     if where is not None and where.misc_key is None:
         annotations = ctx.parse_cells(columns.pop(where.field), block.lines[0], block.lines)
     elif where is not None:
-        cells, columns["misc"] = _split_misc(columns["misc"], where.misc_key)  # type: ignore[arg-type]
+        cells, columns["misc"], misc_at = _split_misc(columns["misc"], where.misc_key)  # type: ignore[arg-type]
         annotations = [
             ctx.parse_cell(c, line) if c is not None else EMPTY for c, line in zip(cells, block.lines)
         ]
@@ -196,21 +201,26 @@ def _sentence(block: _Block, where: LabelField | None, spec: str | None, ctx: Re
     meta = {**block.meta, LINES_KEY: "\n".join(kept)}
     if spec is not None:
         meta[LABEL_FIELD_KEY] = spec
+    if misc_at:
+        meta[MISC_AT_KEY] = misc_at
     return Sentence(cols["form"], annotations, columns, meta)
 
 
-def _split_misc(values: tuple[str, ...], key: str) -> tuple[list[str | None], tuple[str, ...]]:
-    """Take ``key=…`` out of each MISC cell: (label cells, remaining MISC)."""
+def _split_misc(values: tuple[str, ...], key: str) -> tuple[list[str | None], tuple[str, ...], str]:
+    """Take ``key=…`` out of each MISC cell: (label cells, remaining MISC, where it was if not last)."""
     prefix = f"{key}="
     cells: list[str | None] = []
     rest: list[str] = []
-    for value in values:
+    moved: list[str] = []
+    for t, value in enumerate(values):
         entries = [] if value == "_" else value.split("|")
-        label = next((e[len(prefix):] for e in entries if e.startswith(prefix)), None)
+        at = next((i for i, e in enumerate(entries) if e.startswith(prefix)), None)
         kept = [e for e in entries if not e.startswith(prefix)]
-        cells.append(label)
+        cells.append(None if at is None else entries[at][len(prefix):])
         rest.append("|".join(kept) or "_")
-    return cells, tuple(rest)
+        if at is not None and at < len(kept):
+            moved.append(f"{t}:{at}")  # written back in place, not last
+    return cells, tuple(rest), " ".join(moved)
 
 
 def _comment_lines(meta: Mapping[str, object]) -> list[str]:
@@ -297,13 +307,14 @@ def _word_lines(
     sentence: Sentence, where: LabelField, corpus: Corpus, ctx: WriteContext, place: str
 ) -> list[str]:
     labels = [format_annotation(a, corpus.labels) for a in sentence.annotations]
+    misc_at = _misc_positions(sentence, ctx, place) if where.misc_key is not None else {}
     lines = []
     for t, form in enumerate(sentence.tokens):
         values = {"id": str(t + 1), "form": _cell(form, ctx, place)}
         for name in COLUMN_FIELDS:
             column = sentence.columns.get(name)
             values[name] = _cell(column[t], ctx, place) if column is not None else "_"
-        _put_label(values, where, labels[t], ctx, place)
+        _put_label(values, where, labels[t], ctx, place, misc_at.get(t))
         lines.append("\t".join(values.values()))
     return lines
 
@@ -322,7 +333,17 @@ def _placed(words: list[str], extras: list[str], ctx: WriteContext, place: str) 
     return [line for _, line in sorted(slots, key=lambda slot: slot[0])]
 
 
-def _put_label(values: dict, where: LabelField, label: str, ctx: WriteContext, place: str) -> None:
+def _misc_positions(sentence: Sentence, ctx: WriteContext, place: str) -> dict[int, int]:
+    try:
+        pairs = (pair.split(":") for pair in str(sentence.meta.get(MISC_AT_KEY, "")).split())
+        return {int(t): int(i) for t, i in pairs}
+    except ValueError:
+        raise ctx.error(f"{place}: meta {MISC_AT_KEY!r} must hold token:entry pairs") from None
+
+
+def _put_label(
+    values: dict, where: LabelField, label: str, ctx: WriteContext, place: str, at: int | None = None
+) -> None:
     if label == "_":
         return  # no label: the field keeps its column's value, if any
     if where.misc_key is None:
@@ -332,7 +353,8 @@ def _put_label(values: dict, where: LabelField, label: str, ctx: WriteContext, p
         raise ctx.error(f"{place}: candidate set {label!r} cannot be stored in MISC ('|' separates entries)")
     entries = [] if values["misc"] == "_" else values["misc"].split("|")
     entries = [e for e in entries if not e.startswith(f"{where.misc_key}=")]
-    values["misc"] = "|".join([*entries, f"{where.misc_key}={label}"])
+    entries.insert(len(entries) if at is None else at, f"{where.misc_key}={label}")
+    values["misc"] = "|".join(entries)
 
 
 def _cell(value: str, ctx: WriteContext, place: str) -> str:
