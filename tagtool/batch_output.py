@@ -21,6 +21,7 @@ same bytes as one process.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -28,7 +29,7 @@ from typing import TextIO
 from tagtool.core.annotation import format_annotation
 from tagtool.core.corpus import Corpus
 from tagtool.errors import TagtoolError
-from tagtool.store.formats._common import ReadContext, WriteContext, check_cell
+from tagtool.store.formats._common import WriteContext, check_cell
 
 #: Output formats of a tagged file.
 TAG_FORMATS = ("conll", "conllu", "text", "jsonl")
@@ -148,10 +149,24 @@ def _separator(path: Path, encoding: str) -> str:
 
 
 def _span_records(path: Path, encoding: str) -> bool:
-    """Whether a JSONL input holds span records (text + spans) rather than token records."""
-    from tagtool.store.formats.jsonl import _records
+    """Whether a JSON(L) input holds span records (text + spans) rather than token records.
 
-    for _, record in _records(ReadContext(path, encoding=encoding)):
-        return isinstance(record, dict) and "tokens" not in record
+    Decided by its first record; malformed JSON is left for the reader to report.
+    """
+    from tagtool.store.formats._common import iter_lines
+
+    lines = iter_lines(path, encoding)
+    for _, line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        try:
+            if stripped.startswith("{") and path.suffix.lower() != ".json":
+                first = json.loads(stripped)
+            else:  # a JSON array, or pretty-printed records: the first object in the text
+                text = stripped + "".join(rest for _, rest in lines)
+                first = json.JSONDecoder().raw_decode(text, max(text.find("{"), 0))[0]
+        except ValueError:
+            return False
+        return isinstance(first, dict) and "tokens" not in first
     return False
-
