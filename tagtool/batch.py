@@ -27,12 +27,10 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
+from tagtool.batch_output import TAG_FORMATS, Options, output_format_for, output_plan, writer
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.errors import FormatError, TagtoolError
 
-#: Output formats of a tagged file.
-TAG_FORMATS = ("conll", "text", "jsonl")
-_WRITE_OPTIONS = {"conll": {"docstart": False}, "text": {"tagged": True}, "jsonl": {}}
 #: A column file's document boundary (``tagtool.store.formats.conll.DOCSTART``), as it starts a line.
 DOCSTART_PREFIX = "-DOCSTART-"
 
@@ -78,20 +76,14 @@ class BatchJob:
         the writers expect, so batches need no document markers.
     input_name : str
         The input path, for error messages.
+    options : tuple of (name, value)
+        Write options (:func:`tagtool.batch_output.output_plan`).
     """
 
     out_format: str
     output_name: str
     input_name: str
-
-
-def output_format_for(input_format: str, requested: str | None = None) -> str:
-    """The output format: ``requested``, else the input's if taggable, else conll."""
-    if requested is not None:
-        if requested not in TAG_FORMATS:
-            raise TagtoolError(f"cannot write tagged {requested!r}; choose one of {', '.join(TAG_FORMATS)}")
-        return requested
-    return input_format if input_format in TAG_FORMATS else "conll"
+    options: Options = ()
 
 
 def _batches(items: Iterable, size: int) -> Iterator[list]:
@@ -105,13 +97,12 @@ def _batches(items: Iterable, size: int) -> Iterator[list]:
 
 
 def _write_batch(tagger, sentences: Iterable[Sentence], job: BatchJob) -> str:
-    from tagtool.store.formats import FORMATS
     from tagtool.store.formats._common import WriteContext
 
     ctx = WriteContext(Path(job.output_name))
     corpus = Corpus(tagger.labels, (Document(ctx.document_name, tuple(sentences)),))
     buffer = io.StringIO()
-    FORMATS[job.out_format].write(tagger.tag_corpus(corpus), buffer, ctx, **_WRITE_OPTIONS[job.out_format])
+    writer(job.out_format, job.options)(tagger.tag_corpus(corpus), buffer, ctx)
     return buffer.getvalue()
 
 
@@ -272,23 +263,23 @@ def _count(sentences: Iterable, should_stop: Callable[[], bool] | None) -> int:
 
 
 def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
-    """Sentences of a conll, text or jsonl file from its lines alone, without parsing them.
+    """Sentences of a conll, conllu, text or jsonl file from its lines alone, without parsing them.
 
     The progress bar's total: a sentence of a column file is a run of
-    non-blank lines (``-DOCSTART-`` lines end one and are not one), of a
-    text or JSONL file a non-blank line — the readers' own rules.  About ten
+    non-blank lines (``-DOCSTART-`` lines end one and are not one; CoNLL-U
+    has none), of a text or JSONL file a non-blank line — the readers' own rules.  About ten
     times faster than reading the sentences; malformed input is reported by
     the tagging pass, not here.  None for the other formats.
     """
-    if in_format not in ("conll", "text", "jsonl"):
+    if in_format not in ("conll", "conllu", "text", "jsonl"):
         return None
     total, in_block = 0, False
     with open(path, encoding=encoding, errors="replace") as fh:
         for line in fh:
             blank = not line.strip()
-            if in_format != "conll":
+            if in_format in ("text", "jsonl"):
                 total += not blank
-            elif blank or line.lstrip("\ufeff").startswith(DOCSTART_PREFIX):
+            elif blank or (in_format == "conll" and line.lstrip("\ufeff").startswith(DOCSTART_PREFIX)):
                 in_block = False
             elif not in_block:
                 total, in_block = total + 1, True
@@ -311,6 +302,8 @@ def tag_file(
     *,
     input_format: str | None = None,
     token_column: int = 0,
+    label_column: int | None = None,
+    label_field: str | None = None,
     batch_size: int = 2000,
     encoding: str = "utf-8",
     progress: Callable[[float, str], None] | None = None,
@@ -330,12 +323,17 @@ def tag_file(
     output : path, text stream or None
         A path is written atomically; None writes to standard output (as
         found at the call), a stream is written to as the batches finish.
-    format : {"conll", "text", "jsonl"}, optional
-        Output format (default: the input's if taggable, else conll).
+    format : {"conll", "conllu", "text", "jsonl"}, optional
+        Output format (default: the input's own, in its layout, see
+        :mod:`tagtool.batch_output`; conll for CSV/TSV).
     input_format : str, optional
         Default: detected from the extension and content.
     token_column : int
         0-based token column of column files.
+    label_column : int, optional
+        Column files: the column the prediction replaces (default: appended).
+    label_field : str, optional
+        CoNLL-U output: the field that receives the prediction (default upos).
     batch_size : int
         Sentences per batch (the unit of work, progress and cancelling).
     encoding : str
@@ -375,7 +373,10 @@ def tag_file(
         output_name = "stdout" if output is None else str(getattr(output, "name", "<stream>"))
     else:
         output = output_name = Path(output)
-    job = BatchJob(output_format_for(in_format, format), str(output_name), str(input))
+    out_format = output_format_for(in_format, format)
+    options = output_plan(in_format, out_format, input, encoding, token_column=token_column,
+                          label_column=label_column, label_field=label_field)
+    job = BatchJob(out_format, str(output_name), str(input), options)
 
     def read():
         return iter_sentences(input, in_format, token_column=token_column, label_column=None, encoding=encoding)

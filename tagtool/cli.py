@@ -37,15 +37,42 @@ def _add_reader_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--label-column", type=int, default=-1, metavar="N",
                         help="0-based label column of column files (default -1, the last)")
     parser.add_argument("--no-labels", action="store_true", help="read no labels: every token unlabeled")
+    _add_label_field_option(parser)
     parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
 
 
-def _reader_kwargs(args: argparse.Namespace) -> dict:
+def _label_field(text: str) -> str:
+    from tagtool.store.formats.conllu import LabelField
+
+    try:
+        LabelField.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _add_label_field_option(parser: argparse.ArgumentParser, what: str = "the labels are read from") -> None:
+    parser.add_argument("--label-field", type=_label_field, metavar="FIELD",
+                        help=f"CoNLL-U files: the field {what}: upos (default), xpos, deprel, any other "
+                        "field, or misc:KEY for a KEY=VALUE entry of MISC (e.g. misc:NER)")
+
+
+def _format_options(path: Path, format: str | None, label_field: str | None) -> dict:
+    """Format options of one input file: ``label_field`` if it is CoNLL-U."""
+    from tagtool.store.formats import detect_format
+
+    if label_field is None or not path.is_file():
+        return {}
+    return {"label_field": label_field} if (format or detect_format(path)) == "conllu" else {}
+
+
+def _reader_kwargs(args: argparse.Namespace, path: Path) -> dict:
     return {
         "format": args.format,
         "token_column": args.token_column,
         "label_column": None if args.no_labels else args.label_column,
         "encoding": args.encoding,
+        **_format_options(path, args.format, args.label_field),
     }
 
 
@@ -75,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, required=True)
     p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"])
     p.add_argument("--spans", action="store_true", help="jsonl: span records (BIO, full labels only)")
+    _add_label_field_option(p, "that receives the labels (default: the one they were imported from)")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("info", help="summarise a project: sizes, labels, annotation progress")
@@ -100,7 +128,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.store.project import Project
 
     labels = LabelSet(args.labels.split(",")) if args.labels else None
-    corpus = merge_corpora(read_corpus(f, labels=labels, **_reader_kwargs(args)) for f in args.files)
+    corpus = merge_corpora(read_corpus(f, labels=labels, **_reader_kwargs(args, f)) for f in args.files)
     _warn_suspicious(corpus.labels)
     if args.project.exists():
         with Project.open(args.project) as project:
@@ -143,11 +171,16 @@ def _check_new_labels(project_labels, file_labels, args: argparse.Namespace) -> 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from tagtool.store.formats import write_corpus
+    from tagtool.store.formats.detect import EXTENSIONS
     from tagtool.store.project import Project
 
     with Project.open(args.project, readonly=True) as project:
         corpus = project.corpus()
     options = {"spans": True} if args.spans else {}
+    if args.label_field is not None:
+        if (args.format or EXTENSIONS.get(args.output.suffix.lower())) != "conllu":
+            raise TagtoolError("--label-field needs CoNLL-U output (a .conllu file or --format conllu)")
+        options["label_field"] = args.label_field
     write_corpus(corpus, args.output, format=args.format, **options)
     print(f"wrote {len(corpus)} sentences to {args.output}")
     return 0
@@ -259,7 +292,7 @@ def open_sample() -> int:
 #: building the parser does not import the learners; a test checks them).
 LEARNER_NAMES = ("cosvm", "mv-perceptron", "entropy-crf", "wdpsl", "hmm", "perceptron", "svm", "crf")
 #: Output formats of ``tagtool tag``.
-TAG_FORMATS = ("conll", "text", "jsonl")
+TAG_FORMATS = ("conll", "conllu", "text", "jsonl")
 #: Learner parameters that take ``--seed``.
 SEED_PARAMS = ("seed", "random_state")
 
@@ -296,6 +329,7 @@ def _add_column_options(parser: argparse.ArgumentParser, label_default: int | No
     parser.add_argument("--label-column", type=int, default=label_default, metavar="N",
                         help="0-based label column of column files (default -1, the last); "
                         "labels A|B are candidate sets, _ means no label")
+    _add_label_field_option(parser)
     parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
 
 
@@ -332,13 +366,18 @@ def _add_learning_commands(sub) -> None:
                        "output as one process.")
     p.add_argument("model", type=Path, metavar="MODEL")
     p.add_argument("input", type=Path, metavar="INPUT")
-    p.add_argument("-o", "--output", type=Path, metavar="OUTPUT")
+    p.add_argument("-o", "--output", type=Path, metavar="OUTPUT", help="output file; - or none: standard output")
     p.add_argument("--format", choices=TAG_FORMATS,
-                   help="output format (default: the input's if conll/text/jsonl, else conll); "
-                   "conll appends the label column, text writes token/LABEL")
+                   help="output format (default: the input's own: CoNLL-U with the prediction in the label "
+                   "field, JSONL span or token records as given, a column file in its own layout with the "
+                   "prediction appended; conll for CSV/TSV); text writes token/LABEL")
     p.add_argument("--input-format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
                    help="input format (default: from the extension and content)")
     p.add_argument("--token-column", type=int, default=0, metavar="N", help="0-based token column (default 0)")
+    p.add_argument("--label-column", type=int, metavar="N",
+                   help="column files: write the prediction into column N, replacing it (default: append "
+                   "a column)")
+    _add_label_field_option(p, "that receives the prediction")
     p.add_argument("--batch-size", type=_positive_int, default=2000, metavar="N",
                    help="sentences per batch (default 2000)")
     p.add_argument("--encoding", default="utf-8")
@@ -485,7 +524,7 @@ def _read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: i
 
     return merge_corpora(
         read_source(p, format=args.format, token_column=args.token_column, label_column=label_column,
-                    encoding=args.encoding)
+                    encoding=args.encoding, **_format_options(p, args.format, args.label_field))
         for p in paths
     )
 
@@ -553,13 +592,14 @@ def cmd_tag(args: argparse.Namespace) -> int:
         raise FileNotFoundError(f"{args.model}: no such file")
     # The real stdout, taken before the progress bar starts: on a terminal,
     # rich swaps sys.stdout for a proxy that prints to the bar's stderr.
-    output = args.output if args.output is not None else sys.stdout
+    output = args.output if args.output not in (None, Path("-")) else sys.stdout
     # The model goes by path: with --workers each worker process loads it
     # itself, and the main process, which only reads and writes, never does.
     try:
         with _stop_on_sigint() as stop, _progress_bar(f"tagging {args.input.name}") as report:
             result = tag_file(args.model, args.input, output, args.format, input_format=args.input_format,
-                              token_column=args.token_column, batch_size=args.batch_size,
+                              token_column=args.token_column, label_column=args.label_column,
+                              label_field=args.label_field, batch_size=args.batch_size,
                               encoding=args.encoding, progress=report, should_stop=stop,
                               workers=args.workers, dask_address=args.dask)
     except BatchCancelled:

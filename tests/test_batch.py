@@ -17,7 +17,7 @@ from tagtool.batch import (
     output_format_for,
     tag_file,
 )
-from tagtool.core.corpus import Sentence
+from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -48,7 +48,8 @@ def test_cancel_leaves_no_output(tagger, tmp_path):
 
 
 def test_output_format_defaults():
-    assert output_format_for("conllu") == "conll"
+    assert output_format_for("conllu") == "conllu"  # the input's own format
+    assert output_format_for("csv") == "conll"
     assert output_format_for("jsonl") == "jsonl"
     assert output_format_for("conll", "text") == "text"
 
@@ -215,6 +216,8 @@ def test_format_batch_is_what_tag_file_writes(tagger, tmp_path):
         ("b.conll", "\ufeffa B\nc D\n-DOCSTART- -X-\ne F\n"),
         ("c.txt", "one line\n\n  \ntwo words here\nthree\n"),
         ("d.jsonl", '{"tokens": ["a"]}\n\n{"tokens": ["b", "c"]}\n'),
+        ("e.conllu", "# sent_id = 1\n1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                     "2\tb\t_\t_\t_\t_\t_\t_\t_\t_\n\n# -DOCSTART-\n1\tc\t_\t_\t_\t_\t_\t_\t_\t_\n\n"),
     ],
 )
 def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
@@ -231,6 +234,132 @@ def test_quick_count_matches_on_the_test_slices():
     from tagtool.batch import _count, quick_count
     from tagtool.store.formats import detect_format, iter_sentences
 
-    for path in (Path(__file__).parent / "data").glob("*.txt"):
+    for path in [*(Path(__file__).parent / "data").glob("*.txt"), EWT]:
         fmt = detect_format(path)
         assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None) > 0
+
+
+# ---------------------------------------------------------------------------
+# output in the input's own format
+
+EWT = DATA / "ewt_test_slice.conllu"
+
+
+def _train(corpus):
+    from tagtool.core import Corpus
+    from tagtool.learn import make_learner
+    from tagtool.pipeline import train_tagger
+
+    return train_tagger(Corpus.from_sentences(corpus.sentences, labels=corpus.labels),
+                        make_learner("perceptron", epochs=1))
+
+
+@pytest.fixture(scope="module")
+def upos_tagger():
+    return _train(read_corpus(EWT))
+
+
+def _word_line(line: str) -> bool:
+    return bool(line) and not line.startswith("#") and line.split("\t")[0].isdigit()
+
+
+def assert_only_field_changed(source: str, tagged: str, field: int, predictions: list[str]) -> None:
+    """Every line as in ``source`` but word lines' ``field``, which holds ``predictions`` in order."""
+    old, new = source.split("\n"), tagged.split("\n")
+    assert len(old) == len(new)
+    expected = iter(predictions)
+    for a, b in zip(old, new):
+        if not _word_line(a):
+            assert b == a  # comments, blank lines, multiword ranges, empty nodes
+            continue
+        fa, fb = a.split("\t"), b.split("\t")
+        assert fb[field] == next(expected)
+        assert fa[:field] + fa[field + 1:] == fb[:field] + fb[field + 1:]
+    assert next(expected, None) is None
+
+
+def test_conllu_input_is_tagged_as_conllu_with_every_line_kept(upos_tagger, tmp_path):
+    out = tmp_path / "out.conllu"
+    result = tag_file(upos_tagger, EWT, out, batch_size=7)
+    assert result.output_format == "conllu"
+    predicted = upos_tagger.tag(read_corpus(EWT, label_column=None).sentences)
+    assert_only_field_changed(EWT.read_text(encoding="utf-8"), out.read_text(encoding="utf-8"), 3,
+                              [p for sentence in predicted for p in sentence])
+
+
+def test_conllu_prediction_goes_to_the_chosen_label_field(upos_tagger, tmp_path):
+    out = tmp_path / "out.conllu"
+    tag_file(upos_tagger, EWT, out, label_field="xpos", batch_size=50)
+    predicted = upos_tagger.tag(read_corpus(EWT, label_column=None).sentences)
+    assert_only_field_changed(EWT.read_text(encoding="utf-8"), out.read_text(encoding="utf-8"), 4,
+                              [p for sentence in predicted for p in sentence])
+
+
+def test_span_records_are_tagged_as_span_records(tmp_path):
+    source = tmp_path / "spans.jsonl"
+    texts = [("EU  rejects German call", [[0, 2, "ORG"], [12, 18, "MISC"]]),
+             ("Peter Blackburn spoke", [[0, 15, "PER"]]),
+             ("BRUSSELS said EU", [[0, 8, "LOC"], [14, 16, "ORG"]])]
+    records = [{"id": f"r{i}", "text": text, "label": spans} for i, (text, spans) in enumerate(texts * 4)]
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    tagger = _train(read_corpus(source))
+    out = tmp_path / "out.jsonl"
+    assert tag_file(tagger, source, out, batch_size=5).output_format == "jsonl"
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [sorted(r) for r in written] == [["id", "label", "text"]] * len(records)
+    assert [(r["id"], r["text"]) for r in written] == [(r["id"], r["text"]) for r in records]
+    for record in written:
+        for start, end, _ in record["label"]:
+            assert record["text"][start:end].strip() == record["text"][start:end] != ""
+    back = read_corpus(out)
+    assert [[next(iter(a)) for a in s.annotations] for s in back] == tagger.tag(read_corpus(source).sentences)
+
+
+def _tab_file(path: Path) -> Path:
+    """CONLL as ``index<TAB>word<TAB>POS<TAB>chunk``: the token in column 1, tabs between columns."""
+    blocks = []
+    for s in read_corpus(INPUT):
+        rows = zip(s.tokens, s.columns["col1"], (next(iter(a)) for a in s.annotations))
+        blocks.append("".join(f"{i}\t{w}\t{p}\t{c}\n" for i, (w, p, c) in enumerate(rows, 1)))
+    path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
+    return path
+
+
+def test_column_file_keeps_its_layout_and_gets_the_prediction_appended(tmp_path):
+    source = _tab_file(tmp_path / "in.txt")
+    tagger = _train(read_corpus(source, token_column=1))
+    out = tmp_path / "out.txt"
+    assert tag_file(tagger, source, out, token_column=1, batch_size=30).output_format == "conll"
+    predicted = iter(p for s in tagger.tag(read_corpus(source, token_column=1, label_column=None).sentences)
+                     for p in s)
+    expected = [f"{line}\t{next(predicted)}" if line else "" for line in source.read_text().split("\n")]
+    assert out.read_text().split("\n") == expected
+
+
+def test_column_file_prediction_can_replace_a_column(tmp_path):
+    source = _tab_file(tmp_path / "in.txt")
+    tagger = _train(read_corpus(source, token_column=1))
+    out = tmp_path / "out.txt"
+    tag_file(tagger, source, out, token_column=1, label_column=-1, batch_size=30)
+    predicted = iter(p for s in tagger.tag(read_corpus(source, token_column=1, label_column=None).sentences)
+                     for p in s)
+    expected = [line.rsplit("\t", 1)[0] + f"\t{next(predicted)}" if line else ""
+                for line in source.read_text().split("\n")]
+    assert out.read_text().split("\n") == expected
+    with pytest.raises(BatchError, match="label column 7 does not exist"):
+        tag_file(tagger, source, out, token_column=1, label_column=7)
+
+
+def test_span_output_keeps_offsets_into_the_original_text(tmp_path):
+    """Tokens split off punctuation (as a tokenizer does): the spans still point into meta["text"]."""
+    from tagtool.store.formats import write_corpus
+
+    text = "EU rejects  German call, Peter said."
+    tokens = ["EU", "rejects", "German", "call", ",", "Peter", "said", "."]
+    labels = ["B-ORG", "O", "B-MISC", "O", "O", "B-PER", "O", "O"]
+    sentence = Sentence(tokens, [{label} for label in labels], meta={"text": text})
+    out = tmp_path / "out.jsonl"
+    write_corpus(Corpus.from_sentences([sentence]), out, spans=True)
+    record = json.loads(out.read_text(encoding="utf-8"))
+    assert record["text"] == text
+    assert [text[start:end] for start, end, _ in record["label"]] == ["EU", "German", "Peter"]

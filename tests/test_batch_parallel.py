@@ -140,3 +140,32 @@ def test_dask_client_keeps_no_log_of_sent_batches(tagger, cluster, tmp_path, mon
     monkeypatch.setattr(BatchedSend, "__init__", init)
     tag_file(tagger, INPUT, tmp_path / "out.txt", batch_size=50, dask_address=cluster)
     assert lengths and set(lengths) == {0}
+
+
+def test_conllu_and_column_layouts_are_the_same_bytes_on_workers_and_dask(cluster, tmp_path):
+    """The input's own format (CoNLL-U lines kept, a tab-separated layout) travels to every worker."""
+    from tagtool.core import Corpus, Sentence
+    from tagtool.learn import make_learner
+    from tagtool.pipeline import train_tagger
+
+    gold = read_corpus(INPUT)  # tokens only: the tagger needs no column the inputs lack
+    tokens_only = [Sentence(s.tokens, s.annotations) for s in gold.sentences[:30]]
+    tagger = train_tagger(Corpus.from_sentences(tokens_only, labels=gold.labels),
+                          make_learner("perceptron", epochs=1))
+    ewt = DATA / "ewt_test_slice.conllu"
+    tabbed = tmp_path / "tabbed.txt"
+    tabbed.write_text(INPUT.read_text(encoding="utf-8").replace(" ", "\t"), encoding="utf-8")
+    written = {}
+    for source, options in ((ewt, {"label_field": "misc:Chunk"}), (tabbed, {"label_column": 2})):
+        outputs = []
+        for where in ({}, {"workers": 2}, {"dask_address": cluster}):
+            out = tmp_path / f"out-{len(outputs)}{source.suffix}"
+            tag_file(tagger, source, out, batch_size=7, **options, **where)
+            outputs.append(out.read_bytes())
+        assert outputs[0] == outputs[1] == outputs[2]
+        written[source] = outputs[0].decode("utf-8")
+    assert "\n24.1\tleft\t" in written[ewt] and "Chunk=" in written[ewt]
+    rows = [line.split("\t") for line in written[tabbed].splitlines() if line]
+    assert rows and {len(row) for row in rows} == {3}
+    source_rows = [line.split("\t") for line in tabbed.read_text(encoding="utf-8").splitlines() if line]
+    assert [row[:2] for row in rows] == [row[:2] for row in source_rows]

@@ -127,3 +127,65 @@ def test_errors_are_one_line_and_exit_1(model, tmp_path, capsys):
         assert code == 1 and len(lines) == 1 and message in lines[0], err
         assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "broken.tagger"]
+
+
+# ---------------------------------------------------------------------------
+# output in the input's own format, -o -
+
+EWT = DATA / "ewt_test_slice.conllu"
+
+
+@pytest.fixture(scope="module")
+def upos_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("upos") / "upos.tagger"
+    assert main(["train", str(EWT), "--learner", "perceptron", "--set", "epochs=1", "-o", str(path)]) == 0
+    return path
+
+
+def _differing_fields(source: str, tagged: str) -> set[int]:
+    old, new = source.split("\n"), tagged.split("\n")
+    assert len(old) == len(new)
+    fields = set()
+    for a, b in zip(old, new):
+        if a != b:
+            fa, fb = a.split("\t"), b.split("\t")
+            assert len(fa) == len(fb) == 10 and fa[0] == fb[0] and fa[0].isdigit()
+            fields |= {i for i, (x, y) in enumerate(zip(fa, fb)) if x != y}
+    return fields
+
+
+def test_conllu_input_gives_conllu_on_stdout_with_dash(upos_model, capsys):
+    code, stdout, err = run(capsys, "tag", upos_model, EWT, "-o", "-", "--batch-size", "9")
+    assert code == 0 and "tagged 50 sentences, 623 tokens" in err
+    assert stdout.count("\n24.1\tleft\t") == 1 and "\n6-7\twasn't\t" in stdout
+    assert _differing_fields(EWT.read_text(encoding="utf-8"), stdout) <= {3}  # only UPOS
+    assert not (pathlib.Path.cwd() / "-").exists()
+
+
+def test_label_field_chooses_where_the_prediction_goes(upos_model, tmp_path, capsys):
+    out = tmp_path / "out.conllu"
+    code, _, _ = run(capsys, "tag", upos_model, EWT, "-o", out, "--label-field", "misc:Pred")
+    assert code == 0
+    assert _differing_fields(EWT.read_text(encoding="utf-8"), out.read_text(encoding="utf-8")) == {9}
+    serial = out.read_bytes()
+    code, _, _ = run(capsys, "tag", upos_model, EWT, "-o", out, "--label-field", "misc:Pred",
+                     "--workers", "2", "--batch-size", "7")
+    assert code == 0 and out.read_bytes() == serial
+    with pytest.raises(SystemExit):
+        main(["tag", str(upos_model), str(EWT), "--label-field", "nonsense"])
+    assert "label_field must be one of" in capsys.readouterr().err
+
+
+def test_label_field_on_import_train_and_export(tmp_path, capsys):
+    project, out = tmp_path / "p.tagproj", tmp_path / "y.conllu"
+    assert main(["import", str(EWT), "-p", str(project), "--label-field", "deprel"]) == 0
+    assert main(["export", str(project), "-o", str(out)]) == 0
+    assert out.read_bytes() == EWT.read_bytes()  # deprel labels went back to DEPREL
+    model = tmp_path / "m.tagger"
+    assert main(["train", str(EWT), "--learner", "perceptron", "--set", "epochs=1", "-o", str(model),
+                 "--label-field", "deprel"]) == 0
+    from tagtool.tagger import load_tagger
+
+    assert "nsubj" in load_tagger(model).labels and "NOUN" not in load_tagger(model).labels
+    code, _, err = run(capsys, "export", project, "-o", tmp_path / "y.txt", "--label-field", "xpos")
+    assert code == 1 and "needs CoNLL-U output" in err

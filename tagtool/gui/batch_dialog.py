@@ -3,7 +3,9 @@
 The work is :func:`tagtool.batch.tag_file` (the CLI's ``tagtool tag``) in a
 :class:`~tagtool.gui.worker.TaskRunner`, with a ``QProgressDialog`` whose
 Cancel stops it between batches; the output is written atomically, so a
-cancelled run leaves nothing behind.
+cancelled run leaves nothing behind. By default the output is in the
+input's own format and layout (:mod:`tagtool.batch_output`); for CoNLL-U
+the dialog asks which field receives the prediction.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QLineEdit,
+    QMessageBox,
     QProgressDialog,
     QWidget,
 )
 
 from tagtool.batch import TAG_FORMATS, tag_file
 from tagtool.gui.file_fields import CORPUS_FILTER, with_browse
+from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
 from tagtool.gui.worker import TaskRunner
 
 TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
@@ -31,7 +35,8 @@ CURRENT, FILE = "current", "file"
 
 
 def default_output(path: Path, fmt: str | None) -> Path:
-    suffix = {"conll": ".conll", "text": ".txt", "jsonl": ".jsonl"}.get(fmt or "", path.suffix or ".txt")
+    suffix = {"conll": ".conll", "conllu": ".conllu", "text": ".txt", "jsonl": ".jsonl"}.get(
+        fmt or "", path.suffix or ".txt")
     return path.with_name(f"{path.stem}.tagged{suffix}")
 
 
@@ -49,16 +54,18 @@ class BatchTagDialog(QDialog):
         self.tagger_path = QLineEdit(self)
         self.output = QLineEdit(self)
         self.format = QComboBox(self)
-        self.format.addItem("as the input (conll if it cannot)", None)
+        self.format.addItem("as the input: its format and layout (conll for CSV/TSV)", None)
         for name in TAG_FORMATS:
             self.format.addItem(name, name)
-        form = QFormLayout(self)
+        self.label_field = LabelFieldBox(self)
+        form = self.form = QFormLayout(self)
         form.addRow("File to tag", with_browse(self, self.input, self.browse_input))
         form.addRow("Tagger", self.tagger)
         self.tagger_row = with_browse(self, self.tagger_path, self.browse_tagger)
         form.addRow("Tagger file", self.tagger_row)
         form.addRow("Output file", with_browse(self, self.output, self.browse_output))
         form.addRow("Output format", self.format)
+        form.addRow("Prediction in field", self.label_field)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         self.buttons.button(QDialogButtonBox.Ok).setText("Tag")
         self.buttons.accepted.connect(self._accept)
@@ -66,8 +73,19 @@ class BatchTagDialog(QDialog):
         form.addRow(self.buttons)
         self.tagger.currentIndexChanged.connect(self._tagger_changed)
         self._tagger_changed()
+        self.input.textChanged.connect(self._update_label_field)
+        self.format.currentIndexChanged.connect(self._update_label_field)
+        self._update_label_field()
         self.resize(560, 0)
 
+
+    def writes_conllu(self) -> bool:
+        """Whether the output will be CoNLL-U: chosen, or the input's own format."""
+        chosen = self.format.currentData()
+        return chosen == "conllu" or (chosen is None and is_conllu(self.input.text(), None))
+
+    def _update_label_field(self) -> None:
+        show_row(self.form, self.label_field, self.writes_conllu())
 
     def _tagger_changed(self) -> None:
         self.tagger_row.setEnabled(self.tagger.currentData() == FILE)
@@ -92,6 +110,12 @@ class BatchTagDialog(QDialog):
             self.output.setText(path)
 
     def _accept(self) -> None:
+        if self.writes_conllu():
+            try:
+                self.label_field.value()
+            except ValueError as e:
+                QMessageBox.warning(self, "Batch-tag", str(e))
+                return
         if self.input.text() and self.output.text() and (
                 self.tagger.currentData() == CURRENT or self.tagger_path.text()):
             self.accept()
@@ -102,14 +126,16 @@ class BatchTagDialog(QDialog):
             "output": Path(self.output.text()),
             "format": self.format.currentData(),
             "tagger": None if self.tagger.currentData() == CURRENT else Path(self.tagger_path.text()),
+            "label_field": self.label_field.currentText().strip() if self.writes_conllu() else None,
         }
 
 
-def _run(tagger_or_path, input, output, fmt, state):
+def _run(tagger_or_path, input, output, fmt, label_field, state):
     from tagtool.tagger import load_tagger
 
     tagger = load_tagger(tagger_or_path) if isinstance(tagger_or_path, Path) else tagger_or_path
-    return tag_file(tagger, input, output, fmt, progress=state.progress, should_stop=state.should_stop)
+    return tag_file(tagger, input, output, fmt, label_field=label_field, progress=state.progress,
+                    should_stop=state.should_stop)
 
 
 class BatchTagging(QObject):
@@ -128,7 +154,8 @@ class BatchTagging(QObject):
         self.runner = TaskRunner(self)
         self.dialog: QProgressDialog | None = None
 
-    def start(self, tagger_or_path, input: Path, output: Path, fmt: str | None) -> None:
+    def start(self, tagger_or_path, input: Path, output: Path, fmt: str | None,
+              label_field: str | None = None) -> None:
         dialog = QProgressDialog(f"Tagging {input.name}…", "Cancel", 0, 1000, self.parent())
         dialog.setWindowTitle("Batch-tag")
         dialog.setWindowModality(Qt.WindowModal)
@@ -137,7 +164,7 @@ class BatchTagging(QObject):
         dialog.setAutoReset(False)
         dialog.setValue(0)
         self.dialog = dialog
-        task = self.runner.start(_run, tagger_or_path, input, output, fmt)
+        task = self.runner.start(_run, tagger_or_path, input, output, fmt, label_field)
         dialog.canceled.connect(self.runner.cancel)
         task.signals.progress.connect(lambda f, m: (dialog.setValue(int(1000 * f)), dialog.setLabelText(
             f"Tagging {input.name}: {m}")))

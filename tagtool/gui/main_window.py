@@ -344,7 +344,7 @@ class MainWindow(QMainWindow):
             return
         choice = dialog.choice()
         source = choice["tagger"] if choice["tagger"] is not None else tagger
-        self.batch.start(source, choice["input"], choice["output"], choice["format"])
+        self.batch.start(source, choice["input"], choice["output"], choice["format"], choice["label_field"])
 
     def _report(self, message: str | None) -> None:
         if message:

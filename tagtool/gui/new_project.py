@@ -5,6 +5,7 @@ unlabeled text; the labels typed then also check a labeled file's labels).
 Choosing a file fills the label set in from it, completed to its span
 scheme (``B-LOC`` brings ``I-LOC``), so the user sees and can edit the
 labels before the first one is given.
+For a CoNLL-U file the user also picks the field that holds the labels.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from tagtool.errors import TagtoolError
 from tagtool.store.formats import FORMATS, read_corpus
 from tagtool.store.project import SUFFIX, Project
 from tagtool.gui.file_fields import CORPUS_FILTER, with_browse
+from tagtool.gui.label_field import LabelFieldBox, is_conllu, reader_options, show_row
 
 
 
@@ -46,14 +48,15 @@ AUTO_FILL_BYTES = 20_000_000
 
 
 def create_project(corpus_path: Path, project_path: Path, format: str | None,
-                   labels: LabelSet | None, read_labels: bool) -> Path:
+                   labels: LabelSet | None, read_labels: bool, label_field: str | None = None) -> Path:
     """Read the corpus and write the project; raises on bad input (nothing written).
 
-    Without typed ``labels`` the file's labels are completed to their span
-    scheme, as ``tagtool import`` does.
+    ``label_field`` is the CoNLL-U field holding the labels (ignored for
+    other formats; default upos). Without typed ``labels`` the file's labels
+    are completed to their span scheme, as ``tagtool import`` does.
     """
-    corpus = read_corpus(corpus_path, format, labels=labels,
-                         label_column=-1 if read_labels else None)
+    corpus = read_corpus(corpus_path, format, labels=labels, label_column=-1 if read_labels else None,
+                         **reader_options(corpus_path, format, label_field))
     if len(corpus.labels) == 0:
         raise TagtoolError(f"{corpus_path} holds no labels; type the label set")
     if labels is None:
@@ -62,9 +65,11 @@ def create_project(corpus_path: Path, project_path: Path, format: str | None,
     return project_path
 
 
-def inferred_labels(corpus_path: Path, format: str | None) -> tuple[LabelSet, list[str]]:
+def inferred_labels(
+    corpus_path: Path, format: str | None, label_field: str | None = None
+) -> tuple[LabelSet, list[str]]:
     """The file's labels completed to their scheme, and the labels that adds."""
-    return complete_scheme(read_corpus(corpus_path, format).labels)
+    return complete_scheme(read_corpus(corpus_path, format, **reader_options(corpus_path, format, label_field)).labels)
 
 
 def describe_inferred(added: list[str], labels: LabelSet) -> str:
@@ -88,6 +93,7 @@ class NewProjectDialog(QDialog):
         self.format.addItem("Detect from the file", None)
         for name, fmt in FORMATS.items():
             self.format.addItem(f"{name} — {fmt.description}", name)
+        self.label_field = LabelFieldBox(self)
         self.read_labels = QCheckBox("Read labels from the file", self)
         self.read_labels.setChecked(True)
         self.labels = QLineEdit(self)
@@ -95,9 +101,10 @@ class NewProjectDialog(QDialog):
         self.labels_note = QLabel(self)
         self.labels_note.setWordWrap(True)
         self._filled = ""  # the label text last filled in from a file
-        form = QFormLayout(self)
+        form = self.form = QFormLayout(self)
         form.addRow("Corpus file", with_browse(self, self.corpus, self._browse_corpus))
         form.addRow("Format", self.format)
+        form.addRow("Label field", self.label_field)
         form.addRow("", self.read_labels)
         form.addRow("Label set", with_browse(self, self.labels, lambda: self.fill_labels(), "Fill from file"))
         form.addRow("", self.labels_note)
@@ -108,9 +115,14 @@ class NewProjectDialog(QDialog):
         form.addRow(buttons)
         self.corpus.textChanged.connect(self._suggest_project)
         self.corpus.editingFinished.connect(lambda: self.fill_labels(automatic=True))
+        self.corpus.textChanged.connect(self._update_label_field)
+        self.format.currentIndexChanged.connect(self._update_label_field)
+        self._update_label_field()
         self.created: Path | None = None
         self.resize(560, 0)
 
+    def _update_label_field(self) -> None:
+        show_row(self.form, self.label_field, is_conllu(self.corpus.text(), self.format.currentData()))
 
     def _browse_corpus(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Corpus file", "", CORPUS_FILTER)
@@ -136,7 +148,7 @@ class NewProjectDialog(QDialog):
             self._note("Large file: press Fill from file to read its labels.")
             return
         try:
-            labels, added = inferred_labels(path, self.format.currentData())
+            labels, added = inferred_labels(path, self.format.currentData(), self._label_field())
         except (TagtoolError, OSError, ValueError) as e:
             self._note(f"Could not read the labels: {e}")
             return
@@ -162,9 +174,14 @@ class NewProjectDialog(QDialog):
             self.created = create_project(
                 Path(self.corpus.text().strip()), Path(self.project.text().strip()),
                 self.format.currentData(), parse_labels(self.labels.text()),
-                self.read_labels.isChecked(),
+                self.read_labels.isChecked(), self._label_field(),
             )
-        except (TagtoolError, OSError, ValueError) as e:
+        except (TagtoolError, OSError, ValueError) as e:  # ValueError: a label field CoNLL-U lacks
             QMessageBox.warning(self, "New project", str(e))
             return
         super().accept()
+
+    def _label_field(self) -> str | None:
+        if not self.form.isRowVisible(self.label_field):
+            return None
+        return self.label_field.value()

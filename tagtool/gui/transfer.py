@@ -4,17 +4,19 @@ Export writes the whole project (tokens, extra columns, annotations with
 candidate sets as ``A|B`` and no label as ``_``) with ``write_corpus``.
 Import reads a file of the same sentences and takes its annotations
 (``Project.import_annotations``); a bulk import is not an undo step, so it
-clears the undo history.
+clears the undo history. For a CoNLL-U file the user picks the field that
+holds the labels.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from tagtool.core.labels import suspicious_labels
 from tagtool.errors import TagtoolError
+from tagtool.gui.label_field import CHOICES, is_conllu, reader_options
 from tagtool.gui.session import Session
 from tagtool.store.formats import read_corpus, write_corpus
 
@@ -43,26 +45,29 @@ class NewLabelsError(TagtoolError):
         self.labels = labels
 
 
-def new_labels(session: Session, path: Path) -> list[str]:
+def new_labels(session: Session, path: Path, label_field: str | None = None) -> list[str]:
     """The labels of ``path`` that the project lacks (a typo, or a new type)."""
     known = session.project.labels
-    return [n for n in read_corpus(path).labels if n not in known]
+    return [n for n in read_corpus(path, **reader_options(path, None, label_field)).labels if n not in known]
 
 
-def import_annotations(session: Session, path: Path, mode: str = "replace", add_labels: bool = False) -> int:
+def import_annotations(
+    session: Session, path: Path, mode: str = "replace", label_field: str | None = None, add_labels: bool = False
+) -> int:
     """Take the annotations of ``path`` (same sentences); returns tokens changed.
 
+    ``label_field``: the CoNLL-U field holding the labels (default upos).
     Labels the project lacks raise :class:`NewLabelsError` unless
     ``add_labels``, so that a typo never grows the label set unasked.
     """
-    unknown = new_labels(session, path)
+    unknown = new_labels(session, path, label_field)
     if unknown and not add_labels:
         raise NewLabelsError(path, unknown)
     for name in unknown:
         session.project.add_label(name)
     if unknown:
         session.labels_edited(annotations_changed=False)
-    corpus = read_corpus(path, labels=session.project.labels)
+    corpus = read_corpus(path, labels=session.project.labels, **reader_options(path, None, label_field))
     changed = session.project.import_annotations(corpus, mode=mode)
     session.undo_stack.clear()
     session.reload()
@@ -90,6 +95,12 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     path, _ = QFileDialog.getOpenFileName(parent, "Import annotations", "", IMPORT_FILTER)
     if not path:
         return None
+    label_field = None
+    if is_conllu(path, None):
+        label_field, ok = QInputDialog.getItem(parent, "Import annotations",
+                                               "CoNLL-U field that holds the labels:", CHOICES, 0, True)
+        if not ok:
+            return None
     box = QMessageBox(QMessageBox.Question, "Import annotations",
                       "Replace every annotation with the file's, or only fill tokens "
                       "that have none? This cannot be undone.", parent=parent)
@@ -102,12 +113,12 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     mode = "replace" if box.clickedButton() is replace else "fill"
     try:
         try:
-            n = import_annotations(session, Path(path), mode)
+            n = import_annotations(session, Path(path), mode, label_field)
         except NewLabelsError as e:
             if not confirm_new_labels(parent, e):
                 return None
-            n = import_annotations(session, Path(path), mode, add_labels=True)
-    except (TagtoolError, OSError) as e:
+            n = import_annotations(session, Path(path), mode, label_field, add_labels=True)
+    except (TagtoolError, OSError, ValueError) as e:  # ValueError: a label field CoNLL-U lacks
         QMessageBox.warning(parent, "Import annotations", str(e))
         return None
     return f"Imported annotations: {n} tokens changed"

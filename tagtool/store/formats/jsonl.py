@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from tagtool.core.annotation import EMPTY
@@ -351,12 +351,13 @@ def _label_out(ann: frozenset[str], corpus: Corpus) -> str | list[str] | None:
 
 def _span_out(sentence: Sentence, ctx: WriteContext, where: str) -> dict:
     text = sentence.meta.get("text")
-    if text is None or _WORDS.findall(text) != list(sentence.tokens):
+    words = token_offsets(text, sentence.tokens) if isinstance(text, str) else None
+    if words is None:
         for token in sentence.tokens:
             if token.split() != [token]:
                 raise ctx.error(f"{where}: token {token!r} holds whitespace; span records cannot keep it")
         text = " ".join(sentence.tokens)
-    words = [(m.start(), m.end()) for m in _WORDS.finditer(text)]
+        words = [(m.start(), m.end()) for m in _WORDS.finditer(text)]
     record: dict[str, Any] = {"text": text, "label": _spans_of(sentence, words, ctx, where)}
     for key, value in sentence.meta.items():
         if key != "text":
@@ -364,6 +365,23 @@ def _span_out(sentence: Sentence, ctx: WriteContext, where: str) -> dict:
                 raise ctx.error(f"{where}: meta key {key!r} collides with another key")
             record[key] = value
     return record
+
+
+def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
+    """``(start, end)`` of each token found in ``text`` in order, only whitespace between.
+
+    Whatever tokenizer made the tokens from the text, as long as it kept
+    them as they are written, so the spans keep offsets into the original
+    text; None if the tokens do not spell the text.
+    """
+    offsets, pos = [], 0
+    for token in tokens:
+        start = text.find(token, pos)
+        if start < 0 or text[pos:start].strip():
+            return None
+        offsets.append((start, start + len(token)))
+        pos = start + len(token)
+    return offsets if not text[pos:].strip() else None
 
 
 def _spans_of(sentence: Sentence, words: list[tuple[int, int]], ctx: WriteContext, where: str) -> list[list]:

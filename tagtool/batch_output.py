@@ -1,0 +1,172 @@
+"""What :func:`tagtool.batch.tag_file` writes: by default the input's own format.
+
+- CoNLL-U in, CoNLL-U out: every line of the input (comments, IDs,
+  multiword tokens, empty nodes, the other fields) comes back as it was,
+  with the prediction in the label field (``upos`` unless chosen).
+- JSONL span records in (doccano, Label Studio), span records out: the
+  record's text and its spans as ``[start, end, label]`` character offsets
+  into that text (the predictions must be BIO labels); JSONL token records
+  in, token records out.
+- A column file in, the same column layout out: every input column in its
+  place, separated as the input's first line is (a tab, else one space),
+  and the prediction appended as a new last column — or written into
+  column ``label_column`` instead, when one is given (e.g. to replace a
+  gold column with the prediction).
+- Plain text in, ``token/LABEL`` text out; CSV/TSV in, a column file out.
+
+The choice is made once per run (:func:`output_plan`) and travels with
+every batch as plain data, so worker processes and Dask workers write the
+same bytes as one process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from tagtool.core.annotation import format_annotation
+from tagtool.core.corpus import Corpus
+from tagtool.errors import TagtoolError
+from tagtool.store.formats._common import WriteContext, check_cell
+
+#: Output formats of a tagged file.
+TAG_FORMATS = ("conll", "conllu", "text", "jsonl")
+#: The format each input format is written back as when none is asked for.
+OWN_FORMAT = {"conll": "conll", "conllu": "conllu", "text": "text", "jsonl": "jsonl"}
+#: Write options of a column file in the input's layout (see :func:`write_columns`).
+LAYOUT = "layout"
+
+Options = tuple[tuple[str, object], ...]
+#: Options of a job that names none (a caller building its own BatchJob).
+_DEFAULT_OPTIONS: dict[str, Options] = {"conll": (("docstart", False),), "text": (("tagged", True),)}
+
+
+def output_format_for(input_format: str, requested: str | None = None) -> str:
+    """The output format: ``requested``, else the input's own if taggable, else conll."""
+    if requested is not None:
+        if requested not in TAG_FORMATS:
+            raise TagtoolError(f"cannot write tagged {requested!r}; choose one of {', '.join(TAG_FORMATS)}")
+        return requested
+    return OWN_FORMAT.get(input_format, "conll")
+
+
+def output_plan(
+    in_format: str,
+    out_format: str,
+    path: Path,
+    encoding: str,
+    *,
+    token_column: int = 0,
+    label_column: int | None = None,
+    label_field: str | None = None,
+) -> Options:
+    """Write options of a run, as a picklable tuple of ``(name, value)`` pairs.
+
+    Parameters
+    ----------
+    in_format, out_format : str
+        Of the input (detected or given) and of the output.
+    path : Path
+        The input, peeked at for its column separator or record kind.
+    encoding : str
+    token_column : int
+        The input's token column (column files).
+    label_column : int, optional
+        Column files: write the prediction into this column instead of
+        appending one.
+    label_field : str, optional
+        CoNLL-U output: the field that receives the prediction (``upos``).
+    """
+    if out_format == "conllu":
+        return (("label_field", label_field or "upos"),)
+    if out_format == "jsonl":
+        return (("spans", in_format == "jsonl" and _span_records(path, encoding)),)
+    if out_format == "text":
+        return (("tagged", True),)
+    if in_format == "conll":
+        return ((LAYOUT, (token_column, label_column, _separator(path, encoding))),)
+    return (("docstart", False),)
+
+
+def writer(out_format: str, options: Options) -> Callable[..., None]:
+    """``write(corpus, fh, ctx)`` of ``out_format`` with ``options`` applied."""
+    from tagtool.store.formats import FORMATS
+
+    kwargs = dict(options or _DEFAULT_OPTIONS.get(out_format, ()))
+    if LAYOUT in kwargs:
+        token_column, label_column, sep = kwargs[LAYOUT]
+        return lambda corpus, fh, ctx: write_columns(
+            corpus, fh, ctx, token_column=token_column, label_column=label_column, sep=sep
+        )
+    write = FORMATS[out_format].write
+    return lambda corpus, fh, ctx: write(corpus, fh, ctx, **kwargs)
+
+
+def write_columns(
+    corpus: Corpus, fh: TextIO, ctx: WriteContext, *, token_column: int, label_column: int | None, sep: str
+) -> None:
+    """Write tagged sentences read from a column file in that file's layout.
+
+    The sentences hold the file's other columns as ``col{i}`` (``i`` their
+    index in the file, as :mod:`tagtool.store.formats.conll` names them
+    when no label column is read); the token goes back to ``token_column``
+    and the prediction to ``label_column`` (replacing it) or after the last
+    column.
+    """
+    for d, document in enumerate(corpus.documents):
+        for s, sentence in enumerate(document.sentences):
+            where = f"document {document.name!r}, sentence {s + 1}"
+            n = len(sentence.columns) + 1
+            cells: list[list[str]] = [[] for _ in range(n)]
+            cells[token_column % n] = list(sentence.tokens)
+            for name, values in sentence.columns.items():
+                cells[int(name.removeprefix("col"))] = list(values)
+            labels = [format_annotation(a, corpus.labels) for a in sentence.annotations]
+            if label_column is None:
+                cells.append(labels)
+            elif -n <= label_column < n:
+                cells[label_column % n] = labels
+            else:
+                raise ctx.error(f"{where}: label column {label_column} does not exist: the input has {n} columns")
+            for column in cells:
+                for value in column:
+                    check_cell(ctx, value, "cell", where)
+            fh.write("\n".join(sep.join(row) for row in zip(*cells)) + "\n\n")
+
+
+def _separator(path: Path, encoding: str) -> str:
+    """A tab if the first token line of a column file is tab-separated, else a space."""
+    from tagtool.store.formats._common import iter_lines
+    from tagtool.store.formats.conll import DOCSTART
+
+    for _, line in iter_lines(path, encoding):
+        stripped = line.strip()
+        if stripped and not stripped.lstrip("\ufeff").startswith(DOCSTART):
+            return "\t" if "\t" in stripped else " "
+    return " "
+
+
+def _span_records(path: Path, encoding: str) -> bool:
+    """Whether a JSON(L) input holds span records (text + spans) rather than token records.
+
+    Decided by its first record; malformed JSON is left for the reader to report.
+    """
+    from tagtool.store.formats._common import iter_lines
+
+    lines = iter_lines(path, encoding)
+    for _, line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        try:
+            if stripped.startswith("{") and path.suffix.lower() != ".json":
+                first = json.loads(stripped)
+            else:  # a JSON array, or pretty-printed records: the first object in the text
+                text = stripped + "".join(rest for _, rest in lines)
+                first = json.JSONDecoder().raw_decode(text, max(text.find("{"), 0))[0]
+        except ValueError:
+            return False
+        return isinstance(first, dict) and "tokens" not in first
+    return False
