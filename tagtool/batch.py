@@ -317,6 +317,7 @@ def tag_file(
     should_stop: Callable[[], bool] | None = None,
     workers: int = 1,
     dask_address: str | None = None,
+    reader_options: dict | None = None,
 ) -> BatchResult:
     """Tag ``input`` with ``tagger`` and write the predictions to ``output``.
 
@@ -353,6 +354,9 @@ def tag_file(
         Scheduler address of a Dask cluster (``tcp://host:8786``) to tag on
         instead; needs the ``dask`` extra (``distributed``) here and tagtool
         on the workers.
+    reader_options : dict, optional
+        Format options for reading ``input`` (span records: ``tokenizer``,
+        ``sentence_split``, ``strict``; see ``read_corpus``).
 
     Returns
     -------
@@ -378,7 +382,10 @@ def tag_file(
     job = BatchJob(output_format_for(in_format, format), str(output_name), str(input))
 
     def read():
-        return iter_sentences(input, in_format, token_column=token_column, label_column=None, encoding=encoding)
+        return iter_sentences(
+            input, in_format, token_column=token_column, label_column=None, encoding=encoding,
+            **(reader_options or {}),
+        )
 
     started, n_sentences, n_tokens = time.perf_counter(), 0, 0
     # The runner first: workers load the tagger while the sentences are counted.
