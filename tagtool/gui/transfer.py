@@ -4,7 +4,8 @@ Export writes the whole project (tokens, extra columns, annotations with
 candidate sets as ``A|B`` and no label as ``_``) with ``write_corpus``.
 Import reads a file of the same sentences and takes its annotations
 (``Project.import_annotations``); a bulk import is not an undo step, so it
-clears the undo history.
+clears the undo history. A doccano or Label Studio file first asks for the
+span options (:mod:`.span_import`); spans it skipped are listed afterwards.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from tagtool.errors import TagtoolError
 from tagtool.gui.session import Session
+from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_box
 from tagtool.store.formats import read_corpus, write_corpus
 
 EXPORT_FILTERS = {
@@ -34,9 +36,16 @@ def export_annotations(session: Session, path: Path, format: str | None = None) 
     return len(corpus)
 
 
-def import_annotations(session: Session, path: Path, mode: str = "replace") -> int:
-    """Take the annotations of ``path`` (same sentences); returns tokens changed."""
-    corpus = read_corpus(path, labels=session.project.labels)
+def import_annotations(session: Session, path: Path, mode: str = "replace",
+                       reader_options: dict | None = None, warnings: list[str] | None = None) -> int:
+    """Take the annotations of ``path`` (same sentences); returns tokens changed.
+
+    ``reader_options`` go to ``read_corpus``; what it skipped is appended to
+    ``warnings``.
+    """
+    corpus = read_corpus(path, labels=session.project.labels, **(reader_options or {}))
+    if warnings is not None:
+        warnings.extend(corpus.warnings)
     changed = session.project.import_annotations(corpus, mode=mode)
     session.undo_stack.clear()
     session.reload()
@@ -64,6 +73,12 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     path, _ = QFileDialog.getOpenFileName(parent, "Import annotations", "", IMPORT_FILTER)
     if not path:
         return None
+    options = None
+    if may_hold_spans(Path(path)):
+        dialog = SpanOptionsDialog(Path(path), parent)
+        if not dialog.exec():
+            return None
+        options = dialog.form.options()
     box = QMessageBox(QMessageBox.Question, "Import annotations",
                       "Replace every annotation with the file's, or only fill tokens "
                       "that have none? This cannot be undone.", parent=parent)
@@ -73,9 +88,14 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     box.exec()
     if box.clickedButton() not in (replace, fill):
         return None
+    warnings: list[str] = []
+    mode = "replace" if box.clickedButton() is replace else "fill"
     try:
-        n = import_annotations(session, Path(path), "replace" if box.clickedButton() is replace else "fill")
+        n = import_annotations(session, Path(path), mode, options, warnings)
     except (TagtoolError, OSError) as e:
         QMessageBox.warning(parent, "Import annotations", str(e))
         return None
+    listing = warnings_box(parent, "Import annotations", warnings)
+    if listing is not None:
+        listing.exec()
     return f"Imported annotations: {n} tokens changed"

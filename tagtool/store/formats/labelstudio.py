@@ -166,3 +166,32 @@ def check_annotator(opts: SpanOptions, seen: set[str], ctx: ReadContext) -> None
     if name is not None and name not in seen:
         known = ", ".join(sorted(seen)) if seen else "none: the file names no annotators"
         raise ctx.error(None, f"no annotations by {name!r}; annotators in the file: {known}")
+
+
+def annotators_in(path, encoding: str = "utf-8") -> list[str]:
+    """The annotators named in a Label Studio export, sorted; [] for other files.
+
+    For the import dialogs, which offer one annotator or all of them. Reads
+    the records only (no tokenising); cancelled annotations do not count.
+    Raises :class:`FormatError` for malformed JSON.
+    """
+    from pathlib import Path
+
+    from tagtool.store.formats.jsonl import _records  # jsonl imports this module
+
+    ctx = ReadContext(Path(path), encoding=encoding)
+    names: set[str] = set()
+    for _, record in _records(ctx):
+        if not isinstance(record, dict):
+            continue
+        if is_task(record) and isinstance(record.get("annotations"), list):
+            names.update(
+                name
+                for a in record["annotations"]
+                if isinstance(a, dict) and not a.get("was_cancelled")
+                for name in [annotator_name(a.get("completed_by"))]
+                if name is not None
+            )
+        elif is_min_row(record) and annotator_name(record.get("annotator")) is not None:
+            names.add(annotator_name(record.get("annotator")))
+    return sorted(names)
