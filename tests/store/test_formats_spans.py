@@ -183,3 +183,13 @@ def test_a_5000_digit_json_integer_is_a_format_error(tmp_path, name, text, line)
     with pytest.raises(FormatError, match="invalid JSON") as err:
         read_corpus(path)
     assert (err.value.path, err.value.line) == (str(path), line)
+
+
+def test_label_studio_text_under_another_data_key(tmp_path):
+    task = {"id": 1, "data": {"sentence": "Anna left .", "batch": 2},
+            "annotations": [{"completed_by": 1, "result": [{"type": "labels", "value": {"start": 0, "end": 4, "labels": ["PER"]}}]}]}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([task]), encoding="utf-8")
+    (sentence,) = read_corpus(path).sentences
+    assert _labels(sentence) == ["B-PER", "O", "O"]
+    assert json.loads(sentence.meta["record"])["data"] == {"batch": 2}

@@ -108,10 +108,19 @@ def doccano_record(record: dict, line: int, ctx: ReadContext) -> SpanRecord:
     return SpanRecord(line, text, {None: spans}, layout, (text_key, span_key))
 
 
+def _text_key(data: dict) -> str:
+    """``text``, or the one string field of ``data`` (a config naming it ``$sentence``)."""
+    if "text" in data:
+        return "text"
+    strings = [k for k, v in data.items() if isinstance(v, str)]
+    return strings[0] if len(strings) == 1 else "text"
+
+
 def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: set[str]) -> SpanRecord:
     """A task of Label Studio's full JSON export, with every annotation not cancelled."""
     data = record["data"]
-    text = _checked_text(data.get("text"), line, ctx)
+    key = _text_key(data)
+    text = _checked_text(data.get(key), line, ctx)
     annotations = record.get("annotations") or []
     if not isinstance(annotations, list):
         raise ctx.error(line, '"annotations" must be a list of objects')
@@ -126,7 +135,7 @@ def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen
         spans = [r for r in result if not isinstance(r, dict) or r.get("type", "labels") == "labels"]
         sources[annotator_name(annotation.get("completed_by"))] = spans  # a later one wins
     layout = {k: v for k, v in record.items() if k not in TASK_KEYS}
-    rest = {k: v for k, v in data.items() if k != "text"}
+    rest = {k: v for k, v in data.items() if k != key}
     if rest:
         layout["data"] = rest
     layout.update(text=None, label=None)

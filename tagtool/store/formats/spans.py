@@ -186,11 +186,12 @@ def _check_label(label: str, inside: bool, line: int, ctx: ReadContext) -> str |
 
 
 def _bio(n: int, placed: list[tuple[int, int, str]], line: int, ctx: ReadContext) -> list[frozenset[str]]:
-    out = [ctx.parse_names(["O"], line)] * n
+    # parse_cell caches by spelling (a BIO label holds no "|" or "_" cell).
+    out = [ctx.parse_cell("O", line)] * n
     for i, j, label in placed:
-        out[i] = ctx.parse_names([f"B-{label}"], line)
+        out[i] = ctx.parse_cell(f"B-{label}", line)
         for k in range(i + 1, j + 1):
-            out[k] = ctx.parse_names([f"I-{label}"], line)
+            out[k] = ctx.parse_cell(f"I-{label}", line)
     return out
 
 
