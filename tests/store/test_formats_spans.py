@@ -193,3 +193,21 @@ def test_label_studio_text_under_another_data_key(tmp_path):
     (sentence,) = read_corpus(path).sentences
     assert _labels(sentence) == ["B-PER", "O", "O"]
     assert json.loads(sentence.meta["record"])["data"] == {"batch": 2}
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"data": "Anna left Oslo .", "label": [[0, 4, "PER"]]},
+        {"text": "Anna left Oslo .", "entities": [{"label": "PER", "start_offset": 0, "end_offset": 4}]},
+        {"text": "Anna left Oslo .", "label": [[0, 4, "PER"]]},
+        {"id": 3, "text": "Anna left Oslo .", "meta": None, "label": [[0, 4, "PER"]], "score": 0.5},
+    ],
+)
+def test_records_come_back_in_their_own_layout(tmp_path, record):
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    out = tmp_path / "out" / "r.jsonl"
+    out.parent.mkdir()
+    write_corpus(read_corpus(path), out, spans=True)
+    assert out.read_text(encoding="utf-8") == json.dumps(record, ensure_ascii=False) + "\n"

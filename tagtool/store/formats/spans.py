@@ -230,6 +230,7 @@ def _meta(rec: SpanRecord, tokens: Offsets, a: int, b: int, n: int, split: bool)
         meta = {META_TEXT: rec.text}
     if n == 0 and rec.layout and set(rec.layout) - set(rec.keys):
         meta[META_RECORD] = json.dumps(rec.layout, ensure_ascii=False)
+    if n == 0 and (META_RECORD in meta or rec.keys != ("text", "label")):
         meta[META_KEYS] = " ".join(rec.keys)
     return meta
 
