@@ -392,7 +392,9 @@ def tag_file(
     with _runner(tagger, job, workers, dask_address) as (submit, in_flight), _stream(output, encoding) as fh:
         total = 0
         if progress is not None:
-            counted = quick_count(input, in_format, encoding)
+            # A JSONL line is one sentence unless span records are split into several.
+            splits = in_format == "jsonl" and (reader_options or {}).get("sentence_split", True)
+            counted = None if splits else quick_count(input, in_format, encoding)
             total = counted if counted is not None else _count(read(), should_stop)
         batches = _numbered_batches(read(), batch_size, should_stop)
         for n, tokens, text in ordered_results(submit, batches, in_flight, _describer(job)):

@@ -96,3 +96,16 @@ def test_train_reads_span_records_with_the_options(tmp_path, capsys):
     model = tmp_path / "m.tagger"
     assert main(["train", str(data), "-o", str(model), "--learner", "perceptron", "--strict"]) == 0
     assert model.exists()
+
+
+def test_tag_progress_counts_the_sentences_of_split_records(tmp_path):
+    from tagtool.batch import tag_file
+    from tagtool.store.formats import read_corpus
+
+    source = DATA / "doccano_entities.jsonl"  # 2 records, 3 sentences
+    seen = []
+    model = tmp_path / "m.tagger"
+    assert main(["train", str(DATA / "doccano_v1.jsonl"), "-o", str(model), "--learner", "perceptron"]) == 0
+    result = tag_file(model, source, tmp_path / "out.jsonl", progress=lambda f, m: seen.append((f, m)))
+    assert result.n_sentences == 3 == len(read_corpus(source))
+    assert seen[-1] == (1.0, "3 of 3 sentences") and all(f <= 1.0 for f, _ in seen)
