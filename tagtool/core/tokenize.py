@@ -30,7 +30,8 @@ Sentence splitting (:func:`split_sentences`)
 --------------------------------------------
 A sentence ends after a token ``.``, ``!`` or ``?`` (or a run of them,
 optionally followed by closing quotes or brackets) when the next token starts
-with an upper-case letter or a digit and there is whitespace in between; a
+with an upper-case letter, a digit or an opening quote, bracket, ``¿`` or
+``¡``, and there is whitespace in between; a
 token ending in a dot that is a known abbreviation (:data:`ABBREVIATIONS`,
 e.g. ``Dr.``, ``Mr.``, ``etc.``) or a single letter (``J.``) does not end a
 sentence. Callers may forbid breaks (a span crossing them keeps its
@@ -69,6 +70,8 @@ _NON_SPACE = re.compile(r"\S+")
 _ENDS = frozenset(".!?")
 _CLOSERS = frozenset("\"'”’)]}»")
 _END_CHARS = _ENDS | _CLOSERS
+#: What may start a sentence besides a capital or a digit.
+_OPENERS = frozenset("\"“‘'([¿¡«")
 
 
 def tokenize(text: str) -> Offsets:
@@ -166,7 +169,7 @@ def split_sentences(
         if not _ends_sentence(text[tokens[j][0] : tokens[i - 1][1]]):
             continue
         nxt = text[start]
-        if nxt.isupper() or nxt.isdigit() or nxt in "\"“‘'([":
+        if nxt.isupper() or nxt.isdigit() or nxt in _OPENERS:
             ranges.append((first, i))
             first = i
     ranges.append((first, len(tokens)))

@@ -64,6 +64,7 @@ def _sentences(text: str, tokenizer=tokenize, keep=()) -> list[str]:
         ("Version 3.5 is out.Really", ["Version 3.5 is out.Really"]),  # no space
         ("Wait... What now?", ["Wait...", "What now?"]),
         ("J. Smith came.", ["J. Smith came."]),
+        ("Llegó. ¿Quién era? «Nadie», dijo.", ["Llegó.", "¿Quién era?", "«Nadie», dijo."]),
     ],
 )
 def test_sentence_splitter(text, sentences):
