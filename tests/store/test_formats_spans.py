@@ -4,7 +4,6 @@ JSON-MIN exports (hand-written fixtures in tests/data, in those layouts)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest

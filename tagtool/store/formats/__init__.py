@@ -10,9 +10,10 @@ Three entry points::
     write_corpus(corpus, "out.jsonl")                     # atomic
 
 Every reader turns malformed input (ragged columns, undecodable bytes, an
-empty or binary file, a label outside the schema, bad JSON, a span off token
-boundaries, ...) into :class:`~tagtool.errors.FormatError` naming the file
-and the 1-based line. :func:`read_corpus` builds the whole corpus before it
+empty or binary file, a label outside the schema, bad JSON, ...) into
+:class:`~tagtool.errors.FormatError` naming the file and the 1-based line;
+span records skip a span that cannot be placed and list it in
+``Corpus.warnings`` instead (an error with ``strict=True``). :func:`read_corpus` builds the whole corpus before it
 returns, so an error means nothing was imported; :func:`write_corpus`
 replaces the target only once the new file is complete.
 
