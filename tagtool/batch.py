@@ -310,6 +310,7 @@ def tag_file(
     should_stop: Callable[[], bool] | None = None,
     workers: int = 1,
     dask_address: str | None = None,
+    reader_options: dict | None = None,
 ) -> BatchResult:
     """Tag ``input`` with ``tagger`` and write the predictions to ``output``.
 
@@ -351,6 +352,9 @@ def tag_file(
         Scheduler address of a Dask cluster (``tcp://host:8786``) to tag on
         instead; needs the ``dask`` extra (``distributed``) here and tagtool
         on the workers.
+    reader_options : dict, optional
+        Format options for reading ``input`` (span records: ``tokenizer``,
+        ``sentence_split``, ``strict``; see ``read_corpus``).
 
     Returns
     -------
@@ -379,14 +383,19 @@ def tag_file(
     job = BatchJob(out_format, str(output_name), str(input), options)
 
     def read():
-        return iter_sentences(input, in_format, token_column=token_column, label_column=None, encoding=encoding)
+        return iter_sentences(
+            input, in_format, token_column=token_column, label_column=None, encoding=encoding,
+            **(reader_options or {}),
+        )
 
     started, n_sentences, n_tokens = time.perf_counter(), 0, 0
     # The runner first: workers load the tagger while the sentences are counted.
     with _runner(tagger, job, workers, dask_address) as (submit, in_flight), _stream(output, encoding) as fh:
         total = 0
         if progress is not None:
-            counted = quick_count(input, in_format, encoding)
+            # A JSONL line is one sentence unless span records are split into several.
+            splits = in_format == "jsonl" and (reader_options or {}).get("sentence_split", True)
+            counted = None if splits else quick_count(input, in_format, encoding)
             total = counted if counted is not None else _count(read(), should_stop)
         batches = _numbered_batches(read(), batch_size, should_stop)
         for n, tokens, text in ordered_results(submit, batches, in_flight, _describer(job)):

@@ -39,6 +39,7 @@ def _add_reader_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-labels", action="store_true", help="read no labels: every token unlabeled")
     _add_label_field_option(parser)
     parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
+    _add_span_options(parser)
 
 
 def _label_field(text: str) -> str:
@@ -73,7 +74,59 @@ def _reader_kwargs(args: argparse.Namespace, path: Path) -> dict:
         "label_column": None if args.no_labels else args.label_column,
         "encoding": args.encoding,
         **_format_options(path, args.format, args.label_field),
+        **_span_kwargs(args),
     }
+
+
+#: ``tagtool.core.tokenize.TOKENIZERS`` (kept here so that building the parser
+#: imports nothing; a test checks them).
+TOKENIZER_CHOICES = ("default", "whitespace")
+
+
+def _add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) -> None:
+    group = parser.add_argument_group("span records (doccano, Label Studio JSON/JSONL)")
+    group.add_argument("--tokenizer", choices=TOKENIZER_CHOICES, default="default",
+                       help="how raw text becomes tokens: default splits punctuation from words (U.S., 3.5 "
+                       "and don't handled), whitespace splits on spaces only")
+    group.add_argument("--no-sentence-split", action="store_true",
+                       help="keep each record one sentence (default: split long texts at sentence ends)")
+    group.add_argument("--strict", action="store_true",
+                       help="a span that cannot be placed is an error (default: skipped and listed)")
+    if annotators:
+        who = group.add_mutually_exclusive_group()
+        who.add_argument("--annotator", metavar="NAME",
+                         help="Label Studio: read only NAME's annotations (its id or email)")
+        who.add_argument("--annotators", choices=["all"],
+                         help="Label Studio: read every annotator's annotations (the default); where they "
+                         "differ a token gets the candidate set of their labels")
+
+
+def _span_kwargs(args: argparse.Namespace) -> dict:
+    return {
+        "tokenizer": args.tokenizer,
+        "sentence_split": not args.no_sentence_split,
+        "strict": args.strict,
+        "annotator": getattr(args, "annotator", None),
+    }
+
+
+def _report_reading(corpus) -> None:
+    """What the readers skipped, and how several annotators were merged (stderr)."""
+    for warning in corpus.warnings:
+        print(f"tagtool: {warning}", file=sys.stderr)
+    skipped = sum("skipped" in w for w in corpus.warnings)
+    if skipped:
+        print(f"tagtool: {skipped} span(s) could not be placed and were skipped (listed above; "
+              "--strict makes them errors)", file=sys.stderr)
+    names = sorted({name for s in corpus for name in s.annotator_labels})
+    if len(names) > 1:
+        differ = sum(
+            len({a for a in votes if a}) > 1
+            for s in corpus if len(s.annotator_labels) > 1
+            for votes in zip(*s.annotator_labels.values())
+        )
+        print(f"tagtool: annotators {', '.join(names)}: each one's labels are kept; {differ} token(s) where "
+              "they differ got the candidate set of their labels (--annotator NAME reads one)", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,6 +182,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     labels = LabelSet(args.labels.split(",")) if args.labels else None
     corpus = merge_corpora(read_corpus(f, labels=labels, **_reader_kwargs(args, f)) for f in args.files)
+    _report_reading(corpus)
     _warn_suspicious(corpus.labels)
     if args.project.exists():
         with Project.open(args.project) as project:
@@ -331,6 +385,7 @@ def _add_column_options(parser: argparse.ArgumentParser, label_default: int | No
                         "labels A|B are candidate sets, _ means no label")
     _add_label_field_option(parser)
     parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
+    _add_span_options(parser)
 
 
 def _add_learner_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -381,6 +436,7 @@ def _add_learning_commands(sub) -> None:
     p.add_argument("--batch-size", type=_positive_int, default=2000, metavar="N",
                    help="sentences per batch (default 2000)")
     p.add_argument("--encoding", default="utf-8")
+    _add_span_options(p, annotators=False)
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_positive_int, default=1, metavar="N",
                        help="tagging processes on this machine (default 1)")
@@ -522,11 +578,14 @@ def _read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: i
     from tagtool.core.corpus import merge_corpora
     from tagtool.store.sources import read_source
 
-    return merge_corpora(
+    corpus = merge_corpora(
         read_source(p, format=args.format, token_column=args.token_column, label_column=label_column,
-                    encoding=args.encoding, **_format_options(p, args.format, args.label_field))
+                    encoding=args.encoding, **_format_options(p, args.format, args.label_field),
+                    **_span_kwargs(args))
         for p in paths
     )
+    _report_reading(corpus)
+    return corpus
 
 
 def _configured_learner(args: argparse.Namespace, seeded: bool = True):
@@ -601,6 +660,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
                               token_column=args.token_column, label_column=args.label_column,
                               label_field=args.label_field, batch_size=args.batch_size,
                               encoding=args.encoding, progress=report, should_stop=stop,
+                              reader_options={k: v for k, v in _span_kwargs(args).items() if k != "annotator"},
                               workers=args.workers, dask_address=args.dask)
     except BatchCancelled:
         print("tagtool: interrupted: tagging cancelled, nothing written", file=sys.stderr)

@@ -44,12 +44,18 @@ class Sentence:
     meta : mapping of str to str, optional
         Free-form sentence attributes kept through import and export
         (CoNLL-U comments such as ``sent_id``).
+    annotator_labels : mapping of str to sequence of frozenset of str, optional
+        Each annotator's own labels, one per token, when the source had
+        several (a Label Studio task with several annotations);
+        ``annotations`` then holds what they agree on (their candidate set
+        where they differ). Empty for single-source data.
     """
 
     tokens: tuple[str, ...]
     annotations: tuple[frozenset[str], ...] = ()
     columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     meta: Mapping[str, str] = field(default_factory=dict)
+    annotator_labels: Mapping[str, tuple[frozenset[str], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         tokens = tuple(self.tokens)
@@ -62,6 +68,13 @@ class Sentence:
         object.__setattr__(self, "annotations", annotations)
         object.__setattr__(self, "columns", _freeze_columns(self.columns, len(tokens)))
         object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
+        by_annotator = {}
+        for name, labels in (self.annotator_labels or {}).items():
+            labels = tuple(frozenset(a) for a in labels)
+            if len(labels) != len(tokens):
+                raise ValueError(f"annotator {name!r} has {len(labels)} labels for {len(tokens)} tokens")
+            by_annotator[name] = labels
+        object.__setattr__(self, "annotator_labels", MappingProxyType(by_annotator))
 
     __hash__ = None  # mappings inside; compare with ==, never hash
 
@@ -83,7 +96,7 @@ class Sentence:
 
     def unlabeled(self) -> Sentence:
         """A copy with every annotation removed."""
-        return replace(self, annotations=())
+        return replace(self, annotations=(), annotator_labels={})
 
 
 @dataclass(frozen=True)
@@ -108,13 +121,19 @@ class Corpus:
     labels : LabelSet
         The label schema Σ. Every annotation must use only these labels.
     documents : sequence of Document
+    warnings : sequence of str, optional
+        What the reader skipped or changed without failing (a span off the
+        text, a span snapped to token boundaries), one line each, naming
+        file and line. Not part of equality.
     """
 
     labels: LabelSet
     documents: tuple[Document, ...]
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "documents", tuple(self.documents))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
         for sentence in self.sentences:
             for ann in sentence.annotations:
                 for name in ann:
@@ -166,4 +185,6 @@ def merge_corpora(corpora: Iterable[Corpus]) -> Corpus:
     labels = corpora[0].labels
     for corpus in corpora[1:]:
         labels = labels.union(corpus.labels)
-    return Corpus(labels, tuple(d for c in corpora for d in c.documents))
+    return Corpus(
+        labels, tuple(d for c in corpora for d in c.documents), tuple(w for c in corpora for w in c.warnings)
+    )

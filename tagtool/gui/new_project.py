@@ -6,6 +6,9 @@ Choosing a file fills the label set in from it, completed to its span
 scheme (``B-LOC`` brings ``I-LOC``), so the user sees and can edit the
 labels before the first one is given.
 For a CoNLL-U file the user also picks the field that holds the labels.
+doccano and Label Studio files get the span options (tokenizer, sentence
+splitting, annotators; :mod:`.span_import`), and the spans they skipped are
+listed after the project is made.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from tagtool.errors import TagtoolError
 from tagtool.store.formats import FORMATS, read_corpus
 from tagtool.store.project import SUFFIX, Project
 from tagtool.gui.file_fields import CORPUS_FILTER, with_browse
-from tagtool.gui.label_field import LabelFieldBox, is_conllu, reader_options, show_row
+from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
+from tagtool.gui.span_import import SpanOptionsForm, warnings_box
 
 
 
@@ -48,15 +52,19 @@ AUTO_FILL_BYTES = 20_000_000
 
 
 def create_project(corpus_path: Path, project_path: Path, format: str | None,
-                   labels: LabelSet | None, read_labels: bool, label_field: str | None = None) -> Path:
+                   labels: LabelSet | None, read_labels: bool, reader_options: dict | None = None,
+                   warnings: list[str] | None = None) -> Path:
     """Read the corpus and write the project; raises on bad input (nothing written).
 
-    ``label_field`` is the CoNLL-U field holding the labels (ignored for
-    other formats; default upos). Without typed ``labels`` the file's labels
+    ``reader_options`` go to ``read_corpus`` (CoNLL-U: label_field; span
+    records: tokenizer, sentence_split, annotator); what the reader skipped
+    is appended to ``warnings``. Without typed ``labels`` the file's labels
     are completed to their span scheme, as ``tagtool import`` does.
     """
-    corpus = read_corpus(corpus_path, format, labels=labels, label_column=-1 if read_labels else None,
-                         **reader_options(corpus_path, format, label_field))
+    corpus = read_corpus(corpus_path, format, labels=labels,
+                         label_column=-1 if read_labels else None, **(reader_options or {}))
+    if warnings is not None:
+        warnings.extend(corpus.warnings)
     if len(corpus.labels) == 0:
         raise TagtoolError(f"{corpus_path} holds no labels; type the label set")
     if labels is None:
@@ -66,10 +74,10 @@ def create_project(corpus_path: Path, project_path: Path, format: str | None,
 
 
 def inferred_labels(
-    corpus_path: Path, format: str | None, label_field: str | None = None
+    corpus_path: Path, format: str | None, reader_options: dict | None = None
 ) -> tuple[LabelSet, list[str]]:
     """The file's labels completed to their scheme, and the labels that adds."""
-    return complete_scheme(read_corpus(corpus_path, format, **reader_options(corpus_path, format, label_field)).labels)
+    return complete_scheme(read_corpus(corpus_path, format, **(reader_options or {})).labels)
 
 
 def describe_inferred(added: list[str], labels: LabelSet) -> str:
@@ -105,6 +113,7 @@ class NewProjectDialog(QDialog):
         form.addRow("Corpus file", with_browse(self, self.corpus, self._browse_corpus))
         form.addRow("Format", self.format)
         form.addRow("Label field", self.label_field)
+        self.span_options = SpanOptionsForm(self, form)
         form.addRow("", self.read_labels)
         form.addRow("Label set", with_browse(self, self.labels, lambda: self.fill_labels(), "Fill from file"))
         form.addRow("", self.labels_note)
@@ -118,7 +127,9 @@ class NewProjectDialog(QDialog):
         self.corpus.textChanged.connect(self._update_label_field)
         self.format.currentIndexChanged.connect(self._update_label_field)
         self._update_label_field()
+        self.corpus.textChanged.connect(self._corpus_changed)
         self.created: Path | None = None
+        self.warnings: list[str] = []
         self.resize(560, 0)
 
     def _update_label_field(self) -> None:
@@ -148,7 +159,7 @@ class NewProjectDialog(QDialog):
             self._note("Large file: press Fill from file to read its labels.")
             return
         try:
-            labels, added = inferred_labels(path, self.format.currentData(), self._label_field())
+            labels, added = inferred_labels(path, self.format.currentData(), self._reader_options())
         except (TagtoolError, OSError, ValueError) as e:
             self._note(f"Could not read the labels: {e}")
             return
@@ -165,21 +176,36 @@ class NewProjectDialog(QDialog):
         if path:
             self.project.setText(path if path.endswith(SUFFIX) else path + SUFFIX)
 
+    def _corpus_changed(self, text: str) -> None:
+        self.span_options.set_file(Path(text.strip()) if text.strip() else None)
+
     def _suggest_project(self, text: str) -> None:
         if text.strip():
             self.project.setText(str(Path(text.strip()).with_suffix(SUFFIX)))
 
     def accept(self) -> None:
+        warnings: list[str] = []
         try:
             self.created = create_project(
                 Path(self.corpus.text().strip()), Path(self.project.text().strip()),
                 self.format.currentData(), parse_labels(self.labels.text()),
-                self.read_labels.isChecked(), self._label_field(),
+                self.read_labels.isChecked(), self._reader_options(), warnings,
             )
         except (TagtoolError, OSError, ValueError) as e:  # ValueError: a label field CoNLL-U lacks
             QMessageBox.warning(self, "New project", str(e))
             return
+        self.warnings = warnings
+        box = warnings_box(self, "New project", warnings)
+        if box is not None:
+            box.exec()
         super().accept()
+
+    def _reader_options(self) -> dict:
+        """The span options and (CoNLL-U) the label field, for ``read_corpus``."""
+        options = dict(self.span_options.options())
+        if self._label_field() is not None:
+            options["label_field"] = self._label_field()
+        return options
 
     def _label_field(self) -> str | None:
         if not self.form.isRowVisible(self.label_field):

@@ -5,7 +5,8 @@ candidate sets as ``A|B`` and no label as ``_``) with ``write_corpus``.
 Import reads a file of the same sentences and takes its annotations
 (``Project.import_annotations``); a bulk import is not an undo step, so it
 clears the undo history. For a CoNLL-U file the user picks the field that
-holds the labels.
+holds the labels; a doccano or Label Studio file first asks for the span
+options (:mod:`.span_import`), and spans it skipped are listed afterwards.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from tagtool.core.labels import suspicious_labels
 from tagtool.errors import TagtoolError
-from tagtool.gui.label_field import CHOICES, is_conllu, reader_options
+from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
+from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_box
 from tagtool.store.formats import read_corpus, write_corpus
 
 EXPORT_FILTERS = {
@@ -45,29 +47,32 @@ class NewLabelsError(TagtoolError):
         self.labels = labels
 
 
-def new_labels(session: Session, path: Path, label_field: str | None = None) -> list[str]:
+def new_labels(session: Session, path: Path, reader_options: dict | None = None) -> list[str]:
     """The labels of ``path`` that the project lacks (a typo, or a new type)."""
     known = session.project.labels
-    return [n for n in read_corpus(path, **reader_options(path, None, label_field)).labels if n not in known]
+    return [n for n in read_corpus(path, **(reader_options or {})).labels if n not in known]
 
 
-def import_annotations(
-    session: Session, path: Path, mode: str = "replace", label_field: str | None = None, add_labels: bool = False
-) -> int:
+def import_annotations(session: Session, path: Path, mode: str = "replace", reader_options: dict | None = None,
+                       warnings: list[str] | None = None, add_labels: bool = False) -> int:
     """Take the annotations of ``path`` (same sentences); returns tokens changed.
 
-    ``label_field``: the CoNLL-U field holding the labels (default upos).
-    Labels the project lacks raise :class:`NewLabelsError` unless
-    ``add_labels``, so that a typo never grows the label set unasked.
+    ``reader_options`` go to ``read_corpus`` (CoNLL-U: label_field; span
+    records: tokenizer, sentence_split, annotator); what it skipped is
+    appended to ``warnings``. Labels the project lacks raise
+    :class:`NewLabelsError` unless ``add_labels``, so that a typo never
+    grows the label set unasked.
     """
-    unknown = new_labels(session, path, label_field)
+    unknown = new_labels(session, path, reader_options)
     if unknown and not add_labels:
         raise NewLabelsError(path, unknown)
     for name in unknown:
         session.project.add_label(name)
     if unknown:
         session.labels_edited(annotations_changed=False)
-    corpus = read_corpus(path, labels=session.project.labels, **reader_options(path, None, label_field))
+    corpus = read_corpus(path, labels=session.project.labels, **(reader_options or {}))
+    if warnings is not None:
+        warnings.extend(corpus.warnings)
     changed = session.project.import_annotations(corpus, mode=mode)
     session.undo_stack.clear()
     session.reload()
@@ -95,12 +100,18 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     path, _ = QFileDialog.getOpenFileName(parent, "Import annotations", "", IMPORT_FILTER)
     if not path:
         return None
-    label_field = None
+    options: dict = {}
     if is_conllu(path, None):
         label_field, ok = QInputDialog.getItem(parent, "Import annotations",
                                                "CoNLL-U field that holds the labels:", CHOICES, 0, True)
         if not ok:
             return None
+        options["label_field"] = label_field
+    elif may_hold_spans(Path(path)):
+        dialog = SpanOptionsDialog(Path(path), parent)
+        if not dialog.exec():
+            return None
+        options = dialog.form.options()
     box = QMessageBox(QMessageBox.Question, "Import annotations",
                       "Replace every annotation with the file's, or only fill tokens "
                       "that have none? This cannot be undone.", parent=parent)
@@ -110,17 +121,21 @@ def ask_import(session: Session, parent: QWidget) -> str | None:
     box.exec()
     if box.clickedButton() not in (replace, fill):
         return None
+    warnings: list[str] = []
     mode = "replace" if box.clickedButton() is replace else "fill"
     try:
         try:
-            n = import_annotations(session, Path(path), mode, label_field)
+            n = import_annotations(session, Path(path), mode, options, warnings)
         except NewLabelsError as e:
             if not confirm_new_labels(parent, e):
                 return None
-            n = import_annotations(session, Path(path), mode, label_field, add_labels=True)
+            n = import_annotations(session, Path(path), mode, options, warnings, add_labels=True)
     except (TagtoolError, OSError, ValueError) as e:  # ValueError: a label field CoNLL-U lacks
         QMessageBox.warning(parent, "Import annotations", str(e))
         return None
+    listing = warnings_box(parent, "Import annotations", warnings)
+    if listing is not None:
+        listing.exec()
     return f"Imported annotations: {n} tokens changed"
 
 

@@ -936,6 +936,22 @@ class Project:
             result[t] = _rows.parse_stored(text)
         return tuple(result)
 
+    def annotator_labels(self, sentence_id: int) -> dict[str, tuple[frozenset[str], ...]]:
+        """Each annotator's own labels of a sentence, for data imported with several.
+
+        Empty for sentences no multi-annotator import filled (schema §
+        ``annotator_labels``); a token an annotator left unlabeled is empty.
+        """
+        n_tokens = self._sentence_length(sentence_id)
+        out: dict[str, list[frozenset[str]]] = {}
+        for t, name, text in self._db.execute(
+            "SELECT token, annotator, labels FROM annotator_labels WHERE sentence_id = ? "
+            "ORDER BY annotator, token",
+            (sentence_id,),
+        ):
+            out.setdefault(name, [EMPTY] * n_tokens)[t] = _rows.parse_stored(text)
+        return {name: tuple(labels) for name, labels in out.items()}
+
     def _sentence_length(self, sentence_id: int) -> int:
         n = self._one("SELECT n_tokens FROM sentences WHERE id = ?", (int(sentence_id),))
         if n is None:

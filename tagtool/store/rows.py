@@ -117,7 +117,8 @@ def insert_corpus(
     Rows are validated as they stream into SQLite, document by document, so a
     bad sentence stops the import midway and the caller's rollback undoes it.
     Annotations are normalised against ``labels`` (a set naming all of them
-    is no label).
+    is no label). ``Sentence.annotator_labels`` (several annotators' own
+    labels) go to the ``annotator_labels`` table.
 
     Returns
     -------
@@ -141,7 +142,9 @@ def insert_corpus(
                 raise LabelError(f"{where}: {e}") from None
         return spelled[ann]
 
-    def sentence_rows(document: Document, doc_id: int, annotation_rows: list) -> Iterator[tuple]:
+    def sentence_rows(
+        document: Document, doc_id: int, annotation_rows: list, annotator_rows: list
+    ) -> Iterator[tuple]:
         nonlocal sentence_id
         for position, sentence in enumerate(document.sentences):
             where = f"document {document.name!r}, sentence {position + 1}"
@@ -157,6 +160,11 @@ def insert_corpus(
                 else:
                     n_full += 1
                 annotation_rows.append((sentence_id, t, text, annotator, now))
+            for name, anns in sentence.annotator_labels.items():
+                for t, ann in enumerate(anns):
+                    text = stored(ann, where) if ann else None
+                    if text is not None:
+                        annotator_rows.append((sentence_id, t, str(name), text))
             new_ids.append(sentence_id)
             yield (
                 sentence_id, doc_id, position, len(sentence.tokens), n_full, n_partial,
@@ -172,15 +180,20 @@ def insert_corpus(
             (doc_id, str(document.name), doc_pos),
         )
         annotation_rows: list[tuple] = []
+        annotator_rows: list[tuple] = []
         conn.executemany(
             "INSERT INTO sentences (id, document_id, position, n_tokens, n_full, n_partial, "
             "tokens, columns, meta, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            sentence_rows(document, doc_id, annotation_rows),
+            sentence_rows(document, doc_id, annotation_rows, annotator_rows),
         )
         conn.executemany(
             "INSERT INTO annotations (sentence_id, token, labels, annotator, time) "
             "VALUES (?, ?, ?, ?, ?)",
             annotation_rows,
+        )
+        conn.executemany(
+            "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
+            annotator_rows,
         )
     return new_ids
 

@@ -10,7 +10,7 @@ Migrations run inside one transaction opened by the caller: they must not
 commit, and they must be additive (new tables, columns, indexes) so that an
 older tagtool can still read a newer file in read-only mode.
 
-Layout (version 2)
+Layout (version 3)
 ------------------
 ``meta(key, value)``
     ``schema_version``, ``created`` (UTC ISO 8601), ``tagtool_version`` (that
@@ -28,6 +28,11 @@ columns, meta, text)``
 ``annotations(sentence_id, token, labels, annotator, time)``
     One row per annotated token; ``labels`` spelled as in column files
     (``A`` or ``A|B`` in label-set order); no row means no label.
+``annotator_labels(sentence_id, token, annotator, labels)``
+    Each annotator's own label of a token, for data imported with several
+    annotators (Label Studio); ``annotations`` then holds their agreed label
+    or candidate set. Filled on import; agreement and adjudication build on
+    it.
 ``annotation_log(id, sentence_id, token, old, new, annotator, time)``
     Append-only history of edits made in the app (``_`` = no label).
 ``models(id, learner, params, metrics, created, note, size, data)``
@@ -48,7 +53,7 @@ from collections.abc import Callable
 APPLICATION_ID = 0x54414754
 
 #: The schema this code writes.
-CURRENT_VERSION = 2
+CURRENT_VERSION = 3
 
 #: The first released schema.  Frozen: later changes are migrations.
 SCHEMA_V1: tuple[str, ...] = (
@@ -131,8 +136,27 @@ def migrate_1_to_2(conn: sqlite3.Connection) -> None:
     )
 
 
+def migrate_2_to_3(conn: sqlite3.Connection) -> None:
+    """Add ``annotator_labels``: who labeled what, when several annotators did.
+
+    ``annotations`` has one row per token, so imports with several
+    annotators per token (a Label Studio task annotated twice) kept only one
+    answer. Version 3 keeps every annotator's label beside it; files without
+    such imports get an empty table.
+    """
+    conn.execute(
+        """CREATE TABLE annotator_labels (
+        sentence_id INTEGER NOT NULL REFERENCES sentences(id) ON DELETE CASCADE,
+        token INTEGER NOT NULL CHECK (token >= 0),
+        annotator TEXT NOT NULL,
+        labels TEXT NOT NULL CHECK (labels <> ''),
+        PRIMARY KEY (sentence_id, token, annotator)
+    ) WITHOUT ROWID"""
+    )
+
+
 #: ``MIGRATIONS[i]`` turns a version ``i + 1`` file into version ``i + 2``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (migrate_1_to_2,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (migrate_1_to_2, migrate_2_to_3)
 
 assert len(MIGRATIONS) == CURRENT_VERSION - 1
 

@@ -77,3 +77,28 @@ def test_write_format_from_extension_or_content(tmp_path):
     assert (tmp_path / "l.txt").read_text() == "a X\nb Y\n\n"
     assert (tmp_path / "b.txt").read_text() == "a b\n"
     assert json.loads((tmp_path / "l.jsonl").read_text())["labels"] == ["X", "Y"]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("Anna\tB-PER\nBerg\tI-PER\nleft\tO\n\nHe\tO\n", "conll"),  # two columns, no header
+        ("Anna\tB-PER\n", "tsv"),  # one line: nothing says column file
+        ("token\tlabel\nAnna\tB-PER\nBerg\tI-PER\n", "tsv"),  # a header: a table
+        ("sentence\ttoken\tlabel\n1\tAnna\tB-PER\n1\tBerg\tI-PER\n\n", "tsv"),
+        ("\ufeffToken\tLabel\nAnna\tB-PER\nBerg\tI-PER\n", "tsv"),
+        ("", "tsv"),
+    ],
+)
+def test_tsv_without_a_header_is_a_column_file(tmp_path, content, expected):
+    path = tmp_path / "input.tsv"
+    path.write_text(content, encoding="utf-8")
+    assert detect_format(path) == expected
+
+
+def test_headerless_two_column_tsv_reads_as_a_column_file(tmp_path):
+    path = tmp_path / "ner.tsv"
+    path.write_text("Anna\tB-PER\nBerg\tI-PER\nleft\tO\n\nHe\tO\nsmiled\tO\n", encoding="utf-8")
+    corpus = read_corpus(path)
+    assert [s.tokens for s in corpus] == [("Anna", "Berg", "left"), ("He", "smiled")]
+    assert corpus.sentences[0].annotations == ({"B-PER"}, {"I-PER"}, {"O"})

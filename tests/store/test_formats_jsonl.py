@@ -105,7 +105,7 @@ def test_label_studio_full_export_as_json_array(tmp_path):
     corpus = read_corpus(path)
     assert corpus.sentences[0].annotations == BIO
     assert corpus.sentences[1].annotations == ({"O"}, {"O"})
-    assert corpus.sentences[0].meta["id"] == "11"
+    assert json.loads(corpus.sentences[0].meta["record"])["id"] == 11  # a number stays a number
 
 
 def test_pretty_printed_json_records(tmp_path):
@@ -120,7 +120,7 @@ def test_span_records_round_trip_as_spans(tmp_path):
     corpus = read_corpus(_jsonl(tmp_path, "s.jsonl", [record]))
     written = _rewrite(corpus, tmp_path, "s.jsonl", spans=True)
     out = json.loads(written.read_text())
-    assert out == {"text": record["text"], "label": [[0, 10, "PER"], [19, 23, "LOC"]], "id": "1"}
+    assert out == record and list(out) == list(record)  # the id stays a number, keys in order
     assert read_corpus(written) == corpus
     # and as token records, with the text kept in meta
     tokens = _rewrite(corpus, tmp_path, "t.jsonl")
@@ -145,26 +145,61 @@ def test_span_writer_needs_full_bio(tmp_path, annotations):
     assert not (tmp_path / "x.jsonl").exists()
 
 
+SNAPPED = [
+    ({"text": TEXT, "label": [[0, 7, "PER"]]}, ({"B-PER"}, {"I-PER"}, {"O"}, {"O"}, {"O"})),
+    ({"text": TEXT, "label": [[1, 9, "PER"]]}, ({"B-PER"}, {"I-PER"}, {"O"}, {"O"}, {"O"})),
+    ({"text": TEXT, "label": [[4, 9, "PER"]]}, ({"O"}, {"B-PER"}, {"O"}, {"O"}, {"O"})),  # starts on the space
+    ({"text": TEXT, "label": [[19, 21, "LOC"]]}, ({"O"}, {"O"}, {"O"}, {"B-LOC"}, {"O"})),
+]
+
+
+@pytest.mark.parametrize(("record", "expected"), SNAPPED)
+def test_span_edges_inside_tokens_snap_outward(tmp_path, record, expected):
+    corpus = read_corpus(_jsonl(tmp_path, "s.jsonl", [record]))
+    assert corpus.sentences[0].annotations == expected
+    assert any("1 span(s) snapped" in w for w in corpus.warnings)
+
+
 SPAN_ERRORS = [
-    ({"text": TEXT, "label": [[0, 7, "PER"]]}, "token boundaries"),
-    ({"text": TEXT, "label": [[1, 9, "PER"]]}, "token boundaries"),
-    ({"text": TEXT, "label": [[4, 9, "PER"]]}, "token boundaries"),  # starts on the space
     ({"text": TEXT, "label": [[0, 9, "PER"], [5, 17, "ORG"]]}, "overlaps"),
     ({"text": TEXT, "label": [[18, 99, "LOC"]]}, "outside"),
     ({"text": TEXT, "label": [[-1, 4, "LOC"]]}, "outside"),
-    ({"text": TEXT, "label": [[5, 5, "LOC"]]}, "outside"),
+    ({"text": TEXT, "label": [[5, 5, "LOC"]]}, "empty"),
+    ({"text": TEXT, "label": [[4, 5, "LOC"]]}, "no token"),
     ({"text": TEXT, "label": [["0", 4, "LOC"]]}, "integers"),
     ({"text": TEXT, "label": [[0, 4]]}, "span must be"),
     ({"text": TEXT, "label": [{"start": 0, "end": 4, "labels": ["A", "B"]}]}, "one label"),
-    ({"text": TEXT, "label": {"start": 0}}, "list"),
-    ({"text": 5, "label": []}, '"text"'),
-    ({"text": "   ", "label": []}, "no tokens"),
     ({"text": TEXT, "label": [[0, 4, "P ER"]]}, "whitespace"),
 ]
 
 
 @pytest.mark.parametrize(("record", "message"), SPAN_ERRORS)
-def test_bad_spans_name_file_and_line(tmp_path, record, message):
+def test_bad_spans_are_skipped_and_listed(tmp_path, record, message):
+    record = {**record, "label": [*record["label"], [18, 22, "LOC"]]}
+    path = _jsonl(tmp_path, "s.jsonl", [SPAN_RECORDS[0], record])
+    corpus = read_corpus(path)
+    assert len(corpus) == 2 and corpus.sentences[1].annotations[3] == {"B-LOC"}
+    skipped = [w for w in corpus.warnings if "skipped" in w]
+    assert len(skipped) == 1 and skipped[0].startswith(f"{path}:2: span") and message in skipped[0]
+
+
+@pytest.mark.parametrize(("record", "message"), SPAN_ERRORS)
+def test_bad_spans_are_errors_when_strict(tmp_path, record, message):
+    path = _jsonl(tmp_path, "s.jsonl", [SPAN_RECORDS[0], record])
+    with pytest.raises(FormatError, match=message) as err:
+        read_corpus(path, strict=True)
+    assert (err.value.path, err.value.line) == (str(path), 2)
+
+
+RECORD_ERRORS = [
+    ({"text": TEXT, "label": {"start": 0}}, "list"),
+    ({"text": 5, "label": []}, '"text"'),
+    ({"text": "   ", "label": []}, "no tokens"),
+]
+
+
+@pytest.mark.parametrize(("record", "message"), RECORD_ERRORS)
+def test_bad_records_name_file_and_line(tmp_path, record, message):
     path = _jsonl(tmp_path, "s.jsonl", [SPAN_RECORDS[0], record])
     with pytest.raises(FormatError, match=message) as err:
         read_corpus(path)
@@ -172,9 +207,12 @@ def test_bad_spans_name_file_and_line(tmp_path, record, message):
 
 
 def test_span_label_outside_schema(tmp_path):
-    path = _jsonl(tmp_path, "s.jsonl", [{"text": TEXT, "label": [[0, 4, "ORG"]]}])
+    path = _jsonl(tmp_path, "s.jsonl", [{"text": TEXT, "label": [[0, 4, "ORG"], [0, 4, "PER"]]}])
+    corpus = read_corpus(path, labels=LabelSet(["O", "B-PER", "I-PER"]))
+    assert corpus.sentences[0].annotations[0] == {"B-PER"}
+    assert len(corpus.warnings) == 1 and "'B-ORG' is not in the label set" in corpus.warnings[0]
     with pytest.raises(FormatError, match="B-ORG") as err:
-        read_corpus(path, labels=LabelSet(["O", "B-PER", "I-PER"]))
+        read_corpus(path, labels=LabelSet(["O", "B-PER", "I-PER"]), strict=True)
     assert err.value.line == 1
 
 

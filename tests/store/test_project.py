@@ -18,6 +18,7 @@ from project_samples import LABELS, ann, plain_corpus, sample_corpus
 from tagtool.core import Corpus, Document, LabelSet, Sentence
 from tagtool.core.annotation import annotation_kind, annotation_status, make_annotation
 from tagtool.errors import FormatError, LabelError, ProjectError
+from tagtool.store import schema
 from tagtool.store.project import NotFoundError, Project
 
 
@@ -81,14 +82,14 @@ def test_project_file_is_a_wal_sqlite_database_that_passes_integrity_check(proje
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x54414754
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.CURRENT_VERSION
     conn.close()
 
 
 def test_meta_records_version_creation_time_and_name(tmp_path):
     with Project.create(tmp_path / "x.tagproj", sample_corpus(), name="Chunks") as p:
         meta = p.meta
-        assert meta["schema_version"] == "2" and p.schema_version == 2
+        assert meta["schema_version"] == str(schema.CURRENT_VERSION) and p.schema_version == schema.CURRENT_VERSION
         assert meta["name"] == "Chunks" == p.name
         assert meta["created"].endswith("+00:00")
         assert meta["tagtool_version"]

@@ -301,3 +301,37 @@ def test_newer_schema_opens_read_only_and_is_never_modified(tmp_path):
                 p._db.execute("DELETE FROM annotations")
     assert digest(path) == before
     assert not any(name.startswith("new.tagproj.bak") for name in folder_listing(tmp_path))
+
+
+# ----------------------------------------------------------------------
+# schema 3: every annotator's labels
+
+
+def test_several_annotators_are_kept_beside_the_agreed_annotation(tmp_path):
+    from tagtool.store.formats import read_corpus
+
+    data = Path(__file__).resolve().parent.parent / "data"
+    corpus = read_corpus(data / "labelstudio_full.json")
+    with Project.create(tmp_path / "ls.tagproj", corpus) as p:
+        first, second = p.sentence_ids()
+        assert p.annotations(first)[5] == {"B-LOC", "B-ORG"}  # they differ: a candidate set
+        by = p.annotator_labels(first)
+        assert set(by) == {"1", "ben@example.com"}
+        assert by["1"][5] == {"B-LOC"} and by["ben@example.com"][5] == {"B-ORG"}
+        assert by["1"][:4] == by["ben@example.com"][:4] == ({"B-ORG"}, {"O"}, {"B-PER"}, {"I-PER"})
+        assert set(p.annotator_labels(second)) == {"1"}
+        ids = p.import_corpus(corpus)
+        assert p.annotator_labels(ids[0]) == by
+    with Project.create(tmp_path / "plain.tagproj", sample_corpus()) as p:
+        assert p.annotator_labels(p.sentence_ids()[0]) == {}
+
+
+def test_migration_to_3_adds_an_empty_annotator_labels_table(tmp_path):
+    path = tmp_path / "old.tagproj"
+    write_v1_project(path, sample_corpus())
+    with Project.open(path) as p:
+        assert p.migrated_from == 1 and p.schema_version == 3
+        assert all(p.annotator_labels(i) == {} for i in p.sentence_ids())
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM annotator_labels").fetchone() == (0,)
+    conn.close()

@@ -10,9 +10,10 @@ Three entry points::
     write_corpus(corpus, "out.jsonl")                     # atomic
 
 Every reader turns malformed input (ragged columns, undecodable bytes, an
-empty or binary file, a label outside the schema, bad JSON, a span off token
-boundaries, ...) into :class:`~tagtool.errors.FormatError` naming the file
-and the 1-based line. :func:`read_corpus` builds the whole corpus before it
+empty or binary file, a label outside the schema, bad JSON, ...) into
+:class:`~tagtool.errors.FormatError` naming the file and the 1-based line;
+span records skip a span that cannot be placed and list it in
+``Corpus.warnings`` instead (an error with ``strict=True``). :func:`read_corpus` builds the whole corpus before it
 returns, so an error means nothing was imported; :func:`write_corpus`
 replaces the target only once the new file is complete.
 
@@ -45,8 +46,13 @@ from tagtool.store.formats.detect import EXTENSIONS, detect_format
 
 logger = logging.getLogger(__name__)
 
+#: Reader options of span records (:mod:`.spans`); formats without span
+#: records ignore them, so one set of options serves every input file.
+SPAN_OPTIONS = ("tokenizer", "sentence_split", "strict", "annotator")
+
 __all__ = [
     "FORMATS",
+    "SPAN_OPTIONS",
     "Format",
     "detect_format",
     "iter_sentences",
@@ -115,6 +121,8 @@ def _items(
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     fmt = _format(format, path, detect_format)
+    if fmt.name != "jsonl":
+        options = {k: v for k, v in options.items() if k not in SPAN_OPTIONS}
     ctx = ReadContext(path, labels, token_column, label_column, encoding, column_names, format is None)
     return ctx, _checked(fmt.read(ctx, **options), ctx)
 
@@ -191,12 +199,14 @@ def read_corpus(
         (default ``col{i}``).
     **options
         Format options, e.g. ``sep`` (conll), ``label_field`` (conllu),
-        ``tokenized``/``tagged`` (text), ``sentence_column`` (tables).
+        ``tokenized``/``tagged`` (text), ``sentence_column`` (tables),
+        :data:`SPAN_OPTIONS` (jsonl span records; ignored by the others).
 
     Returns
     -------
     Corpus
-        Documents as the format delimits them.
+        Documents as the format delimits them; ``Corpus.warnings`` lists
+        what was skipped (span records: spans that cannot be placed).
 
     Raises
     ------
@@ -211,7 +221,7 @@ def read_corpus(
     label_set = ctx.label_set()
     if labels is None:
         documents = normalise_full_sets(documents, label_set)
-    corpus = Corpus(label_set, documents)
+    corpus = Corpus(label_set, documents, tuple(ctx.warnings))
     logger.info(
         "read %s: %d sentences, %d documents, %d labels in %.2f s",
         ctx.path, len(corpus), len(documents), len(label_set), time.perf_counter() - started,

@@ -163,6 +163,7 @@ class ReadContext:
     column_names: Sequence[str] | None = None
     detected: bool = False
     observed: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
     _cells: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _names: dict[str, None] = field(default_factory=dict, repr=False)
 
@@ -177,6 +178,12 @@ class ReadContext:
 
     def error(self, line: int | None, message: str) -> FormatError:
         return FormatError(self.path, line, message)
+
+    def warn(self, line: int | None, message: str) -> None:
+        """Record something skipped or changed; it reaches ``Corpus.warnings``."""
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        self.warnings.append(f"{where}: {message}")
+        logger.info("%s: %s", where, message)
 
     def lines(self) -> Iterator[tuple[int, str]]:
         return iter_lines(self.path, self.encoding)

@@ -3,8 +3,11 @@
 Rules, in order:
 
 1. Extension: ``.conllu`` → conllu; ``.jsonl``, ``.ndjson``, ``.json`` →
-   jsonl; ``.csv`` → csv; ``.tsv`` → tsv; ``.conll``, ``.iob``, ``.iob2``,
-   ``.bio``, ``.bioes`` → conll.
+   jsonl; ``.csv`` → csv; ``.conll``, ``.iob``, ``.iob2``, ``.bio``,
+   ``.bioes`` → conll; ``.tsv`` → tsv when its first line is a header naming
+   a table column (``token``, ``sentence``), else sniffed as below when that
+   finds CoNLL or CoNLL-U (a headerless ``token<TAB>label`` file is a column
+   file), else tsv.
 2. Anything else (``.txt``, ``.train``, no extension, …) is sniffed from its
    first 64 KiB (decoded leniently: the reader reports bad bytes):
 
@@ -58,9 +61,26 @@ def detect_format(path: str | PathLike) -> str:
     """Name of the format of ``path`` (a key of ``FORMATS``); see the module docstring."""
     path = Path(path)
     known = EXTENSIONS.get(path.suffix.lower())
+    if known == "tsv":
+        return _sniff_tsv(_head_lines(path))
     if known is not None:
         return known
     return sniff(_head_lines(path))
+
+
+#: Header cells that make a ``.tsv`` file a table (:mod:`.table`).
+TABLE_HEADERS = frozenset(("token", "sentence"))
+
+
+def _sniff_tsv(lines: list[str]) -> str:
+    content = [line for line in lines if line.strip()]
+    if not content:
+        return "tsv"
+    header = {cell.strip().lower() for cell in content[0].lstrip("\ufeff").split("\t")}
+    if header & TABLE_HEADERS:
+        return "tsv"
+    sniffed = sniff(lines)
+    return sniffed if sniffed in ("conll", "conllu") else "tsv"
 
 
 def _head_lines(path: Path) -> list[str]:

@@ -11,17 +11,13 @@ Token records
     ``Sentence.meta`` (strings as they are, other values as their JSON text).
 
 Span records (doccano, Label Studio)
-    ``{"text": "EU rejects German call", "label": [[0, 2, "ORG"], [11, 17, "MISC"]]}``.
-    Spans may sit under ``label``, ``labels``, ``spans`` or ``entities``,
-    as ``[start, end, label]`` lists or as dicts with ``start``/``end``
-    (or doccano's ``start_offset``/``end_offset``) and ``label`` (or Label
-    Studio's ``labels: [one label]``, also nested under ``value``). Label
-    Studio's full export (``{"data": {"text": …}, "annotations": [{"result":
-    [...]}]}``) is read from its first annotation. The text is tokenised on
-    whitespace; spans become BIO labels (``B-X`` on the first token, ``I-X``
-    on the rest, ``O`` elsewhere), so span records are fully labeled. A
-    span must start and end on token boundaries, lie inside the text and
-    not overlap another. The text itself is kept in ``meta["text"]``.
+    ``{"text": "EU rejects German call", "label": [[0, 2, "ORG"], [11, 17, "MISC"]]}``,
+    doccano's 1.x and newer exports, Label Studio's full and JSON-MIN
+    exports (:mod:`.labelstudio`). The text is tokenised, split into
+    sentences and its spans become BIO labels (:mod:`.spans`, which also
+    says what is kept in ``Sentence.meta`` to write the record back). A span
+    that cannot be placed is skipped and reported in ``Corpus.warnings``
+    (an error with ``strict=True``).
 
 Files
     ``.jsonl`` files are read line by line (streaming, blank lines
@@ -32,7 +28,8 @@ Files
 Writing
     Token records by default (candidate sets as lists in label-set order,
     ``null`` for no label); ``spans=True`` writes doccano-style span
-    records, possible when every token has a full BIO label. A
+    records, possible when every token has a full BIO label; the sentences
+    of one record go back into one record, with its metadata. A
     ``"document"`` key is written when the document boundaries need it.
 """
 
@@ -40,19 +37,18 @@ from __future__ import annotations
 
 import json
 import logging
-import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Sentence
+from tagtool.store.formats import labelstudio
 from tagtool.store.formats._common import Item, ReadContext, WriteContext
+from tagtool.store.formats.spans import SpanOptions, record_groups, record_out, sentences_of
 
 logger = logging.getLogger(__name__)
 
 TOKEN_KEYS = ("tokens", "labels", "document")
-SPAN_KEYS = ("label", "labels", "spans", "entities")
-_WORDS = re.compile(r"\S+")
 _WHITESPACE = " \t\n\r"
 
 
@@ -85,6 +81,8 @@ def _loads(line: str, lineno: int, ctx: ReadContext) -> Any:
         raise ctx.error(lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         raise ctx.error(lineno, "JSON nested too deeply") from None
+    except ValueError as exc:  # an integer past sys.get_int_max_str_digits()
+        raise ctx.error(lineno, f"invalid JSON: {exc}") from None
 
 
 class _Scanner:
@@ -116,6 +114,8 @@ class _Scanner:
             raise self.ctx.error(exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
         except RecursionError:
             raise self.ctx.error(line, "JSON nested too deeply") from None
+        except ValueError as exc:  # an integer past sys.get_int_max_str_digits()
+            raise self.ctx.error(line, f"invalid JSON: {exc}") from None
         return line, value
 
     def expect(self, chars: str) -> str:
@@ -151,17 +151,64 @@ def _document_records(text: str, ctx: ReadContext) -> Iterator[tuple[int, Any]]:
 # reading records
 
 
-def read(ctx: ReadContext) -> Iterator[Item]:
-    """Stream ``(document name, Sentence)`` items from token or span records."""
-    for line, record in _records(ctx):
+def read(
+    ctx: ReadContext,
+    *,
+    tokenizer: str = "default",
+    sentence_split: bool = True,
+    strict: bool = False,
+    annotator: str | None = None,
+) -> Iterator[Item]:
+    """Stream ``(document name, Sentence)`` items from token or span records.
+
+    The keyword options concern span records only (:mod:`.spans`):
+    ``tokenizer`` ("default" or "whitespace"), ``sentence_split``,
+    ``strict`` (a span that cannot be placed is an error, not a warning)
+    and ``annotator`` (one annotator's name, or None / "all").
+    """
+    opts = SpanOptions(tokenizer, sentence_split, strict, annotator).check(ctx)
+    seen: set[str] = set()
+    snapped = 0
+    for rows in _tasks(_records(ctx)):
+        line, record = rows[0]
         if not isinstance(record, dict):
             raise ctx.error(line, f"a record must be a JSON object, not {_kind(record)}")
         if "tokens" in record:
             yield _token_record(record, line, ctx)
-        elif "text" in record or isinstance(record.get("data"), dict):
-            yield _span_record(record, line, ctx)
+            continue
+        if labelstudio.is_task(record):
+            rec = labelstudio.full_task(record, line, ctx, opts, seen)
+        elif labelstudio.is_min_row(record):
+            rec = labelstudio.min_task(rows, ctx, opts, seen)
+        elif "text" in record or isinstance(record.get("data"), str):
+            rec = labelstudio.doccano_record(record, line, ctx)
         else:
             raise ctx.error(line, 'a record needs "tokens" (token record) or "text" (span record)')
+        document = _document(record, line, ctx)
+        for sentence in sentences_of(rec, ctx, opts):
+            yield document, sentence
+        snapped += rec.snapped[0]
+    if snapped:
+        ctx.warn(None, f"{snapped} span(s) snapped outward to token boundaries")
+    labelstudio.check_annotator(opts, seen, ctx)
+
+
+def _tasks(records: Iterator[tuple[int, Any]]) -> Iterator[list[tuple[int, Any]]]:
+    """Records one by one, but consecutive JSON-MIN rows of one task together."""
+    pending: list[tuple[int, Any]] = []
+    for item in records:
+        if pending and labelstudio.is_min_row(item[1]) and labelstudio.same_task(pending[0][1], item[1]):
+            pending.append(item)
+            continue
+        if pending:
+            yield pending
+            pending = []
+        if labelstudio.is_min_row(item[1]):
+            pending = [item]  # its task may go on in the next row
+        else:
+            yield [item]
+    if pending:
+        yield pending
 
 
 def _kind(value: Any) -> str:
@@ -217,88 +264,6 @@ def _token_labels(labels: Any, n: int, line: int, ctx: ReadContext) -> list[froz
     return out
 
 
-def _span_record(record: dict, line: int, ctx: ReadContext) -> Item:
-    text, spans, consumed = _text_and_spans(record, line, ctx)
-    words = [(m.start(), m.end()) for m in _WORDS.finditer(text)]
-    if not words:
-        raise ctx.error(line, '"text" holds no tokens')
-    tokens = [text[s:e] for s, e in words]
-    annotations = _bio_labels(spans, words, text, line, ctx) if ctx.read_labels else ()
-    meta = {k: _meta_value(v) for k, v in record.items() if k not in consumed}
-    meta["text"] = text
-    return _document(record, line, ctx), Sentence(tokens, annotations, {}, meta)
-
-
-def _text_and_spans(record: dict, line: int, ctx: ReadContext) -> tuple[str, list, set[str]]:
-    if "text" in record:
-        text, key = record["text"], next((k for k in SPAN_KEYS if k in record), None)
-        spans = record.get(key) if key else []
-        consumed = {"text", "document", *([key] if key else [])}
-    else:  # Label Studio's full export
-        text = record["data"].get("text")
-        annotations = record.get("annotations") or [{}]
-        first = annotations[0] if isinstance(annotations, list) else None
-        if not isinstance(first, dict):
-            raise ctx.error(line, '"annotations" must be a list of objects')
-        spans = first.get("result", [])
-        if isinstance(spans, list):  # results also hold relations, choices, ...
-            spans = [r for r in spans if not isinstance(r, dict) or r.get("type", "labels") == "labels"]
-        consumed = {"data", "annotations", "predictions", "document"}
-    if not isinstance(text, str):
-        raise ctx.error(line, f'"text" must be a string, not {_kind(text)}')
-    if spans is None:
-        spans = []
-    if not isinstance(spans, list):
-        raise ctx.error(line, f"spans must be a list, not {_kind(spans)}")
-    return text, spans, consumed
-
-
-def _span(item: Any, line: int, ctx: ReadContext) -> tuple[int, int, str]:
-    """``(start, end, label)`` of a list- or dict-style span."""
-    if isinstance(item, dict) and isinstance(item.get("value"), dict):
-        item = item["value"]
-    if isinstance(item, list) and len(item) == 3:
-        start, end, label = item
-    elif isinstance(item, dict):
-        start = item.get("start", item.get("start_offset"))
-        end = item.get("end", item.get("end_offset"))
-        label = item.get("label", item.get("labels"))
-        if isinstance(label, list) and len(label) == 1:
-            label = label[0]
-    else:
-        raise ctx.error(line, f"a span must be [start, end, label] or an object, not {json.dumps(item)[:60]}")
-    if any(isinstance(x, bool) or not isinstance(x, int) for x in (start, end)):
-        raise ctx.error(line, f"span offsets must be integers, got {start!r} and {end!r}")
-    if not isinstance(label, str):
-        raise ctx.error(line, f"a span needs one label (a string), got {label!r}")
-    return start, end, label
-
-
-def _bio_labels(
-    spans: list, words: list[tuple[int, int]], text: str, line: int, ctx: ReadContext
-) -> list[frozenset[str]]:
-    first = {s: i for i, (s, _) in enumerate(words)}
-    last = {e: i for i, (_, e) in enumerate(words)}
-    outside = ctx.parse_names(["O"], line)
-    out = [outside] * len(words)
-    taken = [False] * len(words)
-    for start, end, label in sorted((_span(item, line, ctx) for item in spans), key=lambda s: s[:2]):
-        if not 0 <= start < end <= len(text):
-            raise ctx.error(line, f"span [{start}, {end}) {label!r} is outside the text (length {len(text)})")
-        i, j = first.get(start), last.get(end)
-        if i is None or j is None or j < i:
-            raise ctx.error(
-                line, f"span [{start}, {end}) {label!r} = {text[start:end]!r} does not start and end on token boundaries"
-            )
-        if any(taken[i : j + 1]):
-            raise ctx.error(line, f"span [{start}, {end}) {label!r} overlaps another span")
-        out[i] = ctx.parse_names([f"B-{label}"], line)
-        for k in range(i + 1, j + 1):
-            out[k] = ctx.parse_names([f"I-{label}"], line)
-        taken[i : j + 1] = [True] * (j + 1 - i)
-    return out
-
-
 # ---------------------------------------------------------------------------
 # writing
 
@@ -316,13 +281,22 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False)
     """
     named = ctx.any_marker(corpus)
     for document in corpus.documents:
-        for s, sentence in enumerate(document.sentences):
-            where = f"document {document.name!r}, sentence {s + 1}"
-            record = _span_out(sentence, ctx, where) if spans else _token_out(sentence, corpus, ctx, where)
+        if spans:
+            records = (
+                (_where(document.name, s), group) for s, group in record_groups(document.sentences)
+            )
+        else:
+            records = ((_where(document.name, s), [x]) for s, x in enumerate(document.sentences))
+        for where, group in records:
+            record = record_out(group, ctx, where) if spans else _token_out(group[0], corpus, ctx, where)
             if named:
                 record = {"document": document.name, **record}
             fh.write(json.dumps(record, ensure_ascii=False))
             fh.write("\n")
+
+
+def _where(document: str, index: int) -> str:
+    return f"document {document!r}, sentence {index + 1}"
 
 
 def _token_out(sentence: Sentence, corpus: Corpus, ctx: WriteContext, where: str) -> dict:
@@ -347,57 +321,3 @@ def _label_out(ann: frozenset[str], corpus: Corpus) -> str | list[str] | None:
     if len(ann) == 1:
         return next(iter(ann))
     return sorted(ann, key=corpus.labels.index)
-
-
-def _span_out(sentence: Sentence, ctx: WriteContext, where: str) -> dict:
-    text = sentence.meta.get("text")
-    words = token_offsets(text, sentence.tokens) if isinstance(text, str) else None
-    if words is None:
-        for token in sentence.tokens:
-            if token.split() != [token]:
-                raise ctx.error(f"{where}: token {token!r} holds whitespace; span records cannot keep it")
-        text = " ".join(sentence.tokens)
-        words = [(m.start(), m.end()) for m in _WORDS.finditer(text)]
-    record: dict[str, Any] = {"text": text, "label": _spans_of(sentence, words, ctx, where)}
-    for key, value in sentence.meta.items():
-        if key != "text":
-            if key in record or key == "document":
-                raise ctx.error(f"{where}: meta key {key!r} collides with another key")
-            record[key] = value
-    return record
-
-
-def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
-    """``(start, end)`` of each token found in ``text`` in order, only whitespace between.
-
-    Whatever tokenizer made the tokens from the text, as long as it kept
-    them as they are written, so the spans keep offsets into the original
-    text; None if the tokens do not spell the text.
-    """
-    offsets, pos = [], 0
-    for token in tokens:
-        start = text.find(token, pos)
-        if start < 0 or text[pos:start].strip():
-            return None
-        offsets.append((start, start + len(token)))
-        pos = start + len(token)
-    return offsets if not text[pos:].strip() else None
-
-
-def _spans_of(sentence: Sentence, words: list[tuple[int, int]], ctx: WriteContext, where: str) -> list[list]:
-    """``[start, end, type]`` of each BIO chunk; raises if the labels are not BIO."""
-    spans: list[list] = []
-    for t, ann in enumerate(sentence.annotations):
-        if len(ann) != 1:
-            raise ctx.error(f"{where}: token {t + 1} has no full label; span records need full BIO labels")
-        (label,) = ann
-        if label == "O":
-            continue
-        prefix, kind = label[:2], label[2:]
-        if prefix == "I-" and spans and spans[-1][3] == t - 1 and spans[-1][2] == kind:
-            spans[-1][1], spans[-1][3] = words[t][1], t
-        elif prefix == "B-" and kind:
-            spans.append([words[t][0], words[t][1], kind, t])
-        else:
-            raise ctx.error(f"{where}: label {label!r} of token {t + 1} does not fit the BIO scheme")
-    return [s[:3] for s in spans]

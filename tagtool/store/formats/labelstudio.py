@@ -1,0 +1,206 @@
+"""doccano and Label Studio records as :class:`~.spans.SpanRecord`.
+
+doccano
+    1.x: ``{"id": 1, "data": "text", "label": [[start, end, "TYPE"], ...]}``;
+    newer: ``{"id": 1, "text": "...", "label": [[start, end, "TYPE"]]}`` or
+    ``{"text": "...", "entities": [{"id": 3, "start_offset": 0,
+    "end_offset": 4, "label": "TYPE"}], "relations": [], "Comments": []}``.
+    Spans may also sit under ``labels`` or ``spans``. Every other key is
+    metadata, kept with its JSON type.
+
+Label Studio, full JSON export
+    A list of tasks ``{"id": 7, "data": {"text": "..."}, "annotations":
+    [{"completed_by": 1, "was_cancelled": false, "result": [{"type":
+    "labels", "value": {"start": 0, "end": 4, "labels": ["TYPE"]}}]}]}``.
+    Every annotation is read except cancelled ones (``was_cancelled``); its
+    ``completed_by`` (an id, or an object with ``email``) names the
+    annotator; results other than ``labels`` (relations, choices) are
+    ignored. A task without annotations is unlabeled; an annotation with an
+    empty result labels every token ``O``. ``predictions`` and ``drafts``
+    are not read.
+
+Label Studio, JSON-MIN export
+    ``[{"id": 7, "text": "...", "label": [{"start": 0, "end": 4, "text":
+    "...", "labels": ["TYPE"]}], "annotator": "ann@example.com",
+    "annotation_id": 3, ...}]``: one row per annotation, so consecutive rows
+    with the same ``id`` and text are one task with several annotators.
+
+Choosing annotators (reader option ``annotator``): None or ``"all"`` keeps
+every annotator (the sentence gets their candidate set where they differ);
+a name keeps only that annotator's annotations, and a file where nobody has
+that name is an error listing the names it has.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tagtool.store.formats._common import ReadContext
+from tagtool.store.formats.spans import SpanOptions, SpanRecord
+
+SPAN_KEYS = ("label", "labels", "spans", "entities")
+#: Keys of a full-export task that are not the task's metadata.
+TASK_KEYS = ("data", "annotations", "predictions", "drafts", "document")
+#: Keys of a JSON-MIN row that belong to its annotation, not to the task.
+MIN_ANNOTATION_KEYS = ("annotator", "annotation_id", "created_at", "updated_at", "lead_time")
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
+        type(value), "a number"
+    )
+
+
+def is_task(record: dict) -> bool:
+    """A Label Studio full-export task."""
+    return isinstance(record.get("data"), dict)
+
+
+def is_min_row(record: Any) -> bool:
+    """A Label Studio JSON-MIN row (one annotation of a task)."""
+    return isinstance(record, dict) and "text" in record and ("annotator" in record or "annotation_id" in record)
+
+
+def same_task(a: dict, b: dict) -> bool:
+    """Whether two JSON-MIN rows are annotations of one task."""
+    return a.get("id") is not None and a.get("id") == b.get("id") and a.get("text") == b.get("text")
+
+
+def annotator_name(value: Any) -> str | None:
+    """The annotator of ``completed_by``/``annotator``: an id, an email, or an object holding one."""
+    if isinstance(value, dict):
+        value = value.get("email") or value.get("username") or value.get("id")
+    if value is None or value == "":
+        return None
+    return str(value)
+
+
+def _checked_text(text: Any, line: int, ctx: ReadContext) -> str:
+    if not isinstance(text, str):
+        raise ctx.error(line, f'"text" must be a string, not {_kind(text)}')
+    return text
+
+
+def _checked_spans(spans: Any, line: int, ctx: ReadContext) -> list:
+    if spans is None:
+        return []
+    if not isinstance(spans, list):
+        raise ctx.error(line, f"spans must be a list, not {_kind(spans)}")
+    return spans
+
+
+def _choose(sources: dict, opts: SpanOptions, seen: set[str]) -> dict:
+    if len(sources) > 1 and None in sources:
+        sources["unknown"] = sources.pop(None)
+    seen.update(name for name in sources if name is not None)
+    name = opts.one_annotator
+    return sources if name is None else {who: s for who, s in sources.items() if who == name}
+
+
+def doccano_record(record: dict, line: int, ctx: ReadContext) -> SpanRecord:
+    """A doccano record (or any ``text`` + spans record)."""
+    text_key = "text" if "text" in record else "data"
+    span_key = next((k for k in SPAN_KEYS if k in record), "label")
+    text = _checked_text(record[text_key], line, ctx)
+    spans = _checked_spans(record.get(span_key), line, ctx)
+    layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items() if k != "document"}
+    layout.setdefault(span_key, None)
+    return SpanRecord(line, text, {None: spans}, layout, (text_key, span_key))
+
+
+def _text_key(data: dict) -> str:
+    """``text``, or the one string field of ``data`` (a config naming it ``$sentence``)."""
+    if "text" in data:
+        return "text"
+    strings = [k for k, v in data.items() if isinstance(v, str)]
+    return strings[0] if len(strings) == 1 else "text"
+
+
+def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: set[str]) -> SpanRecord:
+    """A task of Label Studio's full JSON export, with every annotation not cancelled."""
+    data = record["data"]
+    key = _text_key(data)
+    text = _checked_text(data.get(key), line, ctx)
+    annotations = record.get("annotations") or []
+    if not isinstance(annotations, list):
+        raise ctx.error(line, '"annotations" must be a list of objects')
+    sources: dict[str | None, list] = {}
+    for annotation in annotations:
+        if not isinstance(annotation, dict):
+            raise ctx.error(line, '"annotations" must be a list of objects')
+        if annotation.get("was_cancelled"):
+            continue
+        result = _checked_spans(annotation.get("result"), line, ctx)
+        # Results also hold relations, choices, ...: only labeled spans count.
+        spans = [r for r in result if not isinstance(r, dict) or r.get("type", "labels") == "labels"]
+        sources[annotator_name(annotation.get("completed_by"))] = spans  # a later one wins
+    layout = {k: v for k, v in record.items() if k not in TASK_KEYS}
+    rest = {k: v for k, v in data.items() if k != key}
+    if rest:
+        layout["data"] = rest
+    layout.update(text=None, label=None)
+    return SpanRecord(line, text, _choose(sources, opts, seen), layout, ("text", "label"))
+
+
+def _min_span_key(row: dict) -> str:
+    key = next((k for k in SPAN_KEYS if k in row), None)
+    if key is None:  # JSON-MIN names the spans after the labeling config's tag
+        key = next(
+            (k for k, v in row.items() if isinstance(v, list) and v and all(isinstance(x, dict) and "start" in x for x in v)),
+            "label",
+        )
+    return key
+
+
+def min_task(rows: list[tuple[int, dict]], ctx: ReadContext, opts: SpanOptions, seen: set[str]) -> SpanRecord:
+    """One task of a JSON-MIN export from its consecutive rows (one per annotation)."""
+    line, first = rows[0]
+    text = _checked_text(first.get("text"), line, ctx)
+    span_key = _min_span_key(first)
+    sources: dict[str | None, list] = {}
+    for row_line, row in rows:
+        sources[annotator_name(row.get("annotator"))] = _checked_spans(row.get(_min_span_key(row)), row_line, ctx)
+    layout = {
+        k: (None if k in ("text", span_key) else v)
+        for k, v in first.items()
+        if k not in MIN_ANNOTATION_KEYS and k != "document"
+    }
+    layout.setdefault(span_key, None)
+    return SpanRecord(line, text, _choose(sources, opts, seen), layout, ("text", span_key))
+
+
+def check_annotator(opts: SpanOptions, seen: set[str], ctx: ReadContext) -> None:
+    """After a whole file: the annotator asked for must have been there."""
+    name = opts.one_annotator
+    if name is not None and name not in seen:
+        known = ", ".join(sorted(seen)) if seen else "none: the file names no annotators"
+        raise ctx.error(None, f"no annotations by {name!r}; annotators in the file: {known}")
+
+
+def annotators_in(path, encoding: str = "utf-8") -> list[str]:
+    """The annotators named in a Label Studio export, sorted; [] for other files.
+
+    For the import dialogs, which offer one annotator or all of them. Reads
+    the records only (no tokenising); cancelled annotations do not count.
+    Raises :class:`FormatError` for malformed JSON.
+    """
+    from pathlib import Path
+
+    from tagtool.store.formats.jsonl import _records  # jsonl imports this module
+
+    ctx = ReadContext(Path(path), encoding=encoding)
+    names: set[str] = set()
+    for _, record in _records(ctx):
+        if not isinstance(record, dict):
+            continue
+        if is_task(record) and isinstance(record.get("annotations"), list):
+            names.update(
+                name
+                for a in record["annotations"]
+                if isinstance(a, dict) and not a.get("was_cancelled")
+                for name in [annotator_name(a.get("completed_by"))]
+                if name is not None
+            )
+        elif is_min_row(record) and annotator_name(record.get("annotator")) is not None:
+            names.add(annotator_name(record.get("annotator")))
+    return sorted(names)

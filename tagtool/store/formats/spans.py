@@ -1,0 +1,331 @@
+"""Span records on raw text: tokens, sentences and BIO labels with offsets.
+
+A span record (doccano, Label Studio) is a text and character spans
+``[start, end)`` with a label. Reading one:
+
+1. The text is tokenised (:mod:`tagtool.core.tokenize`; option
+   ``tokenizer``, ``"default"`` or ``"whitespace"``).
+2. Each span is placed on tokens: an edge inside a token is snapped outward
+   to the token's edge. A span that cannot be placed (off the text, empty,
+   covering only whitespace, overlapping an earlier span of the same
+   annotator, malformed, or with a label the schema lacks) is skipped and
+   listed in the reader's warnings with file, line and span text; with
+   ``strict=True`` it is a :class:`FormatError` instead.
+3. Spans become BIO labels (``B-X`` on the first token, ``I-X`` on the rest,
+   ``O`` elsewhere).
+4. The text is split into sentences (:func:`~tagtool.core.tokenize.split_sentences`,
+   option ``sentence_split``), never inside a span.
+
+Where a record holds several annotators' spans (Label Studio), every
+annotator's labels are kept in ``Sentence.annotator_labels``; the sentence's
+annotation is the label they all gave, or the candidate set of their labels
+where they differ.
+
+What is kept in ``Sentence.meta`` so that export writes the record back:
+
+``text``
+    The sentence's text (the record's whole text when it was not split).
+``text_start``, ``record_text``
+    For a record split into sentences: each sentence's offset in the
+    record's text, and (first sentence only) the record's whole text.
+``record``, ``record_keys``
+    First sentence only, when the record has keys besides its text and
+    spans: the record as a JSON object with every key in order and every
+    value with its JSON type (numbers stay numbers), the text and span
+    values left ``null``; ``record_keys`` names the text key and the span
+    key (``"text label"``, ``"data label"``, ``"text entities"``).
+
+Writing finds each sentence's tokens in the kept text (so offsets are
+relative to the original text, whatever tokenizer was used), puts the
+sentences of one record back together and writes the spans in the style
+they were read in (``[start, end, label]`` lists, or doccano's
+``start_offset``/``end_offset``/``label`` objects under ``entities``).
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tagtool.core.corpus import Sentence
+from tagtool.core.tokenize import Offsets, get_tokenizer, split_sentences
+from tagtool.errors import FormatError
+from tagtool.store.formats._common import ReadContext, WriteContext
+
+META_TEXT = "text"
+META_START = "text_start"
+META_FULL = "record_text"
+META_RECORD = "record"
+META_KEYS = "record_keys"
+#: Meta keys the span reader owns; the writer does not copy them as keys.
+OWN_KEYS = frozenset((META_TEXT, META_START, META_FULL, META_RECORD, META_KEYS))
+
+
+@dataclass(frozen=True)
+class SpanOptions:
+    """Reader options for span records (see the module docstring)."""
+
+    tokenizer: str = "default"
+    sentence_split: bool = True
+    strict: bool = False
+    #: One annotator's name, or None / ``"all"`` for every annotator.
+    annotator: str | None = None
+
+    def check(self, ctx: ReadContext) -> SpanOptions:
+        try:
+            get_tokenizer(self.tokenizer)
+        except ValueError as exc:
+            raise ctx.error(None, str(exc)) from None
+        return self
+
+    @property
+    def one_annotator(self) -> str | None:
+        return None if self.annotator in (None, "all") else self.annotator
+
+
+@dataclass
+class SpanRecord:
+    """One record as the JSON readers found it.
+
+    ``sources`` maps an annotator (None: the file names none) to that
+    annotator's raw span items; an empty mapping is a text nobody labeled.
+    ``layout`` is the record with ``null`` for its text and span values.
+    """
+
+    line: int
+    text: str
+    sources: dict[str | None, list]
+    layout: dict | None = None
+    keys: tuple[str, str] = ("text", "label")
+    snapped: list[int] = field(default_factory=lambda: [0])
+
+
+class _Skip(Exception):
+    """A span that cannot be placed; the message says why."""
+
+
+def parse_span(item: Any) -> tuple[int, int, str]:
+    """``(start, end, label)`` of a list- or dict-style span; ``_Skip`` if malformed."""
+    if isinstance(item, dict) and isinstance(item.get("value"), dict):
+        item = item["value"]
+    if isinstance(item, list) and len(item) == 3:
+        start, end, label = item
+    elif isinstance(item, dict):
+        start = item.get("start", item.get("start_offset"))
+        end = item.get("end", item.get("end_offset"))
+        label = item.get("label", item.get("labels"))
+        if isinstance(label, list) and len(label) == 1:
+            label = label[0]
+    else:
+        raise _Skip(f"a span must be [start, end, label] or an object, not {json.dumps(item)[:60]}")
+    if any(isinstance(x, bool) or not isinstance(x, int) for x in (start, end)):
+        raise _Skip(f"span offsets must be integers, got {start!r} and {end!r}")
+    if not isinstance(label, str):
+        raise _Skip(f"a span needs one label (a string), got {label!r}")
+    return start, end, label
+
+
+def _skip(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions, what: str, reason: str) -> None:
+    if opts.strict:
+        raise ctx.error(rec.line, f"{what}: {reason}")
+    ctx.warn(rec.line, f"{what}: {reason}; skipped")
+
+
+def _describe(rec: SpanRecord, start: int, end: int, label: str, who: str | None) -> str:
+    by = f" by {who}" if who is not None else ""
+    return f"span [{start}, {end}) {label!r} {rec.text[max(start, 0):max(end, 0)][:80]!r}{by}"
+
+
+def place_spans(
+    rec: SpanRecord, tokens: Offsets, items: list, who: str | None, ctx: ReadContext, opts: SpanOptions
+) -> list[tuple[int, int, str]]:
+    """``(first token, last token, label)`` of each span that can be placed."""
+    parsed = []
+    for item in items:
+        try:
+            parsed.append(parse_span(item))
+        except _Skip as exc:
+            _skip(rec, ctx, opts, "span" + (f" by {who}" if who is not None else ""), str(exc))
+    starts, ends = [s for s, _ in tokens], [e for _, e in tokens]
+    taken = [False] * len(tokens)
+    placed = []
+    for start, end, label in sorted(parsed, key=lambda s: s[:2]):
+        i, j = bisect_right(ends, start), bisect_left(starts, end) - 1
+        if start >= end:
+            reason = "empty span"
+        elif not 0 <= start < end <= len(rec.text):
+            reason = f"outside the text (length {len(rec.text)})"
+        elif i > j:
+            reason = "covers no token"
+        elif any(taken[i : j + 1]):
+            reason = "overlaps another span"
+        else:
+            reason = _check_label(label, i < j, rec.line, ctx)
+        if reason:
+            _skip(rec, ctx, opts, _describe(rec, start, end, label, who), reason)
+            continue
+        rec.snapped[0] += (starts[i], ends[j]) != (start, end)
+        taken[i : j + 1] = [True] * (j + 1 - i)
+        placed.append((i, j, label))
+    return placed
+
+
+def _check_label(label: str, inside: bool, line: int, ctx: ReadContext) -> str | None:
+    if not ctx.read_labels:
+        return None
+    try:
+        ctx.parse_names([f"B-{label}"], line)
+        if inside:
+            ctx.parse_names([f"I-{label}"], line)
+    except FormatError as exc:
+        return exc.message
+    return None
+
+
+def _bio(n: int, placed: list[tuple[int, int, str]], line: int, ctx: ReadContext) -> list[frozenset[str]]:
+    # parse_cell caches by spelling (a BIO label holds no "|" or "_" cell).
+    out = [ctx.parse_cell("O", line)] * n
+    for i, j, label in placed:
+        out[i] = ctx.parse_cell(f"B-{label}", line)
+        for k in range(i + 1, j + 1):
+            out[k] = ctx.parse_cell(f"I-{label}", line)
+    return out
+
+
+def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[Sentence]:
+    """The sentences of one span record (module docstring)."""
+    tokens = get_tokenizer(opts.tokenizer)(rec.text)
+    if not tokens:
+        raise ctx.error(rec.line, '"text" holds no tokens')
+    placed = {who: place_spans(rec, tokens, items, who, ctx, opts) for who, items in rec.sources.items()}
+    together = {k for spans in placed.values() for i, j, _ in spans for k in range(i + 1, j + 1)}
+    ranges = split_sentences(rec.text, tokens, together) if opts.sentence_split else [(0, len(tokens))]
+    labels = {}
+    if ctx.read_labels:
+        labels = {who: _bio(len(tokens), spans, rec.line, ctx) for who, spans in placed.items()}
+    named = {who: bio for who, bio in labels.items() if who is not None}
+    out = []
+    for n, (a, b) in enumerate(ranges):
+        if named:
+            by_annotator = {who: bio[a:b] for who, bio in named.items()}
+            annotations = [frozenset().union(*votes) for votes in zip(*by_annotator.values())]
+        else:
+            by_annotator, annotations = {}, (labels[None][a:b] if None in labels else ())
+        meta = _meta(rec, tokens, a, b, n, len(ranges) > 1)
+        words = [rec.text[s:e] for s, e in tokens[a:b]]
+        out.append(Sentence(words, annotations, {}, meta, by_annotator))
+    return out
+
+
+def _meta(rec: SpanRecord, tokens: Offsets, a: int, b: int, n: int, split: bool) -> dict[str, str]:
+    if split:
+        start = tokens[a][0]
+        meta = {META_TEXT: rec.text[start : tokens[b - 1][1]], META_START: str(start)}
+        if n == 0:
+            meta[META_FULL] = rec.text
+    else:
+        meta = {META_TEXT: rec.text}
+    if n == 0 and rec.layout and set(rec.layout) - set(rec.keys):
+        meta[META_RECORD] = json.dumps(rec.layout, ensure_ascii=False)
+    if n == 0 and (META_RECORD in meta or rec.keys != ("text", "label")):
+        meta[META_KEYS] = " ".join(rec.keys)
+    return meta
+
+
+# ---------------------------------------------------------------------------
+# writing
+
+
+def record_groups(sentences: Sequence[Sentence]) -> Iterator[tuple[int, list[Sentence]]]:
+    """``(index of the first, sentences)`` of each record: a split record's sentences go together."""
+    i = 0
+    while i < len(sentences):
+        first, group = i, [sentences[i]]
+        i += 1
+        if META_FULL in group[0].meta:
+            while i < len(sentences) and META_START in sentences[i].meta and META_FULL not in sentences[i].meta:
+                group.append(sentences[i])
+                i += 1
+        yield first, group
+
+
+def _locate(text: str, group: list[Sentence]) -> list[Offsets] | None:
+    """Each sentence's token offsets in ``text``, or None if the tokens are not its words."""
+    out, pos = [], 0
+    for n, sentence in enumerate(group):
+        if n:
+            try:
+                pos = max(pos, int(sentence.meta[META_START]))
+            except (KeyError, ValueError):
+                return None
+        offsets = []
+        for token in sentence.tokens:
+            k = text.find(token, pos)
+            if k < 0 or text[pos:k].strip():
+                return None
+            offsets.append((k, k + len(token)))
+            pos = k + len(token)
+        out.append(offsets)
+    return out
+
+
+def _joined(group: list[Sentence], ctx: WriteContext, where: str) -> tuple[str, list[Offsets]]:
+    """The tokens joined by spaces, for sentences that kept no text of their own."""
+    pieces, out, pos = [], [], 0
+    for sentence in group:
+        offsets = []
+        for token in sentence.tokens:
+            if token.split() != [token]:
+                raise ctx.error(f"{where}: token {token!r} holds whitespace; span records cannot keep it")
+            pos += bool(pieces)
+            offsets.append((pos, pos + len(token)))
+            pieces.append(token)
+            pos += len(token)
+        out.append(offsets)
+    return " ".join(pieces), out
+
+
+def record_out(group: list[Sentence], ctx: WriteContext, where: str) -> dict:
+    """The span record of one group of :func:`record_groups`."""
+    meta = group[0].meta
+    text = meta.get(META_FULL, meta.get(META_TEXT))
+    offsets = _locate(text, group) if isinstance(text, str) else None
+    if offsets is None:
+        text, offsets = _joined(group, ctx, where)
+    spans = [span for s, offs in zip(group, offsets) for span in spans_of(s, offs, ctx, where)]
+    text_key, span_key = meta.get(META_KEYS, "text label").split(" ")
+    if span_key == "entities":
+        spans = [{"label": t, "start_offset": s, "end_offset": e} for s, e, t in spans]
+    record: dict[str, Any] = {text_key: text, span_key: spans}
+    if META_RECORD in meta:
+        record = {**json.loads(meta[META_RECORD]), **record}
+    for key, value in meta.items():
+        if key in OWN_KEYS:
+            continue
+        if key in record or key == "document":
+            raise ctx.error(f"{where}: meta key {key!r} collides with another key")
+        record[key] = value
+    return record
+
+
+def spans_of(sentence: Sentence, words: Offsets, ctx: WriteContext, where: str) -> list[list]:
+    """``[start, end, type]`` of each BIO chunk; raises if the labels are not BIO."""
+    spans: list[list] = []
+    for t, ann in enumerate(sentence.annotations):
+        if len(ann) != 1:
+            raise ctx.error(f"{where}: token {t + 1} has no full label; span records need full BIO labels")
+        (label,) = ann
+        if label == "O":
+            continue
+        prefix, kind = label[:2], label[2:]
+        if prefix == "I-" and spans and spans[-1][3] == t - 1 and spans[-1][2] == kind:
+            spans[-1][1], spans[-1][3] = words[t][1], t
+        elif prefix == "B-" and kind:
+            spans.append([words[t][0], words[t][1], kind, t])
+        else:
+            raise ctx.error(f"{where}: label {label!r} of token {t + 1} does not fit the BIO scheme")
+    return [s[:3] for s in spans]
+

@@ -1,0 +1,111 @@
+"""The command line on doccano and Label Studio exports: skipped spans listed,
+--strict, --tokenizer, --no-sentence-split, --annotator/--annotators."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+
+import pytest
+
+from tagtool.cli import TOKENIZER_CHOICES, main
+from tagtool.core.tokenize import TOKENIZERS
+from tagtool.store.project import Project
+
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+def test_import_lists_skipped_spans_and_says_how_many(tmp_path, capsys):
+    source = DATA / "doccano_entities.jsonl"
+    project = tmp_path / "p.tagproj"
+    assert main(["import", str(source), "-p", str(project)]) == 0
+    err = capsys.readouterr().err
+    assert f"{source}:2: span [48, 54) 'ORG' 'Madrid'" in err and "overlaps another span; skipped" in err
+    assert "1 span(s) could not be placed and were skipped" in err
+    with Project.open(project, readonly=True) as p:
+        assert len(p.sentence_ids()) == 3
+
+
+def test_strict_import_refuses_the_file_in_one_line(tmp_path, capsys):
+    project = tmp_path / "p.tagproj"
+    assert main(["import", str(DATA / "doccano_entities.jsonl"), "-p", str(project), "--strict"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "doccano_entities.jsonl:2: span [48, 54)" in err
+    assert not project.exists()
+
+
+def test_tokenizer_and_sentence_split_options(tmp_path, capsys):
+    project = tmp_path / "p.tagproj"
+    args = ["import", str(DATA / "doccano_v1.jsonl"), "-p", str(project), "--tokenizer", "whitespace",
+            "--no-sentence-split"]
+    assert main(args) == 0
+    with Project.open(project, readonly=True) as p:
+        corpus = p.corpus()
+    assert len(corpus) == 3 and corpus.sentences[0].tokens[-1] == "said."
+
+
+def test_export_spans_writes_the_records_back(tmp_path, capsys):
+    source = DATA / "doccano_v1.jsonl"
+    project = tmp_path / "p.tagproj"
+    assert main(["import", str(source), "-p", str(project)]) == 0
+    out = tmp_path / source.name
+    assert main(["export", str(project), "-o", str(out), "--spans"]) == 0
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    original = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    original[1]["label"][2][1] += len("ing")  # "Silver Spr" snapped to the whole token
+    assert written == original
+
+
+def test_label_studio_annotators_all_or_one(tmp_path, capsys):
+    source = DATA / "labelstudio_full.json"
+    both, ben = tmp_path / "both.tagproj", tmp_path / "ben.tagproj"
+    assert main(["import", str(source), "-p", str(both), "--annotators", "all"]) == 0
+    err = capsys.readouterr().err
+    assert "annotators 1, ben@example.com" in err and "1 token(s) where they differ got the candidate set" in err
+    assert main(["import", str(source), "-p", str(ben), "--annotator", "ben@example.com"]) == 0
+    with Project.open(both, readonly=True) as p:
+        first = p.sentence_ids()[0]
+        assert p.annotations(first)[5] == {"B-LOC", "B-ORG"}
+        assert set(p.annotator_labels(first)) == {"1", "ben@example.com"}
+    with Project.open(ben, readonly=True) as p:
+        first, second = p.sentence_ids()
+        assert p.annotations(first)[5] == {"B-ORG"}
+        assert p.annotations(second) == (frozenset(),) * 6
+    assert main(["import", str(source), "-p", str(tmp_path / "x.tagproj"), "--annotator", "zoe"]) == 1
+    assert "no annotations by 'zoe'; annotators in the file: 1, ben@example.com" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["import", "train", "tag", "evaluate", "experiment", "simulate"])
+def test_every_command_that_reads_files_takes_the_span_options(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    for option in ("--tokenizer", "--no-sentence-split", "--strict"):
+        assert option in text
+    assert ("--annotator" in text) == (command != "tag")  # tag reads no labels
+
+
+def test_tokenizer_choices_match_the_tokenizers():
+    assert TOKENIZER_CHOICES == tuple(TOKENIZERS)
+
+
+def test_train_reads_span_records_with_the_options(tmp_path, capsys):
+    data = tmp_path / "train.jsonl"
+    shutil.copy(DATA / "doccano_v1.jsonl", data)
+    model = tmp_path / "m.tagger"
+    assert main(["train", str(data), "-o", str(model), "--learner", "perceptron", "--strict"]) == 0
+    assert model.exists()
+
+
+def test_tag_progress_counts_the_sentences_of_split_records(tmp_path):
+    from tagtool.batch import tag_file
+    from tagtool.store.formats import read_corpus
+
+    source = DATA / "doccano_entities.jsonl"  # 2 records, 3 sentences
+    seen = []
+    model = tmp_path / "m.tagger"
+    assert main(["train", str(DATA / "doccano_v1.jsonl"), "-o", str(model), "--learner", "perceptron"]) == 0
+    result = tag_file(model, source, tmp_path / "out.jsonl", progress=lambda f, m: seen.append((f, m)))
+    assert result.n_sentences == 3 == len(read_corpus(source))
+    assert seen[-1] == (1.0, "3 of 3 sentences") and all(f <= 1.0 for f, _ in seen)
