@@ -296,3 +296,18 @@ def test_absurdly_nested_json(tmp_path):
     with pytest.raises(FormatError, match="nested") as err:
         read_corpus(path)
     assert err.value.line == 2
+
+
+def test_span_records_read_a_stray_i_label_as_a_chunk_start(tmp_path):
+    # A tagger may predict I-X after O; tagging a span file must still write it (conlleval's reading).
+    import json as _json
+
+    from tagtool.core import Corpus, LabelSet, Sentence
+    from tagtool.store.formats import write_corpus
+
+    labels = LabelSet(["O", "B-PER", "I-PER"])
+    sentence = Sentence(("Ann", "met", "Bob", "Lee"), tuple(frozenset([x]) for x in ("O", "O", "I-PER", "I-PER")))
+    out = tmp_path / "s.jsonl"
+    write_corpus(Corpus.from_sentences([sentence], labels=labels), out, spans=True)
+    record = _json.loads(out.read_text().splitlines()[0])
+    assert record["label"] == [[8, 15, "PER"]]

@@ -312,7 +312,12 @@ def record_out(group: list[Sentence], ctx: WriteContext, where: str) -> dict:
 
 
 def spans_of(sentence: Sentence, words: Offsets, ctx: WriteContext, where: str) -> list[list]:
-    """``[start, end, type]`` of each BIO chunk; raises if the labels are not BIO."""
+    """``[start, end, type]`` of each BIO chunk; raises if the labels are not BIO.
+
+    An ``I-X`` that does not continue an ``X`` chunk starts one, as conlleval
+    and seqeval read it: a tagger's prediction may hold such a label, and
+    tagging a file must still write it.
+    """
     spans: list[list] = []
     for t, ann in enumerate(sentence.annotations):
         if len(ann) != 1:
@@ -323,7 +328,7 @@ def spans_of(sentence: Sentence, words: Offsets, ctx: WriteContext, where: str) 
         prefix, kind = label[:2], label[2:]
         if prefix == "I-" and spans and spans[-1][3] == t - 1 and spans[-1][2] == kind:
             spans[-1][1], spans[-1][3] = words[t][1], t
-        elif prefix == "B-" and kind:
+        elif prefix in ("B-", "I-") and kind:
             spans.append([words[t][0], words[t][1], kind, t])
         else:
             raise ctx.error(f"{where}: label {label!r} of token {t + 1} does not fit the BIO scheme")
