@@ -82,7 +82,9 @@ def output_plan(
     if out_format == "conllu":
         return (("label_field", label_field or "upos"),)
     if out_format == "jsonl":
-        return (("spans", in_format == "jsonl" and _span_records(path, encoding)),)
+        spans = in_format == "jsonl" and _span_records(path, encoding)
+        # a tagger may predict I-X after O: written as a chunk start, as conlleval reads it
+        return (("spans", spans), ("stray_inside", True)) if spans else (("spans", False),)
     if out_format == "text":
         return (("tagged", True),)
     if in_format == "conll":

@@ -308,6 +308,6 @@ def test_span_records_read_a_stray_i_label_as_a_chunk_start(tmp_path):
     labels = LabelSet(["O", "B-PER", "I-PER"])
     sentence = Sentence(("Ann", "met", "Bob", "Lee"), tuple(frozenset([x]) for x in ("O", "O", "I-PER", "I-PER")))
     out = tmp_path / "s.jsonl"
-    write_corpus(Corpus.from_sentences([sentence], labels=labels), out, spans=True)
+    write_corpus(Corpus.from_sentences([sentence], labels=labels), out, spans=True, stray_inside=True)
     record = _json.loads(out.read_text().splitlines()[0])
     assert record["label"] == [[8, 15, "PER"]]

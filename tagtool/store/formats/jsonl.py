@@ -268,7 +268,8 @@ def _token_labels(labels: Any, n: int, line: int, ctx: ReadContext) -> list[froz
 # writing
 
 
-def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False) -> None:
+def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False,
+          stray_inside: bool = False) -> None:
     """Write one JSON record a line.
 
     Parameters
@@ -278,6 +279,9 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False)
     ctx : WriteContext
     spans : bool
         Write span records (doccano style) instead of token records.
+    stray_inside : bool
+        Span records: an ``I-X`` not continuing an ``X`` chunk starts one
+        (a tagger's output) instead of being an error (exported annotations).
     """
     named = ctx.any_marker(corpus)
     for document in corpus.documents:
@@ -288,7 +292,8 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False)
         else:
             records = ((_where(document.name, s), [x]) for s, x in enumerate(document.sentences))
         for where, group in records:
-            record = record_out(group, ctx, where) if spans else _token_out(group[0], corpus, ctx, where)
+            record = (record_out(group, ctx, where, stray_inside) if spans
+                      else _token_out(group[0], corpus, ctx, where))
             if named:
                 record = {"document": document.name, **record}
             fh.write(json.dumps(record, ensure_ascii=False))

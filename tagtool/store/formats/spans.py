@@ -288,14 +288,14 @@ def _joined(group: list[Sentence], ctx: WriteContext, where: str) -> tuple[str, 
     return " ".join(pieces), out
 
 
-def record_out(group: list[Sentence], ctx: WriteContext, where: str) -> dict:
-    """The span record of one group of :func:`record_groups`."""
+def record_out(group: list[Sentence], ctx: WriteContext, where: str, stray_inside: bool = False) -> dict:
+    """The span record of one group of :func:`record_groups` (``stray_inside``: see :func:`spans_of`)."""
     meta = group[0].meta
     text = meta.get(META_FULL, meta.get(META_TEXT))
     offsets = _locate(text, group) if isinstance(text, str) else None
     if offsets is None:
         text, offsets = _joined(group, ctx, where)
-    spans = [span for s, offs in zip(group, offsets) for span in spans_of(s, offs, ctx, where)]
+    spans = [span for s, offs in zip(group, offsets) for span in spans_of(s, offs, ctx, where, stray_inside)]
     text_key, span_key = meta.get(META_KEYS, "text label").split(" ")
     if span_key == "entities":
         spans = [{"label": t, "start_offset": s, "end_offset": e} for s, e, t in spans]
@@ -311,12 +311,15 @@ def record_out(group: list[Sentence], ctx: WriteContext, where: str) -> dict:
     return record
 
 
-def spans_of(sentence: Sentence, words: Offsets, ctx: WriteContext, where: str) -> list[list]:
+def spans_of(
+    sentence: Sentence, words: Offsets, ctx: WriteContext, where: str, stray_inside: bool = False
+) -> list[list]:
     """``[start, end, type]`` of each BIO chunk; raises if the labels are not BIO.
 
-    An ``I-X`` that does not continue an ``X`` chunk starts one, as conlleval
-    and seqeval read it: a tagger's prediction may hold such a label, and
-    tagging a file must still write it.
+    With ``stray_inside`` an ``I-X`` that does not continue an ``X`` chunk
+    starts one, as conlleval and seqeval read it: a tagger's prediction may
+    hold such a label and tagging a file must still write it. Exporting
+    annotations keeps it an error (it would read back as ``B-X``).
     """
     spans: list[list] = []
     for t, ann in enumerate(sentence.annotations):
@@ -328,7 +331,7 @@ def spans_of(sentence: Sentence, words: Offsets, ctx: WriteContext, where: str) 
         prefix, kind = label[:2], label[2:]
         if prefix == "I-" and spans and spans[-1][3] == t - 1 and spans[-1][2] == kind:
             spans[-1][1], spans[-1][3] = words[t][1], t
-        elif prefix in ("B-", "I-") and kind:
+        elif (prefix == "B-" or (prefix == "I-" and stray_inside)) and kind:
             spans.append([words[t][0], words[t][1], kind, t])
         else:
             raise ctx.error(f"{where}: label {label!r} of token {t + 1} does not fit the BIO scheme")
