@@ -59,6 +59,8 @@ class BatchResult:
     n_tokens: int
     seconds: float
     output_format: str
+    #: One line per problem tagged through (a missing input column, with its expected loss).
+    warnings: tuple[str, ...] = ()
 
     @property
     def tokens_per_second(self) -> float:
@@ -78,11 +80,14 @@ class BatchJob:
         the writers expect, so batches need no document markers.
     input_name : str
         The input path, for error messages.
+    allow_missing_columns : bool
+        Tag sentences lacking an input column the tagger was trained with.
     """
 
     out_format: str
     output_name: str
     input_name: str
+    allow_missing_columns: bool = False
 
 
 def output_format_for(input_format: str, requested: str | None = None) -> str:
@@ -111,7 +116,8 @@ def _write_batch(tagger, sentences: Iterable[Sentence], job: BatchJob) -> str:
     ctx = WriteContext(Path(job.output_name))
     corpus = Corpus(tagger.labels, (Document(ctx.document_name, tuple(sentences)),))
     buffer = io.StringIO()
-    FORMATS[job.out_format].write(tagger.tag_corpus(corpus), buffer, ctx, **_WRITE_OPTIONS[job.out_format])
+    tagged = tagger.tag_corpus(corpus, allow_missing_columns=job.allow_missing_columns)
+    FORMATS[job.out_format].write(tagged, buffer, ctx, **_WRITE_OPTIONS[job.out_format])
     return buffer.getvalue()
 
 
@@ -317,6 +323,7 @@ def tag_file(
     should_stop: Callable[[], bool] | None = None,
     workers: int = 1,
     dask_address: str | None = None,
+    allow_missing_columns: bool = False,
 ) -> BatchResult:
     """Tag ``input`` with ``tagger`` and write the predictions to ``output``.
 
@@ -353,6 +360,10 @@ def tag_file(
         Scheduler address of a Dask cluster (``tcp://host:8786``) to tag on
         instead; needs the ``dask`` extra (``distributed``) here and tagtool
         on the workers.
+    allow_missing_columns : bool
+        Tag an input that lacks an extra column the tagger was trained with
+        (``BatchResult.warnings`` names it and the expected loss) instead of
+        refusing it.
 
     Returns
     -------
@@ -360,6 +371,9 @@ def tag_file(
 
     Raises
     ------
+    TaggerInputError
+        The input lacks such a column and ``allow_missing_columns`` is
+        False (checked on the first sentence, before anything is written).
     BatchError
         A batch could not be tagged or written (the message names the input
         and sentence); :class:`~tagtool.errors.FormatError` for malformed
@@ -375,10 +389,12 @@ def tag_file(
         output_name = "stdout" if output is None else str(getattr(output, "name", "<stream>"))
     else:
         output = output_name = Path(output)
-    job = BatchJob(output_format_for(in_format, format), str(output_name), str(input))
+    job = BatchJob(output_format_for(in_format, format), str(output_name), str(input), allow_missing_columns)
 
     def read():
         return iter_sentences(input, in_format, token_column=token_column, label_column=None, encoding=encoding)
+
+    warnings = _check_columns(tagger, read(), job)
 
     started, n_sentences, n_tokens = time.perf_counter(), 0, 0
     # The runner first: workers load the tagger while the sentences are counted.
@@ -393,7 +409,31 @@ def tag_file(
             n_sentences, n_tokens = n_sentences + n, n_tokens + tokens
             if progress is not None:
                 progress(n_sentences / max(total, 1), f"{n_sentences} of {total} sentences")
-    return BatchResult(n_sentences, n_tokens, time.perf_counter() - started, job.out_format)
+    return BatchResult(n_sentences, n_tokens, time.perf_counter() - started, job.out_format, tuple(warnings))
+
+
+def _check_columns(tagger, sentences: Iterator, job: BatchJob) -> list[str]:
+    """Refuse (or warn about) an input whose first sentence lacks a column the tagger needs.
+
+    The first sentence stands for the file: column files are rectangular
+    and CoNLL-U has every field; a later sentence lacking a column fails
+    its batch instead (:func:`format_batch` names it).
+    """
+    from tagtool.tagger import TaggerFileError
+    from tagtool.tagger_inputs import check_input, tagger_record
+
+    try:
+        record = tagger_record(tagger)
+    except TaggerFileError:
+        return []  # a broken tagger file: the runner that loads it reports it as it always has
+    if not record["required"]:
+        return []
+    stream = iter(sentences)
+    first = next(stream, None)
+    getattr(stream, "close", lambda: None)()  # the file it reads
+    if first is None:
+        return []
+    return check_input(record, [first], job.input_name, job.allow_missing_columns)
 
 
 def _describer(job: BatchJob) -> Callable[[int, int], str]:

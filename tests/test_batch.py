@@ -64,7 +64,7 @@ def write_jsonl(path, bad_at=None):
         tokens = list(s.tokens)
         if i == bad_at:
             tokens[1] = "New York"
-        records.append(json.dumps({"tokens": tokens, "pos": list(s.columns["col1"]), "id": f"s{i}"}))
+        records.append(json.dumps({"tokens": tokens, "col1": list(s.columns["col1"]), "id": f"s{i}"}))
     path.write_text("\n".join(records) + "\n", encoding="utf-8")
     return path
 
@@ -78,7 +78,7 @@ def test_tag_file_takes_a_tagger_path_and_keeps_columns_and_meta(tagger, tmp_pat
     result = tag_file(model, source, by_path, batch_size=30)
     assert result.output_format == "jsonl" and by_path.read_bytes() == by_object.read_bytes()
     back = read_corpus(by_path)
-    assert back.sentences[3].meta["id"] == "s3" and "pos" in back.sentences[3].columns
+    assert back.sentences[3].meta["id"] == "s3" and "col1" in back.sentences[3].columns
     assert [[next(iter(a)) for a in s.annotations] for s in back] == tagger.tag(read_corpus(source).sentences)
 
 

@@ -207,5 +207,5 @@ def test_extractor_instance_is_used_as_given(corpus):
     fx = FeatureExtractor(min_count=3).fit(corpus)
     tagger = train_tagger(Corpus.from_sentences(corpus.sentences[:10], corpus.labels), CountLearner(), features=fx)
     assert tagger.extractor is fx
-    sentence = Sentence(("never", "seen"))
+    sentence = Sentence(("never", "seen"), columns={"col1": ("XX", "YY")})  # the tagger reads col1
     assert len(tagger.tag([sentence])[0]) == 2
