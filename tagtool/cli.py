@@ -499,13 +499,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     from tagtool.pipeline import train_tagger
     from tagtool.tagger import load_tagger
 
-    from tagtool.pipeline import feature_column_warnings
+    from tagtool.pipeline import check_feature_columns, feature_column_warnings
 
     cls, settings = _configured_learner(args)
     for warning in feature_column_warnings(settings.features):
         print(f"warning: {warning}", file=sys.stderr)
     corpus = _read_files(args.data, args, args.label_column)
     unlabeled = _read_files(args.unlabeled, args, None) if args.unlabeled else None
+    if not args.warm_start:
+        check_feature_columns([*corpus, *(unlabeled or ())], settings.features)
     warm = load_tagger(args.warm_start) if args.warm_start else None
     explicit_views = {k: v for k, v in settings.views.items() if k != "seed"} or None
     views = None if warm is not None or not (cls.two_view or explicit_views) else settings.views

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tagtool.core.corpus import Corpus, Sentence
-from tagtool.core.features import FeatureExtractor, annotation_column_warnings
+from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
@@ -97,6 +97,20 @@ def feature_column_warnings(features: Mapping | None) -> list[str]:
     features = features or {}
     named = [*(features.get("columns") or ()), *([features["pos_column"]] if features.get("pos_column") else [])]
     return annotation_column_warnings(named)
+
+
+def check_feature_columns(sentences: Iterable[Sentence], features: Mapping | None) -> None:
+    """Raise :class:`~tagtool.core.features.FeatureError` if ``features`` name a column ``sentences`` lack.
+
+    The extractor checks the same when it is fitted; this lets a caller
+    check before anything else starts (the CLI, before its progress bar).
+    """
+    features = features or {}
+    seen = tuple(dict.fromkeys(c for s in sentences for c in s.columns))
+    if features.get("columns"):
+        check_named_columns(list(features["columns"]), seen)
+    if features.get("pos_column"):
+        check_named_columns([features["pos_column"]], seen, "pos_column")
 
 
 def make_extractor(learner: Learner | type[Learner], features: Mapping | FeatureExtractor | None) -> FeatureExtractor:

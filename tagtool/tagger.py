@@ -147,7 +147,7 @@ class Tagger:
         snapshot = self.snapshot(sentences)
         return snapshot, self.model.predict(snapshot)
 
-    def check_input(self, sentences: Iterable, source: str = "input", allow_missing_columns: bool = False) -> list[str]:
+    def check_input(self, sentences: Iterable, source: str = "", allow_missing_columns: bool = False) -> list[str]:
         """Warnings for ``sentences`` that lack a column the features read (see :meth:`tag`).
 
         Raises

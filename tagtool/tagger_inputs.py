@@ -92,10 +92,11 @@ def loss_text(record: Mapping, column: str) -> str:
 
 
 def input_message(record: Mapping, missing: Sequence[str], source: str) -> str:
-    """One line naming the file, the missing columns and what tagging without them costs."""
+    """One line naming the file (``source``, if any), the missing columns and what tagging without them costs."""
     names = ", ".join(map(repr, missing))
     key = missing[0] if len(missing) == 1 else "*"
-    return f"{source}: lacks the column(s) {names} the tagger was trained with; {loss_text(record, key)}"
+    where = f"{source}: " if source else ""
+    return f"{where}lacks the column(s) {names} the tagger was trained with; {loss_text(record, key)}"
 
 
 def check_input(record: Mapping, sentences: Iterable, source: str, allow: bool) -> list[str]:

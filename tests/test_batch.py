@@ -234,3 +234,49 @@ def test_quick_count_matches_on_the_test_slices():
     for path in (Path(__file__).parent / "data").glob("*.txt"):
         fmt = detect_format(path)
         assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None) > 0
+
+
+# ---------------------------------------------------------------------------
+# input columns: a chunker trained with POS on a tokens-only file
+
+
+def tokens_only(tmp_path):
+    path = tmp_path / "plain.txt"
+    path.write_text("\n".join(line.split(" ")[0] for line in INPUT.read_text().splitlines()) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("by_path", [False, True], ids=["tagger", "tagger-file"])
+def test_a_file_without_the_trained_column_is_refused_and_nothing_written(tagger, tmp_path, by_path):
+    from tagtool.tagger import TaggerInputError
+
+    source, out = tokens_only(tmp_path), tmp_path / "tagged.txt"
+    model = tagger
+    if by_path:
+        model = tmp_path / "m.tagger"
+        tagger.save(model)
+    with pytest.raises(TaggerInputError, match=r"plain\.txt: lacks the column\(s\) 'col1' .*expected loss: token "
+                                               r"accuracy [\d.]+ % with it, [\d.]+ % without"):
+        tag_file(model, source, out, "conll")
+    assert not out.exists()
+
+
+def test_allowed_missing_columns_tag_with_a_warning(tagger, tmp_path):
+    source, out = tokens_only(tmp_path), tmp_path / "tagged.txt"
+    result = tag_file(tagger, source, out, "conll", allow_missing_columns=True)
+    assert result.n_sentences == 100 and len(result.warnings) == 1 and "'col1'" in result.warnings[0]
+    written = read_corpus(out, label_column=-1)
+    plain = read_corpus(source, label_column=None)
+    assert [[next(iter(a)) for a in s.annotations] for s in written] == tagger.tag(
+        plain.sentences, allow_missing_columns=True)
+
+
+def test_a_file_with_the_column_gives_no_warning(tagger, tmp_path):
+    assert tag_file(tagger, INPUT, tmp_path / "t.txt", "conll").warnings == ()
+
+
+def test_a_later_sentence_without_the_column_fails_its_batch_naming_it(tagger, tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"tokens": ["a", "b"], "col1": ["DT", "NN"]}\n{"tokens": ["c"]}\n', encoding="utf-8")
+    with pytest.raises(BatchError, match=r"in\.jsonl: sentence 2: lacks the column\(s\) 'col1'"):
+        tag_file(tagger, path, tmp_path / "out.jsonl")

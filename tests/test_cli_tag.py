@@ -127,3 +127,38 @@ def test_errors_are_one_line_and_exit_1(model, tmp_path, capsys):
         assert code == 1 and len(lines) == 1 and message in lines[0], err
         assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "broken.tagger"]
+
+
+# ---------------------------------------------------------------------------
+# a chunker trained with POS, given a file without the POS column
+
+
+def without_pos(tmp_path, keep_label=False):
+    """CONLL with its POS column (col1) removed: tokens only, or tokens and chunk labels."""
+    rows = [line.split(" ") for line in CONLL.read_text().splitlines()]
+    path = tmp_path / ("nopos.txt" if keep_label else "plain.txt")
+    path.write_text("\n".join(" ".join([r[0], r[2]] if keep_label else r[:1]) if r[0] else "" for r in rows) + "\n")
+    return path
+
+
+def test_tag_refuses_a_file_without_the_pos_column(model, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    code, _, err = run(capsys, "tag", model, without_pos(tmp_path), "-o", out)
+    assert code == 1 and not out.exists()
+    assert f"tagtool: error: {tmp_path / 'plain.txt'}: lacks the column(s) 'col1'" in err
+    assert "expected loss: token accuracy" in err and "--allow-missing-columns" in err
+
+
+def test_tag_allow_missing_columns_tags_with_a_warning(model, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    code, _, err = run(capsys, "tag", model, without_pos(tmp_path), "-o", out, "--allow-missing-columns")
+    assert code == 0 and out.exists()
+    assert "warning: " in err and "lacks the column(s) 'col1'" in err and "% without" in err
+
+
+def test_evaluate_refuses_or_warns_on_gold_without_the_pos_column(model, tmp_path, capsys):
+    gold = without_pos(tmp_path, keep_label=True)
+    code, _, err = run(capsys, "evaluate", model, gold)
+    assert code == 1 and f"{gold}: lacks the column(s) 'col1'" in err
+    code, out, err = run(capsys, "evaluate", model, gold, "--allow-missing-columns")
+    assert code == 0 and "token accuracy" in out and f"warning: {gold}: lacks the column(s) 'col1'" in err
