@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+from importlib import metadata
 import os
 import platform
 import sys
@@ -146,7 +147,7 @@ def report(ud, chunks) -> list[str]:
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- platform: {platform.platform()}, {os.cpu_count()} logical cores, Python {platform.python_version()}; "
-        f"python-crfsuite {getattr(pycrfsuite, '__version__', '?')}; load average at start {os.getloadavg()[0]:.1f} "
+        f"python-crfsuite {metadata.version('python-crfsuite')}; load average at start {os.getloadavg()[0]:.1f} "
         "(train seconds on a shared machine: rough)",
         "",
         "## UD English EWT, UPOS: train en_ewt-ud-train.conllu (12,544 sentences), test en_ewt-ud-test.conllu "
