@@ -105,7 +105,8 @@ def ud_rows(data: Path, tmp: Path) -> list[tuple[str, str, float, float]]:
     crf_template = FeatureExtractor("crfsuite", min_count=1)
     return [
         ("tagtool perceptron", "default set, FORM only (the new default)", *ours(train, test, None)),
-        ("tagtool perceptron", "default set + every gold field (the leak)", *ours(train, test, {"columns": GOLD_FIELDS})),
+        ("tagtool perceptron", "default set + every gold field (the leak)",
+         *ours(train, test, {"columns": GOLD_FIELDS})),
         ("tagtool perceptron", "crfsuite template, FORM only", *ours(train, test, crf_template)),
         ("CRFsuite ap, 10 epochs", "crfsuite template, FORM only",
          *crfsuite(train, test, "ap", {"max_iterations": 10}, tmp / "ap.crfsuite")),

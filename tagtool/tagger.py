@@ -55,7 +55,8 @@ from tagtool.core.views import ViewSplit
 from tagtool.errors import TagtoolError
 from tagtool.learn.chain import ChainModel, ModelMismatchError
 from tagtool.store.formats._common import atomic_write
-from tagtool.tagger_inputs import TaggerInputError, check_input, read_record, record_for  # noqa: F401 - TaggerInputError re-exported
+# TaggerInputError is re-exported: tagging errors are imported from here.
+from tagtool.tagger_inputs import TaggerInputError, check_input, read_record, record_for  # noqa: F401
 
 logger = logging.getLogger(__name__)
 

@@ -55,7 +55,8 @@ def test_crfsuite_default_pos_column_skips_annotation_layers():
     ({"feature_set": "crfsuite+default", "columns": ["pos"]}, "features.columns"),
 ])
 def test_an_unknown_named_column_is_an_error_listing_the_known_ones(params, setting):
-    with pytest.raises(FeatureError, match=rf"{setting}: unknown column\(s\) 'pos' \(columns of the training data: col1;"):
+    message = rf"{setting}: unknown column\(s\) 'pos' \(columns of the training data: col1;"
+    with pytest.raises(FeatureError, match=message):
         FeatureExtractor(min_count=1, **params).fit(read_corpus(CONLL))
 
 
