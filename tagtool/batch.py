@@ -57,6 +57,8 @@ class BatchResult:
     n_tokens: int
     seconds: float
     output_format: str
+    #: One line per problem tagged through (a missing input column, with its expected loss).
+    warnings: tuple[str, ...] = ()
 
     @property
     def tokens_per_second(self) -> float:
@@ -78,12 +80,15 @@ class BatchJob:
         The input path, for error messages.
     options : tuple of (name, value)
         Write options (:func:`tagtool.batch_output.output_plan`).
+    allow_missing_columns : bool
+        Tag sentences lacking an input column the tagger was trained with.
     """
 
     out_format: str
     output_name: str
     input_name: str
     options: Options = ()
+    allow_missing_columns: bool = False
 
 
 def _batches(items: Iterable, size: int) -> Iterator[list]:
@@ -102,7 +107,8 @@ def _write_batch(tagger, sentences: Iterable[Sentence], job: BatchJob) -> str:
     ctx = WriteContext(Path(job.output_name))
     corpus = Corpus(tagger.labels, (Document(ctx.document_name, tuple(sentences)),))
     buffer = io.StringIO()
-    writer(job.out_format, job.options)(tagger.tag_corpus(corpus), buffer, ctx)
+    tagged = tagger.tag_corpus(corpus, allow_missing_columns=job.allow_missing_columns)
+    writer(job.out_format, job.options)(tagged, buffer, ctx)
     return buffer.getvalue()
 
 
@@ -311,6 +317,7 @@ def tag_file(
     workers: int = 1,
     dask_address: str | None = None,
     reader_options: dict | None = None,
+    allow_missing_columns: bool = False,
 ) -> BatchResult:
     """Tag ``input`` with ``tagger`` and write the predictions to ``output``.
 
@@ -355,6 +362,10 @@ def tag_file(
     reader_options : dict, optional
         Format options for reading ``input`` (span records: ``tokenizer``,
         ``sentence_split``, ``strict``; see ``read_corpus``).
+    allow_missing_columns : bool
+        Tag an input that lacks an extra column the tagger was trained with
+        (``BatchResult.warnings`` names it and the expected loss) instead of
+        refusing it.
 
     Returns
     -------
@@ -362,6 +373,9 @@ def tag_file(
 
     Raises
     ------
+    TaggerInputError
+        The input lacks such a column and ``allow_missing_columns`` is
+        False (checked on the first sentence, before anything is written).
     BatchError
         A batch could not be tagged or written (the message names the input
         and sentence); :class:`~tagtool.errors.FormatError` for malformed
@@ -380,13 +394,15 @@ def tag_file(
     out_format = output_format_for(in_format, format)
     options = output_plan(in_format, out_format, input, encoding, token_column=token_column,
                           label_column=label_column, label_field=label_field)
-    job = BatchJob(out_format, str(output_name), str(input), options)
+    job = BatchJob(out_format, str(output_name), str(input), options, allow_missing_columns)
 
     def read():
         return iter_sentences(
             input, in_format, token_column=token_column, label_column=None, encoding=encoding,
             **(reader_options or {}),
         )
+
+    warnings = _check_columns(tagger, read(), job)
 
     started, n_sentences, n_tokens = time.perf_counter(), 0, 0
     # The runner first: workers load the tagger while the sentences are counted.
@@ -403,7 +419,31 @@ def tag_file(
             n_sentences, n_tokens = n_sentences + n, n_tokens + tokens
             if progress is not None:
                 progress(n_sentences / max(total, 1), f"{n_sentences} of {total} sentences")
-    return BatchResult(n_sentences, n_tokens, time.perf_counter() - started, job.out_format)
+    return BatchResult(n_sentences, n_tokens, time.perf_counter() - started, job.out_format, tuple(warnings))
+
+
+def _check_columns(tagger, sentences: Iterator, job: BatchJob) -> list[str]:
+    """Refuse (or warn about) an input whose first sentence lacks a column the tagger needs.
+
+    The first sentence stands for the file: column files are rectangular
+    and CoNLL-U has every field; a later sentence lacking a column fails
+    its batch instead (:func:`format_batch` names it).
+    """
+    from tagtool.tagger import TaggerFileError
+    from tagtool.tagger_inputs import check_input, tagger_record
+
+    try:
+        record = tagger_record(tagger)
+    except TaggerFileError:
+        return []  # a broken tagger file: the runner that loads it reports it as it always has
+    if not record["required"]:
+        return []
+    stream = iter(sentences)
+    first = next(stream, None)
+    getattr(stream, "close", lambda: None)()  # the file it reads
+    if first is None:
+        return []
+    return check_input(record, [first], job.input_name, job.allow_missing_columns)
 
 
 def _describer(job: BatchJob) -> Callable[[int, int], str]:

@@ -365,6 +365,16 @@ settings (--set KEY=VALUE, repeatable):
   Values take the type of the setting's default (true/false for booleans,
   none for settings that default to none). Each learner's own feature
   defaults apply first; an unknown key lists the known ones.
+extra columns as features:
+  The extra columns of column files (col1, col2 ... by position; the label
+  column is never one) are inputs: every one becomes a feature by default
+  (crfsuite: the first one is its POS). CoNLL-U fields other than FORM
+  (lemma, upos, xpos, feats, head, deprel, deps, misc) are gold annotations:
+  none is a feature unless named, e.g. --set features.columns=xpos (a
+  warning says the accuracy then overstates raw text). A named column the
+  training data lacks is an error listing its columns. The tagger records
+  the columns it read: tagging a file without them is an error unless
+  tag/evaluate get --allow-missing-columns (a warning with the expected loss).
 """
 
 
@@ -394,6 +404,12 @@ def _add_learner_options(parser: argparse.ArgumentParser, required: bool = True)
     parser.add_argument("--set", action="append", default=[], dest="settings", metavar="KEY=VALUE",
                         help="learner, feature or view setting (see below)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def _add_missing_columns_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-missing-columns", action="store_true",
+                        help="tag input lacking an extra column the tagger was trained with (e.g. POS): "
+                        "a warning with the expected loss instead of an error")
 
 
 def _add_learning_commands(sub) -> None:
@@ -437,6 +453,7 @@ def _add_learning_commands(sub) -> None:
                    help="sentences per batch (default 2000)")
     p.add_argument("--encoding", default="utf-8")
     _add_span_options(p, annotators=False)
+    _add_missing_columns_option(p)
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_positive_int, default=1, metavar="N",
                        help="tagging processes on this machine (default 1)")
@@ -452,6 +469,7 @@ def _add_learning_commands(sub) -> None:
     p.add_argument("gold", type=Path, metavar="GOLD")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_column_options(p)
+    _add_missing_columns_option(p)
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("experiment", help="the papers' resampling experiments", epilog=SETTINGS_HELP,
@@ -613,9 +631,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     from tagtool.pipeline import train_tagger
     from tagtool.tagger import load_tagger
 
+    from tagtool.pipeline import check_feature_columns, feature_column_warnings
+
     cls, settings = _configured_learner(args)
+    for warning in feature_column_warnings(settings.features):
+        print(f"warning: {warning}", file=sys.stderr)
     corpus = _read_files(args.data, args, args.label_column)
     unlabeled = _read_files(args.unlabeled, args, None) if args.unlabeled else None
+    if not args.warm_start:
+        check_feature_columns([*corpus, *(unlabeled or ())], settings.features)
     warm = load_tagger(args.warm_start) if args.warm_start else None
     explicit_views = {k: v for k, v in settings.views.items() if k != "seed"} or None
     views = None if warm is not None or not (cls.two_view or explicit_views) else settings.views
@@ -661,10 +685,13 @@ def cmd_tag(args: argparse.Namespace) -> int:
                               label_field=args.label_field, batch_size=args.batch_size,
                               encoding=args.encoding, progress=report, should_stop=stop,
                               reader_options={k: v for k, v in _span_kwargs(args).items() if k != "annotator"},
-                              workers=args.workers, dask_address=args.dask)
+                              workers=args.workers, dask_address=args.dask,
+                              allow_missing_columns=args.allow_missing_columns)
     except BatchCancelled:
         print("tagtool: interrupted: tagging cancelled, nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"tagged {result.n_sentences} sentences, {result.n_tokens} tokens in {result.seconds:.2f} s "
           f"({result.tokens_per_second:,.0f} tokens/s)", file=sys.stderr)
     return 0
@@ -681,7 +708,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if not full:
         raise TagtoolError(f"{args.gold}: no fully labeled sentence to evaluate on")
     gold = [[next(iter(a)) for a in s.annotations] for s in full]
-    scores = evaluate(gold, tagger.tag(full), tagger.labels.union(gold_corpus.labels))
+    for warning in tagger.check_input(full, str(args.gold), args.allow_missing_columns):
+        print(f"warning: {warning}", file=sys.stderr)
+    predicted = tagger.tag(full, allow_missing_columns=args.allow_missing_columns)
+    scores = evaluate(gold, predicted, tagger.labels.union(gold_corpus.labels))
     if args.json:
         print(json.dumps({**scores.to_json(), "skipped_sentences": skipped, "learner": tagger.learner}))
     else:

@@ -22,6 +22,15 @@ labeled sentences, DESIGN §2) and a learner into a :class:`~tagtool.tagger.Tagg
 3. **Snapshot and fit.**  :func:`~tagtool.core.snapshot.build_snapshot`
    freezes the arrays; :meth:`~tagtool.learn.base.Learner.fit` trains with
    the caller's ``progress`` and ``should_stop``.
+4. **Input columns.**  The tagger records the extra columns its features
+   read, and the expected loss when a file to tag lacks one, measured on a
+   sample of the training sentences (:mod:`tagtool.tagger_inputs`).
+
+Which extra columns are features (:mod:`tagtool.core.features.columns`):
+every input column by default (a column file's ``col1`` …), never an
+annotation layer (the CoNLL-U fields: LEMMA, UPOS, XPOS, FEATS, HEAD,
+DEPREL, DEPS, MISC) unless named in ``features.columns`` /
+``features.pos_column`` — then :func:`feature_column_warnings` says why.
 
 References
 ----------
@@ -38,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tagtool.core.corpus import Corpus, Sentence
-from tagtool.core.features import FeatureExtractor
+from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
@@ -47,6 +56,7 @@ from tagtool.learn import Learner, make_learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
 from tagtool.tagger import Tagger
+from tagtool.tagger_inputs import measure_column_loss, record_for
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +85,32 @@ def feature_settings(learner: Learner | type[Learner], overrides: Mapping | None
     settings = dict(getattr(learner, "default_features", None) or {})
     settings.update(overrides or {})
     return settings
+
+
+def feature_column_warnings(features: Mapping | None) -> list[str]:
+    """Warnings for the columns named in feature settings that are gold annotation layers.
+
+    A column is only a feature when it is an input or named
+    (:mod:`tagtool.core.features.columns`), so the named ones are all that
+    can leak an answer.
+    """
+    features = features or {}
+    named = [*(features.get("columns") or ()), *([features["pos_column"]] if features.get("pos_column") else [])]
+    return annotation_column_warnings(named)
+
+
+def check_feature_columns(sentences: Iterable[Sentence], features: Mapping | None) -> None:
+    """Raise :class:`~tagtool.core.features.FeatureError` if ``features`` name a column ``sentences`` lack.
+
+    The extractor checks the same when it is fitted; this lets a caller
+    check before anything else starts (the CLI, before its progress bar).
+    """
+    features = features or {}
+    seen = tuple(dict.fromkeys(c for s in sentences for c in s.columns))
+    if features.get("columns"):
+        check_named_columns(list(features["columns"]), seen)
+    if features.get("pos_column"):
+        check_named_columns([features["pos_column"]], seen, "pos_column")
 
 
 def make_extractor(learner: Learner | type[Learner], features: Mapping | FeatureExtractor | None) -> FeatureExtractor:
@@ -227,6 +263,8 @@ def train_tagger(
     Returns
     -------
     Tagger
+        Its ``input_columns`` name the extra columns the features read and
+        the accuracy on (a sample of) ``corpus`` without each of them.
     """
     if isinstance(learner, str):
         learner = make_learner(learner)
@@ -243,7 +281,13 @@ def train_tagger(
     )
     model = learner.fit(prepared.snapshot, warm_start=prepared.warm_model, progress=progress, should_stop=should_stop)
     model.info.setdefault("notes", []).extend(prepared.notes)
-    return Tagger(prepared.labels, prepared.extractor, prepared.view_split, model)
+    tagger = Tagger(prepared.labels, prepared.extractor, prepared.view_split, model)
+    if prepared.extractor.columns_:
+        if progress is not None:
+            progress(1.0, "measuring the loss without the input columns")
+        loss = measure_column_loss(tagger, list(corpus))
+        tagger.input_columns = record_for(prepared.extractor.columns_, loss)
+    return tagger
 
 
 # ---------------------------------------------------------------------------

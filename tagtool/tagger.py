@@ -11,7 +11,9 @@ as one file (DESIGN §7):
     :meth:`~tagtool.core.features.FeatureExtractor.to_dict`: settings and
     vocabulary), "view_split" (``{"kind", "seed"}`` or null for single-view
     models), "learner" (``{"name", "params"}``), "model" (the
-    :meth:`~tagtool.learn.chain.ChainModel.to_meta`), "metrics"}``.
+    :meth:`~tagtool.learn.chain.ChainModel.to_meta`), "metrics",
+    "input_columns" (the extra columns tagging needs and the expected loss
+    without them, :mod:`tagtool.tagger_inputs`; absent in older files)}``.
 ``weights.npz``
     The model's arrays (:meth:`~tagtool.learn.chain.ChainModel.to_arrays`),
     read back member by member, each ``.npy`` header checked before its
@@ -53,6 +55,8 @@ from tagtool.core.views import ViewSplit
 from tagtool.errors import TagtoolError
 from tagtool.learn.chain import ChainModel, ModelMismatchError
 from tagtool.store.formats._common import atomic_write
+# TaggerInputError is re-exported: tagging errors are imported from here.
+from tagtool.tagger_inputs import TaggerInputError, check_input, read_record, record_for  # noqa: F401
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +99,10 @@ class Tagger:
         JSON-compatible scores measured by whoever trained it.
     created : str, optional
         ISO 8601 time stamp (set on creation).
+    input_columns : dict, optional
+        The extra columns tagging needs and the expected loss without them
+        (:mod:`tagtool.tagger_inputs`); default: the extractor's columns,
+        loss unknown.
     """
 
     labels: LabelSet
@@ -103,6 +111,7 @@ class Tagger:
     model: ChainModel
     metrics: dict = field(default_factory=dict)
     created: str = ""
+    input_columns: dict | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.labels, LabelSet):
@@ -116,6 +125,8 @@ class Tagger:
             )
         if not self.created:
             self.created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if self.input_columns is None:
+            self.input_columns = record_for(self.extractor.columns_)
 
     @property
     def learner(self) -> str:
@@ -137,29 +148,49 @@ class Tagger:
         snapshot = self.snapshot(sentences)
         return snapshot, self.model.predict(snapshot)
 
-    def tag(self, sentences: Iterable) -> list[list[str]]:
+    def check_input(self, sentences: Iterable, source: str = "", allow_missing_columns: bool = False) -> list[str]:
+        """Warnings for ``sentences`` that lack a column the features read (see :meth:`tag`).
+
+        Raises
+        ------
+        TaggerInputError
+            A column is missing and ``allow_missing_columns`` is False; the
+            message names ``source``, the column and the expected loss.
+        """
+        return check_input(self.input_columns, sentences, source, allow_missing_columns)
+
+    def tag(self, sentences: Iterable, *, allow_missing_columns: bool = False) -> list[list[str]]:
         """Predicted labels, one list per sentence.
 
         Parameters
         ----------
         sentences : iterable of Sentence or of token sequences
+        allow_missing_columns : bool
+            Tag sentences lacking an extra column the tagger was trained
+            with (from their tokens alone, at the recorded expected loss).
+
+        Raises
+        ------
+        TaggerInputError
+            A sentence lacks such a column and ``allow_missing_columns`` is False.
         """
         sentences = list(sentences)
         if not sentences:
             return []
+        self.check_input(sentences, allow_missing_columns=allow_missing_columns)
         snapshot, paths = self.predict(sentences)
         names = np.asarray(self.labels.names, dtype=object)[paths]
         return [list(names[snapshot.sentence_slice(i)]) for i in range(snapshot.n_sentences)]
 
-    def tag_corpus(self, corpus: Corpus | Iterable[Sentence]) -> Corpus:
+    def tag_corpus(self, corpus: Corpus | Iterable[Sentence], *, allow_missing_columns: bool = False) -> Corpus:
         """A copy of ``corpus`` whose annotations are the predictions (full labels).
 
         Documents, extra columns and sentence meta are kept; the label set is
-        the tagger's.
+        the tagger's.  ``allow_missing_columns`` as in :meth:`tag`.
         """
         documents = corpus.documents if isinstance(corpus, Corpus) else (Document("tagged", tuple(corpus)),)
         flat = [s for d in documents for s in d.sentences]
-        predicted = iter(self.tag(flat))
+        predicted = iter(self.tag(flat, allow_missing_columns=allow_missing_columns))
         # One frozenset per label, shared by every token that gets it: building
         # one per token was a sixth of the tagging time of ``tagtool tag``.
         full = {name: frozenset((name,)) for name in self.labels.names}
@@ -219,6 +250,7 @@ class Tagger:
             "learner": {"name": self.model.learner, "params": self.model.params},
             "model": self.model.to_meta(),
             "metrics": self.metrics,
+            "input_columns": self.input_columns,
         }
 
     def to_bytes(self) -> bytes:
@@ -407,7 +439,10 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:
         if not np.isin(arrays["feature_view"], (0, 1)).all():  # checked before the model casts to int8
             raise fail("array 'feature_view' does not give a view (0 or 1) for every feature")
         model = ChainModel.from_parts(model_meta, arrays)
-        return Tagger(labels, extractor, view_split, model, dict(meta.get("metrics") or {}), str(meta.get("created", "")))
+        inputs = read_record(meta.get("input_columns"), extractor.columns_)
+        return Tagger(
+            labels, extractor, view_split, model, dict(meta.get("metrics") or {}), str(meta.get("created", "")), inputs
+        )
     except TaggerFileError:
         raise
     except (FeatureError, ViewSplitError, LabelError, ModelMismatchError) as exc:

@@ -65,7 +65,7 @@ def write_jsonl(path, bad_at=None):
         tokens = list(s.tokens)
         if i == bad_at:
             tokens[1] = "New York"
-        records.append(json.dumps({"tokens": tokens, "pos": list(s.columns["col1"]), "id": f"s{i}"}))
+        records.append(json.dumps({"tokens": tokens, "col1": list(s.columns["col1"]), "id": f"s{i}"}))
     path.write_text("\n".join(records) + "\n", encoding="utf-8")
     return path
 
@@ -79,7 +79,7 @@ def test_tag_file_takes_a_tagger_path_and_keeps_columns_and_meta(tagger, tmp_pat
     result = tag_file(model, source, by_path, batch_size=30)
     assert result.output_format == "jsonl" and by_path.read_bytes() == by_object.read_bytes()
     back = read_corpus(by_path)
-    assert back.sentences[3].meta["id"] == "s3" and "pos" in back.sentences[3].columns
+    assert back.sentences[3].meta["id"] == "s3" and "col1" in back.sentences[3].columns
     assert [[next(iter(a)) for a in s.annotations] for s in back] == tagger.tag(read_corpus(source).sentences)
 
 
@@ -363,3 +363,47 @@ def test_span_output_keeps_offsets_into_the_original_text(tmp_path):
     record = json.loads(out.read_text(encoding="utf-8"))
     assert record["text"] == text
     assert [text[start:end] for start, end, _ in record["label"]] == ["EU", "German", "Peter"]
+
+# input columns: a chunker trained with POS on a tokens-only file
+
+
+def tokens_only(tmp_path):
+    path = tmp_path / "plain.txt"
+    path.write_text("\n".join(line.split(" ")[0] for line in INPUT.read_text().splitlines()) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("by_path", [False, True], ids=["tagger", "tagger-file"])
+def test_a_file_without_the_trained_column_is_refused_and_nothing_written(tagger, tmp_path, by_path):
+    from tagtool.tagger import TaggerInputError
+
+    source, out = tokens_only(tmp_path), tmp_path / "tagged.txt"
+    model = tagger
+    if by_path:
+        model = tmp_path / "m.tagger"
+        tagger.save(model)
+    with pytest.raises(TaggerInputError, match=r"plain\.txt: lacks the column\(s\) 'col1' .*expected loss: token "
+                                               r"accuracy [\d.]+ % with it, [\d.]+ % without"):
+        tag_file(model, source, out, "conll")
+    assert not out.exists()
+
+
+def test_allowed_missing_columns_tag_with_a_warning(tagger, tmp_path):
+    source, out = tokens_only(tmp_path), tmp_path / "tagged.txt"
+    result = tag_file(tagger, source, out, "conll", allow_missing_columns=True)
+    assert result.n_sentences == 100 and len(result.warnings) == 1 and "'col1'" in result.warnings[0]
+    written = read_corpus(out, label_column=-1)
+    plain = read_corpus(source, label_column=None)
+    assert [[next(iter(a)) for a in s.annotations] for s in written] == tagger.tag(
+        plain.sentences, allow_missing_columns=True)
+
+
+def test_a_file_with_the_column_gives_no_warning(tagger, tmp_path):
+    assert tag_file(tagger, INPUT, tmp_path / "t.txt", "conll").warnings == ()
+
+
+def test_a_later_sentence_without_the_column_fails_its_batch_naming_it(tagger, tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"tokens": ["a", "b"], "col1": ["DT", "NN"]}\n{"tokens": ["c"]}\n', encoding="utf-8")
+    with pytest.raises(BatchError, match=r"in\.jsonl: sentence 2: lacks the column\(s\) 'col1'"):
+        tag_file(tagger, path, tmp_path / "out.jsonl")

@@ -43,14 +43,14 @@ def jsonl_input(path: Path, bad_at: int | None = None) -> Path:
     lines = []
     for i, s in enumerate(read_corpus(INPUT, label_column=None)):
         tokens = ["New York" if (i == bad_at and k == 2) else t for k, t in enumerate(s.tokens)]
-        lines.append(json.dumps({"tokens": tokens, "pos": list(s.columns["col1"]), "n": i}))
+        lines.append(json.dumps({"tokens": tokens, "col1": list(s.columns["col1"]), "n": i}))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
 def test_pack_round_trip_keeps_tokens_columns_and_meta(tmp_path):
     sentences = read_corpus(jsonl_input(tmp_path / "in.jsonl"), label_column=None).sentences[:5]
-    assert sentences[0].meta["n"] == "0" and "pos" in sentences[0].columns
+    assert sentences[0].meta["n"] == "0" and "col1" in sentences[0].columns
     assert unpack(pack(sentences)) == list(sentences)
 
 

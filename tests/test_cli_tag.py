@@ -189,3 +189,36 @@ def test_label_field_on_import_train_and_export(tmp_path, capsys):
     assert "nsubj" in load_tagger(model).labels and "NOUN" not in load_tagger(model).labels
     code, _, err = run(capsys, "export", project, "-o", tmp_path / "y.txt", "--label-field", "xpos")
     assert code == 1 and "needs CoNLL-U output" in err
+
+# a chunker trained with POS, given a file without the POS column
+
+
+def without_pos(tmp_path, keep_label=False):
+    """CONLL with its POS column (col1) removed: tokens only, or tokens and chunk labels."""
+    rows = [line.split(" ") for line in CONLL.read_text().splitlines()]
+    path = tmp_path / ("nopos.txt" if keep_label else "plain.txt")
+    path.write_text("\n".join(" ".join([r[0], r[2]] if keep_label else r[:1]) if r[0] else "" for r in rows) + "\n")
+    return path
+
+
+def test_tag_refuses_a_file_without_the_pos_column(model, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    code, _, err = run(capsys, "tag", model, without_pos(tmp_path), "-o", out)
+    assert code == 1 and not out.exists()
+    assert f"tagtool: error: {tmp_path / 'plain.txt'}: lacks the column(s) 'col1'" in err
+    assert "expected loss: token accuracy" in err and "--allow-missing-columns" in err
+
+
+def test_tag_allow_missing_columns_tags_with_a_warning(model, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    code, _, err = run(capsys, "tag", model, without_pos(tmp_path), "-o", out, "--allow-missing-columns")
+    assert code == 0 and out.exists()
+    assert "warning: " in err and "lacks the column(s) 'col1'" in err and "% without" in err
+
+
+def test_evaluate_refuses_or_warns_on_gold_without_the_pos_column(model, tmp_path, capsys):
+    gold = without_pos(tmp_path, keep_label=True)
+    code, _, err = run(capsys, "evaluate", model, gold)
+    assert code == 1 and f"{gold}: lacks the column(s) 'col1'" in err
+    code, out, err = run(capsys, "evaluate", model, gold, "--allow-missing-columns")
+    assert code == 0 and "token accuracy" in out and f"warning: {gold}: lacks the column(s) 'col1'" in err

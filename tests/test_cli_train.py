@@ -209,3 +209,51 @@ def test_experiment_prints_a_table_and_writes_the_json_schema(tmp_path, capsys):
     assert run(capsys, *argv[:-1], again)[0] == 0
     same = json.loads(again.read_text())
     assert [s["token_error_mean"] for s in same["settings"]] == [s["token_error_mean"] for s in result["settings"]]
+
+
+# ---------------------------------------------------------------------------
+# feature columns: no gold field of a CoNLL-U file leaks into the features
+
+UD = DATA / "ud_en_ewt_train_head.conllu"
+
+
+def test_train_on_conllu_uses_no_gold_field_and_evaluates(tmp_path, capsys):
+    model = tmp_path / "m.tagger"
+    code, _, err = run(capsys, "train", UD, "--learner", "tiny", "-o", model)
+    assert code == 0, err
+    assert "warning" not in err
+    assert load_tagger(model).extractor.columns_ == ()
+    code, out, err = run(capsys, "evaluate", model, UD)
+    assert code == 0 and "token accuracy" in out and "warning" not in err
+
+
+def test_train_warns_when_a_named_feature_column_is_a_gold_layer(tmp_path, capsys):
+    model = tmp_path / "m.tagger"
+    code, _, err = run(capsys, "train", UD, "--learner", "tiny", "--set", "features.columns=xpos,feats", "-o", model)
+    assert code == 0
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 2 and "'xpos' is a gold annotation layer" in warnings[0] and "'feats'" in warnings[1]
+    assert load_tagger(model).extractor.columns_ == ("xpos", "feats")
+
+
+@pytest.mark.parametrize("data, setting, known", [
+    (UD, "features.columns=pos", "lemma, xpos, feats, head, deprel, deps, misc"),
+    (UD, "features.columns=upos", "lemma, xpos, feats, head, deprel, deps, misc"),  # upos is the label here
+    (CONLL, "features.pos_column=col2", "col1"),
+])
+def test_unknown_feature_column_is_an_error_listing_the_known_ones(tmp_path, capsys, data, setting, known):
+    model = tmp_path / "m.tagger"
+    args = ["--set", "features.feature_set=crfsuite"] if "pos_column" in setting else []
+    code, _, err = run(capsys, "train", data, "--learner", "tiny", "--set", setting, *args, "-o", model)
+    assert code == 1 and not model.exists()
+    error = err.strip().splitlines()[-1]  # after the warning for upos, a CoNLL-U field
+    assert error.startswith("tagtool: error: features.") and "unknown column(s)" in error
+    assert f"(columns of the training data: {known};" in error and "training tiny" not in err  # before training
+
+
+def test_train_help_says_how_extra_columns_become_features(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    assert "extra columns as features:" in out and "--set features.columns=xpos" in out
+    assert "--allow-missing-columns" in out

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from tagtool.core.corpus import Corpus, Sentence
-from tagtool.core.features import FeatureExtractor
+from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.labels import LabelSet
 from tagtool.core.views import ViewSplit
 from tagtool.learn import Learner, TrainingCancelled
 from tagtool.learn.chain import ChainModel
-from tagtool.pipeline import TrainingSetupError, parse_settings, parse_value, train_tagger
+from tagtool.pipeline import TrainingSetupError, feature_column_warnings, parse_settings, parse_value, train_tagger
 from tagtool.store.formats import read_corpus
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
@@ -207,5 +207,42 @@ def test_extractor_instance_is_used_as_given(corpus):
     fx = FeatureExtractor(min_count=3).fit(corpus)
     tagger = train_tagger(Corpus.from_sentences(corpus.sentences[:10], corpus.labels), CountLearner(), features=fx)
     assert tagger.extractor is fx
-    sentence = Sentence(("never", "seen"))
+    sentence = Sentence(("never", "seen"), columns={"col1": ("XX", "YY")})  # the tagger reads col1
     assert len(tagger.tag([sentence])[0]) == 2
+
+
+# ---------------------------------------------------------------------------
+# feature columns: inputs, not answers; the tagger records what it reads
+
+UD = pathlib.Path(__file__).parent / "data" / "ud_en_ewt_train_head.conllu"
+
+
+def test_conllu_training_reads_no_gold_field_unless_named():
+    corpus = read_corpus(UD)
+    tagger = train_tagger(corpus, CountLearner())
+    assert tagger.extractor.columns_ == () and tagger.input_columns == {"required": [], "check": None}
+    named = train_tagger(corpus, CountLearner(), features={"columns": ["xpos"]})
+    assert named.extractor.columns_ == ("xpos",) and named.input_columns["required"] == ["xpos"]
+
+
+def test_an_unknown_feature_column_stops_training_before_the_learner_runs():
+    learner = CountLearner()
+    with pytest.raises(FeatureError, match=r"unknown column\(s\) 'pos' \(columns of the training data: lemma, xpos"):
+        train_tagger(read_corpus(UD), learner, features={"columns": ["pos"]})
+    assert not hasattr(learner, "warm_started_")  # _fit never ran
+
+
+def test_feature_column_warnings_name_the_annotation_layers():
+    assert feature_column_warnings({"columns": ["col1"]}) == []
+    assert feature_column_warnings(None) == []
+    warnings = feature_column_warnings({"columns": ["xpos", "col1"], "pos_column": "upos"})
+    assert [w.split("'")[1] for w in warnings] == ["xpos", "upos"]
+
+
+def test_tagger_records_its_input_columns_and_the_loss_without_them(corpus):
+    tagger = train_tagger(corpus, CountLearner())
+    record = tagger.input_columns
+    assert record["required"] == ["col1"]
+    check = record["check"]
+    assert check["sentences"] == 100 and check["tokens"] == sum(len(s) for s in corpus)
+    assert 0.0 <= check["accuracy_without"]["col1"] < check["accuracy"] <= 1.0

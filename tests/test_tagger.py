@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 import tagtool
-from tagtool.core.corpus import Corpus, Document
+from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.features import FeatureExtractor
 from tagtool.core.views import ViewSplit
 from tagtool.learn.chain import ChainModel
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import FORMAT_VERSION, Tagger, TaggerFileError, load_tagger
+from tagtool.tagger import FORMAT_VERSION, Tagger, TaggerFileError, TaggerInputError, load_tagger
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 
@@ -85,7 +85,7 @@ def test_tagging_ignores_annotations_and_accepts_token_lists(tagger, corpus):
     foreign = sentence.with_annotations([["NOT-A-LABEL"]] * len(sentence))
     # Labels outside the label set do not matter: tagging never reads them.
     assert tagger.tag([foreign]) == tagger.tag([sentence])
-    assert len(tagger.tag([list(sentence.tokens)])[0]) == len(sentence)
+    assert len(tagger.tag([list(sentence.tokens)], allow_missing_columns=True)[0]) == len(sentence)
     assert tagger.tag([]) == [] and tagger.score_tokens([]) == []
 
 
@@ -253,3 +253,46 @@ def test_pickle_inside_the_npz_is_refused(good, tmp_path):
 def test_from_bytes_of_garbage_names_its_source():
     with pytest.raises(TaggerFileError, match="<bytes>"):
         Tagger.from_bytes(b"\x00" * 100)
+
+
+# ---------------------------------------------------------------------------
+# the input columns a tagger needs
+
+
+def test_tagging_without_the_trained_columns_is_an_error_unless_allowed(tagger, corpus):
+    plain = [list(s.tokens) for s in corpus.sentences[:3]]
+    with pytest.raises(TaggerInputError, match=r"lacks the column\(s\) 'col1' the tagger was trained with"):
+        tagger.tag(plain)
+    with pytest.raises(TaggerInputError):
+        tagger.tag_corpus([Sentence(s.tokens) for s in corpus.sentences[:3]])
+    assert [len(t) for t in tagger.tag(plain, allow_missing_columns=True)] == [len(s) for s in plain]
+    assert tagger.check_input(plain, "x.txt", allow_missing_columns=True)[0].startswith("x.txt: lacks")
+
+
+def test_input_columns_record_survives_save_and_load(corpus, tmp_path):
+    tagger = random_tagger(corpus, 1)
+    tagger.input_columns = {"required": ["col1"], "check": {
+        "sentences": 9, "tokens": 99, "accuracy": 0.95, "accuracy_without": {"col1": 0.5}}}
+    tagger.save(tmp_path / "m.tagger")
+    back = load_tagger(tmp_path / "m.tagger")
+    assert back.input_columns == tagger.input_columns
+    with pytest.raises(TaggerInputError, match=r"95\.0 % with it, 50\.0 % without, on 9 of its training"):
+        back.tag([["a", "b"]])
+
+
+def test_old_tagger_files_without_the_record_infer_it_from_the_feature_columns(good, tmp_path):
+    data, meta, _ = good
+    old = {k: v for k, v in meta.items() if k != "input_columns"}
+    tagger = _load(tmp_path, rewrite(data, meta=old))
+    assert tagger.input_columns == {"required": ["col1"], "check": None}
+    with pytest.raises(TaggerInputError, match="expected loss unknown"):
+        tagger.tag([["a", "b"]])
+
+
+@pytest.mark.parametrize("record", [
+    [], {"required": "col1"}, {"required": ["pos"]}, {"required": ["col1"], "check": 3},
+])
+def test_a_malformed_input_columns_record_is_a_tagger_file_error(good, tmp_path, record):
+    data, meta, _ = good
+    with pytest.raises(TaggerFileError, match="malformed.*input_columns"):
+        _load(tmp_path, rewrite(data, meta={**meta, "input_columns": record}))

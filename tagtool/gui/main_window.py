@@ -61,8 +61,7 @@ class MainWindow(QMainWindow):
         self.stats_panel: StatisticsPanel | None = None
         self.error_box: QMessageBox | None = None
         self.batch = BatchTagging(self)
-        self.batch.done.connect(lambda r: self._report(
-            f"Batch-tagged {r.n_sentences} sentences ({r.n_tokens} tokens) in {r.seconds:.1f} s."))
+        self.batch.done.connect(self._batch_done)
         self.batch.failed.connect(lambda m: self.show_error("Batch-tag", m))
         self.batch.cancelled.connect(lambda: self._report("Batch tagging cancelled; nothing written."))
         self.undo_group = QUndoGroup(self)
@@ -344,7 +343,14 @@ class MainWindow(QMainWindow):
             return
         choice = dialog.choice()
         source = choice["tagger"] if choice["tagger"] is not None else tagger
-        self.batch.start(source, choice["input"], choice["output"], choice["format"], choice["label_field"])
+        self.batch.start(source, choice["input"], choice["output"], choice["format"], choice["label_field"],
+                         choice["allow_missing_columns"])
+
+    def _batch_done(self, result) -> None:
+        self._report(f"Batch-tagged {result.n_sentences} sentences ({result.n_tokens} tokens) "
+                     f"in {result.seconds:.1f} s.")
+        if result.warnings:
+            self.show_error("Batch-tag", "Tagged, but:\n" + "\n".join(result.warnings))
 
     def _report(self, message: str | None) -> None:
         if message:

@@ -22,7 +22,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 @pytest.fixture
 def chunk_project(tmp_path) -> Path:
     """CoNLL-2000 head (100 sentences): the first 3 labeled, the rest not."""
-    gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
+    gold = read_corpus(DATA / "conll2000_train_head.txt")  # POS as col1, the name files to tag give it
     corpus = Corpus.from_sentences(
         [s if i < LABELED else s.unlabeled() for i, s in enumerate(gold)], labels=gold.labels
     )

@@ -78,3 +78,25 @@ def test_the_training_run_module_imports_no_qt():
             "print(any(m.split('.')[0] in ('PySide6', 'shiboken6') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_training_on_a_conllu_project_reads_no_gold_field(tmp_path):
+    """The app trains by the CLI's rule: no CoNLL-U field is a feature (none can be named in the app)."""
+    from tagtool.store.project import Project
+
+    path = tmp_path / "ud.tagproj"
+    Project.create(path, read_corpus(DATA_DIR / "ud_en_ewt_train_head.conllu"), name="ud").close()
+    with Project.open(path) as project:
+        inputs = TrainingInputs.from_project(project, cv_folds=2)
+    assert "xpos" in inputs.sentences[0].columns
+    result = run_training(inputs, "perceptron", {"epochs": 1}, None, MockState())
+    assert result.tagger.extractor.columns_ == () and result.tagger.input_columns["required"] == []
+
+
+def test_cross_validation_tags_project_sentences_lacking_a_column_others_have(inputs):
+    from dataclasses import replace
+
+    mixed = tuple(replace(s, columns={}) if i % 2 else s for i, s in enumerate(inputs.sentences))
+    result = run_training(replace(inputs, sentences=mixed), "perceptron", {"epochs": 1}, None, MockState())
+    assert result.tagger.input_columns["required"] == ["pos"]
+    assert "cv" not in result.metrics and result.metrics["cv_folds"] == 2

@@ -13,7 +13,8 @@ Two named feature sets are offered:
 ``"default"``
     The rich set: word, lower case, prefixes and suffixes 1–4, letter
     2/3/4-grams, word shape, capitalisation, digits, punctuation, Greek
-    letters, length, every extra input column — all of them also for the
+    letters, length, every extra input column (not the annotation layers:
+    :mod:`tagtool.core.features.columns`) — all of them also for the
     neighbours of a ±``window`` context.
 ``"crfsuite"``
     The template of the sklearn-crfsuite tutorial, exactly, with the
@@ -51,12 +52,19 @@ References
    (https://sklearn-crfsuite.readthedocs.io/en/latest/tutorial.html).
 """
 
-# The code lives in three modules: ``templates`` (feature families, named
-# feature sets, feature names), ``encoding`` (vectorised encoding of a batch
+# The code lives in four modules: ``templates`` (feature families, named
+# feature sets, feature names), ``columns`` (which extra columns are
+# features), ``encoding`` (vectorised encoding of a batch
 # into windowed codes) and ``extractor`` (:class:`FeatureExtractor`).  Every
 # name the single module ``tagtool.core.features`` had is re-exported here,
 # private helpers included, so that imports from it keep working.
 
+from tagtool.core.features.columns import (
+    ANNOTATION_COLUMNS,
+    annotation_column_warnings,
+    check_named_columns,
+    input_columns,
+)
 from tagtool.core.features.encoding import (
     _index_dtype,
     concat_ranges,
@@ -116,6 +124,10 @@ from tagtool.core.features.templates import (
 )
 
 __all__ = [
+    "ANNOTATION_COLUMNS",
+    "annotation_column_warnings",
+    "check_named_columns",
+    "input_columns",
     "GROUP_TOKEN",
     "GROUP_SURFACE",
     "GROUP_NAMES",

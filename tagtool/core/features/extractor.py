@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import scipy.sparse
 
+from tagtool.core.features.columns import check_named_columns, input_columns
 from tagtool.core.features.encoding import (
     _as_tokens_and_columns,
     _BaseTable,
@@ -85,11 +86,14 @@ class FeatureExtractor:
         Number of hashed columns (even, at most 2**31).
     pos_column : str or None
         ``"crfsuite"`` only: the extra column holding POS tags; None takes
-        the first extra column of the data given to :meth:`fit` (none there:
-        no POS features).
+        the first extra column of the data given to :meth:`fit` that is not
+        an annotation layer (none there: no POS features).
     columns : sequence of str or None
         ``"default"`` only: the extra columns that become features; None
-        takes every column seen in the data given to :meth:`fit`.
+        takes every column seen in the data given to :meth:`fit` except the
+        annotation layers (CoNLL-U fields, :mod:`tagtool.core.features.columns`).
+        A named column (here or in ``pos_column``) missing from that data
+        is a :class:`FeatureError` listing the columns it has.
 
     Attributes
     ----------
@@ -205,11 +209,17 @@ class FeatureExtractor:
         for sentence in sentences:
             for name in _as_tokens_and_columns(sentence)[1]:
                 seen.setdefault(name, None)
+        seen_names = tuple(seen)
+        # Annotation layers (CoNLL-U fields) are features only when named (tagtool.core.features.columns).
         if fs.column_policy == "pos":
             if self.pos_column is not None:
+                check_named_columns([self.pos_column], seen_names, "pos_column")
                 return (self.pos_column,)
-            return tuple(seen)[:1]
-        return tuple(seen) if self.columns is None else tuple(self.columns)
+            return input_columns(seen_names)[:1]
+        if self.columns is None:
+            return input_columns(seen_names)
+        check_named_columns(list(self.columns), seen_names)
+        return tuple(self.columns)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "n_features_"):
