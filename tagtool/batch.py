@@ -284,8 +284,7 @@ def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
         return None
     total, in_block = 0, False
     with open(path, encoding=encoding, errors="replace") as fh:
-        for line in fh:
-            blank = not line.strip()
+        for line, blank in _line_heads(fh):
             if in_format != "conll":
                 total += not blank
             elif blank or line.lstrip("\ufeff").startswith(DOCSTART_PREFIX):
@@ -293,6 +292,24 @@ def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
             elif not in_block:
                 total, in_block = total + 1, True
     return total
+
+
+def _line_heads(fh, chunk: int = 2**20) -> Iterator[tuple[str, bool]]:
+    """``(first chunk, blank)`` of every line of ``fh``, a line read ``chunk`` characters at a time.
+
+    A 100 MB line is never held whole (the reader refuses it later, naming
+    its line); it counts as one line, blank if all of it is whitespace.
+    """
+    head, blank, at_start = "", True, True
+    while piece := fh.readline(chunk):
+        if at_start:
+            head, blank = piece, True
+        blank = blank and not piece.strip()
+        at_start = piece.endswith("\n")
+        if at_start:
+            yield head, blank
+    if not at_start:
+        yield head, blank
 
 
 def _numbered_batches(sentences: Iterable, size: int, should_stop) -> Iterator[tuple[int, list]]:

@@ -41,6 +41,7 @@ from conllu.parser import DEFAULT_FIELDS, parse_comment_line, parse_id_value
 from tagtool.core.annotation import EMPTY, format_annotation
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats._common import Item, ReadContext, WriteContext
+from tagtool.store.formats.limits import sentence_too_long
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +140,8 @@ def _add_line(block: _Block, line: str, lineno: int, ctx: ReadContext) -> None:
         # A multiword range repeats its words; an empty node is no token.
         block.had_empty_nodes |= token_id[1] == "."
         return
+    if len(block.rows) >= ctx.limits.max_sentence_tokens:  # before the rows fill memory
+        raise sentence_too_long(ctx.path, block.start, ctx.limits.max_sentence_tokens)
     if token_id != len(block.rows) + 1:
         raise ctx.error(lineno, f"token ID {fields[0]} where {len(block.rows) + 1} was expected")
     block.rows.append(fields)
@@ -149,6 +152,7 @@ def _sentence(block: _Block, where: LabelField | None, ctx: ReadContext) -> Sent
     if not block.rows:
         raise ctx.error(block.start, "sentence with comments but no tokens")
     cols = dict(zip(FIELDS, zip(*block.rows)))
+    ctx.check_tokens(cols["form"], block.start, block.lines)
     columns = {name: cols[name] for name in COLUMN_FIELDS}
     if block.had_empty_nodes:
         logger.debug("%s:%d: empty nodes dropped, DEPS cleared", ctx.path, block.start)
