@@ -295,20 +295,29 @@ def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
 
 
 def _line_heads(fh, chunk: int = 2**20) -> Iterator[tuple[str, bool]]:
-    """``(first chunk, blank)`` of every line of ``fh``, a line read ``chunk`` characters at a time.
+    """``(start, blank)`` of every line of ``fh`` (no newline), read ``chunk`` characters at a time.
 
     A 100 MB line is never held whole (the reader refuses it later, naming
-    its line); it counts as one line, blank if all of it is whitespace.
+    its line): it counts as one line, blank if all of it is whitespace, and
+    its start is its first 64 characters at least.
     """
-    head, blank, at_start = "", True, True
-    while piece := fh.readline(chunk):
-        if at_start:
-            head, blank = piece, True
-        blank = blank and not piece.strip()
-        at_start = piece.endswith("\n")
-        if at_start:
-            yield head, blank
-    if not at_start:
+    head, blank, partial = "", True, False
+    while block := fh.read(chunk):
+        pieces = block.split("\n")
+        for piece in pieces[:-1]:
+            if partial:
+                yield (head + piece[:64] if len(head) < 64 else head), blank and not piece.strip()
+                partial = False
+            else:
+                yield piece, not piece.strip()
+        last = pieces[-1]
+        if last:
+            if not partial:
+                head, blank, partial = last, True, True
+            elif len(head) < 64:
+                head += last[:64]
+            blank = blank and not last.strip()
+    if partial:
         yield head, blank
 
 

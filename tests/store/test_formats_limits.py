@@ -184,3 +184,16 @@ def test_the_counting_pass_does_not_hold_a_long_line(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 8 * 2**20
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1000])
+def test_the_counting_pass_sees_the_same_lines_in_any_chunk_size(chunk):
+    import io
+
+    from tagtool.batch import _line_heads
+
+    text = "a b\n\n  \n-DOCSTART- -X- O\n" + "x" * 20 + "\n \t\nlast"
+    expected = [(line, not line.strip()) for line in text.split("\n")]
+    got = list(_line_heads(io.StringIO(text), chunk))
+    assert [blank for _, blank in got] == [blank for _, blank in expected]
+    assert all(line.startswith(head) and len(head) >= min(len(line), 64) for (line, _), (head, _) in zip(expected, got))
