@@ -197,3 +197,13 @@ def test_the_counting_pass_sees_the_same_lines_in_any_chunk_size(chunk):
     got = list(_line_heads(io.StringIO(text), chunk))
     assert [blank for _, blank in got] == [blank for _, blank in expected]
     assert all(line.startswith(head) and len(head) >= min(len(line), 64) for (line, _), (head, _) in zip(expected, got))
+
+
+def test_tag_help_says_what_memory_stays_flat_covers(capsys):
+    from tagtool.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["tag", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "loaded whole" in text and "32 MiB" in text
+    assert "16 Mi characters" in text and "100,000 tokens" in text and "4,096 characters" in text
