@@ -114,8 +114,8 @@ def _zip_bomb(tagger: bytes) -> bytes:
 def _huge_meta(tagger: bytes, size: int = 2 * 10**9) -> bytes:
     """The tagger with a valid ``meta.json`` of ``size`` bytes (padded with a long string)."""
     members = _members(tagger)
-    meta = members["meta.json"].rstrip(b"}")
-    head, tail = meta + b', "padding": "', b'"}'
+    meta = members["meta.json"]
+    head, tail = meta[: meta.rindex(b"}")] + b', "padding": "', b'"}'
     stream = _deflate_stream(head, size - len(head) - len(tail), b" ", tail)
     weights = _deflate_stream(members["weights.npz"], 0, b"\0")
     return _raw_zip([("meta.json", *stream), ("weights.npz", *weights)])
@@ -196,7 +196,7 @@ def run_child(argv: list[str], cwd: Path, named: str) -> tuple[str, float, int]:
         timed_out = True
     seconds = time.perf_counter() - started
     rss = _peak_rss(child)
-    text = err.decode("utf-8", "replace").strip()
+    text = err.decode("utf-8", "replace").strip().replace(f"{cwd}/", "")
     last = text.splitlines()[-1] if text else ""
     if timed_out:
         outcome = f"other: killed after {TIME_LIMIT} s"
@@ -226,6 +226,8 @@ def hostile_sizes(folder: Path, trials: int) -> list[str]:
              for name, path in tagger_inputs(folder)]
     good = folder / "good.tagger"
     good.write_bytes(_tiny_tagger_bytes())
+    cases.insert(0, ("baseline: a valid tagger (1 KiB), `tagtool tag` of one line",
+                     ["tag", str(good), str(small), "-o", str(folder / "out.txt")], good.name))
     for name, command, path in corpus_inputs(folder):
         argv = (["tag", str(good), str(path), "-o", str(folder / "out.txt")] if command == "tag"
                 else ["import", str(path), "-p", str(folder / f"p{len(cases)}.tagproj")])
