@@ -156,7 +156,6 @@ def _write_repeated(path: Path, head: bytes, fill: bytes, n: int, tail: bytes = 
 def corpus_inputs(folder: Path) -> list[tuple[str, str, Path]]:
     """``(description, command, path)``: command is ``tag`` or ``import``."""
     mb = 10**6
-    rows = "".join(f"{i},w,L{i % 50}\n" for i in range(1000)).encode()
     return [
         ("100 MB line (text)", "tag", _write_repeated(folder / "line.txt", b"a\n", b"w ", 50 * mb, b"\n")),
         ("35-million-token sentence (column file)", "tag",
@@ -164,9 +163,19 @@ def corpus_inputs(folder: Path) -> list[tuple[str, str, Path]]:
         ("50 MB token (column file)", "tag", _write_repeated(folder / "token.conll", b"a\n\n", b"x", 50 * mb, b"\n")),
         ("10,000 distinct labels (column file)", "import",
          _write_repeated(folder / "labels.conll", "".join(f"w L{i}\n\n" for i in range(10_000)).encode(), b"\n", 1)),
-        ("40 MB CSV", "import",
-         _write_repeated(folder / "table.csv", b"sentence,token,label\n", rows, 40 * mb // len(rows))),
+        ("40 MB CSV", "import", _table(folder / "table.csv", 40 * mb)),
     ]
+
+
+def _table(path: Path, size: int) -> Path:
+    """A valid CSV table of about ``size`` bytes: sentences of 20 tokens, 50 labels."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("sentence,token,label\n")
+        i = 0
+        while fh.tell() < size:
+            fh.write("".join(f"{(i + k) // 20},w{(i + k) % 997},L{(i + k) % 50}\n" for k in range(10_000)))
+            i += 10_000
+    return path
 
 
 def _size(n: int) -> str:
