@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/reliability.py [--examples N] [--tagger-examples N] [--import-examples N]
-                                     [--damaged N] [--seed S] [--big N] [--no-tests]
+                                     [--damaged N] [--seed S] [--big N] [--hostile-trials N] [--no-tests]
 
 Runs the generators of the fuzz tests (``tests/fuzz/inputs.py``,
 ``tests/fuzz/tagger_inputs.py``) with many more examples than CI does,
@@ -14,8 +14,11 @@ imports), how many were accepted with a valid result, and how many failed
 any other way (target 0; the first of each kind is printed). Then the fault
 scenarios: damaged and truncated project files (``tests/store/project_damage.py``),
 a disk filling up under a stream of edits (``tests/store/sqlite_faults.py``),
-the time the open-time checks cost on a big project, and the pytest tests of
-every scenario with their outcome. Writes ``benchmarks/results/reliability.md``.
+the time the open-time checks cost on a big project, full-size hostile
+files (``benchmarks/_hostile.py``: tagger files announcing huge sizes, a zip
+bomb, a 2 GB ``meta.json``; a 100 MB line, a 35-million-token sentence, a
+50 MB token, 10,000 labels, a 40 MB CSV) run through ``tagtool`` under a
+memory limit, and the pytest tests of every scenario with their outcome. Writes ``benchmarks/results/reliability.md``.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "store")]  # the test generators
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from _hostile import ADDRESS_LIMIT, HEADER as HOSTILE_HEADER, TIME_LIMIT, hostile_sizes  # noqa: E402
 from _results import machine_lines, write_keeping_analysis  # noqa: E402
 from tagtool.errors import ProjectError  # noqa: E402
 from tagtool.store.project import Project  # noqa: E402
@@ -84,6 +88,23 @@ SCENARIOS = [
         "gui/test_gui_faults.py::test_disk_failing_at_commit_keeps_the_screen_as_the_file",
         "gui/test_gui_faults.py::test_read_only_disk_refuses_edit_undo_and_redo_and_they_can_be_retried",
         "store/test_project_crash.py::test_every_reported_edit_survives_a_kill",
+    ]),
+    ("(f) tagger files bounded before anything is allocated (issue 11, case 6)", [
+        "test_tagger_bounds.py::test_a_window_of_a_billion_is_refused_before_the_lookup_is_built",
+        "test_tagger_bounds.py::test_a_huge_n_hash_not_backed_by_weights_is_refused_before_allocation",
+        "test_tagger_bounds.py::test_a_nested_zip_bomb_in_the_weights_is_refused_unread",
+        "test_tagger_bounds.py::test_a_member_declaring_gigabytes_in_a_small_file_is_refused_unread",
+        "test_tagger_bounds.py::test_a_meta_json_beyond_the_cap_is_refused",
+        "test_tagger_bounds.py::test_members_compressed_in_ways_that_inflate_unbounded_are_refused",
+    ]),
+    ("(g) hostile corpora end in a FormatError naming file and line (issue 11, case 7)", [
+        "store/test_formats_limits.py::test_a_sentence_of_too_many_tokens_names_its_first_line",
+        "store/test_formats_limits.py::test_a_token_too_long_names_its_line",
+        "store/test_formats_limits.py::test_a_line_too_long_is_refused_without_reading_it_whole",
+        "store/test_formats_limits.py::test_too_many_distinct_labels_name_the_first_one_beyond",
+        "store/test_formats_limits.py::test_a_table_too_large_is_refused_before_it_is_loaded",
+        "store/test_formats_limits.py::test_tag_file_stops_at_the_sentence_beyond_the_limit",
+        "store/test_formats_limits.py::test_the_counting_pass_does_not_hold_a_long_line",
     ]),
 ]
 
@@ -358,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--damaged", type=int, default=400, help="random damaged copies of a project")
     parser.add_argument("--big", type=int, default=100_000, help="sentences of the project the open checks are timed on")
     parser.add_argument("--seed", type=int, default=20240601)
+    parser.add_argument("--hostile-trials", type=int, default=3, help="runs of each full-size hostile file")
     parser.add_argument("--no-tests", action="store_true", help="skip running the scenario tests")
     args = parser.parse_args(argv)
     command = "python benchmarks/reliability.py " + " ".join(sys.argv[1:] if argv is None else argv)
@@ -370,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         damage, size = damaged_projects(folder, args.damaged, args.seed)
         full = disk_filling_up(folder, rounds=10)
         cost, big_size = open_check_cost(folder, args.big)
+        hostile = hostile_sizes(folder / "hostile", args.hostile_trials)
     tests = [] if args.no_tests else scenario_tests()
 
     everything = readers + imports + taggers
@@ -429,13 +452,26 @@ def main(argv: list[str] | None = None) -> int:
         *cost,
         "",
     ]
+    lines += [
+        "## Hostile sizes",
+        "",
+        "Each file run through `tagtool` in a child process limited to "
+        f"{ADDRESS_LIMIT // 1024:,} kB of address space (`ulimit -v`) and {TIME_LIMIT} s; the outcome "
+        "must be a one-line error naming the file (and the line, for corpora), or the file processed. "
+        "Corpora go through `tagtool tag` (a tagger of two features; its counting pass reads the whole "
+        "file first) or, for labels and tables, `tagtool import`.",
+        "",
+        *HOSTILE_HEADER,
+        *hostile,
+        "",
+    ]
     if tests:
         lines += ["Tests of each scenario (`python -m pytest` on the ids below; passed/run):", "",
                   "| scenario | outcome | tests |", "|---|---|---|", *tests, ""]
     text = "\n".join(lines)
     print(text)
     write_keeping_analysis(RESULT, lines)
-    others = sum(t.counts["other"] for t in everything)
+    others = sum(t.counts["other"] for t in everything) + sum("✗" in row for row in hostile)
     return 1 if others else 0
 
 

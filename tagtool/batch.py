@@ -281,8 +281,7 @@ def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
         return None
     total, in_block = 0, False
     with open(path, encoding=encoding, errors="replace") as fh:
-        for line in fh:
-            blank = not line.strip()
+        for line, blank in _line_heads(fh):
             if in_format in ("text", "jsonl"):
                 total += not blank
             elif blank or (in_format == "conll" and line.lstrip("\ufeff").startswith(DOCSTART_PREFIX)):
@@ -290,6 +289,33 @@ def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
             elif not in_block:
                 total, in_block = total + 1, True
     return total
+
+
+def _line_heads(fh, chunk: int = 2**20) -> Iterator[tuple[str, bool]]:
+    """``(start, blank)`` of every line of ``fh`` (no newline), read ``chunk`` characters at a time.
+
+    A 100 MB line is never held whole (the reader refuses it later, naming
+    its line): it counts as one line, blank if all of it is whitespace, and
+    its start is its first 64 characters at least.
+    """
+    head, blank, partial = "", True, False
+    while block := fh.read(chunk):
+        pieces = block.split("\n")
+        for piece in pieces[:-1]:
+            if partial:
+                yield (head + piece[:64] if len(head) < 64 else head), blank and not piece.strip()
+                partial = False
+            else:
+                yield piece, not piece.strip()
+        last = pieces[-1]
+        if last:
+            if not partial:
+                head, blank, partial = last, True, True
+            elif len(head) < 64:
+                head += last[:64]
+            blank = blank and not last.strip()
+    if partial:
+        yield head, blank
 
 
 def _numbered_batches(sentences: Iterable, size: int, should_stop) -> Iterator[tuple[int, list]]:

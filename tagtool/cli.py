@@ -431,8 +431,12 @@ def _add_learning_commands(sub) -> None:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("tag", help="tag a file with a tagger",
-                       description="Tag INPUT (streamed in batches, any format; memory stays flat whatever "
-                       "its size) and write the predictions atomically to OUTPUT, or to stdout. Progress on "
+                       description="Tag INPUT (streamed in batches, any format) and write the predictions "
+                       "atomically to OUTPUT, or to stdout. Memory stays flat whatever the number of "
+                       "sentences of a column, CoNLL-U, text or JSON Lines file (a CSV/TSV table or a JSON "
+                       "array is loaded whole, a table up to 32 MiB); a line over 16 Mi characters, a "
+                       "sentence over 100,000 tokens or a token over 4,096 characters stops with an error "
+                       "naming its line. Progress on "
                        "stderr; Ctrl-C stops cleanly and writes nothing. --workers and --dask give the same "
                        "output as one process.")
     p.add_argument("model", type=Path, metavar="MODEL")

@@ -19,6 +19,11 @@ as one file (DESIGN §7):
     read back member by member, each ``.npy`` header checked before its
     data (numbers only: an object array, which would need a pickle, is refused).
 
+Every size a file announces is bounded before memory is reserved for it
+(:mod:`tagtool.tagger_limits`): ``meta.json`` at most 256 MiB, all members
+together at most 1100 times the file's size (no zip bombs), array shapes
+those the meta implies, the feature window at most 64.
+
 Both members sit in a zip archive written atomically (temporary file beside
 the target, then ``os.replace``).  No pickle anywhere: a tagger file from a
 stranger cannot run code.  Every way a file can be broken — not a zip,
@@ -47,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from tagtool import __version__
+from tagtool import tagger_limits as limits
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.features import FeatureExtractor
 from tagtool.core.labels import LabelSet
@@ -311,18 +317,55 @@ def load_tagger(path: str | PathLike) -> Tagger:
 # reading, with every failure turned into TaggerFileError
 
 
-def _read(stream, source: str) -> Tagger:
+def read_meta(path: str | PathLike) -> dict:
+    """The ``meta.json`` of a tagger file, read within :func:`load_tagger`'s bounds; no weights.
+
+    Raises
+    ------
+    FileNotFoundError, TaggerFileError
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    fail = _failing(str(path))
+    with open(path, "rb") as fh:
+        archive, budget = _open_archive(fh, fail)
+        with archive:
+            return _read_meta(_member(archive, META_MEMBER, fail, budget, limits.MAX_META_BYTES), fail)
+
+
+def _failing(source: str):
     def fail(message: str) -> TaggerFileError:
         return TaggerFileError(f"{source}: {message}")
 
+    return fail
+
+
+def _open_archive(stream, fail) -> tuple[zipfile.ZipFile, limits.Budget]:
     try:
-        archive = zipfile.ZipFile(stream)
+        budget = limits.Budget(stream.seek(0, io.SEEK_END))
+        stream.seek(0)
+        return zipfile.ZipFile(stream), budget
     except (zipfile.BadZipFile, *_DAMAGED) as exc:
         raise fail(f"not a tagger file (not a zip archive, or truncated: {exc})") from None
+
+
+def _read(stream, source: str) -> Tagger:
+    fail = _failing(source)
+    archive, budget = _open_archive(stream, fail)
     with archive:
-        meta = _read_meta(_member(archive, META_MEMBER, fail), fail)
-        arrays = _read_arrays(_member(archive, WEIGHTS_MEMBER, fail), fail)
+        meta = _read_meta(_member(archive, META_MEMBER, fail, budget, limits.MAX_META_BYTES), fail)
+        sizes = _declared_sizes(meta, fail)
+        arrays = _read_arrays(_member(archive, WEIGHTS_MEMBER, fail, budget), fail, budget, sizes)
     return _assemble(meta, arrays, fail)
+
+
+def _declared_sizes(meta: dict, fail) -> tuple[int | None, int]:
+    """The number of features and of labels ``meta.json`` implies, which bound the arrays' shapes."""
+    model_labels = meta["model"].get("labels") if isinstance(meta["model"], dict) else None
+    if not isinstance(model_labels, list) or not model_labels:
+        raise fail(f"{META_MEMBER} is malformed (the model names no labels)")
+    return limits.declared_n_features(meta["features"]), len(model_labels)
 
 
 #: What the zip, compression and ``.npy`` header parsers raise on damaged
@@ -336,11 +379,12 @@ _DAMAGED = (
 )
 
 
-def _member(archive: zipfile.ZipFile, name: str, fail) -> bytes:
+def _member(archive: zipfile.ZipFile, name: str, fail, budget, limit: int | None = None) -> bytes:
+    """Member ``name``, read in bounded chunks (see :mod:`tagtool.tagger_limits`)."""
     if name not in archive.namelist():
         raise fail(f"not a tagger file: the member {name!r} is missing")
     try:
-        return archive.read(name)
+        return limits.read_member(archive, name, budget, fail, limit)
     except (zipfile.BadZipFile, *_DAMAGED) as exc:
         raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
 
@@ -368,7 +412,7 @@ def _read_meta(raw: bytes, fail) -> dict:
     return meta
 
 
-def _read_arrays(raw: bytes, fail) -> dict[str, np.ndarray]:
+def _read_arrays(raw: bytes, fail, budget, sizes: tuple[int | None, int]) -> dict[str, np.ndarray]:
     """The model's arrays from the npz archive, each checked before it is read.
 
     The ``.npy`` members are parsed here rather than by ``np.load``, which
@@ -383,12 +427,19 @@ def _read_arrays(raw: bytes, fail) -> dict[str, np.ndarray]:
         missing = [name for name in _ARRAY_NAMES if f"{name}.npy" not in npz.namelist()]
         if missing:
             raise fail(f"{WEIGHTS_MEMBER} lacks the arrays {', '.join(missing)}")
-        return {name: _read_array(name, _member(npz, f"{name}.npy", fail), fail) for name in _ARRAY_NAMES}
+        arrays = {}
+        for name in _ARRAY_NAMES:
+            try:
+                info = limits.member_info(npz, f"{name}.npy", budget, fail)
+                with npz.open(info) as fh:
+                    arrays[name] = _read_array(name, fh, info.file_size, fail, sizes)
+            except (zipfile.BadZipFile, *_DAMAGED) as exc:
+                raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
+        return arrays
 
 
-def _read_array(name: str, data: bytes, fail) -> np.ndarray:
-    """One ``.npy`` file: numbers only, as many bytes as its header announces."""
-    stream = io.BytesIO(data)
+def _read_array(name: str, stream, size: int, fail, sizes: tuple[int | None, int]) -> np.ndarray:
+    """One ``.npy`` file of ``size`` bytes: numbers only, the shape the meta implies, as many bytes as announced."""
     try:
         version = np.lib.format.read_magic(stream)
         if version == (1, 0):
@@ -405,13 +456,19 @@ def _read_array(name: str, data: bytes, fail) -> np.ndarray:
     if dtype.kind not in "biuf":
         raise fail(f"array {name!r} has dtype {dtype}, expected numbers")
     count = math.prod(shape)
-    if any(n < 0 for n in shape) or count * dtype.itemsize != len(data) - stream.tell():
+    data_size = size - stream.tell()
+    if any(n < 0 for n in shape) or count * dtype.itemsize != data_size:
         raise fail(
             f"array {name!r} in {WEIGHTS_MEMBER} is damaged: its header announces shape {shape} "
-            f"of {dtype}, but {len(data) - stream.tell()} bytes of data follow"
+            f"of {dtype}, but {data_size} bytes of data follow"
         )
-    flat = np.frombuffer(data, dtype=dtype, count=count, offset=stream.tell())
-    return flat.reshape(shape, order="F" if fortran_order else "C").copy()
+    wrong = limits.expected_shape(name, shape, *sizes)
+    if wrong:
+        raise fail(wrong)
+    # Only now, with the size backed by the member's bytes, is the memory reserved.
+    flat = np.empty(count, dtype=dtype)
+    limits.read_exactly(stream, memoryview(flat.view(np.uint8)), name, fail)
+    return flat.reshape(shape, order="F" if fortran_order else "C")
 
 
 def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:

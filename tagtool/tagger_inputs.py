@@ -183,26 +183,10 @@ def tagger_record(tagger) -> dict:
     """
     if hasattr(tagger, "input_columns"):
         return tagger.input_columns
-    import zipfile
-    from pathlib import Path
+    from tagtool.tagger import META_MEMBER, TaggerFileError, read_meta
 
-    from tagtool.tagger import _DAMAGED, META_MEMBER, TaggerFileError, _member, _read_meta
-
-    path = Path(tagger)
-
-    def fail(message: str) -> TaggerFileError:
-        return TaggerFileError(f"{path}: {message}")
-
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    with open(path, "rb") as fh:
-        try:
-            archive = zipfile.ZipFile(fh)
-        except (zipfile.BadZipFile, *_DAMAGED) as exc:
-            raise fail(f"not a tagger file (not a zip archive, or truncated: {exc})") from None
-        with archive:
-            meta = _read_meta(_member(archive, META_MEMBER, fail), fail)
+    meta = read_meta(tagger)
     try:
         return read_record(meta.get("input_columns"), meta["features"]["columns_"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise fail(f"{META_MEMBER} is malformed ({type(exc).__name__}: {exc})") from None
+        raise TaggerFileError(f"{tagger}: {META_MEMBER} is malformed ({type(exc).__name__}: {exc})") from None

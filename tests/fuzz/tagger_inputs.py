@@ -10,8 +10,8 @@ Mutations (:func:`tagger_file`):
   member, another compression method, the encryption flag or an unknown
   compression method patched into the headers;
 * ``meta.json``: any value replaced by one of another type, a key
-  deleted, labels reordered or duplicated, the vocabulary cut, invalid
-  UTF-8 or JSON;
+  deleted, labels reordered or duplicated, the vocabulary cut, a feature
+  ``window`` or ``n_hash`` in the millions or billions, invalid UTF-8 or JSON;
 * ``weights.npz``: an array with the wrong shape or dtype (strings,
   complex, datetimes, records, pickled objects), NaN or infinity, view
   numbers other than 0 and 1, an array missing or extra, a damaged
@@ -142,7 +142,7 @@ def _with_member(members, name: str, content: bytes) -> list[tuple[str, bytes]]:
 def meta_mutation(draw, data: bytes) -> bytes:
     members = unzip(data)
     meta = json.loads(_member(members, META))
-    op = draw(st.sampled_from(["tree", "tree", "tree", "labels", "vocabulary", "version", "bytes"]))
+    op = draw(st.sampled_from(["tree", "tree", "tree", "labels", "vocabulary", "version", "bytes", "sizes"]))
     # An earlier mutation may have removed what an operation edits: then a tree mutation.
     if op == "labels" and isinstance(meta.get("labels"), list) and meta["labels"]:
         labels = list(meta["labels"])
@@ -165,6 +165,10 @@ def meta_mutation(draw, data: bytes) -> bytes:
             meta["features"]["vocabulary"] = draw(json_values())
     elif op == "version":
         meta[draw(st.sampled_from(["format_version", "format"]))] = draw(json_values())
+    elif op == "sizes" and isinstance(meta.get("features"), dict) and isinstance(meta["features"].get("params"), dict):
+        # Sizes that would allocate gigabytes if believed (issue 11): refused unless backed by the arrays.
+        key = draw(st.sampled_from(["window", "n_hash"]))
+        meta["features"]["params"][key] = draw(st.sampled_from([10**9, 2**31, 2**28, 65, 64, -1]))
     elif op != "bytes":
         meta = draw(json_tree_mutation(meta))
     if op == "bytes":

@@ -46,6 +46,11 @@ class NotFittedError(FeatureError, AttributeError):
 # The extractor
 # --------------------------------------------------------------------------
 
+#: Largest context window (±tokens).  The vocabulary lookup grows with
+#: ``2 * window + 1``, so a tagger file announcing ``window = 10**9`` must be
+#: refused before it is built; no feature set gains from context that wide.
+MAX_WINDOW = 64
+
 _PARAM_NAMES = ("feature_set", "window", "min_count", "hashing", "n_hash", "pos_column", "columns")
 
 
@@ -68,7 +73,7 @@ class FeatureExtractor:
         ``"feature-sets"`` view split gives each set its own view.  Not with
         ``hashing``.
     window : int, default 1
-        Context ±``window`` tokens.  ``"crfsuite"`` allows only 1.
+        Context ±``window`` tokens, at most :data:`MAX_WINDOW` (64).  ``"crfsuite"`` allows only 1.
     min_count : int, default 2
         Keep the features seen at least this many times (token occurrences)
         in the data given to :meth:`fit`.  2 drops the features seen once
@@ -193,8 +198,8 @@ class FeatureExtractor:
         if fs is None:
             choices = ", ".join(FEATURE_SETS)
             raise FeatureError(f"unknown feature set {self.feature_set!r}; choose one of {choices}")
-        if not isinstance(self.window, int) or self.window < 0:
-            raise FeatureError(f"window must be an int >= 0, got {self.window!r}")
+        if not isinstance(self.window, int) or not 0 <= self.window <= MAX_WINDOW:
+            raise FeatureError(f"window must be an int in [0, {MAX_WINDOW}], got {self.window!r}")
         if fs.fixed_window is not None and self.window != fs.fixed_window:
             raise FeatureError(f"the {fs.name!r} feature set has a fixed window of {fs.fixed_window}")
         if not isinstance(self.min_count, int) or self.min_count < 1:

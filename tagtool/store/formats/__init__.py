@@ -17,6 +17,23 @@ span records skip a span that cannot be placed and list it in
 returns, so an error means nothing was imported; :func:`write_corpus`
 replaces the target only once the new file is complete.
 
+Memory stays bounded on hostile files: a line, sentence or token beyond a
+limit, too many distinct labels or a CSV/TSV table too large to load whole
+is a :class:`~tagtool.errors.FormatError` naming the file and line.  The
+limits and their defaults (:class:`ReadLimits`):
+
+==========================  ==========  =====================================
+``max_line_chars``          16 Mi       characters in a line
+``max_sentence_tokens``     100,000     tokens in a sentence
+``max_token_chars``         4,096       characters in a token
+``max_labels``              1,000       distinct labels (without a schema)
+``max_table_bytes``         32 MiB      size of a CSV/TSV table
+==========================  ==========  =====================================
+
+Override them with keyword arguments of :func:`read_corpus` and
+:func:`iter_sentences` (``max_sentence_tokens=10**6``) or
+``limits=ReadLimits(...)``; :mod:`.limits` says why each default.
+
 Each format's module documents its layout and options: :mod:`.conll`,
 :mod:`.conllu`, :mod:`.text`, :mod:`.jsonl`, :mod:`.table`; format
 detection is described in :mod:`.detect`.
@@ -43,6 +60,7 @@ from tagtool.store.formats._common import (
     normalise_full_sets,
 )
 from tagtool.store.formats.detect import EXTENSIONS, detect_format
+from tagtool.store.formats.limits import ReadLimits, check_table_size
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +72,7 @@ __all__ = [
     "FORMATS",
     "SPAN_OPTIONS",
     "Format",
+    "ReadLimits",
     "detect_format",
     "iter_sentences",
     "read_corpus",
@@ -123,15 +142,21 @@ def _items(
     fmt = _format(format, path, detect_format)
     if fmt.name != "jsonl":
         options = {k: v for k, v in options.items() if k not in SPAN_OPTIONS}
-    ctx = ReadContext(path, labels, token_column, label_column, encoding, column_names, format is None)
+    limits = ReadLimits.from_options(options)
+    ctx = ReadContext(path, labels, token_column, label_column, encoding, column_names, format is None, limits)
+    if not fmt.streaming:
+        check_table_size(path, path.stat().st_size, limits)
     return ctx, _checked(fmt.read(ctx, **options), ctx)
 
 
 def _checked(items: Iterator[Item], ctx: ReadContext) -> Iterator[Item]:
-    """Pass items through; an input without any sentence is an error."""
+    """Pass items through, each within ``ctx.limits``; an input without any sentence is an error."""
     empty = True
     for item in items:
         empty = False
+        # Readers that can name the sentence's first line check it themselves;
+        # this catches the others (JSONL) at the line read last.
+        ctx.check_tokens(item[1].tokens, ctx.line)
         yield item
     if empty:
         raise ctx.error(1, "empty file: no sentences")
@@ -200,7 +225,10 @@ def read_corpus(
     **options
         Format options, e.g. ``sep`` (conll), ``label_field`` (conllu),
         ``tokenized``/``tagged`` (text), ``sentence_column`` (tables),
-        :data:`SPAN_OPTIONS` (jsonl span records; ignored by the others).
+        :data:`SPAN_OPTIONS` (jsonl span records; ignored by the others); and
+        the read limits ``max_line_chars``, ``max_sentence_tokens``,
+        ``max_token_chars``, ``max_labels``, ``max_table_bytes`` or a whole
+        ``limits=ReadLimits(...)`` (see the package docstring).
 
     Returns
     -------

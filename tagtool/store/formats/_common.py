@@ -22,6 +22,7 @@ from tagtool.core.annotation import EMPTY, make_annotation, parse_annotation
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import LabelSet, check_label_name
 from tagtool.errors import FormatError, LabelError
+from tagtool.store.formats.limits import DEFAULT_LIMITS, ReadLimits, check_tokens, line_too_long
 
 logger = logging.getLogger(__name__)
 
@@ -108,20 +109,30 @@ def decode_error(path: Path, encoding: str, exc: UnicodeError) -> FormatError:
     )
 
 
-def iter_lines(path: Path, encoding: str) -> Iterator[tuple[int, str]]:
+def iter_lines(
+    path: Path, encoding: str, max_line_chars: int | None = None, where: ReadContext | None = None
+) -> Iterator[tuple[int, str]]:
     """Yield ``(line number, line)`` pairs of a text file, lines with their newline.
 
     Universal newlines (``\\r\\n`` reads as ``\\n``). Raises
-    :class:`FormatError` for binary files and undecodable bytes.
+    :class:`FormatError` for binary files, undecodable bytes and a line of
+    more than ``max_line_chars`` characters (newline excluded), which is
+    refused after reading one character more than the limit, never whole.
+    ``where.line`` follows the line read last.
     """
     opened = text_encoding(path, encoding)
     check_not_binary(path, encoding)
     nul_is_text = _nul_is_text(encoding)
+    size = -1 if max_line_chars is None else max_line_chars + 1
     with open(path, encoding=opened, newline=None) as fh:
         try:
-            for lineno, line in enumerate(fh, 1):
+            for lineno, line in enumerate(iter(lambda: fh.readline(size), ""), 1):
+                if size > 0 and len(line) - line.endswith("\n") > max_line_chars:
+                    raise line_too_long(path, lineno, max_line_chars)
                 if not nul_is_text and "\x00" in line:
                     raise FormatError(path, lineno, "binary data (NUL byte) in a text file")
+                if where is not None:
+                    where.line = lineno
                 yield lineno, line
         except UnicodeError as exc:
             raise decode_error(path, encoding, exc) from None
@@ -153,6 +164,9 @@ class ReadContext:
         Names for the columns of a column file.
     detected : bool
         The format was sniffed, not chosen: errors may suggest another.
+    limits : ReadLimits
+        Longest line, sentence and token, most labels, largest table
+        (:mod:`~tagtool.store.formats.limits`).
     """
 
     path: Path
@@ -162,6 +176,8 @@ class ReadContext:
     encoding: str = "utf-8"
     column_names: Sequence[str] | None = None
     detected: bool = False
+    limits: ReadLimits = DEFAULT_LIMITS
+    line: int = field(default=1, repr=False)  # the line read last (iter_lines)
     observed: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
     _cells: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
@@ -186,7 +202,11 @@ class ReadContext:
         logger.info("%s: %s", where, message)
 
     def lines(self) -> Iterator[tuple[int, str]]:
-        return iter_lines(self.path, self.encoding)
+        return iter_lines(self.path, self.encoding, self.limits.max_line_chars, self)
+
+    def check_tokens(self, tokens: Sequence[str], line: int, lines: Sequence[int] | None = None) -> None:
+        """:class:`FormatError` for a sentence of too many tokens or a token too long (``self.limits``)."""
+        check_tokens(self.path, tokens, line, self.limits, lines)
 
     def parse_cells(
         self, cells: Sequence[str], first_line: int, lines: Sequence[int] | None = None
@@ -243,6 +263,11 @@ class ReadContext:
                 self.labels.index(name)  # type: ignore[arg-type]
         except LabelError as exc:
             raise self.error(line, str(exc)) from None
+        if self.labels is None and len(self.observed) >= self.limits.max_labels:
+            raise self.error(
+                line, f"label {name!r} is one more than the {self.limits.max_labels:,} distinct labels a file "
+                "may hold (max_labels); is the label column the right one?"
+            )
         self._names[name] = None  # type: ignore[index]
         self.observed.add(name)  # type: ignore[arg-type]
 

@@ -42,6 +42,7 @@ from typing import TextIO
 from tagtool.core.annotation import format_annotation
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats._common import Item, ReadContext, WriteContext
+from tagtool.store.formats.limits import sentence_too_long
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +93,7 @@ class _Layout:
 
     def sentence(self, rows: list[list[str]], start: int, ctx: ReadContext) -> Sentence:
         cols = list(zip(*rows))
+        ctx.check_tokens(cols[self.token], start, range(start, start + len(rows)))
         annotations = ctx.parse_cells(cols[self.label], start) if self.label is not None else ()
         columns = {name: cols[i] for name, i in self.extras}
         return Sentence(cols[self.token], annotations, columns)
@@ -155,6 +157,8 @@ def read(ctx: ReadContext, *, sep: str | None = None) -> Iterator[Item]:
             raise ctx.error(lineno, f"empty token (column {layout.token})")
         if not rows:
             start = lineno
+        elif len(rows) >= ctx.limits.max_sentence_tokens:  # before the rows fill memory
+            raise sentence_too_long(ctx.path, start, ctx.limits.max_sentence_tokens)
         rows.append(fields)
     if rows:
         yield document, layout.sentence(rows, start, ctx)  # type: ignore[union-attr]

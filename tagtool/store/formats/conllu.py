@@ -62,6 +62,7 @@ from conllu.parser import DEFAULT_FIELDS, parse_comment_line, parse_id_value
 from tagtool.core.annotation import EMPTY, format_annotation
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats._common import Item, ReadContext, WriteContext
+from tagtool.store.formats.limits import sentence_too_long
 
 logger = logging.getLogger(__name__)
 
@@ -175,6 +176,8 @@ def _add_line(block: _Block, line: str, lineno: int, ctx: ReadContext) -> None:
         # both are kept verbatim, to be written back in place.
         block.extras.append(line)
         return
+    if len(block.rows) >= ctx.limits.max_sentence_tokens:  # before the rows fill memory
+        raise sentence_too_long(ctx.path, block.start, ctx.limits.max_sentence_tokens)
     if token_id != len(block.rows) + 1:
         raise ctx.error(lineno, f"token ID {fields[0]} where {len(block.rows) + 1} was expected")
     block.rows.append(fields)
@@ -185,6 +188,7 @@ def _sentence(block: _Block, where: LabelField | None, spec: str | None, ctx: Re
     if not block.rows:
         raise ctx.error(block.start, "sentence with comments but no tokens")
     cols = dict(zip(FIELDS, zip(*block.rows)))
+    ctx.check_tokens(cols["form"], block.start, block.lines)
     columns = {name: cols[name] for name in COLUMN_FIELDS}
     annotations: list[frozenset[str]] | tuple = ()
     misc_at = ""

@@ -81,6 +81,7 @@ def _read(
         document = docs[a] if docs is not None else ctx.document_name
         annotations = ctx.parse_cells(labels[a:b], lines[a], lines[a:b]) if labels is not None else ()
         sentence_tokens = tokens[a:b]
+        ctx.check_tokens(sentence_tokens, lines[a], lines[a:b])
         if "" in sentence_tokens:
             raise ctx.error(lines[a + sentence_tokens.index("")], "empty token")
         columns = {name: values[a:b] for name, values in extras}

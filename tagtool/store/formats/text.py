@@ -57,6 +57,7 @@ def read(ctx: ReadContext, *, tokenized: bool = True, tagged: bool = False) -> I
         words = line.split() if tokenized else tokenize(line)
         if not words:
             continue
+        ctx.check_tokens(words, lineno)
         if tagged:
             yield ctx.document_name, _tagged_sentence(words, lineno, ctx)
         else:
