@@ -92,6 +92,10 @@ def _add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) 
                        help="keep each record one sentence (default: split long texts at sentence ends)")
     group.add_argument("--strict", action="store_true",
                        help="a span that cannot be placed is an error (default: skipped and listed)")
+    parser.add_argument("--limit", action="append", default=[], type=_read_limit, metavar="NAME=N",
+                        help="raise (or lower) a read limit, repeatable: max_line_chars, max_sentence_tokens, "
+                        "max_token_chars, max_labels, max_table_bytes (an input beyond one is refused with an "
+                        "error naming the limit; defaults in the formats package docs)")
     if annotators:
         who = group.add_mutually_exclusive_group()
         who.add_argument("--annotator", metavar="NAME",
@@ -102,12 +106,33 @@ def _add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) 
 
 
 def _span_kwargs(args: argparse.Namespace) -> dict:
+    """Reader options every input file gets: span-record options and read limits."""
     return {
         "tokenizer": args.tokenizer,
         "sentence_split": not args.no_sentence_split,
         "strict": args.strict,
         "annotator": getattr(args, "annotator", None),
+        **dict(args.limit),
     }
+
+
+def _read_limit(text: str) -> tuple[str, int]:
+    """``NAME=N`` of ``--limit``, checked against :class:`ReadLimits`."""
+    from dataclasses import fields
+
+    from tagtool.store.formats.limits import ReadLimits
+
+    names = [f.name for f in fields(ReadLimits)]
+    name, _, value = text.partition("=")
+    if name not in names:
+        raise argparse.ArgumentTypeError(f"unknown limit {name!r}; the limits are {', '.join(names)}")
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{name} takes a positive integer, got {value!r}")
+    return name, number
 
 
 def _report_reading(corpus) -> None:

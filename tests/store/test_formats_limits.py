@@ -207,3 +207,18 @@ def test_tag_help_says_what_memory_stays_flat_covers(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "loaded whole" in text and "32 MiB" in text
     assert "16 Mi characters" in text and "100,000 tokens" in text and "4,096 characters" in text
+
+
+def test_the_cli_raises_a_read_limit(tmp_path, capsys):
+    # The defaults refuse some valid files (a large CSV, a big tag set): --limit lets them in.
+    from tagtool.cli import main
+
+    data = tmp_path / "long.txt"
+    data.write_text("".join(f"w{i} O\n" for i in range(30)), encoding="utf-8")
+    project = tmp_path / "p.tagproj"
+    assert main(["import", str(data), "-p", str(project), "--limit", "max_sentence_tokens=20"]) == 1
+    assert "max_sentence_tokens" in capsys.readouterr().err and not project.exists()
+    assert main(["import", str(data), "-p", str(project), "--limit", "max_sentence_tokens=40"]) == 0
+    with pytest.raises(SystemExit):
+        main(["import", str(data), "-p", str(project), "--limit", "max_words=3"])
+    assert "the limits are max_line_chars" in capsys.readouterr().err
