@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tagtool import __version__
 from tagtool.errors import TagtoolError
+from tagtool.outputs import check_not_input
 
 logger = logging.getLogger("tagtool")
 
@@ -95,6 +96,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.store.formats import read_corpus
     from tagtool.store.project import Project
 
+    check_not_input(args.project, {"corpus file": args.files}, "project")
     labels = LabelSet(args.labels.split(",")) if args.labels else None
     corpus = merge_corpora(read_corpus(f, labels=labels, **_reader_kwargs(args)) for f in args.files)
     if args.project.exists():
@@ -113,6 +115,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from tagtool.store.formats import write_corpus
     from tagtool.store.project import Project
 
+    check_not_input(args.output, {"project": args.project})
     with Project.open(args.project, readonly=True) as project:
         corpus = project.corpus()
     options = {"spans": True} if args.spans else {}
@@ -481,6 +484,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     from tagtool.pipeline import train_tagger
     from tagtool.tagger import load_tagger
 
+    check_not_input(args.output, {"training data": args.data, "unlabeled data": args.unlabeled,
+                                  "warm-start tagger": args.warm_start}, "tagger file")
     cls, settings = _configured_learner(args)
     corpus = _read_files(args.data, args, args.label_column)
     unlabeled = _read_files(args.unlabeled, args, None) if args.unlabeled else None
@@ -515,8 +520,10 @@ def _positive_int(text: str) -> int:
 def cmd_tag(args: argparse.Namespace) -> int:
     from tagtool.batch import BatchCancelled, tag_file
 
-    if not args.model.is_file():
-        raise FileNotFoundError(f"{args.model}: no such file")
+    for path in (args.model, args.input):
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such file")
+    check_not_input(args.output, {"input": args.input, "tagger": args.model})
     # The real stdout, taken before the progress bar starts: on a terminal,
     # rich swaps sys.stdout for a proxy that prints to the bar's stderr.
     output = args.output if args.output is not None else sys.stdout
@@ -568,6 +575,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         partial_share=args.partial_share, candidates=args.candidates, seed=args.seed,
         fit_features=args.fit_features,
     )
+    check_not_input(args.json, {"data": args.data, "test data": args.test}, "JSON output")
     data = _read_files([args.data], args, args.label_column)
     test = _read_files([args.test], args, args.label_column) if args.test else None
     with _stop_on_sigint() as stop, _progress_bar(f"experiment {cls.name}") as report:
@@ -608,6 +616,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         full_data_f1=args.full_data_f1, until_95=args.until_95, **optional,
     )
     config.check(cls)
+    check_not_input(args.json, {"data": args.data, "test data": args.test}, "JSON output")
+    check_not_input(args.plot, {"data": args.data, "test data": args.test, "JSON output": args.json}, "plot")
     if args.plot:
         check_plotting()
     data = _read_files([args.data], args, args.label_column)

@@ -40,6 +40,7 @@ from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
 from tagtool.gui.style import LabelStyle, apply_theme
+from tagtool.outputs import check_not_input
 from tagtool.store.project import SUFFIX, Project
 
 log = logging.getLogger(__name__)
@@ -331,6 +332,7 @@ class MainWindow(QMainWindow):
         if not path:
             return
         try:
+            check_not_input(path, {"open project": self.session.project.path}, "tagger file")
             tagger.save(path)
         except (TagtoolError, OSError) as e:
             self.show_error("Export tagger", str(e))
@@ -344,6 +346,11 @@ class MainWindow(QMainWindow):
             return
         choice = dialog.choice()
         source = choice["tagger"] if choice["tagger"] is not None else tagger
+        try:
+            check_not_input(choice["output"], {"open project": self.session.project.path})
+        except TagtoolError as e:
+            self.show_error("Batch-tag", str(e))
+            return
         self.batch.start(source, choice["input"], choice["output"], choice["format"])
 
     def _report(self, message: str | None) -> None:
