@@ -187,6 +187,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
     path = args.project or ensure_sample_project()
     if not path.is_file():
         raise TagtoolError(f"{path}: no such project file")
+    missing = _missing_display()
+    if missing:
+        raise TagtoolError(f"gui: no display ({missing}); run it in a desktop session, "
+                           f"or look at the project with 'tagtool info {path}'")
     from tagtool.gui.app import run
 
     quit_after = getattr(args, "quit_after", None)
@@ -200,6 +204,24 @@ def cmd_gui(args: argparse.Namespace) -> int:
     else:
         print(f"tagtool: error: gui: {path} did not open", file=sys.stderr)
     return status
+
+
+def _missing_display() -> str | None:
+    """Why Qt could not open a window here, or None.
+
+    Qt aborts the process (no exception) when its platform plugin finds no
+    display.  Only Linux and the BSDs with the default, X11 or Wayland
+    platform need one; a platform named otherwise (offscreen, vnc, eglfs)
+    is the user's explicit choice and left to Qt.
+    """
+    if sys.platform.startswith(("win", "darwin")):
+        return None
+    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0]
+    if platform not in ("", "xcb", "wayland", "wayland-egl"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return "neither DISPLAY nor WAYLAND_DISPLAY is set"
 
 
 def _has_display() -> bool:
