@@ -207,6 +207,10 @@ class MainWindow(QMainWindow):
                 f"{project.path} was written by a newer tagtool (project schema "
                 f"{project.schema_version}). It is open read-only: you can look at it and "
                 "train models, but edits cannot be saved. Open it with that newer tagtool to edit it."))
+        elif project.readonly_reason:
+            self.show_error("Read-only project", (
+                f"{project.path}: {project.readonly_reason}. It is open read-only: you can look at it "
+                "and train models, but edits cannot be saved. Copy it to a folder you can write to edit it."))
         for action in self._project_actions:
             action.setEnabled(True)
         self.editor.setFocus()

@@ -42,6 +42,11 @@ class OpenedFile:
     newer_schema: bool = False
     migrated_from: int | None = None
     backup_path: Path | None = None
+    #: Why a file asked for read-write is open read-only (its folder or the
+    #: file cannot be written), or None.
+    readonly_reason: str | None = None
+    #: A read-only open found no ``-wal``/``-shm`` files: remove them at close.
+    tidy_sides: bool = False
 
 
 def _exists_error(path: Path) -> ProjectError:
@@ -142,9 +147,20 @@ def _move_into_place(tmp: Path, path: Path, overwrite: bool) -> None:
 
 def open_file(path: Path, readonly: bool) -> OpenedFile:
     """Check a project file and connect to it (see ``Project.open``)."""
+    had_sides = any(side.exists() for side in dbfile.side_files(path)[:2])
     opened = _open_checked(path, readonly)
     opened.conn.text_factory = _lenient_text
+    opened.tidy_sides = opened.readonly and not had_sides
     return opened
+
+
+def _readonly_reason(path: Path) -> str | None:
+    """Why ``path`` cannot be opened for editing, or None if it can."""
+    if dbfile.writable(path):
+        return None
+    if not os.access(path.parent, os.W_OK):
+        return f"its folder {path.parent} cannot be written"
+    return "the file cannot be written"
 
 
 def _lenient_text(data: bytes) -> str:
@@ -237,13 +253,18 @@ def _open_checked(path: Path, readonly: bool) -> OpenedFile:
         warnings.warn(message, NewerSchemaWarning, stacklevel=3)
         log.warning(message)
         return OpenedFile(conn, readonly=True, schema_version=version, newer_schema=True)
+    reason = None if readonly else _readonly_reason(path)
+    if reason:
+        log.info("%s: %s; it is opened read-only", path, reason)
     if version == schema.CURRENT_VERSION:
-        if readonly:
-            return OpenedFile(conn, readonly=True, schema_version=version)
+        if readonly or reason:
+            return OpenedFile(conn, readonly=True, schema_version=version, readonly_reason=reason)
         conn.close()
         return OpenedFile(_connect_for_editing(path), readonly=False, schema_version=version)
-    if readonly:
-        return _migrate_in_memory(path, conn, version)
+    if readonly or reason:
+        opened = _migrate_in_memory(path, conn, version)
+        opened.readonly_reason = reason
+        return opened
     return _migrate_file(path, conn, version)
 
 

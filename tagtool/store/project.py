@@ -33,7 +33,7 @@ from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_label_name
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import colors as _colors
-from tagtool.store import lifecycle
+from tagtool.store import dbfile, lifecycle
 from tagtool.store import rows as _rows
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.records import (
@@ -140,6 +140,9 @@ class Project:
         newer than this code).
     newer_schema : bool
         The file was written by a newer tagtool (and is therefore read-only).
+    readonly_reason : str or None
+        Why a project opened for editing is read-only ("its folder ... cannot
+        be written"), or None.
     migrated_from : int or None
         The file's version before this open migrated it.
     backup_path : pathlib.Path or None
@@ -156,6 +159,8 @@ class Project:
         newer_schema: bool = False,
         migrated_from: int | None = None,
         backup_path: Path | None = None,
+        readonly_reason: str | None = None,
+        tidy_sides: bool = False,
     ):
         self.path = Path(path)
         self._conn: sqlite3.Connection | None = conn
@@ -164,6 +169,8 @@ class Project:
         self.newer_schema = newer_schema
         self.migrated_from = migrated_from
         self.backup_path = backup_path
+        self.readonly_reason = readonly_reason
+        self._tidy_sides = tidy_sides
         self._labels: LabelSet | None = None
 
     # ------------------------------------------------------------------
@@ -250,6 +257,8 @@ class Project:
             newer_schema=opened.newer_schema,
             migrated_from=opened.migrated_from,
             backup_path=opened.backup_path,
+            readonly_reason=opened.readonly_reason,
+            tidy_sides=opened.tidy_sides,
         )
 
     def close(self) -> None:
@@ -265,6 +274,8 @@ class Project:
                 conn.close()
             except sqlite3.Error as e:
                 log.warning("%s: closing failed (%s); committed edits stay in its WAL file", self.path, e)
+            if self._tidy_sides:
+                dbfile.tidy_side_files(self.path)
 
     @property
     def closed(self) -> bool:
@@ -298,7 +309,8 @@ class Project:
         disk) become :class:`ProjectError`; the project is then unchanged.
         """
         if self.readonly:
-            raise ProjectError(f"{self.path} is open read-only; it cannot be changed")
+            why = f" ({self.readonly_reason})" if self.readonly_reason else ""
+            raise ProjectError(f"{self.path} is open read-only{why}; it cannot be changed")
         conn = self._db
         try:
             conn.execute("BEGIN IMMEDIATE")

@@ -53,3 +53,32 @@ def test_batch_tag_and_export_tagger_over_the_open_project_are_refused(window, t
     window.export_tagger_action.trigger()
     assert "would overwrite the open project" in window.error_box.text()
     assert project.read_bytes() == before
+
+
+def test_a_project_in_a_read_only_folder_opens_read_only_and_says_why(chunk_project, settings, qtbot, monkeypatch):
+    """Root ignores file modes: the folder is made read-only for the writability probe."""
+    import os
+
+    from tagtool.gui.main_window import MainWindow
+    from tagtool.store import dbfile
+    from tests.gui.helpers import go_unlabeled, key_of
+
+    monkeypatch.setattr(dbfile, "writable", lambda path: False)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: mode != os.W_OK and real_access(path, mode))
+    before = chunk_project.read_bytes()
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    assert window.open_project(chunk_project)
+    window.show()
+    assert "(read-only)" in window.windowTitle()
+    box = window.error_box
+    assert box.windowTitle() == "Read-only project" and "cannot be written" in box.text()
+    box.close()
+    window.model_loop.auto = False
+    editor = go_unlabeled(window)
+    qtbot.keyClick(editor, key_of(window, "B-NP"))
+    assert "open read-only because its folder" in window.error_box.text()
+    window.close()
+    assert chunk_project.read_bytes() == before
+    assert not [p for p in os.listdir(chunk_project.parent) if p.startswith(chunk_project.name + "-")]
