@@ -21,6 +21,7 @@ from pathlib import Path
 import tagtool
 from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
+from tagtool.outputs import TEMP_SUFFIX, temp_prefix
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, schema
 from tagtool.store.rows import insert_corpus
@@ -71,15 +72,28 @@ def create_file(
         raise ProjectError(f"{path} is a folder, not a project file")
     if path.exists() and not overwrite:
         raise _exists_error(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # The writer's pid in the name: a later open removes what a killed
+    # creation left (tagtool.outputs.remove_stale_temps), never a live one's.
+    tmp = path.with_name(f"{temp_prefix(path)}{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
         _build(tmp, corpus, name, colors, annotator)
         _move_into_place(tmp, path, overwrite)
-    except BaseException:
+    except BaseException as e:
         for leftover in [tmp, *dbfile.side_files(tmp)]:
             leftover.unlink(missing_ok=True)
+        if isinstance(e, (sqlite3.Error, OSError)):
+            raise ProjectError(f"{path}: the project could not be created ({_create_reason(e)}); "
+                               "nothing was written") from e
         raise
     log.info("created project %s (%d sentences)", path, len(corpus))
+
+
+def _create_reason(error: Exception) -> str:
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    if "full" in str(error).lower() or getattr(error, "sqlite_errorname", "").startswith("SQLITE_FULL"):
+        return "the disk is full"
+    return str(error)
 
 
 def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: str) -> None:

@@ -649,20 +649,22 @@ class Project:
         annotations = _rows.annotations_by_sentence(
             self._db, "WHERE sentence_id IN (SELECT value FROM json_each(?))", (key,)
         )
-        return [_rows.make_sentence(*rows[i], annotations.get(i, {})) for i in ids]
+        with self._broken_sentence() as current:
+            return [_rows.make_sentence(*rows[current(i)], annotations.get(i, {})) for i in ids]
 
     def corpus(self) -> Corpus:
         """The whole project as a :class:`Corpus` (one query per table)."""
         db = self._db
         annotations = _rows.annotations_by_sentence(db)
         by_document: dict[int, list[Sentence]] = {}
-        for doc_id, sid, tokens, columns, meta in db.execute(
-            "SELECT document_id, id, tokens, columns, meta FROM sentences "
-            "ORDER BY document_id, position"
-        ):
-            by_document.setdefault(doc_id, []).append(
-                _rows.make_sentence(tokens, columns, meta, annotations.get(sid, {}))
-            )
+        with self._broken_sentence() as current:
+            for doc_id, sid, tokens, columns, meta in db.execute(
+                "SELECT document_id, id, tokens, columns, meta FROM sentences "
+                "ORDER BY document_id, position"
+            ):
+                by_document.setdefault(doc_id, []).append(
+                    _rows.make_sentence(tokens, columns, meta, annotations.get(current(sid), {}))
+                )
         documents = [
             Document(name, by_document.get(doc_id, ()))
             for doc_id, name in db.execute("SELECT id, name FROM documents ORDER BY position")
@@ -705,23 +707,41 @@ class Project:
         # annotations' primary key.
         ids: list[int] = []
         sentences: list[Sentence] = []
-        parse = _rows.parse_stored
-        for sid, fields, annotated in db.execute(
+        with self._broken_sentence() as current:
+            for sid, fields, annotated in db.execute(
             "SELECT s.id, '[' || s.tokens || ',' || s.columns || ',' || s.meta || ']', "
             "(SELECT group_concat(a.token || ' ' || a.labels, ' ') FROM annotations a "
             f" WHERE a.sentence_id = s.id) {_rows.ORDERED_SENTENCES} ORDER BY d.position, s.position"
         ):
-            if checkpoint is not None and len(ids) % CHECKPOINT_EVERY == 0 and checkpoint():
-                raise InterruptedError(f"{self.path}: reading stopped")
-            tokens, columns, meta = json.loads(fields)
-            anns = [EMPTY] * len(tokens)
-            if annotated:
-                parts = annotated.split(" ")
-                for t, text in zip(parts[::2], parts[1::2]):
-                    anns[int(t)] = parse(text)
-            ids.append(sid)
-            sentences.append(Sentence(tokens, anns, columns, meta))
+                if checkpoint is not None and len(ids) % CHECKPOINT_EVERY == 0 and checkpoint():
+                    raise InterruptedError(f"{self.path}: reading stopped")
+                tokens, columns, meta = json.loads(fields)
+                parts = annotated.split(" ") if annotated else []
+                anns = zip(map(int, parts[::2]), map(_rows.parse_stored, parts[1::2]))
+                ids.append(current(sid))
+                sentences.append(_rows.build_sentence(tokens, anns, columns, meta))
         return ids, sentences
+
+    @contextmanager
+    def _broken_sentence(self) -> Iterator[Callable[[int], int]]:
+        """Turn a sentence the file holds broken into a :class:`ProjectError`.
+
+        Yields ``current(sid) -> sid``, to be called with each sentence id
+        read, so that the error names the sentence.
+        """
+        last = [None]
+
+        def current(sid: int) -> int:
+            last[0] = sid
+            return sid
+
+        try:
+            yield current
+        except (ValueError, TypeError) as e:
+            raise ProjectError(
+                f"{self.path} is damaged: sentence {last[0]} holds broken data ({e}); "
+                "was the file changed outside tagtool?"
+            ) from e
 
     def sentence_summaries(
         self,

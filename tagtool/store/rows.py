@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -46,12 +46,46 @@ def dumps(value: Any) -> str:
 def make_sentence(
     tokens: str, columns: str, meta: str, annotations: Mapping[int, frozenset]
 ) -> Sentence:
-    """A :class:`Sentence` from its row's JSON fields and ``{token: annotation}``."""
-    token_list = json.loads(tokens)
-    anns = [EMPTY] * len(token_list)
-    for t, ann in annotations.items():
+    """A :class:`Sentence` from its row's JSON fields and ``{token: annotation}``.
+
+    Raises ValueError (see :func:`build_sentence`) for values a program
+    other than tagtool wrote.
+    """
+    return build_sentence(json.loads(tokens), annotations.items(), json.loads(columns), json.loads(meta))
+
+
+def _strings(values: Any) -> bool:
+    # One C-level pass (set of types), not a Python loop: this runs on every
+    # sentence read.
+    return isinstance(values, list) and set(map(type, values)) <= {str}
+
+
+def build_sentence(
+    tokens: Any, annotations: Iterable[tuple[int, frozenset]], columns: Any, meta: Any
+) -> Sentence:
+    """A :class:`Sentence` from decoded row values, checked.
+
+    The opening checks see that each value is JSON of the right kind; a
+    file edited outside tagtool can still hold numbers for tokens or an
+    annotation past its sentence's end.
+
+    Raises
+    ------
+    ValueError
+        What is wrong, for the caller to name the file and sentence.
+    """
+    if not _strings(tokens):
+        raise ValueError("its tokens are not a list of strings")
+    if not isinstance(columns, dict) or not all(map(_strings, columns.values())):
+        raise ValueError("its extra columns are not lists of strings")
+    if not isinstance(meta, dict):
+        raise ValueError("its attributes are not an object")
+    anns = [EMPTY] * len(tokens)
+    for t, ann in annotations:
+        if not 0 <= t < len(anns):
+            raise ValueError(f"an annotation of token {t}, past its {len(anns)} tokens")
         anns[t] = ann
-    return Sentence(token_list, anns, json.loads(columns), json.loads(meta))
+    return Sentence(tokens, anns, columns, meta)
 
 
 def annotations_by_sentence(
