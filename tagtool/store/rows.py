@@ -55,9 +55,15 @@ def make_sentence(
 
 
 def _strings(values: Any) -> bool:
-    # One C-level pass (set of types), not a Python loop: this runs on every
-    # sentence read.
-    return isinstance(values, list) and set(map(type, values)) <= {str}
+    # One C-level pass (join refuses anything but strings), not a Python
+    # loop: this runs on every sentence read.
+    if type(values) is not list:
+        return False
+    try:
+        "".join(values)
+    except TypeError:
+        return False
+    return True
 
 
 def build_sentence(
@@ -81,10 +87,12 @@ def build_sentence(
     if not isinstance(meta, dict):
         raise ValueError("its attributes are not an object")
     anns = [EMPTY] * len(tokens)
-    for t, ann in annotations:
-        if not 0 <= t < len(anns):
-            raise ValueError(f"an annotation of token {t}, past its {len(anns)} tokens")
-        anns[t] = ann
+    t = None
+    try:  # token indexes are never negative (a CHECK of the table)
+        for t, ann in annotations:
+            anns[t] = ann
+    except IndexError:
+        raise ValueError(f"an annotation of token {t}, past its {len(anns)} tokens") from None
     return Sentence(tokens, anns, columns, meta)
 
 
