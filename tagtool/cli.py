@@ -447,10 +447,56 @@ def _stop_on_sigint():
         requested.set()
 
     previous = signal.signal(signal.SIGINT, handler)
+    hard_stop = _HardStop()
     try:
         yield requested.is_set
     finally:
+        hard_stop.close()
         signal.signal(signal.SIGINT, previous)
+
+
+class _HardStop:
+    """Exit with 130 on the second Ctrl-C even where the main thread cannot act on it.
+
+    The second Ctrl-C raises KeyboardInterrupt in the main thread, but what
+    runs then may block: a process pool waiting for its workers' batches,
+    a learner inside C code.  Python's C-level signal handler writes each
+    signal number to a wakeup socket at once; this thread reads it and,
+    :data:`GRACE` seconds after the second SIGINT, ends the process.  A
+    killed atomic write leaves only its temporary file, removed by the
+    next write of that output.
+    """
+
+    GRACE = 1.0
+
+    def __init__(self):
+        import socket
+
+        self._read, self._write = socket.socketpair()
+        self._write.setblocking(False)
+        self._closed = threading.Event()
+        self._previous = signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, name="tagtool-hard-stop", daemon=True).start()
+
+    def _watch(self) -> None:
+        with self._read:
+            seen = 0
+            while seen < 2:
+                try:
+                    data = self._read.recv(64)
+                except OSError:
+                    return
+                if not data:
+                    return
+                seen += data.count(signal.SIGINT)
+        if not self._closed.wait(self.GRACE):
+            os.write(2, b"tagtool: interrupted\n")
+            os._exit(EXIT_INTERRUPTED)
+
+    def close(self) -> None:
+        self._closed.set()
+        signal.set_wakeup_fd(self._previous)
+        self._write.close()  # the watching thread's recv returns b""
 
 
 @contextmanager
@@ -697,6 +743,14 @@ def _configure_logging(verbosity: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tagtool`` console script."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # a Ctrl-C while an error or a cancel was being reported
+        print("tagtool: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _configure_logging(args.verbose)
