@@ -21,7 +21,7 @@ from pathlib import Path
 import tagtool
 from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
-from tagtool.outputs import TEMP_SUFFIX, temp_prefix
+from tagtool.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, schema
 from tagtool.store.rows import insert_corpus
@@ -72,9 +72,8 @@ def create_file(
         raise ProjectError(f"{path} is a folder, not a project file")
     if path.exists() and not overwrite:
         raise _exists_error(path)
-    # The writer's pid in the name: a later open removes what a killed
-    # creation left (tagtool.outputs.remove_stale_temps), never a live one's.
-    tmp = path.with_name(f"{temp_prefix(path)}{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
+    tmp = _temp_path(path)
     try:
         _build(tmp, corpus, name, colors, annotator)
         _move_into_place(tmp, path, overwrite)
@@ -94,6 +93,14 @@ def _create_reason(error: Exception) -> str:
     if "full" in str(error).lower() or getattr(error, "sqlite_errorname", "").startswith("SQLITE_FULL"):
         return "the disk is full"
     return str(error)
+
+
+def _temp_path(path: Path) -> Path:
+    """A temporary file beside ``path`` (a project being built, a backup being
+    written) named ``.NAME.PID.RANDOM.tmp``: the next open of ``path`` removes
+    what a killed writer left (:func:`tagtool.outputs.remove_stale_temps`),
+    never a live writer's."""
+    return path.with_name(f"{temp_prefix(path)}{secrets.token_hex(4)}{TEMP_SUFFIX}")
 
 
 def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: str) -> None:
@@ -165,6 +172,8 @@ def open_file(path: Path, readonly: bool) -> OpenedFile:
     opened = _open_checked(path, readonly)
     opened.conn.text_factory = _lenient_text
     opened.tidy_sides = opened.readonly and not had_sides
+    if not opened.readonly:
+        remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
     return opened
 
 
@@ -303,10 +312,17 @@ def _connect_for_editing(path: Path) -> sqlite3.Connection:
 
 def _migrate_file(path: Path, ro_conn: sqlite3.Connection, version: int) -> OpenedFile:
     """Back the file up, then migrate it in one transaction."""
-    backup = dbfile.backup_path(path, version)
+    # Written under a temporary name, renamed once complete: an upgrade
+    # killed meanwhile leaves no partial backup that looks like a real one.
+    remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
+    backup, tmp = dbfile.backup_path(path, version), _temp_path(path)
     try:
-        dbfile.write_backup(ro_conn, backup)
+        dbfile.write_backup(ro_conn, tmp)
+        os.replace(tmp, backup)
+        dbfile.fsync_dir(path.parent)
     except (OSError, sqlite3.Error) as e:
+        for leftover in [tmp, *dbfile.side_files(tmp)]:
+            leftover.unlink(missing_ok=True)
         raise ProjectError(
             f"{path} needs an upgrade from schema {version}, but the backup "
             f"{backup} could not be written ({e}); the file is unchanged"
