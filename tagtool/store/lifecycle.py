@@ -72,6 +72,11 @@ def create_file(
         raise ProjectError(f"{path} is a folder, not a project file")
     if path.exists() and not overwrite:
         raise _exists_error(path)
+    # Only a regular file is ever replaced: a symlink's target is written
+    # (the link stays), a device or FIFO is refused.
+    path = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if path.exists() and not path.is_file():
+        raise ProjectError(f"{path} is not a regular file; a project cannot be written there")
     remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
     tmp = _temp_path(path)
     try:

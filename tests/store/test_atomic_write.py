@@ -126,3 +126,25 @@ def test_temp_names_carry_the_writer_pid(tmp_path):
         seen = [p.name for p in tmp_path.iterdir()]
         fh.write("{}")
     assert len(seen) == 1 and seen[0].startswith(temp_prefix(tmp_path / "x.json"))
+
+
+def test_project_create_over_a_symlink_writes_its_target_and_refuses_a_fifo(tmp_path):
+    from project_samples import sample_corpus
+
+    from tagtool.errors import ProjectError
+    from tagtool.store.project import Project
+
+    target = tmp_path / "real.tagproj"
+    Project.create(target, sample_corpus()).close()
+    link = tmp_path / "link.tagproj"
+    link.symlink_to(target)
+    with Project.create(link, sample_corpus(), name="again", overwrite=True) as p:
+        assert p.name == "again"
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    with Project.open(target, readonly=True) as p:
+        assert p.name == "again"
+    fifo = tmp_path / "pipe.tagproj"
+    os.mkfifo(fifo)
+    with pytest.raises(ProjectError, match="not a regular file"):
+        Project.create(fifo, sample_corpus(), overwrite=True)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
