@@ -412,6 +412,7 @@ def tag_file(
     if workers < 1:
         raise TagtoolError(f"workers must be at least 1, got {workers}")
     input = Path(input)
+    _check_paths(tagger, input, output)
     in_format = input_format or detect_format(input)
     if output is None or hasattr(output, "write"):
         output_name = "stdout" if output is None else str(getattr(output, "name", "<stream>"))
@@ -470,6 +471,16 @@ def _check_columns(tagger, sentences: Iterator, job: BatchJob) -> list[str]:
     if first is None:
         return []
     return check_input(record, [first], job.input_name, job.allow_missing_columns)
+
+
+def _check_paths(tagger, input: Path, output) -> None:
+    """The input exists, and the output is neither the input nor the tagger file."""
+    from tagtool.outputs import check_not_input
+
+    if not input.is_file():
+        raise FileNotFoundError(f"{input}: no such file")
+    tagger_path = None if hasattr(tagger, "tag_corpus") else tagger
+    check_not_input(output, {"input": input, "tagger": tagger_path})
 
 
 def _describer(job: BatchJob) -> Callable[[int, int], str]:

@@ -136,6 +136,12 @@ def process_runner(tagger, job: BatchJob, workers: int) -> Iterator:
 
     try:
         yield submit, IN_FLIGHT_PER_WORKER * workers
+    except KeyboardInterrupt:
+        # A second Ctrl-C: stop now, not once the batches in flight are done.
+        for process in list(getattr(executor, "_processes", {}).values()):
+            process.terminate()
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
     finally:
         # In-flight batches are bounded, so waiting for them is short.
         executor.shutdown(wait=True, cancel_futures=True)

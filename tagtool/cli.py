@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tagtool import __version__
 from tagtool.errors import TagtoolError
+from tagtool.outputs import check_not_input
 
 logger = logging.getLogger("tagtool")
 
@@ -205,6 +206,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.store.formats import read_corpus
     from tagtool.store.project import Project
 
+    check_not_input(args.project, {"corpus file": args.files}, "project")
     labels = LabelSet(args.labels.split(",")) if args.labels else None
     corpus = merge_corpora(read_corpus(f, labels=labels, **_reader_kwargs(args, f)) for f in args.files)
     _report_reading(corpus)
@@ -253,6 +255,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from tagtool.store.formats.detect import EXTENSIONS
     from tagtool.store.project import Project
 
+    check_not_input(args.output, {"project": args.project})
     with Project.open(args.project, readonly=True) as project:
         corpus = project.corpus()
     options = {"spans": True} if args.spans else {}
@@ -328,6 +331,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
     path = args.project or ensure_sample_project()
     if not path.is_file():
         raise TagtoolError(f"{path}: no such project file")
+    missing = _missing_display()
+    if missing:
+        raise TagtoolError(f"gui: no display ({missing}); run it in a desktop session, "
+                           f"or look at the project with 'tagtool info {path}'")
     from tagtool.gui.app import run
 
     quit_after = getattr(args, "quit_after", None)
@@ -341,6 +348,24 @@ def cmd_gui(args: argparse.Namespace) -> int:
     else:
         print(f"tagtool: error: gui: {path} did not open", file=sys.stderr)
     return status
+
+
+def _missing_display() -> str | None:
+    """Why Qt could not open a window here, or None.
+
+    Qt aborts the process (no exception) when its platform plugin finds no
+    display.  Only Linux and the BSDs with the default, X11 or Wayland
+    platform need one; a platform named otherwise (offscreen, vnc, eglfs)
+    is the user's explicit choice and left to Qt.
+    """
+    if sys.platform.startswith(("win", "darwin")):
+        return None
+    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0]
+    if platform not in ("", "xcb", "wayland", "wayland-egl"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return "neither DISPLAY nor WAYLAND_DISPLAY is set"
 
 
 def _has_display() -> bool:
@@ -597,10 +622,56 @@ def _stop_on_sigint():
         requested.set()
 
     previous = signal.signal(signal.SIGINT, handler)
+    hard_stop = _HardStop()
     try:
         yield requested.is_set
     finally:
+        hard_stop.close()
         signal.signal(signal.SIGINT, previous)
+
+
+class _HardStop:
+    """Exit with 130 on the second Ctrl-C even where the main thread cannot act on it.
+
+    The second Ctrl-C raises KeyboardInterrupt in the main thread, but what
+    runs then may block: a process pool waiting for its workers' batches,
+    a learner inside C code.  Python's C-level signal handler writes each
+    signal number to a wakeup socket at once; this thread reads it and,
+    :data:`GRACE` seconds after the second SIGINT, ends the process.  A
+    killed atomic write leaves only its temporary file, removed by the
+    next write of that output.
+    """
+
+    GRACE = 1.0
+
+    def __init__(self):
+        import socket
+
+        self._read, self._write = socket.socketpair()
+        self._write.setblocking(False)
+        self._closed = threading.Event()
+        self._previous = signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, name="tagtool-hard-stop", daemon=True).start()
+
+    def _watch(self) -> None:
+        with self._read:
+            seen = 0
+            while seen < 2:
+                try:
+                    data = self._read.recv(64)
+                except OSError:
+                    return
+                if not data:
+                    return
+                seen += data.count(signal.SIGINT)
+        if not self._closed.wait(self.GRACE):
+            os.write(2, b"tagtool: interrupted\n")
+            os._exit(EXIT_INTERRUPTED)
+
+    def close(self) -> None:
+        self._closed.set()
+        signal.set_wakeup_fd(self._previous)
+        self._write.close()  # the watching thread's recv returns b""
 
 
 @contextmanager
@@ -657,11 +728,11 @@ def _configured_learner(args: argparse.Namespace, seeded: bool = True):
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from tagtool.pipeline import train_tagger
+    from tagtool.pipeline import check_feature_columns, feature_column_warnings, train_tagger
     from tagtool.tagger import load_tagger
 
-    from tagtool.pipeline import check_feature_columns, feature_column_warnings
-
+    check_not_input(args.output, {"training data": args.data, "unlabeled data": args.unlabeled,
+                                  "warm-start tagger": args.warm_start}, "tagger file")
     cls, settings = _configured_learner(args)
     for warning in feature_column_warnings(settings.features):
         print(f"warning: {warning}", file=sys.stderr)
@@ -700,8 +771,10 @@ def _positive_int(text: str) -> int:
 def cmd_tag(args: argparse.Namespace) -> int:
     from tagtool.batch import BatchCancelled, tag_file
 
-    if not args.model.is_file():
-        raise FileNotFoundError(f"{args.model}: no such file")
+    for path in (args.model, args.input):
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such file")
+    check_not_input(args.output, {"input": args.input, "tagger": args.model})
     # The real stdout, taken before the progress bar starts: on a terminal,
     # rich swaps sys.stdout for a proxy that prints to the bar's stderr.
     output = args.output if args.output not in (None, Path("-")) else sys.stdout
@@ -761,6 +834,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         partial_share=args.partial_share, candidates=args.candidates, seed=args.seed,
         fit_features=args.fit_features,
     )
+    check_not_input(args.json, {"data": args.data, "test data": args.test}, "JSON output")
     data = _read_files([args.data], args, args.label_column)
     test = _read_files([args.test], args, args.label_column) if args.test else None
     with _stop_on_sigint() as stop, _progress_bar(f"experiment {cls.name}") as report:
@@ -801,6 +875,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"), until_95=args.until_95, **optional,
     )
     config.check(cls)
+    check_not_input(args.json, {"data": args.data, "test data": args.test}, "JSON output")
+    check_not_input(args.plot, {"data": args.data, "test data": args.test, "JSON output": args.json}, "plot")
     if args.plot:
         check_plotting()
     data = _read_files([args.data], args, args.label_column)
@@ -867,6 +943,14 @@ def _configure_logging(verbosity: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tagtool`` console script."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # a Ctrl-C while an error or a cancel was being reported
+        print("tagtool: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _configure_logging(args.verbose)

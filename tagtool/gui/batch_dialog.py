@@ -142,10 +142,9 @@ class BatchTagDialog(QDialog):
 
 
 def _run(tagger_or_path, input, output, fmt, label_field, allow_missing_columns, state):
-    from tagtool.tagger import load_tagger
-
-    tagger = load_tagger(tagger_or_path) if isinstance(tagger_or_path, Path) else tagger_or_path
-    return tag_file(tagger, input, output, fmt, label_field=label_field, progress=state.progress,
+    # A tagger file goes by path: tag_file loads it, after refusing an
+    # output that is the input or the tagger file (as ``tagtool tag`` does).
+    return tag_file(tagger_or_path, input, output, fmt, label_field=label_field, progress=state.progress,
                     should_stop=state.should_stop, allow_missing_columns=allow_missing_columns)
 
 

@@ -40,6 +40,7 @@ from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
 from tagtool.gui.style import LabelStyle, apply_theme
+from tagtool.outputs import check_not_input
 from tagtool.store.project import SUFFIX, Project
 
 log = logging.getLogger(__name__)
@@ -205,6 +206,10 @@ class MainWindow(QMainWindow):
                 f"{project.path} was written by a newer tagtool (project schema "
                 f"{project.schema_version}). It is open read-only: you can look at it and "
                 "train models, but edits cannot be saved. Open it with that newer tagtool to edit it."))
+        elif project.readonly_reason:
+            self.show_error("Read-only project", (
+                f"{project.path}: {project.readonly_reason}. It is open read-only: you can look at it "
+                "and train models, but edits cannot be saved. Copy it to a folder you can write to edit it."))
         for action in self._project_actions:
             action.setEnabled(True)
         self.editor.setFocus()
@@ -330,6 +335,7 @@ class MainWindow(QMainWindow):
         if not path:
             return
         try:
+            check_not_input(path, {"open project": self.session.project.path}, "tagger file")
             tagger.save(path)
         except (TagtoolError, OSError) as e:
             self.show_error("Export tagger", str(e))
@@ -343,6 +349,11 @@ class MainWindow(QMainWindow):
             return
         choice = dialog.choice()
         source = choice["tagger"] if choice["tagger"] is not None else tagger
+        try:
+            check_not_input(choice["output"], {"open project": self.session.project.path})
+        except TagtoolError as e:
+            self.show_error("Batch-tag", str(e))
+            return
         self.batch.start(source, choice["input"], choice["output"], choice["format"], choice["label_field"],
                          choice["allow_missing_columns"])
 

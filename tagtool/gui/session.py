@@ -244,6 +244,8 @@ class Session(QObject):
             why = "This project is open read-only"
             if self.project.newer_schema:
                 why += " because a newer tagtool wrote it"
+            elif self.project.readonly_reason:
+                why += f" because {self.project.readonly_reason}"
             return f"{why}: edits cannot be saved.\n\n{error}"
         return (f"{error}\n\nThe annotations were left as they are in the file. "
                 "Try again once the file can be written (free some disk space, or make it writable).")

@@ -20,6 +20,7 @@ from tagtool.errors import TagtoolError
 from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
 from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_box
+from tagtool.outputs import check_not_input
 from tagtool.store.formats import read_corpus, write_corpus
 
 EXPORT_FILTERS = {
@@ -33,7 +34,11 @@ IMPORT_FILTER = "Annotated corpus (*.txt *.conll *.conllu *.jsonl *.tsv *.csv);;
 
 
 def export_annotations(session: Session, path: Path, format: str | None = None) -> int:
-    """Write the project to ``path``; returns the number of sentences."""
+    """Write the project to ``path``; returns the number of sentences.
+
+    Refused (:class:`~tagtool.outputs.OutputError`) when ``path`` is the project file itself.
+    """
+    check_not_input(path, {"project": session.project.path})
     corpus = session.project.corpus()
     write_corpus(corpus, path, format=format)
     return len(corpus)

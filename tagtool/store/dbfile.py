@@ -57,9 +57,25 @@ def _uri(path: Path, mode: str) -> str:
     return f"{path.absolute().as_uri()}?mode={mode}"
 
 
+def writable(path: Path) -> bool:
+    """Whether ``path`` and its folder can be written (SQLite needs both for
+    its side files); False on a read-only disk or folder."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 def connect_readonly(path: Path) -> sqlite3.Connection:
-    """A connection that cannot write, not even by mistake (``mode=ro``)."""
-    conn = sqlite3.connect(_uri(path, "ro"), uri=True, isolation_level=None)
+    """A connection that cannot write, not even by mistake (``mode=ro``).
+
+    Where the file or its folder cannot be written and no WAL lies beside
+    it, the file is opened ``immutable=1``: a WAL-mode reader would
+    otherwise need to create ``-wal``/``-shm`` files and fail ("unable to
+    open database file").  Nobody can be writing the file then: a writer
+    would need that WAL.
+    """
+    uri = _uri(path, "ro")
+    if not writable(path) and not side_files(path)[0].exists():
+        uri += "&immutable=1"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None)
     conn.execute("PRAGMA query_only = ON")
     conn.execute("PRAGMA busy_timeout = 5000")
     return conn
@@ -99,6 +115,28 @@ def remove_new_side_files(absent_before: set[Path]) -> None:
             side.unlink(missing_ok=True)
         except OSError:  # pragma: no cover - best effort
             pass
+
+
+def tidy_side_files(path: Path) -> None:
+    """Remove the ``-wal``/``-shm`` files a read-only connection left beside ``path``.
+
+    A read-only connection cannot remove them when it closes.  A
+    read-write connection that opens and closes without writing does, when
+    it is the last one on the file: SQLite checks that under its own locks,
+    so files another program is using stay.  The main file is not changed
+    (there is nothing to checkpoint from a WAL nobody wrote).
+    """
+    if not writable(path):
+        return
+    try:
+        conn = sqlite3.connect(_uri(path, "rw"), uri=True, isolation_level=None)
+        try:
+            conn.execute("PRAGMA busy_timeout = 1000")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as e:  # best effort: a leftover is no damage
+        log.info("%s: side files not removed (%s)", path, e)
 
 
 def backup_path(path: Path, version: int) -> Path:

@@ -21,6 +21,7 @@ from pathlib import Path
 import tagtool
 from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
+from tagtool.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, schema
 from tagtool.store.rows import insert_corpus
@@ -42,6 +43,11 @@ class OpenedFile:
     newer_schema: bool = False
     migrated_from: int | None = None
     backup_path: Path | None = None
+    #: Why a file asked for read-write is open read-only (its folder or the
+    #: file cannot be written), or None.
+    readonly_reason: str | None = None
+    #: A read-only open found no ``-wal``/``-shm`` files: remove them at close.
+    tidy_sides: bool = False
 
 
 def _exists_error(path: Path) -> ProjectError:
@@ -66,15 +72,40 @@ def create_file(
         raise ProjectError(f"{path} is a folder, not a project file")
     if path.exists() and not overwrite:
         raise _exists_error(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # Only a regular file is ever replaced: a symlink's target is written
+    # (the link stays), a device or FIFO is refused.
+    path = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if path.exists() and not path.is_file():
+        raise ProjectError(f"{path} is not a regular file; a project cannot be written there")
+    remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
+    tmp = _temp_path(path)
     try:
         _build(tmp, corpus, name, colors, annotator)
         _move_into_place(tmp, path, overwrite)
-    except BaseException:
+    except BaseException as e:
         for leftover in [tmp, *dbfile.side_files(tmp)]:
             leftover.unlink(missing_ok=True)
+        if isinstance(e, (sqlite3.Error, OSError)):
+            raise ProjectError(f"{path}: the project could not be created ({_create_reason(e)}); "
+                               "nothing was written") from e
         raise
     log.info("created project %s (%d sentences)", path, len(corpus))
+
+
+def _create_reason(error: Exception) -> str:
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    if "full" in str(error).lower() or getattr(error, "sqlite_errorname", "").startswith("SQLITE_FULL"):
+        return "the disk is full"
+    return str(error)
+
+
+def _temp_path(path: Path) -> Path:
+    """A temporary file beside ``path`` (a project being built, a backup being
+    written) named ``.NAME.PID.RANDOM.tmp``: the next open of ``path`` removes
+    what a killed writer left (:func:`tagtool.outputs.remove_stale_temps`),
+    never a live writer's."""
+    return path.with_name(f"{temp_prefix(path)}{secrets.token_hex(4)}{TEMP_SUFFIX}")
 
 
 def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: str) -> None:
@@ -142,9 +173,22 @@ def _move_into_place(tmp: Path, path: Path, overwrite: bool) -> None:
 
 def open_file(path: Path, readonly: bool) -> OpenedFile:
     """Check a project file and connect to it (see ``Project.open``)."""
+    had_sides = any(side.exists() for side in dbfile.side_files(path)[:2])
     opened = _open_checked(path, readonly)
     opened.conn.text_factory = _lenient_text
+    opened.tidy_sides = opened.readonly and not had_sides
+    if not opened.readonly:
+        remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
     return opened
+
+
+def _readonly_reason(path: Path) -> str | None:
+    """Why ``path`` cannot be opened for editing, or None if it can."""
+    if dbfile.writable(path):
+        return None
+    if not os.access(path.parent, os.W_OK):
+        return f"its folder {path.parent} cannot be written"
+    return "the file cannot be written"
 
 
 def _lenient_text(data: bytes) -> str:
@@ -237,13 +281,18 @@ def _open_checked(path: Path, readonly: bool) -> OpenedFile:
         warnings.warn(message, NewerSchemaWarning, stacklevel=3)
         log.warning(message)
         return OpenedFile(conn, readonly=True, schema_version=version, newer_schema=True)
+    reason = None if readonly else _readonly_reason(path)
+    if reason:
+        log.info("%s: %s; it is opened read-only", path, reason)
     if version == schema.CURRENT_VERSION:
-        if readonly:
-            return OpenedFile(conn, readonly=True, schema_version=version)
+        if readonly or reason:
+            return OpenedFile(conn, readonly=True, schema_version=version, readonly_reason=reason)
         conn.close()
         return OpenedFile(_connect_for_editing(path), readonly=False, schema_version=version)
-    if readonly:
-        return _migrate_in_memory(path, conn, version)
+    if readonly or reason:
+        opened = _migrate_in_memory(path, conn, version)
+        opened.readonly_reason = reason
+        return opened
     return _migrate_file(path, conn, version)
 
 
@@ -268,10 +317,17 @@ def _connect_for_editing(path: Path) -> sqlite3.Connection:
 
 def _migrate_file(path: Path, ro_conn: sqlite3.Connection, version: int) -> OpenedFile:
     """Back the file up, then migrate it in one transaction."""
-    backup = dbfile.backup_path(path, version)
+    # Written under a temporary name, renamed once complete: an upgrade
+    # killed meanwhile leaves no partial backup that looks like a real one.
+    remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
+    backup, tmp = dbfile.backup_path(path, version), _temp_path(path)
     try:
-        dbfile.write_backup(ro_conn, backup)
+        dbfile.write_backup(ro_conn, tmp)
+        os.replace(tmp, backup)
+        dbfile.fsync_dir(path.parent)
     except (OSError, sqlite3.Error) as e:
+        for leftover in [tmp, *dbfile.side_files(tmp)]:
+            leftover.unlink(missing_ok=True)
         raise ProjectError(
             f"{path} needs an upgrade from schema {version}, but the backup "
             f"{backup} could not be written ({e}); the file is unchanged"

@@ -33,7 +33,7 @@ from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_label_name
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import colors as _colors
-from tagtool.store import lifecycle
+from tagtool.store import dbfile, lifecycle
 from tagtool.store import rows as _rows
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.records import (
@@ -143,6 +143,9 @@ class Project:
         newer than this code).
     newer_schema : bool
         The file was written by a newer tagtool (and is therefore read-only).
+    readonly_reason : str or None
+        Why a project opened for editing is read-only ("its folder ... cannot
+        be written"), or None.
     migrated_from : int or None
         The file's version before this open migrated it.
     backup_path : pathlib.Path or None
@@ -159,6 +162,8 @@ class Project:
         newer_schema: bool = False,
         migrated_from: int | None = None,
         backup_path: Path | None = None,
+        readonly_reason: str | None = None,
+        tidy_sides: bool = False,
     ):
         self.path = Path(path)
         self._conn: sqlite3.Connection | None = conn
@@ -167,6 +172,8 @@ class Project:
         self.newer_schema = newer_schema
         self.migrated_from = migrated_from
         self.backup_path = backup_path
+        self.readonly_reason = readonly_reason
+        self._tidy_sides = tidy_sides
         self._labels: LabelSet | None = None
         # What the cached label set was read at: the file's labels version and
         # SQLite's data_version (which moves when another connection commits).
@@ -257,6 +264,8 @@ class Project:
             newer_schema=opened.newer_schema,
             migrated_from=opened.migrated_from,
             backup_path=opened.backup_path,
+            readonly_reason=opened.readonly_reason,
+            tidy_sides=opened.tidy_sides,
         )
 
     def close(self) -> None:
@@ -272,6 +281,8 @@ class Project:
                 conn.close()
             except sqlite3.Error as e:
                 log.warning("%s: closing failed (%s); committed edits stay in its WAL file", self.path, e)
+            if self._tidy_sides:
+                dbfile.tidy_side_files(self.path)
 
     @property
     def closed(self) -> bool:
@@ -305,7 +316,8 @@ class Project:
         disk) become :class:`ProjectError`; the project is then unchanged.
         """
         if self.readonly:
-            raise ProjectError(f"{self.path} is open read-only; it cannot be changed")
+            why = f" ({self.readonly_reason})" if self.readonly_reason else ""
+            raise ProjectError(f"{self.path} is open read-only{why}; it cannot be changed")
         conn = self._db
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -696,20 +708,22 @@ class Project:
         annotations = _rows.annotations_by_sentence(
             self._db, "WHERE sentence_id IN (SELECT value FROM json_each(?))", (key,)
         )
-        return [_rows.make_sentence(*rows[i], annotations.get(i, {})) for i in ids]
+        with self._broken_sentence() as current:
+            return [_rows.make_sentence(*rows[current(i)], annotations.get(i, {})) for i in ids]
 
     def corpus(self) -> Corpus:
         """The whole project as a :class:`Corpus` (one query per table)."""
         db = self._db
         annotations = _rows.annotations_by_sentence(db)
         by_document: dict[int, list[Sentence]] = {}
-        for doc_id, sid, tokens, columns, meta in db.execute(
-            "SELECT document_id, id, tokens, columns, meta FROM sentences "
-            "ORDER BY document_id, position"
-        ):
-            by_document.setdefault(doc_id, []).append(
-                _rows.make_sentence(tokens, columns, meta, annotations.get(sid, {}))
-            )
+        with self._broken_sentence() as current:
+            for doc_id, sid, tokens, columns, meta in db.execute(
+                "SELECT document_id, id, tokens, columns, meta FROM sentences "
+                "ORDER BY document_id, position"
+            ):
+                by_document.setdefault(doc_id, []).append(
+                    _rows.make_sentence(tokens, columns, meta, annotations.get(current(sid), {}))
+                )
         documents = [
             Document(name, by_document.get(doc_id, ()))
             for doc_id, name in db.execute("SELECT id, name FROM documents ORDER BY position")
@@ -752,23 +766,41 @@ class Project:
         # annotations' primary key.
         ids: list[int] = []
         sentences: list[Sentence] = []
-        parse = _rows.parse_stored
-        for sid, fields, annotated in db.execute(
+        with self._broken_sentence() as current:
+            for sid, fields, annotated in db.execute(
             "SELECT s.id, '[' || s.tokens || ',' || s.columns || ',' || s.meta || ']', "
             "(SELECT group_concat(a.token || ' ' || a.labels, ' ') FROM annotations a "
             f" WHERE a.sentence_id = s.id) {_rows.ORDERED_SENTENCES} ORDER BY d.position, s.position"
         ):
-            if checkpoint is not None and len(ids) % CHECKPOINT_EVERY == 0 and checkpoint():
-                raise InterruptedError(f"{self.path}: reading stopped")
-            tokens, columns, meta = json.loads(fields)
-            anns = [EMPTY] * len(tokens)
-            if annotated:
-                parts = annotated.split(" ")
-                for t, text in zip(parts[::2], parts[1::2]):
-                    anns[int(t)] = parse(text)
-            ids.append(sid)
-            sentences.append(Sentence(tokens, anns, columns, meta))
+                if checkpoint is not None and len(ids) % CHECKPOINT_EVERY == 0 and checkpoint():
+                    raise InterruptedError(f"{self.path}: reading stopped")
+                tokens, columns, meta = json.loads(fields)
+                parts = annotated.split(" ") if annotated else []
+                anns = zip(map(int, parts[::2]), map(_rows.parse_stored, parts[1::2]))
+                ids.append(current(sid))
+                sentences.append(_rows.build_sentence(tokens, anns, columns, meta))
         return ids, sentences
+
+    @contextmanager
+    def _broken_sentence(self) -> Iterator[Callable[[int], int]]:
+        """Turn a sentence the file holds broken into a :class:`ProjectError`.
+
+        Yields ``current(sid) -> sid``, to be called with each sentence id
+        read, so that the error names the sentence.
+        """
+        last = [None]
+
+        def current(sid: int) -> int:
+            last[0] = sid
+            return sid
+
+        try:
+            yield current
+        except (ValueError, TypeError) as e:
+            raise ProjectError(
+                f"{self.path} is damaged: sentence {last[0]} holds broken data ({e}); "
+                "was the file changed outside tagtool?"
+            ) from e
 
     def sentence_summaries(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -46,12 +46,54 @@ def dumps(value: Any) -> str:
 def make_sentence(
     tokens: str, columns: str, meta: str, annotations: Mapping[int, frozenset]
 ) -> Sentence:
-    """A :class:`Sentence` from its row's JSON fields and ``{token: annotation}``."""
-    token_list = json.loads(tokens)
-    anns = [EMPTY] * len(token_list)
-    for t, ann in annotations.items():
-        anns[t] = ann
-    return Sentence(token_list, anns, json.loads(columns), json.loads(meta))
+    """A :class:`Sentence` from its row's JSON fields and ``{token: annotation}``.
+
+    Raises ValueError (see :func:`build_sentence`) for values a program
+    other than tagtool wrote.
+    """
+    return build_sentence(json.loads(tokens), annotations.items(), json.loads(columns), json.loads(meta))
+
+
+def _strings(values: Any) -> bool:
+    # One C-level pass (join refuses anything but strings), not a Python
+    # loop: this runs on every sentence read.
+    if type(values) is not list:
+        return False
+    try:
+        "".join(values)
+    except TypeError:
+        return False
+    return True
+
+
+def build_sentence(
+    tokens: Any, annotations: Iterable[tuple[int, frozenset]], columns: Any, meta: Any
+) -> Sentence:
+    """A :class:`Sentence` from decoded row values, checked.
+
+    The opening checks see that each value is JSON of the right kind; a
+    file edited outside tagtool can still hold numbers for tokens or an
+    annotation past its sentence's end.
+
+    Raises
+    ------
+    ValueError
+        What is wrong, for the caller to name the file and sentence.
+    """
+    if not _strings(tokens):
+        raise ValueError("its tokens are not a list of strings")
+    if not isinstance(columns, dict) or not all(map(_strings, columns.values())):
+        raise ValueError("its extra columns are not lists of strings")
+    if not isinstance(meta, dict):
+        raise ValueError("its attributes are not an object")
+    anns = [EMPTY] * len(tokens)
+    t = None
+    try:  # token indexes are never negative (a CHECK of the table)
+        for t, ann in annotations:
+            anns[t] = ann
+    except IndexError:
+        raise ValueError(f"an annotation of token {t}, past its {len(anns)} tokens") from None
+    return Sentence(tokens, anns, columns, meta)
 
 
 def annotations_by_sentence(

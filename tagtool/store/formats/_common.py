@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from tagtool import outputs
 from tagtool.core.annotation import EMPTY, make_annotation, parse_annotation
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import LabelSet, check_label_name
@@ -381,6 +382,13 @@ def atomic_write(path: Path, encoding: str | None) -> Iterator[IO]:
     (or the umask's default). ``encoding=None`` opens the temporary file
     in binary mode ("wb"); otherwise it is a text file in ``encoding``
     with newlines written as given.
+
+    Only regular files are replaced: a symlink is written through (its
+    target is replaced, the link stays), a device or FIFO is written
+    directly (no temporary file, no rename), a folder is refused
+    (:func:`tagtool.outputs.write_target`).  Temporary files
+    (``.NAME.PID.RANDOM.tmp``) of an earlier write of the same file that
+    was killed are removed first.
     """
     path = Path(path)
     if encoding is not None:
@@ -388,25 +396,38 @@ def atomic_write(path: Path, encoding: str | None) -> Iterator[IO]:
             codecs.lookup(encoding)
         except LookupError:
             raise FormatError(path, None, f"unknown encoding {encoding!r}") from None
-    mode = path.stat().st_mode & 0o7777 if path.exists() else _default_mode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        text = {} if encoding is None else {"encoding": encoding, "newline": ""}
-        with os.fdopen(fd, "wb" if encoding is None else "w", **text) as fh:
+    target, direct = outputs.write_target(path)
+    if direct:
+        with _encode_errors(path, encoding), outputs.open_direct(target, encoding) as fh:
             yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+        return
+    outputs.remove_stale_temps(target)
+    mode = target.stat().st_mode & 0o7777 if target.exists() else _default_mode()
+    fd, tmp = tempfile.mkstemp(prefix=outputs.temp_prefix(target), suffix=outputs.TEMP_SUFFIX,
+                               dir=target.parent)
+    try:
+        with _encode_errors(path, encoding):
+            text = {} if encoding is None else {"encoding": encoding, "newline": ""}
+            with os.fdopen(fd, "wb" if encoding is None else "w", **text) as fh:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except UnicodeEncodeError as exc:
+        os.replace(tmp, target)
+    except BaseException:
         with suppress(FileNotFoundError):
             os.unlink(tmp)
+        raise
+
+
+@contextmanager
+def _encode_errors(path: Path, encoding: str | None) -> Iterator[None]:
+    """A text the encoding cannot hold becomes a :class:`FormatError` naming ``path``."""
+    try:
+        yield
+    except UnicodeEncodeError as exc:
         if encoding is None:  # not from the file: a binary writer's own error
             raise
         raise FormatError(
             path, None, f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}"
         ) from None
-    except BaseException:
-        with suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
