@@ -41,6 +41,7 @@ sentences together).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Collection
 
 Offsets = list[tuple[int, int]]
@@ -76,6 +77,39 @@ _OPENERS = frozenset("\"“‘'([¿¡«")
 
 def tokenize(text: str) -> Offsets:
     """``(start, end)`` of each token of ``text`` by the default rules (module docstring)."""
+    out = _tokens(text)
+    return out if text.isascii() else _join_marks(text, out)
+
+
+def _joiner(char: str) -> bool:
+    """A character that belongs to the one before it: a combining mark, ZWJ/ZWNJ, a variation selector, a skin tone."""
+    return (
+        unicodedata.category(char).startswith("M")
+        or char in "\u200c\u200d"
+        or "\ufe00" <= char <= "\ufe0f"
+        or "\U0001f3fb" <= char <= "\U0001f3ff"
+    )
+
+
+def _join_marks(text: str, tokens: Offsets) -> Offsets:
+    """Tokens glued back where the regex split a character sequence.
+
+    Python's ``\\w`` leaves out combining marks, so a decomposed accent,
+    an Indic vowel sign or virama, or the pieces of an emoji sequence
+    (skin tone, zero-width joiner) would each become a token of their own.
+    """
+    out: Offsets = []
+    for start, end in tokens:
+        if out and out[-1][1] == start:
+            last = text[out[-1][1] - 1]
+            if _joiner(text[start]) or last == "\u200d" or (_joiner(last) and text[start].isalnum()):
+                out[-1] = (out[-1][0], end)
+                continue
+        out.append((start, end))
+    return out
+
+
+def _tokens(text: str) -> Offsets:
     out: Offsets = []
     search, pos = _TOKEN.search, 0
     while (m := search(text, pos)) is not None:

@@ -75,3 +75,16 @@ def test_sentence_splitter_with_whitespace_tokens_and_kept_breaks():
     text = "Anna left Oslo. Berg stayed. Then rain."
     assert _sentences(text, whitespace_tokenize) == ["Anna left Oslo.", "Berg stayed.", "Then rain."]
     assert _sentences(text, whitespace_tokenize, keep={3}) == ["Anna left Oslo. Berg stayed.", "Then rain."]
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("met 👨🏻\u200d🚒 Anna", ["met", "👨🏻\u200d🚒", "Anna"]),  # skin tone and ZWJ sequence
+        ("Hi 👍🏽!", ["Hi", "👍🏽", "!"]),
+        ("Cafe\u0301. E\u0301l", ["Cafe\u0301", ".", "E\u0301l"]),  # decomposed accents
+        ("हिन्दी भाषा।", ["हिन्दी", "भाषा", "।"]),  # vowel signs and virama
+    ],
+)
+def test_marks_and_joiners_stay_in_their_token(text, tokens):
+    assert _words(text) == tokens

@@ -210,3 +210,51 @@ def test_records_come_back_in_their_own_layout(tmp_path, record):
     out.parent.mkdir()
     write_corpus(read_corpus(path), out, spans=True)
     assert out.read_text(encoding="utf-8") == json.dumps(record, ensure_ascii=False) + "\n"
+
+
+# --- exports as the tools write them (trial of issue 11) -------------------
+
+
+def test_label_studio_utf16_offsets_are_moved_to_code_points():
+    # Label Studio before 2022 counted offsets in UTF-16 code units, as
+    # JavaScript does: after an emoji every span sat one place too far right
+    # (HumanSignal/label-studio#1347). value.text says where it belongs.
+    corpus = read_corpus(DATA / "labelstudio_utf16.json")
+    words = [(t, a) for s in corpus.sentences[:2] for t, a in zip(s.tokens, _labels(s))]
+    assert [w for w in words if w[1] != "O"] == [
+        ("annotation", "B-ANN"), ("Ping", "B-PER"), ("Li", "I-PER"),
+        ("Anna", "B-PER"), ("Smith", "I-PER"), ("Paris", "B-LOC"),
+    ]
+    assert not any("snapped" in w or "skipped" in w for w in corpus.warnings)
+
+
+def test_label_studio_json_min_utf16_offsets():
+    (sentence,) = read_corpus(DATA / "labelstudio_min_utf16.json").sentences
+    assert _labels(sentence)[sentence.tokens.index("annotation"):] == ["B-Annotation", "O"]
+
+
+def test_label_studio_before_1_0_completions_are_annotations():
+    # Tasks of Label Studio 0.x keep their annotations under "completions".
+    last = read_corpus(DATA / "labelstudio_utf16.json").sentences[-1]
+    assert last.tokens == ("Off", "Berlin", "🎉", "today", ".")
+    assert _labels(last) == ["O", "B-LOC", "O", "O", "O"]
+
+
+def test_doccano_1_0_download_annotations_with_label_names_and_users(tmp_path):
+    # doccano 1.0's download: spans under "annotations", the label's id as
+    # "label" and its name as "label_name", each span naming its user.
+    source = DATA / "doccano_1_0_download.jsonl"
+    corpus = read_corpus(source)
+    assert [_labels(s) for s in corpus.sentences] == [
+        ["B-ORG", "O", "O"], ["B-PERSON", "I-PERSON"], ["O", "B-PERSON"],
+    ]
+    assert corpus.sentences[1].annotator_labels.keys() == {"user1"}
+    out = tmp_path / source.name
+    write_corpus(corpus, out, spans=True)
+    assert read_corpus(out).sentences[1].tokens == corpus.sentences[1].tokens
+    assert [_labels(s) for s in read_corpus(out).sentences] == [_labels(s) for s in corpus.sentences]
+
+
+def test_the_same_span_twice_is_one_span_not_an_overlap():
+    corpus = read_corpus(DATA / "doccano_duplicate_span.jsonl", strict=True)
+    assert _labels(corpus.sentences[0]) == ["B-LOC"]

@@ -181,7 +181,7 @@ def read(
         elif labelstudio.is_min_row(record):
             rec = labelstudio.min_task(rows, ctx, opts, seen)
         elif "text" in record or isinstance(record.get("data"), str):
-            rec = labelstudio.doccano_record(record, line, ctx)
+            rec = labelstudio.doccano_record(record, line, ctx, opts, seen)
         else:
             raise ctx.error(line, 'a record needs "tokens" (token record) or "text" (span record)')
         document = _document(record, line, ctx)

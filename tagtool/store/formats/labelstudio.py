@@ -25,6 +25,14 @@ Label Studio, JSON-MIN export
     "annotation_id": 3, ...}]``: one row per annotation, so consecutive rows
     with the same ``id`` and text are one task with several annotators.
 
+Offsets
+    Label Studio's editor counted offsets in UTF-16 code units (as
+    JavaScript does) until 2022, code points since. A span whose offsets do
+    not select its ``text`` but would as UTF-16 offsets is moved
+    (:func:`code_point_offsets`). Tasks of Label Studio 0.x hold their
+    annotations under ``completions``; doccano 1.0's download holds spans
+    under ``annotations`` (``label_name``, ``user_name`` per span).
+
 Choosing annotators (reader option ``annotator``): None or ``"all"`` keeps
 every annotator (the sentence gets their candidate set where they differ);
 a name keeps only that annotator's annotations, and a file where nobody has
@@ -38,9 +46,11 @@ from typing import Any
 from tagtool.store.formats._common import ReadContext
 from tagtool.store.formats.spans import SpanOptions, SpanRecord
 
-SPAN_KEYS = ("label", "labels", "spans", "entities")
-#: Keys of a full-export task that are not the task's metadata.
-TASK_KEYS = ("data", "annotations", "predictions", "drafts", "document")
+#: ``annotations``: doccano 1.0's download, objects with ``label_name`` and ``user_name``.
+SPAN_KEYS = ("label", "labels", "spans", "entities", "annotations")
+#: Keys of a full-export task that are not the task's metadata
+#: (``completions``: Label Studio before 1.0 named the annotations so).
+TASK_KEYS = ("data", "annotations", "completions", "predictions", "drafts", "document")
 #: Keys of a JSON-MIN row that belong to its annotation, not to the task.
 MIN_ANNOTATION_KEYS = ("annotator", "annotation_id", "created_at", "updated_at", "lead_time")
 
@@ -97,7 +107,7 @@ def _choose(sources: dict, opts: SpanOptions, seen: set[str]) -> dict:
     return sources if name is None else {who: s for who, s in sources.items() if who == name}
 
 
-def doccano_record(record: dict, line: int, ctx: ReadContext) -> SpanRecord:
+def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: set[str]) -> SpanRecord:
     """A doccano record (or any ``text`` + spans record)."""
     text_key = "text" if "text" in record else "data"
     span_key = next((k for k in SPAN_KEYS if k in record), "label")
@@ -105,7 +115,59 @@ def doccano_record(record: dict, line: int, ctx: ReadContext) -> SpanRecord:
     spans = _checked_spans(record.get(span_key), line, ctx)
     layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items() if k != "document"}
     layout.setdefault(span_key, None)
-    return SpanRecord(line, text, {None: spans}, layout, (text_key, span_key))
+    sources: dict[str | None, list] = {None: spans}
+    if span_key == "annotations":  # doccano 1.0: each span names its user
+        sources = {}
+        for item in spans:
+            who = item.get("user_name", item.get("user")) if isinstance(item, dict) else None
+            sources.setdefault(annotator_name(who), []).append(item)
+        sources = _choose(sources or {None: []}, opts, seen)
+    return SpanRecord(line, text, sources, layout, (text_key, span_key))
+
+
+def _utf16_to_code_points(text: str) -> list[int]:
+    """``index[u]``: the code point offset of UTF-16 offset ``u`` (astral characters count twice)."""
+    index = []
+    for i, char in enumerate(text):
+        index.extend([i, i] if ord(char) > 0xFFFF else [i])
+    index.append(len(text))
+    return index
+
+
+def code_point_offsets(text: str, spans: list) -> list:
+    """Spans whose offsets count UTF-16 code units, moved to code points.
+
+    Label Studio's editor measured offsets as JavaScript does, in UTF-16
+    code units, until 2022; later versions count code points. Both write
+    the span's own text (``value.text``), so a span whose offsets do not
+    select its text, but would as UTF-16 offsets, is moved; every other
+    span is left as it is.
+    """
+    if all(ord(c) <= 0xFFFF for c in text):
+        return spans
+    index = _utf16_to_code_points(text)
+    out = []
+    for item in spans:
+        nested = isinstance(item, dict) and isinstance(item.get("value"), dict)
+        moved = _moved(text, item["value"] if nested else item, index)
+        if moved is not None:
+            item = {**item, "value": moved} if nested else moved
+        out.append(item)
+    return out
+
+
+def _moved(text: str, value: Any, index: list[int]) -> dict | None:
+    """``value`` with UTF-16 offsets made code points, if only those select its text."""
+    if not isinstance(value, dict):
+        return None
+    start, end, said = value.get("start"), value.get("end"), value.get("text")
+    if not isinstance(said, str) or any(isinstance(x, bool) or not isinstance(x, int) for x in (start, end)):
+        return None
+    if text[start:end] == said or not 0 <= start <= end < len(index):
+        return None
+    if text[index[start] : index[end]] != said:
+        return None
+    return {**value, "start": index[start], "end": index[end]}
 
 
 def _text_key(data: dict) -> str:
@@ -121,7 +183,7 @@ def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen
     data = record["data"]
     key = _text_key(data)
     text = _checked_text(data.get(key), line, ctx)
-    annotations = record.get("annotations") or []
+    annotations = record.get("annotations") or record.get("completions") or []
     if not isinstance(annotations, list):
         raise ctx.error(line, '"annotations" must be a list of objects')
     sources: dict[str | None, list] = {}
@@ -133,6 +195,7 @@ def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen
         result = _checked_spans(annotation.get("result"), line, ctx)
         # Results also hold relations, choices, ...: only labeled spans count.
         spans = [r for r in result if not isinstance(r, dict) or r.get("type", "labels") == "labels"]
+        spans = code_point_offsets(text, spans)
         sources[annotator_name(annotation.get("completed_by"))] = spans  # a later one wins
     layout = {k: v for k, v in record.items() if k not in TASK_KEYS}
     rest = {k: v for k, v in data.items() if k != key}
@@ -159,7 +222,8 @@ def min_task(rows: list[tuple[int, dict]], ctx: ReadContext, opts: SpanOptions, 
     span_key = _min_span_key(first)
     sources: dict[str | None, list] = {}
     for row_line, row in rows:
-        sources[annotator_name(row.get("annotator"))] = _checked_spans(row.get(_min_span_key(row)), row_line, ctx)
+        spans = _checked_spans(row.get(_min_span_key(row)), row_line, ctx)
+        sources[annotator_name(row.get("annotator"))] = code_point_offsets(text, spans)
     layout = {
         k: (None if k in ("text", span_key) else v)
         for k, v in first.items()

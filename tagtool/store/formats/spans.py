@@ -116,7 +116,8 @@ def parse_span(item: Any) -> tuple[int, int, str]:
     elif isinstance(item, dict):
         start = item.get("start", item.get("start_offset"))
         end = item.get("end", item.get("end_offset"))
-        label = item.get("label", item.get("labels"))
+        # doccano 1.0 downloads give the label's id as "label", its name as "label_name".
+        label = item.get("label_name", item.get("label", item.get("labels")))
         if isinstance(label, list) and len(label) == 1:
             label = label[0]
     else:
@@ -152,7 +153,8 @@ def place_spans(
     starts, ends = [s for s, _ in tokens], [e for _, e in tokens]
     taken = [False] * len(tokens)
     placed = []
-    for start, end, label in sorted(parsed, key=lambda s: s[:2]):
+    # The same span twice (doccano exports hold such) is one span, not an overlap.
+    for start, end, label in sorted(dict.fromkeys(parsed), key=lambda s: s[:2]):
         i, j = bisect_right(ends, start), bisect_left(starts, end) - 1
         if start >= end:
             reason = "empty span"
@@ -297,7 +299,7 @@ def record_out(group: list[Sentence], ctx: WriteContext, where: str, stray_insid
         text, offsets = _joined(group, ctx, where)
     spans = [span for s, offs in zip(group, offsets) for span in spans_of(s, offs, ctx, where, stray_inside)]
     text_key, span_key = meta.get(META_KEYS, "text label").split(" ")
-    if span_key == "entities":
+    if span_key in ("entities", "annotations"):
         spans = [{"label": t, "start_offset": s, "end_offset": e} for s, e, t in spans]
     record: dict[str, Any] = {text_key: text, span_key: spans}
     if META_RECORD in meta:
