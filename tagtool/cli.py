@@ -259,12 +259,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     with Project.open(args.project, readonly=True) as project:
         corpus = project.corpus()
     options = {"spans": True} if args.spans else {}
+    if args.spans:
+        # Span records are JSON Lines whatever the output's name (-o -, out.txt).
+        if (args.format or "jsonl") != "jsonl":
+            raise TagtoolError(f"--spans writes JSON Lines; it cannot be used with --format {args.format}")
+        args.format = "jsonl"
     if args.label_field is not None:
         if (args.format or EXTENSIONS.get(args.output.suffix.lower())) != "conllu":
             raise TagtoolError("--label-field needs CoNLL-U output (a .conllu file or --format conllu)")
         options["label_field"] = args.label_field
     write_corpus(corpus, args.output, format=args.format, **options)
-    print(f"wrote {len(corpus)} sentences to {args.output}")
+    # With -o - the records are the standard output; the summary goes aside.
+    print(f"wrote {len(corpus)} sentences to {args.output}", file=sys.stderr if str(args.output) == "-" else sys.stdout)
     return 0
 
 

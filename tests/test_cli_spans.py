@@ -109,3 +109,18 @@ def test_tag_progress_counts_the_sentences_of_split_records(tmp_path):
     result = tag_file(model, source, tmp_path / "out.jsonl", progress=lambda f, m: seen.append((f, m)))
     assert result.n_sentences == 3 == len(read_corpus(source))
     assert seen[-1] == (1.0, "3 of 3 sentences") and all(f <= 1.0 for f, _ in seen)
+
+
+def test_export_spans_to_standard_output_or_any_name(tmp_path, capsys):
+    # --spans to -o - (or out.txt) used to end in a TypeError traceback: the
+    # format came from the name, and column formats know no "spans".
+    project = tmp_path / "p.tagproj"
+    assert main(["import", str(DATA / "doccano_v1.jsonl"), "-p", str(project)]) == 0
+    capsys.readouterr()
+    assert main(["export", str(project), "-o", "-", "--spans"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(records) == 3 and records[0]["label"][0] == [0, 13, "PER"]
+    assert main(["export", str(project), "-o", str(tmp_path / "out.txt"), "--spans"]) == 0
+    assert json.loads((tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()[0])["label"]
+    assert main(["export", str(project), "-o", "-", "--spans", "--format", "conll"]) == 1
+    assert "--spans writes JSON Lines" in capsys.readouterr().err

@@ -42,6 +42,7 @@ detection is described in :mod:`.detect`.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -284,6 +285,7 @@ def write_corpus(
     ----------
     corpus : Corpus
     path : str or PathLike
+        ``-`` writes to standard output.
     format : str or None
         None picks it from the extension; other extensions (``.txt``) get
         conll when the corpus has labels or extra columns, else text.
@@ -300,6 +302,10 @@ def write_corpus(
     """
     path = Path(path)
     fmt = _format(format, path, lambda p: _format_for_writing(p, corpus))
+    if str(path) == "-":  # standard output, as every command's -o - means
+        fmt.write(corpus, sys.stdout, WriteContext(path), **options)
+        sys.stdout.flush()
+        return
     with atomic_write(path, encoding) as fh:
         fmt.write(corpus, fh, WriteContext(path), **options)
     logger.info("wrote %s (%s): %d sentences", path, fmt.name, len(corpus))
