@@ -148,3 +148,22 @@ def test_project_create_over_a_symlink_writes_its_target_and_refuses_a_fifo(tmp_
     with pytest.raises(ProjectError, match="not a regular file"):
         Project.create(fifo, sample_corpus(), overwrite=True)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_folder_that_cannot_be_written_names_the_output_not_a_temp_file(tmp_path, monkeypatch):
+    # A read-only folder (here the error a read-only mount gives) or a missing
+    # one used to surface as "[Errno 30] ...: '/dir/.out.txt.123.abc.tmp'".
+    import errno
+    import tempfile
+
+    with pytest.raises(TagtoolError) as missing:
+        write(tmp_path / "missing" / "out.txt")
+    assert str(tmp_path / "missing" / "out.txt") in str(missing.value) and ".tmp" not in str(missing.value)
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(tmp_path / ".out.txt.1.x.tmp"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    with pytest.raises(TagtoolError, match="out.txt: cannot be written: Read-only file system") as ro:
+        write(tmp_path / "out.txt")
+    assert ".tmp" not in str(ro.value) and not (tmp_path / "out.txt").exists()

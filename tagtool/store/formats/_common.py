@@ -403,8 +403,11 @@ def atomic_write(path: Path, encoding: str | None) -> Iterator[IO]:
         return
     outputs.remove_stale_temps(target)
     mode = target.stat().st_mode & 0o7777 if target.exists() else _default_mode()
-    fd, tmp = tempfile.mkstemp(prefix=outputs.temp_prefix(target), suffix=outputs.TEMP_SUFFIX,
-                               dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=outputs.temp_prefix(target), suffix=outputs.TEMP_SUFFIX,
+                                   dir=target.parent)
+    except OSError as exc:  # a read-only or missing folder: name the output, not our temp file
+        raise outputs.OutputError(f"{path}: cannot be written: {exc.strerror or exc}") from None
     try:
         with _encode_errors(path, encoding):
             text = {} if encoding is None else {"encoding": encoding, "newline": ""}
