@@ -483,7 +483,7 @@ class Project:
             raise LabelError(f"label {name!r} exists already")
 
     def rename_label(self, old: str, new: str) -> int:
-        """Rename a label everywhere (annotations and their log), in one transaction.
+        """Rename a label everywhere (annotations, each annotator's labels and the log), in one transaction.
 
         Returns
         -------
@@ -505,6 +505,7 @@ class Project:
             changed = 0
             for table, key, columns in (
                 ("annotations", ("sentence_id", "token"), ("labels",)),
+                ("annotator_labels", ("sentence_id", "token", "annotator"), ("labels",)),
                 ("annotation_log", ("id",), ("old", "new")),
             ):
                 for column in columns:
@@ -558,11 +559,14 @@ class Project:
                 if new != old:
                     changes.setdefault(sid, {})[t] = new
             n_changed = sum(len(c) for c in changes.values())
-            if n_changed and not force:
+            own = self._annotator_rows_without(conn, name, remaining)
+            if (n_changed or own) and not force:
                 raise LabelError(
-                    f"removing label {name!r} changes the annotations of {n_changed} tokens; "
-                    "use force=True to take it out of them"
+                    f"removing label {name!r} changes the annotations of {n_changed} tokens"
+                    + (f" and {len(own)} annotators' own labels" if own else "")
+                    + "; use force=True to take it out of them"
                 )
+            self._rewrite_annotator_rows(conn, own)
             conn.execute("DELETE FROM labels WHERE name = ?", (name,))
             # two steps keep positions unique during the shift
             conn.execute(
@@ -574,6 +578,28 @@ class Project:
             for sid, anns in changes.items():
                 self._apply(conn, sid, anns, annotator)
         return n_changed
+
+    @staticmethod
+    def _annotator_rows_without(
+        conn: sqlite3.Connection, name: str, remaining: LabelSet
+    ) -> list[tuple[str | None, int, int, str]]:
+        """``annotator_labels`` rows that hold ``name``: (new spelling or None, sentence, token, annotator)."""
+        rows = conn.execute(
+            "SELECT sentence_id, token, annotator, labels FROM annotator_labels "
+            "WHERE instr(labels, '|') > 0 OR labels = ?", (name,)
+        ).fetchall()
+        out = []
+        for sid, t, who, text in rows:
+            old = _rows.parse_stored(text)
+            if name in old:
+                out.append((_rows.spell(make_annotation(old - {name}, remaining), remaining), sid, t, who))
+        return out
+
+    @staticmethod
+    def _rewrite_annotator_rows(conn: sqlite3.Connection, rows: list[tuple[str | None, int, int, str]]) -> None:
+        where = "WHERE sentence_id = ? AND token = ? AND annotator = ?"
+        conn.executemany(f"DELETE FROM annotator_labels {where}", [r[1:] for r in rows if r[0] is None])
+        conn.executemany(f"UPDATE annotator_labels SET labels = ? {where}", [r for r in rows if r[0] is not None])
 
     def _remaining_without(self, name: str) -> tuple[int, LabelSet]:
         """Position of ``name`` and the label set without it."""

@@ -77,3 +77,32 @@ def test_candidate_set_normalised_against_current_labels(project_path):
         # {O, B-PER, I-PER} named all but one label when read; it names every label now
         a.set_annotations(sid, {1: {"O", "B-PER", "I-PER"}})
         assert a.annotations(sid)[1] == frozenset()
+
+
+def _two_annotator_project(tmp_path):
+    import pathlib
+
+    from tagtool.store.formats import read_corpus
+
+    data = pathlib.Path(__file__).resolve().parents[1] / "data" / "labelstudio_full.json"
+    path = tmp_path / "ls.tagproj"
+    Project.create(path, read_corpus(data)).close()
+    return path
+
+
+def _own_labels(project):
+    return {n for sid in project.sentence_ids() for anns in project.annotator_labels(sid).values()
+            for a in anns for n in a}
+
+
+def test_rename_and_remove_reach_every_annotators_own_labels(tmp_path):
+    # Review of issue 11: a renamed label lived on in annotator_labels (a dead label again).
+    path = _two_annotator_project(tmp_path)
+    with Project.open(path) as p:
+        assert "B-ORG" in _own_labels(p)
+        p.rename_label("B-ORG", "B-COMPANY")
+        assert "B-ORG" not in _own_labels(p) and "B-COMPANY" in _own_labels(p)
+        with pytest.raises(LabelError, match="annotators' own labels"):
+            p.remove_label("B-COMPANY")
+        p.remove_label("B-COMPANY", force=True)
+        assert "B-COMPANY" not in _own_labels(p)
