@@ -62,3 +62,8 @@ def test_complete_scheme_by_scheme():
 
 def test_suspicious_labels():
     assert suspicious_labels(["O", "B-NP", "B-NP,I-NP", "N/A", "NN;VB"]) == ["B-NP,I-NP"]
+
+
+def test_a_typo_completes_nothing():
+    completed, added = complete_scheme(LabelSet(["O", "B-NP", "B-NP,I-NP"]))
+    assert added == ["I-NP"] and "B-NP,I-NP" in completed

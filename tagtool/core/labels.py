@@ -158,10 +158,13 @@ def complete_scheme(labels: LabelSet) -> tuple[LabelSet, list[str]]:
     """
     if not labels.is_span_scheme:
         return labels, []
-    present = {n[:2] for n in labels if n != "O"}
+    # A typo such as B-NP,I-NP is kept as it is but completes nothing.
+    typos = set(suspicious_labels(labels))
+    sound = LabelSet([n for n in labels if n not in typos], allow_empty=True)
+    present = {n[:2] for n in sound if n != "O"}
     # BIO is the fallback: it is what B-/I- alone mean
     prefixes = next(p for _, marks, p in _SCHEMES if present & set(marks) or marks == ("B-", "I-"))
-    wanted = {"O"} | {p + t for t in labels.span_types for p in prefixes}
+    wanted = {"O"} | {p + t for t in sound.span_types for p in prefixes}
     completed = LabelSet.from_observed(wanted | set(labels))
     added = [n for n in completed if n not in labels]
     return completed, added
