@@ -105,7 +105,7 @@ class NewProjectDialog(QDialog):
         self.read_labels = QCheckBox("Read labels from the file", self)
         self.read_labels.setChecked(True)
         self.labels = QLineEdit(self)
-        self.labels.setPlaceholderText("e.g. O B-PER I-PER B-LOC I-LOC (empty: the file's labels)")
+        self.labels.setPlaceholderText("empty: the file's labels; or e.g. O B-PER I-PER")
         self.labels_note = QLabel(self)
         self.labels_note.setWordWrap(True)
         self._filled = ""  # the label text last filled in from a file
@@ -117,6 +117,7 @@ class NewProjectDialog(QDialog):
         form.addRow("", self.read_labels)
         form.addRow("Label set", with_browse(self, self.labels, lambda: self.fill_labels(), "Fill from file"))
         form.addRow("", self.labels_note)
+        form.setRowVisible(self.labels_note, False)  # shown with a note about the labels
         form.addRow("Project file", with_browse(self, self.project, self._browse_project))
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
@@ -143,6 +144,7 @@ class NewProjectDialog(QDialog):
 
     def _note(self, text: str) -> None:
         self.labels_note.setText(text)
+        self.form.setRowVisible(self.labels_note, bool(text))  # no empty row without a note
         self.resize(self.width(), self.heightForWidth(self.width()) if self.hasHeightForWidth() else self.sizeHint().height())
 
     def fill_labels(self, automatic: bool = False) -> None:
