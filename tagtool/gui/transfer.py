@@ -71,14 +71,14 @@ def import_annotations(session: Session, path: Path, mode: str = "replace", read
     unknown = new_labels(session, path, reader_options)
     if unknown and not add_labels:
         raise NewLabelsError(path, unknown)
-    for name in unknown:
-        session.project.add_label(name)
-    if unknown:
-        session.labels_edited(annotations_changed=False)
-    corpus = read_corpus(path, labels=session.project.labels, **(reader_options or {}))
+    schema = session.project.labels.union(unknown)
+    corpus = read_corpus(path, labels=schema, **(reader_options or {}))
     if warnings is not None:
         warnings.extend(corpus.warnings)
-    changed = session.project.import_annotations(corpus, mode=mode)
+    # labels and annotations in one transaction: a file that cannot be matched adds no label
+    changed = session.project.import_annotations(corpus, mode=mode, add_labels=bool(unknown))
+    if unknown:
+        session.labels_edited(annotations_changed=False)
     session.undo_stack.clear()
     session.reload()
     return changed

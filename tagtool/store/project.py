@@ -963,13 +963,18 @@ class Project:
         with self._write() as conn:
             labels = self.labels
             if add_labels:
-                new = [name for name in corpus.labels if name not in labels]
-                for name in new:
-                    self._insert_label(conn, name)
-                if new:
-                    self._bump_labels_version(conn)
-                    labels = labels.union(new)
+                labels = self._add_missing_labels(conn, corpus.labels)
             return _rows.insert_corpus(conn, corpus, labels, annotator)
+
+    def _add_missing_labels(self, conn: sqlite3.Connection, wanted: Iterable[str]) -> LabelSet:
+        """Append the labels of ``wanted`` the project lacks (inside the caller's transaction)."""
+        labels = self.labels
+        new = [name for name in wanted if name not in labels]
+        for name in new:
+            self._insert_label(conn, name)
+        if new:
+            self._bump_labels_version(conn)
+        return self.labels
 
     def _insert_label(self, conn: sqlite3.Connection, name: str) -> None:
         existing = {n: c for n, c in conn.execute("SELECT name, color FROM labels")}
@@ -1128,6 +1133,7 @@ class Project:
         mode: str = "replace",
         annotator: str = "import",
         match: str = "order",
+        add_labels: bool = False,
     ) -> int:
         """Take the annotations of a corpus whose sentences are the project's.
 
@@ -1144,6 +1150,9 @@ class Project:
             ``"order"``: the corpus's sentences are the project's, in document
             order.  ``"document"``: each corpus document matches the project
             document of the same name, sentence by sentence.
+        add_labels : bool
+            Append the corpus's labels the project lacks, in the same
+            transaction (by default they are an error).
 
         Returns
         -------
@@ -1161,6 +1170,8 @@ class Project:
             raise ValueError(f"mode must be 'replace' or 'fill', got {mode!r}")
         pairs = _rows.match_sentences(self._db, corpus, match)
         with self._write() as conn:
+            if add_labels:
+                self._add_missing_labels(conn, corpus.labels)
             existing: dict[tuple[int, int], str] = {
                 (sid, t): text
                 for sid, t, text in conn.execute(

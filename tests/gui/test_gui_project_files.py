@@ -194,3 +194,13 @@ def test_import_annotations_asks_before_adding_labels(window, qtbot, tmp_path, m
     monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.Yes))
     assert "tokens changed" in transfer.ask_import(session, window)
     assert list(session.project.labels) == before + ["B-NP,I-NP"]
+
+
+def test_an_import_that_fails_adds_no_label(window, tmp_path):
+    session = window.session
+    other = tmp_path / "other.conll"
+    other.write_text("Completely B-NEW\ndifferent O\n", encoding="utf-8")
+    before = list(session.project.labels)
+    with pytest.raises(TagtoolError):
+        transfer.import_annotations(session, other, add_labels=True)  # sentences do not match
+    assert list(session.project.labels) == before
