@@ -241,6 +241,16 @@ def _meta(rec: SpanRecord, tokens: Offsets, a: int, b: int, n: int, split: bool)
 # writing
 
 
+def continues_record(sentence: Sentence) -> bool:
+    """Whether ``sentence`` is a later sentence of a record split into sentences.
+
+    Batch tagging keeps such a sentence in its record's batch
+    (:func:`tagtool.batch.tag_file`): :func:`record_groups` can only put a
+    record back together from sentences written together.
+    """
+    return META_START in sentence.meta and META_FULL not in sentence.meta
+
+
 def record_groups(sentences: Sequence[Sentence]) -> Iterator[tuple[int, list[Sentence]]]:
     """``(index of the first, sentences)`` of each record: a split record's sentences go together."""
     i = 0
@@ -248,7 +258,7 @@ def record_groups(sentences: Sequence[Sentence]) -> Iterator[tuple[int, list[Sen
         first, group = i, [sentences[i]]
         i += 1
         if META_FULL in group[0].meta:
-            while i < len(sentences) and META_START in sentences[i].meta and META_FULL not in sentences[i].meta:
+            while i < len(sentences) and continues_record(sentences[i]):
                 group.append(sentences[i])
                 i += 1
         yield first, group
