@@ -220,6 +220,10 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(f"added labels: {' '.join(added)}")
         return 0
     if labels is None:
+        if not len(corpus.labels):
+            # A new project needs a label set; this file gives none (unlabeled text).
+            raise TagtoolError(f"{', '.join(map(str, args.files))}: holds no labels; "
+                               "give the project's label set with --labels A,B,...")
         completed, added = complete_scheme(corpus.labels)
         corpus = Corpus(completed, corpus.documents)
         if added:

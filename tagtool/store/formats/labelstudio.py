@@ -62,8 +62,14 @@ def _kind(value: Any) -> str:
 
 
 def is_task(record: dict) -> bool:
-    """A Label Studio full-export task."""
-    return isinstance(record.get("data"), dict)
+    """A Label Studio full-export task.
+
+    A record with a top-level ``"text"`` is a span record whatever its
+    ``data`` holds: a task written back by tagtool keeps its other ``data``
+    fields as metadata beside its text and spans (``{"id", "data":
+    {"source": ...}, "text", "label"}``), and must read back the same.
+    """
+    return isinstance(record.get("data"), dict) and not isinstance(record.get("text"), str)
 
 
 def is_min_row(record: Any) -> bool:
