@@ -33,3 +33,37 @@ def test_an_exported_label_studio_task_imports_again_and_exports_unchanged(tmp_p
     write_corpus(again, second, spans=True)
     assert _records(second) == _records(first)
     assert _records(second)[0]["data"] == {"source": "news"}
+
+
+def _spans_file(tmp_path: Path, *records: dict) -> Path:
+    path = tmp_path / "spans.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_tokens_of_a_skipped_span_are_left_unlabeled_not_o(tmp_path):
+    from tagtool.core.labels import LabelSet
+
+    text = "Apple hired Tim Cook in Cupertino ."
+    spans = [[0, 5, "ORG"], [12, 20, 7], [24, 33, "GPE"], [100, 120, "PER"], [0, 5, "PER"]]
+    labels = LabelSet(["O", "B-ORG", "I-ORG", "B-PER", "I-PER"])
+    corpus = read_corpus(_spans_file(tmp_path, {"text": text, "label": spans}), labels=labels)
+    # 7: a label id, GPE: not in the label set, [100, 120): off the text, PER: overlaps ORG.
+    assert _labels(corpus.sentences[0]) == ["B-ORG", "O", "", "", "O", "", "O"]
+    assert sum("skipped" in w for w in corpus.warnings) == 4
+
+
+def test_doccano_download_with_label_ids_only_labels_no_span_token_o(tmp_path):
+    record = {"id": 1, "text": "Dr. Chen works in Silver Spring.", "annotations": [
+        {"id": 9, "label": 3, "start_offset": 4, "end_offset": 8, "user": 1},
+        {"id": 10, "label": 4, "start_offset": 18, "end_offset": 31, "user": 1}]}
+    corpus = read_corpus(_spans_file(tmp_path, record))
+    assert _labels(corpus.sentences[0]) == ["O", "", "O", "O", "", "", "O"]
+
+
+def test_a_record_without_annotations_stays_unlabeled(tmp_path):
+    source = tmp_path / "tasks.json"
+    source.write_text(json.dumps([{"id": 1, "data": {"text": "Nobody labeled this."}, "annotations": []}]))
+    assert _labels(read_corpus(source).sentences[0]) == ["", "", "", ""]
+    corpus = read_corpus(_spans_file(tmp_path, {"id": 2, "text": "Nor this one."}))
+    assert _labels(corpus.sentences[0]) == ["", "", "", ""]

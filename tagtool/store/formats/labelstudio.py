@@ -6,7 +6,8 @@ doccano
     ``{"text": "...", "entities": [{"id": 3, "start_offset": 0,
     "end_offset": 4, "label": "TYPE"}], "relations": [], "Comments": []}``.
     Spans may also sit under ``labels`` or ``spans``. Every other key is
-    metadata, kept with its JSON type.
+    metadata, kept with its JSON type. A record without spans (no span key,
+    or ``null``) is unlabeled; an empty list labels every token ``O``.
 
 Label Studio, full JSON export
     A list of tasks ``{"id": 7, "data": {"text": "..."}, "annotations":
@@ -121,7 +122,8 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
     spans = _checked_spans(record.get(span_key), line, ctx)
     layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items() if k != "document"}
     layout.setdefault(span_key, None)
-    sources: dict[str | None, list] = {None: spans}
+    # No span key at all (or null): nobody labeled the text; an empty list labels it all O.
+    sources: dict[str | None, list] = {None: spans} if record.get(span_key) is not None else {}
     if span_key == "annotations":  # doccano 1.0: each span names its user
         sources = {}
         for item in spans:
