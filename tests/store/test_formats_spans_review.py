@@ -67,3 +67,26 @@ def test_a_record_without_annotations_stays_unlabeled(tmp_path):
     assert _labels(read_corpus(source).sentences[0]) == ["", "", "", ""]
     corpus = read_corpus(_spans_file(tmp_path, {"id": 2, "text": "Nor this one."}))
     assert _labels(corpus.sentences[0]) == ["", "", "", ""]
+
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def test_span_records_of_one_document_get_no_document_key_whatever_the_name(tmp_path):
+    source = DATA / "doccano_v1.jsonl"
+    out = tmp_path / "renamed.jsonl"
+    write_corpus(read_corpus(source), out, spans=True)
+    # Only the span snapped outward to "Silver Spring" differs.
+    assert [{**r, "label": None} for r in _records(out)] == [{**r, "label": None} for r in _records(source)]
+
+
+def test_span_records_of_several_documents_name_their_document(tmp_path):
+    from tagtool.core.corpus import merge_corpora
+
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text(json.dumps({"text": "Apple hired Tim Cook.", "label": [[0, 5, "ORG"]]}) + "\n")
+    two.write_text(json.dumps({"text": "Paris is big.", "label": [[0, 5, "LOC"]]}) + "\n")
+    out = tmp_path / "both.jsonl"
+    write_corpus(merge_corpora([read_corpus(one), read_corpus(two)]), out, spans=True)
+    assert [r["document"] for r in _records(out)] == ["one.jsonl", "two.jsonl"]
+    assert [d.name for d in read_corpus(out).documents] == ["one.jsonl", "two.jsonl"]

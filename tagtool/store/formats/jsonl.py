@@ -29,8 +29,12 @@ Writing
     Token records by default (candidate sets as lists in label-set order,
     ``null`` for no label); ``spans=True`` writes doccano-style span
     records, possible when every token has a full BIO label; the sentences
-    of one record go back into one record, with its metadata. A
-    ``"document"`` key is written when the document boundaries need it.
+    of one record go back into one record, with its metadata. Token records
+    get a ``"document"`` key when the document boundaries or names need it;
+    span records keep the record's own layout and get one only when the
+    corpus holds several documents (each record then names its document,
+    which reads back as that document; one document reads back named after
+    the file, as the record was).
 """
 
 from __future__ import annotations
@@ -283,7 +287,10 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False,
         Span records: an ``I-X`` not continuing an ``X`` chunk starts one
         (a tagger's output) instead of being an error (exported annotations).
     """
-    named = ctx.any_marker(corpus)
+    # Span records keep their own layout: a "document" key only where the
+    # documents must be told apart. Token records also name a lone document
+    # whose name is not the output file's, so that it reads back the same.
+    named = len(corpus.documents) > 1 if spans else ctx.any_marker(corpus)
     for document in corpus.documents:
         if spans:
             records = (
