@@ -23,7 +23,9 @@ Files
     ``.jsonl`` files are read line by line (streaming, blank lines
     skipped). A file whose first character is ``[`` is one JSON array of
     records; a ``.json`` file may also hold records one after another,
-    pretty-printed. Either way errors name the line where a record starts.
+    pretty-printed, and so may a ``.jsonl`` file whose first record is not
+    whole on its first line. Either way errors name the line where a record
+    starts.
 
 Writing
     Token records by default (candidate sets as lists in label-set order,
@@ -67,7 +69,9 @@ def _records(ctx: ReadContext) -> Iterator[tuple[int, Any]]:
         stripped = line.strip()
         if not stripped:
             continue
-        if stripped.startswith("[") or ctx.path.suffix.lower() == ".json":
+        # A record that is not whole on its first line: pretty-printed JSON
+        # (doccano's relation example, named .jsonl), read as a .json file is.
+        if stripped.startswith("[") or ctx.path.suffix.lower() == ".json" or not _whole(stripped):
             rest = "".join(text for _, text in lines)
             yield from _document_records("\n" * (lineno - 1) + line + rest, ctx)
             return
@@ -76,6 +80,19 @@ def _records(ctx: ReadContext) -> Iterator[tuple[int, Any]]:
     for lineno, line in lines:
         if line.strip():
             yield lineno, _loads(line, lineno, ctx)
+
+
+def _whole(line: str) -> bool:
+    """Whether ``line`` is not the start of a value that goes on past it (an unclosed object)."""
+    if not line.startswith("{"):
+        return True
+    try:
+        json.loads(line)
+    except json.JSONDecodeError as exc:
+        return exc.pos < len(line)  # an error inside the line, not the end of its text
+    except ValueError:
+        return True
+    return True
 
 
 def _loads(line: str, lineno: int, ctx: ReadContext) -> Any:
