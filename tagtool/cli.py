@@ -140,7 +140,7 @@ def _report_reading(corpus) -> None:
     """What the readers skipped, and how several annotators were merged (stderr)."""
     for warning in corpus.warnings:
         print(f"tagtool: {warning}", file=sys.stderr)
-    skipped = sum("skipped" in w for w in corpus.warnings)
+    skipped = corpus.skipped_spans
     if skipped:
         print(f"tagtool: {skipped} span(s) could not be placed and were skipped (listed above; "
               "--strict makes them errors)", file=sys.stderr)

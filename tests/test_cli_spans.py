@@ -135,3 +135,14 @@ def test_import_of_a_file_without_labels_names_the_file(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{source}: holds no labels" in err and "--labels" in err and "\n" not in err.strip()
     assert not (tmp_path / "p.tagproj").exists()
+
+
+def test_the_skipped_span_count_is_by_kind_not_by_text(tmp_path, capsys):
+    # It counted every warning holding "skipped": here the path's folder name.
+    folder = tmp_path / "skipped"
+    folder.mkdir()
+    source = folder / "one.jsonl"
+    source.write_text('{"text": "Apple hired Tim Cook.", "label": [[0, 4, "ORG"]]}\n', encoding="utf-8")
+    assert main(["import", str(source), "-p", str(tmp_path / "p.tagproj")]) == 0
+    err = capsys.readouterr().err
+    assert "snapped outward" in err and "could not be placed" not in err

@@ -49,7 +49,7 @@ from typing import Any, TextIO
 from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats import labelstudio
-from tagtool.store.formats._common import Item, ReadContext, WriteContext
+from tagtool.store.formats._common import Item, ReadContext, WriteContext, json_kind
 from tagtool.store.formats.spans import SpanOptions, record_groups, record_out, sentences_of
 
 logger = logging.getLogger(__name__)
@@ -62,8 +62,8 @@ _WHITESPACE = " \t\n\r"
 # JSON values with their line numbers
 
 
-def _records(ctx: ReadContext) -> Iterator[tuple[int, Any]]:
-    """``(line, value)`` of each record, streaming when the file is JSON Lines."""
+def records(ctx: ReadContext) -> Iterator[tuple[int, Any]]:
+    """``(line, value)`` of each record of a JSON or JSON Lines file, streaming when it is JSON Lines."""
     lines = ctx.lines()
     for lineno, line in lines:
         stripped = line.strip()
@@ -190,10 +190,10 @@ def read(
     opts = SpanOptions(tokenizer, sentence_split, strict, annotator).check(ctx)
     seen: set[str] = set()
     snapped = 0
-    for rows in _tasks(_records(ctx)):
+    for rows in _tasks(records(ctx)):
         line, record = rows[0]
         if not isinstance(record, dict):
-            raise ctx.error(line, f"a record must be a JSON object, not {_kind(record)}")
+            raise ctx.error(line, f"a record must be a JSON object, not {json_kind(record)}")
         if "tokens" in record:
             yield _token_record(record, line, ctx)
             continue
@@ -232,16 +232,10 @@ def _tasks(records: Iterator[tuple[int, Any]]) -> Iterator[list[tuple[int, Any]]
         yield pending
 
 
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
-        type(value), "a number"
-    )
-
-
 def _document(record: dict, line: int, ctx: ReadContext) -> str:
     name = record.get("document", ctx.document_name)
     if isinstance(name, bool) or not isinstance(name, (str, int)):
-        raise ctx.error(line, f'"document" must be a string, not {_kind(name)}')
+        raise ctx.error(line, f'"document" must be a string, not {json_kind(name)}')
     return str(name)
 
 
@@ -281,7 +275,7 @@ def _token_labels(labels: Any, n: int, line: int, ctx: ReadContext) -> list[froz
         elif isinstance(label, list) and all(isinstance(name, str) for name in label):
             out.append(ctx.parse_names(label, line))
         else:
-            raise ctx.error(line, f"a label must be a string, a list of strings or null, not {_kind(label)}")
+            raise ctx.error(line, f"a label must be a string, a list of strings or null, not {json_kind(label)}")
     return out
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tagtool.store.formats._common import ReadContext
+from tagtool.store.formats._common import ReadContext, json_kind
 from tagtool.store.formats.spans import SpanOptions, SpanRecord
 
 #: ``annotations``: doccano 1.0's download, objects with ``label_name`` and ``user_name``.
@@ -54,12 +54,6 @@ SPAN_KEYS = ("label", "labels", "spans", "entities", "annotations")
 TASK_KEYS = ("data", "annotations", "completions", "predictions", "drafts", "document")
 #: Keys of a JSON-MIN row that belong to its annotation, not to the task.
 MIN_ANNOTATION_KEYS = ("annotator", "annotation_id", "created_at", "updated_at", "lead_time")
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
-        type(value), "a number"
-    )
 
 
 def is_task(record: dict) -> bool:
@@ -94,7 +88,7 @@ def annotator_name(value: Any) -> str | None:
 
 def _checked_text(text: Any, line: int, ctx: ReadContext) -> str:
     if not isinstance(text, str):
-        raise ctx.error(line, f'"text" must be a string, not {_kind(text)}')
+        raise ctx.error(line, f'"text" must be a string, not {json_kind(text)}')
     return text
 
 
@@ -102,7 +96,7 @@ def _checked_spans(spans: Any, line: int, ctx: ReadContext) -> list:
     if spans is None:
         return []
     if not isinstance(spans, list):
-        raise ctx.error(line, f"spans must be a list, not {_kind(spans)}")
+        raise ctx.error(line, f"spans must be a list, not {json_kind(spans)}")
     return spans
 
 
@@ -258,11 +252,11 @@ def annotators_in(path, encoding: str = "utf-8") -> list[str]:
     """
     from pathlib import Path
 
-    from tagtool.store.formats.jsonl import _records  # jsonl imports this module
+    from tagtool.store.formats.jsonl import records  # jsonl imports this module
 
     ctx = ReadContext(Path(path), encoding=encoding)
     names: set[str] = set()
-    for _, record in _records(ctx):
+    for _, record in records(ctx):
         if not isinstance(record, dict):
             continue
         if is_task(record) and isinstance(record.get("annotations"), list):

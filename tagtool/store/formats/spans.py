@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tagtool.core.annotation import EMPTY
-from tagtool.core.corpus import Sentence
+from tagtool.core.corpus import SKIPPED_SPAN, Sentence
 from tagtool.core.tokenize import Offsets, get_tokenizer, split_sentences
 from tagtool.errors import FormatError
 from tagtool.store.formats._common import ReadContext, WriteContext
@@ -136,7 +136,7 @@ def parse_span(item: Any) -> tuple[int, int, str]:
 def _skip(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions, what: str, reason: str) -> None:
     if opts.strict:
         raise ctx.error(rec.line, f"{what}: {reason}")
-    ctx.warn(rec.line, f"{what}: {reason}; skipped")
+    ctx.warn(rec.line, f"{what}: {reason}; skipped", SKIPPED_SPAN)
 
 
 def _describe(rec: SpanRecord, start: int, end: int, label: str, who: str | None) -> str:
