@@ -57,3 +57,13 @@ def test_the_cli_writes_one_record_per_record_with_batch_size_one(model, tmp_pat
     assert main(["tag", str(model), str(SOURCE), "-o", "-", "--batch-size", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line)["id"] for line in lines] == [1, 2, 3]
+
+
+def test_pretty_printed_span_records_named_jsonl_are_tagged_as_span_records(model, tmp_path):
+    source = tmp_path / "relations.jsonl"
+    record = {"text": "Angela Merkel met Emmanuel Macron.", "entities": [], "relations": []}
+    source.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    tag_file(model, source, out)
+    (written,) = records(out)
+    assert written["text"] == record["text"] and written["relations"] == [] and "tokens" not in written
