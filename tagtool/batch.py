@@ -17,7 +17,6 @@ writes them in input order, so the output is byte for byte the same.
 from __future__ import annotations
 
 import io
-import itertools
 import sys
 import time
 from collections import deque
@@ -89,12 +88,6 @@ class BatchJob:
     input_name: str
     options: Options = ()
     allow_missing_columns: bool = False
-
-
-def _batches(items: Iterable, size: int) -> Iterator[list]:
-    iterator = iter(items)
-    while batch := list(itertools.islice(iterator, max(1, size))):
-        yield batch
 
 
 # ---------------------------------------------------------------------------
@@ -319,11 +312,25 @@ def _line_heads(fh, chunk: int = 2**20) -> Iterator[tuple[str, bool]]:
 
 
 def _numbered_batches(sentences: Iterable, size: int, should_stop) -> Iterator[tuple[int, list]]:
-    first = 0
-    for batch in _batches(sentences, size):
+    """``(index of the first, sentences)`` of each batch of about ``size`` sentences.
+
+    A batch never ends inside a span record split into sentences: it runs
+    over ``size`` to finish its record, which the writer can only put back
+    together from sentences of one batch; so the output is the same
+    whatever the batch size.
+    """
+    from tagtool.store.formats.spans import continues_record
+
+    first, batch = 0, []
+    for sentence in sentences:
+        if len(batch) >= max(1, size) and not continues_record(sentence):
+            _check_stop(should_stop)
+            yield first, batch
+            first, batch = first + len(batch), []
+        batch.append(sentence)
+    if batch:
         _check_stop(should_stop)
         yield first, batch
-        first += len(batch)
 
 
 def tag_file(

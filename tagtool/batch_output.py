@@ -163,9 +163,9 @@ def _span_records(path: Path, encoding: str) -> bool:
         if not stripped:
             continue
         try:
-            if stripped.startswith("{") and path.suffix.lower() != ".json":
+            if stripped.startswith("{") and path.suffix.lower() != ".json" and stripped.endswith("}"):
                 first = json.loads(stripped)
-            else:  # a JSON array, or pretty-printed records: the first object in the text
+            else:  # a JSON array, or pretty-printed records (also named .jsonl): the first object
                 text = stripped + "".join(rest for _, rest in lines)
                 first = json.JSONDecoder().raw_decode(text, max(text.find("{"), 0))[0]
         except ValueError:

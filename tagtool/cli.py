@@ -140,7 +140,7 @@ def _report_reading(corpus) -> None:
     """What the readers skipped, and how several annotators were merged (stderr)."""
     for warning in corpus.warnings:
         print(f"tagtool: {warning}", file=sys.stderr)
-    skipped = sum("skipped" in w for w in corpus.warnings)
+    skipped = corpus.skipped_spans
     if skipped:
         print(f"tagtool: {skipped} span(s) could not be placed and were skipped (listed above; "
               "--strict makes them errors)", file=sys.stderr)
@@ -220,6 +220,10 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(f"added labels: {' '.join(added)}")
         return 0
     if labels is None:
+        if not len(corpus.labels):
+            # A new project needs a label set; this file gives none (unlabeled text).
+            raise TagtoolError(f"{', '.join(map(str, args.files))}: holds no labels; "
+                               "give the project's label set with --labels A,B,...")
         completed, added = complete_scheme(corpus.labels)
         corpus = Corpus(completed, corpus.documents)
         if added:

@@ -124,3 +124,25 @@ def test_export_spans_to_standard_output_or_any_name(tmp_path, capsys):
     assert json.loads((tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()[0])["label"]
     assert main(["export", str(project), "-o", "-", "--spans", "--format", "conll"]) == 1
     assert "--spans writes JSON Lines" in capsys.readouterr().err
+
+
+def test_import_of_a_file_without_labels_names_the_file(tmp_path, capsys):
+    # It said "a label set needs at least one label", naming no file.
+    source = tmp_path / "tasks.json"
+    source.write_text(json.dumps([{"id": 1, "data": {"text": "Nobody labeled this."}, "annotations": []}]),
+                      encoding="utf-8")
+    assert main(["import", str(source), "-p", str(tmp_path / "p.tagproj")]) == 1
+    err = capsys.readouterr().err
+    assert f"{source}: holds no labels" in err and "--labels" in err and "\n" not in err.strip()
+    assert not (tmp_path / "p.tagproj").exists()
+
+
+def test_the_skipped_span_count_is_by_kind_not_by_text(tmp_path, capsys):
+    # It counted every warning holding "skipped": here the path's folder name.
+    folder = tmp_path / "skipped"
+    folder.mkdir()
+    source = folder / "one.jsonl"
+    source.write_text('{"text": "Apple hired Tim Cook.", "label": [[0, 4, "ORG"]]}\n', encoding="utf-8")
+    assert main(["import", str(source), "-p", str(tmp_path / "p.tagproj")]) == 0
+    err = capsys.readouterr().err
+    assert "snapped outward" in err and "could not be placed" not in err

@@ -112,6 +112,34 @@ class Document:
     __hash__ = None
 
 
+#: :attr:`ReadWarning.kind` of a span (doccano, Label Studio) that could not be placed.
+SKIPPED_SPAN = "skipped_span"
+
+
+class ReadWarning(str):
+    """One line of ``Corpus.warnings``, with its kind.
+
+    A ``str`` (printed and listed as it is) that also says what it is
+    about, so that callers count skipped spans by :attr:`kind`
+    (:data:`SKIPPED_SPAN`) instead of searching the text.
+    """
+
+    kind: str
+
+    def __new__(cls, text: str, kind: str = "note") -> ReadWarning:
+        warning = super().__new__(cls, text)
+        warning.kind = kind
+        return warning
+
+    def __reduce__(self):
+        return ReadWarning, (str(self), self.kind)
+
+
+def skipped_spans(warnings: Iterable[str]) -> int:
+    """How many of ``warnings`` are spans that could not be placed (:data:`SKIPPED_SPAN`)."""
+    return sum(getattr(w, "kind", None) == SKIPPED_SPAN for w in warnings)
+
+
 @dataclass(frozen=True)
 class Corpus:
     """Documents plus the label set their annotations are drawn from.
@@ -124,7 +152,8 @@ class Corpus:
     warnings : sequence of str, optional
         What the reader skipped or changed without failing (a span off the
         text, a span snapped to token boundaries), one line each, naming
-        file and line. Not part of equality.
+        file and line; readers give :class:`ReadWarning` lines, whose kind
+        :attr:`skipped_spans` counts. Not part of equality.
     """
 
     labels: LabelSet
@@ -140,6 +169,11 @@ class Corpus:
                     self.labels.index(name)
 
     __hash__ = None
+
+    @property
+    def skipped_spans(self) -> int:
+        """Spans of span records the reader could not place and skipped (listed in ``warnings``)."""
+        return skipped_spans(self.warnings)
 
     @classmethod
     def from_sentences(

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tagtool.core.corpus import skipped_spans
 from tagtool.core.tokenize import TOKENIZERS
 from tagtool.errors import TagtoolError
 from tagtool.store.formats.labelstudio import annotators_in
@@ -109,10 +110,14 @@ class SpanOptionsDialog(QDialog):
 
 
 def warnings_box(parent: QWidget | None, title: str, warnings: list[str]) -> QMessageBox | None:
-    """An information box listing what the reader skipped; None if nothing was."""
+    """An information box listing what the reader skipped; None if nothing was.
+
+    ``warnings`` are ``Corpus.warnings``: the skipped spans among them are
+    counted by their kind (:class:`~tagtool.core.corpus.ReadWarning`).
+    """
     if not warnings:
         return None
-    skipped = sum("skipped" in w for w in warnings)
+    skipped = skipped_spans(warnings)
     head = (f"{skipped} span(s) could not be placed and were skipped." if skipped
             else "The file was read with these notes.")
     shown = "\n".join(warnings[:SHOWN]) + (f"\n… and {len(warnings) - SHOWN} more" if len(warnings) > SHOWN else "")

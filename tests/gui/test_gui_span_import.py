@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMessageBox
 from tagtool.gui import transfer
 from tagtool.gui.new_project import NewProjectDialog, create_project
 from tagtool.gui.session import Session
+from tagtool.core.corpus import SKIPPED_SPAN, ReadWarning
 from tagtool.gui.span_import import SpanOptionsDialog, warnings_box
 from tagtool.store.project import Project
 from tests.gui.helpers import DATA_DIR
@@ -78,5 +79,22 @@ def test_span_options_dialog_and_warnings_box(qtbot):
     qtbot.addWidget(dialog)
     assert dialog.form.options() == {"tokenizer": "default", "sentence_split": True, "annotator": "all"}
     assert warnings_box(None, "x", []) is None
-    box = warnings_box(None, "x", [f"f:{i}: span [0, 1) 'X' 'a': empty; skipped" for i in range(20)])
+    box = warnings_box(None, "x", [ReadWarning(f"f:{i}: span [0, 1) 'X' 'a': empty; skipped", SKIPPED_SPAN)
+                                   for i in range(20)])
     assert "20 span(s)" in box.text() and "and 8 more" in box.text() and box.detailedText().count("\n") == 19
+
+
+def test_warnings_box_counts_skipped_spans_by_kind_not_by_text(qtbot, tmp_path, monkeypatch):
+    # The count was a search for "skipped" in each line: a file whose path
+    # holds the word counted its "snapped" note as a skipped span.
+    shown = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box.text()))
+    folder = tmp_path / "skipped"
+    folder.mkdir()
+    source = folder / "one.jsonl"
+    source.write_text('{"text": "Apple hired Tim Cook.", "label": [[0, 4, "ORG"]]}\n', encoding="utf-8")
+    dialog = _dialog(qtbot, source, tmp_path / "d.tagproj")
+    dialog.accept()
+    assert dialog.created is not None
+    ((text,),) = [shown]
+    assert text.startswith("The file was read with these notes.") and "snapped" in text

@@ -311,3 +311,22 @@ def test_span_records_read_a_stray_i_label_as_a_chunk_start(tmp_path):
     write_corpus(Corpus.from_sentences([sentence], labels=labels), out, spans=True, stray_inside=True)
     record = _json.loads(out.read_text().splitlines()[0])
     assert record["label"] == [[8, 15, "PER"]]
+
+
+def test_pretty_printed_records_in_a_jsonl_file_are_read(tmp_path):
+    # doccano's relation example is pretty-printed JSON named .jsonl: it was
+    # refused as invalid JSON at line 2.
+    records = [{"text": "Apple hired Tim Cook.", "entities": [
+        {"id": 1, "label": "ORG", "start_offset": 0, "end_offset": 5}], "relations": []},
+        {"text": "Paris is big.", "entities": [], "relations": []}]
+    path = tmp_path / "relations.jsonl"
+    path.write_text("".join(json.dumps(r, indent=2) + "\n" for r in records), encoding="utf-8")
+    corpus = read_corpus(path)
+    assert [s.tokens[0] for s in corpus.sentences] == ["Apple", "Paris"]
+    text = json.dumps(records[0], indent=2) + "\n" + json.dumps(records[1], indent=2)[:-1]
+    path.write_text(text)  # the last "}" missing: the error is at the end, not at line 2
+    with pytest.raises(FormatError, match=rf"relations.jsonl:{text.count(chr(10)) + 1}: invalid JSON"):
+        read_corpus(path)
+    path.write_text('{"text": "a", "label": []}\n{"text": oops}\n')  # JSON Lines: line by line
+    with pytest.raises(FormatError, match=r"relations.jsonl:2: invalid JSON"):
+        read_corpus(path)

@@ -20,7 +20,7 @@ from typing import IO
 
 from tagtool import outputs
 from tagtool.core.annotation import EMPTY, make_annotation, parse_annotation
-from tagtool.core.corpus import Corpus, Document, Sentence
+from tagtool.core.corpus import Corpus, Document, ReadWarning, Sentence
 from tagtool.core.labels import LabelSet, check_label_name
 from tagtool.errors import FormatError, LabelError
 from tagtool.store.formats.limits import DEFAULT_LIMITS, ReadLimits, check_tokens, line_too_long
@@ -196,10 +196,10 @@ class ReadContext:
     def error(self, line: int | None, message: str) -> FormatError:
         return FormatError(self.path, line, message)
 
-    def warn(self, line: int | None, message: str) -> None:
-        """Record something skipped or changed; it reaches ``Corpus.warnings``."""
+    def warn(self, line: int | None, message: str, kind: str = "note") -> None:
+        """Record something skipped or changed; it reaches ``Corpus.warnings`` (a :class:`ReadWarning` of ``kind``)."""
         where = f"{self.path}:{line}" if line is not None else str(self.path)
-        self.warnings.append(f"{where}: {message}")
+        self.warnings.append(ReadWarning(f"{where}: {message}", kind))
         logger.info("%s: %s", where, message)
 
     def lines(self) -> Iterator[tuple[int, str]]:
@@ -280,6 +280,13 @@ class ReadContext:
             # Unlabeled text: the importer adds a schema, or merges into one.
             return LabelSet.empty()
         return LabelSet.from_observed(self.observed)
+
+
+def json_kind(value: object) -> str:
+    """What a JSON value is, for messages: "an object", "a list", "a string", "null", ..."""
+    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
+        type(value), "a number"
+    )
 
 
 def group_documents(items: Iterable[Item]) -> list[Document]:

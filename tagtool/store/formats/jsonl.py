@@ -23,14 +23,20 @@ Files
     ``.jsonl`` files are read line by line (streaming, blank lines
     skipped). A file whose first character is ``[`` is one JSON array of
     records; a ``.json`` file may also hold records one after another,
-    pretty-printed. Either way errors name the line where a record starts.
+    pretty-printed, and so may a ``.jsonl`` file whose first record is not
+    whole on its first line. Either way errors name the line where a record
+    starts.
 
 Writing
     Token records by default (candidate sets as lists in label-set order,
     ``null`` for no label); ``spans=True`` writes doccano-style span
     records, possible when every token has a full BIO label; the sentences
-    of one record go back into one record, with its metadata. A
-    ``"document"`` key is written when the document boundaries need it.
+    of one record go back into one record, with its metadata. Token records
+    get a ``"document"`` key when the document boundaries or names need it;
+    span records keep the record's own layout and get one only when the
+    corpus holds several documents (each record then names its document,
+    which reads back as that document; one document reads back named after
+    the file, as the record was).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from typing import Any, TextIO
 from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats import labelstudio
-from tagtool.store.formats._common import Item, ReadContext, WriteContext
+from tagtool.store.formats._common import Item, ReadContext, WriteContext, json_kind
 from tagtool.store.formats.spans import SpanOptions, record_groups, record_out, sentences_of
 
 logger = logging.getLogger(__name__)
@@ -56,14 +62,16 @@ _WHITESPACE = " \t\n\r"
 # JSON values with their line numbers
 
 
-def _records(ctx: ReadContext) -> Iterator[tuple[int, Any]]:
-    """``(line, value)`` of each record, streaming when the file is JSON Lines."""
+def records(ctx: ReadContext) -> Iterator[tuple[int, Any]]:
+    """``(line, value)`` of each record of a JSON or JSON Lines file, streaming when it is JSON Lines."""
     lines = ctx.lines()
     for lineno, line in lines:
         stripped = line.strip()
         if not stripped:
             continue
-        if stripped.startswith("[") or ctx.path.suffix.lower() == ".json":
+        # A record that is not whole on its first line: pretty-printed JSON
+        # (doccano's relation example, named .jsonl), read as a .json file is.
+        if stripped.startswith("[") or ctx.path.suffix.lower() == ".json" or not _whole(stripped):
             rest = "".join(text for _, text in lines)
             yield from _document_records("\n" * (lineno - 1) + line + rest, ctx)
             return
@@ -72,6 +80,19 @@ def _records(ctx: ReadContext) -> Iterator[tuple[int, Any]]:
     for lineno, line in lines:
         if line.strip():
             yield lineno, _loads(line, lineno, ctx)
+
+
+def _whole(line: str) -> bool:
+    """Whether ``line`` is not the start of a value that goes on past it (an unclosed object)."""
+    if not line.startswith("{"):
+        return True
+    try:
+        json.loads(line)
+    except json.JSONDecodeError as exc:
+        return exc.pos < len(line)  # an error inside the line, not the end of its text
+    except ValueError:
+        return True
+    return True
 
 
 def _loads(line: str, lineno: int, ctx: ReadContext) -> Any:
@@ -169,10 +190,10 @@ def read(
     opts = SpanOptions(tokenizer, sentence_split, strict, annotator).check(ctx)
     seen: set[str] = set()
     snapped = 0
-    for rows in _tasks(_records(ctx)):
+    for rows in _tasks(records(ctx)):
         line, record = rows[0]
         if not isinstance(record, dict):
-            raise ctx.error(line, f"a record must be a JSON object, not {_kind(record)}")
+            raise ctx.error(line, f"a record must be a JSON object, not {json_kind(record)}")
         if "tokens" in record:
             yield _token_record(record, line, ctx)
             continue
@@ -211,16 +232,10 @@ def _tasks(records: Iterator[tuple[int, Any]]) -> Iterator[list[tuple[int, Any]]
         yield pending
 
 
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
-        type(value), "a number"
-    )
-
-
 def _document(record: dict, line: int, ctx: ReadContext) -> str:
     name = record.get("document", ctx.document_name)
     if isinstance(name, bool) or not isinstance(name, (str, int)):
-        raise ctx.error(line, f'"document" must be a string, not {_kind(name)}')
+        raise ctx.error(line, f'"document" must be a string, not {json_kind(name)}')
     return str(name)
 
 
@@ -260,7 +275,7 @@ def _token_labels(labels: Any, n: int, line: int, ctx: ReadContext) -> list[froz
         elif isinstance(label, list) and all(isinstance(name, str) for name in label):
             out.append(ctx.parse_names(label, line))
         else:
-            raise ctx.error(line, f"a label must be a string, a list of strings or null, not {_kind(label)}")
+            raise ctx.error(line, f"a label must be a string, a list of strings or null, not {json_kind(label)}")
     return out
 
 
@@ -283,7 +298,10 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False,
         Span records: an ``I-X`` not continuing an ``X`` chunk starts one
         (a tagger's output) instead of being an error (exported annotations).
     """
-    named = ctx.any_marker(corpus)
+    # Span records keep their own layout: a "document" key only where the
+    # documents must be told apart. Token records also name a lone document
+    # whose name is not the output file's, so that it reads back the same.
+    named = len(corpus.documents) > 1 if spans else ctx.any_marker(corpus)
     for document in corpus.documents:
         if spans:
             records = (

@@ -6,7 +6,8 @@ doccano
     ``{"text": "...", "entities": [{"id": 3, "start_offset": 0,
     "end_offset": 4, "label": "TYPE"}], "relations": [], "Comments": []}``.
     Spans may also sit under ``labels`` or ``spans``. Every other key is
-    metadata, kept with its JSON type.
+    metadata, kept with its JSON type. A record without spans (no span key,
+    or ``null``) is unlabeled; an empty list labels every token ``O``.
 
 Label Studio, full JSON export
     A list of tasks ``{"id": 7, "data": {"text": "..."}, "annotations":
@@ -43,7 +44,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tagtool.store.formats._common import ReadContext
+from tagtool.store.formats._common import ReadContext, json_kind
 from tagtool.store.formats.spans import SpanOptions, SpanRecord
 
 #: ``annotations``: doccano 1.0's download, objects with ``label_name`` and ``user_name``.
@@ -55,15 +56,15 @@ TASK_KEYS = ("data", "annotations", "completions", "predictions", "drafts", "doc
 MIN_ANNOTATION_KEYS = ("annotator", "annotation_id", "created_at", "updated_at", "lead_time")
 
 
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
-        type(value), "a number"
-    )
-
-
 def is_task(record: dict) -> bool:
-    """A Label Studio full-export task."""
-    return isinstance(record.get("data"), dict)
+    """A Label Studio full-export task.
+
+    A record with a top-level ``"text"`` is a span record whatever its
+    ``data`` holds: a task written back by tagtool keeps its other ``data``
+    fields as metadata beside its text and spans (``{"id", "data":
+    {"source": ...}, "text", "label"}``), and must read back the same.
+    """
+    return isinstance(record.get("data"), dict) and not isinstance(record.get("text"), str)
 
 
 def is_min_row(record: Any) -> bool:
@@ -87,7 +88,7 @@ def annotator_name(value: Any) -> str | None:
 
 def _checked_text(text: Any, line: int, ctx: ReadContext) -> str:
     if not isinstance(text, str):
-        raise ctx.error(line, f'"text" must be a string, not {_kind(text)}')
+        raise ctx.error(line, f'"text" must be a string, not {json_kind(text)}')
     return text
 
 
@@ -95,7 +96,7 @@ def _checked_spans(spans: Any, line: int, ctx: ReadContext) -> list:
     if spans is None:
         return []
     if not isinstance(spans, list):
-        raise ctx.error(line, f"spans must be a list, not {_kind(spans)}")
+        raise ctx.error(line, f"spans must be a list, not {json_kind(spans)}")
     return spans
 
 
@@ -115,7 +116,8 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
     spans = _checked_spans(record.get(span_key), line, ctx)
     layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items() if k != "document"}
     layout.setdefault(span_key, None)
-    sources: dict[str | None, list] = {None: spans}
+    # No span key at all (or null): nobody labeled the text; an empty list labels it all O.
+    sources: dict[str | None, list] = {None: spans} if record.get(span_key) is not None else {}
     if span_key == "annotations":  # doccano 1.0: each span names its user
         sources = {}
         for item in spans:
@@ -250,11 +252,11 @@ def annotators_in(path, encoding: str = "utf-8") -> list[str]:
     """
     from pathlib import Path
 
-    from tagtool.store.formats.jsonl import _records  # jsonl imports this module
+    from tagtool.store.formats.jsonl import records  # jsonl imports this module
 
     ctx = ReadContext(Path(path), encoding=encoding)
     names: set[str] = set()
-    for _, record in _records(ctx):
+    for _, record in records(ctx):
         if not isinstance(record, dict):
             continue
         if is_task(record) and isinstance(record.get("annotations"), list):

@@ -12,7 +12,10 @@ A span record (doccano, Label Studio) is a text and character spans
    listed in the reader's warnings with file, line and span text; with
    ``strict=True`` it is a :class:`FormatError` instead.
 3. Spans become BIO labels (``B-X`` on the first token, ``I-X`` on the rest,
-   ``O`` elsewhere).
+   ``O`` elsewhere). The tokens a skipped span covers, where its offsets
+   locate it, are left unlabeled rather than ``O`` (a learner must not learn
+   ``O`` where the annotator marked something), unless a placed span labels
+   them.
 4. The text is split into sentences (:func:`~tagtool.core.tokenize.split_sentences`,
    option ``sentence_split``), never inside a span.
 
@@ -50,7 +53,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tagtool.core.corpus import Sentence
+from tagtool.core.annotation import EMPTY
+from tagtool.core.corpus import SKIPPED_SPAN, Sentence
 from tagtool.core.tokenize import Offsets, get_tokenizer, split_sentences
 from tagtool.errors import FormatError
 from tagtool.store.formats._common import ReadContext, WriteContext
@@ -132,7 +136,7 @@ def parse_span(item: Any) -> tuple[int, int, str]:
 def _skip(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions, what: str, reason: str) -> None:
     if opts.strict:
         raise ctx.error(rec.line, f"{what}: {reason}")
-    ctx.warn(rec.line, f"{what}: {reason}; skipped")
+    ctx.warn(rec.line, f"{what}: {reason}; skipped", SKIPPED_SPAN)
 
 
 def _describe(rec: SpanRecord, start: int, end: int, label: str, who: str | None) -> str:
@@ -142,17 +146,21 @@ def _describe(rec: SpanRecord, start: int, end: int, label: str, who: str | None
 
 def place_spans(
     rec: SpanRecord, tokens: Offsets, items: list, who: str | None, ctx: ReadContext, opts: SpanOptions
-) -> list[tuple[int, int, str]]:
-    """``(first token, last token, label)`` of each span that can be placed."""
-    parsed = []
+) -> list[tuple[int, int, str | None]]:
+    """``(first token, last token, label)`` of each span that can be placed.
+
+    A skipped span that covers tokens adds ``(first, last, None)``: its
+    tokens are left unlabeled (:func:`_unlabeled`).
+    """
+    parsed, placed = [], []
+    starts, ends = [s for s, _ in tokens], [e for _, e in tokens]
     for item in items:
         try:
             parsed.append(parse_span(item))
         except _Skip as exc:
             _skip(rec, ctx, opts, "span" + (f" by {who}" if who is not None else ""), str(exc))
-    starts, ends = [s for s, _ in tokens], [e for _, e in tokens]
+            placed.extend(_unlabeled(_loose_offsets(item), len(rec.text), starts, ends))
     taken = [False] * len(tokens)
-    placed = []
     # The same span twice (doccano exports hold such) is one span, not an overlap.
     for start, end, label in sorted(dict.fromkeys(parsed), key=lambda s: s[:2]):
         i, j = bisect_right(ends, start), bisect_left(starts, end) - 1
@@ -168,11 +176,41 @@ def place_spans(
             reason = _check_label(label, i < j, rec.line, ctx)
         if reason:
             _skip(rec, ctx, opts, _describe(rec, start, end, label, who), reason)
+            placed.extend(_unlabeled((start, end), len(rec.text), starts, ends))
             continue
         rec.snapped[0] += (starts[i], ends[j]) != (start, end)
         taken[i : j + 1] = [True] * (j + 1 - i)
         placed.append((i, j, label))
     return placed
+
+
+def _loose_offsets(item: Any) -> tuple[int, int] | None:
+    """``(start, end)`` of a span :func:`parse_span` refused, if its offsets are integers."""
+    if isinstance(item, dict) and isinstance(item.get("value"), dict):
+        item = item["value"]
+    if isinstance(item, list) and len(item) == 3:
+        start, end = item[:2]
+    elif isinstance(item, dict):
+        start, end = item.get("start", item.get("start_offset")), item.get("end", item.get("end_offset"))
+    else:
+        return None
+    if any(isinstance(x, bool) or not isinstance(x, int) for x in (start, end)):
+        return None
+    return start, end
+
+
+def _unlabeled(offsets: tuple[int, int] | None, length: int, starts: list[int],
+               ends: list[int]) -> list[tuple[int, int, None]]:
+    """The tokens a skipped span covers, as ``(first, last, None)``; [] if it covers none.
+
+    They are left without a label (not ``O``): the annotator labeled them,
+    with something this file does not let us read, and ``O`` there would
+    teach a learner a wrong label.
+    """
+    if offsets is None or not 0 <= offsets[0] < offsets[1] <= length:
+        return []
+    i, j = bisect_right(ends, offsets[0]), bisect_left(starts, offsets[1]) - 1
+    return [(i, j, None)] if i <= j else []
 
 
 def _check_label(label: str, inside: bool, line: int, ctx: ReadContext) -> str | None:
@@ -187,10 +225,14 @@ def _check_label(label: str, inside: bool, line: int, ctx: ReadContext) -> str |
     return None
 
 
-def _bio(n: int, placed: list[tuple[int, int, str]], line: int, ctx: ReadContext) -> list[frozenset[str]]:
+def _bio(n: int, placed: list[tuple[int, int, str | None]], line: int, ctx: ReadContext) -> list[frozenset[str]]:
     # parse_cell caches by spelling (a BIO label holds no "|" or "_" cell).
     out = [ctx.parse_cell("O", line)] * n
-    for i, j, label in placed:
+    # A skipped span's tokens (label None) go unlabeled where no placed span labels them.
+    for i, j, label in sorted(placed, key=lambda p: p[2] is not None):
+        if label is None:
+            out[i : j + 1] = [EMPTY] * (j + 1 - i)
+            continue
         out[i] = ctx.parse_cell(f"B-{label}", line)
         for k in range(i + 1, j + 1):
             out[k] = ctx.parse_cell(f"I-{label}", line)
@@ -203,7 +245,7 @@ def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[S
     if not tokens:
         raise ctx.error(rec.line, '"text" holds no tokens')
     placed = {who: place_spans(rec, tokens, items, who, ctx, opts) for who, items in rec.sources.items()}
-    together = {k for spans in placed.values() for i, j, _ in spans for k in range(i + 1, j + 1)}
+    together = {k for spans in placed.values() for i, j, t in spans if t is not None for k in range(i + 1, j + 1)}
     ranges = split_sentences(rec.text, tokens, together) if opts.sentence_split else [(0, len(tokens))]
     labels = {}
     if ctx.read_labels:
@@ -213,7 +255,9 @@ def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[S
     for n, (a, b) in enumerate(ranges):
         if named:
             by_annotator = {who: bio[a:b] for who, bio in named.items()}
-            annotations = [frozenset().union(*votes) for votes in zip(*by_annotator.values())]
+            # One annotator's unlabeled token leaves the token unlabeled (it allows every label).
+            annotations = [EMPTY if EMPTY in votes else frozenset().union(*votes)
+                           for votes in zip(*by_annotator.values())]
         else:
             by_annotator, annotations = {}, (labels[None][a:b] if None in labels else ())
         meta = _meta(rec, tokens, a, b, n, len(ranges) > 1)
@@ -241,6 +285,16 @@ def _meta(rec: SpanRecord, tokens: Offsets, a: int, b: int, n: int, split: bool)
 # writing
 
 
+def continues_record(sentence: Sentence) -> bool:
+    """Whether ``sentence`` is a later sentence of a record split into sentences.
+
+    Batch tagging keeps such a sentence in its record's batch
+    (:func:`tagtool.batch.tag_file`): :func:`record_groups` can only put a
+    record back together from sentences written together.
+    """
+    return META_START in sentence.meta and META_FULL not in sentence.meta
+
+
 def record_groups(sentences: Sequence[Sentence]) -> Iterator[tuple[int, list[Sentence]]]:
     """``(index of the first, sentences)`` of each record: a split record's sentences go together."""
     i = 0
@@ -248,7 +302,7 @@ def record_groups(sentences: Sequence[Sentence]) -> Iterator[tuple[int, list[Sen
         first, group = i, [sentences[i]]
         i += 1
         if META_FULL in group[0].meta:
-            while i < len(sentences) and META_START in sentences[i].meta and META_FULL not in sentences[i].meta:
+            while i < len(sentences) and continues_record(sentences[i]):
                 group.append(sentences[i])
                 i += 1
         yield first, group
