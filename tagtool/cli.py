@@ -220,6 +220,10 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(f"added labels: {' '.join(added)}")
         return 0
     if labels is None:
+        if not len(corpus.labels):
+            # A new project needs a label set; this file gives none (unlabeled text).
+            raise TagtoolError(f"{', '.join(map(str, args.files))}: holds no labels; "
+                               "give the project's label set with --labels A,B,...")
         completed, added = complete_scheme(corpus.labels)
         corpus = Corpus(completed, corpus.documents)
         if added:
@@ -956,6 +960,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+#: Arguments naming what a command reads, for the out-of-memory message.
+_INPUT_ARGS = ("files", "data", "input", "gold", "test", "project")
+
+
+def _inputs_of(args: argparse.Namespace) -> str:
+    """The files ``args`` names to read, comma-separated ('' if none)."""
+    names: list[str] = []
+    for name in _INPUT_ARGS:
+        value = getattr(args, name, None)
+        names += [str(v) for v in (value if isinstance(value, list) else [value]) if v is not None]
+    return ", ".join(names)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -971,6 +988,11 @@ def _main(argv: Sequence[str] | None) -> int:
         # The reader of stdout left (``tagtool tag ... | head``): stop quietly,
         # and keep Python's final flush from failing again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
+    except MemoryError:  # numpy's _ArrayMemoryError too: a file beyond the read limits, or a small machine
+        print(f"tagtool: error: out of memory reading {_inputs_of(args) or 'the input'}: a file, record or "
+              "sentence too large for this machine's memory; split it, or refuse it early with a lower "
+              "--limit NAME=N", file=sys.stderr)
         return EXIT_ERROR
     except (TagtoolError, OSError) as exc:
         if _is_cancel(exc):
