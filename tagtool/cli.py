@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tagtool import __version__
+from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
 
@@ -341,9 +342,9 @@ def cmd_gui(args: argparse.Namespace) -> int:
     path = args.project or ensure_sample_project()
     if not path.is_file():
         raise TagtoolError(f"{path}: no such project file")
-    missing = _missing_display()
-    if missing:
-        raise TagtoolError(f"gui: no display ({missing}); run it in a desktop session, "
+    display = check_display()
+    if not display.starts:
+        raise TagtoolError(f"gui: no display ({display.reason}); run it in a desktop session, "
                            f"or look at the project with 'tagtool info {path}'")
     from tagtool.gui.app import run
 
@@ -360,40 +361,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return status
 
 
-def _missing_display() -> str | None:
-    """Why Qt could not open a window here, or None.
-
-    Qt aborts the process (no exception) when its platform plugin finds no
-    display.  Only Linux and the BSDs with the default, X11 or Wayland
-    platform need one; a platform named otherwise (offscreen, vnc, eglfs)
-    is the user's explicit choice and left to Qt.
-    """
-    if sys.platform.startswith(("win", "darwin")):
-        return None
-    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0]
-    if platform not in ("", "xcb", "wayland", "wayland-egl"):
-        return None
-    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
-        return None
-    return "neither DISPLAY nor WAYLAND_DISPLAY is set"
-
-
-def _has_display() -> bool:
-    """Whether a window can be shown: X11 or Wayland on Linux, and not an
-    offscreen Qt platform (which shows nothing and would never return)."""
-    import os
-
-    if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal"):
-        return False
-    if sys.platform.startswith(("win", "darwin")):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
 def open_sample() -> int:
     """What ``tagtool`` with no command does: open the sample project in the
     window, or print its summary (``tagtool info``) where no window can show."""
-    if _has_display():
+    if check_display().shows:
         return cmd_gui(argparse.Namespace(project=None))
     path = ensure_sample_project()
     print(f"sample project: {path} (no display for the window; this is 'tagtool info')")
