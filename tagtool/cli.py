@@ -936,11 +936,12 @@ _INPUT_ARGS = ("files", "data", "input", "gold", "test", "project")
 
 
 def _inputs_of(args: argparse.Namespace) -> str:
-    """The files ``args`` names to read, comma-separated ('' if none)."""
+    """The existing files ``args`` names, comma-separated ('' if none)."""
     names: list[str] = []
     for name in _INPUT_ARGS:
         value = getattr(args, name, None)
-        names += [str(v) for v in (value if isinstance(value, list) else [value]) if v is not None]
+        # existing files only: import's project may be the new file it writes
+        names += [str(v) for v in (value if isinstance(value, list) else [value]) if v is not None and v.exists()]
     return ", ".join(names)
 
 

@@ -25,11 +25,13 @@ def _one_line_error(capsys, argv, *names):
     assert "Traceback" not in out + err, err
     last = err.splitlines()[-1]  # after the progress line of tag
     assert last.startswith("tagtool: error: out of memory reading ") and all(str(n) in last for n in names), err
+    return last
 
 
 def test_import_out_of_memory_is_a_one_line_error(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(formats, "read_corpus", _no_memory)
-    _one_line_error(capsys, ["import", CONLL, "-p", tmp_path / "P.tagproj"], CONLL)
+    error = _one_line_error(capsys, ["import", CONLL, "-p", tmp_path / "P.tagproj"], CONLL)
+    assert "P.tagproj" not in error  # what it would have written, not read
     assert not (tmp_path / "P.tagproj").exists()
 
 
