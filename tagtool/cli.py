@@ -480,9 +480,11 @@ def _add_learning_commands(sub) -> None:
     p.add_argument("--input-format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
                    help="input format (default: from the extension and content)")
     p.add_argument("--token-column", type=int, default=0, metavar="N", help="0-based token column (default 0)")
-    p.add_argument("--label-column", type=int, metavar="N",
-                   help="column files: write the prediction into column N, replacing it (default: append "
-                   "a column)")
+    p.add_argument("--output-column", type=int, metavar="N",
+                   help="column files: write the prediction into output column N (0-based), replacing "
+                   "that input column (default: append a column)")
+    # the old name, hidden: everywhere else --label-column names an input column
+    p.add_argument("--label-column", type=int, dest="deprecated_label_column", help=argparse.SUPPRESS)
     _add_label_field_option(p, "that receives the prediction")
     p.add_argument("--batch-size", type=_positive_int, default=2000, metavar="N",
                    help="sentences per batch (default 2000)")
@@ -756,6 +758,10 @@ def cmd_tag(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
     check_not_input(args.output, {"input": args.input, "tagger": args.model})
+    output_column = args.output_column
+    if args.deprecated_label_column is not None:
+        print("warning: tag --label-column is deprecated: it is --output-column", file=sys.stderr)
+        output_column = args.deprecated_label_column if output_column is None else output_column
     # The real stdout, taken before the progress bar starts: on a terminal,
     # rich swaps sys.stdout for a proxy that prints to the bar's stderr.
     output = args.output if args.output not in (None, Path("-")) else sys.stdout
@@ -764,7 +770,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
     try:
         with _stop_on_sigint() as stop, _progress_bar(f"tagging {args.input.name}") as report:
             result = tag_file(args.model, args.input, output, args.format, input_format=args.input_format,
-                              token_column=args.token_column, label_column=args.label_column,
+                              token_column=args.token_column, label_column=output_column,
                               label_field=args.label_field, batch_size=args.batch_size,
                               encoding=args.encoding, progress=report, should_stop=stop,
                               reader_options={k: v for k, v in _span_kwargs(args).items() if k != "annotator"},
