@@ -652,6 +652,11 @@ class _HardStop:
             os._exit(EXIT_INTERRUPTED)
 
     def close(self) -> None:
+        """Stop watching: restore the previous wakeup fd and end the watching thread.
+
+        Called when the guarded work ends, whether it finished or was
+        cancelled; a Ctrl-C after that is Python's own again.
+        """
         self._closed.set()
         signal.set_wakeup_fd(self._previous)
         self._write.close()  # the watching thread's recv returns b""
