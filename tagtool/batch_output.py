@@ -22,6 +22,7 @@ same bytes as one process.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -139,11 +140,14 @@ def write_columns(
 
 
 def _separator(path: Path, encoding: str) -> str:
-    """A tab if the first token line of a column file is tab-separated, else a space."""
-    from tagtool.store.formats._common import iter_lines
+    """A tab if the first token line of a column file is tab-separated, else a space.
+
+    Decided from the file's head (:func:`_head`): a first line longer than
+    that is refused by the reader anyway.
+    """
     from tagtool.store.formats.conll import DOCSTART
 
-    for _, line in iter_lines(path, encoding):
+    for line in _head(path, encoding).split("\n"):
         stripped = line.strip()
         if stripped and not stripped.lstrip("\ufeff").startswith(DOCSTART):
             return "\t" if "\t" in stripped else " "
@@ -153,22 +157,69 @@ def _separator(path: Path, encoding: str) -> str:
 def _span_records(path: Path, encoding: str) -> bool:
     """Whether a JSON(L) input holds span records (text + spans) rather than token records.
 
-    Decided by its first record; malformed JSON is left for the reader to report.
+    Decided by its first record, the first object in the file's head
+    (:func:`_head`): a record that does not end there is judged by the keys
+    it shows there (no ``tokens`` key: span records), so that a 100 MB
+    first line is never parsed whole here. Malformed JSON is left for the
+    reader to report.
     """
-    from tagtool.store.formats._common import iter_lines
+    from tagtool.store.formats._common import HEAD_BYTES
 
-    lines = iter_lines(path, encoding)
-    for _, line in lines:
-        stripped = line.strip()
-        if not stripped:
+    head = _head(path, encoding)
+    start = head.find("{")
+    if start < 0:
+        return False
+    try:
+        first = json.JSONDecoder().raw_decode(head, start)[0]
+    except ValueError:
+        cut = len(head) >= HEAD_BYTES
+        return cut and "tokens" not in _first_keys(head, start)
+    return "tokens" not in first
+
+
+def _head(path: Path, encoding: str) -> str:
+    """The first ``HEAD_BYTES`` characters of ``path``, newlines as ``\\n``.
+
+    Decoded leniently (the reader reports bad bytes, with their line); an
+    unknown encoding or a binary file raise :class:`FormatError` as the
+    reader would.
+    """
+    from tagtool.store.formats._common import HEAD_BYTES, check_not_binary, text_encoding
+
+    opened = text_encoding(path, encoding)
+    check_not_binary(path, encoding)
+    try:
+        with open(path, encoding=opened, errors="replace", newline=None) as fh:
+            return fh.read(HEAD_BYTES)
+    except UnicodeError:  # a stream the codec cannot start on: the reader says so
+        return ""
+
+
+# The string pattern unrolled ("a*(?:\\.a*)*"): an alternation repeated per
+# character would keep a backtracking entry per character of a long value.
+_JSON_STRING = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")(\s*:)?', re.DOTALL)
+_JSON_MARK = re.compile(r'[{}\[\]"]')
+
+
+def _first_keys(text: str, start: int) -> set[str]:
+    """The keys of the JSON object at ``text[start]`` seen before it or ``text`` ends.
+
+    A scan of strings and brackets, not a parse: ``text`` may end inside
+    the object, even inside a string (the scan stops there).
+    """
+    keys: set[str] = set()
+    depth, pos = 0, start
+    while (mark := _JSON_MARK.search(text, pos)) is not None:
+        if mark.group() != '"':
+            depth += 1 if mark.group() in "{[" else -1
+            if depth == 0:
+                break
+            pos = mark.end()
             continue
-        try:
-            if stripped.startswith("{") and path.suffix.lower() != ".json" and stripped.endswith("}"):
-                first = json.loads(stripped)
-            else:  # a JSON array, or pretty-printed records (also named .jsonl): the first object
-                text = stripped + "".join(rest for _, rest in lines)
-                first = json.JSONDecoder().raw_decode(text, max(text.find("{"), 0))[0]
-        except ValueError:
-            return False
-        return isinstance(first, dict) and "tokens" not in first
-    return False
+        string = _JSON_STRING.match(text, mark.start())
+        if string is None:  # the text ends inside this string
+            break
+        if depth == 1 and string.group(2):
+            keys.add(json.loads(string.group(1)))
+        pos = string.end()
+    return keys

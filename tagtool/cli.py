@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tagtool import __version__
+from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
 
@@ -341,9 +342,9 @@ def cmd_gui(args: argparse.Namespace) -> int:
     path = args.project or ensure_sample_project()
     if not path.is_file():
         raise TagtoolError(f"{path}: no such project file")
-    missing = _missing_display()
-    if missing:
-        raise TagtoolError(f"gui: no display ({missing}); run it in a desktop session, "
+    display = check_display()
+    if not display.starts:
+        raise TagtoolError(f"gui: no display ({display.reason}); run it in a desktop session, "
                            f"or look at the project with 'tagtool info {path}'")
     from tagtool.gui.app import run
 
@@ -360,40 +361,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return status
 
 
-def _missing_display() -> str | None:
-    """Why Qt could not open a window here, or None.
-
-    Qt aborts the process (no exception) when its platform plugin finds no
-    display.  Only Linux and the BSDs with the default, X11 or Wayland
-    platform need one; a platform named otherwise (offscreen, vnc, eglfs)
-    is the user's explicit choice and left to Qt.
-    """
-    if sys.platform.startswith(("win", "darwin")):
-        return None
-    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0]
-    if platform not in ("", "xcb", "wayland", "wayland-egl"):
-        return None
-    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
-        return None
-    return "neither DISPLAY nor WAYLAND_DISPLAY is set"
-
-
-def _has_display() -> bool:
-    """Whether a window can be shown: X11 or Wayland on Linux, and not an
-    offscreen Qt platform (which shows nothing and would never return)."""
-    import os
-
-    if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal"):
-        return False
-    if sys.platform.startswith(("win", "darwin")):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
 def open_sample() -> int:
     """What ``tagtool`` with no command does: open the sample project in the
     window, or print its summary (``tagtool info``) where no window can show."""
-    if _has_display():
+    if check_display().shows:
         return cmd_gui(argparse.Namespace(project=None))
     path = ensure_sample_project()
     print(f"sample project: {path} (no display for the window; this is 'tagtool info')")
@@ -509,9 +480,11 @@ def _add_learning_commands(sub) -> None:
     p.add_argument("--input-format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
                    help="input format (default: from the extension and content)")
     p.add_argument("--token-column", type=int, default=0, metavar="N", help="0-based token column (default 0)")
-    p.add_argument("--label-column", type=int, metavar="N",
-                   help="column files: write the prediction into column N, replacing it (default: append "
-                   "a column)")
+    p.add_argument("--output-column", type=int, metavar="N",
+                   help="column files: write the prediction into output column N (0-based), replacing "
+                   "that input column (default: append a column)")
+    # the old name, hidden: everywhere else --label-column names an input column
+    p.add_argument("--label-column", type=int, dest="deprecated_label_column", help=argparse.SUPPRESS)
     _add_label_field_option(p, "that receives the prediction")
     p.add_argument("--batch-size", type=_positive_int, default=2000, metavar="N",
                    help="sentences per batch (default 2000)")
@@ -679,6 +652,11 @@ class _HardStop:
             os._exit(EXIT_INTERRUPTED)
 
     def close(self) -> None:
+        """Stop watching: restore the previous wakeup fd and end the watching thread.
+
+        Called when the guarded work ends, whether it finished or was
+        cancelled; a Ctrl-C after that is Python's own again.
+        """
         self._closed.set()
         signal.set_wakeup_fd(self._previous)
         self._write.close()  # the watching thread's recv returns b""
@@ -785,6 +763,10 @@ def cmd_tag(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
     check_not_input(args.output, {"input": args.input, "tagger": args.model})
+    output_column = args.output_column
+    if args.deprecated_label_column is not None:
+        print("warning: tag --label-column is deprecated: it is --output-column", file=sys.stderr)
+        output_column = args.deprecated_label_column if output_column is None else output_column
     # The real stdout, taken before the progress bar starts: on a terminal,
     # rich swaps sys.stdout for a proxy that prints to the bar's stderr.
     output = args.output if args.output not in (None, Path("-")) else sys.stdout
@@ -793,7 +775,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
     try:
         with _stop_on_sigint() as stop, _progress_bar(f"tagging {args.input.name}") as report:
             result = tag_file(args.model, args.input, output, args.format, input_format=args.input_format,
-                              token_column=args.token_column, label_column=args.label_column,
+                              token_column=args.token_column, label_column=output_column,
                               label_field=args.label_field, batch_size=args.batch_size,
                               encoding=args.encoding, progress=report, should_stop=stop,
                               reader_options={k: v for k, v in _span_kwargs(args).items() if k != "annotator"},
@@ -960,6 +942,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+#: Arguments naming what a command reads, for the out-of-memory message.
+_INPUT_ARGS = ("files", "data", "input", "gold", "test", "project")
+
+
+def _inputs_of(args: argparse.Namespace) -> str:
+    """The existing files ``args`` names, comma-separated ('' if none)."""
+    names: list[str] = []
+    for name in _INPUT_ARGS:
+        value = getattr(args, name, None)
+        # existing files only: import's project may be the new file it writes
+        names += [str(v) for v in (value if isinstance(value, list) else [value]) if v is not None and v.exists()]
+    return ", ".join(names)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -975,6 +971,11 @@ def _main(argv: Sequence[str] | None) -> int:
         # The reader of stdout left (``tagtool tag ... | head``): stop quietly,
         # and keep Python's final flush from failing again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
+    except MemoryError:  # numpy's _ArrayMemoryError too: a file beyond the read limits, or a small machine
+        print(f"tagtool: error: out of memory reading {_inputs_of(args) or 'the input'}: a file, record or "
+              "sentence too large for this machine's memory; split it, or refuse it early with a lower "
+              "--limit NAME=N", file=sys.stderr)
         return EXIT_ERROR
     except (TagtoolError, OSError) as exc:
         if _is_cancel(exc):

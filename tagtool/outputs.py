@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from os import PathLike
@@ -25,6 +26,10 @@ logger = logging.getLogger(__name__)
 #: A temporary file without a writer pid in its name (written by an older
 #: tagtool) is a leftover once it is this many seconds old.
 STALE_SECONDS = 10.0
+#: A temporary file whose writer's pid cannot be checked (no way to ask the
+#: system) is a leftover once it has not changed for this many seconds: a
+#: live writer adds to its file batch after batch.
+UNKNOWN_WRITER_SECONDS = 600.0
 TEMP_SUFFIX = ".tmp"
 
 Inputs = Mapping[str, "str | PathLike | Iterable[str | PathLike] | None"]
@@ -124,32 +129,92 @@ def temp_prefix(target: Path) -> str:
     return f".{target.name}.{os.getpid()}."
 
 
-def _pid_alive(pid: int) -> bool:
+def _pid_alive(pid: int) -> bool | None:
+    """Whether process ``pid`` runs; None when that cannot be told here."""
     if pid <= 0:
         return False
+    if sys.platform == "win32":
+        # Never os.kill(pid, 0) on Windows: signal 0 is CTRL_C_EVENT there,
+        # sent to a whole console process group.
+        return _windows_pid_alive(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # alive, owned by another user
         return True
-    except OSError:  # pragma: no cover - Windows: no signal 0; assume alive
-        return True
+    except OSError:
+        return None
     return True
+
+
+def _windows_pid_alive(pid: int) -> bool | None:
+    """:func:`_pid_alive` on Windows: OpenProcess and GetExitCodeProcess (kernel32)."""
+    import ctypes
+    from ctypes import wintypes
+
+    try:
+        kernel32 = _kernel32()
+    except (AttributeError, OSError):  # no kernel32: not really Windows
+        return None
+    handle = kernel32.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
+    if not handle:
+        error = _last_error()
+        if error == _ERROR_ACCESS_DENIED:  # alive, another user's
+            return True
+        return False if error == _ERROR_INVALID_PARAMETER else None  # no such process
+    try:
+        code = wintypes.DWORD()
+        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            return None
+        return code.value == _STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)
+
+
+_PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+_STILL_ACTIVE = 259
+_ERROR_ACCESS_DENIED = 5
+_ERROR_INVALID_PARAMETER = 87
+
+
+def _last_error() -> int:
+    """The Windows error code of the last kernel32 call (:func:`ctypes.get_last_error`)."""
+    import ctypes
+
+    return ctypes.get_last_error()
+
+
+def _kernel32():
+    """Windows' kernel32, with errors kept for :func:`ctypes.get_last_error`."""
+    import ctypes
+
+    return ctypes.WinDLL("kernel32", use_last_error=True)
 
 
 def _is_stale(entry: os.DirEntry, middle: str, now: float) -> bool:
     """``middle`` is what lies between ``.NAME.`` and ``.tmp``: ``PID.RANDOM``
-    (this tagtool) or ``RANDOM`` (an older one, no pid)."""
+    (this tagtool) or ``RANDOM`` (an older one, no pid).
+
+    A writer whose pid cannot be checked counts as alive until its file is
+    :data:`UNKNOWN_WRITER_SECONDS` old.
+    """
     pid, dot, random_part = middle.partition(".")
     if dot and pid.isdigit() and random_part and "." not in random_part:
-        return not _pid_alive(int(pid))
+        alive = _pid_alive(int(pid))
+        if alive is not None:
+            return not alive
+        return _older_than(entry, now, UNKNOWN_WRITER_SECONDS)
     if not dot and middle:
-        try:
-            return now - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
-        except OSError:
-            return False
+        return _older_than(entry, now, STALE_SECONDS)
     return False
+
+
+def _older_than(entry: os.DirEntry, now: float, seconds: float) -> bool:
+    try:
+        return now - entry.stat(follow_symlinks=False).st_mtime > seconds
+    except OSError:
+        return False
 
 
 def stale_temps(target: str | PathLike, extra_suffixes: tuple[str, ...] = ()) -> list[Path]:

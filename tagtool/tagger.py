@@ -331,7 +331,7 @@ def read_meta(path: str | PathLike) -> dict:
     with open(path, "rb") as fh:
         archive, budget = _open_archive(fh, fail)
         with archive:
-            return _read_meta(_member(archive, META_MEMBER, fail, budget, limits.MAX_META_BYTES), fail)
+            return _read_meta(_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail)
 
 
 def _failing(source: str):
@@ -354,7 +354,7 @@ def _read(stream, source: str) -> Tagger:
     fail = _failing(source)
     archive, budget = _open_archive(stream, fail)
     with archive:
-        meta = _read_meta(_member(archive, META_MEMBER, fail, budget, limits.MAX_META_BYTES), fail)
+        meta = _read_meta(_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail)
         sizes = _declared_sizes(meta, fail)
         arrays = _read_arrays(_member(archive, WEIGHTS_MEMBER, fail, budget), fail, budget, sizes)
     return _assemble(meta, arrays, fail)

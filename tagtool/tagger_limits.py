@@ -4,9 +4,14 @@ A tagger file is read from a stranger as readily as from oneself, so every
 size it announces is checked against what the file can really hold before
 memory is reserved for it:
 
-* ``meta.json`` holds at most :data:`MAX_META_BYTES` (256 MiB) once
-  decompressed — far more than the vocabulary of any real tagger (a
-  million features take some 20 MB).
+* ``meta.json`` holds at most :func:`meta_limit` bytes once decompressed:
+  :data:`META_EXPANSION` (200) times the tagger file's size plus 1 MiB, and
+  never over :data:`MAX_META_BYTES` (64 MiB).  ``json.loads`` builds objects
+  many times the size of their text (``[[],[],...`` some 20 times), so a
+  small deflated ``meta.json`` of repeated text must not be parsed; a real
+  tagger's ``meta.json`` is at most about twice its file's size (its
+  vocabulary; the weights are the bulk of the file), and a million
+  features take some 20 MB.
 * All members read from one file together hold at most
   :data:`MAX_EXPANSION` times the file's own size (plus 1 MiB).  Deflate,
   the compression tagtool writes, never expands beyond 1032:1, so a real
@@ -32,8 +37,10 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable
 
-#: Largest decompressed ``meta.json`` read (bytes).
-MAX_META_BYTES = 256 * 2**20
+#: Largest decompressed ``meta.json`` read (bytes), whatever the file's size.
+MAX_META_BYTES = 64 * 2**20
+#: Largest ratio of the decompressed ``meta.json`` to the tagger file's size.
+META_EXPANSION = 200
 #: Largest ratio of the decompressed members to the tagger file's size.
 MAX_EXPANSION = 1100
 #: Decompressed bytes always allowed, whatever the file's size.
@@ -66,6 +73,11 @@ class Budget:
                 f"(over {MAX_EXPANSION}:1 expanded): refused as a zip bomb"
             )
         self.left -= n
+
+
+def meta_limit(file_size: int) -> int:
+    """Most decompressed bytes of ``meta.json`` a tagger file of ``file_size`` bytes may hold."""
+    return min(MAX_META_BYTES, META_EXPANSION * file_size + _SLACK_BYTES)
 
 
 def member_info(

@@ -222,3 +222,27 @@ def test_evaluate_refuses_or_warns_on_gold_without_the_pos_column(model, tmp_pat
     assert code == 1 and f"{gold}: lacks the column(s) 'col1'" in err
     code, out, err = run(capsys, "evaluate", model, gold, "--allow-missing-columns")
     assert code == 0 and "token accuracy" in out and f"warning: {gold}: lacks the column(s) 'col1'" in err
+
+
+def _replaced(appended: bytes) -> str:
+    """``expected`` (prediction appended to ``w POS chunk``) with the prediction in column 2 instead."""
+    lines = appended.decode("utf-8").split("\n")
+    return "\n".join(" ".join(line.split(" ")[:2] + line.split(" ")[3:]) if line else "" for line in lines)
+
+
+def test_output_column_names_the_column_the_prediction_replaces(model, expected, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    code, _, err = run(capsys, "tag", model, CONLL, "-o", out, "--output-column", "2")
+    assert code == 0 and "warning" not in err
+    assert out.read_text(encoding="utf-8") == _replaced(expected)
+
+
+def test_tag_label_column_is_a_hidden_deprecated_name_of_output_column(model, expected, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    code, _, err = run(capsys, "tag", model, CONLL, "-o", out, "--label-column", "2")
+    assert code == 0 and "warning: tag --label-column is deprecated: it is --output-column" in err
+    assert out.read_text(encoding="utf-8") == _replaced(expected)
+    with pytest.raises(SystemExit):
+        main(["tag", "--help"])
+    help_text = capsys.readouterr().out
+    assert "--output-column" in help_text and "--label-column" not in help_text

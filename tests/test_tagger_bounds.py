@@ -163,6 +163,19 @@ def test_a_meta_json_beyond_the_cap_is_refused(tmp_path, monkeypatch):
     _refused(tmp_path, data, "'meta.json' declares .* more than the 100 a tagger file may hold")
 
 
+def test_a_small_deflated_meta_json_that_parses_into_a_huge_structure_is_refused_unparsed(tmp_path):
+    # 8 MB of "[], " deflate to some 10 KB: parsed, two million lists take over 100 MB
+    data = _with_meta(_tiny_tagger().to_bytes(), lambda meta: meta.update(pad=[[]] * 2_000_000))
+    assert len(data) < 100_000
+    peak = _refused(tmp_path, data, "'meta.json' declares .* more than the .* a tagger file may hold")
+    assert peak < PEAK_LIMIT
+
+
+def test_the_meta_json_cap_grows_with_the_file_up_to_64_mib():
+    assert tagger_limits.meta_limit(10_000) == 200 * 10_000 + 2**20
+    assert tagger_limits.meta_limit(2**30) == tagger_limits.MAX_META_BYTES == 64 * 2**20
+
+
 @pytest.mark.parametrize("method", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
 def test_members_compressed_in_ways_that_inflate_unbounded_are_refused(tmp_path, method):
     data = _zip(_members(_tiny_tagger().to_bytes()), compression=method)

@@ -167,6 +167,26 @@ class BatchTagging(QObject):
 
     def start(self, tagger_or_path, input: Path, output: Path, fmt: str | None,
               label_field: str | None = None, allow_missing_columns: bool = False) -> None:
+        """Tag ``input`` into ``output`` in the background, behind a progress dialog.
+
+        Returns at once; the outcome comes as ``done``, ``failed`` or
+        ``cancelled`` (the dialog's Cancel button stops the job, and nothing
+        is written then).
+
+        Parameters
+        ----------
+        tagger_or_path : Tagger or Path
+            The tagger, or its file (loaded by the job).
+        input, output : Path
+            The file to tag and where to write the result.
+        fmt : str, optional
+            Output format; None writes the input's own format.
+        label_field : str, optional
+            CoNLL-U output: the field that receives the prediction.
+        allow_missing_columns : bool
+            Tag an input that lacks a column the tagger was trained with,
+            with a warning, instead of refusing it.
+        """
         dialog = QProgressDialog(f"Tagging {input.name}…", "Cancel", 0, 1000, self.parent())
         dialog.setWindowTitle("Batch-tag")
         dialog.setWindowModality(Qt.WindowModal)

@@ -31,13 +31,6 @@ def is_conllu(path_text: str, format: str | None) -> bool:
         return False
 
 
-def reader_options(path: Path, format: str | None, label_field: str | None) -> dict:
-    """``read_corpus`` options: ``label_field`` when the file is CoNLL-U, else none."""
-    if label_field is None or not is_conllu(str(path), format):
-        return {}
-    return {"label_field": label_field}
-
-
 class LabelFieldBox(QComboBox):
     """Editable combo box of label fields; :meth:`value` checks what was typed."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from tagtool.errors import ProjectError
@@ -59,8 +60,47 @@ def _uri(path: Path, mode: str) -> str:
 
 def writable(path: Path) -> bool:
     """Whether ``path`` and its folder can be written (SQLite needs both for
-    its side files); False on a read-only disk or folder."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    its side files); False on a read-only disk or folder (see :func:`why_unwritable`)."""
+    return why_unwritable(path) is None
+
+
+def why_unwritable(path: Path) -> str | None:
+    """Why ``path`` or its folder cannot be written, or None if both can.
+
+    ``os.access`` answers from the file modes, and for root always yes; so
+    a read-only mount is asked of the file system itself (``statvfs``), and
+    for root, whom no mode stops, the folder is probed by creating an
+    unnamed temporary file in it (an NFS export that maps root to nobody,
+    an immutable folder).
+    """
+    folder = path.parent
+    if not os.access(folder, os.W_OK):
+        return f"its folder {folder} cannot be written"
+    if not os.access(path, os.W_OK):
+        return "the file cannot be written"
+    if _read_only_mount(path):
+        return f"its folder {folder} is on a read-only file system"
+    if getattr(os, "geteuid", lambda: None)() == 0 and not _can_create_in(folder):
+        return f"its folder {folder} cannot be written"
+    return None
+
+
+def _read_only_mount(path: Path) -> bool:
+    if not hasattr(os, "statvfs"):  # Windows: os.access sees a read-only volume
+        return False
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _can_create_in(folder: Path) -> bool:
+    # O_TMPFILE where the file system has it: no name ever appears in the folder
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".tagtool-probe-"):
+            return True
+    except OSError:
+        return False
 
 
 def connect_readonly(path: Path) -> sqlite3.Connection:

@@ -186,9 +186,7 @@ def _readonly_reason(path: Path) -> str | None:
     """Why ``path`` cannot be opened for editing, or None if it can."""
     if dbfile.writable(path):
         return None
-    if not os.access(path.parent, os.W_OK):
-        return f"its folder {path.parent} cannot be written"
-    return "the file cannot be written"
+    return dbfile.why_unwritable(path) or "the file cannot be written"
 
 
 def _lenient_text(data: bytes) -> str:

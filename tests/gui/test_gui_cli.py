@@ -61,3 +61,68 @@ def test_gui_without_a_display_runs_under_an_explicit_offscreen_platform(chunk_p
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     assert cli.main(["gui", str(chunk_project)]) == 0 and opened == [chunk_project]
+
+
+# ---------------------------------------------------------------------------
+# one display rule for `tagtool` and `tagtool gui`, Qt's `;` platform list read
+
+
+@pytest.mark.parametrize(
+    ("platform", "env", "system", "starts", "shows"),
+    [
+        ("", {}, "linux", False, False),
+        ("", {"DISPLAY": ":0"}, "linux", True, True),
+        ("", {"WAYLAND_DISPLAY": "wayland-0"}, "linux", True, True),
+        ("", {}, "win32", True, True),
+        ("", {}, "darwin", True, True),
+        ("xcb", {"WAYLAND_DISPLAY": "wayland-0"}, "linux", False, False),
+        ("wayland", {"DISPLAY": ":0"}, "linux", False, False),
+        ("wayland;xcb", {}, "linux", False, False),
+        ("wayland;xcb", {"DISPLAY": ":0"}, "linux", True, True),
+        ("wayland-egl;xcb", {"WAYLAND_DISPLAY": "w"}, "linux", True, True),
+        ("xcb;offscreen", {}, "linux", True, False),
+        ("offscreen:size=800x600", {}, "linux", True, False),
+        ("minimal", {"DISPLAY": ":0"}, "win32", True, False),
+        ("vnc", {}, "linux", True, True),
+        ("eglfs", {}, "linux", True, True),
+        ("linuxfb:fb=/dev/fb1", {}, "linux", True, True),
+        ("wayland;eglfs", {}, "linux", True, True),
+    ],
+)
+def test_display_rule(platform, env, system, starts, shows):
+    from tagtool.display import check_display
+
+    display = check_display({"QT_QPA_PLATFORM": platform, **env}, system)
+    assert (display.starts, display.shows) == (starts, shows)
+    assert bool(display.reason) is not starts
+
+
+@pytest.mark.parametrize(("platform", "window"), [("wayland;xcb", False), ("vnc", True), ("eglfs", True)])
+def test_no_command_and_gui_agree_without_an_x_or_wayland_display(
+    chunk_project, tmp_path, monkeypatch, opened, capsys, platform, window
+):
+    monkeypatch.setattr(cli.sys, "platform", "linux")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setenv("QT_QPA_PLATFORM", platform)
+    assert cli.main([]) == 0
+    assert bool(opened) is window and ("sentences: 400" in capsys.readouterr().out) is not window
+    opened.clear()
+    assert cli.main(["gui", str(chunk_project)]) == (0 if window else 1)
+    assert bool(opened) is window
+
+
+def test_gui_with_a_platform_list_and_no_display_exits_1_instead_of_aborting(chunk_project):
+    """A real process: Qt itself would abort it (SIGABRT, exit 134 from a shell)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(QT_QPA_PLATFORM="wayland;xcb", PYTHONPATH=os.pathsep.join(sys.path))
+    code = "import sys; from tagtool.cli import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run([sys.executable, "-c", code, "gui", str(chunk_project)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert done.stderr.startswith("tagtool: error: gui: no display") and done.stderr.count("\n") == 1

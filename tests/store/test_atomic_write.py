@@ -167,3 +167,63 @@ def test_a_folder_that_cannot_be_written_names_the_output_not_a_temp_file(tmp_pa
     with pytest.raises(TagtoolError, match="out.txt: cannot be written: Read-only file system") as ro:
         write(tmp_path / "out.txt")
     assert ".tmp" not in str(ro.value) and not (tmp_path / "out.txt").exists()
+
+
+# ---------------------------------------------------------------------------
+# Windows: a writer's pid is checked without a signal (signal 0 is CTRL_C_EVENT there)
+
+
+def _never_kill(pid, sig):
+    raise AssertionError(f"os.kill({pid}, {sig}) on Windows sends Ctrl-C to a process group")
+
+
+def _temps(tmp_path, pids_ages):
+    """``out.txt`` and a temporary file of each ``(pid, age in seconds)``."""
+    now = time.time()
+    for n, (pid, age) in enumerate(pids_ages):
+        temp = tmp_path / f".out.txt.{pid}.writer{n}x.tmp"
+        temp.write_text("partial")
+        os.utime(temp, (now - age, now - age))
+    return tmp_path / "out.txt"
+
+
+def test_windows_without_kernel32_goes_by_age_and_never_signals(tmp_path, monkeypatch):
+    from tagtool.outputs import UNKNOWN_WRITER_SECONDS
+
+    recent, old = _dead_pid(), _dead_pid()  # before Windows is played: Popen would take it for real
+    out = _temps(tmp_path, [(recent, 5), (old, UNKNOWN_WRITER_SECONDS + 60)])
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(os, "kill", _never_kill)
+    assert [p.name for p in stale_temps(out)] == [f".out.txt.{old}.writer1x.tmp"]
+
+
+class _FakeKernel32:
+    """OpenProcess / GetExitCodeProcess / CloseHandle of a few made-up processes."""
+
+    def __init__(self, processes):
+        self.processes, self.closed = processes, []  # pid: exit code, or an error of OpenProcess
+
+    def OpenProcess(self, access, inherit, pid):  # noqa: N802 - the Windows name
+        self.error = self.processes[pid][1]
+        return 0 if self.error else 1000 + pid
+
+    def GetExitCodeProcess(self, handle, code):  # noqa: N802
+        code._obj.value = self.processes[handle - 1000][0]
+        return 1
+
+    def CloseHandle(self, handle):  # noqa: N802
+        self.closed.append(handle)
+
+
+def test_windows_asks_the_process_table_and_never_signals(tmp_path, monkeypatch):
+    import tagtool.outputs as outputs
+
+    running, exited, gone, other_users = 101, 102, 103, 104
+    kernel32 = _FakeKernel32({running: (259, 0), exited: (0, 0), gone: (None, 87), other_users: (None, 5)})
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(os, "kill", _never_kill)
+    monkeypatch.setattr(outputs, "_kernel32", lambda: kernel32)
+    monkeypatch.setattr(outputs, "_last_error", lambda: kernel32.error)
+    out = _temps(tmp_path, [(running, 5), (exited, 5), (gone, 5), (other_users, 5)])
+    assert sorted(p.name for p in stale_temps(out)) == [".out.txt.102.writer1x.tmp", ".out.txt.103.writer2x.tmp"]
+    assert sorted(kernel32.closed) == [1101, 1102]  # every handle opened is closed

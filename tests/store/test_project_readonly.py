@@ -69,3 +69,56 @@ def test_a_project_in_a_read_only_folder_opens_read_only_and_says_why(project, m
     with Project.open(project, readonly=True) as p:
         assert p.readonly_reason is None  # asked for: nothing to explain
     assert os.listdir(project.parent) == ["p.tagproj"] and digest(project) == before
+
+
+def _statvfs_read_only_under(folder, monkeypatch):
+    """``os.statvfs`` reports ``folder`` (and what is in it) on a read-only mount."""
+    real = os.statvfs
+
+    class ReadOnly:
+        def __init__(self, result):
+            self._result = result
+
+        def __getattr__(self, name):
+            return getattr(self._result, name)
+
+        @property
+        def f_flag(self):
+            return self._result.f_flag | os.ST_RDONLY
+
+    def statvfs(path):
+        inside = os.path.realpath(path).startswith(os.path.realpath(folder))
+        return ReadOnly(real(path)) if inside else real(path)
+
+    monkeypatch.setattr(os, "statvfs", statvfs)
+
+
+@pytest.mark.skipif(not hasattr(os, "statvfs"), reason="statvfs: POSIX")
+def test_root_on_a_read_only_mount_opens_read_only(project, monkeypatch):
+    """os.access says yes to root whatever the mount; the file system is asked instead."""
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert os.access(project, os.W_OK) and os.access(project.parent, os.W_OK)
+    _statvfs_read_only_under(project.parent, monkeypatch)
+    before = digest(project)
+    with Project.open(project) as p:
+        assert p.readonly and "read-only file system" in p.readonly_reason
+        assert len(p.corpus()) == len(sample_corpus())
+    assert os.listdir(project.parent) == ["p.tagproj"] and digest(project) == before
+
+
+def test_root_in_a_folder_that_refuses_new_files_opens_read_only(project, monkeypatch):
+    """Root mapped to nobody (NFS root_squash), an immutable folder: a file cannot be created there."""
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "geteuid", lambda: 0, raising=False)
+    monkeypatch.setattr(dbfile.tempfile, "TemporaryFile", refuse)
+    with Project.open(project) as p:
+        assert p.readonly and p.readonly_reason.endswith("cannot be written")
+    assert os.listdir(project.parent) == ["p.tagproj"]
+
+
+def test_the_probe_leaves_nothing_in_a_writable_folder(project, monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 0, raising=False)
+    assert dbfile.writable(project)
+    assert os.listdir(project.parent) == ["p.tagproj"]

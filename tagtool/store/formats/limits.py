@@ -68,12 +68,44 @@ DEFAULT_LIMITS = ReadLimits()
 
 
 def line_too_long(path, line: int, limit: int) -> FormatError:
+    """The error for a line of ``path`` longer than ``limit`` characters.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file read.
+    line : int
+        1-based number of the long line.
+    limit : int
+        ``max_line_chars`` of the :class:`ReadLimits` in force.
+
+    Returns
+    -------
+    FormatError
+        To raise; it names the file, the line and the limit to raise.
+    """
     return FormatError(
         path, line, f"line longer than {limit:,} characters (max_line_chars); is this a corpus file?"
     )
 
 
 def sentence_too_long(path, line: int, limit: int) -> FormatError:
+    """The error for a sentence of ``path`` with more than ``limit`` tokens.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file read.
+    line : int
+        1-based line where the sentence starts.
+    limit : int
+        ``max_sentence_tokens`` of the :class:`ReadLimits` in force.
+
+    Returns
+    -------
+    FormatError
+        To raise; it names the file, the line and the limit to raise.
+    """
     return FormatError(
         path, line,
         f"the sentence starting here has more than {limit:,} tokens (max_sentence_tokens); "
