@@ -728,7 +728,16 @@ class Project:
             Document(name, by_document.get(doc_id, ()))
             for doc_id, name in db.execute("SELECT id, name FROM documents ORDER BY position")
         ]
-        return Corpus(self.labels, documents)
+        labels = self.labels
+        try:
+            return Corpus(labels, documents)
+        except LabelError as e:
+            # a label row deleted or an annotation written outside tagtool
+            sid = next(s for s, anns in annotations.items() for ann in anns.values() if not ann <= set(labels))
+            raise ProjectError(
+                f"{self.path} is damaged: sentence {sid} holds a label that is not in the label set ({e}); "
+                "was the file changed outside tagtool?"
+            ) from e
 
     def snapshot(
         self, checkpoint: Callable[[], bool] | None = None
