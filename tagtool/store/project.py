@@ -376,7 +376,12 @@ class Project:
         self._refresh_labels_if_changed()
         if self._labels is None:
             names = [r[0] for r in self._db.execute("SELECT name FROM labels ORDER BY position")]
-            self._labels = LabelSet(names)
+            try:
+                self._labels = LabelSet(names)
+            except LabelError as e:  # a label row written outside tagtool
+                raise ProjectError(
+                    f"{self.path} is damaged: its label set is invalid ({e}); was the file changed outside tagtool?"
+                ) from e
         return self._labels
 
     @property
