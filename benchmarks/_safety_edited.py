@@ -102,11 +102,17 @@ def _read_edited(path: Path, folder: Path, rng: random.Random) -> str:
     except ProjectError as exc:
         need(str(path) in str(exc), f"the error does not name the file: {exc}")
         outcome = "ProjectError"
-    code, _, err = cli("export", path, "-o", folder / "out.conll")
+    out = folder / "out.conll"
+    code, _, err = cli("export", path, "-o", out)
     if code == 0:
         return outcome + ", exported"
-    need(code == 1 and err.startswith(f"tagtool: error: {path}") and err.count("\n") == 1, f"export: {err!r}")
-    return outcome + ", export refused"
+    need(code == 1 and err.startswith("tagtool: error: ") and err.count("\n") == 1, f"export: {err!r}")
+    need(not out.exists(), "a partial export")
+    if err.startswith(f"tagtool: error: {path}"):
+        return outcome + ", export refused"
+    # a value the project can hold but a column file cannot (an empty token)
+    need(err.startswith(f"tagtool: error: {out}: document"), f"export: {err!r}")
+    return outcome + ", export refused by the output format"
 
 
 # ---------------------------------------------------------------------------
