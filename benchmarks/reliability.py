@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/reliability.py [--examples N] [--tagger-examples N] [--import-examples N]
-                                     [--damaged N] [--seed S] [--big N] [--hostile-trials N] [--no-tests]
+                                     [--span-examples N] [--damaged N] [--seed S] [--big N]
+                                     [--hostile-trials N] [--safety-scale X] [--quick] [--no-tests]
 
 Runs the generators of the fuzz tests (``tests/fuzz/inputs.py``,
 ``tests/fuzz/tagger_inputs.py``) with many more examples than CI does,
@@ -18,7 +19,9 @@ the time the open-time checks cost on a big project, full-size hostile
 files (``benchmarks/_hostile.py``: tagger files announcing huge sizes, a zip
 bomb, a 2 GB ``meta.json``; a 100 MB line, a 35-million-token sentence, a
 50 MB token, 10,000 labels, a 40 MB CSV) run through ``tagtool`` under a
-memory limit, and the pytest tests of every scenario with their outcome. Writes ``benchmarks/results/reliability.md``.
+memory limit, randomized trials of every file-safety case of issue 11
+(``benchmarks/_file_safety.py``), and the pytest tests of every scenario
+with their outcome. Writes ``benchmarks/results/reliability.md``.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "store")]  # the test generators
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+import _span_fuzz as spans  # noqa: E402
+from _file_safety import SAFETY_SCENARIOS, file_safety, trial_counts  # noqa: E402
 from _hostile import ADDRESS_LIMIT, HEADER as HOSTILE_HEADER, TIME_LIMIT, hostile_sizes  # noqa: E402
 from _results import machine_lines, write_keeping_analysis  # noqa: E402
 from tagtool.errors import ProjectError  # noqa: E402
@@ -107,6 +112,8 @@ SCENARIOS = [
         "store/test_formats_limits.py::test_the_counting_pass_does_not_hold_a_long_line",
     ]),
 ]
+
+SCENARIOS += SAFETY_SCENARIOS
 
 
 # ---------------------------------------------------------------------------
@@ -182,6 +189,16 @@ def fuzz_readers(folder: Path, n: int, seed_value: int) -> list[Tally]:
 
     tallies.append(fuzz(Tally("`detect_format` (random bytes)", "— (never raises)"), n, seed_value,
                         {"data": st.binary(max_size=2000)}, detect))
+    return tallies
+
+
+def fuzz_spans(folder: Path, n: int, seed_value: int) -> list[Tally]:
+    """The span-record readers from their real-layout fixtures (``benchmarks/_span_fuzz.py``)."""
+    tallies = []
+    for name in spans.CASES:
+        tally = Tally(name, "FormatError")
+        tallies.append(fuzz(tally, n, seed_value, spans.strategies(name),
+                            spans.attempt_for(name, folder, tally.counts)))
     return tallies
 
 
@@ -380,8 +397,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big", type=int, default=100_000, help="sentences of the project the open checks are timed on")
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--hostile-trials", type=int, default=3, help="runs of each full-size hostile file")
+    parser.add_argument("--span-examples", type=int, default=1500, help="inputs per span-reader case")
+    parser.add_argument("--safety-scale", type=float, default=1.0,
+                        help="trials of the file-safety cases, times the default counts")
+    parser.add_argument("--quick", action="store_true",
+                        help="about a tenth of every count (a check that everything runs, not a result)")
     parser.add_argument("--no-tests", action="store_true", help="skip running the scenario tests")
     args = parser.parse_args(argv)
+    if args.quick:
+        for name in ("examples", "tagger_examples", "import_examples", "span_examples", "damaged", "big"):
+            setattr(args, name, max(10, getattr(args, name) // 10))
+        args.hostile_trials, args.safety_scale = 1, args.safety_scale / 5
     command = "python benchmarks/reliability.py " + " ".join(sys.argv[1:] if argv is None else argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -393,6 +419,9 @@ def main(argv: list[str] | None = None) -> int:
         full = disk_filling_up(folder, rounds=10)
         cost, big_size = open_check_cost(folder, args.big)
         hostile = hostile_sizes(folder / "hostile", args.hostile_trials)
+        span_tallies = fuzz_spans(folder, args.span_examples, args.seed)
+        counts = trial_counts(args.safety_scale)
+        safety, safety_failed = file_safety(folder / "safety", counts, args.seed)
     tests = [] if args.no_tests else scenario_tests()
 
     everything = readers + imports + taggers
@@ -465,13 +494,42 @@ def main(argv: list[str] | None = None) -> int:
         *hostile,
         "",
     ]
+    lines += [
+        "## Span-record readers",
+        "",
+        "doccano and Label Studio records from the fixtures of `tests/data` (`doccano_v1.jsonl`, "
+        "`doccano_entities.jsonl`, `labelstudio_full.json`, `labelstudio_min.json`) with span offsets moved "
+        "anywhere (into a token, off the text, before their start, odd types), JSON values replaced, bytes "
+        "mutated, or noise; read as for the readers above. A span that cannot be placed is skipped with a "
+        "warning that names the file (an error with `strict`); every warning was checked to name it.",
+        "",
+        *spans.SPAN_HEADER,
+        *[spans.span_row(t) for t in span_tallies],
+        "",
+    ]
+    failures = [(t.name, kind, tb) for t in span_tallies for kind, tb in t.failures.items()]
+    for name, kind, tb in failures:
+        lines += [f"- {name}: {kind}", "", "```", tb.strip(), "```", ""]
+    lines += [
+        "## File safety (issue 11, cases 1–5, 8, 9)",
+        "",
+        "Randomized trials through `tagtool` (in this process, or in child processes for 4 and 9); every "
+        "trial checks the case's promise, and a failed one is printed. Special files are made inside the "
+        "temporary folder (the device node by `os.mknod`, never a real device). A read-only folder is "
+        "simulated as `tests/store/test_project_readonly.py` does: the benchmark runs as root, whom "
+        "`chmod` does not stop. Trial counts: "
+        + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; seed {args.seed}.",
+        "",
+        *safety,
+    ]
     if tests:
         lines += ["Tests of each scenario (`python -m pytest` on the ids below; passed/run):", "",
                   "| scenario | outcome | tests |", "|---|---|---|", *tests, ""]
     text = "\n".join(lines)
     print(text)
     write_keeping_analysis(RESULT, lines)
-    others = sum(t.counts["other"] for t in everything) + sum("✗" in row for row in hostile)
+    others = sum(t.counts["other"] for t in everything + span_tallies) + sum("✗" in row for row in hostile)
+    others += safety_failed
     return 1 if others else 0
 
 

@@ -10,6 +10,7 @@ JSON results) asks :func:`write_target` how to write and
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import stat
@@ -117,10 +118,28 @@ def write_target(path: str | PathLike) -> tuple[Path, bool]:
     raise OutputError(f"{path}: not a regular file, device or pipe; it cannot be written")
 
 
+class _Stream(io.BufferedWriter):
+    """A device or FIFO written as a stream: no seek, no tell.
+
+    A character device accepts ``lseek`` but stays at 0, so a writer that
+    seeks back (``zipfile`` patching its headers) would compute offsets from
+    a position that never moves; refusing both makes it write a stream.
+    """
+
+    def seekable(self) -> bool:
+        return False
+
+    def seek(self, *args):
+        raise io.UnsupportedOperation("a device or pipe is written as a stream")
+
+    def tell(self):
+        raise io.UnsupportedOperation("a device or pipe is written as a stream")
+
+
 def open_direct(target: Path, encoding: str | None):
     """Open a device or FIFO for writing in place (a FIFO blocks until a reader opens it)."""
     if encoding is None:
-        return open(target, "wb")
+        return _Stream(io.FileIO(target, "wb"))
     return open(target, "w", encoding=encoding, newline="")
 
 

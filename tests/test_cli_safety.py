@@ -140,3 +140,15 @@ def test_tag_to_a_device_node_writes_to_it_and_keeps_it(files, tmp_path, capsys)
     code, _, err = run(capsys, "tag", files["model"], files["text"], "-o", null)
     assert code == 0, err
     assert stat.S_ISCHR(os.lstat(null).st_mode) and os.listdir(tmp_path) == ["null"]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mknod of a device needs root")
+def test_train_to_a_device_node_writes_the_tagger_to_it_and_keeps_it(files, tmp_path, capsys):
+    """A device seeks but always says it is at 0: the zip writer must treat it as a stream."""
+    import stat
+
+    null = tmp_path / "null"  # never /dev/null: a node of its own inside tmp_path
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    code, _, err = run(capsys, "train", files["text"], "--learner", "perceptron", "--set", "epochs=1", "-o", null)
+    assert code == 0, err
+    assert stat.S_ISCHR(os.lstat(null).st_mode) and os.listdir(tmp_path) == ["null"]

@@ -376,7 +376,12 @@ class Project:
         self._refresh_labels_if_changed()
         if self._labels is None:
             names = [r[0] for r in self._db.execute("SELECT name FROM labels ORDER BY position")]
-            self._labels = LabelSet(names)
+            try:
+                self._labels = LabelSet(names)
+            except LabelError as e:  # a label row written outside tagtool
+                raise ProjectError(
+                    f"{self.path} is damaged: its label set is invalid ({e}); was the file changed outside tagtool?"
+                ) from e
         return self._labels
 
     @property
@@ -754,7 +759,16 @@ class Project:
             Document(name, by_document.get(doc_id, ()))
             for doc_id, name in db.execute("SELECT id, name FROM documents ORDER BY position")
         ]
-        return Corpus(self.labels, documents)
+        labels = self.labels
+        try:
+            return Corpus(labels, documents)
+        except LabelError as e:
+            # a label row deleted or an annotation written outside tagtool
+            sid = next(s for s, anns in annotations.items() for ann in anns.values() if not ann <= set(labels))
+            raise ProjectError(
+                f"{self.path} is damaged: sentence {sid} holds a label that is not in the label set ({e}); "
+                "was the file changed outside tagtool?"
+            ) from e
 
     def snapshot(
         self, checkpoint: Callable[[], bool] | None = None

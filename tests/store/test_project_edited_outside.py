@@ -100,3 +100,39 @@ def test_a_failing_disk_at_the_final_sync_is_a_project_error(tmp_path, monkeypat
     with pytest.raises(ProjectError, match="could not be created .No space left on device"):
         Project.create(path, plain_corpus(3, 4))
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("edit", [
+    "UPDATE annotations SET labels = 'ZZZ' WHERE sentence_id = 2",
+    "DELETE FROM labels WHERE name = 'B-NP'",
+])
+def test_a_label_outside_the_label_set_is_a_project_error_naming_file_and_sentence(tmp_path, capsys, edit):
+    path = tmp_path / "labels.tagproj"
+    with Project.create(path, plain_corpus(4, 6)) as p:
+        p.set_annotation(2, 1, ["B-NP"])
+    conn = sqlite3.connect(path)
+    conn.execute(edit)
+    conn.commit()
+    conn.close()
+    with Project.open(path, readonly=True) as p:
+        with pytest.raises(ProjectError, match=rf"{path} is damaged: sentence 2 holds .* not in the label set"):
+            p.corpus()
+    assert main(["export", str(path), "-o", str(tmp_path / "out.conll")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"tagtool: error: {path} is damaged: sentence 2") and err.count("\n") == 1
+    assert not (tmp_path / "out.conll").exists()
+
+
+def test_a_label_row_renamed_to_an_invalid_name_is_a_project_error_naming_the_file(tmp_path, capsys):
+    path = tmp_path / "names.tagproj"
+    Project.create(path, plain_corpus(4, 6)).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE labels SET name = 'O|B-NP' WHERE name = 'I-NP'")
+    conn.commit()
+    conn.close()
+    with Project.open(path, readonly=True) as p:
+        with pytest.raises(ProjectError, match=rf"{path} is damaged: its label set .*'O\|B-NP'"):
+            p.labels
+    assert main(["export", str(path), "-o", str(tmp_path / "out.conll")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"tagtool: error: {path} is damaged") and err.count("\n") == 1
