@@ -11,14 +11,23 @@ import argparse
 import json
 import logging
 import os
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 from tagtool import __version__
+from tagtool.cli_inputs import (
+    TOKENIZER_CHOICES,  # noqa: F401  (re-exported: tests and docs name it here)
+    add_column_options,
+    add_label_field_option,
+    add_reader_options,
+    add_span_options,
+    read_files,
+    reader_kwargs,
+    report_reading,
+    span_kwargs,
+)
+from tagtool.cli_progress import EXIT_INTERRUPTED, progress_bar, stop_on_sigint
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
@@ -26,134 +35,8 @@ from tagtool.outputs import check_not_input
 logger = logging.getLogger("tagtool")
 
 EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
 #: Sentences of the sample project that start fully labeled.
 SAMPLE_LABELED = 50
-
-
-def _add_reader_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
-                        help="input format (default: from the extension and content)")
-    parser.add_argument("--token-column", type=int, default=0, metavar="N",
-                        help="0-based token column of column files (default 0)")
-    parser.add_argument("--label-column", type=int, default=-1, metavar="N",
-                        help="0-based label column of column files (default -1, the last)")
-    parser.add_argument("--no-labels", action="store_true", help="read no labels: every token unlabeled")
-    _add_label_field_option(parser)
-    parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
-    _add_span_options(parser)
-
-
-def _label_field(text: str) -> str:
-    from tagtool.store.formats.conllu import LabelField
-
-    try:
-        LabelField.parse(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-
-def _add_label_field_option(parser: argparse.ArgumentParser, what: str = "the labels are read from") -> None:
-    parser.add_argument("--label-field", type=_label_field, metavar="FIELD",
-                        help=f"CoNLL-U files: the field {what}: upos (default), xpos, deprel, any other "
-                        "field, or misc:KEY for a KEY=VALUE entry of MISC (e.g. misc:NER)")
-
-
-def _format_options(path: Path, format: str | None, label_field: str | None) -> dict:
-    """Format options of one input file: ``label_field`` if it is CoNLL-U."""
-    from tagtool.store.formats import detect_format
-
-    if label_field is None or not path.is_file():
-        return {}
-    return {"label_field": label_field} if (format or detect_format(path)) == "conllu" else {}
-
-
-def _reader_kwargs(args: argparse.Namespace, path: Path) -> dict:
-    return {
-        "format": args.format,
-        "token_column": args.token_column,
-        "label_column": None if args.no_labels else args.label_column,
-        "encoding": args.encoding,
-        **_format_options(path, args.format, args.label_field),
-        **_span_kwargs(args),
-    }
-
-
-#: ``tagtool.core.tokenize.TOKENIZERS`` (kept here so that building the parser
-#: imports nothing; a test checks them).
-TOKENIZER_CHOICES = ("default", "whitespace")
-
-
-def _add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) -> None:
-    group = parser.add_argument_group("span records (doccano, Label Studio JSON/JSONL)")
-    group.add_argument("--tokenizer", choices=TOKENIZER_CHOICES, default="default",
-                       help="how raw text becomes tokens: default splits punctuation from words (U.S., 3.5 "
-                       "and don't handled), whitespace splits on spaces only")
-    group.add_argument("--no-sentence-split", action="store_true",
-                       help="keep each record one sentence (default: split long texts at sentence ends)")
-    group.add_argument("--strict", action="store_true",
-                       help="a span that cannot be placed is an error (default: skipped and listed)")
-    parser.add_argument("--limit", action="append", default=[], type=_read_limit, metavar="NAME=N",
-                        help="raise (or lower) a read limit, repeatable: max_line_chars, max_sentence_tokens, "
-                        "max_token_chars, max_labels, max_table_bytes (an input beyond one is refused with an "
-                        "error naming the limit; defaults in the formats package docs)")
-    if annotators:
-        who = group.add_mutually_exclusive_group()
-        who.add_argument("--annotator", metavar="NAME",
-                         help="Label Studio: read only NAME's annotations (its id or email)")
-        who.add_argument("--annotators", choices=["all"],
-                         help="Label Studio: read every annotator's annotations (the default); where they "
-                         "differ a token gets the candidate set of their labels")
-
-
-def _span_kwargs(args: argparse.Namespace) -> dict:
-    """Reader options every input file gets: span-record options and read limits."""
-    return {
-        "tokenizer": args.tokenizer,
-        "sentence_split": not args.no_sentence_split,
-        "strict": args.strict,
-        "annotator": getattr(args, "annotator", None),
-        **dict(args.limit),
-    }
-
-
-def _read_limit(text: str) -> tuple[str, int]:
-    """``NAME=N`` of ``--limit``, checked against :class:`ReadLimits`."""
-    from dataclasses import fields
-
-    from tagtool.store.formats.limits import ReadLimits
-
-    names = [f.name for f in fields(ReadLimits)]
-    name, _, value = text.partition("=")
-    if name not in names:
-        raise argparse.ArgumentTypeError(f"unknown limit {name!r}; the limits are {', '.join(names)}")
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{name} takes a positive integer, got {value!r}")
-    return name, number
-
-
-def _report_reading(corpus) -> None:
-    """What the readers skipped, and how several annotators were merged (stderr)."""
-    for warning in corpus.warnings:
-        print(f"tagtool: {warning}", file=sys.stderr)
-    skipped = corpus.skipped_spans
-    if skipped:
-        print(f"tagtool: {skipped} span(s) could not be placed and were skipped (listed above; "
-              "--strict makes them errors)", file=sys.stderr)
-    names = sorted({name for s in corpus for name in s.annotator_labels})
-    if len(names) > 1:
-        differ = sum(
-            len({a for a in votes if a}) > 1
-            for s in corpus if len(s.annotator_labels) > 1
-            for votes in zip(*s.annotator_labels.values())
-        )
-        print(f"tagtool: annotators {', '.join(names)}: each one's labels are kept; {differ} token(s) where "
-              "they differ got the candidate set of their labels (--annotator NAME reads one)", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--add-labels", action="store_true",
                    help="existing project: add the labels of the files that it does not have "
                    "(without it they are an error, so a typo cannot grow the label set)")
-    _add_reader_options(p)
+    add_reader_options(p)
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("export", help="write a project's tokens and annotations to a file")
@@ -182,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, required=True)
     p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"])
     p.add_argument("--spans", action="store_true", help="jsonl: span records (BIO, full labels only)")
-    _add_label_field_option(p, "that receives the labels (default: the one they were imported from)")
+    add_label_field_option(p, "that receives the labels (default: the one they were imported from)")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("info", help="summarise a project: sizes, labels, annotation progress")
@@ -209,8 +92,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     check_not_input(args.project, {"corpus file": args.files}, "project")
     labels = LabelSet(args.labels.split(",")) if args.labels else None
-    corpus = merge_corpora(read_corpus(f, labels=labels, **_reader_kwargs(args, f)) for f in args.files)
-    _report_reading(corpus)
+    corpus = merge_corpora(read_corpus(f, labels=labels, **reader_kwargs(args, f)) for f in args.files)
+    report_reading(corpus)
     _warn_suspicious(corpus.labels)
     if args.project.exists():
         with Project.open(args.project) as project:
@@ -416,19 +299,6 @@ def _int_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
-def _add_column_options(parser: argparse.ArgumentParser, label_default: int | None = -1) -> None:
-    parser.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
-                        help="input format (default: from the extension and content)")
-    parser.add_argument("--token-column", type=int, default=0, metavar="N",
-                        help="0-based token column of column files (default 0)")
-    parser.add_argument("--label-column", type=int, default=label_default, metavar="N",
-                        help="0-based label column of column files (default -1, the last); "
-                        "labels A|B are candidate sets, _ means no label")
-    _add_label_field_option(parser)
-    parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
-    _add_span_options(parser)
-
-
 def _add_learner_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
     parser.add_argument("--learner", required=required, metavar="NAME",
                         help=f"learner: {', '.join(LEARNER_NAMES)} (those installed)")
@@ -457,7 +327,7 @@ def _add_learning_commands(sub) -> None:
                    help="unlabeled text (any format; labels in it are ignored); repeatable")
     p.add_argument("--warm-start", type=Path, metavar="MODEL",
                    help="continue from a tagger file of the same learner (keeps its features)")
-    _add_column_options(p)
+    add_column_options(p)
     p.add_argument("-o", "--output", type=Path, required=True, metavar="MODEL", help="tagger file to write")
     p.set_defaults(func=cmd_train)
 
@@ -485,11 +355,11 @@ def _add_learning_commands(sub) -> None:
                    "that input column (default: append a column)")
     # the old name, hidden: everywhere else --label-column names an input column
     p.add_argument("--label-column", type=int, dest="deprecated_label_column", help=argparse.SUPPRESS)
-    _add_label_field_option(p, "that receives the prediction")
+    add_label_field_option(p, "that receives the prediction")
     p.add_argument("--batch-size", type=_positive_int, default=2000, metavar="N",
                    help="sentences per batch (default 2000)")
     p.add_argument("--encoding", default="utf-8")
-    _add_span_options(p, annotators=False)
+    add_span_options(p, annotators=False)
     _add_missing_columns_option(p)
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_positive_int, default=1, metavar="N",
@@ -505,7 +375,7 @@ def _add_learning_commands(sub) -> None:
     p.add_argument("model", type=Path, metavar="MODEL")
     p.add_argument("gold", type=Path, metavar="GOLD")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    _add_column_options(p)
+    add_column_options(p)
     _add_missing_columns_option(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -532,7 +402,7 @@ def _add_learning_commands(sub) -> None:
     p.add_argument("--fit-features", choices=["train", "pool"], default="train",
                    help="fit features per repeat on its training text (default) or once on the pool")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
-    _add_column_options(p)
+    add_column_options(p)
     p.set_defaults(func=cmd_experiment)
     _add_simulate_command(sub, formatter)
 
@@ -587,111 +457,8 @@ def _add_simulate_command(sub, formatter) -> None:
                    help="stop once the curve reaches 95%% of the full-data F1")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the curve and cost_to_95 as JSON")
     p.add_argument("--plot", type=Path, metavar="OUT.png", help="plot F1 against cost (needs matplotlib)")
-    _add_column_options(p)
+    add_column_options(p)
     p.set_defaults(func=cmd_simulate)
-
-
-@contextmanager
-def _stop_on_sigint():
-    """``should_stop`` that turns True on the first Ctrl-C; a second one interrupts hard."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    requested = threading.Event()
-
-    def handler(signum, frame):
-        if requested.is_set():
-            raise KeyboardInterrupt
-        requested.set()
-
-    previous = signal.signal(signal.SIGINT, handler)
-    hard_stop = _HardStop()
-    try:
-        yield requested.is_set
-    finally:
-        hard_stop.close()
-        signal.signal(signal.SIGINT, previous)
-
-
-class _HardStop:
-    """Exit with 130 on the second Ctrl-C even where the main thread cannot act on it.
-
-    The second Ctrl-C raises KeyboardInterrupt in the main thread, but what
-    runs then may block: a process pool waiting for its workers' batches,
-    a learner inside C code.  Python's C-level signal handler writes each
-    signal number to a wakeup socket at once; this thread reads it and,
-    :data:`GRACE` seconds after the second SIGINT, ends the process.  A
-    killed atomic write leaves only its temporary file, removed by the
-    next write of that output.
-    """
-
-    GRACE = 1.0
-
-    def __init__(self):
-        import socket
-
-        self._read, self._write = socket.socketpair()
-        self._write.setblocking(False)
-        self._closed = threading.Event()
-        self._previous = signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
-        threading.Thread(target=self._watch, name="tagtool-hard-stop", daemon=True).start()
-
-    def _watch(self) -> None:
-        with self._read:
-            seen = 0
-            while seen < 2:
-                try:
-                    data = self._read.recv(64)
-                except OSError:
-                    return
-                if not data:
-                    return
-                seen += data.count(signal.SIGINT)
-        if not self._closed.wait(self.GRACE):
-            os.write(2, b"tagtool: interrupted\n")
-            os._exit(EXIT_INTERRUPTED)
-
-    def close(self) -> None:
-        """Stop watching: restore the previous wakeup fd and end the watching thread.
-
-        Called when the guarded work ends, whether it finished or was
-        cancelled; a Ctrl-C after that is Python's own again.
-        """
-        self._closed.set()
-        signal.set_wakeup_fd(self._previous)
-        self._write.close()  # the watching thread's recv returns b""
-
-
-@contextmanager
-def _progress_bar(description: str):
-    """A rich progress bar on stderr; yields ``progress(fraction, message)``."""
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
-
-    columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-               TextColumn("{task.fields[message]}"))
-    with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task(description, total=1.0, message="")
-
-        def report(fraction: float, message: str = "") -> None:
-            bar.update(task, completed=fraction, message=message)
-
-        yield report
-
-
-def _read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: int | None):
-    """The corpus of corpus files and project files (a project's annotations as stored)."""
-    from tagtool.core.corpus import merge_corpora
-    from tagtool.store.sources import read_source
-
-    corpus = merge_corpora(
-        read_source(p, format=args.format, token_column=args.token_column, label_column=label_column,
-                    encoding=args.encoding, **_format_options(p, args.format, args.label_field),
-                    **_span_kwargs(args))
-        for p in paths
-    )
-    _report_reading(corpus)
-    return corpus
 
 
 def _configured_learner(args: argparse.Namespace, seeded: bool = True):
@@ -724,14 +491,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     cls, settings = _configured_learner(args)
     for warning in feature_column_warnings(settings.features):
         print(f"warning: {warning}", file=sys.stderr)
-    corpus = _read_files(args.data, args, args.label_column)
-    unlabeled = _read_files(args.unlabeled, args, None) if args.unlabeled else None
+    corpus = read_files(args.data, args, args.label_column)
+    unlabeled = read_files(args.unlabeled, args, None) if args.unlabeled else None
     if not args.warm_start:
         check_feature_columns([*corpus, *(unlabeled or ())], settings.features)
     warm = load_tagger(args.warm_start) if args.warm_start else None
     explicit_views = {k: v for k, v in settings.views.items() if k != "seed"} or None
     views = None if warm is not None or not (cls.two_view or explicit_views) else settings.views
-    with _stop_on_sigint() as stop, _progress_bar(f"training {cls.name}") as report:
+    with stop_on_sigint() as stop, progress_bar(f"training {cls.name}") as report:
         tagger = train_tagger(
             corpus, cls().set_params(**settings.params), features=settings.features or None, views=views,
             unlabeled=unlabeled, warm_start=warm, progress=report, should_stop=stop, seed=args.seed,
@@ -773,12 +540,12 @@ def cmd_tag(args: argparse.Namespace) -> int:
     # The model goes by path: with --workers each worker process loads it
     # itself, and the main process, which only reads and writes, never does.
     try:
-        with _stop_on_sigint() as stop, _progress_bar(f"tagging {args.input.name}") as report:
+        with stop_on_sigint() as stop, progress_bar(f"tagging {args.input.name}") as report:
             result = tag_file(args.model, args.input, output, args.format, input_format=args.input_format,
                               token_column=args.token_column, label_column=output_column,
                               label_field=args.label_field, batch_size=args.batch_size,
                               encoding=args.encoding, progress=report, should_stop=stop,
-                              reader_options={k: v for k, v in _span_kwargs(args).items() if k != "annotator"},
+                              reader_options={k: v for k, v in span_kwargs(args).items() if k != "annotator"},
                               workers=args.workers, dask_address=args.dask,
                               allow_missing_columns=args.allow_missing_columns)
     except BatchCancelled:
@@ -796,7 +563,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from tagtool.tagger import load_tagger
 
     tagger = load_tagger(args.model)
-    gold_corpus = _read_files([args.gold], args, args.label_column)
+    gold_corpus = read_files([args.gold], args, args.label_column)
     full = [s for s in gold_corpus if s.status == "full"]
     skipped = len(gold_corpus) - len(full)
     if not full:
@@ -827,9 +594,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         fit_features=args.fit_features,
     )
     check_not_input(args.json, {"data": args.data, "test data": args.test}, "JSON output")
-    data = _read_files([args.data], args, args.label_column)
-    test = _read_files([args.test], args, args.label_column) if args.test else None
-    with _stop_on_sigint() as stop, _progress_bar(f"experiment {cls.name}") as report:
+    data = read_files([args.data], args, args.label_column)
+    test = read_files([args.test], args, args.label_column) if args.test else None
+    with stop_on_sigint() as stop, progress_bar(f"experiment {cls.name}") as report:
         result = run_experiment(config, data, test, progress=report, should_stop=stop)
     print(format_experiment(result, config, test is not None))
     if args.json:
@@ -871,9 +638,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     check_not_input(args.plot, {"data": args.data, "test data": args.test, "JSON output": args.json}, "plot")
     if args.plot:
         check_plotting()
-    data = _read_files([args.data], args, args.label_column)
-    test = _read_files([args.test], args, args.label_column)
-    with _stop_on_sigint() as stop, _progress_bar(f"simulate {cls.name} {args.strategy}+{args.mode}") as report:
+    data = read_files([args.data], args, args.label_column)
+    test = read_files([args.test], args, args.label_column)
+    with stop_on_sigint() as stop, progress_bar(f"simulate {cls.name} {args.strategy}+{args.mode}") as report:
         result = simulate(config, data, test, progress=report, should_stop=stop,
                           names=(str(args.data), str(args.test)))
     print(format_simulation(result))

@@ -19,7 +19,7 @@ import sys, time
 from tagtool import cli
 
 def stubborn(args):
-    with cli._stop_on_sigint():
+    with cli.stop_on_sigint():
         print("ready", flush=True)
         try:
             while True:

@@ -1,0 +1,176 @@
+"""What every ``tagtool`` command that reads corpus files takes, in one place.
+
+Format and columns, the CoNLL-U label field, the span-record options
+(tokenizer, sentence splitting, strictness, annotators) and the read limits
+are added to each reading command's parser here and turned into the
+keyword arguments of :func:`tagtool.store.formats.read_corpus` (or
+:func:`tagtool.store.sources.read_source`, which also reads project files),
+so ``import``, ``train``, ``tag``, ``evaluate``, ``experiment`` and
+``simulate`` cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def add_reader_options(parser: argparse.ArgumentParser) -> None:
+    """Options of ``tagtool import``: format, columns, label field, encoding, span options."""
+    parser.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
+                        help="input format (default: from the extension and content)")
+    parser.add_argument("--token-column", type=int, default=0, metavar="N",
+                        help="0-based token column of column files (default 0)")
+    parser.add_argument("--label-column", type=int, default=-1, metavar="N",
+                        help="0-based label column of column files (default -1, the last)")
+    parser.add_argument("--no-labels", action="store_true", help="read no labels: every token unlabeled")
+    add_label_field_option(parser)
+    parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
+    add_span_options(parser)
+
+
+def label_field(text: str) -> str:
+    """``--label-field`` value, checked as CoNLL-U field or ``misc:KEY``."""
+    from tagtool.store.formats.conllu import LabelField
+
+    try:
+        LabelField.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_label_field_option(parser: argparse.ArgumentParser, what: str = "the labels are read from") -> None:
+    """Add ``--label-field`` (CoNLL-U: the field ``what``)."""
+    parser.add_argument("--label-field", type=label_field, metavar="FIELD",
+                        help=f"CoNLL-U files: the field {what}: upos (default), xpos, deprel, any other "
+                        "field, or misc:KEY for a KEY=VALUE entry of MISC (e.g. misc:NER)")
+
+
+def format_options(path: Path, format: str | None, label_field: str | None) -> dict:
+    """Format options of one input file: ``label_field`` if it is CoNLL-U."""
+    from tagtool.store.formats import detect_format
+
+    if label_field is None or not path.is_file():
+        return {}
+    return {"label_field": label_field} if (format or detect_format(path)) == "conllu" else {}
+
+
+def reader_kwargs(args: argparse.Namespace, path: Path) -> dict:
+    """``read_corpus`` keyword arguments of ``tagtool import`` for the file ``path``."""
+    return {
+        "format": args.format,
+        "token_column": args.token_column,
+        "label_column": None if args.no_labels else args.label_column,
+        "encoding": args.encoding,
+        **format_options(path, args.format, args.label_field),
+        **span_kwargs(args),
+    }
+
+
+#: ``tagtool.core.tokenize.TOKENIZERS`` (kept here so that building the parser
+#: imports nothing; a test checks them).
+TOKENIZER_CHOICES = ("default", "whitespace")
+
+
+def add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) -> None:
+    """Add the span-record options and ``--limit``; ``annotators=False`` for commands reading no labels."""
+    group = parser.add_argument_group("span records (doccano, Label Studio JSON/JSONL)")
+    group.add_argument("--tokenizer", choices=TOKENIZER_CHOICES, default="default",
+                       help="how raw text becomes tokens: default splits punctuation from words (U.S., 3.5 "
+                       "and don't handled), whitespace splits on spaces only")
+    group.add_argument("--no-sentence-split", action="store_true",
+                       help="keep each record one sentence (default: split long texts at sentence ends)")
+    group.add_argument("--strict", action="store_true",
+                       help="a span that cannot be placed is an error (default: skipped and listed)")
+    parser.add_argument("--limit", action="append", default=[], type=read_limit, metavar="NAME=N",
+                        help="raise (or lower) a read limit, repeatable: max_line_chars, max_sentence_tokens, "
+                        "max_token_chars, max_labels, max_table_bytes (an input beyond one is refused with an "
+                        "error naming the limit; defaults in the formats package docs)")
+    if annotators:
+        who = group.add_mutually_exclusive_group()
+        who.add_argument("--annotator", metavar="NAME",
+                         help="Label Studio: read only NAME's annotations (its id or email)")
+        who.add_argument("--annotators", choices=["all"],
+                         help="Label Studio: read every annotator's annotations (the default); where they "
+                         "differ a token gets the candidate set of their labels")
+
+
+def span_kwargs(args: argparse.Namespace) -> dict:
+    """Reader options every input file gets: span-record options and read limits."""
+    return {
+        "tokenizer": args.tokenizer,
+        "sentence_split": not args.no_sentence_split,
+        "strict": args.strict,
+        "annotator": getattr(args, "annotator", None),
+        **dict(args.limit),
+    }
+
+
+def read_limit(text: str) -> tuple[str, int]:
+    """``NAME=N`` of ``--limit``, checked against :class:`ReadLimits`."""
+    from dataclasses import fields
+
+    from tagtool.store.formats.limits import ReadLimits
+
+    names = [f.name for f in fields(ReadLimits)]
+    name, _, value = text.partition("=")
+    if name not in names:
+        raise argparse.ArgumentTypeError(f"unknown limit {name!r}; the limits are {', '.join(names)}")
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{name} takes a positive integer, got {value!r}")
+    return name, number
+
+
+def report_reading(corpus) -> None:
+    """What the readers skipped, and how several annotators were merged (stderr)."""
+    for warning in corpus.warnings:
+        print(f"tagtool: {warning}", file=sys.stderr)
+    skipped = corpus.skipped_spans
+    if skipped:
+        print(f"tagtool: {skipped} span(s) could not be placed and were skipped (listed above; "
+              "--strict makes them errors)", file=sys.stderr)
+    names = sorted({name for s in corpus for name in s.annotator_labels})
+    if len(names) > 1:
+        differ = sum(
+            len({a for a in votes if a}) > 1
+            for s in corpus if len(s.annotator_labels) > 1
+            for votes in zip(*s.annotator_labels.values())
+        )
+        print(f"tagtool: annotators {', '.join(names)}: each one's labels are kept; {differ} token(s) where "
+              "they differ got the candidate set of their labels (--annotator NAME reads one)", file=sys.stderr)
+
+
+def add_column_options(parser: argparse.ArgumentParser, label_default: int | None = -1) -> None:
+    """Options of the learning commands' input files (format, columns, label field, encoding, span options)."""
+    parser.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
+                        help="input format (default: from the extension and content)")
+    parser.add_argument("--token-column", type=int, default=0, metavar="N",
+                        help="0-based token column of column files (default 0)")
+    parser.add_argument("--label-column", type=int, default=label_default, metavar="N",
+                        help="0-based label column of column files (default -1, the last); "
+                        "labels A|B are candidate sets, _ means no label")
+    add_label_field_option(parser)
+    parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
+    add_span_options(parser)
+
+
+def read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: int | None):
+    """The corpus of corpus files and project files (a project's annotations as stored)."""
+    from tagtool.core.corpus import merge_corpora
+    from tagtool.store.sources import read_source
+
+    corpus = merge_corpora(
+        read_source(p, format=args.format, token_column=args.token_column, label_column=label_column,
+                    encoding=args.encoding, **format_options(p, args.format, args.label_field),
+                    **span_kwargs(args))
+        for p in paths
+    )
+    report_reading(corpus)
+    return corpus

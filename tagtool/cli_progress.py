@@ -1,0 +1,105 @@
+"""Progress and cancellation for the long commands of ``tagtool``.
+
+The first Ctrl-C asks the running work to stop (a learner's or batch's
+``should_stop`` turns True; nothing is written); a second one exits at once
+with status 130, even where the main thread is blocked. Progress goes to a
+rich bar on stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from contextlib import contextmanager
+
+#: Exit status of an interrupted command (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
+
+
+@contextmanager
+def stop_on_sigint():
+    """``should_stop`` that turns True on the first Ctrl-C; a second one interrupts hard."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    requested = threading.Event()
+
+    def handler(signum, frame):
+        if requested.is_set():
+            raise KeyboardInterrupt
+        requested.set()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    hard_stop = HardStop()
+    try:
+        yield requested.is_set
+    finally:
+        hard_stop.close()
+        signal.signal(signal.SIGINT, previous)
+
+
+class HardStop:
+    """Exit with 130 on the second Ctrl-C even where the main thread cannot act on it.
+
+    The second Ctrl-C raises KeyboardInterrupt in the main thread, but what
+    runs then may block: a process pool waiting for its workers' batches,
+    a learner inside C code.  Python's C-level signal handler writes each
+    signal number to a wakeup socket at once; this thread reads it and,
+    :data:`GRACE` seconds after the second SIGINT, ends the process.  A
+    killed atomic write leaves only its temporary file, removed by the
+    next write of that output.
+    """
+
+    GRACE = 1.0
+
+    def __init__(self):
+        import socket
+
+        self._read, self._write = socket.socketpair()
+        self._write.setblocking(False)
+        self._closed = threading.Event()
+        self._previous = signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, name="tagtool-hard-stop", daemon=True).start()
+
+    def _watch(self) -> None:
+        with self._read:
+            seen = 0
+            while seen < 2:
+                try:
+                    data = self._read.recv(64)
+                except OSError:
+                    return
+                if not data:
+                    return
+                seen += data.count(signal.SIGINT)
+        if not self._closed.wait(self.GRACE):
+            os.write(2, b"tagtool: interrupted\n")
+            os._exit(EXIT_INTERRUPTED)
+
+    def close(self) -> None:
+        """Stop watching: restore the previous wakeup fd and end the watching thread.
+
+        Called when the guarded work ends, whether it finished or was
+        cancelled; a Ctrl-C after that is Python's own again.
+        """
+        self._closed.set()
+        signal.set_wakeup_fd(self._previous)
+        self._write.close()  # the watching thread's recv returns b""
+
+
+@contextmanager
+def progress_bar(description: str):
+    """A rich progress bar on stderr; yields ``progress(fraction, message)``."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[message]}"))
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task(description, total=1.0, message="")
+
+        def report(fraction: float, message: str = "") -> None:
+            bar.update(task, completed=fraction, message=message)
+
+        yield report
