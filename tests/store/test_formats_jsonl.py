@@ -330,3 +330,10 @@ def test_pretty_printed_records_in_a_jsonl_file_are_read(tmp_path):
     path.write_text('{"text": "a", "label": []}\n{"text": oops}\n')  # JSON Lines: line by line
     with pytest.raises(FormatError, match=r"relations.jsonl:2: invalid JSON"):
         read_corpus(path)
+
+
+def test_span_export_of_a_candidate_set_says_what_keeps_it(tmp_path):
+    labels = LabelSet(["O", "B-PER", "I-PER", "B-ORG"])
+    corpus = Corpus.from_sentences([Sentence(["a", "b"], [{"B-PER", "B-ORG"}, {"O"}])], labels)
+    with pytest.raises(FormatError, match="token 1 has a candidate set; .*token records, without --spans"):
+        write_corpus(corpus, tmp_path / "x.jsonl", spans=True)

@@ -380,7 +380,10 @@ def spans_of(
     spans: list[list] = []
     for t, ann in enumerate(sentence.annotations):
         if len(ann) != 1:
-            raise ctx.error(f"{where}: token {t + 1} has no full label; span records need full BIO labels")
+            raise ctx.error(
+                f"{where}: token {t + 1} has {'a candidate set' if ann else 'no label'}; span records need full "
+                "BIO labels (JSONL token records, without --spans, keep candidate sets and unlabeled tokens)"
+            )
         (label,) = ann
         if label == "O":
             continue
