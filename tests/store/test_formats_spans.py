@@ -70,6 +70,9 @@ def test_newer_doccano_entities_and_a_skipped_overlap(tmp_path):
         (e["start_offset"], e["end_offset"], e["label"]) for e in original[0]["entities"]
     ]
     assert len(written[1]["entities"]) == 2  # the overlapping ORG span was skipped
+    # unchanged entities are written back as they were read, their ids included
+    assert written[0] == original[0]
+    assert written[1]["entities"] == original[1]["entities"][:2]
 
 
 def test_label_studio_full_export_every_annotator():

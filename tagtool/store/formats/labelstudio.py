@@ -108,6 +108,14 @@ def _choose(sources: dict, opts: SpanOptions, seen: set[str]) -> dict:
     return sources if name is None else {who: s for who, s in sources.items() if who == name}
 
 
+def _span_objects(spans) -> list | None:
+    """Span objects with keys of their own (doccano's entity ``id``), kept so that
+    export writes an unchanged span back as it was read; None otherwise."""
+    if isinstance(spans, list) and spans and all(isinstance(x, dict) for x in spans):
+        return spans
+    return None
+
+
 def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: set[str]) -> SpanRecord:
     """A doccano record (or any ``text`` + spans record)."""
     text_key = "text" if "text" in record else "data"
@@ -115,7 +123,7 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
     text = _checked_text(record[text_key], line, ctx)
     spans = _checked_spans(record.get(span_key), line, ctx)
     layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items() if k != "document"}
-    layout.setdefault(span_key, None)
+    layout[span_key] = _span_objects(record.get(span_key))
     # No span key at all (or null): nobody labeled the text; an empty list labels it all O.
     sources: dict[str | None, list] = {None: spans} if record.get(span_key) is not None else {}
     if span_key == "annotations":  # doccano 1.0: each span names its user

@@ -353,11 +353,11 @@ def record_out(group: list[Sentence], ctx: WriteContext, where: str, stray_insid
         text, offsets = _joined(group, ctx, where)
     spans = [span for s, offs in zip(group, offsets) for span in spans_of(s, offs, ctx, where, stray_inside)]
     text_key, span_key = meta.get(META_KEYS, "text label").split(" ")
+    layout = json.loads(meta[META_RECORD]) if META_RECORD in meta else {}
     if span_key in ("entities", "annotations"):
-        spans = [{"label": t, "start_offset": s, "end_offset": e} for s, e, t in spans]
-    record: dict[str, Any] = {text_key: text, span_key: spans}
-    if META_RECORD in meta:
-        record = {**json.loads(meta[META_RECORD]), **record}
+        originals = _originals(layout.get(span_key))
+        spans = [originals.get((s, e, t)) or {"label": t, "start_offset": s, "end_offset": e} for s, e, t in spans]
+    record: dict[str, Any] = {**layout, text_key: text, span_key: spans}
     for key, value in meta.items():
         if key in OWN_KEYS:
             continue
@@ -365,6 +365,18 @@ def record_out(group: list[Sentence], ctx: WriteContext, where: str, stray_insid
             raise ctx.error(f"{where}: meta key {key!r} collides with another key")
         record[key] = value
     return record
+
+
+def _originals(objects) -> dict[tuple[int, int, str], dict]:
+    """The span objects read with a record, by (start, end, label): an unchanged
+    span is written back as it was (its ``id`` and key order kept)."""
+    out: dict[tuple[int, int, str], dict] = {}
+    for obj in objects if isinstance(objects, list) else ():
+        if isinstance(obj, dict):
+            label = obj.get("label", obj.get("label_name"))
+            key = (obj.get("start_offset"), obj.get("end_offset"), label)
+            out.setdefault(key, obj)
+    return out
 
 
 def spans_of(
