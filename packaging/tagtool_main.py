@@ -1,12 +1,11 @@
-"""Entry script of the bundled app: the ``tagtool`` console script (``tagtool.cli:main``)."""
+"""Entry script of the bundled app: the ``tagtool`` console script (``tagtool.cli:run``)."""
 
 import multiprocessing
-import sys
 
-from tagtool.cli import main
+from tagtool.cli import run
 
 if __name__ == "__main__":
     # Worker processes of a frozen app re-run this executable; this hands
     # them to multiprocessing instead of to the command line.
     multiprocessing.freeze_support()
-    sys.exit(main())
+    run()

@@ -27,7 +27,7 @@ from tagtool.cli_inputs import (
     report_reading,
     span_kwargs,
 )
-from tagtool.cli_progress import EXIT_INTERRUPTED, progress_bar, stop_on_sigint
+from tagtool.cli_progress import EXIT_INTERRUPTED, exit_on_sigint_from_now, progress_bar, stop_on_sigint
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
@@ -752,5 +752,16 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_ERROR
 
 
+def run() -> None:
+    """The ``tagtool`` console script: :func:`main`, then exit with its status.
+
+    A Ctrl-C after the command returned (while Python shuts down) exits at
+    once with 130 instead of printing a traceback.
+    """
+    status = main()
+    exit_on_sigint_from_now()
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

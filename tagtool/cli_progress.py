@@ -103,3 +103,18 @@ def progress_bar(description: str):
             bar.update(task, completed=fraction, message=message)
 
         yield report
+
+
+def exit_on_sigint_from_now() -> None:
+    """Make any later Ctrl-C end the process at once with :data:`EXIT_INTERRUPTED`.
+
+    For the console script once its command has returned: Python then joins
+    the threads a command left (a progress bar's, a process pool's), and a
+    Ctrl-C there would print a ``KeyboardInterrupt`` traceback from
+    ``threading._shutdown`` instead of exiting.
+    """
+    signal.signal(signal.SIGINT, _exit_interrupted)
+
+
+def _exit_interrupted(signum, frame) -> None:
+    os._exit(EXIT_INTERRUPTED)

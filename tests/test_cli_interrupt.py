@@ -59,3 +59,21 @@ def test_a_second_ctrl_c_exits_with_130_even_while_cleanup_blocks():
             child.kill()
     assert code == 130 and time.monotonic() - started < 10
     assert child.stderr.read().strip().endswith("tagtool: interrupted")
+
+
+def test_a_ctrl_c_after_the_command_returned_exits_with_130(monkeypatch):
+    # While Python joins a command's threads at exit, Ctrl-C printed a KeyboardInterrupt traceback
+    # from threading._shutdown (found by benchmarks/reliability.py): the console script exits at once.
+    import signal as _signal
+
+    from tagtool import cli, cli_progress
+
+    installed, exits = {}, []
+    monkeypatch.setattr(cli, "main", lambda: 0)
+    monkeypatch.setattr(cli_progress.signal, "signal", lambda sig, handler: installed.setdefault(sig, handler))
+    monkeypatch.setattr(cli_progress.os, "_exit", exits.append)
+    with pytest.raises(SystemExit) as done:
+        cli.run()
+    assert done.value.code == 0
+    installed[_signal.SIGINT](_signal.SIGINT, None)
+    assert exits == [130]
