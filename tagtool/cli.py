@@ -27,7 +27,7 @@ from tagtool.cli_inputs import (
     report_reading,
     span_kwargs,
 )
-from tagtool.cli_progress import EXIT_INTERRUPTED, exit_on_sigint_from_now, progress_bar, stop_on_sigint
+from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progress_bar, stop_on_sigint
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
@@ -758,9 +758,8 @@ def run() -> None:
     A Ctrl-C after the command returned (while Python shuts down) exits at
     once with 130 instead of printing a traceback.
     """
-    status = main()
-    exit_on_sigint_from_now()
-    sys.exit(status)
+    interrupt_only_inside(main)
+    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -105,16 +105,27 @@ def progress_bar(description: str):
         yield report
 
 
-def exit_on_sigint_from_now() -> None:
-    """Make any later Ctrl-C end the process at once with :data:`EXIT_INTERRUPTED`.
 
-    For the console script once its command has returned: Python then joins
-    the threads a command left (a progress bar's, a process pool's), and a
-    Ctrl-C there would print a ``KeyboardInterrupt`` traceback from
-    ``threading._shutdown`` instead of exiting.
+def interrupt_only_inside(function) -> None:
+    """Ctrl-C raises KeyboardInterrupt while ``function`` runs, and exits at once with 130 outside it.
+
+    For the console script: after its command returned, Python joins the
+    threads the command left (a progress bar's, a process pool's), and a
+    Ctrl-C there printed a ``KeyboardInterrupt`` traceback from
+    ``threading._shutdown``. Whether ``function`` runs is read from the
+    interrupted stack, so there is no gap between its return and a switch of
+    handlers. A SIGINT that starts ignored (a background job) stays ignored.
     """
-    signal.signal(signal.SIGINT, _exit_interrupted)
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return
+    code = function.__code__
 
+    def handler(signum, frame) -> None:
+        while frame is not None:
+            if frame.f_code is code:
+                raise KeyboardInterrupt
+            frame = frame.f_back
+        os.write(2, b"tagtool: interrupted\n")
+        os._exit(EXIT_INTERRUPTED)
 
-def _exit_interrupted(signum, frame) -> None:
-    os._exit(EXIT_INTERRUPTED)
+    signal.signal(signal.SIGINT, handler)

@@ -61,19 +61,30 @@ def test_a_second_ctrl_c_exits_with_130_even_while_cleanup_blocks():
     assert child.stderr.read().strip().endswith("tagtool: interrupted")
 
 
+
 def test_a_ctrl_c_after_the_command_returned_exits_with_130(monkeypatch):
     # While Python joins a command's threads at exit, Ctrl-C printed a KeyboardInterrupt traceback
     # from threading._shutdown (found by benchmarks/reliability.py): the console script exits at once.
     import signal as _signal
+    import sys as _sys
 
     from tagtool import cli, cli_progress
 
-    installed, exits = {}, []
-    monkeypatch.setattr(cli, "main", lambda: 0)
+    installed, exits, inside = {}, [], []
+
+    def command():
+        # inside the command, Ctrl-C is a KeyboardInterrupt as before
+        with pytest.raises(KeyboardInterrupt):
+            installed[_signal.SIGINT](_signal.SIGINT, _sys._getframe())
+        inside.append(True)
+        return 0
+
+    monkeypatch.setattr(cli, "main", command)
+    monkeypatch.setattr(cli_progress.signal, "getsignal", lambda sig: _signal.default_int_handler)
     monkeypatch.setattr(cli_progress.signal, "signal", lambda sig, handler: installed.setdefault(sig, handler))
     monkeypatch.setattr(cli_progress.os, "_exit", exits.append)
     with pytest.raises(SystemExit) as done:
         cli.run()
-    assert done.value.code == 0
-    installed[_signal.SIGINT](_signal.SIGINT, None)
+    assert done.value.code == 0 and inside == [True]
+    installed[_signal.SIGINT](_signal.SIGINT, _sys._getframe())  # after it returned: exit at once
     assert exits == [130]
