@@ -23,6 +23,7 @@ import zipfile
 from pathlib import Path
 
 from _safety_trials import DATA, Trials, cli, fresh_folder, need
+from tests.fuzz.inputs import json_paths
 
 HUGE = "9" * 5000
 ODD_JSON = ["[1, 2, 3, 4, 5, 6]", "[]", "null", "5", '"text"', "{}", '["a", null]', '[["a"]]', "[true]",
@@ -119,17 +120,6 @@ def _read_edited(path: Path, folder: Path, rng: random.Random) -> str:
 # a 5,000-digit integer
 
 
-def _paths(value, prefix=()):
-    out = [prefix]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            out += _paths(child, (*prefix, key))
-    elif isinstance(value, list):
-        for i, child in enumerate(value):
-            out += _paths(child, (*prefix, i))
-    return out
-
-
 def _with_huge(value, path: tuple):
     """``value`` with the value at ``path`` replaced by a marker the text then swaps for the integer."""
     if not path:
@@ -169,7 +159,7 @@ def huge_integers(base: Path, n: int, rng: random.Random) -> list[Trials]:
             records = [json.loads(line) for line in fixture.read_text(encoding="utf-8").splitlines() if line]
         else:
             records = json.loads(fixture.read_text(encoding="utf-8"))
-        places = [p for p in _paths(records) if p]
+        places = [p for p in json_paths(records) if p]
         t = Trials("8 5,000-digit JSON integer", f"{name}: anywhere in a record")
         for _ in range(n):
             where = rng.choice(places)
@@ -199,7 +189,7 @@ def _huge_in_tagger(base: Path, n: int, rng: random.Random) -> Trials:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         members = {name: archive.read(name) for name in archive.namelist()}
     meta = json.loads(members["meta.json"])
-    places = [p for p in _paths(meta) if p]
+    places = [p for p in json_paths(meta) if p]
     t = Trials("8 5,000-digit JSON integer", "tagger `meta.json`: anywhere")
     for _ in range(n):
         where = rng.choice(places)
@@ -228,8 +218,6 @@ def _huge_in_tagger(base: Path, n: int, rng: random.Random) -> Trials:
 
 
 def disk_full_create(base: Path, n: int, rng: random.Random) -> list[Trials]:
-    from project_samples import plain_corpus
-
     from tagtool.errors import ProjectError
     from tagtool.store import lifecycle
     from tagtool.store.project import Project

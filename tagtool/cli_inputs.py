@@ -18,17 +18,9 @@ from pathlib import Path
 
 
 def add_reader_options(parser: argparse.ArgumentParser) -> None:
-    """Options of ``tagtool import``: format, columns, label field, encoding, span options."""
-    parser.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
-                        help="input format (default: from the extension and content)")
-    parser.add_argument("--token-column", type=int, default=0, metavar="N",
-                        help="0-based token column of column files (default 0)")
-    parser.add_argument("--label-column", type=int, default=-1, metavar="N",
-                        help="0-based label column of column files (default -1, the last)")
+    """Options of ``tagtool import``: those of every reading command, and ``--no-labels``."""
+    add_column_options(parser)
     parser.add_argument("--no-labels", action="store_true", help="read no labels: every token unlabeled")
-    add_label_field_option(parser)
-    parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
-    add_span_options(parser)
 
 
 def label_field(text: str) -> str:

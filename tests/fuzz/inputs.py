@@ -316,15 +316,15 @@ def json_values() -> st.SearchStrategy:
                         max_leaves=8)
 
 
-def _paths(value, prefix=()) -> list[tuple]:
+def json_paths(value, prefix=()) -> list[tuple]:
     """Every path into a JSON value (dict keys and list indices)."""
     out = [prefix]
     if isinstance(value, dict):
         for key, child in value.items():
-            out += _paths(child, (*prefix, key))
+            out += json_paths(child, (*prefix, key))
     elif isinstance(value, list):
         for i, child in enumerate(value):
-            out += _paths(child, (*prefix, i))
+            out += json_paths(child, (*prefix, i))
     return out
 
 
@@ -343,7 +343,7 @@ def _replace(value, path: tuple, new, delete: bool = False):
 @st.composite
 def json_tree_mutation(draw, value):
     """``value`` with a value somewhere replaced by another, or a key or item deleted."""
-    path = draw(st.sampled_from(_paths(value)))
+    path = draw(st.sampled_from(json_paths(value)))
     if path and draw(st.booleans()) and draw(st.booleans()):
         return _replace(value, path, None, delete=True)
     return _replace(value, path, draw(json_values()))
