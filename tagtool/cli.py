@@ -325,6 +325,9 @@ def _add_learning_commands(sub) -> None:
     _add_learner_options(p)
     p.add_argument("--unlabeled", action="append", type=Path, default=[], metavar="FILE",
                    help="unlabeled text (any format; labels in it are ignored); repeatable")
+    p.add_argument("--text", action="append", type=Path, default=[], metavar="FILE",
+                   help="plain UTF-8 text whose words the word representations also learn from (with "
+                   "features.feature_set=...+dist); repeatable")
     p.add_argument("--warm-start", type=Path, metavar="MODEL",
                    help="continue from a tagger file of the same learner (keeps its features)")
     add_column_options(p)
@@ -487,8 +490,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     from tagtool.tagger import load_tagger
 
     check_not_input(args.output, {"training data": args.data, "unlabeled data": args.unlabeled,
-                                  "warm-start tagger": args.warm_start}, "tagger file")
+                                  "text": args.text, "warm-start tagger": args.warm_start}, "tagger file")
     cls, settings = _configured_learner(args)
+    text = _representation_text(args, cls, settings)
     for warning in feature_column_warnings(settings.features):
         print(f"warning: {warning}", file=sys.stderr)
     corpus = read_files(args.data, args, args.label_column)
@@ -501,7 +505,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     with stop_on_sigint() as stop, progress_bar(f"training {cls.name}") as report:
         tagger = train_tagger(
             corpus, cls().set_params(**settings.params), features=settings.features or None, views=views,
-            unlabeled=unlabeled, warm_start=warm, progress=report, should_stop=stop, seed=args.seed,
+            unlabeled=unlabeled, warm_start=warm, progress=report, should_stop=stop, seed=args.seed, text=text,
         )
     tagger.save(args.output)
     info = tagger.model.info
@@ -511,6 +515,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     for note in info.get("notes", []):
         print(f"note: {note}", file=sys.stderr)
     return 0
+
+
+def _representation_text(args: argparse.Namespace, cls, settings) -> list[list[str]] | None:
+    """The token lists of ``train --text`` files; an error if the features read no word representations."""
+    if not args.text:
+        return None
+    from tagtool.core.features.wordreps import DIST_SETS
+    from tagtool.pipeline import TrainingSetupError, feature_settings
+    from tagtool.represent import read_text_file
+
+    sets = str(feature_settings(cls, settings.features).get("feature_set", "default")).split("+")
+    if args.warm_start or not any(name in DIST_SETS for name in sets):
+        raise TrainingSetupError(
+            "--text feeds the word representations, which only the dist feature sets read "
+            "(--set features.feature_set=crfsuite+dist, without --warm-start)"
+        )
+    return [tokens for path in args.text for tokens in read_text_file(path)]
 
 
 def _positive_int(text: str) -> int:

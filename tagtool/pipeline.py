@@ -48,6 +48,7 @@ import numpy as np
 
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
+from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
@@ -111,6 +112,33 @@ def check_feature_columns(sentences: Iterable[Sentence], features: Mapping | Non
         check_named_columns(list(features["columns"]), seen)
     if features.get("pos_column"):
         check_named_columns([features["pos_column"]], seen, "pos_column")
+
+
+def attach_representations(
+    extractor: FeatureExtractor,
+    sentences: list[Sentence],
+    representations: WordRepresentations | None = None,
+    text: Iterable | None = None,
+    progress: ProgressCallback | None = None,
+    should_stop: StopCallback | None = None,
+) -> None:
+    """Give an unfitted extractor whose sets read word representations (``dist``) the ones to read.
+
+    The given ``representations``, else ones learned now from the text of
+    every sentence (labeled or not) and the extra raw ``text``
+    (:func:`tagtool.represent.learn_representations`).
+    """
+    if not extractor.uses_representations or extractor.representations is not None:
+        return
+    if representations is None:
+        from tagtool.represent import learn_representations
+
+        representations = learn_representations(
+            [*sentences, *(text or ())], progress=progress, should_stop=should_stop
+        )
+    extractor.representations = representations
+    for part in getattr(extractor, "_parts", None) or ():
+        part.representations = representations
 
 
 def make_extractor(learner: Learner | type[Learner], features: Mapping | FeatureExtractor | None) -> FeatureExtractor:
@@ -194,8 +222,16 @@ def prepare(
     unlabeled: Corpus | Iterable[Sentence] | None = None,
     warm_start: Tagger | None = None,
     seed: int = 0,
+    representations: WordRepresentations | None = None,
+    text: Iterable | None = None,
+    progress: ProgressCallback | None = None,
+    should_stop: StopCallback | None = None,
 ) -> Prepared:
-    """Fit the features, split the views and build the training snapshot (steps 1–2 of the module doc)."""
+    """Fit the features, split the views and build the training snapshot (steps 1–2 of the module doc).
+
+    ``representations`` / ``text``: see :func:`attach_representations`
+    (used only when the feature sets read word representations).
+    """
     sentences = _sentences(corpus, strip=False) + _sentences(unlabeled, strip=True)
     if not sentences:
         raise TrainingSetupError("no sentences to train on")
@@ -208,6 +244,7 @@ def prepare(
     else:
         extractor = make_extractor(learner, features)
         if not hasattr(extractor, "n_features_"):
+            attach_representations(extractor, sentences, representations, text, progress, should_stop)
             extractor.fit(sentences)
         view_split = view_split_for(learner, views, seed, extractor)
         feature_view = feature_views(extractor, view_split)
@@ -229,6 +266,8 @@ def train_tagger(
     progress: ProgressCallback | None = None,
     should_stop: StopCallback | None = None,
     seed: int = 0,
+    representations: WordRepresentations | None = None,
+    text: Iterable | None = None,
 ) -> Tagger:
     """Train ``learner`` on ``corpus`` (plus ``unlabeled`` text) and return a tagger.
 
@@ -259,6 +298,12 @@ def train_tagger(
         :class:`~tagtool.learn.progress.TrainingCancelled`.
     seed : int
         Seed of the default random view split.
+    representations : WordRepresentations, optional
+        For feature sets that read word representations (``dist``,
+        ``dist-dims``): the ones to read; by default they are learned from
+        the text of ``corpus`` and ``unlabeled`` plus ``text``.
+    text : iterable of token lists or raw lines, optional
+        More text for learning the representations only (``train --text``).
 
     Returns
     -------
@@ -271,8 +316,9 @@ def train_tagger(
     if progress is not None:
         progress(0.0, "extracting features")
     prepared = prepare(
-        corpus, learner, features=features, views=views, unlabeled=unlabeled, warm_start=warm_start, seed=seed
-    )
+        corpus, learner, features=features, views=views, unlabeled=unlabeled, warm_start=warm_start, seed=seed,
+        representations=representations, text=text, progress=progress, should_stop=should_stop,
+    )  # fmt: skip
     if should_stop is not None and should_stop():
         raise TrainingCancelled("training cancelled")
     logger.info(
@@ -377,7 +423,10 @@ def parse_settings(learner_cls: type[Learner], pairs: Iterable[str]) -> Settings
         A malformed pair, an unknown key, or a value of the wrong type.
     """
     known = {
-        "features": {**_defaults(FeatureExtractor), **feature_settings(learner_cls)},
+        "features": {
+            **{k: v for k, v in _defaults(FeatureExtractor).items() if k != "representations"},
+            **feature_settings(learner_cls),
+        },
         "views": {"kind": DEFAULT_VIEW_KIND, "seed": 0},
         "learner": learner_cls.param_defaults(),
     }

@@ -18,6 +18,10 @@ as one file (DESIGN §7):
     The model's arrays (:meth:`~tagtool.learn.chain.ChainModel.to_arrays`),
     read back member by member, each ``.npy`` header checked before its
     data (numbers only: an object array, which would need a pickle, is refused).
+``representations.npz``
+    Only when the features read word representations (the ``dist`` sets):
+    :meth:`~tagtool.core.features.wordreps.WordRepresentations.to_arrays`,
+    read the same way; ``meta.json`` names them by fingerprint.
 
 Every size a file announces is bounded before memory is reserved for it
 (:mod:`tagtool.tagger_limits`): ``meta.json`` at most 256 MiB, all members
@@ -71,6 +75,8 @@ FORMAT_NAME = "tagtool-tagger"
 FORMAT_VERSION = 1
 META_MEMBER = "meta.json"
 WEIGHTS_MEMBER = "weights.npz"
+#: Word representations (:mod:`tagtool.core.features.wordreps`), present when the features read them.
+REPRESENTATIONS_MEMBER = "representations.npz"
 _ARRAY_NAMES = ("weights", "trans", "start", "end", "feature_view")
 _META_KEYS = ("labels", "features", "view_split", "learner", "model")
 
@@ -272,6 +278,10 @@ class Tagger:
         with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
             archive.writestr(META_MEMBER, meta.encode("utf-8"))
             archive.writestr(WEIGHTS_MEMBER, arrays.getvalue())
+            if self.extractor.uses_representations:
+                reps = io.BytesIO()
+                np.savez(reps, **self.extractor.representations.to_arrays())
+                archive.writestr(REPRESENTATIONS_MEMBER, reps.getvalue())
 
     def save(self, path: str | PathLike) -> None:
         """Write the tagger file atomically: the target appears only when complete."""
@@ -357,7 +367,10 @@ def _read(stream, source: str) -> Tagger:
         meta = _read_meta(_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail)
         sizes = _declared_sizes(meta, fail)
         arrays = _read_arrays(_member(archive, WEIGHTS_MEMBER, fail, budget), fail, budget, sizes)
-    return _assemble(meta, arrays, fail)
+        reps = None
+        if REPRESENTATIONS_MEMBER in archive.namelist():
+            reps = _read_representations(_member(archive, REPRESENTATIONS_MEMBER, fail, budget), fail, budget)
+    return _assemble(meta, arrays, fail, reps)
 
 
 def _declared_sizes(meta: dict, fail) -> tuple[int | None, int]:
@@ -427,18 +440,37 @@ def _read_arrays(raw: bytes, fail, budget, sizes: tuple[int | None, int]) -> dic
         missing = [name for name in _ARRAY_NAMES if f"{name}.npy" not in npz.namelist()]
         if missing:
             raise fail(f"{WEIGHTS_MEMBER} lacks the arrays {', '.join(missing)}")
-        arrays = {}
-        for name in _ARRAY_NAMES:
-            try:
-                info = limits.member_info(npz, f"{name}.npy", budget, fail)
-                with npz.open(info) as fh:
-                    arrays[name] = _read_array(name, fh, info.file_size, fail, sizes)
-            except (zipfile.BadZipFile, *_DAMAGED) as exc:
-                raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
-        return arrays
+        return {name: _npz_array(npz, name, budget, fail, sizes) for name in _ARRAY_NAMES}
 
 
-def _read_array(name: str, stream, size: int, fail, sizes: tuple[int | None, int]) -> np.ndarray:
+def _npz_array(npz: zipfile.ZipFile, name: str, budget, fail, sizes: tuple[int | None, int] | None) -> np.ndarray:
+    try:
+        info = limits.member_info(npz, f"{name}.npy", budget, fail)
+        with npz.open(info) as fh:
+            return _read_array(name, fh, info.file_size, fail, sizes)
+    except (zipfile.BadZipFile, *_DAMAGED) as exc:
+        raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
+
+
+def _read_representations(raw: bytes, fail, budget):
+    """The word representations member: every ``.npy`` read as :func:`_read_array` does, then checked as a whole."""
+    from tagtool.core.features import FeatureError
+    from tagtool.core.features.wordreps import WordRepresentations
+
+    try:
+        npz = zipfile.ZipFile(io.BytesIO(raw))
+    except (zipfile.BadZipFile, *_DAMAGED) as exc:
+        raise fail(f"{REPRESENTATIONS_MEMBER} is damaged ({exc})") from None
+    with npz:
+        names = [n[: -len(".npy")] for n in npz.namelist() if n.endswith(".npy")]
+        arrays = {name: _npz_array(npz, name, budget, fail, None) for name in names}
+    try:
+        return WordRepresentations.from_arrays(arrays)
+    except FeatureError as exc:
+        raise fail(f"{REPRESENTATIONS_MEMBER}: {exc}") from None
+
+
+def _read_array(name: str, stream, size: int, fail, sizes: tuple[int | None, int] | None) -> np.ndarray:
     """One ``.npy`` file of ``size`` bytes: numbers only, the shape the meta implies, as many bytes as announced."""
     try:
         version = np.lib.format.read_magic(stream)
@@ -462,7 +494,7 @@ def _read_array(name: str, stream, size: int, fail, sizes: tuple[int | None, int
             f"array {name!r} in {WEIGHTS_MEMBER} is damaged: its header announces shape {shape} "
             f"of {dtype}, but {data_size} bytes of data follow"
         )
-    wrong = limits.expected_shape(name, shape, *sizes)
+    wrong = None if sizes is None else limits.expected_shape(name, shape, *sizes)
     if wrong:
         raise fail(wrong)
     # Only now, with the size backed by the member's bytes, is the memory reserved.
@@ -471,7 +503,7 @@ def _read_array(name: str, stream, size: int, fail, sizes: tuple[int | None, int
     return flat.reshape(shape, order="F" if fortran_order else "C")
 
 
-def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:
+def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, reps=None) -> Tagger:
     # Local imports of the error types keep the failure modes listed in one place.
     from tagtool.core.features import FeatureError
     from tagtool.core.views import ViewSplitError
@@ -479,7 +511,7 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:
 
     try:
         labels = LabelSet(meta["labels"])
-        extractor = FeatureExtractor.from_dict(meta["features"])
+        extractor = _extractor(meta["features"], reps, fail)
         if not all(isinstance(c, str) for c in extractor.columns_):
             # from_dict takes the names as they are; tagging looks them up.
             raise fail(f"{META_MEMBER}: the feature columns must be names, got {list(extractor.columns_)!r:.100}")
@@ -507,3 +539,14 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail) -> Tagger:
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise fail(f"{META_MEMBER} is malformed ({type(exc).__name__}: {exc})") from None
 
+
+
+def _extractor(features: dict, reps, fail) -> FeatureExtractor:
+    """The fitted extractor of ``meta.json``, with the file's word representations if its features read them."""
+    from tagtool.core.features.wordreps import DIST_SETS
+
+    params = features.get("params") if isinstance(features, dict) else None
+    sets = str(params.get("feature_set", "")).split("+") if isinstance(params, dict) else []
+    if reps is None and any(name in DIST_SETS for name in sets):
+        raise fail(f"the features read word representations, but {REPRESENTATIONS_MEMBER} is missing")
+    return FeatureExtractor.from_dict(features, reps)

@@ -38,6 +38,15 @@ entities (Collins & Singer 1999, §2):
     tokens — redundant, as co-training assumes (Blum & Mitchell 1998), where
     the other splits leave each view half a feature set.
 
+``"lexical-distributional"``
+    For a stack with word-representation features
+    (``features.feature_set=crfsuite+dist``): view 1 holds the ``dist`` /
+    ``dist-dims`` columns (what unlabeled text says about a word: its
+    cluster at several granularities, of the word and its neighbours),
+    view 0 everything else (what the word and its neighbours look like).
+    Two views that see a token through different evidence, as co-training
+    wants, with neither left a fragment of one template set.
+
 References
 ----------
 .. [1] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
@@ -57,7 +66,12 @@ from tagtool.core.features import GROUP_SURFACE, GROUP_TOKEN, stable_hash
 from tagtool.core.features.templates import parse_feature_name
 from tagtool.errors import TagtoolError
 
-VIEW_SPLIT_KINDS = ("token-surface", "random", "odd-even", "spelling-context", "feature-sets")
+VIEW_SPLIT_KINDS = (
+    "token-surface", "random", "odd-even", "spelling-context", "feature-sets", "lexical-distributional",
+)  # fmt: skip
+
+#: Name prefixes of the stacked columns that come from word representations.
+_DISTRIBUTIONAL_PREFIXES = ("dist/", "dist-dims/")
 
 _MASK64 = (1 << 64) - 1
 
@@ -95,7 +109,7 @@ class ViewSplit:
 
     Parameters
     ----------
-    kind : {"token-surface", "random", "odd-even", "spelling-context", "feature-sets"}
+    kind : {"token-surface", "random", "odd-even", "spelling-context", "feature-sets", "lexical-distributional"}
     seed : int, default 0
         Seed of the ``"random"`` split (ignored by the others).
 
@@ -159,7 +173,20 @@ class ViewSplit:
             return self._spelling_context(n_features, names, families)
         if self.kind == "feature-sets":
             return self._feature_sets(n_features, families)
+        if self.kind == "lexical-distributional":
+            return self._lexical_distributional(n_features, names)
         return self._random(n_features, names)
+
+    def _lexical_distributional(self, n_features: int, names: Sequence[str] | None) -> np.ndarray:
+        if names is None or len(names) != n_features:
+            raise ViewSplitError("the lexical-distributional split needs feature names; hashed features have none")
+        views = np.fromiter((str(n).startswith(_DISTRIBUTIONAL_PREFIXES) for n in names), dtype=np.int8, count=n_features)
+        if not views.any() or views.all():
+            raise ViewSplitError(
+                "the lexical-distributional split needs word-representation features stacked on others "
+                "(e.g. features.feature_set=crfsuite+dist)"
+            )
+        return views
 
     def _feature_sets(self, n_features: int, families: np.ndarray | None) -> np.ndarray:
         families = None if families is None else np.asarray(families)

@@ -30,6 +30,7 @@ from tagtool.core.features.templates import (
     parse_feature_name,
     stable_hash,
 )
+from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
 
 # The package's name, as before the split into modules.
 logger = logging.getLogger(__package__)
@@ -50,6 +51,9 @@ class NotFittedError(FeatureError, AttributeError):
 #: ``2 * window + 1``, so a tagger file announcing ``window = 10**9`` must be
 #: refused before it is built; no feature set gains from context that wide.
 MAX_WINDOW = 64
+
+#: Every feature-set name: the fixed template sets and those read from word representations.
+_KNOWN_SETS = (*FEATURE_SETS, *DIST_SETS)
 
 _PARAM_NAMES = ("feature_set", "window", "min_count", "hashing", "n_hash", "pos_column", "columns")
 
@@ -134,8 +138,12 @@ class FeatureExtractor:
         n_hash: int = 2**18,
         pos_column: str | None = None,
         columns: Sequence[str] | None = None,
+        representations: WordRepresentations | None = None,
     ):
         self.feature_set = feature_set
+        # Data, not a setting: kept out of get_params and to_dict (the tagger
+        # file stores the arrays beside meta.json, by fingerprint).
+        self.representations = representations
         self.window = window
         self.min_count = min_count
         self.hashing = hashing
@@ -174,30 +182,40 @@ class FeatureExtractor:
         if self.hashing:
             raise FeatureError(f"hashing is not available for the stacked feature set {self.feature_set!r}")
         names = self._set_names
-        if len(set(names)) != len(names) or any(n not in FEATURE_SETS for n in names):
-            choices = ", ".join(FEATURE_SETS)
+        if len(set(names)) != len(names) or any(n not in _KNOWN_SETS for n in names):
+            choices = ", ".join(_KNOWN_SETS)
             raise FeatureError(
                 f"bad stacked feature set {self.feature_set!r}: join distinct sets of {choices} with '+'"
             )
         parts = []
         for name in names:
-            fixed = FEATURE_SETS[name].fixed_window
+            fixed = FEATURE_SETS[name].fixed_window if name in FEATURE_SETS else None
             part = FeatureExtractor(
                 feature_set=name, window=self.window if fixed is None else fixed, min_count=self.min_count,
-                pos_column=self.pos_column, columns=self.columns,
+                pos_column=self.pos_column, columns=self.columns, representations=self.representations,
             )
             part._checked_feature_set()
             parts.append(part)
         return parts
 
-    def _checked_feature_set(self) -> FeatureSet:
-        if self._is_stacked:
-            self._part_extractors()  # validates every part
-            return FEATURE_SETS[self._set_names[0]]
+    def _named_set(self) -> FeatureSet:
+        """The :class:`FeatureSet` of a single (not stacked) ``feature_set``."""
+        if self.feature_set in DIST_SETS:
+            if self.representations is None:
+                raise FeatureError(
+                    f"the {self.feature_set!r} feature set needs word representations learned from text "
+                    "(tagtool.represent.learn_representations)"
+                )
+            return self.representations.feature_set(self.feature_set)
         fs = FEATURE_SETS.get(self.feature_set)
         if fs is None:
-            choices = ", ".join(FEATURE_SETS)
-            raise FeatureError(f"unknown feature set {self.feature_set!r}; choose one of {choices}")
+            raise FeatureError(f"unknown feature set {self.feature_set!r}; choose one of {', '.join(_KNOWN_SETS)}")
+        return fs
+
+    def _checked_feature_set(self) -> FeatureSet:
+        if self._is_stacked:
+            return self._part_extractors()[0]._named_set()  # validates every part
+        fs = self._named_set()
         if not isinstance(self.window, int) or not 0 <= self.window <= MAX_WINDOW:
             raise FeatureError(f"window must be an int in [0, {MAX_WINDOW}], got {self.window!r}")
         if fs.fixed_window is not None and self.window != fs.fixed_window:
@@ -216,6 +234,8 @@ class FeatureExtractor:
                 seen.setdefault(name, None)
         seen_names = tuple(seen)
         # Annotation layers (CoNLL-U fields) are features only when named (tagtool.core.features.columns).
+        if fs.column_policy == "none":
+            return ()
         if fs.column_policy == "pos":
             if self.pos_column is not None:
                 check_named_columns([self.pos_column], seen_names, "pos_column")
@@ -312,7 +332,7 @@ class FeatureExtractor:
         outside = [n for n, (_, offset) in zip(names, parsed) if abs(offset) > self.window]
         if outside:
             raise FeatureError(f"feature {outside[0]!r} lies outside the window ±{self.window}")
-        fs = FEATURE_SETS[self.feature_set]
+        fs = self._named_set()
         table = _BaseTable(fs, dict.fromkeys(b for b, _ in parsed if b not in (BOS, EOS)))
         slots = np.array([offset + self.window for _, offset in parsed], dtype=np.int64)
         bases = np.array([table.index[b] for b, _ in parsed], dtype=np.int64)
@@ -364,7 +384,7 @@ class FeatureExtractor:
         if self._is_stacked:
             sentences = list(sentences)
             return _hstack([p.transform(sentences) for p in self._parts], [p.n_features_ for p in self._parts])
-        fs = FEATURE_SETS[self.feature_set]
+        fs = self._named_set()
         if self.hashing:
             table = _BaseTable(fs)  # local: hashing keeps no vocabulary
             lengths, sources = _encode_batch(sentences, fs, self.columns_, table, grow=True)
@@ -418,16 +438,28 @@ class FeatureExtractor:
                 "format_version": FORMAT_VERSION, "params": params, "columns_": list(self.columns_),
                 "vocabulary": None, "parts": [p.to_dict() for p in self._parts],
             }  # fmt: skip
-        return {
+        data = {
             "format_version": FORMAT_VERSION,
             "params": params,
             "columns_": list(self.columns_),
             "vocabulary": None if self.hashing else [str(n) for n in self.feature_names_],
         }
+        if self.feature_set in DIST_SETS:
+            data["representations"] = self.representations.fingerprint
+        return data
+
+    @property
+    def uses_representations(self) -> bool:
+        """True if a set of ``feature_set`` reads word representations (``dist``, ``dist-dims``)."""
+        return any(name in DIST_SETS for name in self._set_names)
 
     @classmethod
-    def from_dict(cls, data: Mapping) -> FeatureExtractor:
-        """Rebuild a fitted extractor written by :meth:`to_dict`."""
+    def from_dict(cls, data: Mapping, representations: WordRepresentations | None = None) -> FeatureExtractor:
+        """Rebuild a fitted extractor written by :meth:`to_dict`.
+
+        ``representations`` are required when a set reads them, and must be
+        the ones it was fitted with (same fingerprint).
+        """
         try:
             version = data["format_version"]
             params = dict(data["params"])
@@ -440,10 +472,15 @@ class FeatureExtractor:
         unknown = set(params) - set(_PARAM_NAMES)
         if unknown:
             raise FeatureError(f"unknown feature extractor parameters: {', '.join(sorted(unknown))}")
-        extractor = cls(**params)
+        extractor = cls(**params, representations=representations)
         extractor._checked_feature_set()
         if extractor._is_stacked:
             return extractor._from_parts(data.get("parts"))
+        if extractor.feature_set in DIST_SETS and data.get("representations") != representations.fingerprint:
+            raise FeatureError(
+                f"the {extractor.feature_set!r} features were fitted with other word representations "
+                f"({data.get('representations')!r}, given {representations.fingerprint!r})"
+            )
         extractor.columns_ = columns
         if extractor.hashing:
             extractor._set_hashed()
@@ -457,7 +494,7 @@ class FeatureExtractor:
         """The stacked extractor of :meth:`from_dict`: every part rebuilt, sets in the stated order."""
         if not isinstance(parts, list) or len(parts) != len(self._set_names):
             raise FeatureError(f"the stacked feature set {self.feature_set!r} needs one serialised part per set")
-        rebuilt = [FeatureExtractor.from_dict(p) for p in parts]
+        rebuilt = [FeatureExtractor.from_dict(p, self.representations) for p in parts]
         if [p.feature_set for p in rebuilt] != self._set_names:
             raise FeatureError(f"the serialised parts do not match the feature set {self.feature_set!r}")
         self._set_parts(rebuilt)

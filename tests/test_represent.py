@@ -1,0 +1,195 @@
+"""Word representations: learning, features, storage (no pickle), tagger round trips, views, cancel."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tagtool.core.features import FeatureError, FeatureExtractor
+from tagtool.core.features.wordreps import WordRepresentations, char_ngrams, normalise_word
+from tagtool.core.views import ViewSplit, ViewSplitError
+from tagtool.learn.progress import TrainingCancelled
+from tagtool.pipeline import train_tagger
+from tagtool.represent import (
+    RepresentationError,
+    RepresentationSettings,
+    learn_representations,
+    read_text_file,
+    spherical_kmeans,
+)
+from tagtool.store.formats import read_corpus
+from tagtool.tagger import Tagger, TaggerFileError, load_tagger
+
+DATA = Path(__file__).parent / "data"
+SMALL = RepresentationSettings(dim=16, epochs=3, granularities=(4, 16), kmeans_iterations=10)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return read_corpus(DATA / "conll2000_train_head.txt")
+
+
+@pytest.fixture(scope="module")
+def reps(corpus):
+    return learn_representations(corpus.sentences, SMALL)
+
+
+def test_learned_arrays_are_consistent(reps):
+    assert reps.dim == 16 and reps.granularities == (4, 16)
+    assert np.allclose(np.linalg.norm(reps.vectors, axis=1), 1, atol=1e-5)
+    for k in reps.granularities:
+        assert set(np.unique(reps.clusters[k]).tolist()) <= set(range(k))
+    assert reps.ngrams and reps.info["n_tokens"] > 2000
+
+
+def test_same_text_same_representations(corpus, reps):
+    again = learn_representations(corpus.sentences, SMALL)
+    assert again.fingerprint == reps.fingerprint
+
+
+def test_word_lookup_normalises_digits_and_falls_back_to_lower_case(reps):
+    assert normalise_word("1,987.5") == "0,000.0"
+    word = next(w for w in reps.words if w.islower() and w.isalpha() and w.title() not in reps.words)
+    assert reps.cluster_features(word.title()) == reps.cluster_features(word) != []
+
+
+def test_unseen_word_uses_known_ngrams_only(reps):
+    word = next(w for w in reps.words if len(w) >= 6 and w.isalpha())
+    unseen = word + "zzq"
+    assert reps.word_index(unseen) is None
+    known = [g for g in char_ngrams(unseen, 3, 5) if g in set(reps.ngrams)]
+    assert known, "the test word shares n-grams with the vocabulary"
+    rows = [reps.ngrams.index(g) for g in known]
+    expected = (reps.ngram_vectors[rows] * reps.ngram_scale[rows, None]).mean(axis=0)
+    assert np.allclose(reps.subword_vector(unseen), expected / np.linalg.norm(expected), atol=1e-6)
+    assert len(reps.cluster_features(unseen)) == 2
+    assert reps.cluster_features("\u4e00\u4e01\u4e02") == []  # no known n-gram: no feature
+
+
+def test_spherical_kmeans_finds_separated_directions():
+    rng = np.random.default_rng(1)
+    axes = np.eye(3)
+    points = np.repeat(axes, 20, axis=0) + 0.05 * rng.standard_normal((60, 3))
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    centres, ids = spherical_kmeans(points, 3, seed=0)
+    assert len(set(ids.tolist())) == 3
+    for block in range(3):
+        assert len(set(ids[block * 20:(block + 1) * 20].tolist())) == 1
+    assert np.allclose(np.linalg.norm(centres, axis=1), 1, atol=1e-6)
+
+
+def test_npz_round_trip_and_no_pickle(reps):
+    data = reps.to_bytes()
+    again = WordRepresentations.from_bytes(data)
+    assert again.fingerprint == reps.fingerprint
+    assert again.words == reps.words and again.ngrams == reps.ngrams
+    with zipfile.ZipFile(io.BytesIO(data)) as npz:
+        for name in npz.namelist():
+            header = npz.read(name)[:128]
+            assert b"'descr': '|O'" not in header and b"'descr': '<U" not in header, name
+
+
+def test_a_pickled_member_is_refused(reps):
+    arrays = reps.to_arrays()
+    arrays["words_utf8"] = np.array([pickle.dumps("x")], dtype=object)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with pytest.raises(FeatureError):
+        WordRepresentations.from_bytes(buffer.getvalue())
+
+
+def test_dist_features_stack_and_need_their_representations(corpus, reps):
+    fx = FeatureExtractor("crfsuite+dist", representations=reps).fit(corpus.sentences)
+    names = [n for n in fx.feature_names_ if n.startswith("dist/")]
+    assert any(n.startswith("dist/c4=") for n in names) and any(n.startswith("dist/-1:c16=") for n in names)
+    with pytest.raises(FeatureError, match="word representations"):
+        FeatureExtractor("crfsuite+dist").fit(corpus.sentences)
+    other = learn_representations(corpus.sentences, RepresentationSettings(**{**SMALL.__dict__, "seed": 5}))
+    with pytest.raises(FeatureError, match="other word representations"):
+        FeatureExtractor.from_dict(fx.to_dict(), other)
+
+
+def test_dims_features_are_binarised_dimensions(reps):
+    word = reps.words[3]
+    feats = reps.dimension_features(word)
+    high, low = reps._thresholds
+    v = reps.vectors[3]
+    assert sorted(feats) == sorted([f"e={j}+" for j in np.flatnonzero(v >= high)] + [f"e={j}-" for j in np.flatnonzero(v <= low)])
+
+
+def test_lexical_distributional_view_split(corpus, reps):
+    fx = FeatureExtractor("crfsuite+dist", representations=reps).fit(corpus.sentences)
+    views = ViewSplit("lexical-distributional").assign(fx)
+    is_dist = np.array([n.startswith("dist/") for n in fx.feature_names_])
+    assert np.array_equal(views.astype(bool), is_dist)
+    plain = FeatureExtractor("crfsuite").fit(corpus.sentences)
+    with pytest.raises(ViewSplitError, match="word-representation"):
+        ViewSplit("lexical-distributional").assign(plain)
+
+
+@pytest.mark.parametrize("learner", ["perceptron", "mv-perceptron"])
+def test_tagger_file_round_trip_gives_identical_tags(tmp_path, corpus, reps, learner):
+    sentences = corpus.sentences
+    tagger = train_tagger(
+        sentences[:40], learner, features={"feature_set": "crfsuite+dist"}, unlabeled=sentences[40:],
+        representations=reps, views={"kind": "lexical-distributional"} if learner == "mv-perceptron" else None,
+    )
+    path = tmp_path / "t.tagger"
+    tagger.save(path)
+    loaded = load_tagger(path)
+    assert loaded.extractor.representations.fingerprint == reps.fingerprint
+    assert loaded.tag(sentences[40:]) == tagger.tag(sentences[40:])
+    assert Tagger.from_bytes(tagger.to_bytes()).tag(sentences[:5]) == tagger.tag(sentences[:5])
+
+
+def test_tagger_without_its_representations_member_is_refused(tmp_path, corpus, reps):
+    tagger = train_tagger(corpus.sentences[:30], "perceptron", features={"feature_set": "crfsuite+dist"},
+                          representations=reps)
+    data = tagger.to_bytes()
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for item in src.infolist():
+            if item.filename != "representations.npz":
+                dst.writestr(item, src.read(item.filename))
+    with pytest.raises(TaggerFileError, match="representations.npz is missing"):
+        Tagger.from_bytes(out.getvalue())
+
+
+def test_train_learns_representations_when_none_given(corpus):
+    tagger = train_tagger(corpus.sentences[:30], "perceptron",
+                          features={"feature_set": "crfsuite+dist"}, unlabeled=corpus.sentences[30:])
+    reps = tagger.extractor.representations
+    assert reps is not None and reps.info["n_sentences"] == len(corpus.sentences)
+
+
+def test_learning_is_cancellable_and_reports_progress(corpus):
+    seen = []
+
+    def progress(fraction, message):
+        seen.append((fraction, message))
+
+    with pytest.raises(TrainingCancelled):
+        learn_representations(corpus.sentences, SMALL, progress=progress,
+                              should_stop=lambda: any("epoch 2" in m for _, m in seen))
+    assert any("epoch 1/3" in m for _, m in seen)
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions)
+
+
+def test_too_little_text_is_a_clear_error():
+    with pytest.raises(RepresentationError, match="too little text"):
+        learn_representations([["a", "b", "a", "b"]], SMALL)
+
+
+def test_read_text_file_names_the_line_of_bad_bytes(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_bytes("Hello world .\n\nSecond line here\n".encode() + b"bad \xff byte\n")
+    with pytest.raises(RepresentationError, match=r"t\.txt:4: not UTF-8"):
+        read_text_file(path)
+    path.write_text("Hello world .\n\nSecond line\n", encoding="utf-8")
+    assert read_text_file(path) == [["Hello", "world", "."], ["Second", "line"]]
