@@ -193,3 +193,39 @@ def test_read_text_file_names_the_line_of_bad_bytes(tmp_path):
         read_text_file(path)
     path.write_text("Hello world .\n\nSecond line\n", encoding="utf-8")
     assert read_text_file(path) == [["Hello", "world", "."], ["Second", "line"]]
+
+
+def test_project_keeps_text_and_representations(tmp_path, corpus, reps):
+    from tagtool.store.project import Project
+
+    path = tmp_path / "p.tagproj"
+    with Project.create(path, corpus) as project:
+        assert project.representations() is None and project.representations_stale()
+        tokens = project.text_tokens()
+        project.set_representations(reps, tokens)
+        assert not project.representations_stale()
+        project.add_text("notes.txt", [["a", "few", "words"], [], ["more"]])
+        assert [(t.name, t.n_lines, t.n_tokens) for t in project.texts()] == [("notes.txt", 2, 4)]
+    with Project.open(path) as project:  # what was shown as saved is there after reopening
+        again = project.representations()
+        assert again.fingerprint == reps.fingerprint
+        assert project.text_lines() == [["a", "few", "words"], ["more"]]
+        assert project.text_tokens() == tokens + 4 and not project.representations_stale()
+        project.add_text("big.txt", [["w"] * (tokens // 10)])
+        assert project.representations_stale()  # the text grew by 10 %: relearn
+
+
+def test_old_project_gains_the_representation_tables(tmp_path, corpus):
+    import sqlite3
+
+    from tagtool.store import schema
+    from tagtool.store.project import Project
+
+    path = tmp_path / "old.tagproj"
+    conn = sqlite3.connect(path)
+    with conn:
+        schema.create_schema(conn, version=3)
+    conn.close()
+    with Project.open(path) as project:
+        assert project.schema_version == schema.CURRENT_VERSION == 4
+        assert project.texts() == [] and project.representations() is None

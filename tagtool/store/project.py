@@ -31,9 +31,11 @@ from typing import Any
 from tagtool.core.annotation import EMPTY, make_annotation, parse_annotation
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_label_name
+from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, lifecycle
+from tagtool.store import representations as reps_store
 from tagtool.store import rows as _rows
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.records import (
@@ -1330,6 +1332,47 @@ class Project:
         with self._write() as conn:
             if conn.execute("DELETE FROM models WHERE id = ?", (model_id,)).rowcount == 0:
                 raise NotFoundError(f"no model with id {model_id}")
+
+    # ------------------------------------------------------------------
+    # extra text and word representations (tagtool.store.representations)
+
+    def add_text(self, name: str, lines: Iterable[Sequence[str]]) -> int:
+        """Store a tokenised raw text for the word representations (not sentences to annotate); its id."""
+        with self._write() as conn:
+            return reps_store.add_text(conn, name, lines)
+
+    def texts(self) -> list[reps_store.TextInfo]:
+        """The added texts, oldest first."""
+        return reps_store.texts(self._db)
+
+    def text_lines(self) -> list[list[str]]:
+        """Token lists of every added text."""
+        return reps_store.text_lines(self._db)
+
+    def remove_text(self, text_id: int) -> None:
+        with self._write() as conn:
+            reps_store.remove_text(conn, text_id)
+
+    def text_tokens(self) -> int:
+        """Tokens of all the project's text: its sentences and its added texts."""
+        return reps_store.text_tokens(self._db)
+
+    def representations_record(self) -> reps_store.StoredRepresentations | None:
+        """The stored word representations' record (no arrays), or None."""
+        return reps_store.stored(self._db)
+
+    def representations(self) -> WordRepresentations | None:
+        """The stored word representations, or None."""
+        return reps_store.load(self._db)
+
+    def set_representations(self, reps: WordRepresentations, learned_from_tokens: int) -> None:
+        """Keep ``reps``, learned from ``learned_from_tokens`` tokens of this project's text."""
+        with self._write() as conn:
+            reps_store.store(conn, reps, learned_from_tokens)
+
+    def representations_stale(self) -> bool:
+        """True if none are stored or the text changed materially since (:func:`~tagtool.store.representations.is_stale`)."""
+        return reps_store.is_stale(self.representations_record(), self.text_tokens())
 
 
 def _require_ids(ids: list[int], rows: dict) -> None:

@@ -10,7 +10,7 @@ Migrations run inside one transaction opened by the caller: they must not
 commit, and they must be additive (new tables, columns, indexes) so that an
 older tagtool can still read a newer file in read-only mode.
 
-Layout (version 3)
+Layout (version 4)
 ------------------
 ``meta(key, value)``
     ``schema_version``, ``created`` (UTC ISO 8601), ``tagtool_version`` (that
@@ -37,6 +37,14 @@ columns, meta, text)``
     Append-only history of edits made in the app (``_`` = no label).
 ``models(id, learner, params, metrics, created, note, size, data)``
     Trained models: JSON params and metrics, the exported tagger file as a BLOB.
+``texts(id, name, added, n_lines, n_tokens, data)``
+    Extra raw text the user added for the word representations: ``data`` a
+    JSON list of token lists (not sentences to annotate).
+``representations(id = 1, created, fingerprint, text_tokens, info, data)``
+    The word representations learned from all the project's text
+    (:mod:`tagtool.store.representations`): ``data`` their ``.npz`` (numbers
+    only, no pickle), ``text_tokens`` the size of the text they were
+    learned from, ``info`` JSON.
 
 Times in tables are Unix seconds (UTC) as REAL.
 """
@@ -53,7 +61,7 @@ from collections.abc import Callable
 APPLICATION_ID = 0x54414754
 
 #: The schema this code writes.
-CURRENT_VERSION = 3
+CURRENT_VERSION = 4
 
 #: The first released schema.  Frozen: later changes are migrations.
 SCHEMA_V1: tuple[str, ...] = (
@@ -155,8 +163,37 @@ def migrate_2_to_3(conn: sqlite3.Connection) -> None:
     )
 
 
+def migrate_3_to_4(conn: sqlite3.Connection) -> None:
+    """Add ``texts`` and ``representations``: word representations learned from the project's text.
+
+    The unlabeled text of a project buys most through word representations
+    (issue 12); learning them takes seconds to minutes, so they are kept
+    with the project and relearned only when its text has changed materially.
+    """
+    conn.execute(
+        """CREATE TABLE texts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        added REAL NOT NULL,
+        n_lines INTEGER NOT NULL CHECK (n_lines >= 0),
+        n_tokens INTEGER NOT NULL CHECK (n_tokens >= 0),
+        data TEXT NOT NULL
+    )"""
+    )
+    conn.execute(
+        """CREATE TABLE representations (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        created REAL NOT NULL,
+        fingerprint TEXT NOT NULL,
+        text_tokens INTEGER NOT NULL CHECK (text_tokens >= 0),
+        info TEXT NOT NULL,
+        data BLOB NOT NULL
+    )"""
+    )
+
+
 #: ``MIGRATIONS[i]`` turns a version ``i + 1`` file into version ``i + 2``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (migrate_1_to_2, migrate_2_to_3)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (migrate_1_to_2, migrate_2_to_3, migrate_3_to_4)
 
 assert len(MIGRATIONS) == CURRENT_VERSION - 1
 

@@ -330,7 +330,7 @@ def test_migration_to_3_adds_an_empty_annotator_labels_table(tmp_path):
     path = tmp_path / "old.tagproj"
     write_v1_project(path, sample_corpus())
     with Project.open(path) as p:
-        assert p.migrated_from == 1 and p.schema_version == 3
+        assert p.migrated_from == 1 and p.schema_version == schema.CURRENT_VERSION
         assert all(p.annotator_labels(i) == {} for i in p.sentence_ids())
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT count(*) FROM annotator_labels").fetchone() == (0,)
