@@ -48,7 +48,7 @@ import numpy as np
 
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
-from tagtool.core.features.wordreps import WordRepresentations
+from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
@@ -152,10 +152,22 @@ def make_extractor(learner: Learner | type[Learner], features: Mapping | Feature
 
 
 def default_view_kind(extractor: FeatureExtractor | None = None) -> str:
-    """``"feature-sets"`` for an extractor stacking two feature sets (one view each), else :data:`DEFAULT_VIEW_KIND`."""
+    """The default split of a fitted extractor's columns into two views.
+
+    ``"feature-sets"`` for a stack of two template sets (one view each; word
+    representations on top join the first), ``"lexical-distributional"``
+    for one template set plus word representations, else
+    :data:`DEFAULT_VIEW_KIND`.
+    """
     families = getattr(extractor, "feature_family_", None)
-    if families is not None and len(families) and int(np.max(families)) == 1:
+    if families is None or not len(families):
+        return DEFAULT_VIEW_KIND
+    n_sets = int(np.max(families)) + 1
+    n_dist = sum(name in DIST_SETS for name in str(extractor.feature_set).split("+"))
+    if n_sets - n_dist == 2:
         return "feature-sets"
+    if n_sets - n_dist == 1 and n_dist:
+        return "lexical-distributional"
     return DEFAULT_VIEW_KIND
 
 

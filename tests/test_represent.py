@@ -229,3 +229,17 @@ def test_old_project_gains_the_representation_tables(tmp_path, corpus):
     with Project.open(path) as project:
         assert project.schema_version == schema.CURRENT_VERSION == 4
         assert project.texts() == [] and project.representations() is None
+
+
+def test_default_views_with_representations(corpus, reps):
+    from tagtool.pipeline import default_view_kind
+
+    one = FeatureExtractor("crfsuite+dist", representations=reps).fit(corpus.sentences)
+    assert default_view_kind(one) == "lexical-distributional"
+    two = FeatureExtractor("crfsuite+default+dist", representations=reps).fit(corpus.sentences)
+    assert default_view_kind(two) == "feature-sets"
+    views = ViewSplit("feature-sets").assign(two)
+    names = two.feature_names_
+    for name, view in zip(names, views.tolist()):
+        expected = 1 if name.startswith("default/") else 0  # dist joins crfsuite's view
+        assert view == expected, name

@@ -33,7 +33,9 @@ entities (Collins & Singer 1999, §2):
 
 ``"feature-sets"``
     For a stacked feature set of two template sets
-    (``features.feature_set=crfsuite+default``): each set is one view.  The
+    (``features.feature_set=crfsuite+default``): each set is one view; word
+    representations stacked on them (``crfsuite+default+dist``) join the
+    first set's view.  The
     views are then two complete, differently built taggers of the same
     tokens — redundant, as co-training assumes (Blum & Mitchell 1998), where
     the other splits leave each view half a feature set.
@@ -172,7 +174,7 @@ class ViewSplit:
         if self.kind == "spelling-context":
             return self._spelling_context(n_features, names, families)
         if self.kind == "feature-sets":
-            return self._feature_sets(n_features, families)
+            return self._feature_sets(n_features, families, names)
         if self.kind == "lexical-distributional":
             return self._lexical_distributional(n_features, names)
         return self._random(n_features, names)
@@ -188,8 +190,15 @@ class ViewSplit:
             )
         return views
 
-    def _feature_sets(self, n_features: int, families: np.ndarray | None) -> np.ndarray:
+    def _feature_sets(
+        self, n_features: int, families: np.ndarray | None, names: Sequence[str] | None = None
+    ) -> np.ndarray:
         families = None if families is None else np.asarray(families)
+        if families is not None and names is not None and len(names) == n_features and families.max(initial=0) > 1:
+            # Two template sets plus word representations (crfsuite+default+dist):
+            # the representations join the first set's view, the smaller of the two.
+            dist = np.fromiter((str(n).startswith(_DISTRIBUTIONAL_PREFIXES) for n in names), dtype=bool, count=n_features)
+            families = np.where(dist, 0, families)
         if families is None or len(families) != n_features or set(np.unique(families).tolist()) != {0, 1}:
             raise ViewSplitError(
                 "the feature-sets split needs a stack of exactly two feature sets "

@@ -22,7 +22,9 @@ def fitted():
     return FeatureExtractor(min_count=1).fit(corpus(50))
 
 
-@pytest.mark.parametrize("kind", sorted(set(VIEW_SPLIT_KINDS) - {"feature-sets"}))  # stacks: test_features_stacked
+@pytest.mark.parametrize(
+    "kind", sorted(set(VIEW_SPLIT_KINDS) - {"feature-sets", "lexical-distributional"})
+)  # stacks: test_features_stacked, tests/test_represent.py
 def test_every_split_is_a_partition_with_two_non_empty_views(kind, fitted):
     views = ViewSplit(kind, seed=3).assign(fitted)
     assert views.dtype == np.int8 and views.shape == (fitted.n_features_,)
@@ -71,13 +73,14 @@ def test_random_never_leaves_a_view_empty():
 
 def test_hashing_extractors_can_be_split():
     fx = FeatureExtractor(hashing=True, n_hash=256).fit(corpus(5))
-    for kind in sorted(set(VIEW_SPLIT_KINDS) - {"spelling-context", "feature-sets"}):
+    for kind in sorted(set(VIEW_SPLIT_KINDS) - {"spelling-context", "feature-sets", "lexical-distributional"}):
         views = ViewSplit(kind, seed=1).assign(fx)
         assert views.shape == (256,) and set(views.tolist()) == {0, 1}
     assert np.array_equal(ViewSplit("token-surface").assign(fx), np.repeat([0, 1], 128))
     with pytest.raises(ViewSplitError, match="needs feature names"):
         ViewSplit("spelling-context").assign(fx)  # hashed columns carry no offset
-
+    with pytest.raises(ViewSplitError, match="needs feature names"):
+        ViewSplit("lexical-distributional").assign(fx)
 
 def test_spelling_context_puts_the_token_itself_in_view_0_and_its_neighbours_in_view_1(fitted):
     views = dict(zip(fitted.feature_names_, ViewSplit("spelling-context").assign(fitted).tolist()))
