@@ -29,6 +29,7 @@ from tagtool.cli_inputs import (
 )
 from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progress_bar, stop_on_sigint
 from tagtool.display import check_display
+from tagtool.cli_text import add_text_commands, stored_representations
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
 
@@ -80,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "milliseconds of running; exit status 0 only if the project opened")
     p.set_defaults(func=cmd_gui)
     _add_learning_commands(sub)
+    add_text_commands(sub)
     return parser
 
 
@@ -175,7 +177,17 @@ def project_summary(project) -> dict:
         "sentence_status": project.status_counts(),
         "token_annotations": project.annotation_counts(),
         "models": len(project.models()),
+        "text_tokens": project.text_tokens(),
+        "word_representations": _representations_summary(project),
     }
+
+
+def _representations_summary(project) -> str:
+    record = project.representations_record()
+    if record is None:
+        return "none"
+    state = "out of date" if project.representations_stale() else "current"
+    return f"{record.info.get('n_words', '?')} words from {record.text_tokens} tokens ({state})"
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -192,7 +204,7 @@ def cmd_info(args: argparse.Namespace) -> int:
             value = " ".join(value)
         elif isinstance(value, dict):
             value = ", ".join(f"{k} {v}" for k, v in value.items())
-        print(f"{key:>18}: {value}")
+        print(f"{key:>20}: {value}")
     return 0
 
 
@@ -493,6 +505,9 @@ def cmd_train(args: argparse.Namespace) -> int:
                                   "text": args.text, "warm-start tagger": args.warm_start}, "tagger file")
     cls, settings = _configured_learner(args)
     text = _representation_text(args, cls, settings)
+    reps, project_text = stored_representations(args.data, _uses_representations(cls, settings) and not args.warm_start)
+    if project_text:
+        text = [*(text or ()), *project_text]
     for warning in feature_column_warnings(settings.features):
         print(f"warning: {warning}", file=sys.stderr)
     corpus = read_files(args.data, args, args.label_column)
@@ -506,6 +521,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         tagger = train_tagger(
             corpus, cls().set_params(**settings.params), features=settings.features or None, views=views,
             unlabeled=unlabeled, warm_start=warm, progress=report, should_stop=stop, seed=args.seed, text=text,
+            representations=reps,
         )
     tagger.save(args.output)
     info = tagger.model.info
@@ -517,16 +533,22 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _uses_representations(cls, settings) -> bool:
+    from tagtool.core.features.wordreps import DIST_SETS
+    from tagtool.pipeline import feature_settings
+
+    sets = str(feature_settings(cls, settings.features).get("feature_set", "default")).split("+")
+    return any(name in DIST_SETS for name in sets)
+
+
 def _representation_text(args: argparse.Namespace, cls, settings) -> list[list[str]] | None:
     """The token lists of ``train --text`` files; an error if the features read no word representations."""
     if not args.text:
         return None
-    from tagtool.core.features.wordreps import DIST_SETS
-    from tagtool.pipeline import TrainingSetupError, feature_settings
+    from tagtool.pipeline import TrainingSetupError
     from tagtool.represent import read_text_file
 
-    sets = str(feature_settings(cls, settings.features).get("feature_set", "default")).split("+")
-    if args.warm_start or not any(name in DIST_SETS for name in sets):
+    if args.warm_start or not _uses_representations(cls, settings):
         raise TrainingSetupError(
             "--text feeds the word representations, which only the dist feature sets read "
             "(--set features.feature_set=crfsuite+dist, without --warm-start)"

@@ -10,7 +10,9 @@ short document added — change few word counts and would cost a relearning
 of seconds to minutes for nothing.
 
 The functions take an open connection, as :mod:`tagtool.store.rows` does;
-:class:`~tagtool.store.project.Project` wraps them in its transactions.
+:class:`~tagtool.store.project.Project` wraps them in its transactions.  The
+readers also work on an older file opened read-only (not migrated): it has
+no added text and no representations.
 """
 
 from __future__ import annotations
@@ -60,8 +62,15 @@ def add_text(conn: sqlite3.Connection, name: str, lines: Iterable[Sequence[str]]
     return int(cursor.lastrowid)
 
 
+def _has(conn: sqlite3.Connection, table: str) -> bool:
+    """False for a file of schema 3 or older opened read-only (its tables were never added)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is not None
+
+
 def texts(conn: sqlite3.Connection) -> list[TextInfo]:
     """The added texts, oldest first."""
+    if not _has(conn, "texts"):
+        return []
     rows = conn.execute("SELECT id, name, added, n_lines, n_tokens FROM texts ORDER BY id")
     return [TextInfo(*row) for row in rows]
 
@@ -69,6 +78,8 @@ def texts(conn: sqlite3.Connection) -> list[TextInfo]:
 def text_lines(conn: sqlite3.Connection) -> list[list[str]]:
     """Every token list of every added text."""
     out: list[list[str]] = []
+    if not _has(conn, "texts"):
+        return out
     for (data,) in conn.execute("SELECT data FROM texts ORDER BY id"):
         out.extend(json.loads(data))
     return out
@@ -82,7 +93,7 @@ def remove_text(conn: sqlite3.Connection, text_id: int) -> None:
 def text_tokens(conn: sqlite3.Connection) -> int:
     """Tokens of the project's text: its sentences and its added texts."""
     sentences = conn.execute("SELECT COALESCE(SUM(n_tokens), 0) FROM sentences").fetchone()[0]
-    added = conn.execute("SELECT COALESCE(SUM(n_tokens), 0) FROM texts").fetchone()[0]
+    added = conn.execute("SELECT COALESCE(SUM(n_tokens), 0) FROM texts").fetchone()[0] if _has(conn, "texts") else 0
     return int(sentences) + int(added)
 
 
@@ -97,6 +108,8 @@ def store(conn: sqlite3.Connection, reps: WordRepresentations, learned_from_toke
 
 def stored(conn: sqlite3.Connection) -> StoredRepresentations | None:
     """What is stored, without the arrays; None if nothing is."""
+    if not _has(conn, "representations"):
+        return None
     row = conn.execute("SELECT created, fingerprint, text_tokens, info FROM representations WHERE id = 1").fetchone()
     if row is None:
         return None
@@ -105,6 +118,8 @@ def stored(conn: sqlite3.Connection) -> StoredRepresentations | None:
 
 def load(conn: sqlite3.Connection) -> WordRepresentations | None:
     """The stored representations, or None."""
+    if not _has(conn, "representations"):
+        return None
     row = conn.execute("SELECT data FROM representations WHERE id = 1").fetchone()
     return None if row is None else WordRepresentations.from_bytes(bytes(row[0]))
 
