@@ -84,6 +84,16 @@ class RepresentationSettings:
 #: Fewest distinct words (seen ``min_count`` times) worth learning vectors for.
 MIN_VOCABULARY = 50
 
+#: Tokens of text from which the app uses word representations by default
+#: (``benchmarks/results/representations.md``: below it the gain is not
+#: reliably positive on every corpus of the suite).
+MIN_AUTO_TEXT_TOKENS = 50_000
+
+
+def wanted_by_default(text_tokens: int) -> bool:
+    """The app's rule for "auto": word representations pay once the project holds enough text."""
+    return text_tokens >= MIN_AUTO_TEXT_TOKENS
+
 
 def _stable_hash(text: str) -> int:
     # gensim seeds per-word vectors through hashfxn; Python's hash() differs between runs.

@@ -1365,10 +1365,14 @@ class Project:
         """The stored word representations, or None."""
         return reps_store.load(self._db)
 
-    def set_representations(self, reps: WordRepresentations, learned_from_tokens: int) -> None:
-        """Keep ``reps``, learned from ``learned_from_tokens`` tokens of this project's text."""
+    def representations_bytes(self) -> bytes | None:
+        """The stored word representations' ``.npz`` bytes (decoded elsewhere: the app's worker)."""
+        return reps_store.load_bytes(self._db)
+
+    def set_representations(self, reps: WordRepresentations, learned_from_tokens: int, data: bytes | None = None) -> None:
+        """Keep ``reps``, learned from ``learned_from_tokens`` tokens of this project's text (``data``: their bytes)."""
         with self._write() as conn:
-            reps_store.store(conn, reps, learned_from_tokens)
+            reps_store.store(conn, reps, learned_from_tokens, data)
 
     def representations_stale(self) -> bool:
         """True if none are stored or the text changed materially since (:func:`~tagtool.store.representations.is_stale`)."""

@@ -97,12 +97,19 @@ def text_tokens(conn: sqlite3.Connection) -> int:
     return int(sentences) + int(added)
 
 
-def store(conn: sqlite3.Connection, reps: WordRepresentations, learned_from_tokens: int) -> None:
-    """Keep ``reps`` (learned from ``learned_from_tokens`` tokens of text) in place of any stored ones."""
+def store(
+    conn: sqlite3.Connection, reps: WordRepresentations, learned_from_tokens: int, data: bytes | None = None
+) -> None:
+    """Keep ``reps`` (learned from ``learned_from_tokens`` tokens of text) in place of any stored ones.
+
+    ``data``: their :meth:`~WordRepresentations.to_bytes`, if already made
+    (the app makes them in the worker thread).
+    """
     conn.execute(
         "INSERT OR REPLACE INTO representations (id, created, fingerprint, text_tokens, info, data) "
         "VALUES (1, ?, ?, ?, ?, ?)",
-        (time.time(), reps.fingerprint, int(learned_from_tokens), json.dumps(dict(reps.info)), reps.to_bytes()),
+        (time.time(), reps.fingerprint, int(learned_from_tokens), json.dumps(dict(reps.info)),
+         reps.to_bytes() if data is None else bytes(data)),
     )
 
 
@@ -116,12 +123,18 @@ def stored(conn: sqlite3.Connection) -> StoredRepresentations | None:
     return StoredRepresentations(row[0], row[1], row[2], json.loads(row[3]))
 
 
-def load(conn: sqlite3.Connection) -> WordRepresentations | None:
-    """The stored representations, or None."""
+def load_bytes(conn: sqlite3.Connection) -> bytes | None:
+    """The stored representations' ``.npz`` bytes, or None."""
     if not _has(conn, "representations"):
         return None
     row = conn.execute("SELECT data FROM representations WHERE id = 1").fetchone()
-    return None if row is None else WordRepresentations.from_bytes(bytes(row[0]))
+    return None if row is None else bytes(row[0])
+
+
+def load(conn: sqlite3.Connection) -> WordRepresentations | None:
+    """The stored representations, or None."""
+    data = load_bytes(conn)
+    return None if data is None else WordRepresentations.from_bytes(data)
 
 
 def clear(conn: sqlite3.Connection) -> None:
