@@ -267,6 +267,8 @@ def train_tagger(
         Decoding settings over the model's defaults
         (:data:`~tagtool.learn.chain.DECODE_DEFAULTS`), e.g.
         ``{"bio_constraint": False}`` for the unconstrained Viterbi path.
+        Not taken from ``warm_start``: each training applies the default
+        rule unless given.
 
     Returns
     -------
