@@ -288,6 +288,10 @@ settings (--set KEY=VALUE, repeatable):
                          odd-even, token-surface, spelling-context,
                          feature-sets (one view per set of a stack)
   views.seed=N           seed of the random split (default: --seed)
+  decode.bio_constraint=false
+                         BIO label sets: also output I-X after O or another
+                         type (by default I-X only follows B-X or I-X; off
+                         by default for IOB1 data); kept in the tagger file
   Values take the type of the setting's default (true/false for booleans,
   none for settings that default to none). Each learner's own feature
   defaults apply first; an unknown key lists the known ones.
@@ -521,7 +525,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         tagger = train_tagger(
             corpus, cls().set_params(**settings.params), features=settings.features or None, views=views,
             unlabeled=unlabeled, warm_start=warm, progress=report, should_stop=stop, seed=args.seed, text=text,
-            representations=reps,
+            representations=reps, decode=settings.decode,
         )
     tagger.save(args.output)
     info = tagger.model.info
@@ -631,7 +635,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     cls, settings = _configured_learner(args, seeded=False)
     config = ExperimentConfig(
         learner=cls.name, params=settings.params, features=settings.features, views=settings.views,
-        labeled=tuple(args.labeled), unlabeled=tuple(args.unlabeled or (0,)), holdout=args.holdout,
+        decode=settings.decode, labeled=tuple(args.labeled), unlabeled=tuple(args.unlabeled or (0,)), holdout=args.holdout,
         repeats=args.repeats, min_length=args.min_length, max_length=args.max_length, pool=args.pool,
         partial_share=args.partial_share, candidates=args.candidates, seed=args.seed,
         fit_features=args.fit_features,
@@ -673,7 +677,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     config = SimulationConfig(
         learner=cls.name, strategy=args.strategy, mode=args.mode, budget=args.budget, step=args.step,
         growth=args.growth, seed=args.seed, params=settings.params, features=settings.features,
-        views=settings.views, costs=Costs(args.cost_full, args.cost_partial, args.cost_skip),
+        views=settings.views, decode=settings.decode, costs=Costs(args.cost_full, args.cost_partial, args.cost_skip),
         full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"), until_95=args.until_95, **optional,
     )
     config.check(cls)

@@ -89,6 +89,7 @@ class ExperimentConfig:
     params: dict = field(default_factory=dict)
     features: dict = field(default_factory=dict)
     views: dict = field(default_factory=dict)
+    decode: dict = field(default_factory=dict)
     labeled: tuple[int, ...] = (5, 10, 20)
     unlabeled: tuple[int, ...] = (25, 50, 100)
     holdout: int = 300
@@ -372,6 +373,7 @@ class Experiment:
         started = time.perf_counter()
         model = learner.fit(train, should_stop=should_stop)
         seconds = time.perf_counter() - started
+        model.set_decode(self.config.decode)
         pred = model.predict(arrays.holdout)
         names = np.asarray(self.labels.names, dtype=object)[pred]
         predicted = [list(names[arrays.holdout.sentence_slice(i)]) for i in range(arrays.holdout.n_sentences)]

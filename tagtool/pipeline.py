@@ -22,7 +22,10 @@ labeled sentences, DESIGN §2) and a learner into a :class:`~tagtool.tagger.Tagg
 3. **Snapshot and fit.**  :func:`~tagtool.core.snapshot.build_snapshot`
    freezes the arrays; :meth:`~tagtool.learn.base.Learner.fit` trains with
    the caller's ``progress`` and ``should_stop``.
-4. **Input columns.**  The tagger records the extra columns its features
+4. **Decoding.**  BIO label sets decode with the scheme constraint unless
+   the annotations look like IOB1 (:func:`~tagtool.learn.chain.scheme_decoding`)
+   or the caller's ``decode`` settings say otherwise (stored in the tagger file).
+5. **Input columns.**  The tagger records the extra columns its features
    read, and the expected loss when a file to tag lacks one, measured on a
    sample of the training sentences (:mod:`tagtool.tagger_inputs`).
 
@@ -42,7 +45,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -54,7 +57,7 @@ from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner, make_learner
-from tagtool.learn.chain import ChainModel
+from tagtool.learn.chain import DECODE_DEFAULTS, ChainModel, check_decode_settings
 from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
 from tagtool.tagger import Tagger
 from tagtool.tagger_inputs import measure_column_loss, record_for
@@ -280,6 +283,7 @@ def train_tagger(
     seed: int = 0,
     representations: WordRepresentations | None = None,
     text: Iterable | None = None,
+    decode: Mapping | None = None,
 ) -> Tagger:
     """Train ``learner`` on ``corpus`` (plus ``unlabeled`` text) and return a tagger.
 
@@ -316,6 +320,12 @@ def train_tagger(
         the text of ``corpus`` and ``unlabeled`` plus ``text``.
     text : iterable of token lists or raw lines, optional
         More text for learning the representations only (``train --text``).
+    decode : dict, optional
+        Decoding settings over the model's defaults
+        (:data:`~tagtool.learn.chain.DECODE_DEFAULTS`), e.g.
+        ``{"bio_constraint": False}`` for the unconstrained Viterbi path.
+        Not taken from ``warm_start``: each training applies the default
+        rule unless given.
 
     Returns
     -------
@@ -325,6 +335,7 @@ def train_tagger(
     """
     if isinstance(learner, str):
         learner = make_learner(learner)
+    decode = check_decode_settings(decode or {})  # before, not after, a long training
     if progress is not None:
         progress(0.0, "extracting features")
     prepared = prepare(
@@ -339,6 +350,7 @@ def train_tagger(
     )
     model = learner.fit(prepared.snapshot, warm_start=prepared.warm_model, progress=progress, should_stop=should_stop)
     model.info.setdefault("notes", []).extend(prepared.notes)
+    model.set_decode(decode)
     tagger = Tagger(prepared.labels, prepared.extractor, prepared.view_split, model)
     if prepared.extractor.columns_:
         if progress is not None:
@@ -360,11 +372,12 @@ _LIST_SETTINGS = {"columns"}
 
 @dataclass
 class Settings:
-    """Parsed ``KEY=VALUE`` settings: learner parameters, feature and view settings."""
+    """Parsed ``KEY=VALUE`` settings: learner parameters, feature, view and decoding settings."""
 
     params: dict
     features: dict
     views: dict
+    decode: dict = field(default_factory=dict)
 
 
 def _parse_bool(key: str, text: str) -> bool:
@@ -423,7 +436,8 @@ def parse_settings(learner_cls: type[Learner], pairs: Iterable[str]) -> Settings
     """Split and type ``KEY=VALUE`` strings.
 
     ``features.NAME=V`` sets a :class:`FeatureExtractor` argument,
-    ``views.kind=V`` / ``views.seed=N`` the view split, and ``NAME=V`` (or
+    ``views.kind=V`` / ``views.seed=N`` the view split,
+    ``decode.bio_constraint=false`` the decoding, and ``NAME=V`` (or
     ``learner.NAME=V``) a learner parameter.  Each value takes the type of
     the parameter's default (bool: true/false/yes/no/on/off/1/0; none/null
     for parameters whose default is None; ``features.columns`` is a
@@ -440,9 +454,10 @@ def parse_settings(learner_cls: type[Learner], pairs: Iterable[str]) -> Settings
             **feature_settings(learner_cls),
         },
         "views": {"kind": DEFAULT_VIEW_KIND, "seed": 0},
+        "decode": dict(DECODE_DEFAULTS),
         "learner": learner_cls.param_defaults(),
     }
-    out = {"learner": {}, "features": {}, "views": {}}
+    out = {"learner": {}, "features": {}, "views": {}, "decode": {}}
     for pair in pairs:
         key, sep, text = pair.partition("=")
         key = key.strip()
@@ -456,4 +471,4 @@ def parse_settings(learner_cls: type[Learner], pairs: Iterable[str]) -> Settings
             what = f"{learner_cls.name} parameter" if group == "learner" else f"{group} setting"
             raise TrainingSetupError(f"unknown {what} {name!r} (known: {choices})")
         out[group][name] = parse_value(key, text.strip(), known[group][name])
-    return Settings(out["learner"], out["features"], out["views"])
+    return Settings(out["learner"], out["features"], out["views"], out["decode"])

@@ -175,8 +175,8 @@ class SimulationConfig:
         where the model changes fastest).
     seed : int
         Random order, learner seed and view split.
-    params, features, views : dict
-        Learner parameters, feature and view settings (as ``--set``).
+    params, features, views, decode : dict
+        Learner parameters, feature, view and decoding settings (as ``--set``).
     costs : Costs
     threshold : float, optional
         ``tokens``/``partial``: a token is asked when its question ``q ≥ threshold``;
@@ -203,6 +203,7 @@ class SimulationConfig:
     params: dict = field(default_factory=dict)
     features: dict = field(default_factory=dict)
     views: dict = field(default_factory=dict)
+    decode: dict = field(default_factory=dict)
     costs: Costs = field(default_factory=Costs)
     threshold: float | None = None
     close: float = 0.9
@@ -650,6 +651,7 @@ class Simulation:
             return float(self.config.full_data_f1)
         snap = replace(self.pool.data, allowed=np.eye(self.pool.data.n_labels, dtype=bool)[self.pool.gold])
         model = self.make_learner().fit(snap, should_stop=should_stop)
+        model.set_decode(self.config.decode)
         return self.score(model)
 
     def training_ids(self, status: np.ndarray) -> np.ndarray:
@@ -666,6 +668,7 @@ class Simulation:
         started = time.perf_counter()
         model = self.make_learner().fit(snap, warm_start=previous, should_stop=should_stop)
         seconds = time.perf_counter() - started
+        model.set_decode(self.config.decode)
         for note in model.info.get("notes", []):
             self._note(note)
         return model, seconds

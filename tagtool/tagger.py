@@ -11,7 +11,9 @@ as one file (DESIGN §7):
     :meth:`~tagtool.core.features.FeatureExtractor.to_dict`: settings and
     vocabulary), "view_split" (``{"kind", "seed"}`` or null for single-view
     models), "learner" (``{"name", "params"}``), "model" (the
-    :meth:`~tagtool.learn.chain.ChainModel.to_meta`), "metrics",
+    :meth:`~tagtool.learn.chain.ChainModel.to_meta`, with its decoding
+    settings ``"decode": {"bio_constraint"}``; a file written before they
+    existed decodes with the defaults, so with the BIO constraint), "metrics",
     "input_columns" (the extra columns tagging needs and the expected loss
     without them, :mod:`tagtool.tagger_inputs`; absent in older files)}``.
 ``weights.npz``

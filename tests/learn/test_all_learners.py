@@ -3,8 +3,8 @@
 On a CoNLL-2000 slice (70 training + 30 test sentences; two-view and
 semi-supervised learners also get the test sentences' text unlabeled):
 fit, warm start, cancel within a second, tagger-file round trip with
-identical predictions, beating ``hmm``, and a note for sentence kinds a
-learner does not use.  Iteration counts are kept small for speed.
+identical predictions, beating ``hmm``, a note for sentence kinds a
+learner does not use, and BIO-valid output (constraint on by default).  Iteration counts are kept small for speed.
 """
 
 import pathlib
@@ -14,10 +14,13 @@ import numpy as np
 import pytest
 
 from tagtool.core.corpus import Corpus
+from tagtool.core.labels import invalid_inside
+from tagtool.decode import viterbi_batch
+from tagtool.guidance import analyse
 from tagtool.learn import TrainingCancelled, available_learners
 from tagtool.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import load_tagger
+from tagtool.tagger import Tagger, load_tagger
 
 DATA = pathlib.Path(__file__).parents[1] / "data" / "conll2000_train_head.txt"
 LEARNERS = available_learners()
@@ -133,3 +136,59 @@ def test_unused_sentence_kinds_are_noted(name, data):
         else:
             assert f"{name} cannot use {phrase} sentences: 1 left out" in notes
     assert tagger.model.info["sentences"] == {"full": 30, "partial": 1, "none": 1}
+
+
+# ---------------------------------------------------------------------------
+# BIO constraint: no I-X after anything but B-X / I-X in what a user sees
+
+
+def n_invalid(tagged) -> int:
+    return sum(len(invalid_inside(list(tags))) for tags in tagged)
+
+
+def pushed(tagger: Tagger) -> Tagger:
+    """A copy whose every view scores ``O -> I-NP`` and an opening ``I-NP`` far above anything else."""
+    model = tagger.model.copy()
+    o, i_np = tagger.labels.index("O"), tagger.labels.index("I-NP")
+    shift = 10.0 * (np.abs(model.weights).sum(axis=0).max() + np.abs(model.trans).max() + 1.0)
+    model.trans[:, o, i_np] += shift
+    model.start[:, i_np] += shift
+    return Tagger(tagger.labels, tagger.extractor, tagger.view_split, model)
+
+
+def plain_viterbi(tagger: Tagger, sentences) -> list[list[str]]:
+    """The unconstrained Viterbi labels of the model's scores: what tagging gave before the constraint."""
+    snap = tagger.snapshot(sentences)
+    emit, trans, start, end = tagger.model.chain_scores(snap)
+    paths, _ = viterbi_batch(emit, snap.offsets, trans, start, end)
+    names = np.asarray(tagger.labels.names, dtype=object)[paths]
+    return [list(names[snap.sentence_slice(i)]) for i in range(snap.n_sentences)]
+
+
+@pytest.mark.parametrize("name", list(LEARNERS))
+def test_bio_constraint_holds_in_every_output(name, data):
+    _, _, test = data
+    raw = [s.unlabeled() for s in test]
+    for tagger in (fitted(name, data), pushed(fitted(name, data))):
+        assert tagger.model.bio_constraint
+        assert n_invalid(tagger.tag(test)) == 0
+        assert n_invalid([next(iter(a)) for a in s.annotations] for s in tagger.tag_corpus(test)) == 0
+        assert n_invalid(g.suggestions for g in analyse(tagger, raw)) == 0
+        if tagger.two_view:
+            assert n_invalid(view for pair in tagger.disagreement(test) for view in pair) == 0
+    assert n_invalid(plain_viterbi(pushed(fitted(name, data)), test)) > 0, "the push made no invalid tag"
+
+
+@pytest.mark.parametrize("name", list(LEARNERS))
+def test_bio_constraint_off_gives_the_plain_viterbi_path_and_survives_the_file(name, data, tmp_path):
+    _, _, test = data
+    for tagger in (fitted(name, data), pushed(fitted(name, data))):
+        tagger = Tagger(tagger.labels, tagger.extractor, tagger.view_split, tagger.model.copy())
+        tagger.model.set_decode({"bio_constraint": False})
+        off = tagger.tag(test)
+        assert off == plain_viterbi(tagger, test)
+        path = tmp_path / f"{name}.tagger"
+        tagger.save(path)
+        loaded = load_tagger(path)
+        assert loaded.model.bio_constraint is False and loaded.tag(test) == off
+    assert n_invalid(off) > 0

@@ -1,5 +1,7 @@
 """The shared linear-chain model, the QP helper and the progress contract."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -49,6 +51,7 @@ def test_emissions_sum_each_tokens_feature_weights(snapshot):
 
 def test_joint_prediction_adds_the_views_and_respects_constraints(snapshot):
     model = random_model(snapshot)
+    model.set_decode({"bio_constraint": False})
     emit = emission_scores(snapshot, model.weights)
     trans, start, end = model.trans.sum(0), model.start.sum(0), model.end.sum(0)
     for constrained in (False, True):
@@ -60,6 +63,37 @@ def test_joint_prediction_adds_the_views_and_respects_constraints(snapshot):
     constrained = model.predict(snapshot, constrained=True)
     assert snapshot.allowed[np.arange(snapshot.n_tokens), constrained].all()
     assert list(constrained[:3]) == [1, 2, 0]  # the fully labeled sentence decodes to its labels
+
+
+def _best_valid_bio_path(emit, trans, start, end, allowed):
+    """Brute force: the best path over ``allowed`` with no I-PER at the start or after O (LABELS' order)."""
+    best, arg = -np.inf, None
+    for path in itertools.product(range(len(LABELS)), repeat=len(emit)):
+        if not all(allowed[t, y] for t, y in enumerate(path)) or path[0] == 2:
+            continue
+        if any(a == 0 and b == 2 for a, b in zip(path, path[1:])):
+            continue
+        score = start[path[0]] + end[path[-1]] + sum(emit[t, y] for t, y in enumerate(path))
+        score += sum(trans[a, b] for a, b in zip(path, path[1:]))
+        if score > best:
+            best, arg = score, path
+    return list(arg)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bio_constraint_decodes_the_best_valid_path_of_the_joint_and_of_each_view(snapshot, seed):
+    model = random_model(snapshot, seed=seed)
+    model.trans[:, 0, 2] += 5.0  # O -> I-PER: tempting
+    assert model.bio_constraint  # the default
+    for view in (None, 0, 1):
+        emit = emission_scores(snapshot, model.weights, -1 if view is None else view)
+        parts = [a.sum(0) if view is None else a[view] for a in (model.trans, model.start, model.end)]
+        for constrained in (False, True):
+            paths = model.predict(snapshot, constrained=constrained, view=view)
+            for i in range(snapshot.n_sentences):
+                rows = snapshot.sentence_slice(i)
+                allowed = snapshot.allowed[rows] if constrained else np.ones_like(snapshot.allowed[rows])
+                assert list(paths[rows]) == _best_valid_bio_path(emit[rows], *parts, allowed)
 
 
 def test_views_and_disagreement(snapshot):
