@@ -105,7 +105,7 @@ class RepresentationsController(QObject):
             return
         if self.current is not None and not self.project.representations_stale():
             return
-        if not self.session.defer_until_sentences_ready("representations", self.refresh):
+        if self.session.defer_until_sentences_ready("representations", self.refresh):
             return
         _ids, sentences = self.session.training_sentences()
         text = [list(s.tokens) for s in sentences] + self.project.text_lines()
@@ -146,6 +146,8 @@ class RepresentationsController(QObject):
         self.refresh()
 
     def _learned(self, task, result) -> None:
+        if not self.runner.is_current(task):
+            return  # cancelled after it finished: what was cancelled is not stored
         self.learning = False
         reps, n_tokens, data = result
         try:
@@ -157,6 +159,8 @@ class RepresentationsController(QObject):
         self.changed.emit()
 
     def _failed(self, task, message: str) -> None:
+        if not self.runner.is_current(task) and not self.learning:
+            return
         self.learning = False
         self.error = message
         log.info("word representations: %s", message)
