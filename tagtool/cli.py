@@ -635,7 +635,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     cls, settings = _configured_learner(args, seeded=False)
     config = ExperimentConfig(
         learner=cls.name, params=settings.params, features=settings.features, views=settings.views,
-        decode=settings.decode, labeled=tuple(args.labeled), unlabeled=tuple(args.unlabeled or (0,)), holdout=args.holdout,
+        decode=settings.decode,
+        labeled=tuple(args.labeled), unlabeled=tuple(args.unlabeled or (0,)), holdout=args.holdout,
         repeats=args.repeats, min_length=args.min_length, max_length=args.max_length, pool=args.pool,
         partial_share=args.partial_share, candidates=args.candidates, seed=args.seed,
         fit_features=args.fit_features,
