@@ -144,6 +144,20 @@ def attach_representations(
         part.representations = representations
 
 
+def with_representations(learner: Learner | type[Learner], features: Mapping | None = None) -> dict:
+    """Feature settings that add the ``dist`` set to the learner's (or the given) feature set.
+
+    What the app trains with once the project's word representations are
+    in use: ``crfsuite`` → ``crfsuite+dist``, ``crfsuite+default`` →
+    ``crfsuite+default+dist``; a set that already reads them is kept.
+    """
+    settings = feature_settings(learner, features)
+    sets = str(settings.get("feature_set", "default")).split("+")
+    if not any(name in DIST_SETS for name in sets):
+        settings["feature_set"] = "+".join([*sets, "dist"])
+    return settings
+
+
 def make_extractor(learner: Learner | type[Learner], features: Mapping | FeatureExtractor | None) -> FeatureExtractor:
     """An (unfitted unless given fitted) extractor for ``learner``."""
     if isinstance(features, FeatureExtractor):

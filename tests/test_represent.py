@@ -243,3 +243,12 @@ def test_default_views_with_representations(corpus, reps):
     for name, view in zip(names, views.tolist()):
         expected = 1 if name.startswith("default/") else 0  # dist joins crfsuite's view
         assert view == expected, name
+
+
+def test_with_representations_adds_dist_to_the_learners_set():
+    from tagtool.learn import get_learner
+    from tagtool.pipeline import with_representations
+
+    assert with_representations(get_learner("crf"))["feature_set"] == "default+dist"
+    assert with_representations(get_learner("mv-perceptron"))["feature_set"] == "crfsuite+default+dist"
+    assert with_representations(get_learner("crf"), {"feature_set": "crfsuite+dist"})["feature_set"] == "crfsuite+dist"
