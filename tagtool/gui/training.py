@@ -4,11 +4,15 @@
 immutable :class:`TrainingInputs` built on the GUI thread (never on the
 project's SQLite connection), computes the guidance for every sentence,
 hands the ready model to ``state.model_ready`` (the GUI swaps it in at once),
-then optionally cross-validates on the fully labeled sentences and writes
-the tagger's file bytes (:attr:`TrainingResult.data`, so the GUI thread only
-inserts them into the project).  It reports
-through ``state.progress(fraction, message)`` and polls
-``state.should_stop()``; a stop surfaces as
+then optionally cross-validates on the fully labeled sentences
+(:mod:`tagtool.crossval`: held-out blocks, never in the fold's training
+data, features refitted — an estimate of the F1 on new text, with its
+standard error) and writes the tagger's file bytes
+(:attr:`TrainingResult.data`, so the GUI thread only inserts them into the
+project).  It reports through ``state.progress(fraction, message)`` in
+named steps whose number is known from the start (:class:`RunPlan`: the
+fit, the suggestions, each fold) and polls ``state.should_stop()``; a stop
+surfaces as
 :class:`~tagtool.learn.progress.TrainingCancelled`.  Tested with a mock state
 and no Qt (tests/gui/test_training_run.py).
 """
@@ -107,48 +111,6 @@ class TrainingResult:
         return {sid: g.score for sid, g in self.guidance.items()}
 
 
-def _learner_passes(learner) -> tuple[str, int] | None:
-    """The learner's pass-counting parameter and its value (None: it does not iterate, e.g. the HMM)."""
-    params = learner.get_params()
-    for name in PASS_PARAMS:
-        value = params.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return name, value
-    return None
-
-
-def _fit_cost(learner, sentences: Sequence[Sentence]) -> float:
-    """Estimated cost of a fit: the sentences the learner reads times its passes."""
-    uses_unlabeled = "none" in learner.uses
-    n = sum(1 for s in sentences if uses_unlabeled or s.status != "none")
-    passes = _learner_passes(learner)
-    return max(n, 1) * (passes[1] if passes else 1)
-
-
-def plan_run(inputs: TrainingInputs, learner, chosen, overrides: Mapping) -> RunPlan:
-    """The steps of one run and their estimated shares of its time.
-
-    Steps: the fit (named for what it is: a full training or a quick
-    retrain capped at a few passes), the suggestions (one tagging of every
-    sentence, costed as one pass), and with ``cv_folds`` one step per fold,
-    each a full fit of the chosen settings on the fold's training sentences
-    ((k − 1)/k of the fully labeled ones plus the rest).
-    """
-    passes = _learner_passes(learner)
-    if overrides:
-        what = ", ".join(f"{k}={v}" for k, v in overrides.items())
-        name = f"quick retrain (warm start, {what})"
-    else:
-        name = "training" + (f" ({passes[1]} {passes[0].replace('_', ' ')})" if passes else "")
-    steps = [RunStep(name, _fit_cost(learner, inputs.sentences)),
-             RunStep("computing suggestions", float(max(len(inputs.sentences), 1)))]
-    k = min(inputs.cv_folds, sum(1 for s in inputs.sentences if s.status == "full"))
-    if inputs.cv_folds and k >= 2:
-        fold_cost = _fit_cost(chosen, inputs.sentences) * (k - 1) / k
-        steps += [RunStep(f"cross-validation fold {f + 1} of {k}", fold_cost) for f in range(k)]
-    return RunPlan(tuple(steps))
-
-
 @dataclass(frozen=True)
 class RunStep:
     name: str
@@ -189,6 +151,48 @@ class RunPlan:
 
     def start(self, state: RunState, index: int) -> None:
         self.reporter(state, index)(0.0)
+
+
+def _learner_passes(learner) -> tuple[str, int] | None:
+    """The learner's pass-counting parameter and its value (None: it does not iterate, e.g. the HMM)."""
+    params = learner.get_params()
+    for name in PASS_PARAMS:
+        value = params.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return name, value
+    return None
+
+
+def _fit_cost(learner, sentences: Sequence[Sentence]) -> float:
+    """Estimated cost of a fit: the sentences the learner reads times its passes."""
+    uses_unlabeled = "none" in learner.uses
+    n = sum(1 for s in sentences if uses_unlabeled or s.status != "none")
+    passes = _learner_passes(learner)
+    return max(n, 1) * (passes[1] if passes else 1)
+
+
+def plan_run(inputs: TrainingInputs, learner, chosen, overrides: Mapping) -> RunPlan:
+    """The steps of one run and their estimated shares of its time.
+
+    Steps: the fit (named for what it is: a full training or a quick
+    retrain capped at a few passes), the suggestions (one tagging of every
+    sentence, costed as one pass), and with ``cv_folds`` one step per fold,
+    each a full fit of the chosen settings on the fold's training sentences
+    ((k − 1)/k of the fully labeled ones plus the rest).
+    """
+    passes = _learner_passes(learner)
+    if overrides:
+        what = ", ".join(f"{k}={v}" for k, v in overrides.items())
+        name = f"quick retrain (warm start, {what})"
+    else:
+        name = "training" + (f" ({passes[1]} {passes[0].replace('_', ' ')})" if passes else "")
+    steps = [RunStep(name, _fit_cost(learner, inputs.sentences)),
+             RunStep("computing suggestions", float(max(len(inputs.sentences), 1)))]
+    k = min(inputs.cv_folds, sum(1 for s in inputs.sentences if s.status == "full"))
+    if inputs.cv_folds and k >= 2:
+        fold_cost = _fit_cost(chosen, inputs.sentences) * (k - 1) / k
+        steps += [RunStep(f"cross-validation fold {f + 1} of {k}", fold_cost) for f in range(k)]
+    return RunPlan(tuple(steps))
 
 
 def run_training(
