@@ -33,7 +33,7 @@ from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.help import Legend, ShortcutsDialog
 from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import Marks, ModelLoop
-from tagtool.gui.model_panel import ModelPanel
+from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.sentence_list import SentenceListPanel
 from tagtool.gui.session import Session
@@ -340,7 +340,7 @@ class MainWindow(QMainWindow):
         except (TagtoolError, OSError) as e:
             self.show_error("Export tagger", str(e))
             return
-        self._report(f"Tagger written to {path}.")
+        self._report(f"Tagger written to {path}. {export_note(tagger)}".strip())
 
     def batch_tag(self) -> None:
         tagger = self.model_loop.tagger if self.model_loop else None

@@ -38,7 +38,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from tagtool.guidance import SentenceGuidance, analyse, queue
 from tagtool.gui.hints import NO_HINTS, SentenceHints, TokenHint
 from tagtool.gui.session import Session
-from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
+from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
 
 log = logging.getLogger(__name__)
@@ -47,9 +47,6 @@ log = logging.getLogger(__name__)
 DEBOUNCE_MS = 400
 #: Default passes of a warm-started retrain after an edit (0: the learner's full settings).
 RETRAIN_EPOCHS = 3
-#: The learner parameters that count passes over the data, one of which a
-#: retrain budget caps: perceptrons, SVMs (cosvm, svm), CRFs, WD-PSL.
-PASS_PARAMS = ("epochs", "max_epochs", "max_iterations", "max_rounds")
 #: Milliseconds between swapping a finished run's model in and storing it.
 STORE_DELAY_MS = 30
 #: Stored models kept in the project (older ones are deleted: each holds a

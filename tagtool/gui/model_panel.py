@@ -27,6 +27,44 @@ from tagtool.gui.settings_form import SettingsForm
 from tagtool.learn import available_learners
 
 
+def _score(m: dict, key: str) -> str:
+    """``80.3 ± 2.0 %`` (the SE when the metrics have one: models stored before issue 12 do not)."""
+    se = m.get(f"{key}_se")
+    return f"{100 * m[key]:.1f} ± {100 * se:.1f} %" if se is not None else f"{100 * m[key]:.1f} %"
+
+
+def cv_rows(m: dict) -> list[tuple[str, str]]:
+    """Model-panel rows of cross-validation metrics (:mod:`tagtool.crossval`).
+
+    F1 and accuracy with their bootstrap standard errors, for text the
+    model has not seen (held-out blocks of sentences, features refitted per
+    fold), and what each input column is worth: the held-out F1 without it,
+    which is what a file lacking the column gets.
+    """
+    new_text = str(m.get("cv_protocol", "")).startswith("new-text")
+    what = f"{m['cv_folds']}-fold, {'new text' if new_text else 'project text'}"
+    rows = [(f"CV span F1 ({what})", _score(m, "f1")), ("CV accuracy", _score(m, "token_accuracy"))]
+    for column, scores in (m.get("cv_without") or {}).items():
+        name = "all input columns" if column == "*" else f"column {column}"
+        rows.append((f"CV span F1 without {name}", f"{100 * scores['f1']:.1f} % (files to tag need it)"))
+    return rows
+
+
+def export_note(tagger) -> str:
+    """What the app measured for an exported tagger on new text, for the status bar after Export tagger."""
+    m = tagger.metrics or {}
+    parts = []
+    if "f1" in m and "cv_folds" in m:
+        parts.append(f"Expected span F1 on new text {_score(m, 'f1')} ({m['cv_folds']}-fold CV"
+                     f"{' of a full fit; this model is a quick retrain' if m.get('retrain') else ''}).")
+    required = (tagger.input_columns or {}).get("required") or []
+    if required:
+        without = (m.get("cv_without") or {}).get(required[0] if len(required) == 1 else "*")
+        cost = f" (without: {100 * without['f1']:.1f} %)" if without else ""
+        parts.append(f"Files to tag need the column(s) {', '.join(required)}{cost}.")
+    return " ".join(parts)
+
+
 class ModelPanel(QWidget):
     """Controls of a :class:`ModelLoop` (the dock "Model")."""
 
@@ -65,8 +103,11 @@ class ModelPanel(QWidget):
         self.folds.setRange(0, 10)
         self.folds.setValue(loop.cv_folds)
         self.folds.setSpecialValueText("off")
-        self.folds.setToolTip("k-fold cross-validation over the fully labeled sentences after each run "
-                              "(k more trainings; off is fastest)")
+        self.folds.setToolTip(
+            "k-fold cross-validation over the fully labeled sentences after each run (k more trainings; off is "
+            "fastest).\nIt estimates the F1 on new text: each fold holds out a contiguous block of sentences, "
+            "trains on the others only (features refitted) with the full settings, and the ± is the bootstrap "
+            "standard error over the held-out sentences.")
         self.train_button = QPushButton("Train now", self)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setEnabled(False)
@@ -178,13 +219,15 @@ class ModelPanel(QWidget):
     def _tick(self) -> None:
         if self.loop.busy:
             seconds = time.perf_counter() - self.loop.run_started
-            self.bar.setFormat(f"{seconds:.0f} s")
+            # The run's share done (its steps weighted by cost: tagtool.gui.training.RunPlan) and the time so far.
+            self.bar.setFormat(f"%p % · {seconds:.0f} s")
             self.bar.setTextVisible(True)
 
     def _progress(self, fraction: float, message: str) -> None:
         self.bar.setValue(int(1000 * fraction))
         seconds = time.perf_counter() - self.loop.run_started
-        self.status.setText(f"Training {self.loop.learner_name}{self._budget()}: {message} ({seconds:.1f} s)")
+        # The message names the step ("step 3 of 5, cross-validation fold 1 of 3: …").
+        self.status.setText(f"{self.loop.learner_name}, {message} ({seconds:.1f} s)")
 
     def _idle(self, text: str) -> None:
         self._elapsed.stop()
@@ -222,11 +265,12 @@ class ModelPanel(QWidget):
             passes = ", ".join(f"{k}={v}" for k, v in m["retrain"].items())
             rows.append(("Retrained after an edit", f"warm start, {passes}"))
         if "token_accuracy" in m:
-            rows.append((f"CV accuracy ({m['cv_folds']}-fold)", f"{100 * m['token_accuracy']:.1f}%"))
-            rows.append(("CV span F1", f"{100 * m['f1']:.1f}%"))
+            rows.extend(cv_rows(m))
         elif "cv" in m:
             rows.append(("Cross-validation", str(m["cv"])))
         notes = result.tagger.model.info.get("notes") or []
+        if m.get("retrain") and "f1" in m:
+            notes = ["The cross-validation measures a full fit (Train now); this model is a quick retrain.", *notes]
         body = "".join(f"<tr><td style='padding-right:8px'>{html.escape(k)}</td><td><b>{html.escape(v)}</b></td></tr>"
                        for k, v in rows)
         extra = "".join(f"<br><small>{html.escape(n)}</small>" for n in notes[:3])

@@ -230,17 +230,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _fresh_sample(folder: Path) -> Path:
     """The sample project as a first start creates it (not the user's copy, which may be older)."""
-    from tagtool.cli import SAMPLE_LABELED
-    from tagtool.core import Corpus
-    from tagtool.paths import SAMPLE_CORPUS, SAMPLE_PROJECT, resource
-    from tagtool.store.formats import read_corpus
+    from tagtool.cli import sample_corpus
+    from tagtool.paths import SAMPLE_PROJECT
     from tagtool.store.project import Project
 
-    gold = read_corpus(resource(SAMPLE_CORPUS), format="conll", column_names=["token", "pos", "chunk"])
-    corpus = Corpus.from_sentences([s if i < SAMPLE_LABELED else s.unlabeled() for i, s in enumerate(gold)],
-                                   labels=gold.labels, name="conll2000-train-400")
     path = folder / SAMPLE_PROJECT
-    Project.create(path, corpus, name="CoNLL-2000 sample").close()
+    Project.create(path, sample_corpus(), name="CoNLL-2000 sample").close()
     return path
 
 

@@ -4,11 +4,15 @@
 immutable :class:`TrainingInputs` built on the GUI thread (never on the
 project's SQLite connection), computes the guidance for every sentence,
 hands the ready model to ``state.model_ready`` (the GUI swaps it in at once),
-then optionally cross-validates on the fully labeled sentences and writes
-the tagger's file bytes (:attr:`TrainingResult.data`, so the GUI thread only
-inserts them into the project).  It reports
-through ``state.progress(fraction, message)`` and polls
-``state.should_stop()``; a stop surfaces as
+then optionally cross-validates on the fully labeled sentences
+(:mod:`tagtool.crossval`: held-out blocks, never in the fold's training
+data, features refitted — an estimate of the F1 on new text, with its
+standard error) and writes the tagger's file bytes
+(:attr:`TrainingResult.data`, so the GUI thread only inserts them into the
+project).  It reports through ``state.progress(fraction, message)`` in
+named steps whose number is known from the start (:class:`RunPlan`: the
+fit, the suggestions, each fold) and polls ``state.should_stop()``; a stop
+surfaces as
 :class:`~tagtool.learn.progress.TrainingCancelled`.  Tested with a mock state
 and no Qt (tests/gui/test_training_run.py).
 """
@@ -17,18 +21,23 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
+from tagtool import crossval
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
-from tagtool.core.metrics import evaluate
+from tagtool.crossval import column_check, fold_trainer
 from tagtool.guidance import SentenceGuidance, analyse
 
 log = logging.getLogger(__name__)
+
+#: The learner parameters that count passes over the data (the first one a
+#: learner has is its budget): perceptrons, SVMs (cosvm, svm), CRFs, WD-PSL.
+PASS_PARAMS = ("epochs", "max_epochs", "max_iterations", "max_rounds")
 
 
 class RunState(Protocol):
@@ -102,11 +111,88 @@ class TrainingResult:
         return {sid: g.score for sid, g in self.guidance.items()}
 
 
-def _scaled(state: RunState, lo: float, hi: float):
-    def report(fraction: float, message: str = "") -> None:
-        state.progress(lo + (hi - lo) * float(fraction), message)
+@dataclass(frozen=True)
+class RunStep:
+    name: str
+    cost: float
 
-    return report
+
+@dataclass(frozen=True)
+class RunPlan:
+    """The steps of a run; :meth:`reporter` turns a step's own fraction into the run's.
+
+    Every message names the step and its number ("step 3 of 5,
+    cross-validation fold 1 of 3") and ends with the step's own percentage,
+    so a learner message without a total ("pass 10") still has one; the
+    fraction is the run's, weighted by the steps' estimated costs, so the
+    bar has a known end and never goes back.
+    """
+
+    steps: tuple[RunStep, ...]
+
+    def bounds(self, index: int) -> tuple[float, float]:
+        costs = np.array([s.cost for s in self.steps], dtype=float)
+        edges = np.concatenate([[0.0], np.cumsum(costs)]) / costs.sum()
+        return float(edges[index]), float(edges[index + 1])
+
+    def label(self, index: int) -> str:
+        return f"step {index + 1} of {len(self.steps)}, {self.steps[index].name}"
+
+    def reporter(self, state: RunState, index: int):
+        lo, hi = self.bounds(index)
+        label = self.label(index)
+
+        def report(fraction: float, message: str = "") -> None:
+            fraction = min(max(float(fraction), 0.0), 1.0)
+            detail = f": {message}" if message else ""
+            state.progress(lo + (hi - lo) * fraction, f"{label}{detail} · {100 * fraction:.0f} %")
+
+        return report
+
+    def start(self, state: RunState, index: int) -> None:
+        self.reporter(state, index)(0.0)
+
+
+def _learner_passes(learner) -> tuple[str, int] | None:
+    """The learner's pass-counting parameter and its value (None: it does not iterate, e.g. the HMM)."""
+    params = learner.get_params()
+    for name in PASS_PARAMS:
+        value = params.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return name, value
+    return None
+
+
+def _fit_cost(learner, sentences: Sequence[Sentence]) -> float:
+    """Estimated cost of a fit: the sentences the learner reads times its passes."""
+    uses_unlabeled = "none" in learner.uses
+    n = sum(1 for s in sentences if uses_unlabeled or s.status != "none")
+    passes = _learner_passes(learner)
+    return max(n, 1) * (passes[1] if passes else 1)
+
+
+def plan_run(inputs: TrainingInputs, learner, chosen, overrides: Mapping) -> RunPlan:
+    """The steps of one run and their estimated shares of its time.
+
+    Steps: the fit (named for what it is: a full training or a quick
+    retrain capped at a few passes), the suggestions (one tagging of every
+    sentence, costed as one pass), and with ``cv_folds`` one step per fold,
+    each a full fit of the chosen settings on the fold's training sentences
+    ((k − 1)/k of the fully labeled ones plus the rest).
+    """
+    passes = _learner_passes(learner)
+    if overrides:
+        what = ", ".join(f"{k}={v}" for k, v in overrides.items())
+        name = f"quick retrain (warm start, {what})"
+    else:
+        name = "training" + (f" ({passes[1]} {passes[0].replace('_', ' ')})" if passes else "")
+    steps = [RunStep(name, _fit_cost(learner, inputs.sentences)),
+             RunStep("computing suggestions", float(max(len(inputs.sentences), 1)))]
+    k = min(inputs.cv_folds, sum(1 for s in inputs.sentences if s.status == "full"))
+    if inputs.cv_folds and k >= 2:
+        fold_cost = _fit_cost(chosen, inputs.sentences) * (k - 1) / k
+        steps += [RunStep(f"cross-validation fold {f + 1} of {k}", fold_cost) for f in range(k)]
+    return RunPlan(tuple(steps))
 
 
 def run_training(
@@ -129,30 +215,35 @@ def run_training(
     warm_start : Tagger or None
         A previous tagger of the same learner and settings.
     state : RunState
+        Receives the run's fraction and "step i of n, <step>: <learner's
+        message> · p %" (:class:`RunPlan`).
     overrides : mapping, optional
         Settings for this fit only, e.g. ``{"epochs": 3}`` for a cheap
         warm-started retrain after an edit; the result keeps ``params`` (what
         the user chose) and records the overrides in ``metrics["retrain"]``.
-        Cross-validation uses ``params``.
+        Cross-validation uses ``params`` (a full fit: what Train now runs).
 
     Returns
     -------
     TrainingResult
         ``metrics`` holds the training facts and, with ``cv_folds``, the
-        cross-validated ``token_accuracy`` and span ``f1``.
+        cross-validation of :mod:`tagtool.crossval` (span ``f1``,
+        ``token_accuracy``, their SEs, the loss without input columns).
     """
     from tagtool.learn import make_learner
     from tagtool.pipeline import train_tagger
 
     started = time.perf_counter()
     overrides = dict(overrides or {})
-    chosen = make_learner(learner_name, **dict(params)).get_params()
+    chosen_learner = make_learner(learner_name, **dict(params))
+    chosen = chosen_learner.get_params()
     learner = make_learner(learner_name, **{**dict(params), **overrides})
+    plan = plan_run(inputs, learner, chosen_learner, overrides)
     corpus = Corpus.from_sentences(inputs.sentences, labels=inputs.labels)
-    main_share = 0.6 if inputs.cv_folds else 0.9
-    tagger = train_tagger(corpus, learner, warm_start=warm_start, progress=_scaled(state, 0.0, main_share),
+    plan.start(state, 0)
+    tagger = train_tagger(corpus, learner, warm_start=warm_start, progress=plan.reporter(state, 0),
                           should_stop=state.should_stop, seed=inputs.seed)
-    state.progress(main_share, "computing suggestions")
+    plan.start(state, 1)
     guidance = dict(zip(inputs.ids, analyse(tagger, inputs.sentences, state.should_stop)))
     status = inputs.status
     counts = {kind: sum(1 for s in status.values() if s == kind) for kind in ("full", "partial", "none")}
@@ -167,7 +258,7 @@ def run_training(
     if inputs.cv_folds:
         result.seconds = time.perf_counter() - started
         state.model_ready(result)
-        metrics.update(cross_validate(inputs, learner_name, params, tagger, state, main_share))
+        metrics.update(cross_validate(inputs, learner_name, params, tagger, state, plan))
     _finish(result, started)
     if not inputs.cv_folds:
         # Ready once the bytes are written: the GUI thread then swaps the
@@ -178,47 +269,38 @@ def run_training(
 
 
 def _finish(result: TrainingResult, started: float) -> None:
-    result.tagger.metrics = dict(result.metrics)
-    result.data = result.tagger.to_bytes()
+    tagger = result.tagger
+    tagger.metrics = dict(result.metrics)
+    check = column_check(result.metrics)
+    if check is not None:
+        # The loss without an input column as measured on held-out sentences,
+        # not on the training ones (where a small project's model loses nothing).
+        tagger.input_columns = {**tagger.input_columns, "check": check}
+    result.data = tagger.to_bytes()
     result.seconds = time.perf_counter() - started
 
 
 def cross_validate(inputs: TrainingInputs, learner_name: str, params: Mapping, tagger, state: RunState,
-                   start: float = 0.0) -> dict:
-    """k-fold cross-validation over the fully labeled sentences.
+                   plan: RunPlan) -> dict:
+    """k-fold cross-validation of a full fit of ``params`` (:mod:`tagtool.crossval`, new-text protocol).
 
-    Each fold's held-out sentences stay in the training data *unlabeled*
-    (their text is there for the semi-supervised learners, their labels
-    are not); the features and views of ``tagger`` are reused, so only the
-    learner is refitted.  Predictions of all folds are scored together:
-    token accuracy and span F1 (conlleval rules).
+    Folds are contiguous blocks of the fully labeled sentences; each fold
+    trains on the other sentences only (the held-out text is not there,
+    not even unlabeled) with features refitted on them in the settings and
+    views of ``tagger``.
     """
-    from tagtool.learn import NothingToLearnError, make_learner
-    from tagtool.pipeline import TrainingSetupError, train_tagger
+    from tagtool.learn import NothingToLearnError
+    from tagtool.pipeline import TrainingSetupError
 
-    full = [i for i, s in enumerate(inputs.sentences) if s.status == "full"]
-    k = min(inputs.cv_folds, len(full))
-    if k < 2:
-        return {"cv": f"needs 2 fully labeled sentences, has {len(full)}"}
-    order = np.random.default_rng(inputs.seed).permutation(full)
-    gold, pred = [], []
-    for fold in range(k):
-        held = sorted(int(i) for i in order[fold::k])
-        held_set = set(held)
-        train = [s.unlabeled() if i in held_set else s for i, s in enumerate(inputs.sentences)]
-        report = _scaled(state, start + (1 - start) * fold / k, start + (1 - start) * (fold + 1) / k)
-        try:
-            fold_tagger = train_tagger(
-                Corpus.from_sentences(train, labels=inputs.labels), make_learner(learner_name, **dict(params)),
-                features=tagger.extractor, views=tagger.view_split, progress=report,
-                should_stop=state.should_stop, seed=inputs.seed,
-            )
-        except (NothingToLearnError, TrainingSetupError) as exc:
-            return {"cv": f"not possible: {exc}"}
-        held_sentences = [inputs.sentences[i] for i in held]
-        # The project's own sentences: some may lack a column others have (imported later).
-        pred.extend(fold_tagger.tag(held_sentences, allow_missing_columns=True))
-        gold.extend([next(iter(a)) for a in s.annotations] for s in held_sentences)
-    scores = evaluate(gold, pred, inputs.labels)
-    return {"cv_folds": k, "cv_sentences": len(gold), "token_accuracy": round(scores.token_accuracy, 4),
-            "f1": round(scores.f1, 4)}
+    first = 2  # the fit and the suggestions come first
+
+    def fold_progress(fold: int, _k: int):
+        plan.start(state, first + fold)
+        return plan.reporter(state, first + fold)
+
+    train = fold_trainer(learner_name, params, tagger, seed=inputs.seed)
+    try:
+        return crossval.cross_validate(inputs.sentences, inputs.labels, train, inputs.cv_folds, seed=inputs.seed,
+                                       progress=fold_progress, should_stop=state.should_stop)
+    except (NothingToLearnError, TrainingSetupError) as exc:
+        return {"cv": f"not possible: {exc}"}

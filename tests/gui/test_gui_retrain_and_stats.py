@@ -131,3 +131,54 @@ def test_label_distribution_counts_follow_edits_without_reading_the_corpus(windo
     monkeypatch.undo()
     assert counts == expected()
     assert [(n, f + c) for n, (f, c) in counts.items()] == [(n, v) for n, v, *_ in panel.labels.items]
+
+
+def _check_steps(reports, first_step: str, folds: int) -> dict[int, str]:
+    """Every report names its step out of a fixed number; the run's fraction only grows, to 1."""
+    import re
+
+    fractions = [f for f, _ in reports]
+    assert fractions[-1] == 1.0 and all(b >= a for a, b in zip(fractions, fractions[1:]))
+    steps = {}
+    for _, message in reports[:-1]:
+        m = re.match(r"step (\d+) of (\d+), ([^:·]+?)(?::|\s·)", message)
+        assert m and int(m[2]) == 2 + folds, message
+        assert re.search(r"· \d+ %$", message), "the step's own share done, whatever the learner says"
+        steps[int(m[1])] = m[3]
+    assert reports[-1][1] == "done"
+    assert steps == {1: first_step, 2: "computing suggestions",
+                     **{2 + f: f"cross-validation fold {f} of {folds}" for f in range(1, folds + 1)}}
+    return steps
+
+
+def test_progress_names_the_retrain_and_each_cross_validation_fold_with_a_known_end(window, qtbot, monkeypatch):
+    """Issue 12: "epoch 19/30" showed during a cross-validation that followed a 3-epoch retrain,
+    and cosvm's "pass 10" had no total."""
+    from tagtool.gui.worker import TaskState
+
+    loop, panel = window.model_loop, window.model_panel
+    panel.select_learner("mv-perceptron", {"epochs": 6})
+    panel.folds.setValue(2)
+    panel.retrain.setValue(2)
+    reports, shown = [], []  # every report of the run (worker thread); what the panel showed (sampled)
+    real = TaskState.progress
+    monkeypatch.setattr(TaskState, "progress", lambda self, f, m="": (reports.append((f, m)), real(self, f, m)))
+    loop.progress.connect(lambda f, m: shown.append((panel.bar.value(), panel.status.text())))
+    with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
+        panel.train_button.click()
+    _check_steps(reports, "training (6 epochs)", folds=2)
+    assert (panel.bar.minimum(), panel.bar.maximum()) == (0, 1000), "a bar with an end, not a busy indicator"
+    assert shown and all(text.startswith("mv-perceptron, step ") or "done" in text for _, text in shown)
+    panel._progress(0.8, "step 4 of 4, cross-validation fold 2 of 2: epoch 3/6 · 50 %")
+    assert panel.bar.value() == 800 and "cross-validation fold 2 of 2: epoch 3/6" in panel.status.text()
+    assert "±" in panel.metrics.text() and "without column col1" in panel.metrics.text()
+
+    reports.clear()
+    loop._debounce.setInterval(20)
+    editor = go_unlabeled(window)
+    with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
+        editor.apply_full("B-NP")
+    _check_steps(reports, "quick retrain (warm start, epochs=2)", folds=2)
+    cv_start = min(f for f, m in reports if m.startswith("step 3 of 4"))
+    assert cv_start < 0.5, "the bar gives the cross-validation (2 folds of 6 epochs) most of the run"
+    assert "quick retrain" in panel.metrics.text() and "full fit" in panel.metrics.text()
