@@ -111,8 +111,11 @@ def fold_trainer(learner_name: str, params: Mapping, tagger, protocol: str = "ne
     features = tagger.extractor if protocol == "transductive" else tagger.extractor.get_params()
 
     def train(corpus: Corpus, progress: ProgressCallback | None, should_stop: StopCallback | None):
+        # The project's word representations are reused, not relearned per fold: they read no
+        # labels, and learning them takes longer than a fold's fit.
         return train_tagger(corpus, make_learner(learner_name, **dict(params)), features=features,
-                            views=tagger.view_split, progress=progress, should_stop=should_stop, seed=seed)
+                            views=tagger.view_split, progress=progress, should_stop=should_stop, seed=seed,
+                            representations=tagger.extractor.representations)
 
     return train
 

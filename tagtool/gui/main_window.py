@@ -35,6 +35,7 @@ from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import Marks, ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
+from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sentence_list import SentenceListPanel
 from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file.addSeparator()
         self._action(file, "&Import annotations…", self._import)
+        self._action(file, "Add &text for word representations…", self._add_text)
         self._action(file, "&Export annotations…", self._export, "Ctrl+E")
         self.export_tagger_action = self._action(file, "Export &tagger…", self.export_tagger)
         self.batch_action = self._action(file, "&Batch-tag file…", self.batch_tag, None, False)
@@ -220,6 +222,9 @@ class MainWindow(QMainWindow):
 
     def _start_model_loop(self) -> None:
         loop = self.model_loop = ModelLoop(self.session, self)
+        reps = loop.representations = RepresentationsController(self.session, loop)
+        reps.ready.connect(loop.representations_ready)
+        reps.refresh()
         loop.marks = Marks(**{name: action.isChecked() for name, action in self.mark_actions.items()})
         loop.attach(self.editor, self.list_panel)
         loop.failed.connect(lambda message, _tb: self.show_error("Training", message))
@@ -291,6 +296,14 @@ class MainWindow(QMainWindow):
         self._report(transfer.ask_import(self.session, self))
         self.list_panel.model.refresh()
         self._update_progress()
+
+    def _add_text(self) -> None:
+        try:
+            self._report(ask_add_text(self.model_loop.representations, self))
+        except TagtoolError as exc:
+            self.show_error("Add text", str(exc))
+        if self.model_panel is not None:
+            self.model_panel.representations.update_state()
 
     def _export(self) -> None:
         self._report(transfer.ask_export(self.session, self))

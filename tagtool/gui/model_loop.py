@@ -167,6 +167,8 @@ class ModelLoop(QObject):
         session.sentenceChanged.connect(self._refresh_hints)
         self.editor = None
         self.list_panel = None
+        #: The project's word representations (a RepresentationsController), set by the window.
+        self.representations = None
 
     # ------------------------------------------------------------------
     # wiring
@@ -219,9 +221,11 @@ class ModelLoop(QObject):
             self.waiting.emit("Reading the project's sentences; training starts once they are in…")
             return True
         ids, sentences = self.session.training_sentences()
-        inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds)
+        reps = self.representations.for_training() if self.representations is not None else None
+        inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds,
+                                features=self._features(reps), representations=reps)
         params = self.full_params()
-        warm = self.tagger if self.warm_start and self._can_warm_start(params) else None
+        warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
         overrides = retrain_overrides(params, self.retrain_epochs) if after_edit and warm is not None else {}
         run = partial(run_training, overrides=overrides)
         task = self.runner.start(run, inputs, self.learner_name, params, warm)
@@ -241,11 +245,32 @@ class ModelLoop(QObject):
             defaults = {}
         return {**defaults, **self.params}
 
-    def _can_warm_start(self, params: dict) -> bool:
+    def representations_ready(self) -> None:
+        """New word representations are current: retrain (a cold start) if they change the model's features."""
+        reps = self.representations.for_training() if self.representations is not None else None
+        used = getattr(self.tagger.extractor, "representations", None) if self.tagger is not None else None
+        if self.auto and reps is not None and getattr(used, "fingerprint", None) != reps.fingerprint:
+            counts = self.session.project.annotation_counts()
+            if counts["full"] + counts["partial"] and not self.runner.busy:
+                self.train()
+
+    def _features(self, reps) -> dict | None:
+        """The learner's feature settings plus the ``dist`` set when word representations are in use."""
+        if reps is None:
+            return None
+        from tagtool.learn import get_learner
+        from tagtool.pipeline import with_representations
+
+        return with_representations(get_learner(self.learner_name))
+
+    def _can_warm_start(self, params: dict, reps=None) -> bool:
         result = self.result
+        old = getattr(result.tagger.extractor, "representations", None) if result is not None else None
         return (result is not None and result.learner == self.learner_name
                 and _same_params(dict(result.params), params)
-                and tuple(result.tagger.labels) == tuple(self.session.project.labels))
+                and tuple(result.tagger.labels) == tuple(self.session.project.labels)
+                # new (or no longer used) representations change the features: a cold start
+                and getattr(old, "fingerprint", None) == getattr(reps, "fingerprint", None))
 
     def cancel(self) -> bool:
         """Stop the running (or waiting) run; False if there was none."""
@@ -337,7 +362,9 @@ class ModelLoop(QObject):
         self._connect(task, store=False)
 
     def close(self) -> None:
-        """Stop the worker; keep a model not stored yet (its CV was cancelled)."""
+        """Stop the workers; keep a model not stored yet (its CV was cancelled)."""
+        if self.representations is not None:
+            self.representations.shutdown()
         self._debounce.stop()
         self.runner.shutdown()
         if self._unstored is not None:

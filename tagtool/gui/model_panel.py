@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from tagtool.errors import TagtoolError
 from tagtool.gui.model_loop import ModelLoop
+from tagtool.gui.representations import RepresentationsBox
 from tagtool.gui.settings_form import SettingsForm
 from tagtool.learn import available_learners
 
@@ -138,6 +139,10 @@ class ModelPanel(QWidget):
         layout.addWidget(self.bar)
         layout.addWidget(self.status)
         layout.addWidget(self.metrics)
+        self.representations = None
+        if loop.representations is not None:
+            self.representations = RepresentationsBox(loop.representations, self)
+            layout.addWidget(self.representations)
         layout.addWidget(settings_box, 1)
         outer = QScrollArea(self)
         outer.setWidgetResizable(True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.gui.worker import TaskRunner
@@ -45,6 +46,8 @@ class RepresentationsController(QObject):
 
     changed = Signal()
     progress = Signal(float, str)
+    #: New representations became current (loaded or learned): a cold start may use them.
+    ready = Signal()
 
     def __init__(self, session, parent: QObject | None = None):
         super().__init__(parent)
@@ -143,6 +146,7 @@ class RepresentationsController(QObject):
             return
         self.current = reps
         self.changed.emit()
+        self.ready.emit()
         self.refresh()
 
     def _learned(self, task, result) -> None:
@@ -157,6 +161,7 @@ class RepresentationsController(QObject):
             self.error = f"not stored: {exc}"
         self.current = reps
         self.changed.emit()
+        self.ready.emit()
 
     def _failed(self, task, message: str) -> None:
         if not self.runner.is_current(task) and not self.learning:
@@ -165,3 +170,76 @@ class RepresentationsController(QObject):
         self.error = message
         log.info("word representations: %s", message)
         self.changed.emit()
+
+
+class _NoWheelComboBox(QComboBox):
+    """A combo box the mouse wheel does not change: scrolling the panel over it must not change a setting."""
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 — Qt's name
+        event.ignore()
+
+
+class RepresentationsBox(QWidget):
+    """The model panel's line on word representations: status, mode, progress, Cancel."""
+
+    def __init__(self, controller: RepresentationsController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.mode = _NoWheelComboBox(self)
+        self.mode.setObjectName("representations_mode")
+        for mode, text in (("auto", "auto (when the text is large enough)"), ("on", "on"), ("off", "off")):
+            self.mode.addItem(text, mode)
+        self.mode.setCurrentIndex(MODES.index(controller.mode))
+        self.mode.setToolTip(
+            "Word representations: clusters of FastText vectors learned from all the project's text "
+            "(labeled or not, plus File ▸ Add text…), as extra features of every token and its neighbours.\n"
+            f"auto: on once the project holds {MIN_AUTO_TEXT_TOKENS:,} tokens of text.")
+        self.status = QLabel(self)
+        self.status.setWordWrap(True)
+        self.bar = QProgressBar(self)
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        self.cancel = QPushButton("Cancel", self)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Word representations", self))
+        row.addWidget(self.mode, 1)
+        bars = QHBoxLayout()
+        bars.addWidget(self.bar, 1)
+        bars.addWidget(self.cancel)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addLayout(bars)
+        layout.addWidget(self.status)
+        self.mode.currentIndexChanged.connect(lambda _i: controller.set_mode(self.mode.currentData()))
+        self.cancel.clicked.connect(controller.cancel)
+        controller.changed.connect(self.update_state)
+        controller.progress.connect(lambda fraction, _message: self.bar.setValue(int(1000 * fraction)))
+        self.update_state()
+
+    def update_state(self) -> None:
+        learning = self.controller.learning
+        self.bar.setVisible(learning)
+        self.cancel.setVisible(learning)
+        if not learning:
+            self.bar.setValue(0)
+        self.status.setText(self.controller.status_text())
+
+
+def ask_add_text(controller: RepresentationsController, parent: QWidget) -> str:
+    """File ▸ Add text…: plain text files into the project, for the word representations; a status line."""
+    from tagtool.represent import read_text_file
+
+    paths, _ = QFileDialog.getOpenFileNames(parent, "Add text for word representations", "",
+                                            "Text files (*.txt);;All files (*)")
+    if not paths:
+        return ""
+    # Every file is read before the project changes: a bad byte leaves it as it was.
+    texts = [(path, read_text_file(path)) for path in paths]
+    tokens = 0
+    for path, lines in texts:
+        controller.project.add_text(path.rsplit("/", 1)[-1], lines)
+        tokens += sum(map(len, lines))
+    controller.refresh()
+    controller.changed.emit()
+    return f"Added {len(texts)} text file(s), {tokens:,} tokens, for the word representations."

@@ -65,6 +65,11 @@ class TrainingInputs:
         k of the k-fold cross-validation over fully labeled sentences
         (0: none).
     seed : int
+    features : mapping or None
+        Feature settings of a cold start (None: the learner's defaults).
+    representations : WordRepresentations or None
+        The project's word representations, read by ``features`` that name
+        a ``dist`` set (:mod:`tagtool.gui.representations`).
     """
 
     ids: tuple[int, ...]
@@ -72,6 +77,8 @@ class TrainingInputs:
     labels: LabelSet
     cv_folds: int = 0
     seed: int = 0
+    features: Mapping | None = None
+    representations: object = None
 
     @classmethod
     def from_project(cls, project, cv_folds: int = 0, seed: int = 0) -> TrainingInputs:
@@ -242,7 +249,9 @@ def run_training(
     corpus = Corpus.from_sentences(inputs.sentences, labels=inputs.labels)
     plan.start(state, 0)
     tagger = train_tagger(corpus, learner, warm_start=warm_start, progress=plan.reporter(state, 0),
-                          should_stop=state.should_stop, seed=inputs.seed)
+                          should_stop=state.should_stop, seed=inputs.seed,
+                          features=None if warm_start is not None else inputs.features,
+                          representations=inputs.representations)
     plan.start(state, 1)
     guidance = dict(zip(inputs.ids, analyse(tagger, inputs.sentences, state.should_stop)))
     status = inputs.status

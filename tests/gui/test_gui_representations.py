@@ -72,3 +72,33 @@ def test_cancel_leaves_nothing_stored(qtbot, chunk_project):
     assert "cancelled" in controller.status_text()
     controller.shutdown()
     session.project.close()
+
+
+def test_window_trains_with_the_representations_once_they_are_on(qtbot, window):
+    loop = window.model_loop
+    box = window.model_panel.representations
+    assert box is not None and "off —" in box.status.text()
+    box.mode.setCurrentIndex(box.mode.findData("on"))
+    controller = loop.representations
+    _wait_idle(qtbot, controller)
+    assert "in use" in box.status.text()
+    qtbot.waitUntil(lambda: loop.tagger is not None and loop.tagger.extractor.uses_representations
+                    and not loop.busy, timeout=120000)
+    reps = loop.tagger.extractor.representations
+    assert reps.fingerprint == controller.current.fingerprint
+    assert any(n.startswith("dist/") for n in loop.tagger.extractor.feature_names_)
+    box.mode.setCurrentIndex(box.mode.findData("off"))
+    assert controller.for_training() is None and "off" in box.status.text()
+
+
+def test_wheel_over_the_mode_does_not_change_it(qtbot, window):
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    box = window.model_panel.representations
+    before = box.mode.currentData()
+    event = QWheelEvent(QPointF(5, 5), QPointF(box.mode.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, -120),
+                        Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+    QApplication.sendEvent(box.mode, event)
+    assert box.mode.currentData() == before
