@@ -57,6 +57,8 @@ class RepresentationsController(QObject):
         self.current: WordRepresentations | None = None
         self.learning = False
         self.error = ""
+        self.closed = False
+        self._text_tokens = self.project.text_tokens()
         self._load_stored()
 
     # -- state -------------------------------------------------------------
@@ -68,7 +70,7 @@ class RepresentationsController(QObject):
     def wanted(self) -> bool:
         if self.mode == "off":
             return False
-        return self.mode == "on" or wanted_by_default(self.project.text_tokens())
+        return self.mode == "on" or wanted_by_default(self._text_tokens)
 
     def for_training(self) -> WordRepresentations | None:
         """The representations a training run should read, or None (off, not wanted, not ready)."""
@@ -76,7 +78,7 @@ class RepresentationsController(QObject):
 
     def status_text(self) -> str:
         """One line for the model panel."""
-        tokens = self.project.text_tokens()
+        tokens = self._text_tokens
         if self.learning:
             return "Word representations: learning from the project's text…"
         if self.error:
@@ -104,6 +106,9 @@ class RepresentationsController(QObject):
 
     def refresh(self) -> None:
         """Learn new representations if they are wanted and missing or stale."""
+        if self.closed:
+            return
+        self._text_tokens = self.project.text_tokens()
         if not self.wanted() or self.learning or self.project.readonly:
             return
         if self.current is not None and not self.project.representations_stale():
@@ -128,6 +133,9 @@ class RepresentationsController(QObject):
             self.changed.emit()
 
     def shutdown(self) -> None:
+        """The project closes: stop learning, and answer no signal after this."""
+        self.closed = True
+        self.session.drop_deferred("representations")
         self.runner.shutdown()
 
     # -- slots -------------------------------------------------------------
@@ -142,7 +150,7 @@ class RepresentationsController(QObject):
         task.signals.errored.connect(lambda message, _tb, t=task: self._failed(t, message))
 
     def _loaded(self, task, reps: WordRepresentations) -> None:
-        if not self.runner.is_current(task) and self.learning:
+        if self.closed or (not self.runner.is_current(task) and self.learning):
             return
         self.current = reps
         self.changed.emit()
@@ -150,7 +158,7 @@ class RepresentationsController(QObject):
         self.refresh()
 
     def _learned(self, task, result) -> None:
-        if not self.runner.is_current(task):
+        if self.closed or not self.runner.is_current(task):
             return  # cancelled after it finished: what was cancelled is not stored
         self.learning = False
         reps, n_tokens, data = result
@@ -164,7 +172,7 @@ class RepresentationsController(QObject):
         self.ready.emit()
 
     def _failed(self, task, message: str) -> None:
-        if not self.runner.is_current(task) and not self.learning:
+        if self.closed or (not self.runner.is_current(task) and not self.learning):
             return
         self.learning = False
         self.error = message
@@ -218,6 +226,8 @@ class RepresentationsBox(QWidget):
         self.update_state()
 
     def update_state(self) -> None:
+        if self.controller.closed:
+            return
         learning = self.controller.learning
         self.bar.setVisible(learning)
         self.cancel.setVisible(learning)
