@@ -266,6 +266,9 @@ class ModelPanel(QWidget):
                                        f"{counts.get('none', 0)} unlabeled sentences"))
         if "train_seconds" in m:
             rows.append(("Training time", f"{m['train_seconds']:.2f} s"))
+        extractor = result.tagger.extractor
+        rows.append(("Features", f"{extractor.feature_set}"
+                     + (" (with word representations)" if extractor.uses_representations else "")))
         if m.get("retrain"):
             passes = ", ".join(f"{k}={v}" for k, v in m["retrain"].items())
             rows.append(("Retrained after an edit", f"warm start, {passes}"))

@@ -87,6 +87,7 @@ def test_window_trains_with_the_representations_once_they_are_on(qtbot, window):
     reps = loop.tagger.extractor.representations
     assert reps.fingerprint == controller.current.fingerprint
     assert any(n.startswith("dist/") for n in loop.tagger.extractor.feature_names_)
+    qtbot.waitUntil(lambda: "with word representations" in window.model_panel.metrics.text(), timeout=10000)
     box.mode.setCurrentIndex(box.mode.findData("off"))
     assert controller.for_training() is None and "off" in box.status.text()
 
