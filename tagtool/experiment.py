@@ -70,7 +70,7 @@ from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.errors import TagtoolError
 from tagtool.learn import get_learner
 from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
-from tagtool.pipeline import feature_views, make_extractor, view_split_for
+from tagtool.pipeline import attach_representations, feature_views, make_extractor, view_split_for
 
 logger = logging.getLogger(__name__)
 
@@ -266,7 +266,9 @@ class _Repeat:
 class Experiment:
     """Runs an :class:`ExperimentConfig` on a pool (and optional test sentences)."""
 
-    def __init__(self, config: ExperimentConfig, data: Corpus, test: Corpus | None = None):
+    def __init__(self, config: ExperimentConfig, data: Corpus, test: Corpus | None = None, representations=None):
+        """``representations``: word representations for ``dist`` feature sets; by default
+        learned once from the text of ``data``'s pool (labels not read, the test file never)."""
         if config.fit_features not in FIT_FEATURES:
             raise ExperimentError(f"fit_features must be one of {', '.join(FIT_FEATURES)}")
         self.config = config
@@ -278,7 +280,15 @@ class Experiment:
         self.present = label_presence(self.pool_gold, len(self.labels))
         self.notes: list[str] = []
         self._check_sizes()
+        self.representations = representations
         self._pool_arrays = self._featurise_pool() if config.fit_features == "pool" else None
+
+    def _extractor(self):
+        """An unfitted extractor of the configured features, with the pool's word representations if they need them."""
+        extractor = make_extractor(self.learner_cls, self.config.features)
+        attach_representations(extractor, self.pool, self.representations)
+        self.representations = extractor.representations  # learned once, for every repeat
+        return extractor
 
     def _check_sizes(self) -> None:
         holdout = 0 if self.test is not None else self.config.holdout
@@ -293,7 +303,7 @@ class Experiment:
 
     def _featurise_pool(self):
         sentences = self.pool + (self.test or [])
-        extractor = make_extractor(self.learner_cls, self.config.features).fit(sentences)
+        extractor = self._extractor().fit(sentences)
         snapshot = build_snapshot(sentences, self.labels, extractor, np.zeros(extractor.n_features_, np.int8))
         return extractor, snapshot
 
@@ -321,7 +331,7 @@ class Experiment:
             train = replace(pool_snapshot.subset(train_ids), feature_view=views)
             return _Repeat(train, replace(pool_snapshot.subset(test_ids), feature_view=views))
         train_sentences = [self.pool[i] for i in train_ids]
-        extractor = make_extractor(self.learner_cls, self.config.features).fit(train_sentences)
+        extractor = self._extractor().fit(train_sentences)
         views = self._views(extractor, seed)
         holdout = self.test if self.test is not None else [self.pool[i] for i in draw.holdout]
         train = build_snapshot(train_sentences, self.labels, extractor, views)

@@ -119,7 +119,7 @@ from tagtool.errors import TagtoolError
 from tagtool.learn import Learner, get_learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
-from tagtool.pipeline import feature_views, make_extractor, view_split_for
+from tagtool.pipeline import attach_representations, feature_views, make_extractor, view_split_for
 
 logger = logging.getLogger(__name__)
 
@@ -426,7 +426,9 @@ def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpu
     labels = data.labels.union(test.labels)
     if len(labels) < 2:
         raise SimulationError("the data has fewer than two labels: nothing to learn")
-    extractor = make_extractor(learner_cls, config.features).fit(data_sentences)
+    extractor = make_extractor(learner_cls, config.features)
+    attach_representations(extractor, data_sentences)  # dist sets: learned from the data's text, once
+    extractor.fit(data_sentences)
     spec = {"seed": config.seed, **config.views}
     split = view_split_for(learner_cls, spec if (learner_cls.two_view or config.views) else None, config.seed)
     views = feature_views(extractor, split)

@@ -252,3 +252,25 @@ def test_with_representations_adds_dist_to_the_learners_set():
     assert with_representations(get_learner("crf"))["feature_set"] == "default+dist"
     assert with_representations(get_learner("mv-perceptron"))["feature_set"] == "crfsuite+default+dist"
     assert with_representations(get_learner("crf"), {"feature_set": "crfsuite+dist"})["feature_set"] == "crfsuite+dist"
+
+
+def test_experiment_learns_representations_once_from_the_pool(corpus):
+    from tagtool.experiment import Experiment, ExperimentConfig
+
+    config = ExperimentConfig(learner="perceptron", labeled=(5,), unlabeled=(10,), holdout=20, repeats=2,
+                              min_length=1, max_length=1000, pool=100, seed=0,
+                              features={"feature_set": "crfsuite+dist"})
+    experiment = Experiment(config, corpus)
+    result = experiment.run()
+    reps = experiment.representations
+    assert reps is not None and reps.info["n_sentences"] == len(experiment.pool)
+    assert result.settings[0].repeats == 2 and all(e < 100 for e in result.settings[0].token_error)
+
+
+def test_simulate_reads_representations_of_the_data_text(corpus):
+    from tagtool.simulate import SimulationConfig, simulate
+
+    config = SimulationConfig(learner="perceptron", strategy="random", mode="full", step=20, growth=1.0,
+                              budget=40, features={"feature_set": "crfsuite+dist"})
+    result = simulate(config, corpus, corpus)
+    assert result.curve and result.curve[-1].f1 > 0
