@@ -173,6 +173,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "combined+review")
     p.add_argument("--jobs", type=int, default=2, help="(task, learner) units run in parallel processes")
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--representations", action="store_true",
+                   help="add the dist feature set (word representations learned from the data's text)")
     p.add_argument("--from-json", metavar="FILE",
                    help="write the report again from a previous run's .json (its settings, no new runs)")
     args = p.parse_args(argv)
@@ -198,15 +200,34 @@ def load(task: str, n_sentences: int) -> tuple[Corpus, Corpus]:
     return Corpus.from_sentences(sentences, labels=data.labels), test
 
 
+#: Word representations per data corpus (``--representations``): learned once per process from the data's
+#: text — the simulated project's — and shared by every run on it.
+_REPRESENTATIONS: dict[int, object] = {}
+
+
+def representations_for(data: Corpus, config: SimulationConfig):
+    """The data's word representations when the features read them (learned on first use), else None."""
+    if "dist" not in str(config.features.get("feature_set", "")).split("+"):
+        return None
+    if id(data) not in _REPRESENTATIONS:
+        from tagtool.represent import learn_representations
+
+        _REPRESENTATIONS[id(data)] = learn_representations(data.sentences)
+    return _REPRESENTATIONS[id(data)]
+
+
 def base_config(learner: str, seed: int, args) -> dict:
     params, features, views = LEARNERS[learner]
+    if args.representations:
+        features = {**features, "feature_set": features["feature_set"] + "+dist"}
     return dict(learner=learner, params=params, features=features, views=views, step=args.step,
                 growth=args.growth, seed=seed, costs=Costs(), max_unlabeled=args.max_unlabeled)
 
 
 def full_data_f1(base: dict, data: Corpus, test: Corpus) -> tuple[float, float]:
     started = time.perf_counter()
-    f1 = Simulation(SimulationConfig(**base, strategy="random"), data, test).full_data_f1()
+    config = SimulationConfig(**base, strategy="random")
+    f1 = Simulation(config, data, test, representations=representations_for(data, config)).full_data_f1()
     return f1, time.perf_counter() - started
 
 
@@ -243,7 +264,7 @@ def run_learner(task: str, learner: str, args) -> LearnerRuns:
 
 def timed(config: SimulationConfig, data: Corpus, test: Corpus, tag: str) -> Run:
     started = time.perf_counter()
-    result = simulate(config, data, test)
+    result = simulate(config, data, test, representations=representations_for(data, config))
     run = Run(result, time.perf_counter() - started)
     c95 = result.cost_to_95
     log(f"  {tag} {config.strategy}+{config.mode}: cost_to_95 {'-' if c95 is None else f'{c95:,.0f}'}, "
@@ -484,7 +505,8 @@ def main(argv=None) -> int:
         json_path.write_text(json.dumps(results_json(results, args, wall), indent=1) + "\n", encoding="utf-8")
         log(f"written to {json_path}")
     command = "python benchmarks/annotation_efficiency.py " + " ".join(args.argv)
-    settings = [f"- `{name}`: params {p} · features {f} · views {v or 'none (one view)'}"
+    dist = " + the `dist` set (word representations learned from the data's text)" if args.representations else ""
+    settings = [f"- `{name}`: params {p} · features {f}{dist} · views {v or 'none (one view)'}"
                 for name, (p, f, v) in LEARNERS.items() if name in learners]
     first, *others = args.seed_list
     lines = [

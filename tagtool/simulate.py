@@ -416,10 +416,11 @@ class Pool:
 
 
 def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpus, test: Corpus,
-               notes: list[str], names: tuple[str, str] = ("data", "test")) -> Pool:
+               notes: list[str], names: tuple[str, str] = ("data", "test"), representations=None) -> Pool:
     """Featurise ``data`` (extractor fitted on its text) and ``test`` once.
 
     ``names`` name the two corpora in errors and notes (the CLI gives the file names).
+    ``representations``: for ``dist`` feature sets; by default learned from ``data``'s text.
     """
     data_sentences = _fully_labeled(data, names[0], notes)
     test_sentences = _fully_labeled(test, names[1], notes)
@@ -427,7 +428,7 @@ def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpu
     if len(labels) < 2:
         raise SimulationError("the data has fewer than two labels: nothing to learn")
     extractor = make_extractor(learner_cls, config.features)
-    attach_representations(extractor, data_sentences)  # dist sets: learned from the data's text, once
+    attach_representations(extractor, data_sentences, representations)  # dist sets: the data's text, not the test's
     extractor.fit(data_sentences)
     spec = {"seed": config.seed, **config.views}
     split = view_split_for(learner_cls, spec if (learner_cls.two_view or config.views) else None, config.seed)
@@ -615,12 +616,12 @@ class Simulation:
     """Runs a :class:`SimulationConfig` on data and test corpora (``names``: theirs, for messages)."""
 
     def __init__(self, config: SimulationConfig, data: Corpus, test: Corpus,
-                 names: tuple[str, str] = ("data", "test")):
+                 names: tuple[str, str] = ("data", "test"), representations=None):
         self.learner_cls = get_learner(config.learner)
         config.check(self.learner_cls)
         self.config = config
         self.notes: list[str] = []
-        self.pool = build_pool(config, self.learner_cls, data, test, self.notes, names)
+        self.pool = build_pool(config, self.learner_cls, data, test, self.notes, names, representations)
         snap = self.pool.data
         self.oracle = Oracle(self.pool.gold, snap.offsets, snap.n_labels, config.costs)
         order_rng, unlabeled_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(config.seed).spawn(2))
@@ -816,6 +817,7 @@ def simulate(
     progress: ProgressCallback | None = None,
     should_stop: StopCallback | None = None,
     names: tuple[str, str] = ("data", "test"),
+    representations=None,
 ) -> SimulationResult:
     """Run one simulated annotation session (module doc).
 
@@ -836,7 +838,7 @@ def simulate(
     -------
     SimulationResult
     """
-    return Simulation(config, data, test, names).run(progress, should_stop)
+    return Simulation(config, data, test, names, representations).run(progress, should_stop)
 
 
 # ---------------------------------------------------------------------------
