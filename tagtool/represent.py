@@ -85,9 +85,12 @@ class RepresentationSettings:
 MIN_VOCABULARY = 50
 
 #: Tokens of text from which the app uses word representations by default
-#: (``benchmarks/results/representations.md``: below it the gain is not
-#: reliably positive on every corpus of the suite).
-MIN_AUTO_TEXT_TOKENS = 50_000
+#: (``benchmarks/results/representations.md``, stage 2: from 10k to 100k
+#: tokens the dist features cost Spanish NER 0.2–1.3 F1 at 100 labeled
+#: sentences and gain from its whole 265k-token training file on; NCBI
+#: disease gains from 10k tokens on; chunking with a POS column is within
+#: ±1 either way).  Below it they stay off unless set on.
+MIN_AUTO_TEXT_TOKENS = 200_000
 
 
 def wanted_by_default(text_tokens: int) -> bool:
