@@ -205,15 +205,17 @@ class CoSVM(Learner):
         cu_max = balanced_weight(self.cu_max, snapshot, self.balance)
         if not (self.guard and has_unlabeled(snapshot)):
             model, self.support_, self.offset_ = self._train(snapshot, warm_start, monitor, settings, cu_max)
-            return choose_model(snapshot, model, None, learner=self.name, weight=self.cu_max, weight_used=cu_max)
+            model, self.alternative_ = choose_model(snapshot, model, None, learner=self.name, weight=self.cu_max,
+                                                    weight_used=cu_max)
+            return model
         kept = np.flatnonzero(snapshot.sentence_status() != 0)
         labeled = snapshot.subset(kept)
         share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
         supervised = self._train(labeled, warm_start.copy() if warm_start is not None else None,
                                  monitor.span(0.0, share), settings, cu_max)
         semi = self._train(snapshot, warm_start, monitor.span(share, 1.0), settings, cu_max)
-        model = choose_model(snapshot, semi[0], supervised[0], learner=self.name, weight=self.cu_max,
-                             weight_used=cu_max)
+        model, self.alternative_ = choose_model(snapshot, semi[0], supervised[0], learner=self.name,
+                                                weight=self.cu_max, weight_used=cu_max)
         if model is semi[0]:
             _, self.support_, self.offset_ = semi
         else:  # sentence numbers of the supervised run are positions in ``labeled``

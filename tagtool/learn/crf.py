@@ -461,7 +461,9 @@ class EntropyCRF(CRF):
         if guarded:
             def fallback():
                 return _to_model(snapshot, theta_supervised, {"optimiser": {"supervised": info["supervised"]}})
-        return choose_model(snapshot, semi, fallback, learner=self.name, weight=self.gamma, weight_used=gamma)
+        model, self.alternative_ = choose_model(snapshot, semi, fallback, learner=self.name, weight=self.gamma,
+                                                weight_used=gamma)
+        return model
 
 
 def lbfgs(

@@ -180,8 +180,8 @@ def choose_model(
     learner: str,
     weight: float,
     weight_used: float,
-) -> ChainModel:
-    """The model a semi-supervised learner returns, with ``info["unlabeled"]`` filled in.
+) -> tuple[ChainModel, ChainModel | None]:
+    """The model a semi-supervised learner returns, with ``info["unlabeled"]`` filled in, and the other one.
 
     Parameters
     ----------
@@ -200,21 +200,24 @@ def choose_model(
 
     Returns
     -------
-    ChainModel
+    chosen : ChainModel
         ``semi``, or the supervised model when the guard fired.
+    other : ChainModel or None
+        The one not chosen (None when there was no comparison); learners
+        keep it as ``alternative_`` so that a benchmark can score both.
     """
     record = {"weight": float(weight), "weight_used": float(weight_used), "guard": supervised is not None,
               "guard_fired": False, "backed_off": False}
     if supervised is None or not has_unlabeled(snapshot):
         semi.info["unlabeled"] = record
-        return semi
+        return semi, None
     sup_model = supervised() if callable(supervised) else supervised
     check = check_unlabeled(snapshot, sup_model.predict(snapshot), semi.predict(snapshot))
     if check is not None:
         record["check"] = check.to_info()
     if check is None or not check.fired:
         semi.info["unlabeled"] = record
-        return semi
+        return semi, sup_model
     logger.warning("%s: unlabeled sentences ignored, the model trained without them is used: %s", learner,
                    "; ".join(check.reasons))
     record.update(guard_fired=True, backed_off=True, weight_used=0.0)
@@ -222,4 +225,4 @@ def choose_model(
     sup_model.info.setdefault("notes", []).append(
         f"the unlabeled sentences were ignored (collapse guard): {'; '.join(check.reasons)}"
     )
-    return sup_model
+    return sup_model, semi
