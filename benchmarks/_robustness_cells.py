@@ -80,7 +80,7 @@ def _corpus_of(sentences) -> TagCorpus:
     names = {n for s in sentences for a in s.annotations for n in a}
     from tagtool.core.labels import LabelSet
 
-    return TagCorpus(LabelSet.from_observed(names), [Document(tuple(sentences))])
+    return TagCorpus(LabelSet.from_observed(names), [Document("ptb-sample", tuple(sentences))])
 
 
 class Corpus:
