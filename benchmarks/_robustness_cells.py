@@ -109,7 +109,7 @@ class Corpus:
         return self._experiments[key]
 
     def sentences(self, labeled: int, unlabeled: int, repeat: int):
-        """``(labeled sentences, unlabeled sentences (labels removed), learner seed, labels)``; L = 0: the whole file."""
+        """``(labeled, unlabeled sentences (labels removed), learner seed, labels)``; L = 0: the whole file."""
         if labeled == 0:
             full = [s for s in self.data if s.status == "full"]
             return full, [], 0, self.data.labels.union(self.test_corpus.labels)

@@ -284,8 +284,8 @@ def solve_dual(gram, margins, losses, cost, norm, slack_rescaled, alpha, tol, ma
 
 
 @_njit
-def round_update(delta, trans, start, end, emit, K, y, paths, alpha, losses, gram, m, candidate, cand_loss, cost, norm, slack_rescaled,
-                 epsilon, alpha_tol, smo_tol, smo_iter):
+def round_update(delta, trans, start, end, emit, K, y, paths, alpha, losses, gram, m, candidate, cand_loss, cost,
+                 norm, slack_rescaled, epsilon, alpha_tol, smo_tol, smo_iter):
     """One cutting-plane round of one example: add ``candidate`` if it violates, re-solve, prune.
 
     ``candidate`` is the most violating output the caller found (loss
@@ -338,7 +338,8 @@ def round_update(delta, trans, start, end, emit, K, y, paths, alpha, losses, gra
 
 
 @_njit
-def resolve(delta, trans, start, end, emit, K, y, paths, alpha, losses, gram, m, cost, norm, slack_rescaled, alpha_tol, smo_tol, smo_iter, watch):
+def resolve(delta, trans, start, end, emit, K, y, paths, alpha, losses, gram, m, cost, norm, slack_rescaled, alpha_tol,
+            smo_tol, smo_iter, watch):
     """Re-optimise the ``m`` outputs' ``α`` (others fixed), apply, drop zeros.
 
     Returns ``(max |Δα|, new m, new row of output `watch` or −1 if dropped)``.

@@ -130,7 +130,10 @@ class ChainModel:
 
     @property
     def unlabeled_weight_used(self) -> float | None:
-        """Weight the unlabeled sentences had in the returned model (0 after a back-off); None if not semi-supervised."""
+        """Weight the unlabeled sentences had in the returned model (0 after a back-off).
+
+        None for a learner without unlabeled term.
+        """
         record = self.info.get("unlabeled")
         return None if not record else float(record["weight_used"])
 

@@ -68,7 +68,7 @@ from tagtool.learn._svm_common import Layout, SVMSettings, ViewTrainer, cu_sched
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
-from tagtool.learn.unlabeled import balanced_weight, choose_model, has_unlabeled
+from tagtool.learn.unlabeled import SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled
 from tagtool.learn.svm import gold_paths, partial_cost
 
 logger = logging.getLogger(__name__)
@@ -216,8 +216,8 @@ class CoSVM(Learner):
         labeled = snapshot.subset(kept)
         share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
         supervised = self._train(labeled, warm_start.copy() if warm_start is not None else None,
-                                 monitor.span(0.0, share), settings, cu_max)
-        semi = self._train(snapshot, warm_start, monitor.span(share, 1.0), settings, cu_max)
+                                 monitor.span(0.0, share, SUPERVISED_RUN), settings, cu_max)
+        semi = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), settings, cu_max)
         model, self.alternative_ = choose_model(snapshot, semi[0], supervised[0], learner=self.name,
                                                 weight=self.cu_max, weight_used=cu_max)
         if model is semi[0]:

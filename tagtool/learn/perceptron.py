@@ -38,7 +38,9 @@ from tagtool.learn._perceptron_kernels import peer_margins, perceptron_chunk
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
-from tagtool.learn.unlabeled import balanced_weight, choose_model, has_unlabeled, supervised_part
+from tagtool.learn.unlabeled import (
+    SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled, supervised_part,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -365,8 +367,8 @@ class MultiViewPerceptron(Perceptron):
         labeled = supervised_part(snapshot)
         share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
         supervised = self._train(labeled, warm_start.copy() if warm_start is not None else None,
-                                 monitor.span(0.0, share), sentence_weights(labeled, c_u))
-        model = self._train(snapshot, warm_start, monitor.span(share, 1.0), sentence_weights(snapshot, c_u))
+                                 monitor.span(0.0, share, SUPERVISED_RUN), sentence_weights(labeled, c_u))
+        model = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), sentence_weights(snapshot, c_u))
         model, self.alternative_ = choose_model(snapshot, model, supervised, learner=self.name, weight=self.c_u,
                                                 weight_used=c_u)
         return model

@@ -62,9 +62,12 @@ class TrainingMonitor:
             self._progress(self.fraction, message)
         self.check()
 
-    def span(self, lo: float, hi: float) -> ProgressSpan:
-        """A monitor for one part of the run: its fractions 0..1 map to ``lo..hi`` of this one."""
-        return ProgressSpan(self, lo, hi)
+    def span(self, lo: float, hi: float, prefix: str = "") -> ProgressSpan:
+        """A monitor for one part of the run: its fractions 0..1 map to ``lo..hi`` of this one.
+
+        ``prefix`` goes before its messages (e.g. which of two fits runs).
+        """
+        return ProgressSpan(self, lo, hi, prefix)
 
     def done(self, message: str = "done") -> None:
         """Final report, always delivered and never cancelling: the model is complete."""
@@ -80,9 +83,10 @@ class ProgressSpan:
     and :attr:`fraction` (of this part).
     """
 
-    def __init__(self, parent: TrainingMonitor | ProgressSpan, lo: float, hi: float):
+    def __init__(self, parent: TrainingMonitor | ProgressSpan, lo: float, hi: float, prefix: str = ""):
         self._parent = parent
         self._lo, self._hi = float(lo), float(hi)
+        self._prefix = prefix
         self.fraction = 0.0
 
     def check(self) -> None:
@@ -90,7 +94,7 @@ class ProgressSpan:
 
     def report(self, fraction: float, message: str = "", force: bool = False) -> None:
         self.fraction = min(max(float(fraction), 0.0), 1.0)
-        self._parent.report(self._lo + (self._hi - self._lo) * self.fraction, message, force)
+        self._parent.report(self._lo + (self._hi - self._lo) * self.fraction, self._prefix + message, force)
 
-    def span(self, lo: float, hi: float) -> ProgressSpan:
-        return ProgressSpan(self, lo, hi)
+    def span(self, lo: float, hi: float, prefix: str = "") -> ProgressSpan:
+        return ProgressSpan(self, lo, hi, prefix)

@@ -70,6 +70,9 @@ FIT_TOLERANCE = 0.02
 DRIFT_TOLERANCE = 0.25
 
 _STATUS_NONE = 0
+#: Progress-message prefixes of the two fits of a guarded learner.
+SUPERVISED_RUN = "without the unlabeled sentences: "
+SEMI_RUN = "with the unlabeled sentences: "
 
 
 def token_counts(snapshot: Snapshot) -> tuple[int, int]:
@@ -80,7 +83,7 @@ def token_counts(snapshot: Snapshot) -> tuple[int, int]:
 
 
 def balanced_weight(weight: float, snapshot: Snapshot, balance: float | None) -> float:
-    """``weight · min(1, balance · n_l / n_u)``; ``weight`` itself when ``balance`` is None or nothing is unlabeled."""
+    """``weight · min(1, balance · n_l / n_u)``; ``weight`` when ``balance`` is None or nothing is unlabeled."""
     if balance is None:
         return float(weight)
     if not balance > 0:
