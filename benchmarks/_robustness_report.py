@@ -10,19 +10,26 @@ import numpy as np
 from _results import machine_lines, write_keeping_analysis
 from _robustness_cells import CORPORA, TWINS, CellKey
 
-#: A repeat collapsed when one label takes this share of the predicted test tokens …
-COLLAPSE_SHARE = 0.95
-#: … and exceeds its gold share by this much, or when a span task's entity F1 (%) is below COLLAPSE_F1.
-COLLAPSE_EXCESS = 0.02
+from tagtool.learn.unlabeled import guard_reasons
+
+#: A repeat collapsed when one label takes this share of the predicted test tokens, or a span task's
+#: entity F1 (%) is below COLLAPSE_F1: the majority label for (practically) everything.
+COLLAPSE_SHARE = 0.99
 COLLAPSE_F1 = 1.0
+#: Near-collapse: one label takes this share of the predicted tokens and this much more than its gold share.
+NEAR_SHARE = 0.95
+NEAR_EXCESS = 0.02
 
 
 def collapsed(record: dict) -> bool:
-    """Majority label (nearly) everywhere, or no entity found."""
-    if record["top_share_pred"] >= COLLAPSE_SHARE and record["top_share_pred"] - record["top_share_gold"] >= \
-            COLLAPSE_EXCESS:
+    """One label (practically) everywhere, or no entity found."""
+    if record["top_share_pred"] >= COLLAPSE_SHARE and record["top_share_pred"] > record["top_share_gold"]:
         return True
     return bool(record["span"]) and record["f1"] < COLLAPSE_F1
+
+
+def near_collapse(record: dict) -> bool:
+    return record["top_share_pred"] >= NEAR_SHARE and record["top_share_pred"] - record["top_share_gold"] >= NEAR_EXCESS
 
 
 def se(values) -> float:
@@ -35,11 +42,35 @@ def _setting(labeled: int) -> str:
 
 
 def group(cells: dict) -> dict:
-    """``{(corpus, learner, features, L, U): {repeat: record}}``."""
+    """``{(corpus, learner, features, L, U): {repeat: record}}``, guarded learners as :func:`effective`."""
     out: dict = defaultdict(dict)
     for key, record in cells.items():
         k = CellKey.parse(key)
-        out[(k.corpus, k.learner, k.features, k.labeled, k.unlabeled)][k.repeat] = record
+        out[(k.corpus, k.learner, k.features, k.labeled, k.unlabeled)][k.repeat] = effective(record)
+    return out
+
+
+def effective(record: dict) -> dict:
+    """A guarded learner's cell as the guard of this checkout decides it.
+
+    A cell holds the scores of the returned model and of the one the guard
+    compared it with, and the guard's numbers; the decision is recomputed
+    with :func:`tagtool.learn.unlabeled.guard_reasons` (its current
+    tolerances), so the table is what the learner at its defaults returns
+    now — the same fits, whatever tolerances the cell was run with.
+    """
+    guard = record.get("guard") or {}
+    check = guard.get("check")
+    if check is None or "other" not in record:
+        return record
+    semi = record["other"] if guard["guard_fired"] else record
+    sup = record if guard["guard_fired"] else record["other"]
+    fired = bool(guard_reasons(check["fit_supervised"], check["fit_semi"], check["other_supervised"],
+                               check["other_semi"], check["favoured"]))
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("guard", "other")}  # noqa: E731
+    out = strip(sup if fired else semi)
+    out.update(train_seconds=record["train_seconds"], guard_fired=fired, semi=strip(semi), sup=strip(sup),
+               check=check)
     return out
 
 
@@ -48,7 +79,8 @@ def _cell(records: dict) -> str:
     err = [r["token_error"] for r in rows]
     f1 = [r["f1"] for r in rows]
     n_collapsed = sum(collapsed(r) for r in rows)
-    mark = f" **{n_collapsed}✗**" if n_collapsed else ""
+    n_near = sum(near_collapse(r) and not collapsed(r) for r in rows)
+    mark = (f" **{n_collapsed}✗**" if n_collapsed else "") + (f" {n_near}◌" if n_near else "")
     return f"{np.mean(err):.2f} ± {se(err):.2f} / {np.mean(f1):.1f} ± {se(f1):.1f}{mark}"
 
 
@@ -59,12 +91,8 @@ def _paired(a: dict, b: dict, field: str) -> tuple[float, float, int]:
 
 
 def _semi_records(records: dict) -> dict:
-    """What the unlabeled sentences alone gave: the returned model, or the one the guard set aside."""
-    out = {}
-    for repeat, r in records.items():
-        fired = r.get("guard", {}).get("guard_fired")
-        out[repeat] = r["other"] if fired and "other" in r else r
-    return out
+    """What the unlabeled sentences alone gave (before the guard)."""
+    return {repeat: r.get("semi", r) for repeat, r in records.items()}
 
 
 def corpus_tables(grouped: dict, corpus: str) -> list[str]:
@@ -76,7 +104,7 @@ def corpus_tables(grouped: dict, corpus: str) -> list[str]:
     head = "| learner [features] | " + " | ".join(f"L={_setting(l)}" + (f", U={u}" if u else "")
                                                   for l, u in settings) + " |"
     lines = [f"### {corpus}", "", "Token error % / entity F1 % (token accuracy for POS), mean ± SE over repeats; "
-             "**k✗** = repeats that collapsed.", "", head, "|---" * (len(settings) + 1) + "|"]
+             "**k✗** = repeats that collapsed, k◌ = near-collapse.", "", head, "|---" * (len(settings) + 1) + "|"]
     for learner, features in specs:
         cells = [_cell(grouped[(corpus, learner, features, l, u)]) if (corpus, learner, features, l, u) in grouped
                  else "" for l, u in settings]
@@ -113,7 +141,7 @@ def twin_table(grouped: dict, corpus: str, settings, specs) -> list[str]:
             rows["returned"].append(_delta(a, b) + _guard_note(a))
             rows["alone"].append(_delta(_semi_records(a), b))
         lines.append(f"| {learner} − {twin} [{features}] | " + " | ".join(rows["returned"]) + " |")
-        if any("guard" in r for recs in (grouped.get((corpus, learner, features, l, u), {}) for l, u in settings)
+        if any("semi" in r for recs in (grouped.get((corpus, learner, features, l, u), {}) for l, u in settings)
                for r in recs.values()):
             lines.append(f"| *unlabeled alone* | " + " | ".join(rows["alone"]) + " |")
     return lines + [""]
@@ -127,8 +155,8 @@ def _delta(a: dict, b: dict) -> str:
 
 
 def _guard_note(records: dict) -> str:
-    fired = sum(bool(r.get("guard", {}).get("guard_fired")) for r in records.values())
-    return f", guard {fired}/{len(records)}" if any("guard" in r for r in records.values()) else ""
+    fired = sum(bool(r.get("guard_fired")) for r in records.values())
+    return f", guard {fired}/{len(records)}" if any("semi" in r for r in records.values()) else ""
 
 
 def summary(grouped: dict) -> list[str]:
@@ -136,8 +164,10 @@ def summary(grouped: dict) -> list[str]:
     below, collapses = [], []
     for (corpus, learner, features, labeled, unlabeled), records in sorted(grouped.items()):
         n = sum(collapsed(r) for r in records.values())
-        if n:
-            collapses.append(f"{corpus} {learner} [{features}] L={_setting(labeled)}: {n}/{len(records)}")
+        near = sum(near_collapse(r) and not collapsed(r) for r in records.values())
+        if n or near:
+            collapses.append(f"{corpus} {learner} [{features}] L={_setting(labeled)}: {n} collapsed, {near} near, "
+                             f"of {len(records)}")
         twin = TWINS.get(learner)
         other = grouped.get((corpus, twin, features, labeled, unlabeled)) if twin else None
         if other:
@@ -147,7 +177,7 @@ def summary(grouped: dict) -> list[str]:
                 below.append(f"{corpus} {learner} [{features}] L={_setting(labeled)}: Δerror {d_err:+.2f} ± "
                              f"{s_err:.2f}, ΔF1 {d_f1:+.1f} ± {s_f1:.1f}")
     return (["## Summary", "", f"Below the twin by more than one SE ({len(below)} cells):", ""]
-            + [f"- {b}" for b in below] + ["", f"Collapsed repeats ({len(collapses)} cells):", ""]
+            + [f"- {b}" for b in below] + ["", f"Collapsed or near-collapsed repeats ({len(collapses)} cells):", ""]
             + [f"- {c}" for c in collapses] + [""])
 
 
@@ -166,9 +196,10 @@ def write_report(cache, out: Path) -> None:
         "file (CoNLL-2000 test.txt, CoNLL-2002 esp.testa, PTB sample sentences 3,001-3,914, UD EWT dev, NCBI "
         "devel). The extractor of a repeat is fitted on the text of its L + U sentences. `L=all`: the whole "
         "training file, no unlabeled sentences. CRFsuite: L-BFGS, c1 = c2 = 0.1, 100 iterations, the "
-        "sklearn-crfsuite template (POS keys only where the corpus has a POS column). A repeat *collapsed* when "
-        f"one label takes ≥ {COLLAPSE_SHARE:.0%} of the predicted test tokens and {COLLAPSE_EXCESS:.0%} more "
-        f"than its gold share, or a span task's F1 is below {COLLAPSE_F1} %.",
+        "sklearn-crfsuite template (POS keys only where the corpus has a POS column). A repeat *collapsed* (✗) "
+        f"when one label takes ≥ {COLLAPSE_SHARE:.0%} of the predicted test tokens (more than its gold share) or "
+        f"a span task's F1 is below {COLLAPSE_F1} %; *near-collapse* (◌): ≥ {NEAR_SHARE:.0%} and "
+        f"{NEAR_EXCESS:.0%} more than its gold share.",
         "",
         *summary(grouped),
     ]

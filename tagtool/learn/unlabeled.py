@@ -160,19 +160,33 @@ def check_unlabeled(
     other_sup = float(np.mean(supervised_pred[unlabeled] != favoured))
     other_semi = float(np.mean(semi_pred[unlabeled] != favoured))
     name = snapshot.labels[favoured]
-    reasons = []
-    if fit_semi < fit_sup - fit_tolerance:
-        reasons.append(
-            f"it reproduces {100 * fit_semi:.1f} % of the labeled tokens against {100 * fit_sup:.1f} % without "
-            "the unlabeled sentences"
-        )
-    if other_semi < (1.0 - drift_tolerance) * other_sup:
-        reasons.append(
-            f"it tags {100 * other_semi:.1f} % of the unlabeled tokens with a label other than {name!r} against "
-            f"{100 * other_sup:.1f} % without the unlabeled sentences (drift towards one label)"
-        )
+    reasons = guard_reasons(fit_sup, fit_semi, other_sup, other_semi, name, fit_tolerance, drift_tolerance)
     return GuardCheck(bool(reasons), tuple(reasons), name, int(labeled.sum()), int(unlabeled.sum()),
                       fit_sup, fit_semi, other_sup, other_semi)
+
+
+def guard_reasons(
+    fit_supervised: float,
+    fit_semi: float,
+    other_supervised: float,
+    other_semi: float,
+    favoured: str,
+    fit_tolerance: float = FIT_TOLERANCE,
+    drift_tolerance: float = DRIFT_TOLERANCE,
+) -> list[str]:
+    """The failed checks of :func:`check_unlabeled`, one sentence each, from its numbers (:class:`GuardCheck`)."""
+    reasons = []
+    if fit_semi < fit_supervised - fit_tolerance:
+        reasons.append(
+            f"it reproduces {100 * fit_semi:.1f} % of the labeled tokens against {100 * fit_supervised:.1f} % "
+            "without the unlabeled sentences"
+        )
+    if other_semi < (1.0 - drift_tolerance) * other_supervised:
+        reasons.append(
+            f"it tags {100 * other_semi:.1f} % of the unlabeled tokens with a label other than {favoured!r} against "
+            f"{100 * other_supervised:.1f} % without the unlabeled sentences (drift towards one label)"
+        )
+    return reasons
 
 
 def choose_model(
