@@ -23,6 +23,16 @@ passes (:func:`~tagtool.learn._svm_common.cu_schedule`).  The joint model
 adds the views (Eq. 17 of Brefeld et al. 2005), which is what the
 :class:`~tagtool.learn.chain.ChainModel` of two views does.
 
+Unlabeled sentences that hurt (issue 12): ``cu_max`` is scaled by the
+ratio of labeled to unlabeled tokens (``balance``), and the collapse guard
+(``guard``) compares the result with cosvm trained on the labeled sentences
+alone and returns that model when co-training drifted towards one label
+(:mod:`tagtool.learn.unlabeled`).  Even ``C_u`` = 0.0005 lets the views
+agree on ``O`` everywhere on CoNLL-2002 with 5 labeled and 500 unlabeled
+sentences (every one of 5 draws; benchmarks/results/robustness.md): each
+unlabeled sentence's ``α`` is tiny, but all of them push the same
+transitions the same way.
+
 Notes on the option ``peer_margin`` (confidence-gated peer targets, beyond
 Alg. 1): with few labeled sentences and a dominant label, the peer's
 unsure tokens are mostly that label, and margin-rescaled Hamming
@@ -37,8 +47,8 @@ the smallest one, it needs a smaller ``cu_max``
 
 Slack rescaling: the most violating output under the Hamming loss is found
 exactly (a Viterbi over label and distance,
-:func:`~tagtool.learn._svm_common.most_violating`); still, the 1-norm box ``Σ α/Δ ≤ min{γ,1}
-C_u C`` lets an unlabeled sentence's ``α`` grow with ``Δ`` (up to the
+:func:`~tagtool.learn._svm_search.most_violating`); still, the 1-norm box ``Σ α/Δ ≤
+min{γ,1} C_u C`` lets an unlabeled sentence's ``α`` grow with ``Δ`` (up to the
 sentence length), so a small ``C_u`` is much stronger than under margin
 rescaling; with five labeled sentences the views then occasionally agree
 on one label everywhere and stop unconverged at ``max_epochs``

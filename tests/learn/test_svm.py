@@ -10,7 +10,15 @@ import pytest
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn import TrainingCancelled, available_learners
 from tagtool.learn import _svm_kernels as kernels
-from tagtool.learn._svm_common import Layout, SVMSettings, ViewTrainer, cu_schedule, solve_subproblem, subproblem
+from tagtool.learn._svm_common import (
+    Layout,
+    SVMSettings,
+    ViewTrainer,
+    WorkingSet,
+    cu_schedule,
+    solve_subproblem,
+    subproblem,
+)
 from tagtool.learn._svm_search import Decoder, hamming, most_violating, violation
 from tagtool.learn.qp import kkt_residuals, solve_qp
 from tagtool.learn.svm import HMSVM
@@ -334,3 +342,26 @@ def test_slack_rescaled_search_is_exact(norm):
         assert h == pytest.approx(brute, abs=1e-9)
         assert violation(hamming(path, target, weights), target_score - dec.score(path), norm, "slack") == \
             pytest.approx(h, abs=1e-9)
+
+
+def test_working_sets_grow_past_their_capacity_and_stay_exact():
+    """A working set created with room for one output grows; θ stays w_0 + Σ α δΦ and margins are θ·δΦ."""
+    snap, gold = two_view_data(4, seed=8, noise=0.5, n_tokens=10)
+    layout = Layout(snap.n_features, snap.n_labels, 1)
+    theta = np.zeros(layout.size)
+    trainer = ViewTrainer(snap, theta, layout, -1, 0, SVMSettings(1.0, 1, "hamming", "margin", 1e-6, 10, "smo"))
+    target = gold[snap.sentence_slice(0)]
+    ws = trainer.sets[0] = WorkingSet(0, target, 1.0, capacity=1)
+    for _ in range(4):
+        for i in range(snap.n_sentences):
+            trainer.optimise(i, gold[snap.sentence_slice(i)], 1.0)
+    ws = trainer.sets[0]
+    assert len(ws) > 1
+    trainer.finish()
+    w = np.zeros(layout.size)
+    for i, target, ybar, alpha in trainer.support():
+        lo = int(snap.offsets[i])
+        w += alpha * (phi(snap, lo, target, layout, -1, 0) - phi(snap, lo, ybar, layout, -1, 0))
+    np.testing.assert_allclose(theta, w, atol=1e-9)
+    dense = [theta @ (phi(snap, 0, ws.target, layout, -1, 0) - phi(snap, 0, p, layout, -1, 0)) for p in ws.paths]
+    np.testing.assert_allclose(trainer.margins(ws), dense, atol=1e-9)
