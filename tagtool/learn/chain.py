@@ -154,6 +154,27 @@ class ChainModel:
     def n_features(self) -> int:
         return self.weights.shape[0]
 
+    @property
+    def guard_fired(self) -> bool | None:
+        """Whether the collapse guard replaced the semi-supervised model by the supervised one.
+
+        None for a learner or a training run without unlabeled sentences to
+        guard against (:mod:`tagtool.learn.unlabeled`).
+        """
+        record = self.info.get("unlabeled")
+        if not record or "check" not in record:
+            return None
+        return bool(record.get("guard_fired"))
+
+    @property
+    def unlabeled_weight_used(self) -> float | None:
+        """Weight the unlabeled sentences had in the returned model (0 after a back-off).
+
+        None for a learner without unlabeled term.
+        """
+        record = self.info.get("unlabeled")
+        return None if not record else float(record["weight_used"])
+
     def copy(self) -> ChainModel:
         """A deep copy (learners warm-start from copies, never in place)."""
         return ChainModel(

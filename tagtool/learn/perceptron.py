@@ -38,6 +38,9 @@ from tagtool.learn._perceptron_kernels import peer_margins, perceptron_chunk
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
+from tagtool.learn.unlabeled import (
+    SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled, supervised_part,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -206,13 +209,17 @@ class Perceptron(Learner):
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         self._check_params()
+        return self._train(snapshot, warm_start, monitor, self._eta(snapshot))
+
+    def _train(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor, eta: np.ndarray) -> ChainModel:
+        """The epochs over ``snapshot`` with sentence weights ``eta``."""
         if warm_start is not None:
             model, first_epoch = warm_start, int(warm_start.info.get("epochs_done", 0))
         else:
             model = ChainModel.zeros(snapshot.labels, snapshot.n_features, snapshot.feature_view, self._n_views())
             first_epoch = 0
         model.info = {}
-        trainer = _Trainer(snapshot, model, self._eta(snapshot), *self._gate())
+        trainer = _Trainer(snapshot, model, eta, *self._gate())
         epochs, history = int(self.epochs), []
         for e in range(epochs):
             message = f"epoch {e + 1}/{epochs}"
@@ -283,6 +290,16 @@ class MultiViewPerceptron(Perceptron):
         argmax (the most confident share of each predicted label is passed
         on, as Blum & Mitchell's co-training adds the most confident
         examples of every class), not over all free tokens.
+    balance : float or None, default None
+        Scale ``c_u`` by ``min(1, balance · n_l / n_u)`` (at most
+        ``balance`` unlabeled tokens count per labeled one,
+        :func:`tagtool.learn.unlabeled.balanced_weight`); None keeps
+        ``c_u`` as given.
+    guard : bool, default True
+        The collapse guard (:mod:`tagtool.learn.unlabeled`): also train
+        without the unlabeled sentences and return that model if
+        co-training lost labeled tokens or drifted towards one
+        label (logged; ``model.guard_fired``).
 
     Notes
     -----
@@ -327,12 +344,34 @@ class MultiViewPerceptron(Perceptron):
         labeled_first: bool = False,
         peer_share: float = 1.0,
         peer_balance: bool = False,
+        balance: float | None = None,
+        guard: bool = True,
     ):
         super().__init__(epochs=epochs, averaged=averaged, shuffle=shuffle, seed=seed)
         self.c_u = c_u
         self.labeled_first = labeled_first
         self.peer_share = peer_share
         self.peer_balance = peer_balance
+        self.balance = balance
+        self.guard = guard
+
+    def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
+        """Co-training, and with ``guard`` the supervised run the collapse guard compares it with."""
+        self._check_params()
+        c_u = balanced_weight(self.c_u, snapshot, self.balance)
+        if not (self.guard and has_unlabeled(snapshot)):
+            model = self._train(snapshot, warm_start, monitor, sentence_weights(snapshot, c_u))
+            model, self.alternative_ = choose_model(snapshot, model, None, learner=self.name, weight=self.c_u,
+                                                    weight_used=c_u)
+            return model
+        labeled = supervised_part(snapshot)
+        share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
+        supervised = self._train(labeled, warm_start.copy() if warm_start is not None else None,
+                                 monitor.span(0.0, share, SUPERVISED_RUN), sentence_weights(labeled, c_u))
+        model = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), sentence_weights(snapshot, c_u))
+        model, self.alternative_ = choose_model(snapshot, model, supervised, learner=self.name, weight=self.c_u,
+                                                weight_used=c_u)
+        return model
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -346,9 +385,6 @@ class MultiViewPerceptron(Perceptron):
 
     def _n_views(self) -> int:
         return 2
-
-    def _eta(self, snapshot: Snapshot) -> np.ndarray:
-        return sentence_weights(snapshot, self.c_u)
 
     def _orders(self, snapshot: Snapshot, epoch: int) -> list[np.ndarray]:
         if not self.labeled_first:

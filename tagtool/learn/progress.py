@@ -62,8 +62,39 @@ class TrainingMonitor:
             self._progress(self.fraction, message)
         self.check()
 
+    def span(self, lo: float, hi: float, prefix: str = "") -> ProgressSpan:
+        """A monitor for one part of the run: its fractions 0..1 map to ``lo..hi`` of this one.
+
+        ``prefix`` goes before its messages (e.g. which of two fits runs).
+        """
+        return ProgressSpan(self, lo, hi, prefix)
+
     def done(self, message: str = "done") -> None:
         """Final report, always delivered and never cancelling: the model is complete."""
         self.fraction = 1.0
         if self._progress is not None:
             self._progress(1.0, message)
+
+
+class ProgressSpan:
+    """Part ``lo..hi`` of a :class:`TrainingMonitor`'s range (a learner that trains twice reports both runs).
+
+    Offers what learners call: :meth:`check`, :meth:`report`, :meth:`span`
+    and :attr:`fraction` (of this part).
+    """
+
+    def __init__(self, parent: TrainingMonitor | ProgressSpan, lo: float, hi: float, prefix: str = ""):
+        self._parent = parent
+        self._lo, self._hi = float(lo), float(hi)
+        self._prefix = prefix
+        self.fraction = 0.0
+
+    def check(self) -> None:
+        self._parent.check()
+
+    def report(self, fraction: float, message: str = "", force: bool = False) -> None:
+        self.fraction = min(max(float(fraction), 0.0), 1.0)
+        self._parent.report(self._lo + (self._hi - self._lo) * self.fraction, self._prefix + message, force)
+
+    def span(self, lo: float, hi: float, prefix: str = "") -> ProgressSpan:
+        return ProgressSpan(self, lo, hi, prefix)

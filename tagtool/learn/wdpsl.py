@@ -702,7 +702,8 @@ class WDPSL(Learner):
         """n-slack cutting-plane loop for fixed ``P`` (Joachims et al. 2009); returns the rounds run."""
         for rnd in range(self.max_rounds):
             frac = (alternation + rnd / self.max_rounds) / self.max_alternations
-            monitor.report(frac, f"alternation {alternation + 1}, cutting-plane round {rnd + 1}")
+            monitor.report(frac, f"alternation {alternation + 1}/{self.max_alternations}, cutting-plane round "
+                                 f"{rnd + 1}/{self.max_rounds}")
             added = self._add_violators(dual)
             converged = self._optimise_restricted(dual, monitor)
             logger.debug("wdpsl round %d: %d entries added, %d in the working sets, restricted QP %s", rnd + 1,

@@ -46,7 +46,8 @@ def test_registry_parameters_and_kinds():
     learner = MultiViewPerceptron()
     assert learner.two_view and learner.uses == {"full", "partial", "none"}
     assert set(learner.get_params()) == {
-        "epochs", "averaged", "shuffle", "seed", "c_u", "labeled_first", "peer_share", "peer_balance"}
+        "epochs", "averaged", "shuffle", "seed", "c_u", "labeled_first", "peer_share", "peer_balance", "balance",
+        "guard"}
     with pytest.raises(ValueError, match="c_u"):
         MultiViewPerceptron(c_u=1.5).fit(two_view_data(0, 5))
     with pytest.raises(ValueError, match="peer_share"):
@@ -65,7 +66,7 @@ def test_epochs_match_the_plain_algorithm_of_table_1():
     data = type(data)(data.labels, data.offsets, data.feat_indptr, data.feat_indices, allowed,
                       data.feature_view, data.sentence_ids)
     assert list(data.sentence_status()) == [2, 2, 2, 1] + [0] * 8
-    model = MultiViewPerceptron(epochs=5, averaged=False, shuffle=False, c_u=0.25).fit(data)
+    model = MultiViewPerceptron(guard=False, epochs=5, averaged=False, shuffle=False, c_u=0.25).fit(data)
     expected = reference_epochs(data, model.info["epochs_run"], 0.25)
     assert sum(model.info["updates"]) > 0
     for name, array in zip(("weights", "trans", "start", "end"), expected):
@@ -80,7 +81,7 @@ def test_unlabeled_sentences_beat_the_supervised_perceptron():
         labeled, unlabeled = np.arange(3), np.arange(3, 203)
         test = two_view_data(1000 + seed, 100)
         supervised = Perceptron(epochs=30, seed=seed).fit(data.subset(labeled))
-        multi_view = MultiViewPerceptron(epochs=30, seed=seed).fit(unlabel(data, unlabeled))
+        multi_view = MultiViewPerceptron(guard=False, epochs=30, seed=seed).fit(unlabel(data, unlabeled))
         assert multi_view.info["sentences"]["none"] == 200
         gaps.append(token_accuracy(multi_view, test) - token_accuracy(supervised, test))
     assert np.mean(gaps) > 0.25, gaps
@@ -98,20 +99,20 @@ def test_disagreement_gives_both_views_predictions():
 
 def test_labeled_first_visits_the_labeled_sentences_first():
     data = unlabel(word_data(3, 20, label_noise=0.2), range(0, 20, 2))
-    interleaved = MultiViewPerceptron(epochs=3, averaged=False).fit(data)
-    ordered = MultiViewPerceptron(epochs=3, averaged=False, labeled_first=True).fit(data)
+    interleaved = MultiViewPerceptron(guard=False, epochs=3, averaged=False).fit(data)
+    ordered = MultiViewPerceptron(guard=False, epochs=3, averaged=False, labeled_first=True).fit(data)
     assert not np.array_equal(interleaved.weights, ordered.weights)
     # with c_u = 0 the unlabeled sentences cannot move the weights: only the labeled order matters
-    a = MultiViewPerceptron(epochs=3, averaged=False, labeled_first=True, c_u=0.0, shuffle=False).fit(data)
-    b = MultiViewPerceptron(epochs=3, averaged=False, c_u=0.0, shuffle=False).fit(data.subset(range(1, 20, 2)))
+    a = MultiViewPerceptron(guard=False, epochs=3, averaged=False, labeled_first=True, c_u=0.0, shuffle=False).fit(data)
+    b = MultiViewPerceptron(guard=False, epochs=3, averaged=False, c_u=0.0, shuffle=False).fit(data.subset(range(1, 20, 2)))
     np.testing.assert_allclose(a.weights, b.weights)
 
 
 def test_warm_start_continues_the_run():
     data = unlabel(two_view_data(4, 40), range(10, 40))
-    ten = MultiViewPerceptron(epochs=10, averaged=False).fit(data)
-    five = MultiViewPerceptron(epochs=5, averaged=False).fit(data)
-    more = MultiViewPerceptron(epochs=5, averaged=False).fit(data, warm_start=five)
+    ten = MultiViewPerceptron(guard=False, epochs=10, averaged=False).fit(data)
+    five = MultiViewPerceptron(guard=False, epochs=5, averaged=False).fit(data)
+    more = MultiViewPerceptron(guard=False, epochs=5, averaged=False).fit(data, warm_start=five)
     assert more.info["epochs_done"] == ten.info["epochs_done"]
     np.testing.assert_allclose(more.weights, ten.weights)
     np.testing.assert_allclose(more.trans, ten.trans)
@@ -210,7 +211,7 @@ def test_confidence_threshold_keeps_the_given_share():
 def test_gated_epochs_match_the_plain_rule(balance):
     data = unlabel(two_view_data(5, 14, n_labels=4), range(4, 14))
     epochs, c_u, share = 3, 0.5, 0.4
-    model = MultiViewPerceptron(epochs=epochs, averaged=False, shuffle=False, c_u=c_u, peer_share=share,
+    model = MultiViewPerceptron(guard=False, epochs=epochs, averaged=False, shuffle=False, c_u=c_u, peer_share=share,
                                 peer_balance=balance).fit(data)
     assert model.info["epochs_run"] == epochs
     n_labels = data.n_labels
@@ -246,7 +247,7 @@ def test_gating_stops_the_drift_to_the_majority_label():
     for seed in range(2):
         shares, accuracy = [], []
         for share in (1.0, 0.2):
-            pred = MultiViewPerceptron(seed=seed, c_u=1.0, peer_share=share).fit(data).predict(snap)[rest]
+            pred = MultiViewPerceptron(guard=False, seed=seed, c_u=1.0, peer_share=share).fit(data).predict(snap)[rest]
             shares.append(np.mean(pred == o))
             accuracy.append(np.mean(pred == gold))
         assert shares[0] > np.mean(gold == o) + 0.1, shares  # the drift

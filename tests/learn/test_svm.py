@@ -9,19 +9,17 @@ import pytest
 
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn import TrainingCancelled, available_learners
+from tagtool.learn import _svm_kernels as kernels
 from tagtool.learn._svm_common import (
-    Decoder,
     Layout,
     SVMSettings,
     ViewTrainer,
+    WorkingSet,
     cu_schedule,
-    delta_phi,
-    hamming,
-    most_violating,
     solve_subproblem,
     subproblem,
-    violation,
 )
+from tagtool.learn._svm_search import Decoder, hamming, most_violating, violation
 from tagtool.learn.qp import kkt_residuals, solve_qp
 from tagtool.learn.svm import HMSVM
 
@@ -92,21 +90,65 @@ def test_registered():
     assert HMSVM().get_params()["C"] == 1.0
 
 
-def test_delta_phi_and_gram_match_dense_joint_features():
-    snap, gold = two_view_data(3, seed=1)
+def token_kernel(snap, i, view):
+    lo, hi = int(snap.offsets[i]), int(snap.offsets[i + 1])
+    K = np.empty((hi - lo, hi - lo), dtype=np.int64)
+    kernels.token_kernel(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi,
+                         np.zeros(snap.n_features, dtype=np.int64), K)
+    return K
+
+
+def test_gram_from_paths_matches_dense_joint_features():
+    """⟨δΦ(p), δΦ(q)⟩ from the token kernel equals the dot product of the dense vectors."""
+    snap, gold = two_view_data(3, seed=1, n_labels=3)
+    snap = with_duplicate_features(snap)
     layout = Layout(snap.n_features, snap.n_labels, 2)
     rng = np.random.default_rng(0)
     for view, block in ((-1, 0), (0, 0), (1, 1)):
         lo = int(snap.offsets[1])
         target = gold[snap.sentence_slice(1)]
-        others = [rng.integers(3, size=8) for _ in range(3)]
+        K = token_kernel(snap, 1, view)
+        others = [rng.integers(3, size=8) for _ in range(4)] + [target.copy()]
+        others[0][:4] = target[:4]  # differences in part of the sentence only
         dense = [phi(snap, lo, target, layout, view, block) - phi(snap, lo, o, layout, view, block) for o in others]
-        sparse = [delta_phi(snap, lo, target, o, view, layout, block) for o in others]
-        for d, (idx, val) in zip(dense, sparse):
-            full = np.zeros(layout.size)
-            full[idx] = val
-            np.testing.assert_array_equal(full, d)
-            assert np.all(np.diff(idx) > 0) and np.all(val != 0)
+        for a, p in zip(dense, others):
+            for b, q in zip(dense, others):
+                assert kernels.gram_entry(K, target, p, q) == pytest.approx(a @ b, abs=1e-12)
+
+
+def with_duplicate_features(snap):
+    """The same data with every token's first feature listed twice (Φ counts it twice)."""
+    indptr, indices = [0], []
+    for t in range(snap.n_tokens):
+        feats = list(snap.token_features(t))
+        indices.extend([feats[0]] + feats)
+        indptr.append(len(indices))
+    return Snapshot(snap.labels, snap.offsets, np.array(indptr), np.array(indices, dtype=np.int32), snap.allowed,
+                    snap.feature_view, snap.sentence_ids)
+
+
+def test_update_from_paths_matches_dense_joint_features():
+    """``apply_path`` + ``flush_weights`` move θ by a·δΦ, and the sentence's emission scores with it."""
+    snap, gold = two_view_data(3, seed=2)
+    snap = with_duplicate_features(snap)
+    layout = Layout(snap.n_features, snap.n_labels, 2)
+    rng = np.random.default_rng(1)
+    for view, block in ((-1, 0), (1, 1)):
+        theta = rng.normal(size=layout.size)
+        i, lo, hi = 2, int(snap.offsets[2]), int(snap.offsets[3])
+        target, path = gold[lo:hi], rng.integers(3, size=8)
+        emit = np.empty((hi - lo, 3))
+        W = layout.weights(theta)
+        kernels.sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, emit)
+        expected = theta + 0.7 * (phi(snap, lo, target, layout, view, block) - phi(snap, lo, path, layout, view, block))
+        delta = np.zeros_like(emit)
+        kernels.apply_path(delta, *layout.chain(theta, block), emit, token_kernel(snap, i, view), target, path, 0.7)
+        kernels.flush_weights(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, W, delta)
+        np.testing.assert_allclose(theta, expected, atol=1e-12)
+        assert not delta.any()
+        fresh = np.empty_like(emit)
+        kernels.sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, fresh)
+        np.testing.assert_allclose(emit, fresh, atol=1e-12)
 
 
 def small_trainer(norm, rescaling, loss="hamming"):
@@ -128,7 +170,7 @@ def test_subqp_kkt_and_solvers_agree(norm, rescaling):
     sets = [ws for ws in trainer.sets.values() if len(ws) >= 2]
     assert sets, "expected working sets with several outputs"
     for ws in sets:
-        margins = ws.margins(trainer.theta) - ws.gram @ ws.alpha
+        margins = trainer.margins(ws) - ws.gram @ ws.alpha
         losses = np.array(ws.losses)
         for cost in (1.0, 0.05):
             P, q, G, h = subproblem(ws.gram, margins, losses, cost, norm, rescaling)
@@ -144,7 +186,7 @@ def test_subqp_kkt_and_solvers_agree(norm, rescaling):
         # right after the trainer re-solves a sentence, its α are the optimum of that sub-QP
         trainer.solve(ws, ws.cost)
         if len(ws) >= 2:
-            margins = ws.margins(trainer.theta) - ws.gram @ ws.alpha
+            margins = trainer.margins(ws) - ws.gram @ ws.alpha
             P, q, G, h = subproblem(ws.gram, margins, np.array(ws.losses), ws.cost, norm, rescaling)
             best = solve_qp(P, q, G, h).x
             gap = (0.5 * ws.alpha @ P @ ws.alpha + q @ ws.alpha) - (0.5 * best @ P @ best + q @ best)
@@ -300,3 +342,26 @@ def test_slack_rescaled_search_is_exact(norm):
         assert h == pytest.approx(brute, abs=1e-9)
         assert violation(hamming(path, target, weights), target_score - dec.score(path), norm, "slack") == \
             pytest.approx(h, abs=1e-9)
+
+
+def test_working_sets_grow_past_their_capacity_and_stay_exact():
+    """A working set created with room for one output grows; θ stays w_0 + Σ α δΦ and margins are θ·δΦ."""
+    snap, gold = two_view_data(4, seed=8, noise=0.5, n_tokens=10)
+    layout = Layout(snap.n_features, snap.n_labels, 1)
+    theta = np.zeros(layout.size)
+    trainer = ViewTrainer(snap, theta, layout, -1, 0, SVMSettings(1.0, 1, "hamming", "margin", 1e-6, 10, "smo"))
+    target = gold[snap.sentence_slice(0)]
+    ws = trainer.sets[0] = WorkingSet(0, target, 1.0, capacity=1)
+    for _ in range(4):
+        for i in range(snap.n_sentences):
+            trainer.optimise(i, gold[snap.sentence_slice(i)], 1.0)
+    ws = trainer.sets[0]
+    assert len(ws) > 1
+    trainer.finish()
+    w = np.zeros(layout.size)
+    for i, target, ybar, alpha in trainer.support():
+        lo = int(snap.offsets[i])
+        w += alpha * (phi(snap, lo, target, layout, -1, 0) - phi(snap, lo, ybar, layout, -1, 0))
+    np.testing.assert_allclose(theta, w, atol=1e-9)
+    dense = [theta @ (phi(snap, 0, ws.target, layout, -1, 0) - phi(snap, 0, p, layout, -1, 0)) for p in ws.paths]
+    np.testing.assert_allclose(trainer.margins(ws), dense, atol=1e-9)

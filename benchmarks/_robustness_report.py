@@ -1,0 +1,208 @@
+"""benchmarks/results/robustness.md from the cached cells of benchmarks/robustness.py."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from _results import machine_lines, write_keeping_analysis
+from _robustness_cells import CORPORA, TWINS, CellKey
+
+from tagtool.learn.unlabeled import guard_reasons
+
+#: A repeat collapsed when one label takes this share of the predicted test tokens, or a span task's
+#: entity F1 (%) is below COLLAPSE_F1: the majority label for (practically) everything.
+COLLAPSE_SHARE = 0.99
+COLLAPSE_F1 = 1.0
+#: Near-collapse: one label takes this share of the predicted tokens and this much more than its gold share.
+NEAR_SHARE = 0.95
+NEAR_EXCESS = 0.02
+
+
+def collapsed(record: dict) -> bool:
+    """One label (practically) everywhere, or no entity found."""
+    if record["top_share_pred"] >= COLLAPSE_SHARE and record["top_share_pred"] > record["top_share_gold"]:
+        return True
+    return bool(record["span"]) and record["f1"] < COLLAPSE_F1
+
+
+def near_collapse(record: dict) -> bool:
+    return record["top_share_pred"] >= NEAR_SHARE and record["top_share_pred"] - record["top_share_gold"] >= NEAR_EXCESS
+
+
+def se(values) -> float:
+    values = np.asarray(values, dtype=float)
+    return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+
+
+def _setting(labeled: int) -> str:
+    return "all" if labeled == 0 else str(labeled)
+
+
+def group(cells: dict) -> dict:
+    """``{(corpus, learner, features, L, U): {repeat: record}}``, guarded learners as :func:`effective`."""
+    out: dict = defaultdict(dict)
+    for key, record in cells.items():
+        k = CellKey.parse(key)
+        out[(k.corpus, k.learner, k.features, k.labeled, k.unlabeled)][k.repeat] = effective(record)
+    return out
+
+
+def effective(record: dict) -> dict:
+    """A guarded learner's cell as the guard of this checkout decides it.
+
+    A cell holds the scores of the returned model and of the one the guard
+    compared it with, and the guard's numbers; the decision is recomputed
+    with :func:`tagtool.learn.unlabeled.guard_reasons` (its current
+    tolerances), so the table is what the learner at its defaults returns
+    now — the same fits, whatever tolerances the cell was run with.
+    """
+    guard = record.get("guard") or {}
+    check = guard.get("check")
+    if check is None or "other" not in record:
+        return record
+    semi = record["other"] if guard["guard_fired"] else record
+    sup = record if guard["guard_fired"] else record["other"]
+    fired = bool(guard_reasons(check["fit_supervised"], check["fit_semi"], check["other_supervised"],
+                               check["other_semi"], check["favoured"]))
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("guard", "other")}  # noqa: E731
+    out = strip(sup if fired else semi)
+    out.update(train_seconds=record["train_seconds"], guard_fired=fired, semi=strip(semi), sup=strip(sup),
+               check=check)
+    return out
+
+
+def _cell(records: dict) -> str:
+    rows = list(records.values())
+    err = [r["token_error"] for r in rows]
+    f1 = [r["f1"] for r in rows]
+    n_collapsed = sum(collapsed(r) for r in rows)
+    n_near = sum(near_collapse(r) and not collapsed(r) for r in rows)
+    mark = (f" **{n_collapsed}✗**" if n_collapsed else "") + (f" {n_near}◌" if n_near else "")
+    return f"{np.mean(err):.2f} ± {se(err):.2f} / {np.mean(f1):.1f} ± {se(f1):.1f}{mark}"
+
+
+def _paired(a: dict, b: dict, field: str) -> tuple[float, float, int]:
+    common = sorted(set(a) & set(b))
+    diff = [a[r][field] - b[r][field] for r in common]
+    return (float(np.mean(diff)), se(diff), len(common)) if common else (float("nan"), 0.0, 0)
+
+
+def _semi_records(records: dict) -> dict:
+    """What the unlabeled sentences alone gave (before the guard)."""
+    return {repeat: r.get("semi", r) for repeat, r in records.items()}
+
+
+def corpus_tables(grouped: dict, corpus: str) -> list[str]:
+    keys = [k for k in grouped if k[0] == corpus]
+    if not keys:
+        return []
+    settings = sorted({(k[3], k[4]) for k in keys}, key=lambda s: (s[0] == 0, s[0]))
+    specs = sorted({(k[1], k[2]) for k in keys}, key=lambda s: (_order(s[0]), s[1]))
+    head = "| learner [features] | " + " | ".join(f"L={_setting(l)}" + (f", U={u}" if u else "")
+                                                  for l, u in settings) + " |"
+    lines = [f"### {corpus}", "", "Token error % / entity F1 % (token accuracy for POS), mean ± SE over repeats; "
+             "**k✗** = repeats that collapsed, k◌ = near-collapse.", "", head, "|---" * (len(settings) + 1) + "|"]
+    for learner, features in specs:
+        cells = [_cell(grouped[(corpus, learner, features, l, u)]) if (corpus, learner, features, l, u) in grouped
+                 else "" for l, u in settings]
+        lines.append(f"| {learner} [{features}] | " + " | ".join(cells) + " |")
+    lines += ["", *twin_table(grouped, corpus, settings, specs)]
+    return lines
+
+
+def _order(learner: str) -> int:
+    order = ["cosvm", "mv-perceptron", "entropy-crf", "wdpsl", "svm", "perceptron", "crf", "hmm", "crfsuite"]
+    return order.index(learner) if learner in order else len(order)
+
+
+def twin_table(grouped: dict, corpus: str, settings, specs) -> list[str]:
+    """Semi-supervised learner minus its twin, paired by repeat; ▼ = worse by more than one SE."""
+    lines = ["Against the supervised twin on the same draws and features: Δ token error / Δ F1 (points, paired "
+             "mean ± SE; ▼ worse than the twin by more than one SE); guard = repeats where the collapse guard "
+             "returned the supervised model; *unlabeled alone* = the model the unlabeled sentences gave, before "
+             "the guard.", "",
+             "| learner − twin | " + " | ".join(f"L={_setting(l)}" for l, _ in settings) + " |",
+             "|---" * (len(settings) + 1) + "|"]
+    for learner, features in specs:
+        twin = TWINS.get(learner)
+        if twin is None:
+            continue
+        rows = {"returned": [], "alone": []}
+        for labeled, unlabeled in settings:
+            a = grouped.get((corpus, learner, features, labeled, unlabeled))
+            b = grouped.get((corpus, twin, features, labeled, unlabeled))
+            if not a or not b:
+                rows["returned"].append("")
+                rows["alone"].append("")
+                continue
+            rows["returned"].append(_delta(a, b) + _guard_note(a))
+            rows["alone"].append(_delta(_semi_records(a), b))
+        lines.append(f"| {learner} − {twin} [{features}] | " + " | ".join(rows["returned"]) + " |")
+        if any("semi" in r for recs in (grouped.get((corpus, learner, features, l, u), {}) for l, u in settings)
+               for r in recs.values()):
+            lines.append(f"| *unlabeled alone* | " + " | ".join(rows["alone"]) + " |")
+    return lines + [""]
+
+
+def _delta(a: dict, b: dict) -> str:
+    d_err, s_err, n = _paired(a, b, "token_error")
+    d_f1, s_f1, _ = _paired(a, b, "f1")
+    worse = d_err > s_err or d_f1 < -s_f1
+    return f"{d_err:+.2f} ± {s_err:.2f} / {d_f1:+.1f} ± {s_f1:.1f}{' ▼' if worse else ''} (n={n})"
+
+
+def _guard_note(records: dict) -> str:
+    fired = sum(bool(r.get("guard_fired")) for r in records.values())
+    return f", guard {fired}/{len(records)}" if any("semi" in r for r in records.values()) else ""
+
+
+def summary(grouped: dict) -> list[str]:
+    """Collapses and below-twin cells of the learners as returned (defaults)."""
+    below, collapses = [], []
+    for (corpus, learner, features, labeled, unlabeled), records in sorted(grouped.items()):
+        n = sum(collapsed(r) for r in records.values())
+        near = sum(near_collapse(r) and not collapsed(r) for r in records.values())
+        if n or near:
+            collapses.append(f"{corpus} {learner} [{features}] L={_setting(labeled)}: {n} collapsed, {near} near, "
+                             f"of {len(records)}")
+        twin = TWINS.get(learner)
+        other = grouped.get((corpus, twin, features, labeled, unlabeled)) if twin else None
+        if other:
+            d_err, s_err, _ = _paired(records, other, "token_error")
+            d_f1, s_f1, _ = _paired(records, other, "f1")
+            if d_err > s_err or d_f1 < -s_f1:
+                below.append(f"{corpus} {learner} [{features}] L={_setting(labeled)}: Δerror {d_err:+.2f} ± "
+                             f"{s_err:.2f}, ΔF1 {d_f1:+.1f} ± {s_f1:.1f}")
+    return (["## Summary", "", f"Below the twin by more than one SE ({len(below)} cells):", ""]
+            + [f"- {b}" for b in below] + ["", f"Collapsed or near-collapsed repeats ({len(collapses)} cells):", ""]
+            + [f"- {c}" for c in collapses] + [""])
+
+
+def write_report(cache, out: Path) -> None:
+    grouped = group(cache.cells)
+    lines = [
+        "# Robustness: every learner on the development suite, 5 labeled sentences to the full file",
+        "",
+        "Command: `python benchmarks/robustness.py` (resumable; cells cached in "
+        "`benchmarks/results/robustness_cells.json`; `--report-only` rewrites this file)",
+        "",
+        *machine_lines(", shared with other jobs: seconds are noisy"),
+        "",
+        "Protocol: per corpus the pool is the first 3,000 sentences of the training file, L labeled and U "
+        "unlabeled sentences drawn as by `tagtool experiment` (same draws for every learner), scored on the test "
+        "file (CoNLL-2000 test.txt, CoNLL-2002 esp.testa, PTB sample sentences 3,001-3,914, UD EWT dev, NCBI "
+        "devel). The extractor of a repeat is fitted on the text of its L + U sentences. `L=all`: the whole "
+        "training file, no unlabeled sentences. CRFsuite: L-BFGS, c1 = c2 = 0.1, 100 iterations, the "
+        "sklearn-crfsuite template (POS keys only where the corpus has a POS column). A repeat *collapsed* (✗) "
+        f"when one label takes ≥ {COLLAPSE_SHARE:.0%} of the predicted test tokens (more than its gold share) or "
+        f"a span task's F1 is below {COLLAPSE_F1} %; *near-collapse* (◌): ≥ {NEAR_SHARE:.0%} and "
+        f"{NEAR_EXCESS:.0%} more than its gold share.",
+        "",
+        *summary(grouped),
+    ]
+    for corpus in CORPORA:
+        lines += corpus_tables(grouped, corpus)
+    write_keeping_analysis(out, lines)
