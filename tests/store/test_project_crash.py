@@ -43,7 +43,11 @@ def test_every_reported_edit_survives_a_kill(tmp_path, kill_after, delay):
         time.sleep(delay)
     finally:
         child.kill()  # SIGKILL: no cleanup, no atexit, no checkpoint
-        rest, _ = child.communicate()
+        child.wait()
+        # Read through the same text wrapper as readline(): communicate() reads the raw pipe and
+        # loses lines readline() had already buffered (seen under load: a reported edit missing).
+        rest = child.stdout.read()
+        child.stderr.read()
     assert child.returncode == -9
     lines += [line for line in rest.splitlines(keepends=True) if line.endswith("\n")]
     assert "done\n" not in lines, "the editor finished before it was killed"
