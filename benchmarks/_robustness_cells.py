@@ -35,7 +35,9 @@ CORPORA = {
 #: Sentences of the PTB sample kept for the pool (it has no test file: the rest, 914 sentences, is the test).
 PTB_TRAIN = 3000
 #: Semi-supervised learner -> its supervised twin (module docstring of robustness.py).
-TWINS = {"cosvm": "svm", "mv-perceptron": "perceptron", "entropy-crf": "crf", "wdpsl": "svm"}
+TWINS = {"cosvm": "svm", "mv-perceptron": "perceptron", "entropy-crf": "crf", "wdpsl": "crf"}
+#: Other supervised learners a semi-supervised one is compared with in the tables (not in the summary).
+ALSO = {"wdpsl": ("svm",)}
 CRFSUITE_PARAMS = {"c1": 0.1, "c2": 0.1, "max_iterations": 100, "feature.possible_transitions": True}
 
 
@@ -59,6 +61,17 @@ class CellCache:
 
     def put(self, key: str, record: dict) -> None:
         self.cells[key] = record
+        self.save()
+
+    def prune(self) -> int:
+        """Drop the cells run with other default parameters than the learners' present ones."""
+        stale = [key for key in self.cells if not CellKey.parse(key).current]
+        for key in stale:
+            del self.cells[key]
+        self.save()
+        return len(stale)
+
+    def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
         with os.fdopen(fd, "w") as out:
@@ -217,8 +230,14 @@ class CellKey:
     labeled: int
     unlabeled: int
     repeat: int
+    params: str
 
     @classmethod
     def parse(cls, key: str) -> CellKey:
-        corpus, learner, features, lab, unl, rep, *_ = key.split("|")  # seed, pool, params: one run each
-        return cls(corpus, learner, features, int(lab[2:]), int(unl[2:]), int(rep[2:]))
+        corpus, learner, features, lab, unl, rep, _seed, _pool, params = key.split("|")
+        return cls(corpus, learner, features, int(lab[2:]), int(unl[2:]), int(rep[2:]), params[len("params="):])
+
+    @property
+    def current(self) -> bool:
+        """Whether the cell was run with the learner's present default parameters."""
+        return self.params == defaults_hash(self.learner)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from _results import machine_lines, write_keeping_analysis
-from _robustness_cells import CORPORA, TWINS, CellKey
+from _robustness_cells import ALSO, CORPORA, TWINS, CellKey
 
 from tagtool.learn.unlabeled import guard_reasons
 
@@ -46,7 +46,8 @@ def group(cells: dict) -> dict:
     out: dict = defaultdict(dict)
     for key, record in cells.items():
         k = CellKey.parse(key)
-        out[(k.corpus, k.learner, k.features, k.labeled, k.unlabeled)][k.repeat] = effective(record)
+        if k.current:  # cells of former defaults are kept in the cache but not shown
+            out[(k.corpus, k.learner, k.features, k.labeled, k.unlabeled)][k.repeat] = effective(record)
     return out
 
 
@@ -127,6 +128,13 @@ def twin_table(grouped: dict, corpus: str, settings, specs) -> list[str]:
              "| learner − twin | " + " | ".join(f"L={_setting(l)}" for l, _ in settings) + " |",
              "|---" * (len(settings) + 1) + "|"]
     for learner, features in specs:
+        for other in ALSO.get(learner, ()):
+            cells = []
+            for labeled, unlabeled in settings:
+                a = grouped.get((corpus, learner, features, labeled, unlabeled))
+                b = grouped.get((corpus, other, features, labeled, unlabeled))
+                cells.append(_delta(a, b) if a and b else "")
+            lines.append(f"| *{learner} − {other} [{features}]* | " + " | ".join(cells) + " |")
         twin = TWINS.get(learner)
         if twin is None:
             continue

@@ -19,10 +19,13 @@ text, so a twin sees the same feature space and ignores the unlabeled
 sentences.
 
 Twins: ``cosvm``/``svm``, ``mv-perceptron``/``perceptron``,
-``entropy-crf``/``crf``; ``wdpsl``/``svm`` (WD-PSL cannot use unlabeled
-sentences, so "itself without them" is itself; ``svm`` is the supervised
-learner of its family — a max-margin first-order chain over the same
-energy, trained on whole sequences instead of pieces).  For the three
+``entropy-crf``/``crf``; ``wdpsl``/``crf``: WD-PSL cannot use unlabeled
+sentences, so "itself without them" is itself and the comparison would be
+empty; what it is for — learning from candidate sets as well as full
+labels — the supervised ``crf`` does too (the marginal likelihood of a
+candidate set, DESIGN §2), and it is the learner a user would otherwise
+pick.  ``svm`` (max-margin like WD-PSL, trained on whole sequences rather
+than pieces) is shown beside it in the tables.  For the three
 learners with the collapse guard (:mod:`tagtool.learn.unlabeled`) both the
 returned model and the one it was compared with are scored, so the table
 shows what the guard chose and what the unlabeled sentences alone would
@@ -93,6 +96,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--cache", type=Path, default=CACHE)
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--report-only", action="store_true", help="only rewrite the result file from the cache")
+    p.add_argument("--prune", action="store_true", help="drop cached cells of former default parameters")
     return p.parse_args(argv)
 
 
@@ -100,6 +104,8 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")  # the cells record the notes
     args = parse_args(argv)
     cache = CellCache(args.cache)
+    if args.prune:
+        print(f"{cache.prune()} cells of former defaults dropped", file=sys.stderr)
     if not args.report_only:
         run(args, cache)
     write_report(cache, args.out)

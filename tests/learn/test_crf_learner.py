@@ -147,12 +147,13 @@ def test_balance_caps_the_unlabeled_tokens_that_count_per_labeled_token():
     labeled, _ = word_tagging(rng, 5, length=(4, 4))  # 20 labeled tokens
     unlabeled, _ = word_tagging(rng, 50, length=(4, 4), kinds="none")  # 200 unlabeled
     data = concat(labeled, unlabeled)
-    assert EntropyCRF(gamma=0.5).effective_gamma(data) == pytest.approx(0.5 * 20 / 200)
+    assert EntropyCRF(gamma=0.5).effective_gamma(data) == pytest.approx(0.5 * 0.1 * 20 / 200)
+    assert EntropyCRF(gamma=0.5, balance=1.0).effective_gamma(data) == pytest.approx(0.5 * 20 / 200)
     assert EntropyCRF(gamma=0.5, balance=5.0).effective_gamma(data) == pytest.approx(0.5 * 5 * 20 / 200)
     assert EntropyCRF(gamma=0.5, balance=20.0).effective_gamma(data) == pytest.approx(0.5), "never above gamma"
     assert EntropyCRF(gamma=0.5, balance=None).effective_gamma(data) == 0.5
     assert EntropyCRF(gamma=0.5).effective_gamma(labeled) == 0.5, "no unlabeled tokens"
-    model = EntropyCRF(gamma=0.5, c2=0.1, max_iterations=5, supervised_iterations=5).fit(data)
+    model = EntropyCRF(gamma=0.5, c2=0.1, max_iterations=5, supervised_iterations=5, balance=1.0).fit(data)
     assert model.info["optimiser"]["entropy"]["gamma"] == pytest.approx(0.05)
     with pytest.raises(ValueError, match="balance"):
         EntropyCRF(balance=0.0).fit(data)

@@ -142,7 +142,7 @@ def test_guard_stays_silent_when_entropy_is_balanced():
     learner = EntropyCRF(max_iterations=50)
     model = learner.fit(snapshot)
     assert model.guard_fired is False and model.unlabeled_weight_used == pytest.approx(
-        balanced_weight(0.1, snapshot, 1.0))
+        balanced_weight(0.1, snapshot, 0.1))
     assert learner.alternative_ is not None and model is not learner.alternative_
 
 
