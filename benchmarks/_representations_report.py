@@ -12,6 +12,7 @@ GROUPS = (  # unseen-word table: name, (class, in labeled sentences) pairs poole
     ("subword vector only", ((1, 0), (1, 1))),
     ("no feature", ((2, 0), (2, 1))),
 )
+EXTENSIONS = ("+dist", "+dist-dims", "+dist+dist-dims")
 VARIANTS = [(f"{ext}", m) for ext in ("+dist", "+dist-dims", "+dist+dist-dims") for m in ("ft", "w2v")]
 
 
@@ -92,7 +93,7 @@ def features_tables(cells, corpora, seeds) -> list[str]:
 
 def features_summary(cells, corpora, seeds) -> list[str]:
     """Per learner/base/variant: mean gain over corpora × L, the worst (corpus, L) and how many are below 0."""
-    lines = ["| learner | base | addition | mean gain | NER @100 (es / ncbi) | worst (corpus, L) | cells < 0 |",
+    lines = ["| learner | base | addition | mean gain | NER @100 (es / es-form / ncbi) | worst (corpus, L) | cells < 0 |",
              "|---|---|---|---:|---|---|---:|"]
     for learner in ("crf", "perceptron"):
         for base in ("crfsuite", "default"):
@@ -107,7 +108,7 @@ def features_summary(cells, corpora, seeds) -> list[str]:
                 if not gains:
                     continue
                 worst = min(gains, key=lambda k: gains[k][0])
-                ner = " / ".join(fmt(gains.get((c, 100))) for c in ("es", "ncbi"))
+                ner = " / ".join(fmt(gains.get((c, 100))) for c in ("es", "es-form", "ncbi"))
                 lines.append(
                     f"| {learner} | {base} | {ext} {m} | {np.mean([g[0] for g in gains.values()]):+.2f} | {ner} | "
                     f"{worst[0]} L={worst[1]}: {gains[worst][0]:+.1f} | {sum(g[0] < 0 for g in gains.values())}"
@@ -115,8 +116,23 @@ def features_summary(cells, corpora, seeds) -> list[str]:
     return lines
 
 
+def absolute_table(cells, corpora, seeds, method="ft", size=100) -> list[str]:
+    """Mean score of every feature set at one L, to compare the bases (the gains tables compare within one)."""
+    sets = [(b + e, "none" if not e else method) for b in ("crfsuite", "default") for e in ("", *EXTENSIONS)]
+    lines = [f"| learner | corpus | " + " | ".join(f"`{fs}`" for fs, _ in sets) + " |", "|---|---|" + "---:|" * len(sets)]
+    for learner in ("crf", "perceptron"):
+        for corpus in corpora:
+            scores = [mean_se(cells, (corpus, learner, size, fs, rep, "all"), seeds).split(" ±")[0] for fs, rep in sets]
+            if any(x != "–" for x in scores):
+                best = max((float(x) for x in scores if x != "–"), default=None)
+                scores = [f"**{x}**" if x != "–" and float(x) == best else x for x in scores]
+                lines.append(f"| {learner} | {corpus} | " + " | ".join(scores) + " |")
+    return lines
+
+
 def tuning_tables(cells, corpora, seeds, variants) -> list[str]:
     out = []
+    variants = [v for v in variants if v == variants[0] or any(k[5] == v for k in cells)]
     for learner in ("crf", "perceptron"):
         for feature_set in ("crfsuite+dist", "crfsuite+dist-dims"):
             rows = [f"#### {learner}, `{feature_set}` at L = 100: gain over `crfsuite` (paired, ± SE)", "",
@@ -124,7 +140,7 @@ def tuning_tables(cells, corpora, seeds, variants) -> list[str]:
             for corpus in corpora:
                 ref = (corpus, learner, 100, "crfsuite", "none", "all")
                 gains = [paired(cells, ref, (corpus, learner, 100, feature_set, v, "all"), seeds) for v in variants]
-                if any(gains):
+                if any(gains[1:]):
                     rows.append(f"| {corpus} | " + " | ".join(fmt(g) for g in gains) + " |")
             if len(rows) > 4:
                 out += rows + [""]
@@ -222,13 +238,16 @@ def report(data: dict, corpora: dict, command: str, tuning=None, sizes=None, tex
     runs = data.get("runs", [])
     lines = ["# Word representations: which features, from how much text, and unseen words (issue 12)", "",
              f"Command: `{command}`", "", *machine_lines(),
-             f"- runs so far: {len(runs)}, {sum(r['minutes'] for r in runs):.0f} minutes of compute", "",
+             f"- runs: {len(runs)}, {sum(r['minutes'] for r in runs):.0f} minutes of compute in all:", "",
+             *[f"  - `{' '.join(r['argv']) or '(defaults)'}`: {r['minutes']} min" for r in runs], "",
              "Scores: entity F1 (conlleval rules) for NER and chunking, token accuracy for POS, on the test files "
              "(PTB: sentences 3001–3914). Gains are paired differences over the seeds "
              f"({', '.join(map(str, seeds))}): the same labeled sentences for every variant; ± is one standard error.",
              "", "## Representations learned (whole training file, library defaults unless named)", "",
              *rep_table(data, corpora), "", "## 1. Which features", "", "### Summary", "",
-             *features_summary(cells, corpora, seeds), "", *features_tables(cells, corpora, seeds)]
+             *features_summary(cells, corpora, seeds), "",
+             "### Scores at L = 100 of every feature set (FastText representations; best of a row in bold)", "",
+             *absolute_table(cells, corpora, seeds), "", *features_tables(cells, corpora, seeds)]
     if tuning:
         lines += ["## 1b. Settings of the representations", "", *tuning_tables(cells, corpora, seeds, tuning)]
     if sizes:

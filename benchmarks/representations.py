@@ -52,6 +52,7 @@ import logging
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -76,12 +77,15 @@ CELLS = RESULTS / "representations.json"
 #: key -> (name, train file, test file or None (split), read options, test = sentences after this many)
 CORPORA = {
     "es": ("CoNLL-2002 Spanish NER", "conll2002-es/esp.train", "conll2002-es/esp.testb", {}, None),
+    "es-form": ("CoNLL-2002 Spanish NER, FORM only", "conll2002-es/esp.train", "conll2002-es/esp.testb", {}, None),
     "ncbi": ("NCBI disease NER", "ncbi-disease/train.tsv", "ncbi-disease/test.tsv", {}, None),
     "chunk": ("CoNLL-2000 chunking", "conll2000/train.txt", "conll2000/test.txt", {}, None),
     "ptb": ("PTB POS sample (FORM only)", "ptb-sample/wsj_sample.word_pos.txt", None, {}, 3000),
     "ud": ("UD EWT upos (FORM only)", "ud-en-ewt/en_ewt-ud-train.conllu", "ud-en-ewt/en_ewt-ud-test.conllu",
            {"label_field": "upos"}, None),
 }
+#: Corpora read without their extra columns (the POS column), as raw text in a project would be.
+FORM_ONLY = {"es-form": "es"}
 LABELED = (20, 100, 500)
 BASES = ("crfsuite", "default")
 EXTENSIONS = ("+dist", "+dist-dims", "+dist+dist-dims")
@@ -103,10 +107,15 @@ logger = logging.getLogger("benchmarks.representations")
 
 def load_corpus(key: str) -> tuple[list, list]:
     _, train_path, test_path, options, split = CORPORA[key]
-    train = list(read_corpus(SHARED_DATA / train_path, **options).sentences)
+    train = _sentences(SHARED_DATA / train_path, options, key in FORM_ONLY)
     if test_path is None:
         return train[:split], train[split:]
-    return train, list(read_corpus(SHARED_DATA / test_path, **options).sentences)
+    return train, _sentences(SHARED_DATA / test_path, options, key in FORM_ONLY)
+
+
+def _sentences(path: Path, options: dict, form_only: bool) -> list:
+    sentences = list(read_corpus(path, **options).sentences)
+    return [replace(s, columns={}) for s in sentences] if form_only else sentences
 
 
 def gold_of(sentences) -> list[list[str]]:
@@ -167,6 +176,7 @@ class Store:
 
     def representations(self, corpus: str, repkey: str, text: list) -> WordRepresentations:
         """Learned (or cached) representations ``repkey`` = ``method[-variant][@N:seed]`` of ``text``."""
+        corpus = FORM_ONLY.get(corpus, corpus)  # the same text: the same representations
         path = self.cache_dir / f"{corpus}-{repkey.replace('@', '_').replace(':', '_')}.npz"
         if not path.exists():
             method, _, rest = repkey.partition("@")[0].partition("-")
@@ -326,11 +336,11 @@ def LabelSetOf(gold):  # noqa: N802 - reads like the class it builds
 # -- stages -------------------------------------------------------------------------
 
 
-def stage_features(runner: Runner, learners: list[str]) -> None:
+def stage_features(runner: Runner, learners: list[str], sizes: list[int]) -> None:
     for repkey in ("none", *METHODS):
         for base in BASES:
             for extension in ("",) if repkey == "none" else EXTENSIONS:
-                jobs = [(lr, size, seed) for size in LABELED for seed in runner.seeds for lr in learners
+                jobs = [(lr, size, seed) for size in sizes for seed in runner.seeds for lr in learners
                         if not (lr == "crf" and base == "default" and size != 100)]
                 runner.run_group(base + extension, repkey, jobs)
 
@@ -365,6 +375,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--tune-corpora", default=",".join(CORPORA))
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--learners", default="crf,perceptron")
+    p.add_argument("--sizes", default=",".join(map(str, LABELED)), help="labeled sentences (features stage)")
     p.add_argument("--tune-method", default="ft", choices=sorted(METHODS))
     p.add_argument("--tune-variants", default=",".join(v for v in TUNING if v), help=f"of {', '.join(TUNING)}")
     p.add_argument("--tune-learners", default="crf")
@@ -389,7 +400,7 @@ def main(argv=None) -> None:
         for corpus in args.corpora.split(","):
             runner = Runner(store, corpus, seeds)
             if "features" in stages:
-                stage_features(runner, learners)
+                stage_features(runner, learners, [*map(int, args.sizes.split(","))])
             if "tuning" in stages and corpus in args.tune_corpora.split(","):
                 stage_tuning(runner, args.tune_learners.split(","), args.tune_method,
                              ["", *args.tune_variants.split(",")])
@@ -400,7 +411,7 @@ def main(argv=None) -> None:
         store.save()
     lines = report(
         store.data, CORPORA, command="python benchmarks/representations.py " + " ".join(sys.argv[1:]),
-        tuning=[args.tune_method] + [f"{args.tune_method}-{v}" for v in args.tune_variants.split(",")],
+        tuning=[args.tune_method] + [f"{args.tune_method}-{v}" for v in TUNING if v],
         sizes=[*(s for s in TEXT_SIZES if s), "all"], text_method=args.text_method,
         text_sets=args.text_sets.split(","),
     )
