@@ -151,7 +151,7 @@ def text_tables(cells, corpora, seeds, sizes, method, feature_sets) -> list[str]
     out = []
     for learner in ("crf", "perceptron"):
         for feature_set in feature_sets:
-            rows = [f"#### {learner}, `{feature_set}` over `crfsuite` at L = 100 by tokens of text "
+            rows = [f"#### {learner}, `{feature_set}` over `{feature_set.split('+')[0]}` at L = 100 by tokens of text "
                     "(paired gain ± SE, worst seed in brackets)", "",
                     "| corpus | " + " | ".join(map(str, sizes)) + " |", "|---|" + "---:|" * len(sizes)]
             for corpus in corpora:
@@ -170,7 +170,7 @@ def _text_gain(cells, corpus, learner, feature_set, method, size, seeds):
     diffs = []
     for s in seeds:
         repkey = method if size == "all" else f"{method}@{size}:{s}"
-        base = cells.get((corpus, learner, 100, s, "crfsuite", "none", textkey))
+        base = cells.get((corpus, learner, 100, s, feature_set.split("+")[0], "none", textkey))
         with_reps = cells.get((corpus, learner, 100, s, feature_set, repkey, textkey))
         if base and with_reps:
             diffs.append(with_reps["score"] - base["score"])

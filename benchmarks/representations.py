@@ -26,8 +26,8 @@ Stages (``--stages``):
 ``text``
     A project holding N tokens of text: the L = 100 labeled sentences plus
     the first training sentences up to N tokens; the representations and
-    the extractor both see only that text.  Gain of ``+dist`` (and
-    ``--text-sets``) over the base at N in :data:`TEXT_SIZES`.
+    the extractor both see only that text.  Gain of each of ``--text-sets``
+    over its base set (the first of the stack) at N in :data:`TEXT_SIZES`.
 
 Every cell of the ``features`` stage also counts, on the test tokens, how
 the ``ft`` and ``w2v`` representations treat each word (own vector /
@@ -363,7 +363,8 @@ def stage_text(runner: Runner, learners: list[str], method: str, feature_sets: l
                 text, textkey = project_text(runner.train, labeled, size), f"N{size}"
                 repkey = f"{method}@{size}:{seed}"
             jobs = [(lr, 100, seed) for lr in learners]
-            for feature_set in ("crfsuite", *feature_sets):
+            bases = [fs.split("+")[0] for fs in feature_sets]  # each set against its base set alone
+            for feature_set in dict.fromkeys([*bases, *feature_sets]):
                 fs_rep = "none" if "dist" not in feature_set else repkey
                 runner.run_group(feature_set, fs_rep, jobs, text=text, textkey=textkey, counts=size is None)
 
@@ -380,7 +381,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--tune-variants", default=",".join(v for v in TUNING if v), help=f"of {', '.join(TUNING)}")
     p.add_argument("--tune-learners", default="crf")
     p.add_argument("--text-method", default="ft", choices=sorted(METHODS))
-    p.add_argument("--text-sets", default="crfsuite+dist", help="feature sets of the text stage besides crfsuite")
+    p.add_argument("--text-sets", default="crfsuite+dist", help="feature sets of the text stage (each against its base)")
     p.add_argument("--cells", default=str(CELLS))
     p.add_argument("--cache-dir", default="/tmp/tagtool-representations-bench")
     p.add_argument("--out", default=str(OUT))
