@@ -353,10 +353,10 @@ def stage_tuning(runner: Runner, learners: list[str], method: str, variants: lis
             runner.run_group(feature_set, repkey, jobs, counts=False)
 
 
-def stage_text(runner: Runner, learners: list[str], method: str, feature_sets: list[str]) -> None:
+def stage_text(runner: Runner, learners: list[str], method: str, feature_sets: list[str], sizes: list) -> None:
     for seed in runner.seeds:
         labeled = draw(len(runner.train), seed, 100)
-        for size in TEXT_SIZES:
+        for size in sizes:
             if size is None:
                 text, textkey, repkey = None, "all", method
             else:
@@ -382,6 +382,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--tune-learners", default="crf")
     p.add_argument("--text-method", default="ft", choices=sorted(METHODS))
     p.add_argument("--text-sets", default="crfsuite+dist", help="feature sets of the text stage (each against its base)")
+    p.add_argument("--text-sizes", default=",".join(str(n or "all") for n in TEXT_SIZES))
     p.add_argument("--cells", default=str(CELLS))
     p.add_argument("--cache-dir", default="/tmp/tagtool-representations-bench")
     p.add_argument("--out", default=str(OUT))
@@ -406,15 +407,17 @@ def main(argv=None) -> None:
                 stage_tuning(runner, args.tune_learners.split(","), args.tune_method,
                              ["", *args.tune_variants.split(",")])
             if "text" in stages and corpus in TEXT_CORPORA:
-                stage_text(runner, learners, args.text_method, args.text_sets.split(","))
+                sizes = [None if n == "all" else int(n) for n in args.text_sizes.split(",")]
+                stage_text(runner, learners, args.text_method, args.text_sets.split(","), sizes)
         store.data.setdefault("runs", []).append(
             {"argv": sys.argv[1:], "minutes": round((time.perf_counter() - tic) / 60, 1)})
         store.save()
     lines = report(
         store.data, CORPORA, command="python benchmarks/representations.py " + " ".join(sys.argv[1:]),
         tuning=[args.tune_method] + [f"{args.tune_method}-{v}" for v in TUNING if v],
-        sizes=[*(s for s in TEXT_SIZES if s), "all"], text_method=args.text_method,
-        text_sets=args.text_sets.split(","),
+        sizes=[*sorted({int(k.rsplit("|N", 1)[1]) for k in store.data["cells"] if "|N" in k}), "all"],
+        text_method=args.text_method,
+        text_sets=sorted({k.split("|")[4] for k in store.data["cells"] if "|N" in k and "dist" in k.split("|")[4]}),
     )
     print("\n".join(lines))
     write_keeping_analysis(Path(args.out), lines)
