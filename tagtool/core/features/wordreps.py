@@ -132,7 +132,8 @@ class WordRepresentations:
     words : tuple of str
         The vocabulary, as :func:`normalise_word` forms.
     vectors : float32 array, shape (n_words, dim)
-        Unit-length word vectors.
+        Unit-length word vectors, rounded to float16 precision (what
+        :meth:`to_arrays` stores, so a loaded copy gives the same features).
     clusters : mapping of int to int32 array, shape (n_words,)
         For every granularity ``k``, the cluster of every word.
     centres : mapping of int to float32 array, shape (k, dim)
@@ -156,6 +157,9 @@ class WordRepresentations:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "words", tuple(self.words))
+        # Held at the precision the file stores (float16): the dist-dims binarisation of a
+        # value near its threshold would otherwise differ between training and a loaded tagger.
+        object.__setattr__(self, "vectors", np.asarray(self.vectors, dtype=np.float16).astype(np.float32))
         object.__setattr__(self, "ngrams", tuple(self.ngrams))
         object.__setattr__(self, "clusters", MappingProxyType({int(k): v for k, v in sorted(self.clusters.items())}))
         object.__setattr__(self, "centres", MappingProxyType({int(k): v for k, v in sorted(self.centres.items())}))
