@@ -192,15 +192,15 @@ def _group_score(cell: dict, repkey: str, members, span: bool) -> float | None:
 
 def unseen_tables(cells, corpora, seeds, size=100) -> list[str]:
     out = []
-    for learner in ("crf", "perceptron"):
-        rows = [f"#### {learner}, L = {size}, base `crfsuite`: token score of each group without → with the addition",
+    for learner, base in [(lr, b) for b in ("crfsuite", "default") for lr in ("crf", "perceptron")]:
+        rows = [f"#### {learner}, L = {size}, base `{base}`: token score of each group without → with the addition",
                 "", "| corpus | addition | share of test tokens | " + " | ".join(g for g, _ in GROUPS) + " |",
                 "|---|---|---|" + "---|" * len(GROUPS)]
         for corpus in corpora:
             for ext, m in (("+dist", "ft"), ("+dist", "w2v"), ("+dist+dist-dims", "ft"), ("+dist+dist-dims", "w2v")):
-                ref = (corpus, learner, size, "crfsuite", "none", "all")
+                ref = (corpus, learner, size, base, "none", "all")
                 pairs = [(cells.get(ref[:3] + (s,) + ref[3:]), cells.get((corpus, learner, size, s,
-                          "crfsuite" + ext, m, "all"))) for s in seeds]
+                          base + ext, m, "all"))) for s in seeds]
                 pairs = [(a, b) for a, b in pairs if a and b and "groups" in a and "groups" in b]
                 if not pairs:
                     continue
@@ -237,7 +237,7 @@ def report(data: dict, corpora: dict, command: str, tuning=None, sizes=None, tex
     seeds = _seeds(cells) if cells else []
     runs = data.get("runs", [])
     lines = ["# Word representations: which features, from how much text, and unseen words (issue 12)", "",
-             f"Command: `{command}`", "", *machine_lines(),
+             f"Last command: `{command}` (every run below)", "", *machine_lines(),
              f"- runs: {len(runs)}, {sum(r['minutes'] for r in runs):.0f} minutes of compute in all:", "",
              *[f"  - `{' '.join(r['argv']) or '(defaults)'}`: {r['minutes']} min" for r in runs], "",
              "Scores: entity F1 (conlleval rules) for NER and chunking, token accuracy for POS, on the test files "
