@@ -10,6 +10,7 @@ import numpy as np
 from _results import machine_lines, write_keeping_analysis
 from _robustness_cells import ALSO, CORPORA, TWINS, CellKey
 
+from tagtool.learn import get_learner
 from tagtool.learn.unlabeled import guard_reasons
 
 #: A repeat collapsed when one label takes this share of the predicted test tokens, or a span task's
@@ -47,11 +48,11 @@ def group(cells: dict) -> dict:
     for key, record in cells.items():
         k = CellKey.parse(key)
         if k.current:  # cells of former defaults are kept in the cache but not shown
-            out[(k.corpus, k.learner, k.features, k.labeled, k.unlabeled)][k.repeat] = effective(record)
+            out[(k.corpus, k.learner, k.features, k.labeled, k.unlabeled)][k.repeat] = effective(record, k.learner)
     return out
 
 
-def effective(record: dict) -> dict:
+def effective(record: dict, learner: str) -> dict:
     """A guarded learner's cell as the guard of this checkout decides it.
 
     A cell holds the scores of the returned model and of the one the guard
@@ -66,8 +67,9 @@ def effective(record: dict) -> dict:
         return record
     semi = record["other"] if guard["guard_fired"] else record
     sup = record if guard["guard_fired"] else record["other"]
+    tolerance = get_learner(learner).guard_drift_tolerance
     fired = bool(guard_reasons(check["fit_supervised"], check["fit_semi"], check["other_supervised"],
-                               check["other_semi"], check["favoured"]))
+                               check["other_semi"], check["favoured"], drift_tolerance=tolerance))
     strip = lambda r: {k: v for k, v in r.items() if k not in ("guard", "other")}  # noqa: E731
     out = strip(sup if fired else semi)
     out.update(train_seconds=record["train_seconds"], guard_fired=fired, semi=strip(semi), sup=strip(sup),

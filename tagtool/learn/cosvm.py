@@ -79,7 +79,9 @@ from tagtool.learn._svm_common import Layout, SVMSettings, ViewTrainer, cu_sched
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
-from tagtool.learn.unlabeled import SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled
+from tagtool.learn.unlabeled import (
+    DRIFT_TOLERANCE, SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled,
+)
 from tagtool.learn.svm import gold_paths, partial_cost
 
 logger = logging.getLogger(__name__)
@@ -166,6 +168,8 @@ class CoSVM(Learner):
     #: F1 89.2 against 87.8 with random halves of the default set (and 87.9 for ``svm`` on the same stack),
     #: in less time (benchmarks/results/robustness.md, conll2002_multiview.md).
     default_features: ClassVar[dict] = {"feature_set": "crfsuite+default"}
+    #: Of the collapse guard's drift check (:data:`tagtool.learn.unlabeled.DRIFT_TOLERANCE`).
+    guard_drift_tolerance: ClassVar[float] = DRIFT_TOLERANCE
     description = "Co-trained structural SVM: two views agree on unlabeled sentences (Brefeld & Scheffer 2006)"
 
     def __init__(
@@ -234,7 +238,8 @@ class CoSVM(Learner):
                                  monitor.span(0.0, share, SUPERVISED_RUN), settings, cu_max)
         semi = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), settings, cu_max)
         model, self.alternative_ = choose_model(snapshot, semi[0], supervised[0], learner=self.name,
-                                                weight=self.cu_max, weight_used=cu_max)
+                                                weight=self.cu_max, weight_used=cu_max,
+                                                drift_tolerance=self.guard_drift_tolerance)
         if model is semi[0]:
             _, self.support_, self.offset_ = semi
         else:  # sentence numbers of the supervised run are positions in ``labeled``

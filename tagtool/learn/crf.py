@@ -50,6 +50,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -59,7 +60,7 @@ from tagtool.learn import _crf_kernels as kernels
 from tagtool.learn.base import Learner, NothingToLearnError
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
-from tagtool.learn.unlabeled import balanced_weight, choose_model, has_unlabeled
+from tagtool.learn.unlabeled import ENTROPY_DRIFT_TOLERANCE, balanced_weight, choose_model, has_unlabeled
 
 logger = logging.getLogger(__name__)
 
@@ -397,7 +398,8 @@ class EntropyCRF(CRF):
         The collapse guard of :mod:`tagtool.learn.unlabeled`: compare the
         result with the supervised start (γ = 0) on the training sentences
         and return the supervised model if the entropy term lost labeled
-        tokens or drifted towards one label (logged, and
+        tokens or shifted the label proportions of the unlabeled tokens
+        towards one label by more than 5 % (logged, and
         ``model.guard_fired``).  On UD English EWT part-of-speech (20
         labeled, 500 unlabeled sentences) the entropy term made the model
         sure of a wrong labeling in 4 of 5 repeats (issue 12).  A warm
@@ -413,6 +415,8 @@ class EntropyCRF(CRF):
 
     name = "entropy-crf"
     uses = frozenset({"full", "partial", "none"})
+    #: Of the collapse guard's drift check (:data:`tagtool.learn.unlabeled.ENTROPY_DRIFT_TOLERANCE`).
+    guard_drift_tolerance: ClassVar[float] = ENTROPY_DRIFT_TOLERANCE
     description = "Semi-supervised CRF: likelihood of (partially) labeled sentences minus unlabeled entropy."
 
     def __init__(
@@ -469,7 +473,7 @@ class EntropyCRF(CRF):
             def fallback():
                 return _to_model(snapshot, theta_supervised, {"optimiser": {"supervised": info["supervised"]}})
         model, self.alternative_ = choose_model(snapshot, semi, fallback, learner=self.name, weight=self.gamma,
-                                                weight_used=gamma)
+                                                weight_used=gamma, drift_tolerance=self.guard_drift_tolerance)
         return model
 
 

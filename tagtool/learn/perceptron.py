@@ -39,7 +39,7 @@ from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.unlabeled import (
-    SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled, supervised_part,
+    DRIFT_TOLERANCE, SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled, supervised_part,
 )
 
 logger = logging.getLogger(__name__)
@@ -332,6 +332,8 @@ class MultiViewPerceptron(Perceptron):
     #: co-training gains over the supervised perceptron; random halves of one set
     #: leave each view too weak (benchmarks/results/conll2002_multiview.md).
     default_features: ClassVar[dict] = {"feature_set": "crfsuite+default"}
+    #: Of the collapse guard's drift check (:data:`tagtool.learn.unlabeled.DRIFT_TOLERANCE`).
+    guard_drift_tolerance: ClassVar[float] = DRIFT_TOLERANCE
     description = "Multi-view hidden Markov perceptron (co-training of two feature views, semi-supervised)"
 
     def __init__(
@@ -370,7 +372,7 @@ class MultiViewPerceptron(Perceptron):
                                  monitor.span(0.0, share, SUPERVISED_RUN), sentence_weights(labeled, c_u))
         model = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), sentence_weights(snapshot, c_u))
         model, self.alternative_ = choose_model(snapshot, model, supervised, learner=self.name, weight=self.c_u,
-                                                weight_used=c_u)
+                                                weight_used=c_u, drift_tolerance=self.guard_drift_tolerance)
         return model
 
     def _check_params(self) -> None:

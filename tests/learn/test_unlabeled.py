@@ -210,3 +210,16 @@ def test_learners_without_unlabeled_sentences_record_no_comparison():
     from tagtool.learn.svm import HMSVM
 
     assert HMSVM(max_epochs=1).fit(data).unlabeled_weight_used is None
+
+
+def test_entropy_crf_tolerates_less_drift_than_co_training():
+    """Entropy minimisation should sharpen, not shift label proportions: 10 % fewer other labels is a drift for it."""
+    from tagtool.learn.unlabeled import ENTROPY_DRIFT_TOLERANCE
+
+    snap, gold = tiny_snapshot(5, 10)
+    fewer = gold.copy()
+    fewer[np.flatnonzero(gold[20:] != 1)[:4] + 20] = 1  # 4 of 27 unlabeled tokens moved to L1: 15 % fewer others
+    assert not check_unlabeled(snap, gold, fewer).fired
+    assert check_unlabeled(snap, gold, fewer, drift_tolerance=ENTROPY_DRIFT_TOLERANCE).fired
+    assert EntropyCRF.guard_drift_tolerance == ENTROPY_DRIFT_TOLERANCE
+    assert CoSVM.guard_drift_tolerance == MultiViewPerceptron.guard_drift_tolerance == DRIFT_TOLERANCE
