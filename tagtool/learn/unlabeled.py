@@ -17,9 +17,9 @@ Scheffer 2006: U = 5 L; Jiao et al. 2006: fixed γ); in an annotation tool
 the ratio runs from 1:100 to 10:1 as labeling goes on.
 
 **Collapse guard** (:func:`check_unlabeled`, :func:`choose_model`), after
-training.  The learner also fits its *supervised solution* — the same
-learner on the labeled and partially labeled sentences only (for
-``entropy-crf`` the γ = 0 start it computes anyway) — and the two models
+training.  The learner also fits its *supervised solution* on the labeled
+and partially labeled sentences only — ``mv-perceptron`` itself, ``svm`` for
+``cosvm``, for ``entropy-crf`` the γ = 0 start it computes anyway — and the two models
 are compared on the training sentences themselves, so no labeled sentence
 is held out (at L = 5 there is none to spare) and the cost is one
 supervised fit plus two predictions:
@@ -57,8 +57,10 @@ Why a guard and not the alternatives issue 12 names:
   parameters (transitions, frequent features) the same way.
 * The guard needs no held-out labels, costs one supervised fit (the
   labeled part, small at the cold start where the guard matters), and its
-  fallback is by construction the supervised twin of ``entropy-crf`` and
-  the same learner without unlabeled sentences for the co-trained ones.
+  fallback is the supervised twin: the γ = 0 start of ``entropy-crf``
+  (``crf``), ``svm`` for ``cosvm`` (its two views trained on the labeled
+  sentences alone sum to a weaker tagger than one SVM on all features),
+  and ``mv-perceptron`` without unlabeled sentences.
   Its two tolerances were set on CoNLL-2000 and CoNLL-2002 and checked on
   the three other corpora of benchmarks/robustness.py, which scores both
   models of every guarded fit.
