@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -15,14 +18,18 @@ import numpy as np
 from tagtool.core.corpus import Corpus as TagCorpus
 from tagtool.core.corpus import Document
 from tagtool.core.features import FeatureExtractor
+from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.core.metrics import evaluate
 from tagtool.core.snapshot import build_snapshot
 from tagtool.experiment import Experiment, ExperimentConfig
 from tagtool.learn import get_learner
 from tagtool.pipeline import feature_views, view_split_for
+from tagtool.represent import RepresentationSettings, learn_representations
 from tagtool.store.formats import read_corpus
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+#: Learned word representations, one ``.npz`` per corpus (outside the repository: 10-40 MB each).
+REPS_DIR = Path(os.environ.get("TAGTOOL_BENCH_CACHE", Path.home() / ".cache" / "tagtool-bench")) / "robustness"
 
 #: name -> (training file, test file or None to split the training file, POS column for CRFsuite or None).
 CORPORA = {
@@ -60,8 +67,22 @@ class CellCache:
         return key in self.cells
 
     def put(self, key: str, record: dict) -> None:
-        self.cells[key] = record
-        self.save()
+        """Add a cell and write the file, keeping the cells other runs wrote meanwhile (two runs may share it)."""
+        with self._locked():
+            if self.path.exists():
+                self.cells = {**json.loads(self.path.read_text()), **self.cells}
+            self.cells[key] = record
+            self.save()
+
+    @contextlib.contextmanager
+    def _locked(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(self.path.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def prune(self) -> int:
         """Drop the cells run with other default parameters than the learners' present ones."""
@@ -112,6 +133,34 @@ class Corpus:
         self.gold = [[next(iter(a)) for a in s.annotations] for s in self.test]
         self._experiments: dict[tuple[int, int], Experiment] = {}
         self._arrays: dict[tuple, tuple] = {}
+        self._representations: WordRepresentations | None = None
+
+    def representations(self) -> WordRepresentations:
+        """FastText representations at the app's defaults, learned once from the training text (never the test).
+
+        The training file stands for the raw text a user adds to a project
+        (``tagtool text``); every draw's L + U sentences are part of it.
+        Kept in :data:`REPS_DIR` under a hash of the text and the settings,
+        and always read back from those bytes, so a resumed run uses the
+        same arrays as a fresh one.
+        """
+        if self._representations is None:
+            settings = RepresentationSettings()
+            text = [list(s.tokens) for s in self.data]
+            digest = hashlib.sha1(json.dumps([text, repr(settings)]).encode()).hexdigest()[:12]
+            path = REPS_DIR / f"{self.name}-{digest}.npz"
+            if not path.exists():
+                started = time.perf_counter()
+                reps = learn_representations(text, settings)
+                REPS_DIR.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=REPS_DIR, suffix=".tmp")
+                with os.fdopen(fd, "wb") as out:
+                    out.write(reps.to_bytes())
+                os.replace(tmp, path)
+                print(f"{self.name}: representations of {reps.info['n_tokens']} tokens learned in "
+                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+            self._representations = WordRepresentations.from_bytes(path.read_bytes())
+        return self._representations
 
     def experiment(self, labeled: int, unlabeled: int) -> Experiment:
         key = (labeled, unlabeled)
@@ -139,8 +188,14 @@ class Corpus:
             if len(self._arrays) > 4:
                 self._arrays.clear()
             lab, unl, seed, labels = self.sentences(labeled, unlabeled, repeat)
-            self._arrays[key] = (FeatureExtractor(feature_set=feature_set).fit(lab + unl), lab, unl, seed, labels)
+            reps = self.representations() if uses_representations(feature_set) else None
+            extractor = FeatureExtractor(feature_set=feature_set, representations=reps).fit(lab + unl)
+            self._arrays[key] = (extractor, lab, unl, seed, labels)
         return self._arrays[key]
+
+
+def uses_representations(feature_set: str) -> bool:
+    return any(part.startswith("dist") for part in feature_set.split("+"))
 
 
 def scores(corpus: Corpus, predicted: list[list[str]], labels) -> dict:

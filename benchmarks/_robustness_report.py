@@ -191,6 +191,89 @@ def summary(grouped: dict) -> list[str]:
             + [f"- {c}" for c in collapses] + [""])
 
 
+def unlabeled_collapses(grouped: dict) -> list[str]:
+    """Repeats where a semi-supervised learner collapsed and its twin, on the same draw, did not.
+
+    At L = 5-10 on NCBI disease the labeled draw often holds one or two
+    mentions or none, and every learner, CRFsuite included, tags nothing;
+    such a repeat says nothing about the unlabeled sentences.
+    """
+    lines = []
+    for (corpus, learner, features, labeled, unlabeled), records in sorted(grouped.items()):
+        twin = grouped.get((corpus, TWINS.get(learner), features, labeled, unlabeled))
+        if not twin:
+            continue
+        own = [r for r, rec in records.items() if collapsed(rec) and r in twin and not collapsed(twin[r])]
+        if own:
+            lines.append(f"- {corpus} {learner} [{features}] L={_setting(labeled)}: repeats {own}")
+    return ["Collapses the unlabeled sentences caused (the learner collapsed, its twin on the same draw did not): "
+            f"{len(lines)} cells.", "", *lines, ""]
+
+
+def representation_gains(grouped: dict) -> list[str]:
+    """``[X+dist] − [X]`` per corpus, learner and L: entity F1 / accuracy points, paired by repeat."""
+    pairs = sorted({(k[0], k[1], k[2]) for k in grouped if k[2].endswith("+dist")
+                    and (k[0], k[1], k[2][: -len("+dist")], k[3], k[4]) in grouped})
+    if not pairs:
+        return []
+    settings = sorted({(k[3], k[4]) for k in grouped if k[2].endswith("+dist")}, key=lambda s: (s[0] == 0, s[0]))
+    lines = ["## What the word representations add", "",
+             "Entity F1 (accuracy for POS) with the `dist` clusters minus without, same learner, draws and base "
+             "features: paired mean ± SE in points (n repeats).", "",
+             "| corpus | learner [base features] | " + " | ".join(f"L={_setting(l)}" for l, _ in settings) + " |",
+             "|---" * (len(settings) + 2) + "|"]
+    for corpus, learner, features in sorted(pairs, key=lambda p: (list(CORPORA).index(p[0]), _order(p[1]), p[2])):
+        base = features[: -len("+dist")]
+        cells = []
+        for labeled, unlabeled in settings:
+            a = grouped.get((corpus, learner, features, labeled, unlabeled))
+            b = grouped.get((corpus, learner, base, labeled, unlabeled))
+            if a and b:
+                d, e, n = _paired(a, b, "f1")
+                cells.append(f"{d:+.1f} ± {e:.1f} (n={n})")
+            else:
+                cells.append("")
+        lines.append(f"| {corpus} | {learner} [{base}] | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def default_ranking(grouped: dict) -> list[str]:
+    """Each learner at its own default features (and with ``+dist``): mean F1 / accuracy and rank per L."""
+    own = {}
+    for name in ("cosvm", "mv-perceptron", "entropy-crf", "wdpsl", "svm", "perceptron", "crf", "hmm"):
+        default = get_learner(name).default_features.get("feature_set", "default")
+        own[name] = default
+    settings = sorted({(k[3], k[4]) for k in grouped}, key=lambda s: (s[0] == 0, s[0]))
+    lines = ["## Which learner is best across the suite", "",
+             "Each learner at its own default feature set (`+dist`: with the word-representation clusters), "
+             "entity F1 / token accuracy averaged over the corpora that have all of that L's cells, and the mean "
+             "rank over those corpora (1 = best; CRFsuite ranked with them).", "",
+             "| learner [features] | " + " | ".join(f"L={_setting(l)}" for l, _ in settings) + " |",
+             "|---" * (len(settings) + 1) + "|"]
+    variants = [(n, f) for n, f in own.items()] + [(n, f + "+dist") for n, f in own.items()] + [("crfsuite", "crfsuite")]
+    table = {}
+    for labeled, unlabeled in settings:
+        for suffix in ("", "+dist"):
+            chosen = [(n, f) for n, f in variants if f.endswith("+dist") == bool(suffix) or n == "crfsuite"]
+            corpora = [c for c in CORPORA if all((c, n, f, labeled, unlabeled) in grouped for n, f in chosen)]
+            for corpus in corpora:
+                means = {(n, f): np.mean([r["f1"] for r in grouped[(corpus, n, f, labeled, unlabeled)].values()])
+                         for n, f in chosen}
+                order = sorted(means, key=means.get, reverse=True)
+                for rank, spec in enumerate(order, 1):
+                    table.setdefault((spec, labeled, suffix), []).append((means[spec], rank))
+    for spec in variants:
+        cells = []
+        for labeled, _ in settings:
+            suffix = "+dist" if spec[1].endswith("+dist") else ""
+            got = table.get((spec, labeled, suffix), [])
+            cells.append(f"{np.mean([m for m, _ in got]):.1f} (rank {np.mean([r for _, r in got]):.1f}, "
+                         f"{len(got)} corpora)" if got else "")
+        if any(cells):
+            lines.append(f"| {spec[0]} [{spec[1]}] | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def write_report(cache, out: Path) -> None:
     grouped = group(cache.cells)
     lines = [
@@ -212,6 +295,9 @@ def write_report(cache, out: Path) -> None:
         f"{NEAR_EXCESS:.0%} more than its gold share.",
         "",
         *summary(grouped),
+        *unlabeled_collapses(grouped),
+        *representation_gains(grouped),
+        *default_ranking(grouped),
     ]
     for corpus in CORPORA:
         lines += corpus_tables(grouped, corpus)

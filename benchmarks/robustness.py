@@ -10,10 +10,15 @@ L and the repeat only), the pool the first ``--pool`` sentences of the
 training file, scored on the corpus's test file.
 
 Features: ``--features`` names a feature set (``default``, ``crfsuite``,
-``crfsuite+default``, later ``crfsuite+dist`` …) given to every learner, or
+``crfsuite+default``, ``crfsuite+dist`` …) given to every learner, or
 ``defaults`` (the default): every semi-supervised learner with its own
 default features and its twin with the same ones; the supervised learners
-also at their own defaults.  The extractor of a repeat is fitted on the text
+also at their own defaults.  ``defaults+dist`` adds the word-representation
+clusters (``dist``) to every learner's own set; the representations are
+learned once per corpus from the text of its training file (never the test
+file), as a user adds raw text to a project
+(:meth:`_robustness_cells.Corpus.representations`).  CRFsuite keeps its
+template: it is the reference beside both runs.  The extractor of a repeat is fitted on the text
 of its labeled and unlabeled sentences, as the app fits it on a project's
 text, so a twin sees the same feature space and ignores the unlabeled
 sentences.
@@ -36,7 +41,7 @@ finish: a run can be stopped and resumed, and ``--report-only`` rewrites the
 result file from the cache.  Usage::
 
     python benchmarks/robustness.py --corpora conll2000,ncbi --learners cosvm,svm --labeled 5,10 --repeats 5
-    python benchmarks/robustness.py --features crfsuite+dist --learners mv-perceptron,perceptron,crfsuite
+    python benchmarks/robustness.py --features defaults+dist
     python benchmarks/robustness.py --full            # the full training files (no draws)
     python benchmarks/robustness.py --report-only
 """
@@ -69,9 +74,10 @@ def learner_specs(learners: list[str], features: str) -> list[tuple[str, str]]:
     def own(name: str) -> str:
         if name == "crfsuite":
             return "crfsuite"
-        if features != "defaults":
+        if not features.startswith("defaults"):
             return features
-        return get_learner(name).default_features.get("feature_set", "default")
+        own_set = get_learner(name).default_features.get("feature_set", "default")
+        return own_set + features[len("defaults"):]  # "defaults+dist": each learner's own set, plus dist
 
     specs = [(name, own(name)) for name in learners]
     for name in learners:
@@ -88,7 +94,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--labeled", default="5,10,20,50,100,500", help="comma-separated L")
     p.add_argument("--unlabeled", type=int, default=500, help="U, the same for every L (default 500)")
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--features", default="defaults", help="a feature set for every learner, or 'defaults'")
+    p.add_argument("--features", default="defaults",
+                   help="a feature set for every learner, 'defaults' (each learner's own) or 'defaults+dist' "
+                        "(each learner's own plus the word-representation clusters)")
     p.add_argument("--pool", type=int, default=3000, help="sentences of the training file drawn from")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--full", action="store_true", help="train on the whole training file instead of draws")
