@@ -224,6 +224,37 @@ def test_project_keeps_text_and_representations(tmp_path, corpus, reps):
         assert project.representations_stale()  # the text grew by 10 %: relearn
 
 
+def test_another_thread_stores_them_while_the_project_is_open(tmp_path, corpus, reps):
+    """The app's worker writes through its own connection; the open project sees them, and a failure is a
+    ProjectError that leaves the file as it was."""
+    import threading
+
+    from tagtool.errors import ProjectError
+    from tagtool.store.project import Project
+    from tagtool.store.representations import store_in_file
+
+    path = tmp_path / "p.tagproj"
+    with Project.create(path, corpus) as project:
+        errors = []
+        worker = threading.Thread(target=lambda: _capture(errors, store_in_file, path, reps, 123))
+        worker.start()
+        worker.join()
+        assert errors == []
+        assert project.representations().fingerprint == reps.fingerprint
+        assert project.representations_record().text_tokens == 123
+        project.add_text("notes.txt", [["still", "writable"]])  # the project's own connection writes on
+        with pytest.raises(ProjectError, match="could not be saved"):
+            store_in_file(tmp_path / "missing.tagproj", reps, 1)
+        assert not (tmp_path / "missing.tagproj").exists()
+
+
+def _capture(errors, function, *args):
+    try:
+        function(*args)
+    except Exception as exc:  # noqa: BLE001 — reported to the test's thread
+        errors.append(exc)
+
+
 def test_old_project_gains_the_representation_tables(tmp_path, corpus):
     import sqlite3
 

@@ -149,6 +149,8 @@ class ModelLoop(QObject):
     failed = Signal(str, str)
     cancelled = Signal()
     stored = Signal(int)
+    #: The project's stored model was read (before its guidance is recomputed).
+    loaded = Signal(object)
 
     def __init__(self, session: Session, parent: QObject | None = None):
         super().__init__(parent)
@@ -339,25 +341,31 @@ class ModelLoop(QObject):
     # projects
 
     def load_last(self) -> bool:
-        """Load the project's newest stored model and recompute its guidance in the worker."""
-        from tagtool.tagger import Tagger, TaggerFileError
+        """Load the project's newest stored model in the worker, then recompute its guidance there.
 
+        Only the row's bytes are read on the GUI thread: decoding a big
+        project's tagger (its vocabulary, word representations) took 1.2 s
+        (benchmarks/results/gui_representations.md).  A run started
+        meanwhile replaces the loading.  Returns whether there was a model.
+        """
         project = self.session.project
         records = project.models()
         if not records:
             return False
         record = records[-1]
-        try:
-            tagger = Tagger.from_bytes(project.model_data(record.id), f"model {record.id}")
-        except TaggerFileError as exc:
-            log.warning("stored model %d unreadable: %s", record.id, exc)
-            return False
-        tagger.metrics = dict(record.metrics)
         self.set_learner(record.learner, dict(record.params))
+        task = self.runner.start(_read_tagger, project.model_data(record.id), f"model {record.id}")
+        task.signals.returned.connect(lambda tagger, t=task: self.runner.is_current(t) and self._loaded(record, tagger))
+        task.signals.errored.connect(
+            lambda message, _tb: log.warning("stored model %d unreadable: %s", record.id, message))
+        return True
+
+    def _loaded(self, record, tagger) -> None:
+        tagger.metrics = dict(record.metrics)
         self.result = TrainingResult(tagger, record.learner, dict(record.params), {}, {}, dict(record.metrics))
+        self.loaded.emit(self.result)
         if not self.session.defer_until_sentences_ready("guidance", lambda: self._guide(tagger)):
             self._guide(tagger)
-        return True
 
     def _guide(self, tagger) -> None:
         """Recompute a loaded model's guidance in the worker, unless another model came meanwhile."""
@@ -389,3 +397,10 @@ class ModelLoop(QObject):
             return
         sid = self.session.current_id
         self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks))
+
+
+def _read_tagger(data: bytes, name: str, state):
+    """A stored model's tagger (the worker's half of :meth:`ModelLoop.load_last`)."""
+    from tagtool.tagger import Tagger
+
+    return Tagger.from_bytes(data, name)

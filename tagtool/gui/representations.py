@@ -10,8 +10,10 @@ so learning never cancels a training run nor waits for one:
   missing or stale (the text changed by 10 % or more,
   :mod:`tagtool.store.representations`), the text — the session's cached
   sentences and the project's added texts — is copied on the GUI thread
-  and learned from in the worker, with progress and Cancel; the result is
-  stored on the GUI thread (one INSERT) and :attr:`changed` is emitted.
+  and learned from in the worker, with progress and Cancel; the worker
+  also serialises, fingerprints and stores them through its own connection
+  (:func:`tagtool.store.representations.store_in_file`: several megabytes
+  and a commit would stall the window), then :attr:`changed` is emitted.
 * :meth:`for_training` gives the training run what to use: the
   representations and the feature set that reads them, or nothing.
 """
@@ -24,8 +26,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from tagtool.core.features.wordreps import WordRepresentations
+from tagtool.errors import ProjectError
 from tagtool.gui.worker import TaskRunner
 from tagtool.represent import MIN_AUTO_TEXT_TOKENS, learn_representations, wanted_by_default
+from tagtool.store.representations import store_in_file
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +37,23 @@ MODES = ("auto", "on", "off")
 
 
 def _decode(data: bytes, state) -> WordRepresentations:
-    return WordRepresentations.from_bytes(data)
+    reps = WordRepresentations.from_bytes(data)
+    reps.fingerprint  # noqa: B018 — hashed (and cached) here, not on the GUI thread
+    return reps
 
 
-def _learn(text: list[list[str]], n_tokens: int, state) -> tuple[WordRepresentations, int, bytes]:
+def _learn(text: list[list[str]], n_tokens: int, path: str, state) -> tuple[WordRepresentations, str]:
+    """Learn, then store in the project file at ``path``; returns the representations and a storage error ("")."""
     reps = learn_representations(text, progress=state.progress, should_stop=state.should_stop)
-    return reps, n_tokens, reps.to_bytes()  # serialised here: the GUI thread only inserts the bytes
+    state.progress(1.0, "storing the word representations")
+    data = reps.to_bytes()
+    reps.fingerprint  # noqa: B018 — cached for the GUI thread
+    try:
+        store_in_file(path, reps, n_tokens, data)
+    except ProjectError as exc:  # a full disk must not lose what was learned: it is used, unsaved
+        log.warning("word representations not stored: %s", exc)
+        return reps, str(exc)
+    return reps, ""
 
 
 class RepresentationsController(QObject):
@@ -57,6 +72,8 @@ class RepresentationsController(QObject):
         self.current: WordRepresentations | None = None
         self.learning = False
         self.error = ""
+        #: Why the last learned representations could not be stored ("" when they were).
+        self.store_error = ""
         self.closed = False
         self._text_tokens = self.project.text_tokens()
         self._load_stored()
@@ -91,8 +108,10 @@ class RepresentationsController(QObject):
         if self.current is None:
             return "Word representations: waiting to be learned"
         info = self.current.info
+        unsaved = f" (not saved in the project: {self.store_error})" if self.store_error else ""
         return (f"Word representations: in use — {len(self.current.words):,} words from "
-                f"{info.get('n_tokens', 0):,} tokens, clusters {', '.join(map(str, self.current.granularities))}")
+                f"{info.get('n_tokens', 0):,} tokens, clusters {', '.join(map(str, self.current.granularities))}"
+                + unsaved)
 
     # -- actions -----------------------------------------------------------
 
@@ -119,7 +138,7 @@ class RepresentationsController(QObject):
         text = [list(s.tokens) for s in sentences] + self.project.text_lines()
         n_tokens = sum(map(len, text))
         self.learning, self.error = True, ""
-        task = self.runner.start(_learn, text, n_tokens)
+        task = self.runner.start(_learn, text, n_tokens, str(self.project.path))
         task.signals.progress.connect(self.progress)
         task.signals.returned.connect(lambda result, t=task: self._learned(t, result))
         task.signals.errored.connect(lambda message, _tb, t=task: self._failed(t, message))
@@ -161,12 +180,7 @@ class RepresentationsController(QObject):
         if self.closed or not self.runner.is_current(task):
             return  # cancelled after it finished: what was cancelled is not stored
         self.learning = False
-        reps, n_tokens, data = result
-        try:
-            self.project.set_representations(reps, n_tokens, data)
-        except Exception as exc:  # noqa: BLE001 — a full disk must not lose the model panel's state
-            log.warning("word representations not stored: %s", exc)
-            self.error = f"not stored: {exc}"
+        reps, self.store_error = result
         self.current = reps
         self.changed.emit()
         self.ready.emit()

@@ -113,6 +113,43 @@ def store(
     )
 
 
+def store_in_file(
+    path, reps: WordRepresentations, learned_from_tokens: int, data: bytes | None = None
+) -> None:
+    """:func:`store` through a connection of the calling thread: one transaction, committed or rolled back.
+
+    For the app's worker thread: writing several megabytes and committing
+    them (~130 ms for CoNLL-2002's 8.6 MB) would stall the window on the
+    GUI thread's connection.  SQLite serialises this writer with the
+    project's own connection as it does with another program's
+    (:mod:`tagtool.store.project`, "Threads").
+
+    Raises
+    ------
+    ProjectError
+        The file could not be written (locked too long, full disk); it is
+        unchanged then.
+    """
+    from pathlib import Path
+
+    from tagtool.store.dbfile import connect_readwrite
+
+    try:
+        conn = connect_readwrite(Path(path))
+    except sqlite3.Error as e:
+        raise ProjectError(f"{path}: the word representations could not be saved ({e})") from e
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        store(conn, reps, learned_from_tokens, data)
+        conn.execute("COMMIT")
+    except sqlite3.Error as e:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise ProjectError(f"{path}: the word representations could not be saved ({e})") from e
+    finally:
+        conn.close()
+
+
 def stored(conn: sqlite3.Connection) -> StoredRepresentations | None:
     """What is stored, without the arrays; None if nothing is."""
     if not _has(conn, "representations"):

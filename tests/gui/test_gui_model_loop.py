@@ -199,12 +199,31 @@ def test_reopen_loads_the_last_model(open_window, chunk_project, qtbot):
 
     again = open_window(chunk_project)
     loop = again.model_loop
+    assert loop.learner_name == "perceptron"  # known at once; the tagger is decoded in the worker
     qtbot.waitUntil(lambda: loop.result is not None and bool(loop.result.guidance), timeout=TIMEOUT)
+    assert loop.result.tagger.labels == result.tagger.labels
     assert loop.learner_name == "perceptron"
     assert again.model_panel.learner.currentData() == "perceptron"
     go_unlabeled(again)
     assert again.editor.hints.tokens and again.editor.hints.get(0).suggestion
     assert "CV accuracy" in again.model_panel.metrics.text() or loop.result.metrics.get("cv_folds") == 2
+
+
+def test_an_unreadable_stored_model_is_logged_and_the_window_stays_usable(open_window, chunk_project, qtbot,
+                                                                            caplog):
+    window = open_window(chunk_project)
+    train(window, qtbot, learner="perceptron", folds=0, epochs=1)
+    model_id = window.session.project.models()[-1].id
+    window.close()
+    import sqlite3
+
+    with sqlite3.connect(chunk_project) as conn:  # a model row whose bytes are not a tagger file
+        conn.execute("UPDATE models SET data = ? WHERE id = ?", (b"not a zip", model_id))
+    again = open_window(chunk_project)
+    qtbot.waitUntil(lambda: not again.model_loop.busy, timeout=TIMEOUT)
+    assert again.model_loop.result is None
+    assert any("unreadable" in r.getMessage() for r in caplog.records)
+    go_unlabeled(again).apply_full("B-NP")  # still editable
 
 
 def test_statistics_panel_shows_progress_and_learning_curve(window, qtbot):

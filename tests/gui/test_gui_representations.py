@@ -61,6 +61,40 @@ def test_learned_in_the_background_then_stored_and_reused(qtbot, chunk_project):
     again.session.project.close()
 
 
+def test_stored_by_the_worker_and_kept_in_use_when_the_file_cannot_take_them(qtbot, chunk_project, monkeypatch):
+    """The worker writes them through its own connection; a write that fails leaves the project unchanged and
+    the learned representations in use, with the reason in the status line."""
+    import tagtool.gui.representations as module
+    from tagtool.errors import ProjectError
+
+    threads = []
+    real = module.store_in_file
+
+    def store(*args):
+        import threading
+
+        threads.append(threading.current_thread() is threading.main_thread())
+        raise ProjectError("disk full")
+
+    monkeypatch.setattr(module, "store_in_file", store)
+    session = _session(chunk_project)
+    controller = RepresentationsController(session)
+    controller.set_mode("on")
+    _wait_idle(qtbot, controller)
+    assert threads == [False], "stored from the worker thread"
+    assert controller.current is not None and controller.for_training() is controller.current
+    assert session.project.representations() is None
+    assert "in use" in controller.status_text() and "not saved in the project: disk full" in controller.status_text()
+    monkeypatch.setattr(module, "store_in_file", real)
+    controller.current = None
+    controller.refresh()
+    _wait_idle(qtbot, controller)
+    assert session.project.representations().fingerprint == controller.current.fingerprint
+    assert "not saved" not in controller.status_text()
+    controller.shutdown()
+    session.project.close()
+
+
 def test_cancel_leaves_nothing_stored(qtbot, chunk_project):
     session = _session(chunk_project)
     controller = RepresentationsController(session)
