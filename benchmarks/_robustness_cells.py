@@ -61,7 +61,7 @@ class CellCache:
         """Everything a cell's result depends on, the learner's default parameters included (as a hash)."""
         learner, features = spec
         return (f"{corpus}|{learner}|{features}|L={labeled}|U={unlabeled}|r={repeat}|seed={seed}|pool={pool}"
-                f"|params={defaults_hash(learner)}")
+                f"|params={defaults_hash(learner)}|code={CODE}")
 
     def __contains__(self, key: str) -> bool:
         return key in self.cells
@@ -85,7 +85,7 @@ class CellCache:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def prune(self) -> int:
-        """Drop the cells run with other default parameters than the learners' present ones."""
+        """Drop the cells run with other default parameters or other code than the present ones."""
         stale = [key for key in self.cells if not CellKey.parse(key).current]
         for key in stale:
             del self.cells[key]
@@ -98,6 +98,26 @@ class CellCache:
         with os.fdopen(fd, "w") as out:
             json.dump(self.cells, out, indent=0, sort_keys=True)
         os.replace(tmp, self.path)
+
+
+#: The code a cell's result depends on: learners, decoders, features, the pipeline and the draws.
+CODE_PATHS = ("tagtool/learn", "tagtool/decode", "tagtool/core", "tagtool/pipeline.py", "tagtool/experiment.py",
+              "tagtool/represent.py")
+
+
+def code_hash() -> str:
+    """Short hash of the source files of :data:`CODE_PATHS`: cells of other code are not shown (stale)."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha1()
+    for name in CODE_PATHS:
+        path = root / name
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            digest.update(str(file.relative_to(root)).encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:8]
+
+
+CODE = code_hash()
 
 
 def defaults_hash(learner: str) -> str:
@@ -286,13 +306,15 @@ class CellKey:
     unlabeled: int
     repeat: int
     params: str
+    code: str
 
     @classmethod
     def parse(cls, key: str) -> CellKey:
-        corpus, learner, features, lab, unl, rep, _seed, _pool, params = key.split("|")
-        return cls(corpus, learner, features, int(lab[2:]), int(unl[2:]), int(rep[2:]), params[len("params="):])
+        corpus, learner, features, lab, unl, rep, _seed, _pool, params, *code = key.split("|")
+        return cls(corpus, learner, features, int(lab[2:]), int(unl[2:]), int(rep[2:]), params[len("params="):],
+                   code[0][len("code="):] if code else "")
 
     @property
     def current(self) -> bool:
-        """Whether the cell was run with the learner's present default parameters."""
-        return self.params == defaults_hash(self.learner)
+        """Whether the cell was run with the learner's present default parameters and the present code."""
+        return self.params == defaults_hash(self.learner) and self.code == CODE

@@ -104,7 +104,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--cache", type=Path, default=CACHE)
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--report-only", action="store_true", help="only rewrite the result file from the cache")
-    p.add_argument("--prune", action="store_true", help="drop cached cells of former default parameters")
+    p.add_argument("--prune", action="store_true", help="drop cached cells of former default parameters or code")
     return p.parse_args(argv)
 
 
