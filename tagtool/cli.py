@@ -329,9 +329,12 @@ def _int_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
-def _add_learner_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    parser.add_argument("--learner", required=required, metavar="NAME",
-                        help=f"learner: {', '.join(LEARNER_NAMES)} (those installed)")
+def _add_learner_options(parser: argparse.ArgumentParser) -> None:
+    from tagtool.learn import DEFAULT_LEARNER
+
+    parser.add_argument("--learner", default=DEFAULT_LEARNER, metavar="NAME",
+                        help=f"learner: {', '.join(LEARNER_NAMES)} (those installed; default {DEFAULT_LEARNER}, "
+                        "the best across the development suite)")
     parser.add_argument("--set", action="append", default=[], dest="settings", metavar="KEY=VALUE",
                         help="learner, feature or view setting (see below)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -257,3 +257,10 @@ def test_train_help_says_how_extra_columns_become_features(capsys):
     out = capsys.readouterr().out
     assert "extra columns as features:" in out and "--set features.columns=xpos" in out
     assert "--allow-missing-columns" in out
+
+
+def test_train_without_learner_uses_the_default_learner(tmp_path):
+    """One default for the CLI and the app (tagtool.learn.DEFAULT_LEARNER; the app's is tested in tests/gui)."""
+    out = tmp_path / "default.tagger"
+    assert main(["train", str(CONLL), "-o", str(out)]) == 0
+    assert load_tagger(out).learner == tagtool.learn.DEFAULT_LEARNER

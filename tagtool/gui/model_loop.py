@@ -36,6 +36,7 @@ from functools import partial
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from tagtool.guidance import SentenceGuidance, analyse, queue
+from tagtool.learn import DEFAULT_LEARNER
 from tagtool.gui.hints import NO_HINTS, SentenceHints, TokenHint
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
@@ -157,7 +158,7 @@ class ModelLoop(QObject):
         self.session = session
         self.runner = TaskRunner(self)
         self.result: TrainingResult | None = None
-        self.learner_name = "mv-perceptron"
+        self.learner_name = DEFAULT_LEARNER
         self.params: dict = {}
         self.auto = True
         self.warm_start = True

@@ -29,6 +29,10 @@ REGISTRY: dict[str, str] = {
     "crf": "tagtool.learn.crf:CRF",
 }
 
+#: The learner the app starts with and the CLI uses without ``--learner``: the best across the
+#: development suite at its defaults (benchmarks/results/robustness.md, "Which learner is best").
+DEFAULT_LEARNER = "mv-perceptron"
+
 
 class UnknownLearnerError(TagtoolError, KeyError):
     """A learner name that is not offered."""
@@ -75,6 +79,7 @@ def make_learner(name: str, **params) -> Learner:
 
 
 __all__ = [
+    "DEFAULT_LEARNER",
     "REGISTRY",
     "ChainModel",
     "Learner",

@@ -262,3 +262,10 @@ def test_hints_follow_annotations_and_view_toggles():
     off = hints_for(7, g, anns, Marks(suggestions=False, uncertainty=False, disagreement=False, confidences=False))
     assert all(h.suggestion is None and h.uncertainty is None and not h.disagreement
                and not h.candidate_confidence for h in off.tokens.values())
+
+
+def test_a_new_project_starts_with_the_default_learner(window):
+    from tagtool.learn import DEFAULT_LEARNER
+
+    assert window.model_loop.learner_name == DEFAULT_LEARNER
+    assert window.model_panel.learner.currentData() == DEFAULT_LEARNER
