@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -61,7 +62,7 @@ class CellCache:
         """Everything a cell's result depends on, the learner's default parameters included (as a hash)."""
         learner, features = spec
         return (f"{corpus}|{learner}|{features}|L={labeled}|U={unlabeled}|r={repeat}|seed={seed}|pool={pool}"
-                f"|params={defaults_hash(learner)}|code={CODE}")
+                f"|params={defaults_hash(learner)}|code={code_hash(learner)}")
 
     def __contains__(self, key: str) -> bool:
         return key in self.cells
@@ -103,21 +104,47 @@ class CellCache:
 #: The code a cell's result depends on: learners, decoders, features, the pipeline and the draws.
 CODE_PATHS = ("tagtool/learn", "tagtool/decode", "tagtool/core", "tagtool/pipeline.py", "tagtool/experiment.py",
               "tagtool/represent.py")
+#: Files there no result depends on: the learner registry and the app's default learner.
+CODE_EXCLUDED = ("tagtool/learn/__init__.py",)
+_SVM = ("svm", "cosvm")
+#: Files only some learners import (directly or not): a change there leaves the others' cells current.
+#: Every other file of CODE_PATHS counts for every learner.
+LEARNER_FILES = {
+    "tagtool/learn/cosvm.py": ("cosvm",),
+    "tagtool/learn/svm.py": _SVM,
+    "tagtool/learn/_svm_common.py": _SVM,
+    "tagtool/learn/_svm_kernels.py": _SVM,
+    "tagtool/learn/_svm_search.py": _SVM,
+    "tagtool/learn/qp.py": (*_SVM, "wdpsl"),
+    "tagtool/learn/crf.py": ("crf", "entropy-crf"),
+    "tagtool/learn/_crf_kernels.py": ("crf", "entropy-crf"),
+    "tagtool/learn/perceptron.py": ("perceptron", "mv-perceptron"),
+    "tagtool/learn/_perceptron_kernels.py": ("perceptron", "mv-perceptron"),
+    "tagtool/learn/unlabeled.py": ("cosvm", "mv-perceptron", "entropy-crf", "crf", "perceptron"),
+    "tagtool/learn/wdpsl.py": ("wdpsl",),
+    "tagtool/learn/_wdpsl_kernels.py": ("wdpsl",),
+    "tagtool/learn/hmm.py": ("hmm",),
+}
 
 
-def code_hash() -> str:
-    """Short hash of the source files of :data:`CODE_PATHS`: cells of other code are not shown (stale)."""
+@functools.lru_cache(maxsize=None)
+def code_hash(learner: str) -> str:
+    """Short hash of the source files ``learner``'s cells depend on (:data:`CODE_PATHS`, :data:`LEARNER_FILES`).
+
+    A cell run with other code is stale: it is kept in the cache but not
+    shown, and ``--prune`` drops it.
+    """
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha1()
     for name in CODE_PATHS:
         path = root / name
         for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-            digest.update(str(file.relative_to(root)).encode())
+            relative = str(file.relative_to(root))
+            if relative in CODE_EXCLUDED or learner not in LEARNER_FILES.get(relative, (learner,)):
+                continue
+            digest.update(relative.encode())
             digest.update(file.read_bytes())
     return digest.hexdigest()[:8]
-
-
-CODE = code_hash()
 
 
 def defaults_hash(learner: str) -> str:
@@ -317,4 +344,4 @@ class CellKey:
     @property
     def current(self) -> bool:
         """Whether the cell was run with the learner's present default parameters and the present code."""
-        return self.params == defaults_hash(self.learner) and self.code == CODE
+        return self.params == defaults_hash(self.learner) and self.code == code_hash(self.learner)
