@@ -399,7 +399,7 @@ class EntropyCRF(CRF):
         result with the supervised start (γ = 0) on the training sentences
         and return the supervised model if the entropy term lost labeled
         tokens or shifted the label proportions of the unlabeled tokens
-        towards one label by more than 5 % (logged, and
+        towards one label by more than 1 % (logged, and
         ``model.guard_fired``).  On UD English EWT part-of-speech (20
         labeled, 500 unlabeled sentences) the entropy term made the model
         sure of a wrong labeling in 4 of 5 repeats (issue 12).  A warm
