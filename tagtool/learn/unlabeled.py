@@ -36,7 +36,8 @@ supervised fit plus two predictions:
   DRIFT_TOLERANCE`` times the supervised model's (``1 −
   ENTROPY_DRIFT_TOLERANCE`` for ``entropy-crf``: the entropy term should
   sharpen the supervised model's predictions, not shift its label
-  proportions).
+  proportions; 0.10 for ``cosvm``, ``CoSVM.guard_drift_tolerance``).  Each
+  learner's tolerance is its attribute ``guard_drift_tolerance``.
 
 When either fires the learner returns its supervised solution, logs a
 warning and records why in ``model.info["unlabeled"]``
