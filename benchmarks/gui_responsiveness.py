@@ -147,11 +147,12 @@ class PaintClock(QObject):
         self.painted = time.perf_counter()
 
 
-def edit_to_suggestions(app, folder: Path, repeats: int, retrain_epochs: int | None = None) -> dict:
+def edit_to_suggestions(app, folder: Path, repeats: int, retrain_epochs: int | None = None,
+                        learner: str = "mv-perceptron") -> dict:
     window = open_window(make_project(folder, 1000, 100), folder)
     loop, editor = window.model_loop, window.editor
     loop.cv_folds = 0
-    loop.set_learner("mv-perceptron", {})
+    loop.set_learner(learner, {})
     if retrain_epochs is not None:
         loop.retrain_epochs = retrain_epochs
     clock = PaintClock(editor)
