@@ -51,6 +51,7 @@ import numpy as np
 
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
+from tagtool.core.features.columns import input_columns
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
@@ -144,17 +145,40 @@ def attach_representations(
         part.representations = representations
 
 
-def with_representations(learner: Learner | type[Learner], features: Mapping | None = None) -> dict:
-    """Feature settings that add the ``dist`` set to the learner's (or the given) feature set.
+def representation_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
+    """The word-representation feature sets for this text: ``dist``, and ``dist-dims`` unless it has input columns.
+
+    The vector dimensions (``dist-dims``) stand in for word classes.  Where
+    the input already carries them — an extra column such as CoNLL-2000's
+    part of speech, a feature by default — they repeat it with noise: −1.7
+    to −3.3 chunk F1 for ``crf``, ``svm`` and the perceptrons on CoNLL-2000
+    at 20 and 100 labeled sentences.  On plain tokens they add what the
+    clusters alone do not: entity F1 +9.0 / +10.6 for ``crf`` and +6.4 /
+    +5.8 for ``svm`` on NCBI disease at 20 / 100 labeled sentences, UD EWT
+    part of speech +6.7 / +2.9 for ``crf``, against +0.9 / +2.3 and
+    +1.6 / +1.1 with ``dist`` alone (benchmarks/results/robustness.md).
+    """
+    names: dict[str, None] = {}
+    for sentence in sentences or ():
+        names.update(dict.fromkeys(getattr(sentence, "columns", {}) or {}))
+    return ("dist",) if input_columns(tuple(names)) else ("dist", "dist-dims")
+
+
+def with_representations(learner: Learner | type[Learner], features: Mapping | None = None,
+                         sentences: Iterable | None = None) -> dict:
+    """Feature settings that add the word-representation sets to the learner's (or the given) feature set.
 
     What the app trains with once the project's word representations are
-    in use: ``crfsuite`` → ``crfsuite+dist``, ``crfsuite+default`` →
-    ``crfsuite+default+dist``; a set that already reads them is kept.
+    in use: :func:`representation_sets` of the training ``sentences`` are
+    added — ``crfsuite+default`` → ``crfsuite+default+dist+dist-dims`` on
+    plain tokens, ``crfsuite+default+dist`` where the input has a column
+    such as part of speech.  A set that already reads representations is
+    kept.
     """
     settings = feature_settings(learner, features)
     sets = str(settings.get("feature_set", "default")).split("+")
     if not any(name in DIST_SETS for name in sets):
-        settings["feature_set"] = "+".join([*sets, "dist"])
+        settings["feature_set"] = "+".join([*sets, *representation_sets(sentences)])
     return settings
 
 

@@ -285,13 +285,21 @@ def test_default_views_with_representations(corpus, reps):
         assert view == expected, name
 
 
-def test_with_representations_adds_dist_to_the_learners_set():
+def test_with_representations_adds_the_sets_the_text_calls_for():
+    """Plain tokens get the clusters and the dimensions; input with a column (part of speech) the clusters only."""
+    from tagtool.core.corpus import Sentence
     from tagtool.learn import get_learner
     from tagtool.pipeline import with_representations
 
-    assert with_representations(get_learner("crf"))["feature_set"] == "default+dist"
-    assert with_representations(get_learner("mv-perceptron"))["feature_set"] == "crfsuite+default+dist"
-    assert with_representations(get_learner("crf"), {"feature_set": "crfsuite+dist"})["feature_set"] == "crfsuite+dist"
+    plain = [Sentence(("Aspirin", "helps"))]
+    tagged = [Sentence(("Aspirin", "helps"), columns={"pos": ("NN", "VBZ")})]
+    conllu = [Sentence(("Aspirin", "helps"), columns={"lemma": ("aspirin", "help"), "upos": ("NOUN", "VERB")})]
+    crf, mv = get_learner("crf"), get_learner("mv-perceptron")
+    assert with_representations(crf, sentences=plain)["feature_set"] == "default+dist+dist-dims"
+    assert with_representations(mv, sentences=plain)["feature_set"] == "crfsuite+default+dist+dist-dims"
+    assert with_representations(crf, sentences=tagged)["feature_set"] == "default+dist"
+    assert with_representations(crf, sentences=conllu)["feature_set"] == "default+dist+dist-dims"  # layers: no input
+    assert with_representations(crf, {"feature_set": "crfsuite+dist"})["feature_set"] == "crfsuite+dist"
 
 
 def test_experiment_learns_representations_once_from_the_pool(corpus):

@@ -232,7 +232,7 @@ class ModelLoop(QObject):
         ids, sentences = self.session.training_sentences()
         reps = self.representations.for_training() if self.representations is not None else None
         inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds,
-                                features=self._features(reps), representations=reps)
+                                features=self._features(reps, sentences), representations=reps)
         params = self.full_params()
         warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
         overrides = retrain_overrides(params, self.retrain_epochs) if after_edit and warm is not None else {}
@@ -263,14 +263,14 @@ class ModelLoop(QObject):
             if counts["full"] + counts["partial"] and not self.runner.busy:
                 self.train()
 
-    def _features(self, reps) -> dict | None:
-        """The learner's feature settings plus the ``dist`` set when word representations are in use."""
+    def _features(self, reps, sentences) -> dict | None:
+        """The learner's feature settings plus the representation sets when word representations are in use."""
         if reps is None:
             return None
         from tagtool.learn import get_learner
         from tagtool.pipeline import with_representations
 
-        return with_representations(get_learner(self.learner_name))
+        return with_representations(get_learner(self.learner_name), sentences=sentences)
 
     def _can_warm_start(self, params: dict, reps=None) -> bool:
         result = self.result
