@@ -11,7 +11,7 @@ from _results import machine_lines, write_keeping_analysis
 from _robustness_cells import ALSO, CORPORA, TWINS, CellKey
 
 from tagtool.learn import get_learner
-from tagtool.learn.unlabeled import guard_reasons
+from tagtool.learn.unlabeled import FIT_TOLERANCE, guard_reasons
 
 #: A repeat collapsed when one label takes this share of the predicted test tokens, or a span task's
 #: entity F1 (%) is below COLLAPSE_F1: the majority label for (practically) everything.
@@ -67,9 +67,11 @@ def effective(record: dict, learner: str) -> dict:
         return record
     semi = record["other"] if guard["guard_fired"] else record
     sup = record if guard["guard_fired"] else record["other"]
-    tolerance = get_learner(learner).guard_drift_tolerance
+    cls = get_learner(learner)
     fired = bool(guard_reasons(check["fit_supervised"], check["fit_semi"], check["other_supervised"],
-                               check["other_semi"], check["favoured"], drift_tolerance=tolerance))
+                               check["other_semi"], check["favoured"],
+                               fit_tolerance=getattr(cls, "guard_fit_tolerance", FIT_TOLERANCE),
+                               drift_tolerance=cls.guard_drift_tolerance))
     strip = lambda r: {k: v for k, v in r.items() if k not in ("guard", "other")}  # noqa: E731
     out = strip(sup if fired else semi)
     out.update(train_seconds=record["train_seconds"], guard_fired=fired, semi=strip(semi), sup=strip(sup),

@@ -84,13 +84,13 @@ class Timeline:
         self.beat.timer.timeout.disconnect(self._stamp)
         gaps = self.beat.gaps
         worst = sorted(range(len(gaps)), key=gaps.__getitem__, reverse=True)[:3]
+        ends = [self.ends[min(i, len(self.ends) - 1)] for i in worst]  # when each of those gaps ended
         return {
             "seconds": time.perf_counter() - self.started,
             "ticks": len(gaps),
             "median_gap_ms": statistics.median(gaps),
             "max_stall_ms": max(gaps) - HEARTBEAT_MS,
-            "worst": [(gaps[i] - HEARTBEAT_MS, self.ends[min(i, len(self.ends) - 1)], self._near(self.ends[min(i, len(self.ends) - 1)]))
-                      for i in worst],
+            "worst": [(gaps[i] - HEARTBEAT_MS, end, self._near(end)) for i, end in zip(worst, ends)],
         }
 
     def _near(self, t: float) -> str:
@@ -122,7 +122,6 @@ def watch(window: MainWindow, timeline: Timeline) -> dict:
     reps.ready.connect(ready)
     reps.changed.connect(lambda: timeline.note("controller: " + reps.status_text()[:60]))
     loop.finished.connect(finished)
-    loop.started.connect(lambda: timeline.note("training started")) if hasattr(loop, "started") else None
     return flags
 
 

@@ -232,6 +232,7 @@ def choose_model(
     weight: float,
     weight_used: float,
     drift_tolerance: float = DRIFT_TOLERANCE,
+    fit_tolerance: float = FIT_TOLERANCE,
 ) -> tuple[ChainModel, ChainModel | None]:
     """The model a semi-supervised learner returns, with ``info["unlabeled"]`` filled in, and the other one.
 
@@ -249,8 +250,8 @@ def choose_model(
     weight, weight_used : float
         The unlabeled weight asked for and the one trained with (after
         :func:`balanced_weight`).
-    drift_tolerance : float
-        Of the drift check (:func:`check_unlabeled`).
+    drift_tolerance, fit_tolerance : float
+        Of the drift and fit checks (:func:`check_unlabeled`).
 
     Returns
     -------
@@ -267,7 +268,7 @@ def choose_model(
         return semi, None
     sup_model = supervised() if callable(supervised) else supervised
     check = check_unlabeled(snapshot, sup_model.predict(snapshot), semi.predict(snapshot),
-                            drift_tolerance=drift_tolerance)
+                            fit_tolerance=fit_tolerance, drift_tolerance=drift_tolerance)
     if check is not None:
         record["check"] = check.to_info()
     if check is None or not check.fired:

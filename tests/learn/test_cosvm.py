@@ -28,14 +28,19 @@ def test_registered():
 
 
 def test_unlabeled_sentences_beat_the_supervised_svm():
-    supervised, semi = [], []
+    """Co-training (guard off) beats svm on two-view data; at the defaults the guard may return the twin,
+    so cosvm is never below it.  (The guard backs off on 2 of these 3 toy draws: co-training gives up a
+    labeled token the twin fits, and cosvm's fit tolerance is 0, chosen on benchmarks/robustness.py.)"""
+    supervised, semi, guarded = [], [], []
     for seed in range(3):
         data = semi_supervised(100 + seed, n_labeled=8)
         test, gold = two_view_data(100, seed=200 + seed, noise=0.1, vocab=10)
         labeled = data.subset(np.arange(8))
         supervised.append(np.mean(HMSVM(qp_solver="smo").fit(labeled).predict(test) == gold))
-        semi.append(np.mean(CoSVM(qp_solver="smo").fit(data).predict(test) == gold))
+        semi.append(np.mean(CoSVM(qp_solver="smo", guard=False).fit(data).predict(test) == gold))
+        guarded.append(np.mean(CoSVM(qp_solver="smo").fit(data).predict(test) == gold))
     assert np.mean(semi) > np.mean(supervised) + 0.02, (semi, supervised)
+    assert all(g >= s for g, s in zip(guarded, supervised)), (guarded, supervised)
 
 
 @pytest.mark.parametrize("kw", [{}, {"norm": 2, "rescaling": "slack", "loss": "hamming"}, {"loss": "zero-one"}])

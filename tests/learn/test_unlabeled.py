@@ -237,3 +237,31 @@ def test_entropy_crf_tolerates_less_drift_than_co_training():
     assert EntropyCRF.guard_drift_tolerance == ENTROPY_DRIFT_TOLERANCE
     assert MultiViewPerceptron.guard_drift_tolerance == DRIFT_TOLERANCE
     assert ENTROPY_DRIFT_TOLERANCE < CoSVM.guard_drift_tolerance < DRIFT_TOLERANCE
+
+
+def test_cosvm_backs_off_when_it_loses_any_labeled_token():
+    """cosvm's fit tolerance is 0: one labeled token of 100 that the twin reproduces and co-training does not
+    fires its guard; the shared 2 % tolerance lets it pass."""
+    snap, gold = tiny_snapshot(25, 10)
+    worse = gold.copy()
+    worse[0] = (gold[0] + 1) % 3
+    assert not check_unlabeled(snap, gold, gold).fired
+    assert check_unlabeled(snap, gold, worse, fit_tolerance=CoSVM.guard_fit_tolerance).fired
+    assert not check_unlabeled(snap, gold, worse, fit_tolerance=0.02).fired
+    chosen, _ = choose_model(snap, _Fixed(worse), _Fixed(gold), learner="cosvm", weight=1.0, weight_used=1.0,
+                             fit_tolerance=CoSVM.guard_fit_tolerance)
+    assert chosen.guard_fired is True and "labeled tokens" in chosen.info["unlabeled"]["check"]["reasons"][0]
+
+
+class _Fixed:
+    """A stand-in model whose predictions are given (``choose_model`` only predicts and records)."""
+
+    def __init__(self, predictions):
+        self.predictions, self.info = predictions, {}
+
+    def predict(self, snapshot):
+        return self.predictions
+
+    @property
+    def guard_fired(self):
+        return (self.info.get("unlabeled") or {}).get("guard_fired")
