@@ -220,30 +220,38 @@ def unlabeled_collapses(grouped: dict) -> list[str]:
             f"{len(lines)} cells.", "", *lines, ""]
 
 
+#: The representation sets a run may add to every learner's own set (``--features defaults+...``).
+REPRESENTATION_SUFFIXES = ("+dist", "+dist+dist-dims")
+
+
 def representation_gains(grouped: dict) -> list[str]:
-    """``[X+dist] − [X]`` per corpus, learner and L: entity F1 / accuracy points, paired by repeat."""
-    pairs = sorted({(k[0], k[1], k[2]) for k in grouped if k[2].endswith("+dist")
-                    and (k[0], k[1], k[2][: -len("+dist")], k[3], k[4]) in grouped})
-    if not pairs:
+    """``[X+dist] − [X]`` and ``[X+dist+dist-dims] − [X]`` per corpus, learner and L, paired by repeat."""
+    rows = []
+    for suffix in REPRESENTATION_SUFFIXES:
+        rows += sorted({(k[0], k[1], k[2][: -len(suffix)], suffix) for k in grouped if k[2].endswith(suffix)
+                        and (k[0], k[1], k[2][: -len(suffix)], k[3], k[4]) in grouped})
+    if not rows:
         return []
-    settings = sorted({(k[3], k[4]) for k in grouped if k[2].endswith("+dist")}, key=lambda s: (s[0] == 0, s[0]))
+    settings = sorted({(k[3], k[4]) for k in grouped if k[2].endswith(REPRESENTATION_SUFFIXES)},
+                      key=lambda s: (s[0] == 0, s[0]))
     lines = ["## What the word representations add", "",
-             "Entity F1 (accuracy for POS) with the `dist` clusters minus without, same learner, draws and base "
-             "features: paired mean ± SE in points (n repeats).", "",
-             "| corpus | learner [base features] | " + " | ".join(f"L={_setting(l)}" for l, _ in settings) + " |",
-             "|---" * (len(settings) + 2) + "|"]
-    for corpus, learner, features in sorted(pairs, key=lambda p: (list(CORPORA).index(p[0]), _order(p[1]), p[2])):
-        base = features[: -len("+dist")]
+             "Entity F1 (accuracy for POS) with the representation sets minus without, same learner, draws and "
+             "base features: paired mean ± SE in points (n repeats). `+dist`: the cluster ids; `+dist+dist-dims`: "
+             "the clusters and the binarised vector dimensions.", "",
+             "| corpus | learner [base features] | added | " + " | ".join(f"L={_setting(l)}" for l, _ in settings)
+             + " |", "|---" * (len(settings) + 3) + "|"]
+    order = lambda r: (list(CORPORA).index(r[0]), _order(r[1]), r[2], r[3])  # noqa: E731
+    for corpus, learner, base, suffix in sorted(rows, key=order):
         cells = []
         for labeled, unlabeled in settings:
-            a = grouped.get((corpus, learner, features, labeled, unlabeled))
+            a = grouped.get((corpus, learner, base + suffix, labeled, unlabeled))
             b = grouped.get((corpus, learner, base, labeled, unlabeled))
             if a and b:
                 d, e, n = _paired(a, b, "f1")
                 cells.append(f"{d:+.1f} ± {e:.1f} (n={n})")
             else:
                 cells.append("")
-        lines.append(f"| {corpus} | {learner} [{base}] | " + " | ".join(cells) + " |")
+        lines.append(f"| {corpus} | {learner} [{base}] | `{suffix}` | " + " | ".join(cells) + " |")
     return lines + [""]
 
 

@@ -1,0 +1,27 @@
+"""Stacked feature sets are joined a block of rows at a time (the GIL is released in between): same result."""
+
+import numpy as np
+import scipy.sparse
+
+from tagtool.core.features import extractor
+
+
+def _random_csr(rng, n_rows, width):
+    dense = rng.random((n_rows, width)) < 0.3
+    m = scipy.sparse.csr_array(dense.astype(np.int8))
+    return m.indptr.astype(np.int64), m.indices.astype(np.int32)
+
+
+def test_blockwise_hstack_equals_one_hstack(monkeypatch):
+    rng = np.random.default_rng(0)
+    widths = [7, 3, 11]
+    arrays = [_random_csr(rng, 50, w) for w in widths]
+    whole = scipy.sparse.hstack([scipy.sparse.csr_array((np.ones(len(i), dtype=np.int8), i, p), shape=(50, w))
+                                 for (p, i), w in zip(arrays, widths)], format="csr")
+    monkeypatch.setattr(extractor, "HSTACK_ROWS", 8)  # 7 blocks, the last one short
+    indptr, indices = extractor._hstack(arrays, widths)
+    np.testing.assert_array_equal(indptr, whole.indptr)
+    np.testing.assert_array_equal(indices, whole.indices)
+    assert indptr.dtype == np.int64 and indices.dtype == np.int32
+    empty = extractor._hstack([(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))] * 2, [3, 4])
+    assert empty[0].tolist() == [0] and len(empty[1]) == 0
