@@ -42,7 +42,7 @@ from PySide6.QtCore import QSettings  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
-from _results import machine_lines  # noqa: E402
+from _results import machine_lines, write_keeping_analysis  # noqa: E402
 from gui_responsiveness import wait  # noqa: E402
 
 from tagtool.core import Corpus  # noqa: E402
@@ -85,7 +85,10 @@ class Timeline:
         gaps = self.beat.gaps
         worst = sorted(range(len(gaps)), key=gaps.__getitem__, reverse=True)[:3]
         ends = [self.ends[min(i, len(self.ends) - 1)] for i in worst]  # when each of those gaps ended
+        ready = next((when for when, what in self.events if what == "representations ready"), None)
+        before = [g for g, end in zip(gaps, self.ends) if ready is not None and end <= ready]
         return {
+            "until_ready_ms": (max(before) - HEARTBEAT_MS) if before else None,
             "seconds": time.perf_counter() - self.started,
             "ticks": len(gaps),
             "median_gap_ms": statistics.median(gaps),
@@ -193,12 +196,14 @@ def phase_cancel(app, path: Path, folder: Path) -> dict:
 
 
 def table(rows: list[tuple[str, dict]]) -> list[str]:
-    lines = ["| phase | done | measured over | median gap | **longest stall** | the three longest (ms, at s, last event before) "
-             "| target |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| phase | done | measured over | median gap | longest stall until the representations were ready | "
+             "**longest stall** | the three longest (ms, at s, last event before) | target |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in rows:
         worst = "; ".join(f"{ms:.0f} @ {t:.1f} s ({what})" for ms, t, what in r["worst"])
         done = "yes" if r["learned"] and r["trained"] is not False else "no"
-        lines.append(f"| {name} | {done} | {r['seconds']:.1f} s | {r['median_gap_ms']:.1f} ms | "
+        ready = f"{r['until_ready_ms']:.0f} ms" if r.get("until_ready_ms") is not None else "–"
+        lines.append(f"| {name} | {done} | {r['seconds']:.1f} s | {r['median_gap_ms']:.1f} ms | {ready} | "
                      f"**{r['max_stall_ms']:.0f} ms** | {worst} | < 50 ms |")
     return lines
 
@@ -248,7 +253,7 @@ def main(argv=None) -> int:
         "worker itself stops at the end of the running epoch; its result is dropped).",
         "",
     ]
-    args.out.write_text("\n".join(lines))
+    write_keeping_analysis(args.out, lines)
     print(args.out)
     return 0
 
