@@ -1,6 +1,5 @@
 """``cosvm``: co-trained structural SVM (Brefeld & Scheffer 2006, Alg. 1)."""
 
-
 import numpy as np
 import pytest
 from test_svm import phi, two_view_data, with_allowed
