@@ -1,7 +1,5 @@
 """WD-PSL (DESIGN §5.4): pieces, Eq. 22/23, the block-coordinate dual, recovery, contract."""
 
-import time
-
 import numpy as np
 import pytest
 
@@ -321,20 +319,20 @@ def test_warm_start_needs_fewer_rounds_and_agrees():
     assert agree > 0.9
 
 
-def test_cancel_within_a_second():
+def test_cancel_takes_effect_at_the_next_check():
+    """The first True of should_stop stops the fit (counted polls, not a clock: a fast machine may finish
+    before a timer fires)."""
     labels, gold_s, part_s = synthetic(200, seed=8, length=10)
     _, snap, _ = snapshots(labels, gold_s, part_s)
-    requested = []
+    polls = []
 
     def should_stop():
-        if not requested and time.monotonic() - started > 0.5:
-            requested.append(time.monotonic())
-        return bool(requested)
+        polls.append(1)
+        return len(polls) >= 3
 
-    started = time.monotonic()
     with pytest.raises(TrainingCancelled):
         WDPSL(epsilon=1e-6, qp_tol=1e-9, max_passes=1000).fit(snap, should_stop=should_stop)
-    assert time.monotonic() - requested[0] < 1.0
+    assert len(polls) == 3
 
 
 # ----------------------------------------------------------------------
