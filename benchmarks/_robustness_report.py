@@ -297,8 +297,9 @@ def write_report(cache, out: Path) -> None:
     lines = [
         "# Robustness: every learner on the development suite, 5 labeled sentences to the full file",
         "",
-        "Command: `python benchmarks/robustness.py` (resumable; cells cached in "
-        "`benchmarks/results/robustness_cells.json`; `--report-only` rewrites this file)",
+        "Commands: `python benchmarks/robustness.py` (each learner's own features), `--features defaults+dist`, "
+        "`--features defaults+dist+dist-dims --labeled 20,100` (some learners and corpora), `--full` (resumable; "
+        "cells cached in `benchmarks/results/robustness_cells.json`; `--report-only` rewrites this file)",
         "",
         *machine_lines(", shared with other jobs: seconds are noisy"),
         "",
