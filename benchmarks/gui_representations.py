@@ -137,33 +137,18 @@ def open_window(path: Path, folder: Path, timeline: Timeline) -> tuple[MainWindo
     return window, flags
 
 
-def phase_open_and_learn(app, path: Path, folder: Path, limit: float) -> dict:
+def phase_open(app, path: Path, folder: Path, limit: float) -> dict:
+    """Open the project, wait until its representations are ready (learned, or loaded when stored) and the
+    retrain they trigger has ended; the first open learns them, a reopen loads them."""
     timeline = Timeline()
     opened = time.perf_counter()
     window, flags = open_window(path, folder, timeline)
     opened = time.perf_counter() - opened
     timeline.start()
-    learned = wait(app, lambda: flags["ready"] >= 1, limit)
-    trained = wait(app, lambda: flags["finished"] >= 1, limit) if learned else False
+    ready = wait(app, lambda: flags["ready"] >= 1, limit)
+    trained = wait(app, lambda: flags["finished"] >= 1, limit) if ready else False
     result = timeline.stop()
-    result.update(learned=learned, trained=trained, status=window.model_loop.representations.status_text(),
-                  open_seconds=opened)
-    window.model_loop.cancel()
-    window.close()
-    wait(app, lambda: False, 1.0)
-    return result
-
-
-def phase_reopen(app, path: Path, folder: Path, limit: float) -> dict:
-    timeline = Timeline()
-    opened = time.perf_counter()
-    window, flags = open_window(path, folder, timeline)
-    opened = time.perf_counter() - opened
-    timeline.start()
-    loaded = wait(app, lambda: flags["ready"] >= 1, limit)
-    trained = wait(app, lambda: flags["finished"] >= 1, limit) if loaded else False
-    result = timeline.stop()
-    result.update(learned=loaded, trained=trained, status=window.model_loop.representations.status_text(),
+    result.update(learned=ready, trained=trained, status=window.model_loop.representations.status_text(),
                   open_seconds=opened)
     window.model_loop.cancel()
     window.close()
@@ -220,9 +205,9 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         path = make_project(folder)
-        first = phase_open_and_learn(app, path, folder, args.limit)
+        first = phase_open(app, path, folder, args.limit)  # learns them
         print("open and learn", first, flush=True)
-        again = phase_reopen(app, path, folder, args.limit)
+        again = phase_open(app, path, folder, args.limit)  # loads the stored ones
         print("reopen", again, flush=True)
         cancel = phase_cancel(app, path, folder)
         print("cancel", cancel, flush=True)
