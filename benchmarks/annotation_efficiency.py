@@ -175,6 +175,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--out", default=str(OUT))
     p.add_argument("--representations", action="store_true",
                    help="add the dist feature set (word representations learned from the data's text)")
+    p.add_argument("--representation-text", choices=("data", "train-file"), default="data",
+                   help="the text the representations are learned from: the simulated project's sentences, or "
+                   "the whole training file they are taken from (a user who adds the rest as raw text)")
     p.add_argument("--from-json", metavar="FILE",
                    help="write the report again from a previous run's .json (its settings, no new runs)")
     args = p.parse_args(argv)
@@ -197,7 +200,16 @@ def load(task: str, n_sentences: int) -> tuple[Corpus, Corpus]:
     data = read_corpus(SHARED_DATA / data_path)
     test = read_corpus(SHARED_DATA / test_path)
     sentences = data.sentences[:n_sentences] if n_sentences > 0 else data.sentences
-    return Corpus.from_sentences(sentences, labels=data.labels), test
+    pool = Corpus.from_sentences(sentences, labels=data.labels)
+    _TRAIN_FILE_TEXT[id(pool)] = data.sentences
+    return pool, test
+
+
+#: The whole training file each simulated pool was cut from (``--representation-text train-file``).
+_TRAIN_FILE_TEXT: dict[int, list] = {}
+
+#: The text representations are learned from: ``"data"`` or ``"train-file"`` (set by :func:`main`).
+_REPRESENTATION_TEXT = {"source": "data"}
 
 
 #: Word representations per data corpus (``--representations``): learned once per process from the data's
@@ -212,7 +224,8 @@ def representations_for(data: Corpus, config: SimulationConfig):
     if id(data) not in _REPRESENTATIONS:
         from tagtool.represent import learn_representations
 
-        _REPRESENTATIONS[id(data)] = learn_representations(data.sentences)
+        whole = _REPRESENTATION_TEXT["source"] == "train-file"
+        _REPRESENTATIONS[id(data)] = learn_representations(_TRAIN_FILE_TEXT[id(data)] if whole else data.sentences)
     return _REPRESENTATIONS[id(data)]
 
 
@@ -245,6 +258,7 @@ def run_settings(base: dict, full_f1: float, settings, data: Corpus, test: Corpu
 def run_learner(task: str, learner: str, args) -> LearnerRuns:
     """One (task, learner) unit: seed 0's settings, then the checks on the other seeds."""
     sizes = {"ner": args.ner_sentences, "chunk": args.chunk_sentences}
+    _REPRESENTATION_TEXT["source"] = args.representation_text  # this may be a worker process
     data, test = load(task, sizes[task])
     first, *others = args.seed_list
     base = base_config(learner, first, args)
@@ -486,6 +500,7 @@ def task_section(task: str, rows: dict[str, LearnerRuns], args, png: Path) -> li
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    _REPRESENTATION_TEXT["source"] = args.representation_text
     started = time.perf_counter()
     tasks = [t for t in args.tasks.split(",") if t]
     learners = [name for name in args.learners.split(",") if name]
@@ -505,7 +520,9 @@ def main(argv=None) -> int:
         json_path.write_text(json.dumps(results_json(results, args, wall), indent=1) + "\n", encoding="utf-8")
         log(f"written to {json_path}")
     command = "python benchmarks/annotation_efficiency.py " + " ".join(args.argv)
-    dist = " + the `dist` set (word representations learned from the data's text)" if args.representations else ""
+    text = ("the whole training file's text (the data + the rest of the file as raw text)"
+            if args.representation_text == "train-file" else "the data's text")
+    dist = f" + the `dist` set (word representations learned from {text})" if args.representations else ""
     settings = [f"- `{name}`: params {p} · features {f}{dist} · views {v or 'none (one view)'}"
                 for name, (p, f, v) in LEARNERS.items() if name in learners]
     first, *others = args.seed_list
