@@ -42,6 +42,7 @@ LEARNER_FOR = {
     "disagreement": ("mv-perceptron", {"epochs": 2}),
     "confidence": ("wdpsl", {"max_alternations": 2, "max_rounds": 5}),
     "combined": ("mv-perceptron", {"epochs": 2}),
+    "gain": ("crf", {"max_iterations": 15}),
 }
 
 
