@@ -29,14 +29,14 @@ The scores (module-level functions below):
   tokens at ``full``, the other unlabeled ones at ``skip``).
 * :func:`gain_per_cost` — ``gain``, the app's default: as ``combined``, with
   the cost of opening a sentence (:data:`SENTENCE_COST`) added to every
-  sentence's cost and, in ``review``, the expected cost of correcting the
-  suggestions (``q_t · full + (1 − q_t) · skip`` per unlabeled token).  The
-  other scores are ratios of sums over tokens alone, so a one-token
-  sentence whose only token is uncertain ("Energy", a headline) scores as
-  high as a sentence can; with a cost per sentence the questions of a
-  longer sentence share it.  Ringger et al. (2008) measured annotation time
-  as a cost per token read, a cost per correction and a cost per sentence
-  of about 1.4 corrections (12.6 s against 3.8 s + 5.4 s).
+  sentence's cost, and in ``review`` the tokens-mode cost (the asked tokens
+  are the suggestions likely to be corrected, the rest are read and
+  accepted).  The other scores are ratios of sums over tokens alone, so a
+  one-token sentence whose only token is uncertain ("Energy", a headline)
+  scores as high as a sentence can; with a cost per sentence the questions
+  of a longer sentence share it.  Ringger et al. (2008) measured annotation
+  time as a cost per token read, a cost per correction and a cost per
+  sentence of about 1.4 corrections (12.6 s against 3.8 s + 5.4 s).
 
 Modes (:data:`MODES`; the same names in ``tagtool simulate --mode`` and in
 the app's help): ``full`` (every token labeled), ``tokens`` (only the asked
@@ -208,20 +208,23 @@ def questions_per_cost(q, tokens: Tokens, showing: Showing):
 
 
 def gain_per_cost(q, tokens: Tokens, showing: Showing):
-    """``gain``: as :func:`questions_per_cost`, plus the cost of opening the sentence (module doc)."""
+    """``gain``: the questions over the cost of opening and answering the sentence (module doc).
+
+    Outside ``full`` mode the asked tokens are those with ``q ≥ threshold``
+    (at ``full``; the other unlabeled ones are read, at ``skip``) in
+    ``review`` too: there they are the suggestions likely to need a
+    correction, and an uncalibrated ``q`` summed over every token would
+    send the queue to the longest sentences (tables of numbers).
+    """
     import numpy as np
 
     offsets = tokens.offsets
     if len(offsets) < 2:
         return np.zeros(0)
-    q = np.asarray(q, dtype=np.float64)
     unlabeled = tokens.unlabeled
-    asked = showing.asked(q, unlabeled)
-    if showing.mode == "review":  # a wrong suggestion is corrected, a right one read and accepted
-        per_token = np.where(unlabeled, q * showing.full + (1.0 - q) * showing.skip, 0.0)
-    else:
-        per_token = np.where(asked, showing.full, np.where(unlabeled, showing.skip, 0.0))
+    asked = unlabeled & (q >= showing.threshold) if showing.mode != "full" else unlabeled
     gain = np.add.reduceat(np.where(asked, q, 0.0), offsets[:-1])
+    per_token = np.where(asked, showing.full, np.where(unlabeled, showing.skip, 0.0))
     cost = showing.sentence + np.add.reduceat(per_token, offsets[:-1])
     return np.divide(gain, cost, out=np.zeros_like(gain), where=(gain > 0) & (cost > 0))
 

@@ -19,8 +19,11 @@
   whose connection it is).
 * **Guidance.**  Per sentence a :class:`~tagtool.guidance.SentenceGuidance`;
   the current sentence's becomes the editor's hints (filtered by the View
-  toggles), the scores fill the sentence list's Info column, and
-  :func:`tagtool.guidance.queue` orders J.
+  toggles).  The queue strategy (:mod:`tagtool.strategies`, Go › Queue
+  strategy) scores the sentences from the same guidance as flat arrays
+  (:class:`~tagtool.gui.questions.Questions`): its scores fill the
+  sentence list's Info column, its queue orders J, and its token questions
+  are what Tab visits and the token-question mode marks.
 * **Reopening.**  The last stored model is loaded and its guidance
   recomputed in the worker.
 """
@@ -30,14 +33,15 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tagtool.guidance import SentenceGuidance, analyse, queue
+from tagtool.guidance import SentenceGuidance, analyse_all, queue
 from tagtool.learn import DEFAULT_LEARNER
-from tagtool.gui.hints import NO_HINTS, SentenceHints, TokenHint
+from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
+from tagtool.gui.questions import Questions
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
@@ -61,16 +65,6 @@ STORE_DELAY_MS = 30
 MAX_STORED_MODELS = 30
 
 
-@dataclass(frozen=True)
-class Marks:
-    """Which model marks the editor draws (View menu toggles)."""
-
-    suggestions: bool = True
-    uncertainty: bool = True
-    disagreement: bool = True
-    confidences: bool = True
-
-
 def _same_params(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
@@ -91,36 +85,11 @@ def retrain_overrides(params: dict, passes: int) -> dict:
     return {}
 
 
-def hints_for(sid: int, guidance: SentenceGuidance | None, annotations, marks: Marks) -> SentenceHints:
-    """Editor hints of one sentence from its guidance and current annotations."""
-    if guidance is None or len(guidance.suggestions) != len(annotations):
-        return NO_HINTS if guidance is None else SentenceHints(sid)
-    tokens = {}
-    for t, ann in enumerate(annotations):
-        if len(ann) == 1:
-            continue  # a full label needs no hint
-        suggestion = guidance.suggestions[t]
-        if ann and suggestion not in ann:
-            suggestion = None
-        views = guidance.views
-        disagree = None
-        if marks.disagreement and views is not None and views[0][t] != views[1][t]:
-            disagree = (views[0][t], views[1][t])
-        conf = guidance.confidences[t] if marks.confidences and guidance.confidences else {}
-        tokens[t] = TokenHint(
-            suggestion=suggestion if marks.suggestions else None,
-            uncertainty=guidance.uncertainty[t] if marks.uncertainty else None,
-            disagreement=disagree,
-            candidate_confidence=conf,
-        )
-    return SentenceHints(sid, tokens)
-
-
 def run_guidance(inputs: TrainingInputs, tagger, state) -> TrainingResult:
     """Guidance of every sentence under an existing tagger (after reopening)."""
-    guidance = dict(zip(inputs.ids, analyse(tagger, inputs.sentences, state.should_stop)))
-    return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), guidance, inputs.status,
-                          dict(tagger.metrics))
+    per_sentence, analysis = analyse_all(tagger, inputs.sentences, state.should_stop)
+    return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), dict(zip(inputs.ids, per_sentence)),
+                          inputs.status, dict(tagger.metrics), analysis=analysis)
 
 
 class ModelLoop(QObject):
@@ -152,6 +121,8 @@ class ModelLoop(QObject):
     stored = Signal(int)
     #: The project's stored model was read (before its guidance is recomputed).
     loaded = Signal(object)
+    #: The queue strategy or the token-question mode changed (the J queue and Info scores with them).
+    queueChanged = Signal()
 
     def __init__(self, session: Session, parent: QObject | None = None):
         super().__init__(parent)
@@ -166,6 +137,8 @@ class ModelLoop(QObject):
         #: Passes of a warm-started retrain after an edit (0: full settings).
         self.retrain_epochs = RETRAIN_EPOCHS
         self.marks = Marks()
+        #: The queue strategy and token-question mode, and the plan of the model in use.
+        self.questions = Questions()
         self.run_started = 0.0
         #: The settings overridden for the current run (``{}``: a full fit).
         self.run_overrides: dict = {}
@@ -185,6 +158,8 @@ class ModelLoop(QObject):
     def attach(self, editor, list_panel) -> None:
         """Feed hints to ``editor`` and scores to ``list_panel``."""
         self.editor, self.list_panel = editor, list_panel
+        if editor is not None:
+            editor.questions = self  # Tab and Shift+Space ask next_question() and pair()
         self._refresh_hints()
 
     @property
@@ -314,11 +289,52 @@ class ModelLoop(QObject):
         self.result = result
         if unstored:
             self._unstored = result
-        self.session.queue = queue(result.scores, result.status)
-        if self.list_panel is not None and self.list_panel.model.set_scores(result.scores):
-            self.list_panel.show_sentence(self.session.current_id)
+        two_view = getattr(result.tagger.model, "n_views", 1) == 2
+        plan = self.questions.update(tuple(result.guidance), result.analysis, result.status, result.learner, two_view)
+        if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
+            self._show_queue(result.scores, queue(result.scores, result.status))
+        else:
+            self._show_queue(plan.scores, plan.queue)
         self._refresh_hints()
         self.modelChanged.emit(result)
+
+    def _show_queue(self, scores: dict, order: list) -> None:
+        self.session.queue = order
+        if self.list_panel is not None and self.list_panel.model.set_scores(scores):
+            self.list_panel.show_sentence(self.session.current_id)
+
+    # ------------------------------------------------------------------
+    # queue strategy and token questions
+
+    def set_queue(self, strategy: str | None = None, asking: bool | None = None) -> None:
+        """Pick the queue strategy (a :mod:`tagtool.strategies` name) and/or the token-question mode."""
+        plan = self.questions.set(strategy, asking)
+        if plan is not None:
+            self._show_queue(plan.scores, plan.queue)
+        self._refresh_hints()
+        self.queueChanged.emit()
+
+    def next_question(self, sid: int | None, focus: int, direction: int = 1) -> tuple[int, int] | None:
+        """The next open token question (:meth:`QueuePlan.next_question`); None without one or a model."""
+        plan = self.questions.plan
+        return None if plan is None else plan.next_question(sid, focus, self._annotations_of, direction)
+
+    def pair(self, sid: int | None, token: int) -> tuple[str, str] | None:
+        """The two labels the model is torn between at ``token`` (None: not torn, or no model)."""
+        plan = self.questions.plan
+        return None if plan is None or sid is None else plan.pair(sid, token)
+
+    def no_question_reason(self) -> str:
+        """What the status bar says when Tab finds no question."""
+        plan = self.questions.plan
+        if plan is None:
+            return "No token questions yet: they come with a model (label a few sentences, or Model › Train now)."
+        return (f"No token question left: the model is sure (question below {plan.threshold:g}) of every "
+                "unlabeled token it scored.")
+
+    def _annotations_of(self, sid: int):
+        session = self.session
+        return session.annotations if sid == session.current_id else session.project.annotations(sid)
 
     def _store(self, result: TrainingResult) -> None:
         project = self.session.project
@@ -397,7 +413,10 @@ class ModelLoop(QObject):
         if self.editor is None:
             return
         sid = self.session.current_id
-        self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks))
+        plan = self.questions.plan
+        questions = plan.sentence(sid) if plan is not None and sid is not None else None
+        self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks, questions,
+                                        self.questions.asking))
 
 
 def _read_tagger(data: bytes, name: str, state):

@@ -1,10 +1,12 @@
-"""Per-user GUI settings (QSettings): recent projects and the theme."""
+"""Per-user GUI settings (QSettings): recent projects, the theme, the queue strategy and token questions."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
+
+from tagtool import strategies
 
 MAX_RECENT = 8
 THEMES = ("system", "light", "dark")
@@ -40,4 +42,26 @@ class GuiSettings:
     @theme.setter
     def theme(self, value: str) -> None:
         self.qsettings.setValue("theme", value)
+        self.qsettings.sync()
+
+    @property
+    def queue_strategy(self) -> str:
+        """The queue strategy picked in Go › Queue strategy (a :mod:`tagtool.strategies` name)."""
+        value = self.qsettings.value("queue_strategy", strategies.DEFAULT_STRATEGY)
+        return value if value in strategies.REGISTRY else strategies.DEFAULT_STRATEGY
+
+    @queue_strategy.setter
+    def queue_strategy(self, value: str) -> None:
+        self.qsettings.setValue("queue_strategy", strategies.get(value).name)
+        self.qsettings.sync()
+
+    @property
+    def token_questions(self) -> bool:
+        """Whether the token-question mode (Go › Token questions) is on."""
+        value = self.qsettings.value("token_questions", False)
+        return value is True or str(value).lower() == "true"
+
+    @token_questions.setter
+    def token_questions(self, value: bool) -> None:
+        self.qsettings.setValue("token_questions", bool(value))
         self.qsettings.sync()

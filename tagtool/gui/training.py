@@ -31,7 +31,7 @@ from tagtool import crossval
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.crossval import column_check, fold_trainer
-from tagtool.guidance import SentenceGuidance, analyse
+from tagtool.guidance import Analysis, SentenceGuidance, analyse_all
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +112,8 @@ class TrainingResult:
     seconds: float = 0.0
     #: The tagger's file (:meth:`Tagger.to_bytes`), written in the worker; None until the run ends.
     data: bytes | None = None
+    #: The guidance as flat arrays over every token (the queue strategies read it), rows in ``guidance``'s order.
+    analysis: Analysis | None = None
 
     @property
     def scores(self) -> dict[int, float]:
@@ -253,7 +255,8 @@ def run_training(
                           features=None if warm_start is not None else inputs.features,
                           representations=inputs.representations)
     plan.start(state, 1)
-    guidance = dict(zip(inputs.ids, analyse(tagger, inputs.sentences, state.should_stop)))
+    per_sentence, analysis = analyse_all(tagger, inputs.sentences, state.should_stop)
+    guidance = dict(zip(inputs.ids, per_sentence))
     status = inputs.status
     counts = {kind: sum(1 for s in status.values() if s == kind) for kind in ("full", "partial", "none")}
     metrics = {
@@ -263,7 +266,7 @@ def run_training(
     }
     if overrides:
         metrics["retrain"] = overrides
-    result = TrainingResult(tagger, learner_name, chosen, guidance, status, metrics)
+    result = TrainingResult(tagger, learner_name, chosen, guidance, status, metrics, analysis=analysis)
     if inputs.cv_folds:
         result.seconds = time.perf_counter() - started
         state.model_ready(result)
