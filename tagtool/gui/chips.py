@@ -46,6 +46,8 @@ DISAGREEMENT_COLOR = "#d62728"
 #: Outline and badge of a token question (readable on light and dark palettes).
 QUESTION_COLOR = "#8b5cf6"
 BADGE_RADIUS = 6.5
+#: Width a question's badge takes at the right of its token band.
+BADGE_ROOM = 2 * BADGE_RADIUS + 2
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ class ChipPainter:
         elif _shown_suggestion(hint):
             width = max(width, self.sfm.horizontalAdvance(_shown_suggestion(hint)) + 2 * PAD_X)
         if hint is not None and hint.question:
-            width += BADGE_RADIUS  # room for the badge beside the token
+            width = max(width, self.fm.horizontalAdvance(token) + 2 * PAD_X + BADGE_ROOM)  # the badge beside the token
         return max(width, 2 * RADIUS + 8)
 
     def layout(
@@ -139,7 +141,7 @@ class ChipPainter:
             elif _shown_suggestion(hint):
                 self._paint_suggestion(p, rect, hint.suggestion, hint.pair if hint.question else None)
         asking = hint is not None and hint.question
-        token_rect = self._token_rect(rect).adjusted(0, 0, -BADGE_RADIUS if asking else 0, 0)
+        token_rect = self._token_rect(rect).adjusted(0, 0, -BADGE_ROOM if asking else 0, 0)
         self._text(p, token_rect, token, text_color, self.font)
         p.setBrush(Qt.NoBrush)
         if asking:
@@ -221,7 +223,8 @@ class ChipPainter:
 
     def _paint_badge(self, p: QPainter, rect: QRectF) -> None:
         """The token question's "?" on the chip's upper right corner."""
-        centre = QPointF(rect.right() - BADGE_RADIUS - 2, rect.top() + BADGE_RADIUS + 2)
+        band = self._token_rect(rect)
+        centre = QPointF(rect.right() - PAD_X / 2 - BADGE_RADIUS, band.center().y())
         p.save()
         p.setPen(Qt.NoPen)
         p.setBrush(QColor(QUESTION_COLOR))
