@@ -57,6 +57,7 @@ __all__ = [
     "open_question",
     "pair_uncertainty",
     "queue",
+    "queue_order",
     "sentence_informativeness",
     "strongest_other",
     "token_uncertainty",
@@ -263,9 +264,25 @@ def queue(scores: Mapping[int, float], status: Mapping[int, str]) -> list[int]:
     status : mapping id → ``"full"``/``"partial"``/``"none"``
         Every candidate sentence, in the order that breaks ties (document order).
     """
-    order = {sid: i for i, sid in enumerate(status)}
-    open_ids = [sid for sid, st in status.items() if st != "full"]
-    return sorted(open_ids, key=lambda sid: (sid not in scores, -scores.get(sid, 0.0), order[sid]))
+    ids = list(status)
+    if not ids:
+        return []
+    open_ = np.fromiter((st != "full" for st in status.values()), dtype=bool, count=len(ids))
+    ranked = np.fromiter((scores.get(sid, np.nan) for sid in ids), dtype=np.float64, count=len(ids))
+    return [ids[i] for i in queue_order(ranked, open_).tolist()]
+
+
+def queue_order(scores: np.ndarray, open_: np.ndarray, tie_rank: np.ndarray | None = None) -> np.ndarray:
+    """:func:`queue` on arrays: the open rows, the highest score first, unscored (NaN) rows last.
+
+    Ties go by ``tie_rank`` (default: row order).  Sorted by numpy (a
+    100,000-sentence project's queue in milliseconds, not a Python sort).
+    """
+    rows = np.flatnonzero(np.asarray(open_, dtype=bool))
+    ranked = np.asarray(scores, dtype=np.float64)[rows]
+    unscored = np.isnan(ranked)
+    ties = rows if tie_rank is None else np.asarray(tie_rank)[rows]
+    return rows[np.lexsort((ties, np.where(unscored, 0.0, -ranked), unscored))]
 
 
 @dataclass(frozen=True)

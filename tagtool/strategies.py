@@ -223,9 +223,11 @@ def gain_per_cost(q, tokens: Tokens, showing: Showing):
         return np.zeros(0)
     unlabeled = tokens.unlabeled
     asked = unlabeled & (q >= showing.threshold) if showing.mode != "full" else unlabeled
-    gain = np.add.reduceat(np.where(asked, q, 0.0), offsets[:-1])
-    per_token = np.where(asked, showing.full, np.where(unlabeled, showing.skip, 0.0))
-    cost = showing.sentence + np.add.reduceat(per_token, offsets[:-1])
+    starts = offsets[:-1]
+    gain = np.add.reduceat(q * asked, starts)
+    n_asked = np.add.reduceat(asked, starts, dtype=np.int64)
+    n_read = np.add.reduceat(unlabeled, starts, dtype=np.int64) - n_asked
+    cost = showing.sentence + showing.full * n_asked + showing.skip * n_read
     return np.divide(gain, cost, out=np.zeros_like(gain), where=(gain > 0) & (cost > 0))
 
 

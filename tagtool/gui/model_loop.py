@@ -41,7 +41,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from tagtool.guidance import SentenceGuidance, analyse_all, queue
 from tagtool.learn import DEFAULT_LEARNER
 from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
-from tagtool.gui.questions import Questions
+from tagtool.gui.questions import Questions, plan_in_worker
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
@@ -85,11 +85,13 @@ def retrain_overrides(params: dict, passes: int) -> dict:
     return {}
 
 
-def run_guidance(inputs: TrainingInputs, tagger, state) -> TrainingResult:
-    """Guidance of every sentence under an existing tagger (after reopening)."""
+def run_guidance(inputs: TrainingInputs, tagger, state, queue: tuple[str, bool] | None = None) -> TrainingResult:
+    """Guidance of every sentence under an existing tagger (after reopening); ``queue`` as :func:`run_training`'s."""
     per_sentence, analysis = analyse_all(tagger, inputs.sentences, state.should_stop)
+    status = inputs.status
     return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), dict(zip(inputs.ids, per_sentence)),
-                          inputs.status, dict(tagger.metrics), analysis=analysis)
+                          status, dict(tagger.metrics), analysis=analysis,
+                          plan=plan_in_worker(queue, inputs.ids, analysis, status, tagger.learner, tagger.model))
 
 
 class ModelLoop(QObject):
@@ -211,7 +213,7 @@ class ModelLoop(QObject):
         params = self.full_params()
         warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
         overrides = retrain_overrides(params, self.retrain_epochs) if after_edit and warm is not None else {}
-        run = partial(run_training, overrides=overrides)
+        run = partial(run_training, overrides=overrides, queue=self.questions.choice())
         task = self.runner.start(run, inputs, self.learner_name, params, warm)
         self._connect(task, store=True)
         self.run_started = time.perf_counter()
@@ -290,7 +292,8 @@ class ModelLoop(QObject):
         if unstored:
             self._unstored = result
         two_view = getattr(result.tagger.model, "n_views", 1) == 2
-        plan = self.questions.update(tuple(result.guidance), result.analysis, result.status, result.learner, two_view)
+        plan = self.questions.update(tuple(result.guidance), result.analysis, result.status, result.learner, two_view,
+                                     ready=result.plan)
         if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
             self._show_queue(result.scores, queue(result.scores, result.status))
         else:
@@ -389,7 +392,8 @@ class ModelLoop(QObject):
         if self.result is None or self.result.tagger is not tagger:
             return
         ids, sentences = self.session.training_sentences()
-        task = self.runner.start(run_guidance, TrainingInputs(ids, sentences, self.session.project.labels), tagger)
+        task = self.runner.start(partial(run_guidance, queue=self.questions.choice()),
+                                 TrainingInputs(ids, sentences, self.session.project.labels), tagger)
         self._connect(task, store=False)
 
     def close(self) -> None:

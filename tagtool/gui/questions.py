@@ -64,7 +64,7 @@ class QueuePlan:
     scores : dict id → float
         The strategy's sentence scores (empty for an unguided strategy).
     queue : list of int
-        :func:`tagtool.guidance.queue`: not fully labeled, best first.
+        Not fully labeled, best first (:func:`tagtool.guidance.queue_order`).
     """
 
     strategy: Strategy
@@ -79,17 +79,29 @@ class QueuePlan:
     runner_up: np.ndarray
     labels: tuple[str, ...]
     scores: dict[int, float]
-    queue: list[int]
-    index: dict[int, int] = field(default_factory=dict)
+    queue_rows: np.ndarray  # rows (sentence indices) in queue order
 
     def __post_init__(self):
-        self.index = {sid: i for i, sid in enumerate(self.ids)}
-        self._queue_position = {sid: k for k, sid in enumerate(self.queue)}
+        self.queue = np.asarray(self.ids, dtype=np.int64)[self.queue_rows].tolist()
         starts = self.offsets[:-1]
         counts = np.add.reduceat(self.asked.astype(np.int64), starts) if len(starts) else np.zeros(0, np.int64)
-        #: Sentences with a question when the model scored them, in queue order (the only ones to read).
-        self._asking = [sid for sid in self.queue if sid in self.index and counts[self.index[sid]] > 0]
-        self._asking_positions = [self._queue_position[sid] for sid in self._asking]
+        asking = counts[self.queue_rows] > 0
+        #: Sentences with a question when the model scored them: rows in queue order, and their queue positions.
+        self._asking_rows = self.queue_rows[asking]
+        self._asking_positions = np.flatnonzero(asking)
+        self._index: dict[int, int] | None = None
+
+    @property
+    def index(self) -> dict[int, int]:
+        """Sentence id → row (built on first use)."""
+        if self._index is None:
+            self._index = dict(zip(self.ids, range(len(self.ids))))
+        return self._index
+
+    @property
+    def n_asking(self) -> int:
+        """Sentences that had a question when the model scored them."""
+        return len(self._asking_rows)
 
     def rows(self, sid: int) -> slice | None:
         i = self.index.get(sid)
@@ -146,22 +158,17 @@ class QueuePlan:
 
     def _circle(self, sid: int | None, forward: bool):
         """The asking sentences other than ``sid``, in queue order from the one after ``sid`` round to it."""
-        from bisect import bisect_right
-        from itertools import chain
-
-        position = self._queue_position.get(sid, -1 if forward else len(self.queue))
-        split = bisect_right(self._asking_positions, position)
+        row = self.index.get(sid) if sid is not None else None
+        hit = np.flatnonzero(self.queue_rows == row) if row is not None else ()
+        position = int(hit[0]) if len(hit) else (-1 if forward else len(self.queue_rows))
+        split = int(np.searchsorted(self._asking_positions, position, side="right"))
+        rows = self._asking_rows
         if forward:
-            order = chain(self._asking[split:], self._asking[:split])
+            order = np.concatenate([rows[split:], rows[:split]])
         else:
             below = split - (1 if split and self._asking_positions[split - 1] == position else 0)
-            order = chain(reversed(self._asking[:below]), reversed(self._asking[below:]))
-        return (other for other in order if other != sid)
-
-    @property
-    def n_asking(self) -> int:
-        """Sentences that had a question when the model scored them."""
-        return len(self._asking)
+            order = np.concatenate([rows[:below][::-1], rows[below:][::-1]])
+        return (self.ids[r] for r in order.tolist() if r != row)
 
 
 def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[int, str], strategy: Strategy,
@@ -170,16 +177,20 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
     threshold = strategies.default_threshold(analysis.probabilistic)
     q = np.asarray(strategy.question(analysis.evidence), dtype=np.float64)
     tokens = analysis.tokens
+    n = len(ids)
+    ranked = np.full(n, np.nan)
     scores: dict[int, float] = {}
     if strategy.guided:
         ranked = strategy.score(q, tokens, Showing(mode, threshold))
         scores = dict(zip(ids, ranked.tolist()))
-    order = list(ids)
+    open_ = np.fromiter((status.get(sid, "none") != "full" for sid in ids), dtype=bool, count=n)
+    ties = None
     if not strategy.guided and not strategy.file_order:
-        order = [order[i] for i in np.random.default_rng(RANDOM_SEED).permutation(len(order))]
-    queue = guidance.queue(scores, {sid: status.get(sid, "none") for sid in order})
+        ties = np.empty(n, dtype=np.int64)
+        ties[np.random.default_rng(RANDOM_SEED).permutation(n)] = np.arange(n)
     return QueuePlan(strategy, mode, threshold, tuple(ids), tokens.offsets, q, tokens.unlabeled & (q >= threshold),
-                     analysis.torn >= close, analysis.best, analysis.runner_up, analysis.labels, scores, queue)
+                     analysis.torn >= close, analysis.best, analysis.runner_up, analysis.labels, scores,
+                     guidance.queue_order(ranked, open_, ties))
 
 
 class Questions:
@@ -215,9 +226,22 @@ class Questions:
             self.asking = bool(asking)
         return self._build()
 
-    def update(self, ids, analysis, status, learner: str, two_view: bool) -> QueuePlan | None:
-        """A new model's analysis (None: it has none, e.g. no sentence)."""
+    def choice(self) -> tuple[str, bool]:
+        """``(strategy, asking)``: what a worker needs to plan a new model's queue (:func:`plan_in_worker`)."""
+        return self.strategy, self.asking
+
+    def update(self, ids, analysis, status, learner: str, two_view: bool,
+               ready: QueuePlan | None = None) -> QueuePlan | None:
+        """A new model's analysis (None: it has none, e.g. no sentence).
+
+        ``ready``: the plan a worker made for the model; used when it is
+        the current choice's (the strategy or mode may have changed since).
+        """
         self._source = None if analysis is None else (tuple(ids), analysis, status, learner, two_view)
+        if ready is not None and self._source is not None and ready.mode == self.mode \
+                and ready.strategy is self.effective(learner, two_view):
+            self.plan = ready
+            return ready
         return self._build()
 
     def _build(self) -> QueuePlan | None:
@@ -227,3 +251,16 @@ class Questions:
         ids, analysis, status, learner, two_view = self._source
         self.plan = build_plan(ids, analysis, status, self.effective(learner, two_view), self.mode)
         return self.plan
+
+
+def plan_in_worker(choice: tuple[str, bool] | None, ids, analysis, status, learner: str, model) -> QueuePlan | None:
+    """The plan of a new model under ``choice`` (:meth:`Questions.choice`), made in the worker thread.
+
+    Scoring and ordering a 100,000-sentence project takes a tenth of a
+    second or more: done where the model was trained, the GUI thread only
+    swaps it in (unless the choice changed meanwhile).
+    """
+    if choice is None or analysis is None:
+        return None
+    two_view = getattr(model, "n_views", 1) == 2
+    return Questions(*choice).update(ids, analysis, status, learner, two_view)

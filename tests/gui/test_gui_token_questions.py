@@ -81,6 +81,7 @@ def test_the_strategy_orders_j_and_the_info_column(window, qtbot):
     result = train(window, qtbot)
     loop, session = window.model_loop, window.session
     default = loop.questions.plan
+    assert default is result.plan, "the worker planned the queue: the GUI thread only swapped it in"
     assert default.strategy.name == strategies.DEFAULT_STRATEGY and session.queue == default.queue
     window.queue_menu.strategy_actions["uncertainty"].trigger()
     plan = loop.questions.plan
@@ -234,3 +235,17 @@ def test_next_question_goes_round_the_queue():
     done = {sid: (frozenset({"O"}),) * 3 for sid in (10, 11, 12)}
     assert plan.next_question(10, 0, done.__getitem__) is None
     assert plan.pair(11, 0) == ("O", "B-X") and plan.pair(11, 1) is None
+
+
+def test_a_strategy_the_model_cannot_serve_falls_back_to_the_default():
+    from tagtool.gui.questions import Questions
+
+    questions = Questions("disagreement")
+    assert questions.effective("crf", two_view=False).name == strategies.DEFAULT_STRATEGY
+    assert questions.effective("mv-perceptron", two_view=True).name == "disagreement"
+    plan = _plan([1, 3], None)
+    analysis = guidance.Analysis(Evidence(plan.q), Tokens.from_allowed(np.ones((9, 4), bool), plan.offsets), False,
+                                 plan.best, plan.runner_up, np.zeros(9), plan.labels)
+    made = questions.update((10, 11, 12), analysis, {}, "crf", False)
+    assert made.strategy.name == strategies.DEFAULT_STRATEGY and questions.strategy == "disagreement"
+    assert Questions("no-such").strategy == strategies.DEFAULT_STRATEGY
