@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
             action.setChecked(True)
             action.toggled.connect(lambda on, n=name: self.model_loop and self.model_loop.set_marks(**{n: on}))
             self.mark_actions[name] = action
-        self._action(self.view_menu, "Order list by &informativeness",
+        self._action(self.view_menu, "Order list by the         self._action(self.view_menu, "Order list by &informativeness",queue (Info)",
                      lambda: self.list_panel.sort_by_informativeness())
         self.view_menu.addSeparator()
         theme_menu = self.view_menu.addMenu("&Theme")

@@ -15,8 +15,9 @@ order), so selecting a sentence far down a filtered list needs no query.  After 
 filtered list until the filter or search changes, so rows do not vanish
 under the annotator's cursor).
 
-The "Info" column shows the informativeness score of each sentence once a
-model provides one (:meth:`SentenceListModel.set_scores`); empty until then.
+The "Info" column shows each sentence's score under the queue strategy
+(Go › Queue strategy, :mod:`tagtool.strategies`) once a model provides
+one (:meth:`SentenceListModel.set_scores`); empty until then.
 Sorting by status, length or text is done by SQLite; by Info, the filtered
 ids are ordered in memory by their scores (ties stay in document order).
 """
