@@ -141,27 +141,40 @@ def simulate_costs(learner: str, seeds, data, test, args) -> list[str]:
     return rows
 
 
+def with_sentences(cost: float | None, sentences: int) -> float | None:
+    """The cost with :data:`tagtool.strategies.SENTENCE_COST` charged per sentence opened."""
+    return None if cost is None else cost + strategies.SENTENCE_COST * sentences
+
+
 def cost_table(rows) -> list[str]:
     lines = ["| learner | seed | mode | strategy | full-data F1 | cost_to_95 | ratio to combined | sentences | "
-             "tokens / sentence | wall s |", "|---|---|---|---|---|---|---|---|---|---|"]
+             f"tokens / sentence | cost_to_95 + {strategies.SENTENCE_COST:g} per sentence | wall s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     reference = {(r[0], r[1], r[2]): r[5] for r in rows if r[3] == "combined"}
     for learner, seed, mode, name, full_f1, c95, f1, cost, n, mean_len, wall in rows:
         ref = reference.get((learner, seed, mode))
         ratio = f"{c95 / ref:.2f}" if c95 and ref else "–"
         cell = f"{c95:,.0f}" if c95 else f"never (F1 {f1:.4f} at {cost:,.0f})"
+        charged = with_sentences(c95, n)
         lines.append(f"| {learner} | {seed} | {mode} | {name} | {full_f1:.4f} | {cell} | {ratio} | {n:,} | "
-                     f"{mean_len:.1f} | {wall:.0f} |")
+                     f"{mean_len:.1f} | {'–' if charged is None else f'{charged:,.0f}'} | {wall:.0f} |")
     return lines
 
 
 def medians(rows) -> list[str]:
-    lines = ["| learner | mode | strategy | median cost_to_95 | seeds reaching 95 % |", "|---|---|---|---|---|"]
+    lines = ["| learner | mode | strategy | median cost_to_95 | median sentences opened | "
+             f"median cost_to_95 + {strategies.SENTENCE_COST:g} per sentence | seeds reaching 95 % |",
+             "|---|---|---|---|---|---|---|"]
     keys = sorted({(r[0], r[2], r[3]) for r in rows})
     for learner, mode, name in keys:
-        costs = [r[5] for r in rows if (r[0], r[2], r[3]) == (learner, mode, name)]
-        reached = [c for c in costs if c]
-        med = f"{np.median(reached):,.0f}" if len(reached) == len(costs) else "–"
-        lines.append(f"| {learner} | {mode} | {name} | {med} | {len(reached)} of {len(costs)} |")
+        runs = [r for r in rows if (r[0], r[2], r[3]) == (learner, mode, name)]
+        reached = [r for r in runs if r[5]]
+        if len(reached) == len(runs):
+            cells = (f"{np.median([r[5] for r in runs]):,.0f} | {np.median([r[8] for r in runs]):,.0f} | "
+                     f"{np.median([with_sentences(r[5], r[8]) for r in runs]):,.0f}")
+        else:
+            cells = "– | – | –"
+        lines.append(f"| {learner} | {mode} | {name} | {cells} | {len(reached)} of {len(runs)} |")
     return lines
 
 
