@@ -147,7 +147,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     check_not_input(args.output, {"project": args.project})
     with Project.open(args.project, readonly=True) as project:
-        corpus = project.corpus()
+        corpus = project.export_corpus()  # with the review flags, for formats that keep them
     options = {"spans": True} if args.spans else {}
     if args.spans:
         # Span records are JSON Lines whatever the output's name (-o -, out.txt).
