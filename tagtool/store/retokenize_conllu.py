@@ -12,7 +12,9 @@ all, so the exported file stays valid:
   holds it covers both halves; an empty node after it comes after both;
 * a reference to either merged word points to the merged one; a merged
   word whose head was its partner takes the partner's head; a range that
-  shrinks to one word is dropped (the merged word is the surface form);
+  shrinks to one word is dropped (the merged word is the surface form), and
+  so is one that held only one of the two (its surface form no longer
+  covers whole words);
 * MISC: the first half of a split word gets ``SpaceAfter=No`` (the halves
   were written together); a merged word keeps the first word's MISC with
   the second word's ``SpaceAfter``, so ``# text`` still matches.
@@ -79,7 +81,7 @@ def fix_merged_head(columns: dict[str, list[str]], t: int, partner_head: str) ->
 
 def renumber_meta(meta: dict, new: Renumber, split_at: int | None = None, merged_at: int | None = None) -> None:
     """Rewrite the kept ranges and empty nodes, and the MISC label positions, in place."""
-    lines = [_line(line, new) for line in (meta.get(LINES_KEY) or "").split("\n") if line]
+    lines = [_line(line, new, merged_at) for line in (meta.get(LINES_KEY) or "").split("\n") if line]
     meta[LINES_KEY] = "\n".join(line for line in lines if line is not None)
     if meta.get(MISC_AT_KEY):
         meta[MISC_AT_KEY] = _misc_at(str(meta[MISC_AT_KEY]), split_at, merged_at)
@@ -124,14 +126,16 @@ def _deps(value: str, new: Renumber) -> str:
     return "|".join(out)
 
 
-def _line(line: str, new: Renumber) -> str | None:
-    """A kept range or empty-node line renumbered; None for a range that became one word."""
+def _line(line: str, new: Renumber, merged_at: int | None) -> str | None:
+    """A kept range or empty-node line renumbered; None for a range a merge broke."""
     fields = line.split("\t")
     token_id = fields[0]
     if "-" in token_id:
         start, _, end = token_id.partition("-")
         if not (start.isdigit() and end.isdigit()):
             return line
+        if merged_at is not None and (int(end) == merged_at + 1 or int(start) == merged_at + 2):
+            return None  # the merged pair straddles the range's edge
         first, last = new(int(start))[0], new(int(end))[1]
         if first == last:
             return None
