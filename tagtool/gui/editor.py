@@ -16,6 +16,10 @@ Space                  accept the suggestion on the selection, then move on
 Esc                    collapse the selection to the focused token
 =====================  ====================================================
 
+Window commands that act on the sentence (flag, skip, split and merge
+tokens: :mod:`tagtool.gui.sentence_ops`) are menu shortcuts; the context
+menu lists the token ones too (:attr:`TokenEditor.token_actions`).
+
 Span labels in BIO-style schemes: see :mod:`tagtool.gui.edits`.
 """
 
@@ -58,11 +62,14 @@ class TokenEditor(QWidget):
         self.hints: SentenceHints = NO_HINTS
         self._rects = []
         self.picker: LabelPicker | None = None
+        #: Window actions on the focused token (split, merge) for the context menu.
+        self.token_actions: list = []
         self.setFocusPolicy(Qt.StrongFocus)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Minimum)
         self.setAttribute(Qt.WA_OpaquePaintEvent, False)
         session.sentenceChanged.connect(self._sentence_changed)
         session.annotationsChanged.connect(self._annotations_changed)
+        session.tokensChanged.connect(self._tokens_changed)
         session.labelsChanged.connect(self._relayout)
         self._sentence_changed(session.current_id)
 
@@ -102,6 +109,13 @@ class TokenEditor(QWidget):
         self.focus = self.anchor = start
         self._relayout()
         self.focusChanged.emit(start)
+
+    def _tokens_changed(self, sid: int, focus: int) -> None:
+        """A split or merge: the chips are laid out again (annotationsChanged follows), ``focus`` focused."""
+        if sid == self.session.current_id:
+            self.hints = NO_HINTS  # they name the old tokens; the model loop sends the new ones
+            self._relayout()
+            self.set_focus(focus)
 
     def _annotations_changed(self, sid: int, _changes) -> None:
         if sid == self.session.current_id:
@@ -277,6 +291,9 @@ class TokenEditor(QWidget):
                 lambda: self.accept_suggestions())
         menu.addAction("Clear\t0").triggered.connect(self.clear_selection)
         menu.addAction("Pick label…\t/").triggered.connect(self.open_picker)
+        if self.token_actions:
+            menu.addSeparator()
+            menu.addActions(self.token_actions)
         return menu
 
     # ------------------------------------------------------------------

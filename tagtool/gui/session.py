@@ -18,6 +18,11 @@ opening never waits for it; what needs the sentences before they are in
 (a training run) waits with :meth:`Session.defer_until_sentences_ready`.
 Edits made while the worker reads are re-read from the project when its
 copy arrives, so the cache never misses one.
+
+Review flags and skips (:attr:`Session.reviews`) and split or merged tokens
+are edits too: saved at once and undone through the same stack
+(:mod:`tagtool.gui.sentence_edits`).  A split or merge is the one edit that
+changes a sentence's tokens: the session replaces its cached copy whole.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from tagtool.gui.sentence_reader import Pacer, SnapshotRead
 from tagtool.gui.style import LabelStyle
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.project import Project
+from tagtool.gui.sentence_edits import SentenceEdits
+from tagtool.store.review import Review
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +85,10 @@ class EditCommand(QUndoCommand):
             QTimer.singleShot(0, self.session, step_back)
 
 
-class Session(QObject):
+class Session(SentenceEdits, QObject):
     """An open project being labeled.
+
+    Flags, skips, split and merged tokens: :class:`~tagtool.gui.sentence_edits.SentenceEdits`.
 
     Signals
     -------
@@ -101,6 +110,11 @@ class Session(QObject):
         An edit, undo or redo was not saved (the project refused it: a
         read-only file, a full disk); the message says why. The screen
         still shows what the file holds.
+    reviewChanged(int)
+        A sentence was flagged, unflagged, skipped or un-skipped (its id).
+    tokensChanged(int, int)
+        A sentence's tokens were split or merged (its id, the token to
+        focus); ``annotationsChanged(id, {})`` follows.
     """
 
     sentenceChanged = Signal(int)
@@ -109,6 +123,8 @@ class Session(QObject):
     labelsChanged = Signal()
     sentencesReady = Signal()
     saveFailed = Signal(str)
+    reviewChanged = Signal(int)
+    tokensChanged = Signal(int, int)
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
@@ -126,6 +142,9 @@ class Session(QObject):
         self._reader: TaskRunner | None = None
         self._read: SnapshotRead | None = None  # the background read in progress
         self._edited_during_read: set[int] = set()
+        self._retokenized_during_read: set[int] = set()
+        #: ``{sentence id: Review}`` of the flagged and skipped sentences (a few rows, read once).
+        self.reviews: dict[int, Review] = project.reviews()
         self._ready_actions: dict[str, Callable[[], None]] = {}
         self.annotationsChanged.connect(self._note_edit)
         if self._order:
@@ -167,20 +186,23 @@ class Session(QObject):
         return True
 
     def next_unfinished(self) -> bool:
-        """Go to the most informative sentence that is not fully labeled.
+        """Go to the most informative sentence that is not fully labeled and not skipped.
 
         With a model's :attr:`queue` (:func:`tagtool.guidance.queue`), its
         first sentence other than the current one that is still not fully
         labeled; without, the next one in document order, wrapping around.
-        False when all are labeled.
+        Skipped sentences are passed over (also those skipped since the
+        queue was made). False when all are labeled or skipped.
         """
         if self.current_id is None:
             return False
+        skipped = self.skipped
         for sid in self.queue:
-            if sid != self.current_id and annotation_status(self.project.annotations(sid)) != "full":
+            if (sid != self.current_id and sid not in skipped
+                    and annotation_status(self.project.annotations(sid)) != "full"):
                 self.go_to(sid)
                 return True
-        target = self.project.next_sentence(self.current_id, status="incomplete")
+        target = self.project.next_sentence(self.current_id, status="open")
         if target is None:
             return False
         self.go_to(target)
@@ -315,6 +337,7 @@ class Session(QObject):
             self._reader = TaskRunner(self)
         read = self._read = SnapshotRead(self.project.path, Pacer(self))
         self._edited_during_read = set()
+        self._retokenized_during_read = set()
         task = self._reader.start(read)
         task.signals.returned.connect(lambda _result, r=read: self._install(r))
         task.signals.errored.connect(lambda message, _tb, r=read: self._read_failed(r, message))
@@ -362,7 +385,10 @@ class Session(QObject):
             return
         for sid in self._edited_during_read:
             i = self._position[sid]
-            sentences[i] = replace(sentences[i], annotations=self._annotations_of(sid))
+            if sid in self._retokenized_during_read:  # its tokens changed too: read it whole
+                sentences[i] = self.project.sentence(sid)
+            else:
+                sentences[i] = replace(sentences[i], annotations=self._annotations_of(sid))
         self._sentences = sentences
         self._run_ready_actions()
         self.sentencesReady.emit()
