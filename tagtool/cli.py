@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_reader_options(p)
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("export", help="write a project's tokens and annotations to a file")
+    p = sub.add_parser("export", help="write a project's tokens and annotations to a file (conllu and jsonl "
+                                      "also carry review flags: tagtool:flag, tagtool:skipped)")
     p.add_argument("project", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True)
     p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"])
@@ -176,10 +177,17 @@ def project_summary(project) -> dict:
         "labels": list(project.labels.names),
         "sentence_status": project.status_counts(),
         "token_annotations": project.annotation_counts(),
+        "review": _review_summary(project),
         "models": len(project.models()),
         "text_tokens": project.text_tokens(),
         "word_representations": _representations_summary(project),
     }
+
+
+def _review_summary(project) -> dict[str, int]:
+    """Sentences flagged for review and skipped in the app."""
+    reviews = project.reviews().values()
+    return {"flagged": sum(r.flagged for r in reviews), "skipped": sum(r.skipped for r in reviews)}
 
 
 def _representations_summary(project) -> str:

@@ -16,7 +16,8 @@ filtered list until the filter or search changes, so rows do not vanish
 under the annotator's cursor).
 
 Flagged and skipped sentences (:mod:`tagtool.store.review`) carry a mark in
-the Status column (⚑ flagged, ↷ skipped) with the comment in its tooltip;
+the Status column (a red ⚑ before the status, "↷ skipped" for the status)
+with the comment in its tooltip;
 the filter box offers each.  The session's review dictionary holds only
 those sentences, so marking a row costs a dictionary lookup.  A split or
 merge re-reads the sentence's row (its length and preview changed).
@@ -41,9 +42,10 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -75,9 +77,10 @@ STATUS_COLORS = {"full": "#2e9d4f", "partial": "#e0a526", "none": "#9a9a9a"}
 STATUS_TEXT = {"full": "● full", "partial": "◐ partial", "none": "○ none"}
 FLAG_MARK, SKIPPED_TEXT = "⚑ ", "↷ skipped"
 FLAG_COLOR, SKIPPED_COLOR = "#d62728", "#8a8a8a"
-#: The widest Status cell (sizes the column).
-WIDEST_STATUS = FLAG_MARK + max([*STATUS_TEXT.values(), SKIPPED_TEXT], key=len)
-_ROLES = frozenset({Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole})
+#: The widest Status text (sizes the column, with its flag icon's place).
+WIDEST_STATUS = max([*STATUS_TEXT.values(), SKIPPED_TEXT], key=len)
+_ROLES = frozenset({Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole,
+                    Qt.DecorationRole})
 _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 
 
@@ -94,6 +97,7 @@ class SentenceListModel(QAbstractTableModel):
         self._ids: Sequence[int] = ()
         self._rows: dict[int, int] | None = None  # id -> row, built when first asked
         self._pages: OrderedDict[int, list[SentenceSummary]] = OrderedDict()
+        self._flag_icons: tuple[QPixmap, QPixmap] | None = None
         self._read_ids()
         session.annotationsChanged.connect(self._annotations_changed)
         session.reviewChanged.connect(self._row_changed)
@@ -219,15 +223,28 @@ class SentenceListModel(QAbstractTableModel):
         self._row_changed(sentence_id)
 
     def status_text(self, summary: SentenceSummary) -> str:
-        review = self.session.review(summary.id)
-        text = SKIPPED_TEXT if review.skipped else STATUS_TEXT[summary.status]
-        return FLAG_MARK + text if review.flagged else text
+        return SKIPPED_TEXT if self.session.review(summary.id).skipped else STATUS_TEXT[summary.status]
 
     def status_color(self, summary: SentenceSummary) -> QColor:
-        review = self.session.review(summary.id)
-        if review.flagged:
-            return QColor(FLAG_COLOR)
-        return QColor(SKIPPED_COLOR if review.skipped else STATUS_COLORS[summary.status])
+        return QColor(SKIPPED_COLOR if self.session.review(summary.id).skipped else STATUS_COLORS[summary.status])
+
+    def flag_icon(self, flagged: bool) -> QPixmap:
+        """A red flag before a flagged row's status (the status keeps its colour); blank space on the others."""
+        if self._flag_icons is None:
+            font = QApplication.font()
+            size = QFontMetrics(font).height()
+            icons = []
+            for mark in ("", FLAG_MARK.strip()):
+                pixmap = QPixmap(size, size)
+                pixmap.fill(Qt.transparent)
+                painter = QPainter(pixmap)
+                painter.setFont(font)
+                painter.setPen(QColor(FLAG_COLOR))
+                painter.drawText(pixmap.rect(), Qt.AlignCenter, mark)
+                painter.end()
+                icons.append(pixmap)
+            self._flag_icons = tuple(icons)
+        return self._flag_icons[flagged]
 
     def tooltip(self, summary: SentenceSummary) -> str:
         text = (f"{summary.document}, sentence {summary.position + 1}: "
@@ -264,10 +281,13 @@ class SentenceListModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.TextAlignmentRole:
             return _RIGHT if column in (0, 2, 3) else None
-        if role == Qt.ForegroundRole and column != 1:
+        if role in (Qt.ForegroundRole, Qt.DecorationRole) and column != 1:
             return None
         if role == Qt.UserRole:  # the id needs no row read
             return self._ids[index.row()] if index.row() < len(self._ids) else None
+        if role == Qt.DecorationRole:  # the flag needs no row read either
+            sid = self._ids[index.row()] if index.row() < len(self._ids) else None
+            return self.flag_icon(self.session.review(sid).flagged)
         summary = self.summary(index.row())
         if summary is None:
             return None
@@ -317,7 +337,8 @@ class SentenceListPanel(QWidget):
         samples = (str(max(session.n_sentences, 10)), WIDEST_STATUS, "Len 99", "Info 0.00")
         for column, sample in enumerate(samples):
             header.setSectionResizeMode(column, QHeaderView.Interactive)
-            header.resizeSection(column, metrics.horizontalAdvance(sample) + pad)
+            icon = metrics.height() + 4 if column == 1 else 0  # the flag's place (SentenceListModel.flag_icon)
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + pad + icon)
         header.setStretchLastSection(True)
         header.setSortIndicatorShown(True)
         header.setSortIndicator(0, Qt.AscendingOrder)
