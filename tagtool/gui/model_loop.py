@@ -176,6 +176,11 @@ class ModelLoop(QObject):
         session.annotationsChanged.connect(self._edited)
         session.sentenceChanged.connect(self._refresh_hints)
         session.reviewChanged.connect(self._review_changed)
+        session.tokensChanged.connect(self._tokens_changed)
+        # Sentences split or merged since the current run took its sentences, and when: the
+        # model's guidance for them names other tokens (possibly as many), so it is not shown.
+        self._retokenized: dict[int, float] = {}
+        self._inputs_at = 0.0
         self.editor = None
         self.list_panel = None
         #: The project's word representations (a RepresentationsController), set by the window.
@@ -232,6 +237,7 @@ class ModelLoop(QObject):
             self.waiting.emit("Reading the project's sentences; training starts once they are in…")
             return True
         ids, sentences = self.session.training_sentences()
+        self._inputs_at = time.perf_counter()
         sentences = for_training(ids, sentences, self.session.skipped)  # skipped: unlabeled text
         reps = self.representations.for_training() if self.representations is not None else None
         inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds,
@@ -315,6 +321,8 @@ class ModelLoop(QObject):
 
     def _use(self, result: TrainingResult, unstored: bool) -> None:
         self.result = result
+        # only the current run's results get here: what was retokenized before it read is in them
+        self._retokenized = {sid: at for sid, at in self._retokenized.items() if at >= self._inputs_at}
         if unstored:
             self._unstored = result
         self._requeue()
@@ -335,6 +343,9 @@ class ModelLoop(QObject):
         elif (self.result is not None and self.result.status.get(sid, "full") != "full"
               and sid not in self.session.queue):
             self._requeue()
+
+    def _tokens_changed(self, sid: int, _focus: int) -> None:
+        self._retokenized[sid] = time.perf_counter()
 
     def _store(self, result: TrainingResult) -> None:
         project = self.session.project
@@ -389,6 +400,7 @@ class ModelLoop(QObject):
         if self.result is None or self.result.tagger is not tagger:
             return
         ids, sentences = self.session.training_sentences()
+        self._inputs_at = time.perf_counter()
         task = self.runner.start(run_guidance, TrainingInputs(ids, sentences, self.session.project.labels), tagger)
         self._connect(task, store=False)
 
@@ -405,7 +417,7 @@ class ModelLoop(QObject):
     # hints
 
     def guidance(self, sid: int | None) -> SentenceGuidance | None:
-        if self.result is None or sid is None:
+        if self.result is None or sid is None or sid in self._retokenized:
             return None
         return self.result.guidance.get(sid)
 
