@@ -8,9 +8,10 @@ previous or next annotations back through the project, so the file always
 holds what the screen shows.
 
 The session also keeps every sentence in memory once a training run asked
-for them (:meth:`Session.training_sentences`): tokens never change in a
-project, so each edit only replaces the edited sentence's annotations and
-starting a run costs a tuple copy, not a read of the whole project.  A big
+for them (:meth:`Session.training_sentences`): each edit only replaces the
+edited sentence's annotations (a split or merge of tokens, the whole
+sentence), and starting a run costs a tuple copy, not a read of the whole
+project.  A big
 project (:data:`BACKGROUND_READ_MIN` sentences or more) is read into that
 cache by a worker thread on a read-only connection of its own
 (:meth:`Session.read_sentences`, started when the window opens it), so
@@ -425,6 +426,7 @@ class Session(SentenceEdits, QObject):
         if self._read is not None:  # it may predate the change: read again
             self._read.pacer.free()
         self._sentences = self._read = None
+        self.reviews = self.project.reviews()
         if wanted:
             self.read_sentences()
         if self.current_id is not None:

@@ -31,6 +31,12 @@ The annotation log
     replay of the log (:func:`tagtool.gui.stats.progress_over_time`) stays
     exact.
 
+Later imports
+    Importing annotations into the project matches sentences by their
+    tokens (:meth:`~tagtool.store.project.Project.import_annotations`): a
+    file with the old tokenization no longer matches a changed sentence,
+    and the import says which one and where.
+
 Undo
 ----
 Each function returns the sentence's :class:`TokenState` before and after;
