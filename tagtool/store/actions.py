@@ -124,10 +124,14 @@ def read(
     kinds: Iterable[str] | None = None,
     since: float | None = None,
     annotator: str | None = None,
+    after_id: int | None = None,
 ) -> list[ActionRecord]:
-    """Logged actions, oldest first, optionally only some kinds, from a time, of one annotator."""
+    """Logged actions, oldest first, optionally only some kinds, from a time, of one annotator, after an id."""
     clauses: list[str] = []
     params: list = []
+    if after_id is not None:
+        clauses.append("id > ?")
+        params.append(int(after_id))
     if kinds is not None:
         kinds = list(kinds)
         clauses.append(f"kind IN ({', '.join('?' * len(kinds))})")

@@ -1124,9 +1124,14 @@ class Project:
         kinds: Iterable[str] | None = None,
         since: float | None = None,
         annotator: str | None = None,
+        after_id: int | None = None,
     ) -> list[ActionRecord]:
-        """The action log, oldest first (:func:`tagtool.store.actions.read`)."""
-        return _actions.read(self._db, kinds, since, annotator)
+        """The action log, oldest first (:func:`tagtool.store.actions.read`).
+
+        ``after_id`` reads only the actions logged after that one (a reader
+        that keeps what it read before).
+        """
+        return _actions.read(self._db, kinds, since, annotator, after_id)
 
     def _apply(
         self,

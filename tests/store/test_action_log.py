@@ -83,6 +83,7 @@ def test_skips_undos_and_the_filters(project):
     assert [a.kind for a in project.actions(kinds=["skip", "candidate"])] == ["skip", "candidate"]
     assert [a.kind for a in project.actions(since=13.0)] == ["skip", "undo", "candidate"]
     assert [a.kind for a in project.actions(annotator="b")] == ["undo", "candidate"]
+    assert [a.kind for a in project.actions(after_id=first + 1)] == ["undo", "candidate"]
     records = project.actions()
     assert records[2].id == undo and records[2].ref == first
     assert undone_ids(records) == {first}
