@@ -96,7 +96,7 @@ class LearningCurvePlots(QWidget):
             widget = pg.PlotWidget(self)
             widget.setFixedHeight(PLOT_HEIGHT)
             item = widget.getPlotItem()
-            item.setMouseEnabled(False, False)  # the dock scrolls; the plot does not zoom
+            item.setMouseEnabled(False, False)  # a wheel then goes on to the dock, which scrolls
             item.setMenuEnabled(False)
             item.hideButtons()
             item.showGrid(x=True, y=True, alpha=0.2)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QPalette, QWheelEvent
+from PySide6.QtWidgets import QApplication
 from PySide6.QtTest import QTest
 
 from tagtool.annotation_costs import ActionClock
@@ -105,6 +106,14 @@ def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_
     xs = [list(i.xData) for i in curve.plots[1].getPlotItem().listDataItems() if i.name()]
     assert xs == [[1.0, 2.0], [1.0]]
     assert not panel.grab().isNull()
+    # a wheel over a plot is left to the dock (it scrolls), not taken to zoom
+    view = curve.plots[0].viewport()
+    shown = curve.plots[0].getPlotItem().viewRange()
+    at = QPointF(view.width() / 2, view.height() / 2)
+    wheel = QWheelEvent(at, view.mapToGlobal(at), QPoint(), QPoint(0, -120), Qt.NoButton, Qt.NoModifier,
+                        Qt.NoScrollPhase, False)
+    QApplication.sendEvent(view, wheel)
+    assert not wheel.isAccepted() and curve.plots[0].getPlotItem().viewRange() == shown
 
 
 def test_models_older_than_the_log_say_why_they_have_no_minutes(window):
