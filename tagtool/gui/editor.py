@@ -125,10 +125,10 @@ class TokenEditor(QWidget):
     # ------------------------------------------------------------------
     # edits
 
-    def _edit(self, changes: dict, text: str) -> bool:
-        """Apply an edit; False only when the project refused it."""
+    def _edit(self, changes: dict, text: str, kind: str | None = None) -> bool:
+        """Apply an edit (``kind``: its action in the log, :meth:`Session.edit`); False only when the project refused it."""
         try:
-            self.session.edit(changes, text)
+            self.session.edit(changes, text, kind)
         except TagtoolError as e:
             self.message.emit(f"Not saved: {e}")
             return False
@@ -156,7 +156,7 @@ class TokenEditor(QWidget):
             except LabelError as e:  # the key's label was removed by another program
                 self.session.refuse_stale_label(e)
                 return
-            self._edit(changes, f"Toggle candidate {label} on {_count(tokens)}")
+            self._edit(changes, f"Toggle candidate {label} on {_count(tokens)}", "candidate")
 
     def clear_selection(self) -> None:
         tokens = self.selection()
@@ -180,7 +180,7 @@ class TokenEditor(QWidget):
         if not changes:
             self.message.emit("No suggestion to accept here.")
             return False
-        if not self._edit(changes, f"Accept {_count(list(changes))} suggested"):
+        if not self._edit(changes, f"Accept {_count(list(changes))} suggested", "accept"):
             return False
         if tokens is not None:
             self.set_focus(max(tokens) + 1)

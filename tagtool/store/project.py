@@ -33,6 +33,7 @@ from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_label_name
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import LabelError, ProjectError
+from tagtool.store import actions as _actions
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, lifecycle
 from tagtool.store import representations as reps_store
@@ -41,6 +42,7 @@ from tagtool.store import review as _review
 from tagtool.store import rows as _rows
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.records import (
+    ActionRecord,
     DocumentInfo,
     LabelInfo,
     LogEntry,
@@ -1093,6 +1095,52 @@ class Project:
         normalized = {int(t): self._normalize(labels) for t, labels in changes.items()}
         with self._write() as conn:
             return self._apply(conn, int(sentence_id), normalized, annotator)
+
+    def apply_action(
+        self,
+        sentence_id: int,
+        changes: Mapping[int, Iterable[str] | str],
+        action: _actions.Action,
+        annotator: str = "user",
+    ) -> int | None:
+        """Set tokens of one sentence and log ``action`` with them, in one transaction.
+
+        As :meth:`set_annotations`, and the action's row
+        (:mod:`tagtool.store.actions`) is inserted in the same transaction,
+        so a crash keeps both or neither.
+
+        Returns
+        -------
+        int or None
+            The action's id; None when no token changed (nothing is written).
+        """
+        normalized = {int(t): self._normalize(labels) for t, labels in changes.items()}
+        _actions.check(action)
+        with self._write() as conn:
+            if not self._apply(conn, int(sentence_id), normalized, annotator):
+                return None
+            return _actions.insert(conn, action, int(sentence_id), annotator)
+
+    def log_action(self, action: _actions.Action, sentence_id: int | None = None, annotator: str = "user") -> int:
+        """Log an action that changes no annotation (a ``skip``); its id."""
+        if sentence_id is not None:
+            self._sentence_length(sentence_id)  # NotFoundError for an unknown id
+        with self._write() as conn:
+            return _actions.insert(conn, action, sentence_id, annotator)
+
+    def actions(
+        self,
+        kinds: Iterable[str] | None = None,
+        since: float | None = None,
+        annotator: str | None = None,
+        after_id: int | None = None,
+    ) -> list[ActionRecord]:
+        """The action log, oldest first (:func:`tagtool.store.actions.read`).
+
+        ``after_id`` reads only the actions logged after that one (a reader
+        that keeps what it read before).
+        """
+        return _actions.read(self._db, kinds, since, annotator, after_id)
 
     def _apply(
         self,

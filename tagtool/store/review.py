@@ -1,4 +1,4 @@
-"""Sentences flagged for review (with a comment) and skipped sentences (schema 5).
+"""Sentences flagged for review (with a comment) and skipped sentences (schema 6).
 
 What annotators of other tools expect (issue 13):
 
@@ -23,8 +23,10 @@ Export and import
     Formats that carry sentence attributes (CoNLL-U comments, JSON Lines
     keys) get ``tagtool:flag`` (the comment, possibly empty) and
     ``tagtool:skipped`` (``yes``) on the sentences concerned
-    (:func:`with_review_meta`); CoNLL column files and tables cannot carry
-    them and are written without.  A corpus read with these keys (a file
+    (:func:`with_review_meta`); JSON Lines span records carry those of each
+    record's first sentence (a record's keys are its first sentence's);
+    CoNLL column files, tables and plain text cannot carry them and are
+    written without.  A corpus read with these keys (a file
     tagtool exported) gives its sentences their flags and skips back when a
     project is made from it or it is imported, and the keys leave the
     sentence's attributes (:func:`take_review_meta`).

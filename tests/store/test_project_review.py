@@ -1,4 +1,4 @@
-"""Flags for review with a comment, skipped sentences (schema 5): store, filters, training, export, migration."""
+"""Flags for review with a comment, skipped sentences (schema 6): store, filters, training, export, migration."""
 
 from __future__ import annotations
 
@@ -124,18 +124,18 @@ def test_an_older_file_is_migrated_to_hold_reviews(tmp_path):
         p.flag(sid, "after the migration")
     with Project.open(path) as p:
         assert p.review(sid) == Review(True, "after the migration")
-    # a version-4 file (the last before reviews) gains the table, empty
-    v4 = tmp_path / "v4.tagproj"
-    conn = sqlite3.connect(v4, isolation_level=None)
+    # a version-5 file (the last before reviews) gains the table, empty
+    v5 = tmp_path / "v5.tagproj"
+    conn = sqlite3.connect(v5, isolation_level=None)
     conn.execute("BEGIN")
-    schema.create_schema(conn, version=4)
-    conn.execute("INSERT INTO meta (key, value) VALUES ('name', 'v4')")
+    schema.create_schema(conn, version=5)
+    conn.execute("INSERT INTO meta (key, value) VALUES ('name', 'v5')")
     conn.execute("INSERT INTO labels (name, position, color) VALUES ('O', 0, '#aabbcc')")
     conn.execute("COMMIT")
     conn.close()
-    with Project.open(v4) as p:
-        assert p.migrated_from == 4 and p.reviews() == {}
-    conn = sqlite3.connect(v4)
+    with Project.open(v5) as p:
+        assert p.migrated_from == 5 and p.reviews() == {}
+    conn = sqlite3.connect(v5)
     assert conn.execute("SELECT count(*) FROM sentence_review").fetchone() == (0,)
     conn.close()
 
