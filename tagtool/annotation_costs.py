@@ -45,7 +45,8 @@ SIMULATE_NAMES = {"full": "full", "candidate": "partial", "accept": "accept", "s
 #: The kinds in words (the dock and the CLI).
 KIND_NAMES = {
     "full": "full label", "candidate": "candidate set", "accept": "accepted suggestion",
-    "skip": "skipped token", "clear": "cleared", "undo": "undo", "redo": "redo",
+    "skip": "skipped token", "clear": "cleared", "review": "flagged / skipped sentence",
+    "retokenize": "split / merged token", "undo": "undo", "redo": "redo",
 }
 
 

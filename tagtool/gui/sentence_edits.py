@@ -1,5 +1,9 @@
 """Edits of a whole sentence: flag it for review, skip it, split or merge its tokens.
 
+Each is also an action of the project's action log (``review``,
+``retokenize``, and ``undo``/``redo`` naming them: :mod:`tagtool.store.actions`),
+timed by the session's clock and written in the edit's own transaction.
+
 :class:`SentenceEdits` is part of :class:`~tagtool.gui.session.Session`: each
 operation is saved at once (one transaction of the project,
 :mod:`tagtool.store.review`, :mod:`tagtool.store.retokenize`) and pushed
@@ -18,57 +22,64 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QUndoCommand
 
 from tagtool.errors import TagtoolError
-from tagtool.store.retokenize import RetokenizeError, TokenState
+from tagtool.store.actions import Action
+from tagtool.store.retokenize import Retokenized, RetokenizeError
 from tagtool.store.review import NOTHING, Review
 
 
 class WrittenCommand(QUndoCommand):
     """An undo step whose first redo was done before it was pushed.
 
-    ``write_before()`` and ``write_after()`` save one side each (raising
-    :class:`~tagtool.errors.TagtoolError` when the project refuses); after a
+    ``write(state, kind)`` saves one side (``"before"`` or ``"after"``) with
+    its ``undo`` or ``redo`` action logged, raising
+    :class:`~tagtool.errors.TagtoolError` when the project refuses; after a
     refusal the stack steps back in the next turn of the event loop with
     nothing written, because the file never changed.
     """
 
-    def __init__(self, session, text: str, write_before: Callable[[], None], write_after: Callable[[], None]):
+    def __init__(self, session, text: str, write: Callable[[str, str], None]):
         super().__init__(text)
-        self.session = session
-        self.write_before, self.write_after = write_before, write_after
+        self.session, self.write = session, write
         self._skip = True
 
     def redo(self) -> None:
-        self._run(self.write_after, self.session.undo_stack.undo)
+        self._run("after", "redo", self.session.undo_stack.undo)
 
     def undo(self) -> None:
-        self._run(self.write_before, self.session.undo_stack.redo)
+        self._run("before", "undo", self.session.undo_stack.redo)
 
-    def _run(self, write: Callable[[], None], step_back) -> None:
+    def _run(self, side: str, kind: str, step_back) -> None:
         if self._skip:
             self._skip = False
             return
         try:
-            write()
+            self.write(side, kind)
         except TagtoolError as e:
-            self.session.saveFailed.emit(self.session._not_saved(e))
+            # a sentence retokenized by another program since: the file is fine, the step is not
+            self.session.saveFailed.emit(str(e) if isinstance(e, RetokenizeError) else self.session._not_saved(e))
             self._skip = True
             QTimer.singleShot(0, self.session, step_back)
 
 
-def review_command(session, sentence_id: int, before: Review, after: Review, text: str) -> WrittenCommand:
+def review_command(session, sentence_id: int, before: Review, after: Review, text: str,
+                   action_id: int | None) -> WrittenCommand:
     """A sentence flagged, unflagged, skipped or un-skipped."""
-    return WrittenCommand(session, text, lambda: session._write_review(sentence_id, before),
-                          lambda: session._write_review(sentence_id, after))
+    states = {"before": before, "after": after}
+    return WrittenCommand(session, text, lambda side, kind: session._write_review(
+        sentence_id, states[side], kind, action_id))
 
 
-def retokenize_command(session, sentence_id: int, at: int, before: TokenState, after: TokenState,
-                       text: str) -> WrittenCommand:
+def retokenize_command(session, sentence_id: int, at: int, done: Retokenized, text: str) -> WrittenCommand:
     """A token split in two or merged with the next; undo puts the sentence back exactly."""
-    def put(state: TokenState, expected: TokenState) -> None:
-        session.project.restore_tokens(sentence_id, state, at, expected=expected)
-        session._tokens_written(sentence_id, at)
+    states = {"before": (done.before, done.after), "after": (done.after, done.before)}
 
-    return WrittenCommand(session, text, lambda: put(before, after), lambda: put(after, before))
+    def write(side: str, kind: str) -> None:
+        state, expected = states[side]
+        session._write_tokens(sentence_id, at, kind, len(state.tokens) - len(expected.tokens), done.action_id,
+                              lambda action: session.project.restore_tokens(
+                                  sentence_id, state, at, expected=expected, action=action))
+
+    return WrittenCommand(session, text, write)
 
 
 class SentenceEdits:
@@ -116,8 +127,8 @@ class SentenceEdits:
         if sid is None or review == self.review(sid):
             return False
         before = self.review(sid)
-        self._saving(lambda: self._write_review(sid, review))
-        self.undo_stack.push(review_command(self, sid, before, review, text))
+        action_id = self._saving(lambda: self._write_review(sid, review, "review"))
+        self.undo_stack.push(review_command(self, sid, before, review, text, action_id))
         return True
 
     def flag(self, comment: str) -> bool:
@@ -134,9 +145,18 @@ class SentenceEdits:
         old = self.review()
         return self.set_review(Review(old.flagged, old.comment, skipped), "Skip sentence" if skipped else "Un-skip sentence")
 
-    def _write_review(self, sentence_id: int, review: Review) -> None:
-        """Store a review (raises TagtoolError when refused), show it, tell the widgets."""
-        self.project.set_review(sentence_id, review)
+    def _write_review(self, sentence_id: int, review: Review, kind: str, ref: int | None = None) -> int | None:
+        """Store a review with its action (raises TagtoolError when refused), show it, tell the widgets.
+
+        ``kind``: ``review``, or ``undo``/``redo`` of the action ``ref``
+        (not logged when that action is unknown: a step from before the log).
+        """
+        if sentence_id != self.current_id:
+            self._leave_current()  # before the undo's action, so a skip is charged its own time
+        n_tokens = self.project.sentence_summaries_by_id([sentence_id])[0].n_tokens
+        action = self._action(kind, n_tokens, ref)
+        action_id = self.project.set_review(sentence_id, review, self.annotator, action)
+        self._logged(action)
         if review.empty:
             self.reviews.pop(sentence_id, None)
         else:
@@ -144,6 +164,7 @@ class SentenceEdits:
         if sentence_id != self.current_id:
             self.go_to(sentence_id)  # undo shows the sentence it changes
         self.reviewChanged.emit(sentence_id)
+        return action_id
 
     # ------------------------------------------------------------------
     # split and merged tokens
@@ -153,9 +174,10 @@ class SentenceEdits:
         sid = self.current_id
         if sid is None:
             return False
-        before, after = self._saving(lambda: self.project.split_token(sid, token, offset))
-        self._tokens_written(sid, token)
-        self.undo_stack.push(retokenize_command(self, sid, token, before, after, f"Split token {token + 1}"))
+        done = self._saving(lambda: self._write_tokens(
+            sid, token, "retokenize", 1, None,
+            lambda action: self.project.split_token(sid, token, offset, self.annotator, action)))
+        self.undo_stack.push(retokenize_command(self, sid, token, done, f"Split token {token + 1}"))
         return True
 
     def merge_tokens(self, token: int) -> bool:
@@ -163,10 +185,25 @@ class SentenceEdits:
         sid = self.current_id
         if sid is None:
             return False
-        before, after = self._saving(lambda: self.project.merge_tokens(sid, token))
-        self._tokens_written(sid, token)
-        self.undo_stack.push(retokenize_command(self, sid, token, before, after, f"Merge tokens {token + 1}–{token + 2}"))
+        done = self._saving(lambda: self._write_tokens(
+            sid, token, "retokenize", -1, None,
+            lambda action: self.project.merge_tokens(sid, token, self.annotator, action)))
+        self.undo_stack.push(retokenize_command(self, sid, token, done, f"Merge tokens {token + 1}–{token + 2}"))
         return True
+
+    def _write_tokens(self, sentence_id: int, at: int, kind: str, grown: int, ref: int | None,
+                      write: Callable[[Action | None], object]):
+        """``write(action)`` a split, merge or its undo or redo, then show it; what ``write`` returned.
+
+        Raises :class:`~tagtool.errors.TagtoolError` when the project refuses.
+        """
+        if sentence_id != self.current_id:
+            self._leave_current()
+        action = self._action(kind, 2 if grown > 0 else 1, ref)
+        result = write(action)
+        self._logged(action)
+        self._tokens_written(sentence_id, at)
+        return result
 
     def _tokens_written(self, sentence_id: int, focus: int) -> None:
         """A sentence's tokens changed in the project: re-read it, update the caches, tell the widgets."""
@@ -180,6 +217,18 @@ class SentenceEdits:
             self._retokenized_during_read.add(sentence_id)
         self.tokensChanged.emit(sentence_id, focus)
         self.annotationsChanged.emit(sentence_id, {})
+
+    def _action(self, kind: str, n_tokens: int, ref: int | None) -> Action | None:
+        """The action to log with a write (None for the undo or redo of an unlogged one)."""
+        if kind in ("undo", "redo") and ref is None:
+            return None
+        return self.clock.action(kind, n_tokens, ref if kind in ("undo", "redo") else None)
+
+    def _logged(self, action: Action | None) -> None:
+        """The write of ``action`` succeeded: the clock moves on, the statistics hear of it."""
+        if action is not None:
+            self.clock.advance(action)
+            self.actionLogged.emit(action.kind)
 
     def _saving(self, write: Callable):
         """``write()``, with a refusal of the file reported by ``saveFailed`` and raised again.

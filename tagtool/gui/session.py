@@ -47,11 +47,11 @@ from tagtool.annotation_costs import ActionClock, action_tokens, infer_kind
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
+from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.sentence_reader import Pacer, SnapshotRead
 from tagtool.gui.style import LabelStyle
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.project import Project
-from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.store.review import Review
 
 log = logging.getLogger(__name__)

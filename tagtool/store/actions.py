@@ -24,10 +24,23 @@ or leaving a sentence with tokens still unlabeled.  Its ``kind``:
     closing the project.
 ``clear``
     Delete, Backspace or 0: annotations removed (a correction).
+``review``
+    The sentence flagged for review, its comment changed, its flag
+    removed, or the sentence skipped or put back (:mod:`tagtool.store.review`);
+    ``n_tokens`` is the sentence's length.  A skipped *sentence* is this
+    kind; ``skip`` is about tokens left unlabeled.
+``retokenize``
+    A token split in two or merged with the next
+    (:mod:`tagtool.store.retokenize`); ``n_tokens`` the tokens the change
+    made (2 for a split, 1 for a merge).
 ``undo``, ``redo``
     The undo stack stepping back or forth; ``ref`` is the id of the action
     they reverse.  An action is *undone* when the last undo/redo naming it
     is an undo.
+
+``review`` and ``retokenize`` are logged so that their time is not charged
+to the next label; they are not annotation costs of ``tagtool simulate``,
+and they alone do not make leaving the sentence a ``skip`` of its tokens.
 
 ``n_tokens`` counts the tokens the action gave its kind's outcome: tokens
 it gave a full label (``full``), tokens that hold a candidate set after it
@@ -59,7 +72,7 @@ from typing import NamedTuple
 from tagtool.store.records import ActionRecord
 
 #: Every kind of action the app logs (see the module doc).
-KINDS = ("full", "candidate", "accept", "skip", "clear", "undo", "redo")
+KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "undo", "redo")
 #: The kinds whose cost ``tagtool simulate`` models (full label, candidate
 #: set, accepted suggestion, skipped token).
 COST_KINDS = ("full", "candidate", "accept", "skip")

@@ -1355,13 +1355,23 @@ class Project:
         """Ids of the skipped sentences (they leave the queue and are not trained on)."""
         return {sid for sid, r in self.reviews().items() if r.skipped}
 
-    def set_review(self, sentence_id: int, review: _review.Review, annotator: str = "user") -> None:
-        """Store a sentence's flag, comment and skip at once (the app's undo writes through it)."""
+    def set_review(
+        self, sentence_id: int, review: _review.Review, annotator: str = "user",
+        action: _actions.Action | None = None,
+    ) -> int | None:
+        """Store a sentence's flag, comment and skip at once (the app's undo writes through it).
+
+        ``action``: the app's action (``review``, or the undo or redo of
+        one), logged in the same transaction; its id is returned.
+        """
         if not isinstance(review, _review.Review):
             raise TypeError(f"review must be a Review, got {type(review).__name__}")
         self._sentence_length(sentence_id)
+        if action is not None:
+            _actions.check(action)
         with self._write() as conn:
             _review.put(conn, sentence_id, review, annotator)
+            return None if action is None else _actions.insert(conn, action, int(sentence_id), annotator)
 
     def flag(self, sentence_id: int, comment: str = "", annotator: str = "user") -> None:
         """Flag a sentence for review with a comment (a flagged one gets the new comment)."""
@@ -1397,14 +1407,17 @@ class Project:
     # tokenization fixes (tagtool.store.retokenize)
 
     def split_token(
-        self, sentence_id: int, token_index: int, offset: int, annotator: str = "user"
-    ) -> tuple[_retokenize.TokenState, _retokenize.TokenState]:
+        self, sentence_id: int, token_index: int, offset: int, annotator: str = "user",
+        action: _actions.Action | None = None,
+    ) -> _retokenize.Retokenized:
         """Split a token in two before its character ``offset``; labels follow (:mod:`tagtool.core.retokenize`).
 
         Returns
         -------
-        (TokenState, TokenState)
-            The sentence before and after, for :meth:`restore_tokens` (undo).
+        Retokenized
+            The sentence before and after (for :meth:`restore_tokens`: undo),
+            and the id of ``action`` (the app's ``retokenize``), logged in the
+            same transaction, if one was given.
 
         Raises
         ------
@@ -1413,24 +1426,28 @@ class Project:
         """
         def change(old, labels, now):
             return _retokenize.split_state(old, int(token_index), int(offset), labels, annotator, now)
-        return self._retokenize(sentence_id, int(token_index), change, annotator)
+        return self._retokenize(sentence_id, int(token_index), change, annotator, action)
 
     def merge_tokens(
-        self, sentence_id: int, token_index: int, annotator: str = "user"
-    ) -> tuple[_retokenize.TokenState, _retokenize.TokenState]:
-        """Merge a token with the next one (their texts joined); returns the states before and after."""
+        self, sentence_id: int, token_index: int, annotator: str = "user",
+        action: _actions.Action | None = None,
+    ) -> _retokenize.Retokenized:
+        """Merge a token with the next one (their texts joined); as :meth:`split_token`."""
         def change(old, labels, now):
             return _retokenize.merge_state(old, int(token_index), labels, annotator, now)
-        return self._retokenize(sentence_id, int(token_index), change, annotator)
+        return self._retokenize(sentence_id, int(token_index), change, annotator, action)
 
     def restore_tokens(
         self, sentence_id: int, state: _retokenize.TokenState, at: int,
         expected: _retokenize.TokenState | None = None, annotator: str = "user",
-    ) -> None:
+        action: _actions.Action | None = None,
+    ) -> int | None:
         """Put a sentence back into ``state`` (undo or redo of a split or merge at token ``at``).
 
         ``expected``: the state the sentence must be in now; when its tokens
         differ (another program retokenized it meanwhile) nothing is changed.
+        ``action``: the app's undo or redo, logged in the same transaction
+        (its id is returned).
         """
         def change(old, _labels, _now):
             if expected is not None and old.tokens != expected.tokens:
@@ -1438,18 +1455,19 @@ class Project:
                     f"sentence {sentence_id} was changed since (its tokens are {' '.join(old.tokens)!r}); "
                     "it was left as it is")
             return state
-        self._retokenize(sentence_id, int(at), change, annotator)
+        return self._retokenize(sentence_id, int(at), change, annotator, action).action_id
 
-    def _retokenize(self, sentence_id: int, at: int, change, annotator: str):
+    def _retokenize(self, sentence_id: int, at: int, change, annotator: str,
+                    action: _actions.Action | None) -> _retokenize.Retokenized:
         self._sentence_length(sentence_id)
+        if action is not None:
+            _actions.check(action)
         with self._write() as conn:
             old = _retokenize.read_state(conn, int(sentence_id))
             new = change(old, self.labels, time.time())
             _retokenize.write_state(conn, int(sentence_id), old, new, at, annotator)
-        return old, new
-
-    # ------------------------------------------------------------------
-    # models
+            action_id = None if action is None else _actions.insert(conn, action, int(sentence_id), annotator)
+        return _retokenize.Retokenized(old, new, action_id)
 
     def add_model(
         self,

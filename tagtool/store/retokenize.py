@@ -39,9 +39,11 @@ Later imports
 
 Undo
 ----
-Each function returns the sentence's :class:`TokenState` before and after;
-:func:`write_state` puts either back (the app's undo and redo), as one more
-logged transaction.
+The project's split and merge return the sentence's :class:`TokenState`
+before and after (:class:`Retokenized`); :func:`write_state` puts either
+back (the app's undo and redo), as one more logged transaction.  The app
+logs each as a ``retokenize`` action (:mod:`tagtool.store.actions`) in the
+same transaction.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ import json
 import sqlite3
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from tagtool.core.labels import LabelSet, NO_LABEL
 from tagtool.core.retokenize import merge_annotations, split_annotation
@@ -80,6 +83,14 @@ class TokenState:
     def labels_of(self, t: int) -> str | None:
         """Stored spelling of token ``t``'s annotation, None for no label."""
         return next((text for token, text, _, _ in self.annotations if token == t), None)
+
+
+class Retokenized(NamedTuple):
+    """A split or merge done: the sentence before and after, and the id of the action logged with it."""
+
+    before: TokenState
+    after: TokenState
+    action_id: int | None = None
 
 
 class RetokenizeError(ProjectError, ValueError):

@@ -289,3 +289,27 @@ def test_retokenized_sentence_is_a_valid_sentence(window):
     s = session.sentence
     assert s.columns and isinstance(s, Sentence)
     assert all(len(v) == len(s.tokens) == len(s.annotations) for v in s.columns.values())
+
+
+def test_each_is_an_action_of_the_log_with_its_own_time(window, qtbot):
+    """Flag, skip, split and merge are logged as ``review``/``retokenize`` (and their undos), so their
+    time is not charged to the next label."""
+    session = window.session
+    now = [1000.0]
+    session.clock.now = lambda: now[0]
+    session.clock.last = now[0]
+    sid = session.current_id
+    n = len(session.sentence)
+    now[0] += 30  # writing a comment
+    session.flag("why")
+    now[0] += 5
+    session.split_token(0, 1)
+    now[0] += 2
+    window.undo_action.trigger()  # the split
+    now[0] += 4
+    session.edit({1: frozenset({"O"})}, "label")
+    got = [(a.kind, a.sentence_id, a.n_tokens, a.active) for a in session.project.actions()]
+    assert got == [("review", sid, n, 30.0), ("retokenize", sid, 2, 5.0), ("undo", sid, 1, 2.0),
+                   ("full", sid, 1, 4.0)]
+    actions = session.project.actions()
+    assert actions[2].ref == actions[1].id

@@ -14,6 +14,7 @@ from tagtool.store import retokenize_conllu
 from tagtool.store.formats import conllu, read_corpus, write_corpus
 from tagtool.store.project import NotFoundError, Project
 from tagtool.store.retokenize import RetokenizeError
+from tagtool.store.review import Review
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -26,7 +27,8 @@ def project(tmp_path):
 
 def test_split_rewrites_tokens_labels_columns_and_the_list_row(project):
     sid = project.sentence_ids()[0]  # Confidence/B-NP in/{O,B-VP} the/- pound/I-NP
-    before, after = project.split_token(sid, 0, 4)
+    before, after, action_id = project.split_token(sid, 0, 4)
+    assert action_id is None  # no action given: none logged
     s = project.sentence(sid)
     assert s.tokens == ("Conf", "idence", "in", "the", "pound")
     assert s.annotations == (ann("B-NP"), ann("I-NP"), ann("O", "B-VP"), ann(), ann("I-NP"))
@@ -61,7 +63,7 @@ def test_undo_and_redo_put_the_exact_states_back(project):
     original = project.sentence(sid)
     project.set_annotation(sid, 2, ["O"], annotator="ann")
     labeled = project.sentence(sid)
-    before, after = project.split_token(sid, 3, 2)
+    before, after, _ = project.split_token(sid, 3, 2)
     split = project.sentence(sid)
     project.restore_tokens(sid, before, 3, expected=after)
     assert project.sentence(sid) == labeled
@@ -242,3 +244,21 @@ def test_conllu_ids_of_ranges_empty_nodes_and_deps():
     assert ids.merged_misc("SpaceAfter=No|A=1", "B=2|SpaceAfter=No") == "A=1|SpaceAfter=No"
     assert ids.merged_misc("SpaceAfter=No", "_") == "_"
     assert ids.split_misc("_") == "SpaceAfter=No"
+
+
+def test_the_apps_action_is_logged_in_the_same_transaction(project):
+    from tagtool.store.actions import Action
+
+    sid = project.sentence_ids()[0]
+    done = project.split_token(sid, 0, 4, action=Action("retokenize", 2, 10.0, 12.5, 2.5))
+    undo = project.restore_tokens(sid, done.before, 0, expected=done.after,
+                                  action=Action("undo", 1, 12.5, 13.0, 0.5, done.action_id))
+    kinds = [(a.kind, a.sentence_id, a.n_tokens, a.ref) for a in project.actions()]
+    assert kinds == [("retokenize", sid, 2, None), ("undo", sid, 1, done.action_id)] and undo == project.actions()[1].id
+    # an impossible change logs nothing
+    with pytest.raises(RetokenizeError):
+        project.merge_tokens(sid, 3, action=Action("retokenize", 1, 13.0, 14.0, 1.0))
+    assert len(project.actions()) == 2
+    # a review is logged with its own kind
+    project.set_review(sid, Review(True, "x"), action=Action("review", 4, 14.0, 15.0, 1.0))
+    assert project.actions()[-1].kind == "review"
