@@ -132,6 +132,7 @@ class Showing:
     """What showing a sentence costs in a mode (the cost model of ``tagtool simulate``).
 
     ``threshold``: a token is asked in the token modes when ``q ≥ threshold``.
+    ``accept``: a suggestion accepted in ``review`` (None: ``skip``).
     ``sentence``: the cost of opening a sentence (only ``gain`` reads it;
     the simulated annotator is not charged it).
     """
@@ -142,6 +143,7 @@ class Showing:
     partial: float = 0.5
     skip: float = 0.1
     sentence: float = SENTENCE_COST
+    accept: float | None = None
 
     def asked(self, q, unlabeled):
         """The tokens the annotator is asked: unlabeled ones, in the token modes those with ``q ≥ threshold``."""
@@ -211,8 +213,8 @@ def gain_per_cost(q, tokens: Tokens, showing: Showing):
     """``gain``: the questions over the cost of opening and answering the sentence (module doc).
 
     Outside ``full`` mode the asked tokens are those with ``q ≥ threshold``
-    (at ``full``; the other unlabeled ones are read, at ``skip``) in
-    ``review`` too: there they are the suggestions likely to need a
+    (at ``full``; the other unlabeled ones are read, at ``skip``, or
+    accepted, at ``accept``) in ``review`` too: there they are the suggestions likely to need a
     correction, and an uncalibrated ``q`` summed over every token would
     send the queue to the longest sentences (tables of numbers).
     """
@@ -227,7 +229,8 @@ def gain_per_cost(q, tokens: Tokens, showing: Showing):
     gain = np.add.reduceat(q * asked, starts)
     n_asked = np.add.reduceat(asked, starts, dtype=np.int64)
     n_read = np.add.reduceat(unlabeled, starts, dtype=np.int64) - n_asked
-    cost = showing.sentence + showing.full * n_asked + showing.skip * n_read
+    read = showing.accept if showing.mode == "review" and showing.accept is not None else showing.skip
+    cost = showing.sentence + showing.full * n_asked + read * n_read
     return np.divide(gain, cost, out=np.zeros_like(gain), where=(gain > 0) & (cost > 0))
 
 

@@ -38,6 +38,7 @@ from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sentence_list import SentenceListPanel
+from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self.queue_menu = QueueMenu(self, go)  # token questions and the queue strategy
         go.addSeparator()
         self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
+        self.sentence_actions = SentenceActions(self, edit, go)  # flag, skip, split, merge, next flagged
 
         model = bar.addMenu("&Model")
         self.learner_menu = model.addMenu("&Learner")
@@ -147,7 +149,7 @@ class MainWindow(QMainWindow):
             action.setChecked(True)
             action.toggled.connect(lambda on, n=name: self.model_loop and self.model_loop.set_marks(**{n: on}))
             self.mark_actions[name] = action
-        self._action(self.view_menu, "Order list by the         self._action(self.view_menu, "Order list by &informativeness",queue (Info)",
+        self._action(self.view_menu, "Order list by the &queue (Info)",
                      lambda: self.list_panel.sort_by_informativeness())
         self.view_menu.addSeparator()
         theme_menu = self.view_menu.addMenu("&Theme")
@@ -197,6 +199,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.editor.token_actions = self.sentence_actions.token_actions
         self.session.annotationsChanged.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
         self.session.saveFailed.connect(lambda message: self.show_error("Not saved", message))

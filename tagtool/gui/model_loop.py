@@ -45,6 +45,7 @@ from tagtool.gui.questions import Questions, plan_in_worker
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
+from tagtool.store.review import for_training
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +150,12 @@ class ModelLoop(QObject):
         self._debounce.timeout.connect(lambda: self.train(after_edit=True))
         session.annotationsChanged.connect(self._edited)
         session.sentenceChanged.connect(self._refresh_hints)
+        session.reviewChanged.connect(self._review_changed)
+        session.tokensChanged.connect(self._tokens_changed)
+        # Sentences split or merged since the current run took its sentences, and when: the
+        # model's guidance for them names other tokens (possibly as many), so it is not shown.
+        self._retokenized: dict[int, float] = {}
+        self._inputs_at = 0.0
         self.editor = None
         self.list_panel = None
         #: The project's word representations (a RepresentationsController), set by the window.
@@ -207,6 +214,8 @@ class ModelLoop(QObject):
             self.waiting.emit("Reading the project's sentences; training starts once they are in…")
             return True
         ids, sentences = self.session.training_sentences()
+        self._inputs_at = time.perf_counter()
+        sentences = for_training(ids, sentences, self.session.skipped)  # skipped: unlabeled text
         reps = self.representations.for_training() if self.representations is not None else None
         inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds,
                                 features=self._features(reps, sentences), representations=reps)
@@ -289,43 +298,75 @@ class ModelLoop(QObject):
 
     def _use(self, result: TrainingResult, unstored: bool) -> None:
         self.result = result
+        # only the current run's results get here: what was retokenized before it read is in them
+        self._retokenized = {sid: at for sid, at in self._retokenized.items() if at >= self._inputs_at}
         if unstored:
             self._unstored = result
         two_view = getattr(result.tagger.model, "n_views", 1) == 2
-        plan = self.questions.update(tuple(result.guidance), result.analysis, result.status, result.learner, two_view,
-                                     ready=result.plan)
-        if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
-            self._show_queue(result.scores, queue(result.scores, result.status))
-        else:
-            self._show_queue(plan.scores, plan.queue)
+        self.questions.update(tuple(result.guidance), result.analysis, result.status, result.learner, two_view,
+                              ready=result.plan)
+        self._requeue()
+        self._show_scores()
         self._refresh_hints()
         self.modelChanged.emit(result)
 
-    def _show_queue(self, scores: dict, order: list) -> None:
-        self.session.queue = order
+    def _requeue(self) -> None:
+        """The session's queue from the model in use under the queue strategy, without the skipped sentences."""
+        if self.result is None:
+            return
+        plan = self.questions.plan
+        if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
+            self.session.queue = queue(self.result.scores, self.session.queueable(self.result.status))
+        else:
+            skipped = self.session.skipped
+            self.session.queue = [sid for sid in plan.queue if sid not in skipped]
+
+    def _show_scores(self) -> None:
+        """The list's Info column: the queue strategy's scores."""
+        plan = self.questions.plan
+        scores = plan.scores if plan is not None else self.result.scores if self.result is not None else {}
         if self.list_panel is not None and self.list_panel.model.set_scores(scores):
             self.list_panel.show_sentence(self.session.current_id)
+
+    def _review_changed(self, sid: int) -> None:
+        """A skipped sentence leaves the queue at once; an un-skipped one takes its place in it again."""
+        if sid in self.session.skipped:
+            self.session.queue = [s for s in self.session.queue if s != sid]
+        elif (self.result is not None and self.result.status.get(sid, "full") != "full"
+              and sid not in self.session.queue):
+            self._requeue()
+
+    def _tokens_changed(self, sid: int, _focus: int) -> None:
+        self._retokenized[sid] = time.perf_counter()
 
     # ------------------------------------------------------------------
     # queue strategy and token questions
 
     def set_queue(self, strategy: str | None = None, asking: bool | None = None) -> None:
         """Pick the queue strategy (a :mod:`tagtool.strategies` name) and/or the token-question mode."""
-        plan = self.questions.set(strategy, asking)
-        if plan is not None:
-            self._show_queue(plan.scores, plan.queue)
+        if self.questions.set(strategy, asking) is not None:
+            self._requeue()
+            self._show_scores()
         self._refresh_hints()
         self.queueChanged.emit()
 
     def next_question(self, sid: int | None, focus: int, direction: int = 1) -> tuple[int, int] | None:
-        """The next open token question (:meth:`QueuePlan.next_question`); None without one or a model."""
+        """The next open token question (:meth:`QueuePlan.next_question`); None without one or a model.
+
+        Skipped sentences and those split or merged since the model read them ask nothing.
+        """
         plan = self.questions.plan
-        return None if plan is None else plan.next_question(sid, focus, self._annotations_of, direction)
+        if plan is None:
+            return None
+        return plan.next_question(sid, focus, self._annotations_of, direction,
+                                  passed_over=self.session.skipped | set(self._retokenized))
 
     def pair(self, sid: int | None, token: int) -> tuple[str, str] | None:
         """The two labels the model is torn between at ``token`` (None: not torn, or no model)."""
         plan = self.questions.plan
-        return None if plan is None or sid is None else plan.pair(sid, token)
+        if plan is None or sid is None or sid in self._retokenized:
+            return None
+        return plan.pair(sid, token)
 
     def no_question_reason(self) -> str:
         """What the status bar says when Tab finds no question."""
@@ -392,6 +433,7 @@ class ModelLoop(QObject):
         if self.result is None or self.result.tagger is not tagger:
             return
         ids, sentences = self.session.training_sentences()
+        self._inputs_at = time.perf_counter()
         task = self.runner.start(partial(run_guidance, queue=self.questions.choice()),
                                  TrainingInputs(ids, sentences, self.session.project.labels), tagger)
         self._connect(task, store=False)
@@ -409,7 +451,7 @@ class ModelLoop(QObject):
     # hints
 
     def guidance(self, sid: int | None) -> SentenceGuidance | None:
-        if self.result is None or sid is None:
+        if self.result is None or sid is None or sid in self._retokenized:
             return None
         return self.result.guidance.get(sid)
 

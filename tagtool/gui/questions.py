@@ -24,7 +24,7 @@ two: the candidate set ``--mode partial`` gives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -135,7 +135,7 @@ class QueuePlan:
         return self.labels[self.best[rows.start + token]], self.labels[self.runner_up[rows.start + token]]
 
     def next_question(self, sid: int | None, focus: int, annotations_of: Callable[[int], Sequence[frozenset]],
-                      direction: int = 1) -> tuple[int, int] | None:
+                      direction: int = 1, passed_over: Container[int] = ()) -> tuple[int, int] | None:
         """The next open question from token ``focus`` of ``sid``: ``(sentence id, token)`` or None.
 
         Forward: the next one after ``focus`` in ``sid``, else the first
@@ -143,15 +143,16 @@ class QueuePlan:
         around to the queue's head (from its head when ``sid`` is not in
         the queue), else one before ``focus`` in ``sid``.  Backward
         (``direction`` < 0): the same, the other way.  J (the queue's head)
-        restarts from the best sentence after a retrain.
+        restarts from the best sentence after a retrain.  Sentences in
+        ``passed_over`` (skipped ones, retokenized since) ask nothing.
         """
-        here = self.open_questions(sid, annotations_of(sid)) if sid is not None else []
+        here = self.open_questions(sid, annotations_of(sid)) if sid is not None and sid not in passed_over else []
         forward = direction >= 0
         ahead = [t for t in here if (t > focus if forward else t < focus)]
         if ahead:
             return sid, ahead[0] if forward else ahead[-1]
         for other in self._circle(sid, forward):
-            found = self.open_questions(other, annotations_of(other))
+            found = self.open_questions(other, annotations_of(other)) if other not in passed_over else []
             if found:
                 return other, found[0] if forward else found[-1]
         return (sid, here[0] if forward else here[-1]) if here else None

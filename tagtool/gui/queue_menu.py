@@ -3,7 +3,7 @@
 * **Next / previous token question** (Tab / Shift+Tab in the editor, which
   owns the keys: a window shortcut on Tab would take it from every field).
 * **Two labels the model is torn between** (Shift+Space, editor).
-* **Token questions** (Ctrl+K): the mode in which the editor marks the
+* **Token questions** (Ctrl+Shift+Q): the mode in which the editor marks the
   tokens the model asks about (``tagtool simulate --mode tokens``).
 * **Queue strategy**: a radio group with one action per entry of
   :data:`tagtool.strategies.REGISTRY` — the order of J and of the list's
@@ -21,7 +21,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from tagtool import strategies
 
 #: The mode toggle's key.
-TOKEN_QUESTIONS_KEY = "Ctrl+K"
+TOKEN_QUESTIONS_KEY = "Ctrl+Shift+Q"
 
 
 class QueueMenu(QObject):

@@ -6,7 +6,7 @@ temporary folder first, so the user's own copy is not edited.  States: the
 sample project as it opens, a sentence with full and partial labels and a
 selection (and with ``picker`` the label picker); with ``model`` also the
 model panel while training, suggestions with uncertainty shading, view
-disagreement marks, the token questions (Ctrl+K, Tab), WD-PSL candidate confidences (``wdpsl``, when the
+disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
 learner is installed) and the statistics panel — each in a light and a
 dark palette.  PNGs are written with the strongest compression.
 """
@@ -101,7 +101,7 @@ def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
 
     def questions():
         window.mark_actions["uncertainty"].setChecked(True)
-        window.queue_menu.set_asking(True)  # Ctrl+K: the tokens the model asks about
+        window.queue_menu.set_asking(True)  # Ctrl+Shift+Q: the tokens the model asks about
         window.session.go_to(ids[0])
         window.editor.setFocus()
         QTest.keyClick(window.editor, Qt.Key_J)  # the queue's head, opened on its first question

@@ -27,8 +27,8 @@ def train(window, qtbot, learner="mv-perceptron", **params):
 
 
 def asking_on(window):
-    """Ctrl+K, as the user turns the token-question mode on."""
-    QTest.keyClick(window.editor, Qt.Key_K, Qt.ControlModifier)
+    """Ctrl+Shift+Q, as the user turns the token-question mode on."""
+    QTest.keyClick(window.editor, Qt.Key_Q, Qt.ControlModifier | Qt.ShiftModifier)
     assert window.model_loop.questions.asking and window.queue_menu.asking_action.isChecked()
     return window.model_loop.questions.plan
 
@@ -199,7 +199,7 @@ def test_the_shortcuts_help_names_the_keys_and_modes():
     from tagtool.gui.help import KEYS, MODES_NOTE
 
     keys = dict(KEYS)
-    assert "Tab  Shift+Tab" in keys and "Shift+Space" in keys and "Ctrl+K" in keys
+    assert "Tab  Shift+Tab" in keys and "Shift+Space" in keys and "Ctrl+Shift+Q" in keys
     for mode in strategies.MODES:
         assert f"{mode} (" in MODES_NOTE
 
