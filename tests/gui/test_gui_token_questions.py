@@ -160,6 +160,22 @@ def test_answering_the_questions_leaves_the_confident_tokens_unlabeled(window, q
     assert session.current_id == following[0]
 
 
+def test_tab_passes_over_a_skipped_sentence(window, qtbot):
+    train(window, qtbot)
+    plan = asking_on(window)
+    session, editor = window.session, window.editor
+    expected = open_questions(window, plan)
+    sentences = list(dict.fromkeys(sid for sid, _ in expected))
+    session.go_to(sentences[1])
+    QTest.keyClick(editor, Qt.Key_K, Qt.ControlModifier)  # skip it (the sentence ops' key)
+    assert sentences[1] in session.skipped and sentences[1] not in session.queue
+    session.go_to(sentences[0])
+    last = [t for sid, t in expected if sid == sentences[0]][-1]
+    editor.set_focus(last)
+    QTest.keyClick(editor, Qt.Key_Tab)
+    assert session.current_id == sentences[2], "the skipped sentence asks nothing"
+
+
 def test_shift_space_gives_the_two_labels_the_model_is_torn_between(window, qtbot):
     result = train(window, qtbot)
     plan = asking_on(window)
