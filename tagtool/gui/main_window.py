@@ -51,6 +51,23 @@ MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty sh
          ("disagreement", "View &disagreement marks"), ("confidences", "WD-PSL candidate &confidences"))
 
 
+def key_sequences(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
+    """The platform's bindings of a standard key, then ``extra``, each key once.
+
+    A key bound twice to one action is an "ambiguous shortcut overload" for
+    Qt, which then does nothing: on Linux ``QKeySequence.Redo`` already is
+    Ctrl+Shift+Z (Windows has Ctrl+Y), so adding Ctrl+Shift+Z for the other
+    platforms must not repeat it there.
+    """
+    sequences, seen = [], set()
+    for sequence in [*QKeySequence.keyBindings(standard), *map(QKeySequence, extra)]:
+        text = sequence.toString(QKeySequence.PortableText)
+        if text and text not in seen:
+            seen.add(text)
+            sequences.append(sequence)
+    return sequences
+
+
 class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None):
         super().__init__()
@@ -115,7 +132,7 @@ class MainWindow(QMainWindow):
         self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence.Undo)
         self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts([QKeySequence.Redo, QKeySequence("Ctrl+Shift+Z")])
+        self.redo_action.setShortcuts(key_sequences(QKeySequence.Redo, "Ctrl+Shift+Z"))
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         edit.addSeparator()
