@@ -25,6 +25,7 @@ from tagtool.errors import TagtoolError
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.representations import RepresentationsBox
 from tagtool.gui.settings_form import SettingsForm
+from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.learn import available_learners
 
 
@@ -109,6 +110,7 @@ class ModelPanel(QWidget):
             "fastest).\nIt estimates the F1 on new text: each fold holds out a contiguous block of sentences, "
             "trains on the others only (features refitted) with the full settings, and the ± is the bootstrap "
             "standard error over the held-out sentences.")
+        guard_wheel(self.learner, self.retrain, self.folds)  # the panel scrolls: no wheel edits unfocused
         self.train_button = QPushButton("Train now", self)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setEnabled(False)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QProg
 
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import ProjectError
+from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.gui.worker import TaskRunner
 from tagtool.represent import MIN_AUTO_TEXT_TOKENS, learn_representations, wanted_by_default
 from tagtool.store.representations import store_in_file
@@ -194,20 +195,14 @@ class RepresentationsController(QObject):
         self.changed.emit()
 
 
-class _NoWheelComboBox(QComboBox):
-    """A combo box the mouse wheel does not change: scrolling the panel over it must not change a setting."""
-
-    def wheelEvent(self, event) -> None:  # noqa: N802 — Qt's name
-        event.ignore()
-
-
 class RepresentationsBox(QWidget):
     """The model panel's line on word representations: status, mode, progress, Cancel."""
 
     def __init__(self, controller: RepresentationsController, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
-        self.mode = _NoWheelComboBox(self)
+        self.mode = QComboBox(self)
+        guard_wheel(self.mode)  # in the scrolled model panel: the wheel scrolls it unless the box has focus
         self.mode.setObjectName("representations_mode")
         for mode, text in (("auto", "auto (when the text is large enough)"), ("on", "on"), ("off", "off")):
             self.mode.addItem(text, mode)

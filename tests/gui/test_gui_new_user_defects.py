@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QKeySequence, QWheelEvent
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QComboBox, QSpinBox
 
 from tagtool.gui import main_window
 from tests.gui.helpers import go_unlabeled, stored
@@ -41,3 +42,44 @@ def test_redo_key_redoes_where_the_platform_binds_redo_to_ctrl_shift_z(monkeypat
     assert stored(chunk_project, sid) == before
     QTest.keyClick(editor, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
     assert stored(chunk_project, sid) == after, "the Redo key redoes"
+
+
+def _wheel(widget, notches: int) -> None:
+    """A mouse-wheel turn over ``widget`` (negative: towards the user, which lowers a value)."""
+    event = QWheelEvent(QPointF(5, 5), QPointF(widget.mapToGlobal(QPoint(5, 5))), QPoint(0, 0),
+                        QPoint(0, 120 * notches), Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_changes_model_settings_only_once_focused(window, qtbot):
+    """cosvm's loss went from hamming to zero-one and its epochs down while the panel was scrolled."""
+    window.model_loop.auto = False
+    panel = window.model_panel
+    panel.select_learner("cosvm", {})
+    window.model_dock.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    form = panel.form.widgets
+    loss, epochs = form["loss"], form["max_epochs"]
+    def value(box):
+        return box.currentIndex() if isinstance(box, QComboBox) else box.value()
+
+    settings = [w for w in form.values() if isinstance(w, (QComboBox, QSpinBox))]
+    others = [panel.retrain, panel.folds, panel.representations.mode, panel.learner]
+    for boxes in (settings, others):  # the learner last: a new one rebuilds the form
+        values = [value(b) for b in boxes]
+        for box in boxes:
+            _wheel(box, -1)
+        assert [value(b) for b in boxes] == values, "an unfocused box ignores the wheel"
+        assert all(box.focusPolicy() == Qt.StrongFocus for box in boxes), "the wheel does not focus them"
+    assert panel.loop.learner_name == "cosvm" and panel.loop.params["loss"] == "hamming"
+
+    loss.setFocus()
+    qtbot.waitUntil(loss.hasFocus)
+    _wheel(loss, -1)
+    assert loss.currentData() == "zero-one", "a focused box takes the wheel"
+    epochs.setFocus()
+    qtbot.waitUntil(epochs.hasFocus)
+    _wheel(epochs, -1)
+    assert epochs.value() == 9, "cosvm's default 10, one notch down"
+    assert panel.loop.params["loss"] == "zero-one"
