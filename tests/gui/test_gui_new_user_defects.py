@@ -8,7 +8,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QSpinBox
 
 from tagtool.gui import main_window
-from tests.gui.helpers import go_unlabeled, stored
+from tests.gui.helpers import DATA_DIR, go_unlabeled, stored
 
 
 def _portable(sequences) -> list[str]:
@@ -83,3 +83,27 @@ def test_the_wheel_changes_model_settings_only_once_focused(window, qtbot):
     _wheel(epochs, -1)
     assert epochs.value() == 9, "cosvm's default 10, one notch down"
     assert panel.loop.params["loss"] == "zero-one"
+
+
+def test_typing_a_corpus_path_from_slash_gives_a_hint_not_a_traceback(qtbot, tmp_path):
+    """Typing "/" first in New project's corpus field raised ValueError (no file name to give a suffix)."""
+    from tagtool.gui.new_project import NewProjectDialog
+
+    dialog = NewProjectDialog()
+    qtbot.addWidget(dialog)
+    corpus = tmp_path / "train.txt"
+    corpus.write_text((DATA_DIR / "conll2000_train_head.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    dialog.project.setText("kept.tagproj")
+    qtbot.keyClicks(dialog.corpus, "/")  # an exception in the slot fails the test (pytest-qt)
+    assert dialog.form.isRowVisible(dialog.corpus_note) and "/ is a folder" in dialog.corpus_note.text()
+    assert dialog.project.text() == "kept.tagproj", "no project name from a path without a file name"
+    dialog.corpus.clear()
+    for text in (".", "..", "~/", f"{tmp_path}/", f"{tmp_path}/tr"):
+        dialog.corpus.clear()
+        qtbot.keyClicks(dialog.corpus, text)
+        dialog.corpus.editingFinished.emit()
+        assert dialog.form.isRowVisible(dialog.corpus_note), text
+    assert "No file" in dialog.corpus_note.text()
+    qtbot.keyClicks(dialog.corpus, "ain.txt")
+    assert not dialog.form.isRowVisible(dialog.corpus_note), "a file: no hint"
+    assert dialog.project.text() == str(tmp_path / "train.tagproj")
