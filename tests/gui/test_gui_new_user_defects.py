@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QKeySequence, QWheelEvent
 from PySide6.QtTest import QTest
@@ -107,3 +109,43 @@ def test_typing_a_corpus_path_from_slash_gives_a_hint_not_a_traceback(qtbot, tmp
     qtbot.keyClicks(dialog.corpus, "ain.txt")
     assert not dialog.form.isRowVisible(dialog.corpus_note), "a file: no hint"
     assert dialog.project.text() == str(tmp_path / "train.tagproj")
+
+
+def test_progress_says_which_phase_runs_with_its_own_total(window):
+    """ "epoch 19/30" showed during the cross-validation after a quick retrain, read as the retrain's epochs."""
+    from tagtool.gui.training import TrainingInputs, plan_run
+    from tagtool.learn import make_learner
+
+    panel, loop = window.model_panel, window.model_loop
+    loop.auto = False
+    loop.run_started = time.perf_counter()
+    inputs = TrainingInputs.from_project(window.session.project, cv_folds=3)
+    full = make_learner("mv-perceptron", epochs=30)
+    plan = plan_run(inputs, make_learner("mv-perceptron", epochs=3), full, {"epochs": 3})
+    assert len(plan.steps) == 5
+
+    class Panel:  # the run's reports, as the worker sends them
+        def progress(self, fraction, message):
+            panel._progress(fraction, message)
+
+    def shown():
+        lines = panel.status.text().splitlines()
+        return panel.bar.text(), panel.bar.value(), lines[0], lines[1:]
+
+    plan.reporter(Panel(), 0)(2 / 3, "epoch 2/3")
+    bar, value, first, rest = shown()
+    assert bar.startswith("Quick retrain 67 %") and value == 670, "the step's own share, in whole percents"
+    assert "quick retrain (warm start, epochs=3)" in first and rest[0].startswith("epoch 2/3")
+    plan.reporter(Panel(), 1)(0.5)
+    assert shown()[0].startswith("Suggestions 50 %")
+    values = []
+    for fold in range(3):
+        for done in (0.0, 19 / 30, 1.0):
+            plan.reporter(Panel(), 2 + fold)(done, f"epoch {round(30 * done)}/30")
+            bar, value, first, rest = shown()
+            assert bar.startswith("Cross-validation "), bar
+            assert value == int(1000 * (fold + round(done, 2)) / 3), "the cross-validation's own total, over its folds"
+            assert f"cross-validation, fold {fold + 1} of 3" in first and "suggestions are already updated" in first
+            assert rest[0].startswith(f"epoch {round(30 * done)}/30"), "the epochs under the fold they belong to"
+            values.append(value)
+    assert values == sorted(values) and values[-1] == 1000
