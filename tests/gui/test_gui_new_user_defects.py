@@ -149,3 +149,40 @@ def test_progress_says_which_phase_runs_with_its_own_total(window):
             assert rest[0].startswith(f"epoch {round(30 * done)}/30"), "the epochs under the fold they belong to"
             values.append(value)
     assert values == sorted(values) and values[-1] == 1000
+
+
+def test_a_higher_wdpsl_confidence_never_draws_a_shorter_bar(window):
+    """A 45 % candidate with a long name drew a longer bar than a 55 % one with a short name."""
+    import itertools
+    import random
+
+    from PySide6.QtCore import QRectF
+
+    from tagtool.gui.chips import ChipPainter
+    from tagtool.gui.hints import TokenHint
+
+    editor = window.editor
+    chips = ChipPainter(editor.font(), window.session.style, editor.palette())
+    names = window.session.style.names
+    rng = random.Random(13)
+    checked = 0
+    for _ in range(200):
+        ann = frozenset(rng.sample(names, rng.randint(2, 4)))
+        confidence = {n: rng.random() for n in ann}
+        token = rng.choice(["a", "Commodities", "of"])
+        width = chips.chip_width(token, ann)
+        geometry = chips.candidate_geometry(QRectF(0, 0, width, chips.height), ann,
+                                            TokenHint(candidate_confidence=confidence))
+        bars = {name: bar for name, seg, bar in geometry}
+        for (a, seg_a, bar_a), (b, seg_b, bar_b) in itertools.combinations(geometry, 2):
+            assert seg_a.contains(bar_a) and seg_b.contains(bar_b), "a bar stays under its candidate"
+            if confidence[a] > confidence[b]:
+                assert bars[a].width() >= bars[b].width(), (a, b, confidence)
+            checked += 1
+    assert checked > 200
+    # the case seen: 45 % on the wide B-ADJP, 55 % on O
+    ann = frozenset({"O", "B-ADJP"})
+    geometry = chips.candidate_geometry(QRectF(0, 0, chips.chip_width("x", ann), chips.height), ann,
+                                        TokenHint(candidate_confidence={"O": 0.55, "B-ADJP": 0.45}))
+    bars = {name: bar.width() for name, _, bar in geometry}
+    assert bars["O"] > bars["B-ADJP"] > 0
