@@ -1,8 +1,9 @@
 """A filterable label list for large label sets (e.g. 45 POS tags).
 
-Opened from the editor with ``/`` or Ctrl+L: type to filter (substring,
-case-insensitive), ↑/↓ to move, Enter sets the label as a full label,
-Ctrl+Enter toggles it as a candidate, Esc closes.
+Opened from the editor with ``/`` or Ctrl+L: type to filter (substring of
+the name, case-insensitive), ↑/↓ to move, Enter sets the label as a full
+label, Ctrl+Enter toggles it as a candidate, Esc closes.  Each row shows the
+label's key (``Shift+2``), so the picker also teaches the keys.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from PySide6.QtGui import QColor, QIcon, QKeyEvent, QPixmap, QStandardItem, QSta
 from PySide6.QtWidgets import QFrame, QLineEdit, QListView, QVBoxLayout, QWidget
 
 from tagtool.gui.style import LabelStyle
+
+#: The role that holds a row's label name (its text also shows the key).
+NAME_ROLE = Qt.UserRole + 1
 
 
 def swatch(color: QColor, size: int = 12) -> QIcon:
@@ -34,6 +38,7 @@ class LabelPicker(QFrame):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.proxy.setFilterRole(NAME_ROLE)  # typing "s" finds names, not every "Shift+" key
         self.view = QListView(self)
         self.view.setModel(self.proxy)
         self.view.setUniformItemSizes(True)
@@ -50,11 +55,12 @@ class LabelPicker(QFrame):
     def set_style(self, style: LabelStyle) -> None:
         self.model.clear()
         for name in style.names:
-            item = QStandardItem(swatch(style.color(name)), name)
-            item.setEditable(False)
             shortcut = style.shortcut(name)
+            item = QStandardItem(swatch(style.color(name)), f"{name}    {shortcut}" if shortcut else name)
+            item.setData(name, NAME_ROLE)
+            item.setEditable(False)
             if shortcut:
-                item.setToolTip(f"shortcut {shortcut}")
+                item.setToolTip(f"key {shortcut}")
             self.model.appendRow(item)
 
     def popup(self, pos) -> None:
@@ -72,7 +78,7 @@ class LabelPicker(QFrame):
     def _pick(self, index, as_candidate: bool) -> None:
         if not index.isValid():
             return
-        label = self.proxy.data(index, Qt.DisplayRole)
+        label = self.proxy.data(index, NAME_ROLE)
         self.hide()
         self.picked.emit(label, as_candidate)
 

@@ -10,7 +10,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QSpinBox
 
 from tagtool.gui import main_window
-from tests.gui.helpers import DATA_DIR, go_unlabeled, stored
+from tests.gui.helpers import DATA_DIR, go_unlabeled, label_keys, stored
 
 
 def _portable(sequences) -> list[str]:
@@ -186,3 +186,109 @@ def test_a_higher_wdpsl_confidence_never_draws_a_shorter_bar(window):
                                         TokenHint(candidate_confidence={"O": 0.55, "B-ADJP": 0.45}))
     bars = {name: bar.width() for name, _, bar in geometry}
     assert bars["O"] > bars["B-ADJP"] > 0
+
+
+def _project(path, labels, sentences):
+    from tagtool.core import Corpus, Document, LabelSet, Sentence
+    from tagtool.store.project import Project
+
+    docs = [Document("d", [Sentence(tuple(f"w{i}" for i in range(len(tags))),
+                                    tuple(frozenset([t]) if t else frozenset() for t in tags))
+                           for tags in sentences])]
+    Project.create(path, Corpus(LabelSet(labels), docs)).close()
+    return path
+
+
+def test_label_keys_and_colours_are_the_same_in_every_project_with_the_labels(open_window, tmp_path):
+    """O was 3 in one project and 2 in another: keys went by label frequency, colours by first-seen order."""
+    ner = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-MISC", "I-MISC"]
+    first = _project(tmp_path / "one.tagproj", ner, [["B-PER", "I-PER", "O"], ["B-PER", "O", "O"], [None] * 4])
+    other = ["B-MISC", "I-MISC", "B-ORG", "O", "I-ORG", "B-LOC", "I-LOC", "B-PER", "I-PER"]
+    second = _project(tmp_path / "two.tagproj", other, [["B-ORG", "B-MISC", "B-ORG"], ["I-LOC", "O"], [None] * 4])
+    styles = []
+    for path in (first, second):
+        window = open_window(path)
+        style = window.session.style
+        styles.append({n: (style.shortcut(n), style.color(n).name()) for n in ner})
+        window.close()
+    assert styles[0] == styles[1]
+    keys = {n: k for n, (k, _) in styles[0].items()}
+    assert keys == {"O": "1", "B-LOC": "2", "I-LOC": "Shift+2", "B-MISC": "3", "I-MISC": "Shift+3",
+                    "B-ORG": "4", "I-ORG": "Shift+4", "B-PER": "5", "I-PER": "Shift+5"}
+    colours = {n: c for n, (_, c) in styles[0].items()}
+    assert colours["B-PER"] == colours["I-PER"] != colours["B-ORG"] == colours["I-ORG"]
+
+
+CHUNKS = ["O"] + [f"{p}-{k}" for k in ["NP", "VP", "PP", "ADVP", "ADJP", "SBAR", "PRT", "CONJP", "INTJ", "LST"]
+                 for p in "BI"]  # the sample project's labels, in its first-seen order
+
+
+def test_every_label_is_reachable_by_its_keys_and_the_keys_are_shown(open_window, tmp_path, qtbot):
+    """Only O and the B- labels had digits: chunking's I- labels (and some types) had none."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+
+    window = open_window(_project(tmp_path / "chunks.tagproj", CHUNKS, [[None] * (len(CHUNKS) + 2)]))
+    window.model_loop.auto = False
+    editor, session, style = window.editor, window.session, window.session.style
+    for token, name in enumerate(CHUNKS):  # each label's key labels a token and moves on
+        assert style.shortcut(name), f"{name} has no key"
+        key, modifier = label_keys(window, name)
+        assert editor.focus == token
+        qtbot.keyClick(editor, key, modifier)
+        assert session.annotations[token] == {name}, (name, style.shortcut(name))
+    # Shift + a digit as X11 reports it on a US layout: the symbol, with the digit row's scan code (7: 16)
+    qtbot.keyClick(editor, Qt.Key_Home)
+    QApplication.sendEvent(editor, QKeyEvent(QEvent.KeyPress, Qt.Key_Ampersand, Qt.ShiftModifier, 16, 0x26, 0, "&"))
+    assert session.annotations[0] == {"I-NP"}, "Shift+7 on the digit row is I-NP whatever the layout types"
+    qtbot.keyClick(editor, Qt.Key_Left)
+    qtbot.keyClick(editor, Qt.Key_7, Qt.ControlModifier | Qt.ShiftModifier)
+    assert session.annotations[0] == set(), "Ctrl+Shift+7 toggles I-NP off the candidate set"
+    _keys_are_shown(window, qtbot)
+
+    from tagtool.gui.editor import RESERVED_KEYS
+    from tagtool.store.colors import COMMAND_KEYS
+
+    assert set(RESERVED_KEYS) <= COMMAND_KEYS, "default label keys avoid every command key of the editor"
+
+
+def _keys_are_shown(window, qtbot):
+    """The label picker's rows, the legend and Help › Keyboard shortcuts show every label's key."""
+    from tagtool.gui.help import shortcuts_html
+    from tagtool.gui.label_picker import NAME_ROLE
+
+    editor, style = window.editor, window.session.style
+    editor.open_picker()
+    model = editor.picker.model
+    rows = {model.item(r).data(NAME_ROLE): model.item(r).text() for r in range(model.rowCount())}
+    assert rows["I-NP"].endswith("Shift+7") and rows["O"].endswith("1") and rows["B-VP"].endswith("v")
+    qtbot.keyClicks(editor.picker.filter, "s")  # the filter reads names, not the "Shift+" of the keys
+    assert editor.picker.proxy.rowCount() == sum("s" in n.lower() for n in CHUNKS)
+    editor.picker.hide()
+    legend, help_text = window.legend.text.text(), shortcuts_html(style)
+    for name in CHUNKS:
+        assert f">{name}</td><td style='padding-left:6px'>{style.shortcut(name)}</td>" in legend
+        assert f"<b>{style.shortcut(name)}</b></td><td>{name}</td>" in help_text
+    assert "Shift+1 … 9" in help_text and "alphabetical" in help_text and "alphabetical" in legend
+
+
+def test_labels_dialog_gives_back_the_default_keys_and_colours(window, qtbot):
+    """A project made before keys followed the label set gets them in one click (Edit › Labels…)."""
+    from tagtool.gui.labels_dialog import LabelsDialog
+    from tagtool.store.colors import default_colors, default_shortcuts
+
+    project = window.session.project
+    names = project.labels.names
+    defaults = list(zip(default_colors(names), default_shortcuts(names)))
+    project.set_label_info("B-ADVP", shortcut=None)
+    project.set_label_info("O", shortcut="3", color="#123456")  # as frequency once gave it
+    project.set_label_info("B-NP", shortcut="V")
+    window.session.labels_edited(False)
+    dialog = LabelsDialog(window.session, window)
+    qtbot.addWidget(dialog)
+    assert [(i.color, i.shortcut) for i in project.label_infos()] != defaults
+    assert window.session.style.shortcut("B-NP") == "v", "stored as the editor reads it"
+    assert window.session.style.label_for_shortcut("V") == window.session.style.label_for_shortcut("v") == "B-NP"
+    dialog.defaults.click()
+    assert [(i.color, i.shortcut) for i in project.label_infos()] == defaults
+    assert window.session.style.shortcut("O") == "1" and window.session.style.color("O").name() == "#e0e0e0"
