@@ -36,6 +36,7 @@ from tagtool.gui.model_loop import Marks, ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.representations import RepresentationsController, ask_add_text
+from tagtool.gui.sample import ask_reset_sample
 from tagtool.gui.sentence_list import SentenceListPanel
 from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
@@ -175,6 +176,7 @@ class MainWindow(QMainWindow):
 
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents, False)
+        self._action(help_menu, "&Reset the sample project…", lambda: ask_reset_sample(self), None, False)
         self._action(help_menu, "&About tagtool", self._about, None, False)
 
     def add_panel(self, title: str, widget: QWidget, area=Qt.RightDockWidgetArea) -> QDockWidget:

@@ -292,3 +292,44 @@ def test_labels_dialog_gives_back_the_default_keys_and_colours(window, qtbot):
     dialog.defaults.click()
     assert [(i.color, i.shortcut) for i in project.label_infos()] == defaults
     assert window.session.style.shortcut("O") == "1" and window.session.style.color("O").name() == "#e0e0e0"
+
+
+def _menu_action(window, menu_text: str, text: str):
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == menu_text)
+    return next(a for a in menu.actions() if a.text() == text)
+
+
+def test_reset_sample_project_gives_back_the_built_in_sample_after_asking(tmp_path, monkeypatch, open_window):
+    """The sample project kept a new user's edits with no way back to the sample as shipped."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from tagtool.cli import ensure_sample_project
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = ensure_sample_project()
+    window = open_window(path)
+    window.model_loop.auto = False
+    session = window.session
+    sid = session.project.sentence_ids()[60]
+    shipped = stored(path, sid)
+    session.go_to(sid)
+    window.editor.apply_full("B-NP")
+    session.project.set_label_info("O", color="#123456")
+    edited = stored(path, sid)
+    assert edited != shipped
+    reset = _menu_action(window, "&Help", "&Reset the sample project…")
+    asked = []
+
+    def answer(button):
+        monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), button)[1])
+
+    answer(QMessageBox.Cancel)
+    reset.trigger()
+    assert len(asked) == 1 and str(path) in asked[0] and "lost" in asked[0]
+    assert stored(path, sid) == edited and window.session is session, "Cancel changes nothing"
+    answer(QMessageBox.Reset)
+    reset.trigger()
+    assert stored(path, sid) == shipped
+    assert window.session is not None and window.session is not session, "the fresh sample is open"
+    assert window.session.project.path.resolve() == path.resolve()
+    assert "50 full" in window.progress.text() and window.session.style.color("O").name() == "#e0e0e0"
