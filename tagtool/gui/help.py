@@ -17,7 +17,8 @@ KEYS = (
     ("1 … 9", "full label (the label's key) on the selection, then move on; in span schemes the type's "
               "B- label (a selection of several tokens: the whole span)"),
     ("Shift+1 … 9", "the type's I- label (inside a span), in span schemes"),
-    ("Ctrl+1 … 9, Alt+1 … 9", "add / remove that label in the candidate set (partial label); with Shift its I- label"),
+    ("Ctrl+1 … 9, Alt+1 … 9", "add / remove that label in the candidate set (partial label); "
+                              "with Shift, the type's I- label"),
     ("0  Delete  Backspace", "clear the selection's labels"),
     ("/  Ctrl+L", "pick a label from a searchable list (Ctrl+Enter: as candidate)"),
     ("Esc", "collapse the selection"),

@@ -30,6 +30,7 @@ from tagtool.errors import TagtoolError
 from tagtool.gui import transfer
 from tagtool.gui.batch_dialog import BatchTagDialog, BatchTagging
 from tagtool.gui.editor_panel import EditorPanel
+from tagtool.gui.file_fields import Folders
 from tagtool.gui.help import Legend, ShortcutsDialog
 from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import Marks, ModelLoop
@@ -289,18 +290,24 @@ class MainWindow(QMainWindow):
         for action in self._project_actions if hasattr(self, "_project_actions") else ():
             action.setEnabled(False)
 
+    def folders(self) -> Folders:
+        """Where file dialogs start: the last folder of their kind, else the open project's folder."""
+        return Folders(self.settings, self.session.project.path if self.session else None)
+
     @property
     def editor(self):
         return None if self.editor_panel is None else self.editor_panel.editor
 
     def new_project(self) -> None:
-        dialog = NewProjectDialog(self)
+        dialog = NewProjectDialog(self, self.folders())
         if dialog.exec() and dialog.created is not None:
             self.open_project(dialog.created)
 
     def choose_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", PROJECT_FILTER)
+        folders = self.folders()
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", folders.start("project"), PROJECT_FILTER)
         if path:
+            folders.remember("project", path)
             self.open_project(path)
 
     def _fill_recent(self) -> None:
@@ -312,20 +319,20 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none)").setEnabled(False)
 
     def _import(self) -> None:
-        self._report(transfer.ask_import(self.session, self))
+        self._report(transfer.ask_import(self.session, self, self.folders()))
         self.list_panel.model.refresh()
         self._update_progress()
 
     def _add_text(self) -> None:
         try:
-            self._report(ask_add_text(self.model_loop.representations, self))
+            self._report(ask_add_text(self.model_loop.representations, self, self.folders()))
         except TagtoolError as exc:
             self.show_error("Add text", str(exc))
         if self.model_panel is not None:
             self.model_panel.representations.update_state()
 
     def _export(self) -> None:
-        self._report(transfer.ask_export(self.session, self))
+        self._report(transfer.ask_export(self.session, self, self.folders()))
 
     # ------------------------------------------------------------------
     # model
@@ -363,9 +370,12 @@ class MainWindow(QMainWindow):
         if tagger is None:
             self.show_error("Export tagger", "No model yet: train one first (Model › Train now).")
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export tagger", f"{tagger.learner}.tagger", TAGGER_FILTER)
+        folders = self.folders()
+        start = folders.start("export", f"{tagger.learner}.tagger")
+        path, _ = QFileDialog.getSaveFileName(self, "Export tagger", start, TAGGER_FILTER)
         if not path:
             return
+        folders.remember("export", path)
         try:
             check_not_input(path, {"open project": self.session.project.path}, "tagger file")
             tagger.save(path)
@@ -376,7 +386,7 @@ class MainWindow(QMainWindow):
 
     def batch_tag(self) -> None:
         tagger = self.model_loop.tagger if self.model_loop else None
-        dialog = BatchTagDialog(tagger is not None, tagger.learner if tagger else "", self)
+        dialog = BatchTagDialog(tagger is not None, tagger.learner if tagger else "", self, self.folders())
         if not dialog.exec():
             return
         choice = dialog.choice()

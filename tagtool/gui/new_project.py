@@ -34,7 +34,7 @@ from tagtool.core.labels import LabelSet, complete_scheme, suspicious_labels
 from tagtool.errors import TagtoolError
 from tagtool.store.formats import FORMATS, read_corpus
 from tagtool.store.project import SUFFIX, Project
-from tagtool.gui.file_fields import CORPUS_FILTER, with_browse
+from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
 from tagtool.gui.span_import import SpanOptionsForm, warnings_box
 
@@ -123,8 +123,9 @@ def describe_inferred(added: list[str], labels: LabelSet) -> str:
 
 
 class NewProjectDialog(QDialog):
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, folders: Folders | None = None):
         super().__init__(parent)
+        self.folders = folders or Folders()
         self.setWindowTitle("New project")
         self.corpus = QLineEdit(self)
         self.project = QLineEdit(self)
@@ -172,8 +173,9 @@ class NewProjectDialog(QDialog):
         show_row(self.form, self.label_field, is_conllu(self.corpus.text(), self.format.currentData()))
 
     def _browse_corpus(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Corpus file", "", CORPUS_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Corpus file", self.folders.start("import"), CORPUS_FILTER)
         if path:
+            self.folders.remember("import", path)
             self.corpus.setText(path)
             self.fill_labels(automatic=True)
 
@@ -208,8 +210,8 @@ class NewProjectDialog(QDialog):
         self._note(describe_inferred(added, labels))
 
     def _browse_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Project file", self.project.text(),
-                                              f"tagtool projects (*{SUFFIX})")
+        start = self.project.text() or self.folders.start("project")
+        path, _ = QFileDialog.getSaveFileName(self, "Project file", start, f"tagtool projects (*{SUFFIX})")
         if path:
             self.project.setText(path if path.endswith(SUFFIX) else path + SUFFIX)
 

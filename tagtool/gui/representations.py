@@ -245,14 +245,20 @@ class RepresentationsBox(QWidget):
         self.status.setText(self.controller.status_text())
 
 
-def ask_add_text(controller: RepresentationsController, parent: QWidget) -> str:
-    """File ▸ Add text…: plain text files into the project, for the word representations; a status line."""
+def ask_add_text(controller: RepresentationsController, parent: QWidget, folders=None) -> str:
+    """File ▸ Add text…: plain text files into the project, for the word representations; a status line.
+
+    ``folders`` (:class:`~tagtool.gui.file_fields.Folders`) says where the dialog starts.
+    """
     from tagtool.represent import read_text_file
 
-    paths, _ = QFileDialog.getOpenFileNames(parent, "Add text for word representations", "",
+    start = folders.start("import") if folders is not None else ""
+    paths, _ = QFileDialog.getOpenFileNames(parent, "Add text for word representations", start,
                                             "Text files (*.txt);;All files (*)")
     if not paths:
         return ""
+    if folders is not None:
+        folders.remember("import", paths[0])
     # Every file is read before the project changes: a bad byte leaves it as it was.
     texts = [(path, read_text_file(path)) for path in paths]
     tokens = 0

@@ -333,3 +333,53 @@ def test_reset_sample_project_gives_back_the_built_in_sample_after_asking(tmp_pa
     assert window.session is not None and window.session is not session, "the fresh sample is open"
     assert window.session.project.path.resolve() == path.resolve()
     assert "50 full" in window.progress.text() and window.session.style.color("O").name() == "#e0e0e0"
+
+
+def test_file_dialogs_start_in_the_project_folder_then_the_last_one_used(window, chunk_project, settings, tmp_path,
+                                                                         monkeypatch):
+    """Export tagger (and the batch output) started in the working directory, wherever the app was launched."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from tagtool.gui.batch_dialog import BatchTagDialog
+
+    elsewhere = tmp_path / "launched-from"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    project_folder = chunk_project.resolve().parent
+    starts, answer = [], {"path": ""}
+
+    def dialog(_parent, _title, start, *_filters):
+        starts.append(Path(start))
+        return answer["path"], ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", dialog)
+    window.model_loop.auto = False
+    window.model_loop.result = SimpleNamespace(tagger=SimpleNamespace(learner="perceptron"))
+    window.export_tagger()
+    assert starts[0].resolve() == project_folder / "perceptron.tagger", "not the working directory"
+    window._export()
+    window._import()
+    BatchTagDialog(True, "perceptron", window, window.folders()).browse_output()
+    assert [s.resolve() for s in starts] == [project_folder / "perceptron.tagger", project_folder / "chunks.conll",
+                                             project_folder, project_folder / ""]
+    window.model_loop.result = None
+
+    # a folder the user chooses is where the next dialog of its kind starts, in the next session too
+    from tagtool.gui.file_fields import Folders
+    from tagtool.gui.settings import GuiSettings
+
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    answer["path"] = str(exports / "chunks.conll")
+    window._export()
+    assert (exports / "chunks.conll").is_file()
+    answer["path"] = ""
+    starts.clear()
+    window._export()
+    BatchTagDialog(True, "perceptron", window, Folders(GuiSettings(settings), chunk_project)).browse_output()
+    assert starts == [exports / "chunks.conll", exports]
+    assert Path(Folders(GuiSettings(settings), chunk_project).start("import")) == project_folder, "kinds apart"
