@@ -34,11 +34,10 @@ KEYS = (
 )
 
 KEY_SCHEME = (
-    "Label keys come from the label set, the same in every project with the same labels: 1 is O, "
-    "then 2, 3, … the types in alphabetical order (B-X on the digit, I-X on Shift + the digit; "
-    "B- and I- of a type share its colour). Types after the ninth key take a letter of their name "
-    "(chunking's VP: v, Shift+v). Labels without a key are one / away: the picker lists every "
-    "label with its key."
+    "the same in every project with the same labels: 1 is O, then 2, 3, … the types in alphabetical "
+    "order (B-X on the digit, I-X on Shift + the digit; B- and I- of a type share its colour). Types "
+    "after the ninth key take a letter of their name (chunking's VP: v, Shift+v). Labels without a key "
+    "are one / away: the picker lists every label with its key."
 )
 
 SPAN_NOTE = (
@@ -59,7 +58,7 @@ def shortcuts_html(style: LabelStyle) -> str:
     labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
     return (
         f"<h3>Keys</h3><table>{_rows(KEYS)}</table><p>{html.escape(SPAN_NOTE)}</p>"
-        f"<h3>Label keys</h3><p>{html.escape(KEY_SCHEME)}</p><table>{_rows(labels)}</table>"
+        f"<h3>Label keys</h3><p>Label keys are {html.escape(KEY_SCHEME)}</p><table>{_rows(labels)}</table>"
         "<p>Change them in Edit › Labels….</p>"
     )
 
@@ -88,7 +87,7 @@ def legend_html(style: LabelStyle) -> str:
         f"<p><b>Retraining</b>: {DEBOUNCE_MS / 1000:g} s after your last edit the model retrains from the last model "
         "with a few passes (Model panel: <i>Passes after an edit</i>), so the suggestions follow "
         "within about a second; <b>Train now</b> (Ctrl+T) fits with the full settings.</p>"
-        f"<p><b>Label keys</b>: {html.escape(KEY_SCHEME)}</p>"
+        f"<p><b>Label keys</b> are {html.escape(KEY_SCHEME)}</p>"
         f"<table cellspacing='2'>{swatches}</table>"
     )
 

@@ -2,20 +2,17 @@
 
 Opened from the editor with ``/`` or Ctrl+L: type to filter (substring of
 the name, case-insensitive), ↑/↓ to move, Enter sets the label as a full
-label, Ctrl+Enter toggles it as a candidate, Esc closes.  Each row shows the
-label's key (``Shift+2``), so the picker also teaches the keys.
+label, Ctrl+Enter toggles it as a candidate, Esc closes.  A second column
+shows each label's key (``Shift+2``), so the picker also teaches the keys.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QKeyEvent, QPixmap, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QFrame, QLineEdit, QListView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHeaderView, QLineEdit, QTreeView, QVBoxLayout, QWidget
 
 from tagtool.gui.style import LabelStyle
-
-#: The role that holds a row's label name (its text also shows the key).
-NAME_ROLE = Qt.UserRole + 1
 
 
 def swatch(color: QColor, size: int = 12) -> QIcon:
@@ -38,10 +35,13 @@ class LabelPicker(QFrame):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
-        self.proxy.setFilterRole(NAME_ROLE)  # typing "s" finds names, not every "Shift+" key
-        self.view = QListView(self)
+        self.proxy.setFilterKeyColumn(0)  # typing "s" finds names, not every "Shift+" key
+        self.view = QTreeView(self)  # a list of two columns: the label and its key
         self.view.setModel(self.proxy)
-        self.view.setUniformItemSizes(True)
+        self.view.setRootIsDecorated(False)
+        self.view.setHeaderHidden(True)
+        self.view.setUniformRowHeights(True)
+        self.view.setAllColumnsShowFocus(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.filter)
@@ -55,13 +55,18 @@ class LabelPicker(QFrame):
     def set_style(self, style: LabelStyle) -> None:
         self.model.clear()
         for name in style.names:
-            shortcut = style.shortcut(name)
-            item = QStandardItem(swatch(style.color(name)), f"{name}    {shortcut}" if shortcut else name)
-            item.setData(name, NAME_ROLE)
-            item.setEditable(False)
-            if shortcut:
-                item.setToolTip(f"key {shortcut}")
-            self.model.appendRow(item)
+            shortcut = style.shortcut(name) or ""
+            item, key = QStandardItem(swatch(style.color(name)), name), QStandardItem(shortcut)
+            key.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            key.setForeground(self.palette().placeholderText())
+            for cell in (item, key):
+                cell.setEditable(False)
+                cell.setToolTip(f"key {shortcut}" if shortcut else "no key: pick it here")
+            self.model.appendRow([item, key])
+        header = self.view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeToContents)
 
     def popup(self, pos) -> None:
         self.filter.clear()
@@ -78,7 +83,7 @@ class LabelPicker(QFrame):
     def _pick(self, index, as_candidate: bool) -> None:
         if not index.isValid():
             return
-        label = self.proxy.data(index, NAME_ROLE)
+        label = self.proxy.data(index.siblingAtColumn(0), Qt.DisplayRole)
         self.hide()
         self.picked.emit(label, as_candidate)
 
