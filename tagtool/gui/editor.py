@@ -18,6 +18,10 @@ Space                  accept the suggestion on the selection, then move on
 Esc                    collapse the selection to the focused token
 =====================  ====================================================
 
+Window commands that act on the sentence (flag, skip, split and merge
+tokens: :mod:`tagtool.gui.sentence_ops`) are menu shortcuts; the context
+menu lists the token ones too (:attr:`TokenEditor.token_actions`).
+
 Span labels in BIO-style schemes: see :mod:`tagtool.gui.edits`.
 """
 
@@ -60,11 +64,14 @@ class TokenEditor(QWidget):
         self.hints: SentenceHints = NO_HINTS
         self._rects = []
         self.picker: LabelPicker | None = None
+        #: Window actions on the focused token (split, merge) for the context menu.
+        self.token_actions: list = []
         self.setFocusPolicy(Qt.StrongFocus)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Minimum)
         self.setAttribute(Qt.WA_OpaquePaintEvent, False)
         session.sentenceChanged.connect(self._sentence_changed)
         session.annotationsChanged.connect(self._annotations_changed)
+        session.tokensChanged.connect(self._tokens_changed)
         session.labelsChanged.connect(self._relayout)
         self._sentence_changed(session.current_id)
 
@@ -105,6 +112,13 @@ class TokenEditor(QWidget):
         self._relayout()
         self.focusChanged.emit(start)
 
+    def _tokens_changed(self, sid: int, focus: int) -> None:
+        """A split or merge: the chips are laid out again (annotationsChanged follows), ``focus`` focused."""
+        if sid == self.session.current_id:
+            self.hints = NO_HINTS  # they name the old tokens; the model loop sends the new ones
+            self._relayout()
+            self.set_focus(focus)
+
     def _annotations_changed(self, sid: int, _changes) -> None:
         if sid == self.session.current_id:
             self._relayout()
@@ -113,10 +127,10 @@ class TokenEditor(QWidget):
     # ------------------------------------------------------------------
     # edits
 
-    def _edit(self, changes: dict, text: str) -> bool:
-        """Apply an edit; False only when the project refused it."""
+    def _edit(self, changes: dict, text: str, kind: str | None = None) -> bool:
+        """Apply an edit (``kind``: its action in the log, :meth:`Session.edit`); False only when the project refused it."""
         try:
-            self.session.edit(changes, text)
+            self.session.edit(changes, text, kind)
         except TagtoolError as e:
             self.message.emit(f"Not saved: {e}")
             return False
@@ -144,7 +158,7 @@ class TokenEditor(QWidget):
             except LabelError as e:  # the key's label was removed by another program
                 self.session.refuse_stale_label(e)
                 return
-            self._edit(changes, f"Toggle candidate {label} on {_count(tokens)}")
+            self._edit(changes, f"Toggle candidate {label} on {_count(tokens)}", "candidate")
 
     def clear_selection(self) -> None:
         tokens = self.selection()
@@ -168,7 +182,7 @@ class TokenEditor(QWidget):
         if not changes:
             self.message.emit("No suggestion to accept here.")
             return False
-        if not self._edit(changes, f"Accept {_count(list(changes))} suggested"):
+        if not self._edit(changes, f"Accept {_count(list(changes))} suggested", "accept"):
             return False
         if tokens is not None:
             self.set_focus(max(tokens) + 1)
@@ -282,6 +296,9 @@ class TokenEditor(QWidget):
                 lambda: self.accept_suggestions())
         menu.addAction("Clear\t0").triggered.connect(self.clear_selection)
         menu.addAction("Pick label…\t/").triggered.connect(self.open_picker)
+        if self.token_actions:
+            menu.addSeparator()
+            menu.addActions(self.token_actions)
         return menu
 
     # ------------------------------------------------------------------

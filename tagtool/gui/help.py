@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tagtool.gui.model_loop import DEBOUNCE_MS
+from tagtool.gui.sentence_ops import KEYS as SENTENCE_KEYS
 from tagtool.gui.style import LabelStyle
 
 KEYS = (
@@ -57,7 +58,7 @@ def _rows(pairs) -> str:
 def shortcuts_html(style: LabelStyle) -> str:
     labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
     return (
-        f"<h3>Keys</h3><table>{_rows(KEYS)}</table><p>{html.escape(SPAN_NOTE)}</p>"
+        f"<h3>Keys</h3><table>{_rows(KEYS + SENTENCE_KEYS)}</table><p>{html.escape(SPAN_NOTE)}</p>"
         f"<h3>Label keys</h3><p>Label keys are {html.escape(KEY_SCHEME)}</p><table>{_rows(labels)}</table>"
         "<p>Change them in Edit › Labels….</p>"
     )
@@ -84,6 +85,8 @@ def legend_html(style: LabelStyle) -> str:
         "<b>Bar under a candidate</b>: its WD-PSL confidence; <b>outlined candidate</b>: the model's pick.<br>"
         "<b>Info</b> column: how much labeling the sentence would teach the model; J goes to the "
         "highest.</p>"
+        "<p><b>Sentence list</b>: <span style='color:#d62728'>⚑</span> flagged for review (tooltip: the "
+        "comment); ↷ skipped (out of the queue and of training).</p>"
         f"<p><b>Retraining</b>: {DEBOUNCE_MS / 1000:g} s after your last edit the model retrains from the last model "
         "with a few passes (Model panel: <i>Passes after an edit</i>), so the suggestions follow "
         "within about a second; <b>Train now</b> (Ctrl+T) fits with the full settings.</p>"

@@ -39,6 +39,7 @@ from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sample import ask_reset_sample
 from tagtool.gui.sentence_list import SentenceListPanel
+from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
@@ -146,6 +147,7 @@ class MainWindow(QMainWindow):
         self.jump_action = self._action(go, "Next &unfinished sentence", lambda: self._go("unfinished"), "J")
         go.addSeparator()
         self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
+        self.sentence_actions = SentenceActions(self, edit, go)  # flag, skip, split, merge, next flagged
 
         model = bar.addMenu("&Model")
         self.learner_menu = model.addMenu("&Learner")
@@ -214,6 +216,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.editor.token_actions = self.sentence_actions.token_actions
         self.session.annotationsChanged.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
         self.session.saveFailed.connect(lambda message: self.show_error("Not saved", message))

@@ -40,7 +40,7 @@ def export_annotations(session: Session, path: Path, format: str | None = None) 
     Refused (:class:`~tagtool.outputs.OutputError`) when ``path`` is the project file itself.
     """
     check_not_input(path, {"project": session.project.path})
-    corpus = session.project.corpus()
+    corpus = session.project.export_corpus()  # with the review flags, for formats that keep them
     write_corpus(corpus, path, format=format)
     return len(corpus)
 

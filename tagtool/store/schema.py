@@ -10,7 +10,7 @@ Migrations run inside one transaction opened by the caller: they must not
 commit, and they must be additive (new tables, columns, indexes) so that an
 older tagtool can still read a newer file in read-only mode.
 
-Layout (version 4)
+Layout (version 6)
 ------------------
 ``meta(key, value)``
     ``schema_version``, ``created`` (UTC ISO 8601), ``tagtool_version`` (that
@@ -45,6 +45,19 @@ columns, meta, text)``
     (:mod:`tagtool.store.representations`): ``data`` their ``.npz`` (numbers
     only, no pickle), ``text_tokens`` the size of the text they were
     learned from, ``info`` JSON.
+``actions(id, kind, sentence_id, n_tokens, started, ended, active, annotator, ref)``
+    The annotation actions made in the app with their time
+    (:mod:`tagtool.store.actions`): ``kind`` one of
+    :data:`tagtool.store.actions.KINDS`, ``n_tokens`` the tokens it gave
+    its kind's outcome, ``started``/``ended`` the wall-clock interval it is
+    charged with and ``active`` the seconds of it counted (idle time over
+    the threshold left out); ``ref`` the action an undo or redo reverses.
+    Written in the transaction of the edit it records.
+``sentence_review(sentence_id, flagged, comment, skipped, annotator, time)``
+    A sentence flagged for review (with a free-text ``comment``, one line)
+    and/or skipped (left out of the queue and of training as labeled
+    data); one row only for sentences that are either
+    (:mod:`tagtool.store.review`).
 
 Times in tables are Unix seconds (UTC) as REAL.
 """
@@ -61,7 +74,7 @@ from collections.abc import Callable
 APPLICATION_ID = 0x54414754
 
 #: The schema this code writes.
-CURRENT_VERSION = 4
+CURRENT_VERSION = 6
 
 #: The first released schema.  Frozen: later changes are migrations.
 SCHEMA_V1: tuple[str, ...] = (
@@ -192,8 +205,59 @@ def migrate_3_to_4(conn: sqlite3.Connection) -> None:
     )
 
 
+def migrate_4_to_5(conn: sqlite3.Connection) -> None:
+    """Add ``actions``: each annotation action made in the app, with its time.
+
+    ``annotation_log`` says what changed, not what it cost: ``tagtool
+    simulate`` priced a full label, a candidate set and a skipped token at
+    a guessed 1 / 0.5 / 0.1 (issue 13).  Version 5 records every action
+    (its kind, tokens and active seconds) so the costs can be measured.
+    ``sentence_id`` is kept NULL rather than the row deleted when its
+    sentence goes (a split or merge): the time was spent all the same.
+    ``kind`` has no CHECK so that a later version can add kinds.
+    """
+    conn.execute(
+        """CREATE TABLE actions (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        sentence_id INTEGER REFERENCES sentences(id) ON DELETE SET NULL,
+        n_tokens INTEGER NOT NULL CHECK (n_tokens >= 0),
+        started REAL NOT NULL,
+        ended REAL NOT NULL CHECK (ended >= started),
+        active REAL NOT NULL CHECK (active >= 0),
+        annotator TEXT NOT NULL,
+        ref INTEGER REFERENCES actions(id)
+    )"""
+    )
+    conn.execute("CREATE INDEX actions_kind ON actions (kind, id)")
+
+
+def migrate_5_to_6(conn: sqlite3.Connection) -> None:
+    """Add ``sentence_review``: sentences flagged for review (with a comment) or skipped.
+
+    Annotators of other tools expect to set a sentence aside for a
+    colleague with a note, or to skip one they cannot label (issue 13).
+    The table is sparse (a row only for a flagged or skipped sentence), so
+    the list's filters and the queue read a handful of rows, and an older
+    tagtool reading a newer file simply does not see it.
+    """
+    conn.execute(
+        """CREATE TABLE sentence_review (
+        sentence_id INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+        flagged INTEGER NOT NULL DEFAULT 0 CHECK (flagged IN (0, 1)),
+        comment TEXT NOT NULL DEFAULT '',
+        skipped INTEGER NOT NULL DEFAULT 0 CHECK (skipped IN (0, 1)),
+        annotator TEXT NOT NULL,
+        time REAL NOT NULL,
+        CHECK (flagged = 1 OR skipped = 1)
+    )"""
+    )
+
+
 #: ``MIGRATIONS[i]`` turns a version ``i + 1`` file into version ``i + 2``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (migrate_1_to_2, migrate_2_to_3, migrate_3_to_4)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5, migrate_5_to_6,
+)
 
 assert len(MIGRATIONS) == CURRENT_VERSION - 1
 
