@@ -236,6 +236,10 @@ def sample_corpus():
     )
 
 
+#: The sample project's name (its window title).
+SAMPLE_NAME = "CoNLL-2000 sample"
+
+
 def ensure_sample_project() -> Path:
     """The built-in sample project in the user data folder, created on first use.
 
@@ -247,10 +251,25 @@ def ensure_sample_project() -> Path:
 
     path = user_data_dir() / SAMPLE_PROJECT
     if not path.exists():
-        corpus = sample_corpus()
-        with Project.create(path, corpus, name="CoNLL-2000 sample"):
+        with Project.create(path, sample_corpus(), name=SAMPLE_NAME):
             pass
         logger.info("created the sample project %s", path)
+    return path
+
+
+def reset_sample_project() -> Path:
+    """Replace the user's copy of the sample project with the built-in one (its edits and models are lost).
+
+    The copy is rewritten atomically (``Project.create(..., overwrite=True)``);
+    the caller closes it first if it is open.
+    """
+    from tagtool.paths import SAMPLE_PROJECT, user_data_dir
+    from tagtool.store.project import Project
+
+    path = user_data_dir() / SAMPLE_PROJECT
+    with Project.create(path, sample_corpus(), name=SAMPLE_NAME, overwrite=True):
+        pass
+    logger.info("reset the sample project %s", path)
     return path
 
 

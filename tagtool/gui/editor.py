@@ -5,7 +5,9 @@ Keys (also listed in Help › Keyboard shortcuts):
 =====================  ====================================================
 ←/→, Home/End          move the focused token (the selection collapses)
 Shift+←/→, Shift+Home  extend the selection from its anchor
-1–9 (label shortcut)   full label on the selection, then move on
+1–9 (label shortcut)   full label on the selection, then move on (span
+                       schemes: the type's B-, a span on a selection)
+Shift + label key      the type's I- label (span schemes)
 Ctrl/Alt + 1–9         toggle that label in the selection's candidate sets
 0, Delete, Backspace   clear the selection's annotations
 / or Ctrl+L            searchable label picker
@@ -42,10 +44,10 @@ from tagtool.errors import LabelError, TagtoolError
 from tagtool.gui import edits
 from tagtool.gui.chips import ChipPainter, ChipState
 from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
+from tagtool.gui.label_keys import key_names
 from tagtool.gui.label_picker import LabelPicker, swatch
 from tagtool.gui.session import Session
 
-_DIGITS = {getattr(Qt, f"Key_{i}"): str(i) for i in range(10)}
 #: Keys the editor keeps for itself; labels cannot take them as shortcuts.
 RESERVED_KEYS = frozenset("0npj/")
 
@@ -266,6 +268,8 @@ class TokenEditor(QWidget):
                  Qt.Key_Home: 0, Qt.Key_End: len(self.tokens) - 1}
         if key in moves:
             self.set_focus(moves[key], extend=shift)
+        elif shift and self._label_key(event, toggle):
+            pass  # Shift + a label key first: on some layouts Shift+7 is "/" (the picker)
         elif key in (Qt.Key_Delete, Qt.Key_Backspace, Qt.Key_0):
             self.clear_selection()
         elif key == Qt.Key_Slash or (key == Qt.Key_L and mods & Qt.ControlModifier):
@@ -280,12 +284,13 @@ class TokenEditor(QWidget):
             self.give_pair()
         elif key == Qt.Key_Space and not toggle:
             self.accept_suggestions(self.selection())
-        elif not self._label_key(key, event.text(), toggle):
+        elif not self._label_key(event, toggle):
             super().keyPressEvent(event)
 
-    def _label_key(self, key: int, text: str, toggle: bool) -> bool:
-        name = _DIGITS.get(key, text.lower() if not toggle else "")
-        label = self.session.style.label_for_shortcut(name) if name else None
+    def _label_key(self, event: QKeyEvent, toggle: bool) -> bool:
+        style = self.session.style
+        label = next((style.label_for_shortcut(n) for n in key_names(event, toggle)
+                      if style.label_for_shortcut(n)), None)
         if label is None:
             return False
         (self.toggle_candidate if toggle else self.apply_full)(label)

@@ -450,6 +450,19 @@ class Project:
             if shortcut is not UNCHANGED:
                 self._set_shortcut(conn, name, _colors.check_shortcut(shortcut))
 
+    def reset_label_style(self) -> None:
+        """Give every label the default colour and key of the label set, in one transaction.
+
+        The defaults depend on the labels alone (:mod:`tagtool.store.colors`),
+        so this makes a project look and type like every other one with the
+        same labels (a project made before issue 13 had keys by frequency).
+        """
+        names = self.labels.names
+        rows = zip(_colors.default_colors(names), _colors.default_shortcuts(names), names)
+        with self._write() as conn:
+            conn.execute("UPDATE labels SET shortcut = NULL")  # keys change hands: none may be held twice
+            conn.executemany("UPDATE labels SET color = ?, shortcut = ? WHERE name = ?", list(rows))
+
     def _set_shortcut(self, conn: sqlite3.Connection, name: str, shortcut: str | None) -> None:
         owner = None if shortcut is None else self._one(
             "SELECT name FROM labels WHERE shortcut = ? AND name <> ?", (shortcut, name)
@@ -471,7 +484,9 @@ class Project:
             ``#rrggbb``; by default the type's colour for ``B-X``/``I-X``
             labels, else the next unused palette colour.
         shortcut : str or None or AUTO
-            ``AUTO`` (default) takes the lowest free digit ``1``–``9`` if any;
+            ``AUTO`` (default): the type's key for a span label whose type
+            has one (Shift + it for ``I-X``), else the lowest free digit
+            ``1``–``9`` if any (:func:`~tagtool.store.colors.shortcut_for_new_label`);
             None gives no shortcut.
         """
         check_label_name(name)
@@ -481,8 +496,7 @@ class Project:
             color = _colors.color_for_new_label(name, {i.name: i.color for i in infos})
         color = _colors.check_color(color)
         if shortcut is AUTO:
-            taken = {i.shortcut for i in infos}
-            shortcut = next((k for k in _colors.DEFAULT_SHORTCUTS if k not in taken), None)
+            shortcut = _colors.shortcut_for_new_label(name, {i.name: i.shortcut for i in infos})
         shortcut = _colors.check_shortcut(shortcut)
         with self._write() as conn:
             self._check_new_name(name)  # again: the labels may have been re-read
@@ -1005,8 +1019,8 @@ class Project:
 
     def _insert_label(self, conn: sqlite3.Connection, name: str) -> None:
         existing = {n: c for n, c in conn.execute("SELECT name, color FROM labels")}
-        taken = {r[0] for r in conn.execute("SELECT shortcut FROM labels")}
-        shortcut = next((k for k in _colors.DEFAULT_SHORTCUTS if k not in taken), None)
+        keys = {n: k for n, k in conn.execute("SELECT name, shortcut FROM labels")}
+        shortcut = _colors.shortcut_for_new_label(name, keys)
         conn.execute(
             "INSERT INTO labels (name, position, color, shortcut) "
             "SELECT ?, coalesce(max(position), -1) + 1, ?, ? FROM labels",
