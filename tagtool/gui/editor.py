@@ -237,7 +237,7 @@ class TokenEditor(QWidget):
             self.message.emit("The model is not torn between two labels here (Shift+Space gives them where it is).")
             return False
         t = self.focus
-        if self._edit({t: frozenset(pair)}, f"Candidates {pair[0]}|{pair[1]} on token {t + 1}"):
+        if self._edit({t: frozenset(pair)}, f"Candidates {pair[0]}|{pair[1]} on token {t + 1}", "candidate"):
             self._move_on(t)
         return True
 

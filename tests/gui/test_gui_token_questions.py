@@ -194,6 +194,7 @@ def test_shift_space_gives_the_two_labels_the_model_is_torn_between(window, qtbo
     QTest.keyClick(editor, Qt.Key_Space, Qt.ShiftModifier)
     assert session.annotations[t] == frozenset(pair), "a partial label: the two candidates"
     assert len(session.annotations[t]) == 2
+    assert session.project.actions()[-1].kind == "candidate", "the action log counts it as a candidate set"
     # where the model is not torn, nothing changes and the status line says why
     calm = next(u for u in range(len(editor.tokens)) if plan.pair(sid, u) is None and not session.annotations[u])
     editor.set_focus(calm)
