@@ -58,6 +58,7 @@ __all__ = [
     "pair_uncertainty",
     "queue",
     "queue_order",
+    "sentence_guidance",
     "sentence_informativeness",
     "strongest_other",
     "token_uncertainty",
@@ -345,6 +346,10 @@ class Analysis:
         annotator may give the candidate set {best, runner-up}.
     labels : tuple of str
         Label names, by index.
+    scored : bool array [n_sentences], optional
+        The sentences scored so far, while a big project is scored chunk by
+        chunk (:mod:`tagtool.chunked_guidance`); the others' tokens hold
+        zeros.  None: every sentence.
     """
 
     evidence: Evidence
@@ -354,6 +359,11 @@ class Analysis:
     runner_up: np.ndarray
     torn: np.ndarray
     labels: tuple[str, ...]
+    scored: np.ndarray | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.scored is None or bool(self.scored.all())
 
 
 def analyse(tagger, sentences: Sequence, should_stop=None) -> list[SentenceGuidance]:
@@ -388,19 +398,29 @@ def analyse_all(tagger, sentences: Sequence, should_stop=None) -> tuple[list[Sen
             from tagtool.learn.progress import TrainingCancelled
 
             raise TrainingCancelled("cancelled")
-        rows = snapshot.sentence_slice(i)
-        allowed = snapshot.allowed[rows]
-        v = None if views is None else (tuple(views[0][rows]), tuple(views[1][rows]))
-        out.append(SentenceGuidance(
-            suggestions=tuple(best[rows]),
-            uncertainty=tuple(float(u) for u in uncertainty[rows]),
-            views=v,
-            confidences=None if conf is None else _token_confidences(conf[rows], allowed, names),
-            score=informativeness(uncertainty[rows], allowed, None if disagree is None else disagree[rows]),
-        ))
+        out.append(sentence_guidance(snapshot.sentence_slice(i), best, uncertainty, snapshot.allowed, views, conf,
+                                     disagree, names))
     contention = contention_question(model, snapshot, scores) if tagger.learner == "wdpsl" else None
     return out, _analysis(snapshot, scores, scale, model.probabilistic, Evidence(uncertainty, disagree, contention),
                           tuple(tagger.labels.names))
+
+
+def sentence_guidance(rows: slice, best, uncertainty, allowed, views, conf, disagree, names) -> SentenceGuidance:
+    """One sentence's :class:`SentenceGuidance` from flat arrays over tokens (``rows``: its tokens).
+
+    ``best`` and ``views`` hold label names (object arrays); ``views``,
+    ``conf`` and ``disagree`` may be None.  Shared by :func:`analyse_all`
+    and the chunked guidance of big projects (:mod:`tagtool.chunked_guidance`),
+    so that both give equal objects.
+    """
+    allowed = allowed[rows]
+    return SentenceGuidance(
+        suggestions=tuple(best[rows]),
+        uncertainty=tuple(float(u) for u in uncertainty[rows]),
+        views=None if views is None else (tuple(views[0][rows]), tuple(views[1][rows])),
+        confidences=None if conf is None else _token_confidences(conf[rows], allowed, names),
+        score=informativeness(uncertainty[rows], allowed, None if disagree is None else disagree[rows]),
+    )
 
 
 def _analysis(snapshot, scores, scale, probabilistic: bool, evidence: Evidence, labels) -> Analysis:

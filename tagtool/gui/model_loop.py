@@ -38,10 +38,12 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tagtool.guidance import SentenceGuidance, analyse_all, queue
+from tagtool.chunked_guidance import FIRST
+from tagtool.guidance import SentenceGuidance, queue
 from tagtool.learn import DEFAULT_LEARNER
 from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
-from tagtool.gui.questions import Questions, plan_in_worker
+from tagtool.gui.questions import Questions
+from tagtool.gui.scoring import Priority, score_guidance
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
@@ -86,13 +88,18 @@ def retrain_overrides(params: dict, passes: int) -> dict:
     return {}
 
 
-def run_guidance(inputs: TrainingInputs, tagger, state, queue: tuple[str, bool] | None = None) -> TrainingResult:
-    """Guidance of every sentence under an existing tagger (after reopening); ``queue`` as :func:`run_training`'s."""
-    per_sentence, analysis = analyse_all(tagger, inputs.sentences, state.should_stop)
-    status = inputs.status
-    return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), dict(zip(inputs.ids, per_sentence)),
-                          status, dict(tagger.metrics), analysis=analysis,
-                          plan=plan_in_worker(queue, inputs.ids, analysis, status, tagger.learner, tagger.model))
+def run_guidance(inputs: TrainingInputs, tagger, state, queue=None, priority: Priority | None = None) -> TrainingResult:
+    """Guidance of every sentence under an existing tagger (after reopening), its first page first.
+
+    ``queue`` and ``priority`` as :func:`run_training`'s.
+    """
+    arrived, status = time.perf_counter(), inputs.status
+
+    def make_result(guidance, analysis, plan) -> TrainingResult:
+        return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), guidance, status,
+                              dict(tagger.metrics), analysis=analysis, plan=plan, arrived=arrived)
+
+    return score_guidance(tagger, inputs, state, make_result, queue, priority)
 
 
 class ModelLoop(QObject):
@@ -146,6 +153,7 @@ class ModelLoop(QObject):
         #: The settings overridden for the current run (``{}``: a full fit).
         self.run_overrides: dict = {}
         self._unstored: TrainingResult | None = None
+        self._announced = None  # the tagger whose first result modelChanged announced
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(lambda: self.train(after_edit=True))
         session.annotationsChanged.connect(self._edited)
@@ -222,7 +230,7 @@ class ModelLoop(QObject):
         params = self.full_params()
         warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
         overrides = retrain_overrides(params, self.retrain_epochs) if after_edit and warm is not None else {}
-        run = partial(run_training, overrides=overrides, queue=self.questions.choice())
+        run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self._priority())
         task = self.runner.start(run, inputs, self.learner_name, params, warm)
         self._connect(task, store=True)
         self.run_started = time.perf_counter()
@@ -297,18 +305,40 @@ class ModelLoop(QObject):
             self.finished.emit(result)
 
     def _use(self, result: TrainingResult, unstored: bool) -> None:
+        """Take a model's result in: its first page, an update while the rest is scored, or the complete one.
+
+        What the worker made (the plan, the queue, the scores) is swapped
+        in; ``modelChanged`` is emitted for a new model's first result and
+        for its complete one, not for the updates between.
+        """
+        announce = result.complete or result.tagger is not self._announced
+        self._announced = result.tagger
         self.result = result
         # only the current run's results get here: what was retokenized before it read is in them
         self._retokenized = {sid: at for sid, at in self._retokenized.items() if at >= self._inputs_at}
         if unstored:
             self._unstored = result
         two_view = getattr(result.tagger.model, "n_views", 1) == 2
-        self.questions.update(tuple(result.guidance), result.analysis, result.status, result.learner, two_view,
-                              ready=result.plan)
+        ids = result.plan.ids if result.plan is not None else tuple(result.status)
+        self.questions.update(ids, result.analysis, result.status, result.learner, two_view, ready=result.plan)
         self._requeue()
         self._show_scores()
         self._refresh_hints()
-        self.modelChanged.emit(result)
+        if announce:
+            self.modelChanged.emit(result)
+
+    def _priority(self) -> Priority:
+        """The sentences a new model scores first (:class:`~tagtool.gui.scoring.Priority`).
+
+        The current sentence, the list's rows on screen, then the head of
+        the queue in use: where the new queue's first page most likely is.
+        """
+        first = [] if self.session.current_id is None else [self.session.current_id]
+        if self.list_panel is not None:
+            first += _rows_on_screen(self.list_panel)
+        plan = self.questions.plan
+        order = plan.queue if plan is not None else ()
+        return Priority(tuple(first) + tuple(order[:FIRST]), order)
 
     def _requeue(self) -> None:
         """The session's queue from the model in use under the queue strategy, without the skipped sentences."""
@@ -318,8 +348,8 @@ class ModelLoop(QObject):
         if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
             self.session.queue = queue(self.result.scores, self.session.queueable(self.result.status))
         else:
-            skipped = self.session.skipped
-            self.session.queue = [sid for sid in plan.queue if sid not in skipped]
+            skipped = self.session.skipped  # a few sentences: the plan's list as it is without them
+            self.session.queue = [sid for sid in plan.queue if sid not in skipped] if skipped else plan.queue
 
     def _show_scores(self) -> None:
         """The list's Info column: the queue strategy's scores."""
@@ -434,7 +464,7 @@ class ModelLoop(QObject):
             return
         ids, sentences = self.session.training_sentences()
         self._inputs_at = time.perf_counter()
-        task = self.runner.start(partial(run_guidance, queue=self.questions.choice()),
+        task = self.runner.start(partial(run_guidance, queue=self.questions.choice, priority=self._priority()),
                                  TrainingInputs(ids, sentences, self.session.project.labels), tagger)
         self._connect(task, store=False)
 
@@ -463,6 +493,17 @@ class ModelLoop(QObject):
         questions = plan.sentence(sid) if plan is not None and sid is not None else None
         self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks, questions,
                                         self.questions.asking))
+
+
+def _rows_on_screen(list_panel) -> list[int]:
+    """The ids of the sentence list's rows on screen (their Info scores come with the first page)."""
+    table, model = list_panel.table, list_panel.model
+    top = table.rowAt(0)
+    if top < 0:
+        return []
+    bottom = table.rowAt(table.viewport().height() - 1)
+    bottom = model.rowCount() - 1 if bottom < 0 else bottom
+    return [row.id for row in map(model.summary, range(top, bottom + 1)) if row is not None]
 
 
 def _read_tagger(data: bytes, name: str, state):

@@ -80,6 +80,13 @@ class QueuePlan:
     labels: tuple[str, ...]
     scores: dict[int, float]
     queue_rows: np.ndarray  # rows (sentence indices) in queue order
+    #: The sentences scored so far (a big project's first page, :mod:`tagtool.chunked_guidance`); None: all.
+    scored: np.ndarray | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Every sentence scored: the queue's final order."""
+        return self.scored is None or bool(self.scored.all())
 
     def __post_init__(self):
         self.queue = np.asarray(self.ids, dtype=np.int64)[self.queue_rows].tolist()
@@ -183,7 +190,12 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
     scores: dict[int, float] = {}
     if strategy.guided:
         ranked = strategy.score(q, tokens, Showing(mode, threshold))
-        scores = dict(zip(ids, ranked.tolist()))
+        if analysis.scored is None:
+            scores = dict(zip(ids, ranked.tolist()))
+        else:  # scored chunk by chunk: the sentences not scored yet rank last, and show no score
+            ranked[~analysis.scored] = np.nan
+            rows = np.flatnonzero(analysis.scored)
+            scores = dict(zip(np.asarray(ids, dtype=np.int64)[rows].tolist(), ranked[rows].tolist()))
     open_ = np.fromiter((status.get(sid, "none") != "full" for sid in ids), dtype=bool, count=n)
     ties = None
     if not strategy.guided and not strategy.file_order:
@@ -191,7 +203,7 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
         ties[np.random.default_rng(RANDOM_SEED).permutation(n)] = np.arange(n)
     return QueuePlan(strategy, mode, threshold, tuple(ids), tokens.offsets, q, tokens.unlabeled & (q >= threshold),
                      analysis.torn >= close, analysis.best, analysis.runner_up, analysis.labels, scores,
-                     guidance.queue_order(ranked, open_, ties))
+                     guidance.queue_order(ranked, open_, ties), analysis.scored)
 
 
 class Questions:
@@ -254,14 +266,19 @@ class Questions:
         return self.plan
 
 
-def plan_in_worker(choice: tuple[str, bool] | None, ids, analysis, status, learner: str, model) -> QueuePlan | None:
+def plan_in_worker(choice: tuple[str, bool] | None, ids, analysis, status, learner: str, model,
+                   index: dict[int, int] | None = None) -> QueuePlan | None:
     """The plan of a new model under ``choice`` (:meth:`Questions.choice`), made in the worker thread.
 
     Scoring and ordering a 100,000-sentence project takes a tenth of a
     second or more: done where the model was trained, the GUI thread only
-    swaps it in (unless the choice changed meanwhile).
+    swaps it in (unless the choice changed meanwhile).  Its id → row index
+    is built here too (``index``: one already built for ``ids``).
     """
     if choice is None or analysis is None:
         return None
     two_view = getattr(model, "n_views", 1) == 2
-    return Questions(*choice).update(ids, analysis, status, learner, two_view)
+    plan = Questions(*choice).update(ids, analysis, status, learner, two_view)
+    if plan is not None:
+        plan._index = index if index is not None else dict(zip(plan.ids, range(len(plan.ids))))
+    return plan

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -32,8 +32,8 @@ from tagtool import crossval
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.crossval import column_check, fold_trainer
-from tagtool.guidance import Analysis, SentenceGuidance, analyse_all
-from tagtool.gui.questions import plan_in_worker
+from tagtool.guidance import Analysis, SentenceGuidance
+from tagtool.gui import scoring
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +119,13 @@ class TrainingResult:
     #: The queue and token questions under the strategy chosen when the run started
     #: (:class:`tagtool.gui.questions.QueuePlan`, made in the worker).
     plan: object = None
+    #: ``time.perf_counter()`` when the model was ready to be scored (the fit had ended, or it was read).
+    arrived: float | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Every sentence scored (False: the queue's first page, the rest is being scored)."""
+        return self.analysis is None or self.analysis.complete
 
     @property
     def scores(self) -> dict[int, float]:
@@ -253,7 +260,8 @@ def run_training(
     warm_start,
     state: RunState,
     overrides: Mapping | None = None,
-    queue: tuple[str, bool] | None = None,
+    queue: tuple[str, bool] | Callable[[], tuple[str, bool]] | None = None,
+    priority: scoring.Priority | None = None,
 ) -> TrainingResult:
     """Train ``learner_name`` with ``params`` on ``inputs``; see the module docstring.
 
@@ -274,10 +282,14 @@ def run_training(
         warm-started retrain after an edit; the result keeps ``params`` (what
         the user chose) and records the overrides in ``metrics["retrain"]``.
         Cross-validation uses ``params`` (a full fit: what Train now runs).
-    queue : (str, bool), optional
+    queue : (str, bool) or callable returning one, optional
         The queue strategy and token-question mode
-        (:meth:`tagtool.gui.questions.Questions.choice`): the result's
-        :attr:`TrainingResult.plan` is made here, not on the GUI thread.
+        (:meth:`tagtool.gui.questions.Questions.choice`, read at each update):
+        the result's :attr:`TrainingResult.plan` is made here, not on the GUI
+        thread.
+    priority : Priority, optional
+        The sentences scored first (:mod:`tagtool.gui.scoring`): the model's
+        first page reaches ``state.model_ready`` before the rest is scored.
 
     Returns
     -------
@@ -302,22 +314,26 @@ def run_training(
                           features=None if warm_start is not None else inputs.features,
                           representations=inputs.representations)
     plan.start(state, 1)
-    per_sentence, analysis = analyse_all(tagger, inputs.sentences, state.should_stop)
-    guidance = dict(zip(inputs.ids, per_sentence))
+    arrived = time.perf_counter()
     status = inputs.status
     counts = {kind: sum(1 for s in status.values() if s == kind) for kind in ("full", "partial", "none")}
     metrics = {
-        "train_seconds": round(time.perf_counter() - started, 3),
+        "train_seconds": round(arrived - started, 3),
         "sentences": counts,
         "labeled_tokens": int(sum(len(a) == 1 for s in inputs.sentences for a in s.annotations)),
     }
     if overrides:
         metrics["retrain"] = overrides
-    result = TrainingResult(tagger, learner_name, chosen, guidance, status, metrics, analysis=analysis,
-                            plan=plan_in_worker(queue, inputs.ids, analysis, status, learner_name, tagger.model))
+
+    def make_result(guidance, analysis, queue_plan) -> TrainingResult:
+        return TrainingResult(tagger, learner_name, chosen, guidance, status, metrics, analysis=analysis,
+                              plan=queue_plan, arrived=arrived, seconds=time.perf_counter() - started)
+
+    report = plan.reporter(state, 1)
+    result = scoring.score_guidance(tagger, inputs, state, make_result, _choice(queue), priority,
+                                    report=lambda f: report(f, "first page" if f < 1 else ""),
+                                    last_update=bool(inputs.cv_folds))
     if inputs.cv_folds:
-        result.seconds = time.perf_counter() - started
-        state.model_ready(result)
         metrics.update(cross_validate(inputs, learner_name, params, tagger, state, plan))
     _finish(result, started)
     if not inputs.cv_folds:
@@ -326,6 +342,13 @@ def run_training(
         state.model_ready(result)
     state.progress(1.0, "done")
     return result
+
+
+def _choice(queue) -> Callable[[], tuple[str, bool]] | None:
+    """``queue`` as a callable: the choice when each update is made."""
+    if queue is None or callable(queue):
+        return queue
+    return lambda: queue
 
 
 def _finish(result: TrainingResult, started: float) -> None:

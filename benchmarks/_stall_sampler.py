@@ -1,0 +1,135 @@
+"""Where the GUI thread's stalls come from: a heartbeat with timestamps and a stack sampler.
+
+:class:`Timeline` is the 5 ms heartbeat of :mod:`_heartbeat` with the time
+each gap ended (``time.perf_counter``, the clock the worker threads can
+stamp events with too), so a stall can be attributed to a phase: the
+longest stall over an interval is the longest gap that overlaps it.
+
+:class:`StackSampler` is a thread that reads ``sys._current_frames()``
+every few milliseconds.  It needs the GIL to run, so while another thread
+holds the GIL in one long C call the sampler is late as well: the sample
+taken right after such a delay shows, in the other threads, the Python
+line that made the call (it has just returned).  While the GUI thread
+itself runs Python, its samples show what it runs.  :func:`explain` turns
+both into a line per stall.  The sampler costs the GUI thread some GIL
+turns, so the measured runs go without it (``--sample-stacks``
+diagnoses).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from _heartbeat import HEARTBEAT_MS, Heartbeat
+
+
+class Timeline:
+    """Heartbeat gaps with the ``perf_counter`` time each one ended, and named events."""
+
+    def __init__(self):
+        self.beat = Heartbeat()
+        self.ends: list[float] = []
+        self.events: list[tuple[float, str]] = []
+        self.beat.timer.timeout.connect(lambda: self.ends.append(time.perf_counter()))
+
+    def start(self) -> None:
+        self.ends, self.events = [], []
+        self.beat.start()
+        self.started = time.perf_counter()
+
+    def note(self, what: str, when: float | None = None) -> None:
+        self.events.append((time.perf_counter() if when is None else when, what))
+
+    def stop(self) -> None:
+        self.beat.stop()
+        self.ends.append(time.perf_counter())
+
+    def gaps(self) -> list[tuple[float, float]]:
+        """``(start, end)`` of every gap between ticks (seconds, perf_counter)."""
+        gaps = self.beat.gaps
+        n = min(len(gaps), len(self.ends))
+        return [(self.ends[i] - gaps[i] / 1000, self.ends[i]) for i in range(n)]
+
+    def stall(self, start: float, end: float) -> float:
+        """Longest stall (ms: gap − heartbeat) of the gaps overlapping ``[start, end]``; 0 without one."""
+        overlapping = [(e - s) * 1000 for s, e in self.gaps() if e > start and s < end]
+        return max(max(overlapping, default=HEARTBEAT_MS) - HEARTBEAT_MS, 0.0)
+
+    def stalls_over(self, threshold_ms: float) -> list[tuple[float, float]]:
+        """``(start, end)`` of the gaps longer than ``threshold_ms`` + the heartbeat."""
+        return [(s, e) for s, e in self.gaps() if (e - s) * 1000 - HEARTBEAT_MS > threshold_ms]
+
+
+def _where(frame, depth: int = 4) -> str:
+    """The innermost ``depth`` frames, innermost first: ``file:line function``."""
+    parts = []
+    while frame is not None and len(parts) < depth:
+        code = frame.f_code
+        name = code.co_filename.rsplit("/", 2)
+        parts.append(f"{'/'.join(name[-2:])}:{frame.f_lineno} {code.co_name}")
+        frame = frame.f_back
+    return " ← ".join(parts)
+
+
+@dataclass
+class Sample:
+    at: float
+    late: float  # seconds beyond the interval since the previous sample
+    gui: str
+    others: dict
+
+
+class StackSampler(threading.Thread):
+    """Samples every thread's stack every ``interval`` seconds (see the module doc)."""
+
+    def __init__(self, interval: float = 0.002):
+        super().__init__(daemon=True, name="stack sampler")
+        self.interval = interval
+        self.gui_id = threading.main_thread().ident
+        self.samples: list[Sample] = []
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        last = time.perf_counter()
+        while not self._stop.is_set():
+            time.sleep(self.interval)
+            now = time.perf_counter()
+            frames = sys._current_frames()
+            gui = frames.pop(self.gui_id, None)
+            frames.pop(threading.get_ident(), None)
+            self.samples.append(Sample(now, now - last - self.interval, _where(gui),
+                                       {tid: _where(f) for tid, f in frames.items()}))
+            last = now
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.join(1.0)
+
+
+def explain(timeline: Timeline, sampler: StackSampler, threshold_ms: float = 50.0, top: int = 8) -> list[str]:
+    """One line per stall over ``threshold_ms``: when, what the GUI thread ran, what held the GIL.
+
+    The GUI thread's most common stack during the stall; and, for the
+    sampler's longest delay in it, the other threads' stacks right after
+    (the call that held the GIL).
+    """
+    lines = []
+    t0 = timeline.started
+    stalls = sorted(timeline.stalls_over(threshold_ms), key=lambda g: g[0] - g[1])[:top]
+    for start, end in sorted(stalls):
+        inside = [s for s in sampler.samples if start <= s.at <= end + 0.002]
+        gui = Counter(s.gui for s in inside).most_common(1)
+        late = max(inside, key=lambda s: s.late, default=None)
+        events = [what for when, what in timeline.events if when <= end]
+        line = (f"- {(end - start) * 1000 - HEARTBEAT_MS:.0f} ms at {start - t0:.2f} s "
+                f"(last event: {events[-1] if events else '-'}); GUI thread: "
+                f"{gui[0][0] if gui else '(no sample)'}")
+        if late is not None and late.late > 0.02:
+            held = "; ".join(v for v in late.others.values() if "tagtool" in v) or "(no tagtool frame)"
+            line += f"; sampler {late.late * 1000:.0f} ms late, then: {held}"
+        lines.append(line)
+    return lines
