@@ -60,8 +60,8 @@ def _first_seen(rows: np.ndarray) -> np.ndarray:
     return rows[np.sort(first)]
 
 
-def chunk_rows(open_: np.ndarray, first: Sequence[int] = (), order: Sequence[int] = (), first_size: int = FIRST,
-               chunk: int = CHUNK) -> list[np.ndarray]:
+def chunk_rows(open_: np.ndarray, first: Sequence[int] = (), order: Sequence[int] = (), first_size: int | None = None,
+               chunk: int | None = None) -> list[np.ndarray]:
     """The sentence rows to score, chunk by chunk (see the module doc); every row exactly once.
 
     Parameters
@@ -74,7 +74,11 @@ def chunk_rows(open_: np.ndarray, first: Sequence[int] = (), order: Sequence[int
         even sample of the other open rows.
     order : sequence of int
         The previous queue's rows: the rest is scored in this order first.
+    first_size, chunk : int, optional
+        Sentences of the first chunk and of the others (default :data:`FIRST`, :data:`CHUNK`).
     """
+    first_size = FIRST if first_size is None else first_size
+    chunk = CHUNK if chunk is None else chunk
     open_ = np.asarray(open_, dtype=bool)
     n = len(open_)
     seen = np.zeros(n, dtype=bool)
