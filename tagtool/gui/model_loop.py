@@ -42,7 +42,7 @@ from tagtool.chunked_guidance import FIRST
 from tagtool.guidance import SentenceGuidance, queue
 from tagtool.learn import DEFAULT_LEARNER
 from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
-from tagtool.gui.questions import Questions
+from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions, replan
 from tagtool.gui.scoring import Priority, score_guidance
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
@@ -138,6 +138,8 @@ class ModelLoop(QObject):
         super().__init__(parent)
         self.session = session
         self.runner = TaskRunner(self)
+        #: Plans of a big project's changed queue choice (:meth:`replan`), beside the runs.
+        self.planner = TaskRunner(self)
         self.result: TrainingResult | None = None
         self.learner_name = DEFAULT_LEARNER
         self.params: dict = {}
@@ -320,7 +322,10 @@ class ModelLoop(QObject):
             self._unstored = result
         two_view = getattr(result.tagger.model, "n_views", 1) == 2
         ids = result.plan.ids if result.plan is not None else tuple(result.status)
-        self.questions.update(ids, result.analysis, result.status, result.learner, two_view, ready=result.plan)
+        big = result.analysis is not None and len(result.analysis.tokens.unlabeled) > SYNC_PLAN_TOKENS
+        if self.questions.update(ids, result.analysis, result.status, result.learner, two_view, ready=result.plan,
+                                 build=not big) is None and big:
+            self.replan()  # the choice changed since the worker planned: its plan serves meanwhile
         self._requeue()
         self._show_scores()
         self._refresh_hints()
@@ -373,12 +378,33 @@ class ModelLoop(QObject):
     # queue strategy and token questions
 
     def set_queue(self, strategy: str | None = None, asking: bool | None = None) -> None:
-        """Pick the queue strategy (a :mod:`tagtool.strategies` name) and/or the token-question mode."""
-        if self.questions.set(strategy, asking) is not None:
+        """Pick the queue strategy (a :mod:`tagtool.strategies` name) and/or the token-question mode.
+
+        A big project's new plan is made in a worker thread (:meth:`replan`);
+        the old one serves until it arrives.
+        """
+        questions = self.questions
+        if questions.big:
+            questions.choose(strategy, asking)
+            self.replan()
+        elif questions.set(strategy, asking) is not None:
             self._requeue()
             self._show_scores()
         self._refresh_hints()
         self.queueChanged.emit()
+
+    def replan(self) -> None:
+        """Make the current choice's plan of the model in use in a worker, and swap it in when done."""
+        job = self.questions.job()
+        task = self.planner.start(replan, job)
+        task.signals.returned.connect(lambda plan, t=task: self.planner.is_current(t) and self._replanned(plan, job))
+
+    def _replanned(self, plan, job) -> None:
+        if self.questions.adopt(plan, job):
+            self._requeue()
+            self._show_scores()
+            self._refresh_hints()
+            self.queueChanged.emit()
 
     def next_question(self, sid: int | None, focus: int, direction: int = 1) -> tuple[int, int] | None:
         """The next open token question (:meth:`QueuePlan.next_question`); None without one or a model.
@@ -474,6 +500,7 @@ class ModelLoop(QObject):
             self.representations.shutdown()
         self._debounce.stop()
         self.runner.shutdown()
+        self.planner.shutdown()
         if self._unstored is not None:
             self._store(self._unstored)
 

@@ -34,6 +34,9 @@ from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Showing, Strateg
 
 #: The seed of the ``random`` strategy's order in the app (fixed: the order stays put between models).
 RANDOM_SEED = 0
+#: Tokens of an analysis above which a changed queue choice is planned in a worker (about 0.1 s per
+#: million tokens, in numpy; below, at most a few milliseconds on the GUI thread).
+SYNC_PLAN_TOKENS = 100_000
 
 
 @dataclass(frozen=True)
@@ -233,28 +236,54 @@ class Questions:
 
     def set(self, strategy: str | None = None, asking: bool | None = None) -> QueuePlan | None:
         """Change the choice; returns the new plan (None without a model)."""
+        self.choose(strategy, asking)
+        return self._build()
+
+    def choose(self, strategy: str | None = None, asking: bool | None = None) -> None:
+        """Change the choice only: the plan is made elsewhere (:func:`replan` in a worker, for a big project)."""
         if strategy is not None:
             self.strategy = strategies.get(strategy).name
         if asking is not None:
             self.asking = bool(asking)
-        return self._build()
+
+    @property
+    def big(self) -> bool:
+        """The model's analysis covers more than :data:`SYNC_PLAN_TOKENS` tokens: plan in a worker."""
+        return self._source is not None and len(self._source[1].tokens.unlabeled) > SYNC_PLAN_TOKENS
+
+    def job(self) -> tuple:
+        """What :func:`replan` needs to make the current choice's plan in a worker."""
+        return self.choice(), self._source
+
+    def adopt(self, plan: QueuePlan | None, job: tuple) -> bool:
+        """Take a plan :func:`replan` made for ``job``, unless the choice or the model changed since."""
+        choice, source = job
+        if source is not self._source or choice != self.choice():
+            return False
+        self.plan = plan
+        return True
 
     def choice(self) -> tuple[str, bool]:
         """``(strategy, asking)``: what a worker needs to plan a new model's queue (:func:`plan_in_worker`)."""
         return self.strategy, self.asking
 
     def update(self, ids, analysis, status, learner: str, two_view: bool,
-               ready: QueuePlan | None = None) -> QueuePlan | None:
+               ready: QueuePlan | None = None, build: bool = True) -> QueuePlan | None:
         """A new model's analysis (None: it has none, e.g. no sentence).
 
         ``ready``: the plan a worker made for the model; used when it is
         the current choice's (the strategy or mode may have changed since).
+        Otherwise the plan is made here, or with ``build`` False the worker's
+        is kept for now and None returned (the caller replans in a worker).
         """
         self._source = None if analysis is None else (tuple(ids), analysis, status, learner, two_view)
         if ready is not None and self._source is not None and ready.mode == self.mode \
                 and ready.strategy is self.effective(learner, two_view):
             self.plan = ready
             return ready
+        if not build and ready is not None:
+            self.plan = ready
+            return None
         return self._build()
 
     def _build(self) -> QueuePlan | None:
@@ -264,6 +293,17 @@ class Questions:
         ids, analysis, status, learner, two_view = self._source
         self.plan = build_plan(ids, analysis, status, self.effective(learner, two_view), self.mode)
         return self.plan
+
+
+def replan(job: tuple, state=None) -> QueuePlan | None:
+    """The plan of :meth:`Questions.job` (a choice and a model's analysis), made in a worker thread."""
+    choice, source = job
+    questions = Questions(*choice)
+    questions._source = source
+    plan = questions._build()
+    if plan is not None:
+        plan._index = dict(zip(plan.ids, range(len(plan.ids))))
+    return plan
 
 
 def plan_in_worker(choice: tuple[str, bool] | None, ids, analysis, status, learner: str, model,
