@@ -25,3 +25,25 @@ def test_blockwise_hstack_equals_one_hstack(monkeypatch):
     assert indptr.dtype == np.int64 and indices.dtype == np.int32
     empty = extractor._hstack([(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))] * 2, [3, 4])
     assert empty[0].tolist() == [0] and len(empty[1]) == 0
+
+
+def test_a_snapshot_transformed_in_blocks_equals_one_transform():
+    """build_snapshot transforms a big corpus a block of sentences at a time (the GIL is released between
+    numpy's calls, some of which hold it): the features of every token are those of one call."""
+    from pathlib import Path
+
+    from tagtool.core.features import FeatureExtractor
+    from tagtool.core.snapshot import transform_in_blocks
+    from tagtool.store.formats import read_corpus
+
+    data = Path(__file__).resolve().parents[1] / "data" / "conll2000_train_head.txt"
+    sentences = read_corpus(data, column_names=["token", "pos", "chunk"]).sentences
+    for fx in (FeatureExtractor(min_count=2), FeatureExtractor(hashing=True, n_hash=4096),
+               FeatureExtractor(feature_set="crfsuite+default", min_count=1)):
+        fx.fit(sentences[:60])
+        whole = fx.transform(sentences)
+        for block in (1, 7, 64):
+            indptr, indices = transform_in_blocks(fx, sentences, block)
+            np.testing.assert_array_equal(indptr, whole[0])
+            np.testing.assert_array_equal(indices, whole[1])
+            assert indptr.dtype == np.int64 and indices.dtype == whole[1].dtype
