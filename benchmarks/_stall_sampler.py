@@ -18,7 +18,8 @@ diagnoses).
 
 from __future__ import annotations
 
-import sys
+import faulthandler
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -64,15 +65,23 @@ class Timeline:
         return [(s, e) for s, e in self.gaps() if (e - s) * 1000 - HEARTBEAT_MS > threshold_ms]
 
 
-def _where(frame, depth: int = 4) -> str:
-    """The innermost ``depth`` frames, innermost first: ``file:line function``."""
-    parts = []
-    while frame is not None and len(parts) < depth:
-        code = frame.f_code
-        name = code.co_filename.rsplit("/", 2)
-        parts.append(f"{'/'.join(name[-2:])}:{frame.f_lineno} {code.co_name}")
-        frame = frame.f_back
-    return " ← ".join(parts)
+def _stacks(text: str, depth: int = 4) -> dict[int, str]:
+    """Thread ident → its innermost ``depth`` frames (``file:line function``) from a faulthandler dump."""
+    out: dict[int, str] = {}
+    for block in text.split("\n\n"):
+        lines = block.strip().splitlines()
+        if not lines or "hread 0x" not in lines[0]:
+            continue
+        ident = int(lines[0].split("0x", 1)[1].split()[0], 16)
+        frames = []
+        for line in lines[1:1 + depth]:
+            line = line.strip()  # File "path", line N in name
+            if line.startswith("File "):
+                path, rest = line[6:].split('", line ', 1)
+                number, _, name = rest.partition(" in ")
+                frames.append(f"{'/'.join(path.rsplit('/', 2)[-2:])}:{number} {name}")
+        out[ident] = " ← ".join(frames)
+    return out
 
 
 @dataclass
@@ -84,29 +93,40 @@ class Sample:
 
 
 class StackSampler(threading.Thread):
-    """Samples every thread's stack every ``interval`` seconds (see the module doc)."""
+    """Samples every thread's stack every ``interval`` seconds (see the module doc).
 
-    def __init__(self, interval: float = 0.002):
+    The stacks are read by :func:`faulthandler.dump_traceback`, which reads
+    the frames without making frame objects: walking the frames of
+    ``sys._current_frames()`` while the other threads run crashed Python
+    3.11 here (a segfault in the benchmark).
+    """
+
+    def __init__(self, interval: float = 0.003):
         super().__init__(daemon=True, name="stack sampler")
         self.interval = interval
         self.gui_id = threading.main_thread().ident
         self.samples: list[Sample] = []
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
         last = time.perf_counter()
-        while not self._stop.is_set():
-            time.sleep(self.interval)
-            now = time.perf_counter()
-            frames = sys._current_frames()
-            gui = frames.pop(self.gui_id, None)
-            frames.pop(threading.get_ident(), None)
-            self.samples.append(Sample(now, now - last - self.interval, _where(gui),
-                                       {tid: _where(f) for tid, f in frames.items()}))
-            last = now
+        with tempfile.TemporaryFile("w+") as dump:
+            while not self._halt.is_set():
+                time.sleep(self.interval)
+                now = time.perf_counter()
+                dump.seek(0)
+                dump.truncate()
+                faulthandler.dump_traceback(dump, all_threads=True)
+                dump.flush()
+                dump.seek(0)
+                stacks = _stacks(dump.read())
+                gui = stacks.pop(self.gui_id, "")
+                stacks.pop(threading.get_ident(), None)
+                self.samples.append(Sample(now, now - last - self.interval, gui, stacks))
+                last = now
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join(1.0)
 
 
