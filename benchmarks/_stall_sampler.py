@@ -65,7 +65,7 @@ class Timeline:
         return [(s, e) for s, e in self.gaps() if (e - s) * 1000 - HEARTBEAT_MS > threshold_ms]
 
 
-def _stacks(text: str, depth: int = 4) -> dict[int, str]:
+def _stacks(text: str, depth: int = 6) -> dict[int, str]:
     """Thread ident → its innermost ``depth`` frames (``file:line function``) from a faulthandler dump."""
     out: dict[int, str] = {}
     for block in text.split("\n\n"):
@@ -131,25 +131,32 @@ class StackSampler(threading.Thread):
 
 
 def explain(timeline: Timeline, sampler: StackSampler, threshold_ms: float = 50.0, top: int = 8) -> list[str]:
-    """One line per stall over ``threshold_ms``: when, what the GUI thread ran, what held the GIL.
+    """One line per stall over ``threshold_ms`` of ``timeline`` (:func:`explain_gaps`)."""
+    return explain_gaps(timeline.stalls_over(threshold_ms), timeline.events, timeline.started, sampler, top)
 
-    The GUI thread's most common stack during the stall; and, for the
+
+def explain_gaps(gaps: list[tuple[float, float]], events: list[tuple[float, str]], t0: float,
+                 sampler: StackSampler, top: int = 8) -> list[str]:
+    """One line per gap ``(start, end)`` (perf_counter), the ``top`` longest: when, what the GUI thread ran,
+    what held the GIL.
+
+    The GUI thread's most common stack during the gap; and, for the
     sampler's longest delay in it, the other threads' stacks right after
     (the call that held the GIL).
     """
     lines = []
-    t0 = timeline.started
-    stalls = sorted(timeline.stalls_over(threshold_ms), key=lambda g: g[0] - g[1])[:top]
-    for start, end in sorted(stalls):
+    for start, end in sorted(sorted(gaps, key=lambda g: g[0] - g[1])[:top]):
         inside = [s for s in sampler.samples if start <= s.at <= end + 0.002]
         gui = Counter(s.gui for s in inside).most_common(1)
-        late = max(inside, key=lambda s: s.late, default=None)
-        events = [what for when, what in timeline.events if when <= end]
+        after = next((s for s in sampler.samples if s.at > end), None)  # the sampler's first turn after
+        late = max(inside + ([after] if after is not None else []), key=lambda s: s.late, default=None)
+        before = [what for when, what in events if when <= end]
         line = (f"- {(end - start) * 1000 - HEARTBEAT_MS:.0f} ms at {start - t0:.2f} s "
-                f"(last event: {events[-1] if events else '-'}); GUI thread: "
+                f"(last event: {before[-1] if before else '-'}); GUI thread: "
                 f"{gui[0][0] if gui else '(no sample)'}")
         if late is not None and late.late > 0.02:
-            held = "; ".join(v for v in late.others.values() if "tagtool" in v) or "(no tagtool frame)"
+            held = " | ".join(v for v in late.others.values() if v and "_bootstrap" not in v.split(" ← ")[0]) \
+                or "(no other thread ran Python)"
             line += f"; sampler {late.late * 1000:.0f} ms late, then: {held}"
         lines.append(line)
     return lines

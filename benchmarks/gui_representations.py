@@ -42,6 +42,7 @@ from PySide6.QtCore import QSettings  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
+from _stall_sampler import StackSampler, explain_gaps  # noqa: E402
 from _results import machine_lines, write_keeping_analysis  # noqa: E402
 from gui_responsiveness import wait  # noqa: E402
 
@@ -137,17 +138,32 @@ def open_window(path: Path, folder: Path, timeline: Timeline) -> tuple[MainWindo
     return window, flags
 
 
-def phase_open(app, path: Path, folder: Path, limit: float) -> dict:
+def explained(timeline: Timeline, sampler) -> list[str]:
+    """The stalls over 50 ms and where they were (``--sample-stacks``, :mod:`_stall_sampler`)."""
+    if sampler is None:
+        return []
+    sampler.stop()
+    t0 = timeline.started
+    gaps = [(t0 + end - gap / 1000, t0 + end) for gap, end in zip(timeline.beat.gaps, timeline.ends)
+            if gap - HEARTBEAT_MS > 50]
+    return explain_gaps(gaps, [(t0 + when, what) for when, what in timeline.events], t0, sampler)
+
+
+def phase_open(app, path: Path, folder: Path, limit: float, sample: bool = False) -> dict:
     """Open the project, wait until its representations are ready (learned, or loaded when stored) and the
     retrain they trigger has ended; the first open learns them, a reopen loads them."""
     timeline = Timeline()
     opened = time.perf_counter()
     window, flags = open_window(path, folder, timeline)
     opened = time.perf_counter() - opened
+    sampler = StackSampler() if sample else None
     timeline.start()
+    if sampler is not None:
+        sampler.start()
     ready = wait(app, lambda: flags["ready"] >= 1, limit)
     trained = wait(app, lambda: flags["finished"] >= 1, limit) if ready else False
     result = timeline.stop()
+    result["explained"] = explained(timeline, sampler)
     result.update(learned=ready, trained=trained, status=window.model_loop.representations.status_text(),
                   open_seconds=opened)
     window.model_loop.cancel()
@@ -197,6 +213,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=float, default=600.0, help="seconds to wait for each step")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--sample-stacks", action="store_true",
+                        help="say where each stall over 50 ms was (a stack sampler; it costs the window some turns)")
     args = parser.parse_args(argv)
     if not SOURCE.exists():
         print(f"{SOURCE} is missing (../shared/data)", file=sys.stderr)
@@ -205,9 +223,9 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         path = make_project(folder)
-        first = phase_open(app, path, folder, args.limit)  # learns them
+        first = phase_open(app, path, folder, args.limit, args.sample_stacks)  # learns them
         print("open and learn", first, flush=True)
-        again = phase_open(app, path, folder, args.limit)  # loads the stored ones
+        again = phase_open(app, path, folder, args.limit, args.sample_stacks)  # loads the stored ones
         print("reopen", again, flush=True)
         cancel = phase_cancel(app, path, folder)
         print("cancel", cancel, flush=True)
@@ -238,6 +256,10 @@ def main(argv=None) -> int:
         "worker itself stops at the end of the running epoch; its result is dropped).",
         "",
     ]
+    if args.sample_stacks:
+        lines += ["Stalls over 50 ms and where they were (stack sampler, `--sample-stacks`):", "",
+                  *[f"{name}: {line[2:]}" for name, r in (("open", first), ("reopen", again))
+                    for line in r["explained"]], ""]
     write_keeping_analysis(args.out, lines)
     print(args.out)
     return 0

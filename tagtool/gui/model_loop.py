@@ -24,6 +24,14 @@
   (:class:`~tagtool.gui.questions.Questions`): its scores fill the
   sentence list's Info column, its queue orders J, and its token questions
   are what Tab visits and the token-question mode marks.
+* **Big projects.**  A new model's guidance comes chunk by chunk
+  (:mod:`tagtool.gui.scoring`): first the sentences the new queue's first
+  page most likely holds (:meth:`_priority`: the current sentence, the
+  list's rows on screen, the head of the queue in use), in use within a
+  second or two, then the rest in the background, every few seconds an
+  update; an edit's retrain stops it.  Each update is planned in the
+  worker; a changed queue choice of a big project too (:meth:`replan`).
+  The GUI thread only swaps plans in.
 * **Reopening.**  The last stored model is loaded and its guidance
   recomputed in the worker.
 """

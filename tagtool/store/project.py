@@ -1300,19 +1300,30 @@ class Project:
         ).fetchone()
         return {"full": full, "partial": partial, "none": total - full - partial}
 
-    def label_counts(self) -> dict[str, tuple[int, int]]:
+    def label_counts(self, first_id: int | None = None, last_id: int | None = None) -> dict[str, tuple[int, int]]:
         """``label -> (tokens with it as full label, candidate sets holding it)``, in label order.
 
         One aggregate query over the stored spellings (``A`` or ``A|B``):
         a project has few distinct candidate sets, however many tokens.
+        ``first_id``, ``last_id``: only the sentences whose ids lie between
+        them (the primary key's range; a big project's count made in steps,
+        110 ms for 100,000 sentences at once).
         """
         full: Counter = Counter()
         candidate: Counter = Counter()
-        for text, n in self._db.execute("SELECT labels, count(*) FROM annotations GROUP BY labels"):
+        where, args = "", ()
+        if first_id is not None or last_id is not None:
+            where, args = " WHERE sentence_id BETWEEN ? AND ?", (first_id or 0, 2**62 if last_id is None else last_id)
+        for text, n in self._db.execute(f"SELECT labels, count(*) FROM annotations{where} GROUP BY labels", args):
             names = _rows.parse_stored(text)
             for name in names:
                 (full if len(names) == 1 else candidate)[name] += n
         return {name: (full[name], candidate[name]) for name in self.labels.names}
+
+    def sentence_id_bounds(self) -> tuple[int, int] | None:
+        """The smallest and the largest sentence id (None without sentences)."""
+        low, high = self._db.execute("SELECT min(id), max(id) FROM sentences").fetchone()
+        return None if low is None else (low, high)
 
     def annotation_history(
         self,

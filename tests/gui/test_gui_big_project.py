@@ -284,3 +284,35 @@ def test_closing_while_the_worker_reads_stops_it(open_window, big_project):
     window.close_project()
     assert reader.pool.activeThreadCount() == 0
     assert window.session is None
+
+
+def test_a_big_projects_labels_are_counted_in_steps(open_window, big_project, qtbot, monkeypatch):
+    """From STEPWISE_COUNT_MIN sentences the label chart's count is made a range of sentence ids per turn
+    of the event loop (at once, 100,000 sentences took 110 ms); an edit meanwhile starts it again."""
+    from tagtool.gui import statistics
+
+    monkeypatch.setattr(statistics, "STEPWISE_COUNT_MIN", 1000)
+    monkeypatch.setattr(statistics, "COUNT_STEP", 700)
+    steps = []
+    label_counts = Project.label_counts
+    monkeypatch.setattr(Project, "label_counts", lambda self, *ids: steps.append(ids) or label_counts(self, *ids))
+    window = open_window(big_project)
+    window.model_loop.auto = False
+    panel = window.stats_panel
+    window.stats_dock.raise_()
+    qtbot.waitUntil(lambda: panel._label_counts is not None and panel._counting is None, timeout=TIMEOUT)
+    assert len(steps) == -(-N // 700) and all(len(ids) == 2 for ids in steps), "one range per step"
+    with Project.open(big_project, readonly=True) as project:
+        whole = label_counts(project)
+    assert panel.label_counts() == whole
+    assert [(n, f + c) for n, (f, c) in whole.items()] == [(n, v) for n, v, *_ in panel.labels.items]
+    # an edit while counting: the count starts again, and ends with the edit in it
+    panel._label_counts = None
+    panel.refresh()
+    assert panel._counting is not None
+    session = window.session
+    session.go_to(session.sentence_ids[2])
+    session.edit({0: frozenset({"B-NP"})}, "an edit")
+    qtbot.waitUntil(lambda: panel._label_counts is not None and panel._counting is None, timeout=TIMEOUT)
+    with Project.open(big_project, readonly=True) as project:
+        assert panel.label_counts() == label_counts(project)
