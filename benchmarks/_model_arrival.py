@@ -109,6 +109,9 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool) -> tu
     window, _ = open_window(app, path, folder)
     loop, session = window.model_loop, window.session
     loop.cv_folds = 0
+    # Word representations off: on 2.4 million tokens "auto" learns them (FastText, minutes of two
+    # cores) and then retrains; benchmarks/gui_representations.py measures that on its own.
+    loop.representations.set_mode("off")
     arrivals = Arrivals(loop, timeline)
     timeline.start()
     if sampler is not None:
@@ -202,7 +205,8 @@ def report(m: dict, n: int, stall_target: float, first_target: float) -> list[st
         "",
         f"The project with a stored mv-perceptron model, {m['rounds']} rounds (each: open the window, wait for "
         "the model's complete queue, switch the queue strategy and the token-question mode, then an edit and the "
-        "retrain it starts, with the Statistics dock on screen and cross-validation off); median (max) of the "
+        "retrain it starts, with the Statistics dock on screen, cross-validation and word representations off); "
+        "median (max) of the "
         f"rounds.  *Arrival*: the model can be scored (opening: the model and the {n} sentences are read; "
         "retrain: the fit has ended).  Stall = longest heartbeat gap − 5 ms over the interval.",
         "",

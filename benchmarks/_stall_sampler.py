@@ -19,6 +19,7 @@ diagnoses).
 from __future__ import annotations
 
 import faulthandler
+import gc
 import tempfile
 import threading
 import time
@@ -107,6 +108,12 @@ class StackSampler(threading.Thread):
         self.gui_id = threading.main_thread().ident
         self.samples: list[Sample] = []
         self._halt = threading.Event()
+        self._watch = GcWatch()
+        self.gc = self._watch.passes
+
+    def start(self) -> None:
+        self._watch.__enter__()
+        super().start()
 
     def run(self) -> None:
         last = time.perf_counter()
@@ -128,6 +135,36 @@ class StackSampler(threading.Thread):
     def stop(self) -> None:
         self._halt.set()
         self.join(1.0)
+        self._watch.__exit__()
+
+
+class GcWatch:
+    """The garbage collector's passes of 5 ms or more: ``(start, seconds, generation, thread)`` (perf_counter).
+
+    A full collection walks every tracked object and holds the GIL
+    throughout, whichever thread allocated last.
+    """
+
+    def __init__(self):
+        self.passes: list[tuple[float, float, int, str]] = []
+        self._started: dict[int, float] = {}
+
+    def __enter__(self):
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc):
+        gc.callbacks.remove(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        ident = threading.get_ident()
+        now = time.perf_counter()
+        if phase == "start":
+            self._started[ident] = now
+        elif ident in self._started:
+            start = self._started.pop(ident)
+            if now - start >= 0.005:
+                self.passes.append((start, now - start, info.get("generation", -1), threading.current_thread().name))
 
 
 def explain(timeline: Timeline, sampler: StackSampler, threshold_ms: float = 50.0, top: int = 8) -> list[str]:
@@ -154,6 +191,10 @@ def explain_gaps(gaps: list[tuple[float, float]], events: list[tuple[float, str]
         line = (f"- {(end - start) * 1000 - HEARTBEAT_MS:.0f} ms at {start - t0:.2f} s "
                 f"(last event: {before[-1] if before else '-'}); GUI thread: "
                 f"{gui[0][0] if gui else '(no sample)'}")
+        collections = [p for p in getattr(sampler, "gc", None) or () if p[0] < end and p[0] + p[1] > start]
+        if collections:
+            line += "; garbage collection: " + ", ".join(
+                f"generation {g} {d * 1000:.0f} ms in {name}" for _, d, g, name in collections)
         if late is not None and late.late > 0.02:
             held = " | ".join(v for v in late.others.values() if v and "_bootstrap" not in v.split(" ← ")[0]) \
                 or "(no other thread ran Python)"
