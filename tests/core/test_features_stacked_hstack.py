@@ -47,3 +47,16 @@ def test_a_snapshot_transformed_in_blocks_equals_one_transform():
             np.testing.assert_array_equal(indptr, whole[0])
             np.testing.assert_array_equal(indices, whole[1])
             assert indptr.dtype == np.int64 and indices.dtype == whole[1].dtype
+
+
+def test_concat_ranges_in_blocks_equals_one_repeat(monkeypatch):
+    """concat_ranges makes its output a block of entries at a time (np.repeat holds the GIL): same ranges."""
+    from tagtool.core.features import encoding
+
+    rng = np.random.default_rng(1)
+    counts, starts = rng.integers(0, 9, 300), rng.integers(0, 10_000, 300)
+    expected = np.concatenate([np.arange(s, s + c) for s, c in zip(starts, counts)])
+    for block in (1, 5, 64, 10**6):
+        monkeypatch.setattr(encoding, "REPEAT_BLOCK", block)
+        np.testing.assert_array_equal(encoding.concat_ranges(starts, counts), expected)
+    assert len(encoding.concat_ranges(np.zeros(3, np.int64), np.zeros(3, np.int64))) == 0
