@@ -50,8 +50,9 @@ from tagtool.strategies import Evidence, Tokens
 
 #: Sentences scored before the queue's first page (about half a second on a 2-core machine).
 FIRST = 1000
-#: Sentences per later chunk: each of its numpy calls then lasts a few milliseconds.
-CHUNK = 2000
+#: Sentences per later chunk, about 60 ms of work: between two chunks the app's worker lets the
+#: GUI thread have a turn (:meth:`tagtool.gui.worker.TaskState.pause`).
+CHUNK = 200
 
 
 def _first_seen(rows: np.ndarray) -> np.ndarray:

@@ -145,7 +145,7 @@ class ModelLoop(QObject):
     def __init__(self, session: Session, parent: QObject | None = None):
         super().__init__(parent)
         self.session = session
-        self.runner = TaskRunner(self)
+        self.runner = TaskRunner(self, paced=True)  # scoring a big project waits for the GUI's turns
         #: Plans of a big project's changed queue choice (:meth:`replan`), beside the runs.
         self.planner = TaskRunner(self)
         self.result: TrainingResult | None = None

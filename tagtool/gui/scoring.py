@@ -88,15 +88,22 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
     chunks = chunked_guidance.chunk_rows(open_, _rows(index, priority.first), _rows(index, priority.order))
     lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
     scores = chunked_guidance.ChunkedGuidance(ids, lengths, tagger)
+    # The first page's sentences too are scored a chunk at a time, and handed over when all are in.
+    step = chunked_guidance.CHUNK
+    head = [chunks[0][i:i + step] for i in range(0, len(chunks[0]), step)] if chunks else []
+    pieces = head + chunks[1:]
     updated, result = 0.0, None
-    for k, rows in enumerate(chunks):
+    pause = getattr(state, "pause", None)  # a paced worker's: the GUI thread's turn between chunks
+    for k, rows in enumerate(pieces):
+        if pause is not None:
+            pause()
         if state.should_stop():
             raise TrainingCancelled("a newer model is coming")
         scores.add(rows, chunked_guidance.score_chunk(tagger, [sentences[r] for r in rows.tolist()]))
         if report is not None:
             report(scores.n_scored / max(len(ids), 1))
-        last = k == len(chunks) - 1
-        if k == 0 or last or time.perf_counter() - updated >= UPDATE_SECONDS:
+        last = k == len(pieces) - 1
+        if k == len(head) - 1 or last or (k >= len(head) and time.perf_counter() - updated >= UPDATE_SECONDS):
             analysis, view = scores.analysis()
             plan = None if choice is None else plan_in_worker(choice(), ids, analysis, status, tagger.learner,
                                                               tagger.model, index)

@@ -53,6 +53,19 @@ class TaskState:
         self._signals = signals
         self._stop = threading.Event()
         self._latest: tuple[float, str] | None = None
+        #: Gives the GUI thread a turn at :meth:`pause` (a paced runner's tasks only).
+        self.pacer = None
+
+    def pause(self) -> None:
+        """Worker thread, between two steps of work: let the GUI thread have a turn first (paced runners).
+
+        A thread running Python holds the GIL, and every Python call the
+        GUI thread makes meanwhile (painting the sentence list calls
+        ``data()`` a thousand times) waits for it up to the switch interval
+        (:class:`~tagtool.gui.sentence_reader.Pacer`).
+        """
+        if self.pacer is not None:
+            self.pacer.pause()
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -114,8 +127,9 @@ class Task(QRunnable):
 class TaskRunner(QObject):
     """One task at a time on its own one-thread pool."""
 
-    def __init__(self, parent: QObject | None = None):
+    def __init__(self, parent: QObject | None = None, paced: bool = False):
         super().__init__(parent)
+        self.paced = paced
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self.current: Task | None = None
@@ -127,6 +141,10 @@ class TaskRunner(QObject):
         """Cancel the running task (if any) and queue ``function(*args, state)``."""
         self.cancel()
         task = Task(function, *args)
+        if self.paced:
+            from tagtool.gui.sentence_reader import Pacer
+
+            task.state.pacer = Pacer(task.signals)
         self.current = task
         self._alive.add(task)
         task.signals.finished.connect(lambda t=task: self._done(t))
@@ -140,6 +158,8 @@ class TaskRunner(QObject):
         if task is None:
             return False
         task.state.request_stop()
+        if task.state.pacer is not None:
+            task.state.pacer.free()  # a stopping task does not wait for the GUI thread's turn
         return True
 
     def is_current(self, task: Task) -> bool:
