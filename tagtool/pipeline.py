@@ -44,7 +44,7 @@ References
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -322,6 +322,7 @@ def train_tagger(
     representations: WordRepresentations | None = None,
     text: Iterable | None = None,
     decode: Mapping | None = None,
+    on_snapshot: Callable[[Snapshot], None] | None = None,
 ) -> Tagger:
     """Train ``learner`` on ``corpus`` (plus ``unlabeled`` text) and return a tagger.
 
@@ -364,6 +365,10 @@ def train_tagger(
         ``{"bio_constraint": False}`` for the unconstrained Viterbi path.
         Not taken from ``warm_start``: each training applies the default
         rule unless given.
+    on_snapshot : callable(Snapshot), optional
+        Receives the training snapshot (the sentences of ``corpus``, then of
+        ``unlabeled``) before the fit: the app scores a big project's
+        sentences from it instead of extracting their features again.
 
     Returns
     -------
@@ -382,6 +387,8 @@ def train_tagger(
     )  # fmt: skip
     if should_stop is not None and should_stop():
         raise TrainingCancelled("training cancelled")
+    if on_snapshot is not None:
+        on_snapshot(prepared.snapshot)
     logger.info(
         "training %s on %d sentences (%d tokens, %d features)",
         learner.name, prepared.snapshot.n_sentences, prepared.snapshot.n_tokens, prepared.snapshot.n_features,

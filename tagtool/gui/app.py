@@ -17,11 +17,18 @@ from tagtool.paths import ICON_PNG, resource
 
 log = logging.getLogger(__name__)
 
+#: The interpreter's GIL switch interval in the app (see :func:`application`).
+GIL_SWITCH_SECONDS = 0.001
+
 
 def application() -> QApplication:
     """The QApplication (created once)."""
     app = QApplication.instance()
     if app is None:
+        # Each Python call of the GUI thread (a slot, a view's data(), a paint event) waits for the
+        # GIL while a worker runs Python, up to the switch interval each time: 5 ms by default,
+        # and a repaint makes hundreds of calls (benchmarks/results/big_project.md §4).
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         app = QApplication(sys.argv[:1])
         app.setApplicationName("tagtool")
         app.setOrganizationName("tagtool")

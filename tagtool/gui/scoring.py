@@ -52,7 +52,7 @@ def _rows(index: dict[int, int], ids: Sequence[int]) -> np.ndarray:
 
 def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callable | None = None,
                    priority: Priority | None = None, report: Callable | None = None,
-                   last_update: bool = True):
+                   last_update: bool = True, snapshot=None):
     """Score ``inputs`` under ``tagger`` chunk by chunk; see the module doc.
 
     Parameters
@@ -72,6 +72,10 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
     last_update : bool
         Hand the complete result to ``state.model_ready`` too (False: the
         caller does, e.g. after writing the tagger's bytes).
+    snapshot : Snapshot, optional
+        The fit's training snapshot: its rows are sliced instead of the
+        features extracted again, when they are the sentences' own
+        (:func:`tagtool.chunked_guidance.training_rows`).
 
     Returns
     -------
@@ -88,6 +92,7 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
     chunks = chunked_guidance.chunk_rows(open_, _rows(index, priority.first), _rows(index, priority.order))
     lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
     scores = chunked_guidance.ChunkedGuidance(ids, lengths, tagger)
+    whole = chunked_guidance.training_rows(snapshot, tagger, sentences)
     # The first page's sentences too are scored a chunk at a time, and handed over when all are in.
     step = chunked_guidance.CHUNK
     head = [chunks[0][i:i + step] for i in range(0, len(chunks[0]), step)] if chunks else []
@@ -99,7 +104,11 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
             pause()
         if state.should_stop():
             raise TrainingCancelled("a newer model is coming")
-        scores.add(rows, chunked_guidance.score_chunk(tagger, [sentences[r] for r in rows.tolist()]))
+        if whole is not None:
+            chunk = chunked_guidance.score_chunk(tagger, (), whole.subset(rows))
+        else:
+            chunk = chunked_guidance.score_chunk(tagger, [sentences[r] for r in rows.tolist()])
+        scores.add(rows, chunk)
         if report is not None:
             report(scores.n_scored / max(len(ids), 1))
         last = k == len(pieces) - 1

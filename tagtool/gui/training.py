@@ -310,10 +310,11 @@ def run_training(
     plan = plan_run(inputs, learner, chosen_learner, overrides)
     corpus = Corpus.from_sentences(inputs.sentences, labels=inputs.labels)
     plan.start(state, 0)
+    fitted = []  # the training snapshot: the guidance slices its rows (tagtool.gui.scoring)
     tagger = train_tagger(corpus, learner, warm_start=warm_start, progress=plan.reporter(state, 0),
                           should_stop=state.should_stop, seed=inputs.seed,
                           features=None if warm_start is not None else inputs.features,
-                          representations=inputs.representations)
+                          representations=inputs.representations, on_snapshot=fitted.append)
     plan.start(state, 1)
     arrived = time.perf_counter()
     status = inputs.status
@@ -333,7 +334,8 @@ def run_training(
     report = plan.reporter(state, 1)
     result = scoring.score_guidance(tagger, inputs, state, make_result, _choice(queue), priority,
                                     report=lambda f: report(f, "first page" if f < 1 else ""),
-                                    last_update=bool(inputs.cv_folds))
+                                    last_update=bool(inputs.cv_folds), snapshot=fitted[0] if fitted else None)
+    fitted.clear()
     if inputs.cv_folds:
         metrics.update(cross_validate(inputs, learner_name, params, tagger, state, plan))
     _finish(result, started)

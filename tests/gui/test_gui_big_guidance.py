@@ -61,11 +61,11 @@ def test_a_newer_model_stops_the_older_scoring(window, qtbot, small_chunks, monk
     gate, calls = threading.Event(), []
     score = chunked_guidance.score_chunk
 
-    def held(tagger, sentences):  # the first run's second chunk waits until the second run has started
+    def held(tagger, sentences, snapshot=None):  # the first run's second chunk waits for the second run
         calls.append(tagger)
         if len(calls) == 2:
             gate.wait(30)
-        return score(tagger, sentences)
+        return score(tagger, sentences, snapshot)
 
     monkeypatch.setattr(chunked_guidance, "score_chunk", held)
     start(window)

@@ -51,9 +51,9 @@ def events(monkeypatch):
     monkeypatch.setattr(scoring, "UPDATE_SECONDS", 0.0)
     score = chunked_guidance.score_chunk
 
-    def logged(tagger, sentences):
-        log.append(("chunk", len(sentences)))
-        return score(tagger, sentences)
+    def logged(tagger, sentences, snapshot=None):
+        log.append(("chunk", len(sentences) if snapshot is None else snapshot.n_sentences))
+        return score(tagger, sentences, snapshot)
 
     monkeypatch.setattr(chunked_guidance, "score_chunk", logged)
     return log
@@ -117,3 +117,25 @@ def test_the_plan_follows_the_choice_made_while_scoring(setup, events):
     assert state.ready[0].plan.strategy.name == "gain" and state.ready[0].plan.mode == "review"
     assert state.ready[-1].plan.strategy.name == "uncertainty" and state.ready[-1].plan.mode == "tokens"
     assert np.isnan([state.ready[0].plan.scores.get(sid, np.nan) for sid in inputs.ids]).sum() == 70
+
+
+def test_a_retrain_scores_from_its_training_snapshot(setup, monkeypatch):
+    """run_training slices the fit's snapshot instead of extracting the features again: the same guidance."""
+    from tagtool.gui.training import run_training
+
+    inputs, _ = setup
+    monkeypatch.setattr(chunked_guidance, "FIRST", 10)
+    monkeypatch.setattr(chunked_guidance, "CHUNK", 15)
+
+    def no_features(*_args, **_kwargs):
+        raise AssertionError("features extracted again")
+
+    monkeypatch.setattr(chunked_guidance, "build_snapshot", no_features)
+    state = State([])
+    result = run_training(inputs, "mv-perceptron", {"epochs": 2}, None, state, queue=("gain", False))
+    monkeypatch.undo()
+    per_sentence, whole = guidance.analyse_all(result.tagger, inputs.sentences)
+    assert [result.guidance[sid] for sid in inputs.ids] == per_sentence
+    assert np.array_equal(result.analysis.evidence.uncertainty, whole.evidence.uncertainty)
+    assert np.array_equal(result.analysis.evidence.disagree, whole.evidence.disagree)
+    assert not state.ready[0].complete and result.complete
