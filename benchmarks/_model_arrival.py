@@ -120,7 +120,6 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool) -> tu
     out: dict = {}
     assert wait(lambda: arrivals.complete_after(opened) is not None, 1200), "no guidance"
     wait(lambda: False, AFTER)
-    out["open"] = _phase(timeline, arrivals, opened)
 
     switches = {}
     for name, action in (("strategy → uncertainty", lambda: loop.set_queue("uncertainty")),
@@ -142,8 +141,9 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool) -> tu
     assert wait(lambda: arrivals.complete_after(edited) is not None, 1200), "no retrain"
     wait(lambda: not loop.busy, 60)
     wait(lambda: False, AFTER)
-    out["retrain"] = _phase(timeline, arrivals, edited)
     timeline.stop()
+    out["open"] = _phase(timeline, arrivals, opened)
+    out["retrain"] = _phase(timeline, arrivals, edited)
     lines = []
     if sampler is not None:
         sampler.stop()
