@@ -15,6 +15,15 @@ order), so selecting a sentence far down a filtered list needs no query.  After 
 filtered list until the filter or search changes, so rows do not vanish
 under the annotator's cursor).
 
+A text search in a project of :data:`BACKGROUND_SEARCH_MIN` sentences or
+more runs in a worker thread (:class:`~tagtool.store.id_query.SentenceIdQuery`,
+a read-only connection of its own): the trigram index answers a rare word
+in a millisecond, but a common one ("the") or a search shorter than three
+characters scans every sentence's text, 30–70 ms on 100,000 sentences
+(benchmarks/results/big_project.md).  The list keeps its rows until the
+answer arrives (:attr:`SentenceListModel.searching`), then shows it
+(``rowsReplaced``); an answer to a search changed meanwhile is dropped.
+
 The "Info" column shows the informativeness score of each sentence once a
 model provides one (:meth:`SentenceListModel.set_scores`); empty until then.
 Sorting by status, length or text is done by SQLite; by Info, the filtered
@@ -23,6 +32,7 @@ ids are ordered in memory by their scores (ties stay in document order).
 
 from __future__ import annotations
 
+import logging
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -48,10 +58,17 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.gui.session import Session
+from tagtool.gui.worker import TaskRunner
+from tagtool.store.id_query import SentenceIdQuery
 from tagtool.store.records import SentenceSummary
+
+log = logging.getLogger(__name__)
 
 PAGE = 200
 MAX_PAGES = 32
+#: Projects from this size search in a worker thread (a scan of 20,000
+#: sentences' text takes some 6–12 ms on the GUI thread, of 100,000 30–70 ms).
+BACKGROUND_SEARCH_MIN = 20_000
 COLUMNS = ("#", "Status", "Len", "Info", "Sentence")
 #: ``Project.sentence_ids(order_by=...)`` of each sortable column but Info.
 SQL_ORDER = {0: "position", 1: "status", 2: "length", 4: "text"}
@@ -72,6 +89,12 @@ _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 class SentenceListModel(QAbstractTableModel):
     """Sentence summaries with a status filter, a text search and a sort order, read lazily."""
 
+    #: The rows were replaced by the answer of a background search.
+    rowsReplaced = Signal()
+    # From the worker thread: (generation, ids) or (generation, error message).
+    _searchDone = Signal(int, object)
+    _searchFailed = Signal(int, str)
+
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
         self.session = session
@@ -82,20 +105,24 @@ class SentenceListModel(QAbstractTableModel):
         self._ids: Sequence[int] = ()
         self._rows: dict[int, int] | None = None  # id -> row, built when first asked
         self._pages: OrderedDict[int, list[SentenceSummary]] = OrderedDict()
-        self._read_ids()
+        # Every change of filter, search or order is a new generation; a
+        # background answer of an older one is dropped.
+        self._generation, self._pending = 0, False
+        self._searches: TaskRunner | None = None
+        self._searchDone.connect(self._search_done, Qt.QueuedConnection)
+        self._searchFailed.connect(self._search_failed, Qt.QueuedConnection)
+        self._set_ids(self._read_ids())
         session.annotationsChanged.connect(self._annotations_changed)
 
     # ------------------------------------------------------------------
     # filters and order
 
     def set_filter(self, status: str | None = None, search: str = "") -> None:
-        self.beginResetModel()
         self.status, self.search = status, search
-        self._read_ids()
-        self.endResetModel()
+        self._reload()
 
     def refresh(self) -> None:
-        self.set_filter(self.status, self.search)
+        self._reload()
 
     def set_scores(self, scores: dict[int, float]) -> bool:
         """Informativeness per sentence id (from a model); {} clears.
@@ -112,10 +139,8 @@ class SentenceListModel(QAbstractTableModel):
         return False
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
-        self.beginResetModel()
         self.sort_column, self.sort_order = column, order
-        self._read_ids()
-        self.endResetModel()
+        self._reload()
 
     @property
     def _whole_project(self) -> bool:
@@ -123,23 +148,104 @@ class SentenceListModel(QAbstractTableModel):
         return (self.status is None and not self.search and self.sort_column == 0
                 and self.sort_order == Qt.AscendingOrder)
 
-    def _read_ids(self) -> None:
-        """The ids of the rows, in display order (only ids: rows are read by page)."""
+    def _reload(self) -> None:
+        """Read the rows' ids again: at once, or for a big project's search in a worker."""
+        self._generation += 1
+        query = self._background_query()
+        if query is not None:
+            self._start_search(query)
+            return
+        self._cancel_search()
+        self.beginResetModel()
+        self._set_ids(self._read_ids())
+        self.endResetModel()
+
+    def _query_order(self) -> tuple[str, bool]:
+        """``order_by`` and ``descending`` of the ids query (by Info: document order, sorted here)."""
+        if self.sort_column == INFO:
+            return "position", False
+        return SQL_ORDER[self.sort_column], self.sort_order == Qt.DescendingOrder
+
+    def _read_ids(self) -> Sequence[int]:
+        """The ids of the rows, as the query returns them (only ids: rows are read by page)."""
+        if self._whole_project:
+            return self.session.sentence_ids
+        order_by, descending = self._query_order()
+        return self.session.project.sentence_ids(status=self.status, search=self.search or None,
+                                                 order_by=order_by, descending=descending)
+
+    def _set_ids(self, ids: Sequence[int]) -> None:
+        """Take the ids of the rows (sorted by Info here), dropping the pages read."""
         self._pages.clear()
         self._rows = None
-        if self._whole_project:
-            self._ids = self.session.sentence_ids
-            return
-        project, search = self.session.project, self.search or None
-        descending = self.sort_order == Qt.DescendingOrder
-        if self.sort_column == INFO:
-            ids = project.sentence_ids(status=self.status, search=search)
+        if self.sort_column == INFO and not self._whole_project:
             score = self.scores.get
-            ids.sort(key=lambda sid: score(sid, -1.0), reverse=descending)  # stable: ties in document order
-        else:
-            ids = project.sentence_ids(status=self.status, search=search,
-                                       order_by=SQL_ORDER[self.sort_column], descending=descending)
+            descending = self.sort_order == Qt.DescendingOrder
+            ids = sorted(ids, key=lambda sid: score(sid, -1.0), reverse=descending)  # ties in document order
         self._ids = ids
+
+    # ------------------------------------------------------------------
+    # searching in a worker thread
+
+    @property
+    def searching(self) -> bool:
+        """A background search is running; the rows are still the previous ones."""
+        return self._pending
+
+    def _background_query(self) -> SentenceIdQuery | None:
+        if not self.search or self.session.n_sentences < BACKGROUND_SEARCH_MIN:
+            return None
+        order_by, descending = self._query_order()
+        return SentenceIdQuery.of(self.session.project, status=self.status, search=self.search,
+                                  order_by=order_by, descending=descending)
+
+    def _start_search(self, query: SentenceIdQuery) -> None:
+        if self._searches is None:
+            self._searches = TaskRunner(self)
+        generation, done, failed = self._generation, self._searchDone, self._searchFailed
+
+        def run(state) -> None:  # worker thread: answers through queued signals
+            try:
+                ids = query(state.should_stop)
+            except Exception as e:  # noqa: BLE001 - the GUI thread reads the ids itself then
+                if not state.should_stop():
+                    failed.emit(generation, f"{type(e).__name__}: {e}")
+                return
+            done.emit(generation, ids)
+
+        self._pending = True
+        self._searches.start(run)
+
+    def _cancel_search(self) -> None:
+        self._pending = False
+        if self._searches is not None:
+            self._searches.cancel()
+
+    def _search_done(self, generation: int, ids: list[int]) -> None:
+        if generation != self._generation:
+            return  # the search or filter changed since
+        self._pending = False
+        self.beginResetModel()
+        self._set_ids(ids)
+        self.endResetModel()
+        self.rowsReplaced.emit()
+
+    def _search_failed(self, generation: int, message: str) -> None:
+        if generation != self._generation:
+            return
+        log.warning("searching in the background failed (%s); searching here", message)
+        self._pending = False
+        self.beginResetModel()
+        self._set_ids(self._read_ids())
+        self.endResetModel()
+        self.rowsReplaced.emit()
+
+    def shutdown(self) -> None:
+        """Stop a background search and wait for its thread (the project closes)."""
+        self._generation += 1
+        self._cancel_search()
+        if self._searches is not None:
+            self._searches.shutdown()
 
     # ------------------------------------------------------------------
     # rows
@@ -286,6 +392,7 @@ class SentenceListPanel(QWidget):
         self._debounce.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(self._debounce.start)
         self.status.currentIndexChanged.connect(self.apply_filter)
+        self.model.rowsReplaced.connect(lambda: self.show_sentence(self.session.current_id))
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         session.sentenceChanged.connect(self.show_sentence)
         self.show_sentence(session.current_id)
@@ -295,6 +402,10 @@ class SentenceListPanel(QWidget):
         status = STATUS_FILTERS[self.status.currentText()]
         self.model.set_filter(status, self.search.text().strip())
         self.show_sentence(self.session.current_id)
+
+    def shutdown(self) -> None:
+        """Stop the list's background work (the project closes)."""
+        self.model.shutdown()
 
     def _sort_changed(self, column: int, order) -> None:
         self.model.sort(column, order)
