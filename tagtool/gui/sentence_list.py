@@ -356,6 +356,8 @@ class SentenceListPanel(QWidget):
         self.model = SentenceListModel(session, self)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search text…")
+        self.search.setToolTip("Sentences containing this text: A–Z in either case, "
+                               "every other character as typed (é does not find É)")
         self.search.setClearButtonEnabled(True)
         self.status = QComboBox(self)
         self.status.addItems(list(STATUS_FILTERS))
