@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_reader_options(p)
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("export", help="write a project's tokens and annotations to a file")
+    p = sub.add_parser("export", help="write a project's tokens and annotations to a file (conllu and jsonl "
+                                      "also carry review flags: tagtool:flag, tagtool:skipped)")
     p.add_argument("project", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True)
     p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"])
@@ -147,7 +148,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     check_not_input(args.output, {"project": args.project})
     with Project.open(args.project, readonly=True) as project:
-        corpus = project.corpus()
+        corpus = project.export_corpus()  # with the review flags, for formats that keep them
     options = {"spans": True} if args.spans else {}
     if args.spans:
         # Span records are JSON Lines whatever the output's name (-o -, out.txt).
@@ -176,10 +177,17 @@ def project_summary(project) -> dict:
         "labels": list(project.labels.names),
         "sentence_status": project.status_counts(),
         "token_annotations": project.annotation_counts(),
+        "review": _review_summary(project),
         "models": len(project.models()),
         "text_tokens": project.text_tokens(),
         "word_representations": _representations_summary(project),
     }
+
+
+def _review_summary(project) -> dict[str, int]:
+    """Sentences flagged for review and skipped in the app."""
+    reviews = project.reviews().values()
+    return {"flagged": sum(r.flagged for r in reviews), "skipped": sum(r.skipped for r in reviews)}
 
 
 def _representations_summary(project) -> str:
@@ -228,6 +236,10 @@ def sample_corpus():
     )
 
 
+#: The sample project's name (its window title).
+SAMPLE_NAME = "CoNLL-2000 sample"
+
+
 def ensure_sample_project() -> Path:
     """The built-in sample project in the user data folder, created on first use.
 
@@ -239,10 +251,25 @@ def ensure_sample_project() -> Path:
 
     path = user_data_dir() / SAMPLE_PROJECT
     if not path.exists():
-        corpus = sample_corpus()
-        with Project.create(path, corpus, name="CoNLL-2000 sample"):
+        with Project.create(path, sample_corpus(), name=SAMPLE_NAME):
             pass
         logger.info("created the sample project %s", path)
+    return path
+
+
+def reset_sample_project() -> Path:
+    """Replace the user's copy of the sample project with the built-in one (its edits and models are lost).
+
+    The copy is rewritten atomically (``Project.create(..., overwrite=True)``);
+    the caller closes it first if it is open.
+    """
+    from tagtool.paths import SAMPLE_PROJECT, user_data_dir
+    from tagtool.store.project import Project
+
+    path = user_data_dir() / SAMPLE_PROJECT
+    with Project.create(path, sample_corpus(), name=SAMPLE_NAME, overwrite=True):
+        pass
+    logger.info("reset the sample project %s", path)
     return path
 
 
@@ -449,6 +476,11 @@ SIMULATE_STRATEGIES = ("sequential", "random", "uncertainty", "disagreement", "c
 SIMULATE_MODES = ("full", "tokens", "partial", "review")
 
 
+#: ``tagtool.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the
+#: store (and numpy); a test checks they agree.
+COSTS_MIN_TOKENS = 20
+
+
 def _add_simulate_command(sub, formatter) -> None:
     p = sub.add_parser(
         "simulate", help="measure annotation cost against F1 with a simulated annotator", epilog=SETTINGS_HELP,
@@ -457,7 +489,7 @@ def _add_simulate_command(sub, formatter) -> None:
         "whole sentences (--mode full), only the tokens the model is unsure of (tokens), or also candidate "
         "sets {gold, strongest wrong} where the model is torn between the two (partial), or reviews whole "
         "sentences with the model's suggestions, correcting the wrong ones and accepting the rest (review, the "
-        "app's Enter; a corrected token costs --cost-full, an accepted one --cost-skip). The learner "
+        "app's Enter; a corrected token costs --cost-full, an accepted one --cost-accept). The learner "
         "retrains (warm start) after every step; the test F1 is recorded against the cost spent. Prints "
         "the curve and the cost at which it reaches 95 percent of the F1 of the learner trained on all of DATA.")
     _add_learner_options(p)
@@ -482,11 +514,20 @@ def _add_simulate_command(sub, formatter) -> None:
                    "strongest wrong label is >= U (default 0.9)")
     p.add_argument("--max-unlabeled", type=int, default=None, metavar="N",
                    help="unlabeled sentences per step for learners that use them (default 500)")
-    p.add_argument("--cost-full", type=float, default=1.0, metavar="C", help="cost of a full label (default 1)")
-    p.add_argument("--cost-partial", type=float, default=0.5, metavar="C",
+    p.add_argument("--cost-full", type=float, default=None, metavar="C", help="cost of a full label (default 1)")
+    p.add_argument("--cost-partial", type=float, default=None, metavar="C",
                    help="cost of a candidate set (default 0.5)")
-    p.add_argument("--cost-skip", type=float, default=0.1, metavar="C",
-                   help="cost of reading a token left unlabeled, or accepted as suggested in review (default 0.1)")
+    p.add_argument("--cost-skip", type=float, default=None, metavar="C",
+                   help="cost of reading a token left unlabeled (default 0.1)")
+    p.add_argument("--cost-accept", type=float, default=None, metavar="C",
+                   help="cost of a suggestion accepted in review (default: the cost of a skipped token)")
+    p.add_argument("--costs-from", type=Path, default=None, metavar="PROJECT",
+                   help="use the costs measured in the action log of a project annotated in the app (seconds per "
+                   "token of each action kind, relative to a full label; prints them); a kind with fewer than "
+                   f"{COSTS_MIN_TOKENS} tokens there keeps its default, fewer than {COSTS_MIN_TOKENS} full labels is "
+                   "an error. "
+                   "--cost-partial, "
+                   "--cost-skip and --cost-accept given as well replace the measured value")
     p.add_argument("--full-data-f1", type=float, metavar="X",
                    help="F1 in percent of the learner trained on all of DATA, if known (skips that training)")
     p.add_argument("--until-95", action="store_true",
@@ -695,12 +736,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     config = SimulationConfig(
         learner=cls.name, strategy=args.strategy, mode=args.mode, budget=args.budget, step=args.step,
         growth=args.growth, seed=args.seed, params=settings.params, features=settings.features,
-        views=settings.views, decode=settings.decode, costs=Costs(args.cost_full, args.cost_partial, args.cost_skip),
+        views=settings.views, decode=settings.decode, costs=_simulation_costs(args, Costs),
         full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"), until_95=args.until_95, **optional,
     )
     config.check(cls)
-    check_not_input(args.json, {"data": args.data, "test data": args.test}, "JSON output")
-    check_not_input(args.plot, {"data": args.data, "test data": args.test, "JSON output": args.json}, "plot")
+    inputs = {"data": args.data, "test data": args.test, "project of --costs-from": args.costs_from}
+    check_not_input(args.json, inputs, "JSON output")
+    check_not_input(args.plot, {**inputs, "JSON output": args.json}, "plot")
     if args.plot:
         check_plotting()
     data = read_files([args.data], args, args.label_column)
@@ -708,6 +750,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     with stop_on_sigint() as stop, progress_bar(f"simulate {cls.name} {args.strategy}+{args.mode}") as report:
         result = simulate(config, data, test, progress=report, should_stop=stop,
                           names=(str(args.data), str(args.test)))
+    if args.costs_from is not None:
+        result.notes.append(f"costs measured in the action log of {args.costs_from}")
     print(format_simulation(result))
     if args.json:
         _write_json(args.json, result.to_dict())
@@ -716,15 +760,40 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _simulation_costs(args: argparse.Namespace, costs_class):
+    """The costs of ``tagtool simulate``: measured (``--costs-from``, printed), then given, then the defaults."""
+    given = {name: getattr(args, f"cost_{name}") for name in ("full", "partial", "skip", "accept")}
+    given = {name: value for name, value in given.items() if value is not None}
+    if args.costs_from is None:
+        return costs_class(**given)
+    if "full" in given:
+        raise TagtoolError("--cost-full cannot be used with --costs-from: measured costs are relative to a "
+                           "full label (1)")
+    from tagtool.annotation_costs import costs_from_project
+
+    measured = costs_from_project(args.costs_from)
+    default = costs_class()
+    defaults = {"full": default.full, "partial": default.partial, "skip": default.skip}
+    defaults["accept"] = measured.relative.get("skip", default.skip)  # an unmeasured accept costs a skip
+    print(measured.table(defaults))
+    for name, value in given.items():
+        print(f"  --cost-{name} {value:g} replaces the measured {measured.relative[name]:.3g}"
+              if name in measured.relative else f"  --cost-{name} {value:g} given")
+    return costs_class(**{**measured.relative, **given})
+
+
 def format_simulation(result) -> str:
     """The curve and ``cost_to_95`` printed by ``tagtool simulate``."""
     c = result.costs
     reached = "never" if result.cost_to_95 is None else f"{result.cost_to_95:,.1f}"
     review = result.mode == "review"
-    skip = "skipped or accepted token" if review else "skipped token"
+    if c.accept is not None:
+        skip = f"skipped token {c.skip:g}, accepted suggestion {c.accept:g}"
+    else:
+        skip = f"{'skipped or accepted token' if review else 'skipped token'} {c.skip:g}"
     lines = [
         f"{result.learner} {result.strategy}+{result.mode}: {result.data_tokens:,} data tokens; costs: full label "
-        f"{c.full:g}, candidate set {c.partial:g}, {skip} {c.skip:g}",
+        f"{c.full:g}, candidate set {c.partial:g}, {skip}",
         f"full-data F1 {100 * result.full_data_f1:.2f}%; 95% of it ({95 * result.full_data_f1:.2f}%) at cost {reached}",
         f"{'cost':>10} {'labeled':>8} {'accepted' if review else 'cand.sets':>9} {'F1 %':>7} {'train s':>8}",
     ]

@@ -70,7 +70,10 @@ Steps and cost
     The run ends when ``budget`` is spent, nothing is left to label, or —
     with ``until_95`` — at ``cost_to_95``.  Costs: ``full`` per full label,
     ``partial`` per candidate set, ``skip`` per unlabeled token read and
-    left unlabeled or, in ``review``, read and accepted (defaults 1, 0.5, 0.1).
+    left unlabeled, ``accept`` per suggestion read and accepted in
+    ``review`` (defaults 1, 0.5, 0.1 and ``accept`` = ``skip``).
+    ``tagtool simulate --costs-from PROJECT`` measures them in an app
+    session's action log (:mod:`tagtool.annotation_costs`).
 
 Training
     The data is featurised once (extractor fitted on the data text, as
@@ -142,14 +145,28 @@ class SimulationError(TagtoolError, ValueError):
 
 @dataclass(frozen=True)
 class Costs:
-    """What the simulated annotator pays per token (stated in every output)."""
+    """What the simulated annotator pays per token (stated in every output).
+
+    ``accept`` (a suggestion accepted in ``review``) is None unless measured
+    or given: it then costs ``skip``, as before it had its own price.
+    """
 
     full: float = 1.0
     partial: float = 0.5
     skip: float = 0.1
+    accept: float | None = None
+
+    @property
+    def accepted(self) -> float:
+        """Cost of an accepted suggestion."""
+        return self.skip if self.accept is None else self.accept
+
+    def to_dict(self) -> dict:
+        """The costs as written to JSON (``accept`` only when it has its own value)."""
+        return {name: value for name, value in asdict(self).items() if value is not None}
 
     def check(self) -> None:
-        for name, value in asdict(self).items():
+        for name, value in self.to_dict().items():
             if not (value >= 0 and np.isfinite(value)):
                 raise SimulationError(f"cost of {name} must be a finite number >= 0, got {value}")
         if self.full <= 0:
@@ -310,7 +327,7 @@ class SimulationResult:
             "scale": SCALE,
             "full_data_f1": percent(self.full_data_f1),
             "cost_to_95": self.cost_to_95,
-            "costs": asdict(self.costs),
+            "costs": self.costs.to_dict(),
             "data_tokens": self.data_tokens,
             "curve": [dict(asdict(p), f1=percent(p.f1)) for p in self.curve],
             "notes": list(self.notes),
@@ -489,7 +506,7 @@ class Oracle:
             ``{gold, candidates[t]}`` instead of its gold label.
         accepted : bool array [T], optional
             Asked tokens whose suggestion was gold: labeled at the cost of
-            reading (``skip``) instead of ``full`` (``review`` mode).
+            accepting (``accept``) instead of ``full`` (``review`` mode).
         """
         rows = self.rows(i)
         open_ = self.unlabeled(i)
@@ -508,7 +525,7 @@ class Oracle:
             block[partial, other] = True
         self.allowed[rows] = block
         cost = (self.costs.full * int(full.sum()) + self.costs.partial * int(partial.sum())
-                + self.costs.skip * int(((open_ & ~ask) | accepted).sum()))
+                + self.costs.skip * int((open_ & ~ask).sum()) + self.costs.accepted * int(accepted.sum()))
         self.spent += cost
         self.candidate_sets += int(partial.sum())
         self.accepted += int(accepted.sum())
@@ -899,7 +916,9 @@ def plot_curves(results: Sequence[SimulationResult], path: str | Path, title: st
     draw_curves(ax, results, title)
     if results:
         c = results[0].costs
-        ax.set_xlabel(f"annotation cost (full label {c.full:g}, candidate set {c.partial:g}, skipped token {c.skip:g})")
+        accepted = f", accepted suggestion {c.accept:g}" if c.accept is not None else ""
+        ax.set_xlabel(f"annotation cost (full label {c.full:g}, candidate set {c.partial:g}, "
+                      f"skipped token {c.skip:g}{accepted})")
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

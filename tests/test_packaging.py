@@ -26,7 +26,7 @@ PACKAGING = ROOT / "packaging"
 RESOURCES = ROOT / "resources"
 #: Top-level packages the app imports at run time; the spec must not exclude them.
 RUNTIME_PACKAGES = ("tagtool", "numpy", "scipy", "numba", "llvmlite", "cvxopt", "pandas", "seqeval", "sklearn",
-                    "conllu", "rich", "PySide6", "shiboken6", "multiprocessing", "sqlite3")
+                    "conllu", "rich", "PySide6", "shiboken6", "pyqtgraph", "multiprocessing", "sqlite3")
 
 
 class Recorder:

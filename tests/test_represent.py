@@ -267,7 +267,7 @@ def test_old_project_gains_the_representation_tables(tmp_path, corpus):
         schema.create_schema(conn, version=3)
     conn.close()
     with Project.open(path) as project:
-        assert project.schema_version == schema.CURRENT_VERSION
+        assert project.schema_version == schema.CURRENT_VERSION and project.migrated_from == 3
         assert project.texts() == [] and project.representations() is None
 
 

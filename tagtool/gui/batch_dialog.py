@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.batch import TAG_FORMATS, tag_file
-from tagtool.gui.file_fields import CORPUS_FILTER, with_browse
+from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
 from tagtool.gui.worker import TaskRunner
 
@@ -47,8 +47,10 @@ def default_output(path: Path, fmt: str | None) -> Path:
 class BatchTagDialog(QDialog):
     """Input, tagger (the current model or a file), output path and format."""
 
-    def __init__(self, has_current: bool, current_name: str = "", parent: QWidget | None = None):
+    def __init__(self, has_current: bool, current_name: str = "", parent: QWidget | None = None,
+                 folders: Folders | None = None):
         super().__init__(parent)
+        self.folders = folders or Folders()
         self.setWindowTitle("Batch-tag a file")
         self.input = QLineEdit(self)
         self.tagger = QComboBox(self)
@@ -101,22 +103,29 @@ class BatchTagDialog(QDialog):
         self.tagger_row.setEnabled(self.tagger.currentData() == FILE)
 
     def browse_input(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "File to tag", self.input.text(), CORPUS_FILTER)
+        start = self.input.text() or self.folders.start("import")
+        path, _ = QFileDialog.getOpenFileName(self, "File to tag", start, CORPUS_FILTER)
         if path:
+            self.folders.remember("import", path)
             self.input.setText(path)
             if not self.output.text():
                 self.output.setText(str(default_output(Path(path), self.format.currentData())))
 
     def browse_tagger(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Tagger file", self.tagger_path.text(), TAGGER_FILTER)
+        start = self.tagger_path.text() or self.folders.start("export")  # where taggers are exported to
+        path, _ = QFileDialog.getOpenFileName(self, "Tagger file", start, TAGGER_FILTER)
         if path:
             self.tagger_path.setText(path)
             self.tagger.setCurrentIndex(self.tagger.findData(FILE))
 
     def browse_output(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Write the tagged file to", self.output.text(),
-                                              "All files (*)")
+        start = self.output.text()
+        if not start:
+            name = default_output(Path(self.input.text()), self.format.currentData()).name if self.input.text() else ""
+            start = self.folders.start("export", name)
+        path, _ = QFileDialog.getSaveFileName(self, "Write the tagged file to", start, "All files (*)")
         if path:
+            self.folders.remember("export", path)
             self.output.setText(path)
 
     def _accept(self) -> None:

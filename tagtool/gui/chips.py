@@ -11,8 +11,9 @@ A chip has two bands: the token on top and its annotation below.
 Model marks (DESIGN §6): the token band of a token not fully labeled is
 tinted amber in proportion to the model's uncertainty; a dotted red line
 under the token marks view disagreement; under each candidate of a partial
-token a thin bar as long as its WD-PSL confidence, and the model's best
-candidate is outlined.
+token a thin bar as long as its WD-PSL confidence (every bar of a chip on one
+scale, whatever its segment's width), and the model's best candidate is
+outlined.
 
 The focused token gets an outline in the highlight colour; every selected
 token gets a bar under it.
@@ -147,31 +148,48 @@ class ChipPainter:
         p.setPen(color)
         p.drawText(rect, Qt.AlignCenter, text)
 
-    def _paint_candidates(self, p: QPainter, rect: QRectF, ann, hint: TokenHint | None) -> None:
+    def candidate_geometry(
+        self, rect: QRectF, ann, hint: TokenHint | None = None
+    ) -> list[tuple[str, QRectF, QRectF | None]]:
+        """Each candidate's segment in the lower band and its WD-PSL confidence bar (None without one).
+
+        Segments are as wide as their names, so a bar filling its own segment
+        made a 45 % "B-MISC" longer than a 55 % "O"; every bar is measured
+        against one width, the narrowest segment's, so the longer bar is the
+        higher confidence.
+        """
         band = self._label_rect(rect).adjusted(1, 0, -1, -1)
         names, widths = self.ordered(ann), self._segment_widths(ann)
         scale = band.width() / sum(widths)
-        x = band.left()
+        full = min(widths) * scale - 4  # a bar at 100 %: fits in every segment
         confidences = hint.candidate_confidence if hint is not None else {}
-        p.save()
-        clip = QRectF(rect).adjusted(1, 1, -1, -1)
-        p.setClipRect(band)
+        out, x = [], band.left()
         for name, w in zip(names, widths):
             seg = QRectF(x, band.top(), w * scale, band.height())
+            bar = None
+            if name in confidences:
+                share = max(0.0, min(1.0, confidences[name]))
+                bar = QRectF(seg.left() + 2, seg.bottom() - 3.5, full * share, 3.0)
+            out.append((name, seg, bar))
+            x += seg.width()
+        return out
+
+    def _paint_candidates(self, p: QPainter, rect: QRectF, ann, hint: TokenHint | None) -> None:
+        p.save()
+        clip = QRectF(rect).adjusted(1, 1, -1, -1)
+        p.setClipRect(self._label_rect(rect).adjusted(1, 0, -1, -1))
+        for name, seg, bar in self.candidate_geometry(rect, ann, hint):
             p.setPen(Qt.NoPen)
             p.setBrush(self.style.color(name))
             p.drawRoundedRect(seg.intersected(clip), 3, 3)
             self._text(p, seg, name, self.style.text_color(name), self.small)
-            if name in confidences:  # WD-PSL: a bar as long as the candidate's confidence
-                share = max(0.0, min(1.0, confidences[name]))
-                bar = QRectF(seg.left() + 2, seg.bottom() - 3.5, (seg.width() - 4) * share, 3.0)
+            if bar is not None:  # WD-PSL: a bar as long as the candidate's confidence
                 p.setBrush(self.style.text_color(name))
                 p.drawRect(bar)
             if hint is not None and hint.suggestion == name:  # the model's pick
                 p.setBrush(Qt.NoBrush)
                 p.setPen(QPen(self.palette.color(QPalette.Text), 1.5))
                 p.drawRoundedRect(seg.intersected(clip).adjusted(1, 1, -1, -1), 3, 3)
-            x += seg.width()
         p.restore()
 
     def _paint_uncertainty(self, p: QPainter, rect: QRectF, uncertainty: float) -> None:

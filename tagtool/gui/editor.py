@@ -5,7 +5,9 @@ Keys (also listed in Help › Keyboard shortcuts):
 =====================  ====================================================
 ←/→, Home/End          move the focused token (the selection collapses)
 Shift+←/→, Shift+Home  extend the selection from its anchor
-1–9 (label shortcut)   full label on the selection, then move on
+1–9 (label shortcut)   full label on the selection, then move on (span
+                       schemes: the type's B-, a span on a selection)
+Shift + label key      the type's I- label (span schemes)
 Ctrl/Alt + 1–9         toggle that label in the selection's candidate sets
 0, Delete, Backspace   clear the selection's annotations
 / or Ctrl+L            searchable label picker
@@ -15,6 +17,10 @@ Enter                  accept the model's suggestions for the whole sentence
 Space                  accept the suggestion on the selection, then move on
 Esc                    collapse the selection to the focused token
 =====================  ====================================================
+
+Window commands that act on the sentence (flag, skip, split and merge
+tokens: :mod:`tagtool.gui.sentence_ops`) are menu shortcuts; the context
+menu lists the token ones too (:attr:`TokenEditor.token_actions`).
 
 Span labels in BIO-style schemes: see :mod:`tagtool.gui.edits`.
 """
@@ -29,10 +35,10 @@ from tagtool.errors import LabelError, TagtoolError
 from tagtool.gui import edits
 from tagtool.gui.chips import ChipPainter, ChipState
 from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
+from tagtool.gui.label_keys import key_names
 from tagtool.gui.label_picker import LabelPicker, swatch
 from tagtool.gui.session import Session
 
-_DIGITS = {getattr(Qt, f"Key_{i}"): str(i) for i in range(10)}
 #: Keys the editor keeps for itself; labels cannot take them as shortcuts.
 RESERVED_KEYS = frozenset("0npj/")
 
@@ -58,11 +64,14 @@ class TokenEditor(QWidget):
         self.hints: SentenceHints = NO_HINTS
         self._rects = []
         self.picker: LabelPicker | None = None
+        #: Window actions on the focused token (split, merge) for the context menu.
+        self.token_actions: list = []
         self.setFocusPolicy(Qt.StrongFocus)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Minimum)
         self.setAttribute(Qt.WA_OpaquePaintEvent, False)
         session.sentenceChanged.connect(self._sentence_changed)
         session.annotationsChanged.connect(self._annotations_changed)
+        session.tokensChanged.connect(self._tokens_changed)
         session.labelsChanged.connect(self._relayout)
         self._sentence_changed(session.current_id)
 
@@ -103,6 +112,13 @@ class TokenEditor(QWidget):
         self._relayout()
         self.focusChanged.emit(start)
 
+    def _tokens_changed(self, sid: int, focus: int) -> None:
+        """A split or merge: the chips are laid out again (annotationsChanged follows), ``focus`` focused."""
+        if sid == self.session.current_id:
+            self.hints = NO_HINTS  # they name the old tokens; the model loop sends the new ones
+            self._relayout()
+            self.set_focus(focus)
+
     def _annotations_changed(self, sid: int, _changes) -> None:
         if sid == self.session.current_id:
             self._relayout()
@@ -111,10 +127,10 @@ class TokenEditor(QWidget):
     # ------------------------------------------------------------------
     # edits
 
-    def _edit(self, changes: dict, text: str) -> bool:
-        """Apply an edit; False only when the project refused it."""
+    def _edit(self, changes: dict, text: str, kind: str | None = None) -> bool:
+        """Apply an edit (``kind``: its action in the log, :meth:`Session.edit`); False only when the project refused it."""
         try:
-            self.session.edit(changes, text)
+            self.session.edit(changes, text, kind)
         except TagtoolError as e:
             self.message.emit(f"Not saved: {e}")
             return False
@@ -142,7 +158,7 @@ class TokenEditor(QWidget):
             except LabelError as e:  # the key's label was removed by another program
                 self.session.refuse_stale_label(e)
                 return
-            self._edit(changes, f"Toggle candidate {label} on {_count(tokens)}")
+            self._edit(changes, f"Toggle candidate {label} on {_count(tokens)}", "candidate")
 
     def clear_selection(self) -> None:
         tokens = self.selection()
@@ -166,7 +182,7 @@ class TokenEditor(QWidget):
         if not changes:
             self.message.emit("No suggestion to accept here.")
             return False
-        if not self._edit(changes, f"Accept {_count(list(changes))} suggested"):
+        if not self._edit(changes, f"Accept {_count(list(changes))} suggested", "accept"):
             return False
         if tokens is not None:
             self.set_focus(max(tokens) + 1)
@@ -199,6 +215,8 @@ class TokenEditor(QWidget):
                  Qt.Key_Home: 0, Qt.Key_End: len(self.tokens) - 1}
         if key in moves:
             self.set_focus(moves[key], extend=shift)
+        elif shift and self._label_key(event, toggle):
+            pass  # Shift + a label key first: on some layouts Shift+7 is "/" (the picker)
         elif key in (Qt.Key_Delete, Qt.Key_Backspace, Qt.Key_0):
             self.clear_selection()
         elif key == Qt.Key_Slash or (key == Qt.Key_L and mods & Qt.ControlModifier):
@@ -211,12 +229,13 @@ class TokenEditor(QWidget):
             self.accept_suggestions()
         elif key == Qt.Key_Space and not toggle:
             self.accept_suggestions(self.selection())
-        elif not self._label_key(key, event.text(), toggle):
+        elif not self._label_key(event, toggle):
             super().keyPressEvent(event)
 
-    def _label_key(self, key: int, text: str, toggle: bool) -> bool:
-        name = _DIGITS.get(key, text.lower() if not toggle else "")
-        label = self.session.style.label_for_shortcut(name) if name else None
+    def _label_key(self, event: QKeyEvent, toggle: bool) -> bool:
+        style = self.session.style
+        label = next((style.label_for_shortcut(n) for n in key_names(event, toggle)
+                      if style.label_for_shortcut(n)), None)
         if label is None:
             return False
         (self.toggle_candidate if toggle else self.apply_full)(label)
@@ -277,6 +296,9 @@ class TokenEditor(QWidget):
                 lambda: self.accept_suggestions())
         menu.addAction("Clear\t0").triggered.connect(self.clear_selection)
         menu.addAction("Pick label…\t/").triggered.connect(self.open_picker)
+        if self.token_actions:
+            menu.addSeparator()
+            menu.addActions(self.token_actions)
         return menu
 
     # ------------------------------------------------------------------

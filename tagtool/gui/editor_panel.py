@@ -1,12 +1,15 @@
-"""The editor with its header (which sentence, its status) and a token info line."""
+"""The editor with its header (which sentence, its status, its review flag) and a token info line."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tagtool.core.annotation import annotation_kind, annotation_status, format_annotation
 from tagtool.gui.editor import TokenEditor
+from tagtool.gui.sentence_list import FLAG_COLOR, SKIPPED_COLOR
+from tagtool.gui.sentence_ops import SKIP_KEY
 from tagtool.gui.session import Session
 
 
@@ -25,6 +28,12 @@ class EditorPanel(QWidget):
         bold = self.header.font()
         bold.setBold(True)
         self.header.setFont(bold)
+        # the review flag's comment or the skip, on a tinted line under the header
+        self.review = QLabel(self)
+        self.review.setTextFormat(Qt.PlainText)
+        self.review.setWordWrap(True)
+        self.review.setMargin(4)
+        self.review.hide()
         self.scroll = QScrollArea(self)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.StyledPanel)
@@ -36,10 +45,12 @@ class EditorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
+        layout.addWidget(self.review)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.token_info)
         session.sentenceChanged.connect(self._update_header)
         session.annotationsChanged.connect(self._update_header)
+        session.reviewChanged.connect(self._update_header)
         self.editor.focusChanged.connect(self._update_token)
         self._update_header()
         self._update_token(self.editor.focus)
@@ -52,6 +63,20 @@ class EditorPanel(QWidget):
         summary = (f"Sentence {s.index_of(s.current_id) + 1} of {s.n_sentences}  ·  "
                    f"{len(s.sentence)} tokens  ·  {annotation_status(s.annotations)}")
         self.header.setText(summary)
+        self._update_review()
+
+    def _update_review(self) -> None:
+        review = self.session.review()
+        lines = []
+        if review.flagged:
+            lines.append(f"⚑ Flagged for review{': ' + review.comment if review.comment else ''}")
+        if review.skipped:
+            lines.append(f"↷ Skipped: left out of the queue and of training ({SKIP_KEY} puts it back)")
+        self.review.setText("\n".join(lines))
+        color = QColor(FLAG_COLOR if review.flagged else SKIPPED_COLOR)
+        tint = f"rgba({color.red()}, {color.green()}, {color.blue()}, 40)"
+        self.review.setStyleSheet(f"QLabel {{ border-left: 4px solid {color.name()}; background: {tint}; }}")
+        self.review.setVisible(bool(lines))
 
     def _update_token(self, t: int) -> None:
         s = self.session

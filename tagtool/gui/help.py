@@ -8,14 +8,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tagtool.gui.model_loop import DEBOUNCE_MS
+from tagtool.gui.sentence_ops import KEYS as SENTENCE_KEYS
 from tagtool.gui.style import LabelStyle
 
 KEYS = (
     ("←  →", "move to the previous / next token"),
     ("Home  End", "first / last token"),
     ("Shift+←  Shift+→", "extend the selection"),
-    ("1 … 9", "full label (the label's shortcut) on the selection, then move on"),
-    ("Ctrl+1 … 9, Alt+1 … 9", "add / remove that label in the candidate set (partial label)"),
+    ("1 … 9", "full label (the label's key) on the selection, then move on; in span schemes the type's "
+              "B- label (a selection of several tokens: the whole span)"),
+    ("Shift+1 … 9", "the type's I- label (inside a span), in span schemes"),
+    ("Ctrl+1 … 9, Alt+1 … 9", "add / remove that label in the candidate set (partial label); "
+                              "with Shift, the type's I- label"),
     ("0  Delete  Backspace", "clear the selection's labels"),
     ("/  Ctrl+L", "pick a label from a searchable list (Ctrl+Enter: as candidate)"),
     ("Esc", "collapse the selection"),
@@ -28,6 +32,13 @@ KEYS = (
     ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
     ("Ctrl+F", "search the sentence list"),
     ("Mouse", "click a token to focus it, Shift+click to extend, right-click for labels"),
+)
+
+KEY_SCHEME = (
+    "the same in every project with the same labels: 1 is O, then 2, 3, … the types in alphabetical "
+    "order (B-X on the digit, I-X on Shift + the digit; B- and I- of a type share its colour). Types "
+    "after the ninth key take a letter of their name (chunking's VP: v, Shift+v). Labels without a key "
+    "are one / away: the picker lists every label with its key."
 )
 
 SPAN_NOTE = (
@@ -47,8 +58,8 @@ def _rows(pairs) -> str:
 def shortcuts_html(style: LabelStyle) -> str:
     labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
     return (
-        f"<h3>Keys</h3><table>{_rows(KEYS)}</table><p>{html.escape(SPAN_NOTE)}</p>"
-        f"<h3>Label shortcuts</h3><table>{_rows(labels)}</table>"
+        f"<h3>Keys</h3><table>{_rows(KEYS + SENTENCE_KEYS)}</table><p>{html.escape(SPAN_NOTE)}</p>"
+        f"<h3>Label keys</h3><p>Label keys are {html.escape(KEY_SCHEME)}</p><table>{_rows(labels)}</table>"
         "<p>Change them in Edit › Labels….</p>"
     )
 
@@ -74,9 +85,12 @@ def legend_html(style: LabelStyle) -> str:
         "<b>Bar under a candidate</b>: its WD-PSL confidence; <b>outlined candidate</b>: the model's pick.<br>"
         "<b>Info</b> column: how much labeling the sentence would teach the model; J goes to the "
         "highest.</p>"
+        "<p><b>Sentence list</b>: <span style='color:#d62728'>⚑</span> flagged for review (tooltip: the "
+        "comment); ↷ skipped (out of the queue and of training).</p>"
         f"<p><b>Retraining</b>: {DEBOUNCE_MS / 1000:g} s after your last edit the model retrains from the last model "
         "with a few passes (Model panel: <i>Passes after an edit</i>), so the suggestions follow "
         "within about a second; <b>Train now</b> (Ctrl+T) fits with the full settings.</p>"
+        f"<p><b>Label keys</b> are {html.escape(KEY_SCHEME)}</p>"
         f"<table cellspacing='2'>{swatches}</table>"
     )
 

@@ -1,15 +1,16 @@
 """A filterable label list for large label sets (e.g. 45 POS tags).
 
-Opened from the editor with ``/`` or Ctrl+L: type to filter (substring,
-case-insensitive), ↑/↓ to move, Enter sets the label as a full label,
-Ctrl+Enter toggles it as a candidate, Esc closes.
+Opened from the editor with ``/`` or Ctrl+L: type to filter (substring of
+the name, case-insensitive), ↑/↓ to move, Enter sets the label as a full
+label, Ctrl+Enter toggles it as a candidate, Esc closes.  A second column
+shows each label's key (``Shift+2``), so the picker also teaches the keys.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QKeyEvent, QPixmap, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QFrame, QLineEdit, QListView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHeaderView, QLineEdit, QTreeView, QVBoxLayout, QWidget
 
 from tagtool.gui.style import LabelStyle
 
@@ -34,9 +35,13 @@ class LabelPicker(QFrame):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
-        self.view = QListView(self)
+        self.proxy.setFilterKeyColumn(0)  # typing "s" finds names, not every "Shift+" key
+        self.view = QTreeView(self)  # a list of two columns: the label and its key
         self.view.setModel(self.proxy)
-        self.view.setUniformItemSizes(True)
+        self.view.setRootIsDecorated(False)
+        self.view.setHeaderHidden(True)
+        self.view.setUniformRowHeights(True)
+        self.view.setAllColumnsShowFocus(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.filter)
@@ -50,12 +55,18 @@ class LabelPicker(QFrame):
     def set_style(self, style: LabelStyle) -> None:
         self.model.clear()
         for name in style.names:
-            item = QStandardItem(swatch(style.color(name)), name)
-            item.setEditable(False)
-            shortcut = style.shortcut(name)
-            if shortcut:
-                item.setToolTip(f"shortcut {shortcut}")
-            self.model.appendRow(item)
+            shortcut = style.shortcut(name) or ""
+            item, key = QStandardItem(swatch(style.color(name)), name), QStandardItem(shortcut)
+            key.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            key.setForeground(self.palette().placeholderText())
+            for cell in (item, key):
+                cell.setEditable(False)
+                cell.setToolTip(f"key {shortcut}" if shortcut else "no key: pick it here")
+            self.model.appendRow([item, key])
+        header = self.view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeToContents)
 
     def popup(self, pos) -> None:
         self.filter.clear()
@@ -72,7 +83,7 @@ class LabelPicker(QFrame):
     def _pick(self, index, as_candidate: bool) -> None:
         if not index.isValid():
             return
-        label = self.proxy.data(index, Qt.DisplayRole)
+        label = self.proxy.data(index.siblingAtColumn(0), Qt.DisplayRole)
         self.hide()
         self.picked.emit(label, as_candidate)
 

@@ -28,6 +28,7 @@ from tagtool.errors import TagtoolError
 from tagtool.gui.editor import RESERVED_KEYS
 from tagtool.gui.session import Session
 from tagtool.gui.style import readable_text
+from tagtool.store.colors import base_key, check_shortcut
 
 NAME, COLOR, SHORTCUT = range(3)
 
@@ -45,11 +46,15 @@ class LabelsDialog(QDialog):
         self.table.cellDoubleClicked.connect(self._double_clicked)
         self.table.itemChanged.connect(self._item_changed)
         add, remove, color = (QPushButton(t, self) for t in ("Add…", "Remove", "Colour…"))
+        self.defaults = QPushButton("Default keys && colours", self)
+        self.defaults.setToolTip("The keys and colours every project with these labels gets: 1 is O, then the "
+                                 "types in alphabetical order, Shift for I- (Help › Keyboard shortcuts)")
         add.clicked.connect(self._add)
         remove.clicked.connect(self._remove)
         color.clicked.connect(lambda: self._choose_color(self.table.currentRow()))
+        self.defaults.clicked.connect(self.reset_style)
         buttons = QHBoxLayout()
-        for b in (add, remove, color):
+        for b in (add, remove, color, self.defaults):
             buttons.addWidget(b)
         buttons.addStretch(1)
         close = QDialogButtonBox(QDialogButtonBox.Close, self)
@@ -104,9 +109,17 @@ class LabelsDialog(QDialog):
         self._changed(annotations=True)
 
     def set_shortcut(self, name: str, shortcut: str | None) -> None:
-        if shortcut is not None and shortcut.lower() in RESERVED_KEYS:
+        if shortcut is not None and base_key(check_shortcut(shortcut)) in RESERVED_KEYS:
             raise ValueError(f"{shortcut!r} is kept for navigation and clearing; choose another key")
         self.project.set_label_info(name, shortcut=shortcut)
+        self._changed()
+
+    def reset_style(self) -> None:
+        """Every label's default key and colour (a project made before they followed the label set)."""
+        try:
+            self.project.reset_label_style()
+        except TagtoolError as e:
+            return self._error(e)
         self._changed()
 
     def set_color(self, name: str, color: str) -> None:

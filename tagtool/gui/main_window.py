@@ -30,13 +30,16 @@ from tagtool.errors import TagtoolError
 from tagtool.gui import transfer
 from tagtool.gui.batch_dialog import BatchTagDialog, BatchTagging
 from tagtool.gui.editor_panel import EditorPanel
+from tagtool.gui.file_fields import Folders
 from tagtool.gui.help import Legend, ShortcutsDialog
 from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import Marks, ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.representations import RepresentationsController, ask_add_text
+from tagtool.gui.sample import ask_reset_sample
 from tagtool.gui.sentence_list import SentenceListPanel
+from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
@@ -49,6 +52,23 @@ PROJECT_FILTER = f"tagtool projects (*{SUFFIX});;All files (*)"
 TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
 MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty shading"),
          ("disagreement", "View &disagreement marks"), ("confidences", "WD-PSL candidate &confidences"))
+
+
+def key_sequences(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
+    """The platform's bindings of a standard key, then ``extra``, each key once.
+
+    A key bound twice to one action is an "ambiguous shortcut overload" for
+    Qt, which then does nothing: on Linux ``QKeySequence.Redo`` already is
+    Ctrl+Shift+Z (Windows has Ctrl+Y), so adding Ctrl+Shift+Z for the other
+    platforms must not repeat it there.
+    """
+    sequences, seen = [], set()
+    for sequence in [*QKeySequence.keyBindings(standard), *map(QKeySequence, extra)]:
+        text = sequence.toString(QKeySequence.PortableText)
+        if text and text not in seen:
+            seen.add(text)
+            sequences.append(sequence)
+    return sequences
 
 
 class MainWindow(QMainWindow):
@@ -115,7 +135,7 @@ class MainWindow(QMainWindow):
         self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence.Undo)
         self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts([QKeySequence.Redo, QKeySequence("Ctrl+Shift+Z")])
+        self.redo_action.setShortcuts(key_sequences(QKeySequence.Redo, "Ctrl+Shift+Z"))
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         edit.addSeparator()
@@ -127,6 +147,7 @@ class MainWindow(QMainWindow):
         self.jump_action = self._action(go, "Next &unfinished sentence", lambda: self._go("unfinished"), "J")
         go.addSeparator()
         self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
+        self.sentence_actions = SentenceActions(self, edit, go)  # flag, skip, split, merge, next flagged
 
         model = bar.addMenu("&Model")
         self.learner_menu = model.addMenu("&Learner")
@@ -158,6 +179,7 @@ class MainWindow(QMainWindow):
 
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents, False)
+        self._action(help_menu, "&Reset the sample project…", lambda: ask_reset_sample(self), None, False)
         self._action(help_menu, "&About tagtool", self._about, None, False)
 
     def add_panel(self, title: str, widget: QWidget, area=Qt.RightDockWidgetArea) -> QDockWidget:
@@ -194,6 +216,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.editor.token_actions = self.sentence_actions.token_actions
         self.session.annotationsChanged.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
         self.session.saveFailed.connect(lambda message: self.show_error("Not saved", message))
@@ -271,18 +294,24 @@ class MainWindow(QMainWindow):
         for action in self._project_actions if hasattr(self, "_project_actions") else ():
             action.setEnabled(False)
 
+    def folders(self) -> Folders:
+        """Where file dialogs start: the last folder of their kind, else the open project's folder."""
+        return Folders(self.settings, self.session.project.path if self.session else None)
+
     @property
     def editor(self):
         return None if self.editor_panel is None else self.editor_panel.editor
 
     def new_project(self) -> None:
-        dialog = NewProjectDialog(self)
+        dialog = NewProjectDialog(self, self.folders())
         if dialog.exec() and dialog.created is not None:
             self.open_project(dialog.created)
 
     def choose_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", PROJECT_FILTER)
+        folders = self.folders()
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", folders.start("project"), PROJECT_FILTER)
         if path:
+            folders.remember("project", path)
             self.open_project(path)
 
     def _fill_recent(self) -> None:
@@ -294,20 +323,20 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none)").setEnabled(False)
 
     def _import(self) -> None:
-        self._report(transfer.ask_import(self.session, self))
+        self._report(transfer.ask_import(self.session, self, self.folders()))
         self.list_panel.model.refresh()
         self._update_progress()
 
     def _add_text(self) -> None:
         try:
-            self._report(ask_add_text(self.model_loop.representations, self))
+            self._report(ask_add_text(self.model_loop.representations, self, self.folders()))
         except TagtoolError as exc:
             self.show_error("Add text", str(exc))
         if self.model_panel is not None:
             self.model_panel.representations.update_state()
 
     def _export(self) -> None:
-        self._report(transfer.ask_export(self.session, self))
+        self._report(transfer.ask_export(self.session, self, self.folders()))
 
     # ------------------------------------------------------------------
     # model
@@ -345,9 +374,12 @@ class MainWindow(QMainWindow):
         if tagger is None:
             self.show_error("Export tagger", "No model yet: train one first (Model › Train now).")
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export tagger", f"{tagger.learner}.tagger", TAGGER_FILTER)
+        folders = self.folders()
+        start = folders.start("export", f"{tagger.learner}.tagger")
+        path, _ = QFileDialog.getSaveFileName(self, "Export tagger", start, TAGGER_FILTER)
         if not path:
             return
+        folders.remember("export", path)
         try:
             check_not_input(path, {"open project": self.session.project.path}, "tagger file")
             tagger.save(path)
@@ -358,7 +390,7 @@ class MainWindow(QMainWindow):
 
     def batch_tag(self) -> None:
         tagger = self.model_loop.tagger if self.model_loop else None
-        dialog = BatchTagDialog(tagger is not None, tagger.learner if tagger else "", self)
+        dialog = BatchTagDialog(tagger is not None, tagger.learner if tagger else "", self, self.folders())
         if not dialog.exec():
             return
         choice = dialog.choice()

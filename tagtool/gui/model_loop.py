@@ -41,6 +41,7 @@ from tagtool.gui.hints import NO_HINTS, SentenceHints, TokenHint
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
+from tagtool.store.review import for_training
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,12 @@ class ModelLoop(QObject):
         self._debounce.timeout.connect(lambda: self.train(after_edit=True))
         session.annotationsChanged.connect(self._edited)
         session.sentenceChanged.connect(self._refresh_hints)
+        session.reviewChanged.connect(self._review_changed)
+        session.tokensChanged.connect(self._tokens_changed)
+        # Sentences split or merged since the current run took its sentences, and when: the
+        # model's guidance for them names other tokens (possibly as many), so it is not shown.
+        self._retokenized: dict[int, float] = {}
+        self._inputs_at = 0.0
         self.editor = None
         self.list_panel = None
         #: The project's word representations (a RepresentationsController), set by the window.
@@ -230,6 +237,8 @@ class ModelLoop(QObject):
             self.waiting.emit("Reading the project's sentences; training starts once they are in…")
             return True
         ids, sentences = self.session.training_sentences()
+        self._inputs_at = time.perf_counter()
+        sentences = for_training(ids, sentences, self.session.skipped)  # skipped: unlabeled text
         reps = self.representations.for_training() if self.representations is not None else None
         inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds,
                                 features=self._features(reps, sentences), representations=reps)
@@ -312,13 +321,31 @@ class ModelLoop(QObject):
 
     def _use(self, result: TrainingResult, unstored: bool) -> None:
         self.result = result
+        # only the current run's results get here: what was retokenized before it read is in them
+        self._retokenized = {sid: at for sid, at in self._retokenized.items() if at >= self._inputs_at}
         if unstored:
             self._unstored = result
-        self.session.queue = queue(result.scores, result.status)
+        self._requeue()
         if self.list_panel is not None and self.list_panel.model.set_scores(result.scores):
             self.list_panel.show_sentence(self.session.current_id)
         self._refresh_hints()
         self.modelChanged.emit(result)
+
+    def _requeue(self) -> None:
+        """The session's queue from the model in use, without the skipped sentences."""
+        if self.result is not None:
+            self.session.queue = queue(self.result.scores, self.session.queueable(self.result.status))
+
+    def _review_changed(self, sid: int) -> None:
+        """A skipped sentence leaves the queue at once; an un-skipped one takes its place in it again."""
+        if sid in self.session.skipped:
+            self.session.queue = [s for s in self.session.queue if s != sid]
+        elif (self.result is not None and self.result.status.get(sid, "full") != "full"
+              and sid not in self.session.queue):
+            self._requeue()
+
+    def _tokens_changed(self, sid: int, _focus: int) -> None:
+        self._retokenized[sid] = time.perf_counter()
 
     def _store(self, result: TrainingResult) -> None:
         project = self.session.project
@@ -373,6 +400,7 @@ class ModelLoop(QObject):
         if self.result is None or self.result.tagger is not tagger:
             return
         ids, sentences = self.session.training_sentences()
+        self._inputs_at = time.perf_counter()
         task = self.runner.start(run_guidance, TrainingInputs(ids, sentences, self.session.project.labels), tagger)
         self._connect(task, store=False)
 
@@ -389,7 +417,7 @@ class ModelLoop(QObject):
     # hints
 
     def guidance(self, sid: int | None) -> SentenceGuidance | None:
-        if self.result is None or sid is None:
+        if self.result is None or sid is None or sid in self._retokenized:
             return None
         return self.result.guidance.get(sid)
 

@@ -25,6 +25,8 @@ from tagtool.errors import TagtoolError
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.representations import RepresentationsBox
 from tagtool.gui.settings_form import SettingsForm
+from tagtool.gui.training import phase_progress
+from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.learn import available_learners
 
 
@@ -64,6 +66,13 @@ def export_note(tagger) -> str:
         cost = f" (without: {100 * without['f1']:.1f} %)" if without else ""
         parts.append(f"Files to tag need the column(s) {', '.join(required)}{cost}.")
     return " ".join(parts)
+
+
+def _phase_text(report) -> str:
+    """The panel's first status line: what runs, so the learner's "epoch 19/30" below it is not misread."""
+    if report.phase == "cross-validation":
+        return f"cross-validation, {report.step} (full settings; the suggestions are already updated)"
+    return report.step
 
 
 class ModelPanel(QWidget):
@@ -109,6 +118,7 @@ class ModelPanel(QWidget):
             "fastest).\nIt estimates the F1 on new text: each fold holds out a contiguous block of sentences, "
             "trains on the others only (features refitted) with the full settings, and the ± is the bootstrap "
             "standard error over the held-out sentences.")
+        guard_wheel(self.learner, self.retrain, self.folds)  # the panel scrolls: no wheel edits unfocused
         self.train_button = QPushButton("Train now", self)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setEnabled(False)
@@ -167,6 +177,7 @@ class ModelPanel(QWidget):
         loop.finished.connect(self._finished)
         loop.failed.connect(self._failed)
         loop.cancelled.connect(self._cancelled)
+        self._phase = "training"
         self._elapsed = QTimer(self, interval=250)
         self._elapsed.timeout.connect(self._tick)
         self.select_learner(loop.learner_name, loop.params)
@@ -207,6 +218,7 @@ class ModelPanel(QWidget):
     # run feedback
 
     def _started(self, name: str) -> None:
+        self._phase = "quick retrain" if self.loop.run_overrides else "training"
         self.bar.setValue(0)
         self.cancel_button.setEnabled(True)
         self.status.setText(f"Training {name}{self._budget()}…")
@@ -223,16 +235,26 @@ class ModelPanel(QWidget):
 
     def _tick(self) -> None:
         if self.loop.busy:
-            seconds = time.perf_counter() - self.loop.run_started
-            # The run's share done (its steps weighted by cost: tagtool.gui.training.RunPlan) and the time so far.
-            self.bar.setFormat(f"%p % · {seconds:.0f} s")
-            self.bar.setTextVisible(True)
+            self._bar_text()
+
+    def _bar_text(self) -> None:
+        seconds = time.perf_counter() - self.loop.run_started
+        # The running phase and its own share done (the folds of a cross-validation together), and the time.
+        self.bar.setFormat(f"{self._phase.capitalize()} %p % · {seconds:.0f} s")
+        self.bar.setTextVisible(True)
 
     def _progress(self, fraction: float, message: str) -> None:
-        self.bar.setValue(int(1000 * fraction))
         seconds = time.perf_counter() - self.loop.run_started
-        # The message names the step ("step 3 of 5, cross-validation fold 1 of 3: …").
-        self.status.setText(f"{self.loop.learner_name}, {message} ({seconds:.1f} s)")
+        report = phase_progress(message)
+        if report is None:
+            self.bar.setValue(int(1000 * fraction))
+            self.status.setText(f"{self.loop.learner_name}, {message} ({seconds:.1f} s)")
+            return
+        self._phase = report.phase
+        self.bar.setValue(int(1000 * report.fraction))
+        self._bar_text()
+        self.status.setText(f"{self.loop.learner_name} — {_phase_text(report)}"
+                            + (f"\n{report.detail}" if report.detail else "") + f" ({seconds:.1f} s)")
 
     def _idle(self, text: str) -> None:
         self._elapsed.stop()

@@ -34,7 +34,7 @@ from tagtool.core.labels import LabelSet, complete_scheme, suspicious_labels
 from tagtool.errors import TagtoolError
 from tagtool.store.formats import FORMATS, read_corpus
 from tagtool.store.project import SUFFIX, Project
-from tagtool.gui.file_fields import CORPUS_FILTER, with_browse
+from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
 from tagtool.gui.span_import import SpanOptionsForm, warnings_box
 
@@ -80,6 +80,37 @@ def inferred_labels(
     return complete_scheme(read_corpus(corpus_path, format, **(reader_options or {})).labels)
 
 
+def corpus_path_problem(text: str) -> str:
+    """What is wrong with the path typed in the corpus field, for the line under it ("" when nothing).
+
+    Checked as the user types, so a path on its way (``/``, ``~/da``) gets a
+    hint, never an exception.
+    """
+    text = text.strip()
+    if not text:
+        return ""
+    path = Path(text).expanduser()
+    try:
+        if path.is_dir():
+            return f"{text} is a folder: type the corpus file's name after it, or use Browse…"
+        if not path.is_file():
+            return f"No file {text} (yet): keep typing, or use Browse…"
+    except (OSError, ValueError) as e:  # e.g. a NUL character or a name too long for the system
+        return f"Not a usable path: {e}"
+    return ""
+
+
+def suggested_project_path(text: str) -> Path | None:
+    """The project file beside the corpus file ``text`` (its name with :data:`SUFFIX`), None without a file name."""
+    path = Path(text.strip())
+    if not text.strip() or path.name in ("", ".", ".."):
+        return None  # "/" or "~/data/": no name yet
+    try:
+        return path.with_suffix(SUFFIX)
+    except ValueError:  # a name with_suffix refuses
+        return None
+
+
 def describe_inferred(added: list[str], labels: LabelSet) -> str:
     """The note shown under the label set filled in from a file."""
     parts = ["From the file; edit before creating if needed."]
@@ -92,8 +123,9 @@ def describe_inferred(added: list[str], labels: LabelSet) -> str:
 
 
 class NewProjectDialog(QDialog):
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, folders: Folders | None = None):
         super().__init__(parent)
+        self.folders = folders or Folders()
         self.setWindowTitle("New project")
         self.corpus = QLineEdit(self)
         self.project = QLineEdit(self)
@@ -108,9 +140,13 @@ class NewProjectDialog(QDialog):
         self.labels.setPlaceholderText("empty: the file's labels; or e.g. O B-PER I-PER")
         self.labels_note = QLabel(self)
         self.labels_note.setWordWrap(True)
+        self.corpus_note = QLabel(self)
+        self.corpus_note.setWordWrap(True)
         self._filled = ""  # the label text last filled in from a file
         form = self.form = QFormLayout(self)
         form.addRow("Corpus file", with_browse(self, self.corpus, self._browse_corpus))
+        form.addRow("", self.corpus_note)
+        form.setRowVisible(self.corpus_note, False)  # shown while the typed path is not a file
         form.addRow("Format", self.format)
         form.addRow("Label field", self.label_field)
         self.span_options = SpanOptionsForm(self, form)
@@ -137,8 +173,9 @@ class NewProjectDialog(QDialog):
         show_row(self.form, self.label_field, is_conllu(self.corpus.text(), self.format.currentData()))
 
     def _browse_corpus(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Corpus file", "", CORPUS_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Corpus file", self.folders.start("import"), CORPUS_FILTER)
         if path:
+            self.folders.remember("import", path)
             self.corpus.setText(path)
             self.fill_labels(automatic=True)
 
@@ -173,8 +210,8 @@ class NewProjectDialog(QDialog):
         self._note(describe_inferred(added, labels))
 
     def _browse_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Project file", self.project.text(),
-                                              f"tagtool projects (*{SUFFIX})")
+        start = self.project.text() or self.folders.start("project")
+        path, _ = QFileDialog.getSaveFileName(self, "Project file", start, f"tagtool projects (*{SUFFIX})")
         if path:
             self.project.setText(path if path.endswith(SUFFIX) else path + SUFFIX)
 
@@ -182,8 +219,12 @@ class NewProjectDialog(QDialog):
         self.span_options.set_file(Path(text.strip()) if text.strip() else None)
 
     def _suggest_project(self, text: str) -> None:
-        if text.strip():
-            self.project.setText(str(Path(text.strip()).with_suffix(SUFFIX)))
+        problem = corpus_path_problem(text)
+        self.corpus_note.setText(problem)
+        self.form.setRowVisible(self.corpus_note, bool(problem))
+        suggestion = suggested_project_path(text)
+        if suggestion is not None:
+            self.project.setText(str(suggestion))
 
     def accept(self) -> None:
         warnings: list[str] = []

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QProg
 
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import ProjectError
+from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.gui.worker import TaskRunner
 from tagtool.represent import MIN_AUTO_TEXT_TOKENS, learn_representations, wanted_by_default
 from tagtool.store.representations import store_in_file
@@ -194,20 +195,14 @@ class RepresentationsController(QObject):
         self.changed.emit()
 
 
-class _NoWheelComboBox(QComboBox):
-    """A combo box the mouse wheel does not change: scrolling the panel over it must not change a setting."""
-
-    def wheelEvent(self, event) -> None:  # noqa: N802 — Qt's name
-        event.ignore()
-
-
 class RepresentationsBox(QWidget):
     """The model panel's line on word representations: status, mode, progress, Cancel."""
 
     def __init__(self, controller: RepresentationsController, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
-        self.mode = _NoWheelComboBox(self)
+        self.mode = QComboBox(self)
+        guard_wheel(self.mode)  # in the scrolled model panel: the wheel scrolls it unless the box has focus
         self.mode.setObjectName("representations_mode")
         for mode, text in (("auto", "auto (when the text is large enough)"), ("on", "on"), ("off", "off")):
             self.mode.addItem(text, mode)
@@ -250,14 +245,20 @@ class RepresentationsBox(QWidget):
         self.status.setText(self.controller.status_text())
 
 
-def ask_add_text(controller: RepresentationsController, parent: QWidget) -> str:
-    """File ▸ Add text…: plain text files into the project, for the word representations; a status line."""
+def ask_add_text(controller: RepresentationsController, parent: QWidget, folders=None) -> str:
+    """File ▸ Add text…: plain text files into the project, for the word representations; a status line.
+
+    ``folders`` (:class:`~tagtool.gui.file_fields.Folders`) says where the dialog starts.
+    """
     from tagtool.represent import read_text_file
 
-    paths, _ = QFileDialog.getOpenFileNames(parent, "Add text for word representations", "",
+    start = folders.start("import") if folders is not None else ""
+    paths, _ = QFileDialog.getOpenFileNames(parent, "Add text for word representations", start,
                                             "Text files (*.txt);;All files (*)")
     if not paths:
         return ""
+    if folders is not None:
+        folders.remember("import", paths[0])
     # Every file is read before the project changes: a bad byte leaves it as it was.
     texts = [(path, read_text_file(path)) for path in paths]
     tokens = 0

@@ -15,6 +15,13 @@ order), so selecting a sentence far down a filtered list needs no query.  After 
 filtered list until the filter or search changes, so rows do not vanish
 under the annotator's cursor).
 
+Flagged and skipped sentences (:mod:`tagtool.store.review`) carry a mark in
+the Status column (a red ⚑ before the status, "↷ skipped" for the status)
+with the comment in its tooltip;
+the filter box offers each.  The session's review dictionary holds only
+those sentences, so marking a row costs a dictionary lookup.  A split or
+merge re-reads the sentence's row (its length and preview changed).
+
 A text search in a project of :data:`BACKGROUND_SEARCH_MIN` sentences or
 more runs in a worker thread (:class:`~tagtool.store.id_query.SentenceIdQuery`,
 a read-only connection of its own): the trigram index answers a rare word
@@ -45,9 +52,10 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -79,10 +87,17 @@ STATUS_FILTERS = {
     "Fully labeled": "full",
     "Partially labeled": "partial",
     "Unlabeled": "none",
+    "Flagged for review": "flagged",
+    "Skipped": "skipped",
 }
 STATUS_COLORS = {"full": "#2e9d4f", "partial": "#e0a526", "none": "#9a9a9a"}
 STATUS_TEXT = {"full": "● full", "partial": "◐ partial", "none": "○ none"}
-_ROLES = frozenset({Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole})
+FLAG_MARK, SKIPPED_TEXT = "⚑ ", "↷ skipped"
+FLAG_COLOR, SKIPPED_COLOR = "#d62728", "#8a8a8a"
+#: The widest Status text (sizes the column, with its flag icon's place).
+WIDEST_STATUS = max([*STATUS_TEXT.values(), SKIPPED_TEXT], key=len)
+_ROLES = frozenset({Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole,
+                    Qt.DecorationRole})
 _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 
 
@@ -105,6 +120,7 @@ class SentenceListModel(QAbstractTableModel):
         self._ids: Sequence[int] = ()
         self._rows: dict[int, int] | None = None  # id -> row, built when first asked
         self._pages: OrderedDict[int, list[SentenceSummary]] = OrderedDict()
+        self._flag_icons: tuple[QPixmap, QPixmap] | None = None
         # Every change of filter, search or order is a new generation; a
         # background answer of an older one is dropped.
         self._generation, self._pending = 0, False
@@ -113,6 +129,8 @@ class SentenceListModel(QAbstractTableModel):
         self._searchFailed.connect(self._search_failed, Qt.QueuedConnection)
         self._set_ids(self._read_ids())
         session.annotationsChanged.connect(self._annotations_changed)
+        session.reviewChanged.connect(self._row_changed)
+        session.tokensChanged.connect(self._tokens_changed)
 
     # ------------------------------------------------------------------
     # filters and order
@@ -296,6 +314,54 @@ class SentenceListModel(QAbstractTableModel):
                                    n_partial=sum(len(a) > 1 for a in anns))
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
+    def _row_changed(self, sentence_id: int) -> None:
+        """A flag or skip changed: repaint the row (it stays in a filtered list until the filter changes)."""
+        row = self.row_of(sentence_id)
+        if row is not None:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def _tokens_changed(self, sentence_id: int, _focus: int) -> None:
+        """A split or merge: the row's length and preview changed, read it again."""
+        row = self.row_of(sentence_id)
+        rows = None if row is None else self._pages.get(row // PAGE)
+        if rows is not None:
+            rows[row - (row // PAGE) * PAGE] = self.session.project.sentence_summaries_by_id([sentence_id])[0]
+        self._row_changed(sentence_id)
+
+    def status_text(self, summary: SentenceSummary) -> str:
+        return SKIPPED_TEXT if self.session.review(summary.id).skipped else STATUS_TEXT[summary.status]
+
+    def status_color(self, summary: SentenceSummary) -> QColor:
+        return QColor(SKIPPED_COLOR if self.session.review(summary.id).skipped else STATUS_COLORS[summary.status])
+
+    def flag_icon(self, flagged: bool) -> QPixmap:
+        """A red flag before a flagged row's status (the status keeps its colour); blank space on the others."""
+        if self._flag_icons is None:
+            font = QApplication.font()
+            size = QFontMetrics(font).height()
+            icons = []
+            for mark in ("", FLAG_MARK.strip()):
+                pixmap = QPixmap(size, size)
+                pixmap.fill(Qt.transparent)
+                painter = QPainter(pixmap)
+                painter.setFont(font)
+                painter.setPen(QColor(FLAG_COLOR))
+                painter.drawText(pixmap.rect(), Qt.AlignCenter, mark)
+                painter.end()
+                icons.append(pixmap)
+            self._flag_icons = tuple(icons)
+        return self._flag_icons[flagged]
+
+    def tooltip(self, summary: SentenceSummary) -> str:
+        text = (f"{summary.document}, sentence {summary.position + 1}: "
+                f"{summary.n_full} full, {summary.n_partial} partial of {summary.n_tokens} tokens")
+        review = self.session.review(summary.id)
+        if review.flagged:
+            text += "\nFlagged for review" + (f": {review.comment}" if review.comment else "")
+        if review.skipped:
+            text += "\nSkipped: left out of the queue and of training"
+        return text
+
     # ------------------------------------------------------------------
     # QAbstractTableModel
 
@@ -321,10 +387,13 @@ class SentenceListModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.TextAlignmentRole:
             return _RIGHT if column in (0, 2, 3) else None
-        if role == Qt.ForegroundRole and column != 1:
+        if role in (Qt.ForegroundRole, Qt.DecorationRole) and column != 1:
             return None
         if role == Qt.UserRole:  # the id needs no row read
             return self._ids[index.row()] if index.row() < len(self._ids) else None
+        if role == Qt.DecorationRole:  # the flag needs no row read either
+            sid = self._ids[index.row()] if index.row() < len(self._ids) else None
+            return self.flag_icon(self.session.review(sid).flagged)
         summary = self.summary(index.row())
         if summary is None:
             return None
@@ -332,16 +401,15 @@ class SentenceListModel(QAbstractTableModel):
             score = None if summary.status == "full" else self.scores.get(summary.id)
             return (
                 self.session.index_of(summary.id) + 1,
-                STATUS_TEXT[summary.status],
+                self.status_text(summary),
                 summary.n_tokens,
                 None if score is None else f"{score:.2f}",
                 summary.preview,
             )[column]
         if role == Qt.ForegroundRole and column == 1:
-            return QColor(STATUS_COLORS[summary.status])
+            return self.status_color(summary)
         if role == Qt.ToolTipRole:
-            return (f"{summary.document}, sentence {summary.position + 1}: "
-                    f"{summary.n_full} full, {summary.n_partial} partial of {summary.n_tokens} tokens")
+            return self.tooltip(summary)
         return None
 
 
@@ -374,10 +442,11 @@ class SentenceListPanel(QWidget):
         # asks the model for every role of every visible cell again on each
         # change (a new model's Info column, an edit), ~30 ms on the GUI thread.
         metrics, pad = self.table.fontMetrics(), 18
-        samples = (str(max(session.n_sentences, 10)), max(STATUS_TEXT.values(), key=len), "Len 99", "Info 0.00")
+        samples = (str(max(session.n_sentences, 10)), WIDEST_STATUS, "Len 99", "Info 0.00")
         for column, sample in enumerate(samples):
             header.setSectionResizeMode(column, QHeaderView.Interactive)
-            header.resizeSection(column, metrics.horizontalAdvance(sample) + pad)
+            icon = metrics.height() + 4 if column == 1 else 0  # the flag's place (SentenceListModel.flag_icon)
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + pad + icon)
         header.setStretchLastSection(True)
         header.setSortIndicatorShown(True)
         header.setSortIndicator(0, Qt.AscendingOrder)

@@ -8,9 +8,10 @@ previous or next annotations back through the project, so the file always
 holds what the screen shows.
 
 The session also keeps every sentence in memory once a training run asked
-for them (:meth:`Session.training_sentences`): tokens never change in a
-project, so each edit only replaces the edited sentence's annotations and
-starting a run costs a tuple copy, not a read of the whole project.  A big
+for them (:meth:`Session.training_sentences`): each edit only replaces the
+edited sentence's annotations (a split or merge of tokens, the whole
+sentence), and starting a run costs a tuple copy, not a read of the whole
+project.  A big
 project (:data:`BACKGROUND_READ_MIN` sentences or more) is read into that
 cache by a worker thread on a read-only connection of its own
 (:meth:`Session.read_sentences`, started when the window opens it), so
@@ -18,6 +19,18 @@ opening never waits for it; what needs the sentences before they are in
 (a training run) waits with :meth:`Session.defer_until_sentences_ready`.
 Edits made while the worker reads are re-read from the project when its
 copy arrives, so the cache never misses one.
+
+Every edit, undo and redo is also an *action* of the project's action log
+(:mod:`tagtool.store.actions`), timed by :attr:`Session.clock` and written in
+the edit's own transaction; leaving a sentence one worked on with tokens
+still unlabeled logs a ``skip`` action (its own transaction: it changes no
+annotation).  An undo or redo is logged with ``ref`` naming the action it
+reverses.
+
+Review flags and skips (:attr:`Session.reviews`) and split or merged tokens
+are edits too: saved at once and undone through the same stack
+(:mod:`tagtool.gui.sentence_edits`).  A split or merge is the one edit that
+changes a sentence's tokens: the session replaces its cached copy whole.
 """
 
 from __future__ import annotations
@@ -30,13 +43,16 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from tagtool.annotation_costs import ActionClock, action_tokens, infer_kind
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
+from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.sentence_reader import Pacer, SnapshotRead
 from tagtool.gui.style import LabelStyle
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.project import Project
+from tagtool.store.review import Review
 
 log = logging.getLogger(__name__)
 
@@ -57,29 +73,34 @@ class EditCommand(QUndoCommand):
     step stays on the stack, so Undo or Redo can be tried again.
     """
 
-    def __init__(self, session: Session, sentence_id: int, before: dict, after: dict, text: str):
+    def __init__(self, session: Session, sentence_id: int, before: dict, after: dict, text: str,
+                 action_id: int | None = None):
         super().__init__(text)
         self.session, self.sentence_id = session, sentence_id
         self.before, self.after = before, after
+        self.action_id = action_id  # the logged action an undo or redo names
         self._skip = True  # Session.edit wrote ``after`` before pushing
 
     def redo(self) -> None:
-        self._apply(self.after, step_back=self.session.undo_stack.undo)
+        self._apply(self.after, step_back=self.session.undo_stack.undo, kind="redo")
 
     def undo(self) -> None:
-        self._apply(self.before, step_back=self.session.undo_stack.redo)
+        self._apply(self.before, step_back=self.session.undo_stack.redo, kind="undo")
 
-    def _apply(self, changes: dict, step_back) -> None:
+    def _apply(self, changes: dict, step_back, kind: str) -> None:
         if self._skip:
             self._skip = False
             return
-        if not self.session._write_reporting(self.sentence_id, changes):
+        logged = kind if self.action_id is not None else None
+        if not self.session._write_reporting(self.sentence_id, changes, logged, self.action_id):
             self._skip = True
             QTimer.singleShot(0, self.session, step_back)
 
 
-class Session(QObject):
+class Session(SentenceEdits, QObject):
     """An open project being labeled.
+
+    Flags, skips, split and merged tokens: :class:`~tagtool.gui.sentence_edits.SentenceEdits`.
 
     Signals
     -------
@@ -101,6 +122,20 @@ class Session(QObject):
         An edit, undo or redo was not saved (the project refused it: a
         read-only file, a full disk); the message says why. The screen
         still shows what the file holds.
+    actionLogged(str)
+        An action was written to the project's action log (its kind).
+    reviewChanged(int)
+        A sentence was flagged, unflagged, skipped or un-skipped (its id).
+    tokensChanged(int, int)
+        A sentence's tokens were split or merged (its id, the token to
+        focus); ``annotationsChanged(id, {})`` follows.
+
+    Attributes
+    ----------
+    clock : ActionClock
+        Times the actions (replace its ``now`` to drive it in tests).
+    annotator : str
+        Recorded with every edit and action.
     """
 
     sentenceChanged = Signal(int)
@@ -109,6 +144,9 @@ class Session(QObject):
     labelsChanged = Signal()
     sentencesReady = Signal()
     saveFailed = Signal(str)
+    reviewChanged = Signal(int)
+    tokensChanged = Signal(int, int)
+    actionLogged = Signal(str)
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
@@ -126,7 +164,13 @@ class Session(QObject):
         self._reader: TaskRunner | None = None
         self._read: SnapshotRead | None = None  # the background read in progress
         self._edited_during_read: set[int] = set()
+        self._retokenized_during_read: set[int] = set()
+        #: ``{sentence id: Review}`` of the flagged and skipped sentences (a few rows, read once).
+        self.reviews: dict[int, Review] = project.reviews()
         self._ready_actions: dict[str, Callable[[], None]] = {}
+        self.annotator = "user"
+        self.clock = ActionClock()
+        self._acted_here = False  # an action in the current sentence since it was shown
         self.annotationsChanged.connect(self._note_edit)
         if self._order:
             self.go_to(self._order[0])
@@ -151,6 +195,7 @@ class Session(QObject):
         """Make ``sentence_id`` the current sentence."""
         if sentence_id == self.current_id and self.sentence is not None:
             return
+        self._leave_current()
         self.sentence = self.project.sentence(sentence_id)
         self.annotations = self.sentence.annotations
         self.current_id = sentence_id
@@ -167,20 +212,23 @@ class Session(QObject):
         return True
 
     def next_unfinished(self) -> bool:
-        """Go to the most informative sentence that is not fully labeled.
+        """Go to the most informative sentence that is not fully labeled and not skipped.
 
         With a model's :attr:`queue` (:func:`tagtool.guidance.queue`), its
         first sentence other than the current one that is still not fully
         labeled; without, the next one in document order, wrapping around.
-        False when all are labeled.
+        Skipped sentences are passed over (also those skipped since the
+        queue was made). False when all are labeled or skipped.
         """
         if self.current_id is None:
             return False
+        skipped = self.skipped
         for sid in self.queue:
-            if sid != self.current_id and annotation_status(self.project.annotations(sid)) != "full":
+            if (sid != self.current_id and sid not in skipped
+                    and annotation_status(self.project.annotations(sid)) != "full"):
                 self.go_to(sid)
                 return True
-        target = self.project.next_sentence(self.current_id, status="incomplete")
+        target = self.project.next_sentence(self.current_id, status="open")
         if target is None:
             return False
         self.go_to(target)
@@ -189,9 +237,12 @@ class Session(QObject):
     # ------------------------------------------------------------------
     # edits
 
-    def edit(self, changes: Mapping[int, frozenset], text: str) -> bool:
-        """Apply changes to the current sentence: saved now, one undo step.
+    def edit(self, changes: Mapping[int, frozenset], text: str, kind: str | None = None) -> bool:
+        """Apply changes to the current sentence: saved now, one undo step, one logged action.
 
+        ``kind`` is the action's kind in the log (:mod:`tagtool.store.actions`):
+        the editor names ``candidate`` (a toggle) and ``accept`` (Enter,
+        Space); otherwise it follows from the result (:func:`infer_kind`).
         Returns False (and changes nothing) when no token would change.
         Raises :class:`~tagtool.errors.TagtoolError` when the project refuses
         (read-only file, disk full); nothing is then changed.
@@ -206,14 +257,14 @@ class Session(QObject):
             return False
         before = {t: before[t] for t in after}
         try:
-            self._write(self.current_id, after)
+            action_id = self._write(self.current_id, after, kind or infer_kind(after))
         except TagtoolError as e:
             if self.project.labels != labels:
                 self.refuse_stale_label(e)
             else:
                 self.saveFailed.emit(self._not_saved(e))
             raise
-        self.undo_stack.push(EditCommand(self, self.current_id, before, after, text))
+        self.undo_stack.push(EditCommand(self, self.current_id, before, after, text, action_id))
         return True
 
     def refuse_stale_label(self, error: Exception) -> None:
@@ -228,10 +279,11 @@ class Session(QObject):
             "the current labels are shown now and nothing was saved."
         )
 
-    def _write_reporting(self, sentence_id: int, changes: Mapping[int, frozenset]) -> bool:
+    def _write_reporting(self, sentence_id: int, changes: Mapping[int, frozenset],
+                         kind: str | None = None, ref: int | None = None) -> bool:
         """:meth:`_write`, with a refusal reported by ``saveFailed``; False then."""
         try:
-            self._write(sentence_id, changes)
+            self._write(sentence_id, changes, kind, ref)
         except TagtoolError as e:
             log.warning("undo/redo not saved: %s", e)
             self.saveFailed.emit(self._not_saved(e))
@@ -250,19 +302,54 @@ class Session(QObject):
         return (f"{error}\n\nThe annotations were left as they are in the file. "
                 "Try again once the file can be written (free some disk space, or make it writable).")
 
-    def _write(self, sentence_id: int, changes: Mapping[int, frozenset]) -> None:
+    def _write(self, sentence_id: int, changes: Mapping[int, frozenset],
+               kind: str | None = None, ref: int | None = None) -> int | None:
+        """Write ``changes`` (and, with ``kind``, their action in the same transaction); the action's id."""
         before = self._annotations_of(sentence_id)
-        self.project.set_annotations(sentence_id, dict(changes))
+        if sentence_id != self.current_id:
+            self._leave_current()  # before the undo's action, so the skip is charged its own time
+        action_id = None
+        if kind is None:
+            self.project.set_annotations(sentence_id, dict(changes), self.annotator)
+        else:
+            action = self.clock.action(kind, action_tokens(kind, changes), ref)
+            action_id = self.project.apply_action(sentence_id, dict(changes), action, self.annotator)
+            self.clock.advance(action)
         if sentence_id != self.current_id:
             self.go_to(sentence_id)  # undo shows the sentence it changes
         else:
             self.annotations = _changed(self.annotations, changes)
+        self._acted_here = True
         if self._sentences is not None:
             i = self._position[sentence_id]
             sentence = self._sentences[i]
             self._sentences[i] = replace(sentence, annotations=_changed(sentence.annotations, changes))
         self.annotationsReplaced.emit(sentence_id, {t: before[t] for t in changes}, dict(changes))
         self.annotationsChanged.emit(sentence_id, dict(changes))
+        if kind is not None:
+            self.actionLogged.emit(kind)
+        return action_id
+
+    def _leave_current(self) -> None:
+        """Log the current sentence's still unlabeled tokens as skipped, if one worked on it.
+
+        A refusal (a read-only file, a full disk) is only logged: leaving a
+        sentence must not fail, and the edits themselves were saved.
+        """
+        if not self._acted_here or self.current_id is None:
+            return
+        self._acted_here = False
+        unlabeled = sum(1 for a in self.annotations if not a)
+        if not unlabeled:
+            return
+        action = self.clock.action("skip", unlabeled)
+        try:
+            self.project.log_action(action, self.current_id, self.annotator)
+        except TagtoolError as e:
+            log.warning("the skipped tokens of sentence %s were not logged: %s", self.current_id, e)
+            return
+        self.clock.advance(action)
+        self.actionLogged.emit("skip")
 
     def _annotations_of(self, sentence_id: int) -> tuple[frozenset, ...]:
         if sentence_id == self.current_id:
@@ -315,6 +402,7 @@ class Session(QObject):
             self._reader = TaskRunner(self)
         read = self._read = SnapshotRead(self.project.path, Pacer(self))
         self._edited_during_read = set()
+        self._retokenized_during_read = set()
         task = self._reader.start(read)
         task.signals.returned.connect(lambda _result, r=read: self._install(r))
         task.signals.errored.connect(lambda message, _tb, r=read: self._read_failed(r, message))
@@ -362,7 +450,10 @@ class Session(QObject):
             return
         for sid in self._edited_during_read:
             i = self._position[sid]
-            sentences[i] = replace(sentences[i], annotations=self._annotations_of(sid))
+            if sid in self._retokenized_during_read:  # its tokens changed too: read it whole
+                sentences[i] = self.project.sentence(sid)
+            else:
+                sentences[i] = replace(sentences[i], annotations=self._annotations_of(sid))
         self._sentences = sentences
         self._run_ready_actions()
         self.sentencesReady.emit()
@@ -399,6 +490,7 @@ class Session(QObject):
         if self._read is not None:  # it may predate the change: read again
             self._read.pacer.free()
         self._sentences = self._read = None
+        self.reviews = self.project.reviews()
         if wanted:
             self.read_sentences()
         if self.current_id is not None:

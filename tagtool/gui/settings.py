@@ -1,4 +1,4 @@
-"""Per-user GUI settings (QSettings): recent projects and the theme."""
+"""Per-user GUI settings (QSettings): recent projects, the theme, the folders file dialogs last used."""
 
 from __future__ import annotations
 
@@ -40,4 +40,13 @@ class GuiSettings:
     @theme.setter
     def theme(self, value: str) -> None:
         self.qsettings.setValue("theme", value)
+        self.qsettings.sync()
+
+    def folder(self, kind: str) -> Path | None:
+        """The folder a file dialog of ``kind`` (``"export"``, ``"import"``, …) last used, if it still exists."""
+        value = self.qsettings.value(f"folders/{kind}")
+        return Path(value) if value and Path(value).is_dir() else None
+
+    def set_folder(self, kind: str, folder: Path) -> None:
+        self.qsettings.setValue(f"folders/{kind}", str(folder))
         self.qsettings.sync()

@@ -4,7 +4,8 @@ The widget of a parameter follows its default: a check box for a bool, a
 spin box for an int, a line edit for a float or a free string, a combo box
 when the class docstring lists the choices numpydoc-style
 (``loss : {"hamming", "zero-one"}``).  The docstring's description becomes
-the tooltip.
+the tooltip. The form sits in a scrolled panel: the mouse wheel changes a
+combo or spin box only once it has the focus (:mod:`.wheel_guard`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLineEdit, QSpinBox, QWidget
 
 from tagtool.errors import TagtoolError
+from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.pipeline import parse_value
 
 _HEADER = re.compile(r"^    ([A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:\s*(.*)$")
@@ -117,6 +119,8 @@ class SettingsForm(QWidget):
         else:
             w = QLineEdit("none" if value is None else repr(value) if isinstance(value, float) else str(value), self)
             w.editingFinished.connect(self.changed)
+        if isinstance(w, (QComboBox, QSpinBox)):
+            guard_wheel(w)
         return w
 
     def values(self) -> dict:

@@ -1,9 +1,12 @@
-"""The statistics panel: annotation progress (now and over time), label
-distribution and the learning curve, drawn with QPainter (no plotting library).
+"""The statistics panel: annotation progress (now and over time), annotation
+speed by action kind, label distribution and the learning curve.
 
-The label distribution is counted once by SQL (:meth:`Project.label_counts`)
-and then kept up to date from each edit's old and new annotations
-(``Session.annotationsReplaced``), so a refresh never reads the corpus.
+Progress, speed and labels are drawn with QPainter; the learning curve with
+pyqtgraph (:mod:`tagtool.gui.learning_plot`).  The label distribution is
+counted once by SQL (:meth:`Project.label_counts`) and then kept up to date
+from each edit's old and new annotations (``Session.annotationsReplaced``),
+so a refresh never reads the corpus.  The action log is read once and then
+only its new rows (:meth:`Project.actions` with ``after_id``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from tagtool.gui import stats
+from tagtool.gui.learning_plot import LearningCurvePlots
 from tagtool.gui.sentence_list import STATUS_COLORS
+from tagtool.store.actions import IDLE_SECONDS
+
+#: Bar colours of the action kinds (the sentence list's status colours where they match).
+KIND_COLORS = {"full label": STATUS_COLORS["full"], "candidate set": STATUS_COLORS["partial"],
+               "accepted suggestion": "#3b82c4", "skipped token": STATUS_COLORS["none"],
+               "cleared": "#b05a5a", "undo": "#8a6fb0", "redo": "#8a6fb0"}
 
 
 @dataclass
@@ -163,16 +173,21 @@ class StatisticsPanel(QScrollArea):
         self.progress = LineChart("Labeled tokens over time", parent=body)
         self.progress.empty_text = "No edits made in the app yet."
         self.labels = BarChart("Label distribution (full labels · in candidate sets)", body)
-        self.curve = LineChart("Learning curve (cross-validated, per trained model)", parent=body)
-        self.curve.empty_text = "Train a model with cross-validation on."
+        self.speed = BarChart(f"Annotation speed: tokens per minute by action (gaps over {IDLE_SECONDS:g} s "
+                              f"count as {IDLE_SECONDS:g} s)", body)
+        self.speed_note = QLabel(body)
+        self.speed_note.setWordWrap(True)
+        self.curve = LearningCurvePlots(body)
         layout = QVBoxLayout(body)
-        for w in (self.summary, self.status, self.progress, self.curve, self.labels):
+        for w in (self.summary, self.status, self.progress, self.speed, self.speed_note, self.curve, self.labels):
             layout.addWidget(w)
         layout.addStretch(1)
         self.setWidget(body)
         self._timer = QTimer(self, singleShot=True, interval=800)
         self._timer.timeout.connect(self.refresh)
         self._label_counts: dict[str, list[int]] | None = None  # None: count again
+        self._actions: list = []  # the action log read so far
+        session.actionLogged.connect(lambda _kind: self.schedule())
         session.annotationsReplaced.connect(self._count_edit)
         session.annotationsChanged.connect(self._annotations_changed)
         session.labelsChanged.connect(self._recount)
@@ -250,8 +265,28 @@ class StatisticsPanel(QScrollArea):
         style = self.session.style
         dist = self.label_counts()
         self.labels.set_items([(n, f + c, style.color(n).name(), f"{f} · {c}") for n, (f, c) in dist.items()])
-        curve = stats.learning_curve(project.models())
-        self.curve.set_series(
-            [Series("token accuracy", "#1f77b4", [(i + 1, a) for i, (_, _, a, _) in enumerate(curve) if a is not None]),
-             Series("span F1", "#d62728", [(i + 1, f) for i, (_, _, _, f) in enumerate(curve) if f is not None])],
-            y_range=(0.0, 1.0), x_format=lambda x: f"model {x:.0f}")
+        actions = self.actions()
+        self._show_speed(actions)
+        self.curve.set_points(stats.learning_curve(project.models(), actions))
+
+    def actions(self) -> list:
+        """The project's action log, reading only the rows logged since the last call."""
+        last = self._actions[-1].id if self._actions else None
+        self._actions += self.session.project.actions(after_id=last)
+        return self._actions
+
+    def _show_speed(self, actions) -> None:
+        kinds = stats.speed_by_kind(actions)
+        items = []
+        for name, k in kinds:
+            per_minute = k.tokens_per_minute or 0.0
+            per_token = "" if k.seconds_per_token is None else f" · {k.seconds_per_token:.1f} s/token"
+            items.append((name, per_minute, KIND_COLORS.get(name, STATUS_COLORS["none"]),
+                          f"{per_minute:.0f}/min{per_token} · {k.tokens} in {k.seconds / 60:.1f} min"))
+        self.speed.set_items(items)
+        minutes = sum(a.active for a in actions) / 60.0
+        self.speed_note.setForegroundRole(QPalette.WindowText if actions else QPalette.PlaceholderText)
+        self.speed_note.setText(
+            f"{len(actions)} actions in {minutes:.1f} annotation minutes; undo and redo time counts toward the "
+            "action they reverse in tagtool simulate --costs-from." if actions else
+            "No annotation action logged yet: the app times each edit from now on.")

@@ -4,13 +4,19 @@
   current counts, so labels imported with the corpus (which the log does
   not hold) count from the start;
 * :func:`label_distribution` counts full labels and candidate mentions;
-* :func:`learning_curve` reads the stored models' metrics.
+* :func:`learning_curve` reads the stored models' metrics and dates them in
+  annotation minutes from the action log;
+* :func:`speed_by_kind` reads the action log (:mod:`tagtool.annotation_costs`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from tagtool.annotation_costs import KIND_NAMES, KindCost, active_minutes_at, measure
+from tagtool.store.actions import KINDS
 
 
 def progress_over_time(entries: Sequence, full_now: int, partial_now: int) -> list[tuple[float, int, int]]:
@@ -46,10 +52,40 @@ def label_distribution(sentences: Iterable, labels: Sequence[str]) -> dict[str, 
     return {name: (full[name], candidate[name]) for name in labels}
 
 
-def learning_curve(records: Sequence) -> list[tuple[float, int, float | None, float | None]]:
-    """``[(created, labeled tokens, CV accuracy, CV F1), ...]`` of stored models, oldest first."""
-    out = []
-    for r in records:
-        m = r.metrics or {}
-        out.append((r.created, int(m.get("labeled_tokens", 0)), m.get("token_accuracy"), m.get("f1")))
-    return out
+class CurvePoint(NamedTuple):
+    """One cross-validated model on the learning curve.
+
+    ``labeled_tokens`` are the tokens with a full label it was trained on;
+    ``minutes`` the annotation minutes the action log holds up to its
+    training (idle time over the threshold not counted).
+    """
+
+    model_id: int
+    learner: str
+    created: float
+    labeled_tokens: int
+    f1: float
+    token_accuracy: float | None
+    minutes: float
+
+
+def learning_curve(records: Sequence, actions: Sequence = ()) -> list[CurvePoint]:
+    """The stored models with a cross-validated F1, oldest first (models trained without CV are left out)."""
+    chosen = [r for r in records if (r.metrics or {}).get("f1") is not None]
+    minutes = active_minutes_at(actions, [r.created for r in chosen])
+    return [CurvePoint(r.id, r.learner, r.created, int(r.metrics.get("labeled_tokens", 0)), float(r.metrics["f1"]),
+                       r.metrics.get("token_accuracy"), m) for r, m in zip(chosen, minutes)]
+
+
+def by_learner(points: Sequence[CurvePoint]) -> dict[str, list[CurvePoint]]:
+    """The curve split into one series per learner, in order of first appearance."""
+    series: dict[str, list[CurvePoint]] = {}
+    for p in points:
+        series.setdefault(p.learner, []).append(p)
+    return series
+
+
+def speed_by_kind(actions: Sequence) -> list[tuple[str, KindCost]]:
+    """``[(kind in words, its measured cost), ...]`` for the kinds the log holds, in :data:`KINDS` order."""
+    measured = measure(actions)
+    return [(KIND_NAMES[k], measured[k]) for k in KINDS if measured[k].actions]

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 from PySide6.QtGui import QColor, QPalette
 
+from tagtool.errors import LabelError
+from tagtool.store.colors import check_shortcut
 from tagtool.store.records import LabelInfo
 
 _FALLBACK = QColor("#cccccc")
@@ -50,6 +52,11 @@ class LabelStyle:
         self._by_name = {info.name: info for info in self.infos}
         self._colors = {info.name: QColor(info.color) for info in self.infos}
         self._text = {name: readable_text(c) for name, c in self._colors.items()}
+        # keys in their stored form ("Shift+2", "v"): a project may hold "V" typed before they were
+        self._by_key = {}
+        for info in self.infos:
+            if info.shortcut:
+                self._by_key.setdefault(_stored_key(info.shortcut), info.name)
 
     @property
     def names(self) -> list[str]:
@@ -66,10 +73,14 @@ class LabelStyle:
         return None if info is None else info.shortcut
 
     def label_for_shortcut(self, key: str) -> str | None:
-        for info in self.infos:
-            if info.shortcut == key:
-                return info.name
-        return None
+        return self._by_key.get(_stored_key(key)) if key else None
+
+
+def _stored_key(key: str) -> str:
+    try:
+        return check_shortcut(key)
+    except LabelError:  # a key read from an old or hand-edited file
+        return key
 
 
 def light_palette() -> QPalette:

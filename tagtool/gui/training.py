@@ -20,6 +20,7 @@ and no Qt (tests/gui/test_training_run.py).
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -158,6 +159,43 @@ class RunPlan:
 
     def start(self, state: RunState, index: int) -> None:
         self.reporter(state, index)(0.0)
+
+
+#: A report of :meth:`RunPlan.reporter`: "step i of n, <step name>[: <learner message>] · p %".
+_REPORT = re.compile(r"step \d+ of \d+, (?P<name>[^:·]+?)(?:: (?P<detail>.*?))? · (?P<percent>\d+) %")
+_FOLD = re.compile(r"cross-validation fold (?P<fold>\d+) of (?P<k>\d+)")
+
+
+@dataclass(frozen=True)
+class PhaseProgress:
+    """What a run is doing, for the model panel: the phase, its own share done, and the details.
+
+    A run has up to three phases, each with its own total: the fit
+    (``"training"`` or ``"quick retrain"``), ``"suggestions"``, and
+    ``"cross-validation"`` over all its folds.  The learner's pass counter
+    ("epoch 19/30") belongs to the step named in ``step``, so a
+    cross-validation after a 3-pass retrain no longer reads as the retrain
+    (issue 13).
+    """
+
+    phase: str
+    fraction: float
+    step: str
+    detail: str = ""
+
+
+def phase_progress(message: str) -> PhaseProgress | None:
+    """Read a :meth:`RunPlan.reporter` message; None for others (e.g. "done")."""
+    m = _REPORT.fullmatch(message)
+    if m is None:
+        return None
+    name, share = m["name"], int(m["percent"]) / 100
+    fold = _FOLD.fullmatch(name)
+    if fold is not None:  # the folds of one cross-validation share its bar
+        i, k = int(fold["fold"]), int(fold["k"])
+        return PhaseProgress("cross-validation", (i - 1 + share) / k, f"fold {i} of {k}", m["detail"] or "")
+    phase = next((p for p in ("quick retrain", "training") if name.startswith(p)), "suggestions")
+    return PhaseProgress(phase, share, name, m["detail"] or "")
 
 
 def _learner_passes(learner) -> tuple[str, int] | None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from tagtool.core.labels import suspicious_labels
 from tagtool.errors import TagtoolError
+from tagtool.gui.file_fields import Folders
 from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
 from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_box
@@ -39,7 +40,7 @@ def export_annotations(session: Session, path: Path, format: str | None = None) 
     Refused (:class:`~tagtool.outputs.OutputError`) when ``path`` is the project file itself.
     """
     check_not_input(path, {"project": session.project.path})
-    corpus = session.project.corpus()
+    corpus = session.project.export_corpus()  # with the review flags, for formats that keep them
     write_corpus(corpus, path, format=format)
     return len(corpus)
 
@@ -84,12 +85,14 @@ def import_annotations(session: Session, path: Path, mode: str = "replace", read
     return changed
 
 
-def ask_export(session: Session, parent: QWidget) -> str | None:
-    default = str(session.project.path.with_suffix(".conll"))
+def ask_export(session: Session, parent: QWidget, folders: Folders | None = None) -> str | None:
+    folders = folders or Folders(None, session.project.path)
+    default = folders.start("export", session.project.path.with_suffix(".conll").name)
     path, chosen = QFileDialog.getSaveFileName(
         parent, "Export annotations", default, ";;".join(EXPORT_FILTERS))
     if not path:
         return None
+    folders.remember("export", path)
     format = EXPORT_FILTERS.get(chosen, "conll")
     if not Path(path).suffix:
         path += EXPORT_SUFFIX[format]
@@ -101,10 +104,12 @@ def ask_export(session: Session, parent: QWidget) -> str | None:
     return f"Exported {n} sentences to {path}"
 
 
-def ask_import(session: Session, parent: QWidget) -> str | None:
-    path, _ = QFileDialog.getOpenFileName(parent, "Import annotations", "", IMPORT_FILTER)
+def ask_import(session: Session, parent: QWidget, folders: Folders | None = None) -> str | None:
+    folders = folders or Folders(None, session.project.path)
+    path, _ = QFileDialog.getOpenFileName(parent, "Import annotations", folders.start("import"), IMPORT_FILTER)
     if not path:
         return None
+    folders.remember("import", path)
     options: dict = {}
     if is_conllu(path, None):
         label_field, ok = QInputDialog.getItem(parent, "Import annotations",

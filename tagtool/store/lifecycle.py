@@ -14,7 +14,6 @@ import os
 import secrets
 import sqlite3
 import warnings
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,7 +125,7 @@ def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: s
             "INSERT INTO meta (key, value) VALUES (?, ?)",
             [("created", created), ("tagtool_version", tagtool.__version__), ("name", name)],
         )
-        shortcuts = _colors.default_shortcuts(corpus.labels, _full_label_counts(corpus))
+        shortcuts = _colors.default_shortcuts(corpus.labels)
         conn.executemany(
             "INSERT INTO labels (name, position, color, shortcut) VALUES (?, ?, ?, ?)",
             [(n, i, colors[i], shortcuts[i]) for i, n in enumerate(corpus.labels)],
@@ -138,14 +137,6 @@ def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: s
     finally:
         conn.close()
     dbfile.fsync_path(tmp)
-
-
-def _full_label_counts(corpus: Corpus) -> Counter:
-    """How many tokens of ``corpus`` carry each label as their full label."""
-    counts: Counter = Counter()
-    for sentence in corpus:
-        counts.update(next(iter(a)) for a in sentence.annotations if len(a) == 1)
-    return counts
 
 
 def _move_into_place(tmp: Path, path: Path, overwrite: bool) -> None:

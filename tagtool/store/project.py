@@ -33,13 +33,17 @@ from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_label_name
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import LabelError, ProjectError
+from tagtool.store import actions as _actions
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, lifecycle
 from tagtool.store import representations as reps_store
+from tagtool.store import retokenize as _retokenize
+from tagtool.store import review as _review
 from tagtool.store import rows as _rows
 from tagtool.store import search_index
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.records import (
+    ActionRecord,
     DocumentInfo,
     LabelInfo,
     LogEntry,
@@ -57,12 +61,17 @@ SUFFIX = ".tagproj"
 #: (another process holding the project re-reads its labels when it moves).
 LABELS_VERSION_KEY = "labels_version"
 
-STATUSES = ("full", "partial", "none", "incomplete")
+#: Sentence filters: annotation status; flagged for review, skipped; and
+#: "open" (not fully labeled and not skipped: what the queue offers).
+STATUSES = ("full", "partial", "none", "incomplete", "flagged", "skipped", "open")
 _STATUS_SQL = {
     "full": "s.n_full = s.n_tokens",
     "none": "(s.n_full = 0 AND s.n_partial = 0)",
     "partial": "(s.n_full < s.n_tokens AND s.n_full + s.n_partial > 0)",
     "incomplete": "s.n_full < s.n_tokens",
+    "flagged": _review.FLAGGED_SQL,
+    "skipped": _review.SKIPPED_SQL,
+    "open": f"(s.n_full < s.n_tokens AND NOT {_review.SKIPPED_SQL})",
 }
 #: Sentences read between two calls of ``Project.snapshot``'s ``checkpoint``.
 CHECKPOINT_EVERY = 32
@@ -458,6 +467,19 @@ class Project:
             if shortcut is not UNCHANGED:
                 self._set_shortcut(conn, name, _colors.check_shortcut(shortcut))
 
+    def reset_label_style(self) -> None:
+        """Give every label the default colour and key of the label set, in one transaction.
+
+        The defaults depend on the labels alone (:mod:`tagtool.store.colors`),
+        so this makes a project look and type like every other one with the
+        same labels (a project made before issue 13 had keys by frequency).
+        """
+        names = self.labels.names
+        rows = zip(_colors.default_colors(names), _colors.default_shortcuts(names), names)
+        with self._write() as conn:
+            conn.execute("UPDATE labels SET shortcut = NULL")  # keys change hands: none may be held twice
+            conn.executemany("UPDATE labels SET color = ?, shortcut = ? WHERE name = ?", list(rows))
+
     def _set_shortcut(self, conn: sqlite3.Connection, name: str, shortcut: str | None) -> None:
         owner = None if shortcut is None else self._one(
             "SELECT name FROM labels WHERE shortcut = ? AND name <> ?", (shortcut, name)
@@ -479,7 +501,9 @@ class Project:
             ``#rrggbb``; by default the type's colour for ``B-X``/``I-X``
             labels, else the next unused palette colour.
         shortcut : str or None or AUTO
-            ``AUTO`` (default) takes the lowest free digit ``1``–``9`` if any;
+            ``AUTO`` (default): the type's key for a span label whose type
+            has one (Shift + it for ``I-X``), else the lowest free digit
+            ``1``–``9`` if any (:func:`~tagtool.store.colors.shortcut_for_new_label`);
             None gives no shortcut.
         """
         check_label_name(name)
@@ -489,8 +513,7 @@ class Project:
             color = _colors.color_for_new_label(name, {i.name: i.color for i in infos})
         color = _colors.check_color(color)
         if shortcut is AUTO:
-            taken = {i.shortcut for i in infos}
-            shortcut = next((k for k in _colors.DEFAULT_SHORTCUTS if k not in taken), None)
+            shortcut = _colors.shortcut_for_new_label(name, {i.name: i.shortcut for i in infos})
         shortcut = _colors.check_shortcut(shortcut)
         with self._write() as conn:
             self._check_new_name(name)  # again: the labels may have been re-read
@@ -874,7 +897,9 @@ class Project:
         ----------
         status : str or iterable of str, optional
             Keep sentences whose status is one of ``"full"``, ``"partial"``,
-            ``"none"``, or ``"incomplete"`` (not full).
+            ``"none"``, or ``"incomplete"`` (not full); or that are
+            ``"flagged"`` for review, ``"skipped"``, or ``"open"`` (not full
+            and not skipped).
         search : str, optional
             Keep sentences whose space-joined tokens contain this text
             (case-insensitive for ASCII letters, every other character
@@ -1010,8 +1035,8 @@ class Project:
 
     def _insert_label(self, conn: sqlite3.Connection, name: str) -> None:
         existing = {n: c for n, c in conn.execute("SELECT name, color FROM labels")}
-        taken = {r[0] for r in conn.execute("SELECT shortcut FROM labels")}
-        shortcut = next((k for k in _colors.DEFAULT_SHORTCUTS if k not in taken), None)
+        keys = {n: k for n, k in conn.execute("SELECT name, shortcut FROM labels")}
+        shortcut = _colors.shortcut_for_new_label(name, keys)
         conn.execute(
             "INSERT INTO labels (name, position, color, shortcut) "
             "SELECT ?, coalesce(max(position), -1) + 1, ?, ? FROM labels",
@@ -1100,6 +1125,52 @@ class Project:
         normalized = {int(t): self._normalize(labels) for t, labels in changes.items()}
         with self._write() as conn:
             return self._apply(conn, int(sentence_id), normalized, annotator)
+
+    def apply_action(
+        self,
+        sentence_id: int,
+        changes: Mapping[int, Iterable[str] | str],
+        action: _actions.Action,
+        annotator: str = "user",
+    ) -> int | None:
+        """Set tokens of one sentence and log ``action`` with them, in one transaction.
+
+        As :meth:`set_annotations`, and the action's row
+        (:mod:`tagtool.store.actions`) is inserted in the same transaction,
+        so a crash keeps both or neither.
+
+        Returns
+        -------
+        int or None
+            The action's id; None when no token changed (nothing is written).
+        """
+        normalized = {int(t): self._normalize(labels) for t, labels in changes.items()}
+        _actions.check(action)
+        with self._write() as conn:
+            if not self._apply(conn, int(sentence_id), normalized, annotator):
+                return None
+            return _actions.insert(conn, action, int(sentence_id), annotator)
+
+    def log_action(self, action: _actions.Action, sentence_id: int | None = None, annotator: str = "user") -> int:
+        """Log an action that changes no annotation (a ``skip``); its id."""
+        if sentence_id is not None:
+            self._sentence_length(sentence_id)  # NotFoundError for an unknown id
+        with self._write() as conn:
+            return _actions.insert(conn, action, sentence_id, annotator)
+
+    def actions(
+        self,
+        kinds: Iterable[str] | None = None,
+        since: float | None = None,
+        annotator: str | None = None,
+        after_id: int | None = None,
+    ) -> list[ActionRecord]:
+        """The action log, oldest first (:func:`tagtool.store.actions.read`).
+
+        ``after_id`` reads only the actions logged after that one (a reader
+        that keeps what it read before).
+        """
+        return _actions.read(self._db, kinds, since, annotator, after_id)
 
     def _apply(
         self,
@@ -1299,7 +1370,134 @@ class Project:
         ]
 
     # ------------------------------------------------------------------
-    # models
+    # review flags and skips (tagtool.store.review)
+
+    def review(self, sentence_id: int) -> _review.Review:
+        """Whether a sentence is flagged for review (and the comment) or skipped."""
+        self._sentence_length(sentence_id)
+        return _review.get(self._db, sentence_id)
+
+    def reviews(self) -> dict[int, _review.Review]:
+        """``{sentence id: Review}`` of every flagged or skipped sentence."""
+        return _review.all_reviews(self._db)
+
+    def skipped_ids(self) -> set[int]:
+        """Ids of the skipped sentences (they leave the queue and are not trained on)."""
+        return {sid for sid, r in self.reviews().items() if r.skipped}
+
+    def set_review(
+        self, sentence_id: int, review: _review.Review, annotator: str = "user",
+        action: _actions.Action | None = None,
+    ) -> int | None:
+        """Store a sentence's flag, comment and skip at once (the app's undo writes through it).
+
+        ``action``: the app's action (``review``, or the undo or redo of
+        one), logged in the same transaction; its id is returned.
+        """
+        if not isinstance(review, _review.Review):
+            raise TypeError(f"review must be a Review, got {type(review).__name__}")
+        self._sentence_length(sentence_id)
+        if action is not None:
+            _actions.check(action)
+        with self._write() as conn:
+            _review.put(conn, sentence_id, review, annotator)
+            return None if action is None else _actions.insert(conn, action, int(sentence_id), annotator)
+
+    def flag(self, sentence_id: int, comment: str = "", annotator: str = "user") -> None:
+        """Flag a sentence for review with a comment (a flagged one gets the new comment)."""
+        old = self.review(sentence_id)
+        self.set_review(sentence_id, _review.Review(True, comment, old.skipped), annotator)
+
+    def unflag(self, sentence_id: int, annotator: str = "user") -> None:
+        """Remove a sentence's flag and its comment."""
+        old = self.review(sentence_id)
+        self.set_review(sentence_id, _review.Review(False, "", old.skipped), annotator)
+
+    def set_skipped(self, sentence_id: int, skipped: bool = True, annotator: str = "user") -> None:
+        """Skip a sentence (it leaves the queue and training), or put it back."""
+        old = self.review(sentence_id)
+        self.set_review(sentence_id, _review.Review(old.flagged, old.comment, bool(skipped)), annotator)
+
+    def export_corpus(self) -> Corpus:
+        """:meth:`corpus` with the review attributes for exported files (:func:`~tagtool.store.review.with_review_meta`)."""
+        corpus = self.corpus()
+        return _review.with_review_meta(corpus, self.sentence_ids(), self.reviews())
+
+    def training_corpus(self) -> Corpus:
+        """:meth:`corpus` with the skipped sentences unlabeled: what learners may train on."""
+        corpus = self.corpus()
+        skipped = self.skipped_ids()
+        if not skipped:
+            return corpus
+        sentences = iter(_review.for_training(self.sentence_ids(), list(corpus), skipped))
+        documents = [Document(d.name, [next(sentences) for _ in d.sentences]) for d in corpus.documents]
+        return Corpus(corpus.labels, documents)
+
+    # ------------------------------------------------------------------
+    # tokenization fixes (tagtool.store.retokenize)
+
+    def split_token(
+        self, sentence_id: int, token_index: int, offset: int, annotator: str = "user",
+        action: _actions.Action | None = None,
+    ) -> _retokenize.Retokenized:
+        """Split a token in two before its character ``offset``; labels follow (:mod:`tagtool.core.retokenize`).
+
+        Returns
+        -------
+        Retokenized
+            The sentence before and after (for :meth:`restore_tokens`: undo),
+            and the id of ``action`` (the app's ``retokenize``), logged in the
+            same transaction, if one was given.
+
+        Raises
+        ------
+        RetokenizeError
+            ``offset`` leaves one part empty, or no such token.
+        """
+        def change(old, labels, now):
+            return _retokenize.split_state(old, int(token_index), int(offset), labels, annotator, now)
+        return self._retokenize(sentence_id, int(token_index), change, annotator, action)
+
+    def merge_tokens(
+        self, sentence_id: int, token_index: int, annotator: str = "user",
+        action: _actions.Action | None = None,
+    ) -> _retokenize.Retokenized:
+        """Merge a token with the next one (their texts joined); as :meth:`split_token`."""
+        def change(old, labels, now):
+            return _retokenize.merge_state(old, int(token_index), labels, annotator, now)
+        return self._retokenize(sentence_id, int(token_index), change, annotator, action)
+
+    def restore_tokens(
+        self, sentence_id: int, state: _retokenize.TokenState, at: int,
+        expected: _retokenize.TokenState | None = None, annotator: str = "user",
+        action: _actions.Action | None = None,
+    ) -> int | None:
+        """Put a sentence back into ``state`` (undo or redo of a split or merge at token ``at``).
+
+        ``expected``: the state the sentence must be in now; when its tokens
+        differ (another program retokenized it meanwhile) nothing is changed.
+        ``action``: the app's undo or redo, logged in the same transaction
+        (its id is returned).
+        """
+        def change(old, _labels, _now):
+            if expected is not None and old.tokens != expected.tokens:
+                raise _retokenize.RetokenizeError(
+                    f"sentence {sentence_id} was changed since (its tokens are {' '.join(old.tokens)!r}); "
+                    "it was left as it is")
+            return state
+        return self._retokenize(sentence_id, int(at), change, annotator, action).action_id
+
+    def _retokenize(self, sentence_id: int, at: int, change, annotator: str,
+                    action: _actions.Action | None) -> _retokenize.Retokenized:
+        self._sentence_length(sentence_id)
+        if action is not None:
+            _actions.check(action)
+        with self._write() as conn:
+            old = _retokenize.read_state(conn, int(sentence_id))
+            new = change(old, self.labels, time.time())
+            _retokenize.write_state(conn, int(sentence_id), old, new, at, annotator)
+            action_id = None if action is None else _actions.insert(conn, action, int(sentence_id), annotator)
+        return _retokenize.Retokenized(old, new, action_id)
 
     def add_model(
         self,

@@ -102,3 +102,36 @@ class ModelRecord(NamedTuple):
     created: float
     note: str
     size: int
+
+
+class ActionRecord(NamedTuple):
+    """One row of the action log (:mod:`tagtool.store.actions`).
+
+    Attributes
+    ----------
+    id : int
+        Increases with every action (the log's order).
+    kind : str
+        ``full``, ``candidate``, ``accept``, ``skip``, ``clear``, ``undo``, ``redo``.
+    sentence_id : int or None
+        None once its sentence was removed (split or merged).
+    n_tokens : int
+        Tokens given the kind's outcome.
+    started, ended : float
+        Unix seconds (UTC): the interval the action is charged with.
+    active : float
+        Seconds of it counted as annotation (idle time over the threshold left out).
+    annotator : str
+    ref : int or None
+        For ``undo``/``redo``: the id of the action reversed.
+    """
+
+    id: int
+    kind: str
+    sentence_id: int | None
+    n_tokens: int
+    started: float
+    ended: float
+    active: float
+    annotator: str
+    ref: int | None

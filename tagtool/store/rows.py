@@ -18,6 +18,7 @@ from tagtool.core.annotation import EMPTY, format_annotation, make_annotation
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
 from tagtool.errors import FormatError, LabelError, ProjectError
+from tagtool.store import review
 
 _META_SCALARS = (str, int, float, bool, type(None))
 
@@ -160,7 +161,9 @@ def insert_corpus(
     bad sentence stops the import midway and the caller's rollback undoes it.
     Annotations are normalised against ``labels`` (a set naming all of them
     is no label). ``Sentence.annotator_labels`` (several annotators' own
-    labels) go to the ``annotator_labels`` table.
+    labels) go to the ``annotator_labels`` table; the review attributes of
+    an exported project (``tagtool:flag``, ``tagtool:skipped``) become the
+    sentence's flag and skip (:mod:`tagtool.store.review`).
 
     Returns
     -------
@@ -185,7 +188,7 @@ def insert_corpus(
         return spelled[ann]
 
     def sentence_rows(
-        document: Document, doc_id: int, annotation_rows: list, annotator_rows: list
+        document: Document, doc_id: int, annotation_rows: list, annotator_rows: list, review_rows: list
     ) -> Iterator[tuple]:
         nonlocal sentence_id
         for position, sentence in enumerate(document.sentences):
@@ -208,10 +211,13 @@ def insert_corpus(
                     if text is not None:
                         annotator_rows.append((sentence_id, t, str(name), text))
             new_ids.append(sentence_id)
+            meta, marks = review.take_review_meta(sentence.meta)
+            if not marks.empty:
+                review_rows.append((sentence_id, marks))
             yield (
                 sentence_id, doc_id, position, len(sentence.tokens), n_full, n_partial,
                 dumps(sentence.tokens), dumps({k: list(v) for k, v in sentence.columns.items()}),
-                dumps(dict(sentence.meta)), " ".join(sentence.tokens),
+                dumps(meta), " ".join(sentence.tokens),
             )
 
     for document in corpus.documents:
@@ -223,11 +229,13 @@ def insert_corpus(
         )
         annotation_rows: list[tuple] = []
         annotator_rows: list[tuple] = []
+        review_rows: list[tuple] = []
         conn.executemany(
             "INSERT INTO sentences (id, document_id, position, n_tokens, n_full, n_partial, "
             "tokens, columns, meta, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            sentence_rows(document, doc_id, annotation_rows, annotator_rows),
+            sentence_rows(document, doc_id, annotation_rows, annotator_rows, review_rows),
         )
+        review.put_many(conn, review_rows, annotator)
         conn.executemany(
             "INSERT INTO annotations (sentence_id, token, labels, annotator, time) "
             "VALUES (?, ?, ?, ?, ?)",

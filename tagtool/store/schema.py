@@ -10,7 +10,7 @@ Migrations run inside one transaction opened by the caller: they must not
 commit, and they must be additive (new tables, columns, indexes) so that an
 older tagtool can still read a newer file in read-only mode.
 
-Layout (version 5)
+Layout (version 7)
 ------------------
 ``meta(key, value)``
     ``schema_version``, ``created`` (UTC ISO 8601), ``tagtool_version`` (that
@@ -45,6 +45,19 @@ columns, meta, text)``
     (:mod:`tagtool.store.representations`): ``data`` their ``.npz`` (numbers
     only, no pickle), ``text_tokens`` the size of the text they were
     learned from, ``info`` JSON.
+``actions(id, kind, sentence_id, n_tokens, started, ended, active, annotator, ref)``
+    The annotation actions made in the app with their time
+    (:mod:`tagtool.store.actions`): ``kind`` one of
+    :data:`tagtool.store.actions.KINDS`, ``n_tokens`` the tokens it gave
+    its kind's outcome, ``started``/``ended`` the wall-clock interval it is
+    charged with and ``active`` the seconds of it counted (idle time over
+    the threshold left out); ``ref`` the action an undo or redo reverses.
+    Written in the transaction of the edit it records.
+``sentence_review(sentence_id, flagged, comment, skipped, annotator, time)``
+    A sentence flagged for review (with a free-text ``comment``, one line)
+    and/or skipped (left out of the queue and of training as labeled
+    data); one row only for sentences that are either
+    (:mod:`tagtool.store.review`).
 ``sentences_fts`` (FTS5 virtual table, external content ``sentences.text``)
     A trigram index of the sentences' text for substring search
     (:mod:`tagtool.store.search_index`), kept in step with ``sentences`` by
@@ -70,7 +83,7 @@ log = logging.getLogger(__name__)
 APPLICATION_ID = 0x54414754
 
 #: The schema this code writes.
-CURRENT_VERSION = 5
+CURRENT_VERSION = 7
 
 #: The first released schema.  Frozen: later changes are migrations.
 SCHEMA_V1: tuple[str, ...] = (
@@ -201,7 +214,56 @@ def migrate_3_to_4(conn: sqlite3.Connection) -> None:
     )
 
 
-#: The search index of :func:`migrate_4_to_5`: an external-content FTS5
+def migrate_4_to_5(conn: sqlite3.Connection) -> None:
+    """Add ``actions``: each annotation action made in the app, with its time.
+
+    ``annotation_log`` says what changed, not what it cost: ``tagtool
+    simulate`` priced a full label, a candidate set and a skipped token at
+    a guessed 1 / 0.5 / 0.1 (issue 13).  Version 5 records every action
+    (its kind, tokens and active seconds) so the costs can be measured.
+    ``sentence_id`` is kept NULL rather than the row deleted when its
+    sentence goes (a split or merge): the time was spent all the same.
+    ``kind`` has no CHECK so that a later version can add kinds.
+    """
+    conn.execute(
+        """CREATE TABLE actions (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        sentence_id INTEGER REFERENCES sentences(id) ON DELETE SET NULL,
+        n_tokens INTEGER NOT NULL CHECK (n_tokens >= 0),
+        started REAL NOT NULL,
+        ended REAL NOT NULL CHECK (ended >= started),
+        active REAL NOT NULL CHECK (active >= 0),
+        annotator TEXT NOT NULL,
+        ref INTEGER REFERENCES actions(id)
+    )"""
+    )
+    conn.execute("CREATE INDEX actions_kind ON actions (kind, id)")
+
+
+def migrate_5_to_6(conn: sqlite3.Connection) -> None:
+    """Add ``sentence_review``: sentences flagged for review (with a comment) or skipped.
+
+    Annotators of other tools expect to set a sentence aside for a
+    colleague with a note, or to skip one they cannot label (issue 13).
+    The table is sparse (a row only for a flagged or skipped sentence), so
+    the list's filters and the queue read a handful of rows, and an older
+    tagtool reading a newer file simply does not see it.
+    """
+    conn.execute(
+        """CREATE TABLE sentence_review (
+        sentence_id INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+        flagged INTEGER NOT NULL DEFAULT 0 CHECK (flagged IN (0, 1)),
+        comment TEXT NOT NULL DEFAULT '',
+        skipped INTEGER NOT NULL DEFAULT 0 CHECK (skipped IN (0, 1)),
+        annotator TEXT NOT NULL,
+        time REAL NOT NULL,
+        CHECK (flagged = 1 OR skipped = 1)
+    )"""
+    )
+
+
+#: The search index of :func:`migrate_6_to_7`: an external-content FTS5
 #: table over ``sentences.text`` (the text is not stored twice) and the
 #: triggers that keep it in step with every change of a sentence row, by any
 #: code path (import, retokenization, deletion by cascade).  Only the row id
@@ -209,7 +271,7 @@ def migrate_3_to_4(conn: sqlite3.Connection) -> None:
 #: all these trigrams", and the exact test is ``LIKE`` on those rows, so the
 #: positions that phrase queries need would buy nothing (on the benchmark's
 #: 100,000 sentences, 66 MB, the index adds 16 MB; with positions, 42 MB).
-SEARCH_INDEX_V5: tuple[str, ...] = (
+SEARCH_INDEX: tuple[str, ...] = (
     """CREATE VIRTUAL TABLE sentences_fts USING fts5(
         text, content='sentences', content_rowid='id', tokenize='trigram', detail='none'
     )""",
@@ -226,7 +288,7 @@ SEARCH_INDEX_V5: tuple[str, ...] = (
 )
 
 
-def migrate_4_to_5(conn: sqlite3.Connection) -> None:
+def migrate_6_to_7(conn: sqlite3.Connection) -> None:
     """Add ``sentences_fts``: a trigram index of the sentences' text, with its triggers.
 
     ``LIKE '%…%'`` reads every sentence's text: 30–70 ms on 100,000
@@ -243,14 +305,14 @@ def migrate_4_to_5(conn: sqlite3.Connection) -> None:
         log.warning("this SQLite (%s) has no FTS5 trigram tokenizer: the project gets no search index, "
                     "and searching scans the text", sqlite3.sqlite_version)
         return
-    for statement in SEARCH_INDEX_V5:
+    for statement in SEARCH_INDEX:
         conn.execute(statement)
     conn.execute("INSERT INTO sentences_fts (sentences_fts) VALUES ('rebuild')")
 
 
 #: ``MIGRATIONS[i]`` turns a version ``i + 1`` file into version ``i + 2``.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
+    migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5, migrate_5_to_6, migrate_6_to_7,
 )
 
 assert len(MIGRATIONS) == CURRENT_VERSION - 1

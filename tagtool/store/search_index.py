@@ -1,4 +1,4 @@
-"""The trigram index of the sentences' text (schema 5), and how a search uses it.
+"""The trigram index of the sentences' text, and how a search uses it.
 
 What a search finds (unchanged from the scan it replaces): the sentences
 whose text (their tokens joined by single spaces) contains the search
@@ -9,7 +9,8 @@ characters.
 
 How: the FTS5 ``trigram`` tokenizer (SQLite ≥ 3.34) indexes every
 three-character substring of each text, case-folded (the table and its
-triggers: :data:`tagtool.store.schema.SEARCH_INDEX_V5`).  A search of
+triggers: :data:`tagtool.store.schema.SEARCH_INDEX`, added by the
+migration :func:`tagtool.store.schema.migrate_6_to_7`).  A search of
 :data:`MIN_CHARS` or more characters asks the index for the rows holding
 all of its trigrams, then tests each of those rows with the exact ``LIKE``
 of the scan.  The index only narrows the rows to test: it folds more
@@ -157,7 +158,7 @@ def ensure(conn: sqlite3.Connection, path: Path) -> bool:
 
 
 def _rebuild(conn: sqlite3.Connection) -> None:
-    table, triggers = schema.SEARCH_INDEX_V5[0], schema.SEARCH_INDEX_V5[1:]
+    table, triggers = schema.SEARCH_INDEX[0], schema.SEARCH_INDEX[1:]
     if not _has_table(conn):
         conn.execute(table)
     for name in _triggers(conn):
@@ -186,7 +187,7 @@ def bulk_insert(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("DROP TRIGGER sentences_fts_insert")
     yield
     conn.execute(f"INSERT INTO {TABLE} (rowid, text) SELECT id, text FROM sentences WHERE id > ?", (last,))
-    conn.execute(schema.SEARCH_INDEX_V5[TRIGGERS.index("sentences_fts_insert") + 1])
+    conn.execute(schema.SEARCH_INDEX[TRIGGERS.index("sentences_fts_insert") + 1])
 
 
 # ----------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 ``tagtool train PROJECT.tagproj`` (and evaluate, experiment, simulate)
 takes a project's sentences and annotations directly, exactly as the app's
-training does: full labels, candidate sets and unlabeled tokens as stored.
+training does: full labels, candidate sets and unlabeled tokens as stored,
+and the sentences skipped in the app as unlabeled text
+(:mod:`tagtool.store.review`).
 A project is recognised by its header bytes (SQLite's magic), never by
 its name alone, so a corpus file called ``x.tagproj`` is still read as text.
 """
@@ -49,7 +51,7 @@ def read_source(path: str | PathLike, *, label_column: int | str | None = -1, **
         from tagtool.store.project import Project
 
         with Project.open(path, readonly=True) as project:
-            corpus = project.corpus()
+            corpus = project.training_corpus()
         if label_column is None:
             corpus = _without_labels(corpus)
         return corpus

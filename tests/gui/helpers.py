@@ -20,10 +20,20 @@ def stored(path: Path, sentence_id: int) -> tuple:
 
 
 def key_of(window, label: str):
-    """The Qt key of a label's shortcut."""
+    """The Qt key of a label's key (a digit or a letter, without Shift)."""
+    key, modifier = label_keys(window, label)
+    assert modifier == Qt.NoModifier, f"{label}'s key is {window.session.style.shortcut(label)}: use label_keys"
+    return key
+
+
+def label_keys(window, label: str) -> tuple:
+    """``(Qt key, modifier)`` that gives ``label``: ``qtbot.keyClick(editor, *label_keys(window, "I-NP"))``."""
     shortcut = window.session.style.shortcut(label)
-    assert shortcut is not None and shortcut.isdigit(), f"{label} has no digit shortcut"
-    return getattr(Qt, f"Key_{shortcut}")
+    assert shortcut is not None, f"{label} has no key"
+    shifted = shortcut.startswith("Shift+")
+    base = shortcut.removeprefix("Shift+")
+    assert len(base) == 1 and base.isalnum(), f"{label}'s key {shortcut} is not a digit or a letter"
+    return getattr(Qt, f"Key_{base.upper()}"), Qt.ShiftModifier if shifted else Qt.NoModifier
 
 
 def go_unlabeled(window):

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from tagtool.learn import REGISTRY, Learner
 from tagtool.store import schema
 from tagtool.store.project import NewerSchemaWarning, Project
-from tests.gui.helpers import LABELED, go_unlabeled, key_of, stored
+from tests.gui.helpers import LABELED, go_unlabeled, key_of, label_keys, stored
 from tests.store.sqlite_faults import failing, fill_disk, free_disk, read_only_disk
 
 TIMEOUT = 60_000
@@ -52,12 +52,12 @@ def reopened(path) -> dict:
 def test_full_disk_refuses_an_edit_visibly_and_every_saved_edit_survives(window, chunk_project, qtbot):
     session, editor = quiet(window).session, go_unlabeled(window)
     fill_disk(session.project)
-    keys = [key_of(window, "B-NP"), key_of(window, "O"), key_of(window, "I-NP")]
+    keys = [label_keys(window, "B-NP"), label_keys(window, "O"), label_keys(window, "I-NP")]
     shown, refused = {}, None
     for i in range(3000):
         sid, token, before = session.current_id, editor.focus, session.annotations
         steps = session.undo_stack.count()
-        qtbot.keyClick(editor, keys[i % 3])
+        qtbot.keyClick(editor, *keys[i % 3])
         if window.error_box is not None and window.error_box.isVisible():
             refused = (sid, token, keys[i % 3])
             break
@@ -74,7 +74,7 @@ def test_full_disk_refuses_an_edit_visibly_and_every_saved_edit_survives(window,
     # once there is room again, the same key saves it
     window.error_box.close()
     free_disk(session.project)
-    qtbot.keyClick(editor, refused[2])
+    qtbot.keyClick(editor, *refused[2])
     assert not window.error_box.isVisible()
     shown[(sid, token)] = session.annotations[token]
     assert shown[(sid, token)] != before[token]
@@ -89,11 +89,11 @@ def test_disk_failing_at_commit_keeps_the_screen_as_the_file(window, chunk_proje
     qtbot.keyClick(editor, key_of(window, "B-NP"))
     sid, shown = session.current_id, session.annotations
     with failing(session.project, "COMMIT"):
-        qtbot.keyClick(editor, key_of(window, "I-NP"))
+        qtbot.keyClick(editor, *label_keys(window, "I-NP"))
         assert error_shown(window, "Not saved", "the disk is full")
         assert session.annotations == shown and editor.focus == 1  # the cursor did not move on
     window.error_box.close()
-    qtbot.keyClick(editor, key_of(window, "I-NP"))  # the retry goes through
+    qtbot.keyClick(editor, *label_keys(window, "I-NP"))  # the retry goes through
     assert session.annotations[:2] == ({"B-NP"}, {"I-NP"})
     assert stored(chunk_project, sid)[:2] == ({"B-NP"}, {"I-NP"})
 
@@ -230,7 +230,7 @@ def test_a_learner_raising_in_an_automatic_retrain_leaves_the_app_usable(window,
     # editing goes on, saved as before, and a good learner trains again
     loop.auto = False
     sid = session.current_id
-    qtbot.keyClick(editor, key_of(window, "I-NP"))
+    qtbot.keyClick(editor, *label_keys(window, "I-NP"))
     assert stored(chunk_project, sid)[:2] == ({"B-NP"}, {"I-NP"})
     panel.select_learner("perceptron", {"epochs": 1})
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tests.gui.helpers import go_unlabeled, key_of, stored
+from tests.gui.helpers import go_unlabeled, key_of, label_keys, stored
 
 
 def test_full_label_by_key_is_saved_and_moves_on(window, qtbot, chunk_project):
@@ -14,7 +14,7 @@ def test_full_label_by_key_is_saved_and_moves_on(window, qtbot, chunk_project):
     qtbot.keyClick(editor, key_of(window, "B-NP"))
     assert editor.annotations[0] == {"B-NP"}
     assert editor.focus == 1, "a full label moves to the next token"
-    qtbot.keyClick(editor, key_of(window, "I-NP"))
+    qtbot.keyClick(editor, *label_keys(window, "I-NP"))  # Shift + the type's digit
     assert editor.annotations[:2] == ({"B-NP"}, {"I-NP"})
     assert stored(chunk_project, sid)[:2] == ({"B-NP"}, {"I-NP"})
     assert "2 partial" not in window.progress.text()
@@ -44,7 +44,7 @@ def test_bio_span_gets_b_and_i(window, qtbot, chunk_project):
     qtbot.keyClick(editor, Qt.Key_Right, Qt.ShiftModifier)
     qtbot.keyClick(editor, Qt.Key_Right, Qt.ShiftModifier)
     assert editor.selection() == [0, 1, 2]
-    qtbot.keyClick(editor, key_of(window, "I-NP"))  # either key of the type
+    qtbot.keyClick(editor, *label_keys(window, "I-NP"))  # either key of the type
     assert editor.annotations[:3] == ({"B-NP"}, {"I-NP"}, {"I-NP"})
     assert editor.focus == 3 and editor.selection() == [3]
     # a candidate toggle on a span: B-PP on the first token, I-PP on the rest

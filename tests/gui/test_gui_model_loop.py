@@ -235,7 +235,8 @@ def test_statistics_panel_shows_progress_and_learning_curve(window, qtbot):
     assert [name for name, *_ in stats.status.items] == ["full", "partial", "none"]
     assert stats.status.items[0][1] == LABELED
     assert any(v for _, v, _, _ in stats.labels.items)
-    assert stats.curve.series[0].points, "one trained model with CV metrics"
+    assert [p.learner for p in stats.curve.points] == ["perceptron"], "one trained model with CV metrics"
+    assert stats.curve.plots and stats.curve.plots[0].isVisible()
     editor = go_unlabeled(window)
     editor.apply_full("B-NP")
     stats.refresh()

@@ -47,14 +47,16 @@ def test_sample_project_opens_and_labels(tmp_path, monkeypatch, open_window, qtb
     assert window.session.project.n_sentences == 400
     assert "50 full" in window.progress.text()
     editor = go_unlabeled_sample(window, qtbot)
-    # digits go to O and the B- labels by frequency: the chunks people label most have one
+    # keys follow the label set (issue 13): O, then the types in alphabetical order, Shift for I-;
+    # the tenth and eleventh groups (SBAR, VP) take a letter of their name
     style = window.session.style
-    assert [style.shortcut(n) for n in ("B-NP", "B-PP", "O", "B-VP")] == ["1", "2", "3", "4"]
-    assert style.shortcut("I-NP") is None and style.shortcut("B-PRT") is None
+    assert [style.shortcut(n) for n in ("O", "B-ADJP", "B-NP", "I-NP", "B-PP", "B-PRT", "B-SBAR", "B-VP", "I-VP")] \
+        == ["1", "2", "7", "Shift+7", "8", "9", "s", "v", "Shift+v"]
+    assert all(style.shortcut(n) for n in style.names), "every label has a key"
     legend = window.legend.text.text()
-    for name, digit in (("B-NP", "1"), ("B-PP", "2"), ("B-VP", "4")):
-        assert f">{name}</td><td style='padding-left:6px'>{digit}</td>" in legend
-    # a label without a digit comes from the picker
+    for name, key in (("B-NP", "7"), ("I-NP", "Shift+7"), ("B-VP", "v")):
+        assert f">{name}</td><td style='padding-left:6px'>{key}</td>" in legend
+    # the picker, whose rows show the keys
     qtbot.keyClick(editor, Qt.Key_Slash)
     qtbot.keyClicks(editor.picker.filter, "B-PRT")
     qtbot.keyClick(editor.picker.filter, Qt.Key_Return)

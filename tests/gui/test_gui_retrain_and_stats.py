@@ -168,9 +168,11 @@ def test_progress_names_the_retrain_and_each_cross_validation_fold_with_a_known_
         panel.train_button.click()
     _check_steps(reports, "training (6 epochs)", folds=2)
     assert (panel.bar.minimum(), panel.bar.maximum()) == (0, 1000), "a bar with an end, not a busy indicator"
-    assert shown and all(text.startswith("mv-perceptron, step ") or "done" in text for _, text in shown)
+    assert shown and all(text.startswith("mv-perceptron — ") or "done" in text for _, text in shown)
     panel._progress(0.8, "step 4 of 4, cross-validation fold 2 of 2: epoch 3/6 · 50 %")
-    assert panel.bar.value() == 800 and "cross-validation fold 2 of 2: epoch 3/6" in panel.status.text()
+    # the bar is the cross-validation's (its folds together), the epochs are the fold's (issue 13)
+    assert panel.bar.value() == 750 and panel.bar.text().startswith("Cross-validation 75 %")
+    assert "cross-validation, fold 2 of 2" in panel.status.text() and "\nepoch 3/6" in panel.status.text()
     assert "±" in panel.metrics.text() and "without column col1" in panel.metrics.text()
 
     reports.clear()

@@ -1,8 +1,11 @@
 """Edit a project in a loop until killed; used by ``test_project_crash.py``.
 
-Usage: ``python crash_editor.py PROJECT SEED``.  After each ``set_annotation``
-returns it prints ``committed <sentence> <token> <labels>`` and flushes, so
-every line the parent reads is an edit the store has reported as saved.
+Usage: ``python crash_editor.py PROJECT SEED [actions]``.  After each
+``set_annotation`` returns it prints ``committed <sentence> <token> <labels>``
+and flushes, so every line the parent reads is an edit the store has
+reported as saved.  With ``actions``, each edit goes through
+``apply_action`` with its action (kind ``full`` or ``candidate``, one token,
+its index in the plan as ``started``), as the app logs them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 
 from tagtool.core.annotation import format_annotation
+from tagtool.store.actions import Action
 from tagtool.store.project import Project
 
 
@@ -26,16 +30,24 @@ def planned_edits(
         yield sid, t, frozenset(rng.sample(list(labels), rng.choice([1, 1, 2, 3])))
 
 
-def main(path: str, seed: int) -> None:
+def planned_action(i: int, labels: frozenset[str]) -> Action:
+    """The action logged with the ``i``-th planned edit."""
+    return Action("full" if len(labels) == 1 else "candidate", 1, float(i), float(i) + 0.5, 0.5)
+
+
+def main(path: str, seed: int, actions: bool = False) -> None:
     with Project.open(path) as project:
         lengths = {s.id: s.n_tokens for s in project.sentence_summaries()}
         plan = planned_edits(project.sentence_ids(), lengths, project.labels.names, seed)
-        for sid, t, labels in plan:
-            project.set_annotation(sid, t, labels, annotator="crash-test")
+        for i, (sid, t, labels) in enumerate(plan):
+            if actions:
+                project.apply_action(sid, {t: labels}, planned_action(i, labels), annotator="crash-test")
+            else:
+                project.set_annotation(sid, t, labels, annotator="crash-test")
             sys.stdout.write(f"committed {sid} {t} {format_annotation(labels, project.labels)}\n")
             sys.stdout.flush()
     print("done", flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), sys.argv[3:] == ["actions"])

@@ -16,7 +16,7 @@ from tagtool.core import Corpus, Document, Sentence
 from tagtool.store import schema
 
 #: The migration that adds ``sentences_fts``, and the version it makes.
-SEARCH_MIGRATION = schema.migrate_4_to_5
+SEARCH_MIGRATION = schema.migrate_6_to_7
 SEARCH_VERSION = schema.MIGRATIONS.index(SEARCH_MIGRATION) + 2
 
 #: Characters that have tripped substring searches: LIKE's wildcards and

@@ -341,10 +341,10 @@ def test_default_label_infos_colours_and_shortcuts(tmp_path):
     with Project.create(tmp_path / "l.tagproj", corpus, label_colors={"B-T4": "#ABCDEF"}) as p:
         infos = p.label_infos()
         assert [i.name for i in infos] == names
-        # no annotations: O and the B- labels first, in label order, then I- labels
+        # O, then each type's digit: B- on it, I- on Shift + it
         shortcut = {i.name: i.shortcut for i in infos}
         assert [shortcut[n] for n in ["O"] + [f"B-T{i}" for i in range(5)]] == list("123456")
-        assert [shortcut[f"I-T{i}"] for i in range(5)] == ["7", "8", "9", None, None]
+        assert [shortcut[f"I-T{i}"] for i in range(5)] == [f"Shift+{d}" for d in "23456"]
         colour = {i.name: i.color for i in infos}
         assert all(c.startswith("#") and len(c) == 7 for c in colour.values())
         assert colour["B-T0"] == colour["I-T0"] != colour["B-T1"]
@@ -357,29 +357,41 @@ def test_default_label_infos_colours_and_shortcuts(tmp_path):
     assert not (tmp_path / "bad.tagproj").exists()
 
 
-def test_default_shortcuts_go_to_span_starters_by_frequency(tmp_path):
-    # chunking-like: more O/B- labels than digits, and the frequent B-NP, B-VP, B-PP come last
+def _style(path: Path, labels: list[str], annotated: list[list[str]]) -> dict:
+    sentences = [Sentence(tuple("x" * len(tags)), tuple(frozenset([t]) for t in tags)) for tags in annotated]
+    with Project.create(path, Corpus(LabelSet(labels), [Document("d", sentences)])) as p:
+        return {i.name: (i.shortcut, i.color) for i in p.label_infos()}
+
+
+def test_default_keys_and_colours_follow_the_label_set_alone(tmp_path):
+    """Issue 13: O was 3 in one project and 2 in another (keys went by label frequency and first-seen order)."""
     kinds = ["ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "VP"]
     names = ["O"] + [f"{p}-{k}" for k in kinds for p in "BI"]
-    tokens = ["B-NP", "I-NP", "I-NP", "B-VP", "B-PP", "B-NP", "O", "B-VP", "B-PP", "B-NP", "I-NP"]
-    labeled = Sentence(tuple("abcdefghijk"), tuple(frozenset([t]) for t in tokens))
-    corpus = Corpus(LabelSet(names), [Document("d", [labeled, Sentence(("x", "y"))])])
-    with Project.create(tmp_path / "c.tagproj", corpus) as p:
-        shortcut = {i.name: i.shortcut for i in p.label_infos()}
-    # B-PP and B-VP tie: label order decides
-    assert [shortcut[n] for n in ("B-NP", "B-PP", "B-VP", "O")] == ["1", "2", "3", "4"]
-    assert not any(shortcut[n] for n in names if n.startswith("I-")), "I- labels wait for free digits"
-    with_digit = [n for n in names if shortcut[n]]
-    assert len(with_digit) == 9 and set(with_digit) <= {"O"} | {f"B-{k}" for k in kinds}
-    # outside span schemes: the most frequent labels
-    pos = ["CC", "DT", "IN", "JJ", "NN", "NNS", "PRP", "RB", "VB", "VBD", "VBZ"]
-    words = ["DT", "NN", "VBZ", "DT", "JJ", "NN", "IN", "NNS", "NN", "VBZ", "DT", "NN"]
-    sentence = Sentence(tuple("abcdefghijkl"), tuple(frozenset([t]) for t in words))
-    with Project.create(tmp_path / "pos.tagproj", Corpus(LabelSet(pos), [Document("d", [sentence])])) as p:
-        shortcut = {i.name: i.shortcut for i in p.label_infos()}
-    assert [shortcut[n] for n in ("NN", "DT", "VBZ")] == ["1", "2", "3"]
-    assert sorted(shortcut[n] for n in pos if shortcut[n]) == list("123456789")
-    assert shortcut["VBD"] is None and shortcut["VB"] is None  # unused, last in the ranking
+    one = _style(tmp_path / "a.tagproj", names, [["B-NP", "I-NP", "O", "B-VP"], ["O", "O"]])
+    shuffled = names[5:][::-1] + names[:5]  # another first-seen order, O in the middle
+    two = _style(tmp_path / "b.tagproj", shuffled, [["B-PP", "B-PP", "I-PP", "B-ADJP"]])
+    assert one == two
+    key = {n: k for n, (k, _) in one.items()}
+    # O, then the types alphabetically; after the ninth group a letter of the type's name
+    assert [key[f"B-{k}"] for k in kinds] == ["2", "3", "4", "5", "6", "7", "8", "9", "s", "v"]
+    assert all(key[f"I-{k}"] == f"Shift+{key[f'B-{k}']}" for k in kinds) and key["O"] == "1"
+    colour = {n: c for n, (_, c) in one.items()}
+    assert all(colour[f"B-{k}"] == colour[f"I-{k}"] for k in kinds)
+    assert len({colour[f"B-{k}"] for k in kinds} | {colour["O"]}) == len(kinds) + 1
+
+    # letters never take a command key (n, p, j): such a type is left to the picker
+    names = ["O"] + [f"{p}-{k}" for k in ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "NP", "JN", "ZNP"]
+                     for p in "BI"]
+    key = {n: k for n, (k, _) in _style(tmp_path / "c.tagproj", names, [["O"]]).items()}
+    assert key["B-NP"] is None and key["I-NP"] is None and key["B-JN"] is None and key["B-ZNP"] == "z"
+    # BIOES: B- and I- have keys, E- and S- come from the picker; IOB1's lone I- type takes the digit
+    key = {n: k for n, (k, _) in _style(tmp_path / "d.tagproj", ["O", "B-X", "I-X", "E-X", "S-X", "I-Y"],
+                                        [["O"]]).items()}
+    assert key == {"O": "1", "B-X": "2", "I-X": "Shift+2", "E-X": None, "S-X": None, "I-Y": "3"}
+    # outside span schemes: alphabetical, nine digits
+    pos = ["VBZ", "NN", "DT", "CC", "IN", "JJ", "NNS", "PRP", "RB", "VB", "VBD"]
+    key = {n: k for n, (k, _) in _style(tmp_path / "pos.tagproj", pos, [["NN", "NN", "VBZ"]]).items()}
+    assert [key[n] for n in sorted(pos)] == list("123456789") + [None, None]
 
 
 def test_label_counts_full_and_candidate(project):

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from crash_editor import planned_edits
+from crash_editor import planned_action, planned_edits
 from project_samples import plain_corpus
 
 from tagtool.core.annotation import parse_annotation
@@ -18,20 +18,10 @@ from tagtool.store.project import Project
 EDITOR = Path(__file__).with_name("crash_editor.py")
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
-@pytest.mark.parametrize("kill_after, delay", [(1, 0.0), (7, 0.0005), (40, 0.002), (150, 0.007)])
-def test_every_reported_edit_survives_a_kill(tmp_path, kill_after, delay):
-    """Kill the editor after it reported ``kill_after`` edits (plus ``delay``
-    seconds, so the kill lands at different points of an edit)."""
-    path = tmp_path / "crash.tagproj"
-    Project.create(path, plain_corpus(200, 10)).close()
-    with Project.open(path) as p:
-        labels = p.labels
-        lengths = {s.id: s.n_tokens for s in p.sentence_summaries()}
-        plan = list(planned_edits(p.sentence_ids(), lengths, labels.names, seed=kill_after))
-
+def _run_and_kill(path: Path, kill_after: int, delay: float, *extra: str) -> list[str]:
+    """Start the editor, kill it once it reported ``kill_after`` edits (plus ``delay``); its lines."""
     child = subprocess.Popen(
-        [sys.executable, str(EDITOR), str(path), str(kill_after)],
+        [sys.executable, str(EDITOR), str(path), str(kill_after), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     lines = []
@@ -51,7 +41,45 @@ def test_every_reported_edit_survives_a_kill(tmp_path, kill_after, delay):
     assert child.returncode == -9
     lines += [line for line in rest.splitlines(keepends=True) if line.endswith("\n")]
     assert "done\n" not in lines, "the editor finished before it was killed"
+    return lines
 
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+@pytest.mark.parametrize("kill_after, delay", [(1, 0.0), (9, 0.0007), (60, 0.003)])
+def test_every_reported_action_survives_a_kill_with_its_edit(tmp_path, kill_after, delay):
+    """The action log is written in the edit's transaction: after a kill, each
+    edit the store reported has its action, and the one in flight has both or neither."""
+    path = tmp_path / "crash.tagproj"
+    Project.create(path, plain_corpus(200, 10)).close()
+    with Project.open(path) as p:
+        labels = p.labels
+        lengths = {s.id: s.n_tokens for s in p.sentence_summaries()}
+        plan = list(planned_edits(p.sentence_ids(), lengths, labels.names, seed=kill_after))
+    n = len(_run_and_kill(path, kill_after, delay, "actions"))
+    with Project.open(path) as p:
+        history, actions = p.annotation_history(), p.actions()
+    assert len(history) in (n, n + 1) and len(actions) == len(history), "an edit without its action, or back"
+    for i, (entry, action) in enumerate(zip(history, actions)):
+        sid, token, labels_set = plan[i]
+        assert (entry.sentence_id, entry.token, entry.new) == (sid, token, labels_set)
+        expected = planned_action(i, labels_set)
+        assert action.sentence_id == sid and action.annotator == "crash-test"
+        assert (action.kind, action.n_tokens, action.started, action.ended, action.active, action.ref) == expected
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+@pytest.mark.parametrize("kill_after, delay", [(1, 0.0), (7, 0.0005), (40, 0.002), (150, 0.007)])
+def test_every_reported_edit_survives_a_kill(tmp_path, kill_after, delay):
+    """Kill the editor after it reported ``kill_after`` edits (plus ``delay``
+    seconds, so the kill lands at different points of an edit)."""
+    path = tmp_path / "crash.tagproj"
+    Project.create(path, plain_corpus(200, 10)).close()
+    with Project.open(path) as p:
+        labels = p.labels
+        lengths = {s.id: s.n_tokens for s in p.sentence_summaries()}
+        plan = list(planned_edits(p.sentence_ids(), lengths, labels.names, seed=kill_after))
+
+    lines = _run_and_kill(path, kill_after, delay)
     reported = []
     for line in lines:
         _, sid, token, text = line.split()

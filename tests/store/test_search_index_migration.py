@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from project_samples import sample_corpus, write_v1_project
 from search_samples import (
+    SEARCH_MIGRATION,
     SEARCH_VERSION,
     expected_search,
     index_in_step,
@@ -66,7 +67,7 @@ def check_searches(project: Project) -> None:
 
 def test_the_index_comes_with_its_own_version():
     assert SEARCH_VERSION <= schema.CURRENT_VERSION
-    assert schema.MIGRATIONS[SEARCH_VERSION - 2] is schema.migrate_4_to_5
+    assert schema.MIGRATIONS[SEARCH_VERSION - 2] is SEARCH_MIGRATION
 
 
 def test_an_old_file_is_backed_up_migrated_and_searched_through_the_index(tmp_path):
