@@ -712,8 +712,16 @@ class Project:
             order = f"d.position{direction}, s.position{direction}"
         else:
             order = f"{key}{direction}, d.position, s.position"
-        rows = self._db.execute(f"SELECT s.id {source} {where} ORDER BY {order}", params)
-        return [r[0] for r in rows]
+        # All the ids as one JSON value: one step of SQLite instead of a row
+        # each (a list of 100,000 ids in 16 ms instead of 24), and a worker
+        # thread running this takes the GIL once, not once a row (while the
+        # GUI thread runs Python, each take waits).  SQLite keeps a
+        # subquery's ORDER BY when the outer query aggregates with anything
+        # but count(), min() or max() (tests/store/test_project_listing.py).
+        ids = self._one(
+            f"SELECT json_group_array(id) FROM (SELECT s.id AS id {source} {where} ORDER BY {order})", params
+        )
+        return json.loads(ids)
 
     def next_sentence(
         self,
