@@ -27,8 +27,8 @@ Measured:
    while a 5 ms ``QTimer`` heartbeat runs: its time (the action and a
    synchronous repaint of the list) and the event-loop stall (longest
    heartbeat gap − 5 ms), median of ``--repeat`` runs: every status
-   filter, five searches (a search that runs in a worker thread lasts
-   until its rows are shown), sorting, jumping to the end, paging through
+   filter, five searches, sorting (an action whose ids are read in a
+   worker thread lasts until its rows are shown), jumping to the end, paging through
    (PageDown), selecting a sentence far down, J, an edit far down.  Once
    with the background read of the training sentences finished ("idle"),
    once right after opening while that read runs.
@@ -241,10 +241,10 @@ def watched(action, settle: float = 0.05) -> tuple[float, float]:
     return took[0], beat.stop()
 
 
-def until_searched(model) -> None:
-    """Run the event loop until a search running in the background has shown its rows
-    (on a big project the list searches in a worker thread: the action lasts until then)."""
-    if not model.searching:
+def until_read(model) -> None:
+    """Run the event loop until the list's ids read in the background are shown (on a big
+    project a search, filter or sort reads them in a worker thread: the action lasts until then)."""
+    if not model.reading:
         return
     loop = QEventLoop()
     model.rowsReplaced.connect(loop.quit)
@@ -262,13 +262,13 @@ def list_actions(window: MainWindow) -> list[tuple[str, object]]:
     def painted(fn):
         def action():
             fn()
+            until_read(panel.model)
             table.viewport().repaint()
         return action
 
     def search(word):
         panel.search.setText(word)
         panel.apply_filter()
-        until_searched(panel.model)
 
     def edit_far():
         target = ids[int(len(ids) * 0.95) + 3]

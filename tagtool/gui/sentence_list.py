@@ -22,14 +22,16 @@ the filter box offers each.  The session's review dictionary holds only
 those sentences, so marking a row costs a dictionary lookup.  A split or
 merge re-reads the sentence's row (its length and preview changed).
 
-A text search in a project of :data:`BACKGROUND_SEARCH_MIN` sentences or
-more runs in a worker thread (:class:`~tagtool.store.id_query.SentenceIdQuery`,
-a read-only connection of its own): the trigram index answers a rare word
-in a millisecond, but a common one ("the") or a search shorter than three
-characters scans every sentence's text, 30–70 ms on 100,000 sentences
-(benchmarks/results/big_project.md).  The list keeps its rows until the
-answer arrives (:attr:`SentenceListModel.searching`), then shows it
-(``rowsReplaced``); an answer to a search changed meanwhile is dropped.
+In a project of :data:`BACKGROUND_LIST_MIN` sentences or more, the ids of
+a search, a status filter or another order are read in a worker thread
+(:class:`~tagtool.store.id_query.SentenceIdQuery`, a read-only connection
+of its own): the trigram index answers a rare word in a millisecond, but a
+common one ("the") or a search shorter than three characters scans every
+sentence's text, 30–70 ms on 100,000 sentences, and sorting them by
+status or length takes 70–90 ms (benchmarks/results/big_project.md).  The
+list keeps its rows until the answer arrives
+(:attr:`SentenceListModel.reading`), then shows it (``rowsReplaced``); an
+answer to a filter, search or order changed meanwhile is dropped.
 
 The "Info" column shows the informativeness score of each sentence once a
 model provides one (:meth:`SentenceListModel.set_scores`); empty until then.
@@ -74,9 +76,10 @@ log = logging.getLogger(__name__)
 
 PAGE = 200
 MAX_PAGES = 32
-#: Projects from this size search in a worker thread (a scan of 20,000
-#: sentences' text takes some 6–12 ms on the GUI thread, of 100,000 30–70 ms).
-BACKGROUND_SEARCH_MIN = 20_000
+#: Projects from this size read the ids of a filtered, searched or sorted
+#: list in a worker thread (a scan of 20,000 sentences' text takes some
+#: 6–12 ms on the GUI thread, of 100,000 30–70 ms).
+BACKGROUND_LIST_MIN = 20_000
 COLUMNS = ("#", "Status", "Len", "Info", "Sentence")
 #: ``Project.sentence_ids(order_by=...)`` of each sortable column but Info.
 SQL_ORDER = {0: "position", 1: "status", 2: "length", 4: "text"}
@@ -104,11 +107,11 @@ _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 class SentenceListModel(QAbstractTableModel):
     """Sentence summaries with a status filter, a text search and a sort order, read lazily."""
 
-    #: The rows were replaced by the answer of a background search.
+    #: The rows were replaced by the answer of a background read.
     rowsReplaced = Signal()
     # From the worker thread: (generation, ids) or (generation, error message).
-    _searchDone = Signal(int, object)
-    _searchFailed = Signal(int, str)
+    _readDone = Signal(int, object)
+    _readFailed = Signal(int, str)
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -124,9 +127,9 @@ class SentenceListModel(QAbstractTableModel):
         # Every change of filter, search or order is a new generation; a
         # background answer of an older one is dropped.
         self._generation, self._pending = 0, False
-        self._searches: TaskRunner | None = None
-        self._searchDone.connect(self._search_done, Qt.QueuedConnection)
-        self._searchFailed.connect(self._search_failed, Qt.QueuedConnection)
+        self._reader: TaskRunner | None = None
+        self._readDone.connect(self._read_done, Qt.QueuedConnection)
+        self._readFailed.connect(self._read_failed, Qt.QueuedConnection)
         self._set_ids(self._read_ids())
         session.annotationsChanged.connect(self._annotations_changed)
         session.reviewChanged.connect(self._row_changed)
@@ -167,13 +170,13 @@ class SentenceListModel(QAbstractTableModel):
                 and self.sort_order == Qt.AscendingOrder)
 
     def _reload(self) -> None:
-        """Read the rows' ids again: at once, or for a big project's search in a worker."""
+        """Read the rows' ids again: at once, or for a big project in a worker."""
         self._generation += 1
         query = self._background_query()
         if query is not None:
-            self._start_search(query)
+            self._start_read(query)
             return
-        self._cancel_search()
+        self._cancel_read()
         self.beginResetModel()
         self._set_ids(self._read_ids())
         self.endResetModel()
@@ -203,24 +206,24 @@ class SentenceListModel(QAbstractTableModel):
         self._ids = ids
 
     # ------------------------------------------------------------------
-    # searching in a worker thread
+    # reading the ids in a worker thread
 
     @property
-    def searching(self) -> bool:
-        """A background search is running; the rows are still the previous ones."""
+    def reading(self) -> bool:
+        """A background read of the ids runs; the rows are still the previous ones."""
         return self._pending
 
     def _background_query(self) -> SentenceIdQuery | None:
-        if not self.search or self.session.n_sentences < BACKGROUND_SEARCH_MIN:
+        if self._whole_project or self.session.n_sentences < BACKGROUND_LIST_MIN:
             return None
         order_by, descending = self._query_order()
-        return SentenceIdQuery.of(self.session.project, status=self.status, search=self.search,
+        return SentenceIdQuery.of(self.session.project, status=self.status, search=self.search or None,
                                   order_by=order_by, descending=descending)
 
-    def _start_search(self, query: SentenceIdQuery) -> None:
-        if self._searches is None:
-            self._searches = TaskRunner(self)
-        generation, done, failed = self._generation, self._searchDone, self._searchFailed
+    def _start_read(self, query: SentenceIdQuery) -> None:
+        if self._reader is None:
+            self._reader = TaskRunner(self)
+        generation, done, failed = self._generation, self._readDone, self._readFailed
 
         def run(state) -> None:  # worker thread: answers through queued signals
             try:
@@ -232,26 +235,26 @@ class SentenceListModel(QAbstractTableModel):
             done.emit(generation, ids)
 
         self._pending = True
-        self._searches.start(run)
+        self._reader.start(run)
 
-    def _cancel_search(self) -> None:
+    def _cancel_read(self) -> None:
         self._pending = False
-        if self._searches is not None:
-            self._searches.cancel()
+        if self._reader is not None:
+            self._reader.cancel()
 
-    def _search_done(self, generation: int, ids: list[int]) -> None:
+    def _read_done(self, generation: int, ids: list[int]) -> None:
         if generation != self._generation:
-            return  # the search or filter changed since
+            return  # the filter, search or order changed since
         self._pending = False
         self.beginResetModel()
         self._set_ids(ids)
         self.endResetModel()
         self.rowsReplaced.emit()
 
-    def _search_failed(self, generation: int, message: str) -> None:
+    def _read_failed(self, generation: int, message: str) -> None:
         if generation != self._generation:
             return
-        log.warning("searching in the background failed (%s); searching here", message)
+        log.warning("reading the list in the background failed (%s); reading it here", message)
         self._pending = False
         self.beginResetModel()
         self._set_ids(self._read_ids())
@@ -259,11 +262,11 @@ class SentenceListModel(QAbstractTableModel):
         self.rowsReplaced.emit()
 
     def shutdown(self) -> None:
-        """Stop a background search and wait for its thread (the project closes)."""
+        """Stop a background read and wait for its thread (the project closes)."""
         self._generation += 1
-        self._cancel_search()
-        if self._searches is not None:
-            self._searches.shutdown()
+        self._cancel_read()
+        if self._reader is not None:
+            self._reader.shutdown()
 
     # ------------------------------------------------------------------
     # rows
