@@ -68,7 +68,7 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.gui.session import Session
-from tagtool.gui.worker import TaskRunner
+from tagtool.gui.id_reader import IdReader
 from tagtool.store.id_query import SentenceIdQuery
 from tagtool.store.records import SentenceSummary
 
@@ -109,9 +109,6 @@ class SentenceListModel(QAbstractTableModel):
 
     #: The rows were replaced by the answer of a background read.
     rowsReplaced = Signal()
-    # From the worker thread: (generation, ids) or (generation, error message).
-    _readDone = Signal(int, object)
-    _readFailed = Signal(int, str)
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -127,9 +124,9 @@ class SentenceListModel(QAbstractTableModel):
         # Every change of filter, search or order is a new generation; a
         # background answer of an older one is dropped.
         self._generation, self._pending = 0, False
-        self._reader: TaskRunner | None = None
-        self._readDone.connect(self._read_done, Qt.QueuedConnection)
-        self._readFailed.connect(self._read_failed, Qt.QueuedConnection)
+        self._reader = IdReader(self)
+        self._reader.done.connect(self._read_done, Qt.QueuedConnection)
+        self._reader.failed.connect(self._read_failed, Qt.QueuedConnection)
         self._set_ids(self._read_ids())
         session.annotationsChanged.connect(self._annotations_changed)
         session.reviewChanged.connect(self._row_changed)
@@ -176,10 +173,8 @@ class SentenceListModel(QAbstractTableModel):
         if query is not None:
             self._start_read(query)
             return
-        self._cancel_read()
-        self.beginResetModel()
-        self._set_ids(self._read_ids())
-        self.endResetModel()
+        self._reader.cancel()
+        self._take(self._read_ids())
 
     def _query_order(self) -> tuple[str, bool]:
         """``order_by`` and ``descending`` of the ids query (by Info: document order, sorted here)."""
@@ -221,52 +216,31 @@ class SentenceListModel(QAbstractTableModel):
                                   order_by=order_by, descending=descending)
 
     def _start_read(self, query: SentenceIdQuery) -> None:
-        if self._reader is None:
-            self._reader = TaskRunner(self)
-        generation, done, failed = self._generation, self._readDone, self._readFailed
-
-        def run(state) -> None:  # worker thread: answers through queued signals
-            try:
-                ids = query(state.should_stop)
-            except Exception as e:  # noqa: BLE001 - the GUI thread reads the ids itself then
-                if not state.should_stop():
-                    failed.emit(generation, f"{type(e).__name__}: {e}")
-                return
-            done.emit(generation, ids)
-
         self._pending = True
-        self._reader.start(run)
-
-    def _cancel_read(self) -> None:
-        self._pending = False
-        if self._reader is not None:
-            self._reader.cancel()
+        self._reader.start(self._generation, query)
 
     def _read_done(self, generation: int, ids: list[int]) -> None:
-        if generation != self._generation:
-            return  # the filter, search or order changed since
+        if generation == self._generation:  # else the filter, search or order changed since
+            self._take(ids)
+            self.rowsReplaced.emit()
+
+    def _read_failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            log.warning("reading the list in the background failed (%s); reading it here", message)
+            self._take(self._read_ids())
+            self.rowsReplaced.emit()
+
+    def _take(self, ids: Sequence[int]) -> None:
         self._pending = False
         self.beginResetModel()
         self._set_ids(ids)
         self.endResetModel()
-        self.rowsReplaced.emit()
-
-    def _read_failed(self, generation: int, message: str) -> None:
-        if generation != self._generation:
-            return
-        log.warning("reading the list in the background failed (%s); reading it here", message)
-        self._pending = False
-        self.beginResetModel()
-        self._set_ids(self._read_ids())
-        self.endResetModel()
-        self.rowsReplaced.emit()
 
     def shutdown(self) -> None:
         """Stop a background read and wait for its thread (the project closes)."""
         self._generation += 1
-        self._cancel_read()
-        if self._reader is not None:
-            self._reader.shutdown()
+        self._pending = False
+        self._reader.shutdown()
 
     # ------------------------------------------------------------------
     # rows
