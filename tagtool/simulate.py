@@ -137,6 +137,14 @@ logger = logging.getLogger(__name__)
 STRATEGIES = strategies.names()
 #: Share of the full-data F1 that ``cost_to_95`` waits for.
 TARGET_SHARE = 0.95
+#: Costs closer than this are one cost: the float sum of a step's costs (0.1 at a time) must not decide
+#: whether the step's target is reached (the app's action log sums the same costs in another order).
+COST_TOLERANCE = 1e-6
+
+
+def reached(spent: float, target: float) -> bool:
+    """Whether ``spent`` has reached ``target`` (within :data:`COST_TOLERANCE`)."""
+    return spent >= target - COST_TOLERANCE
 
 
 class SimulationError(TagtoolError, ValueError):
@@ -760,19 +768,19 @@ class Simulation:
         order = self.queue(status, questions)
         shown = 0
         for i in order:
-            if self.oracle.spent >= target:
+            if reached(self.oracle.spent, target):
                 return shown
             answer = self.what_to_ask(i, questions)
             if answer.ask.any():  # a sentence without a question is not shown
                 self.oracle.annotate(i, answer.ask, answer.candidates, answer.accepted)
                 shown += 1
-        if self.oracle.spent < target and questions is not None and self.config.mode in TOKEN_MODES:
+        if not reached(self.oracle.spent, target) and questions is not None and self.config.mode in TOKEN_MODES:
             if self.fallback_from is None:
                 self.fallback_from = self.oracle.spent
                 self._note(f"from cost {self.oracle.spent:g} on, steps ran out of questions above the threshold "
                            "and went on with whole sentences")
             for i in order:
-                if self.oracle.spent >= target:
+                if reached(self.oracle.spent, target):
                     break
                 open_ = self.oracle.unlabeled(i)
                 if open_.any():
@@ -790,7 +798,7 @@ class Simulation:
         curve: list[CurvePoint] = []
         model = None
         step = float(self.config.step)
-        while self.oracle.spent < self.budget:
+        while not reached(self.oracle.spent, self.budget):
             if should_stop is not None and should_stop():
                 raise TrainingCancelled("simulation cancelled")
             status = self.oracle.sentence_status()

@@ -58,6 +58,7 @@ from PySide6.QtTest import QTest
 from tagtool.annotation_costs import logged_cost, logged_tokens
 from tagtool.core.annotation import annotation_status
 from tagtool.errors import TagtoolError
+from tagtool.simulate import reached
 from tagtool.strategies import get as get_strategy
 
 #: How long a training may take before the session gives up (milliseconds).
@@ -171,23 +172,26 @@ class ScriptedAnnotator:
         """Train now (Ctrl+T) and wait for the run to end; its seconds."""
         loop = self.loop
         outcome: list = []
+        began: list = []
         waiter = QEventLoop()
         done = lambda *args: (outcome.append(args), waiter.quit())  # noqa: E731
-        loop.finished.connect(done)
-        loop.failed.connect(done)
+        begin = began.append
+        signals = ((loop.finished, done), (loop.failed, done), (loop.started, begin), (loop.waiting, begin))
+        for signal, slot in signals:
+            signal.connect(slot)
         timer = QTimer(singleShot=True, interval=TRAIN_TIMEOUT_MS)
         timer.timeout.connect(waiter.quit)
         started = time.perf_counter()
         try:
             self.press(Qt.Key_T, Qt.ControlModifier)
-            if not loop.busy and not outcome:
+            if not began and not outcome:  # a big project may wait for its sentences first: waiting()
                 raise SessionError("Ctrl+T started no training")
             timer.start()
             if not outcome:
                 waiter.exec()
         finally:
-            loop.finished.disconnect(done)
-            loop.failed.disconnect(done)
+            for signal, slot in signals:
+                signal.disconnect(slot)
         if not outcome:
             raise SessionError("the training did not end in time")
         if len(outcome[0]) == 2:  # failed(message, traceback)
@@ -280,7 +284,7 @@ class ScriptedAnnotator:
 
     def _sentences(self, target: float, work: Callable[[], None]) -> int:
         shown = 0
-        while self.cost() < target and self.go_to_head():
+        while not reached(self.cost(), target) and self.go_to_head():
             work()
             shown += 1
         return shown
@@ -298,7 +302,7 @@ class ScriptedAnnotator:
             self.press(Qt.Key_Tab)  # leaving: the unlabeled tokens are logged as skipped
             if self.session.current_id == here and not self.open_questions():
                 break  # no question left anywhere
-            if self.cost() >= target:
+            if reached(self.cost(), target):
                 return shown
         return shown + self._sentences(target, self.label_sentence)  # the simulator's fallback
 
@@ -312,7 +316,7 @@ class ScriptedAnnotator:
         """
         points: list[StepPoint] = []
         size = float(step)
-        while self.cost() < budget:
+        while not reached(self.cost(), budget):
             target = min(self.cost() + size, budget)
             shown = self.annotate_step(target)
             if not shown:
