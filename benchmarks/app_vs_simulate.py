@@ -174,26 +174,28 @@ def _num(x, fmt="{:,.0f}") -> str:
     return "–" if x is None else fmt.format(x)
 
 
-def table(rows, full_f1: float) -> list[str]:
+def table(rows, full_f1: float, baseline: float | None) -> list[str]:
     target = TARGET_SHARE * full_f1
-    head = ["strategy", "mode", "simulate cost_to_95", "app cost_to_95", "steps apart"]
+    head = ["strategy", "mode", "simulate cost_to_95", "app cost_to_95", "steps apart", "app / random+full"]
     head += [f"F1 at {c:,} sim / app" for c in AT_COSTS]
     head += ["labeled sim / app", "accepted sim / app", "skipped sim / app", "sentences sim / app",
-             "same costs at every step", "keys", "app s", "sim s"]
+             "steps at the same cost", "largest F1 difference", "keys", "app s (training)", "sim s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         sim_curve, app = r["simulate"].curve, r["app"]
         c_sim, c_app = cost_to(sim_curve, target), cost_to(app, target)
         i_sim, i_app = step_index(sim_curve, c_sim), step_index(app, c_app)
         apart = "–" if i_sim is None or i_app is None else f"{i_app - i_sim:+d}"
-        cells = [r["strategy"], r["mode"], _num(c_sim, "{:,.1f}"), _num(c_app, "{:,.1f}"), apart]
+        ratio = None if c_app is None or not baseline else c_app / baseline
+        cells = [r["strategy"], r["mode"], _num(c_sim, "{:,.1f}"), _num(c_app, "{:,.1f}"), apart, _num(ratio, "{:.2f}")]
         cells += [f"{_num(f1_at(sim_curve, c), '{:.4f}')} / {_num(f1_at(app, c), '{:.4f}')}" for c in AT_COSTS]
         s_last, a_last = sim_curve[-1], app[-1]
         cells += [f"{s_last.tokens_labeled:,} / {a_last.logged['full'] + a_last.logged['accept']:,}",
                   f"{s_last.accepted:,} / {a_last.logged['accept']:,}",
                   f"{_skipped(r['simulate']):,} / {a_last.logged['skip']:,}",
                   f"{s_last.sentences:,} / {a_last.sentences:,}",
-                  _same_costs(sim_curve, app), f"{a_last.keys:,}", f"{r['app_seconds']:.0f}", f"{r['sim_seconds']:.0f}"]
+                  _same_costs(sim_curve, app), _largest_f1_difference(sim_curve, app), f"{a_last.keys:,}",
+                  f"{r['app_seconds']:.0f} ({sum(p.train_seconds for p in app):.0f})", f"{r['sim_seconds']:.0f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -210,6 +212,12 @@ def _same_costs(sim_curve, app) -> str:
     n = min(len(sim_curve), len(app))
     same = sum(abs(s.cost - a.cost) < 1e-6 for s, a in zip(sim_curve[:n], app[:n]))
     return f"{same} of {max(len(sim_curve), len(app))}"
+
+
+def _largest_f1_difference(sim_curve, app) -> str:
+    """Largest |F1 difference| between the two curves' models at the same step."""
+    n = min(len(sim_curve), len(app))
+    return f"{max((abs(s.f1 - a.f1) for s, a in zip(sim_curve[:n], app[:n])), default=0.0):.4f}"
 
 
 def curves_table(rows) -> list[str]:
@@ -235,6 +243,8 @@ def main(argv=None) -> int:
         f"load {load_average()}")
     full_f1 = Simulation(SimulationConfig(**base_config(args), strategy="random"), pool, test).full_data_f1()
     log(f"full-data F1 {full_f1:.4f} ({time.perf_counter() - started:.0f} s)")
+    baseline, seconds = simulate_run(pool, test, "random", "full", full_f1, args)
+    log(f"random + full (simulate): cost_to_95 {baseline.cost_to_95} ({seconds:.0f} s)")
     test_scorer = TestScorer(test)
     rows = []
     with tempfile.TemporaryDirectory(prefix="app_vs_simulate_", dir=_fast_folder()) as tmp:
@@ -248,7 +258,7 @@ def main(argv=None) -> int:
                 rows.append(dict(strategy=strategy, mode=mode, simulate=result, app=app, sim_seconds=sim_seconds,
                                  app_seconds=app_seconds))
     total = time.perf_counter() - started
-    write(args, pool, test, full_f1, rows, total)
+    write(args, pool, test, full_f1, rows, total, baseline.cost_to_95)
     return 0
 
 
@@ -257,7 +267,7 @@ def _fast_folder() -> str | None:
     return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
-def write(args, pool, test, full_f1, rows, total) -> None:
+def write(args, pool, test, full_f1, rows, total, baseline: float | None) -> None:
     out = Path(args.out)
     lines = [
         "# The app delivers the simulated savings: a scripted session against `tagtool simulate`", "",
@@ -273,14 +283,17 @@ def write(args, pool, test, full_f1, rows, total) -> None:
         "(the goal: within one); F1 of the model in use at a few costs; at the end, tokens labeled (the "
         "simulator's tokens with an annotation / the log's full labels and accepted suggestions), accepted "
         "suggestions, tokens read and left unlabeled (skipped), sentences with an annotation; how many steps "
-        "ended at the same cost in both; key presses of the session; wall seconds.", "",
-        *table(rows, full_f1), "",
+        "ended at the same cost in both, and the largest difference between the F1 of the two models of a step; "
+        "key presses of the session; wall seconds (of the app's, its trainings). `app / random+full`: the app's "
+        f"cost_to_95 over the simulated cost_to_95 of labeling whole sentences in random order "
+        f"(`random` + `full`, {_num(baseline, '{:,.1f}')}): what the app saves.", "",
+        *table(rows, full_f1, baseline), "",
         f"Total wall time: {total:.0f} s.", "",
         "### The curves, step by step", "",
         *curves_table(rows),
     ]
     write_keeping_analysis(out, lines)
-    record = {"full_data_f1": full_f1, "runs": [
+    record = {"full_data_f1": full_f1, "random_full_cost_to_95": baseline, "runs": [
         {"strategy": r["strategy"], "mode": r["mode"], "simulate": r["simulate"].to_dict(),
          "app": [dict(p.__dict__, logged=dict(p.logged)) for p in r["app"]],
          "app_seconds": r["app_seconds"], "sim_seconds": r["sim_seconds"]} for r in rows]}
