@@ -42,6 +42,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import numpy as np  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 from _results import load_average, machine_lines, write_keeping_analysis  # noqa: E402
 
@@ -102,8 +103,6 @@ class TestScorer:
     def __call__(self, tagger) -> float:
         snapshot, predicted = tagger.predict(self.sentences)
         if self._scorer is None or self._scorer[0] != tuple(tagger.labels):
-            import numpy as np
-
             gold = np.array([tagger.labels.index(name) for name in self.gold], dtype=np.int64)
             self._scorer = (tuple(tagger.labels), F1Scorer(tagger.labels, gold, snapshot.offsets))
         return self._scorer[1].f1(predicted)
@@ -273,7 +272,8 @@ def write(args, pool, test, full_f1, rows, total, baseline: float | None) -> Non
         "# The app delivers the simulated savings: a scripted session against `tagtool simulate`", "",
         f"Command: `python benchmarks/app_vs_simulate.py {' '.join(args.argv)}`  ",
         *machine_lines(), f"- load average at the end: {load_average()}", "",
-        f"Data: the first {len(pool):,} sentences of CoNLL-2002 `esp.train` ({sum(len(s.tokens) for s in pool):,} tokens) "
+        f"Data: the first {len(pool):,} sentences of CoNLL-2002 `esp.train` "
+        f"({sum(len(s.tokens) for s in pool):,} tokens) "
         f"as a project; test: {'all' if args.test_sentences <= 0 else 'the first'} {len(test):,} sentences of "
         f"`esp.testb`. Learner {args.learner} (the app's default settings), seed {args.seed}; steps from "
         f"{args.step:g} growing ×{args.growth:g}, until 95 % of the full-data F1 ({100 * full_f1:.2f} %, target "

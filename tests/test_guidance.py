@@ -86,7 +86,7 @@ def test_analyse_matches_the_tagger():
 
 
 def test_the_margin_scale_is_the_open_sentences_own():
-    """Fully labeled sentences (the training data, fitted with large margins) do not change an open token's uncertainty."""
+    """Fully labeled sentences (training data, fitted with large margins) leave an open token's uncertainty."""
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
     from tagtool.pipeline import train_tagger

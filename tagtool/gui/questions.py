@@ -270,7 +270,8 @@ class Questions:
         return self.plan
 
 
-def plan_in_worker(choice: tuple[str, bool, int] | None, ids, analysis, status, learner: str, model) -> QueuePlan | None:
+def plan_in_worker(choice: tuple[str, bool, int] | None, ids, analysis, status, learner: str,
+                   model) -> QueuePlan | None:
     """The plan of a new model under ``choice`` (:meth:`Questions.choice`), made in the worker thread.
 
     Scoring and ordering a 100,000-sentence project takes a tenth of a

@@ -170,36 +170,17 @@ class ScriptedAnnotator:
 
     def train(self) -> float:
         """Train now (Ctrl+T) and wait for the run to end; its seconds."""
-        loop = self.loop
-        outcome: list = []
-        began: list = []
-        waiter = QEventLoop()
-        done = lambda *args: (outcome.append(args), waiter.quit())  # noqa: E731
-        begin = began.append
-        signals = ((loop.finished, done), (loop.failed, done), (loop.started, begin), (loop.waiting, begin))
-        for signal, slot in signals:
-            signal.connect(slot)
-        timer = QTimer(singleShot=True, interval=TRAIN_TIMEOUT_MS)
-        timer.timeout.connect(waiter.quit)
         started = time.perf_counter()
-        try:
-            self.press(Qt.Key_T, Qt.ControlModifier)
-            if not began and not outcome:  # a big project may wait for its sentences first: waiting()
-                raise SessionError("Ctrl+T started no training")
-            timer.start()
-            if not outcome:
-                waiter.exec()
-        finally:
-            for signal, slot in signals:
-                signal.disconnect(slot)
-        if not outcome:
-            raise SessionError("the training did not end in time")
-        if len(outcome[0]) == 2:  # failed(message, traceback)
-            raise SessionError(f"the training failed: {outcome[0][0]}")
+        outcome = _wait_for_run(self.loop, lambda: self.press(Qt.Key_T, Qt.ControlModifier))
+        if len(outcome) == 2:  # failed(message, traceback)
+            raise SessionError(f"the training failed: {outcome[0]}")
+        return time.perf_counter() - started
+
+    def pick_strategy(self) -> None:
+        """Go › Queue strategy › the session's strategy (a model now ranks the sentences)."""
         action = self.window.queue_menu.strategy_actions[self.strategy]
         if not action.isChecked():
-            action.trigger()  # a model now ranks the sentences
-        return time.perf_counter() - started
+            action.trigger()
 
     # ------------------------------------------------------------------
     # the annotator's moves
@@ -323,6 +304,7 @@ class ScriptedAnnotator:
                 break
             size *= growth
             seconds = self.train()
+            self.pick_strategy()
             project = self.session.project
             counts, statuses = project.annotation_counts(), project.status_counts()
             point = StepPoint(
@@ -336,3 +318,34 @@ class ScriptedAnnotator:
             if stop is not None and stop(point):
                 break
         return points
+
+
+def _wait_for_run(loop, start: Callable[[], None]) -> tuple:
+    """Call ``start`` (a key that trains) and wait for the run's ``finished`` or ``failed``; its arguments."""
+    outcome: list = []
+    began: list = []
+    waiter = QEventLoop()
+
+    def done(*args):
+        outcome.append(args)
+        waiter.quit()
+
+    signals = ((loop.finished, done), (loop.failed, done), (loop.started, began.append),
+               (loop.waiting, began.append))
+    for signal, slot in signals:
+        signal.connect(slot)
+    timer = QTimer(singleShot=True, interval=TRAIN_TIMEOUT_MS)
+    timer.timeout.connect(waiter.quit)
+    try:
+        start()
+        if not began and not outcome:  # a big project may first wait for its sentences: waiting()
+            raise SessionError("the key started no training")
+        timer.start()
+        if not outcome:
+            waiter.exec()
+    finally:
+        for signal, slot in signals:
+            signal.disconnect(slot)
+    if not outcome:
+        raise SessionError("the training did not end in time")
+    return outcome[0]
