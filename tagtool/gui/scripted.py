@@ -76,8 +76,9 @@ class StepPoint:
     ``cost``: the action log priced with the simulator's costs; ``logged``:
     the log's tokens of each cost kind (``full``, ``candidate``, ``accept``,
     ``skip``); ``tokens_labeled`` / ``sentences``: tokens with an
-    annotation and sentences with one, as the project holds them; ``keys``:
-    key presses so far; ``f1``: the caller's score of the model.
+    annotation and sentences with one, as the project holds them;
+    ``shown``: sentences worked on in the step; ``keys``: key presses so
+    far; ``f1``: the caller's score of the model.
     """
 
     cost: float
