@@ -38,6 +38,7 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from tagtool import strategies
 from tagtool.guidance import SentenceGuidance, analyse_all, queue
 from tagtool.learn import DEFAULT_LEARNER
 from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
@@ -313,6 +314,7 @@ class ModelLoop(QObject):
     def _requeue(self) -> None:
         """The session's queue from the model in use under the queue strategy, without the skipped sentences."""
         if self.result is None:
+            self.session.queue = self._queue_without_model()
             return
         plan = self.questions.plan
         if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
@@ -320,6 +322,22 @@ class ModelLoop(QObject):
         else:
             skipped = self.session.skipped
             self.session.queue = [sid for sid in plan.queue if sid not in skipped]
+
+    def _queue_without_model(self) -> list[int]:
+        """Before any model: under ``random`` every sentence in its order (J passes over the labeled ones).
+
+        The guided strategies have nothing to rank with yet, and J goes on in
+        document order.  ``random`` needs no model: its order is the one the
+        model's queue keeps, and the one ``tagtool simulate --strategy
+        random`` (and its first step under every strategy but
+        ``sequential``) takes with the same seed.
+        """
+        strategy = strategies.get(self.questions.strategy)
+        if strategy.guided or strategy.file_order:
+            return []
+        ids, skipped = self.session.sentence_ids, self.session.skipped
+        order = strategies.tie_order(strategy, len(ids), self.questions.seed).tolist()
+        return [ids[i] for i in order if ids[i] not in skipped]
 
     def _show_scores(self) -> None:
         """The list's Info column: the queue strategy's scores."""
@@ -342,11 +360,13 @@ class ModelLoop(QObject):
     # ------------------------------------------------------------------
     # queue strategy and token questions
 
-    def set_queue(self, strategy: str | None = None, asking: bool | None = None) -> None:
-        """Pick the queue strategy (a :mod:`tagtool.strategies` name) and/or the token-question mode."""
-        if self.questions.set(strategy, asking) is not None:
+    def set_queue(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None) -> None:
+        """Pick the queue strategy (a :mod:`tagtool.strategies` name), the token-question mode, the tie order's seed."""
+        if self.questions.set(strategy, asking, seed) is not None:
             self._requeue()
             self._show_scores()
+        elif self.result is None:
+            self._requeue()  # random needs no model
         self._refresh_hints()
         self.queueChanged.emit()
 
