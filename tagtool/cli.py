@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tagtool import __version__
+from tagtool import __version__, strategies
 from tagtool.cli_inputs import (
     TOKENIZER_CHOICES,  # noqa: F401  (re-exported: tests and docs name it here)
     add_column_options,
@@ -470,10 +470,10 @@ def _add_learning_commands(sub) -> None:
     _add_simulate_command(sub, formatter)
 
 
-#: Strategies and modes of ``tagtool simulate`` (``tagtool.simulate.STRATEGIES``/``MODES``;
-#: kept here so that building the parser does not import the learners; a test checks them).
-SIMULATE_STRATEGIES = ("sequential", "random", "uncertainty", "disagreement", "confidence", "combined")
-SIMULATE_MODES = ("full", "tokens", "partial", "review")
+#: Strategies and modes of ``tagtool simulate``: the registry's (:mod:`tagtool.strategies`,
+#: which imports neither numpy nor the learners, so building the parser stays light).
+SIMULATE_STRATEGIES = strategies.names()
+SIMULATE_MODES = strategies.MODES
 
 
 #: ``tagtool.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the
@@ -495,10 +495,7 @@ def _add_simulate_command(sub, formatter) -> None:
     _add_learner_options(p)
     p.add_argument("--data", type=Path, required=True, metavar="FILE", help="gold-labeled data the oracle annotates")
     p.add_argument("--test", type=Path, required=True, metavar="FILE", help="gold-labeled sentences to score")
-    p.add_argument("--strategy", required=True, choices=SIMULATE_STRATEGIES,
-                   help="sentence order: sequential (file order), random, uncertainty, disagreement (two-view "
-                   "learners), confidence (wdpsl), combined (the app's question - disagreement, else uncertainty - "
-                   "per unit of cost)")
+    p.add_argument("--strategy", required=True, choices=SIMULATE_STRATEGIES, help=strategies.help_text())
     p.add_argument("--mode", choices=SIMULATE_MODES, default="full", help="what the annotator gives (default full)")
     p.add_argument("--budget", type=float, metavar="TOKENS",
                    help="total cost (default: the cost of labeling every token of DATA)")
@@ -507,11 +504,12 @@ def _add_simulate_command(sub, formatter) -> None:
     p.add_argument("--growth", type=float, default=1.0, metavar="G",
                    help="each step costs G times the previous one (default 1: fixed steps)")
     p.add_argument("--threshold", type=float, default=None, metavar="U",
-                   help="tokens/partial: ask a token when its uncertainty is >= U (default 0.7 for "
-                   "margin-based learners, 0.3 for CRFs)")
+                   help="tokens/partial: ask a token when its question (uncertainty) is >= U (default "
+                   f"{strategies.DEFAULT_THRESHOLD[False]:g} for margin-based learners, "
+                   f"{strategies.DEFAULT_THRESHOLD[True]:g} for CRFs)")
     p.add_argument("--close", type=float, default=None, metavar="U",
                    help="partial: candidate set where the model's uncertainty between the gold and its "
-                   "strongest wrong label is >= U (default 0.9)")
+                   f"strongest wrong label is >= U (default {strategies.DEFAULT_CLOSE:g})")
     p.add_argument("--max-unlabeled", type=int, default=None, metavar="N",
                    help="unlabeled sentences per step for learners that use them (default 500)")
     p.add_argument("--cost-full", type=float, default=None, metavar="C", help="cost of a full label (default 1)")

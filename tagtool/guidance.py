@@ -9,6 +9,9 @@ simulate`` orders sentences with the same :func:`queue`.
   the second-best label's max-marginal score, with ``τ`` the median margin
   of the tokens scored together (the weights' scale differs between learners
   and grows with perceptron epochs; the median makes the shading comparable).
+  :func:`analyse_all` takes the median over the sentences not fully labeled,
+  as ``tagtool simulate`` does: the margins of the training sentences grow
+  as the model fits them, and would make every open token look less sure.
 * **View disagreement** (two-view learners): the tokens where view 0's and
   view 1's Viterbi labels differ.
 * **Informativeness** of a sentence: the mean over its tokens of ``(1 −
@@ -23,7 +26,13 @@ corpus per step, the same numbers come vectorised
 annotator needs: :func:`pair_uncertainty` (how torn the model is between two
 given labels of a token) and, for WD-PSL, :func:`contention_mask` and
 :func:`candidate_uncertainty` (its candidate confidences among the labels
-in contention, turned into an uncertainty).
+in contention, turned into an uncertainty: :func:`contention_question`).
+
+The app gets both views of a model's guidance from :func:`analyse_all`: the
+per-sentence :class:`SentenceGuidance` the editor draws, and the same
+numbers as flat arrays (:class:`Analysis`) that a queue strategy
+(:mod:`tagtool.strategies`) scores and that say where the model is torn
+between two labels.
 """
 
 from __future__ import annotations
@@ -35,18 +44,23 @@ import numpy as np
 
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.snapshot import build_snapshot
+from tagtool.strategies import Evidence, Tokens
 
 __all__ = [
+    "Analysis",
     "SentenceGuidance",
     "analyse",
+    "analyse_all",
     "candidate_uncertainty",
     "contention_mask",
+    "contention_question",
     "informativeness",
     "margin_uncertainty",
     "entropy_uncertainty",
     "open_question",
     "pair_uncertainty",
     "queue",
+    "queue_order",
     "sentence_informativeness",
     "strongest_other",
     "token_uncertainty",
@@ -227,6 +241,22 @@ def candidate_uncertainty(confidences: np.ndarray, allowed: np.ndarray) -> np.nd
     return np.clip(1.0 - (top2[:, 1] - top2[:, 0]), 0.0, 1.0)
 
 
+def contention_question(model, snapshot, scores: np.ndarray) -> np.ndarray:
+    """WD-PSL's question per token: :func:`candidate_uncertainty` of its confidences among the
+    labels in contention (every unlabeled token narrowed to its two best, :func:`contention_mask`).
+
+    ``model`` a WD-PSL :class:`~tagtool.learn.chain.ChainModel`, ``scores``
+    its :meth:`score_tokens` of ``snapshot`` (DESIGN §5.4, Lu & Chow Eq. 22).
+    """
+    from dataclasses import replace
+
+    from tagtool.learn.wdpsl import candidate_confidences
+
+    narrowed = contention_mask(scores, snapshot.allowed, k=2)
+    conf = candidate_confidences(model, replace(snapshot, allowed=narrowed))
+    return candidate_uncertainty(conf, narrowed)
+
+
 def queue(scores: Mapping[int, float], status: Mapping[int, str]) -> list[int]:
     """Sentence ids that are not fully labeled, the most informative first.
 
@@ -237,9 +267,25 @@ def queue(scores: Mapping[int, float], status: Mapping[int, str]) -> list[int]:
     status : mapping id → ``"full"``/``"partial"``/``"none"``
         Every candidate sentence, in the order that breaks ties (document order).
     """
-    order = {sid: i for i, sid in enumerate(status)}
-    open_ids = [sid for sid, st in status.items() if st != "full"]
-    return sorted(open_ids, key=lambda sid: (sid not in scores, -scores.get(sid, 0.0), order[sid]))
+    ids = list(status)
+    if not ids:
+        return []
+    open_ = np.fromiter((st != "full" for st in status.values()), dtype=bool, count=len(ids))
+    ranked = np.fromiter((scores.get(sid, np.nan) for sid in ids), dtype=np.float64, count=len(ids))
+    return [ids[i] for i in queue_order(ranked, open_).tolist()]
+
+
+def queue_order(scores: np.ndarray, open_: np.ndarray, tie_rank: np.ndarray | None = None) -> np.ndarray:
+    """:func:`queue` on arrays: the open rows, the highest score first, unscored (NaN) rows last.
+
+    Ties go by ``tie_rank`` (default: row order).  Sorted by numpy (a
+    100,000-sentence project's queue in milliseconds, not a Python sort).
+    """
+    rows = np.flatnonzero(np.asarray(open_, dtype=bool))
+    ranked = np.asarray(scores, dtype=np.float64)[rows]
+    unscored = np.isnan(ranked)
+    ties = rows if tie_rank is None else np.asarray(tie_rank)[rows]
+    return rows[np.lexsort((ties, np.where(unscored, 0.0, -ranked), unscored))]
 
 
 @dataclass(frozen=True)
@@ -282,26 +328,62 @@ def _wdpsl_confidences(tagger, snapshot) -> np.ndarray | None:
     return candidate_confidences(tagger.model, snapshot)
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """A model's guidance of some sentences as flat arrays over their tokens (:func:`analyse_all`).
+
+    Attributes
+    ----------
+    evidence : Evidence
+        What the queue strategies read (:mod:`tagtool.strategies`); the WD-PSL
+        contention only for WD-PSL.
+    tokens : Tokens
+        Which tokens carried annotations when the model scored them.
+    probabilistic : bool
+        The model's kind (which question threshold applies).
+    best, runner_up : int arrays [N]
+        The best-scoring label of each token and the strongest other one.
+    torn : float array [N]
+        :func:`pair_uncertainty` between the two: where it is high, the
+        annotator may give the candidate set {best, runner-up}.
+    labels : tuple of str
+        Label names, by index.
+    """
+
+    evidence: Evidence
+    tokens: Tokens
+    probabilistic: bool
+    best: np.ndarray
+    runner_up: np.ndarray
+    torn: np.ndarray
+    labels: tuple[str, ...]
+
+
 def analyse(tagger, sentences: Sequence, should_stop=None) -> list[SentenceGuidance]:
     """Suggestions, uncertainty, view labels and confidences of ``sentences`` under ``tagger``.
 
     Annotations whose labels the tagger does not know are ignored (the
     sentence is decoded unconstrained there).
     """
+    return analyse_all(tagger, sentences, should_stop)[0]
+
+
+def analyse_all(tagger, sentences: Sequence, should_stop=None) -> tuple[list[SentenceGuidance], Analysis | None]:
+    """:func:`analyse` and the same guidance as flat arrays (None without sentences)."""
     sentences = [_known_labels(s, tagger.labels) for s in sentences]
     if not sentences:
-        return []
+        return [], None
     model = tagger.model
     snapshot = build_snapshot(sentences, tagger.labels, tagger.extractor, model.feature_view)
     names = np.asarray(tagger.labels.names, dtype=object)
     best = names[model.predict(snapshot, constrained=True)]
     scores = model.score_tokens(snapshot)
-    scale = None if model.probabilistic else margin_scale(margins(scores))
+    scale = None if model.probabilistic else margin_scale(margins(scores)[_open_rows(snapshot)])
     uncertainty = token_uncertainty(scores, model.probabilistic, scale)
-    views = None
+    views = disagree = None
     if model.n_views == 2:
         y0, y1 = model.disagreement(snapshot)
-        views = (names[y0], names[y1])
+        views, disagree = (names[y0], names[y1]), y0 != y1
     conf = _wdpsl_confidences(tagger, snapshot)
     out = []
     for i in range(snapshot.n_sentences):
@@ -312,15 +394,33 @@ def analyse(tagger, sentences: Sequence, should_stop=None) -> list[SentenceGuida
         rows = snapshot.sentence_slice(i)
         allowed = snapshot.allowed[rows]
         v = None if views is None else (tuple(views[0][rows]), tuple(views[1][rows]))
-        disagree = None if v is None else np.array([a != b for a, b in zip(*v)])
         out.append(SentenceGuidance(
             suggestions=tuple(best[rows]),
             uncertainty=tuple(float(u) for u in uncertainty[rows]),
             views=v,
             confidences=None if conf is None else _token_confidences(conf[rows], allowed, names),
-            score=informativeness(uncertainty[rows], allowed, disagree),
+            score=informativeness(uncertainty[rows], allowed, None if disagree is None else disagree[rows]),
         ))
-    return out
+    contention = contention_question(model, snapshot, scores) if tagger.learner == "wdpsl" else None
+    return out, _analysis(snapshot, scores, scale, model.probabilistic, Evidence(uncertainty, disagree, contention),
+                          tuple(tagger.labels.names))
+
+
+def _open_rows(snapshot) -> np.ndarray:
+    """Token rows of the sentences not fully labeled (every row when all are: the scale then has them all)."""
+    rows = np.repeat(snapshot.sentence_status() < 2, snapshot.lengths)
+    return rows if rows.any() else np.ones(len(rows), dtype=bool)
+
+
+def _analysis(snapshot, scores, scale, probabilistic: bool, evidence: Evidence, labels) -> Analysis:
+    top = np.argmax(scores, axis=1) if scores.shape[1] else np.zeros(len(scores), dtype=np.int64)
+    if scores.shape[1] < 2:
+        other, torn = top, np.zeros(len(scores))
+    else:
+        other = strongest_other(scores, top)
+        torn = pair_uncertainty(scores, top, other, probabilistic, scale)
+    return Analysis(evidence, Tokens.from_allowed(snapshot.allowed, snapshot.offsets), bool(probabilistic),
+                    top, other, torn, labels)
 
 
 def _token_confidences(conf: np.ndarray, allowed: np.ndarray, names: np.ndarray) -> tuple[dict, ...]:

@@ -1,7 +1,8 @@
 """A simulated annotator: what guidance and partial labels save (``tagtool simulate``).
 
 An oracle annotator who knows the gold labels works through the data in the
-order a *strategy* picks, with the queue the desktop app uses
+order a *strategy* of :mod:`tagtool.strategies` picks (the registry the
+desktop app's queue reads too), with the queue the app uses
 (:func:`tagtool.guidance.queue`); after every *step* the learner retrains,
 warm-started from the previous step's model, and its span F1 on the test
 sentences is recorded against the annotation *cost* spent so far.
@@ -26,6 +27,8 @@ Strategies (which sentence next; the per-token *question* ``q_t`` in [0, 1])
                     ``skip``).  In ``full`` mode that is the mean question of
                     its tokens, as ``uncertainty``; in ``tokens`` mode it
                     prefers sentences whose few questions come cheap.
+    ``gain``        as ``combined``, with a cost of opening each sentence in
+                    the ranking (not charged; :func:`tagtool.strategies.gain_per_cost`).
     The other guided strategies score a sentence the mean over its tokens
     of ``(1 − info_t) · q_t`` (:func:`tagtool.guidance.informativeness`,
     DESIGN §6).  Ties, and the order of ``sequential``/``random``, come from
@@ -63,8 +66,9 @@ Modes (what the annotator gives in a sentence it is shown)
 
 Steps and cost
     The first step has no model to guide it: the annotator labels whole
-    sentences in the strategy's tie order (random order, file order for
-    ``sequential``).  A step shows sentences until its cost reaches
+    sentences in the strategy's tie order (:func:`tagtool.strategies.tie_order`:
+    random order, file order for ``sequential``; the app's J goes in that
+    order under ``random``).  A step shows sentences until its cost reaches
     ``step`` (the first) or ``growth`` times the previous step's target;
     the last sentence of a step may overshoot, the recorded cost is exact.
     The run ends when ``budget`` is spent, nothing is left to label, or —
@@ -86,7 +90,9 @@ Training
     learner.uses``): they get at most ``max_unlabeled`` of them, the first
     still unlabeled ones of a fixed random order of the data (so steps stay
     fast and the sample changes only as the annotator labels its
-    sentences).  Test F1 is computed with :class:`F1Scorer` (seqeval's chunk
+    sentences; the app trains on all of them, as ``max_unlabeled`` at
+    least the data's size does).  The training sentences are in document
+    order, as the app's.  Test F1 is computed with :class:`F1Scorer` (seqeval's chunk
     rules on index arrays).
 
 ``cost_to_95``
@@ -112,7 +118,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tagtool import guidance
+from tagtool import guidance, strategies
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import concat_ranges
 from tagtool.core.labels import LabelSet
@@ -123,20 +129,22 @@ from tagtool.learn import Learner, get_learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
 from tagtool.pipeline import attach_representations, feature_views, make_extractor, view_split_for
+from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_THRESHOLD, MODES, TOKEN_MODES, Evidence, Showing, Tokens
 
 logger = logging.getLogger(__name__)
 
-STRATEGIES = ("sequential", "random", "uncertainty", "disagreement", "confidence", "combined")
-MODES = ("full", "tokens", "partial", "review")
-#: Modes in which the annotator is asked only some tokens (the threshold applies).
-TOKEN_MODES = ("tokens", "partial")
-#: Strategies that need a model to order the sentences.
-GUIDED = ("uncertainty", "disagreement", "confidence", "combined")
+#: The strategies' names (:data:`tagtool.strategies.REGISTRY`, the only list of them).
+STRATEGIES = strategies.names()
 #: Share of the full-data F1 that ``cost_to_95`` waits for.
 TARGET_SHARE = 0.95
-#: Default ``threshold`` by the kind of model: normalised entropy (CRFs) and
-#: ``exp(−margin / median margin)`` (the others) are different scales.
-DEFAULT_THRESHOLD = {True: 0.3, False: 0.7}
+#: Costs closer than this are one cost: the float sum of a step's costs (0.1 at a time) must not decide
+#: whether the step's target is reached (the app's action log sums the same costs in another order).
+COST_TOLERANCE = 1e-6
+
+
+def reached(spent: float, target: float) -> bool:
+    """Whether ``spent`` has reached ``target`` (within :data:`COST_TOLERANCE`)."""
+    return spent >= target - COST_TOLERANCE
 
 
 class SimulationError(TagtoolError, ValueError):
@@ -223,7 +231,7 @@ class SimulationConfig:
     decode: dict = field(default_factory=dict)
     costs: Costs = field(default_factory=Costs)
     threshold: float | None = None
-    close: float = 0.9
+    close: float = DEFAULT_CLOSE
     max_unlabeled: int = 500
     full_data_f1: float | None = None
     until_95: bool = False
@@ -234,14 +242,9 @@ class SimulationConfig:
             raise SimulationError(f"unknown strategy {self.strategy!r} (known: {', '.join(STRATEGIES)})")
         if self.mode not in MODES:
             raise SimulationError(f"unknown mode {self.mode!r} (known: {', '.join(MODES)})")
-        if self.strategy == "disagreement" and not learner_cls.two_view:
-            raise SimulationError(
-                f"strategy disagreement needs a two-view learner (cosvm, mv-perceptron); {learner_cls.name} has one view"
-            )
-        if self.strategy == "confidence" and learner_cls.name != "wdpsl":
-            raise SimulationError(
-                f"strategy confidence needs WD-PSL's candidate confidences (--learner wdpsl), not {learner_cls.name}"
-            )
+        why = strategies.unavailable(strategies.get(self.strategy), learner_cls.name, learner_cls.two_view)
+        if why is not None:
+            raise SimulationError(why)
         if not self.step > 0:
             raise SimulationError(f"--step must be > 0, got {self.step}")
         if not 1.0 <= self.growth <= 10.0:
@@ -448,7 +451,9 @@ def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpu
     attach_representations(extractor, data_sentences, representations)  # dist sets: the data's text, not the test's
     extractor.fit(data_sentences)
     spec = {"seed": config.seed, **config.views}
-    split = view_split_for(learner_cls, spec if (learner_cls.two_view or config.views) else None, config.seed)
+    # the extractor: with a stack of two feature sets the default split gives each a view, as in training
+    split = view_split_for(learner_cls, spec if (learner_cls.two_view or config.views) else None, config.seed,
+                           extractor)
     views = feature_views(extractor, split)
     unlabeled = [s.unlabeled() for s in data_sentences]
     test_snapshot = build_snapshot([s.unlabeled() for s in test_sentences], labels, extractor, views)
@@ -571,8 +576,14 @@ class Questions:
 
 
 def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: np.ndarray, strategy: str,
-                  need_scores: bool, need_suggestions: bool = False) -> Questions:
-    """Score the open sentences ``open_ids`` of the data under ``model`` for ``strategy``."""
+                  need_scores: bool, need_suggestions: bool = False, showing: Showing | None = None) -> Questions:
+    """Score the open sentences ``open_ids`` of the data under ``model`` for ``strategy``.
+
+    The questions and the sentence scores are the strategy's
+    (:mod:`tagtool.strategies`); ``showing`` is the cost model its score
+    reads (default: ``full`` mode at the default costs).
+    """
+    entry = strategies.get(strategy)
     n = pool.data.n_tokens
     q = np.zeros(n)
     scores_all = np.zeros((n, pool.data.n_labels)) if need_scores else None
@@ -582,15 +593,7 @@ def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: 
     snap = replace(pool.data, allowed=allowed).subset(open_ids)
     scores = model.score_tokens(snap)
     scale = None if model.probabilistic else guidance.margin_scale(guidance.margins(scores))
-    u = guidance.token_uncertainty(scores, model.probabilistic, scale)
-    local = u
-    if strategy in ("disagreement", "combined") and model.n_views == 2:
-        y0, y1 = model.disagreement(snap)
-        disagree = y0 != y1
-        local = disagree.astype(np.float64) if strategy == "disagreement" else guidance.open_question(u, disagree)
-    elif strategy in ("confidence", "combined") and model.learner == "wdpsl":
-        local_conf = _confidence_question(model, snap, scores)
-        local = local_conf if strategy == "confidence" else np.maximum(u, local_conf)
+    local = entry.question(_evidence(entry, model, snap, scores, scale))
     offsets = pool.data.offsets
     positions = concat_ranges(offsets[open_ids], offsets[open_ids + 1] - offsets[open_ids])
     q[positions] = local
@@ -598,9 +601,25 @@ def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: 
         scores_all[positions] = scores
     if suggested is not None:
         suggested[positions] = model.predict(snap, constrained=True)  # as the editor shows them
-    sentence = guidance.sentence_informativeness(local, snap.allowed, snap.offsets)
-    return Questions(q, dict(zip(open_ids.tolist(), sentence.tolist())), scores_all, scale, model.probabilistic,
-                     suggested)
+    sentence = {}
+    if entry.guided:
+        showing = showing or Showing(threshold=DEFAULT_THRESHOLD[model.probabilistic])
+        ranked = entry.score(local, Tokens.from_allowed(snap.allowed, snap.offsets), showing)
+        sentence = dict(zip(open_ids.tolist(), ranked.tolist()))
+    return Questions(q, sentence, scores_all, scale, model.probabilistic, suggested)
+
+
+def _evidence(entry: strategies.Strategy, model: ChainModel, snap: Snapshot, scores: np.ndarray,
+              scale: float | None) -> Evidence:
+    """What ``entry``'s question reads: the uncertainty, and the views or WD-PSL's contention it uses."""
+    u = guidance.token_uncertainty(scores, model.probabilistic, scale)
+    disagree = contention = None
+    if "views" in entry.uses and model.n_views == 2:
+        y0, y1 = model.disagreement(snap)
+        disagree = y0 != y1
+    elif "contention" in entry.uses and model.learner == "wdpsl":
+        contention = guidance.contention_question(model, snap, scores)
+    return Evidence(u, disagree, contention)
 
 
 @dataclass
@@ -615,14 +634,6 @@ class Answer:
     ask: np.ndarray
     candidates: np.ndarray | None = None
     accepted: np.ndarray | None = None
-
-
-def _confidence_question(model: ChainModel, snap: Snapshot, scores: np.ndarray) -> np.ndarray:
-    from tagtool.learn.wdpsl import candidate_confidences
-
-    narrowed = guidance.contention_mask(scores, snap.allowed, k=2)
-    conf = candidate_confidences(model, replace(snap, allowed=narrowed))
-    return guidance.candidate_uncertainty(conf, narrowed)
 
 
 # ---------------------------------------------------------------------------
@@ -641,8 +652,9 @@ class Simulation:
         self.pool = build_pool(config, self.learner_cls, data, test, self.notes, names, representations)
         snap = self.pool.data
         self.oracle = Oracle(self.pool.gold, snap.offsets, snap.n_labels, config.costs)
-        order_rng, unlabeled_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(config.seed).spawn(2))
-        self.order = np.arange(snap.n_sentences) if config.strategy == "sequential" else order_rng.permutation(snap.n_sentences)
+        unlabeled_rng = np.random.default_rng(np.random.SeedSequence(config.seed).spawn(2)[1])
+        self.strategy = strategies.get(config.strategy)
+        self.order = strategies.tie_order(self.strategy, snap.n_sentences, config.seed)  # as the app's
         self.unlabeled_order = unlabeled_rng.permutation(snap.n_sentences)
         self.budget = float(config.budget) if config.budget is not None else config.costs.full * snap.n_tokens
         #: Cost at which a step first ran out of questions (None: never).
@@ -675,11 +687,16 @@ class Simulation:
         return self.score(model)
 
     def training_ids(self, status: np.ndarray) -> np.ndarray:
-        """Labeled and partially labeled sentences, plus the capped unlabeled sample (module doc)."""
+        """Labeled and partially labeled sentences, plus the capped unlabeled sample, in document order (module doc).
+
+        Document order, as the app trains: a learner that visits the
+        sentences in a seeded order (the perceptrons) then sees the same
+        sentences in the same order as the app's model would.
+        """
         ids = np.flatnonzero(status > 0)
         if "none" in self.learner_cls.uses and self.config.max_unlabeled > 0:
             free = self.unlabeled_order[status[self.unlabeled_order] == 0][: self.config.max_unlabeled]
-            ids = np.concatenate([ids, np.sort(free)])
+            ids = np.sort(np.concatenate([ids, free]))
         return ids
 
     def train(self, previous: ChainModel | None, should_stop: StopCallback | None) -> tuple[ChainModel, float]:
@@ -697,23 +714,23 @@ class Simulation:
 
     def questions(self, model: ChainModel | None, status: np.ndarray) -> Questions | None:
         """The model's questions, or None where none are needed (first step, unguided full mode)."""
-        guided = self.config.strategy in GUIDED
-        if model is None or (not guided and self.config.mode == "full"):
+        if model is None or (not self.strategy.guided and self.config.mode == "full"):
             return None
         open_ids = np.flatnonzero(status < 2)
         return ask_questions(model, self.pool, self.oracle.allowed, open_ids, self.config.strategy,
                              need_scores=self.config.mode == "partial",
-                             need_suggestions=self.config.mode == "review")
+                             need_suggestions=self.config.mode == "review", showing=self.showing(model.probabilistic))
+
+    def showing(self, probabilistic: bool) -> Showing:
+        """The cost model the strategy's sentence scores read (the mode, threshold and costs of the config)."""
+        c = self.config.costs
+        return Showing(self.config.mode, self.threshold(probabilistic), c.full, c.partial, c.skip, accept=c.accept)
 
     def queue(self, status: np.ndarray, questions: Questions | None) -> list[int]:
-        """:func:`tagtool.guidance.queue` over the data, ties in the strategy's order."""
+        """:func:`tagtool.guidance.queue` over the data by the strategy's scores, ties in its order."""
         names = ("none", "partial", "full")
         ordered = {int(i): names[status[i]] for i in self.order}
-        scores = {}
-        if questions is not None and self.config.strategy == "combined":
-            scores = self.questions_per_cost(questions, np.flatnonzero(status < 2))
-        elif questions is not None and self.config.strategy in GUIDED:
-            scores = questions.sentence_scores
+        scores = questions.sentence_scores if questions is not None and self.strategy.guided else {}
         return guidance.queue(scores, ordered)
 
     def threshold(self, probabilistic: bool) -> float:
@@ -721,19 +738,6 @@ class Simulation:
         if self.config.threshold is not None:
             return float(self.config.threshold)
         return DEFAULT_THRESHOLD[probabilistic]
-
-    def questions_per_cost(self, questions: Questions, open_ids: np.ndarray) -> dict[int, float]:
-        """``combined``: per open sentence, the questions it would ask over the cost of showing it."""
-        offsets = self.pool.data.offsets
-        unlabeled = self.oracle.allowed.all(axis=1)
-        asked = unlabeled.copy()
-        if self.config.mode in TOKEN_MODES:
-            asked &= questions.q >= self.threshold(questions.probabilistic)
-        costs = self.config.costs
-        gain = np.add.reduceat(np.where(asked, questions.q, 0.0), offsets[:-1])[open_ids]
-        cost = np.add.reduceat(np.where(asked, costs.full, np.where(unlabeled, costs.skip, 0.0)), offsets[:-1])[open_ids]
-        score = np.where(cost > 0, gain / np.where(cost > 0, cost, 1.0), 0.0)
-        return dict(zip(open_ids.tolist(), score.tolist()))
 
     def what_to_ask(self, i: int, questions: Questions | None) -> Answer:
         """What the annotator does in sentence ``i`` (module doc, "Modes")."""
@@ -764,19 +768,19 @@ class Simulation:
         order = self.queue(status, questions)
         shown = 0
         for i in order:
-            if self.oracle.spent >= target:
+            if reached(self.oracle.spent, target):
                 return shown
             answer = self.what_to_ask(i, questions)
             if answer.ask.any():  # a sentence without a question is not shown
                 self.oracle.annotate(i, answer.ask, answer.candidates, answer.accepted)
                 shown += 1
-        if self.oracle.spent < target and questions is not None and self.config.mode in TOKEN_MODES:
+        if not reached(self.oracle.spent, target) and questions is not None and self.config.mode in TOKEN_MODES:
             if self.fallback_from is None:
                 self.fallback_from = self.oracle.spent
                 self._note(f"from cost {self.oracle.spent:g} on, steps ran out of questions above the threshold "
                            "and went on with whole sentences")
             for i in order:
-                if self.oracle.spent >= target:
+                if reached(self.oracle.spent, target):
                     break
                 open_ = self.oracle.unlabeled(i)
                 if open_.any():
@@ -794,7 +798,7 @@ class Simulation:
         curve: list[CurvePoint] = []
         model = None
         step = float(self.config.step)
-        while self.oracle.spent < self.budget:
+        while not reached(self.oracle.spent, self.budget):
             if should_stop is not None and should_stop():
                 raise TrainingCancelled("simulation cancelled")
             status = self.oracle.sentence_status()

@@ -15,6 +15,11 @@ token a thin bar as long as its WD-PSL confidence (every bar of a chip on one
 scale, whatever its segment's width), and the model's best candidate is
 outlined.
 
+Token questions (the token-question mode): a token the model asks about
+gets a violet outline and a "?" badge on its corner; where the model is
+torn between two labels its lower band shows both ("B-ORG | B-PER", the
+candidate set Shift+Space gives) instead of the one suggestion.
+
 The focused token gets an outline in the highlight colour; every selected
 token gets a bar under it.
 """
@@ -39,6 +44,11 @@ RADIUS = 5.0
 UNCERTAINTY_COLOR = "#f0a030"
 #: Dotted line of view disagreement.
 DISAGREEMENT_COLOR = "#d62728"
+#: Outline and badge of a token question (readable on light and dark palettes).
+QUESTION_COLOR = "#8b5cf6"
+BADGE_RADIUS = 6.5
+#: Width a question's badge takes at the right of its token band.
+BADGE_ROOM = 2 * BADGE_RADIUS + 2
 
 
 @dataclass(frozen=True)
@@ -76,8 +86,10 @@ class ChipPainter:
             width = max(width, self.sfm.horizontalAdvance(next(iter(ann))) + 2 * PAD_X)
         elif ann:
             width = max(width, sum(self._segment_widths(ann)))
-        elif hint is not None and hint.suggestion:
-            width = max(width, self.sfm.horizontalAdvance(hint.suggestion) + 2 * PAD_X)
+        elif _shown_suggestion(hint):
+            width = max(width, self.sfm.horizontalAdvance(_shown_suggestion(hint)) + 2 * PAD_X)
+        if hint is not None and hint.question:
+            width = max(width, self.fm.horizontalAdvance(token) + 2 * PAD_X + BADGE_ROOM)  # the badge beside the token
         return max(width, 2 * RADIUS + 8)
 
     def layout(
@@ -127,14 +139,21 @@ class ChipPainter:
                 self._paint_uncertainty(p, rect, hint.uncertainty)
             if ann:
                 self._paint_candidates(p, rect, ann, hint)
-            elif hint is not None and hint.suggestion:
-                self._paint_suggestion(p, rect, hint.suggestion)
-        self._text(p, self._token_rect(rect), token, text_color, self.font)
+            elif _shown_suggestion(hint):
+                self._paint_suggestion(p, rect, hint.suggestion, hint.pair if hint.question else None)
+        asking = hint is not None and hint.question
+        token_rect = self._token_rect(rect).adjusted(0, 0, -BADGE_ROOM if asking else 0, 0)
+        self._text(p, token_rect, token, text_color, self.font)
         p.setBrush(Qt.NoBrush)
-        p.setPen(QPen(border, 1.0, Qt.SolidLine if ann else Qt.DashLine))
+        if asking:
+            p.setPen(QPen(QColor(QUESTION_COLOR), 2.0))
+        else:
+            p.setPen(QPen(border, 1.0, Qt.SolidLine if ann else Qt.DashLine))
         p.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), RADIUS, RADIUS)
         if hint is not None and hint.disagreement:
             self._paint_disagreement(p, rect)
+        if asking:
+            self._paint_badge(p, rect)
         self._paint_state(p, rect, state)
 
     def _token_rect(self, rect: QRectF) -> QRectF:
@@ -202,18 +221,37 @@ class ChipPainter:
         p.drawRoundedRect(band, RADIUS - 1, RADIUS - 1)
         p.restore()
 
-    def _paint_suggestion(self, p: QPainter, rect: QRectF, label: str) -> None:
+    def _paint_suggestion(self, p: QPainter, rect: QRectF, label: str, pair: tuple[str, str] | None = None) -> None:
         band = self._label_rect(rect).adjusted(2, 0, -2, -2)
-        color = QColor(self.style.color(label))
-        color.setAlphaF(0.35)
         p.setPen(Qt.NoPen)
-        p.setBrush(color)
-        p.drawRoundedRect(band, 3, 3)
+        names = pair or (label,)
+        x = band.left()
+        for name in names:  # the suggestion, or the two labels the model is torn between, side by side
+            part = QRectF(x, band.top(), band.width() / len(names), band.height())
+            color = QColor(self.style.color(name))
+            color.setAlphaF(0.35)
+            p.setBrush(color)
+            p.drawRoundedRect(part.adjusted(0, 0, -1 if pair else 0, 0), 3, 3)
+            x += part.width()
         italic = QFont(self.small)
         italic.setItalic(True)
         text = QColor(self.palette.color(QPalette.Text))
         text.setAlphaF(0.7)
-        self._text(p, band, label, text, italic)
+        self._text(p, band, " | ".join(names), text, italic)
+
+    def _paint_badge(self, p: QPainter, rect: QRectF) -> None:
+        """The token question's "?" on the chip's upper right corner."""
+        band = self._token_rect(rect)
+        centre = QPointF(rect.right() - PAD_X / 2 - BADGE_RADIUS, band.center().y())
+        p.save()
+        p.setPen(Qt.NoPen)
+        p.setBrush(QColor(QUESTION_COLOR))
+        p.drawEllipse(centre, BADGE_RADIUS, BADGE_RADIUS)
+        font = QFont(self.small)
+        font.setBold(True)
+        disc = QRectF(centre.x() - BADGE_RADIUS, centre.y() - BADGE_RADIUS, 2 * BADGE_RADIUS, 2 * BADGE_RADIUS)
+        self._text(p, disc, "?", QColor("white"), font)
+        p.restore()
 
     def _paint_disagreement(self, p: QPainter, rect: QRectF) -> None:
         y = rect.top() + self.token_band - 3
@@ -230,3 +268,10 @@ class ChipPainter:
             p.setBrush(Qt.NoBrush)
             p.setPen(QPen(highlight, 2.5))
             p.drawRoundedRect(rect.adjusted(-2, -2, 2, 2), RADIUS + 2, RADIUS + 2)
+
+
+def _shown_suggestion(hint: TokenHint | None) -> str | None:
+    """The text of an unlabeled token's lower band: the suggestion, or "A | B" where a question is torn."""
+    if hint is None or not hint.suggestion:
+        return None
+    return " | ".join(hint.pair) if hint.question and hint.pair else hint.suggestion

@@ -15,8 +15,17 @@ N / P                  next / previous sentence
 J                      the most informative sentence not fully labeled
 Enter                  accept the model's suggestions for the whole sentence
 Space                  accept the suggestion on the selection, then move on
+Tab / Shift+Tab        the next / previous token the model asks about, across
+                       sentences in queue order (:mod:`tagtool.gui.questions`)
+Shift+Space            the two labels the model is torn between, as a
+                       candidate set on the focused token (``--mode partial``)
 Esc                    collapse the selection to the focused token
 =====================  ====================================================
+
+In the token-question mode (Go › Token questions mode, Ctrl+Shift+Q) the
+questions are marked, a sentence opens on its first question, and answering
+one (a label key, Space, Shift+Space) moves on to the next question of the
+sentence.
 
 Window commands that act on the sentence (flag, skip, split and merge
 tokens: :mod:`tagtool.gui.sentence_ops`) are menu shortcuts; the context
@@ -62,6 +71,10 @@ class TokenEditor(QWidget):
         self.session = session
         self.focus, self.anchor = 0, 0
         self.hints: SentenceHints = NO_HINTS
+        #: What Tab and Shift+Space ask (the model loop): ``next_question(sid, focus, direction)``
+        #: and ``pair(sid, token)``; None without one.
+        self.questions = None
+        self._arrived = False  # a sentence just opened: its first hints may place the focus
         self._rects = []
         self.picker: LabelPicker | None = None
         #: Window actions on the focused token (split, merge) for the context menu.
@@ -93,6 +106,11 @@ class TokenEditor(QWidget):
     def set_hints(self, hints: SentenceHints) -> None:
         """Model output to draw (the hook for suggestions and guidance)."""
         self.hints = hints if hints.sentence_id == self.session.current_id else NO_HINTS
+        arrived, self._arrived = self._arrived, False
+        asked = self.hints.questions() if self.hints.asking else []
+        if arrived and asked:
+            self.focus = self.anchor = asked[0]  # the token-question mode opens a sentence on its first question
+            self.focusChanged.emit(self.focus)
         self._relayout()
 
     def set_focus(self, token: int, extend: bool = False) -> None:
@@ -109,6 +127,7 @@ class TokenEditor(QWidget):
         self.hints = NO_HINTS
         start = next((t for t, a in enumerate(self.annotations) if len(a) != 1), 0)
         self.focus = self.anchor = start
+        self._arrived = True
         self._relayout()
         self.focusChanged.emit(start)
 
@@ -146,7 +165,7 @@ class TokenEditor(QWidget):
             self.session.refuse_stale_label(e)
             return
         if self._edit(changes, f"Label {_count(tokens)} {label}"):
-            self.set_focus(tokens[-1] + 1)
+            self._move_on(tokens[-1])
 
     def toggle_candidate(self, label: str) -> None:
         tokens = self.selection()
@@ -185,7 +204,41 @@ class TokenEditor(QWidget):
         if not self._edit(changes, f"Accept {_count(list(changes))} suggested", "accept"):
             return False
         if tokens is not None:
-            self.set_focus(max(tokens) + 1)
+            self._move_on(max(tokens))
+        return True
+
+    def _move_on(self, last: int) -> None:
+        """After answering up to token ``last``: the next question in the token-question mode, else the next token."""
+        later = [t for t in self.hints.questions() if t > last] if self.hints.asking else []
+        self.set_focus(later[0] if later else last + 1)
+
+    # ------------------------------------------------------------------
+    # token questions
+
+    def next_question(self, direction: int = 1) -> bool:
+        """Go to the next (``direction`` −1: previous) token the model asks about, across sentences."""
+        target = None if self.questions is None else self.questions.next_question(
+            self.session.current_id, self.focus, direction)
+        if target is None:
+            self.message.emit(self.questions.no_question_reason() if self.questions is not None
+                              else "No token questions: they come with a model.")
+            return False
+        sid, token = target
+        if sid != self.session.current_id:
+            self.session.go_to(sid)
+        self.set_focus(token)
+        return True
+
+    def give_pair(self) -> bool:
+        """Give the focused token the two labels the model is torn between, as a candidate set."""
+        pair = None if self.questions is None or not self.tokens else self.questions.pair(
+            self.session.current_id, self.focus)
+        if pair is None:
+            self.message.emit("The model is not torn between two labels here (Shift+Space gives them where it is).")
+            return False
+        t = self.focus
+        if self._edit({t: frozenset(pair)}, f"Candidates {pair[0]}|{pair[1]} on token {t + 1}", "candidate"):
+            self._move_on(t)
         return True
 
     def open_picker(self) -> None:
@@ -227,6 +280,8 @@ class TokenEditor(QWidget):
             self._navigate(key)
         elif key in (Qt.Key_Return, Qt.Key_Enter) and not toggle:
             self.accept_suggestions()
+        elif key == Qt.Key_Space and shift and not toggle:
+            self.give_pair()
         elif key == Qt.Key_Space and not toggle:
             self.accept_suggestions(self.selection())
         elif not self._label_key(event, toggle):
@@ -294,6 +349,11 @@ class TokenEditor(QWidget):
         if self.suggested_changes():
             menu.addAction("Accept all suggestions of the sentence\tEnter").triggered.connect(
                 lambda: self.accept_suggestions())
+        pair = self.questions.pair(self.session.current_id, self.focus) if self.questions is not None else None
+        if pair is not None:
+            menu.addAction(f"Candidates {pair[0]} | {pair[1]} (the model is torn)\tShift+Space").triggered.connect(
+                self.give_pair)
+        menu.addAction("Next token question\tTab").triggered.connect(lambda: self.next_question(1))
         menu.addAction("Clear\t0").triggered.connect(self.clear_selection)
         menu.addAction("Pick label…\t/").triggered.connect(self.open_picker)
         if self.token_actions:
@@ -314,6 +374,12 @@ class TokenEditor(QWidget):
         self.update()
 
     def event(self, event) -> bool:
+        # Tab and Shift+Tab move between token questions; QWidget.event would move the keyboard focus.
+        if event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Tab, Qt.Key_Backtab) and self.tokens:
+            if not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier):
+                backward = event.key() == Qt.Key_Backtab or bool(event.modifiers() & Qt.ShiftModifier)
+                self.next_question(-1 if backward else 1)
+                return True
         if event.type() == QEvent.ToolTip:
             t = self.token_at(QPointF(event.pos()))
             text = hint_tooltip(self.hints.get(t)) if t is not None else ""

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tagtool.gui.model_loop import DEBOUNCE_MS
+from tagtool.gui.queue_menu import TOKEN_QUESTIONS_KEY
 from tagtool.gui.sentence_ops import KEYS as SENTENCE_KEYS
 from tagtool.gui.style import LabelStyle
 
@@ -24,14 +25,28 @@ KEYS = (
     ("/  Ctrl+L", "pick a label from a searchable list (Ctrl+Enter: as candidate)"),
     ("Esc", "collapse the selection"),
     ("N  P", "next / previous sentence"),
-    ("J", "the most informative sentence that is not fully labeled (document order without a model)"),
+    ("J", "the first sentence of the queue (Go › Queue strategy) that is not fully labeled "
+          "(without a model: document order, or the random order under Random order)"),
     ("Enter", "accept the model's suggestions for the whole sentence (one undo step)"),
     ("Space", "accept the suggestion on the selected token(s), then move on"),
+    ("Tab  Shift+Tab", "the next / previous token the model asks about (a token question), across "
+                       "sentences in the queue's order"),
+    ("Shift+Space", "give the focused token the two labels the model is torn between, as a candidate set"),
+    (TOKEN_QUESTIONS_KEY, "token questions mode: mark the tokens the model asks about; a sentence opens on "
+                          "its first question and answering one moves on to the next"),
     ("Ctrl+T", "train the model now, with the learner's full settings (after an edit it retrains "
                "by itself with a few passes)"),
     ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
     ("Ctrl+F", "search the sentence list"),
     ("Mouse", "click a token to focus it, Shift+click to extend, right-click for labels"),
+)
+
+MODES_NOTE = (
+    "Ways of working, named as tagtool simulate --mode names them: full (label every token), "
+    f"tokens (only the token questions: {TOKEN_QUESTIONS_KEY}, then J or Tab and a label key; confident tokens "
+    "keep their suggestion and stay unlabeled), partial (as tokens, with Shift+Space where the model is torn between "
+    "two labels), review (correct the wrong suggestions, Enter accepts the rest). The queue's order "
+    "(J, Tab, the list's Info column) is the strategy picked in Go › Queue strategy."
 )
 
 KEY_SCHEME = (
@@ -58,7 +73,8 @@ def _rows(pairs) -> str:
 def shortcuts_html(style: LabelStyle) -> str:
     labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
     return (
-        f"<h3>Keys</h3><table>{_rows(KEYS + SENTENCE_KEYS)}</table><p>{html.escape(SPAN_NOTE)}</p>"
+        f"<h3>Keys</h3><table>{_rows(KEYS + SENTENCE_KEYS)}</table><p>{html.escape(MODES_NOTE)}</p>"
+        f"<p>{html.escape(SPAN_NOTE)}</p>"
         f"<h3>Label keys</h3><p>Label keys are {html.escape(KEY_SCHEME)}</p><table>{_rows(labels)}</table>"
         "<p>Change them in Edit › Labels….</p>"
     )
@@ -83,8 +99,11 @@ def legend_html(style: LabelStyle) -> str:
         "<span style='color:#d62728'><b>⋯ red dotted line</b></span> under a token: the two views "
         "disagree (tooltip: each view's label).<br>"
         "<b>Bar under a candidate</b>: its WD-PSL confidence; <b>outlined candidate</b>: the model's pick.<br>"
-        "<b>Info</b> column: how much labeling the sentence would teach the model; J goes to the "
-        "highest.</p>"
+        "<span style='color:#8b5cf6'><b>Violet outline and ?</b></span> (token questions, Ctrl+Shift+Q): the "
+        "model asks about this token (Tab: the next one); <i>A | B</i> below it: the two labels it is torn "
+        "between (Shift+Space gives both).<br>"
+        "<b>Info</b> column: the queue strategy's score (Go › Queue strategy): what labeling the sentence "
+        "would teach the model per unit of work; J goes to the highest.</p>"
         "<p><b>Sentence list</b>: <span style='color:#d62728'>⚑</span> flagged for review (tooltip: the "
         "comment); ↷ skipped (out of the queue and of training).</p>"
         f"<p><b>Retraining</b>: {DEBOUNCE_MS / 1000:g} s after your last edit the model retrains from the last model "

@@ -2,11 +2,13 @@
 
 The hook through which a trained model's output reaches the editor
 (DESIGN §6): a suggested label for tokens the annotator has not labeled,
-an uncertainty in [0, 1], the two views' labels where they disagree, and a
-confidence per candidate of a partially labeled token (WD-PSL).
+an uncertainty in [0, 1], the two views' labels where they disagree, a
+confidence per candidate of a partially labeled token (WD-PSL), and — in
+the token-question mode — which tokens the model asks about and the two
+labels it is torn between (:mod:`tagtool.gui.questions`).
 
 Without a trained model the editor gets :data:`NO_HINTS` and draws nothing
-extra; :mod:`tagtool.gui.model_loop` builds the hints from
+extra; :func:`hints_for` builds the hints from a
 :class:`tagtool.guidance.SentenceGuidance`.
 """
 
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from tagtool.guidance import SentenceGuidance
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,12 @@ class TokenHint:
     uncertainty: float | None = None
     disagreement: tuple[str, str] | None = None
     candidate_confidence: Mapping[str, float] = field(default_factory=dict)
+    #: The model asks about this unlabeled token (token-question mode).
+    question: bool = False
+    #: The token's question q_t (the queue strategy's), when it asks.
+    question_value: float | None = None
+    #: The two labels the model is torn between (Shift+Space gives both as candidates).
+    pair: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -32,13 +42,64 @@ class SentenceHints:
 
     sentence_id: int | None = None
     tokens: Mapping[int, TokenHint] = field(default_factory=dict)
+    #: The token-question mode is on (the editor marks the questions and moves between them).
+    asking: bool = False
 
     def get(self, token: int) -> TokenHint | None:
         return self.tokens.get(token)
 
+    def questions(self) -> list[int]:
+        """The tokens the model asks about, in order."""
+        return sorted(t for t, h in self.tokens.items() if h.question)
+
 
 #: No model: nothing to show.
 NO_HINTS = SentenceHints()
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Which model marks the editor draws (View menu toggles)."""
+
+    suggestions: bool = True
+    uncertainty: bool = True
+    disagreement: bool = True
+    confidences: bool = True
+
+
+def hints_for(sid: int, guidance: SentenceGuidance | None, annotations, marks: Marks,
+              questions=None, asking: bool = False) -> SentenceHints:
+    """Editor hints of one sentence from its guidance and current annotations.
+
+    ``questions`` (:class:`tagtool.gui.questions.SentenceQuestions`): the
+    tokens the model asks about and where it is torn between two labels;
+    ``asking``: the token-question mode is on (questions are marked).
+    """
+    if guidance is None or len(guidance.suggestions) != len(annotations):
+        return NO_HINTS if guidance is None else SentenceHints(sid, asking=asking)
+    tokens = {}
+    for t, ann in enumerate(annotations):
+        if len(ann) == 1:
+            continue  # a full label needs no hint
+        suggestion = guidance.suggestions[t]
+        if ann and suggestion not in ann:
+            suggestion = None
+        views = guidance.views
+        disagree = None
+        if marks.disagreement and views is not None and views[0][t] != views[1][t]:
+            disagree = (views[0][t], views[1][t])
+        conf = guidance.confidences[t] if marks.confidences and guidance.confidences else {}
+        asked = asking and questions is not None and not ann and t in questions.asked
+        tokens[t] = TokenHint(
+            suggestion=suggestion if marks.suggestions else None,
+            uncertainty=guidance.uncertainty[t] if marks.uncertainty else None,
+            disagreement=disagree,
+            candidate_confidence=conf,
+            question=asked,
+            question_value=questions.question.get(t) if asked else None,
+            pair=questions.pairs.get(t) if questions is not None else None,
+        )
+    return SentenceHints(sid, tokens, asking)
 
 
 def hint_tooltip(hint: TokenHint | None) -> str:
@@ -55,4 +116,9 @@ def hint_tooltip(hint: TokenHint | None) -> str:
     if hint.candidate_confidence:
         ranked = sorted(hint.candidate_confidence.items(), key=lambda kv: -kv[1])
         lines.append("Candidate confidence: " + ", ".join(f"{n} {100 * c:.0f}%" for n, c in ranked))
+    if hint.question:
+        value = f" (question {hint.question_value:.2f})" if hint.question_value is not None else ""
+        lines.append(f"The model asks about this token{value}: label it, or Tab to the next question")
+    if hint.pair:
+        lines.append(f"Torn between {hint.pair[0]} and {hint.pair[1]}: Shift+Space gives both as candidates")
     return "\n".join(lines)

@@ -36,6 +36,7 @@ from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import Marks, ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
+from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sample import ask_reset_sample
 from tagtool.gui.sentence_list import SentenceListPanel
@@ -146,6 +147,8 @@ class MainWindow(QMainWindow):
         self.previous_action = self._action(go, "&Previous sentence", lambda: self._go("previous"), "P")
         self.jump_action = self._action(go, "Next &unfinished sentence", lambda: self._go("unfinished"), "J")
         go.addSeparator()
+        self.queue_menu = QueueMenu(self, go)  # token questions and the queue strategy
+        go.addSeparator()
         self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
         self.sentence_actions = SentenceActions(self, edit, go)  # flag, skip, split, merge, next flagged
 
@@ -165,7 +168,7 @@ class MainWindow(QMainWindow):
             action.setChecked(True)
             action.toggled.connect(lambda on, n=name: self.model_loop and self.model_loop.set_marks(**{n: on}))
             self.mark_actions[name] = action
-        self._action(self.view_menu, "Order list by &informativeness",
+        self._action(self.view_menu, "Order list by the &queue (Info)",
                      lambda: self.list_panel.sort_by_informativeness())
         self.view_menu.addSeparator()
         theme_menu = self.view_menu.addMenu("&Theme")
@@ -250,6 +253,7 @@ class MainWindow(QMainWindow):
         reps.refresh()
         loop.marks = Marks(**{name: action.isChecked() for name, action in self.mark_actions.items()})
         loop.attach(self.editor, self.list_panel)
+        self.queue_menu.attach(loop, self.list_panel)
         loop.failed.connect(lambda message, _tb: self.show_error("Training", message))
         loop.modelChanged.connect(lambda r: self._report(f"Suggestions from {r.learner} updated."))
         loop.load_last()

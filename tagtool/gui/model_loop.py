@@ -19,8 +19,11 @@
   whose connection it is).
 * **Guidance.**  Per sentence a :class:`~tagtool.guidance.SentenceGuidance`;
   the current sentence's becomes the editor's hints (filtered by the View
-  toggles), the scores fill the sentence list's Info column, and
-  :func:`tagtool.guidance.queue` orders J.
+  toggles).  The queue strategy (:mod:`tagtool.strategies`, Go › Queue
+  strategy) scores the sentences from the same guidance as flat arrays
+  (:class:`~tagtool.gui.questions.Questions`): its scores fill the
+  sentence list's Info column, its queue orders J, and its token questions
+  are what Tab visits and the token-question mode marks.
 * **Reopening.**  The last stored model is loaded and its guidance
   recomputed in the worker.
 """
@@ -30,14 +33,16 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tagtool.guidance import SentenceGuidance, analyse, queue
+from tagtool import strategies
+from tagtool.guidance import SentenceGuidance, analyse_all, queue
 from tagtool.learn import DEFAULT_LEARNER
-from tagtool.gui.hints import NO_HINTS, SentenceHints, TokenHint
+from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
+from tagtool.gui.questions import Questions, plan_in_worker
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
@@ -62,16 +67,6 @@ STORE_DELAY_MS = 30
 MAX_STORED_MODELS = 30
 
 
-@dataclass(frozen=True)
-class Marks:
-    """Which model marks the editor draws (View menu toggles)."""
-
-    suggestions: bool = True
-    uncertainty: bool = True
-    disagreement: bool = True
-    confidences: bool = True
-
-
 def _same_params(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
@@ -92,36 +87,13 @@ def retrain_overrides(params: dict, passes: int) -> dict:
     return {}
 
 
-def hints_for(sid: int, guidance: SentenceGuidance | None, annotations, marks: Marks) -> SentenceHints:
-    """Editor hints of one sentence from its guidance and current annotations."""
-    if guidance is None or len(guidance.suggestions) != len(annotations):
-        return NO_HINTS if guidance is None else SentenceHints(sid)
-    tokens = {}
-    for t, ann in enumerate(annotations):
-        if len(ann) == 1:
-            continue  # a full label needs no hint
-        suggestion = guidance.suggestions[t]
-        if ann and suggestion not in ann:
-            suggestion = None
-        views = guidance.views
-        disagree = None
-        if marks.disagreement and views is not None and views[0][t] != views[1][t]:
-            disagree = (views[0][t], views[1][t])
-        conf = guidance.confidences[t] if marks.confidences and guidance.confidences else {}
-        tokens[t] = TokenHint(
-            suggestion=suggestion if marks.suggestions else None,
-            uncertainty=guidance.uncertainty[t] if marks.uncertainty else None,
-            disagreement=disagree,
-            candidate_confidence=conf,
-        )
-    return SentenceHints(sid, tokens)
-
-
-def run_guidance(inputs: TrainingInputs, tagger, state) -> TrainingResult:
-    """Guidance of every sentence under an existing tagger (after reopening)."""
-    guidance = dict(zip(inputs.ids, analyse(tagger, inputs.sentences, state.should_stop)))
-    return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), guidance, inputs.status,
-                          dict(tagger.metrics))
+def run_guidance(inputs: TrainingInputs, tagger, state, queue: tuple[str, bool] | None = None) -> TrainingResult:
+    """Guidance of every sentence under an existing tagger (after reopening); ``queue`` as :func:`run_training`'s."""
+    per_sentence, analysis = analyse_all(tagger, inputs.sentences, state.should_stop)
+    status = inputs.status
+    return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), dict(zip(inputs.ids, per_sentence)),
+                          status, dict(tagger.metrics), analysis=analysis,
+                          plan=plan_in_worker(queue, inputs.ids, analysis, status, tagger.learner, tagger.model))
 
 
 class ModelLoop(QObject):
@@ -153,6 +125,8 @@ class ModelLoop(QObject):
     stored = Signal(int)
     #: The project's stored model was read (before its guidance is recomputed).
     loaded = Signal(object)
+    #: The queue strategy or the token-question mode changed (the J queue and Info scores with them).
+    queueChanged = Signal()
 
     def __init__(self, session: Session, parent: QObject | None = None):
         super().__init__(parent)
@@ -167,6 +141,8 @@ class ModelLoop(QObject):
         #: Passes of a warm-started retrain after an edit (0: full settings).
         self.retrain_epochs = RETRAIN_EPOCHS
         self.marks = Marks()
+        #: The queue strategy and token-question mode, and the plan of the model in use.
+        self.questions = Questions()
         self.run_started = 0.0
         #: The settings overridden for the current run (``{}``: a full fit).
         self.run_overrides: dict = {}
@@ -192,6 +168,8 @@ class ModelLoop(QObject):
     def attach(self, editor, list_panel) -> None:
         """Feed hints to ``editor`` and scores to ``list_panel``."""
         self.editor, self.list_panel = editor, list_panel
+        if editor is not None:
+            editor.questions = self  # Tab and Shift+Space ask next_question() and pair()
         self._refresh_hints()
 
     @property
@@ -245,7 +223,7 @@ class ModelLoop(QObject):
         params = self.full_params()
         warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
         overrides = retrain_overrides(params, self.retrain_epochs) if after_edit and warm is not None else {}
-        run = partial(run_training, overrides=overrides)
+        run = partial(run_training, overrides=overrides, queue=self.questions.choice())
         task = self.runner.start(run, inputs, self.learner_name, params, warm)
         self._connect(task, store=True)
         self.run_started = time.perf_counter()
@@ -325,16 +303,48 @@ class ModelLoop(QObject):
         self._retokenized = {sid: at for sid, at in self._retokenized.items() if at >= self._inputs_at}
         if unstored:
             self._unstored = result
+        two_view = getattr(result.tagger.model, "n_views", 1) == 2
+        self.questions.update(tuple(result.guidance), result.analysis, result.status, result.learner, two_view,
+                              ready=result.plan)
         self._requeue()
-        if self.list_panel is not None and self.list_panel.model.set_scores(result.scores):
-            self.list_panel.show_sentence(self.session.current_id)
+        self._show_scores()
         self._refresh_hints()
         self.modelChanged.emit(result)
 
     def _requeue(self) -> None:
-        """The session's queue from the model in use, without the skipped sentences."""
-        if self.result is not None:
+        """The session's queue from the model in use under the queue strategy, without the skipped sentences."""
+        if self.result is None:
+            self.session.queue = self._queue_without_model()
+            return
+        plan = self.questions.plan
+        if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
             self.session.queue = queue(self.result.scores, self.session.queueable(self.result.status))
+        else:
+            skipped = self.session.skipped
+            self.session.queue = [sid for sid in plan.queue if sid not in skipped]
+
+    def _queue_without_model(self) -> list[int]:
+        """Before any model: under ``random`` every sentence in its order (J passes over the labeled ones).
+
+        The guided strategies have nothing to rank with yet, and J goes on in
+        document order.  ``random`` needs no model: its order is the one the
+        model's queue keeps, and the one ``tagtool simulate --strategy
+        random`` (and its first step under every strategy but
+        ``sequential``) takes with the same seed.
+        """
+        strategy = strategies.get(self.questions.strategy)
+        if strategy.guided or strategy.file_order:
+            return []
+        ids, skipped = self.session.sentence_ids, self.session.skipped
+        order = strategies.tie_order(strategy, len(ids), self.questions.seed).tolist()
+        return [ids[i] for i in order if ids[i] not in skipped]
+
+    def _show_scores(self) -> None:
+        """The list's Info column: the queue strategy's scores."""
+        plan = self.questions.plan
+        scores = plan.scores if plan is not None else self.result.scores if self.result is not None else {}
+        if self.list_panel is not None and self.list_panel.model.set_scores(scores):
+            self.list_panel.show_sentence(self.session.current_id)
 
     def _review_changed(self, sid: int) -> None:
         """A skipped sentence leaves the queue at once; an un-skipped one takes its place in it again."""
@@ -346,6 +356,49 @@ class ModelLoop(QObject):
 
     def _tokens_changed(self, sid: int, _focus: int) -> None:
         self._retokenized[sid] = time.perf_counter()
+
+    # ------------------------------------------------------------------
+    # queue strategy and token questions
+
+    def set_queue(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None) -> None:
+        """Pick the queue strategy (a :mod:`tagtool.strategies` name), the token-question mode, the tie order's seed."""
+        if self.questions.set(strategy, asking, seed) is not None:
+            self._requeue()
+            self._show_scores()
+        elif self.result is None:
+            self._requeue()  # random needs no model
+        self._refresh_hints()
+        self.queueChanged.emit()
+
+    def next_question(self, sid: int | None, focus: int, direction: int = 1) -> tuple[int, int] | None:
+        """The next open token question (:meth:`QueuePlan.next_question`); None without one or a model.
+
+        Skipped sentences and those split or merged since the model read them ask nothing.
+        """
+        plan = self.questions.plan
+        if plan is None:
+            return None
+        return plan.next_question(sid, focus, self._annotations_of, direction,
+                                  passed_over=self.session.skipped | set(self._retokenized))
+
+    def pair(self, sid: int | None, token: int) -> tuple[str, str] | None:
+        """The two labels the model is torn between at ``token`` (None: not torn, or no model)."""
+        plan = self.questions.plan
+        if plan is None or sid is None or sid in self._retokenized:
+            return None
+        return plan.pair(sid, token)
+
+    def no_question_reason(self) -> str:
+        """What the status bar says when Tab finds no question."""
+        plan = self.questions.plan
+        if plan is None:
+            return "No token questions yet: they come with a model (label a few sentences, or Model › Train now)."
+        return (f"No token question left: the model is sure (question below {plan.threshold:g}) of every "
+                "unlabeled token it scored.")
+
+    def _annotations_of(self, sid: int):
+        session = self.session
+        return session.annotations if sid == session.current_id else session.project.annotations(sid)
 
     def _store(self, result: TrainingResult) -> None:
         project = self.session.project
@@ -401,7 +454,8 @@ class ModelLoop(QObject):
             return
         ids, sentences = self.session.training_sentences()
         self._inputs_at = time.perf_counter()
-        task = self.runner.start(run_guidance, TrainingInputs(ids, sentences, self.session.project.labels), tagger)
+        task = self.runner.start(partial(run_guidance, queue=self.questions.choice()),
+                                 TrainingInputs(ids, sentences, self.session.project.labels), tagger)
         self._connect(task, store=False)
 
     def close(self) -> None:
@@ -425,7 +479,10 @@ class ModelLoop(QObject):
         if self.editor is None:
             return
         sid = self.session.current_id
-        self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks))
+        plan = self.questions.plan
+        questions = plan.sentence(sid) if plan is not None and sid is not None else None
+        self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks, questions,
+                                        self.questions.asking))
 
 
 def _read_tagger(data: bytes, name: str, state):

@@ -6,7 +6,7 @@ temporary folder first, so the user's own copy is not edited.  States: the
 sample project as it opens, a sentence with full and partial labels and a
 selection (and with ``picker`` the label picker); with ``model`` also the
 model panel while training, suggestions with uncertainty shading, view
-disagreement marks, WD-PSL candidate confidences (``wdpsl``, when the
+disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
 learner is installed) and the statistics panel — each in a light and a
 dark palette.  PNGs are written with the strongest compression.
 """
@@ -99,7 +99,16 @@ def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
         window.session.go_to(best)
         status["disagree"] = best
 
+    def questions():
+        window.mark_actions["uncertainty"].setChecked(True)
+        window.queue_menu.set_asking(True)  # Ctrl+Shift+Q: the tokens the model asks about
+        window.session.go_to(ids[0])
+        window.editor.setFocus()
+        QTest.keyClick(window.editor, Qt.Key_J)  # the queue's head, opened on its first question
+        QTest.keyClick(window.editor, Qt.Key_Tab)
+
     def confidences():
+        window.queue_menu.set_asking(False)
         window.mark_actions["uncertainty"].setChecked(True)
         _install_wdpsl(window)
         window.editor.set_focus(1)
@@ -110,7 +119,8 @@ def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
         window.stats_dock.raise_()
         window.stats_panel.refresh()
 
-    shots = [("training", training), ("suggestions", suggestions), ("disagreement", disagreement)]
+    shots = [("training", training), ("suggestions", suggestions), ("disagreement", disagreement),
+             ("questions", questions)]
     from tagtool.learn import available_learners
 
     if wdpsl and "wdpsl" in available_learners():

@@ -33,8 +33,9 @@ list keeps its rows until the answer arrives
 (:attr:`SentenceListModel.reading`), then shows it (``rowsReplaced``); an
 answer to a filter, search or order changed meanwhile is dropped.
 
-The "Info" column shows the informativeness score of each sentence once a
-model provides one (:meth:`SentenceListModel.set_scores`); empty until then.
+The "Info" column shows each sentence's score under the queue strategy
+(Go › Queue strategy, :mod:`tagtool.strategies`) once a model provides
+one (:meth:`SentenceListModel.set_scores`); empty until then.
 Sorting by status, length or text is done by SQLite; by Info, the filtered
 ids are ordered in memory by their scores (ties stay in document order).
 """
@@ -116,6 +117,9 @@ class SentenceListModel(QAbstractTableModel):
         self.status: str | None = None
         self.search: str = ""
         self.scores: dict[int, float] = {}
+        #: The Info header's tooltip (the window names the queue strategy whose scores it shows).
+        self.info_tip = ("Informativeness: how much the model would learn from labeling the sentence "
+                         "(once a model is trained); click to sort")
         self.sort_column, self.sort_order = 0, Qt.AscendingOrder
         self._ids: Sequence[int] = ()
         self._rows: dict[int, int] | None = None  # id -> row, built when first asked
@@ -351,9 +355,8 @@ class SentenceListModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation == Qt.Horizontal and role == Qt.DisplayRole:
             return COLUMNS[section]
-        if orientation == Qt.Horizontal and role == Qt.ToolTipRole and section == 3:
-            return ("Informativeness: how much the model would learn from labeling the sentence "
-                    "(once a model is trained); click to sort")
+        if orientation == Qt.Horizontal and role == Qt.ToolTipRole and section == INFO:
+            return self.info_tip
         return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):

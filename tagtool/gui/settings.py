@@ -1,10 +1,13 @@
-"""Per-user GUI settings (QSettings): recent projects, the theme, the folders file dialogs last used."""
+"""Per-user GUI settings (QSettings): recent projects, the theme, the folders file dialogs last used,
+the queue strategy, its seed and the token-question mode."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
+
+from tagtool import strategies
 
 MAX_RECENT = 8
 THEMES = ("system", "light", "dark")
@@ -49,4 +52,43 @@ class GuiSettings:
 
     def set_folder(self, kind: str, folder: Path) -> None:
         self.qsettings.setValue(f"folders/{kind}", str(folder))
+        self.qsettings.sync()
+
+    @property
+    def queue_strategy(self) -> str:
+        """The queue strategy picked in Go › Queue strategy (a :mod:`tagtool.strategies` name)."""
+        value = self.qsettings.value("queue_strategy", strategies.DEFAULT_STRATEGY)
+        return value if value in strategies.REGISTRY else strategies.DEFAULT_STRATEGY
+
+    @queue_strategy.setter
+    def queue_strategy(self, value: str) -> None:
+        self.qsettings.setValue("queue_strategy", strategies.get(value).name)
+        self.qsettings.sync()
+
+    @property
+    def queue_seed(self) -> int:
+        """The seed of the queue's random order and tie order (``queue_seed``; :func:`tagtool.strategies.tie_order`).
+
+        0 unless set in the settings file: the same seed as ``tagtool
+        simulate --seed`` gives the same order.
+        """
+        try:
+            return int(self.qsettings.value("queue_seed", 0))
+        except (TypeError, ValueError):
+            return 0
+
+    @queue_seed.setter
+    def queue_seed(self, value: int) -> None:
+        self.qsettings.setValue("queue_seed", int(value))
+        self.qsettings.sync()
+
+    @property
+    def token_questions(self) -> bool:
+        """Whether the token-question mode (Go › Token questions) is on."""
+        value = self.qsettings.value("token_questions", False)
+        return value is True or str(value).lower() == "true"
+
+    @token_questions.setter
+    def token_questions(self, value: bool) -> None:
+        self.qsettings.setValue("token_questions", bool(value))
         self.qsettings.sync()

@@ -32,7 +32,8 @@ from tagtool import crossval
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.crossval import column_check, fold_trainer
-from tagtool.guidance import SentenceGuidance, analyse
+from tagtool.guidance import Analysis, SentenceGuidance, analyse_all
+from tagtool.gui.questions import plan_in_worker
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,11 @@ class TrainingResult:
     seconds: float = 0.0
     #: The tagger's file (:meth:`Tagger.to_bytes`), written in the worker; None until the run ends.
     data: bytes | None = None
+    #: The guidance as flat arrays over every token (the queue strategies read it), rows in ``guidance``'s order.
+    analysis: Analysis | None = None
+    #: The queue and token questions under the strategy chosen when the run started
+    #: (:class:`tagtool.gui.questions.QueuePlan`, made in the worker).
+    plan: object = None
 
     @property
     def scores(self) -> dict[int, float]:
@@ -247,6 +253,7 @@ def run_training(
     warm_start,
     state: RunState,
     overrides: Mapping | None = None,
+    queue: tuple[str, bool] | None = None,
 ) -> TrainingResult:
     """Train ``learner_name`` with ``params`` on ``inputs``; see the module docstring.
 
@@ -267,6 +274,10 @@ def run_training(
         warm-started retrain after an edit; the result keeps ``params`` (what
         the user chose) and records the overrides in ``metrics["retrain"]``.
         Cross-validation uses ``params`` (a full fit: what Train now runs).
+    queue : (str, bool), optional
+        The queue strategy and token-question mode
+        (:meth:`tagtool.gui.questions.Questions.choice`): the result's
+        :attr:`TrainingResult.plan` is made here, not on the GUI thread.
 
     Returns
     -------
@@ -291,7 +302,8 @@ def run_training(
                           features=None if warm_start is not None else inputs.features,
                           representations=inputs.representations)
     plan.start(state, 1)
-    guidance = dict(zip(inputs.ids, analyse(tagger, inputs.sentences, state.should_stop)))
+    per_sentence, analysis = analyse_all(tagger, inputs.sentences, state.should_stop)
+    guidance = dict(zip(inputs.ids, per_sentence))
     status = inputs.status
     counts = {kind: sum(1 for s in status.values() if s == kind) for kind in ("full", "partial", "none")}
     metrics = {
@@ -301,7 +313,8 @@ def run_training(
     }
     if overrides:
         metrics["retrain"] = overrides
-    result = TrainingResult(tagger, learner_name, chosen, guidance, status, metrics)
+    result = TrainingResult(tagger, learner_name, chosen, guidance, status, metrics, analysis=analysis,
+                            plan=plan_in_worker(queue, inputs.ids, analysis, status, learner_name, tagger.model))
     if inputs.cv_folds:
         result.seconds = time.perf_counter() - started
         state.model_ready(result)

@@ -88,8 +88,9 @@ def test_info_column_sorts_and_j_follows_the_queue(window, qtbot):
     first = model.data(model.index(0, 0), Qt.UserRole)
     queue = window.session.queue
     assert first == queue[0]
-    top = max(result.scores[s] for s, st in result.status.items() if st != "full")
-    assert result.scores[first] == pytest.approx(top)
+    scores = window.model_loop.questions.plan.scores  # the queue strategy's (Go › Queue strategy)
+    top = max(scores[s] for s, st in result.status.items() if st != "full")
+    assert scores[first] == pytest.approx(top)
     assert float(model.data(model.index(0, 3))) >= float(model.data(model.index(1, 3)))
     window.session.go_to(window.session.project.sentence_ids()[0])
     QTest.keyClick(window.editor, Qt.Key_J)

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 
 import tagtool.gui.app as app_module
 from tagtool import cli
@@ -53,7 +54,13 @@ def isolated_window(monkeypatch, settings, qapp):
         return windows[-1]
 
     monkeypatch.setattr(app_module, "MainWindow", make)
-    return windows
+    yield windows
+    # Closing the last window inside app.exec() posts a Quit event (quitOnLastWindowClosed); handled
+    # after exec() returned, it leaves the application quitting, and every later event loop (a test's
+    # wait for a signal) ends at once.  Drop it, and run the main loop once more: exec() clears that.
+    QCoreApplication.removePostedEvents(None, QEvent.Quit)
+    QTimer.singleShot(0, lambda: QCoreApplication.exit(0))
+    QCoreApplication.exec()
 
 
 def test_run_opens_the_project_then_closes_after_the_delay(chunk_project, isolated_window, caplog):

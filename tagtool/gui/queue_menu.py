@@ -1,0 +1,156 @@
+"""Go menu: the token questions and the queue strategy (and the sentence list's Info header menu).
+
+* **Next / previous token question** (Tab / Shift+Tab in the editor, which
+  owns the keys: a window shortcut on Tab would take it from every field).
+* **Two labels the model is torn between** (Shift+Space, editor).
+* **Token questions** (Ctrl+Shift+Q): the mode in which the editor marks the
+  tokens the model asks about (``tagtool simulate --mode tokens``).
+* **Queue strategy**: a radio group with one action per entry of
+  :data:`tagtool.strategies.REGISTRY` — the order of J and of the list's
+  Info column.  A strategy the selected learner cannot serve (no second
+  view, not WD-PSL) is disabled, its tooltip says why.
+
+Both choices are kept in the user's settings (:class:`GuiSettings`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+
+from tagtool import strategies
+
+#: The mode toggle's key.
+TOKEN_QUESTIONS_KEY = "Ctrl+Shift+Q"
+
+
+class QueueMenu(QObject):
+    """The Go menu's token-question and queue-strategy actions of a :class:`MainWindow`."""
+
+    def __init__(self, window, go_menu):
+        super().__init__(window)
+        self.window = window
+        settings = window.settings
+        self.next_question_action = self._add(go_menu, "Next token &question\tTab", lambda: self._question(1))
+        self.previous_question_action = self._add(go_menu, "Previous token q&uestion\tShift+Tab",
+                                                  lambda: self._question(-1))
+        self.pair_action = self._add(go_menu, "Candidates the model is &torn between\tShift+Space", self._pair)
+        self.asking_action = self._add(go_menu, "Token &questions mode", self._toggle_asking)
+        self.asking_action.setCheckable(True)
+        self.asking_action.setChecked(settings.token_questions)
+        self.asking_action.setShortcut(QKeySequence(TOKEN_QUESTIONS_KEY))
+        self.asking_action.setToolTip("Mark the tokens the model asks about (tagtool simulate --mode tokens); "
+                                      "Tab goes to the next one")
+        self.strategy_menu = go_menu.addMenu("Queue &strategy")
+        self.strategy_menu.setToolTipsVisible(True)
+        self.strategy_menu.aboutToShow.connect(self.update_state)
+        group = QActionGroup(self)
+        self.strategy_actions: dict[str, QAction] = {}
+        for entry in strategies.REGISTRY.values():
+            action = self.strategy_menu.addAction(entry.label)
+            action.setCheckable(True)
+            action.setData(entry.name)
+            action.setToolTip(f"{entry.name}: {entry.description}")
+            action.setChecked(entry.name == settings.queue_strategy)
+            action.triggered.connect(lambda _=False, n=entry.name: self.set_strategy(n))
+            group.addAction(action)
+            self.strategy_actions[entry.name] = action
+
+    def _add(self, menu, text: str, slot) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        self.window._project_actions.append(action)
+        return action
+
+    # ------------------------------------------------------------------
+    # the open project
+
+    @property
+    def loop(self):
+        """The open project's model loop (None: no project)."""
+        return self.window.model_loop
+
+    def attach(self, loop, list_panel) -> None:
+        """A project opened: its model loop takes the choices kept in the settings."""
+        settings = self.window.settings
+        loop.set_queue(settings.queue_strategy, settings.token_questions, settings.queue_seed)
+        header = list_panel.table.horizontalHeader()
+        header.setContextMenuPolicy(Qt.CustomContextMenu)
+        header.customContextMenuRequested.connect(lambda pos, h=header: self._header_menu(h, pos))
+        loop.queueChanged.connect(lambda p=list_panel: self._info_tip(p))
+        self._info_tip(list_panel)
+        self.update_state()
+
+    def set_strategy(self, name: str) -> None:
+        """Order the queue by strategy ``name`` (kept in the settings)."""
+        self.window.settings.queue_strategy = name
+        self.strategy_actions[name].setChecked(True)
+        if self.loop is not None:
+            self.loop.set_queue(strategy=name)
+            self.window.statusBar().showMessage(f"Queue: {self._label(name)} ({strategies.get(name).description}).",
+                                                6000)
+
+    def set_asking(self, on: bool) -> None:
+        """Turn the token-question mode on or off (kept in the settings)."""
+        self.window.settings.token_questions = on
+        self.asking_action.setChecked(on)
+        if self.loop is not None:
+            self.loop.set_queue(asking=on)
+            plan = self.loop.questions.plan
+            count = f" ({plan.n_asking} sentences have one)" if plan is not None and on else ""
+            self.window.statusBar().showMessage(
+                ("Token questions: Tab goes to the next token the model asks about" + count) if on
+                else "Token questions off (review: correct the wrong suggestions, Enter accepts the rest).", 6000)
+
+    def update_state(self) -> None:
+        """Disable the strategies the selected learner cannot serve; the tooltip says why."""
+        learner = self.loop.learner_name if self.loop is not None else None
+        two_view = _two_view(learner)
+        for name, action in self.strategy_actions.items():
+            entry = strategies.get(name)
+            why = None if learner is None else strategies.unavailable(entry, learner, two_view)
+            action.setEnabled(why is None)
+            action.setToolTip(f"{entry.name}: {entry.description}" if why is None else why[0].upper() + why[1:])
+
+    # ------------------------------------------------------------------
+
+    def _toggle_asking(self) -> None:
+        self.set_asking(self.asking_action.isChecked())
+
+    def _question(self, direction: int) -> None:
+        editor = self.window.editor
+        if editor is not None:
+            editor.next_question(direction)
+            editor.setFocus()
+
+    def _pair(self) -> None:
+        editor = self.window.editor
+        if editor is not None:
+            editor.give_pair()
+            editor.setFocus()
+
+    def _header_menu(self, header, pos) -> None:
+        from tagtool.gui.sentence_list import INFO
+
+        if header.logicalIndexAt(pos) == INFO:
+            self.strategy_menu.popup(header.mapToGlobal(pos))
+
+    def _info_tip(self, list_panel) -> None:
+        effective = self.loop.questions.plan.strategy.name if self.loop.questions.plan else self.loop.questions.strategy
+        list_panel.model.info_tip = (f"Queue score ({self._label(effective)}): {strategies.get(effective).description}"
+                                     ". Click to sort; right-click to pick the queue strategy.")
+
+    @staticmethod
+    def _label(name: str) -> str:
+        return strategies.get(name).label.replace("&", "")
+
+
+def _two_view(learner: str | None) -> bool:
+    if learner is None:
+        return False
+    from tagtool.learn import get_learner
+
+    try:
+        return bool(get_learner(learner).two_view)
+    except Exception:  # noqa: BLE001 — an unknown name serves no two-view strategy
+        return False
