@@ -5,6 +5,7 @@ The app logs every annotation action with the seconds it took
 
 * times actions as they happen (:class:`ActionClock`) and counts their
   tokens (:func:`action_tokens`), for the app's session;
+* prices the log's tokens in the simulator's cost model (:func:`logged_cost`);
 * sums the log into seconds per token of each kind (:func:`measure`), which
   the statistics dock shows as tokens per minute and ``tagtool simulate
   --costs-from`` turns into the simulator's costs (:func:`relative_costs`);
@@ -154,6 +155,27 @@ def measure(records: Sequence) -> dict[str, KindCost]:
         if r.id not in undone:
             tokens[r.kind] += r.n_tokens
     return {k: KindCost(k, actions[k], tokens[k], seconds[k]) for k in KINDS}
+
+
+def logged_tokens(records: Sequence) -> dict[str, int]:
+    """Tokens of each cost kind (:data:`COST_KINDS`) in an action log, undone actions left out."""
+    kinds = measure(records)
+    return {kind: kinds[kind].tokens for kind in COST_KINDS}
+
+
+def logged_cost(records: Sequence, costs) -> float:
+    """What the work in an action log costs in ``tagtool simulate``'s cost model.
+
+    ``costs``: a :class:`tagtool.simulate.Costs` (its ``full``, ``partial``,
+    ``skip`` and ``accepted``).  Each kind's tokens (:func:`logged_tokens`)
+    at its simulator cost (:data:`SIMULATE_NAMES`): what the simulated
+    annotator would have been charged for the same decisions, so an app
+    session and a simulation can be compared on one scale
+    (``benchmarks/app_vs_simulate.py``).
+    """
+    tokens = logged_tokens(records)
+    price = {"full": costs.full, "candidate": costs.partial, "accept": costs.accepted, "skip": costs.skip}
+    return float(sum(price[kind] * n for kind, n in tokens.items()))
 
 
 def active_minutes_at(records: Sequence, times: Sequence[float]) -> list[float]:

@@ -111,8 +111,10 @@ def chunk_rows(open_: np.ndarray, first: Sequence[int] = (), order: Sequence[int
 class ChunkScores:
     """One chunk's numbers per token, its sentences' tokens in the chunk's order (:func:`score_chunk`)."""
 
-    def __init__(self, allowed, suggested, raw, top, other, pair, views=None, conf=None, contention=None):
+    def __init__(self, allowed, suggested, raw, top, other, pair, views=None, conf=None, contention=None,
+                 status=None):
         self.allowed, self.suggested, self.raw = allowed, suggested, raw
+        self.status = status  # each sentence's (Snapshot.sentence_status: 2 fully labeled)
         self.top, self.other, self.pair = top, other, pair
         self.views, self.conf, self.contention = views, conf, contention
 
@@ -148,7 +150,8 @@ def score_chunk(tagger, sentences: Sequence, snapshot=None) -> ChunkScores:
     views = model.disagreement(snapshot) if model.n_views == 2 else None
     conf = guidance._wdpsl_confidences(tagger, snapshot)
     contention = guidance.contention_question(model, snapshot, scores) if tagger.learner == "wdpsl" else None
-    return ChunkScores(snapshot.allowed, suggested, raw, top, other, pair, views, conf, contention)
+    return ChunkScores(snapshot.allowed, suggested, raw, top, other, pair, views, conf, contention,
+                       snapshot.sentence_status())
 
 
 def training_rows(snapshot, tagger, sentences: Sequence):
@@ -195,6 +198,7 @@ class ChunkedGuidance:
         self.probabilistic = bool(model.probabilistic)
         n_tokens, n_labels = int(self.offsets[-1]), len(self.labels)
         self.scored = np.zeros(len(self.ids), dtype=bool)
+        self.open = np.zeros(len(self.ids), dtype=bool)  # not fully labeled (known once scored)
         self.allowed = np.ones((n_tokens, n_labels), dtype=bool)
         self.suggested = np.zeros(n_tokens, dtype=np.int64)
         self.raw = np.zeros(n_tokens)
@@ -229,12 +233,20 @@ class ChunkedGuidance:
         if self.contention is not None:
             self.contention[tokens] = chunk.contention
         self.scored[rows] = True
+        self.open[rows] = chunk.status < 2
 
     def scale(self) -> float | None:
-        """``τ`` of the margins scored so far (None for a probabilistic model)."""
+        """``τ`` of the margins scored so far (None for a probabilistic model).
+
+        As :func:`tagtool.guidance.analyse_all`'s: over the tokens of the
+        sentences not fully labeled, or of all when every one is.
+        """
         if self.probabilistic:
             return None
-        return guidance.margin_scale(self.raw[np.repeat(self.scored, self.lengths)])
+        rows = self.scored & self.open
+        if not rows.any():
+            rows = self.scored
+        return guidance.margin_scale(self.raw[np.repeat(rows, self.lengths)])
 
     def analysis(self) -> tuple[Analysis, GuidanceView]:
         """The analysis of the sentences scored so far, and their guidance (a snapshot: later chunks change neither)."""

@@ -9,6 +9,9 @@ simulate`` orders sentences with the same :func:`queue`.
   the second-best label's max-marginal score, with ``τ`` the median margin
   of the tokens scored together (the weights' scale differs between learners
   and grows with perceptron epochs; the median makes the shading comparable).
+  :func:`analyse_all` takes the median over the sentences not fully labeled,
+  as ``tagtool simulate`` does: the margins of the training sentences grow
+  as the model fits them, and would make every open token look less sure.
 * **View disagreement** (two-view learners): the tokens where view 0's and
   view 1's Viterbi labels differ.
 * **Informativeness** of a sentence: the mean over its tokens of ``(1 −
@@ -385,7 +388,7 @@ def analyse_all(tagger, sentences: Sequence, should_stop=None) -> tuple[list[Sen
     names = np.asarray(tagger.labels.names, dtype=object)
     best = names[model.predict(snapshot, constrained=True)]
     scores = model.score_tokens(snapshot)
-    scale = None if model.probabilistic else margin_scale(margins(scores))
+    scale = None if model.probabilistic else margin_scale(margins(scores)[_open_rows(snapshot)])
     uncertainty = token_uncertainty(scores, model.probabilistic, scale)
     views = disagree = None
     if model.n_views == 2:
@@ -421,6 +424,12 @@ def sentence_guidance(rows: slice, best, uncertainty, allowed, views, conf, disa
         confidences=None if conf is None else _token_confidences(conf[rows], allowed, names),
         score=informativeness(uncertainty[rows], allowed, None if disagree is None else disagree[rows]),
     )
+
+
+def _open_rows(snapshot) -> np.ndarray:
+    """Token rows of the sentences not fully labeled (every row when all are: the scale then has them all)."""
+    rows = np.repeat(snapshot.sentence_status() < 2, snapshot.lengths)
+    return rows if rows.any() else np.ones(len(rows), dtype=bool)
 
 
 def _analysis(snapshot, scores, scale, probabilistic: bool, evidence: Evidence, labels) -> Analysis:

@@ -66,8 +66,9 @@ Modes (what the annotator gives in a sentence it is shown)
 
 Steps and cost
     The first step has no model to guide it: the annotator labels whole
-    sentences in the strategy's tie order (random order, file order for
-    ``sequential``).  A step shows sentences until its cost reaches
+    sentences in the strategy's tie order (:func:`tagtool.strategies.tie_order`:
+    random order, file order for ``sequential``; the app's J goes in that
+    order under ``random``).  A step shows sentences until its cost reaches
     ``step`` (the first) or ``growth`` times the previous step's target;
     the last sentence of a step may overshoot, the recorded cost is exact.
     The run ends when ``budget`` is spent, nothing is left to label, or —
@@ -89,7 +90,9 @@ Training
     learner.uses``): they get at most ``max_unlabeled`` of them, the first
     still unlabeled ones of a fixed random order of the data (so steps stay
     fast and the sample changes only as the annotator labels its
-    sentences).  Test F1 is computed with :class:`F1Scorer` (seqeval's chunk
+    sentences; the app trains on all of them, as ``max_unlabeled`` at
+    least the data's size does).  The training sentences are in document
+    order, as the app's.  Test F1 is computed with :class:`F1Scorer` (seqeval's chunk
     rules on index arrays).
 
 ``cost_to_95``
@@ -134,6 +137,14 @@ logger = logging.getLogger(__name__)
 STRATEGIES = strategies.names()
 #: Share of the full-data F1 that ``cost_to_95`` waits for.
 TARGET_SHARE = 0.95
+#: Costs closer than this are one cost: the float sum of a step's costs (0.1 at a time) must not decide
+#: whether the step's target is reached (the app's action log sums the same costs in another order).
+COST_TOLERANCE = 1e-6
+
+
+def reached(spent: float, target: float) -> bool:
+    """Whether ``spent`` has reached ``target`` (within :data:`COST_TOLERANCE`)."""
+    return spent >= target - COST_TOLERANCE
 
 
 class SimulationError(TagtoolError, ValueError):
@@ -440,7 +451,9 @@ def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpu
     attach_representations(extractor, data_sentences, representations)  # dist sets: the data's text, not the test's
     extractor.fit(data_sentences)
     spec = {"seed": config.seed, **config.views}
-    split = view_split_for(learner_cls, spec if (learner_cls.two_view or config.views) else None, config.seed)
+    # the extractor: with a stack of two feature sets the default split gives each a view, as in training
+    split = view_split_for(learner_cls, spec if (learner_cls.two_view or config.views) else None, config.seed,
+                           extractor)
     views = feature_views(extractor, split)
     unlabeled = [s.unlabeled() for s in data_sentences]
     test_snapshot = build_snapshot([s.unlabeled() for s in test_sentences], labels, extractor, views)
@@ -639,9 +652,9 @@ class Simulation:
         self.pool = build_pool(config, self.learner_cls, data, test, self.notes, names, representations)
         snap = self.pool.data
         self.oracle = Oracle(self.pool.gold, snap.offsets, snap.n_labels, config.costs)
-        order_rng, unlabeled_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(config.seed).spawn(2))
+        unlabeled_rng = np.random.default_rng(np.random.SeedSequence(config.seed).spawn(2)[1])
         self.strategy = strategies.get(config.strategy)
-        self.order = np.arange(snap.n_sentences) if self.strategy.file_order else order_rng.permutation(snap.n_sentences)
+        self.order = strategies.tie_order(self.strategy, snap.n_sentences, config.seed)  # as the app's
         self.unlabeled_order = unlabeled_rng.permutation(snap.n_sentences)
         self.budget = float(config.budget) if config.budget is not None else config.costs.full * snap.n_tokens
         #: Cost at which a step first ran out of questions (None: never).
@@ -674,11 +687,16 @@ class Simulation:
         return self.score(model)
 
     def training_ids(self, status: np.ndarray) -> np.ndarray:
-        """Labeled and partially labeled sentences, plus the capped unlabeled sample (module doc)."""
+        """Labeled and partially labeled sentences, plus the capped unlabeled sample, in document order (module doc).
+
+        Document order, as the app trains: a learner that visits the
+        sentences in a seeded order (the perceptrons) then sees the same
+        sentences in the same order as the app's model would.
+        """
         ids = np.flatnonzero(status > 0)
         if "none" in self.learner_cls.uses and self.config.max_unlabeled > 0:
             free = self.unlabeled_order[status[self.unlabeled_order] == 0][: self.config.max_unlabeled]
-            ids = np.concatenate([ids, np.sort(free)])
+            ids = np.sort(np.concatenate([ids, free]))
         return ids
 
     def train(self, previous: ChainModel | None, should_stop: StopCallback | None) -> tuple[ChainModel, float]:
@@ -750,19 +768,19 @@ class Simulation:
         order = self.queue(status, questions)
         shown = 0
         for i in order:
-            if self.oracle.spent >= target:
+            if reached(self.oracle.spent, target):
                 return shown
             answer = self.what_to_ask(i, questions)
             if answer.ask.any():  # a sentence without a question is not shown
                 self.oracle.annotate(i, answer.ask, answer.candidates, answer.accepted)
                 shown += 1
-        if self.oracle.spent < target and questions is not None and self.config.mode in TOKEN_MODES:
+        if not reached(self.oracle.spent, target) and questions is not None and self.config.mode in TOKEN_MODES:
             if self.fallback_from is None:
                 self.fallback_from = self.oracle.spent
                 self._note(f"from cost {self.oracle.spent:g} on, steps ran out of questions above the threshold "
                            "and went on with whole sentences")
             for i in order:
-                if self.oracle.spent >= target:
+                if reached(self.oracle.spent, target):
                     break
                 open_ = self.oracle.unlabeled(i)
                 if open_.any():
@@ -780,7 +798,7 @@ class Simulation:
         curve: list[CurvePoint] = []
         model = None
         step = float(self.config.step)
-        while self.oracle.spent < self.budget:
+        while not reached(self.oracle.spent, self.budget):
             if should_stop is not None and should_stop():
                 raise TrainingCancelled("simulation cancelled")
             status = self.oracle.sentence_status()

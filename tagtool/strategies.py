@@ -262,8 +262,10 @@ class Strategy:
         (``"views"``, ``"contention"``): computed only when used.
     file_order : bool
         Ties (and the whole order of an unguided strategy) in file order;
-        otherwise ``random`` orders by a seeded permutation and the guided
-        strategies break ties in the simulation by one (the app: document order).
+        otherwise in the permutation fixed by the seed (:func:`tie_order`):
+        ``random`` is that order, the guided strategies break ties by it,
+        and it is the order of the first sentences, before any model (the
+        simulation's first step; in the app, J under ``random``).
     """
 
     name: str
@@ -325,6 +327,22 @@ def unavailable(strategy: Strategy, learner: str, two_view: bool) -> str | None:
     if strategy.needs == "wdpsl" and learner != "wdpsl":
         return f"strategy {strategy.name} needs WD-PSL's candidate confidences (--learner wdpsl), not {learner}"
     return None
+
+
+def tie_order(strategy: Strategy, n: int, seed: int = 0):
+    """Rows ``0..n-1`` in ``strategy``'s tie order: file order, or a permutation fixed by ``seed``.
+
+    The one derivation of the random order: ``tagtool simulate --seed`` and
+    the app (the seed of its settings, 0 by default) give the same sentences
+    of the same project the same order.  It is the first child of
+    ``SeedSequence(seed)`` (the simulation spawns its other random streams
+    after it).
+    """
+    import numpy as np
+
+    if strategy.file_order:
+        return np.arange(n)
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0,))).permutation(n)
 
 
 def default_threshold(probabilistic: bool) -> float:

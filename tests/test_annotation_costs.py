@@ -124,3 +124,19 @@ def test_active_minutes_at_counts_the_actions_ended_by_then():
            record(3, "skip", 1, 30.0, ended=200.0)]
     assert active_minutes_at(log, [50.0, 100.0, 250.0, 1e9]) == [0.0, 0.5, 1.0, 2.0]
     assert active_minutes_at([], [1.0]) == [0.0]
+
+
+def test_the_log_priced_with_the_simulators_costs():
+    from tagtool.annotation_costs import logged_cost, logged_tokens
+    from tagtool.simulate import Costs
+
+    rows = [("full", 3), ("skip", 7), ("candidate", 2), ("accept", 10), ("full", 1), ("undo", 1), ("clear", 4),
+            ("review", 30)]
+    records, t = [], 0.0
+    for i, (kind, n) in enumerate(rows, start=1):
+        ref = 5 if kind == "undo" else None  # the second full label was undone
+        records.append(ActionRecord(i, kind, 1, n, t, t + 1.0, 1.0, "user", ref))
+        t += 1.0
+    assert logged_tokens(records) == {"full": 3, "candidate": 2, "accept": 10, "skip": 7}
+    assert logged_cost(records, Costs()) == pytest.approx(3 * 1.0 + 2 * 0.5 + 10 * 0.1 + 7 * 0.1)
+    assert logged_cost(records, Costs(accept=0.3)) == pytest.approx(3 + 1 + 3 + 0.7)

@@ -10,7 +10,7 @@ import pytest
 from tagtool import chunked_guidance, guidance, strategies
 from tagtool.chunked_guidance import ChunkedGuidance, chunk_rows, score_chunk
 from tagtool.core import Corpus
-from tagtool.gui.questions import build_plan
+from tagtool.gui.questions import build_plan, tie_ranks
 from tagtool.learn import make_learner
 from tagtool.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
@@ -109,8 +109,9 @@ def test_a_partial_analysis_ranks_only_the_scored_sentences(gold, sentences):
     assert sorted(plan.scores) == sorted(first.tolist()) and not plan.complete
     scored_open = [r for r in first.tolist() if status[r] != "full"]
     assert sorted(plan.queue[:len(scored_open)]) == sorted(scored_open), "the scored sentences come first"
-    rest = [i for i in ids if status[i] != "full" and i not in first]
-    assert plan.queue[len(scored_open):] == rest, "the others after them, in document order"
+    ranks = tie_ranks(plan.strategy, len(ids), plan.seed)
+    rest = sorted((i for i in ids if status[i] != "full" and i not in first), key=lambda i: ranks[i])
+    assert plan.queue[len(scored_open):] == rest, "the others after them, in the tie order"
     unscored = np.repeat(~analysis.scored, np.diff(analysis.tokens.offsets))
     assert not plan.asked[unscored].any() and (analysis.evidence.uncertainty[unscored] == 0).all()
     # the margin scale is the median of the margins scored so far

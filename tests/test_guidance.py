@@ -83,3 +83,29 @@ def test_analyse_matches_the_tagger():
     assert out[0].suggestions[0] in candidates
     assert list(out[1].suggestions) == plain[1]  # unconstrained where nothing is annotated
     assert out[1].confidences is None
+
+
+def test_the_margin_scale_is_the_open_sentences_own():
+    """Fully labeled sentences (training data, fitted with large margins) leave an open token's uncertainty."""
+    from tagtool.core import Corpus
+    from tagtool.learn import make_learner
+    from tagtool.pipeline import train_tagger
+    from tagtool.store.formats import read_corpus
+
+    gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
+    labeled = gold.sentences[:20]
+    tagger = train_tagger(Corpus.from_sentences(labeled, labels=gold.labels), make_learner("perceptron", epochs=5))
+    open_ = [s.unlabeled() for s in gold.sentences[40:50]]
+    _, alone = guidance.analyse_all(tagger, open_)
+    _, mixed = guidance.analyse_all(tagger, open_ + list(labeled))
+    n = len(alone.evidence.uncertainty)
+    assert np.allclose(mixed.evidence.uncertainty[:n], alone.evidence.uncertainty)
+    # which is the margin uncertainty with the median margin of the open tokens
+    scores = np.concatenate(tagger.score_tokens(open_))
+    assert np.allclose(alone.evidence.uncertainty, guidance.margin_uncertainty(scores))
+    # the labeled sentences' own margins are larger: with them in the median every open token would look surer
+    every = np.concatenate(tagger.score_tokens(open_ + list(labeled)))
+    assert guidance.margin_scale(guidance.margins(every)) > guidance.margin_scale(guidance.margins(scores))
+    # only fully labeled sentences: their own median
+    _, done = guidance.analyse_all(tagger, list(labeled))
+    assert np.allclose(done.evidence.uncertainty, guidance.margin_uncertainty(every[n:]))

@@ -302,13 +302,31 @@ def test_unlabeled_sentences_are_capped_and_only_for_learners_that_use_them(corp
     status = np.zeros(len(corpora[0]), dtype=np.int8)
     status[[3, 5]] = 2
     ids = semi.training_ids(status)
-    assert set(ids[:2]) == {3, 5} and len(ids) == 9 and set(ids[2:]).isdisjoint({3, 5})
+    assert {3, 5} <= set(ids.tolist()) and len(ids) == 9
+    assert ids.tolist() == sorted(ids.tolist()), "document order, as the app trains"
+    free = [int(i) for i in ids if i not in (3, 5)]
     # a fixed sample: the same unlabeled sentences while they stay unlabeled
-    status[ids[2]] = 1
+    status[free[0]] = 1
     again = semi.training_ids(status)
     assert set(again) >= set(ids)
     supervised = Simulation(_config("sequential", "full", max_unlabeled=7), *corpora)
-    assert supervised.training_ids(status).tolist() == sorted([3, 5, int(ids[2])])
+    assert supervised.training_ids(status).tolist() == sorted([3, 5, free[0]])
+    # at least the data's size: every sentence, as the app gives the learner its whole project
+    everything = Simulation(_config("disagreement", "full", max_unlabeled=len(corpora[0])), *corpora)
+    assert everything.training_ids(status).tolist() == list(range(len(corpora[0])))
+
+
+def test_the_order_is_the_registrys_tie_order_and_the_views_are_the_trainings(corpora):
+    from tagtool import strategies
+    from tagtool.pipeline import train_tagger
+
+    sim = Simulation(_config("combined", "tokens", seed=3), *corpora)
+    assert sim.order.tolist() == strategies.tie_order(strategies.get("combined"), len(corpora[0]), 3).tolist()
+    # the default features of mv-perceptron stack two template sets: one view each, as training splits them
+    learner, params = LEARNER_FOR["combined"]
+    tagger = train_tagger(corpora[0], learner, seed=3)
+    assert tagger.view_split.kind == "feature-sets"
+    assert np.array_equal(sim.pool.data.feature_view, tagger.model.feature_view)
 
 
 def test_fast_scorer_matches_evaluate(corpora):
@@ -534,3 +552,11 @@ def test_cli_full_data_f1_is_in_percent(tmp_path, corpora, capsys):
     code = main(["simulate", "--data", data, "--test", test, "--learner", "hmm", "--strategy", "random",
                  "--step", "300", "--budget", "300", "--full-data-f1", "150"])
     assert code == 1 and "percent" in capsys.readouterr().err
+
+
+def test_a_step_target_is_reached_at_its_cost_whatever_the_float_sum():
+    from tagtool.simulate import reached
+
+    spent = sum([0.1] * 10)  # ten skipped tokens: 0.9999999999999999
+    assert spent < 1.0 and reached(spent, 1.0)
+    assert not reached(0.9, 1.0) and reached(1.1, 1.0)

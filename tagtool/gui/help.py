@@ -26,7 +26,7 @@ KEYS = (
     ("Esc", "collapse the selection"),
     ("N  P", "next / previous sentence"),
     ("J", "the first sentence of the queue (Go › Queue strategy) that is not fully labeled "
-          "(document order without a model)"),
+          "(without a model: document order, or the random order under Random order)"),
     ("Enter", "accept the model's suggestions for the whole sentence (one undo step)"),
     ("Space", "accept the suggestion on the selected token(s), then move on"),
     ("Tab  Shift+Tab", "the next / previous token the model asks about (a token question), across "

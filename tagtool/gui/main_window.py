@@ -282,6 +282,7 @@ class MainWindow(QMainWindow):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
         self.undo_group.removeStack(self.session.undo_stack)
+        self.list_panel.shutdown()
         self.session.shutdown()
         self.session.project.close()
         self.session.deleteLater()

@@ -46,6 +46,7 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from tagtool import strategies
 from tagtool.chunked_guidance import FIRST
 from tagtool.guidance import SentenceGuidance, queue
 from tagtool.learn import DEFAULT_LEARNER
@@ -356,6 +357,7 @@ class ModelLoop(QObject):
     def _requeue(self) -> None:
         """The session's queue from the model in use under the queue strategy, without the skipped sentences."""
         if self.result is None:
+            self.session.queue = self._queue_without_model()
             return
         plan = self.questions.plan
         if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
@@ -363,6 +365,22 @@ class ModelLoop(QObject):
         else:
             skipped = self.session.skipped  # a few sentences: the plan's list as it is without them
             self.session.queue = [sid for sid in plan.queue if sid not in skipped] if skipped else plan.queue
+
+    def _queue_without_model(self) -> list[int]:
+        """Before any model: under ``random`` every sentence in its order (J passes over the labeled ones).
+
+        The guided strategies have nothing to rank with yet, and J goes on in
+        document order.  ``random`` needs no model: its order is the one the
+        model's queue keeps, and the one ``tagtool simulate --strategy
+        random`` (and its first step under every strategy but
+        ``sequential``) takes with the same seed.
+        """
+        strategy = strategies.get(self.questions.strategy)
+        if strategy.guided or strategy.file_order:
+            return []
+        ids, skipped = self.session.sentence_ids, self.session.skipped
+        order = strategies.tie_order(strategy, len(ids), self.questions.seed).tolist()
+        return [ids[i] for i in order if ids[i] not in skipped]
 
     def _show_scores(self) -> None:
         """The list's Info column: the queue strategy's scores."""
@@ -385,8 +403,8 @@ class ModelLoop(QObject):
     # ------------------------------------------------------------------
     # queue strategy and token questions
 
-    def set_queue(self, strategy: str | None = None, asking: bool | None = None) -> None:
-        """Pick the queue strategy (a :mod:`tagtool.strategies` name) and/or the token-question mode.
+    def set_queue(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None) -> None:
+        """Pick the queue strategy (a :mod:`tagtool.strategies` name), the token-question mode, the tie order's seed.
 
         A big project's new plan is made in a worker thread (:meth:`replan`);
         the old one serves until it arrives.
@@ -394,10 +412,14 @@ class ModelLoop(QObject):
         questions = self.questions
         if questions.big:
             questions.choose(strategy, asking)
+            if seed is not None:
+                questions.seed = int(seed)
             self.replan()
-        elif questions.set(strategy, asking) is not None:
+        elif questions.set(strategy, asking, seed) is not None:
             self._requeue()
             self._show_scores()
+        elif self.result is None:
+            self._requeue()  # random needs no model
         self._refresh_hints()
         self.queueChanged.emit()
 

@@ -32,8 +32,9 @@ import numpy as np
 from tagtool import guidance, strategies
 from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Showing, Strategy
 
-#: The seed of the ``random`` strategy's order in the app (fixed: the order stays put between models).
-RANDOM_SEED = 0
+#: The seed of the tie order (:func:`tagtool.strategies.tie_order`) until the settings give another
+#: (``queue_seed``): fixed, so the ``random`` order stays put between models.
+DEFAULT_SEED = 0
 #: Tokens of an analysis above which a changed queue choice is planned in a worker (about 0.1 s per
 #: million tokens, in numpy; below, at most a few milliseconds on the GUI thread).
 SYNC_PLAN_TOKENS = 100_000
@@ -67,7 +68,8 @@ class QueuePlan:
     scores : dict id → float
         The strategy's sentence scores (empty for an unguided strategy).
     queue : list of int
-        Not fully labeled, best first (:func:`tagtool.guidance.queue_order`).
+        Not fully labeled, best first (:func:`tagtool.guidance.queue_order`),
+        ties in the tie order of ``seed``.
     """
 
     strategy: Strategy
@@ -83,6 +85,7 @@ class QueuePlan:
     labels: tuple[str, ...]
     scores: dict[int, float]
     queue_rows: np.ndarray  # rows (sentence indices) in queue order
+    seed: int = DEFAULT_SEED  # of the tie order
     #: The sentences scored so far (a big project's first page, :mod:`tagtool.chunked_guidance`); None: all.
     scored: np.ndarray | None = None
 
@@ -183,8 +186,13 @@ class QueuePlan:
 
 
 def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[int, str], strategy: Strategy,
-               mode: str, close: float = DEFAULT_CLOSE) -> QueuePlan:
-    """The queue and questions of a model's ``analysis`` of sentences ``ids`` (document order)."""
+               mode: str, close: float = DEFAULT_CLOSE, seed: int = DEFAULT_SEED) -> QueuePlan:
+    """The queue and questions of a model's ``analysis`` of sentences ``ids`` (document order).
+
+    Ties, and the whole order of ``random``, go by the strategy's tie order
+    under ``seed`` (:func:`tagtool.strategies.tie_order`): the order
+    ``tagtool simulate --seed`` gives the same sentences.
+    """
     threshold = strategies.default_threshold(analysis.probabilistic)
     q = np.asarray(strategy.question(analysis.evidence), dtype=np.float64)
     tokens = analysis.tokens
@@ -200,13 +208,17 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
             rows = np.flatnonzero(analysis.scored)
             scores = dict(zip(np.asarray(ids, dtype=np.int64)[rows].tolist(), ranked[rows].tolist()))
     open_ = np.fromiter((status.get(sid, "none") != "full" for sid in ids), dtype=bool, count=n)
-    ties = None
-    if not strategy.guided and not strategy.file_order:
-        ties = np.empty(n, dtype=np.int64)
-        ties[np.random.default_rng(RANDOM_SEED).permutation(n)] = np.arange(n)
+    ties = None if strategy.file_order else tie_ranks(strategy, n, seed)
     return QueuePlan(strategy, mode, threshold, tuple(ids), tokens.offsets, q, tokens.unlabeled & (q >= threshold),
                      analysis.torn >= close, analysis.best, analysis.runner_up, analysis.labels, scores,
-                     guidance.queue_order(ranked, open_, ties), analysis.scored)
+                     guidance.queue_order(ranked, open_, ties), seed, analysis.scored)
+
+
+def tie_ranks(strategy: Strategy, n: int, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """Each row's rank in the strategy's tie order (the inverse of :func:`tagtool.strategies.tie_order`)."""
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[strategies.tie_order(strategy, n, seed)] = np.arange(n)
+    return ranks
 
 
 class Questions:
@@ -214,12 +226,14 @@ class Questions:
 
     ``strategy`` is what the user picked (kept in the settings); the plan
     uses :meth:`effective` — the default strategy when the model in use
-    cannot serve it (no second view, not WD-PSL).
+    cannot serve it (no second view, not WD-PSL).  ``seed``: of the tie
+    order (:func:`build_plan`).
     """
 
-    def __init__(self, strategy: str = DEFAULT_STRATEGY, asking: bool = False):
+    def __init__(self, strategy: str = DEFAULT_STRATEGY, asking: bool = False, seed: int = DEFAULT_SEED):
         self.strategy = strategy if strategy in strategies.REGISTRY else DEFAULT_STRATEGY
         self.asking = asking
+        self.seed = int(seed)
         self.plan: QueuePlan | None = None
         self._source = None  # (ids, analysis, status, learner, two_view) of the model in use
 
@@ -234,9 +248,14 @@ class Questions:
             return chosen
         return strategies.get(DEFAULT_STRATEGY)
 
-    def set(self, strategy: str | None = None, asking: bool | None = None) -> QueuePlan | None:
+    def set(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None) -> QueuePlan | None:
         """Change the choice; returns the new plan (None without a model)."""
-        self.choose(strategy, asking)
+        if strategy is not None:
+            self.strategy = strategies.get(strategy).name
+        if asking is not None:
+            self.asking = bool(asking)
+        if seed is not None:
+            self.seed = int(seed)
         return self._build()
 
     def choose(self, strategy: str | None = None, asking: bool | None = None) -> None:
@@ -263,9 +282,9 @@ class Questions:
         self.plan = plan
         return True
 
-    def choice(self) -> tuple[str, bool]:
-        """``(strategy, asking)``: what a worker needs to plan a new model's queue (:func:`plan_in_worker`)."""
-        return self.strategy, self.asking
+    def choice(self) -> tuple[str, bool, int]:
+        """``(strategy, asking, seed)``: what a worker needs to plan a new model's queue (:func:`plan_in_worker`)."""
+        return self.strategy, self.asking, self.seed
 
     def update(self, ids, analysis, status, learner: str, two_view: bool,
                ready: QueuePlan | None = None, build: bool = True) -> QueuePlan | None:
@@ -278,7 +297,7 @@ class Questions:
         """
         self._source = None if analysis is None else (tuple(ids), analysis, status, learner, two_view)
         if ready is not None and self._source is not None and ready.mode == self.mode \
-                and ready.strategy is self.effective(learner, two_view):
+                and ready.strategy is self.effective(learner, two_view) and ready.seed == self.seed:
             self.plan = ready
             return ready
         if not build and ready is not None:
@@ -291,7 +310,7 @@ class Questions:
             self.plan = None
             return None
         ids, analysis, status, learner, two_view = self._source
-        self.plan = build_plan(ids, analysis, status, self.effective(learner, two_view), self.mode)
+        self.plan = build_plan(ids, analysis, status, self.effective(learner, two_view), self.mode, seed=self.seed)
         return self.plan
 
 
@@ -306,8 +325,8 @@ def replan(job: tuple, state=None) -> QueuePlan | None:
     return plan
 
 
-def plan_in_worker(choice: tuple[str, bool] | None, ids, analysis, status, learner: str, model,
-                   index: dict[int, int] | None = None) -> QueuePlan | None:
+def plan_in_worker(choice: tuple[str, bool, int] | None, ids, analysis, status, learner: str,
+                   model, index: dict[int, int] | None = None) -> QueuePlan | None:
     """The plan of a new model under ``choice`` (:meth:`Questions.choice`), made in the worker thread.
 
     Scoring and ordering a 100,000-sentence project takes a tenth of a

@@ -73,7 +73,7 @@ class QueueMenu(QObject):
     def attach(self, loop, list_panel) -> None:
         """A project opened: its model loop takes the choices kept in the settings."""
         settings = self.window.settings
-        loop.set_queue(settings.queue_strategy, settings.token_questions)
+        loop.set_queue(settings.queue_strategy, settings.token_questions, settings.queue_seed)
         header = list_panel.table.horizontalHeader()
         header.setContextMenuPolicy(Qt.CustomContextMenu)
         header.customContextMenuRequested.connect(lambda pos, h=header: self._header_menu(h, pos))

@@ -22,6 +22,17 @@ the filter box offers each.  The session's review dictionary holds only
 those sentences, so marking a row costs a dictionary lookup.  A split or
 merge re-reads the sentence's row (its length and preview changed).
 
+In a project of :data:`BACKGROUND_LIST_MIN` sentences or more, the ids of
+a search, a status filter or another order are read in a worker thread
+(:class:`~tagtool.store.id_query.SentenceIdQuery`, a read-only connection
+of its own): the trigram index answers a rare word in a millisecond, but a
+common one ("the") or a search shorter than three characters scans every
+sentence's text, 30–70 ms on 100,000 sentences, and sorting them by
+status or length takes 70–90 ms (benchmarks/results/big_project.md).  The
+list keeps its rows until the answer arrives
+(:attr:`SentenceListModel.reading`), then shows it (``rowsReplaced``); an
+answer to a filter, search or order changed meanwhile is dropped.
+
 The "Info" column shows each sentence's score under the queue strategy
 (Go › Queue strategy, :mod:`tagtool.strategies`) once a model provides
 one (:meth:`SentenceListModel.set_scores`); empty until then.
@@ -31,6 +42,7 @@ ids are ordered in memory by their scores (ties stay in document order).
 
 from __future__ import annotations
 
+import logging
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -57,10 +69,18 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.gui.session import Session
+from tagtool.gui.id_reader import IdReader
+from tagtool.store.id_query import SentenceIdQuery
 from tagtool.store.records import SentenceSummary
+
+log = logging.getLogger(__name__)
 
 PAGE = 200
 MAX_PAGES = 32
+#: Projects from this size read the ids of a filtered, searched or sorted
+#: list in a worker thread (a scan of 20,000 sentences' text takes some
+#: 6–12 ms on the GUI thread, of 100,000 30–70 ms).
+BACKGROUND_LIST_MIN = 20_000
 COLUMNS = ("#", "Status", "Len", "Info", "Sentence")
 #: ``Project.sentence_ids(order_by=...)`` of each sortable column but Info.
 SQL_ORDER = {0: "position", 1: "status", 2: "length", 4: "text"}
@@ -88,6 +108,9 @@ _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 class SentenceListModel(QAbstractTableModel):
     """Sentence summaries with a status filter, a text search and a sort order, read lazily."""
 
+    #: The rows were replaced by the answer of a background read.
+    rowsReplaced = Signal()
+
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
         self.session = session
@@ -102,7 +125,13 @@ class SentenceListModel(QAbstractTableModel):
         self._rows: dict[int, int] | None = None  # id -> row, built when first asked
         self._pages: OrderedDict[int, list[SentenceSummary]] = OrderedDict()
         self._flag_icons: tuple[QPixmap, QPixmap] | None = None
-        self._read_ids()
+        # Every change of filter, search or order is a new generation; a
+        # background answer of an older one is dropped.
+        self._generation, self._pending = 0, False
+        self._reader = IdReader(self)
+        self._reader.done.connect(self._read_done, Qt.QueuedConnection)
+        self._reader.failed.connect(self._read_failed, Qt.QueuedConnection)
+        self._set_ids(self._read_ids())
         session.annotationsChanged.connect(self._annotations_changed)
         session.reviewChanged.connect(self._row_changed)
         session.tokensChanged.connect(self._tokens_changed)
@@ -111,13 +140,11 @@ class SentenceListModel(QAbstractTableModel):
     # filters and order
 
     def set_filter(self, status: str | None = None, search: str = "") -> None:
-        self.beginResetModel()
         self.status, self.search = status, search
-        self._read_ids()
-        self.endResetModel()
+        self._reload()
 
     def refresh(self) -> None:
-        self.set_filter(self.status, self.search)
+        self._reload()
 
     def set_scores(self, scores: dict[int, float]) -> bool:
         """Informativeness per sentence id (from a model); {} clears.
@@ -134,10 +161,8 @@ class SentenceListModel(QAbstractTableModel):
         return False
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
-        self.beginResetModel()
         self.sort_column, self.sort_order = column, order
-        self._read_ids()
-        self.endResetModel()
+        self._reload()
 
     @property
     def _whole_project(self) -> bool:
@@ -145,23 +170,81 @@ class SentenceListModel(QAbstractTableModel):
         return (self.status is None and not self.search and self.sort_column == 0
                 and self.sort_order == Qt.AscendingOrder)
 
-    def _read_ids(self) -> None:
-        """The ids of the rows, in display order (only ids: rows are read by page)."""
+    def _reload(self) -> None:
+        """Read the rows' ids again: at once, or for a big project in a worker."""
+        self._generation += 1
+        query = self._background_query()
+        if query is not None:
+            self._start_read(query)
+            return
+        self._reader.cancel()
+        self._take(self._read_ids())
+
+    def _query_order(self) -> tuple[str, bool]:
+        """``order_by`` and ``descending`` of the ids query (by Info: document order, sorted here)."""
+        if self.sort_column == INFO:
+            return "position", False
+        return SQL_ORDER[self.sort_column], self.sort_order == Qt.DescendingOrder
+
+    def _read_ids(self) -> Sequence[int]:
+        """The ids of the rows, as the query returns them (only ids: rows are read by page)."""
+        if self._whole_project:
+            return self.session.sentence_ids
+        order_by, descending = self._query_order()
+        return self.session.project.sentence_ids(status=self.status, search=self.search or None,
+                                                 order_by=order_by, descending=descending)
+
+    def _set_ids(self, ids: Sequence[int]) -> None:
+        """Take the ids of the rows (sorted by Info here), dropping the pages read."""
         self._pages.clear()
         self._rows = None
-        if self._whole_project:
-            self._ids = self.session.sentence_ids
-            return
-        project, search = self.session.project, self.search or None
-        descending = self.sort_order == Qt.DescendingOrder
-        if self.sort_column == INFO:
-            ids = project.sentence_ids(status=self.status, search=search)
+        if self.sort_column == INFO and not self._whole_project:
             score = self.scores.get
-            ids.sort(key=lambda sid: score(sid, -1.0), reverse=descending)  # stable: ties in document order
-        else:
-            ids = project.sentence_ids(status=self.status, search=search,
-                                       order_by=SQL_ORDER[self.sort_column], descending=descending)
+            descending = self.sort_order == Qt.DescendingOrder
+            ids = sorted(ids, key=lambda sid: score(sid, -1.0), reverse=descending)  # ties in document order
         self._ids = ids
+
+    # ------------------------------------------------------------------
+    # reading the ids in a worker thread
+
+    @property
+    def reading(self) -> bool:
+        """A background read of the ids runs; the rows are still the previous ones."""
+        return self._pending
+
+    def _background_query(self) -> SentenceIdQuery | None:
+        if self._whole_project or self.session.n_sentences < BACKGROUND_LIST_MIN:
+            return None
+        order_by, descending = self._query_order()
+        return SentenceIdQuery.of(self.session.project, status=self.status, search=self.search or None,
+                                  order_by=order_by, descending=descending)
+
+    def _start_read(self, query: SentenceIdQuery) -> None:
+        self._pending = True
+        self._reader.start(self._generation, query)
+
+    def _read_done(self, generation: int, ids: list[int]) -> None:
+        if generation == self._generation:  # else the filter, search or order changed since
+            self._take(ids)
+            self.rowsReplaced.emit()
+
+    def _read_failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            log.warning("reading the list in the background failed (%s); reading it here", message)
+            self._take(self._read_ids())
+            self.rowsReplaced.emit()
+
+    def _take(self, ids: Sequence[int]) -> None:
+        self._pending = False
+        self.beginResetModel()
+        self._set_ids(ids)
+        self.endResetModel()
+
+    def shutdown(self) -> None:
+        """Stop a background read and wait for its thread (the project closes)."""
+        self._generation += 1
+        self._pending = False
+        self._reader.shutdown()
 
     # ------------------------------------------------------------------
     # rows
@@ -321,6 +404,8 @@ class SentenceListPanel(QWidget):
         self.model = SentenceListModel(session, self)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search text…")
+        self.search.setToolTip("Sentences containing this text: A–Z in either case, "
+                               "every other character as typed (é does not find É)")
         self.search.setClearButtonEnabled(True)
         self.status = QComboBox(self)
         self.status.addItems(list(STATUS_FILTERS))
@@ -358,6 +443,7 @@ class SentenceListPanel(QWidget):
         self._debounce.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(self._debounce.start)
         self.status.currentIndexChanged.connect(self.apply_filter)
+        self.model.rowsReplaced.connect(lambda: self.show_sentence(self.session.current_id))
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         session.sentenceChanged.connect(self.show_sentence)
         self.show_sentence(session.current_id)
@@ -367,6 +453,10 @@ class SentenceListPanel(QWidget):
         status = STATUS_FILTERS[self.status.currentText()]
         self.model.set_filter(status, self.search.text().strip())
         self.show_sentence(self.session.current_id)
+
+    def shutdown(self) -> None:
+        """Stop the list's background work (the project closes)."""
+        self.model.shutdown()
 
     def _sort_changed(self, column: int, order) -> None:
         self.model.sort(column, order)

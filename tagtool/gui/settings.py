@@ -1,5 +1,5 @@
 """Per-user GUI settings (QSettings): recent projects, the theme, the folders file dialogs last used,
-the queue strategy and the token-question mode."""
+the queue strategy, its seed and the token-question mode."""
 
 from __future__ import annotations
 
@@ -63,6 +63,23 @@ class GuiSettings:
     @queue_strategy.setter
     def queue_strategy(self, value: str) -> None:
         self.qsettings.setValue("queue_strategy", strategies.get(value).name)
+        self.qsettings.sync()
+
+    @property
+    def queue_seed(self) -> int:
+        """The seed of the queue's random order and tie order (``queue_seed``; :func:`tagtool.strategies.tie_order`).
+
+        0 unless set in the settings file: the same seed as ``tagtool
+        simulate --seed`` gives the same order.
+        """
+        try:
+            return int(self.qsettings.value("queue_seed", 0))
+        except (TypeError, ValueError):
+            return 0
+
+    @queue_seed.setter
+    def queue_seed(self, value: int) -> None:
+        self.qsettings.setValue("queue_seed", int(value))
         self.qsettings.sync()
 
     @property

@@ -22,7 +22,7 @@ from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
 from tagtool.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
-from tagtool.store import dbfile, schema
+from tagtool.store import dbfile, schema, search_index
 from tagtool.store.rows import insert_corpus
 
 log = logging.getLogger(__name__)
@@ -130,7 +130,8 @@ def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: s
             "INSERT INTO labels (name, position, color, shortcut) VALUES (?, ?, ?, ?)",
             [(n, i, colors[i], shortcuts[i]) for i, n in enumerate(corpus.labels)],
         )
-        insert_corpus(conn, corpus, corpus.labels, annotator)
+        with search_index.bulk_insert(conn):
+            insert_corpus(conn, corpus, corpus.labels, annotator)
         conn.execute("COMMIT")
         conn.execute("PRAGMA journal_mode = WAL")
     finally:
@@ -170,6 +171,9 @@ def open_file(path: Path, readonly: bool) -> OpenedFile:
     opened.tidy_sides = opened.readonly and not had_sides
     if not opened.readonly:
         remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
+        # Its search index: rebuilt where an SQLite without FTS5 left it
+        # stale, its triggers dropped where this SQLite cannot run them.
+        search_index.ensure(opened.conn, path)
     return opened
 
 

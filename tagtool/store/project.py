@@ -40,6 +40,7 @@ from tagtool.store import representations as reps_store
 from tagtool.store import retokenize as _retokenize
 from tagtool.store import review as _review
 from tagtool.store import rows as _rows
+from tagtool.store import search_index
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.records import (
     ActionRecord,
@@ -190,6 +191,8 @@ class Project:
         # SQLite's data_version (which moves when another connection commits).
         self._labels_version_seen: int | None = None
         self._data_version: int | None = None
+        # Whether searches may use the trigram index (tagtool.store.search_index).
+        self._search_index = search_index.ready(conn)
 
     # ------------------------------------------------------------------
     # creating, opening, closing
@@ -267,7 +270,7 @@ class Project:
         """
         path = Path(path)
         opened = lifecycle.open_file(path, readonly)
-        return cls(
+        project = cls(
             path,
             opened.conn,
             readonly=opened.readonly,
@@ -278,6 +281,10 @@ class Project:
             readonly_reason=opened.readonly_reason,
             tidy_sides=opened.tidy_sides,
         )
+        if not project._search_index:
+            log.warning("%s: no search index this SQLite (%s) can use; searching scans the text",
+                        path, sqlite3.sqlite_version)
+        return project
 
     def close(self) -> None:
         """Close the connection (idempotent); edits are already committed.
@@ -294,6 +301,16 @@ class Project:
                 log.warning("%s: closing failed (%s); committed edits stay in its WAL file", self.path, e)
             if self._tidy_sides:
                 dbfile.tidy_side_files(self.path)
+
+    @property
+    def live_file(self) -> Path | None:
+        """The file the project's connection reads, or None for an in-memory copy.
+
+        An old file opened read-only is migrated into memory: another
+        connection to :attr:`path` would read the old schema.
+        """
+        row = self._db.execute("SELECT file FROM pragma_database_list WHERE name = 'main'").fetchone()
+        return self.path if row and row[0] else None
 
     @property
     def closed(self) -> bool:
@@ -689,16 +706,22 @@ class Project:
         """
         if order_by not in _ORDER_KEYS:
             raise ValueError(f"order_by must be among {', '.join(_ORDER_KEYS)}, got {order_by!r}")
-        where, params = self._summary_filter(status, search, document_id)
+        source, where, params = self._summary_filter(status, search, document_id)
         key, direction = _ORDER_KEYS[order_by], " DESC" if descending else ""
         if key is None:
             order = f"d.position{direction}, s.position{direction}"
         else:
             order = f"{key}{direction}, d.position, s.position"
-        rows = self._db.execute(
-            f"SELECT s.id {_rows.ORDERED_SENTENCES} {where} ORDER BY {order}", params
+        # All the ids as one JSON value: one step of SQLite instead of a row
+        # each (a list of 100,000 ids in 16 ms instead of 24), and a worker
+        # thread running this takes the GIL once, not once a row (while the
+        # GUI thread runs Python, each take waits).  SQLite keeps a
+        # subquery's ORDER BY when the outer query aggregates with anything
+        # but count(), min() or max() (tests/store/test_project_listing.py).
+        ids = self._one(
+            f"SELECT json_group_array(id) FROM (SELECT s.id AS id {source} {where} ORDER BY {order})", params
         )
-        return [r[0] for r in rows]
+        return json.loads(ids)
 
     def next_sentence(
         self,
@@ -717,9 +740,9 @@ class Project:
         NotFoundError
             ``after`` is not a sentence of the project.
         """
-        where, params = self._summary_filter(status, search, None)
+        source, where, params = self._summary_filter(status, search, None)
         where = where or "WHERE 1"
-        first = f"SELECT s.id {_rows.ORDERED_SENTENCES} {where} AND s.id <> ? ORDER BY d.position, s.position LIMIT 1"
+        first = f"SELECT s.id {source} {where} AND s.id <> ? ORDER BY d.position, s.position LIMIT 1"
         if after is None:
             return self._one(first, [*params, -1])
         row = self._db.execute(
@@ -729,7 +752,7 @@ class Project:
         if row is None:
             raise NotFoundError(f"no sentence with id {after}")
         found = self._one(
-            f"SELECT s.id {_rows.ORDERED_SENTENCES} {where} "
+            f"SELECT s.id {source} {where} "
             # the first condition lets SQLite start at the current document
             "AND d.position >= ? AND (d.position > ? OR s.position > ?) "
             "ORDER BY d.position, s.position LIMIT 1",
@@ -887,7 +910,9 @@ class Project:
             and not skipped).
         search : str, optional
             Keep sentences whose space-joined tokens contain this text
-            (case-insensitive for ASCII letters; ``%`` and ``_`` are literal).
+            (case-insensitive for ASCII letters, every other character
+            matches only itself; ``%`` and ``_`` are literal); through the
+            trigram index where it helps (:mod:`tagtool.store.search_index`).
         document_id : int, optional
             Keep one document's sentences.
         offset, limit : int
@@ -895,10 +920,10 @@ class Project:
         preview_chars : int
             Length of :attr:`SentenceSummary.preview`.
         """
-        where, params = self._summary_filter(status, search, document_id)
+        source, where, params = self._summary_filter(status, search, document_id)
         sql = (
             "SELECT s.id, s.document_id, d.name, s.position, s.n_tokens, s.n_full, "
-            f"s.n_partial, substr(s.text, 1, ?) {_rows.ORDERED_SENTENCES} {where} "
+            f"s.n_partial, substr(s.text, 1, ?) {source} {where} "
             "ORDER BY d.position, s.position LIMIT ? OFFSET ?"
         )
         params = [preview_chars, *params, -1 if limit is None else limit, offset]
@@ -940,17 +965,15 @@ class Project:
         document_id: int | None = None,
     ) -> int:
         """How many rows :meth:`sentence_summaries` has with these filters."""
-        where, params = self._summary_filter(status, search, document_id)
-        return self._one(
-            f"SELECT count(*) {_rows.ORDERED_SENTENCES} {where}",
-            params,
-        )
+        source, where, params = self._summary_filter(status, search, document_id)
+        return self._one(f"SELECT count(*) {source} {where}", params)
 
-    @staticmethod
     def _summary_filter(
-        status: str | Iterable[str] | None, search: str | None, document_id: int | None
-    ) -> tuple[str, list[Any]]:
-        clauses, params = [], []
+        self, status: str | Iterable[str] | None, search: str | None, document_id: int | None
+    ) -> tuple[str, str, list[Any]]:
+        """``(FROM clause, WHERE clause, parameters)`` of the sentences passing the filters
+        (``s`` the sentence, ``d`` its document; a search may read the trigram index first)."""
+        source, clauses, params = _rows.ORDERED_SENTENCES, [], []
         if status is not None:
             statuses = [status] if isinstance(status, str) else list(status)
             unknown = [s for s in statuses if s not in _STATUS_SQL]
@@ -958,13 +981,13 @@ class Project:
                 raise ValueError(f"status must be among {', '.join(STATUSES)}, got {status!r}")
             clauses.append("(" + " OR ".join(_STATUS_SQL[s] for s in statuses) + ")")
         if search:
-            escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            clauses.append("s.text LIKE ? ESCAPE '\\'")
-            params.append(f"%{escaped}%")
+            source, clause, search_params = search_index.text_filter(self._db, self._search_index, search)
+            clauses.append(clause)
+            params += search_params
         if document_id is not None:
             clauses.append("s.document_id = ?")
             params.append(document_id)
-        return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+        return source, ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def status_counts(self) -> dict[str, int]:
         """Number of sentences that are fully, partially and not labeled."""
@@ -1005,7 +1028,8 @@ class Project:
             labels = self.labels
             if add_labels:
                 labels = self._add_missing_labels(conn, corpus.labels)
-            return _rows.insert_corpus(conn, corpus, labels, annotator)
+            with search_index.bulk_insert(conn):
+                return _rows.insert_corpus(conn, corpus, labels, annotator)
 
     def _add_missing_labels(self, conn: sqlite3.Connection, wanted: Iterable[str]) -> LabelSet:
         """Append the labels of ``wanted`` the project lacks (inside the caller's transaction)."""

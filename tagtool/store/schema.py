@@ -10,7 +10,7 @@ Migrations run inside one transaction opened by the caller: they must not
 commit, and they must be additive (new tables, columns, indexes) so that an
 older tagtool can still read a newer file in read-only mode.
 
-Layout (version 6)
+Layout (version 7)
 ------------------
 ``meta(key, value)``
     ``schema_version``, ``created`` (UTC ISO 8601), ``tagtool_version`` (that
@@ -58,6 +58,12 @@ columns, meta, text)``
     and/or skipped (left out of the queue and of training as labeled
     data); one row only for sentences that are either
     (:mod:`tagtool.store.review`).
+``sentences_fts`` (FTS5 virtual table, external content ``sentences.text``)
+    A trigram index of the sentences' text for substring search
+    (:mod:`tagtool.store.search_index`), kept in step with ``sentences`` by
+    the triggers ``sentences_fts_insert``/``_delete``/``_update``.  Absent
+    from files written where SQLite lacks FTS5 or its trigram tokenizer
+    (before 3.34); search then scans the text.
 
 Times in tables are Unix seconds (UTC) as REAL.
 """
@@ -65,8 +71,11 @@ Times in tables are Unix seconds (UTC) as REAL.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Callable
+
+log = logging.getLogger(__name__)
 
 #: ``PRAGMA application_id`` of every project file: ``b"TAGT"``.  Stored in the
 #: database header (bytes 68–71), so a file can be recognised before SQLite
@@ -74,7 +83,7 @@ from collections.abc import Callable
 APPLICATION_ID = 0x54414754
 
 #: The schema this code writes.
-CURRENT_VERSION = 6
+CURRENT_VERSION = 7
 
 #: The first released schema.  Frozen: later changes are migrations.
 SCHEMA_V1: tuple[str, ...] = (
@@ -254,9 +263,56 @@ def migrate_5_to_6(conn: sqlite3.Connection) -> None:
     )
 
 
+#: The search index of :func:`migrate_6_to_7`: an external-content FTS5
+#: table over ``sentences.text`` (the text is not stored twice) and the
+#: triggers that keep it in step with every change of a sentence row, by any
+#: code path (import, retokenization, deletion by cascade).  Only the row id
+#: is indexed (``detail=none``): the trigram index answers "which rows hold
+#: all these trigrams", and the exact test is ``LIKE`` on those rows, so the
+#: positions that phrase queries need would buy nothing (on the benchmark's
+#: 100,000 sentences, 66 MB, the index adds 16 MB; with positions, 42 MB).
+SEARCH_INDEX: tuple[str, ...] = (
+    """CREATE VIRTUAL TABLE sentences_fts USING fts5(
+        text, content='sentences', content_rowid='id', tokenize='trigram', detail='none'
+    )""",
+    """CREATE TRIGGER sentences_fts_insert AFTER INSERT ON sentences BEGIN
+        INSERT INTO sentences_fts (rowid, text) VALUES (new.id, new.text);
+    END""",
+    """CREATE TRIGGER sentences_fts_delete AFTER DELETE ON sentences BEGIN
+        INSERT INTO sentences_fts (sentences_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END""",
+    """CREATE TRIGGER sentences_fts_update AFTER UPDATE OF id, text ON sentences BEGIN
+        INSERT INTO sentences_fts (sentences_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO sentences_fts (rowid, text) VALUES (new.id, new.text);
+    END""",
+)
+
+
+def migrate_6_to_7(conn: sqlite3.Connection) -> None:
+    """Add ``sentences_fts``: a trigram index of the sentences' text, with its triggers.
+
+    ``LIKE '%…%'`` reads every sentence's text: 30–70 ms on 100,000
+    sentences, a stall of the window at each search (issue 13,
+    benchmarks/results/big_project.md).  The index is filled from the
+    existing rows here and kept in step by triggers afterwards.  Where the
+    running SQLite has no FTS5 trigram tokenizer the index is left out (a
+    warning is logged; search scans the text) and added by the first open
+    in an SQLite that has it (:func:`tagtool.store.search_index.ensure`).
+    """
+    from tagtool.store import search_index  # it imports this module
+
+    if not search_index.available():
+        log.warning("this SQLite (%s) has no FTS5 trigram tokenizer: the project gets no search index, "
+                    "and searching scans the text", sqlite3.sqlite_version)
+        return
+    for statement in SEARCH_INDEX:
+        conn.execute(statement)
+    conn.execute("INSERT INTO sentences_fts (sentences_fts) VALUES ('rebuild')")
+
+
 #: ``MIGRATIONS[i]`` turns a version ``i + 1`` file into version ``i + 2``.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5, migrate_5_to_6,
+    migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5, migrate_5_to_6, migrate_6_to_7,
 )
 
 assert len(MIGRATIONS) == CURRENT_VERSION - 1

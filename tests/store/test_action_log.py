@@ -139,6 +139,9 @@ def test_a_v4_file_is_migrated_to_the_action_log(tmp_path):
     with conn:
         conn.execute("DROP TABLE actions")
         conn.execute("DROP TABLE sentence_review")  # version 6's table, after the log
+        for trigger in ("sentences_fts_insert", "sentences_fts_delete", "sentences_fts_update"):
+            conn.execute(f"DROP TRIGGER {trigger}")  # version 7's search index
+        conn.execute("DROP TABLE sentences_fts")
         schema.set_version(conn, 4)
     conn.close()
     with Project.open(path) as p:
