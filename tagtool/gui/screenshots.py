@@ -160,6 +160,9 @@ def _install_wdpsl(window: MainWindow) -> None:
         def should_stop(self):
             return False
 
+        def model_ready(self, _result):  # the first page of a big project: none here
+            pass
+
     result = run_guidance(inputs, tagger, _State())
     window.model_loop.auto = False
     window.model_panel.select_learner("wdpsl", {"max_alternations": 2, "max_rounds": 8, "max_passes": 3})
