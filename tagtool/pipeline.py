@@ -304,7 +304,7 @@ def prepare(
         warm_model = None
     if len(labels) == 0:
         raise TrainingSetupError("the training data has no labels: nothing to learn")
-    snapshot = build_snapshot(sentences, labels, extractor, feature_view)
+    snapshot = build_snapshot(sentences, labels, extractor, feature_view, should_stop=should_stop)
     return Prepared(snapshot, labels, extractor, view_split, warm_model, tuple(notes))
 
 

@@ -184,22 +184,28 @@ def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
 
 #: Sentences per call of the extractor's ``transform`` in :func:`build_snapshot`.  One call over a
 #: 100,000-sentence project ran numpy calls of 0.1 s that hold the GIL (``ndarray.repeat``) and
-#: froze the window while a worker thread trained; per 2,048 sentences they last a few milliseconds.
-TRANSFORM_BLOCK = 2048
+#: froze the window while a worker thread trained; per 512 sentences they last a millisecond, and
+#: between two blocks (about 0.1 s of work) the app's worker gives the window a turn.
+TRANSFORM_BLOCK = 512
 
 
-def transform_in_blocks(extractor: FeatureExtractor, sentences: Sequence,
-                        block: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def transform_in_blocks(extractor: FeatureExtractor, sentences: Sequence, block: int | None = None,
+                        should_stop=None) -> tuple[np.ndarray, np.ndarray]:
     """``extractor.transform(sentences)``, :data:`TRANSFORM_BLOCK` sentences per call (the same arrays).
 
     A token's features depend on its sentence alone, so the blocks' rows
-    joined are the whole call's.
+    joined are the whole call's.  ``should_stop`` is polled between blocks
+    (True raises :class:`~tagtool.learn.progress.TrainingCancelled`).
     """
     block = TRANSFORM_BLOCK if block is None else block
     if len(sentences) <= block:
         return extractor.transform(sentences)
     indptrs, indices, shift = [np.zeros(1, dtype=np.int64)], [], 0
     for start in range(0, len(sentences), block):
+        if should_stop is not None and should_stop():
+            from tagtool.learn.progress import TrainingCancelled
+
+            raise TrainingCancelled("cancelled while extracting features")
         indptr, cols = extractor.transform(sentences[start:start + block])
         indptrs.append(np.asarray(indptr[1:], dtype=np.int64) + shift)
         indices.append(cols)
@@ -213,6 +219,7 @@ def build_snapshot(
     extractor: FeatureExtractor,
     view_split: ViewSplit | np.ndarray,
     sentence_ids: Sequence[int] | np.ndarray | None = None,
+    should_stop=None,
 ) -> Snapshot:
     """Freeze a corpus into the arrays a learner trains on.
 
@@ -228,6 +235,8 @@ def build_snapshot(
         trained model to reuse as they are.
     sentence_ids : sequence of int, optional
         The caller's id of every sentence (project ids); default positions.
+    should_stop : callable() -> bool, optional
+        Polled between blocks of sentences (:func:`transform_in_blocks`).
 
     Returns
     -------
@@ -235,7 +244,7 @@ def build_snapshot(
     """
     sentences = list(corpus_or_sentences)
     lengths = np.array([len(s) for s in sentences], dtype=np.int64)
-    feat_indptr, feat_indices = transform_in_blocks(extractor, sentences)
+    feat_indptr, feat_indices = transform_in_blocks(extractor, sentences, should_stop=should_stop)
     if isinstance(view_split, ViewSplit):
         feature_view = view_split.assign(extractor)
     else:

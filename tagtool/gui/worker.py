@@ -55,6 +55,7 @@ class TaskState:
         self._latest: tuple[float, str] | None = None
         #: Gives the GUI thread a turn at :meth:`pause` (a paced runner's tasks only).
         self.pacer = None
+        self._gui_thread = threading.get_ident()  # made there: the GUI thread never pauses for itself
 
     def pause(self) -> None:
         """Worker thread, between two steps of work: let the GUI thread have a turn first (paced runners).
@@ -64,13 +65,19 @@ class TaskState:
         ``data()`` a thousand times) waits for it up to the switch interval
         (:class:`~tagtool.gui.sentence_reader.Pacer`).
         """
-        if self.pacer is not None:
+        if self.pacer is not None and threading.get_ident() != self._gui_thread:
             self.pacer.pause()
 
     def request_stop(self) -> None:
         self._stop.set()
 
     def should_stop(self) -> bool:
+        """Whether to stop; in a paced runner's worker also a turn for the GUI thread (:meth:`pause`).
+
+        Learners and feature extraction poll it every few tens of
+        milliseconds, which is how often the window then gets a turn.
+        """
+        self.pause()
         return self._stop.is_set()
 
     def progress(self, fraction: float, message: str = "") -> None:
@@ -186,6 +193,9 @@ class TaskRunner(QObject):
 
     def wait(self, msecs: int = 30000) -> bool:
         """Block until every task has ended (closing the window, tests)."""
+        for task in self._alive:  # the GUI thread gives no turns while it waits
+            if task.state.pacer is not None:
+                task.state.pacer.free()
         return self.pool.waitForDone(msecs)
 
     def shutdown(self, msecs: int = 30000) -> None:

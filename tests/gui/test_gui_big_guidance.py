@@ -94,3 +94,31 @@ def test_a_changed_choice_is_planned_in_a_worker(window, qtbot, small_chunks, mo
     plan = loop.questions.plan
     assert changed.signal_triggered and plan.strategy.name == "uncertainty" and session.queue == plan.queue
     assert window.list_panel.model.scores == plan.scores
+
+
+def test_a_paced_worker_waits_for_the_gui_threads_turn(qtbot):
+    """TaskState.pause in a paced runner's worker returns once the GUI thread has run its events; on the GUI
+    thread, and once the runner is waited for, it does not wait."""
+    import time
+
+    from tagtool.gui import sentence_reader
+    from tagtool.gui.worker import TaskRunner
+
+    runner = TaskRunner(paced=True)
+    turns = []
+
+    def work(state):
+        for _ in range(3):
+            time.sleep(sentence_reader.READ_SLICE * 2)
+            state.pause()  # returns after the GUI thread's turn
+            turns.append(time.perf_counter())
+        return len(turns)
+
+    task = runner.start(work)
+    task.state.pause()  # the GUI thread itself: no wait
+    with qtbot.waitSignal(task.signals.returned, timeout=10_000) as done:
+        pass
+    assert done.args == [3]
+    # waiting for the runner frees its tasks from pausing (no turn would come while the GUI thread waits)
+    second = runner.start(work)
+    assert runner.wait(10_000) and second.state.pacer._free
