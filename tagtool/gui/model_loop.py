@@ -241,7 +241,9 @@ class ModelLoop(QObject):
         params = self.full_params()
         warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
         overrides = retrain_overrides(params, self.retrain_epochs) if after_edit and warm is not None else {}
-        run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self._priority())
+        store_to = None if project.readonly else (project.path, MAX_STORED_MODELS)  # stored by the worker
+        run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self._priority(),
+                      store_to=store_to)
         task = self.runner.start(run, inputs, self.learner_name, params, warm)
         self._connect(task, store=True)
         self.run_started = time.perf_counter()
@@ -310,7 +312,11 @@ class ModelLoop(QObject):
         QTimer.singleShot(STORE_DELAY_MS, self, lambda: self._ended(result, store))
 
     def _ended(self, result: TrainingResult, store: bool) -> None:
-        if store and (self._unstored is result):
+        if result.model_id is not None:  # the worker stored it
+            if self._unstored is result:
+                self._unstored = None
+            self.stored.emit(result.model_id)
+        elif store and (self._unstored is result):
             self._store(result)
         if self.result is result and not self.runner.busy:  # a newer run reports for itself
             self.finished.emit(result)
@@ -468,7 +474,7 @@ class ModelLoop(QObject):
 
     def _store(self, result: TrainingResult) -> None:
         project = self.session.project
-        if project.closed or project.readonly:
+        if project.closed or project.readonly or result.model_id is not None:  # the worker stored it
             return
         self._unstored = None
         try:

@@ -122,6 +122,10 @@ class TrainingResult:
     plan: object = None
     #: ``time.perf_counter()`` when the model was ready to be scored (the fit had ended, or it was read).
     arrived: float | None = None
+    #: The id the worker stored the model under (:func:`tagtool.store.model_file.add_model_in_file`);
+    #: None: not stored there (the GUI thread stores it), ``store_error`` says why when it failed.
+    model_id: int | None = None
+    store_error: str = ""
 
     @property
     def complete(self) -> bool:
@@ -263,6 +267,7 @@ def run_training(
     overrides: Mapping | None = None,
     queue: tuple[str, bool] | Callable[[], tuple[str, bool]] | None = None,
     priority: scoring.Priority | None = None,
+    store_to: tuple | None = None,
 ) -> TrainingResult:
     """Train ``learner_name`` with ``params`` on ``inputs``; see the module docstring.
 
@@ -291,6 +296,10 @@ def run_training(
     priority : Priority, optional
         The sentences scored first (:mod:`tagtool.gui.scoring`): the model's
         first page reaches ``state.model_ready`` before the rest is scored.
+    store_to : (path, keep), optional
+        Store the finished model in the project file at ``path`` here, keeping
+        the newest ``keep`` models (:attr:`TrainingResult.model_id`), unless
+        a newer run asked this one to stop.
 
     Returns
     -------
@@ -339,6 +348,8 @@ def run_training(
     if inputs.cv_folds:
         metrics.update(cross_validate(inputs, learner_name, params, tagger, state, plan))
     _finish(result, started)
+    if store_to is not None and not state.should_stop():
+        _store(result, *store_to)
     if not inputs.cv_folds:
         # Ready once the bytes are written: the GUI thread then swaps the
         # model in while this thread is idle, not competing for the GIL.
@@ -352,6 +363,19 @@ def _choice(queue) -> Callable[[], tuple[str, bool]] | None:
     if queue is None or callable(queue):
         return queue
     return lambda: queue
+
+
+def _store(result: TrainingResult, path, keep: int) -> None:
+    """Store the model in the project file from this thread (a connection of its own)."""
+    from tagtool.errors import ProjectError
+    from tagtool.store.model_file import add_model_in_file
+
+    try:
+        result.model_id = add_model_in_file(path, result.learner, result.params, result.metrics, result.data,
+                                            note="trained in the app", keep=keep)
+    except ProjectError as exc:  # the GUI thread tries again, and reports
+        log.warning("could not store the model from the worker: %s", exc)
+        result.store_error = str(exc)
 
 
 def _finish(result: TrainingResult, started: float) -> None:
