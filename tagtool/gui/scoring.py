@@ -119,6 +119,8 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
             result = make_result(view, analysis, plan)
             if not last or last_update:
                 state.model_ready(result)
+                if pause is not None:
+                    pause(True)  # parked while the GUI thread takes it in and repaints (ModelLoop._use)
             updated = time.perf_counter()
     if result is None:  # no sentence
         result = make_result({}, None, None)

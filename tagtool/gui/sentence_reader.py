@@ -49,9 +49,13 @@ class Pacer(QObject):
         self._since = time.perf_counter()
         self._turn.connect(self._give_turn, Qt.QueuedConnection)
 
-    def pause(self) -> None:
-        """Worker thread: after a slice of work, wait for the GUI thread's turn."""
-        if self._free or time.perf_counter() - self._since < READ_SLICE:
+    def pause(self, force: bool = False) -> None:
+        """Worker thread: after a slice of work, wait for the GUI thread's turn.
+
+        ``force``: wait even if the last turn was less than :data:`READ_SLICE`
+        ago (the worker has just handed the GUI thread something to show).
+        """
+        if self._free or (not force and time.perf_counter() - self._since < READ_SLICE):
             return
         self._go.clear()
         self._turn.emit()

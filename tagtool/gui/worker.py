@@ -57,7 +57,7 @@ class TaskState:
         self.pacer = None
         self._gui_thread = threading.get_ident()  # made there: the GUI thread never pauses for itself
 
-    def pause(self) -> None:
+    def pause(self, force: bool = False) -> None:
         """Worker thread, between two steps of work: let the GUI thread have a turn first (paced runners).
 
         A thread running Python holds the GIL, and every Python call the
@@ -66,7 +66,7 @@ class TaskState:
         (:class:`~tagtool.gui.sentence_reader.Pacer`).
         """
         if self.pacer is not None and threading.get_ident() != self._gui_thread:
-            self.pacer.pause()
+            self.pacer.pause(force)
 
     def request_stop(self) -> None:
         self._stop.set()
