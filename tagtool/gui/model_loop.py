@@ -31,7 +31,8 @@
   second or two, then the rest in the background, every few seconds an
   update; an edit's retrain stops it.  Each update is planned in the
   worker; a changed queue choice of a big project too (:meth:`replan`).
-  The GUI thread only swaps plans in.
+  The GUI thread only swaps plans in.  The queue methods live in
+  :class:`~tagtool.gui.queue_steering.QueueSteering`.
 * **Reopening.**  The last stored model is loaded and its guidance
   recomputed in the worker.
 """
@@ -46,12 +47,11 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tagtool import strategies
-from tagtool.chunked_guidance import FIRST
-from tagtool.guidance import SentenceGuidance, queue
+from tagtool.guidance import SentenceGuidance
 from tagtool.learn import DEFAULT_LEARNER
 from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
-from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions, replan
+from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions
+from tagtool.gui.queue_steering import QueueSteering
 from tagtool.gui.scoring import Priority, score_guidance
 from tagtool.gui.session import Session
 from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
@@ -111,7 +111,7 @@ def run_guidance(inputs: TrainingInputs, tagger, state, queue=None, priority: Pr
     return score_guidance(tagger, inputs, state, make_result, queue, priority)
 
 
-class ModelLoop(QObject):
+class ModelLoop(QObject, QueueSteering):
     """Background training and guidance for one session.
 
     Signals
@@ -360,130 +360,8 @@ class ModelLoop(QObject):
             if widget is not None and widget.isVisible():
                 (widget.viewport() if hasattr(widget, "viewport") else widget).repaint()
 
-    def _priority(self) -> Priority:
-        """The sentences a new model scores first (:class:`~tagtool.gui.scoring.Priority`).
-
-        The current sentence, the list's rows on screen, then the head of
-        the queue in use: where the new queue's first page most likely is.
-        """
-        first = [] if self.session.current_id is None else [self.session.current_id]
-        if self.list_panel is not None:
-            first += _rows_on_screen(self.list_panel)
-        plan = self.questions.plan
-        order = plan.queue if plan is not None else ()
-        return Priority(tuple(first) + tuple(order[:FIRST]), order)
-
-    def _requeue(self) -> None:
-        """The session's queue from the model in use under the queue strategy, without the skipped sentences."""
-        if self.result is None:
-            self.session.queue = self._queue_without_model()
-            return
-        plan = self.questions.plan
-        if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
-            self.session.queue = queue(self.result.scores, self.session.queueable(self.result.status))
-        else:
-            skipped = self.session.skipped  # a few sentences: the plan's list as it is without them
-            self.session.queue = [sid for sid in plan.queue if sid not in skipped] if skipped else plan.queue
-
-    def _queue_without_model(self) -> list[int]:
-        """Before any model: under ``random`` every sentence in its order (J passes over the labeled ones).
-
-        The guided strategies have nothing to rank with yet, and J goes on in
-        document order.  ``random`` needs no model: its order is the one the
-        model's queue keeps, and the one ``tagtool simulate --strategy
-        random`` (and its first step under every strategy but
-        ``sequential``) takes with the same seed.
-        """
-        strategy = strategies.get(self.questions.strategy)
-        if strategy.guided or strategy.file_order:
-            return []
-        ids, skipped = self.session.sentence_ids, self.session.skipped
-        order = strategies.tie_order(strategy, len(ids), self.questions.seed).tolist()
-        return [ids[i] for i in order if ids[i] not in skipped]
-
-    def _show_scores(self) -> None:
-        """The list's Info column: the queue strategy's scores."""
-        plan = self.questions.plan
-        scores = plan.scores if plan is not None else self.result.scores if self.result is not None else {}
-        if self.list_panel is not None and self.list_panel.model.set_scores(scores):
-            self.list_panel.show_sentence(self.session.current_id)
-
-    def _review_changed(self, sid: int) -> None:
-        """A skipped sentence leaves the queue at once; an un-skipped one takes its place in it again."""
-        if sid in self.session.skipped:
-            self.session.queue = [s for s in self.session.queue if s != sid]
-        elif (self.result is not None and self.result.status.get(sid, "full") != "full"
-              and sid not in self.session.queue):
-            self._requeue()
-
     def _tokens_changed(self, sid: int, _focus: int) -> None:
         self._retokenized[sid] = time.perf_counter()
-
-    # ------------------------------------------------------------------
-    # queue strategy and token questions
-
-    def set_queue(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None) -> None:
-        """Pick the queue strategy (a :mod:`tagtool.strategies` name), the token-question mode, the tie order's seed.
-
-        A big project's new plan is made in a worker thread (:meth:`replan`);
-        the old one serves until it arrives.
-        """
-        questions = self.questions
-        if questions.big:
-            questions.choose(strategy, asking)
-            if seed is not None:
-                questions.seed = int(seed)
-            self.replan()
-        elif questions.set(strategy, asking, seed) is not None:
-            self._requeue()
-            self._show_scores()
-        elif self.result is None:
-            self._requeue()  # random needs no model
-        self._refresh_hints()
-        self.queueChanged.emit()
-
-    def replan(self) -> None:
-        """Make the current choice's plan of the model in use in a worker, and swap it in when done."""
-        job = self.questions.job()
-        task = self.planner.start(replan, job)
-        task.signals.returned.connect(lambda plan, t=task: self.planner.is_current(t) and self._replanned(plan, job))
-
-    def _replanned(self, plan, job) -> None:
-        if self.questions.adopt(plan, job):
-            self._requeue()
-            self._show_scores()
-            self._refresh_hints()
-            self.queueChanged.emit()
-
-    def next_question(self, sid: int | None, focus: int, direction: int = 1) -> tuple[int, int] | None:
-        """The next open token question (:meth:`QueuePlan.next_question`); None without one or a model.
-
-        Skipped sentences and those split or merged since the model read them ask nothing.
-        """
-        plan = self.questions.plan
-        if plan is None:
-            return None
-        return plan.next_question(sid, focus, self._annotations_of, direction,
-                                  passed_over=self.session.skipped | set(self._retokenized))
-
-    def pair(self, sid: int | None, token: int) -> tuple[str, str] | None:
-        """The two labels the model is torn between at ``token`` (None: not torn, or no model)."""
-        plan = self.questions.plan
-        if plan is None or sid is None or sid in self._retokenized:
-            return None
-        return plan.pair(sid, token)
-
-    def no_question_reason(self) -> str:
-        """What the status bar says when Tab finds no question."""
-        plan = self.questions.plan
-        if plan is None:
-            return "No token questions yet: they come with a model (label a few sentences, or Model › Train now)."
-        return (f"No token question left: the model is sure (question below {plan.threshold:g}) of every "
-                "unlabeled token it scored.")
-
-    def _annotations_of(self, sid: int):
-        session = self.session
-        return session.annotations if sid == session.current_id else session.project.annotations(sid)
 
     def _store(self, result: TrainingResult) -> None:
         project = self.session.project
@@ -569,17 +447,6 @@ class ModelLoop(QObject):
         questions = plan.sentence(sid) if plan is not None and sid is not None else None
         self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks, questions,
                                         self.questions.asking))
-
-
-def _rows_on_screen(list_panel) -> list[int]:
-    """The ids of the sentence list's rows on screen (their Info scores come with the first page)."""
-    table, model = list_panel.table, list_panel.model
-    top = table.rowAt(0)
-    if top < 0:
-        return []
-    bottom = table.rowAt(table.viewport().height() - 1)
-    bottom = model.rowCount() - 1 if bottom < 0 else bottom
-    return [row.id for row in map(model.summary, range(top, bottom + 1)) if row is not None]
 
 
 def _read_tagger(data: bytes, name: str, state):
