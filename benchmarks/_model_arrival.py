@@ -83,8 +83,8 @@ class Arrivals:
     def arrival_after(self, since: float) -> float | None:
         return next((t for t in sorted(self.arrived) if t > since), None)
 
-    def longest_use(self, since: float) -> float:
-        return max((s for end, s, _ in self.uses if end > since), default=float("nan"))
+    def longest_use(self, since: float, until: float) -> float:
+        return max((s for end, s, _ in self.uses if since < end <= until), default=float("nan"))
 
 
 def _phase(timeline: Timeline, arrivals: Arrivals, since: float) -> dict:
@@ -97,7 +97,7 @@ def _phase(timeline: Timeline, arrivals: Arrivals, since: float) -> dict:
         "to_complete": complete - arrival,
         "first_stall": timeline.stall(arrival, first),
         "rest_stall": timeline.stall(first, end),
-        "use": arrivals.longest_use(since),
+        "use": arrivals.longest_use(since, end),
     }
 
 
