@@ -342,23 +342,16 @@ class ModelLoop(QObject, QueueSteering):
                                  build=not big) is None and big:
             self.replan()  # the choice changed since the worker planned: its plan serves meanwhile
         self._requeue()
-        self._show_scores()
+        # Painted now, not in a later turn of the event loop: a worker scoring a big project waits
+        # for this turn to end (tagtool.gui.scoring); painted later, the list's and the editor's
+        # Python calls would each wait for the GIL the worker holds, 0.1-0.3 s in all
+        # (benchmarks/results/big_project.md, §4).
+        self._show_scores(now=True)
         self._refresh_hints()
+        if self.editor is not None and self.editor.isVisible():
+            self.editor.repaint()
         if announce:
             self.modelChanged.emit(result)
-        self._repaint()
-
-    def _repaint(self) -> None:
-        """Paint the list and the editor now, not in a later turn of the event loop.
-
-        A worker scoring a big project waits for this turn to end
-        (:func:`tagtool.gui.scoring.score_guidance`); painted later, the
-        list's thousand ``data()`` calls would each wait for the GIL the
-        worker holds, 0.1–0.3 s in all (benchmarks/results/big_project.md).
-        """
-        for widget in (self.editor, getattr(self.list_panel, "table", None)):
-            if widget is not None and widget.isVisible():
-                (widget.viewport() if hasattr(widget, "viewport") else widget).repaint()
 
     def _tokens_changed(self, sid: int, _focus: int) -> None:
         self._retokenized[sid] = time.perf_counter()

@@ -146,17 +146,19 @@ class SentenceListModel(QAbstractTableModel):
     def refresh(self) -> None:
         self._reload()
 
-    def set_scores(self, scores: dict[int, float]) -> bool:
+    def set_scores(self, scores: dict[int, float], notify: bool = True) -> bool:
         """Informativeness per sentence id (from a model); {} clears.
 
         True when the rows were re-read (the list is ordered by Info), so the
-        view must find the current sentence's row again.
+        view must find the current sentence's row again.  ``notify`` False:
+        the caller repaints the Info column itself (no ``dataChanged``, which
+        repaints the whole list in a later turn of the event loop).
         """
         self.scores = dict(scores)
         if self.sort_column == INFO:
             self.refresh()  # the order itself changed
             return True
-        if self._ids:
+        if self._ids and notify:
             self.dataChanged.emit(self.index(0, INFO), self.index(len(self._ids) - 1, INFO))
         return False
 

@@ -298,13 +298,28 @@ class StatisticsPanel(QScrollArea):
         self.refresh_when_seen()
 
     def refresh(self) -> None:
+        """Count and draw everything; a big project's in three turns of the event loop.
+
+        Each of the two SQL aggregates reads every sentence (15 ms for 100,000),
+        and the labels are counted in steps (:meth:`_count_in_steps`).
+        """
         project = self.session.project
         if project.closed:
             return
-        s, t = project.status_counts(), project.annotation_counts()
+        s = project.status_counts()
         total = sum(s.values()) or 1
         self.status.set_items([(kind, s[kind], STATUS_COLORS[kind], f"{s[kind]} ({100 * s[kind] / total:.0f}%)")
                                for kind in ("full", "partial", "none")])
+        if self.session.n_sentences >= STEPWISE_COUNT_MIN:
+            QTimer.singleShot(0, self, self._refresh_rest)
+        else:
+            self._refresh_rest()
+
+    def _refresh_rest(self) -> None:
+        project = self.session.project
+        if project.closed:
+            return
+        t = project.annotation_counts()
         tokens = sum(t.values()) or 1
         self.summary.setText(f"{t['full']} of {tokens} tokens fully labeled ({100 * t['full'] / tokens:.1f}%), "
                              f"{t['partial']} with a candidate set.")

@@ -308,7 +308,7 @@ def test_a_big_projects_labels_are_counted_in_steps(open_window, big_project, qt
     assert [(n, f + c) for n, (f, c) in whole.items()] == [(n, v) for n, v, *_ in panel.labels.items]
     # an edit while counting: the count starts again, and ends with the edit in it
     panel._label_counts = None
-    panel.refresh()
+    panel._count_in_steps()
     assert panel._counting is not None
     session = window.session
     session.go_to(session.sentence_ids[2])
