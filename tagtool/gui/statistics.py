@@ -298,7 +298,7 @@ class StatisticsPanel(QScrollArea):
         self.refresh_when_seen()
 
     def refresh(self) -> None:
-        """Count and draw everything; a big project's in three turns of the event loop.
+        """Count and draw everything; a big project's in two turns of the event loop.
 
         Each of the two SQL aggregates reads every sentence (15 ms for 100,000),
         and the labels are counted in steps (:meth:`_count_in_steps`).
