@@ -142,6 +142,36 @@ def connect_readwrite(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def write_in_own_transaction(path: Path, what: str, work):
+    """Run ``work(conn)`` in one ``BEGIN IMMEDIATE`` transaction on a connection of the caller's own.
+
+    For the app's worker threads: a write of megabytes on the project's
+    connection (the GUI thread's) would stall the window.  SQLite serialises
+    this writer with the project's connection as with another program's.
+    Returns what ``work`` returns.
+
+    Raises
+    ------
+    ProjectError
+        ``"<path>: <what> could not be saved (...)"``; the file is unchanged.
+    """
+    try:
+        conn = connect_readwrite(Path(path))
+    except sqlite3.Error as e:
+        raise ProjectError(f"{path}: {what} could not be saved ({e})") from e
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        result = work(conn)
+        conn.execute("COMMIT")
+        return result
+    except sqlite3.Error as e:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise ProjectError(f"{path}: {what} could not be saved ({e})") from e
+    finally:
+        conn.close()
+
+
 def remove_new_side_files(absent_before: set[Path]) -> None:
     """Delete the side files in ``absent_before`` that exist now.
 

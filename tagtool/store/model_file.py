@@ -15,7 +15,6 @@ import json
 import sqlite3
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from tagtool.errors import ProjectError
@@ -42,15 +41,11 @@ def add_model_in_file(path, learner: str, params: Mapping, metrics: Mapping, dat
         The file could not be written (locked too long, full disk); it is
         unchanged then.
     """
-    from tagtool.store.dbfile import connect_readwrite
+    from tagtool.store.dbfile import write_in_own_transaction
 
     params_json, metrics_json, data = _json(params), _json(metrics), bytes(data)
-    try:
-        conn = connect_readwrite(Path(path))
-    except sqlite3.Error as e:
-        raise ProjectError(f"{path}: the model could not be saved ({e})") from e
-    try:
-        conn.execute("BEGIN IMMEDIATE")
+
+    def insert(conn: sqlite3.Connection) -> int:
         model_id = conn.execute(
             "INSERT INTO models (learner, params, metrics, created, note, size, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (learner, params_json, metrics_json, time.time(), note, len(data), data),
@@ -58,11 +53,6 @@ def add_model_in_file(path, learner: str, params: Mapping, metrics: Mapping, dat
         if keep is not None:
             conn.execute("DELETE FROM models WHERE id NOT IN (SELECT id FROM models ORDER BY id DESC LIMIT ?)",
                          (keep,))
-        conn.execute("COMMIT")
         return model_id
-    except sqlite3.Error as e:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise ProjectError(f"{path}: the model could not be saved ({e})") from e
-    finally:
-        conn.close()
+
+    return write_in_own_transaction(path, "the model", insert)

@@ -130,24 +130,10 @@ def store_in_file(
         The file could not be written (locked too long, full disk); it is
         unchanged then.
     """
-    from pathlib import Path
+    from tagtool.store.dbfile import write_in_own_transaction
 
-    from tagtool.store.dbfile import connect_readwrite
-
-    try:
-        conn = connect_readwrite(Path(path))
-    except sqlite3.Error as e:
-        raise ProjectError(f"{path}: the word representations could not be saved ({e})") from e
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        store(conn, reps, learned_from_tokens, data)
-        conn.execute("COMMIT")
-    except sqlite3.Error as e:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise ProjectError(f"{path}: the word representations could not be saved ({e})") from e
-    finally:
-        conn.close()
+    write_in_own_transaction(path, "the word representations",
+                             lambda conn: store(conn, reps, learned_from_tokens, data))
 
 
 def stored(conn: sqlite3.Connection) -> StoredRepresentations | None:
