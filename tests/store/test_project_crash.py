@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from crash_editor import planned_action, planned_edits
+from kill_child import run_and_kill
 from project_samples import plain_corpus
 
 from tagtool.core.annotation import parse_annotation
@@ -20,26 +19,7 @@ EDITOR = Path(__file__).with_name("crash_editor.py")
 
 def _run_and_kill(path: Path, kill_after: int, delay: float, *extra: str) -> list[str]:
     """Start the editor, kill it once it reported ``kill_after`` edits (plus ``delay``); its lines."""
-    child = subprocess.Popen(
-        [sys.executable, str(EDITOR), str(path), str(kill_after), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    lines = []
-    try:
-        for _ in range(kill_after):
-            line = child.stdout.readline()
-            assert line.startswith("committed"), (line, child.stderr.read())
-            lines.append(line)
-        time.sleep(delay)
-    finally:
-        child.kill()  # SIGKILL: no cleanup, no atexit, no checkpoint
-        child.wait()
-        # Read through the same text wrapper as readline(): communicate() reads the raw pipe and
-        # loses lines readline() had already buffered (seen under load: a reported edit missing).
-        rest = child.stdout.read()
-        child.stderr.read()
-    assert child.returncode == -9
-    lines += [line for line in rest.splitlines(keepends=True) if line.endswith("\n")]
+    lines = run_and_kill(EDITOR, path, kill_after, delay, *extra)
     assert "done\n" not in lines, "the editor finished before it was killed"
     return lines
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from crash_retokenizer import planned_changes
+from kill_child import run_and_kill
 from project_samples import LABELS
 
 from tagtool.core import Corpus, Document, Sentence
@@ -54,24 +53,7 @@ def test_every_reported_split_and_merge_survives_a_kill(tmp_path, kill_after, de
     with Project.open(path) as p:
         ids = p.sentence_ids()
         start = {sid: retokenize.read_state(p._db, sid) for sid in ids}
-    child = subprocess.Popen(
-        [sys.executable, str(EDITOR), str(path), str(kill_after)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    lines = []
-    try:
-        for _ in range(kill_after):
-            line = child.stdout.readline()
-            assert line.startswith("committed"), (line, child.stderr.read())
-            lines.append(line)
-        time.sleep(delay)
-    finally:
-        child.kill()  # SIGKILL: no cleanup, no atexit, no checkpoint
-        child.wait()
-        rest = child.stdout.read()
-        child.stderr.read()
-    assert child.returncode == -9
-    lines += [line for line in rest.splitlines(keepends=True) if line.endswith("\n")]
+    lines = run_and_kill(EDITOR, path, kill_after, delay)
     n = len(lines)
     plan = []
     for _, (op, sid, t, offset) in zip(range(n + 1), planned_changes(ids, {s: start[s].tokens for s in ids}, kill_after)):
