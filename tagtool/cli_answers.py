@@ -27,8 +27,9 @@ def add_annotator_import_options(parser: argparse.ArgumentParser) -> None:
                        help="the labels of each file that names nobody are the annotator named by the file's "
                        "name without extension (doccano's per-user export: alice.jsonl, bob.jsonl)")
     group.add_argument("--as-annotator", action="store_true",
-                       help="existing project: the files hold annotators' labels of the project's own "
-                       "sentences (same tokens), not new sentences; each annotator's answers are kept and a "
+                       help="the files hold annotators' labels of the project's own sentences (same tokens), "
+                       "not new sentences (a new project takes the first file's sentences, unlabeled); each "
+                       "annotator's answers are kept and a "
                        "token's training label becomes their common answer, or the candidate set of their "
                        "answers where they differ")
     group.add_argument("--match", choices=MATCH_MODES, default="order",
@@ -66,19 +67,28 @@ def import_answers(args: argparse.Namespace) -> int:
     from tagtool.store.answer_files import read_answer_file
     from tagtool.store.project import Project
 
-    if not args.project.exists():
-        raise TagtoolError(f"{args.project}: no such project; --as-annotator adds answers to an existing one")
-    if args.no_labels or args.labels:
-        raise TagtoolError("--as-annotator reads the files' labels into the project's label set; "
-                           "--no-labels and --labels do not apply")
-    with Project.open(args.project) as project:
-        files = [
-            read_answer_file(project, f, args.match, file_annotator(args, f), **reader_kwargs(args, f))
-            for f in args.files
-        ]
-        used = sorted(set().union(*(a.labels for a in files)))
-        added = _new_labels(project.labels, used, args)
-        counts = project.add_answers([g for a in files for g in a.given], add_labels=added)
+    if args.no_labels:
+        raise TagtoolError("--as-annotator reads the files' labels; --no-labels does not apply")
+    created = not args.project.exists()
+    if created:
+        _create_from_first(args)
+        args.add_labels = True  # the project was made for these files: all their labels belong
+    elif args.labels:
+        raise TagtoolError("--labels sets a new project's label set; the answers go into the project's own")
+    try:
+        with Project.open(args.project) as project:
+            files = [
+                read_answer_file(project, f, args.match, file_annotator(args, f), **reader_kwargs(args, f))
+                for f in args.files
+            ]
+            used = sorted(set().union(*(a.labels for a in files)))
+            added = _new_labels(project.labels, used, args)
+            counts = project.add_answers([g for a in files for g in a.given], add_labels=added)
+    except BaseException:
+        if created:  # a file refused: no half-made project is left behind
+            for leftover in (args.project, *(args.project.with_name(args.project.name + x) for x in ("-wal", "-shm"))):
+                leftover.unlink(missing_ok=True)
+        raise
     for path, answers in zip(args.files, files):
         who = ", ".join(answers.annotators) or "nobody (no labels)"
         print(f"{path}: {len(answers.given)} of {answers.sentences} sentences answered by {who}")
@@ -92,6 +102,36 @@ def import_answers(args: argparse.Namespace) -> int:
     if added:
         print(f"added labels: {' '.join(added)}")
     return 0
+
+
+def _create_from_first(args: argparse.Namespace) -> None:
+    """A new project of the first file's sentences, unlabeled: the files' labels come as answers.
+
+    Its label set is ``--labels``, else the files' labels with the scheme
+    completed (``I-X`` beside ``B-X``), as a plain import makes it.
+    """
+    from tagtool.cli_inputs import reader_kwargs
+    from tagtool.core import Corpus, LabelSet
+    from tagtool.core.corpus import Document
+    from tagtool.core.labels import complete_scheme
+    from tagtool.store.formats import read_corpus
+    from tagtool.store.project import Project
+
+    corpora = [read_corpus(f, **reader_kwargs(args, f)) for f in args.files]
+    if args.labels:
+        labels = LabelSet(args.labels.split(","))
+    else:
+        labels = corpora[0].labels
+        for corpus in corpora[1:]:
+            labels = labels.union(corpus.labels)
+        if not len(labels):
+            raise TagtoolError(f"{', '.join(map(str, args.files))}: hold no labels; nothing to import as answers")
+        labels = complete_scheme(labels)[0]
+    documents = [Document(d.name, [s.unlabeled() for s in d.sentences]) for d in corpora[0].documents]
+    with Project.create(args.project, Corpus(labels, documents), name=args.name):
+        pass
+    print(f"created {args.project} from the sentences of {args.files[0]} ({len(corpora[0])} sentences, "
+          f"{len(labels)} labels: {' '.join(labels)})")
 
 
 def _new_labels(project_labels, used: list[str], args: argparse.Namespace) -> list[str]:
