@@ -81,14 +81,6 @@ def giver(answers: Mapping[str, frozenset[str]], label: frozenset[str], default:
     return JOIN.join(same) if same else default
 
 
-def merged(sentence: Sentence) -> tuple[frozenset[str], ...]:
-    """The training labels of a sentence from its ``annotator_labels`` (:func:`training_label`, token by token)."""
-    by_annotator = sentence.annotator_labels
-    if not by_annotator:
-        return sentence.annotations
-    return tuple(training_label(votes) for votes in zip(*by_annotator.values()))
-
-
 def attribute(corpus: Corpus, name: str) -> Corpus:
     """``corpus`` with every labeled sentence that names no annotator given to ``name``.
 
@@ -108,8 +100,3 @@ def attribute(corpus: Corpus, name: str) -> Corpus:
 
     documents = [Document(d.name, [own(s) for s in d.sentences]) for d in corpus.documents]
     return Corpus(corpus.labels, documents, corpus.warnings)
-
-
-def annotators_of(corpus: Corpus) -> list[str]:
-    """The annotators a corpus names, sorted."""
-    return sorted({name for sentence in corpus for name in sentence.annotator_labels})
