@@ -45,6 +45,10 @@ def test_doccano_record_without_a_name_is_the_chosen_annotators(tmp_path):
     with pytest.raises(FormatError, match="no annotations by 'zoe'; annotators in the file: 1, 2"):
         read_corpus(DATA / "doccano_v1.jsonl", annotator="zoe")
     assert {n for s in read_corpus(DATA / "doccano_v1.jsonl", annotator="2") for n in s.annotator_labels} == {"2"}
+    mixed = _jsonl(tmp_path / "mixed.jsonl", [{"text": "Ann left", "label": [[0, 3, "PER"]], "user": "bob"},
+                                             {"text": "Cy left", "label": [[0, 2, "PER"]]}])
+    bob, unnamed = read_corpus(mixed, annotator="zoe").sentences
+    assert not bob.annotator_labels and set(unnamed.annotator_labels) == {"zoe"}
 
 
 def test_label_studio_task_of_one_annotator_keeps_the_name_in_the_project(tmp_path):

@@ -119,6 +119,7 @@ def _choose(sources: dict, opts: SpanOptions, seen: set[str]) -> dict:
     if name is None:
         return sources
     if set(sources) == {None}:
+        seen.add(name)  # the file has labels of theirs: asking for them is no error
         return {name: sources[None]}
     return {who: s for who, s in sources.items() if who == name}
 
