@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tagtool import __version__, strategies
+from tagtool.cli_answers import add_annotator_import_options, attributed, import_answers
 from tagtool.cli_inputs import (
     TOKENIZER_CHOICES,  # noqa: F401  (re-exported: tests and docs name it here)
     add_column_options,
@@ -59,13 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="existing project: add the labels of the files that it does not have "
                    "(without it they are an error, so a typo cannot grow the label set)")
     add_reader_options(p)
+    add_annotator_import_options(p)
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("export", help="write a project's tokens and annotations to a file (conllu and jsonl "
                                       "also carry review flags: tagtool:flag, tagtool:skipped)")
     p.add_argument("project", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True)
-    p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"])
+    p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv", "labelstudio"],
+                   help="default: from the extension; jsonl token records keep each annotator's labels "
+                   "(\"annotators\"), labelstudio writes tasks with one annotation per annotator")
     p.add_argument("--spans", action="store_true", help="jsonl: span records (BIO, full labels only)")
     add_label_field_option(p, "that receives the labels (default: the one they were imported from)")
     p.set_defaults(func=cmd_export)
@@ -94,8 +98,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.store.project import Project
 
     check_not_input(args.project, {"corpus file": args.files}, "project")
+    if args.as_annotator:
+        return import_answers(args)
     labels = LabelSet(args.labels.split(",")) if args.labels else None
-    corpus = merge_corpora(read_corpus(f, labels=labels, **reader_kwargs(args, f)) for f in args.files)
+    corpus = merge_corpora(
+        attributed(read_corpus(f, labels=labels, **reader_kwargs(args, f)), args, f) for f in args.files
+    )
     report_reading(corpus)
     _warn_suspicious(corpus.labels)
     if args.project.exists():

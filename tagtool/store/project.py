@@ -34,6 +34,7 @@ from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_l
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import actions as _actions
+from tagtool.store import annotators as _annotators
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, lifecycle
 from tagtool.store import representations as reps_store
@@ -1438,9 +1439,37 @@ class Project:
         self.set_review(sentence_id, _review.Review(old.flagged, old.comment, bool(skipped)), annotator)
 
     def export_corpus(self) -> Corpus:
-        """:meth:`corpus` with the review attributes for exported files (:func:`~tagtool.store.review.with_review_meta`)."""
+        """:meth:`corpus` for exported files: with the review attributes
+        (:func:`~tagtool.store.review.with_review_meta`) and each annotator's
+        own labels (:func:`~tagtool.store.annotators.with_answers`)."""
         corpus = self.corpus()
-        return _review.with_review_meta(corpus, self.sentence_ids(), self.reviews())
+        ids = self.sentence_ids()
+        corpus = _annotators.with_answers(self._db, corpus, ids)
+        return _review.with_review_meta(corpus, ids, self.reviews())
+
+    def add_answers(
+        self,
+        given: Sequence[tuple[int, str, Mapping[str, Sequence[frozenset[str]]]]],
+        default: str = "import",
+        add_labels: Iterable[str] = (),
+    ) -> _annotators.AnswerCounts:
+        """Add annotators' own answers and recompute the training labels they touch (one transaction).
+
+        ``given`` holds ``(sentence id, description, {annotator: labels per
+        token})``; ``add_labels`` are appended to the label set first. The
+        rule and what it keeps: :mod:`tagtool.store.annotators`.
+        """
+        given = list(given)
+        if not given:
+            return _annotators.AnswerCounts()
+        for sid, _, by_name in given:
+            n = self._sentence_length(sid)
+            bad = [name for name, anns in by_name.items() if len(anns) != n]
+            if bad:
+                raise ProjectError(f"sentence {sid} has {n} tokens; {bad[0]!r} gave {len(by_name[bad[0]])} labels")
+        with self._write() as conn:
+            labels = self._add_missing_labels(conn, add_labels) if add_labels else self.labels
+            return _annotators.write_answers(conn, labels, given, default)
 
     def training_corpus(self) -> Corpus:
         """:meth:`corpus` with the skipped sentences unlabeled: what learners may train on."""
