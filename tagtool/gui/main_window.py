@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         self.list_panel.sentenceActivated.connect(self.session.go_to)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.editor.token_actions = self.sentence_actions.token_actions
-        self.session.annotationsChanged.connect(self._update_progress)
+        self.session.counts.changed.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
         self.session.saveFailed.connect(lambda message: self.show_error("Not saved", message))
         self._start_model_loop()
@@ -456,10 +456,16 @@ class MainWindow(QMainWindow):
                           "full, partial and no labels.")
 
     def _update_progress(self, *_args) -> None:
+        """The status bar's counts (kept up to date per edit by ``Session.counts``; a big project's first
+        count is read in a worker, the text follows when it is in)."""
         if self.session is None:
             return
-        project = self.session.project
-        s, t = project.status_counts(), project.annotation_counts()
+        counts = self.session.counts
+        if not counts.known:
+            if not self.progress.text():
+                self.progress.setText("Counting…")
+            return
+        s, t = counts.sentences, counts.tokens
         total = sum(t.values()) or 1
         self.progress.setText(
             f"Sentences: {s['full']} full · {s['partial']} partial · {s['none']} none    "

@@ -197,6 +197,8 @@ class StatisticsPanel(QScrollArea):
         session.annotationsReplaced.connect(self._count_edit)
         session.annotationsChanged.connect(self._annotations_changed)
         session.labelsChanged.connect(self._recount)
+        session.counts.changed.connect(self._counts_changed)
+        self._awaiting_counts = False  # a refresh waits for a big project's first count
         if loop is not None:
             loop.stored.connect(lambda *_: self.schedule())
         # No refresh here: the panel fills once it is on screen (refresh_when_seen),
@@ -216,6 +218,13 @@ class StatisticsPanel(QScrollArea):
                 column = 0 if len(ann) == 1 else 1
                 for name in ann:
                     counts.setdefault(name, [0, 0])[column] += sign
+
+    def _counts_changed(self) -> None:
+        if self._awaiting_counts:
+            self._awaiting_counts = False
+            self.refresh_when_seen()
+        else:
+            self.schedule()
 
     def _annotations_changed(self, _sid, changes) -> None:
         if not changes:  # a bulk change (import, label rename): count again
@@ -300,13 +309,18 @@ class StatisticsPanel(QScrollArea):
     def refresh(self) -> None:
         """Count and draw everything; a big project's in two turns of the event loop.
 
-        Each of the two SQL aggregates reads every sentence (15 ms for 100,000),
-        and the labels are counted in steps (:meth:`_count_in_steps`).
+        The sentence and token counts are the session's (``Session.counts``,
+        kept up to date per edit; a big project's first count comes from a
+        worker, and the refresh waits for it), the labels are counted in
+        steps (:meth:`_count_in_steps`).
         """
         project = self.session.project
         if project.closed:
             return
-        s = project.status_counts()
+        if not self.session.counts.known:
+            self._awaiting_counts = True
+            return
+        s = self.session.counts.sentences
         total = sum(s.values()) or 1
         self.status.set_items([(kind, s[kind], STATUS_COLORS[kind], f"{s[kind]} ({100 * s[kind] / total:.0f}%)")
                                for kind in ("full", "partial", "none")])
@@ -317,9 +331,9 @@ class StatisticsPanel(QScrollArea):
 
     def _refresh_rest(self) -> None:
         project = self.session.project
-        if project.closed:
+        if project.closed or not self.session.counts.known:
             return
-        t = project.annotation_counts()
+        t = self.session.counts.tokens
         tokens = sum(t.values()) or 1
         self.summary.setText(f"{t['full']} of {tokens} tokens fully labeled ({100 * t['full'] / tokens:.1f}%), "
                              f"{t['partial']} with a candidate set.")
