@@ -70,6 +70,7 @@ from PySide6.QtWidgets import (
 
 from tagtool.gui.session import Session
 from tagtool.gui.id_reader import IdReader
+from tagtool.gui.list_delegate import SentenceRowDelegate
 from tagtool.store.id_query import SentenceIdQuery
 from tagtool.store.records import SentenceSummary
 
@@ -103,6 +104,7 @@ WIDEST_STATUS = max([*STATUS_TEXT.values(), SKIPPED_TEXT], key=len)
 _ROLES = frozenset({Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole,
                     Qt.DecorationRole})
 _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
+_LEFT = Qt.AlignLeft | Qt.AlignVCenter
 
 
 class SentenceListModel(QAbstractTableModel):
@@ -362,8 +364,8 @@ class SentenceListModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
-        # The view asks ~8 roles per visible cell on every paint: answer the
-        # ones without data first (it is the list's whole painting cost).
+        # The list paints through SentenceRowDelegate (one call per cell, cell());
+        # data() answers the other askers: tooltips, tests, accessibility.
         if role not in _ROLES or not index.isValid():
             return None
         column = index.column()
@@ -380,19 +382,35 @@ class SentenceListModel(QAbstractTableModel):
         if summary is None:
             return None
         if role == Qt.DisplayRole:
-            score = None if summary.status == "full" else self.scores.get(summary.id)
-            return (
-                self.session.index_of(summary.id) + 1,
-                self.status_text(summary),
-                summary.n_tokens,
-                None if score is None else f"{score:.2f}",
-                summary.preview,
-            )[column]
+            return self._display(summary, column)
         if role == Qt.ForegroundRole and column == 1:
             return self.status_color(summary)
         if role == Qt.ToolTipRole:
             return self.tooltip(summary)
         return None
+
+    def _display(self, summary: SentenceSummary, column: int):
+        if column == 0:
+            return self.session.index_of(summary.id) + 1
+        if column == 1:
+            return self.status_text(summary)
+        if column == 2:
+            return summary.n_tokens
+        if column == INFO:
+            score = None if summary.status == "full" else self.scores.get(summary.id)
+            return None if score is None else f"{score:.2f}"
+        return summary.preview
+
+    def cell(self, row: int, column: int) -> tuple[str, int, QColor | None, QPixmap | None] | None:
+        """What the delegate paints in a cell: ``(text, alignment, colour or None, icon or None)``."""
+        summary = self.summary(row)
+        if summary is None:
+            return None
+        value = self._display(summary, column)
+        text = "" if value is None else str(value)
+        if column == 1:
+            return text, _LEFT, self.status_color(summary), self.flag_icon(self.session.review(summary.id).flagged)
+        return text, (_RIGHT if column in (0, 2, 3) else _LEFT), None, None
 
 
 class SentenceListPanel(QWidget):
@@ -413,6 +431,7 @@ class SentenceListPanel(QWidget):
         self.status.addItems(list(STATUS_FILTERS))
         self.table = QTableView(self)
         self.table.setModel(self.model)
+        self.table.setItemDelegate(SentenceRowDelegate(self.table))
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setAlternatingRowColors(True)
