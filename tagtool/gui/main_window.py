@@ -278,6 +278,8 @@ class MainWindow(QMainWindow):
         if self.model_loop is not None:
             self.model_loop.close()
             self.model_loop.deleteLater()
+        if self.stats_panel is not None:
+            self.stats_panel.shutdown()
         for dock in (self.model_dock, self.stats_dock):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
