@@ -87,6 +87,9 @@ class MainWindow(QMainWindow):
         self.batch.done.connect(self._batch_done)
         self.batch.failed.connect(lambda m: self.show_error("Batch-tag", m))
         self.batch.cancelled.connect(lambda: self._report("Batch tagging cancelled; nothing written."))
+        self.exports = transfer.BackgroundExport(self)  # a big project's exports, written by a worker
+        self.exports.done.connect(self._report)
+        self.exports.failed.connect(lambda m: self.show_error("Export annotations", m))
         self.undo_group = QUndoGroup(self)
         self.progress = QLabel(self)
         self.statusBar().addPermanentWidget(self.progress)
@@ -342,7 +345,7 @@ class MainWindow(QMainWindow):
             self.model_panel.representations.update_state()
 
     def _export(self) -> None:
-        self._report(transfer.ask_export(self.session, self, self.folders()))
+        self._report(transfer.ask_export(self.session, self, self.folders(), self.exports))
 
     # ------------------------------------------------------------------
     # model
@@ -477,5 +480,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.batch.shutdown()
+        self.exports.wait()  # an export being written is finished, not cut off
         self.close_project()  # every edit is already saved
         super().closeEvent(event)
