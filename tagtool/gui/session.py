@@ -47,6 +47,7 @@ from tagtool.annotation_costs import ActionClock, action_tokens, infer_kind
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
+from tagtool.gui.counts import ProjectCounts
 from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.sentence_reader import Pacer, SnapshotRead
 from tagtool.gui.style import LabelStyle
@@ -174,6 +175,8 @@ class Session(SentenceEdits, QObject):
         self.annotationsChanged.connect(self._note_edit)
         if self._order:
             self.go_to(self._order[0])
+        #: Sentences by status and tokens by kind, kept up to date per edit (read once).
+        self.counts = ProjectCounts(self)
 
     # ------------------------------------------------------------------
     # navigation (document order over the whole project)
@@ -427,6 +430,7 @@ class Session(SentenceEdits, QObject):
     def shutdown(self) -> None:
         """Stop a background read and drop the deferred actions (the project closes)."""
         self._ready_actions.clear()
+        self.counts.shutdown()
         if self._read is not None:
             self._read.pacer.free()
             self._read = None
