@@ -84,11 +84,14 @@ class QueueCostsWatch(QObject):
         self._arrived.emit(number, costs)
 
     def shutdown(self) -> None:
+        """The project closes: no more reads, and a read's costs still on their way are dropped."""
+        self.measured = False
+        self._reads += 1
         self.runner.shutdown()
 
     def _measured_costs(self, number: int, costs: QueueCosts) -> None:
         if number != self._reads:
-            return  # a newer read is on its way
+            return  # a newer read is on its way, or the project closed
         self.last = costs
         self._apply()
 

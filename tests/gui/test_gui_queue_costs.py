@@ -64,3 +64,14 @@ def test_a_run_starting_measures_the_costs_again(window, qtbot):
     loop.costs_watch.refresh = lambda: started.append(1) or real()
     loop.started.emit("hmm")
     assert started == [1]
+
+
+def test_costs_arriving_after_the_project_closed_are_dropped(window, qtbot):
+    loop = window.model_loop
+    watch = loop.costs_watch
+    qtbot.waitUntil(lambda: not watch.runner.busy)
+    number = watch._reads
+    window.close_project()
+    watch._arrived.emit(number, DEFAULT)  # as a read finishing meanwhile would
+    qtbot.wait(50)
+    assert window.model_loop is None and not watch.measured
