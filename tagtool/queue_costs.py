@@ -106,11 +106,30 @@ def from_log(records: Sequence, min_tokens: int = MIN_TOKENS) -> QueueCosts:
 
 
 def of_project(path: str | PathLike, state=None) -> QueueCosts:
-    """:func:`from_log` of a project file's action log, read on a read-only connection of its own."""
-    from tagtool.store.project import Project
+    """:func:`from_log` of the action log of a project file open in this process, on a read-only connection of its own.
 
-    with Project.open(path, readonly=True) as project:
-        records = project.actions()
+    A bare SQLite connection, not :meth:`Project.open`: that reads the
+    file's header with a file descriptor of its own, and closing it drops
+    every POSIX lock this process holds on the file — the editing
+    connection's too, so another program's connection may then think it
+    is the last one and remove the WAL the app still uses.  SQLite keeps
+    its own descriptors of a file open while any connection to it is.  A
+    file whose schema has no action log yet (opened read-only and migrated
+    in memory) has the defaults.
+    """
+    import sqlite3
+    from pathlib import Path
+
+    from tagtool.store import actions, dbfile
+
+    conn = dbfile.connect_readonly(Path(path))
+    try:
+        records = actions.read(conn)
+    except sqlite3.OperationalError as exc:  # no actions table: a schema before the action log
+        log.info("%s: no action log (%s); default queue costs", path, exc)
+        records = []
+    finally:
+        conn.close()
     costs = from_log(records)
     log.info("queue costs of %s: %s", path, costs.describe())
     return costs
