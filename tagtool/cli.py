@@ -30,6 +30,7 @@ from tagtool.cli_inputs import (
 from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progress_bar, stop_on_sigint
 from tagtool.display import check_display
 from tagtool.cli_text import add_text_commands, stored_representations
+from tagtool.cli_team import add_team_commands
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
 
@@ -83,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_gui)
     _add_learning_commands(sub)
     add_text_commands(sub)
+    add_team_commands(sub)
     return parser
 
 
@@ -101,7 +103,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.project.exists():
         with Project.open(args.project) as project:
             added = _check_new_labels(project.labels, corpus.labels, args)
-            ids = project.import_corpus(corpus, add_labels=bool(added))
+            ids = project.import_corpus(corpus, annotator=_import_annotator(args), add_labels=bool(added))
         print(f"added {len(ids)} sentences ({corpus.n_tokens} tokens) to {args.project}")
         if added:
             print(f"added labels: {' '.join(added)}")
@@ -115,11 +117,24 @@ def cmd_import(args: argparse.Namespace) -> int:
         corpus = Corpus(completed, corpus.documents)
         if added:
             print(f"completed the label scheme with: {' '.join(added)} (edit it with the app's Labels dialog)")
-    with Project.create(args.project, corpus, name=args.name):
+    with Project.create(args.project, corpus, name=args.name, annotator=_import_annotator(args)):
         pass
     print(f"created {args.project}: {len(corpus)} sentences, {corpus.n_tokens} tokens, "
           f"{len(corpus.labels)} labels: {' '.join(corpus.labels)}")
     return 0
+
+
+def _import_annotator(args: argparse.Namespace) -> str:
+    """Who the imported annotations are recorded as given by: ``--annotator NAME`` (which also
+    reads only NAME's annotations of a Label Studio file), else ``import``."""
+    from tagtool.store.team import check_name
+
+    if getattr(args, "annotator", None) is None:
+        return "import"
+    try:
+        return check_name(args.annotator)
+    except ValueError as e:
+        raise TagtoolError(f"--annotator: {e}") from None
 
 
 def _warn_suspicious(labels) -> None:

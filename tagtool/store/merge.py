@@ -1,0 +1,253 @@
+"""``tagtool merge``: bring annotators' project files back into the project they were assigned from.
+
+Each annotator's file (written by :mod:`tagtool.store.assign`) records the
+source project's identity and annotator name in its ``meta``, and each of
+its sentences the source sentence's id and token fingerprint in
+``sentences.meta`` (:data:`SOURCE_KEY`, :data:`FINGERPRINT_KEY`).  A merge
+
+1. reads every file and checks it (:func:`read_file`, :func:`check_files`):
+   a file of another project, a sentence whose tokens changed on either
+   side since the assignment, a label the project lacks or two files
+   answering the same sentence for one annotator are refused with the
+   file's name, before anything is written;
+2. in one transaction (:meth:`Project.merge_answers` → :func:`apply`) makes
+   the annotator's answers in ``annotator_labels`` those of the file for
+   its sentences (a token the annotator left unlabeled is no answer), and
+   recomputes the training label of every token whose answers changed
+   (:func:`tagtool.store.team.recompute`), resolved tokens left alone.
+
+So merging the same file twice changes nothing the second time, and a
+merge killed midway leaves the project as it was.  A token that already had
+a training label in the project but no answers (labeled in the project
+itself before the assignment) keeps that label as one answer, by the
+annotator recorded with it, when a file answers it: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tagtool.core.annotation import make_annotation
+from tagtool.core.labels import LabelSet
+from tagtool.errors import LabelError, ProjectError, TagtoolError
+from tagtool.store import rows as _rows
+from tagtool.store import team as _team
+
+#: ``meta`` of an annotator's file: the source project's id and name, the annotator.
+SOURCE_PROJECT_KEY = "tagtool:source_project"
+SOURCE_NAME_KEY = "tagtool:source_name"
+ANNOTATOR_KEY = "tagtool:annotator"
+#: ``sentences.meta`` of an annotator's file: the source sentence's id and token fingerprint.
+SOURCE_KEY = "tagtool:source_id"
+FINGERPRINT_KEY = "tagtool:fingerprint"
+
+
+class MergeError(TagtoolError):
+    """An annotator's file that cannot be merged into the project (its message names the file)."""
+
+
+def fingerprint(tokens: Sequence[str]) -> str:
+    """A short hash of a sentence's tokens (SHA-256 of their JSON, 16 hex digits)."""
+    data = json.dumps(list(tokens), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class FileSentence:
+    """One sentence of an annotator's file: its source and the annotator's answers."""
+
+    source_id: int
+    fingerprint: str
+    answers: Mapping[int, frozenset]
+    where: str
+
+
+@dataclass(frozen=True)
+class AnnotatorFile:
+    """What a merge takes from one annotator's file."""
+
+    path: Path
+    annotator: str
+    source_project: str
+    sentences: tuple[FileSentence, ...]
+
+
+@dataclass
+class MergeReport:
+    """What a merge did (``tagtool merge`` prints it).
+
+    ``agree``/``disagree`` count the tokens of the merged sentences with
+    two or more answers after the merge; ``disagree`` those whose training
+    label is the candidate set of the answers, ``resolved`` the differing
+    ones an adjudicator resolved (left alone).
+    """
+
+    files: int = 0
+    sentences: int = 0
+    answers: int = 0
+    answers_changed: int = 0
+    labels_changed: int = 0
+    agree: int = 0
+    disagree: int = 0
+    resolved: int = 0
+
+
+def read_file(path: Path, labels: LabelSet) -> AnnotatorFile:
+    """Read an annotator's file (read-only) and check its own sentences against their fingerprints.
+
+    Raises
+    ------
+    MergeError
+        Not an annotator's file, a sentence retokenized in it, or a label ``labels`` lacks.
+    """
+    from tagtool.store.project import Project  # it imports this module
+
+    path = Path(path)
+    try:
+        project = Project.open(path, readonly=True)
+    except ProjectError as e:
+        raise MergeError(f"{path}: cannot be read ({e})") from e
+    with project:
+        meta = project.meta
+        if not meta.get(ANNOTATOR_KEY) or not meta.get(SOURCE_PROJECT_KEY):
+            raise MergeError(f"{path} is not an annotator's file written by 'tagtool assign' "
+                             "(its meta names no source project or annotator)")
+        sentences = [_file_sentence(path, s, labels) for s in project.sentences(project.sentence_ids())]
+    return AnnotatorFile(path, meta[ANNOTATOR_KEY], meta[SOURCE_PROJECT_KEY], tuple(sentences))
+
+
+def _file_sentence(path: Path, sentence, labels: LabelSet) -> FileSentence:
+    try:
+        source_id, recorded = int(sentence.meta[SOURCE_KEY]), sentence.meta[FINGERPRINT_KEY]
+    except (KeyError, ValueError):
+        raise MergeError(f"{path}: sentence {' '.join(sentence.tokens)[:60]!r} names no source "
+                         "sentence (was it added to the file by hand?)") from None
+    where = f"{path}, source sentence {source_id}"
+    if fingerprint(sentence.tokens) != recorded:
+        raise MergeError(f"{where}: its tokens were changed in the file (split or merged) since it "
+                         "was assigned; it cannot be matched to the project's sentence")
+    answers = {}
+    for t, ann in enumerate(sentence.annotations):
+        if not ann:
+            continue
+        try:
+            answers[t] = make_annotation(ann, labels)
+        except LabelError as e:
+            raise MergeError(f"{where}, token {t + 1}: {e} (the project's labels: {' '.join(labels)})") from None
+    return FileSentence(source_id, recorded, answers, where)
+
+
+def check_files(project, files: Sequence[AnnotatorFile]) -> None:
+    """Refuse files of another project, sentences whose tokens changed in the project, and
+    two files answering one sentence for the same annotator (:class:`MergeError`)."""
+    identity = project.meta.get("project_id")
+    seen: dict[tuple[str, int], Path] = {}
+    for f in files:
+        if identity is None or f.source_project != identity:
+            raise MergeError(f"{f.path} was assigned from another project, not from {project.path}")
+        current = _fingerprints(project, [s.source_id for s in f.sentences])
+        for s in f.sentences:
+            if s.source_id not in current:
+                raise MergeError(f"{s.where}: the project has no such sentence any more")
+            if current[s.source_id] != s.fingerprint:
+                raise MergeError(f"{s.where}: the project's sentence was retokenized since it was "
+                                 "assigned; its tokens differ from the file's")
+            other = seen.setdefault((f.annotator, s.source_id), f.path)
+            if other != f.path:
+                raise MergeError(f"{f.path} and {other} both hold {f.annotator}'s answers for source "
+                                 f"sentence {s.source_id}; merge one of them")
+
+
+def _fingerprints(project, ids: Sequence[int]) -> dict[int, str]:
+    """Fingerprints of the project's current tokens of these sentences (absent ids left out)."""
+    ids, out = sorted(set(ids)), {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start:start + _CHUNK]
+        rows = project._db.execute(
+            f"SELECT id, tokens FROM sentences WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+        out.update((sid, fingerprint(json.loads(tokens))) for sid, tokens in rows)
+    return out
+
+
+#: Ids per ``IN (...)`` query (below SQLite's oldest bound on parameters, 999).
+_CHUNK = 900
+
+
+Write = Callable[[int, Mapping[int, frozenset], str], int]
+
+
+def apply(conn: sqlite3.Connection, labels: LabelSet, files: Sequence[AnnotatorFile], write: Write) -> MergeReport:
+    """Make each file's answers the annotator's in ``annotator_labels`` and recompute the
+    changed tokens' training labels through ``write(sentence id, changes, annotator)``
+    (the project's logged edit); inside the caller's transaction."""
+    report = MergeReport(files=len(files))
+    touched: set[tuple[int, int]] = set()
+    merged: set[int] = set()
+    for f in files:
+        for s in f.sentences:
+            merged.add(s.source_id)
+            report.answers += len(s.answers)
+            changed = _put_answers(conn, s.source_id, f.annotator, s.answers, labels)
+            touched |= {(s.source_id, t) for t in changed}
+    report.answers_changed = len(touched)
+    for sid, groups in _team.recompute(conn, touched, labels).items():
+        for who, changes in groups.items():
+            report.labels_changed += write(sid, changes, who)
+    report.sentences = len(merged)
+    _count_agreement(conn, merged, report)
+    return report
+
+
+def _put_answers(
+    conn: sqlite3.Connection, sid: int, annotator: str, answers: Mapping[int, frozenset], labels: LabelSet
+) -> set[int]:
+    """Make ``annotator``'s answers for sentence ``sid`` exactly ``answers``; the tokens whose answer changed."""
+    old = dict(conn.execute(
+        "SELECT token, labels FROM annotator_labels WHERE sentence_id = ? AND annotator = ?", (sid, annotator)
+    ))
+    new = {t: _rows.spell(ann, labels) for t, ann in answers.items()}
+    changed = {t for t in old.keys() | new.keys() if old.get(t) != new.get(t)}
+    if not changed:
+        return changed
+    _keep_project_labels(conn, sid, annotator, [t for t in changed if t in new])
+    where = "sentence_id = ? AND token = ? AND annotator = ?"
+    conn.executemany(f"DELETE FROM annotator_labels WHERE {where}",
+                     [(sid, t, annotator) for t in changed if t not in new])
+    conn.executemany(
+        "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (sentence_id, token, annotator) DO UPDATE SET labels = excluded.labels",
+        [(sid, t, annotator, new[t]) for t in changed if t in new],
+    )
+    return changed
+
+
+def _keep_project_labels(conn: sqlite3.Connection, sid: int, annotator: str, tokens: list[int]) -> None:
+    """A training label given in the project itself (no answers behind it) becomes one answer,
+    by the annotator recorded with it, before the first answer from a file joins it."""
+    answered = {t for (t,) in conn.execute(
+        "SELECT DISTINCT token FROM annotator_labels WHERE sentence_id = ?", (sid,))}
+    rows = conn.execute("SELECT token, labels, annotator FROM annotations WHERE sentence_id = ?", (sid,))
+    wanted = set(tokens) - answered
+    conn.executemany(
+        "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
+        [(sid, t, who, text) for t, text, who in rows if t in wanted and who != annotator],
+    )
+
+
+def _count_agreement(conn: sqlite3.Connection, sentence_ids: Iterable[int], report: MergeReport) -> None:
+    for sid in sentence_ids:
+        n = conn.execute("SELECT n_tokens FROM sentences WHERE id = ?", (sid,)).fetchone()[0]
+        resolved = set(_team.read_resolutions(conn, sid))
+        for t, given in enumerate(_team.read_answers(conn, sid, n)):
+            agree, disagree = _team.agreement_counts([given])
+            report.agree += agree
+            if disagree:
+                if t in resolved:
+                    report.resolved += 1
+                else:
+                    report.disagree += 1
