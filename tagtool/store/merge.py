@@ -37,6 +37,7 @@ from tagtool.core.labels import LabelSet
 from tagtool.errors import LabelError, ProjectError, TagtoolError
 from tagtool.store import rows as _rows
 from tagtool.store import team as _team
+from tagtool.store.lifecycle import PROJECT_ID_KEY
 
 #: ``meta`` of an annotator's file: the source project's id and name, the annotator.
 SOURCE_PROJECT_KEY = "tagtool:source_project"
@@ -145,7 +146,7 @@ def _file_sentence(path: Path, sentence, labels: LabelSet) -> FileSentence:
 def check_files(project, files: Sequence[AnnotatorFile]) -> None:
     """Refuse files of another project, sentences whose tokens changed in the project, and
     two files answering one sentence for the same annotator (:class:`MergeError`)."""
-    identity = project.meta.get("project_id")
+    identity = project.meta.get(PROJECT_ID_KEY)
     seen: dict[tuple[str, int], Path] = {}
     for f in files:
         if identity is None or f.source_project != identity:

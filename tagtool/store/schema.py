@@ -47,7 +47,8 @@ columns, meta, text)``
     of annotators' answers does not change them.  Sparse: one row per
     resolved token.
 ``annotation_log(id, sentence_id, token, old, new, annotator, time)``
-    Append-only history of edits made in the app (``_`` = no label).
+    Append-only history of edits made in the app, resolutions and the
+    training labels a ``tagtool merge`` changed (``_`` = no label).
 ``models(id, learner, params, metrics, created, note, size, data)``
     Trained models: JSON params and metrics, the exported tagger file as a BLOB.
 ``texts(id, name, added, n_lines, n_tokens, data)``
