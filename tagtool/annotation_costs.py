@@ -47,7 +47,7 @@ SIMULATE_NAMES = {"full": "full", "candidate": "partial", "accept": "accept", "s
 KIND_NAMES = {
     "full": "full label", "candidate": "candidate set", "accept": "accepted suggestion",
     "skip": "skipped token", "clear": "cleared", "review": "flagged / skipped sentence",
-    "retokenize": "split / merged token", "undo": "undo", "redo": "redo",
+    "retokenize": "split / merged token", "adjudicate": "resolved token", "undo": "undo", "redo": "redo",
 }
 
 

@@ -36,6 +36,7 @@ from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import Marks, ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
+from tagtool.gui.preferences import edit_preferences
 from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sample import ask_reset_sample
@@ -141,6 +142,7 @@ class MainWindow(QMainWindow):
         edit.addAction(self.redo_action)
         edit.addSeparator()
         self._action(edit, "&Labels…", self.edit_labels)
+        self._action(edit, "&Preferences…", lambda: edit_preferences(self), QKeySequence.Preferences, False)
 
         go = bar.addMenu("&Go")
         self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "N")
@@ -207,6 +209,7 @@ class MainWindow(QMainWindow):
             return False
         self.close_project()
         self.session = Session(project, self)
+        self.session.annotator = self.settings.annotator
         self.undo_group.addStack(self.session.undo_stack)
         self.undo_group.setActiveStack(self.session.undo_stack)
         self.list_panel = SentenceListPanel(self.session, self)

@@ -93,6 +93,7 @@ STATUS_FILTERS = {
     "Unlabeled": "none",
     "Flagged for review": "flagged",
     "Skipped": "skipped",
+    "Annotators disagree": "disagree",  # unresolved: tokens left to adjudicate (tagtool.store.team)
 }
 STATUS_COLORS = {"full": "#2e9d4f", "partial": "#e0a526", "none": "#9a9a9a"}
 STATUS_TEXT = {"full": "● full", "partial": "◐ partial", "none": "○ none"}

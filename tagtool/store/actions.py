@@ -33,12 +33,16 @@ or leaving a sentence with tokens still unlabeled.  Its ``kind``:
     A token split in two or merged with the next
     (:mod:`tagtool.store.retokenize`); ``n_tokens`` the tokens the change
     made (2 for a split, 1 for a merge).
+``adjudicate``
+    A token resolved by an adjudicator (:mod:`tagtool.store.team`): one
+    annotator's label picked, or the candidate set of their answers kept
+    (``n_tokens`` 1); or such a resolution taken back.
 ``undo``, ``redo``
     The undo stack stepping back or forth; ``ref`` is the id of the action
     they reverse.  An action is *undone* when the last undo/redo naming it
     is an undo.
 
-``review`` and ``retokenize`` are logged so that their time is not charged
+``review``, ``retokenize`` and ``adjudicate`` are logged so that their time is not charged
 to the next label; they are not annotation costs of ``tagtool simulate``,
 and they alone do not make leaving the sentence a ``skip`` of its tokens.
 
@@ -72,7 +76,7 @@ from typing import NamedTuple
 from tagtool.store.records import ActionRecord
 
 #: Every kind of action the app logs (see the module doc).
-KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "undo", "redo")
+KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "adjudicate", "undo", "redo")
 #: The kinds whose cost ``tagtool simulate`` models (full label, candidate
 #: set, accepted suggestion, skipped token).
 COST_KINDS = ("full", "candidate", "accept", "skip")
