@@ -31,20 +31,23 @@ columns, meta, text)``
     order); no row means no label.  ``annotator`` says who gave it: the
     app's annotator name (preferences), ``--annotator`` of the CLI, and
     for a label derived from several annotators' answers
-    (:mod:`tagtool.store.team`) their names joined by ``+``.
+    (:mod:`tagtool.store.annotators`) their names joined by ``+``.
 ``annotator_labels(sentence_id, token, annotator, labels)``
     Each annotator's own answer for a token (a full label or a candidate
-    set), from an import with several annotators (Label Studio) or from
-    ``tagtool merge`` of per-annotator files (:mod:`tagtool.store.merge`).
-    Where a token has answers, ``annotations`` holds the training label
-    :func:`tagtool.store.team.combine` derives from them (their common
-    answer, else the union of their answers as a candidate set), unless
-    the token is in ``adjudicated``.  Agreement is computed from it.
+    set), from an import naming annotators (Label Studio, doccano,
+    ``--annotator``, ``--as-annotator``) or from ``tagtool merge`` of
+    per-annotator files (:mod:`tagtool.store.merge`).  Where a token has
+    answers, ``annotations`` holds the training label
+    :func:`tagtool.core.annotators.combine` derives from them (their common
+    answer, else the union of their answers as a candidate set), written by
+    :mod:`tagtool.store.annotators`, unless the token is in ``adjudicated``
+    (or was edited in the app since: that edit counts as its editor's
+    answer when more answers come).  Agreement is computed from it.
 ``adjudicated(sentence_id, token, labels, annotator, time)``
     Tokens an adjudicator resolved (:mod:`tagtool.store.team`): ``labels``
     the chosen label, or the candidate set kept; ``annotator`` the
-    adjudicator.  ``annotations`` holds the same labels, and a later merge
-    of annotators' answers does not change them.  Sparse: one row per
+    adjudicator.  ``annotations`` holds the same labels, and later merges
+    and imports of annotators' answers do not change them.  Sparse: one row per
     resolved token.
 ``annotation_log(id, sentence_id, token, old, new, annotator, time)``
     Append-only history of edits made in the app, resolutions and the
