@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from tagtool.errors import TagtoolError
 from tagtool.gui import transfer
+from tagtool.gui.adjudication_view import AdjudicationDock
 from tagtool.gui.batch_dialog import BatchTagDialog, BatchTagging
 from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.file_fields import Folders
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         self.model_dock.raise_()
         self.legend_dock.raise_()
         self._build_menus()
+        self.adjudication = AdjudicationDock(self)  # View › Adjudication
         self._show_empty()
         self.resize(1200, 720)
 
@@ -221,6 +223,7 @@ class MainWindow(QMainWindow):
         splitter.setSizes([420, 780])
         self.setCentralWidget(splitter)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
+        self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.editor.token_actions = self.sentence_actions.token_actions
         self.session.annotationsChanged.connect(self._update_progress)
@@ -285,6 +288,7 @@ class MainWindow(QMainWindow):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
         self.undo_group.removeStack(self.session.undo_stack)
+        self.adjudication.close()
         self.list_panel.shutdown()
         self.session.shutdown()
         self.session.project.close()

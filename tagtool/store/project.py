@@ -87,6 +87,7 @@ _ORDER_KEYS = {
     "status": "(s.n_full = s.n_tokens) + (s.n_full + s.n_partial > 0)",
     "length": "s.n_tokens",
     "text": "lower(substr(s.text, 1, 80))",
+    "disagreement": _team.DISAGREEMENT_SQL,
 }
 
 
@@ -708,10 +709,12 @@ class Project:
         ----------
         document_id, status, search
             Filters as in :meth:`sentence_summaries`.
-        order_by : {"position", "status", "length", "text"}
+        order_by : {"position", "status", "length", "text", "disagreement"}
             Document order; or by status (none, partial, full), by number of
-            tokens, or by the text (case-insensitive for ASCII letters), with
-            ties in document order.
+            tokens, by the text (case-insensitive for ASCII letters), or by
+            the share of the sentence's tokens whose annotators' answers
+            differ, unresolved (:data:`tagtool.store.team.DISAGREEMENT_SQL`),
+            with ties in document order.
         descending : bool
             Reverse the order (ties stay in document order).
         """

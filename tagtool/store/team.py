@@ -47,6 +47,17 @@ DISAGREE_SQL = (
     "GROUP BY a.sentence_id, a.token HAVING count(DISTINCT a.labels) > 1)"
 )
 
+#: SQL of ``s`` (a sentences row): the share of its tokens whose answers
+#: differ and that no adjudicator resolved (the order of the sentence list's
+#: "Annotators disagree" filter and of the adjudication view's Tab: the most
+#: disputed sentences first).
+DISAGREEMENT_SQL = (
+    "((SELECT count(DISTINCT a.token) FROM annotator_labels a JOIN annotator_labels b "
+    "ON b.sentence_id = a.sentence_id AND b.token = a.token AND b.labels <> a.labels "
+    "WHERE a.sentence_id = s.id AND NOT EXISTS (SELECT 1 FROM adjudicated j "
+    "WHERE j.sentence_id = a.sentence_id AND j.token = a.token)) * 1.0 / max(s.n_tokens, 1))"
+)
+
 
 @dataclass(frozen=True)
 class Resolution:

@@ -299,3 +299,25 @@ def test_cli_assign_and_merge(tmp_path, capsys):
     assert "merged 2 file(s) (ann, bob)" in text and "40 sentences" in text and "disagree" in text
     assert main(["merge", str(tmp_path / "ner.tagproj"), *map(str, files)]) == 0
     assert "0 tokens whose answers changed, 0 training labels changed" in capsys.readouterr().out
+
+
+def test_disagreeing_sentences_order_by_their_share_of_disputed_tokens(tmp_path):
+    project, gold = unlabeled_project(tmp_path / "p.tagproj", n_sentences=6)
+    ids = project.sentence_ids()
+    lengths = {sid: len(project.sentence(sid)) for sid in ids}
+
+    def answers(sid, disputed):
+        ann = [frozenset({"O"})] * lengths[sid]
+        bob = [frozenset({"B-PER"}) if t < disputed else frozenset({"O"}) for t in range(lengths[sid])]
+        return sid, f"sentence {sid}", {"ann": ann, "bob": bob}
+
+    few, many, none = ids[1], ids[3], ids[4]
+    project.add_answers([answers(few, 1), answers(many, lengths[many]), answers(none, 0)])
+    order = project.sentence_ids(status="disagree", order_by="disagreement", descending=True)
+    assert order == [many, few]
+    everything = project.sentence_ids(order_by="disagreement", descending=True)
+    assert everything[:2] == [many, few] and everything[2:] == [i for i in ids if i not in (many, few)]
+    for t in range(lengths[many]):
+        project.resolve_token(many, t, "O", "judge")
+    assert project.sentence_ids(status="disagree", order_by="disagreement", descending=True) == [few]
+    project.close()
