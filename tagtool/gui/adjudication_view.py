@@ -174,12 +174,13 @@ class AdjudicationView(QWidget):
             style = self.session.style
             item.setBackground(style.color(names[0]))
             item.setForeground(style.text_color(names[0]))
-        if shade is not None:
+        if shade is not None:  # the label row of a disputed or resolved token
             font = item.font()
             font.setBold(True)
             item.setFont(font)
-            item.setForeground(QColor(shade))
-            item.setBackground(QColor(shade).lighter(170) if len(names) != 1 else item.background())
+            if len(names) != 1:  # a candidate set (or none): shaded, dark text on the light shade
+                item.setBackground(QColor(shade).lighter(150))
+                item.setForeground(QColor("#000000"))
         return item
 
     # ------------------------------------------------------------------
