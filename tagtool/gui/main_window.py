@@ -89,6 +89,9 @@ class MainWindow(QMainWindow):
         self.batch.done.connect(self._batch_done)
         self.batch.failed.connect(lambda m: self.show_error("Batch-tag", m))
         self.batch.cancelled.connect(lambda: self._report("Batch tagging cancelled; nothing written."))
+        self.exports = transfer.BackgroundExport(self)  # a big project's exports, written by a worker
+        self.exports.done.connect(self._report)
+        self.exports.failed.connect(lambda m: self.show_error("Export annotations", m))
         self.undo_group = QUndoGroup(self)
         self.progress = QLabel(self)
         self.statusBar().addPermanentWidget(self.progress)
@@ -226,7 +229,7 @@ class MainWindow(QMainWindow):
         self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.editor.token_actions = self.sentence_actions.token_actions
-        self.session.annotationsChanged.connect(self._update_progress)
+        self.session.counts.changed.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
         self.session.saveFailed.connect(lambda message: self.show_error("Not saved", message))
         self._start_model_loop()
@@ -284,6 +287,8 @@ class MainWindow(QMainWindow):
         if self.model_loop is not None:
             self.model_loop.close()
             self.model_loop.deleteLater()
+        if self.stats_panel is not None:
+            self.stats_panel.shutdown()
         for dock in (self.model_dock, self.stats_dock):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
@@ -347,7 +352,7 @@ class MainWindow(QMainWindow):
             self.model_panel.representations.update_state()
 
     def _export(self) -> None:
-        self._report(transfer.ask_export(self.session, self, self.folders()))
+        self._report(transfer.ask_export(self.session, self, self.folders(), self.exports))
 
     # ------------------------------------------------------------------
     # model
@@ -463,10 +468,16 @@ class MainWindow(QMainWindow):
                           "full, partial and no labels.")
 
     def _update_progress(self, *_args) -> None:
+        """The status bar's counts (kept up to date per edit by ``Session.counts``; a big project's first
+        count is read in a worker, the text follows when it is in)."""
         if self.session is None:
             return
-        project = self.session.project
-        s, t = project.status_counts(), project.annotation_counts()
+        counts = self.session.counts
+        if not counts.known:
+            if not self.progress.text():
+                self.progress.setText("Counting…")
+            return
+        s, t = counts.sentences, counts.tokens
         total = sum(t.values()) or 1
         self.progress.setText(
             f"Sentences: {s['full']} full · {s['partial']} partial · {s['none']} none    "
@@ -476,5 +487,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.batch.shutdown()
+        self.exports.wait()  # an export being written is finished, not cut off
         self.close_project()  # every edit is already saved
         super().closeEvent(event)

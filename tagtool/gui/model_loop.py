@@ -224,7 +224,7 @@ class ModelLoop(QObject, QueueSteering):
         """
         self._debounce.stop()
         project = self.session.project
-        counts = project.annotation_counts()
+        counts = self.session.counts.token_counts()
         if counts["full"] + counts["partial"] == 0:
             self.failed.emit("Label some tokens first: the model learns from your annotations.", "")
             return False
@@ -266,7 +266,7 @@ class ModelLoop(QObject, QueueSteering):
         reps = self.representations.for_training() if self.representations is not None else None
         used = getattr(self.tagger.extractor, "representations", None) if self.tagger is not None else None
         if self.auto and reps is not None and getattr(used, "fingerprint", None) != reps.fingerprint:
-            counts = self.session.project.annotation_counts()
+            counts = self.session.counts.token_counts()
             if counts["full"] + counts["partial"] and not self.runner.busy:
                 self.train()
 

@@ -48,6 +48,7 @@ from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
 from tagtool.gui.adjudication import Adjudication
+from tagtool.gui.counts import ProjectCounts
 from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.sentence_reader import Pacer, SnapshotRead
 from tagtool.gui.style import LabelStyle
@@ -175,6 +176,8 @@ class Session(Adjudication, SentenceEdits, QObject):
         self.annotationsChanged.connect(self._note_edit)
         if self._order:
             self.go_to(self._order[0])
+        #: Sentences by status and tokens by kind, kept up to date per edit (read once).
+        self.counts = ProjectCounts(self)
 
     # ------------------------------------------------------------------
     # navigation (document order over the whole project)
@@ -428,6 +431,7 @@ class Session(Adjudication, SentenceEdits, QObject):
     def shutdown(self) -> None:
         """Stop a background read and drop the deferred actions (the project closes)."""
         self._ready_actions.clear()
+        self.counts.shutdown()
         if self._read is not None:
             self._read.pacer.free()
             self._read = None
