@@ -321,3 +321,14 @@ def test_disagreeing_sentences_order_by_their_share_of_disputed_tokens(tmp_path)
         project.resolve_token(many, t, "O", "judge")
     assert project.sentence_ids(status="disagree", order_by="disagreement", descending=True) == [few]
     project.close()
+
+
+def test_importing_annotations_leaves_resolved_tokens_alone(tmp_path):
+    project, gold = unlabeled_project(tmp_path / "p.tagproj", n_sentences=4)
+    sid = project.sentence_ids()[0]
+    project.resolve_token(sid, 0, "I-ORG", "judge")
+    corpus = gold_corpus(4)
+    assert project.import_annotations(corpus, mode="replace") > 0
+    assert project.annotations(sid)[0] == frozenset({"I-ORG"})
+    assert project.annotations(sid)[1:] == corpus.sentences[0].annotations[1:]
+    project.close()
