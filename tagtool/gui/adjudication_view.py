@@ -112,10 +112,15 @@ class AdjudicationView(QWidget):
         self.table.kept.connect(self.keep_set)
         self.table.takenBack.connect(self.take_back)
         self.table.moved.connect(self.move)
-        session.sentenceChanged.connect(lambda _sid: self.refresh())
-        session.annotationsChanged.connect(lambda sid, _ch: sid == session.current_id and self.refresh())
-        session.tokensChanged.connect(lambda sid, _t: sid == session.current_id and self.refresh())
-        self.refresh()
+        session.sentenceChanged.connect(lambda _sid: self._follow())
+        session.annotationsChanged.connect(lambda sid, _ch: sid == session.current_id and self._follow())
+        session.tokensChanged.connect(lambda sid, _t: sid == session.current_id and self._follow())
+
+    def _follow(self) -> None:
+        """Refresh for a change of the session, only while shown (a hidden view reads nothing;
+        :meth:`AdjudicationDock.show` refreshes it)."""
+        if self.isVisible():
+            self.refresh()
 
     # ------------------------------------------------------------------
     # showing
@@ -266,6 +271,7 @@ class AdjudicationDock:
         window.addDockWidget(Qt.BottomDockWidgetArea, self.dock)
         self.dock.hide()
         self.view: AdjudicationView | None = None
+        self.dock.visibilityChanged.connect(lambda shown: shown and self.view is not None and self.view.refresh())
         self.action = window.view_menu.addAction("&Adjudication")
         self.action.setShortcut(QKeySequence(VIEW_KEY))
         self.action.triggered.connect(self.show)
