@@ -529,13 +529,15 @@ def _add_simulate_command(sub, formatter) -> None:
                    help="cost of reading a token left unlabeled (default 0.1)")
     p.add_argument("--cost-accept", type=float, default=None, metavar="C",
                    help="cost of a suggestion accepted in review (default: the cost of a skipped token)")
+    p.add_argument("--cost-sentence", type=float, default=None, metavar="C",
+                   help="cost of opening a sentence, in full labels: the gain strategy ranks with it, the "
+                   f"simulated annotator is not charged it (default {strategies.SENTENCE_COST:g})")
     p.add_argument("--costs-from", type=Path, default=None, metavar="PROJECT",
                    help="use the costs measured in the action log of a project annotated in the app (seconds per "
-                   "token of each action kind, relative to a full label; prints them); a kind with fewer than "
-                   f"{COSTS_MIN_TOKENS} tokens there keeps its default, fewer than {COSTS_MIN_TOKENS} full labels is "
-                   "an error. "
-                   "--cost-partial, "
-                   "--cost-skip and --cost-accept given as well replace the measured value")
+                   "token of each action kind, relative to a full label, and the cost of opening a sentence; prints "
+                   f"them); a kind with fewer than {COSTS_MIN_TOKENS} tokens there (opening: sentences) keeps its "
+                   f"default, fewer than {COSTS_MIN_TOKENS} full labels is an error. --cost-partial, --cost-skip, "
+                   "--cost-accept and --cost-sentence given as well replace the measured value")
     p.add_argument("--full-data-f1", type=float, metavar="X",
                    help="F1 in percent of the learner trained on all of DATA, if known (skips that training)")
     p.add_argument("--until-95", action="store_true",
@@ -770,7 +772,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def _simulation_costs(args: argparse.Namespace, costs_class):
     """The costs of ``tagtool simulate``: measured (``--costs-from``, printed), then given, then the defaults."""
-    given = {name: getattr(args, f"cost_{name}") for name in ("full", "partial", "skip", "accept")}
+    given = {name: getattr(args, f"cost_{name}") for name in ("full", "partial", "skip", "accept", "sentence")}
     given = {name: value for name, value in given.items() if value is not None}
     if args.costs_from is None:
         return costs_class(**given)
@@ -781,7 +783,7 @@ def _simulation_costs(args: argparse.Namespace, costs_class):
 
     measured = costs_from_project(args.costs_from)
     default = costs_class()
-    defaults = {"full": default.full, "partial": default.partial, "skip": default.skip}
+    defaults = {"full": default.full, "partial": default.partial, "skip": default.skip, "sentence": default.opening}
     defaults["accept"] = measured.relative.get("skip", default.skip)  # an unmeasured accept costs a skip
     print(measured.table(defaults))
     for name, value in given.items():
@@ -801,7 +803,8 @@ def format_simulation(result) -> str:
         skip = f"{'skipped or accepted token' if review else 'skipped token'} {c.skip:g}"
     lines = [
         f"{result.learner} {result.strategy}+{result.mode}: {result.data_tokens:,} data tokens; costs: full label "
-        f"{c.full:g}, candidate set {c.partial:g}, {skip}",
+        f"{c.full:g}, candidate set {c.partial:g}, {skip}"
+        + ("" if c.sentence is None else f"; opening a sentence {c.sentence:.3g} (ranks gain's queue, not charged)"),
         f"full-data F1 {100 * result.full_data_f1:.2f}%; 95% of it ({95 * result.full_data_f1:.2f}%) at cost {reached}",
         f"{'cost':>10} {'labeled':>8} {'accepted' if review else 'cand.sets':>9} {'F1 %':>7} {'train s':>8}",
     ]

@@ -69,6 +69,17 @@ class GuiSettings:
         self.qsettings.sync()
 
     @property
+    def measured_costs(self) -> bool:
+        """Go › Queue strategy › Rank by measured annotation costs (on unless turned off)."""
+        value = self.qsettings.value("measured_costs", True)
+        return value not in (False, "false", "0", 0)
+
+    @measured_costs.setter
+    def measured_costs(self, value: bool) -> None:
+        self.qsettings.setValue("measured_costs", bool(value))
+        self.qsettings.sync()
+
+    @property
     def queue_seed(self) -> int:
         """The seed of the queue's random order and tie order (``queue_seed``; :func:`tagtool.strategies.tie_order`).
 

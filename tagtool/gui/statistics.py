@@ -37,7 +37,7 @@ BACKGROUND_LABEL_COUNT_MIN = 20_000
 #: Bar colours of the action kinds (the sentence list's status colours where they match).
 KIND_COLORS = {"full label": STATUS_COLORS["full"], "candidate set": STATUS_COLORS["partial"],
                "accepted suggestion": "#3b82c4", "skipped token": STATUS_COLORS["none"],
-               "cleared": "#b05a5a", "undo": "#8a6fb0", "redo": "#8a6fb0"}
+               "cleared": "#b05a5a", "undo": "#8a6fb0", "redo": "#8a6fb0", "opened sentence": "#c48a3b"}
 
 
 @dataclass
@@ -369,6 +369,12 @@ class StatisticsPanel(QScrollArea):
         kinds = stats.speed_by_kind(actions)
         items = []
         for name, k in kinds:
+            if k.kind == "open":  # per sentence: getting there and reading it before its first action
+                per_minute = 60.0 * k.actions / k.seconds if k.seconds > 0 else 0.0
+                items.append((name, per_minute, KIND_COLORS[name], f"{per_minute:.1f}/min · "
+                              f"{k.seconds / max(k.actions, 1):.1f} s each (read before the first action) · "
+                              f"{k.actions} in {k.seconds / 60:.1f} min"))
+                continue
             per_minute = k.tokens_per_minute or 0.0
             per_token = "" if k.seconds_per_token is None else f" · {k.seconds_per_token:.1f} s/token"
             items.append((name, per_minute, KIND_COLORS.get(name, STATUS_COLORS["none"]),

@@ -248,8 +248,12 @@ def _read_ahead(path: Path) -> None:
     ``integrity_check`` visits every page in b-tree order: for a file not
     in the cache, random reads.  A 100,000-sentence (66 MB) project opened
     from a cold cache in 2.3 s, 0.6 s with this read first (one sequential
-    read takes 0.1 s; benchmarks/results/big_project.md).
+    read takes 0.1 s; benchmarks/results/big_project.md).  Not done for a
+    file this process holds open: closing the read would drop the process's
+    SQLite locks on it (:func:`tagtool.store.dbfile.held_by_this_process`).
     """
+    if dbfile.held_by_this_process(path):
+        return
     buffer = bytearray(1 << 20)
     try:
         with open(path, "rb", buffering=0) as f:

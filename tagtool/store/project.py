@@ -1243,12 +1243,15 @@ class Project:
         changes: Mapping[int, Iterable[str] | str],
         action: _actions.Action,
         annotator: str = "user",
+        opened: _actions.Action | None = None,
     ) -> int | None:
         """Set tokens of one sentence and log ``action`` with them, in one transaction.
 
         As :meth:`set_annotations`, and the action's row
         (:mod:`tagtool.store.actions`) is inserted in the same transaction,
-        so a crash keeps both or neither.
+        so a crash keeps both or neither.  ``opened``: the ``open`` action
+        of the visit ``action`` begins, inserted just before it in the same
+        transaction.
 
         Returns
         -------
@@ -1257,9 +1260,16 @@ class Project:
         """
         normalized = {int(t): self._normalize(labels) for t, labels in changes.items()}
         _actions.check(action)
+        if opened is not None:
+            _actions.check(opened)
+            if opened.kind != "open" or action.kind not in _actions.OPENING:
+                raise ValueError(f"an open action goes with a first action of {_actions.OPENING}, "
+                                 f"not {opened.kind!r} with {action.kind!r}")
         with self._write() as conn:
             if not self._apply(conn, int(sentence_id), normalized, annotator):
                 return None
+            if opened is not None:
+                _actions.insert(conn, opened, int(sentence_id), annotator)
             return _actions.insert(conn, action, int(sentence_id), annotator)
 
     def log_action(self, action: _actions.Action, sentence_id: int | None = None, annotator: str = "user") -> int:

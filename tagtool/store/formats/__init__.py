@@ -51,6 +51,8 @@ from pathlib import Path
 
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
+from tagtool.errors import FormatError
+from tagtool.store.dbfile import held_by_this_process
 from tagtool.store.formats import conll, conllu, jsonl, labelstudio_out, table, text
 from tagtool.store.formats._common import (
     Item,
@@ -151,6 +153,9 @@ def _items(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
+    if held_by_this_process(path):
+        # Reading it with open()/close() would drop this process's SQLite locks on it.
+        raise FormatError(path, None, "is a tagtool project open in this program, not a corpus file")
     fmt = _format(format, path, detect_format)
     if fmt.name != "jsonl":
         options = {k: v for k, v in options.items() if k not in SPAN_OPTIONS}
