@@ -64,7 +64,8 @@ SIMULATE_NAMES = {"full": "full", "candidate": "partial", "accept": "accept", "s
 KIND_NAMES = {
     "full": "full label", "candidate": "candidate set", "accept": "accepted suggestion",
     "skip": "skipped token", "clear": "cleared", "review": "flagged / skipped sentence",
-    "retokenize": "split / merged token", "undo": "undo", "redo": "redo", "open": "opened sentence",
+    "retokenize": "split / merged token", "adjudicate": "resolved token", "undo": "undo", "redo": "redo",
+    "open": "opened sentence",
 }
 
 

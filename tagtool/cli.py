@@ -31,6 +31,7 @@ from tagtool.cli_inputs import (
 from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progress_bar, stop_on_sigint
 from tagtool.display import check_display
 from tagtool.cli_text import add_text_commands, stored_representations
+from tagtool.cli_team import add_team_commands
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
 
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_gui)
     _add_learning_commands(sub)
     add_text_commands(sub)
+    add_team_commands(sub)
     return parser
 
 

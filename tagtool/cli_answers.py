@@ -31,7 +31,8 @@ def add_annotator_import_options(parser: argparse.ArgumentParser) -> None:
                        "not new sentences (a new project takes the first file's sentences, unlabeled); each "
                        "annotator's answers are kept and a "
                        "token's training label becomes their common answer, or the candidate set of their "
-                       "answers where they differ")
+                       "answers where they differ (as tagtool merge does; tokens resolved in the app's "
+                       "adjudication view keep their labels)")
     group.add_argument("--match", choices=MATCH_MODES, default="order",
                        help="--as-annotator: order (default) pairs the file's k-th sentence with the project's "
                        "k-th; tokens pairs each with a project sentence of the same tokens (a part of the "
@@ -96,9 +97,10 @@ def import_answers(args: argparse.Namespace) -> int:
           f"{counts.changed} training labels changed, {counts.candidate_sets} became the candidate set of "
           "differing answers")
     if counts.seeded:
-        print(f"  {counts.seeded} earlier labels of these sentences count as the answers of whoever gave them")
+        print(f"  {counts.seeded} earlier labels of these sentences (given before the answers, or edited in the "
+              "app) count as the answers of whoever gave them")
     if counts.kept:
-        print(f"  {counts.kept} labels chosen after the answers (adjudicated or edited) were kept")
+        print(f"  {counts.kept} tokens resolved by an adjudicator kept their labels")
     if added:
         print(f"added labels: {' '.join(added)}")
     return 0

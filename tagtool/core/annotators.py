@@ -8,27 +8,31 @@ merge of annotators' projects share:
   and the project's ``annotator_labels`` table;
 * the token's *training label* (``Sentence.annotations``, the
   ``annotations`` table: what learners read) is computed from the answers by
-  :func:`training_label` — their common answer when they agree, else the
+  :func:`combine` — their common answer when they agree, else the
   candidate set of their answers (a partial label), as the learners of
   partial labels expect (Tsuboi et al. 2008; Cour et al. 2011: the true
-  label is one of the candidates);
+  label is one of the candidates); an annotator who left a token
+  unlabeled gave no answer for it;
 * the training label's ``annotator`` column names who gave it
   (:func:`giver`).
 
-Nothing here touches a file: :mod:`tagtool.store.annotators` writes these
-rules into a project.
+Nothing here touches a file: :mod:`tagtool.store.annotators` is the one
+module that writes this rule into a project (imports of annotators' files,
+``tagtool merge``), and :mod:`tagtool.store.team` keeps the tokens an
+adjudicator resolved, which it leaves alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from tagtool.core.annotation import EMPTY
+from tagtool.core.annotation import EMPTY, make_annotation
 from tagtool.core.corpus import Corpus, Document, Sentence
+from tagtool.core.labels import LabelSet
 
 #: Joins the names of the annotators who gave one training label together
 #: (``alice+bob``: both answered ``B-PER``, or their answers made the set).
-JOIN = "+"
+JOINER = "+"
 
 
 def check_name(name: object) -> str:
@@ -42,29 +46,37 @@ def check_name(name: object) -> str:
     return name.strip()
 
 
-def training_label(answers: Iterable[frozenset[str]]) -> frozenset[str]:
-    """The training label of a token from its annotators' answers.
+def combine(answers: Iterable[frozenset[str]], labels: LabelSet | None = None) -> frozenset[str]:
+    """The training label of a token from its annotators' answers: THE rule of team work.
 
     Parameters
     ----------
     answers : iterable of frozenset of str
-        The answers that were given (an annotator who did not answer is left
-        out; an answer that is the empty set is an annotator who looked at the
-        token and left it unlabeled, which allows every label).
+        The annotators' answers. An empty one (an annotator who left the
+        token unlabeled) is no answer, as in the ``annotator_labels`` table,
+        which has no row for it.
+    labels : LabelSet, optional
+        Normalises the result (a set naming every label is no label,
+        :func:`tagtool.core.annotation.make_annotation`).
 
     Returns
     -------
     frozenset of str
-        The common answer when all agree; else the union of the answers, the
-        candidate set one of whose labels is right (a partial label); the
-        empty set (no label) when one of them allows every label, or when
-        there is no answer. A union that names every label is normalised to
-        no label by the store (:func:`tagtool.core.annotation.make_annotation`).
+        Their common answer when all agree; else the union of their
+        answers, the candidate set one of whose labels is right when one
+        annotator is (a partial label: Cour et al. 2011, JMLR 12); no label
+        when nobody answered.
+
+    Examples
+    --------
+    >>> sorted(combine([frozenset({"B-PER"}), frozenset({"B-ORG"}), frozenset()]))
+    ['B-ORG', 'B-PER']
     """
-    answers = list(answers)
-    if not answers or EMPTY in answers:
+    given = [a for a in answers if a]
+    if not given:
         return EMPTY
-    return frozenset().union(*answers)
+    union = frozenset().union(*given)
+    return union if labels is None else make_annotation(union, labels)
 
 
 def giver(answers: Mapping[str, frozenset[str]], label: frozenset[str], default: str) -> str:
@@ -73,12 +85,12 @@ def giver(answers: Mapping[str, frozenset[str]], label: frozenset[str], default:
     The annotators whose answer *is* the label (those who agree, or the one
     annotator who labeled the token); else those whose answers made the
     candidate set; else ``default`` (the import's or the editor's name).
-    Several names are joined by :data:`JOIN` in sorted order.
+    Several names are joined by :data:`JOINER` in sorted order.
     """
     same = sorted(name for name, answer in answers.items() if answer and answer == label)
     if not same:
         same = sorted(name for name, answer in answers.items() if answer)
-    return JOIN.join(same) if same else default
+    return JOINER.join(same) if same else default
 
 
 def attribute(corpus: Corpus, name: str) -> Corpus:

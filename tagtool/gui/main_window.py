@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from tagtool.errors import TagtoolError
 from tagtool.gui import transfer
+from tagtool.gui.adjudication_view import AdjudicationDock
 from tagtool.gui.batch_dialog import BatchTagDialog, BatchTagging
 from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.file_fields import Folders
@@ -36,6 +37,7 @@ from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import Marks, ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
+from tagtool.gui.preferences import edit_preferences
 from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sample import ask_reset_sample
@@ -103,6 +105,7 @@ class MainWindow(QMainWindow):
         self.model_dock.raise_()
         self.legend_dock.raise_()
         self._build_menus()
+        self.adjudication = AdjudicationDock(self)  # View › Adjudication
         self._show_empty()
         self.resize(1200, 720)
 
@@ -144,6 +147,7 @@ class MainWindow(QMainWindow):
         edit.addAction(self.redo_action)
         edit.addSeparator()
         self._action(edit, "&Labels…", self.edit_labels)
+        self._action(edit, "&Preferences…", lambda: edit_preferences(self), QKeySequence.Preferences, False)
 
         go = bar.addMenu("&Go")
         self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "N")
@@ -210,6 +214,7 @@ class MainWindow(QMainWindow):
             return False
         self.close_project()
         self.session = Session(project, self)
+        self.session.annotator = self.settings.annotator
         self.undo_group.addStack(self.session.undo_stack)
         self.undo_group.setActiveStack(self.session.undo_stack)
         self.list_panel = SentenceListPanel(self.session, self)
@@ -221,6 +226,7 @@ class MainWindow(QMainWindow):
         splitter.setSizes([420, 780])
         self.setCentralWidget(splitter)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
+        self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.editor.token_actions = self.sentence_actions.token_actions
         self.session.counts.changed.connect(self._update_progress)
@@ -287,6 +293,7 @@ class MainWindow(QMainWindow):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
         self.undo_group.removeStack(self.session.undo_stack)
+        self.adjudication.close()
         self.list_panel.shutdown()
         self.session.shutdown()
         self.session.project.close()

@@ -87,6 +87,9 @@ COLUMNS = ("#", "Status", "Len", "Info", "Sentence")
 #: ``Project.sentence_ids(order_by=...)`` of each sortable column but Info.
 SQL_ORDER = {0: "position", 1: "status", 2: "length", 4: "text"}
 INFO = 3
+#: ``sort_column`` of the "Annotators disagree" filter's own order (no
+#: column): the share of disputed tokens, the most disputed sentences first.
+BY_DISAGREEMENT = -1
 STATUS_FILTERS = {
     "All sentences": None,
     "Not fully labeled": "incomplete",
@@ -95,6 +98,7 @@ STATUS_FILTERS = {
     "Unlabeled": "none",
     "Flagged for review": "flagged",
     "Skipped": "skipped",
+    "Annotators disagree": "disagree",  # unresolved: tokens left to adjudicate (tagtool.store.team)
 }
 STATUS_COLORS = {"full": "#2e9d4f", "partial": "#e0a526", "none": "#9a9a9a"}
 STATUS_TEXT = {"full": "● full", "partial": "◐ partial", "none": "○ none"}
@@ -199,6 +203,8 @@ class SentenceListModel(QAbstractTableModel):
         """``order_by`` and ``descending`` of the ids query (by Info: document order, sorted here)."""
         if self.sort_column == INFO:
             return "position", False
+        if self.sort_column == BY_DISAGREEMENT:
+            return "disagreement", True
         return SQL_ORDER[self.sort_column], self.sort_order == Qt.DescendingOrder
 
     def _read_ids(self) -> Sequence[int]:
@@ -487,8 +493,25 @@ class SentenceListPanel(QWidget):
     def apply_filter(self) -> None:
         self._debounce.stop()
         status = STATUS_FILTERS[self.status.currentText()]
+        self._order_for(status)
         self.model.set_filter(status, self.search.text().strip())
         self.show_sentence(self.session.current_id)
+
+    def _order_for(self, status: str | None) -> None:
+        """The "Annotators disagree" filter lists the most disputed sentences first (no column's
+        order, :data:`BY_DISAGREEMENT`); leaving it goes back to document order."""
+        header = self.table.horizontalHeader()
+        if status == "disagree":
+            column, order = BY_DISAGREEMENT, Qt.DescendingOrder
+        elif self.model.sort_column == BY_DISAGREEMENT:
+            column, order = 0, Qt.AscendingOrder
+        else:
+            return
+        self.model.sort_column, self.model.sort_order = column, order  # set_filter reads the ids again
+        header.blockSignals(True)
+        header.setSortIndicator(column, order)
+        header.blockSignals(False)
+        header.viewport().update()
 
     def shutdown(self) -> None:
         """Stop the list's background work (the project closes)."""

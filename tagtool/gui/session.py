@@ -49,6 +49,7 @@ from tagtool.annotation_costs import ActionClock, action_tokens, infer_kind
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
+from tagtool.gui.adjudication import Adjudication
 from tagtool.gui.counts import ProjectCounts
 from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.sentence_reader import Pacer, SnapshotRead
@@ -101,7 +102,7 @@ class EditCommand(QUndoCommand):
             QTimer.singleShot(0, self.session, step_back)
 
 
-class Session(SentenceEdits, QObject):
+class Session(Adjudication, SentenceEdits, QObject):
     """An open project being labeled.
 
     Flags, skips, split and merged tokens: :class:`~tagtool.gui.sentence_edits.SentenceEdits`.

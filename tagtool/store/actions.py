@@ -33,6 +33,10 @@ or leaving a sentence with tokens still unlabeled.  Its ``kind``:
     A token split in two or merged with the next
     (:mod:`tagtool.store.retokenize`); ``n_tokens`` the tokens the change
     made (2 for a split, 1 for a merge).
+``adjudicate``
+    A token resolved by an adjudicator (:mod:`tagtool.store.team`): one
+    annotator's label picked, or the candidate set of their answers kept
+    (``n_tokens`` 1); or such a resolution taken back.
 ``undo``, ``redo``
     The undo stack stepping back or forth; ``ref`` is the id of the action
     they reverse.  An action is *undone* when the last undo/redo naming it
@@ -66,9 +70,10 @@ the actions that are *not* first in their visit
 (:func:`tagtool.annotation_costs.opening_cost`).  A log written before
 this kind (no ``open`` rows) is measured as before.
 
-``review``, ``retokenize`` and ``open`` are logged so that their time is not charged
-to the next label; ``review`` and ``retokenize`` are not annotation costs of
-``tagtool simulate`` (``open`` is its per-sentence cost), and they alone do not make leaving the sentence a ``skip`` of its tokens.
+``review``, ``retokenize``, ``adjudicate`` and ``open`` are logged so that their time is not
+charged to the next label; ``review``, ``retokenize`` and ``adjudicate`` are not annotation
+costs of ``tagtool simulate`` (``open`` is its per-sentence cost), and they alone do not make
+leaving the sentence a ``skip`` of its tokens.
 
 ``n_tokens`` counts the tokens the action gave its kind's outcome: tokens
 it gave a full label (``full``), tokens that hold a candidate set after it
@@ -101,7 +106,8 @@ from typing import NamedTuple
 from tagtool.store.records import ActionRecord
 
 #: Every kind of action the app logs (see the module doc).
-KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "undo", "redo", "open")
+KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "adjudicate", "undo", "redo",
+         "open")
 #: The kinds whose cost ``tagtool simulate`` models (full label, candidate
 #: set, accepted suggestion, skipped token).
 COST_KINDS = ("full", "candidate", "accept", "skip")

@@ -1,27 +1,32 @@
 """Annotators' own answers in a project, and the training labels made from them.
 
-The rule (issue 14's data model, :mod:`tagtool.core.annotators`): the
-``annotator_labels`` table holds each annotator's answer for a token; the
-``annotations`` table holds the token's training label, which is their
-common answer where they agree and the candidate set of their answers where
-they differ (:func:`~tagtool.core.annotators.training_label`), its
-``annotator`` naming who gave it (:func:`~tagtool.core.annotators.giver`).
+The one module that writes issue 14's rule into a project
+(:mod:`tagtool.core.annotators`): the ``annotator_labels`` table holds each
+annotator's answer for a token; the ``annotations`` table holds the token's
+training label, :func:`~tagtool.core.annotators.combine` of its answers
+(their common answer where they agree, the candidate set of their answers
+where they differ), its ``annotator`` naming who gave it
+(:func:`~tagtool.core.annotators.giver`).
 
-:func:`write_answers` adds answers and recomputes the training labels they
-touch, inside the caller's transaction (a kill leaves the project as it
-was). It is the one place that writes that rule into a file: importing one
-annotator's file of a project's sentences uses it, and a merge of
-annotators' projects can use it too. Two cases keep what is there:
+:func:`write_answers` adds answers and recomputes the training labels of
+the sentences they touch, inside the caller's transaction (a kill leaves
+the project as it was). Importing annotators' files of a project's
+sentences (``tagtool import --as-annotator``) and ``tagtool merge``
+(:mod:`tagtool.store.merge`) both go through it. Before the new answers go
+in:
 
-* **labels that came before any answer.** A sentence without any answer
-  yet whose tokens have training labels (labeled in the app, or imported
-  without annotators) keeps them as the answers of whoever gave them
-  (their ``annotator`` column): a later annotator's file adds a voice and
-  never silently replaces earlier labels.
-* **decisions.** A token whose training label is not what the rule gives
-  from the answers it had — its ``annotator`` is not the rule's giver, so
-  someone chose it after the answers came (an adjudicator, an edit in the
-  app) — keeps that label when more answers arrive.
+* **every training label is someone's answer.** A token whose training
+  label is not what the rule makes of its answers — labeled before any
+  answer came (in the app, or imported without annotators), or edited in
+  the app after they came — gives that label as the answer of whoever gave
+  it (its ``annotator`` column), replacing that person's earlier answer
+  for the token. Nothing is lost: an app edit is its editor's answer, one
+  voice among the others.
+* **resolved tokens are left alone.** A token in ``adjudicated``
+  (:mod:`tagtool.store.team`: an adjudicator picked one label or kept the
+  set) keeps its training label; its answers are still recorded.
+
+Changed training labels are logged in ``annotation_log`` by their new giver.
 """
 
 from __future__ import annotations
@@ -32,9 +37,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tagtool.core.annotation import EMPTY, make_annotation
-from tagtool.core.annotators import giver, training_label
+from tagtool.core.annotators import combine, giver
 from tagtool.core.corpus import Corpus, Document, Sentence
-from tagtool.core.labels import CANDIDATE_SEPARATOR, LabelSet
+from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
 from tagtool.errors import LabelError
 from tagtool.store import rows as _rows
 
@@ -52,18 +57,21 @@ class AnswerCounts:
         Sentences that received answers.
     answers : int
         Tokens answered (over all annotators written).
+    answers_changed : int
+        Tokens whose answers the new ones changed.
     changed : int
         Training labels that changed (set, replaced or removed).
     candidate_sets : int
         Tokens whose training label is now a candidate set of differing answers.
     kept : int
-        Tokens whose training label was a decision and was kept.
+        Resolved tokens whose answers changed and whose training label was kept.
     seeded : int
         Earlier training labels that became their giver's answers.
     """
 
     sentences: int = 0
     answers: int = 0
+    answers_changed: int = 0
     changed: int = 0
     candidate_sets: int = 0
     kept: int = 0
@@ -98,32 +106,50 @@ def _training(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> dict[int
     return out
 
 
-def _seed(answers: Answers, training: dict[int, dict[int, tuple[str, str]]], sids: Sequence[int]) -> int:
-    """Sentences without answers: their training labels become their givers' answers (module doc)."""
+def _resolved(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> set[tuple[int, int]]:
+    """The (sentence, token) pairs an adjudicator resolved (:mod:`tagtool.store.team`)."""
+    return set(conn.execute(
+        "SELECT sentence_id, token FROM adjudicated WHERE sentence_id IN (SELECT value FROM json_each(?))",
+        (_json_ids(sentence_ids),),
+    ))
+
+
+def derived(votes: Mapping[str, frozenset[str]], labels: LabelSet) -> tuple[str, str] | None:
+    """The training label the rule makes of a token's answers: (stored labels, giver), None for no label."""
+    label = combine(votes.values(), labels)
+    text = _rows.spell(label, labels)
+    return None if text is None else (text, giver(votes, label, "nobody"))
+
+
+def _seed(answers: Answers, training, resolved, labels: LabelSet, sids: Sequence[int]) -> int:
+    """Training labels the rule does not make of the answers become their givers' answers (module doc)."""
     seeded = 0
     for sid in sids:
-        if answers.get(sid):
-            continue
         for t, (text, who) in training.get(sid, {}).items():
+            votes = answers.get(sid, {}).get(t, {})
+            if (sid, t) in resolved or (derived(votes, labels) or (None,))[0] == text:
+                continue
             answers.setdefault(sid, {}).setdefault(t, {})[who] = _rows.parse_stored(text)
             seeded += 1
     return seeded
 
 
-def _put(answers: Answers, labels: LabelSet, sid: int, name: str, given: Sequence[frozenset[str]],
-         where: str) -> int:
-    """``name``'s answers for one sentence, replacing that annotator's earlier ones; tokens answered."""
+def _put(answers: Answers, labels: LabelSet, sid: int, name: str, given, where: str) -> int:
+    """``name``'s answers for one sentence, replacing that annotator's earlier ones; tokens answered.
+
+    ``given`` is the labels per token (a sequence), or ``{token: labels}``.
+    """
     tokens = answers.setdefault(sid, {})
     for by_name in tokens.values():
         by_name.pop(name, None)
     n = 0
-    for t, ann in enumerate(given):
+    for t, ann in (given.items() if isinstance(given, Mapping) else enumerate(given)):
         try:
             ann = make_annotation(ann, labels)
         except LabelError as exc:
             raise LabelError(f"{where}, token {t + 1}: {exc}") from None
         if ann:
-            tokens.setdefault(t, {})[name] = ann
+            tokens.setdefault(int(t), {})[name] = ann
             n += 1
     return n
 
@@ -131,13 +157,12 @@ def _put(answers: Answers, labels: LabelSet, sid: int, name: str, given: Sequenc
 def write_answers(
     conn: sqlite3.Connection,
     labels: LabelSet,
-    given: Sequence[tuple[int, str, Mapping[str, Sequence[frozenset[str]]]]],
-    default: str = "import",
+    given: Sequence[tuple[int, str, Mapping[str, Sequence[frozenset[str]] | Mapping[int, frozenset[str]]]]],
 ) -> AnswerCounts:
-    """Add annotators' answers to a project and recompute the training labels they touch.
+    """Add annotators' answers to a project and recompute the training labels of their sentences.
 
-    Runs inside the caller's transaction (module doc for the rule and what
-    it keeps).
+    Runs inside the caller's transaction (module doc for the rule, what
+    becomes an answer first and what is left alone).
 
     Parameters
     ----------
@@ -145,11 +170,10 @@ def write_answers(
         In a write transaction.
     labels : LabelSet
         The project's labels (answers are checked and normalised against them).
-    given : sequence of (sentence id, description, {annotator: labels per token})
-        Each annotator's answers replace that annotator's earlier answers
-        for the sentence; a token they leave unlabeled has no answer.
-    default : str
-        The ``annotator`` of a training label no answer gave.
+    given : sequence of (sentence id, description, {annotator: answers})
+        Each annotator's answers (labels per token, or ``{token: labels}``)
+        replace that annotator's earlier answers for the sentence; a token
+        they leave unlabeled has no answer.
 
     Returns
     -------
@@ -162,12 +186,14 @@ def write_answers(
     """
     sids = sorted({int(sid) for sid, _, _ in given})
     answers = stored_answers(conn, sids)
-    training = _training(conn, sids)
-    before = {sid: {t: dict(v) for t, v in answers.get(sid, {}).items()} for sid in sids}
-    seeded = _seed(answers, training, sids)
+    training, resolved = _training(conn, sids), _resolved(conn, sids)
+    seeded = _seed(answers, training, resolved, labels, sids)
+    before = {sid: {t: dict(v) for t, v in answers.get(sid, {}).items() if v} for sid in sids}
     n_answers = sum(_put(answers, labels, int(sid), name, anns, where)
                     for sid, where, by_name in given for name, anns in by_name.items())
-    counts = _recompute(conn, labels, sids, answers, before, training, default)
+    moved = {(sid, t) for sid in sids for t in set(before[sid]) | set(answers.get(sid, {}))
+             if before[sid].get(t, {}) != answers.get(sid, {}).get(t, {})}
+    changed, candidate_sets = _recompute(conn, labels, sids, answers, training, resolved)
     conn.execute("DELETE FROM annotator_labels WHERE sentence_id IN (SELECT value FROM json_each(?))",
                  (_json_ids(sids),))
     conn.executemany(
@@ -176,45 +202,53 @@ def write_answers(
          for sid in sids for t, by_name in answers.get(sid, {}).items() for name, ann in by_name.items()],
     )
     _rows.refresh_counts(conn, sids)
-    return AnswerCounts(len(sids), n_answers, *counts, seeded)
+    return AnswerCounts(len(sids), n_answers, len(moved), changed, candidate_sets, len(moved & resolved), seeded)
 
 
-def _recompute(conn, labels, sids, answers, before, training, default) -> tuple[int, int, int]:
-    """Write the training labels of the tokens of ``sids``; (changed, candidate sets, kept)."""
+def _recompute(conn, labels, sids, answers, training, resolved) -> tuple[int, int]:
+    """Write the training labels of the unresolved tokens of ``sids``, log the changed ones;
+    (labels changed, candidate sets of differing answers)."""
     now = time.time()
-    upserts, deletes = [], []
-    changed = candidate_sets = kept = 0
+    upserts, deletes, log = [], [], []
+    changed = candidate_sets = 0
     for sid in sids:
-        now_answers, old_answers, current = answers.get(sid, {}), before[sid], training.get(sid, {})
+        now_answers, current = answers.get(sid, {}), training.get(sid, {})
         for t in sorted(set(now_answers) | set(current)):
-            cur = current.get(t)
-            if cur is not None and old_answers and not _derived(cur, old_answers.get(t, {}), labels):
-                kept += 1  # a decision taken after the answers came (module doc)
+            if (sid, t) in resolved:
                 continue
-            votes = now_answers.get(t, {})
-            label = make_annotation(training_label(votes.values()), labels)
-            text = _rows.spell(label, labels)
-            candidate_sets += text is not None and CANDIDATE_SEPARATOR in text and len(set(votes.values())) > 1
-            row = None if text is None else (text, giver(votes, label, default))
+            votes, cur = now_answers.get(t, {}), current.get(t)
+            row = derived(votes, labels)
+            candidate_sets += row is not None and CANDIDATE_SEPARATOR in row[0] and len(set(votes.values())) > 1
             if row == cur:
                 continue
-            changed += 1
             if row is None:
                 deletes.append((sid, t))
             else:
                 upserts.append((sid, t, *row, now))
+            if (row or (None,))[0] != (cur or (None,))[0]:  # the label itself changed, not only its giver
+                changed += 1
+                log.append((sid, t, cur[0] if cur else NO_LABEL, row[0] if row else NO_LABEL,
+                            row[1] if row else cur[1], now))
     conn.executemany("DELETE FROM annotations WHERE sentence_id = ? AND token = ?", deletes)
     conn.executemany(
         "INSERT OR REPLACE INTO annotations (sentence_id, token, labels, annotator, time) VALUES (?, ?, ?, ?, ?)",
         upserts,
     )
-    return changed, candidate_sets, kept
+    conn.executemany(
+        "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)", log,
+    )
+    return changed, candidate_sets
 
 
-def _derived(current: tuple[str, str], votes: Mapping[str, frozenset[str]], labels: LabelSet) -> bool:
-    """Whether a training label (stored labels, annotator) is what the rule makes of ``votes``."""
-    label = make_annotation(training_label(votes.values()), labels) if votes else EMPTY
-    return current == (_rows.spell(label, labels), giver(votes, label, None))  # type: ignore[arg-type]
+def derived_label(conn: sqlite3.Connection, labels: LabelSet, sentence_id: int,
+                  token: int) -> tuple[frozenset[str], str]:
+    """The training label a token's stored answers make, and its giver (``nobody`` without answers).
+
+    For a resolution taken back (:meth:`tagtool.store.project.Project.unresolve_token`).
+    """
+    votes = stored_answers(conn, [sentence_id]).get(int(sentence_id), {}).get(int(token), {})
+    row = derived(votes, labels)
+    return (EMPTY, "nobody") if row is None else (_rows.parse_stored(row[0]), row[1])
 
 
 def with_answers(conn: sqlite3.Connection, corpus: Corpus, sentence_ids: Sequence[int]) -> Corpus:

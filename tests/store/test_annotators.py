@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tagtool.core import Corpus, LabelSet
-from tagtool.core.annotators import attribute, check_name, giver, training_label
+from tagtool.core.annotators import attribute, check_name, combine, giver
 from tagtool.core.corpus import Sentence
 from tagtool.errors import LabelError
 from tagtool.store.project import Project
@@ -30,12 +30,13 @@ def _training(project, sid):
     return {t: (labels, who) for t, labels, who in rows}
 
 
-def test_training_label_is_the_common_answer_or_the_union():
-    assert training_label([_ann("B-PER"), _ann("B-PER")]) == {"B-PER"}
-    assert training_label([_ann("B-PER"), _ann("B-ORG")]) == {"B-PER", "B-ORG"}
-    assert training_label([_ann("B-PER", "O"), _ann("B-ORG")]) == {"B-PER", "B-ORG", "O"}
-    assert training_label([_ann("B-PER"), _ann()]) == frozenset()  # an unlabeled answer allows anything
-    assert training_label([]) == frozenset()
+def test_combine_is_the_common_answer_or_the_union():
+    assert combine([_ann("B-PER"), _ann("B-PER")]) == {"B-PER"}
+    assert combine([_ann("B-PER"), _ann("B-ORG")]) == {"B-PER", "B-ORG"}
+    assert combine([_ann("B-PER", "O"), _ann("B-ORG")]) == {"B-PER", "B-ORG", "O"}
+    assert combine([_ann("B-PER"), _ann()]) == {"B-PER"}  # an unlabeled token is no answer
+    assert combine([]) == frozenset()
+    assert combine([frozenset(LABELS.names[:3]), frozenset(LABELS.names[2:])], LABELS) == frozenset()
 
 
 def test_giver_names_who_gave_the_label():
@@ -78,7 +79,7 @@ def test_answers_of_two_annotators_make_candidate_sets_where_they_differ(tmp_pat
         p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")]})])
         assert _training(p, sid) == {0: ("B-PER", "alice"), 1: ("O", "alice"), 2: ("B-ORG", "alice")}
         counts = p.add_answers([(sid, "s1", {"bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
-        assert (counts.sentences, counts.answers, counts.changed, counts.candidate_sets) == (1, 3, 3, 1)
+        assert (counts.sentences, counts.answers, counts.changed, counts.candidate_sets) == (1, 3, 1, 1)
         assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice+bob"),
                                      2: ("B-PER|B-ORG", "alice+bob")}
         assert p.annotations(sid)[2] == {"B-PER", "B-ORG"}
@@ -107,16 +108,31 @@ def test_labels_given_before_any_answer_become_their_givers_answers(tmp_path):
                                      2: ("B-PER|B-ORG", "alice+user")}
 
 
-def test_a_label_chosen_after_the_answers_is_kept(tmp_path):
+def test_an_edit_after_the_answers_becomes_its_editors_answer(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
         p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
                                     "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
-        p.set_annotations(sid, {2: ["B-ORG"]}, annotator="judge")  # an adjudicator resolves the set
+        p.set_annotations(sid, {2: ["B-ORG"]}, annotator="judge")  # an edit in the editor, not a resolution
         counts = p.add_answers([(sid, "s1", {"carol": [_ann("B-ORG"), _ann("O"), _ann("B-PER")]})])
-        assert counts.kept == 1
-        assert _training(p, sid)[2] == ("B-ORG", "judge")
+        assert (counts.seeded, counts.kept) == (1, 0)
+        assert p.answers(sid)[2] == {"alice": _ann("B-ORG"), "bob": _ann("B-PER"), "carol": _ann("B-PER"),
+                                     "judge": _ann("B-ORG")}
+        assert _training(p, sid)[2] == ("B-PER|B-ORG", "alice+bob+carol+judge")
         assert _training(p, sid)[0] == ("B-PER|B-ORG", "alice+bob+carol")
+
+
+def test_a_resolved_token_keeps_its_label_when_more_answers_come(tmp_path):
+    with _project(tmp_path) as p:
+        sid, _ = p.sentence_ids()
+        p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+                                    "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
+        p.resolve_token(sid, 2, "B-ORG", "judge")
+        counts = p.add_answers([(sid, "s1", {"carol": [_ann("B-ORG"), _ann("O"), _ann("I-PER")]})])
+        assert (counts.seeded, counts.kept, counts.answers_changed) == (0, 1, 3)
+        assert _training(p, sid)[2] == ("B-ORG", "judge") and p.answers(sid)[2]["carol"] == _ann("I-PER")
+        p.unresolve_token(sid, 2, "judge")  # its answers make its label again
+        assert _training(p, sid)[2] == ("B-PER|I-PER|B-ORG", "alice+bob+carol")
 
 
 def test_a_label_outside_the_label_set_changes_nothing(tmp_path):

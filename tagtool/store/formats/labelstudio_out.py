@@ -25,7 +25,7 @@ array of tasks::
 
 Reading the file back (:mod:`.labelstudio`) gives every annotator's labels
 again, and the training labels the rule makes of them
-(:func:`tagtool.core.annotators.training_label`).
+(:func:`tagtool.core.annotators.combine`).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tagtool.core.annotation import EMPTY
-from tagtool.core.annotators import training_label
+from tagtool.core.annotators import combine
 from tagtool.core.corpus import SKIPPED_SPAN, Sentence
 from tagtool.core.tokenize import Offsets, get_tokenizer, split_sentences
 from tagtool.errors import FormatError
@@ -256,8 +256,8 @@ def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[S
     for n, (a, b) in enumerate(ranges):
         if named:
             by_annotator = {who: bio[a:b] for who, bio in named.items()}
-            # One annotator's unlabeled token leaves the token unlabeled (it allows every label).
-            annotations = [training_label(votes) for votes in zip(*by_annotator.values())]
+            # The one rule of team work: an annotator's unlabeled token is no answer.
+            annotations = [combine(votes) for votes in zip(*by_annotator.values())]
         else:
             by_annotator, annotations = {}, (labels[None][a:b] if None in labels else ())
         meta = _meta(rec, tokens, a, b, n, len(ranges) > 1)
