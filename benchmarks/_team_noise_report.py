@@ -10,15 +10,15 @@ import numpy as np
 from _results import machine_lines, write_keeping_analysis
 from _team_noise_sim import BASE_RATES, CONLL_CONFUSION, CONLL_TYPE_FACTOR, PROFILES
 
-ORDER = ("one", "majority", "drop", "candidates", "majority+candidates", "gold")
+ORDER = ("one", "majority", "drop", "candidates", "majority+candidates", "candidates-no-O", "gold")
 TITLES = {"one": "(a) one annotator, k·N", "majority": "(b) majority / first", "drop": "(c) drop disagreements",
           "candidates": "(d) candidate sets", "majority+candidates": "(e) majority, else set",
-          "gold": "gold, N (reference)"}
+          "candidates-no-O": "(f) sets without O", "gold": "gold, N (reference)"}
 SHORT = {"one": "(a)", "majority": "(b)", "drop": "(c)", "candidates": "(d)", "majority+candidates": "(e)",
-         "gold": "gold"}
+         "candidates-no-O": "(f)", "gold": "gold"}
 #: Paired differences shown: (d) against (b) and (c) (the issue's goal), then the other questions.
 PAIRS = (("candidates", "majority"), ("candidates", "drop"), ("majority+candidates", "majority"),
-         ("one", "candidates"), ("gold", "majority"))
+         ("candidates-no-O", "majority"), ("one", "majority"), ("gold", "majority"))
 
 
 def mean_se(values) -> tuple[float, float, int]:

@@ -14,6 +14,9 @@ annotator-specific biases) label the same ``N`` sentences of a corpus
   label, DESIGN §2), the agreed label elsewhere;
 * ``majority+candidates`` (three annotators): the majority where two agree,
   the set where all three differ;
+* ``candidates-no-O``: the candidate sets, with ``O`` left out where anyone
+  marked an entity (a disagreement between ``O`` and an entity read as a
+  missed entity);
 * ``gold`` (reference, not a team's output): the true labels of the ``N``
   sentences.
 
@@ -64,7 +67,7 @@ from tagtool.store.formats import read_corpus  # noqa: E402
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / "results" / "team_noise_cells.json"
 OUT = ROOT / "results" / "team_noise.md"
-CONDITIONS = ("one", "majority", "drop", "candidates", "majority+candidates", "gold")
+CONDITIONS = ("one", "majority", "drop", "candidates", "majority+candidates", "candidates-no-O", "gold")
 SIM_HASH = hashlib.sha1((ROOT / "_team_noise_sim.py").read_bytes()).hexdigest()[:8]
 
 logger = logging.getLogger("team_noise")
@@ -134,7 +137,7 @@ class Draw:
                 record["pairs"][f"{i + 1}-{j + 1}"] = 100.0 * f1_score(team_answers[i], team_answers[j])
         record["tokens_team"] = sum(len(s) for s in self.sentences[:self.n_team])
         record["tokens_one"] = sum(len(s) for s in self.sentences)
-        record["labels"] = {c: label_stats(self.labeled(c), gold) for c in CONDITIONS[1:5] if self._has(c)}
+        record["labels"] = {c: label_stats(self.labeled(c), gold) for c in CONDITIONS[1:6] if self._has(c)}
         return record
 
     def _has(self, condition: str) -> bool:

@@ -156,6 +156,12 @@ def test_majority_then_candidates():
     assert aggregate([A, B], "majority+candidates") == aggregate([A, B], "candidates")
 
 
+def test_candidates_without_o():
+    assert aggregate([A, B, C], "candidates-no-O") == (
+        frozenset({"B-ORG", "B-LOC"}), frozenset({"I-ORG", "I-LOC"}), frozenset({"O"}), frozenset({"B-PER"}))
+    assert aggregate([["O"], ["O"]], "candidates-no-O") == (frozenset({"O"}),)
+
+
 def test_aggregate_rejects_bad_input():
     with pytest.raises(ValueError):
         aggregate([A, B], "vote")
