@@ -36,8 +36,17 @@ def fmt(values, digits: int = 1) -> str:
     return f"{mean:.{digits}f} ± {se:.{digits}f}" if n > 1 else f"{mean:.{digits}f}"
 
 
-def parse(cells: dict) -> tuple[dict, dict, list]:
-    """``(results[setting][learner][condition][seed], draws[setting][seed], runs)`` from the cache.
+def pr(records) -> str:
+    """Mean precision / recall of some cells, or nothing without any."""
+    records = list(records)
+    if not records:
+        return ""
+    return f"{np.mean([r['precision'] for r in records]):.1f} / {np.mean([r['recall'] for r in records]):.1f}"
+
+
+def parse(cells: dict) -> tuple[dict, dict, dict, list]:
+    """``(results, diagnoses, draws, runs)`` from the cache: ``results[setting][learner][condition][seed]``
+    (``diagnoses`` alike), ``draws[setting][seed]``.
 
     A setting is ``(corpus, k, N, U, scale, pool)``; cells of other noise
     code, learner defaults or learner code than the present ones are left
@@ -47,10 +56,14 @@ def parse(cells: dict) -> tuple[dict, dict, list]:
     from team_noise import SIM_HASH
 
     results: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    diagnoses: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     draws: dict = defaultdict(dict)
     runs = []
     for key, record in cells.items():
         parts = key.split("|")
+        target = results
+        if parts[0] == "diag":
+            parts, target = parts[1:], diagnoses
         if parts[0] == "run":
             runs.append(record)
             continue
@@ -63,8 +76,8 @@ def parse(cells: dict) -> tuple[dict, dict, list]:
         if (sim, params, code) != (f"sim={SIM_HASH}", f"params={defaults_hash(learner)}",
                                    f"code={code_hash(learner)}"):
             continue
-        results[(corpus, k, n, u, scale, pool)][learner][condition][seed] = record
-    return results, draws, runs
+        target[(corpus, k, n, u, scale, pool)][learner][condition][seed] = record
+    return results, diagnoses, draws, runs
 
 
 def noise_model_lines() -> list[str]:
@@ -72,7 +85,8 @@ def noise_model_lines() -> list[str]:
              "Per gold entity and annotator: P(missed), P(wrong type) (× the type's factor; the same wrong "
              "type for every occurrence of a surface string), P(one boundary moved by one token), and the "
              "share of boundary moves that widen the span (the rest shrink it).", "",
-             "| corpus | annotator | missed | wrong type | boundary | widen share | bias |", "|---|---|---|---|---|---|---|"]
+             "| corpus | annotator | missed | wrong type | boundary | widen share | bias |",
+             "|---|---|---|---|---|---|---|"]
     for corpus, (miss, type_error, boundary) in BASE_RATES.items():
         for name, (m_miss, m_type, m_bound), widen, org_to_loc in PROFILES:
             bias = f"ORG→LOC weight +{org_to_loc}" if org_to_loc and type_error else ""
@@ -136,6 +150,10 @@ def f1_lines(results: dict) -> list[str]:
             seeds = max(len(v) for v in by_condition.values())
             lines.append(f"| {learner} | " + " | ".join(
                 fmt(r["f1"] for r in by_condition.get(c, {}).values()) for c in present) + f" | {seeds} |")
+        lines += ["", "Entity precision / recall (%, means):", "",
+                  "| learner | " + " | ".join(SHORT[c] for c in present) + " |", "|---" * (len(present) + 1) + "|"]
+        for learner, by_condition in sorted(by_learner.items()):
+            lines.append(f"| {learner} | " + " | ".join(pr(by_condition.get(c, {}).values()) for c in present) + " |")
         lines += ["", "Paired differences in entity F1 (points, same seeds; mean ± SE, wins of the first / n):", "",
                   "| learner | " + " | ".join(f"{SHORT[a]} − {SHORT[b]}" for a, b in PAIRS) + " |",
                   "|---" * (len(PAIRS) + 1) + "|"]
@@ -151,9 +169,31 @@ def f1_lines(results: dict) -> list[str]:
     return lines
 
 
+def diagnosis_lines(diagnoses: dict) -> list[str]:
+    if not diagnoses:
+        return []
+    lines = ["## How the learners resolve the candidate sets (`--diagnose`)", "",
+             "Trained on a condition's labels, the model's constrained Viterbi path on its own training "
+             "sentences (inside every allowed set), at the tokens with a candidate set: the share resolved to the "
+             "true label, and of the sets whose true label is an entity label, the share resolved to `O`; "
+             "*free*: the unconstrained prediction there.  Mean ± SE over seeds.", "",
+             "| corpus, k, noise | learner | rule | sets per draw | resolved to truth | entity → O | free: truth |",
+             "|---|---|---|---|---|---|---|"]
+    for setting in sorted(diagnoses):
+        corpus, k, _, _, scale, _ = setting
+        for learner, by_condition in sorted(diagnoses[setting].items()):
+            for condition in [c for c in ORDER if c in by_condition]:
+                records = list(by_condition[condition].values())
+                lines.append(f"| {corpus}, {k}, {scale} | {learner} | {SHORT[condition]} | "
+                             f"{fmt((r['sets'] for r in records), 0)} | "
+                             f"{fmt(r['resolved_right'] for r in records)} % "
+                             f"| {fmt(r['entity_to_o'] for r in records)} % | {fmt(r['free_right'] for r in records)} % |")
+    return lines + [""]
+
+
 def write_report(cache, out: Path) -> None:
     """Write the result file from the cached cells (the analysis below the marker is kept)."""
-    results, draws, runs = parse(cache.cells)
+    results, diagnoses, draws, runs = parse(cache.cells)
     commands = sorted({"python benchmarks/team_noise.py " + " ".join(r["argv"]) for r in runs})
     minutes = sum(r.get("minutes", 0.0) for r in runs)
     lines = ["# Teams of simulated annotators: candidate sets from disagreement (issue 14)", "",
@@ -165,5 +205,5 @@ def write_report(cache, out: Path) -> None:
              "k·N sentences; (b)–(e) k annotators label the same N sentences (the first N of (a)'s), so all cost "
              "k·N annotator-sentences; the gold row (the true labels of the N sentences) is a reference, "
              "not a team's output.  Test: esp.testa / NCBI devel, all sentences.", "",
-             *noise_model_lines(), "", *measured_lines(draws), *f1_lines(results)]
+             *noise_model_lines(), "", *measured_lines(draws), *f1_lines(results), *diagnosis_lines(diagnoses)]
     write_keeping_analysis(out, lines)

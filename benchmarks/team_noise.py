@@ -68,6 +68,7 @@ ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / "results" / "team_noise_cells.json"
 OUT = ROOT / "results" / "team_noise.md"
 CONDITIONS = ("one", "majority", "drop", "candidates", "majority+candidates", "candidates-no-O", "gold")
+SET_CONDITIONS = ("candidates", "majority+candidates", "candidates-no-O")
 SIM_HASH = hashlib.sha1((ROOT / "_team_noise_sim.py").read_bytes()).hexdigest()[:8]
 
 logger = logging.getLogger("team_noise")
@@ -158,8 +159,8 @@ def label_stats(sentences, gold) -> dict:
             "no_label": 100.0 * empty / n}
 
 
-def run_cell(draw: Draw, learner_name: str, condition: str) -> dict:
-    """Train ``learner_name`` on ``condition``'s labels of ``draw`` and score it on the test sentences."""
+def fit(draw: Draw, learner_name: str, condition: str):
+    """``(model, labeled sentences, training snapshot, test snapshot, seconds)`` of one cell."""
     data = draw.data
     lab = draw.labeled(condition)
     cls = get_learner(learner_name)
@@ -171,11 +172,43 @@ def run_cell(draw: Draw, learner_name: str, condition: str) -> dict:
     test = build_snapshot(data.test, data.labels, extractor, views)
     started = time.perf_counter()
     model = learner.fit(train)
-    seconds = time.perf_counter() - started
-    result = evaluate(data.gold_test, model.predict_labels(test), data.labels)
+    return model, lab, train, test, time.perf_counter() - started
+
+
+def run_cell(draw: Draw, learner_name: str, condition: str) -> dict:
+    """Train ``learner_name`` on ``condition``'s labels of ``draw`` and score it on the test sentences."""
+    model, lab, _, test, seconds = fit(draw, learner_name, condition)
+    unl = draw.unlabeled if "none" in get_learner(learner_name).uses else []
+    result = evaluate(draw.data.gold_test, model.predict_labels(test), draw.data.labels)
     return {"f1": 100.0 * result.f1, "precision": 100.0 * result.precision, "recall": 100.0 * result.recall,
             "token_error": 100.0 * result.token_error, "train_seconds": seconds, "sentences": len(lab),
             "tokens": sum(len(s) for s in lab), "unlabeled": len(unl)}
+
+
+def set_resolution(draw: Draw, learner_name: str, condition: str) -> dict:
+    """How the trained model resolves the candidate sets of its own training sentences.
+
+    The constrained Viterbi path (inside every allowed set) on the labeled
+    sentences, at the tokens with a candidate set: the share (%) resolved to
+    the true label, and of the sets whose truth is an entity label, the share
+    resolved to ``O``; also the same model's unconstrained prediction there.
+    """
+    model, lab, train, _, _ = fit(draw, learner_name, condition)
+    n_lab = len(lab)
+    constrained = model.predict_labels(train, constrained=True)[:n_lab]
+    free = model.predict_labels(train)[:n_lab]
+    gold = [tags(s) for s in draw.sentences[:draw.n_team]]
+    n = right = entity = entity_to_o = free_right = 0
+    for sentence, truth, path, guess in zip(lab, gold, constrained, free):
+        for ann, y, c, f in zip(sentence.annotations, truth, path, guess):
+            if len(ann) > 1:
+                n += 1
+                right += c == y
+                free_right += f == y
+                entity += y != "O"
+                entity_to_o += y != "O" and c == "O"
+    return {"sets": n, "resolved_right": 100.0 * right / max(n, 1), "free_right": 100.0 * free_right / max(n, 1),
+            "entity_sets": entity, "entity_to_o": 100.0 * entity_to_o / max(entity, 1)}
 
 
 def cell_key(args, corpus: str, size: int, seed: int, learner: str, condition: str) -> str:
@@ -205,6 +238,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--cache", type=Path, default=CACHE)
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--report-only", action="store_true")
+    p.add_argument("--diagnose", action="store_true",
+                   help="instead of scoring: how each learner resolves the candidate sets of its training sentences")
     return p.parse_args(argv)
 
 
@@ -222,12 +257,17 @@ def run(args: argparse.Namespace, cache: CellCache) -> None:
                     for condition in [c for c in args.conditions.split(",") if c]:
                         if not draw._has(condition) or (condition == "gold" and size != max_size(args)):
                             continue
-                        key = cell_key(args, corpus, size, seed, learner, condition)
-                        if key in cache:
+                        key = ("diag|" if args.diagnose else "") + cell_key(args, corpus, size, seed, learner,
+                                                                             condition)
+                        if key in cache or (args.diagnose and condition not in SET_CONDITIONS):
                             continue
                         if args.budget_minutes and time.perf_counter() - started > 60 * args.budget_minutes:
                             print("budget spent: stopping (the cache keeps what finished)", file=sys.stderr)
                             return
+                        if args.diagnose:
+                            cache.put(key, set_resolution(draw, learner, condition))
+                            print(f"{key}: {cache.cells[key]}", file=sys.stderr, flush=True)
+                            continue
                         record = run_cell(draw, learner, condition)
                         cache.put(key, record)
                         print(f"{corpus} k={size} seed {seed} {learner} {condition}: F1 {record['f1']:.1f} "
