@@ -202,7 +202,7 @@ def write_report(cache, out: Path) -> None:
              f"Wall time of the runs: {minutes:.0f} min in all (runs side by side counted separately).", "",
              *machine_lines(" shared with other jobs: seconds are noisy"), "",
              "Protocol: `benchmarks/team_noise.py` docstring.  Conditions: (a) the first annotator alone labels "
-             "k·N sentences; (b)–(e) k annotators label the same N sentences (the first N of (a)'s), so all cost "
+             "k·N sentences; (b)–(f) k annotators label the same N sentences (the first N of (a)'s), so all cost "
              "k·N annotator-sentences; the gold row (the true labels of the N sentences) is a reference, "
              "not a team's output.  Test: esp.testa / NCBI devel, all sentences.", "",
              *noise_model_lines(), "", *measured_lines(draws), *f1_lines(results), *diagnosis_lines(diagnoses)]
