@@ -37,8 +37,8 @@ def add_team_commands(sub) -> None:
     p = sub.add_parser(
         "merge", help="bring annotators' files back into the project they were assigned from",
         description="Each FILE's answers become its annotator's in PROJECT; the training label of every "
-        "token whose answers changed becomes their common answer, or the candidate set of their answers "
-        "where they differ (tokens an adjudicator resolved are left alone). One transaction; merging a "
+        "token whose answers changed becomes the answer of a strict majority, or else the candidate set of "
+        "their answers (tokens an adjudicator resolved are left alone). One transaction; merging a "
         "file twice changes nothing.")
     p.add_argument("project", type=Path, help="project file (.tagproj)")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="annotators' files from 'tagtool assign'")

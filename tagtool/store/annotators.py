@@ -4,8 +4,7 @@ The one module that writes issue 14's rule into a project
 (:mod:`tagtool.core.annotators`): the ``annotator_labels`` table holds each
 annotator's answer for a token; the ``annotations`` table holds the token's
 training label, :func:`~tagtool.core.annotators.combine` of its answers
-(their common answer where they agree, the candidate set of their answers
-where they differ), its ``annotator`` naming who gave it
+(a strict majority's answer, else the candidate set of their answers), its ``annotator`` naming who gave it
 (:func:`~tagtool.core.annotators.giver`).
 
 :func:`write_answers` adds answers and recomputes the training labels of

@@ -38,8 +38,8 @@ columns, meta, text)``
     ``--annotator``, ``--as-annotator``) or from ``tagtool merge`` of
     per-annotator files (:mod:`tagtool.store.merge`).  Where a token has
     answers, ``annotations`` holds the training label
-    :func:`tagtool.core.annotators.combine` derives from them (their common
-    answer, else the union of their answers as a candidate set), written by
+    :func:`tagtool.core.annotators.combine` derives from them (a strict
+    majority's answer, else the union of their answers as a candidate set), written by
     :mod:`tagtool.store.annotators`, unless the token is in ``adjudicated``
     (or was edited in the app since: that edit counts as its editor's
     answer when more answers come).  Agreement is computed from it.

@@ -8,8 +8,8 @@ The data model of team work (issue 14; the tables in :mod:`tagtool.store.schema`
 * ``annotations`` holds the token's *training label*, what the learners
   read, made of the answers by the one rule
   (:func:`tagtool.core.annotators.combine`, written by
-  :mod:`tagtool.store.annotators`): the common answer where the annotators
-  agree, else the union of their answers (a candidate set: one of them is
+  :mod:`tagtool.store.annotators`): the answer of a strict majority of the
+  annotators, else the union of their answers (a candidate set: one of them is
   right, and tagtool's learners train on exactly that).
 * ``adjudicated`` marks the tokens an adjudicator *resolved* in the app's
   adjudication view: picked one label (a full label) or kept the set.  The

@@ -39,6 +39,17 @@ def test_combine_is_the_common_answer_or_the_union():
     assert combine([frozenset(LABELS.names[:3]), frozenset(LABELS.names[2:])], LABELS) == frozenset()
 
 
+def test_combine_takes_a_strict_majority_before_the_union():
+    # two of three agree: their answer (team_noise.md: the union lost 1.8-2.4 F1 on NCBI here)
+    assert combine([_ann("B-PER"), _ann("B-ORG"), _ann("B-PER")]) == {"B-PER"}
+    assert combine([_ann("B-PER", "B-ORG"), _ann("B-ORG"), _ann("B-PER", "B-ORG")]) == {"B-PER", "B-ORG"}
+    # no strict majority: two of four, one of three, one each of two
+    assert combine([_ann("B-PER"), _ann("B-PER"), _ann("B-ORG"), _ann("O")]) == {"B-PER", "B-ORG", "O"}
+    assert combine([_ann("B-PER"), _ann("B-ORG"), _ann("O")]) == {"B-PER", "B-ORG", "O"}
+    # the majority is of those who answered: an unlabeled token is no vote
+    assert combine([_ann("B-PER"), _ann("B-PER"), _ann("B-ORG"), _ann(), _ann()]) == {"B-PER"}
+
+
 def test_giver_names_who_gave_the_label():
     answers = {"bob": _ann("B-ORG"), "alice": _ann("B-PER"), "carol": _ann("B-PER")}
     assert giver(answers, _ann("B-PER"), "import") == "alice+carol"
@@ -118,8 +129,8 @@ def test_an_edit_after_the_answers_becomes_its_editors_answer(tmp_path):
         assert (counts.seeded, counts.kept) == (1, 0)
         assert p.answers(sid)[2] == {"alice": _ann("B-ORG"), "bob": _ann("B-PER"), "carol": _ann("B-PER"),
                                      "judge": _ann("B-ORG")}
-        assert _training(p, sid)[2] == ("B-PER|B-ORG", "alice+bob+carol+judge")
-        assert _training(p, sid)[0] == ("B-PER|B-ORG", "alice+bob+carol")
+        assert _training(p, sid)[2] == ("B-PER|B-ORG", "alice+bob+carol+judge")  # two against two
+        assert _training(p, sid)[0] == ("B-PER", "alice+bob")  # two of three: the majority
 
 
 def test_a_resolved_token_keeps_its_label_when_more_answers_come(tmp_path):
