@@ -34,6 +34,7 @@ from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_l
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import actions as _actions
+from tagtool.store import annotator_answers as _answers
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, lifecycle
 from tagtool.store import representations as reps_store
@@ -1348,6 +1349,17 @@ class Project:
         """The smallest and the largest sentence id (None without sentences)."""
         low, high = self._db.execute("SELECT min(id), max(id) FROM sentences").fetchone()
         return None if low is None else (low, high)
+
+    def annotator_answers(
+        self, first_id: int | None = None, last_id: int | None = None
+    ) -> list[tuple[int, int, str, frozenset[str]]]:
+        """Every annotator's own answers ``(sentence id, token, annotator, labels)``
+        (:func:`tagtool.store.annotator_answers.answers`), for agreement."""
+        return list(_answers.answers(self._db, first_id, last_id))
+
+    def annotator_progress(self, first_id: int | None = None, last_id: int | None = None) -> dict[str, tuple[int, int]]:
+        """``annotator -> (sentences, tokens)`` answered (:func:`tagtool.store.annotator_answers.progress`)."""
+        return _answers.progress(self._db, first_id, last_id)
 
     def annotation_history(
         self,

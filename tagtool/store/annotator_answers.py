@@ -1,0 +1,74 @@
+"""Reading every annotator's own answers, for agreement and per-annotator progress.
+
+``annotator_labels`` (schema 3) holds each annotator's answer per token (a
+full label ``A`` or a candidate set ``A|B``); :mod:`tagtool.agreement`
+compares them.  Progress counts an annotator's tokens in both places a
+name is recorded: their own answers (``annotator_labels``) and the
+training labels they gave in the app (``annotations.annotator``).  The
+labels a corpus brought with it are stored under :data:`IMPORT_ANNOTATOR`
+(``Project.create``/``import_corpus``'s default): nobody's work, not counted.
+
+Both queries take an optional range of sentence ids (the primary key's
+range), so a caller can read a big project in steps.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+
+from tagtool.store import rows as _rows
+
+#: The ``annotations.annotator`` of labels that came with an imported corpus.
+IMPORT_ANNOTATOR = "import"
+
+
+def _range(first_id: int | None, last_id: int | None, column: str = "sentence_id") -> tuple[str, tuple]:
+    if first_id is None and last_id is None:
+        return "", ()
+    return f" WHERE {column} BETWEEN ? AND ?", (first_id or 0, 2**62 if last_id is None else last_id)
+
+
+def answers(
+    conn: sqlite3.Connection, first_id: int | None = None, last_id: int | None = None
+) -> Iterator[tuple[int, int, str, frozenset[str]]]:
+    """``(sentence id, token, annotator, labels)`` of every stored answer, in sentence and token order.
+
+    A project has few distinct spellings (``A``, ``A|B``), so each is parsed once.
+    """
+    where, args = _range(first_id, last_id)
+    parsed: dict[str, frozenset[str]] = {}
+    for sid, token, name, text in conn.execute(
+        f"SELECT sentence_id, token, annotator, labels FROM annotator_labels{where} "
+        "ORDER BY sentence_id, token", args,
+    ):
+        labels = parsed.get(text)
+        if labels is None:
+            labels = parsed[text] = _rows.parse_stored(text)
+        yield sid, token, name, labels
+
+
+def progress(
+    conn: sqlite3.Connection, first_id: int | None = None, last_id: int | None = None
+) -> dict[str, tuple[int, int]]:
+    """``annotator -> (sentences, tokens)`` they answered (module doc), by name.
+
+    A token both in an annotator's own answers and in the training labels
+    under their name counts once (``UNION``).  Counts over disjoint id
+    ranges add up: a sentence lies in one range.
+    """
+    where, args = _range(first_id, last_id)
+    own = "annotator <> ?" if not where else "annotator <> ? AND sentence_id BETWEEN ? AND ?"
+    rows = conn.execute(
+        "SELECT annotator, count(DISTINCT sentence_id), count(*) FROM ("
+        f"SELECT sentence_id, token, annotator FROM annotator_labels{where} UNION "
+        f"SELECT sentence_id, token, annotator FROM annotations WHERE {own}"
+        ") GROUP BY annotator ORDER BY annotator",
+        (*args, IMPORT_ANNOTATOR, *args),
+    )
+    return {name: (n_sentences, n_tokens) for name, n_sentences, n_tokens in rows}
+
+
+def n_annotators(conn: sqlite3.Connection) -> int:
+    """How many annotators have answers in ``annotator_labels`` (index-free: one scan)."""
+    return conn.execute("SELECT count(DISTINCT annotator) FROM annotator_labels").fetchone()[0]
