@@ -11,7 +11,7 @@ then work on integer arrays.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +20,8 @@ import numpy as np
 MISSING = -1
 #: Code of a token the annotator answered with a candidate set (two labels or more).
 SET = -2
+#: Answers read between two calls of ``collect``'s checkpoint.
+ROWS_PER_CHECK = 20_000
 
 
 @dataclass(frozen=True)
@@ -55,13 +57,24 @@ class Answers:
         return self.annotators.index(name)
 
 
+def _check(checkpoint: Callable[[], bool] | None) -> None:
+    from tagtool.agreement.measures import AgreementCancelled
+
+    if checkpoint is not None and checkpoint():
+        raise AgreementCancelled
+
+
 def _label_order(seen: set[str], labels: Sequence[str]) -> tuple[str, ...]:
     """The project's labels in their order, then any other label answered (sorted)."""
     known = [n for n in labels]
     return tuple(known + sorted(seen.difference(known)))
 
 
-def collect(rows: Iterable[tuple[int, int, str, frozenset[str]]], labels: Sequence[str] = ()) -> Answers:
+def collect(
+    rows: Iterable[tuple[int, int, str, frozenset[str]]],
+    labels: Sequence[str] = (),
+    checkpoint: Callable[[], bool] | None = None,
+) -> Answers:
     """The :class:`Answers` of ``(sentence id, token, annotator, labels)`` rows.
 
     Parameters
@@ -71,8 +84,12 @@ def collect(rows: Iterable[tuple[int, int, str, frozenset[str]]], labels: Sequen
     labels : sequence of str
         The project's label order (codes follow it); labels answered but
         missing from it come after, sorted.
+    checkpoint : callable, optional
+        Called every :data:`ROWS_PER_CHECK` rows; True stops with
+        :class:`~tagtool.agreement.measures.AgreementCancelled`.
     """
     rows = [r for r in rows if r[3]]  # an empty answer is no answer
+    _check(checkpoint)
     keys = sorted({(sid, tok) for sid, tok, _, _ in rows})
     unit_of = {key: i for i, key in enumerate(keys)}
     annotators = tuple(sorted({name for _, _, name, _ in rows}))
@@ -81,7 +98,9 @@ def collect(rows: Iterable[tuple[int, int, str, frozenset[str]]], labels: Sequen
     index = {n: i for i, n in enumerate(order)}
     codes = np.full((len(keys), len(annotators)), MISSING, dtype=np.int32)
     sets = {}
-    for sid, tok, name, ann in rows:
+    for i, (sid, tok, name, ann) in enumerate(rows):
+        if i % ROWS_PER_CHECK == 0:
+            _check(checkpoint)
         unit, j = unit_of[(sid, tok)], column[name]
         if len(ann) == 1:
             codes[unit, j] = index[next(iter(ann))]

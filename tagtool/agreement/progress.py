@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tagtool.agreement import Agreement, collect, compute
 from tagtool.annotation_costs import measure
 
+#: SQLite virtual-machine steps between two calls of a :class:`ProjectQuery`'s checkpoint.
+STOP_CHECK_STEPS = 10_000
 #: Action kinds whose tokens count as labeled for the speed.
 LABELING_KINDS = ("full", "candidate", "accept")
 
@@ -73,8 +76,44 @@ def annotator_progress(counts: dict[str, tuple[int, int]], actions: Sequence) ->
 
 
 def of_project(project, checkpoint: Callable[[], bool] | None = None) -> ProjectAgreement:
-    """Agreement and progress of an open :class:`~tagtool.store.project.Project` (read only)."""
-    answers = collect(project.annotator_answers(), project.labels.names)
+    """Agreement and progress of an open :class:`~tagtool.store.project.Project` (read only).
+
+    ``checkpoint``: called between steps, True stops with
+    :class:`~tagtool.agreement.AgreementCancelled` (:func:`compute`).
+    """
+    answers = collect(project.annotator_answers(), project.labels.names, checkpoint)
     agreement = compute(answers, project.labels.is_span_scheme, checkpoint) if len(answers.annotators) >= 2 else None
     progress = annotator_progress(project.annotator_progress(), project.actions())
     return ProjectAgreement(answers.annotators, agreement, progress)
+
+
+@dataclass(frozen=True)
+class ProjectQuery:
+    """:func:`of_project` on a read-only connection of its own, for a worker thread.
+
+    A project's connection belongs to the thread that opened it (the
+    window's); this one reads the same file, and SQLite's WAL lets it read
+    while the window writes (as :class:`tagtool.store.id_query.SentenceIdQuery`).
+    """
+
+    path: Path
+    schema_version: int
+
+    @classmethod
+    def of(cls, project) -> ProjectQuery | None:
+        """The query for ``project``; None when its data is not in its file (an old file
+        opened read-only is migrated in memory, which no other connection can read)."""
+        path = project.live_file
+        return None if path is None else cls(path, project.schema_version)
+
+    def __call__(self, checkpoint: Callable[[], bool] | None = None) -> ProjectAgreement:
+        """Run it on any thread; ``checkpoint`` is also called while SQLite reads
+        (every :data:`STOP_CHECK_STEPS` steps), and True stops it."""
+        from tagtool.store import dbfile
+        from tagtool.store.project import Project
+
+        conn = dbfile.connect_readonly(self.path)
+        if checkpoint is not None:
+            conn.set_progress_handler(lambda: int(checkpoint()), STOP_CHECK_STEPS)
+        with Project(self.path, conn, readonly=True, schema_version=self.schema_version) as reader:
+            return of_project(reader, checkpoint)

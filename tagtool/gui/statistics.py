@@ -1,5 +1,6 @@
 """The statistics panel: annotation progress (now and over time), annotation
-speed by action kind, label distribution and the learning curve.
+speed by action kind, agreement between annotators and their progress
+(:mod:`tagtool.gui.agreement_panel`), label distribution and the learning curve.
 
 Progress, speed and labels are drawn with QPainter; the learning curve with
 pyqtgraph (:mod:`tagtool.gui.learning_plot`).  The label distribution is
@@ -19,6 +20,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from tagtool.gui import stats
+from tagtool.gui.agreement_panel import AgreementPanel
 from tagtool.gui.learning_plot import LearningCurvePlots
 from tagtool.gui.sentence_list import STATUS_COLORS
 from tagtool.store.actions import IDLE_SECONDS
@@ -183,8 +185,10 @@ class StatisticsPanel(QScrollArea):
         self.speed_note = QLabel(body)
         self.speed_note.setWordWrap(True)
         self.curve = LearningCurvePlots(body)
+        self.team = AgreementPanel(body)  # computed in a worker thread (agreement_panel)
         layout = QVBoxLayout(body)
-        for w in (self.summary, self.status, self.progress, self.speed, self.speed_note, self.curve, self.labels):
+        for w in (self.summary, self.status, self.progress, self.speed, self.speed_note, self.team, self.curve,
+                  self.labels):
             layout.addWidget(w)
         layout.addStretch(1)
         self.setWidget(body)
@@ -335,6 +339,7 @@ class StatisticsPanel(QScrollArea):
         actions = self.actions()
         self._show_speed(actions)
         self.curve.set_points(stats.learning_curve(project.models(), actions))
+        self.team.refresh(project)
 
     def actions(self) -> list:
         """The project's action log, reading only the rows logged since the last call."""

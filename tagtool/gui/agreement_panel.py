@@ -1,0 +1,120 @@
+"""The statistics dock's "Annotators" part: agreement between annotators and per-annotator progress.
+
+The numbers are :mod:`tagtool.agreement`'s (the same as ``tagtool
+agreement``).  They are computed in a worker thread
+(:class:`~tagtool.gui.worker.TaskRunner`, paced: the worker gives the GUI
+thread a turn every few milliseconds) on a read-only connection of its own
+(:class:`~tagtool.agreement.progress.ProjectQuery`), and only when the
+dock refreshes, which it does only while on screen.  Reading the answers
+and the action log and scoring spans are Python loops over every answer,
+too long for the GUI thread on a big project.  A project whose data is not
+in its file (an old file opened read-only, migrated in memory) is computed
+on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from tagtool.agreement.progress import ProjectAgreement, ProjectQuery, of_project
+from tagtool.agreement.report import disagreements, pair_rows, progress_rows
+from tagtool.gui.worker import TaskRunner
+
+#: Columns of :func:`tagtool.agreement.report.pair_rows` the dock shows (its width is small):
+#: a, b, compared, agree %, kappa, alpha, span F1, sets.
+DOCK_PAIR_COLUMNS = ((0, "a"), (1, "b"), (3, "compared"), (4, "agree %"), (5, "κ"), (6, "α"), (9, "span F1"),
+                     (10, "sets"))
+#: Disagreements listed under the table.
+DOCK_DISAGREEMENTS = 5
+NO_AGREEMENT = ("Agreement needs the answers of two annotators or more (a Label Studio import with several "
+                "annotators, or their merged projects).")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th align='{'left' if i < 2 else 'right'}'>{html.escape(h)}</th>" for i, h in enumerate(header))
+    body = "".join("<tr>" + "".join(f"<td align='{'left' if i < 2 else 'right'}'>{html.escape(c)}</td>"
+                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table cellspacing='0' cellpadding='3'><tr>{head}</tr>{body}</table>"
+
+
+def agreement_html(result: ProjectAgreement) -> str:
+    """The agreement table, the frequent disagreements and the progress table as rich text."""
+    parts = []
+    agreement = result.agreement
+    if agreement is None:
+        parts.append(f"<p>{html.escape(NO_AGREEMENT)}</p>")
+    else:
+        rows = [[row[i] for i, _ in DOCK_PAIR_COLUMNS] for row in pair_rows(agreement)]
+        parts.append(_table([name for _, name in DOCK_PAIR_COLUMNS], rows))
+        note = ("κ: Cohen's kappa (all: mean over pairs) · α: Krippendorff's alpha · tokens with a candidate set "
+                "are left out and counted in sets (compatible/all)")
+        if not agreement.span_scheme:
+            note += " · labels are not spans: no span F1"
+        parts.append(f"<p><small>{html.escape(note)}</small></p>")
+        off = disagreements(agreement, DOCK_DISAGREEMENTS)
+        if off:
+            parts.append("<p>Disagree most on: " + html.escape(", ".join(f"{x} · {y} ({n})" for x, y, n in off))
+                         + "</p>")
+    if result.progress:
+        parts.append(_table(["annotator", "", "sentences", "tokens", "tokens/min"],
+                            [[r[0], "", *r[1:]] for r in progress_rows(result.progress)]))
+    return "".join(parts)
+
+
+class AgreementPanel(QWidget):
+    """Agreement and per-annotator progress; :meth:`refresh` recomputes them off the GUI thread."""
+
+    #: Emitted on the GUI thread when new numbers are shown (tests wait for it).
+    shown = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title = QLabel("Annotators: agreement and progress", self)
+        self.body = QLabel(self)
+        self.body.setTextFormat(Qt.RichText)
+        self.body.setWordWrap(True)
+        self.body.setText("Counting…")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.body)
+        self.result: ProjectAgreement | None = None
+        self._runner: TaskRunner | None = None
+        self._ticket = 0  # of the latest computation started
+
+    def refresh(self, project) -> None:
+        """Recompute for ``project`` (a running computation is stopped and its answer dropped)."""
+        query = ProjectQuery.of(project)
+        if query is None:
+            self._show(of_project(project))
+            return
+        if self._runner is None:
+            self._runner = TaskRunner(self, paced=True)
+
+        self._ticket += 1
+        ticket = self._ticket
+
+        def run(state) -> tuple[int, ProjectAgreement]:  # worker thread
+            # closed first: a closed project's worker stops without waiting for a GUI turn
+            return ticket, query(lambda: project.closed or state.should_stop())
+
+        task = self._runner.start(run)
+        task.signals.returned.connect(self._take, Qt.QueuedConnection)
+
+    def _take(self, answer) -> None:
+        ticket, result = answer
+        if ticket == self._ticket:  # not the late answer of a computation started before
+            self._show(result)
+
+    def _show(self, result: ProjectAgreement) -> None:
+        self.result = result
+        self.body.setText(agreement_html(result))
+        self.shown.emit()
+
+    def shutdown(self) -> None:
+        """Stop the running computation and wait for its thread."""
+        if self._runner is not None:
+            self._runner.shutdown()

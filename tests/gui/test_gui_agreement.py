@@ -1,0 +1,79 @@
+"""The statistics dock's agreement panel and per-annotator progress (tagtool.gui.agreement_panel)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tagtool.cli import main
+from tagtool.store.actions import Action
+from tagtool.store.project import Project
+from tests.store.team_samples import hand_project, ner_team_project
+
+
+def _shown(window, qtbot):
+    window.model_loop.auto = False
+    window.stats_dock.show()
+    window.stats_dock.raise_()
+    panel = window.stats_panel
+    with qtbot.waitSignal(panel.team.shown, timeout=10_000):
+        panel.refresh()
+    return panel.team
+
+
+def test_two_annotators_agreement_and_progress_as_the_command_gives_them(open_window, tmp_path, qtbot, capsys):
+    path = ner_team_project(tmp_path / "ner.tagproj")
+    assert main(["agreement", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    team = _shown(open_window(path), qtbot)
+    pair = team.result.agreement.pairs[0]
+    assert (pair.a, pair.b) == ("ana", "ben")
+    assert pair.kappa == pytest.approx(doc["pairs"][0]["cohen_kappa"])
+    assert pair.alpha == pytest.approx(doc["pairs"][0]["krippendorff_alpha"])
+    text = team.body.text()
+    assert f"{pair.kappa:.3f}" in text and f"{100 * pair.spans.f1:.1f}" in text and "Disagree most on" in text
+    assert [p.name for p in team.result.progress] == ["ana", "ben"]
+    assert [p.sentences for p in team.result.progress] == [40, 20]
+
+
+def test_speed_of_the_app_annotator_and_the_one_annotator_message(open_window, tmp_path, qtbot):
+    path = hand_project(tmp_path / "hand.tagproj")
+    window = open_window(path)
+    team = _shown(window, qtbot)
+    assert team.result.agreement.pairs[0].kappa == pytest.approx(0.42 / 0.62)  # tests/test_agreement.py
+    project = window.session.project
+    sid = project.sentence_ids()[0]
+    project.apply_action(sid, {0: {"B-X"}, 1: {"I-X"}}, Action("full", 2, 0.0, 20.0, 20.0), "user")
+    team = _shown(window, qtbot)
+    user = next(p for p in team.result.progress if p.name == "user")
+    assert user.tokens == 2 and user.tokens_per_minute == pytest.approx(6.0)
+    assert "user" in team.body.text()
+
+
+def test_a_project_without_annotators_answers_says_what_agreement_needs(window, qtbot):
+    team = _shown(window, qtbot)
+    assert team.result.agreement is None and "two annotators or more" in team.body.text()
+
+
+def test_nothing_is_computed_while_the_dock_is_hidden(open_window, tmp_path, qtbot, monkeypatch):
+    path = hand_project(tmp_path / "hand.tagproj")
+    calls = []
+    import tagtool.gui.agreement_panel as module
+
+    real = module.ProjectQuery.of
+    monkeypatch.setattr(module.ProjectQuery, "of", classmethod(lambda cls, p: calls.append(p) or real(p)))
+    window = open_window(path)
+    window.stats_dock.hide()
+    window.stats_panel.schedule()
+    qtbot.wait(1000)
+    assert calls == []
+
+
+def test_a_read_only_old_file_is_computed_on_the_gui_thread(open_window, tmp_path, qtbot, monkeypatch):
+    import tagtool.gui.agreement_panel as module
+
+    monkeypatch.setattr(module.ProjectQuery, "of", classmethod(lambda cls, p: None))
+    window = open_window(hand_project(tmp_path / "hand.tagproj"))
+    team = _shown(window, qtbot)
+    assert team.result.agreement.pairs[0].compared == 10
