@@ -59,6 +59,8 @@ def agreement_html(result: ProjectAgreement) -> str:
             parts.append("<p>Disagree most on: " + html.escape(", ".join(f"{x} · {y} ({n})" for x, y, n in off))
                          + "</p>")
     if result.progress:
+        parts.append("<p>Per annotator: sentences and tokens answered; tokens per minute from their actions in "
+                     "this project's log</p>")
         parts.append(_table(["annotator", "", "sentences", "tokens", "tokens/min"],
                             [[r[0], "", *r[1:]] for r in progress_rows(result.progress)]))
     return "".join(parts)
