@@ -21,7 +21,7 @@ MISSING = -1
 #: Code of a token the annotator answered with a candidate set (two labels or more).
 SET = -2
 #: Answers read between two calls of ``collect``'s checkpoint.
-ROWS_PER_CHECK = 20_000
+ROWS_PER_CHECK = 2_000
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,41 @@ def _check(checkpoint: Callable[[], bool] | None) -> None:
         raise AgreementCancelled
 
 
-def _label_order(seen: set[str], labels: Sequence[str]) -> tuple[str, ...]:
-    """The project's labels in their order, then any other label answered (sorted)."""
-    known = [n for n in labels]
-    return tuple(known + sorted(seen.difference(known)))
+def _remap(first_seen: dict[str, int], order: Sequence[str]) -> np.ndarray:
+    """Lookup from an index in order of first appearance to the index in ``order``."""
+    lookup = np.empty(max(len(first_seen), 1), dtype=np.int32)
+    position = {n: i for i, n in enumerate(order)}
+    for name, i in first_seen.items():
+        lookup[i] = position[name]
+    return lookup
+
+
+def _read_rows(rows, labels, checkpoint):
+    """One pass over the rows: sentence, token, annotator and label codes in order of first appearance."""
+    annotators: dict[str, int] = {}
+    index = {n: i for i, n in enumerate(labels)}
+    extra: dict[str, int] = {}
+    sid, tok, col, code, sets = [], [], [], [], []
+    for i, (s, t, name, ann) in enumerate(rows):
+        if i % ROWS_PER_CHECK == 0:
+            _check(checkpoint)
+        if not ann:  # an empty answer is no answer
+            continue
+        j = annotators.setdefault(name, len(annotators))
+        if len(ann) == 1:
+            (label,) = ann
+            c = index.get(label)
+            if c is None:
+                c = index[label] = len(index)
+                extra[label] = c
+        else:
+            c = SET
+            sets.append((len(code), frozenset(ann)))
+        sid.append(s)
+        tok.append(t)
+        col.append(j)
+        code.append(c)
+    return annotators, index, extra, (sid, tok, col, code), sets
 
 
 def collect(
@@ -76,6 +107,10 @@ def collect(
     checkpoint: Callable[[], bool] | None = None,
 ) -> Answers:
     """The :class:`Answers` of ``(sentence id, token, annotator, labels)`` rows.
+
+    One Python pass over the rows, then numpy: the rows of a big project
+    are many (every annotator's every token), and a worker thread running
+    Python makes the GUI thread wait.
 
     Parameters
     ----------
@@ -88,28 +123,21 @@ def collect(
         Called every :data:`ROWS_PER_CHECK` rows; True stops with
         :class:`~tagtool.agreement.measures.AgreementCancelled`.
     """
-    rows = [r for r in rows if r[3]]  # an empty answer is no answer
-    _check(checkpoint)
-    keys = sorted({(sid, tok) for sid, tok, _, _ in rows})
-    unit_of = {key: i for i, key in enumerate(keys)}
-    annotators = tuple(sorted({name for _, _, name, _ in rows}))
-    column = {name: j for j, name in enumerate(annotators)}
-    order = _label_order({n for *_, ann in rows if len(ann) == 1 for n in ann}, labels)
-    index = {n: i for i, n in enumerate(order)}
+    seen, index, extra, columns, set_rows = _read_rows(rows, labels, checkpoint)
+    sid, tok, col, code = (np.asarray(c, dtype=np.int64) for c in columns)
+    annotators = tuple(sorted(seen))
+    order = tuple(labels) + tuple(sorted(extra))
+    col = _remap(seen, annotators)[col] if len(col) else col
+    full = code >= 0  # index: the project's labels, then the others as first met
+    code[full] = _remap(index, order)[code[full]]
+    # One integer key per token, in sentence and token order (np.unique on pairs sorts a
+    # structured array, several times slower, holding the GIL).
+    width = int(tok.max()) + 1 if len(tok) else 1
+    keys, unit = np.unique(sid * width + tok, return_inverse=True)
     codes = np.full((len(keys), len(annotators)), MISSING, dtype=np.int32)
-    sets = {}
-    for i, (sid, tok, name, ann) in enumerate(rows):
-        if i % ROWS_PER_CHECK == 0:
-            _check(checkpoint)
-        unit, j = unit_of[(sid, tok)], column[name]
-        if len(ann) == 1:
-            codes[unit, j] = index[next(iter(ann))]
-        else:
-            codes[unit, j] = SET
-            sets[(unit, j)] = frozenset(ann)
-    sentence = np.array([k[0] for k in keys], dtype=np.int64)
-    token = np.array([k[1] for k in keys], dtype=np.int64)
-    return Answers(annotators, order, sentence, token, codes, sets)
+    codes[unit, col] = code
+    sets = {(int(unit[r]), int(col[r])): ann for r, ann in set_rows}
+    return Answers(annotators, order, keys // width, keys % width, codes, sets)
 
 
 def from_table(table: Sequence[Sequence], annotators: Sequence[str] | None = None) -> Answers:

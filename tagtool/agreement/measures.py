@@ -24,12 +24,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import krippendorff
 import numpy as np
+from seqeval.metrics.sequence_labeling import get_entities
 
 from tagtool.agreement.answers import MISSING, SET, Answers
 
 #: Stretches of tokens between two looks at ``checkpoint`` in the span count.
-SEGMENTS_PER_CHECK = 200
+SEGMENTS_PER_CHECK = 50
 
 
 class AgreementCancelled(Exception):
@@ -62,8 +64,6 @@ def nominal_alpha(codes: np.ndarray) -> float | None:
     package; None without a pairable token or with one value only ([2]_:
     alpha is then 0/0).
     """
-    import krippendorff
-
     full = codes >= 0
     pairable = full.sum(axis=1) >= 2
     if not pairable.any():
@@ -135,8 +135,6 @@ def span_counts(answers: Answers, a: int, b: int, checkpoint: Callable[[], bool]
     never runs across a token one of them left out; both read the same
     stretches.
     """
-    from seqeval.metrics.sequence_labeling import get_entities
-
     names = np.array(answers.labels, dtype=object)
     out = SpanCounts()
     for i, (start, stop) in enumerate(segments(answers, a, b)):

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tagtool.agreement import Agreement, collect, compute
+from tagtool.agreement import Agreement, AgreementCancelled, collect, compute
 from tagtool.annotation_costs import measure
 
 #: SQLite virtual-machine steps between two calls of a :class:`ProjectQuery`'s checkpoint.
@@ -60,13 +60,17 @@ class ProjectAgreement:
     progress: list[AnnotatorProgress]
 
 
-def annotator_progress(counts: dict[str, tuple[int, int]], actions: Sequence) -> list[AnnotatorProgress]:
+def annotator_progress(
+    counts: dict[str, tuple[int, int]], actions: Sequence, checkpoint: Callable[[], bool] | None = None
+) -> list[AnnotatorProgress]:
     """Progress of every annotator in ``counts`` or in the action log ``actions``, by name."""
     by_name: dict[str, list] = {}
     for record in actions:
         by_name.setdefault(record.annotator, []).append(record)
     out = []
     for name in sorted(set(counts) | set(by_name)):
+        if checkpoint is not None and checkpoint():
+            raise AgreementCancelled
         records = by_name.get(name, [])
         kinds = measure(records)
         sentences, tokens = counts.get(name, (0, 0))
@@ -83,7 +87,7 @@ def of_project(project, checkpoint: Callable[[], bool] | None = None) -> Project
     """
     answers = collect(project.annotator_answers(), project.labels.names, checkpoint)
     agreement = compute(answers, project.labels.is_span_scheme, checkpoint) if len(answers.annotators) >= 2 else None
-    progress = annotator_progress(project.annotator_progress(), project.actions())
+    progress = annotator_progress(project.annotator_progress(), project.actions(), checkpoint)
     return ProjectAgreement(answers.annotators, agreement, progress)
 
 

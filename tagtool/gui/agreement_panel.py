@@ -14,7 +14,9 @@ on the GUI thread.
 
 from __future__ import annotations
 
+import gc
 import html
+from contextlib import contextmanager
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from tagtool.agreement.progress import ProjectAgreement, ProjectQuery, of_project
 from tagtool.agreement.report import disagreements, pair_rows, progress_rows
 from tagtool.gui.worker import TaskRunner
+
 
 #: Columns of :func:`tagtool.agreement.report.pair_rows` the dock shows (its width is small):
 #: a, b, compared, agree %, kappa, alpha, span F1, sets.
@@ -31,6 +34,24 @@ DOCK_PAIR_COLUMNS = ((0, "a"), (1, "b"), (3, "compared"), (4, "agree %"), (5, "Î
 DOCK_DISAGREEMENTS = 5
 NO_AGREEMENT = ("Agreement needs the answers of two annotators or more (a Label Studio import with several "
                 "annotators, or their merged projects).")
+
+
+@contextmanager
+def collector_off():
+    """Python's cyclic collector off while the worker makes its many small objects.
+
+    A full collection walks every object of the app holding the GIL (up to
+    ~1 s with a big project's sentences in memory, :mod:`tagtool.gui.sentence_reader`);
+    what the worker makes is freed by reference counting.  Unlike the
+    sentence reader's pause nothing is frozen: the objects are temporary.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -71,6 +92,9 @@ class AgreementPanel(QWidget):
 
     #: Emitted on the GUI thread when new numbers are shown (tests wait for it).
     shown = Signal()
+    #: ``(ticket, ProjectAgreement)`` from the worker; connected before any computation starts,
+    #: so one that ends at once cannot answer to nobody.
+    _answered = Signal(object)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -86,6 +110,7 @@ class AgreementPanel(QWidget):
         self.result: ProjectAgreement | None = None
         self._runner: TaskRunner | None = None
         self._ticket = 0  # of the latest computation started
+        self._answered.connect(self._take)
 
     def refresh(self, project) -> None:
         """Recompute for ``project`` (a running computation is stopped and its answer dropped)."""
@@ -99,12 +124,15 @@ class AgreementPanel(QWidget):
         self._ticket += 1
         ticket = self._ticket
 
-        def run(state) -> tuple[int, ProjectAgreement]:  # worker thread
-            # closed first: a closed project's worker stops without waiting for a GUI turn
-            return ticket, query(lambda: project.closed or state.should_stop())
+        answered = self._answered
 
-        task = self._runner.start(run)
-        task.signals.returned.connect(self._take, Qt.QueuedConnection)
+        def run(state) -> None:  # worker thread
+            # closed first: a closed project's worker stops without waiting for a GUI turn
+            with collector_off():
+                result = query(lambda: project.closed or state.should_stop())
+            answered.emit((ticket, result))  # queued to the GUI thread (this object lives there)
+
+        self._runner.start(run)
 
     def _take(self, answer) -> None:
         ticket, result = answer
