@@ -152,3 +152,14 @@ def test_random_answers_agree_with_direct_formulas():
     p_e = sum(np.mean(a[both] == k) * np.mean(b[both] == k) for k in range(4))
     assert result.pairs[0].kappa == pytest.approx((p_o - p_e) / (1 - p_e))
     assert not math.isnan(result.kappa)
+
+
+def test_rows_in_any_order_and_labels_the_project_lacks():
+    rows = [(1, 0, "zoe", {"Q"}), (1, 0, "bo", {"A"}), (1, 1, "bo", {"P", "A"}), (0, 3, "zoe", {"A"}),
+            (0, 3, "bo", set())]  # an empty answer is no answer
+    answers = collect([(s, t, n, frozenset(x)) for s, t, n, x in rows], ["A", "B"])
+    assert answers.annotators == ("bo", "zoe") and answers.labels == ("A", "B", "Q")
+    assert answers.sentence.tolist() == [0, 1, 1] and answers.token.tolist() == [3, 0, 1]
+    assert answers.codes.tolist() == [[-1, 0], [0, 2], [-2, -1]]
+    assert answers.sets == {(2, 0): frozenset({"A", "P"})}
+    assert collect([]).annotators == () and collect([]).n_units == 0

@@ -77,3 +77,29 @@ def test_a_read_only_old_file_is_computed_on_the_gui_thread(open_window, tmp_pat
     window = open_window(hand_project(tmp_path / "hand.tagproj"))
     team = _shown(window, qtbot)
     assert team.result.agreement.pairs[0].compared == 10
+
+
+def test_closing_the_project_stops_the_computation(open_window, tmp_path, qtbot, monkeypatch):
+    import time
+
+    import tagtool.agreement.progress as progress
+    from tagtool.agreement import AgreementCancelled
+
+    def endless(rows, labels, checkpoint):  # runs until told to stop
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if checkpoint():
+                raise AgreementCancelled
+            time.sleep(0.005)
+        raise AssertionError("never told to stop")
+
+    monkeypatch.setattr(progress, "collect", endless)
+    window = open_window(hand_project(tmp_path / "hand.tagproj"))
+    team = window.stats_panel.team
+    team.refresh(window.session.project)
+    qtbot.wait(100)
+    runner = team._runner
+    start = time.monotonic()
+    window.close_project()
+    assert runner.wait(30_000) and time.monotonic() - start < 5
+    assert team.result is None
