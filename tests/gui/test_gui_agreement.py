@@ -103,3 +103,33 @@ def test_closing_the_project_stops_the_computation(open_window, tmp_path, qtbot,
     window.close_project()
     assert runner.wait(30_000) and time.monotonic() - start < 5
     assert team.result is None
+
+
+def test_requests_during_a_computation_make_one_more_and_errors_are_shown(open_window, tmp_path, qtbot,
+                                                                           monkeypatch):
+    import time
+
+    import tagtool.agreement.progress as progress
+
+    real, calls = progress.collect, []
+
+    def slow(rows, labels, checkpoint):
+        calls.append(time.monotonic())
+        time.sleep(0.3)
+        return real(rows, labels, checkpoint)
+
+    monkeypatch.setattr(progress, "collect", slow)
+    window = open_window(hand_project(tmp_path / "hand.tagproj"))
+    team = window.stats_panel.team
+    project = window.session.project
+    with qtbot.waitSignal(team.shown, timeout=10_000):
+        team.refresh(project)
+        for _ in range(5):
+            team.refresh(project)  # while it runs: one more afterwards
+    with qtbot.waitSignal(team.shown, timeout=10_000):
+        pass
+    qtbot.wait(500)
+    assert len(calls) == 2 and calls[1] - calls[0] >= 4 * 0.3  # after the pause
+    monkeypatch.setattr(progress, "collect", lambda *a: 1 / 0)
+    team.refresh(project)
+    qtbot.waitUntil(lambda: "Could not compute the agreement: ZeroDivisionError" in team.body.text(), timeout=10_000)
