@@ -163,3 +163,49 @@ def test_rows_in_any_order_and_labels_the_project_lacks():
     assert answers.codes.tolist() == [[-1, 0], [0, 2], [-2, -1]]
     assert answers.sets == {(2, 0): frozenset({"A", "P"})}
     assert collect([]).annotators == () and collect([]).n_units == 0
+
+
+def test_big_inputs_take_the_coincidence_path_with_the_same_alpha(monkeypatch):
+    import tagtool.agreement.measures as measures
+
+    rng = np.random.default_rng(5)
+    table = rng.integers(0, 6, size=(3, 400)).astype(float)
+    table[rng.random(table.shape) < 0.3] = nan
+    cases = [PACKAGE_NOMINAL, PACKAGE_STRINGS, TEXTBOOK, table.tolist()]
+    by_package = [compute(from_table(t), span_scheme=False).alpha for t in cases]
+    monkeypatch.setattr(measures, "PACKAGE_CELLS", 0)
+    by_coincidences = [compute(from_table(t), span_scheme=False).alpha for t in cases]
+    assert by_coincidences == pytest.approx(by_package, abs=1e-12)
+    assert round(by_coincidences[2], 3) == 0.743
+
+
+def test_span_counts_are_seqevals_entities_on_random_answers():
+    """Every stretch scored by seqeval's get_entities, spans and types counted, against span_counts."""
+    from seqeval.metrics.sequence_labeling import get_entities
+
+    from tagtool.agreement.measures import span_counts
+
+    rng = np.random.default_rng(8)
+    labels = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+    rows = []
+    for sid in range(60):
+        for t in range(int(rng.integers(1, 15))):
+            for name in ("a", "b"):
+                draw = rng.random()
+                if draw < 0.05:
+                    continue  # no answer
+                ann = {labels[rng.integers(5)], labels[rng.integers(5)]} if draw < 0.1 else {labels[rng.integers(5)]}
+                rows.append((sid, t, name, frozenset(ann)))
+    answers = collect(rows, labels)
+    got = span_counts(answers, 0, 1)
+    spans_a = spans_b = matched = 0
+    by_type = {}
+    for start, stop in segments(answers, 0, 1):
+        ea = set(get_entities([answers.labels[c] for c in answers.codes[start:stop, 0]]))
+        eb = set(get_entities([answers.labels[c] for c in answers.codes[start:stop, 1]]))
+        spans_a, spans_b, matched = spans_a + len(ea), spans_b + len(eb), matched + len(ea & eb)
+        for column, group in enumerate((ea, eb, ea & eb)):
+            for kind, *_ in group:
+                by_type.setdefault(kind, [0, 0, 0])[column] += 1
+    assert (got.spans_a, got.spans_b, got.matched) == (spans_a, spans_b, matched) and matched > 10
+    assert got.by_type == by_type
