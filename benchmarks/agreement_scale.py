@@ -96,19 +96,23 @@ def timed(fn):
 
 def core_rows(path: Path) -> list[tuple[str, float, str]]:
     with Project.open(path, readonly=True) as project:
-        rows, t_read = timed(project.annotator_answers)
+        _, t_names = timed(project.answering_annotators)
+        rows, t_read = timed(lambda: project.annotator_answers(shared=True))
         answers, t_collect = timed(lambda: collect(rows, project.labels.names))
         result, t_compute = timed(lambda: compute(answers, project.labels.is_span_scheme))
         counts, t_counts = timed(project.annotator_progress)
         _, t_actions = timed(lambda: annotator_progress(counts, project.actions()))
     pair = result.pairs[0]
-    note = (f"{len(rows):,} answers, {answers.n_units:,} tokens; {pair.compared:,} compared; "
+    with Project.open(path, readonly=True) as project:
+        total = project._db.execute("SELECT count(*) FROM annotator_labels").fetchone()[0]
+    note = (f"{len(rows):,} of {total:,} answers, {answers.n_units:,} tokens; {pair.compared:,} compared; "
             f"κ {pair.kappa:.3f}, α {pair.alpha:.3f}, span F1 {100 * pair.spans.f1:.1f}")
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "tagtool.cli", "agreement", str(path), "--json"], check=True,
                    stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
     t_cli = time.perf_counter() - start
-    return [("read the answers (SQL)", t_read, note), ("build the answer table", t_collect, ""),
+    return [("annotators with answers (SQL)", t_names, ""),
+            ("read the answers of tokens two annotators answered (SQL)", t_read, note), ("build the answer table", t_collect, ""),
             ("kappa, alpha, spans, confusion", t_compute, ""), ("progress counts (SQL)", t_counts, ""),
             ("action log and speeds", t_actions, ""),
             ("`tagtool agreement --json`, fresh process", t_cli, "Python start and imports included")]

@@ -85,10 +85,14 @@ def of_project(project, checkpoint: Callable[[], bool] | None = None) -> Project
     ``checkpoint``: called between steps, True stops with
     :class:`~tagtool.agreement.AgreementCancelled` (:func:`compute`).
     """
-    answers = collect(project.annotator_answers(), project.labels.names, checkpoint)
-    agreement = compute(answers, project.labels.is_span_scheme, checkpoint) if len(answers.annotators) >= 2 else None
+    answering = tuple(project.answering_annotators())
+    agreement = None
+    if len(answering) >= 2:
+        # Only tokens two or more answered: the others count for no pair (and are most of a split project).
+        answers = collect(project.annotator_answers(shared=True), project.labels.names, checkpoint)
+        agreement = compute(answers, project.labels.is_span_scheme, checkpoint)
     progress = annotator_progress(project.annotator_progress(), project.actions(), checkpoint)
-    return ProjectAgreement(answers.annotators, agreement, progress)
+    return ProjectAgreement(answering, agreement, progress)
 
 
 @dataclass(frozen=True)

@@ -30,16 +30,23 @@ def _range(first_id: int | None, last_id: int | None, column: str = "sentence_id
 
 
 def answers(
-    conn: sqlite3.Connection, first_id: int | None = None, last_id: int | None = None
+    conn: sqlite3.Connection, first_id: int | None = None, last_id: int | None = None, shared: bool = False
 ) -> Iterator[tuple[int, int, str, frozenset[str]]]:
     """``(sentence id, token, annotator, labels)`` of every stored answer, in sentence and token order.
 
+    ``shared``: only the answers of tokens another annotator answered too
+    (what agreement compares; the primary key finds the other answer, so
+    a project where most tokens have one answer hands Python few rows).
     A project has few distinct spellings (``A``, ``A|B``), so each is parsed once.
     """
     where, args = _range(first_id, last_id)
+    if shared:
+        where += (" AND" if where else " WHERE") + (
+            " EXISTS (SELECT 1 FROM annotator_labels b WHERE b.sentence_id = a.sentence_id "
+            "AND b.token = a.token AND b.annotator <> a.annotator)")
     parsed: dict[str, frozenset[str]] = {}
     for sid, token, name, text in conn.execute(
-        f"SELECT sentence_id, token, annotator, labels FROM annotator_labels{where} "
+        f"SELECT sentence_id, token, annotator, labels FROM annotator_labels a{where} "
         "ORDER BY sentence_id, token", args,
     ):
         labels = parsed.get(text)
@@ -69,6 +76,6 @@ def progress(
     return {name: (n_sentences, n_tokens) for name, n_sentences, n_tokens in rows}
 
 
-def n_annotators(conn: sqlite3.Connection) -> int:
-    """How many annotators have answers in ``annotator_labels`` (index-free: one scan)."""
-    return conn.execute("SELECT count(DISTINCT annotator) FROM annotator_labels").fetchone()[0]
+def annotators(conn: sqlite3.Connection) -> list[str]:
+    """The names with answers of their own in ``annotator_labels``, sorted."""
+    return [name for (name,) in conn.execute("SELECT DISTINCT annotator FROM annotator_labels ORDER BY annotator")]

@@ -1351,11 +1351,15 @@ class Project:
         return None if low is None else (low, high)
 
     def annotator_answers(
-        self, first_id: int | None = None, last_id: int | None = None
+        self, first_id: int | None = None, last_id: int | None = None, shared: bool = False
     ) -> list[tuple[int, int, str, frozenset[str]]]:
-        """Every annotator's own answers ``(sentence id, token, annotator, labels)``
-        (:func:`tagtool.store.annotator_answers.answers`), for agreement."""
-        return list(_answers.answers(self._db, first_id, last_id))
+        """Every annotator's own answers ``(sentence id, token, annotator, labels)``, with ``shared``
+        only of tokens two or more answered (:func:`tagtool.store.annotator_answers.answers`)."""
+        return list(_answers.answers(self._db, first_id, last_id, shared))
+
+    def answering_annotators(self) -> list[str]:
+        """Names with answers of their own (``annotator_labels``), sorted."""
+        return _answers.annotators(self._db)
 
     def annotator_progress(self, first_id: int | None = None, last_id: int | None = None) -> dict[str, tuple[int, int]]:
         """``annotator -> (sentences, tokens)`` answered (:func:`tagtool.store.annotator_answers.progress`)."""

@@ -33,3 +33,12 @@ def test_progress_counts_answers_and_own_edits_not_the_imported_labels(tmp_path)
         halves = [p.annotator_progress(ids[0], ids[2]), p.annotator_progress(ids[3], ids[5])]
         assert {k: tuple(map(sum, zip(*(h.get(k, (0, 0)) for h in halves)))) for k in ("ana", "ben")} == \
             p.annotator_progress()
+
+
+def test_shared_answers_are_those_of_tokens_two_annotators_answered(tmp_path):
+    with Project.open(ner_team_project(tmp_path / "p.tagproj", n_sentences=6), readonly=True) as p:
+        ids = p.sentence_ids()
+        shared = p.annotator_answers(shared=True)
+        assert shared == [r for r in p.annotator_answers() if r[0] in ids[:3]]  # ben answered the first half
+        assert p.answering_annotators() == ["ana", "ben"]
+        assert p.annotator_answers(ids[3], None, shared=True) == []
