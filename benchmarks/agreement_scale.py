@@ -95,9 +95,11 @@ def timed(fn):
 
 
 def core_rows(path: Path) -> list[tuple[str, float, str]]:
+    import seqeval.metrics  # noqa: F401  (imported first, as the app has it: the steps time no import)
+
     with Project.open(path, readonly=True) as project:
         _, t_names = timed(project.answering_annotators)
-        rows, t_read = timed(lambda: project.annotator_answers(shared=True))
+        rows, t_read = timed(lambda: list(project.annotator_answers(shared=True)))
         answers, t_collect = timed(lambda: collect(rows, project.labels.names))
         result, t_compute = timed(lambda: compute(answers, project.labels.is_span_scheme))
         counts, t_counts = timed(project.annotator_progress)
@@ -135,7 +137,11 @@ def dock_rows(path: Path, folder: Path) -> list[tuple[str, float, float]]:
     deadline = time.perf_counter() + 300
     while not window.session.sentences_ready and time.perf_counter() < deadline:  # the background read ends
         app.processEvents(QEventLoop.AllEvents, 20)
-    out = []
+    loop, beat = QEventLoop(), Heartbeat()
+    beat.start()
+    QTimer.singleShot(5000, loop.quit)
+    loop.exec()
+    out = [("nothing (idle window, 5 s: the shared machine's own gaps)", 5.0, beat.stop())]
     for name, gui_thread in (("worker thread (the dock)", False), ("GUI thread (old read-only file)", True)):
         real = panel_module.ProjectQuery.of
         if gui_thread:

@@ -196,8 +196,3 @@ class AgreementPanel(QWidget):
         self.result = result
         self.body.setText(agreement_html(result))
         self.shown.emit()
-
-    def shutdown(self) -> None:
-        """Stop the running computation and wait for its thread."""
-        if self._runner is not None:
-            self._runner.shutdown()

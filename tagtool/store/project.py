@@ -1352,10 +1352,13 @@ class Project:
 
     def annotator_answers(
         self, first_id: int | None = None, last_id: int | None = None, shared: bool = False
-    ) -> list[tuple[int, int, str, frozenset[str]]]:
+    ) -> Iterator[tuple[int, int, str, frozenset[str]]]:
         """Every annotator's own answers ``(sentence id, token, annotator, labels)``, with ``shared``
-        only of tokens two or more answered (:func:`tagtool.store.annotator_answers.answers`)."""
-        return list(_answers.answers(self._db, first_id, last_id, shared))
+        only of tokens two or more answered (:func:`tagtool.store.annotator_answers.answers`).
+
+        An iterator: a caller that keeps only what it needs of each row never
+        holds (nor frees at once) hundreds of thousands of them."""
+        return _answers.answers(self._db, first_id, last_id, shared)
 
     def answering_annotators(self) -> list[str]:
         """Names with answers of their own (``annotator_labels``), sorted."""
