@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tagtool import __version__, strategies
+from tagtool.cli_answers import add_annotator_import_options, attributed, import_answers
 from tagtool.cli_inputs import (
     TOKENIZER_CHOICES,  # noqa: F401  (re-exported: tests and docs name it here)
     add_column_options,
@@ -31,6 +32,7 @@ from tagtool.cli_agreement import add_agreement_command
 from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progress_bar, stop_on_sigint
 from tagtool.display import check_display
 from tagtool.cli_text import add_text_commands, stored_representations
+from tagtool.cli_team import add_team_commands
 from tagtool.errors import TagtoolError
 from tagtool.outputs import check_not_input
 
@@ -60,13 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="existing project: add the labels of the files that it does not have "
                    "(without it they are an error, so a typo cannot grow the label set)")
     add_reader_options(p)
+    add_annotator_import_options(p)
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("export", help="write a project's tokens and annotations to a file (conllu and jsonl "
                                       "also carry review flags: tagtool:flag, tagtool:skipped)")
     p.add_argument("project", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True)
-    p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"])
+    p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv", "labelstudio"],
+                   help="default: from the extension; jsonl token records keep each annotator's labels "
+                   "(\"annotators\"), labelstudio writes tasks with one annotation per annotator")
     p.add_argument("--spans", action="store_true", help="jsonl: span records (BIO, full labels only)")
     add_label_field_option(p, "that receives the labels (default: the one they were imported from)")
     p.set_defaults(func=cmd_export)
@@ -85,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_learning_commands(sub)
     add_text_commands(sub)
     add_agreement_command(sub)
+    add_team_commands(sub)
     return parser
 
 
@@ -96,8 +102,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.store.project import Project
 
     check_not_input(args.project, {"corpus file": args.files}, "project")
+    if args.as_annotator:
+        return import_answers(args)
     labels = LabelSet(args.labels.split(",")) if args.labels else None
-    corpus = merge_corpora(read_corpus(f, labels=labels, **reader_kwargs(args, f)) for f in args.files)
+    corpus = merge_corpora(
+        attributed(read_corpus(f, labels=labels, **reader_kwargs(args, f)), args, f) for f in args.files
+    )
     report_reading(corpus)
     _warn_suspicious(corpus.labels)
     if args.project.exists():
@@ -521,13 +531,15 @@ def _add_simulate_command(sub, formatter) -> None:
                    help="cost of reading a token left unlabeled (default 0.1)")
     p.add_argument("--cost-accept", type=float, default=None, metavar="C",
                    help="cost of a suggestion accepted in review (default: the cost of a skipped token)")
+    p.add_argument("--cost-sentence", type=float, default=None, metavar="C",
+                   help="cost of opening a sentence, in full labels: the gain strategy ranks with it, the "
+                   f"simulated annotator is not charged it (default {strategies.SENTENCE_COST:g})")
     p.add_argument("--costs-from", type=Path, default=None, metavar="PROJECT",
                    help="use the costs measured in the action log of a project annotated in the app (seconds per "
-                   "token of each action kind, relative to a full label; prints them); a kind with fewer than "
-                   f"{COSTS_MIN_TOKENS} tokens there keeps its default, fewer than {COSTS_MIN_TOKENS} full labels is "
-                   "an error. "
-                   "--cost-partial, "
-                   "--cost-skip and --cost-accept given as well replace the measured value")
+                   "token of each action kind, relative to a full label, and the cost of opening a sentence; prints "
+                   f"them); a kind with fewer than {COSTS_MIN_TOKENS} tokens there (opening: sentences) keeps its "
+                   f"default, fewer than {COSTS_MIN_TOKENS} full labels is an error. --cost-partial, --cost-skip, "
+                   "--cost-accept and --cost-sentence given as well replace the measured value")
     p.add_argument("--full-data-f1", type=float, metavar="X",
                    help="F1 in percent of the learner trained on all of DATA, if known (skips that training)")
     p.add_argument("--until-95", action="store_true",
@@ -762,7 +774,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def _simulation_costs(args: argparse.Namespace, costs_class):
     """The costs of ``tagtool simulate``: measured (``--costs-from``, printed), then given, then the defaults."""
-    given = {name: getattr(args, f"cost_{name}") for name in ("full", "partial", "skip", "accept")}
+    given = {name: getattr(args, f"cost_{name}") for name in ("full", "partial", "skip", "accept", "sentence")}
     given = {name: value for name, value in given.items() if value is not None}
     if args.costs_from is None:
         return costs_class(**given)
@@ -773,7 +785,7 @@ def _simulation_costs(args: argparse.Namespace, costs_class):
 
     measured = costs_from_project(args.costs_from)
     default = costs_class()
-    defaults = {"full": default.full, "partial": default.partial, "skip": default.skip}
+    defaults = {"full": default.full, "partial": default.partial, "skip": default.skip, "sentence": default.opening}
     defaults["accept"] = measured.relative.get("skip", default.skip)  # an unmeasured accept costs a skip
     print(measured.table(defaults))
     for name, value in given.items():
@@ -793,7 +805,8 @@ def format_simulation(result) -> str:
         skip = f"{'skipped or accepted token' if review else 'skipped token'} {c.skip:g}"
     lines = [
         f"{result.learner} {result.strategy}+{result.mode}: {result.data_tokens:,} data tokens; costs: full label "
-        f"{c.full:g}, candidate set {c.partial:g}, {skip}",
+        f"{c.full:g}, candidate set {c.partial:g}, {skip}"
+        + ("" if c.sentence is None else f"; opening a sentence {c.sentence:.3g} (ranks gain's queue, not charged)"),
         f"full-data F1 {100 * result.full_data_f1:.2f}%; 95% of it ({95 * result.full_data_f1:.2f}%) at cost {reached}",
         f"{'cost':>10} {'labeled':>8} {'accepted' if review else 'cand.sets':>9} {'F1 %':>7} {'train s':>8}",
     ]

@@ -84,7 +84,10 @@ def add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) -
     if annotators:
         who = group.add_mutually_exclusive_group()
         who.add_argument("--annotator", metavar="NAME",
-                         help="Label Studio: read only NAME's annotations (its id or email)")
+                         help="the labels read are NAME's: in files that name annotators (Label Studio, "
+                         "doccano) only NAME's are read (an id, email or user name); the labels of files or "
+                         "records that name nobody are NAME's. tagtool import keeps them as NAME's answers and "
+                         "records NAME as who gave the training labels (without it: 'import')")
         who.add_argument("--annotators", choices=["all"],
                          help="Label Studio: read every annotator's annotations (the default); where they "
                          "differ a token gets the candidate set of their labels")

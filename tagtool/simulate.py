@@ -158,17 +158,29 @@ class Costs:
 
     ``accept`` (a suggestion accepted in ``review``) is None unless measured
     or given: it then costs ``skip``, as before it had its own price.
+    ``sentence`` (opening a sentence) is None unless measured or given: the
+    ``gain`` strategy then ranks with :data:`tagtool.strategies.SENTENCE_COST`.
+    It only ranks: the simulated annotator is not charged for opening a
+    sentence, measured or not, so that costs stay comparable with the
+    default runs (and with the app's action log priced by
+    :func:`tagtool.annotation_costs.logged_cost`).
     """
 
     full: float = 1.0
     partial: float = 0.5
     skip: float = 0.1
     accept: float | None = None
+    sentence: float | None = None
 
     @property
     def accepted(self) -> float:
         """Cost of an accepted suggestion."""
         return self.skip if self.accept is None else self.accept
+
+    @property
+    def opening(self) -> float:
+        """Cost of opening a sentence, as the ``gain`` strategy ranks with it."""
+        return strategies.SENTENCE_COST if self.sentence is None else self.sentence
 
     def to_dict(self) -> dict:
         """The costs as written to JSON (``accept`` only when it has its own value)."""
@@ -671,7 +683,8 @@ class Simulation:
     def showing(self, probabilistic: bool) -> Showing:
         """The cost model the strategy's sentence scores read (the mode, threshold and costs of the config)."""
         c = self.config.costs
-        return Showing(self.config.mode, self.threshold(probabilistic), c.full, c.partial, c.skip, accept=c.accept)
+        return Showing(self.config.mode, self.threshold(probabilistic), c.full, c.partial, c.skip, c.opening,
+                       accept=c.accept)
 
     def queue(self, status: np.ndarray, questions: Questions | None) -> list[int]:
         """:func:`tagtool.guidance.queue` over the data by the strategy's scores, ties in its order."""

@@ -319,8 +319,7 @@ def load_tagger(path: str | PathLike) -> Tagger:
         No file at ``path``.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
+    _check_readable_tagger_path(path)
     with open(path, "rb") as fh:
         return _read(fh, str(path))
 
@@ -337,13 +336,27 @@ def read_meta(path: str | PathLike) -> dict:
     FileNotFoundError, TaggerFileError
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
+    _check_readable_tagger_path(path)
     fail = _failing(str(path))
     with open(path, "rb") as fh:
         archive, budget = _open_archive(fh, fail)
         with archive:
             return _read_meta(_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail)
+
+
+def _check_readable_tagger_path(path: Path) -> None:
+    """Refuse a missing file, and a project this process holds open.
+
+    Closing a read of a file drops this process's SQLite locks on it
+    (:func:`tagtool.store.dbfile.held_by_this_process`), so the project open
+    in the window is refused before it is read.
+    """
+    from tagtool.store.dbfile import held_by_this_process
+
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    if held_by_this_process(path):
+        raise TaggerFileError(f"{path}: a tagtool project open in this program, not a tagger file")
 
 
 def _failing(source: str):

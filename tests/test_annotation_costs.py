@@ -5,15 +5,18 @@ from __future__ import annotations
 import pytest
 
 from tagtool.annotation_costs import (
+    MIN_TOKENS,
     ActionClock,
     CostsError,
+    OpeningCost,
     action_tokens,
     active_minutes_at,
     infer_kind,
     measure,
+    opening_cost,
     relative_costs,
 )
-from tagtool.store.actions import IDLE_SECONDS
+from tagtool.store.actions import IDLE_SECONDS, first_ids
 from tagtool.store.records import ActionRecord
 
 
@@ -106,7 +109,8 @@ def test_relative_costs_divide_by_the_full_label_and_fall_back_for_rare_kinds():
     log += [record(7, "candidate", 3, 3.0), record(8, "skip", 40, 8.0)]
     measured = relative_costs(log, "p.tagproj", min_tokens=20)
     assert measured.relative == pytest.approx({"full": 1.0, "accept": 0.1, "skip": 0.1})
-    assert list(measured.missing) == ["candidate"] and "3 token(s)" in measured.missing["candidate"]
+    assert list(measured.missing) == ["candidate", "open"] and "3 token(s)" in measured.missing["candidate"]
+    assert "0 sentence(s) observed" in measured.missing["open"]
     table = measured.table({"full": 1.0, "partial": 0.5, "accept": 0.1, "skip": 0.1})
     assert "p.tagproj" in table and "60 s" in table
     assert "candidate set" in table and "0.5*" in table and "the default 0.5 is used" in table
@@ -140,3 +144,62 @@ def test_the_log_priced_with_the_simulators_costs():
     assert logged_tokens(records) == {"full": 3, "candidate": 2, "accept": 10, "skip": 7}
     assert logged_cost(records, Costs()) == pytest.approx(3 * 1.0 + 2 * 0.5 + 10 * 0.1 + 7 * 0.1)
     assert logged_cost(records, Costs(accept=0.3)) == pytest.approx(3 + 1 + 3 + 0.7)
+
+
+def visit(i, sid, open_seconds, first, rest=()):
+    """Rows of one visit as the app logs them: ``open``, its first action (no time), then ``rest``."""
+    kind, n = first
+    rows = [ActionRecord(i, "open", sid, 10, 0.0, open_seconds, open_seconds, "user", None),
+            ActionRecord(i + 1, kind, sid, n, open_seconds, open_seconds, 0.0, "user", None)]
+    for j, (kind, n, active) in enumerate(rest, start=i + 2):
+        rows.append(ActionRecord(j, kind, sid, n, 0.0, active, active, "user", None))
+    return rows
+
+
+def test_the_first_action_of_a_visit_counts_its_tokens_but_not_in_the_seconds_per_token():
+    log = visit(1, 7, 9.0, ("full", 1), [("full", 2, 4.0)]) + visit(10, 8, 5.0, ("accept", 6), [("skip", 2, 1.0)])
+    m = measure(log)
+    assert (m["full"].tokens, m["full"].rated, m["full"].seconds_per_token) == (3, 2, 2.0)
+    assert (m["accept"].tokens, m["accept"].rated, m["accept"].seconds_per_token) == (6, 0, None)
+    assert (m["open"].actions, m["open"].tokens, m["open"].seconds) == (2, 20, 14.0)
+    assert first_ids(log) == {2, 11}
+    # an open followed by an action of another sentence (not as the app logs it) marks nothing
+    stray = [ActionRecord(1, "open", 1, 3, 0.0, 1.0, 1.0, "user", None),
+             ActionRecord(2, "full", 2, 1, 1.0, 2.0, 1.0, "user", None)]
+    assert first_ids(stray) == set() and measure(stray)["full"].rated == 1
+
+
+def test_opening_a_sentence_costs_its_open_time_beyond_the_first_actions_tokens():
+    per_token = {"full": 2.0, "candidate": 1.0, "accept": 0.5, "skip": 0.1}
+    log = visit(1, 1, 9.0, ("full", 1)) + visit(3, 2, 10.0, ("accept", 4)) + visit(5, 3, 3.0, ("candidate", 2))
+    log += visit(7, 4, 30.0, ("clear", 1))  # opened, but its first action is no cost kind: not an observation
+    cost = opening_cost(log, per_token)
+    assert (cost.opened, cost.observations, cost.seconds) == (4, 3, 22.0)
+    assert cost.seconds_per_sentence == pytest.approx(((9 - 2) + (10 - 2) + (3 - 2)) / 3)
+    assert opening_cost(visit(1, 1, 1.0, ("full", 3)), per_token).seconds_per_sentence == 0.0, "floored at 0"
+    assert opening_cost(log[:0], per_token) == OpeningCost()
+
+
+def test_relative_costs_measure_the_sentence_from_enough_observations_only():
+    log, i = [], 1
+    for sid in range(MIN_TOKENS):  # 20 visits: 9 s open, first label 1 token, then 2 tokens in 4 s
+        log += visit(i, sid, 9.0, ("full", 1), [("full", 2, 4.0)])
+        i += 3
+    measured = relative_costs(log, "p.tagproj")
+    assert measured.relative == pytest.approx({"full": 1.0, "sentence": 3.5})
+    assert measured.opening.observations == MIN_TOKENS and "open" not in measured.missing
+    fewer = relative_costs(log[:-3], "p.tagproj")
+    assert "sentence" not in fewer.relative and "19 sentence(s) observed" in fewer.missing["open"]
+    assert "the default 1.4 is used" in fewer.table({"full": 1.0, "partial": 0.5, "accept": 0.1, "skip": 0.1})
+
+
+def test_the_clock_gives_an_open_the_time_up_to_the_first_action():
+    now = FakeTime()
+    clock = ActionClock(now)
+    now.t += 7.0
+    opened, first = clock.opening("full", 2, 11)
+    assert opened == ("open", 11, 1000.0, 1007.0, 7.0, None) and first == ("full", 2, 1007.0, 1007.0, 0.0, None)
+    clock.advance(first)
+    now.t += 500.0
+    opened, _ = clock.opening("accept", 3, 4)
+    assert opened.active == IDLE_SECONDS, "idle time over the threshold is not counted"

@@ -12,7 +12,7 @@ from tagtool.cli import main
 from tagtool.core import Corpus, LabelSet
 from tagtool.store.actions import Action
 from tagtool.store.project import Project
-from tests.store.team_samples import HAND_TOKENS, hand_project, ner_team_project, team_sentence
+from tests.store.agreement_samples import HAND_TOKENS, hand_project, ner_team_project, team_sentence
 
 
 def agreement_json(path, capsys) -> dict:

@@ -74,8 +74,10 @@ def test_simulate_uses_and_prints_the_measured_costs(files, capsys):
     assert rows["candidate set"][2:] == ["3", "30", "36.0", "1.20", "0.6"]
     assert rows["accepted suggestion"][2:] == ["2", "30", "3.0", "0.10", "0.05"]
     assert rows["skipped token"][2:] == ["1", "5", "3.0", "0.60", "0.1*"]
-    assert "skipped token: 5 token(s) in the log, fewer than 20; the default 0.1 is used" in printed[6]
-    assert "costs: full label 1, candidate set 0.6, skipped token 0.1, accepted suggestion 0.05" in printed[7]
+    assert printed[6].split()[2:] == ["0", "0.0", "-", "1.4*"], "no sentence opened in this log"
+    assert "skipped token: 5 token(s) in the log, fewer than 20; the default 0.1 is used" in printed[8]
+    assert "opened sentence: 0 sentence(s) observed, fewer than 20; the default 1.4 is used" in printed[9]
+    assert "costs: full label 1, candidate set 0.6, skipped token 0.1, accepted suggestion 0.05" in printed[10]
     result = json.loads(out.read_text())
     assert result["costs"] == {"full": 1.0, "partial": 0.6, "skip": 0.1, "accept": pytest.approx(0.05)}
     assert any(str(project) in note for note in result["notes"])
@@ -116,3 +118,51 @@ def test_a_log_that_cannot_give_the_costs_is_one_error_line(files, capsys, log, 
     assert err[0].startswith("tagtool: error: ") and message in err[0]
     if log is not None and "--cost-full" not in extra:
         assert str(project) in err[0]
+
+
+def _visits_project(folder, gold, visits: int) -> pathlib.Path:
+    """A project whose log holds ``visits`` sentences opened as the app logs them.
+
+    Each visit: 9 s to open the sentence, its first label (1 token, no time
+    of its own), then 2 more tokens labeled in 4 s; so 2 s per full label,
+    and 9 s − 1 × 2 s = 7 s (3.5 full labels) to open a sentence.
+    """
+    path = folder / f"visits{visits}.tagproj"
+    corpus = Corpus.from_sentences([s.unlabeled() for s in gold.sentences[:visits]], labels=gold.labels)
+    with Project.create(path, corpus) as project:
+        t = 1_700_000_000.0
+        for sid in project.sentence_ids():
+            n = len(project.sentence(sid).tokens)
+            opened, first = Action("open", n, t, t + 9.0, 9.0), Action("full", 1, t + 9.0, t + 9.0, 0.0)
+            project.apply_action(sid, {0: "O"}, first, opened=opened)
+            project.apply_action(sid, {1: "O", 2: "O"}, Action("full", 2, t + 9.0, t + 13.0, 4.0))
+            t += 13.0
+    return path
+
+
+@pytest.mark.parametrize("visits, sentence", [(MIN_TOKENS, 3.5), (MIN_TOKENS - 1, None)])
+def test_costs_from_reads_the_cost_of_opening_a_sentence(files, capsys, monkeypatch, visits, sentence):
+    import tagtool.simulate as sim
+
+    folder, gold, (data, test) = files
+    project = _visits_project(folder, gold, visits)
+    seen = []
+
+    def stop_here(config, *args, **kwargs):
+        seen.append(config.costs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sim, "simulate", stop_here)
+    main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--strategy", "gain",
+          "--costs-from", str(project)])
+    printed = capsys.readouterr().out.splitlines()
+    rows = {" ".join(line.split()[:2]): line.split() for line in printed[2:7]}
+    # the first labels' tokens count, their time went to opening the sentence
+    assert rows["full label"][2:] == [str(2 * visits), str(3 * visits), f"{4.0 * visits:.1f}", "2.00", "1"]
+    cost = "3.5" if sentence is not None else "1.4*"
+    assert rows["opened sentence"][2:] == [str(visits), f"{9.0 * visits:.1f}", "7.00", cost]
+    assert any(f"{visits} of the {visits} sentences opened in the log are observations" in line for line in printed)
+    missing = f"opened sentence: {visits} sentence(s) observed, fewer than {MIN_TOKENS}; the default 1.4 is used"
+    assert any(missing in line for line in printed) == (sentence is None)
+    assert seen == [Costs(full=1.0, sentence=pytest.approx(sentence) if sentence is not None else None)]
+    assert seen[0].opening == pytest.approx(sentence or 1.4)

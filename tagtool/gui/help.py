@@ -7,6 +7,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from tagtool.gui.adjudication_view import KEYS as ADJUDICATION_KEYS
 from tagtool.gui.model_loop import DEBOUNCE_MS
 from tagtool.gui.queue_menu import TOKEN_QUESTIONS_KEY
 from tagtool.gui.sentence_ops import KEYS as SENTENCE_KEYS
@@ -73,7 +74,7 @@ def _rows(pairs) -> str:
 def shortcuts_html(style: LabelStyle) -> str:
     labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
     return (
-        f"<h3>Keys</h3><table>{_rows(KEYS + SENTENCE_KEYS)}</table><p>{html.escape(MODES_NOTE)}</p>"
+        f"<h3>Keys</h3><table>{_rows(KEYS + SENTENCE_KEYS + ADJUDICATION_KEYS)}</table><p>{html.escape(MODES_NOTE)}</p>"
         f"<p>{html.escape(SPAN_NOTE)}</p>"
         f"<h3>Label keys</h3><p>Label keys are {html.escape(KEY_SCHEME)}</p><table>{_rows(labels)}</table>"
         "<p>Change them in Edit › Labels….</p>"

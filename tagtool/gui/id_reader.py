@@ -7,18 +7,25 @@ answer comes back to the GUI thread as a queued signal carrying the ticket
 it was started with, so the list can drop an answer it no longer wants.
 The signals are this object's, connected before any query starts: a task
 that ends at once cannot answer to nobody.
+
+Any read of the project's file that takes ``should_stop`` runs the same way
+(a :class:`~tagtool.store.id_query.ReadOnlyCall`: the window's progress
+counts, :mod:`tagtool.gui.counts`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PySide6.QtCore import QObject, Signal
 
 from tagtool.gui.worker import TaskRunner
-from tagtool.store.id_query import SentenceIdQuery
+from tagtool.store.id_query import ReadOnlyCall, SentenceIdQuery
 
 
 class IdReader(QObject):
-    """Runs id queries on a worker thread; answers with ``done`` or ``failed``."""
+    """Runs id queries (or other reads) on a worker thread; answers with ``done`` or ``failed``."""
 
     #: ``(ticket, ids)``: the query's answer.
     done = Signal(int, object)
@@ -29,8 +36,8 @@ class IdReader(QObject):
         super().__init__(parent)
         self._runner: TaskRunner | None = None
 
-    def start(self, ticket: int, query: SentenceIdQuery) -> None:
-        """Run ``query`` (stopping the one running, whose answer is then never sent)."""
+    def start(self, ticket: int, query: SentenceIdQuery | ReadOnlyCall | Callable[..., Any]) -> None:
+        """Run ``query(should_stop)`` (stopping the one running, whose answer is then never sent)."""
         if self._runner is None:
             self._runner = TaskRunner(self)
         done, failed = self.done, self.failed

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from tagtool.errors import TagtoolError
 from tagtool.gui import transfer
+from tagtool.gui.adjudication_view import AdjudicationDock
 from tagtool.gui.batch_dialog import BatchTagDialog, BatchTagging
 from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.file_fields import Folders
@@ -36,6 +37,7 @@ from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import Marks, ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
+from tagtool.gui.preferences import edit_preferences
 from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sample import ask_reset_sample
@@ -87,6 +89,9 @@ class MainWindow(QMainWindow):
         self.batch.done.connect(self._batch_done)
         self.batch.failed.connect(lambda m: self.show_error("Batch-tag", m))
         self.batch.cancelled.connect(lambda: self._report("Batch tagging cancelled; nothing written."))
+        self.exports = transfer.BackgroundExport(self)  # a big project's exports, written by a worker
+        self.exports.done.connect(self._report)
+        self.exports.failed.connect(lambda m: self.show_error("Export annotations", m))
         self.undo_group = QUndoGroup(self)
         self.progress = QLabel(self)
         self.statusBar().addPermanentWidget(self.progress)
@@ -100,6 +105,7 @@ class MainWindow(QMainWindow):
         self.model_dock.raise_()
         self.legend_dock.raise_()
         self._build_menus()
+        self.adjudication = AdjudicationDock(self)  # View › Adjudication
         self._show_empty()
         self.resize(1200, 720)
 
@@ -141,6 +147,7 @@ class MainWindow(QMainWindow):
         edit.addAction(self.redo_action)
         edit.addSeparator()
         self._action(edit, "&Labels…", self.edit_labels)
+        self._action(edit, "&Preferences…", lambda: edit_preferences(self), QKeySequence.Preferences, False)
 
         go = bar.addMenu("&Go")
         self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "N")
@@ -207,6 +214,7 @@ class MainWindow(QMainWindow):
             return False
         self.close_project()
         self.session = Session(project, self)
+        self.session.annotator = self.settings.annotator
         self.undo_group.addStack(self.session.undo_stack)
         self.undo_group.setActiveStack(self.session.undo_stack)
         self.list_panel = SentenceListPanel(self.session, self)
@@ -218,9 +226,10 @@ class MainWindow(QMainWindow):
         splitter.setSizes([420, 780])
         self.setCentralWidget(splitter)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
+        self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.editor.token_actions = self.sentence_actions.token_actions
-        self.session.annotationsChanged.connect(self._update_progress)
+        self.session.counts.changed.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
         self.session.saveFailed.connect(lambda message: self.show_error("Not saved", message))
         self._start_model_loop()
@@ -278,10 +287,13 @@ class MainWindow(QMainWindow):
         if self.model_loop is not None:
             self.model_loop.close()
             self.model_loop.deleteLater()
+        if self.stats_panel is not None:
+            self.stats_panel.shutdown()
         for dock in (self.model_dock, self.stats_dock):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
         self.undo_group.removeStack(self.session.undo_stack)
+        self.adjudication.close()
         self.list_panel.shutdown()
         self.session.shutdown()
         self.session.project.close()
@@ -340,7 +352,7 @@ class MainWindow(QMainWindow):
             self.model_panel.representations.update_state()
 
     def _export(self) -> None:
-        self._report(transfer.ask_export(self.session, self, self.folders()))
+        self._report(transfer.ask_export(self.session, self, self.folders(), self.exports))
 
     # ------------------------------------------------------------------
     # model
@@ -456,10 +468,16 @@ class MainWindow(QMainWindow):
                           "full, partial and no labels.")
 
     def _update_progress(self, *_args) -> None:
+        """The status bar's counts (kept up to date per edit by ``Session.counts``; a big project's first
+        count is read in a worker, the text follows when it is in)."""
         if self.session is None:
             return
-        project = self.session.project
-        s, t = project.status_counts(), project.annotation_counts()
+        counts = self.session.counts
+        if not counts.known:
+            if not self.progress.text():
+                self.progress.setText("Counting…")
+            return
+        s, t = counts.sentences, counts.tokens
         total = sum(t.values()) or 1
         self.progress.setText(
             f"Sentences: {s['full']} full · {s['partial']} partial · {s['none']} none    "
@@ -469,5 +487,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.batch.shutdown()
+        self.exports.wait()  # an export being written is finished, not cut off
         self.close_project()  # every edit is already saved
         super().closeEvent(event)

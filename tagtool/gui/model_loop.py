@@ -50,6 +50,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from tagtool.guidance import SentenceGuidance
 from tagtool.learn import DEFAULT_LEARNER
 from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
+from tagtool.gui.queue_costs_watch import QueueCostsWatch
 from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions
 from tagtool.gui.queue_steering import QueueSteering
 from tagtool.gui.scoring import Priority, score_guidance
@@ -160,6 +161,8 @@ class ModelLoop(QObject, QueueSteering):
         self.marks = Marks()
         #: The queue strategy and token-question mode, and the plan of the model in use.
         self.questions = Questions()
+        #: The annotation costs the queue ranks with, measured in a worker (:mod:`tagtool.gui.queue_costs_watch`).
+        self.costs_watch = QueueCostsWatch(self)
         self.run_started = 0.0
         #: The settings overridden for the current run (``{}``: a full fit).
         self.run_overrides: dict = {}
@@ -224,7 +227,7 @@ class ModelLoop(QObject, QueueSteering):
         """
         self._debounce.stop()
         project = self.session.project
-        counts = project.annotation_counts()
+        counts = self.session.counts.token_counts()
         if counts["full"] + counts["partial"] == 0:
             self.failed.emit("Label some tokens first: the model learns from your annotations.", "")
             return False
@@ -266,7 +269,7 @@ class ModelLoop(QObject, QueueSteering):
         reps = self.representations.for_training() if self.representations is not None else None
         used = getattr(self.tagger.extractor, "representations", None) if self.tagger is not None else None
         if self.auto and reps is not None and getattr(used, "fingerprint", None) != reps.fingerprint:
-            counts = self.session.project.annotation_counts()
+            counts = self.session.counts.token_counts()
             if counts["full"] + counts["partial"] and not self.runner.busy:
                 self.train()
 
@@ -421,6 +424,7 @@ class ModelLoop(QObject, QueueSteering):
         self._debounce.stop()
         self.runner.shutdown()
         self.planner.shutdown()
+        self.costs_watch.shutdown()
         if self._unstored is not None:
             self._store(self._unstored)
 

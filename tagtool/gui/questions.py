@@ -16,6 +16,12 @@ sentence scores assume is ``tokens`` while the token questions are shown
 (only the questions are labeled) and ``review`` otherwise (the suggestions
 are shown, the wrong ones corrected, Enter accepts the rest).
 
+The sentence scores read the annotation costs of :attr:`Questions.costs`
+(:mod:`tagtool.queue_costs`: the project's measured ones once its action
+log has enough, else the defaults); they are part of the choice a worker
+plans with, so new costs are planned as a new strategy is (in a worker for
+a big project).
+
 Where the model is torn between its best label and the strongest other
 one (:func:`tagtool.guidance.pair_uncertainty` ≥
 :data:`tagtool.strategies.DEFAULT_CLOSE`), :meth:`QueuePlan.pair` names the
@@ -30,7 +36,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tagtool import guidance, strategies
-from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Showing, Strategy
+from tagtool.queue_costs import DEFAULT as DEFAULT_COSTS
+from tagtool.queue_costs import QueueCosts
+from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Strategy
 
 #: The seed of the tie order (:func:`tagtool.strategies.tie_order`) until the settings give another
 #: (``queue_seed``): fixed, so the ``random`` order stays put between models.
@@ -88,6 +96,8 @@ class QueuePlan:
     seed: int = DEFAULT_SEED  # of the tie order
     #: The sentences scored so far (a big project's first page, :mod:`tagtool.chunked_guidance`); None: all.
     scored: np.ndarray | None = None
+    #: The annotation costs the scores read.
+    costs: QueueCosts = DEFAULT_COSTS
 
     @property
     def complete(self) -> bool:
@@ -186,8 +196,11 @@ class QueuePlan:
 
 
 def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[int, str], strategy: Strategy,
-               mode: str, close: float = DEFAULT_CLOSE, seed: int = DEFAULT_SEED) -> QueuePlan:
+               mode: str, close: float = DEFAULT_CLOSE, seed: int = DEFAULT_SEED,
+               costs: QueueCosts = DEFAULT_COSTS) -> QueuePlan:
     """The queue and questions of a model's ``analysis`` of sentences ``ids`` (document order).
+
+    The sentence scores read ``costs`` (:meth:`QueueCosts.showing`).
 
     Ties, and the whole order of ``random``, go by the strategy's tie order
     under ``seed`` (:func:`tagtool.strategies.tie_order`): the order
@@ -200,7 +213,7 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
     ranked = np.full(n, np.nan)
     scores: dict[int, float] = {}
     if strategy.guided:
-        ranked = strategy.score(q, tokens, Showing(mode, threshold))
+        ranked = strategy.score(q, tokens, costs.showing(mode, threshold))
         if analysis.scored is None:
             scores = dict(zip(ids, ranked.tolist()))
         else:  # scored chunk by chunk: the sentences not scored yet rank last, and show no score
@@ -211,7 +224,7 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
     ties = None if strategy.file_order else tie_ranks(strategy, n, seed)
     return QueuePlan(strategy, mode, threshold, tuple(ids), tokens.offsets, q, tokens.unlabeled & (q >= threshold),
                      analysis.torn >= close, analysis.best, analysis.runner_up, analysis.labels, scores,
-                     guidance.queue_order(ranked, open_, ties), seed, analysis.scored)
+                     guidance.queue_order(ranked, open_, ties), seed, analysis.scored, costs)
 
 
 def tie_ranks(strategy: Strategy, n: int, seed: int = DEFAULT_SEED) -> np.ndarray:
@@ -227,13 +240,16 @@ class Questions:
     ``strategy`` is what the user picked (kept in the settings); the plan
     uses :meth:`effective` — the default strategy when the model in use
     cannot serve it (no second view, not WD-PSL).  ``seed``: of the tie
-    order (:func:`build_plan`).
+    order (:func:`build_plan`).  ``costs``: the annotation costs the
+    scores read (:mod:`tagtool.queue_costs`).
     """
 
-    def __init__(self, strategy: str = DEFAULT_STRATEGY, asking: bool = False, seed: int = DEFAULT_SEED):
+    def __init__(self, strategy: str = DEFAULT_STRATEGY, asking: bool = False, seed: int = DEFAULT_SEED,
+                 costs: QueueCosts = DEFAULT_COSTS):
         self.strategy = strategy if strategy in strategies.REGISTRY else DEFAULT_STRATEGY
         self.asking = asking
         self.seed = int(seed)
+        self.costs = costs
         self.plan: QueuePlan | None = None
         self._source = None  # (ids, analysis, status, learner, two_view) of the model in use
 
@@ -248,22 +264,23 @@ class Questions:
             return chosen
         return strategies.get(DEFAULT_STRATEGY)
 
-    def set(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None) -> QueuePlan | None:
+    def set(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None,
+            costs: QueueCosts | None = None) -> QueuePlan | None:
         """Change the choice; returns the new plan (None without a model)."""
+        self.choose(strategy, asking, seed, costs)
+        return self._build()
+
+    def choose(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None,
+               costs: QueueCosts | None = None) -> None:
+        """Change the choice only: the plan is made elsewhere (:func:`replan` in a worker, for a big project)."""
         if strategy is not None:
             self.strategy = strategies.get(strategy).name
         if asking is not None:
             self.asking = bool(asking)
         if seed is not None:
             self.seed = int(seed)
-        return self._build()
-
-    def choose(self, strategy: str | None = None, asking: bool | None = None) -> None:
-        """Change the choice only: the plan is made elsewhere (:func:`replan` in a worker, for a big project)."""
-        if strategy is not None:
-            self.strategy = strategies.get(strategy).name
-        if asking is not None:
-            self.asking = bool(asking)
+        if costs is not None:
+            self.costs = costs
 
     @property
     def big(self) -> bool:
@@ -282,9 +299,9 @@ class Questions:
         self.plan = plan
         return True
 
-    def choice(self) -> tuple[str, bool, int]:
-        """``(strategy, asking, seed)``: what a worker needs to plan a new model's queue (:func:`plan_in_worker`)."""
-        return self.strategy, self.asking, self.seed
+    def choice(self) -> tuple[str, bool, int, QueueCosts]:
+        """``(strategy, asking, seed, costs)``: what a worker needs to plan a new model's queue (:func:`plan_in_worker`)."""
+        return self.strategy, self.asking, self.seed, self.costs
 
     def update(self, ids, analysis, status, learner: str, two_view: bool,
                ready: QueuePlan | None = None, build: bool = True) -> QueuePlan | None:
@@ -297,7 +314,8 @@ class Questions:
         """
         self._source = None if analysis is None else (tuple(ids), analysis, status, learner, two_view)
         if ready is not None and self._source is not None and ready.mode == self.mode \
-                and ready.strategy is self.effective(learner, two_view) and ready.seed == self.seed:
+                and ready.strategy is self.effective(learner, two_view) and ready.seed == self.seed \
+                and ready.costs == self.costs:
             self.plan = ready
             return ready
         if not build and ready is not None:
@@ -310,7 +328,8 @@ class Questions:
             self.plan = None
             return None
         ids, analysis, status, learner, two_view = self._source
-        self.plan = build_plan(ids, analysis, status, self.effective(learner, two_view), self.mode, seed=self.seed)
+        self.plan = build_plan(ids, analysis, status, self.effective(learner, two_view), self.mode, seed=self.seed,
+                               costs=self.costs)
         return self.plan
 
 
@@ -325,7 +344,7 @@ def replan(job: tuple, state=None) -> QueuePlan | None:
     return plan
 
 
-def plan_in_worker(choice: tuple[str, bool, int] | None, ids, analysis, status, learner: str,
+def plan_in_worker(choice: tuple | None, ids, analysis, status, learner: str,
                    model, index: dict[int, int] | None = None) -> QueuePlan | None:
     """The plan of a new model under ``choice`` (:meth:`Questions.choice`), made in the worker thread.
 

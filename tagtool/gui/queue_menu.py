@@ -8,9 +8,12 @@
 * **Queue strategy**: a radio group with one action per entry of
   :data:`tagtool.strategies.REGISTRY` — the order of J and of the list's
   Info column.  A strategy the selected learner cannot serve (no second
-  view, not WD-PSL) is disabled, its tooltip says why.
+  view, not WD-PSL) is disabled, its tooltip says why.  Below the
+  strategies: **Rank by measured annotation costs** (the project's action
+  log, :mod:`tagtool.queue_costs`, once it has enough; otherwise the
+  defaults) and a line saying which costs are in use.
 
-Both choices are kept in the user's settings (:class:`GuiSettings`).
+The choices are kept in the user's settings (:class:`GuiSettings`).
 """
 
 from __future__ import annotations
@@ -55,6 +58,16 @@ class QueueMenu(QObject):
             action.triggered.connect(lambda _=False, n=entry.name: self.set_strategy(n))
             group.addAction(action)
             self.strategy_actions[entry.name] = action
+        self.strategy_menu.addSeparator()
+        self.measured_costs_action = self.strategy_menu.addAction("Rank by &measured annotation costs")
+        self.measured_costs_action.setCheckable(True)
+        self.measured_costs_action.setChecked(settings.measured_costs)
+        self.measured_costs_action.setToolTip(
+            "The cost-aware strategies (gain, combined) rank with the costs timed in this project's action log "
+            "once it holds enough (as tagtool simulate --costs-from); otherwise with the defaults")
+        self.measured_costs_action.toggled.connect(self.set_measured_costs)
+        self.costs_action = self.strategy_menu.addAction("Default annotation costs")
+        self.costs_action.setEnabled(False)  # information: which costs are in use
 
     def _add(self, menu, text: str, slot) -> QAction:
         action = menu.addAction(text)
@@ -74,6 +87,8 @@ class QueueMenu(QObject):
         """A project opened: its model loop takes the choices kept in the settings."""
         settings = self.window.settings
         loop.set_queue(settings.queue_strategy, settings.token_questions, settings.queue_seed)
+        loop.costs_watch.changed.connect(lambda _costs: self._show_costs())
+        loop.costs_watch.set_measured(settings.measured_costs)
         header = list_panel.table.horizontalHeader()
         header.setContextMenuPolicy(Qt.CustomContextMenu)
         header.customContextMenuRequested.connect(lambda pos, h=header: self._header_menu(h, pos))
@@ -102,6 +117,22 @@ class QueueMenu(QObject):
                 ("Token questions: Tab goes to the next token the model asks about" + count) if on
                 else "Token questions off (review: correct the wrong suggestions, Enter accepts the rest).", 6000)
 
+    def set_measured_costs(self, on: bool) -> None:
+        """Rank by the project's measured annotation costs, or by the defaults (kept in the settings)."""
+        self.window.settings.measured_costs = on
+        if self.measured_costs_action.isChecked() != on:
+            self.measured_costs_action.setChecked(on)  # toggled calls back here, with nothing left to do
+        if self.loop is not None:
+            self.loop.costs_watch.set_measured(on)
+        self._show_costs()
+
+    def _show_costs(self) -> None:
+        """The menu line saying which costs are in use."""
+        costs = self.loop.questions.costs if self.loop is not None else None
+        text = "Default annotation costs" if costs is None else costs.describe()
+        self.costs_action.setText(text.replace("&", "&&"))
+        self.costs_action.setToolTip(text)
+
     def update_state(self) -> None:
         """Disable the strategies the selected learner cannot serve; the tooltip says why."""
         learner = self.loop.learner_name if self.loop is not None else None
@@ -111,6 +142,7 @@ class QueueMenu(QObject):
             why = None if learner is None else strategies.unavailable(entry, learner, two_view)
             action.setEnabled(why is None)
             action.setToolTip(f"{entry.name}: {entry.description}" if why is None else why[0].upper() + why[1:])
+        self._show_costs()
 
     # ------------------------------------------------------------------
 

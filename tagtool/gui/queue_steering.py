@@ -89,19 +89,19 @@ class QueueSteering:
     # ------------------------------------------------------------------
     # queue strategy and token questions
 
-    def set_queue(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None) -> None:
-        """Pick the queue strategy (a :mod:`tagtool.strategies` name), the token-question mode, the tie order's seed.
+    def set_queue(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None,
+                  costs=None) -> None:
+        """Pick the queue strategy (a :mod:`tagtool.strategies` name), the token-question mode, the tie order's seed,
+        the annotation costs (a :class:`~tagtool.queue_costs.QueueCosts`).
 
         A big project's new plan is made in a worker thread (:meth:`replan`);
         the old one serves until it arrives.
         """
         questions = self.questions
         if questions.big:
-            questions.choose(strategy, asking)
-            if seed is not None:
-                questions.seed = int(seed)
+            questions.choose(strategy, asking, seed, costs)
             self.replan()
-        elif questions.set(strategy, asking, seed) is not None:
+        elif questions.set(strategy, asking, seed, costs) is not None:
             self._requeue()
             self._show_scores()
         elif self.result is None:

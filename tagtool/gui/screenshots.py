@@ -7,9 +7,10 @@ sample project as it opens, a sentence with full and partial labels and a
 selection (and with ``picker`` the label picker); with ``model`` also the
 model panel while training, suggestions with uncertainty shading, view
 disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
-learner is installed) and the statistics panel; with ``team`` the agreement
-panel on a demo team (:mod:`tagtool.gui.agreement_shots`) — each in a light and a
-dark palette.  PNGs are written with the strongest compression.
+learner is installed) and the statistics panel; then the adjudication view
+(View › Adjudication) on answers of two simulated annotators; with ``team``
+the agreement panel on a demo team (:mod:`tagtool.gui.agreement_shots`) —
+each in a light and a dark palette.  PNGs are written with the strongest compression.
 """
 
 from __future__ import annotations
@@ -131,6 +132,33 @@ def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
     return shots
 
 
+#: The second simulated annotator's confusions (a chunk's type read as another).
+_CONFUSED = {"B-NP": "B-VP", "I-NP": "B-NP", "B-PP": "B-SBAR", "B-VP": "I-VP"}
+
+
+def _adjudication(window: MainWindow) -> None:
+    """Two annotators' answers on the first labeled sentences (``ben`` confuses every third chunk tag),
+    then the adjudication view on the most disputed sentence, one token resolved."""
+    session = window.session
+    project = session.project
+    given = []
+    for sid in project.sentence_ids(status="full")[:12]:
+        labels = project.annotations(sid)
+        # as if the sentence had come to the team unlabeled (else its imported labels are a third voice)
+        project.set_annotations(sid, {t: () for t in range(len(labels))}, "import")
+        ben = [frozenset({_CONFUSED.get(next(iter(a)), next(iter(a)))}) if (sid + t) % 3 == 0 else a
+               for t, a in enumerate(labels)]
+        given.append((sid, f"sentence {sid}", {"ana": labels, "ben": ben}))
+    project.add_answers(given)
+    session.reload()
+    window.list_panel.set_status_filter("Annotators disagree")
+    dock = window.adjudication
+    dock.show()
+    dock.view.move(1)  # Tab: the most disputed sentence's first disagreement
+    QTest.keyClick(dock.view.table, Qt.Key_1)  # ana's answer; on to the next disagreement
+    window.editor.set_focus(dock.view.token)
+
+
 def _install_wdpsl(window: MainWindow) -> None:
     """A small WD-PSL model on a few full and partial sentences (it is slow to train)."""
     from tagtool.gui.model_loop import run_guidance
@@ -214,7 +242,8 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
                     _settle(app)
                     written.append(_save(popup, outdir / f"picker-popup-{theme}.png"))
                     popup.hide()
-            for name, action in (_model_shots(app, window, wdpsl) if model else ()):
+            for name, action in [*(_model_shots(app, window, wdpsl) if model else ()),
+                                 ("adjudication", lambda: _adjudication(window))]:
                 action()
                 _settle(app)
                 written.append(_save(window, outdir / f"{name}-{theme}.png"))

@@ -33,7 +33,9 @@ Protocol, per step (the simulator's; :meth:`ScriptedAnnotator.annotate_step`)
       whole sentences in queue order, as the simulator's annotator goes on.
 
     Then Train now (Ctrl+T, the model's full settings, warm-started from
-    the last model) and the caller scores the new model.  The first step
+    the last model) and the caller scores the new model.  The queue ranks
+    with the default annotation costs, as the simulator (Go › Queue
+    strategy › Rank by measured annotation costs is turned off).  The first step
     runs under Go › Queue strategy › Random order (Document order for
     ``sequential``), the strategy is picked once the first model is in:
     the simulator's first step takes the strategy's tie order
@@ -158,6 +160,11 @@ class ScriptedAnnotator:
         panel.auto.setChecked(False)
         panel.folds.setValue(0)
         self.window.queue_menu.strategy_actions[self.first_strategy].trigger()
+        # The simulator ranks with its default costs: the queue must too, not with the costs the
+        # scripted keys' milliseconds would measure in the log (Go › Queue strategy › measured costs).
+        costs_action = self.window.queue_menu.measured_costs_action
+        if costs_action.isChecked():
+            costs_action.trigger()
         if (self.mode == "tokens") != self.loop.questions.asking:
             self.press(Qt.Key_Q, Qt.ControlModifier | Qt.ShiftModifier)
         if (self.mode == "tokens") != self.loop.questions.asking:

@@ -228,6 +228,7 @@ class SentenceEdits:
         """The write of ``action`` succeeded: the clock moves on, the statistics hear of it."""
         if action is not None:
             self.clock.advance(action)
+            self._opened = True  # a flag or a split took the reading time: no ``open`` in this visit
             self.actionLogged.emit(action.kind)
 
     def _saving(self, write: Callable):

@@ -25,7 +25,9 @@ Every edit, undo and redo is also an *action* of the project's action log
 the edit's own transaction; leaving a sentence one worked on with tokens
 still unlabeled logs a ``skip`` action (its own transaction: it changes no
 annotation).  An undo or redo is logged with ``ref`` naming the action it
-reverses.
+reverses.  The first label, candidate set, accepted suggestion or clearing
+of a visit to a sentence is logged after an ``open`` action holding the
+time it took to get there and read it (same transaction).
 
 Review flags and skips (:attr:`Session.reviews`) and split or merged tokens
 are edits too: saved at once and undone through the same stack
@@ -47,10 +49,13 @@ from tagtool.annotation_costs import ActionClock, action_tokens, infer_kind
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
+from tagtool.gui.adjudication import Adjudication
+from tagtool.gui.counts import ProjectCounts
 from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.sentence_reader import Pacer, SnapshotRead
 from tagtool.gui.style import LabelStyle
 from tagtool.gui.worker import TaskRunner
+from tagtool.store.actions import OPENING
 from tagtool.store.project import Project
 from tagtool.store.review import Review
 
@@ -97,7 +102,7 @@ class EditCommand(QUndoCommand):
             QTimer.singleShot(0, self.session, step_back)
 
 
-class Session(SentenceEdits, QObject):
+class Session(Adjudication, SentenceEdits, QObject):
     """An open project being labeled.
 
     Flags, skips, split and merged tokens: :class:`~tagtool.gui.sentence_edits.SentenceEdits`.
@@ -171,9 +176,12 @@ class Session(SentenceEdits, QObject):
         self.annotator = "user"
         self.clock = ActionClock()
         self._acted_here = False  # an action in the current sentence since it was shown
+        self._opened = False  # a logged action of any kind in the current sentence since it was shown
         self.annotationsChanged.connect(self._note_edit)
         if self._order:
             self.go_to(self._order[0])
+        #: Sentences by status and tokens by kind, kept up to date per edit (read once).
+        self.counts = ProjectCounts(self)
 
     # ------------------------------------------------------------------
     # navigation (document order over the whole project)
@@ -196,6 +204,7 @@ class Session(SentenceEdits, QObject):
         if sentence_id == self.current_id and self.sentence is not None:
             return
         self._leave_current()
+        self._opened = False
         self.sentence = self.project.sentence(sentence_id)
         self.annotations = self.sentence.annotations
         self.current_id = sentence_id
@@ -309,12 +318,12 @@ class Session(SentenceEdits, QObject):
         if sentence_id != self.current_id:
             self._leave_current()  # before the undo's action, so the skip is charged its own time
         action_id = None
+        here = sentence_id == self.current_id
         if kind is None:
             self.project.set_annotations(sentence_id, dict(changes), self.annotator)
         else:
-            action = self.clock.action(kind, action_tokens(kind, changes), ref)
-            action_id = self.project.apply_action(sentence_id, dict(changes), action, self.annotator)
-            self.clock.advance(action)
+            action_id = self._write_action(sentence_id, changes, kind, ref, opens=here and not self._opened)
+            self._opened = self._opened or here
         if sentence_id != self.current_id:
             self.go_to(sentence_id)  # undo shows the sentence it changes
         else:
@@ -328,6 +337,20 @@ class Session(SentenceEdits, QObject):
         self.annotationsChanged.emit(sentence_id, dict(changes))
         if kind is not None:
             self.actionLogged.emit(kind)
+        return action_id
+
+    def _write_action(self, sentence_id: int, changes: Mapping[int, frozenset], kind: str, ref: int | None,
+                      opens: bool) -> int | None:
+        """Write ``changes`` with their action; with ``opens``, the visit's ``open`` before it."""
+        n_tokens = action_tokens(kind, changes)
+        if opens and kind in OPENING:
+            opened, action = self.clock.opening(kind, n_tokens, len(self.annotations))
+        else:
+            opened, action = None, self.clock.action(kind, n_tokens, ref)
+        action_id = self.project.apply_action(sentence_id, dict(changes), action, self.annotator, opened=opened)
+        self.clock.advance(action)
+        if opened is not None:
+            self.actionLogged.emit("open")
         return action_id
 
     def _leave_current(self) -> None:
@@ -427,6 +450,7 @@ class Session(SentenceEdits, QObject):
     def shutdown(self) -> None:
         """Stop a background read and drop the deferred actions (the project closes)."""
         self._ready_actions.clear()
+        self.counts.shutdown()
         if self._read is not None:
             self._read.pacer.free()
             self._read = None

@@ -1,5 +1,5 @@
 """Per-user GUI settings (QSettings): recent projects, the theme, the folders file dialogs last used,
-the queue strategy, its seed and the token-question mode."""
+the queue strategy, its seed, the token-question mode and the annotator's name."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from tagtool import strategies
+from tagtool.core.annotators import check_name
 
 MAX_RECENT = 8
 THEMES = ("system", "light", "dark")
+#: Who edits are recorded as until a name is set in Edit › Preferences.
+DEFAULT_ANNOTATOR = "user"
 
 
 def default_settings() -> QSettings:
@@ -66,6 +69,17 @@ class GuiSettings:
         self.qsettings.sync()
 
     @property
+    def measured_costs(self) -> bool:
+        """Go › Queue strategy › Rank by measured annotation costs (on unless turned off)."""
+        value = self.qsettings.value("measured_costs", True)
+        return value not in (False, "false", "0", 0)
+
+    @measured_costs.setter
+    def measured_costs(self, value: bool) -> None:
+        self.qsettings.setValue("measured_costs", bool(value))
+        self.qsettings.sync()
+
+    @property
     def queue_seed(self) -> int:
         """The seed of the queue's random order and tie order (``queue_seed``; :func:`tagtool.strategies.tie_order`).
 
@@ -91,4 +105,19 @@ class GuiSettings:
     @token_questions.setter
     def token_questions(self, value: bool) -> None:
         self.qsettings.setValue("token_questions", bool(value))
+        self.qsettings.sync()
+
+    @property
+    def annotator(self) -> str:
+        """The name every edit, flag, split, resolution and action is recorded with (Edit › Preferences)."""
+        value = self.qsettings.value("annotator", DEFAULT_ANNOTATOR)
+        try:
+            return check_name(value) if isinstance(value, str) else DEFAULT_ANNOTATOR
+        except ValueError:
+            return DEFAULT_ANNOTATOR
+
+    @annotator.setter
+    def annotator(self, value: str) -> None:
+        """Set the name (trimmed; ValueError for an empty one)."""
+        self.qsettings.setValue("annotator", check_name(value))
         self.qsettings.sync()

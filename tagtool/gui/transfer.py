@@ -7,12 +7,19 @@ Import reads a file of the same sentences and takes its annotations
 clears the undo history. For a CoNLL-U file the user picks the field that
 holds the labels; a doccano or Label Studio file first asks for the span
 options (:mod:`.span_import`), and spans it skipped are listed afterwards.
+
+A big project (:data:`BACKGROUND_EXPORT_MIN` sentences or more) is exported
+by a worker thread: it reads the corpus on a read-only connection of its own
+(every edit shown is committed, so it is in the file) and writes it; the
+status bar says so when it is written (reading and writing 100,000
+sentences takes seconds, which the window spent frozen).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from tagtool.core.labels import suspicious_labels
@@ -21,6 +28,8 @@ from tagtool.gui.file_fields import Folders
 from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
 from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_box
+from tagtool.gui.worker import TaskRunner
+from tagtool.store.id_query import ReadOnlyCall
 from tagtool.outputs import check_not_input
 from tagtool.store.formats import read_corpus, write_corpus
 
@@ -31,6 +40,8 @@ EXPORT_FILTERS = {
     "TSV table (*.tsv)": "tsv",
 }
 EXPORT_SUFFIX = {"conll": ".conll", "jsonl": ".jsonl", "conllu": ".conllu", "tsv": ".tsv"}
+#: Projects from this size are exported by a worker thread.
+BACKGROUND_EXPORT_MIN = 20_000
 IMPORT_FILTER = "Annotated corpus (*.txt *.conll *.conllu *.jsonl *.tsv *.csv);;All files (*)"
 
 
@@ -43,6 +54,50 @@ def export_annotations(session: Session, path: Path, format: str | None = None) 
     corpus = session.project.export_corpus()  # with the review flags, for formats that keep them
     write_corpus(corpus, path, format=format)
     return len(corpus)
+
+
+def write_export(call: ReadOnlyCall, path: Path, format: str | None, _state=None) -> int:
+    """Worker thread: read the project's corpus through ``call``'s own connection and write it."""
+    corpus = call()
+    write_corpus(corpus, path, format=format)
+    return len(corpus)
+
+
+class BackgroundExport(QObject):
+    """Exports of a big project, each on a worker thread; ``done(message)`` or ``failed(message)``."""
+
+    done = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._runners: list[TaskRunner] = []
+
+    def start(self, session: Session, path: Path, format: str | None) -> bool:
+        """Start writing the project to ``path``; False when it must be written here (an in-memory copy).
+
+        Refused (:class:`~tagtool.outputs.OutputError`) when ``path`` is the project file itself.
+        """
+        check_not_input(path, {"project": session.project.path})
+        call = ReadOnlyCall.of(session.project, lambda project: project.export_corpus())
+        if call is None:
+            return False
+        runner = TaskRunner(self)  # one per export: a second export does not stop the first
+        self._runners.append(runner)
+        task = runner.start(write_export, call, path, format)
+        task.signals.returned.connect(lambda n: self.done.emit(f"Exported {n} sentences to {path}"))
+        task.signals.errored.connect(lambda message, _tb: self.failed.emit(message))
+        task.signals.finished.connect(lambda: self._runners.remove(runner) if runner in self._runners else None)
+        return True
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._runners)
+
+    def wait(self, msecs: int = 60_000) -> None:
+        """Block until every export has been written (closing the window, tests)."""
+        for runner in list(self._runners):
+            runner.wait(msecs)
 
 
 class NewLabelsError(TagtoolError):
@@ -85,7 +140,10 @@ def import_annotations(session: Session, path: Path, mode: str = "replace", read
     return changed
 
 
-def ask_export(session: Session, parent: QWidget, folders: Folders | None = None) -> str | None:
+def ask_export(session: Session, parent: QWidget, folders: Folders | None = None,
+               background: BackgroundExport | None = None) -> str | None:
+    """Ask where to export and write it: here, or for a big project through ``background``
+    (the message then says it is being written; ``background.done`` says when it is)."""
     folders = folders or Folders(None, session.project.path)
     default = folders.start("export", session.project.path.with_suffix(".conll").name)
     path, chosen = QFileDialog.getSaveFileName(
@@ -97,6 +155,9 @@ def ask_export(session: Session, parent: QWidget, folders: Folders | None = None
     if not Path(path).suffix:
         path += EXPORT_SUFFIX[format]
     try:
+        if (background is not None and session.n_sentences >= BACKGROUND_EXPORT_MIN
+                and background.start(session, Path(path), format)):
+            return f"Exporting {session.n_sentences} sentences to {path}…"
         n = export_annotations(session, Path(path), format)
     except (TagtoolError, OSError) as e:
         QMessageBox.warning(parent, "Export annotations", str(e))

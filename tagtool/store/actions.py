@@ -33,19 +33,53 @@ or leaving a sentence with tokens still unlabeled.  Its ``kind``:
     A token split in two or merged with the next
     (:mod:`tagtool.store.retokenize`); ``n_tokens`` the tokens the change
     made (2 for a split, 1 for a merge).
+``adjudicate``
+    A token resolved by an adjudicator (:mod:`tagtool.store.team`): one
+    annotator's label picked, or the candidate set of their answers kept
+    (``n_tokens`` 1); or such a resolution taken back.
 ``undo``, ``redo``
     The undo stack stepping back or forth; ``ref`` is the id of the action
     they reverse.  An action is *undone* when the last undo/redo naming it
     is an undo.
+``open``
+    Opening a sentence: getting to it and reading it before the first
+    annotation action (``full``, ``candidate``, ``accept`` or ``clear``) of
+    a visit to it; ``n_tokens`` is the sentence's length.  Written in the
+    transaction of that first action, just before it (its id is the next
+    one), with the time the first action would otherwise be charged: from
+    the previous action (leaving the last sentence, or its last label) to
+    the first action's end.  The first action itself is then logged with
+    no time of its own (``started == ended``, ``active`` 0).  A visit that
+    begins with a flag, a split or an undo logs no ``open`` (that action
+    took the reading time, as before).
 
-``review`` and ``retokenize`` are logged so that their time is not charged
-to the next label; they are not annotation costs of ``tagtool simulate``,
-and they alone do not make leaving the sentence a ``skip`` of its tokens.
+Why a row of its own, and how its cost is measured
+--------------------------------------------------
+The per-sentence overhead of Ringger et al. (2008) — the time a sentence
+costs beyond its tokens — cannot be read off the other rows: the first
+label of a sentence was charged with the reading *and* its own decision,
+and the log did not say which action began a visit (revisits, sessions,
+an undo that shows another sentence).  The ``open`` row marks the visit
+and holds the interval that contains the reading.  What it cannot hold is
+the split between the reading and the first decision (no keystroke marks
+it), so the overhead is estimated under the linear cost model (time of a
+visit = overhead + Σ seconds per token × tokens of each kind): the mean
+over ``open`` rows of their seconds minus the first action's tokens at
+its kind's measured seconds per token, which are themselves measured on
+the actions that are *not* first in their visit
+(:func:`tagtool.annotation_costs.opening_cost`).  A log written before
+this kind (no ``open`` rows) is measured as before.
+
+``review``, ``retokenize``, ``adjudicate`` and ``open`` are logged so that their time is not
+charged to the next label; ``review``, ``retokenize`` and ``adjudicate`` are not annotation
+costs of ``tagtool simulate`` (``open`` is its per-sentence cost), and they alone do not make
+leaving the sentence a ``skip`` of its tokens.
 
 ``n_tokens`` counts the tokens the action gave its kind's outcome: tokens
 it gave a full label (``full``), tokens that hold a candidate set after it
 (``candidate``; 0 for a toggle that left only single labels), suggestions
-accepted, tokens skipped, tokens cleared, tokens an undo or redo changed.
+accepted, tokens skipped, tokens cleared, tokens an undo or redo changed,
+tokens of the sentence opened.
 
 Time
 ----
@@ -72,10 +106,13 @@ from typing import NamedTuple
 from tagtool.store.records import ActionRecord
 
 #: Every kind of action the app logs (see the module doc).
-KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "undo", "redo")
+KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "adjudicate", "undo", "redo",
+         "open")
 #: The kinds whose cost ``tagtool simulate`` models (full label, candidate
 #: set, accepted suggestion, skipped token).
 COST_KINDS = ("full", "candidate", "accept", "skip")
+#: Kinds whose first action in a visit to a sentence is preceded by an ``open`` row.
+OPENING = ("full", "candidate", "accept", "clear")
 #: Kinds that reverse an earlier action (``ref`` names it).
 REVERSING = ("undo", "redo")
 #: A gap between two consecutive actions longer than this counts as this
@@ -161,6 +198,12 @@ def read(
         f"FROM actions {where} ORDER BY id", params,
     )
     return [ActionRecord(*row) for row in rows]
+
+
+def first_ids(records: Sequence[ActionRecord]) -> set[int]:
+    """Ids of the actions that begin a visit: each one logged right after an ``open`` of its sentence."""
+    return {b.id for a, b in zip(records, records[1:])
+            if a.kind == "open" and b.kind in OPENING and b.sentence_id == a.sentence_id}
 
 
 def undone_ids(records: Sequence[ActionRecord]) -> set[int]:

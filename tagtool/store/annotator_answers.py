@@ -2,11 +2,12 @@
 
 ``annotator_labels`` (schema 3) holds each annotator's answer per token (a
 full label ``A`` or a candidate set ``A|B``); :mod:`tagtool.agreement`
-compares them.  Progress counts an annotator's tokens in both places a
-name is recorded: their own answers (``annotator_labels``) and the
-training labels they gave in the app (``annotations.annotator``).  The
-labels a corpus brought with it are stored under :data:`IMPORT_ANNOTATOR`
-(``Project.create``/``import_corpus``'s default): nobody's work, not counted.
+compares them.  Progress counts an annotator's tokens: their own answers
+(``annotator_labels``), and the training labels stored under their name
+(``annotations.annotator``) of tokens nobody answered (the app's edits
+outside team work).  The labels a corpus brought with it are stored under
+:data:`IMPORT_ANNOTATOR` (``Project.create``/``import_corpus``'s default):
+nobody's work, not counted.
 
 Both queries take an optional range of sentence ids (the primary key's
 range), so a caller can read a big project in steps.
@@ -60,16 +61,19 @@ def progress(
 ) -> dict[str, tuple[int, int]]:
     """``annotator -> (sentences, tokens)`` they answered (module doc), by name.
 
-    A token both in an annotator's own answers and in the training labels
-    under their name counts once (``UNION``).  Counts over disjoint id
-    ranges add up: a sentence lies in one range.
+    A token with answers counts for those who answered it; the training
+    label's own annotator (``alice+bob`` for a common answer, the app's name
+    for an edit, which the team rule keeps as that person's answer) counts
+    only for tokens nobody answered.  Counts over disjoint id ranges add
+    up: a sentence lies in one range.
     """
     where, args = _range(first_id, last_id)
-    own = "annotator <> ?" if not where else "annotator <> ? AND sentence_id BETWEEN ? AND ?"
+    own = "a.annotator <> ?" + ("" if not where else " AND a.sentence_id BETWEEN ? AND ?")
     rows = conn.execute(
         "SELECT annotator, count(DISTINCT sentence_id), count(*) FROM ("
-        f"SELECT sentence_id, token, annotator FROM annotator_labels{where} UNION "
-        f"SELECT sentence_id, token, annotator FROM annotations WHERE {own}"
+        f"SELECT sentence_id, annotator FROM annotator_labels{where} UNION ALL "
+        f"SELECT a.sentence_id, a.annotator FROM annotations a WHERE {own} AND NOT EXISTS ("
+        "SELECT 1 FROM annotator_labels b WHERE b.sentence_id = a.sentence_id AND b.token = a.token)"
         ") GROUP BY annotator ORDER BY annotator",
         (*args, IMPORT_ANNOTATOR, *args),
     )

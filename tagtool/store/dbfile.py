@@ -12,6 +12,9 @@ import logging
 import os
 import sqlite3
 import tempfile
+import threading
+import weakref
+from collections import Counter
 from pathlib import Path
 
 from tagtool.errors import ProjectError
@@ -25,6 +28,64 @@ _HEADER_SIZE = 100
 _APPLICATION_ID_OFFSET = 68
 
 
+# Files this process holds open through SQLite connections, by (device,
+# inode), with how many connections hold each.  Closing *any* descriptor of a
+# file drops every POSIX lock the process holds on it (fcntl semantics), and
+# SQLite's locks are POSIX locks: reading a held project's header with
+# ``open()``/``close()`` would let another program, closing its own
+# connection, believe it was the last one and delete the ``-wal``/``-shm``
+# files the editing connection still uses.  SQLite itself defers such closes;
+# Python's ``open`` cannot, so a held file is not read outside SQLite.
+_held: Counter = Counter()
+_held_lock = threading.Lock()
+
+
+def _file_key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+class _HeldConnection(sqlite3.Connection):
+    """A connection that stops counting as holding its file once closed (module note on POSIX locks)."""
+
+    _release = None
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._release is not None:
+                self._release()
+
+
+def _connect_held(uri: str, path: Path) -> sqlite3.Connection:
+    """``sqlite3.connect(uri)`` counted as holding ``path`` until closed or collected."""
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, factory=_HeldConnection)
+    key = _file_key(path)
+    if key is not None:
+        with _held_lock:
+            _held[key] += 1
+        conn._release = weakref.finalize(conn, _release, key)
+    return conn
+
+
+def _release(key: tuple[int, int]) -> None:
+    with _held_lock:
+        _held[key] -= 1
+        if _held[key] <= 0:
+            del _held[key]
+
+
+def held_by_this_process(path: Path) -> bool:
+    """Whether a connection of this process has ``path`` open (module note on POSIX locks)."""
+    key = _file_key(path)
+    with _held_lock:
+        return key is not None and _held.get(key, 0) > 0
+
+
 def side_files(path: Path) -> list[Path]:
     """The files SQLite may keep next to ``path`` (WAL, shared memory, journal)."""
     return [path.with_name(path.name + suffix) for suffix in SIDE_SUFFIXES]
@@ -34,12 +95,16 @@ def check_header(path: Path) -> None:
     """Refuse ``path`` unless it exists and its header says it is a project.
 
     Reads only the first 100 bytes, so a file of another kind is recognised
-    without SQLite opening it (and creating side files next to it).
+    without SQLite opening it (and creating side files next to it).  A file
+    this process already holds open through SQLite was checked when it was
+    opened and is not read again (the note on POSIX locks above).
     """
     if not path.exists():
         raise ProjectError(f"{path}: no such project file")
     if not path.is_file():
         raise ProjectError(f"{path}: not a file")
+    if held_by_this_process(path):
+        return
     try:
         with open(path, "rb") as f:
             header = f.read(_HEADER_SIZE)
@@ -115,7 +180,7 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
     uri = _uri(path, "ro")
     if not writable(path) and not side_files(path)[0].exists():
         uri += "&immutable=1"
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+    conn = _connect_held(uri, path)
     conn.execute("PRAGMA query_only = ON")
     conn.execute("PRAGMA busy_timeout = 5000")
     return conn
@@ -128,7 +193,7 @@ def connect_readwrite(path: Path) -> sqlite3.Connection:
     transaction itself with ``BEGIN IMMEDIATE``.  ``mode=rw`` never creates a
     missing file.
     """
-    conn = sqlite3.connect(_uri(path, "rw"), uri=True, isolation_level=None)
+    conn = _connect_held(_uri(path, "rw"), path)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
         conn.execute("PRAGMA foreign_keys = ON")

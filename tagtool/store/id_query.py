@@ -7,6 +7,10 @@ the window runs it in a worker thread instead, through a
 :class:`SentenceIdQuery`: a read-only connection to the same file, the
 same query, the ids.  SQLite's WAL lets it read while the window's
 connection writes; it sees what was committed when it began.
+
+:class:`ReadOnlyCall` is the same for any read of the project (the window's
+progress counts, the corpus an export writes): a function of a read-only
+:class:`Project` on a connection of its own.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tagtool.store import dbfile
 from tagtool.store.project import Project
@@ -56,10 +61,39 @@ class SentenceIdQuery:
     def __call__(self, should_stop: Callable[[], bool] | None = None) -> list[int]:
         """Run it (on any thread); ``should_stop`` returning True interrupts it
         (:class:`sqlite3.OperationalError`)."""
-        conn = dbfile.connect_readonly(self.path)
-        if should_stop is not None:
-            conn.set_progress_handler(lambda: int(should_stop()), STOP_CHECK_STEPS)
-        # No checks: the window's open has checked this file already.
-        with Project(self.path, conn, readonly=True, schema_version=self.schema_version) as reader:
-            return reader.sentence_ids(status=self.status, search=self.search,
-                                       order_by=self.order_by, descending=self.descending)
+        return read_only(self.path, self.schema_version, lambda reader: reader.sentence_ids(
+            status=self.status, search=self.search, order_by=self.order_by, descending=self.descending),
+            should_stop)
+
+
+def read_only(path: Path, schema_version: int, fn: Callable[[Project], Any],
+              should_stop: Callable[[], bool] | None = None) -> Any:
+    """``fn(project)`` on a read-only connection of its own to ``path`` (any thread).
+
+    ``should_stop`` returning True interrupts its SQLite queries
+    (:class:`sqlite3.OperationalError`).  No integrity checks: the window's
+    open has checked this file already.
+    """
+    conn = dbfile.connect_readonly(path)
+    if should_stop is not None:
+        conn.set_progress_handler(lambda: int(should_stop()), STOP_CHECK_STEPS)
+    with Project(path, conn, readonly=True, schema_version=schema_version) as reader:
+        return fn(reader)
+
+
+@dataclass(frozen=True)
+class ReadOnlyCall:
+    """``fn(project)`` of a project's file, on a read-only connection of its own (for a worker thread)."""
+
+    path: Path
+    schema_version: int
+    fn: Callable[[Project], Any]
+
+    @classmethod
+    def of(cls, project: Project, fn: Callable[[Project], Any]) -> ReadOnlyCall | None:
+        """The call for ``project``; None when its data is not in its file (see :meth:`SentenceIdQuery.of`)."""
+        path = project.live_file
+        return None if path is None else cls(path, project.schema_version, fn)
+
+    def __call__(self, should_stop: Callable[[], bool] | None = None) -> Any:
+        return read_only(self.path, self.schema_version, self.fn, should_stop)

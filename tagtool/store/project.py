@@ -22,6 +22,7 @@ import logging
 import os
 import sqlite3
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import actions as _actions
 from tagtool.store import annotator_answers as _answers
+from tagtool.store import annotators as _annotators
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, lifecycle
 from tagtool.store import representations as reps_store
@@ -42,6 +44,7 @@ from tagtool.store import retokenize as _retokenize
 from tagtool.store import review as _review
 from tagtool.store import rows as _rows
 from tagtool.store import search_index
+from tagtool.store import team as _team
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.records import (
     ActionRecord,
@@ -62,9 +65,10 @@ SUFFIX = ".tagproj"
 #: (another process holding the project re-reads its labels when it moves).
 LABELS_VERSION_KEY = "labels_version"
 
-#: Sentence filters: annotation status; flagged for review, skipped; and
-#: "open" (not fully labeled and not skipped: what the queue offers).
-STATUSES = ("full", "partial", "none", "incomplete", "flagged", "skipped", "open")
+#: Sentence filters: annotation status; flagged for review, skipped;
+#: "open" (not fully labeled and not skipped: what the queue offers); and
+#: "disagree" (annotators' answers differ on a token no adjudicator resolved).
+STATUSES = ("full", "partial", "none", "incomplete", "flagged", "skipped", "open", "disagree")
 _STATUS_SQL = {
     "full": "s.n_full = s.n_tokens",
     "none": "(s.n_full = 0 AND s.n_partial = 0)",
@@ -73,6 +77,7 @@ _STATUS_SQL = {
     "flagged": _review.FLAGGED_SQL,
     "skipped": _review.SKIPPED_SQL,
     "open": f"(s.n_full < s.n_tokens AND NOT {_review.SKIPPED_SQL})",
+    "disagree": _team.DISAGREE_SQL,
 }
 #: Sentences read between two calls of ``Project.snapshot``'s ``checkpoint``.
 CHECKPOINT_EVERY = 32
@@ -83,6 +88,7 @@ _ORDER_KEYS = {
     "status": "(s.n_full = s.n_tokens) + (s.n_full + s.n_partial > 0)",
     "length": "s.n_tokens",
     "text": "lower(substr(s.text, 1, 80))",
+    "disagreement": _team.DISAGREEMENT_SQL,
 }
 
 
@@ -208,6 +214,7 @@ class Project:
         *,
         overwrite: bool = False,
         annotator: str = "import",
+        meta: Mapping[str, str] | None = None,
     ) -> Project:
         """Write a new project holding ``corpus`` and open it.
 
@@ -229,6 +236,9 @@ class Project:
             Replace an existing file at ``path`` (refused by default).
         annotator : str
             Recorded as the annotator of the corpus's annotations.
+        meta : mapping of str to str, optional
+            More ``meta`` rows, written in the same transaction (an
+            annotator's file records its source project and annotator).
 
         Returns
         -------
@@ -248,7 +258,7 @@ class Project:
         colors = _colors.default_colors(corpus.labels.names)
         for label, color in (label_colors or {}).items():
             colors[corpus.labels.index(label)] = _colors.check_color(color)
-        lifecycle.create_file(path, corpus, name or path.stem, colors, overwrite, annotator)
+        lifecycle.create_file(path, corpus, name or path.stem, colors, overwrite, annotator, meta)
         return cls.open(path)
 
     @classmethod
@@ -554,6 +564,7 @@ class Project:
             for table, key, columns in (
                 ("annotations", ("sentence_id", "token"), ("labels",)),
                 ("annotator_labels", ("sentence_id", "token", "annotator"), ("labels",)),
+                ("adjudicated", ("sentence_id", "token"), ("labels",)),
                 ("annotation_log", ("id",), ("old", "new")),
             ):
                 for column in columns:
@@ -615,6 +626,7 @@ class Project:
                     + "; use force=True to take it out of them"
                 )
             self._rewrite_annotator_rows(conn, own)
+            _team.drop_label(conn, name, remaining)
             conn.execute("DELETE FROM labels WHERE name = ?", (name,))
             # two steps keep positions unique during the shift
             conn.execute(
@@ -698,10 +710,12 @@ class Project:
         ----------
         document_id, status, search
             Filters as in :meth:`sentence_summaries`.
-        order_by : {"position", "status", "length", "text"}
+        order_by : {"position", "status", "length", "text", "disagreement"}
             Document order; or by status (none, partial, full), by number of
-            tokens, or by the text (case-insensitive for ASCII letters), with
-            ties in document order.
+            tokens, by the text (case-insensitive for ASCII letters), or by
+            the share of the sentence's tokens whose annotators' answers
+            differ, unresolved (:data:`tagtool.store.team.DISAGREEMENT_SQL`),
+            with ties in document order.
         descending : bool
             Reverse the order (ties stay in document order).
         """
@@ -1081,6 +1095,95 @@ class Project:
             out.setdefault(name, [EMPTY] * n_tokens)[t] = _rows.parse_stored(text)
         return {name: tuple(labels) for name, labels in out.items()}
 
+    # ------------------------------------------------------------------
+    # team work: answers, resolutions (tagtool.store.team)
+
+    def identity(self) -> str:
+        """The project's id (``meta`` ``project_id``), written now if an older file has none."""
+        value = self.meta.get(lifecycle.PROJECT_ID_KEY)
+        if value:
+            return value
+        with self._write() as conn:
+            conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                         (lifecycle.PROJECT_ID_KEY, uuid.uuid4().hex))
+        return self.meta[lifecycle.PROJECT_ID_KEY]
+
+    def answers(self, sentence_id: int) -> tuple[dict[str, frozenset[str]], ...]:
+        """Each token's answers, ``{annotator: labels}`` (empty: nobody answered it).
+
+        The training label (:meth:`annotations`) is made of them
+        (:func:`tagtool.core.annotators.combine`) unless the token is resolved.
+        """
+        return _team.read_answers(self._db, int(sentence_id), self._sentence_length(sentence_id))
+
+    def resolutions(self, sentence_id: int) -> dict[int, _team.Resolution]:
+        """``{token: Resolution}`` of the sentence's tokens an adjudicator resolved."""
+        self._sentence_length(sentence_id)
+        return _team.read_resolutions(self._db, int(sentence_id))
+
+    def resolve_token(
+        self, sentence_id: int, token_index: int, labels: Iterable[str] | str,
+        annotator: str = "user", action: _actions.Action | None = None,
+    ) -> int | None:
+        """Resolve a token: ``labels`` (one label picked, or the candidate set kept) becomes its
+        training label, and later merges leave it alone; one transaction, logged.
+
+        The training label's change goes to ``annotation_log`` and ``action``
+        (kind ``adjudicate``) to the action log, both by ``annotator`` (the
+        adjudicator).  Returns the action's id (None without an action).
+
+        Raises
+        ------
+        LabelError
+            No label, or a label not in the label set.
+        NotFoundError
+            Unknown sentence or token.
+        """
+        sid, t = int(sentence_id), int(token_index)
+        ann = self._normalize(labels)
+        if not ann:
+            raise LabelError("a token is resolved with a label or a candidate set, not with no label")
+        if action is not None:
+            _actions.check(action)
+        with self._write() as conn:
+            self._apply(conn, sid, {t: ann}, annotator)
+            text = _rows.spell(self._current(ann, self.labels), self.labels)
+            _team.put_resolution(conn, sid, t, text, annotator, time.time())
+            return None if action is None else _actions.insert(conn, action, sid, annotator)
+
+    def unresolve_token(
+        self, sentence_id: int, token_index: int, annotator: str = "user",
+        restore: Iterable[str] | str | None = None, action: _actions.Action | None = None,
+    ) -> int | None:
+        """Take a token's resolution back; one transaction, logged.
+
+        Its training label becomes ``restore`` if given (an undo puts back
+        what it was before the resolution), else the one its answers make
+        (:func:`tagtool.core.annotators.combine`; recorded as by the
+        annotators who gave it).  Returns the action's id (None without an action).
+        """
+        sid, t = int(sentence_id), int(token_index)
+        restored = None if restore is None else self._normalize(restore)
+        if action is not None:
+            _actions.check(action)
+        self._sentence_length(sid)
+        with self._write() as conn:
+            _team.put_resolution(conn, sid, t, None, annotator, 0.0)
+            if restored is not None:
+                self._apply(conn, sid, {t: restored}, annotator)
+            else:
+                label, who = _annotators.derived_label(conn, self.labels, sid, t)
+                self._apply(conn, sid, {t: label}, who)
+            return None if action is None else _actions.insert(conn, action, sid, annotator)
+
+    def merge_answers(self, files: Sequence[Any]) -> Any:
+        """Bring annotators' files' answers into the project in one transaction
+        (:func:`tagtool.store.merge.apply`); a :class:`~tagtool.store.merge.MergeReport`."""
+        from tagtool.store import merge as _merge  # it imports this module
+
+        with self._write() as conn:
+            return _merge.apply(conn, self.labels, files)
+
     def _sentence_length(self, sentence_id: int) -> int:
         n = self._one("SELECT n_tokens FROM sentences WHERE id = ?", (int(sentence_id),))
         if n is None:
@@ -1141,12 +1244,15 @@ class Project:
         changes: Mapping[int, Iterable[str] | str],
         action: _actions.Action,
         annotator: str = "user",
+        opened: _actions.Action | None = None,
     ) -> int | None:
         """Set tokens of one sentence and log ``action`` with them, in one transaction.
 
         As :meth:`set_annotations`, and the action's row
         (:mod:`tagtool.store.actions`) is inserted in the same transaction,
-        so a crash keeps both or neither.
+        so a crash keeps both or neither.  ``opened``: the ``open`` action
+        of the visit ``action`` begins, inserted just before it in the same
+        transaction.
 
         Returns
         -------
@@ -1155,9 +1261,16 @@ class Project:
         """
         normalized = {int(t): self._normalize(labels) for t, labels in changes.items()}
         _actions.check(action)
+        if opened is not None:
+            _actions.check(opened)
+            if opened.kind != "open" or action.kind not in _actions.OPENING:
+                raise ValueError(f"an open action goes with a first action of {_actions.OPENING}, "
+                                 f"not {opened.kind!r} with {action.kind!r}")
         with self._write() as conn:
             if not self._apply(conn, int(sentence_id), normalized, annotator):
                 return None
+            if opened is not None:
+                _actions.insert(conn, opened, int(sentence_id), annotator)
             return _actions.insert(conn, action, int(sentence_id), annotator)
 
     def log_action(self, action: _actions.Action, sentence_id: int | None = None, annotator: str = "user") -> int:
@@ -1256,7 +1369,8 @@ class Project:
         mode : {"replace", "fill"}
             ``"replace"``: every matched token gets the corpus's annotation
             (no label included).  ``"fill"``: only tokens without an
-            annotation take the corpus's.
+            annotation take the corpus's.  Either way a token an adjudicator
+            resolved (:mod:`tagtool.store.team`) keeps its label.
         annotator : str
         match : {"order", "document"}
             ``"order"``: the corpus's sentences are the project's, in document
@@ -1290,12 +1404,13 @@ class Project:
                     "SELECT sentence_id, token, labels FROM annotations"
                 )
             }
+            resolved = set(conn.execute("SELECT sentence_id, token FROM adjudicated"))
             labels, now = self.labels, time.time()
             upserts, deletes, touched = [], [], set()
             for sid, where, sentence in pairs:
                 for t, ann in enumerate(sentence.annotations):
                     old_text = existing.get((sid, t))
-                    if mode == "fill" and old_text is not None:
+                    if (mode == "fill" and old_text is not None) or (sid, t) in resolved:
                         continue
                     try:
                         ann = make_annotation(ann, labels)
@@ -1457,9 +1572,36 @@ class Project:
         self.set_review(sentence_id, _review.Review(old.flagged, old.comment, bool(skipped)), annotator)
 
     def export_corpus(self) -> Corpus:
-        """:meth:`corpus` with the review attributes for exported files (:func:`~tagtool.store.review.with_review_meta`)."""
+        """:meth:`corpus` for exported files: with the review attributes
+        (:func:`~tagtool.store.review.with_review_meta`) and each annotator's
+        own labels (:func:`~tagtool.store.annotators.with_answers`)."""
         corpus = self.corpus()
-        return _review.with_review_meta(corpus, self.sentence_ids(), self.reviews())
+        ids = self.sentence_ids()
+        corpus = _annotators.with_answers(self._db, corpus, ids)
+        return _review.with_review_meta(corpus, ids, self.reviews())
+
+    def add_answers(
+        self,
+        given: Sequence[tuple[int, str, Mapping[str, Sequence[frozenset[str]]]]],
+        add_labels: Iterable[str] = (),
+    ) -> _annotators.AnswerCounts:
+        """Add annotators' own answers and recompute the training labels they touch (one transaction).
+
+        ``given`` holds ``(sentence id, description, {annotator: labels per
+        token})``; ``add_labels`` are appended to the label set first. The
+        rule and what it keeps: :mod:`tagtool.store.annotators`.
+        """
+        given = list(given)
+        if not given:
+            return _annotators.AnswerCounts()
+        for sid, _, by_name in given:
+            n = self._sentence_length(sid)
+            bad = [name for name, anns in by_name.items() if len(anns) != n]
+            if bad:
+                raise ProjectError(f"sentence {sid} has {n} tokens; {bad[0]!r} gave {len(by_name[bad[0]])} labels")
+        with self._write() as conn:
+            labels = self._add_missing_labels(conn, add_labels) if add_labels else self.labels
+            return _annotators.write_answers(conn, labels, given)
 
     def training_corpus(self) -> Corpus:
         """:meth:`corpus` with the skipped sentences unlabeled: what learners may train on."""

@@ -18,6 +18,10 @@ Labels
     what both say, else the candidate set of both).  Tokens after the
     change keep their annotations, annotator and time, shifted; the changed
     tokens are recorded as annotated by the user who made the change.
+Adjudications (:mod:`tagtool.store.team`)
+    Resolutions of tokens after the change are shifted; the changed
+    tokens' resolutions are dropped (their training labels stay as the
+    change made them: the tokens are new).  Undo puts them back.
 Extra columns (a file's POS, lemma, … columns)
     A split copies the token's values to both halves; a merge keeps the
     first token's.  Sentences read from CoNLL-U also have their word ids
@@ -72,6 +76,7 @@ class TokenState:
     meta : dict
     annotations : tuple of (token, stored labels, annotator, time)
     annotator_labels : tuple of (token, annotator, stored labels)
+    adjudicated : tuple of (token, stored labels, adjudicator, time)
     """
 
     tokens: tuple[str, ...]
@@ -79,6 +84,7 @@ class TokenState:
     meta: dict
     annotations: tuple[tuple[int, str, str, float], ...]
     annotator_labels: tuple[tuple[int, str, str], ...]
+    adjudicated: tuple[tuple[int, str, str, float], ...] = ()
 
     def labels_of(self, t: int) -> str | None:
         """Stored spelling of token ``t``'s annotation, None for no label."""
@@ -112,7 +118,12 @@ def read_state(conn: sqlite3.Connection, sentence_id: int) -> TokenState:
         "SELECT token, annotator, labels FROM annotator_labels WHERE sentence_id = ? ORDER BY token, annotator",
         (sentence_id,),
     ))
-    return TokenState(tuple(json.loads(row[0])), json.loads(row[1]), json.loads(row[2]), annotations, own)
+    resolved = tuple(conn.execute(
+        "SELECT token, labels, annotator, time FROM adjudicated WHERE sentence_id = ? ORDER BY token",
+        (sentence_id,),
+    ))
+    return TokenState(tuple(json.loads(row[0])), json.loads(row[1]), json.loads(row[2]), annotations, own,
+                      resolved)
 
 
 def split_state(
@@ -160,7 +171,8 @@ def split_state(
         for k, half in enumerate(halves(text)):
             if half is not None:
                 own.append((t + k, who, half))
-    return TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own))
+    resolved = tuple((i + (i > t), *rest) for i, *rest in state.adjudicated if i != t)
+    return TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own), resolved)
 
 
 def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now: float) -> TokenState:
@@ -202,7 +214,8 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
         text = merged(pair.get(t), pair.get(t + 1))
         if text is not None:
             own.append((t, who, text))
-    return TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own))
+    resolved = tuple((i - (i > t + 1), *rest) for i, *rest in state.adjudicated if i not in (t, t + 1))
+    return TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own), resolved)
 
 
 def _sorted(rows: list[tuple]) -> tuple[tuple, ...]:
@@ -233,6 +246,11 @@ def write_state(
     conn.executemany(
         "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
         [(sentence_id, *row) for row in new.annotator_labels],
+    )
+    conn.execute("DELETE FROM adjudicated WHERE sentence_id = ?", (sentence_id,))
+    conn.executemany(
+        "INSERT INTO adjudicated (sentence_id, token, labels, annotator, time) VALUES (?, ?, ?, ?, ?)",
+        [(sentence_id, *row) for row in new.adjudicated],
     )
     conn.executemany(
         "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)",

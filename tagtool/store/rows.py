@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from tagtool.core.annotation import EMPTY, format_annotation, make_annotation
+from tagtool.core.annotators import giver
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
 from tagtool.errors import FormatError, LabelError, ProjectError
@@ -160,8 +161,11 @@ def insert_corpus(
     Rows are validated as they stream into SQLite, document by document, so a
     bad sentence stops the import midway and the caller's rollback undoes it.
     Annotations are normalised against ``labels`` (a set naming all of them
-    is no label). ``Sentence.annotator_labels`` (several annotators' own
-    labels) go to the ``annotator_labels`` table; the review attributes of
+    is no label). ``Sentence.annotator_labels`` (each annotator's own
+    labels) go to the ``annotator_labels`` table, and a token's
+    ``annotations.annotator`` names the annotators who gave its label
+    (:func:`tagtool.core.annotators.giver`; ``annotator`` where the sentence
+    names none); the review attributes of
     an exported project (``tagtool:flag``, ``tagtool:skipped``) become the
     sentence's flag and skip (:mod:`tagtool.store.review`).
 
@@ -196,6 +200,7 @@ def insert_corpus(
             check_sentence(sentence, where)
             sentence_id += 1
             n_full = n_partial = 0
+            answers = sentence.annotator_labels
             for t, ann in enumerate(sentence.annotations):
                 text = stored(ann, where) if ann else None
                 if text is None:
@@ -204,7 +209,9 @@ def insert_corpus(
                     n_partial += 1
                 else:
                     n_full += 1
-                annotation_rows.append((sentence_id, t, text, annotator, now))
+                # Who gave it: the annotators the file names, else the importer.
+                who = giver({n: a[t] for n, a in answers.items()}, ann, annotator) if answers else annotator
+                annotation_rows.append((sentence_id, t, text, who, now))
             for name, anns in sentence.annotator_labels.items():
                 for t, ann in enumerate(anns):
                     text = stored(ann, where) if ann else None

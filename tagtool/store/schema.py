@@ -10,7 +10,7 @@ Migrations run inside one transaction opened by the caller: they must not
 commit, and they must be additive (new tables, columns, indexes) so that an
 older tagtool can still read a newer file in read-only mode.
 
-Layout (version 7)
+Layout (version 8)
 ------------------
 ``meta(key, value)``
     ``schema_version``, ``created`` (UTC ISO 8601), ``tagtool_version`` (that
@@ -26,15 +26,32 @@ columns, meta, text)``
     sentence's annotated tokens, kept in step with ``annotations`` in the same
     transaction; ``text`` the tokens joined by spaces (search and preview).
 ``annotations(sentence_id, token, labels, annotator, time)``
-    One row per annotated token; ``labels`` spelled as in column files
-    (``A`` or ``A|B`` in label-set order); no row means no label.
+    One row per annotated token: its *training label* (what learners read);
+    ``labels`` spelled as in column files (``A`` or ``A|B`` in label-set
+    order); no row means no label.  ``annotator`` says who gave it: the
+    app's annotator name (preferences), ``--annotator`` of the CLI, and
+    for a label derived from several annotators' answers
+    (:mod:`tagtool.store.annotators`) their names joined by ``+``.
 ``annotator_labels(sentence_id, token, annotator, labels)``
-    Each annotator's own label of a token, for data imported with several
-    annotators (Label Studio); ``annotations`` then holds their agreed label
-    or candidate set. Filled on import; agreement and adjudication build on
-    it.
+    Each annotator's own answer for a token (a full label or a candidate
+    set), from an import naming annotators (Label Studio, doccano,
+    ``--annotator``, ``--as-annotator``) or from ``tagtool merge`` of
+    per-annotator files (:mod:`tagtool.store.merge`).  Where a token has
+    answers, ``annotations`` holds the training label
+    :func:`tagtool.core.annotators.combine` derives from them (their common
+    answer, else the union of their answers as a candidate set), written by
+    :mod:`tagtool.store.annotators`, unless the token is in ``adjudicated``
+    (or was edited in the app since: that edit counts as its editor's
+    answer when more answers come).  Agreement is computed from it.
+``adjudicated(sentence_id, token, labels, annotator, time)``
+    Tokens an adjudicator resolved (:mod:`tagtool.store.team`): ``labels``
+    the chosen label, or the candidate set kept; ``annotator`` the
+    adjudicator.  ``annotations`` holds the same labels, and later merges
+    and imports of annotators' answers do not change them.  Sparse: one row per
+    resolved token.
 ``annotation_log(id, sentence_id, token, old, new, annotator, time)``
-    Append-only history of edits made in the app (``_`` = no label).
+    Append-only history of edits made in the app, resolutions and the
+    training labels a ``tagtool merge`` changed (``_`` = no label).
 ``models(id, learner, params, metrics, created, note, size, data)``
     Trained models: JSON params and metrics, the exported tagger file as a BLOB.
 ``texts(id, name, added, n_lines, n_tokens, data)``
@@ -83,7 +100,7 @@ log = logging.getLogger(__name__)
 APPLICATION_ID = 0x54414754
 
 #: The schema this code writes.
-CURRENT_VERSION = 7
+CURRENT_VERSION = 8
 
 #: The first released schema.  Frozen: later changes are migrations.
 SCHEMA_V1: tuple[str, ...] = (
@@ -310,9 +327,33 @@ def migrate_6_to_7(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT INTO sentences_fts (sentences_fts) VALUES ('rebuild')")
 
 
+def migrate_7_to_8(conn: sqlite3.Connection) -> None:
+    """Add ``adjudicated``: tokens an adjudicator resolved, which later merges leave alone.
+
+    Where annotators disagree the training label of a token is the
+    candidate set of their answers (issue 14); an adjudicator may pick one
+    label or keep the set.  That choice must survive the next ``tagtool
+    merge`` of the annotators' files, which recomputes the training labels
+    of the tokens whose answers changed: the merge skips the tokens listed
+    here.  Sparse (one row per resolved token), so an older tagtool
+    reading a newer file only misses the marks.
+    """
+    conn.execute(
+        """CREATE TABLE adjudicated (
+        sentence_id INTEGER NOT NULL REFERENCES sentences(id) ON DELETE CASCADE,
+        token INTEGER NOT NULL CHECK (token >= 0),
+        labels TEXT NOT NULL CHECK (labels <> ''),
+        annotator TEXT NOT NULL,
+        time REAL NOT NULL,
+        PRIMARY KEY (sentence_id, token)
+    ) WITHOUT ROWID"""
+    )
+
+
 #: ``MIGRATIONS[i]`` turns a version ``i + 1`` file into version ``i + 2``.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5, migrate_5_to_6, migrate_6_to_7,
+    migrate_7_to_8,
 )
 
 assert len(MIGRATIONS) == CURRENT_VERSION - 1

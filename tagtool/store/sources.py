@@ -15,7 +15,7 @@ from os import PathLike
 from pathlib import Path
 
 from tagtool.core.corpus import Corpus, Document
-from tagtool.store.dbfile import SQLITE_MAGIC
+from tagtool.store.dbfile import SQLITE_MAGIC, held_by_this_process
 
 
 def is_project_file(path: str | PathLike) -> bool:
@@ -23,6 +23,8 @@ def is_project_file(path: str | PathLike) -> bool:
     path = Path(path)
     if not path.is_file():
         return False
+    if held_by_this_process(path):
+        return True  # checked when opened; not read outside SQLite (tagtool.store.dbfile)
     with open(path, "rb") as fh:
         return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 

@@ -63,11 +63,12 @@ def test_every_kind_of_action_is_logged_with_its_time(window, chunk_project, qtb
     log = stored_actions(chunk_project)
     kinds = [(a.kind, a.n_tokens, a.active) for a in log]
     unlabeled = n - 4  # tokens 1, 3 (candidate set), 4, 5 labeled; 0 cleared
-    assert kinds == [("full", 2, 3.0), ("candidate", 0, 2.0), ("candidate", 1, 2.5), ("accept", 2, 1.0),
+    # the first action of the visit: its time goes to opening the sentence
+    assert kinds == [("open", n, 3.0), ("full", 2, 0.0), ("candidate", 0, 2.0), ("candidate", 1, 2.5), ("accept", 2, 1.0),
                      ("undo", 2, IDLE_SECONDS), ("redo", 2, 1.0), ("clear", 1, 2.0), ("skip", unlabeled, 4.0)]
     assert all(a.sentence_id == sid and a.annotator == "user" for a in log)
-    assert log[4].ref == log[3].id and log[5].ref == log[3].id
-    assert log[4].ended - log[4].started == 500.0, "the wall clock interval is kept"
+    assert log[5].ref == log[4].id and log[6].ref == log[4].id
+    assert log[5].ended - log[5].started == 500.0, "the wall clock interval is kept"
     assert all(b.started == a.ended for a, b in zip(log, log[1:])), "consecutive actions share their ends"
     with Project.open(chunk_project, readonly=True) as project:
         assert len(project.annotation_history(sentence_id=sid)) == 2 + 1 + 1 + 2 + 2 + 2 + 1
@@ -91,8 +92,9 @@ def test_an_undo_in_another_sentence_logs_the_skip_of_the_one_left_first(window,
     window.undo_action.trigger()  # goes back to the first sentence
     log = stored_actions(chunk_project)
     assert [(a.kind, a.sentence_id) for a in log] == [
-        ("full", first), ("skip", first), ("full", second), ("undo", second), ("skip", second), ("undo", first)]
-    assert log[4].n_tokens == len(session.project.sentence(second).tokens)  # all unlabeled again
+        ("open", first), ("full", first), ("skip", first), ("open", second), ("full", second), ("undo", second),
+        ("skip", second), ("undo", first)]
+    assert log[6].n_tokens == len(session.project.sentence(second).tokens)  # all unlabeled again
     assert session.current_id == first
 
 
@@ -116,4 +118,34 @@ def test_a_refused_edit_logs_no_action_and_leaves_its_time_to_the_next(window, c
     monkeypatch.setattr(session.project, "apply_action", real)
     now.t += 1.0
     QTest.keyClick(editor, key_of(window, "B-NP"))
-    assert [(a.kind, a.active) for a in stored_actions(chunk_project)] == [("full", 6.0)]
+    assert [(a.kind, a.active) for a in stored_actions(chunk_project)] == [("open", 6.0), ("full", 0.0)]
+
+
+def test_each_visit_opens_its_sentence_once_unless_a_flag_began_it(window, chunk_project):
+    window.model_loop.auto = False
+    session = window.session
+    now = FakeTime()
+    session.clock = ActionClock(now)
+    editor = go_unlabeled(window)
+    first = session.current_id
+    now.t += 8.0
+    QTest.keyClick(editor, key_of(window, "B-NP"))   # opens the sentence: 8 s
+    now.t += 2.0
+    editor.set_focus(1)
+    QTest.keyClick(editor, key_of(window, "B-VP"))   # same visit: no open
+    QTest.keyClick(editor, Qt.Key_N)
+    second = session.current_id
+    now.t += 5.0
+    session.flag("a comment")                          # the flag took the reading time: no open here
+    now.t += 1.0
+    QTest.keyClick(editor, key_of(window, "O"))
+    QTest.keyClick(editor, Qt.Key_P)                   # back to the first: a new visit
+    now.t += 3.0
+    editor.set_focus(2)
+    QTest.keyClick(editor, key_of(window, "O"))
+    log = stored_actions(chunk_project)
+    assert [(a.kind, a.sentence_id, a.active) for a in log] == [
+        ("open", first, 8.0), ("full", first, 0.0), ("full", first, 2.0), ("skip", first, 0.0),
+        ("review", second, 5.0), ("full", second, 1.0), ("skip", second, 0.0),
+        ("open", first, 3.0), ("full", first, 0.0)]
+    assert log[0].n_tokens == len(session.project.sentence(first).tokens)

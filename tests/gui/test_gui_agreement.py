@@ -9,7 +9,7 @@ import pytest
 from tagtool.cli import main
 from tagtool.store.actions import Action
 from tagtool.store.project import Project
-from tests.store.team_samples import hand_project, ner_team_project
+from tests.store.agreement_samples import hand_project, ner_team_project
 
 
 def _shown(window, qtbot):
@@ -47,7 +47,9 @@ def test_speed_of_the_app_annotator_and_the_one_annotator_message(open_window, t
     project.apply_action(sid, {0: {"B-X"}, 1: {"I-X"}}, Action("full", 2, 0.0, 20.0, 20.0), "user")
     team = _shown(window, qtbot)
     user = next(p for p in team.result.progress if p.name == "user")
-    assert user.tokens == 2 and user.tokens_per_minute == pytest.approx(6.0)
+    # speed from the action log; the two tokens have ana's and ben's answers, so the edit is not (yet)
+    # an answer of user's (the team rule makes it one at the next merge or import)
+    assert user.tokens_per_minute == pytest.approx(6.0) and user.tokens == 0
     assert "user" in team.body.text()
 
 
@@ -65,7 +67,10 @@ def test_nothing_is_computed_while_the_dock_is_hidden(open_window, tmp_path, qtb
     monkeypatch.setattr(module.ProjectQuery, "of", classmethod(lambda cls, p: calls.append(p) or real(p)))
     window = open_window(path)
     window.stats_dock.hide()
+    qtbot.wait(100)
+    calls.clear()  # what opening the window did while the dock was on screen
     window.stats_panel.schedule()
+    window.session.project.log_action(Action("full", 1, 0.0, 1.0, 1.0), None, "user")
     qtbot.wait(1000)
     assert calls == []
 

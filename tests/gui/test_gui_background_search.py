@@ -150,3 +150,25 @@ def test_closing_the_project_while_searching(window, background, qtbot):
     window.close_project()  # waits for the worker; its answer lands nowhere
     qtbot.wait(50)
     assert window.session is None
+
+
+def test_ordering_by_info_sorts_in_the_worker_and_new_scores_drop_the_old_answer(
+        window, background, qtbot, monkeypatch):
+    panel, model, session = window.list_panel, window.list_panel.model, window.session
+    threads = []
+    real = sentence_list.by_score
+
+    def recording(ids, scores, descending):
+        threads.append(threading.current_thread())
+        return real(ids, scores, descending)
+
+    monkeypatch.setattr(sentence_list, "by_score", recording)
+    ids = list(session.sentence_ids)
+    model.set_scores({sid: float(i % 7) for i, sid in enumerate(ids)})
+    panel.sort_by_informativeness()
+    newer = {sid: float(i % 5) for i, sid in enumerate(ids)}
+    model.set_scores(newer)  # before the first answer is in: that one is dropped
+    qtbot.waitUntil(lambda: not model.reading, timeout=TIMEOUT)
+    assert threads and all(t is not threading.main_thread() for t in threads)
+    assert row_ids(model) == sorted(ids, key=lambda sid: -newer[sid])
+    assert model.row_of(session.current_id) is not None

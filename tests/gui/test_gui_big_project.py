@@ -286,33 +286,37 @@ def test_closing_while_the_worker_reads_stops_it(open_window, big_project):
     assert window.session is None
 
 
-def test_a_big_projects_labels_are_counted_in_steps(open_window, big_project, qtbot, monkeypatch):
-    """From STEPWISE_COUNT_MIN sentences the label chart's count is made a range of sentence ids per turn
-    of the event loop (at once, 100,000 sentences took 110 ms); an edit meanwhile starts it again."""
+def test_a_big_projects_labels_are_counted_in_a_worker(open_window, big_project, qtbot, monkeypatch):
+    """From BACKGROUND_LABEL_COUNT_MIN sentences the label chart's count is made by a worker thread (on the
+    GUI thread, 100,000 sentences took 110 ms); an edit meanwhile drops its answer and counts again."""
     from tagtool.gui import statistics
 
-    monkeypatch.setattr(statistics, "STEPWISE_COUNT_MIN", 1000)
-    monkeypatch.setattr(statistics, "COUNT_STEP", 700)
-    steps = []
+    monkeypatch.setattr(statistics, "BACKGROUND_LABEL_COUNT_MIN", 1000)
+    threads = []
     label_counts = Project.label_counts
-    monkeypatch.setattr(Project, "label_counts", lambda self, *ids: steps.append(ids) or label_counts(self, *ids))
+    monkeypatch.setattr(Project, "label_counts",
+                        lambda self, *ids: threads.append(threading.current_thread()) or label_counts(self, *ids))
     window = open_window(big_project)
     window.model_loop.auto = False
     panel = window.stats_panel
     window.stats_dock.raise_()
     qtbot.waitUntil(lambda: panel._label_counts is not None and panel._counting is None, timeout=TIMEOUT)
-    assert len(steps) == -(-N // 700) and all(len(ids) == 2 for ids in steps), "one range per step"
+    assert threads and all(t is not threading.main_thread() for t in threads)
     with Project.open(big_project, readonly=True) as project:
         whole = label_counts(project)
     assert panel.label_counts() == whole
     assert [(n, f + c) for n, (f, c) in whole.items()] == [(n, v) for n, v, *_ in panel.labels.items]
-    # an edit while counting: the count starts again, and ends with the edit in it
+    # an edit while counting: the answer is dropped, the count starts again and ends with the edit in it
+    release = threading.Event()
+    monkeypatch.setattr(Project, "label_counts", lambda self, *ids: (release.wait(10), label_counts(self, *ids))[1])
     panel._label_counts = None
-    panel._count_in_steps()
-    assert panel._counting is not None
+    panel._count_in_background()
+    first = panel._counting
+    assert first is not None
     session = window.session
     session.go_to(session.sentence_ids[2])
     session.edit({0: frozenset({"B-NP"})}, "an edit")
+    release.set()
     qtbot.waitUntil(lambda: panel._label_counts is not None and panel._counting is None, timeout=TIMEOUT)
     with Project.open(big_project, readonly=True) as project:
         assert panel.label_counts() == label_counts(project)

@@ -100,7 +100,10 @@ def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simula
     # keys did it: one key press at least per labeling action, and nothing was written but by the editor
     actions = [r for r in records if r.kind in ("full", "accept")]
     assert annotator.keys >= len(actions) > 0
-    assert {r.kind for r in records} <= {"full", "accept", "skip"}
+    assert {r.kind for r in records} <= {"full", "accept", "skip", "open"}
+    # each sentence worked on was opened once per visit, and the queue ranked with the simulator's costs
+    assert sum(r.kind == "open" for r in records) >= len({r.sentence_id for r in actions})
+    assert window.model_loop.questions.costs.measured == ()
 
 
 def test_random_order_before_any_model_follows_the_seed_in_the_settings(settings, open_window, ner_project):

@@ -43,8 +43,12 @@ def test_new_project_offers_the_annotators_of_a_label_studio_file(qtbot, tmp_pat
 def test_new_project_hides_span_options_for_column_files(qtbot, tmp_path):
     dialog = _dialog(qtbot, DATA_DIR / "conll2000_train_head.txt", tmp_path / "c.tagproj")
     assert dialog.span_options.tokenizer.isHidden() and dialog.span_options.annotator.isHidden()
-    dialog.corpus.setText(str(DATA_DIR / "doccano_v1.jsonl"))
+    dialog.corpus.setText(str(DATA_DIR / "doccano_entities.jsonl"))  # names no annotator
     assert not dialog.span_options.tokenizer.isHidden() and dialog.span_options.annotator.isHidden()
+    dialog.corpus.setText(str(DATA_DIR / "doccano_v1.jsonl"))  # "user": 1 and "user": 2
+    assert not dialog.span_options.annotator.isHidden()
+    offered = [dialog.span_options.annotator.itemData(i) for i in range(dialog.span_options.annotator.count())]
+    assert offered[1:] == ["1", "2"]
 
 
 def test_new_project_lists_the_skipped_spans(qtbot, tmp_path, monkeypatch):

@@ -45,7 +45,8 @@ def test_the_dock_shows_tokens_per_minute_by_action_kind(window, qtbot, monkeypa
     window.session.clock = ActionClock(now)
     editor = go_unlabeled(window)
     sid = window.session.current_id
-    for t in range(3):                      # 3 full labels, 4 s each: 15 tokens per minute
+    for t in range(3):                      # 3 full labels, 4 s each: 15 tokens per minute (the first's 4 s
+                                            # go to opening the sentence: 2 labels in 8 s)
         now.t += 4.0
         editor.set_focus(t)
         QTest.keyClick(editor, key_of(window, "O"))
@@ -56,22 +57,23 @@ def test_the_dock_shows_tokens_per_minute_by_action_kind(window, qtbot, monkeypa
     QTest.keyClick(editor, Qt.Key_N)
     panel.refresh()
     rows = {name: (value, note) for name, value, _, note in panel.speed.items}
-    assert list(rows) == ["full label", "accepted suggestion", "skipped token"]
+    assert list(rows) == ["full label", "accepted suggestion", "skipped token", "opened sentence"]
     assert rows["full label"][0] == pytest.approx(15.0) and "4.0 s/token" in rows["full label"][1]
     assert rows["accepted suggestion"][0] == pytest.approx(120.0)
     skipped = len(window.session.project.sentence(sid).tokens) - 9
     assert rows["skipped token"][0] == pytest.approx(skipped)  # skipped tokens in one (capped) minute
     assert rows["skipped token"][1].endswith(f"{skipped} in 1.0 min")
-    # 3 full labels, an acceptance and the skip: 12 + 3 + 60 s
-    assert panel.speed_note.text().startswith("5 actions in 1.2 annotation minutes")
+    assert rows["opened sentence"][0] == pytest.approx(15.0) and "4.0 s each" in rows["opened sentence"][1]
+    # the open, 3 full labels, an acceptance and the skip: 4 + 0 + 8 + 3 + 60 s
+    assert panel.speed_note.text().startswith("6 actions in 1.2 annotation minutes")
     last = panel.actions()[-1].id
     now.t += 2.0
-    QTest.keyClick(editor, key_of(window, "O"))  # only the new row is read
+    QTest.keyClick(editor, key_of(window, "O"))  # only the new rows (an open and its label) are read
     calls = []
     real = window.session.project.actions
     monkeypatch.setattr(window.session.project, "actions", lambda **kw: calls.append(kw) or real(**kw))
     panel.refresh()
-    assert calls == [{"after_id": last}] and len(panel._actions) == 6 and panel._actions[-1].kind == "full"
+    assert calls == [{"after_id": last}] and len(panel._actions) == 8 and panel._actions[-1].kind == "full"
 
 
 def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_minutes(window, qtbot):

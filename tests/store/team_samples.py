@@ -1,66 +1,80 @@
-"""Projects holding several annotators' own answers (``annotator_labels``), for the agreement tests."""
+"""Projects, annotators' answers and table dumps for the team-work tests (assign, merge, adjudication).
+
+Imported by ``test_team*.py`` and by the ``crash_merger.py`` subprocess.
+"""
 
 from __future__ import annotations
 
+import random
+import sqlite3
 from pathlib import Path
 
-from tagtool.core import Corpus, LabelSet
-from tagtool.core.corpus import Sentence
-from tagtool.store.formats import read_corpus
+from tagtool.core import Corpus, Document, LabelSet, Sentence
 from tagtool.store.project import Project
 
-DATA = Path(__file__).resolve().parent.parent / "data"
-NER_SLICE = DATA / "conll2002_esp_train_head.txt"
-
-#: One sentence two annotators labeled; its agreement is worked out by hand in tests/test_agreement.py.
-HAND_TOKENS = tuple("w0 w1 w2 w3 w4 w5 w6 w7 w8 w9".split())
-HAND_A = ("O", "O", "O", "B-X", "B-X", "I-X", "O", "B-X", "I-X", "O")
-HAND_B = ("O", "O", "B-X", "B-X", "B-X", "I-X", "O", "O", "I-X", "O")
+LABELS = LabelSet(["O", "B-PER", "I-PER", "B-ORG", "I-ORG"])
+_WORDS = ("Ana", "vio", "a", "Luis", "en", "la", "ONU", "ayer", "con", "Banco", "Sur", ".")
 
 
-def training_labels(*answers) -> tuple[frozenset, ...]:
-    """The design's training label of each token: the common answer, else the union (a candidate set)."""
-    return tuple(frozenset().union(*column) for column in zip(*answers))
-
-
-def team_sentence(tokens, by_name: dict[str, tuple]) -> Sentence:
-    """A sentence with each annotator's answers (labels as text, ``None`` for no answer)."""
-    answers = {name: tuple(frozenset() if a is None else frozenset(a.split("|")) for a in labels)
-               for name, labels in by_name.items()}
-    return Sentence(tokens, training_labels(*answers.values()), annotator_labels=answers)
-
-
-def hand_project(path: Path) -> Path:
-    """The hand-computed sentence as a project: annotators ``ana`` (a) and ``ben`` (b)."""
-    sentence = team_sentence(HAND_TOKENS, {"ana": HAND_A, "ben": HAND_B})
-    corpus = Corpus.from_sentences([sentence], labels=LabelSet(["O", "B-X", "I-X"]))
-    with Project.create(path, corpus):
-        pass
-    return path
-
-
-def noisy(labels: tuple[str, ...], every: int) -> tuple[str, ...]:
-    """``labels`` with every ``every``-th entity token's type changed (a type confusion)."""
-    out, seen = [], 0
-    for label in labels:
-        if label != "O":
-            seen += 1
-            if seen % every == 0:
-                label = label[:2] + ("ORG" if label[2:] != "ORG" else "PER")
-        out.append(label)
-    return tuple(out)
-
-
-def ner_team_project(path: Path, n_sentences: int = 40) -> Path:
-    """The CoNLL-2002 slice: ``ana`` gives the gold labels of every sentence, ``ben`` labels the
-    first half with a type confusion every 5th entity token; the second half stays ``ana``'s alone."""
-    gold = read_corpus(NER_SLICE, format="conll").sentences[:n_sentences]
+def gold_corpus(n_sentences: int = 40, seed: int = 0) -> Corpus:
+    """Sentences of 3–12 tokens with gold labels (a name is ``B-PER I-PER``, an organisation ``B-ORG``)."""
+    rng = random.Random(seed)
     sentences = []
-    for i, s in enumerate(gold):
-        ana = tuple(next(iter(a)) for a in s.annotations)
-        by_name = {"ana": ana} if i >= n_sentences // 2 else {"ana": ana, "ben": noisy(ana, 5)}
-        sentences.append(team_sentence(s.tokens, by_name))
-    labels = read_corpus(NER_SLICE, format="conll").labels
-    with Project.create(path, Corpus.from_sentences(sentences, labels=labels)):
-        pass
-    return path
+    for i in range(n_sentences):
+        n = rng.randint(3, 12)
+        tokens = tuple(f"{rng.choice(_WORDS)}{i}_{t}" for t in range(n))
+        labels = [rng.choice(["O", "O", "O", "B-PER", "B-ORG"]) for _ in range(n)]
+        labels = [("I-PER" if lab == "B-PER" and t and labels[t - 1] == "B-PER" else lab) for t, lab in enumerate(labels)]
+        sentences.append(Sentence(tokens, tuple(frozenset({lab}) for lab in labels), {"pos": ("X",) * n},
+                                  {"sent_id": f"s{i}"}))
+    return Corpus(LABELS, (Document("a", sentences[: n_sentences // 2]), Document("b", sentences[n_sentences // 2:])))
+
+
+def unlabeled_project(path: Path, n_sentences: int = 40) -> tuple[Project, dict]:
+    """A project of :func:`gold_corpus` without labels, and the gold labels by tokens."""
+    gold = gold_corpus(n_sentences)
+    project = Project.create(path, Corpus(gold.labels, tuple(
+        Document(d.name, tuple(s.unlabeled() for s in d.sentences)) for d in gold.documents)))
+    return project, {s.tokens: s.annotations for s in gold}
+
+
+def answer_file(path: Path, gold: dict, noise: float, seed: int, skip: float = 0.0) -> dict:
+    """Label an annotator's file like a noisy annotator: ``B-PER`` read as ``B-ORG`` (and back)
+    with probability ``noise``, a token left unlabeled with probability ``skip``.
+
+    Returns ``{(source id, token): label}`` of the answers given.
+    """
+    from tagtool.store.merge import SOURCE_KEY
+
+    rng = random.Random(seed)
+    given = {}
+    swap = {"B-PER": "B-ORG", "B-ORG": "B-PER"}
+    with Project.open(path) as p:
+        for sid in p.sentence_ids():
+            sentence = p.sentence(sid)
+            changes = {}
+            for t, ann in enumerate(gold[sentence.tokens]):
+                if rng.random() < skip:
+                    continue
+                label = next(iter(ann))
+                if label in swap and rng.random() < noise:
+                    label = swap[label]
+                changes[t] = label
+                given[(int(sentence.meta[SOURCE_KEY]), t)] = label
+            p.set_annotations(sid, changes, "whoever")
+    return given
+
+
+def dump(path: Path) -> dict:
+    """Every table a merge or a resolution writes, as sorted rows (``time`` columns left out)."""
+    conn = sqlite3.connect(path)
+    try:
+        return {
+            "annotations": sorted(conn.execute("SELECT sentence_id, token, labels, annotator FROM annotations")),
+            "annotator_labels": sorted(conn.execute("SELECT * FROM annotator_labels")),
+            "adjudicated": sorted(conn.execute("SELECT sentence_id, token, labels, annotator FROM adjudicated")),
+            "log": conn.execute("SELECT count(*) FROM annotation_log").fetchone()[0],
+            "counts": sorted(conn.execute("SELECT id, n_full, n_partial FROM sentences")),
+        }
+    finally:
+        conn.close()

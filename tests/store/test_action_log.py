@@ -142,6 +142,7 @@ def test_a_v4_file_is_migrated_to_the_action_log(tmp_path):
         for trigger in ("sentences_fts_insert", "sentences_fts_delete", "sentences_fts_update"):
             conn.execute(f"DROP TRIGGER {trigger}")  # version 7's search index
         conn.execute("DROP TABLE sentences_fts")
+        conn.execute("DROP TABLE adjudicated")  # version 8's
         schema.set_version(conn, 4)
     conn.close()
     with Project.open(path) as p:
@@ -170,3 +171,18 @@ def test_a_v4_file_opened_readonly_reads_an_empty_log_and_stays_v4(tmp_path):
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
     conn.close()
+
+
+def test_an_open_is_written_just_before_its_first_action_or_not_at_all(project):
+    sid = project.sentence_ids()[2]
+    opened, first = Action("open", 4, 10.0, 17.0, 7.0), Action("full", 1, 17.0, 17.0, 0.0)
+    with pytest.raises(LabelError):
+        project.apply_action(sid, {0: "NOPE"}, first, opened=opened)
+    assert project.actions() == [], "a refused first action takes its open with it"
+    assert project.apply_action(sid, {0: "O"}, first, opened=opened) is not None
+    assert [(a.kind, a.sentence_id, a.n_tokens, a.active) for a in project.actions()] == [
+        ("open", sid, 4, 7.0), ("full", sid, 1, 0.0)]
+    assert project.apply_action(sid, {0: "O"}, first, opened=opened) is None, "nothing changed: no open either"
+    with pytest.raises(ValueError, match="an open action goes with"):
+        project.apply_action(sid, {1: "O"}, Action("skip", 1, 17.0, 18.0, 1.0), opened=opened)
+    assert len(project.actions()) == 2

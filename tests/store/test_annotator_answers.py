@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from tagtool.core import Corpus
+from tagtool.core.corpus import Sentence
 from tagtool.store.project import Project
-from tests.store.team_samples import ner_team_project
+from tests.store.agreement_samples import ner_team_project
 
 
 def list_answers(project, *args, **kwargs) -> list:
@@ -32,9 +34,13 @@ def test_progress_counts_answers_and_own_edits_not_the_imported_labels(tmp_path)
         tokens = [len(p.sentence(i)) for i in ids]
         progress = p.annotator_progress()
         assert progress == {"ana": (6, sum(tokens)), "ben": (3, sum(tokens[:3]))}  # "import" is nobody
-        p.set_annotations(ids[5], {0: {"B-PER"}, 1: {"B-PER", "B-ORG"}}, annotator="ben")  # ben's edits in the app count
+        # ben's edits in the app count where nobody answered (a new sentence), not as a second count
+        new = p.import_corpus(Corpus.from_sentences([Sentence(("x", "y"))], labels=p.labels))[0]
+        p.set_annotations(new, {0: {"B-PER"}, 1: {"B-PER", "B-ORG"}}, annotator="ben")
+        p.set_annotations(ids[0], {0: {"B-MISC"}}, annotator="ben")
         assert p.annotator_progress()["ben"] == (4, sum(tokens[:3]) + 2)
-        halves = [p.annotator_progress(ids[0], ids[2]), p.annotator_progress(ids[3], ids[5])]
+        ids = p.sentence_ids()
+        halves = [p.annotator_progress(ids[0], ids[2]), p.annotator_progress(ids[3], ids[-1])]
         assert {k: tuple(map(sum, zip(*(h.get(k, (0, 0)) for h in halves)))) for k in ("ana", "ben")} == \
             p.annotator_progress()
 

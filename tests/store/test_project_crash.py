@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from crash_editor import planned_action, planned_edits
+from crash_editor import opens, planned_action, planned_edits, planned_open
 from kill_child import run_and_kill
 from project_samples import plain_corpus
 
@@ -45,6 +45,33 @@ def test_every_reported_action_survives_a_kill_with_its_edit(tmp_path, kill_afte
         expected = planned_action(i, labels_set)
         assert action.sentence_id == sid and action.annotator == "crash-test"
         assert (action.kind, action.n_tokens, action.started, action.ended, action.active, action.ref) == expected
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+@pytest.mark.parametrize("kill_after, delay", [(1, 0.0), (10, 0.0007), (61, 0.003)])
+def test_every_reported_open_survives_a_kill_with_its_first_action(tmp_path, kill_after, delay):
+    """An ``open`` (the time to get to a sentence and read it) is written in the transaction of the
+    visit's first action: after a kill each reported edit has its action and, if it began a visit,
+    the ``open`` just before it; the edit in flight has all of them or none."""
+    path = tmp_path / "crash.tagproj"
+    Project.create(path, plain_corpus(200, 10)).close()
+    with Project.open(path) as p:
+        lengths = {s.id: s.n_tokens for s in p.sentence_summaries()}
+        plan = list(planned_edits(p.sentence_ids(), lengths, p.labels.names, seed=kill_after))
+    n = len(_run_and_kill(path, kill_after, delay, "opens"))
+    with Project.open(path) as p:
+        history, actions = p.annotation_history(), p.actions()
+    assert len(history) in (n, n + 1), "a reported edit lost"
+    expected = []
+    for i in range(len(history)):
+        sid, _token, labels_set = plan[i]
+        if opens(i):
+            expected.append(("open", sid, planned_open(i, lengths[sid])))
+        expected.append(("edit", sid, planned_action(i, labels_set)))
+    assert len(actions) == len(expected), "an edit without its action or its open, or back"
+    for action, (_what, sid, want) in zip(actions, expected):
+        assert action.sentence_id == sid and action.annotator == "crash-test"
+        assert (action.kind, action.n_tokens, action.started, action.ended, action.active, action.ref) == want
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")

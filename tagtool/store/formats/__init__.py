@@ -51,7 +51,9 @@ from pathlib import Path
 
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
-from tagtool.store.formats import conll, conllu, jsonl, table, text
+from tagtool.errors import FormatError
+from tagtool.store.dbfile import held_by_this_process
+from tagtool.store.formats import conll, conllu, jsonl, labelstudio_out, table, text
 from tagtool.store.formats._common import (
     Item,
     ReadContext,
@@ -70,11 +72,13 @@ logger = logging.getLogger(__name__)
 SPAN_OPTIONS = ("tokenizer", "sentence_split", "strict", "annotator")
 
 __all__ = [
+    "EXPORT_FORMATS",
     "FORMATS",
     "SPAN_OPTIONS",
     "Format",
     "ReadLimits",
     "detect_format",
+    "iter_located",
     "iter_sentences",
     "read_corpus",
     "write_corpus",
@@ -119,12 +123,21 @@ FORMATS: dict[str, Format] = {
 }
 
 
-def _format(name: str | None, path: Path, detect: Callable[[Path], str]) -> Format:
+#: Formats that are only written: their files read back as another format
+#: (Label Studio tasks are read by the jsonl reader, which detects them).
+EXPORT_FORMATS: dict[str, Format] = {
+    "labelstudio": Format("labelstudio", jsonl.read, labelstudio_out.write, False,
+                          "Label Studio JSON tasks, one annotation per annotator"),
+}
+
+
+def _format(name: str | None, path: Path, detect: Callable[[Path], str], writing: bool = False) -> Format:
     name = detect(path) if name is None else name.lower()
+    known = {**FORMATS, **EXPORT_FORMATS} if writing else FORMATS
     try:
-        return FORMATS[name]
+        return known[name]
     except KeyError:
-        raise ValueError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}") from None
+        raise ValueError(f"unknown format {name!r}; choose one of {', '.join(known)}") from None
 
 
 def _items(
@@ -140,6 +153,9 @@ def _items(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
+    if held_by_this_process(path):
+        # Reading it with open()/close() would drop this process's SQLite locks on it.
+        raise FormatError(path, None, "is a tagtool project open in this program, not a corpus file")
     fmt = _format(format, path, detect_format)
     if fmt.name != "jsonl":
         options = {k: v for k, v in options.items() if k not in SPAN_OPTIONS}
@@ -155,10 +171,12 @@ def _checked(items: Iterator[Item], ctx: ReadContext) -> Iterator[Item]:
     empty = True
     for item in items:
         empty = False
-        # Readers that can name the sentence's first line check it themselves;
-        # this catches the others (JSONL) at the line read last.
-        ctx.check_tokens(item[1].tokens, ctx.line)
+        # Readers check each sentence themselves, naming its lines; this
+        # catches any that did not, at the line read last.
+        if ctx.located is None:
+            ctx.check_tokens(item[1].tokens, ctx.line)
         yield item
+        ctx.located = None
     if empty:
         raise ctx.error(1, "empty file: no sentences")
 
@@ -188,6 +206,32 @@ def iter_sentences(
     """
     _, items = _items(path, format, labels, token_column, label_column, encoding, column_names, options)
     return (sentence for _, sentence in items)
+
+
+def iter_located(
+    path: str | PathLike,
+    format: str | None = None,
+    *,
+    labels: LabelSet | None = None,
+    token_column: int | str = 0,
+    label_column: int | str | None = -1,
+    encoding: str = "utf-8",
+    column_names: Sequence[str] | None = None,
+    **options,
+) -> Iterator[tuple[str, Sentence, tuple[int, ...]]]:
+    """Stream ``(document name, sentence, each token's line)`` from a corpus file.
+
+    Takes the arguments of :func:`read_corpus`, streams as
+    :func:`iter_sentences` does, and says where each token is in the file
+    (1-based lines; every token of a JSON record, or of a plain-text line,
+    is on the record's or the line's first line), so that a sentence found
+    wrong after reading (tokens that differ from a project's) is reported
+    at its line.
+    """
+    ctx, items = _items(path, format, labels, token_column, label_column, encoding, column_names, options)
+    for document, sentence in items:
+        line, lines = ctx.located if ctx.located is not None else (ctx.line, None)
+        yield document, sentence, tuple(lines) if lines is not None else (line,) * len(sentence)
 
 
 def read_corpus(
@@ -289,6 +333,7 @@ def write_corpus(
     format : str or None
         None picks it from the extension; other extensions (``.txt``) get
         conll when the corpus has labels or extra columns, else text.
+        Besides :data:`FORMATS`, ``"labelstudio"`` (:data:`EXPORT_FORMATS`).
     encoding : str
     **options
         Format options, e.g. ``sep`` and ``docstart`` (conll),
@@ -301,7 +346,7 @@ def write_corpus(
         in a column file, a candidate set as spans, …).
     """
     path = Path(path)
-    fmt = _format(format, path, lambda p: _format_for_writing(p, corpus))
+    fmt = _format(format, path, lambda p: _format_for_writing(p, corpus), writing=True)
     if str(path) == "-":  # standard output, as every command's -o - means
         fmt.write(corpus, sys.stdout, WriteContext(path), **options)
         sys.stdout.flush()

@@ -179,6 +179,8 @@ class ReadContext:
     detected: bool = False
     limits: ReadLimits = DEFAULT_LIMITS
     line: int = field(default=1, repr=False)  # the line read last (iter_lines)
+    #: ``(first line, each token's line or None)`` of the sentence checked last (:meth:`check_tokens`).
+    located: tuple[int, Sequence[int] | None] | None = field(default=None, repr=False)
     observed: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
     _cells: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
@@ -206,8 +208,15 @@ class ReadContext:
         return iter_lines(self.path, self.encoding, self.limits.max_line_chars, self)
 
     def check_tokens(self, tokens: Sequence[str], line: int, lines: Sequence[int] | None = None) -> None:
-        """:class:`FormatError` for a sentence of too many tokens or a token too long (``self.limits``)."""
+        """:class:`FormatError` for a sentence of too many tokens or a token too long (``self.limits``).
+
+        Readers call it on every sentence before they yield it, with its
+        line and, where they know them, each token's line: :attr:`located`
+        keeps them, for errors about the sentence found after reading
+        (:func:`tagtool.store.formats.iter_located`).
+        """
         check_tokens(self.path, tokens, line, self.limits, lines)
+        self.located = (line, lines)
 
     def parse_cells(
         self, cells: Sequence[str], first_line: int, lines: Sequence[int] | None = None

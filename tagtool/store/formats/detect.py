@@ -34,6 +34,7 @@ from collections import Counter
 from os import PathLike
 from pathlib import Path
 
+from tagtool.store.dbfile import held_by_this_process
 from tagtool.store.formats._common import HEAD_BYTES
 
 EXTENSIONS = {
@@ -84,6 +85,8 @@ def _sniff_tsv(lines: list[str]) -> str:
 
 
 def _head_lines(path: Path) -> list[str]:
+    if held_by_this_process(path):
+        return []  # an open project: not read outside SQLite (tagtool.store.dbfile); reading it is refused
     with open(path, "rb") as fh:
         head = fh.read(HEAD_BYTES)
     lines = head.decode("utf-8", errors="replace").splitlines()

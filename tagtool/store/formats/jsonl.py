@@ -7,7 +7,11 @@ Token records
     ``null`` (no label); ``labels`` may be left out (no labels at all).
     Another key whose value is a list of strings as long as ``tokens``
     becomes ``Sentence.columns[key]`` (``"pos": ["NNP", "VBZ"]``);
-    ``"document"`` names the document; every other key goes to
+    ``"document"`` names the document; ``"annotators"`` maps each
+    annotator's name to that annotator's own labels, spelled as ``labels``
+    (``{"alice": ["B-ORG", "O"], "bob": ["B-PER", null]}``:
+    ``Sentence.annotator_labels``, while ``labels`` stays the training
+    label, which may be an adjudicator's choice); every other key goes to
     ``Sentence.meta`` (strings as they are, other values as their JSON text).
 
 Span records (doccano, Label Studio)
@@ -29,7 +33,8 @@ Files
 
 Writing
     Token records by default (candidate sets as lists in label-set order,
-    ``null`` for no label); ``spans=True`` writes doccano-style span
+    ``null`` for no label; an ``"annotators"`` object when several
+    annotators' labels are kept); ``spans=True`` writes doccano-style span
     records, possible when every token has a full BIO label; the sentences
     of one record go back into one record, with its metadata. Token records
     get a ``"document"`` key when the document boundaries or names need it;
@@ -54,7 +59,7 @@ from tagtool.store.formats.spans import SpanOptions, record_groups, record_out, 
 
 logger = logging.getLogger(__name__)
 
-TOKEN_KEYS = ("tokens", "labels", "document")
+TOKEN_KEYS = ("tokens", "labels", "document", "annotators")
 _WHITESPACE = " \t\n\r"
 
 
@@ -195,7 +200,9 @@ def read(
         if not isinstance(record, dict):
             raise ctx.error(line, f"a record must be a JSON object, not {json_kind(record)}")
         if "tokens" in record:
-            yield _token_record(record, line, ctx)
+            item = _token_record(record, line, ctx)
+            ctx.check_tokens(item[1].tokens, line)
+            yield item
             continue
         if labelstudio.is_task(record):
             rec = labelstudio.full_task(record, line, ctx, opts, seen)
@@ -207,6 +214,7 @@ def read(
             raise ctx.error(line, 'a record needs "tokens" (token record) or "text" (span record)')
         document = _document(record, line, ctx)
         for sentence in sentences_of(rec, ctx, opts):
+            ctx.check_tokens(sentence.tokens, rec.line)
             yield document, sentence
         snapped += rec.snapped[0]
     if snapped:
@@ -250,6 +258,7 @@ def _token_record(record: dict, line: int, ctx: ReadContext) -> Item:
     if not all(isinstance(t, str) and t for t in tokens):
         raise ctx.error(line, '"tokens" must hold non-empty strings only')
     annotations = _token_labels(record.get("labels"), len(tokens), line, ctx) if ctx.read_labels else ()
+    by_annotator = _annotators(record.get("annotators"), len(tokens), line, ctx) if ctx.read_labels else {}
     columns, meta = {}, {}
     for key, value in record.items():
         if key in TOKEN_KEYS:
@@ -258,7 +267,23 @@ def _token_record(record: dict, line: int, ctx: ReadContext) -> Item:
             columns[key] = value
         else:
             meta[key] = _meta_value(value)
-    return _document(record, line, ctx), Sentence(tokens, annotations, columns, meta)
+    return _document(record, line, ctx), Sentence(tokens, annotations, columns, meta, by_annotator)
+
+
+def _annotators(value: Any, n: int, line: int, ctx: ReadContext) -> dict[str, list[frozenset[str]]]:
+    """``Sentence.annotator_labels`` of a token record's ``"annotators"`` object."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ctx.error(line, f'"annotators" must be an object of name: labels, not {json_kind(value)}')
+    out = {}
+    for name, labels in value.items():
+        if not name.strip():
+            raise ctx.error(line, '"annotators": an annotator\'s name must not be empty')
+        if not isinstance(labels, list) or len(labels) != n:
+            raise ctx.error(line, f'"annotators": {name!r} must have a list of {n} labels, one per token')
+        out[name.strip()] = _token_labels(labels, n, line, ctx)
+    return out
 
 
 def _token_labels(labels: Any, n: int, line: int, ctx: ReadContext) -> list[frozenset[str]] | tuple:
@@ -324,6 +349,10 @@ def _where(document: str, index: int) -> str:
 
 def _token_out(sentence: Sentence, corpus: Corpus, ctx: WriteContext, where: str) -> dict:
     record: dict[str, Any] = {"tokens": list(sentence.tokens), "labels": [_label_out(a, corpus) for a in sentence.annotations]}
+    if sentence.annotator_labels:
+        record["annotators"] = {
+            name: [_label_out(a, corpus) for a in labels] for name, labels in sentence.annotator_labels.items()
+        }
     for key, values in sentence.columns.items():
         _claim(record, key, ctx, where)
         record[key] = list(values)

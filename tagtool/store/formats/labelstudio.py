@@ -8,6 +8,13 @@ doccano
     Spans may also sit under ``labels`` or ``spans``. Every other key is
     metadata, kept with its JSON type. A record without spans (no span key,
     or ``null``) is unlabeled; an empty list labels every token ``O``.
+    A record key ``annotator``, ``user``, ``user_name`` or ``username``
+    (doccano 1.x writes ``"user": 1``) names the annotator of its spans.
+    ``annotation_approver`` does not: it is who approved the labels, not who
+    gave them, and stays metadata. With "collaborative annotation" off,
+    doccano exports each user's labels to a file of its own named after the
+    user (``alice.jsonl``), whose records name nobody: the reader option
+    ``annotator`` (below) names them.
 
 Label Studio, full JSON export
     A list of tasks ``{"id": 7, "data": {"text": "..."}, "annotations":
@@ -36,8 +43,9 @@ Offsets
 
 Choosing annotators (reader option ``annotator``): None or ``"all"`` keeps
 every annotator (the sentence gets their candidate set where they differ);
-a name keeps only that annotator's annotations, and a file where nobody has
-that name is an error listing the names it has.
+a name keeps only that annotator's annotations, and the spans of a record
+that names no annotator are that annotator's. A file that names annotators
+but not that one is an error listing the names it has.
 """
 
 from __future__ import annotations
@@ -52,6 +60,8 @@ SPAN_KEYS = ("label", "labels", "spans", "entities", "annotations")
 #: Keys of a full-export task that are not the task's metadata
 #: (``completions``: Label Studio before 1.0 named the annotations so).
 TASK_KEYS = ("data", "annotations", "completions", "predictions", "drafts", "document")
+#: Keys of a doccano record that name the annotator of its spans (not ``annotation_approver``).
+RECORD_ANNOTATOR_KEYS = ("annotator", "user", "user_name", "username")
 #: Keys of a JSON-MIN row that belong to its annotation, not to the task.
 MIN_ANNOTATION_KEYS = ("annotator", "annotation_id", "created_at", "updated_at", "lead_time")
 
@@ -101,11 +111,25 @@ def _checked_spans(spans: Any, line: int, ctx: ReadContext) -> list:
 
 
 def _choose(sources: dict, opts: SpanOptions, seen: set[str]) -> dict:
+    """The sources ``opts`` asks for; a record that names nobody is the chosen annotator's."""
     if len(sources) > 1 and None in sources:
         sources["unknown"] = sources.pop(None)
     seen.update(name for name in sources if name is not None)
     name = opts.one_annotator
-    return sources if name is None else {who: s for who, s in sources.items() if who == name}
+    if name is None:
+        return sources
+    if set(sources) == {None}:
+        seen.add(name)  # the file has labels of theirs: asking for them is no error
+        return {name: sources[None]}
+    return {who: s for who, s in sources.items() if who == name}
+
+
+def _record_annotator(record: dict) -> str | None:
+    """The annotator a doccano record names at its top level (:data:`RECORD_ANNOTATOR_KEYS`)."""
+    for key in RECORD_ANNOTATOR_KEYS:
+        if key in record:
+            return annotator_name(record[key])
+    return None
 
 
 def _span_objects(spans) -> list | None:
@@ -125,13 +149,15 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
     layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items() if k != "document"}
     layout[span_key] = _span_objects(record.get(span_key))
     # No span key at all (or null): nobody labeled the text; an empty list labels it all O.
-    sources: dict[str | None, list] = {None: spans} if record.get(span_key) is not None else {}
+    who = _record_annotator(record)
+    sources: dict[str | None, list] = {who: spans} if record.get(span_key) is not None else {}
     if span_key == "annotations":  # doccano 1.0: each span names its user
         sources = {}
         for item in spans:
-            who = item.get("user_name", item.get("user")) if isinstance(item, dict) else None
-            sources.setdefault(annotator_name(who), []).append(item)
-        sources = _choose(sources or {None: []}, opts, seen)
+            by = item.get("user_name", item.get("user")) if isinstance(item, dict) else None
+            sources.setdefault(annotator_name(by) or who, []).append(item)
+        sources = sources or {who: []}
+    sources = _choose(sources, opts, seen) if sources else sources
     return SpanRecord(line, text, sources, layout, (text_key, span_key))
 
 
@@ -246,13 +272,12 @@ def min_task(rows: list[tuple[int, dict]], ctx: ReadContext, opts: SpanOptions, 
 def check_annotator(opts: SpanOptions, seen: set[str], ctx: ReadContext) -> None:
     """After a whole file: the annotator asked for must have been there."""
     name = opts.one_annotator
-    if name is not None and name not in seen:
-        known = ", ".join(sorted(seen)) if seen else "none: the file names no annotators"
-        raise ctx.error(None, f"no annotations by {name!r}; annotators in the file: {known}")
+    if name is not None and seen and name not in seen:
+        raise ctx.error(None, f"no annotations by {name!r}; annotators in the file: {', '.join(sorted(seen))}")
 
 
 def annotators_in(path, encoding: str = "utf-8") -> list[str]:
-    """The annotators named in a Label Studio export, sorted; [] for other files.
+    """The annotators named in a Label Studio or doccano export, sorted; [] for other files.
 
     For the import dialogs, which offer one annotator or all of them. Reads
     the records only (no tokenising); cancelled annotations do not count.
@@ -277,4 +302,15 @@ def annotators_in(path, encoding: str = "utf-8") -> list[str]:
             )
         elif is_min_row(record) and annotator_name(record.get("annotator")) is not None:
             names.add(annotator_name(record.get("annotator")))
+        elif "text" in record or isinstance(record.get("data"), str):
+            names.update(_doccano_names(record))
     return sorted(names)
+
+
+def _doccano_names(record: dict) -> set[str]:
+    """The annotators a doccano record names: at its top level, or on each span (doccano 1.0)."""
+    names = {_record_annotator(record)}
+    if isinstance(record.get("annotations"), list):
+        names.update(annotator_name(item.get("user_name", item.get("user")))
+                     for item in record["annotations"] if isinstance(item, dict))
+    return {name for name in names if name is not None}

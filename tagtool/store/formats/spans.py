@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tagtool.core.annotation import EMPTY
+from tagtool.core.annotators import combine
 from tagtool.core.corpus import SKIPPED_SPAN, Sentence
 from tagtool.core.tokenize import Offsets, get_tokenizer, split_sentences
 from tagtool.errors import FormatError
@@ -255,9 +256,8 @@ def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[S
     for n, (a, b) in enumerate(ranges):
         if named:
             by_annotator = {who: bio[a:b] for who, bio in named.items()}
-            # One annotator's unlabeled token leaves the token unlabeled (it allows every label).
-            annotations = [EMPTY if EMPTY in votes else frozenset().union(*votes)
-                           for votes in zip(*by_annotator.values())]
+            # The one rule of team work: an annotator's unlabeled token is no answer.
+            annotations = [combine(votes) for votes in zip(*by_annotator.values())]
         else:
             by_annotator, annotations = {}, (labels[None][a:b] if None in labels else ())
         meta = _meta(rec, tokens, a, b, n, len(ranges) > 1)
@@ -344,16 +344,29 @@ def _joined(group: list[Sentence], ctx: WriteContext, where: str) -> tuple[str, 
     return " ".join(pieces), out
 
 
-def record_out(group: list[Sentence], ctx: WriteContext, where: str, stray_inside: bool = False) -> dict:
-    """The span record of one group of :func:`record_groups` (``stray_inside``: see :func:`spans_of`)."""
+def record_text(group: list[Sentence], ctx: WriteContext, where: str) -> tuple[str, list[Offsets]]:
+    """The text of one group of :func:`record_groups`, and each sentence's token offsets in it."""
     meta = group[0].meta
     text = meta.get(META_FULL, meta.get(META_TEXT))
     offsets = _locate(text, group) if isinstance(text, str) else None
     if offsets is None:
         text, offsets = _joined(group, ctx, where)
-    spans = [span for s, offs in zip(group, offsets) for span in spans_of(s, offs, ctx, where, stray_inside)]
+    return text, offsets
+
+
+def record_layout(sentence: Sentence) -> tuple[dict, str, str]:
+    """The record's other keys (:data:`META_RECORD`), its text key and its span key, from its first sentence."""
+    meta = sentence.meta
     text_key, span_key = meta.get(META_KEYS, "text label").split(" ")
-    layout = json.loads(meta[META_RECORD]) if META_RECORD in meta else {}
+    return (json.loads(meta[META_RECORD]) if META_RECORD in meta else {}), text_key, span_key
+
+
+def record_out(group: list[Sentence], ctx: WriteContext, where: str, stray_inside: bool = False) -> dict:
+    """The span record of one group of :func:`record_groups` (``stray_inside``: see :func:`spans_of`)."""
+    meta = group[0].meta
+    text, offsets = record_text(group, ctx, where)
+    spans = [span for s, offs in zip(group, offsets) for span in spans_of(s, offs, ctx, where, stray_inside)]
+    layout, text_key, span_key = record_layout(group[0])
     if span_key in ("entities", "annotations"):
         originals = _originals(layout.get(span_key))
         spans = [originals.get((s, e, t)) or {"label": t, "start_offset": s, "end_offset": e} for s, e, t in spans]

@@ -1,0 +1,276 @@
+"""Annotators' own answers in a project, and the training labels made from them.
+
+The one module that writes issue 14's rule into a project
+(:mod:`tagtool.core.annotators`): the ``annotator_labels`` table holds each
+annotator's answer for a token; the ``annotations`` table holds the token's
+training label, :func:`~tagtool.core.annotators.combine` of its answers
+(their common answer where they agree, the candidate set of their answers
+where they differ), its ``annotator`` naming who gave it
+(:func:`~tagtool.core.annotators.giver`).
+
+:func:`write_answers` adds answers and recomputes the training labels of
+the sentences they touch, inside the caller's transaction (a kill leaves
+the project as it was). Importing annotators' files of a project's
+sentences (``tagtool import --as-annotator``) and ``tagtool merge``
+(:mod:`tagtool.store.merge`) both go through it. Before the new answers go
+in:
+
+* **every training label is someone's answer.** A token whose training
+  label is not what the rule makes of its answers — labeled before any
+  answer came (in the app, or imported without annotators), or edited in
+  the app after they came — gives that label as the answer of whoever gave
+  it (its ``annotator`` column), replacing that person's earlier answer
+  for the token. Nothing is lost: an app edit is its editor's answer, one
+  voice among the others.
+* **resolved tokens are left alone.** A token in ``adjudicated``
+  (:mod:`tagtool.store.team`: an adjudicator picked one label or kept the
+  set) keeps its training label; its answers are still recorded.
+
+Changed training labels are logged in ``annotation_log`` by their new giver.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tagtool.core.annotation import EMPTY, make_annotation
+from tagtool.core.annotators import combine, giver
+from tagtool.core.corpus import Corpus, Document, Sentence
+from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
+from tagtool.errors import LabelError
+from tagtool.store import rows as _rows
+
+#: ``{sentence id: {token: {annotator: answer}}}``
+Answers = dict[int, dict[int, dict[str, frozenset[str]]]]
+
+
+@dataclass(frozen=True)
+class AnswerCounts:
+    """What :func:`write_answers` did.
+
+    Attributes
+    ----------
+    sentences : int
+        Sentences that received answers.
+    answers : int
+        Tokens answered (over all annotators written).
+    answers_changed : int
+        Tokens whose answers the new ones changed.
+    changed : int
+        Training labels that changed (set, replaced or removed).
+    candidate_sets : int
+        Tokens whose training label is now a candidate set of differing answers.
+    kept : int
+        Resolved tokens whose answers changed and whose training label was kept.
+    seeded : int
+        Earlier training labels that became their giver's answers.
+    """
+
+    sentences: int = 0
+    answers: int = 0
+    answers_changed: int = 0
+    changed: int = 0
+    candidate_sets: int = 0
+    kept: int = 0
+    seeded: int = 0
+
+
+def _json_ids(ids: Sequence[int]) -> str:
+    return _rows.dumps([int(i) for i in ids])
+
+
+def stored_answers(conn: sqlite3.Connection, sentence_ids: Sequence[int] | None = None) -> Answers:
+    """The ``annotator_labels`` rows of some sentences (all when None), by sentence, token and annotator."""
+    where, params = "", ()
+    if sentence_ids is not None:
+        where, params = "WHERE sentence_id IN (SELECT value FROM json_each(?))", (_json_ids(sentence_ids),)
+    out: Answers = {}
+    for sid, t, name, text in conn.execute(
+        f"SELECT sentence_id, token, annotator, labels FROM annotator_labels {where}", params
+    ):
+        out.setdefault(sid, {}).setdefault(t, {})[name] = _rows.parse_stored(text)
+    return out
+
+
+def _training(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> dict[int, dict[int, tuple[str, str]]]:
+    """``{sentence: {token: (stored labels, annotator)}}`` of the training labels."""
+    out: dict[int, dict[int, tuple[str, str]]] = {}
+    for sid, t, text, who in conn.execute(
+        "SELECT sentence_id, token, labels, annotator FROM annotations "
+        "WHERE sentence_id IN (SELECT value FROM json_each(?))", (_json_ids(sentence_ids),)
+    ):
+        out.setdefault(sid, {})[t] = (text, who)
+    return out
+
+
+def _resolved(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> set[tuple[int, int]]:
+    """The (sentence, token) pairs an adjudicator resolved (:mod:`tagtool.store.team`)."""
+    return set(conn.execute(
+        "SELECT sentence_id, token FROM adjudicated WHERE sentence_id IN (SELECT value FROM json_each(?))",
+        (_json_ids(sentence_ids),),
+    ))
+
+
+def derived(votes: Mapping[str, frozenset[str]], labels: LabelSet) -> tuple[str, str] | None:
+    """The training label the rule makes of a token's answers: (stored labels, giver), None for no label."""
+    label = combine(votes.values(), labels)
+    text = _rows.spell(label, labels)
+    return None if text is None else (text, giver(votes, label, "nobody"))
+
+
+def _seed(answers: Answers, training, resolved, labels: LabelSet, sids: Sequence[int]) -> int:
+    """Training labels the rule does not make of the answers become their givers' answers (module doc)."""
+    seeded = 0
+    for sid in sids:
+        for t, (text, who) in training.get(sid, {}).items():
+            votes = answers.get(sid, {}).get(t, {})
+            if (sid, t) in resolved or (derived(votes, labels) or (None,))[0] == text:
+                continue
+            answers.setdefault(sid, {}).setdefault(t, {})[who] = _rows.parse_stored(text)
+            seeded += 1
+    return seeded
+
+
+def _put(answers: Answers, labels: LabelSet, sid: int, name: str, given, where: str) -> int:
+    """``name``'s answers for one sentence, replacing that annotator's earlier ones; tokens answered.
+
+    ``given`` is the labels per token (a sequence), or ``{token: labels}``.
+    """
+    tokens = answers.setdefault(sid, {})
+    for by_name in tokens.values():
+        by_name.pop(name, None)
+    n = 0
+    for t, ann in (given.items() if isinstance(given, Mapping) else enumerate(given)):
+        try:
+            ann = make_annotation(ann, labels)
+        except LabelError as exc:
+            raise LabelError(f"{where}, token {t + 1}: {exc}") from None
+        if ann:
+            tokens.setdefault(int(t), {})[name] = ann
+            n += 1
+    return n
+
+
+def write_answers(
+    conn: sqlite3.Connection,
+    labels: LabelSet,
+    given: Sequence[tuple[int, str, Mapping[str, Sequence[frozenset[str]] | Mapping[int, frozenset[str]]]]],
+) -> AnswerCounts:
+    """Add annotators' answers to a project and recompute the training labels of their sentences.
+
+    Runs inside the caller's transaction (module doc for the rule, what
+    becomes an answer first and what is left alone).
+
+    Parameters
+    ----------
+    conn : sqlite3.Connection
+        In a write transaction.
+    labels : LabelSet
+        The project's labels (answers are checked and normalised against them).
+    given : sequence of (sentence id, description, {annotator: answers})
+        Each annotator's answers (labels per token, or ``{token: labels}``)
+        replace that annotator's earlier answers for the sentence; a token
+        they leave unlabeled has no answer.
+
+    Returns
+    -------
+    AnswerCounts
+
+    Raises
+    ------
+    LabelError
+        An answer with a label outside ``labels`` (naming the sentence and token).
+    """
+    sids = sorted({int(sid) for sid, _, _ in given})
+    answers = stored_answers(conn, sids)
+    training, resolved = _training(conn, sids), _resolved(conn, sids)
+    seeded = _seed(answers, training, resolved, labels, sids)
+    before = {sid: {t: dict(v) for t, v in answers.get(sid, {}).items() if v} for sid in sids}
+    n_answers = sum(_put(answers, labels, int(sid), name, anns, where)
+                    for sid, where, by_name in given for name, anns in by_name.items())
+    moved = {(sid, t) for sid in sids for t in set(before[sid]) | set(answers.get(sid, {}))
+             if before[sid].get(t, {}) != answers.get(sid, {}).get(t, {})}
+    changed, candidate_sets = _recompute(conn, labels, sids, answers, training, resolved)
+    conn.execute("DELETE FROM annotator_labels WHERE sentence_id IN (SELECT value FROM json_each(?))",
+                 (_json_ids(sids),))
+    conn.executemany(
+        "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
+        [(sid, t, name, _rows.spell(ann, labels))
+         for sid in sids for t, by_name in answers.get(sid, {}).items() for name, ann in by_name.items()],
+    )
+    _rows.refresh_counts(conn, sids)
+    return AnswerCounts(len(sids), n_answers, len(moved), changed, candidate_sets, len(moved & resolved), seeded)
+
+
+def _recompute(conn, labels, sids, answers, training, resolved) -> tuple[int, int]:
+    """Write the training labels of the unresolved tokens of ``sids``, log the changed ones;
+    (labels changed, candidate sets of differing answers)."""
+    now = time.time()
+    upserts, deletes, log = [], [], []
+    changed = candidate_sets = 0
+    for sid in sids:
+        now_answers, current = answers.get(sid, {}), training.get(sid, {})
+        for t in sorted(set(now_answers) | set(current)):
+            if (sid, t) in resolved:
+                continue
+            votes, cur = now_answers.get(t, {}), current.get(t)
+            row = derived(votes, labels)
+            candidate_sets += row is not None and CANDIDATE_SEPARATOR in row[0] and len(set(votes.values())) > 1
+            if row == cur:
+                continue
+            if row is None:
+                deletes.append((sid, t))
+            else:
+                upserts.append((sid, t, *row, now))
+            if (row or (None,))[0] != (cur or (None,))[0]:  # the label itself changed, not only its giver
+                changed += 1
+                log.append((sid, t, cur[0] if cur else NO_LABEL, row[0] if row else NO_LABEL,
+                            row[1] if row else cur[1], now))
+    conn.executemany("DELETE FROM annotations WHERE sentence_id = ? AND token = ?", deletes)
+    conn.executemany(
+        "INSERT OR REPLACE INTO annotations (sentence_id, token, labels, annotator, time) VALUES (?, ?, ?, ?, ?)",
+        upserts,
+    )
+    conn.executemany(
+        "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)", log,
+    )
+    return changed, candidate_sets
+
+
+def derived_label(conn: sqlite3.Connection, labels: LabelSet, sentence_id: int,
+                  token: int) -> tuple[frozenset[str], str]:
+    """The training label a token's stored answers make, and its giver (``nobody`` without answers).
+
+    For a resolution taken back (:meth:`tagtool.store.project.Project.unresolve_token`).
+    """
+    votes = stored_answers(conn, [sentence_id]).get(int(sentence_id), {}).get(int(token), {})
+    row = derived(votes, labels)
+    return (EMPTY, "nobody") if row is None else (_rows.parse_stored(row[0]), row[1])
+
+
+def with_answers(conn: sqlite3.Connection, corpus: Corpus, sentence_ids: Sequence[int]) -> Corpus:
+    """``corpus`` (a project's, ``sentence_ids`` in its order) with each sentence's ``annotator_labels``.
+
+    For exports that carry annotators (JSONL token records, Label Studio
+    tasks). A token an annotator did not answer is empty in their labels.
+    """
+    answers = stored_answers(conn)
+    if not answers:
+        return corpus
+    ids = iter(sentence_ids)
+
+    def own(sentence: Sentence) -> Sentence:
+        tokens = answers.get(next(ids))
+        if not tokens:
+            return sentence
+        names = sorted({name for by_name in tokens.values() for name in by_name})
+        by_annotator = {
+            name: [tokens.get(t, {}).get(name, EMPTY) for t in range(len(sentence))] for name in names
+        }
+        return Sentence(sentence.tokens, sentence.annotations, sentence.columns, sentence.meta, by_annotator)
+
+    documents = [Document(d.name, [own(s) for s in d.sentences]) for d in corpus.documents]
+    return Corpus(corpus.labels, documents, corpus.warnings)

@@ -1,0 +1,181 @@
+"""``tagtool assign``: split a project's open sentences among annotators, one project file each.
+
+Which sentences
+    The *open* ones: not fully labeled and not skipped (what the app's
+    queue offers; ``Project.sentence_ids(status="open")``).  A sentence
+    partly labeled in the project is assigned too; its labels stay in the
+    project and join the annotators' answers at the merge
+    (:mod:`tagtool.store.merge`).
+Who gets what (:func:`plan`)
+    A share ``overlap`` of them (drawn with ``seed``) goes to ``shared_by``
+    annotators (default two) so that agreement can be measured; every other
+    one to a single annotator.  Balanced by tokens: sentences are dealt
+    longest first to the annotator(s) with the fewest tokens so far (LPT
+    scheduling: each load ends within one sentence of the others'); ties
+    go in an order drawn with ``seed``.
+The files (:func:`write_files`)
+    ``DIR/<project stem>.<annotator>.tagproj``: the project's label set and
+    colours, the assigned sentences in document order under their documents'
+    names, their columns and attributes, and *no labels* (the annotator
+    starts from scratch: a label copied in would be an answer they never
+    gave).  ``meta`` records the source project's identity and name and the
+    annotator; each sentence's ``meta`` its source id and token fingerprint
+    (:data:`tagtool.store.merge.SOURCE_KEY`, ``FINGERPRINT_KEY``).  Each
+    file is written atomically (:meth:`Project.create`); an existing file is
+    replaced only with ``force``, and never when it is not a regular file;
+    every target is checked before the first is written.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tagtool.core.annotators import check_name
+from tagtool.core.corpus import Corpus, Document, Sentence
+from tagtool.errors import TagtoolError
+from tagtool.outputs import check_not_input
+from tagtool.store import merge as _merge
+from tagtool.store import review as _review
+
+
+class AssignError(TagtoolError):
+    """Annotators, overlap or output files that cannot be used."""
+
+
+@dataclass
+class Assignment:
+    """Which annotator gets which sentences.
+
+    Attributes
+    ----------
+    sentences : dict of str to list of int
+        Each annotator's sentence ids, in the order given to :func:`plan`.
+    shared : set of int
+        The sentences given to more than one annotator.
+    tokens : dict of str to int
+        Each annotator's tokens.
+    """
+
+    sentences: dict[str, list[int]]
+    shared: set[int] = field(default_factory=set)
+    tokens: dict[str, int] = field(default_factory=dict)
+
+
+def check_annotators(names: Sequence[str]) -> list[str]:
+    """Trimmed, non-empty, distinct annotator names (:class:`AssignError` otherwise)."""
+    try:
+        names = [check_name(n) for n in names]
+    except ValueError as e:
+        raise AssignError(f"--annotators: {e}") from None
+    if not names:
+        raise AssignError("--annotators: name at least one annotator")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise AssignError(f"--annotators: {', '.join(twice)} named twice")
+    return names
+
+
+def plan(
+    lengths: Sequence[tuple[int, int]], annotators: Sequence[str], overlap: float,
+    shared_by: int = 2, seed: int = 0,
+) -> Assignment:
+    """Deal sentences ``(id, n_tokens)`` to annotators (module doc).
+
+    ``round(overlap · n)`` sentences (at least one when ``overlap > 0``) go
+    to ``shared_by`` annotators each, the others to one.
+    """
+    annotators = check_annotators(annotators)
+    if not 0.0 <= overlap <= 1.0 or math.isnan(overlap):
+        raise AssignError(f"--overlap {overlap}: a share between 0 and 1")
+    if overlap > 0 and not 2 <= shared_by <= len(annotators):
+        raise AssignError(f"--shared-by {shared_by}: between 2 and the number of annotators ({len(annotators)}); "
+                          "with one annotator use --overlap 0")
+    rng = random.Random(seed)
+    n_shared = min(len(lengths), max(1, round(overlap * len(lengths)))) if overlap > 0 and lengths else 0
+    shared = set(rng.sample([sid for sid, _ in lengths], n_shared))
+    tie = {name: i for i, name in enumerate(rng.sample(annotators, len(annotators)))}
+    load = dict.fromkeys(annotators, 0)
+    given: dict[str, set[int]] = {name: set() for name in annotators}
+    # shared sentences first: they weigh on two loads at once
+    by_length = sorted(lengths, key=lambda r: (r[0] not in shared, -r[1]))
+    for sid, n in by_length:
+        k = shared_by if sid in shared else 1
+        for name in sorted(annotators, key=lambda a: (load[a], tie[a]))[:k]:
+            given[name].add(sid)
+            load[name] += n
+    order = [sid for sid, _ in lengths]
+    return Assignment({a: [sid for sid in order if sid in given[a]] for a in annotators}, shared, load)
+
+
+def file_name(stem: str, annotator: str) -> str:
+    """``<stem>.<annotator>.tagproj``, the name made safe for every file system."""
+    safe = re.sub(r"[^\w.-]+", "_", annotator, flags=re.UNICODE).strip("._") or "annotator"
+    return f"{stem}.{safe}.tagproj"
+
+
+def target_paths(project_path: Path, annotators: Sequence[str], out_dir: Path, force: bool) -> dict[str, Path]:
+    """Each annotator's file, every one checked before anything is written."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise AssignError(f"-o {out_dir}: not a folder")
+    paths = {a: out_dir / file_name(Path(project_path).stem, a) for a in annotators}
+    lower = [str(p).lower() for p in paths.values()]
+    clash = [a for a in annotators if lower.count(str(paths[a]).lower()) > 1]
+    if clash:
+        raise AssignError(f"annotators {', '.join(clash)} would share the file name {paths[clash[0]].name}; "
+                          "give names that differ in letters or digits")
+    for annotator, path in paths.items():
+        check_not_input(path, {"project": project_path}, "annotator's file")
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise AssignError(f"{path} is not a regular file; an annotator's file is never written there")
+        if path.exists() and not force:
+            raise AssignError(f"{path} already exists; give another -o folder, or --force to replace it")
+    return paths
+
+
+def annotator_corpus(project, annotator: str, sentence_ids: Sequence[int]) -> Corpus:
+    """The corpus of one annotator's file: the sentences unlabeled, with their source recorded."""
+    wanted = set(sentence_ids)
+    documents: list[Document] = []
+    for doc in project.documents():
+        ids = [sid for sid in project.sentence_ids(doc.id) if sid in wanted]
+        if ids:
+            documents.append(Document(doc.name, tuple(_unlabeled(s, sid) for sid, s in zip(ids, project.sentences(ids)))))
+    return Corpus(project.labels, tuple(documents))
+
+
+def _unlabeled(sentence: Sentence, sentence_id: int) -> Sentence:
+    meta, _ = _review.take_review_meta(sentence.meta)
+    meta.update({_merge.SOURCE_KEY: str(sentence_id), _merge.FINGERPRINT_KEY: _merge.fingerprint(sentence.tokens)})
+    return Sentence(sentence.tokens, (), sentence.columns, meta)
+
+
+def write_files(project, assignment: Assignment, out_dir: Path, force: bool = False) -> dict[str, Path]:
+    """Write each annotator's file (module doc); the paths of those written (an annotator
+    given no sentence gets none)."""
+    from tagtool.store.project import Project  # it imports this module's neighbours
+
+    names = [a for a, ids in assignment.sentences.items() if ids]
+    paths = target_paths(project.path, names, out_dir, force)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    identity = project.identity()
+    colors = {info.name: info.color for info in project.label_infos()}
+    for annotator in names:
+        corpus = annotator_corpus(project, annotator, assignment.sentences[annotator])
+        meta = {_merge.SOURCE_PROJECT_KEY: identity, _merge.SOURCE_NAME_KEY: project.name,
+                _merge.ANNOTATOR_KEY: annotator}
+        with Project.create(paths[annotator], corpus, name=f"{project.name} ({annotator})", label_colors=colors,
+                            overwrite=force, annotator=annotator, meta=meta):
+            pass
+    return {a: paths[a] for a in names}
+
+
+def open_sentences(project) -> list[tuple[int, int]]:
+    """``(id, n_tokens)`` of the sentences to assign: the open ones, in document order."""
+    lengths = dict(project._db.execute("SELECT id, n_tokens FROM sentences"))
+    return [(sid, lengths[sid]) for sid in project.sentence_ids(status="open")]
