@@ -28,6 +28,7 @@ from tagtool.cli_inputs import (
     report_reading,
     span_kwargs,
 )
+from tagtool.cli_agreement import add_agreement_command
 from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progress_bar, stop_on_sigint
 from tagtool.display import check_display
 from tagtool.cli_text import add_text_commands, stored_representations
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_gui)
     _add_learning_commands(sub)
     add_text_commands(sub)
+    add_agreement_command(sub)
     add_team_commands(sub)
     return parser
 

@@ -8,8 +8,9 @@ selection (and with ``picker`` the label picker); with ``model`` also the
 model panel while training, suggestions with uncertainty shading, view
 disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
 learner is installed) and the statistics panel; then the adjudication view
-(View › Adjudication) on answers of two simulated annotators — each in a
-light and a dark palette.  PNGs are written with the strongest compression.
+(View › Adjudication) on answers of two simulated annotators; with ``team``
+the agreement panel on a demo team (:mod:`tagtool.gui.agreement_shots`) —
+each in a light and a dark palette.  PNGs are written with the strongest compression.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from tagtool.gui import agreement_shots  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
 from tagtool.gui.style import apply_theme  # noqa: E402
@@ -209,7 +211,7 @@ def _save(widget, path: Path) -> Path:
 
 
 def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
-           picker: bool = False) -> list[Path]:
+           picker: bool = False, team: bool = True) -> list[Path]:
     app = application()
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -249,6 +251,8 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
             window.close()
             window.deleteLater()
             _settle(app)
+            if team:
+                written += agreement_shots.render(app, settings, Path(tmp), theme, outdir)
     app.setStyle(style)
     app.setPalette(palette)
     return written

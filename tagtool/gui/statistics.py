@@ -1,5 +1,6 @@
 """The statistics panel: annotation progress (now and over time), annotation
-speed by action kind, label distribution and the learning curve.
+speed by action kind, agreement between annotators and their progress
+(:mod:`tagtool.gui.agreement_panel`), label distribution and the learning curve.
 
 Progress, speed and labels are drawn with QPainter; the learning curve with
 pyqtgraph (:mod:`tagtool.gui.learning_plot`).  The label distribution is
@@ -23,6 +24,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from tagtool.gui import stats
+from tagtool.gui.agreement_panel import AgreementPanel
 from tagtool.gui.id_reader import IdReader
 from tagtool.gui.learning_plot import LearningCurvePlots
 from tagtool.gui.sentence_list import STATUS_COLORS
@@ -189,8 +191,10 @@ class StatisticsPanel(QScrollArea):
         self.speed_note = QLabel(body)
         self.speed_note.setWordWrap(True)
         self.curve = LearningCurvePlots(body)
+        self.team = AgreementPanel(body)  # computed in a worker thread (agreement_panel)
         layout = QVBoxLayout(body)
-        for w in (self.summary, self.status, self.progress, self.speed, self.speed_note, self.curve, self.labels):
+        for w in (self.summary, self.status, self.progress, self.speed, self.speed_note, self.team, self.curve,
+                  self.labels):
             layout.addWidget(w)
         layout.addStretch(1)
         self.setWidget(body)
@@ -358,6 +362,7 @@ class StatisticsPanel(QScrollArea):
         actions = self.actions()
         self._show_speed(actions)
         self.curve.set_points(stats.learning_curve(project.models(), actions))
+        self.team.refresh(project)
 
     def actions(self) -> list:
         """The project's action log, reading only the rows logged since the last call."""

@@ -35,6 +35,7 @@ from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet, check_l
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import actions as _actions
+from tagtool.store import annotator_answers as _answers
 from tagtool.store import annotators as _annotators
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, lifecycle
@@ -1463,6 +1464,24 @@ class Project:
         """The smallest and the largest sentence id (None without sentences)."""
         low, high = self._db.execute("SELECT min(id), max(id) FROM sentences").fetchone()
         return None if low is None else (low, high)
+
+    def annotator_answers(
+        self, first_id: int | None = None, last_id: int | None = None, shared: bool = False
+    ) -> Iterator[tuple[int, int, str, frozenset[str]]]:
+        """Every annotator's own answers ``(sentence id, token, annotator, labels)``, with ``shared``
+        only of tokens two or more answered (:func:`tagtool.store.annotator_answers.answers`).
+
+        An iterator: a caller that keeps only what it needs of each row never
+        holds (nor frees at once) hundreds of thousands of them."""
+        return _answers.answers(self._db, first_id, last_id, shared)
+
+    def answering_annotators(self) -> list[str]:
+        """Names with answers of their own (``annotator_labels``), sorted."""
+        return _answers.annotators(self._db)
+
+    def annotator_progress(self, first_id: int | None = None, last_id: int | None = None) -> dict[str, tuple[int, int]]:
+        """``annotator -> (sentences, tokens)`` answered (:func:`tagtool.store.annotator_answers.progress`)."""
+        return _answers.progress(self._db, first_id, last_id)
 
     def annotation_history(
         self,

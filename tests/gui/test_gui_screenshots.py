@@ -13,7 +13,8 @@ def test_screenshots_render_light_and_dark(chunk_project, tmp_path, qapp):
     for theme in ("light", "dark"):
         assert {f"sample-{theme}.png", f"partial-{theme}.png"} <= names
         assert {f"training-{theme}.png", f"suggestions-{theme}.png", f"disagreement-{theme}.png",
-                f"questions-{theme}.png", f"statistics-{theme}.png", f"adjudication-{theme}.png"} <= names
+                f"questions-{theme}.png", f"statistics-{theme}.png", f"adjudication-{theme}.png",
+                f"agreement-{theme}.png"} <= names
     for path in paths:
         image = QImage(str(path))
         assert not image.isNull() and image.width() > 200

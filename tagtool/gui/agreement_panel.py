@@ -1,0 +1,198 @@
+"""The statistics dock's "Annotators" part: agreement between annotators and per-annotator progress.
+
+The numbers are :mod:`tagtool.agreement`'s (the same as ``tagtool
+agreement``).  They are computed in a worker thread
+(:class:`~tagtool.gui.worker.TaskRunner`, paced: the worker gives the GUI
+thread a turn every few milliseconds) on a read-only connection of its own
+(:class:`~tagtool.agreement.progress.ProjectQuery`), and only when the
+dock refreshes, which it does only while on screen.  Reading the answers
+and the action log and scoring spans are Python loops over every answer,
+too long for the GUI thread on a big project.  One computation runs at a
+time, and the next waits a pause proportional to the last one's duration
+(every edit refreshes the dock).  A project whose data is not in its file
+(an old file opened read-only, migrated in memory) is computed on the GUI
+thread.
+"""
+
+from __future__ import annotations
+
+import gc
+import html
+import logging
+import time
+from contextlib import contextmanager
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from tagtool.agreement import AgreementCancelled
+from tagtool.agreement.progress import ProjectAgreement, ProjectQuery, of_project
+from tagtool.agreement.report import disagreements, pair_rows, progress_rows
+from tagtool.gui.worker import TaskRunner
+
+
+log = logging.getLogger(__name__)
+
+#: A new computation starts no sooner than this many times the last one's duration after it started.
+PAUSE_FACTOR = 4.0
+#: Columns of :func:`tagtool.agreement.report.pair_rows` the dock shows (its width is small):
+#: a, b, compared, agree %, kappa, alpha, span F1, sets.
+DOCK_PAIR_COLUMNS = ((0, "a"), (1, "b"), (3, "compared"), (4, "agree %"), (5, "κ"), (6, "α"), (9, "span F1"),
+                     (10, "sets"))
+#: Disagreements listed under the table.
+DOCK_DISAGREEMENTS = 5
+NO_AGREEMENT = ("Agreement needs the answers of two annotators or more (a Label Studio import with several "
+                "annotators, or their merged projects).")
+
+
+@contextmanager
+def collector_off():
+    """Python's cyclic collector off while the worker makes its many small objects.
+
+    A full collection walks every object of the app holding the GIL (up to
+    ~1 s with a big project's sentences in memory, :mod:`tagtool.gui.sentence_reader`);
+    what the worker makes is freed by reference counting.  Unlike the
+    sentence reader's pause nothing is frozen: the objects are temporary.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _table(header: list[str], rows: list[list[str]], names: int = 1) -> str:
+    """An HTML table; the first ``names`` columns left-aligned, the numbers right-aligned."""
+    def cells(tag: str, row: list[str]) -> str:
+        return "".join(f"<{tag} align='{'left' if i < names else 'right'}'>{html.escape(c)}</{tag}>"
+                       for i, c in enumerate(row))
+
+    body = "".join(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    return f"<table cellspacing='0' cellpadding='3'><tr>{cells('th', header)}</tr>{body}</table>"
+
+
+def agreement_html(result: ProjectAgreement) -> str:
+    """The agreement table, the frequent disagreements and the progress table as rich text."""
+    parts = []
+    agreement = result.agreement
+    if agreement is None:
+        parts.append(f"<p>{html.escape(NO_AGREEMENT)}</p>")
+    else:
+        rows = [[row[i] for i, _ in DOCK_PAIR_COLUMNS] for row in pair_rows(agreement)]
+        parts.append(_table([name for _, name in DOCK_PAIR_COLUMNS], rows, names=2))
+        note = ("κ: Cohen's kappa (all: mean over pairs) · α: Krippendorff's alpha · tokens with a candidate set "
+                "are left out and counted in sets (compatible/all)")
+        if not agreement.span_scheme:
+            note += " · labels are not spans: no span F1"
+        parts.append(f"<p><small>{html.escape(note)}</small></p>")
+        off = disagreements(agreement, DOCK_DISAGREEMENTS)
+        if off:
+            parts.append("<p>Disagree most on: " + html.escape(", ".join(f"{x} · {y} ({n})" for x, y, n in off))
+                         + "</p>")
+    if result.progress:
+        parts.append("<p>Per annotator: sentences and tokens answered; tokens per minute from their actions in "
+                     "this project's log</p>")
+        parts.append(_table(["annotator", "sentences", "tokens", "tokens/min"], progress_rows(result.progress)))
+    return "".join(parts)
+
+
+class AgreementPanel(QWidget):
+    """Agreement and per-annotator progress; :meth:`refresh` recomputes them off the GUI thread."""
+
+    #: Emitted on the GUI thread when new numbers are shown (tests wait for it).
+    shown = Signal()
+    #: The worker's answer (a ProjectAgreement, an error message, or None when stopped); connected
+    #: before any computation starts, so one that ends at once cannot answer to nobody.
+    _answered = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title = QLabel("Annotators: agreement and progress", self)
+        self.body = QLabel(self)
+        self.body.setTextFormat(Qt.RichText)
+        self.body.setWordWrap(True)
+        self.body.setText("Counting…")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.body)
+        self.result: ProjectAgreement | None = None
+        self._runner: TaskRunner | None = None
+        self._project = None
+        self._running = False  # one computation at a time: a request meanwhile waits (_pending)
+        self._started = self._duration = 0.0  # of the last computation (time.monotonic, seconds)
+        self._pending = QTimer(self, singleShot=True)
+        self._pending.timeout.connect(self.refresh_pending)
+        self._wanted = False  # a refresh asked for and not started yet
+        self._answered.connect(self._take)
+
+    def refresh(self, project) -> None:
+        """Recompute for ``project``, at once or when the pause after the last computation ends.
+
+        Every edit makes the dock refresh; on a big project one computation
+        takes seconds of the worker's time, so one runs at a time and the
+        next starts no sooner than :data:`PAUSE_FACTOR` times the last one's
+        duration after it started (requests meanwhile make one computation).
+        """
+        self._project, self._wanted = project, True
+        if not self._running:  # else _take schedules it
+            self._schedule()
+
+    def _schedule(self) -> None:
+        wait = self._started + PAUSE_FACTOR * self._duration - time.monotonic()
+        if wait > 0:
+            self._pending.start(int(wait * 1000) + 1)
+            return
+        self._wanted = False
+        self._start()
+
+    def refresh_pending(self) -> None:
+        """The request that waited for the pause (:meth:`refresh`)."""
+        if self._wanted and not self._running:
+            self._schedule()
+
+    def _start(self) -> None:
+        project = self._project
+        if project is None or project.closed:
+            return
+        query = ProjectQuery.of(project)
+        self._started = time.monotonic()
+        if query is None:
+            self._show(of_project(project))
+            self._duration = time.monotonic() - self._started
+            return
+        if self._runner is None:
+            self._runner = TaskRunner(self, paced=True)
+        self._running = True
+        answered = self._answered
+
+        def run(state) -> None:  # worker thread
+            try:
+                with collector_off():
+                    # closed first: a closed project's worker stops without waiting for a GUI turn
+                    answer = query(lambda: project.closed or state.should_stop())
+            except AgreementCancelled:
+                answer = None
+            except Exception as exc:  # noqa: BLE001 - shown in the panel instead of lost in the thread
+                log.exception("computing the agreement failed")
+                answer = f"{type(exc).__name__}: {exc}"
+            answered.emit(answer)  # queued to the GUI thread (this object lives there)
+
+        self._runner.start(run)
+
+    def _take(self, answer) -> None:
+        self._running = False
+        self._duration = time.monotonic() - self._started
+        if isinstance(answer, ProjectAgreement):
+            self._show(answer)
+        elif isinstance(answer, str):
+            self.body.setText(html.escape(f"Could not compute the agreement: {answer}"))
+        if self._wanted:
+            self._schedule()
+
+    def _show(self, result: ProjectAgreement) -> None:
+        self.result = result
+        self.body.setText(agreement_html(result))
+        self.shown.emit()
