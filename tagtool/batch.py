@@ -436,6 +436,10 @@ def tag_file(
             **(reader_options or {}),
         )
 
+    if workers == 1 and dask_address is None and not hasattr(tagger, "tag_corpus"):
+        from tagtool.tagger import load_tagger
+
+        tagger = load_tagger(tagger)  # once: the column check then needs no second read of its meta
     warnings = _check_columns(tagger, read(), job)
 
     started, n_sentences, n_tokens = time.perf_counter(), 0, 0
