@@ -17,11 +17,13 @@ from pathlib import Path
 
 from tagtool.errors import TagtoolError
 
+#: ``tagtool.store.answer_files.MATCH_MODES``, kept here so that building the parser imports neither
+#: the store nor numpy; a test checks they agree.
+MATCH_MODES = ("order", "tokens")
+
 
 def add_annotator_import_options(parser: argparse.ArgumentParser) -> None:
     """Options of ``tagtool import`` about annotators (``--annotator`` itself is a span option)."""
-    from tagtool.store.answer_files import MATCH_MODES
-
     group = parser.add_argument_group("annotators")
     group.add_argument("--annotator-from-file-name", action="store_true",
                        help="the labels of each file that names nobody are the annotator named by the file's "

@@ -61,7 +61,7 @@ class Sentence:
         tokens = tuple(self.tokens)
         if not tokens:
             raise ValueError("a sentence needs at least one token")
-        annotations = tuple(frozenset(a) for a in self.annotations) or (EMPTY,) * len(tokens)
+        annotations = tuple(map(frozenset, self.annotations)) or (EMPTY,) * len(tokens)
         if len(annotations) != len(tokens):
             raise ValueError(f"{len(annotations)} annotations for {len(tokens)} tokens")
         object.__setattr__(self, "tokens", tokens)

@@ -166,20 +166,13 @@ class Snapshot:
 
 
 def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
-    """Allowed mask of every token; one row computed per distinct annotation."""
-    rows: dict[frozenset, int] = {}
-    table: list[np.ndarray] = []
-    ids = []
-    for sentence in sentences:
-        for annotation in sentence.annotations:
-            row = rows.get(annotation)
-            if row is None:
-                row = rows[annotation] = len(table)
-                table.append(allowed_mask([annotation], labels)[0])
-            ids.append(row)
-    if not table:
+    """Allowed mask of every token; one row computed per distinct annotation (lists, not a token loop)."""
+    flat = [annotation for sentence in sentences for annotation in sentence.annotations]
+    rows = {annotation: i for i, annotation in enumerate(dict.fromkeys(flat))}
+    if not rows:
         return np.zeros((0, len(labels)), dtype=bool)
-    return np.stack(table)[np.asarray(ids, dtype=np.int64)]
+    table = np.stack([allowed_mask([annotation], labels)[0] for annotation in rows])
+    return table[np.fromiter(map(rows.__getitem__, flat), dtype=np.int64, count=len(flat))]
 
 
 #: Sentences per call of the extractor's ``transform`` in :func:`build_snapshot`.  One call over a

@@ -8,19 +8,33 @@ pure-numpy versions used as test oracle and benchmark baseline;
 scheme's rules) into scores these decoders take.  Nothing here imports Qt.
 """
 
-from tagtool.decode.api import (
-    entropy_and_gradient,
-    forward_backward,
-    kbest_viterbi,
-    log_partition,
-    loss_augmented_viterbi,
-    max_marginals,
-    viterbi,
-    viterbi_batch,
-)
-from tagtool.decode.constraints import forbid_transitions, transition_penalty
-from tagtool.decode.errors import DecoderInputError
-from tagtool.decode.results import EntropyResult, ForwardBackwardResult
+import importlib
+
+# The kernels' modules import numba, whose loading (half a second) a short
+# ``tagtool tag`` run need not pay for (see :mod:`tagtool.decode.vectorised`):
+# every name is imported from its module on first use.
+_LAZY = {
+    **dict.fromkeys(
+        ("entropy_and_gradient", "forward_backward", "kbest_viterbi", "log_partition",
+         "loss_augmented_viterbi", "max_marginals", "viterbi", "viterbi_batch"),
+        "tagtool.decode.api",
+    ),
+    "forbid_transitions": "tagtool.decode.constraints",
+    "transition_penalty": "tagtool.decode.constraints",
+    "DecoderInputError": "tagtool.decode.errors",
+    "EntropyResult": "tagtool.decode.results",
+    "ForwardBackwardResult": "tagtool.decode.results",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DecoderInputError",

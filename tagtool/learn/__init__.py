@@ -9,13 +9,35 @@ from __future__ import annotations
 
 import importlib
 import logging
+from typing import TYPE_CHECKING
 
 from tagtool.errors import TagtoolError
-from tagtool.learn.base import Learner, NothingToLearnError
-from tagtool.learn.chain import ChainModel, ModelMismatchError
-from tagtool.learn.progress import TrainingCancelled, TrainingMonitor
+
+if TYPE_CHECKING:
+    from tagtool.learn.base import Learner
 
 logger = logging.getLogger(__name__)
+
+#: Names re-exported from the submodules, imported on first use: the learners' kernels pull in
+#: numba (half a second), which the registry, :data:`DEFAULT_LEARNER` and the command line's
+#: parser need not pay for.
+_LAZY = {
+    "Learner": "tagtool.learn.base",
+    "NothingToLearnError": "tagtool.learn.base",
+    "ChainModel": "tagtool.learn.chain",
+    "ModelMismatchError": "tagtool.learn.chain",
+    "TrainingCancelled": "tagtool.learn.progress",
+    "TrainingMonitor": "tagtool.learn.progress",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 #: name -> "module:Class"; the four the tool exists for first, then baselines.
 REGISTRY: dict[str, str] = {

@@ -31,8 +31,8 @@ import numpy as np
 
 from tagtool.core.labels import bio_transitions, chunk_starts
 from tagtool.core.snapshot import Snapshot
-from tagtool.decode import forbid_transitions, forward_backward, max_marginals, viterbi_batch
-from tagtool.decode._jit import _njit
+from tagtool.decode import vectorised
+from tagtool.decode.constraints import forbid_transitions
 from tagtool.errors import TagtoolError
 
 
@@ -61,17 +61,6 @@ def _scheme_rules(labels: tuple[str, ...]):
     return bio_transitions(labels)
 
 
-@_njit
-def _emission_kernel(indptr, indices, weights, feature_view, view, out):
-    n_labels = weights.shape[1]
-    for t in range(len(indptr) - 1):
-        for j in range(indptr[t], indptr[t + 1]):
-            k = indices[j]
-            if view < 0 or feature_view[k] == view:
-                for b in range(n_labels):
-                    out[t, b] += weights[k, b]
-
-
 def emission_scores(snapshot: Snapshot, weights: np.ndarray, view: int = -1) -> np.ndarray:
     """``emit[N, L]``: the summed weights of each token's features.
 
@@ -83,9 +72,19 @@ def emission_scores(snapshot: Snapshot, weights: np.ndarray, view: int = -1) -> 
         -1 for all features (the joint model), else only the features of
         that view (``snapshot.feature_view == view``).
     """
+    args = (snapshot.feat_indptr, snapshot.feat_indices, weights, snapshot.feature_view, view)
+    if vectorised.numpy_suffices(snapshot.n_tokens):  # the same sums, without loading numba
+        return vectorised.emission_sums(*args)
+    from tagtool.learn._emission import _emission_kernel
+
     out = np.zeros((snapshot.n_tokens, weights.shape[1]))
-    _emission_kernel(snapshot.feat_indptr, snapshot.feat_indices, weights, snapshot.feature_view, view, out)
+    _emission_kernel(*args, out)
     return out
+
+
+def _finite(*arrays: np.ndarray) -> bool:
+    """Whether every score is finite (else the checked decoder reports what is not)."""
+    return all(np.isfinite(a).all() for a in arrays)
 
 
 @dataclass(eq=False)
@@ -246,6 +245,10 @@ class ChainModel:
         Either way the scheme constraint of :meth:`decode_scores` applies.
         """
         emit, trans, start, end = self.decode_scores(snapshot, view)
+        if not constrained and vectorised.numpy_suffices(len(emit)) and _finite(emit, trans, start, end):
+            return vectorised.viterbi_batch(emit, snapshot.offsets, trans, start, end)[0]
+        from tagtool.decode import viterbi_batch
+
         allowed = snapshot.allowed if constrained else None
         paths, _ = viterbi_batch(emit, snapshot.offsets, trans, start, end, allowed)
         return paths
@@ -263,6 +266,8 @@ class ChainModel:
         others give max-marginals relative to the best path (0 for the best
         label, negative for the others: how much score a label would cost).
         """
+        from tagtool.decode import forward_backward, max_marginals
+
         emit, trans, start, end = self.decode_scores(snapshot)
         out = np.empty_like(emit)
         for i in range(snapshot.n_sentences):

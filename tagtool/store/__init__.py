@@ -5,8 +5,17 @@ pandas when a table is read or written), so importing this package stays
 cheap.
 """
 
-# The project store is light (sqlite3 and the core model only), so it is
-# imported eagerly; the formats stay on demand.
-from tagtool.store.project import NewerSchemaWarning, NotFoundError, Project
+import importlib
 
+# The project store is imported on first use too: it pulls in the feature
+# extractor (numpy, scipy), which ``tagtool tag`` reading a file through
+# ``tagtool.store.formats`` need not pay for.
 __all__ = ["NewerSchemaWarning", "NotFoundError", "Project"]
+
+
+def __getattr__(name: str):
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module("tagtool.store.project"), name)
+    globals()[name] = value
+    return value

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -105,8 +106,7 @@ class _BaseTable:
         self.names: list[str] = []
         self.context: list[bool] = []
         self.group: list[int] = []
-        for name in (BOS, EOS, *names):
-            self.add(name)
+        self.extend((BOS, EOS, *names))
 
     def __len__(self) -> int:
         return len(self.names)
@@ -118,6 +118,18 @@ class _BaseTable:
         self.context.append(template.context)
         self.group.append(template.group)
         return self.index[name]
+
+    def extend(self, names: Sequence[str]) -> None:
+        """:meth:`add` every name of ``names``, looking up each template once (a vocabulary has few)."""
+        names = list(names)
+        tags = [n.partition("=")[0] for n in names]
+        first = dict(zip(reversed(tags), reversed(names)))  # each tag's first name, for the error message
+        templates = {tag: self.feature_set.template_of(first[tag]) for tag in dict.fromkeys(tags)}
+        chosen = list(map(templates.__getitem__, tags))
+        self.index.update(zip(names, range(len(self.names), len(self.names) + len(names))))
+        self.names += names
+        self.context += [t.context for t in chosen]
+        self.group += [t.group for t in chosen]
 
     def subset(self, ids: np.ndarray) -> tuple[_BaseTable, np.ndarray]:
         """A table of the bases ``ids`` (padding always kept first), and the old → new id map."""
@@ -134,6 +146,12 @@ class _BaseTable:
 
     def encode(self, units: Sequence, features: Callable, grow: bool) -> _Csr:
         """Base ids of every unit (a word or a column value); unknown names are added or skipped."""
+        if not grow:
+            return self._encode_frozen(units, features)
+        return self._encode_each(units, features, grow)
+
+    def _encode_each(self, units: Sequence, features: Callable, grow: bool) -> _Csr:
+        """:meth:`encode` name by name (growing the table, and the tests' reference of the frozen path)."""
         index = self.index
         indptr = [0]
         ids: list[int] = []
@@ -148,6 +166,20 @@ class _BaseTable:
             indptr.append(len(ids))
         return _Csr(np.asarray(indptr, dtype=np.int64), np.asarray(ids, dtype=_index_dtype(len(self))))
 
+    def _encode_frozen(self, units: Sequence, features: Callable) -> _Csr:
+        """:meth:`encode` without growing: every unit's names at once, unknown ones (id -1) dropped.
+
+        The ids of tagging: lists and numpy instead of a loop over names, the
+        same ids in the same order.
+        """
+        names = list(map(features, units))
+        counts = np.fromiter(map(len, names), dtype=np.int64, count=len(names))
+        flat = list(chain.from_iterable(names))
+        ids = np.fromiter(map(self.index.get, flat, repeat(-1, len(flat))), dtype=np.int64, count=len(flat))
+        known = ids >= 0
+        indptr = np.concatenate(([0], np.cumsum(known)))[np.concatenate(([0], np.cumsum(counts)))]
+        return _Csr(indptr.astype(np.int64), ids[known].astype(_index_dtype(len(self))))
+
 
 @dataclass
 class _Source:
@@ -159,9 +191,9 @@ class _Source:
 
 
 def _unit_ids(values: Sequence) -> tuple[np.ndarray, list]:
-    index: dict = {}
-    ids = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
-    return ids, list(index)
+    """Id of every value's distinct string (first-seen order), and those strings."""
+    index = {v: i for i, v in enumerate(dict.fromkeys(values))}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values)), list(index)
 
 
 def _as_tokens_and_columns(sentence) -> tuple[Sequence[str], Mapping[str, Sequence[str]]]:

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse
 
 from tagtool.core.features.columns import check_named_columns, input_columns
 from tagtool.core.features.encoding import (
@@ -27,7 +26,7 @@ from tagtool.core.features.templates import (
     FeatureError,
     FeatureSet,
     feature_name,
-    parse_feature_name,
+    parse_feature_names,
     stable_hash,
 )
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
@@ -324,19 +323,23 @@ class FeatureExtractor:
         return lookup
 
     def _set_vocabulary_from_names(self, names: Sequence[str]) -> None:
-        """The frozen vocabulary of :meth:`from_dict`: column ``j`` is ``names[j]``."""
-        duplicates = [n for n, c in Counter(names).items() if c > 1]
-        if duplicates:
+        """The frozen vocabulary of :meth:`from_dict`: column ``j`` is ``names[j]``.
+
+        Loading a tagger runs this over its whole vocabulary, so it works on
+        lists at once (:func:`parse_feature_names`) rather than name by name.
+        """
+        if len(set(names)) != len(names):
+            duplicates = [n for n, c in Counter(names).items() if c > 1]
             raise FeatureError(f"feature {duplicates[0]!r} appears twice in the vocabulary")
-        parsed = [parse_feature_name(n) for n in names]
-        outside = [n for n, (_, offset) in zip(names, parsed) if abs(offset) > self.window]
-        if outside:
-            raise FeatureError(f"feature {outside[0]!r} lies outside the window ±{self.window}")
+        bases, offsets = parse_feature_names(names)
+        offsets = np.asarray(offsets, dtype=np.int64).reshape(-1)
+        outside = np.flatnonzero(np.abs(offsets) > self.window)
+        if len(outside):
+            raise FeatureError(f"feature {names[outside[0]]!r} lies outside the window ±{self.window}")
         fs = self._named_set()
-        table = _BaseTable(fs, dict.fromkeys(b for b, _ in parsed if b not in (BOS, EOS)))
-        slots = np.array([offset + self.window for _, offset in parsed], dtype=np.int64)
-        bases = np.array([table.index[b] for b, _ in parsed], dtype=np.int64)
-        self._set_state(table, slots, bases, names)
+        table = _BaseTable(fs, dict.fromkeys(b for b in bases if b not in (BOS, EOS)))
+        ids = np.fromiter(map(table.index.__getitem__, bases), dtype=np.int64, count=len(bases))
+        self._set_state(table, offsets + self.window, ids, names)
 
     def _set_state(
         self, table: _BaseTable, slots: np.ndarray, bases: np.ndarray, names: Sequence[str] | None = None
@@ -411,7 +414,10 @@ class FeatureExtractor:
             slot, base = divmod(code, n_bases)
             name = feature_name(table.names[base], slot - self.window)
             lookup[code] = table.group[base] * half + stable_hash(name) % half
-        # scipy sorts and merges within each row in C, without a global sort.
+        # scipy sorts and merges within each row in C, without a global sort.  Imported here: a
+        # frozen vocabulary (the usual tagger) never needs scipy, whose import takes 0.1-0.3 s.
+        import scipy.sparse
+
         n_rows = len(indptr) - 1
         matrix = scipy.sparse.csr_array(
             (np.ones(len(codes), dtype=np.int8), lookup[codes], indptr),
@@ -511,6 +517,8 @@ def _hstack(arrays: list[tuple[np.ndarray, np.ndarray]], widths: list[int]) -> t
 
     Stacked :data:`HSTACK_ROWS` rows at a time, so that another thread gets the GIL in between.
     """
+    import scipy.sparse  # see _hashed_columns
+
     n_rows = len(arrays[0][0]) - 1
     counts, pieces = [np.zeros(1, dtype=np.int64)], []
     for start in range(0, n_rows, HSTACK_ROWS):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -316,6 +316,27 @@ def parse_feature_name(name: str) -> tuple[str, int]:
     if offset == 0 and base in (BOS, EOS):
         offset = -1 if base == BOS else 1
     return base, offset
+
+
+_OFFSET = re.compile(r"[+-]\d+")
+
+
+def parse_feature_names(names: Sequence[str]) -> tuple[list[str], list[int]]:
+    """:func:`parse_feature_name` of every name: ``(bases, offsets)``, the same results.
+
+    A tagger's vocabulary holds tens of thousands of names but only a few
+    distinct offset prefixes, so each prefix is parsed once and the names
+    are split with list comprehensions instead of one regex match each.
+    """
+    heads = [n.partition(":")[0] if n[:1] in "+-" and ":" in n else "" for n in names]
+    offset_of = {h: int(h) if _OFFSET.fullmatch(h) else 0 for h in dict.fromkeys(heads)}
+    offset_of[""] = 0
+    offsets = list(map(offset_of.__getitem__, heads))
+    bases = [n[len(h) + 1:] if o or (h and offset_of[h] == 0 and _OFFSET.fullmatch(h)) else n
+             for n, h, o in zip(names, heads, offsets)]
+    padding = {BOS: -1, EOS: 1}
+    offsets = [padding.get(b, 0) if o == 0 else o for b, o in zip(bases, offsets)]
+    return bases, offsets
 
 
 def stable_hash(text: str) -> int:
