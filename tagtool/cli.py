@@ -34,6 +34,7 @@ from tagtool.display import check_display
 from tagtool.cli_text import add_text_commands, stored_representations
 from tagtool.cli_team import add_team_commands
 from tagtool.errors import TagtoolError
+from tagtool.store import format_catalog
 from tagtool.outputs import check_not_input
 
 logger = logging.getLogger("tagtool")
@@ -321,8 +322,8 @@ def open_sample() -> int:
 # ---------------------------------------------------------------------------
 # learning commands: train, tag, evaluate, experiment
 
-#: Output formats of ``tagtool tag``.
-TAG_FORMATS = ("conll", "conllu", "text", "jsonl")
+#: Output formats of ``tagtool tag`` (the format catalog's, which imports nothing).
+TAG_FORMATS = format_catalog.TAG_FORMATS
 
 SETTINGS_HELP = """\
 settings (--set KEY=VALUE, repeatable):
