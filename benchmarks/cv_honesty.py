@@ -127,7 +127,8 @@ def quick_retrain(inputs, name, tagger, extra) -> tuple[float, float]:
     sentences = list(inputs.sentences)
     sentences[SAMPLE_LABELED] = extra
     edited = replace(inputs, sentences=tuple(sentences), cv_folds=0)
-    overrides = retrain_overrides(get_learner(name).param_defaults(), RETRAIN_EPOCHS)
+    cls = get_learner(name)
+    overrides = retrain_overrides(cls.pass_param, cls.param_defaults(), RETRAIN_EPOCHS)
     quick = run_training(edited, name, {}, tagger, Quiet(), overrides=overrides)
     full = run_training(edited, name, {}, None, Quiet())
     return quick.tagger, full.tagger

@@ -178,15 +178,15 @@ def check_info(t: SmokeTest) -> None:
 
 
 def check_gui(t: SmokeTest, platform: str = "offscreen", wrapper: tuple[str, ...] = ()) -> None:
-    from tagtool.cli import LEARNER_NAMES
+    from tagtool.learn import REGISTRY
 
     env = dict(t.env, QT_QPA_PLATFORM=platform)
     proc, s = t.run("-v", "gui", "--quit-after", "2000", env=env, wrapper=wrapper)
     match = re.search(r"smoke test: window '(.*)' shows (\d+) sentences; learners offered: (.*)", proc.stderr)
     offered = match.group(3).split(", ") if match else []
     ok = (proc.returncode == 0 and match is not None and match.group(1) == "CoNLL-2000 sample — tagtool"
-          and match.group(2) == "400" and sorted(offered) == sorted(LEARNER_NAMES))
-    detail = (f"window {match.group(1)!r}, {match.group(2)} sentences, {len(offered)}/{len(LEARNER_NAMES)} "
+          and match.group(2) == "400" and sorted(offered) == sorted(REGISTRY))
+    detail = (f"window {match.group(1)!r}, {match.group(2)} sentences, {len(offered)}/{len(REGISTRY)} "
               f"learners offered, exit {proc.returncode}") if match else f"exit {proc.returncode}, no window report"
     t.record(f"tagtool gui --quit-after 2000 ({platform})", ok, s, detail, proc)
 

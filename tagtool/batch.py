@@ -30,6 +30,7 @@ from pathlib import Path
 from tagtool.batch_output import TAG_FORMATS, Options, output_format_for, output_plan, writer
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.errors import FormatError, TagtoolError
+from tagtool.store import format_catalog
 
 #: A column file's document boundary (``tagtool.store.formats.conll.DOCSTART``), as it starts a line.
 DOCSTART_PREFIX = "-DOCSTART-"
@@ -285,22 +286,25 @@ def _count(sentences: Iterable, should_stop: Callable[[], bool] | None) -> int:
 
 
 def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
-    """Sentences of a conll, conllu, text or jsonl file from its lines alone, without parsing them.
+    """Sentences of a file from its lines alone, without parsing them, by its format's ``counted_by``.
 
-    The progress bar's total: a sentence of a column file is a run of
-    non-blank lines (``-DOCSTART-`` lines end one and are not one; CoNLL-U
-    has none), of a text or JSONL file a non-blank line — the readers' own rules.  About ten
+    The progress bar's total (:data:`tagtool.store.format_catalog.CATALOG`):
+    a sentence of a column file is a run of non-blank lines (``-DOCSTART-``
+    lines end one and are not one in a CoNLL file; CoNLL-U has none), of a
+    text or JSONL file a non-blank line — the readers' own rules.  About ten
     times faster than reading the sentences; malformed input is reported by
-    the tagging pass, not here.  None for the other formats.
+    the tagging pass, not here.  None for the formats not counted.
     """
-    if in_format not in ("conll", "conllu", "text", "jsonl"):
+    info = format_catalog.CATALOG.get(in_format)
+    rule = None if info is None else info.counted_by
+    if rule is None:
         return None
-    total, in_block = 0, False
+    total, in_block, docstart = 0, False, rule == "block-docstart"
     with open(path, encoding=encoding, errors="replace") as fh:
         for line, blank in _line_heads(fh):
-            if in_format in ("text", "jsonl"):
+            if rule == "line":
                 total += not blank
-            elif blank or (in_format == "conll" and line.lstrip("\ufeff").startswith(DOCSTART_PREFIX)):
+            elif blank or (docstart and line.lstrip("\ufeff").startswith(DOCSTART_PREFIX)):
                 in_block = False
             elif not in_block:
                 total, in_block = total + 1, True

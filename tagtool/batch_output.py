@@ -30,12 +30,13 @@ from typing import TextIO
 from tagtool.core.annotation import format_annotation
 from tagtool.core.corpus import Corpus
 from tagtool.errors import TagtoolError
+from tagtool.store import format_catalog
 from tagtool.store.formats._common import WriteContext, check_cell
 
-#: Output formats of a tagged file.
-TAG_FORMATS = ("conll", "conllu", "text", "jsonl")
-#: The format each input format is written back as when none is asked for.
-OWN_FORMAT = {"conll": "conll", "conllu": "conllu", "text": "text", "jsonl": "jsonl"}
+#: Output formats of a tagged file (the catalog's ``tagged_output``).
+TAG_FORMATS = format_catalog.TAG_FORMATS
+#: The format each input format is written back as when none is asked for (others: conll).
+OWN_FORMAT = {name: name for name in TAG_FORMATS}
 #: Write options of a column file in the input's layout (see :func:`write_columns`).
 LAYOUT = "layout"
 

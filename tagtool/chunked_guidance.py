@@ -148,8 +148,8 @@ def score_chunk(tagger, sentences: Sequence, snapshot=None) -> ChunkScores:
             rows = np.arange(len(scores))
             pair = np.abs(scores[rows, top] - scores[rows, other])
     views = model.disagreement(snapshot) if model.n_views == 2 else None
-    conf = guidance._wdpsl_confidences(tagger, snapshot)
-    contention = guidance.contention_question(model, snapshot, scores) if tagger.learner == "wdpsl" else None
+    conf = guidance.candidate_confidences(tagger, snapshot)
+    contention = guidance.contention_question(model, snapshot, scores) if conf is not None else None
     return ChunkScores(snapshot.allowed, suggested, raw, top, other, pair, views, conf, contention,
                        snapshot.sentence_status())
 
@@ -208,7 +208,7 @@ class ChunkedGuidance:
         self.single_label = n_labels < 2
         self.views = (np.zeros(n_tokens, np.int64), np.zeros(n_tokens, np.int64)) if model.n_views == 2 else None
         self.conf: np.ndarray | None = None  # WD-PSL's candidate confidences, from the first chunk with them
-        self.contention = np.zeros(n_tokens) if tagger.learner == "wdpsl" else None
+        self.contention = np.zeros(n_tokens) if guidance.gives_confidences(tagger.learner) else None
 
     @property
     def n_scored(self) -> int:

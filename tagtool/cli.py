@@ -34,6 +34,7 @@ from tagtool.display import check_display
 from tagtool.cli_text import add_text_commands, stored_representations
 from tagtool.cli_team import add_team_commands
 from tagtool.errors import TagtoolError
+from tagtool.store import format_catalog
 from tagtool.outputs import check_not_input
 
 logger = logging.getLogger("tagtool")
@@ -321,13 +322,8 @@ def open_sample() -> int:
 # ---------------------------------------------------------------------------
 # learning commands: train, tag, evaluate, experiment
 
-#: The learner names of ``tagtool.learn.REGISTRY`` (kept here so that
-#: building the parser does not import the learners; a test checks them).
-LEARNER_NAMES = ("cosvm", "mv-perceptron", "entropy-crf", "wdpsl", "hmm", "perceptron", "svm", "crf")
-#: Output formats of ``tagtool tag``.
-TAG_FORMATS = ("conll", "conllu", "text", "jsonl")
-#: Learner parameters that take ``--seed``.
-SEED_PARAMS = ("seed", "random_state")
+#: Output formats of ``tagtool tag`` (the format catalog's, which imports nothing).
+TAG_FORMATS = format_catalog.TAG_FORMATS
 
 SETTINGS_HELP = """\
 settings (--set KEY=VALUE, repeatable):
@@ -369,10 +365,10 @@ def _int_list(text: str) -> list[int]:
 
 
 def _add_learner_options(parser: argparse.ArgumentParser) -> None:
-    from tagtool.learn import DEFAULT_LEARNER
+    from tagtool.learn import DEFAULT_LEARNER, REGISTRY  # the registry's names: no learner is imported
 
     parser.add_argument("--learner", default=DEFAULT_LEARNER, metavar="NAME",
-                        help=f"learner: {', '.join(LEARNER_NAMES)} (those installed; default {DEFAULT_LEARNER}, "
+                        help=f"learner: {', '.join(REGISTRY)} (those installed; default {DEFAULT_LEARNER}, "
                         "the best across the development suite)")
     parser.add_argument("--set", action="append", default=[], dest="settings", metavar="KEY=VALUE",
                         help="learner, feature or view setting (see below)")
@@ -553,9 +549,10 @@ def _add_simulate_command(sub, formatter) -> None:
 def _configured_learner(args: argparse.Namespace, seeded: bool = True):
     """The learner class and its parsed ``--set`` settings.
 
-    With ``seeded``, ``--seed`` becomes the learner's seed parameter and the
-    view split's seed unless ``--set`` gave them; the experiment derives
-    its own per repeat instead.
+    With ``seeded``, ``--seed`` becomes the learner's seed parameter
+    (``seed_param``) and the view split's seed unless ``--set`` gave them;
+    the experiment derives its own per repeat instead.  The values are
+    checked here, before any data are read (``InvalidParameterError``).
     """
     from tagtool.learn import get_learner
     from tagtool.pipeline import parse_settings
@@ -564,9 +561,8 @@ def _configured_learner(args: argparse.Namespace, seeded: bool = True):
     settings = parse_settings(cls, args.settings)
     if seeded:
         settings.views.setdefault("seed", args.seed)
-        for name in SEED_PARAMS:
-            if name in cls.param_names():
-                settings.params.setdefault(name, args.seed)
+        if cls.seed_param is not None:
+            settings.params.setdefault(cls.seed_param, args.seed)
     cls().set_params(**settings.params)  # validates before any data is read
     return cls, settings
 

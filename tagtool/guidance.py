@@ -246,15 +246,16 @@ def contention_question(model, snapshot, scores: np.ndarray) -> np.ndarray:
     """WD-PSL's question per token: :func:`candidate_uncertainty` of its confidences among the
     labels in contention (every unlabeled token narrowed to its two best, :func:`contention_mask`).
 
-    ``model`` a WD-PSL :class:`~tagtool.learn.chain.ChainModel`, ``scores``
-    its :meth:`score_tokens` of ``snapshot`` (DESIGN §5.4, Lu & Chow Eq. 22).
+    ``model`` a :class:`~tagtool.learn.chain.ChainModel` of a learner that
+    :func:`gives_confidences` (WD-PSL), ``scores`` its :meth:`score_tokens`
+    of ``snapshot`` (DESIGN §5.4, Lu & Chow Eq. 22).
     """
     from dataclasses import replace
 
-    from tagtool.learn.wdpsl import candidate_confidences
+    from tagtool.learn import find_learner
 
     narrowed = contention_mask(scores, snapshot.allowed, k=2)
-    conf = candidate_confidences(model, replace(snapshot, allowed=narrowed))
+    conf = find_learner(model.learner).candidate_confidences(model, replace(snapshot, allowed=narrowed))
     return candidate_uncertainty(conf, narrowed)
 
 
@@ -319,14 +320,20 @@ class SentenceGuidance:
         return sum(a != b for a, b in zip(*self.views)) / len(self.suggestions)
 
 
-def _wdpsl_confidences(tagger, snapshot) -> np.ndarray | None:
-    if tagger.learner != "wdpsl":
-        return None
-    try:
-        from tagtool.learn.wdpsl import candidate_confidences
-    except ImportError:
-        return None
-    return candidate_confidences(tagger.model, snapshot)
+def gives_confidences(learner: str) -> bool:
+    """Whether models of ``learner`` give candidate confidences (its class's ``gives_confidences``: WD-PSL)."""
+    from tagtool.learn import find_learner
+
+    cls = find_learner(learner)
+    return cls is not None and cls.gives_confidences
+
+
+def candidate_confidences(tagger, snapshot) -> np.ndarray | None:
+    """The tagger's per-candidate confidences ``[N, L]`` of ``snapshot``, if its learner gives them."""
+    from tagtool.learn import find_learner
+
+    cls = find_learner(tagger.learner)
+    return cls.candidate_confidences(tagger.model, snapshot) if cls is not None and cls.gives_confidences else None
 
 
 @dataclass(frozen=True)
@@ -394,7 +401,7 @@ def analyse_all(tagger, sentences: Sequence, should_stop=None) -> tuple[list[Sen
     if model.n_views == 2:
         y0, y1 = model.disagreement(snapshot)
         views, disagree = (names[y0], names[y1]), y0 != y1
-    conf = _wdpsl_confidences(tagger, snapshot)
+    conf = candidate_confidences(tagger, snapshot)
     out = []
     for i in range(snapshot.n_sentences):
         if should_stop is not None and should_stop():
@@ -403,7 +410,7 @@ def analyse_all(tagger, sentences: Sequence, should_stop=None) -> tuple[list[Sen
             raise TrainingCancelled("cancelled")
         out.append(sentence_guidance(snapshot.sentence_slice(i), best, uncertainty, snapshot.allowed, views, conf,
                                      disagree, names))
-    contention = contention_question(model, snapshot, scores) if tagger.learner == "wdpsl" else None
+    contention = contention_question(model, snapshot, scores) if conf is not None else None
     return out, _analysis(snapshot, scores, scale, model.probabilistic, Evidence(uncertainty, disagree, contention),
                           tuple(tagger.labels.names))
 

@@ -576,7 +576,7 @@ def _evidence(entry: strategies.Strategy, model: ChainModel, snap: Snapshot, sco
     if "views" in entry.uses and model.n_views == 2:
         y0, y1 = model.disagreement(snap)
         disagree = y0 != y1
-    elif "contention" in entry.uses and model.learner == "wdpsl":
+    elif "contention" in entry.uses and guidance.gives_confidences(model.learner):
         contention = guidance.contention_question(model, snap, scores)
     return Evidence(u, disagree, contention)
 

@@ -256,7 +256,8 @@ class Strategy:
         ``(q, Tokens, Showing) → scores[n]``; None: no model needed, the
         order is the tie order alone.
     needs : str or None
-        ``"two views"`` or ``"wdpsl"``: the learner must have it.
+        ``"two views"`` or ``"confidences"`` (candidate confidences, WD-PSL):
+        the learner must have it (its class's ``two_view``, ``gives_confidences``).
     uses : frozenset of str
         Evidence beyond the uncertainty the question reads
         (``"views"``, ``"contention"``): computed only when used.
@@ -293,7 +294,7 @@ REGISTRY: dict[str, Strategy] = {s.name: s for s in (
     Strategy("disagreement", "View &disagreement", "the largest share of tokens where the two views "
              "disagree first; two-view learners", disagreement_question, mean_question, "two views", _VIEWS),
     Strategy("confidence", "WD-PSL &confidence", "the closest WD-PSL candidate confidences between each "
-             "token's two best labels first; wdpsl", contention_question, mean_question, "wdpsl", _CONTENTION),
+             "token's two best labels first; wdpsl", contention_question, mean_question, "confidences", _CONTENTION),
     Strategy("combined", "&Combined, per unit of cost", "the app's question, disagreement else uncertainty, "
              "per unit of annotation cost", combined_question, questions_per_cost, None, _VIEWS | _CONTENTION),
     Strategy("gain", "Expected &gain per unit of cost", "as combined, with a cost of opening each sentence "
@@ -322,10 +323,14 @@ def help_text() -> str:
 
 def unavailable(strategy: Strategy, learner: str, two_view: bool) -> str | None:
     """Why ``learner`` cannot serve ``strategy`` (None: it can)."""
+    from tagtool.learn import find_learner, learner_names
+
     if strategy.needs == "two views" and not two_view:
-        return f"strategy {strategy.name} needs a two-view learner (cosvm, mv-perceptron); {learner} has one view"
-    if strategy.needs == "wdpsl" and learner != "wdpsl":
-        return f"strategy {strategy.name} needs WD-PSL's candidate confidences (--learner wdpsl), not {learner}"
+        return (f"strategy {strategy.name} needs a two-view learner ({', '.join(learner_names(two_view=True))}); "
+                f"{learner} has one view")
+    if strategy.needs == "confidences" and not getattr(find_learner(learner), "gives_confidences", False):
+        offered = " or ".join(f"--learner {name}" for name in learner_names(gives_confidences=True))
+        return f"strategy {strategy.name} needs WD-PSL's candidate confidences ({offered}), not {learner}"
     return None
 
 

@@ -6,8 +6,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QWidget
 
+from tagtool.store.format_catalog import open_filter
+
 #: File-dialog filter for every corpus format tagtool reads.
-CORPUS_FILTER = "Corpus files (*.txt *.conll *.conllu *.tsv *.csv *.jsonl *.json);;All files (*)"
+CORPUS_FILTER = open_filter("Corpus files")
 
 
 def with_browse(parent: QWidget, edit: QLineEdit, slot, text: str = "Browse…") -> QWidget:

@@ -48,14 +48,14 @@ from functools import partial
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from tagtool.guidance import SentenceGuidance
-from tagtool.learn import DEFAULT_LEARNER
+from tagtool.learn import DEFAULT_LEARNER, find_learner
 from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
 from tagtool.gui.queue_costs_watch import QueueCostsWatch
 from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions
 from tagtool.gui.queue_steering import QueueSteering
 from tagtool.gui.scoring import Priority, score_guidance
 from tagtool.gui.session import Session
-from tagtool.gui.training import PASS_PARAMS, TrainingInputs, TrainingResult, run_training
+from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.review import for_training
 
@@ -82,19 +82,17 @@ def _same_params(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
-def retrain_overrides(params: dict, passes: int) -> dict:
+def retrain_overrides(pass_param: str | None, params: dict, passes: int) -> dict:
     """Settings that cap a warm-started retrain at ``passes`` passes over the data.
 
-    The learner's pass-counting parameter (:data:`PASS_PARAMS`) is lowered to
-    ``passes`` when it is larger; nothing changes for ``passes <= 0`` or a
-    learner without one (the HMM counts, it does not iterate).
+    The learner's pass-counting parameter (its class's ``pass_param``) is
+    lowered to ``passes`` when it is larger; nothing changes for
+    ``passes <= 0`` or a learner without one (the HMM counts, it does not
+    iterate).
     """
-    if passes <= 0:
-        return {}
-    for name in PASS_PARAMS:
-        value = params.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value > passes:
-            return {name: passes}
+    value = params.get(pass_param) if pass_param is not None and passes > 0 else None
+    if isinstance(value, int) and not isinstance(value, bool) and value > passes:
+        return {pass_param: passes}
     return {}
 
 
@@ -243,7 +241,10 @@ class ModelLoop(QObject, QueueSteering):
                                 features=self._features(reps, sentences), representations=reps)
         params = self.full_params()
         warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
-        overrides = retrain_overrides(params, self.retrain_epochs) if after_edit and warm is not None else {}
+        overrides = {}
+        if after_edit and warm is not None:  # an unknown learner name (no class) fails in the run itself
+            pass_param = getattr(find_learner(self.learner_name), "pass_param", None)
+            overrides = retrain_overrides(pass_param, params, self.retrain_epochs)
         store_to = None if project.readonly else (project.path, MAX_STORED_MODELS)  # stored by the worker
         run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self._priority(),
                       store_to=store_to)

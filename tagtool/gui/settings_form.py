@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLineEdit, QSpinBox, QWidget
 
-from tagtool.errors import TagtoolError
 from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.pipeline import parse_value
 
@@ -88,11 +87,12 @@ class SettingsForm(QWidget):
         self.layout_.setContentsMargins(0, 0, 0, 0)
         self.specs: list[ParamSpec] = []
         self.widgets: dict[str, QWidget] = {}
+        self.learner_cls = None
 
     def set_learner(self, cls, values: dict | None = None) -> None:
         while self.layout_.rowCount():
             self.layout_.removeRow(0)
-        self.specs, self.widgets = param_specs(cls), {}
+        self.learner_cls, self.specs, self.widgets = cls, param_specs(cls), {}
         for spec in self.specs:
             widget = self._widget(spec, (values or {}).get(spec.name, spec.default))
             widget.setToolTip(spec.help)
@@ -124,7 +124,8 @@ class SettingsForm(QWidget):
         return w
 
     def values(self) -> dict:
-        """The parameters as typed values; :class:`TagtoolError` names a bad entry."""
+        """The parameters as typed values, checked by the learner (``set_params``):
+        :class:`TagtoolError` names a bad entry or a value out of range."""
         out = {}
         for spec in self.specs:
             w = self.widgets[spec.name]
@@ -135,10 +136,9 @@ class SettingsForm(QWidget):
             elif isinstance(w, QSpinBox):
                 out[spec.name] = w.value()
             else:
-                try:
-                    out[spec.name] = parse_value(spec.name, w.text().strip(), spec.default)
-                except TagtoolError:
-                    raise
+                out[spec.name] = parse_value(spec.name, w.text().strip(), spec.default)
+        if self.learner_cls is not None:
+            self.learner_cls().set_params(**out)  # InvalidParameterError, a TagtoolError, names the value
         return out
 
     def set_value(self, name: str, value) -> None:

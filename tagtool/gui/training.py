@@ -38,11 +38,6 @@ from tagtool.gui import scoring
 
 log = logging.getLogger(__name__)
 
-#: The learner parameters that count passes over the data (the first one a
-#: learner has is its budget): perceptrons, SVMs (cosvm, svm), CRFs, WD-PSL.
-PASS_PARAMS = ("epochs", "max_epochs", "max_iterations", "max_rounds")
-
-
 class RunState(Protocol):
     """What :func:`run_training` talks to (the worker, or a test's mock)."""
 
@@ -217,12 +212,11 @@ def phase_progress(message: str) -> PhaseProgress | None:
 
 
 def _learner_passes(learner) -> tuple[str, int] | None:
-    """The learner's pass-counting parameter and its value (None: it does not iterate, e.g. the HMM)."""
-    params = learner.get_params()
-    for name in PASS_PARAMS:
-        value = params.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return name, value
+    """The learner's pass-counting parameter (``pass_param``) and its value (None: it does not iterate, the HMM)."""
+    name = learner.pass_param
+    value = None if name is None else getattr(learner, name)
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return name, value
     return None
 
 

@@ -31,18 +31,15 @@ from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.id_query import ReadOnlyCall
 from tagtool.outputs import check_not_input
+from tagtool.store.format_catalog import export_filters, export_suffix, open_filter
 from tagtool.store.formats import read_corpus, write_corpus
 
-EXPORT_FILTERS = {
-    "CoNLL column file (*.conll *.txt)": "conll",
-    "JSON Lines (*.jsonl)": "jsonl",
-    "CoNLL-U (*.conllu)": "conllu",
-    "TSV table (*.tsv)": "tsv",
-}
-EXPORT_SUFFIX = {"conll": ".conll", "jsonl": ".jsonl", "conllu": ".conllu", "tsv": ".tsv"}
+#: The export dialog's filters → format, and the extension each adds (the format catalog's).
+EXPORT_FILTERS = export_filters()
+EXPORT_SUFFIX = {name: export_suffix(name) for name in EXPORT_FILTERS.values()}
 #: Projects from this size are exported by a worker thread.
 BACKGROUND_EXPORT_MIN = 20_000
-IMPORT_FILTER = "Annotated corpus (*.txt *.conll *.conllu *.jsonl *.tsv *.csv);;All files (*)"
+IMPORT_FILTER = open_filter("Annotated corpus")
 
 
 def export_annotations(session: Session, path: Path, format: str | None = None) -> int:

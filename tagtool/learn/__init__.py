@@ -3,6 +3,10 @@
 The registry maps the CLI's learner names to their classes.  A learner is
 offered (by the CLI and the GUI) only when its module exists and imports:
 an unfinished learner is simply absent from :func:`available_learners`.
+What a learner offers (its pass and seed parameters, the sentence kinds it
+uses, two views, candidate confidences) are class attributes of
+:class:`~tagtool.learn.base.Learner`: adding a learner is its module plus one
+entry here, and the command line, the app and the tests follow.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ logger = logging.getLogger(__name__)
 _LAZY = {
     "Learner": "tagtool.learn.base",
     "NothingToLearnError": "tagtool.learn.base",
+    "InvalidParameterError": "tagtool.learn.base",
     "ChainModel": "tagtool.learn.chain",
     "ModelMismatchError": "tagtool.learn.chain",
     "TrainingCancelled": "tagtool.learn.progress",
@@ -84,6 +89,17 @@ def available_learners() -> dict[str, type[Learner]]:
     return found
 
 
+def find_learner(name: str) -> type[Learner] | None:
+    """The class of learner ``name`` (a model's ``learner``), importing only its module; None if not offered."""
+    return _load(name) if name in REGISTRY else None
+
+
+def learner_names(**metadata) -> tuple[str, ...]:
+    """The available learners whose class attributes equal ``metadata``, e.g. ``two_view=True``."""
+    return tuple(name for name, cls in available_learners().items()
+                 if all(getattr(cls, key) == value for key, value in metadata.items()))
+
+
 def get_learner(name: str) -> type[Learner]:
     """The learner class called ``name``; :class:`UnknownLearnerError` if not offered."""
     learners = available_learners()
@@ -104,6 +120,7 @@ __all__ = [
     "DEFAULT_LEARNER",
     "REGISTRY",
     "ChainModel",
+    "InvalidParameterError",
     "Learner",
     "ModelMismatchError",
     "NothingToLearnError",
@@ -111,6 +128,8 @@ __all__ = [
     "TrainingMonitor",
     "UnknownLearnerError",
     "available_learners",
+    "find_learner",
     "get_learner",
+    "learner_names",
     "make_learner",
 ]

@@ -33,19 +33,36 @@ class NothingToLearnError(TagtoolError):
     """The snapshot holds no sentence this learner can learn from."""
 
 
+class InvalidParameterError(TagtoolError, ValueError):
+    """A learner parameter that does not exist, or a value outside its range (raised when it is set)."""
+
+
 class Learner(ABC):
     """Base class: parameters, the fit contract, and notes on ignored data.
 
     Subclasses set :attr:`name`, :attr:`uses` (which sentence kinds —
     ``"full"``, ``"partial"``, ``"none"`` — the algorithm learns from),
-    :attr:`two_view` and optionally :attr:`default_features`, and implement
-    :meth:`_fit`.
+    :attr:`two_view`, and where they have them :attr:`pass_param`,
+    :attr:`seed_param`, :attr:`gives_confidences` and
+    :attr:`default_features`; they implement :meth:`_fit` and, for
+    parameters with a range, :meth:`_check_params`.  These class attributes
+    are the only record of what a learner offers: the command line, the app,
+    the queue strategies and the tests read them (a learner is one module
+    plus its entry in :data:`tagtool.learn.REGISTRY`).
     """
 
     name: ClassVar[str] = ""
     uses: ClassVar[frozenset[str]] = frozenset({"full"})
     two_view: ClassVar[bool] = False
     description: ClassVar[str] = ""
+    #: The parameter counting passes over the data (epochs, iterations, rounds): the app caps it for a
+    #: quick retrain after an edit and estimates a run's cost from it.  None: the learner does not iterate.
+    pass_param: ClassVar[str | None] = None
+    #: The parameter seeding the learner's random choices, which ``--seed`` sets (None: it has none).
+    seed_param: ClassVar[str | None] = None
+    #: Whether :meth:`candidate_confidences` gives per-candidate confidences of partially labeled
+    #: tokens (WD-PSL, Lu & Chow): the guidance's confidences and the ``confidence`` queue strategy.
+    gives_confidences: ClassVar[bool] = False
     #: Feature-extractor settings this learner works best with (keyword
     #: arguments of :class:`~tagtool.core.features.FeatureExtractor`); the
     #: training pipeline applies them under the user's own settings.
@@ -67,12 +84,51 @@ class Learner(ABC):
         return {name: getattr(self, name) for name in self.param_names()}
 
     def set_params(self, **params) -> Learner:
+        """Set parameters, checked as they are set (:meth:`check_params`).
+
+        Raises
+        ------
+        InvalidParameterError
+            An unknown name, or a value out of range; the learner keeps its
+            previous values.
+        """
         valid = set(self.param_names())
-        for key, value in params.items():
+        for key in params:
             if key not in valid:
-                raise ValueError(f"{self.name} has no parameter {key!r} (it has: {', '.join(sorted(valid))})")
+                known = ", ".join(sorted(valid))
+                raise InvalidParameterError(f"{self.name} has no parameter {key!r} (it has: {known})")
+        before = dict(vars(self))
+        for key, value in params.items():
             setattr(self, key, value)
+        try:
+            self.check_params()
+        except InvalidParameterError:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
         return self
+
+    def check_params(self) -> None:
+        """:class:`InvalidParameterError` naming the learner and the first value out of range.
+
+        Called when parameters are set (:meth:`set_params`) and again by
+        :meth:`fit` (``__init__`` only stores, by scikit-learn's rule), so a
+        bad value stops a run before any data are read.
+        """
+        try:
+            self._check_params()
+        except (ValueError, TypeError) as exc:
+            message = str(exc)
+            prefix = "" if message.startswith(f"{self.name}:") else f"{self.name}: "
+            raise InvalidParameterError(prefix + message) from exc
+
+    def _check_params(self) -> None:
+        """Raise ValueError for a parameter value out of range (a learner with ranges overrides it)."""
+
+    @staticmethod
+    def candidate_confidences(model: ChainModel, snapshot: Snapshot) -> np.ndarray | None:
+        """Per-token confidences ``[N, L]`` of the candidates (None: :attr:`gives_confidences` is False)."""
+        return None
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -110,6 +166,7 @@ class Learner(ABC):
             Decoding with the BIO constraint unless the annotations look
             like IOB1 (:func:`~tagtool.learn.chain.scheme_decoding`).
         """
+        self.check_params()
         monitor = TrainingMonitor(progress, should_stop)
         used, notes = self.select_sentences(snapshot)
         if warm_start is not None:

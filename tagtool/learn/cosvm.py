@@ -81,7 +81,7 @@ from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.unlabeled import (
-    SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled,
+    SEMI_RUN, SUPERVISED_RUN, balanced_weight, check_balance, choose_model, has_unlabeled,
 )
 from tagtool.learn.svm import HMSVM, gold_paths, partial_cost
 
@@ -165,6 +165,8 @@ class CoSVM(Learner):
     name = "cosvm"
     uses = frozenset({"full", "partial", "none"})
     two_view = True
+    pass_param = "max_epochs"
+    seed_param = "random_state"
     #: Two complete feature sets, one per view, as for ``mv-perceptron``: on the 400-sentence sample chunk
     #: F1 89.2 against 87.8 with random halves of the default set (and 87.9 for ``svm`` on the same stack),
     #: in less time (benchmarks/results/robustness.md, conll2002_multiview.md).
@@ -233,6 +235,10 @@ class CoSVM(Learner):
         if int(self.r_max) < 1:
             raise ValueError(f"r_max must be at least 1, got {self.r_max}")
         return s
+
+    def _check_params(self) -> None:
+        self.settings()
+        check_balance(self.balance)
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         settings = self.settings()

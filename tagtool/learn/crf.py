@@ -60,7 +60,13 @@ from tagtool.learn import _crf_kernels as kernels
 from tagtool.learn.base import Learner, NothingToLearnError
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
-from tagtool.learn.unlabeled import ENTROPY_DRIFT_TOLERANCE, balanced_weight, choose_model, has_unlabeled
+from tagtool.learn.unlabeled import (
+    ENTROPY_DRIFT_TOLERANCE,
+    balanced_weight,
+    check_balance,
+    choose_model,
+    has_unlabeled,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -321,6 +327,7 @@ class CRF(Learner):
     name = "crf"
     uses = frozenset({"full", "partial"})
     two_view = False
+    pass_param = "max_iterations"
     description = "Supervised linear-chain CRF (L-BFGS, L2); partial labels by their marginal likelihood."
 
     def __init__(self, c2: float = 1.0, max_iterations: int = 100, tol: float = 1e-7, n_jobs: int | None = None):
@@ -328,6 +335,10 @@ class CRF(Learner):
         self.max_iterations = max_iterations
         self.tol = tol
         self.n_jobs = n_jobs
+
+    def _check_params(self) -> None:
+        if not self.c2 >= 0:
+            raise ValueError(f"c2 must be non-negative, got {self.c2}")
 
     def _jobs(self) -> int:
         return _default_jobs() if self.n_jobs is None else max(1, int(self.n_jobs))
@@ -438,6 +449,12 @@ class EntropyCRF(CRF):
         self.n_jobs = n_jobs
         self.balance = balance
         self.guard = guard
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if not self.gamma >= 0:
+            raise ValueError(f"gamma must be non-negative, got {self.gamma}")
+        check_balance(self.balance)
 
     def effective_gamma(self, snapshot: Snapshot) -> float:
         """``gamma`` scaled by ``min(1, balance · n_l / n_u)`` (see ``balance``)."""

@@ -137,7 +137,6 @@ class HMM(Learner):
                 raise ValueError(f"hmm: {name} must be a positive number, got {value!r}")
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
-        self._check_params()
         monitor.report(0.0, "counting")
         labels = gold_labels(snapshot)
         starts, pairs, ends = transition_counts(snapshot, labels)

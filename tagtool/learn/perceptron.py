@@ -39,7 +39,8 @@ from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.unlabeled import (
-    DRIFT_TOLERANCE, SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled, supervised_part,
+    DRIFT_TOLERANCE, SEMI_RUN, SUPERVISED_RUN, balanced_weight, check_balance, choose_model, has_unlabeled,
+    supervised_part,
 )
 
 logger = logging.getLogger(__name__)
@@ -182,6 +183,8 @@ class Perceptron(Learner):
     name = "perceptron"
     uses = frozenset({"full", "partial"})
     two_view = False
+    pass_param = "epochs"
+    seed_param = "seed"
     description = "Hidden Markov perceptron (averaged; partial labels via constrained Viterbi)"
 
     def __init__(self, epochs: int = 10, averaged: bool = True, shuffle: bool = True, seed: int = 0):
@@ -208,7 +211,6 @@ class Perceptron(Learner):
         return [epoch_order(snapshot.n_sentences, self.shuffle, self.seed, epoch)]
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
-        self._check_params()
         return self._train(snapshot, warm_start, monitor, self._eta(snapshot))
 
     def _train(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor, eta: np.ndarray) -> ChainModel:
@@ -359,7 +361,6 @@ class MultiViewPerceptron(Perceptron):
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         """Co-training, and with ``guard`` the supervised run the collapse guard compares it with."""
-        self._check_params()
         c_u = balanced_weight(self.c_u, snapshot, self.balance)
         if not (self.guard and has_unlabeled(snapshot)):
             model = self._train(snapshot, warm_start, monitor, sentence_weights(snapshot, c_u))
@@ -381,6 +382,7 @@ class MultiViewPerceptron(Perceptron):
             raise ValueError(f"{self.name}: c_u must lie in [0, 1], got {self.c_u!r}")
         if not 0.0 <= self.peer_share <= 1.0:
             raise ValueError(f"{self.name}: peer_share must lie in [0, 1], got {self.peer_share!r}")
+        check_balance(self.balance)
 
     def _gate(self) -> tuple[float, bool]:
         return float(self.peer_share), bool(self.peer_balance)

@@ -124,6 +124,8 @@ class HMSVM(Learner):
     name = "svm"
     uses = frozenset({"full", "partial"})
     two_view = False
+    pass_param = "max_epochs"
+    seed_param = "random_state"
     description = "Hidden Markov SVM (structural SVM, per-example working sets, cvxopt)"
 
     def __init__(
@@ -155,6 +157,9 @@ class HMSVM(Learner):
                         int(self.kbest), self.qp_solver)
         s.check()
         return s
+
+    def _check_params(self) -> None:
+        self.settings()
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         settings = self.settings()

@@ -120,10 +120,15 @@ def balanced_weight(weight: float, snapshot: Snapshot, balance: float | None) ->
     """``weight · min(1, balance · n_l / n_u)``; ``weight`` when ``balance`` is None or nothing is unlabeled."""
     if balance is None:
         return float(weight)
-    if not balance > 0:
-        raise ValueError(f"balance must be > 0 or None, got {balance}")
+    check_balance(balance)
     n_l, n_u = token_counts(snapshot)
     return float(weight) * min(1.0, float(balance) * n_l / n_u) if n_u else float(weight)
+
+
+def check_balance(balance: float | None) -> None:
+    """ValueError unless ``balance`` is None or positive (the learners check it when it is set)."""
+    if balance is not None and not balance > 0:
+        raise ValueError(f"balance must be > 0 or None, got {balance}")
 
 
 def has_unlabeled(snapshot: Snapshot) -> bool:

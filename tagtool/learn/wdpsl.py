@@ -624,6 +624,8 @@ class WDPSL(Learner):
     name = "wdpsl"
     uses = frozenset({"full", "partial"})
     two_view = False
+    pass_param = "max_rounds"
+    gives_confidences = True
     description = "WD-PSL: piecewise max-margin learning from candidate label sets (Lu & Chow)"
 
     def __init__(self, c1: float = 100.0, c2: float = 1.0, k_neighbours: int = 10, tol: float = 1e-3,
@@ -653,9 +655,11 @@ class WDPSL(Learner):
 
     # -- fitting -----------------------------------------------------------
 
-    def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
+    def _check_params(self) -> None:
         if self.qp_solver not in QP_SOLVERS:
             raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
+
+    def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         pieces = build_pieces(snapshot)
         if pieces.n_pieces == 0:
             raise NothingToLearnError("wdpsl learns from pieces of two adjacent tokens and the data has none")

@@ -16,13 +16,14 @@ def go_unlabeled(window):
 
 
 def test_retrain_overrides_cap_the_pass_parameter():
-    assert retrain_overrides({"epochs": 30, "averaged": True}, 3) == {"epochs": 3}
-    assert retrain_overrides({"max_epochs": 15, "C": 1.0}, 3) == {"max_epochs": 3}
-    assert retrain_overrides({"max_iterations": 100}, 5) == {"max_iterations": 5}
-    assert retrain_overrides({"epochs": 2}, 3) == {}, "never more passes than the user's settings"
-    assert retrain_overrides({"epochs": 30}, 0) == {}, "0: the full settings"
-    assert retrain_overrides({"smoothing": 1.0}, 3) == {}, "nothing to cap (HMM)"
-    assert retrain_overrides({"shuffle": True, "epochs": 9}, 3) == {"epochs": 3}
+    assert retrain_overrides("epochs", {"epochs": 30, "averaged": True}, 3) == {"epochs": 3}
+    assert retrain_overrides("max_epochs", {"max_epochs": 15, "C": 1.0}, 3) == {"max_epochs": 3}
+    assert retrain_overrides("max_iterations", {"max_iterations": 100}, 5) == {"max_iterations": 5}
+    assert retrain_overrides("epochs", {"epochs": 2}, 3) == {}, "never more passes than the user's settings"
+    assert retrain_overrides("epochs", {"epochs": 30}, 0) == {}, "0: the full settings"
+    assert retrain_overrides(None, {"smoothing": 1.0}, 3) == {}, "nothing to cap (HMM)"
+    assert retrain_overrides("epochs", {"shuffle": True, "epochs": 9}, 3) == {"epochs": 3}
+    assert retrain_overrides("max_epochs", {"cu_epochs": 5, "max_epochs": 10}, 3) == {"max_epochs": 3}, "cosvm"
 
 
 def test_debounce_is_short_and_restarted_by_each_edit(window, qtbot):

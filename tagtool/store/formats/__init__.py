@@ -53,6 +53,7 @@ from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.errors import FormatError
 from tagtool.store.dbfile import held_by_this_process
+from tagtool.store.format_catalog import CATALOG
 from tagtool.store.formats import conll, conllu, jsonl, labelstudio_out, table, text
 from tagtool.store.formats._common import (
     Item,
@@ -110,25 +111,28 @@ class Format:
     description: str
 
 
-FORMATS: dict[str, Format] = {
-    f.name: f
-    for f in (
-        Format("conll", conll.read, conll.write, True, "CoNLL column file (one token a line)"),
-        Format("conllu", conllu.read, conllu.write, True, "CoNLL-U (Universal Dependencies)"),
-        Format("text", text.read, text.write, True, "plain text, one sentence a line"),
-        Format("jsonl", jsonl.read, jsonl.write, True, "JSON Lines, token or span records"),
-        Format("csv", table.read_csv, table.write_csv, False, "CSV table, one token a row"),
-        Format("tsv", table.read_tsv, table.write_tsv, False, "TSV table, one token a row"),
-    )
+#: Each catalogued format's reader and writer (Label Studio tasks are read
+#: back by the jsonl reader, which detects them).
+_IO = {
+    "conll": (conll.read, conll.write),
+    "conllu": (conllu.read, conllu.write),
+    "text": (text.read, text.write),
+    "jsonl": (jsonl.read, jsonl.write),
+    "csv": (table.read_csv, table.write_csv),
+    "tsv": (table.read_tsv, table.write_tsv),
+    "labelstudio": (jsonl.read, labelstudio_out.write),
 }
 
 
-#: Formats that are only written: their files read back as another format
-#: (Label Studio tasks are read by the jsonl reader, which detects them).
-EXPORT_FORMATS: dict[str, Format] = {
-    "labelstudio": Format("labelstudio", jsonl.read, labelstudio_out.write, False,
-                          "Label Studio JSON tasks, one annotation per annotator"),
-}
+def _registered(readable: bool) -> dict[str, Format]:
+    return {info.name: Format(info.name, *_IO[info.name], info.streaming, info.description)
+            for info in CATALOG.values() if info.readable == readable}
+
+
+#: The formats read and written, from :data:`tagtool.store.format_catalog.CATALOG`.
+FORMATS: dict[str, Format] = _registered(readable=True)
+#: Formats that are only written: their files read back as another format.
+EXPORT_FORMATS: dict[str, Format] = _registered(readable=False)
 
 
 def _format(name: str | None, path: Path, detect: Callable[[Path], str], writing: bool = False) -> Format:

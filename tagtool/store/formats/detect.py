@@ -35,21 +35,11 @@ from os import PathLike
 from pathlib import Path
 
 from tagtool.store.dbfile import held_by_this_process
+from tagtool.store.format_catalog import extension_formats
 from tagtool.store.formats._common import HEAD_BYTES
 
-EXTENSIONS = {
-    ".conllu": "conllu",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "jsonl",
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".conll": "conll",
-    ".iob": "conll",
-    ".iob2": "conll",
-    ".bio": "conll",
-    ".bioes": "conll",
-}
+#: Extension → format, from :data:`tagtool.store.format_catalog.CATALOG`.
+EXTENSIONS = extension_formats()
 
 _CONLLU_ID = re.compile(r"\d+(?:[.-]\d+)?")
 #: Share of lines that must agree on the column count.
