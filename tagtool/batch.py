@@ -29,7 +29,7 @@ from pathlib import Path
 
 from tagtool.batch_output import TAG_FORMATS, Options, output_format_for, output_plan, writer
 from tagtool.core.corpus import Corpus, Document, Sentence
-from tagtool.errors import FormatError, TagtoolError
+from tagtool.errors import Cancelled, FormatError, TagtoolError
 from tagtool.store import format_catalog
 
 #: A column file's document boundary (``tagtool.store.formats.conll.DOCSTART``), as it starts a line.
@@ -37,10 +37,6 @@ DOCSTART_PREFIX = "-DOCSTART-"
 
 #: Sentences read between two polls of ``should_stop`` in the counting pass.
 _COUNT_POLL = 1000
-
-
-class BatchCancelled(TagtoolError):
-    """Batch tagging stopped because ``should_stop()`` returned True; nothing was written."""
 
 
 class BatchError(TagtoolError):
@@ -274,7 +270,7 @@ def _stream(output, encoding: str):
 
 def _check_stop(should_stop: Callable[[], bool] | None) -> None:
     if should_stop is not None and should_stop():
-        raise BatchCancelled("batch tagging cancelled")
+        raise Cancelled("batch tagging cancelled")
 
 
 def _count(sentences: Iterable, should_stop: Callable[[], bool] | None) -> int:
@@ -410,7 +406,7 @@ def tag_file(
         Called after each batch is written; asking for it adds a first pass
         over the input that counts its sentences.
     should_stop : callable() -> bool, optional
-        Polled per batch; True raises :class:`BatchCancelled` and the output
+        Polled per batch; True raises :class:`Cancelled` and the output
         is left as it was.
     workers : int
         Tagging processes; above 1, a process pool whose workers each load

@@ -33,7 +33,7 @@ from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progre
 from tagtool.display import check_display
 from tagtool.cli_text import add_text_commands, stored_representations
 from tagtool.cli_team import add_team_commands
-from tagtool.errors import TagtoolError
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.store import format_catalog
 from tagtool.outputs import check_not_input
 
@@ -637,7 +637,7 @@ def _positive_int(text: str) -> int:
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
-    from tagtool.batch import BatchCancelled, tag_file
+    from tagtool.batch import tag_file
 
     for path in (args.model, args.input):
         if not path.is_file():
@@ -661,7 +661,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
                               reader_options={k: v for k, v in span_kwargs(args).items() if k != "annotator"},
                               workers=args.workers, dask_address=args.dask,
                               allow_missing_columns=args.allow_missing_columns)
-    except BatchCancelled:
+    except Cancelled:
         print("tagtool: interrupted: tagging cancelled, nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
     for warning in result.warnings:
@@ -831,13 +831,6 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 
-def _is_cancel(exc: BaseException) -> bool:
-    # Imported only if training ran: the learners pull in numba, which
-    # import/export/info need not pay for.
-    progress = sys.modules.get("tagtool.learn.progress")
-    return progress is not None and isinstance(exc, progress.TrainingCancelled)
-
-
 def _configure_logging(verbosity: int) -> None:
     level = logging.WARNING - 10 * min(verbosity, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
@@ -887,10 +880,10 @@ def _main(argv: Sequence[str] | None) -> int:
               "sentence too large for this machine's memory; split it, or refuse it early with a lower "
               "--limit NAME=N", file=sys.stderr)
         return EXIT_ERROR
+    except Cancelled:
+        print("tagtool: interrupted: training cancelled, nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (TagtoolError, OSError) as exc:
-        if _is_cancel(exc):
-            print("tagtool: interrupted: training cancelled, nothing written", file=sys.stderr)
-            return EXIT_INTERRUPTED
         print(f"tagtool: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
 
