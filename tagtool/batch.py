@@ -259,7 +259,7 @@ def ordered_results(submit, batches: Iterable[tuple[int, list[Sentence]]], in_fl
 
 @contextmanager
 def _stream(output, encoding: str):
-    from tagtool.store.formats._common import atomic_write
+    from tagtool.store.atomic import atomic_write
 
     if output is None or hasattr(output, "write"):
         yield sys.stdout if output is None else output

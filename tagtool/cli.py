@@ -765,7 +765,7 @@ def _fraction_of_percent(value: float | None, option: str) -> float | None:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    from tagtool.store.formats._common import atomic_write
+    from tagtool.store.atomic import atomic_write
 
     with atomic_write(path, "utf-8") as fh:
         json.dump(data, fh, indent=2)
