@@ -56,7 +56,7 @@ from pathlib import Path
 
 from _results import machine_lines, write_keeping_analysis
 
-from tagtool.cli import SAMPLE_LABELED, sample_corpus
+from tagtool.store.sample import SAMPLE_LABELED, sample_corpus
 from tagtool.core import Corpus
 from tagtool.core.metrics import evaluate
 from tagtool.crossval import cross_validate, fold_trainer

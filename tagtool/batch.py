@@ -10,14 +10,12 @@ Memory stays flat with the input's size: the counting pass keeps nothing,
 a batch is written as soon as it is tagged, and at most a few batches are
 in flight at once.  With ``workers > 1`` the batches go to a process pool,
 with ``dask_address`` to a Dask cluster (:mod:`tagtool.batch_parallel`);
-every mode runs the same :func:`format_batch` on the same batches and
+every mode runs the same :func:`~tagtool.batch_job.format_batch` on the same batches and
 writes them in input order, so the output is byte for byte the same.
 """
 
 from __future__ import annotations
 
-import gc
-import io
 import sys
 import time
 from collections import deque
@@ -27,9 +25,10 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
-from tagtool.batch_output import TAG_FORMATS, Options, output_format_for, output_plan, writer
-from tagtool.core.corpus import Corpus, Document, Sentence
-from tagtool.errors import FormatError, TagtoolError
+from tagtool.batch_job import BatchError, BatchJob, collector_paused, format_batch
+from tagtool.batch_output import TAG_FORMATS, output_format_for, output_plan
+from tagtool.core.corpus import Sentence
+from tagtool.errors import Cancelled, FormatError, TagtoolError
 from tagtool.store import format_catalog
 
 #: A column file's document boundary (``tagtool.store.formats.conll.DOCSTART``), as it starts a line.
@@ -37,17 +36,6 @@ DOCSTART_PREFIX = "-DOCSTART-"
 
 #: Sentences read between two polls of ``should_stop`` in the counting pass.
 _COUNT_POLL = 1000
-
-
-class BatchCancelled(TagtoolError):
-    """Batch tagging stopped because ``should_stop()`` returned True; nothing was written."""
-
-
-class BatchError(TagtoolError):
-    """A batch could not be tagged or written; the message names the input and the sentence.
-
-    Holds only its message, so it crosses process and Dask boundaries intact.
-    """
 
 
 @dataclass(frozen=True)
@@ -64,123 +52,6 @@ class BatchResult:
     @property
     def tokens_per_second(self) -> float:
         return self.n_tokens / max(self.seconds, 1e-9)
-
-
-@dataclass(frozen=True)
-class BatchJob:
-    """What every batch of one run shares (small and picklable: it travels to workers).
-
-    Attributes
-    ----------
-    out_format : str
-        One of :data:`TAG_FORMATS`.
-    output_name : str
-        The output path (or ``"stdout"``): its file name is the document name
-        the writers expect, so batches need no document markers.
-    input_name : str
-        The input path, for error messages.
-    options : tuple of (name, value)
-        Write options (:func:`tagtool.batch_output.output_plan`).
-    allow_missing_columns : bool
-        Tag sentences lacking an input column the tagger was trained with.
-    """
-
-    out_format: str
-    output_name: str
-    input_name: str
-    options: Options = ()
-    allow_missing_columns: bool = False
-
-
-# ---------------------------------------------------------------------------
-# one batch: the work every mode runs
-
-
-def _write_batch(tagger, sentences: Iterable[Sentence], job: BatchJob) -> str:
-    from tagtool.store.formats._common import WriteContext
-
-    ctx = WriteContext(Path(job.output_name))
-    corpus = Corpus(tagger.labels, (Document(ctx.document_name, tuple(sentences)),))
-    buffer = io.StringIO()
-    tagged = tagger.tag_corpus(corpus, allow_missing_columns=job.allow_missing_columns)
-    writer(job.out_format, job.options)(tagged, buffer, ctx)
-    return buffer.getvalue()
-
-
-def format_batch(tagger, sentences: list[Sentence], first: int, job: BatchJob) -> str:
-    """Tag ``sentences`` and return them written in ``job.out_format``.
-
-    Parameters
-    ----------
-    tagger : Tagger
-    sentences : list of Sentence
-    first : int
-        0-based index of ``sentences[0]`` in the input (for error messages).
-    job : BatchJob
-
-    Returns
-    -------
-    str
-        The text to append to the output.
-
-    Raises
-    ------
-    BatchError
-        Naming the input file and the 1-based number of the first sentence
-        that cannot be tagged or written (e.g. a token holding a space,
-        which a column file cannot hold).
-    """
-    try:
-        with _collector_paused():
-            return _write_batch(tagger, sentences, job)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes one line naming the sentence
-        raise BatchError(_locate_failure(tagger, sentences, first, job, exc)) from None
-
-
-@contextmanager
-def _collector_paused():
-    """Python's cyclic garbage collector paused while a file, or a worker's batch, is tagged and written.
-
-    A batch makes a hundred thousand short-lived containers (sentences, each
-    word's feature names) that form no cycles; reference counting frees
-    them.  With the collector on they set off full collections, which walk
-    the whole heap, numba's modules included: on CoNLL-2000 test.txt one in
-    two or three runs, 0.1 s each, a third of the tagging time.  (The app's
-    sentence reader pauses it for the same reason.)  Nested pauses leave it
-    to the outermost to resume.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _locate_failure(tagger, sentences: list[Sentence], first: int, job: BatchJob, exc: Exception) -> str:
-    """The message of a failed batch: retry its sentences one by one to name the culprit."""
-    for i, sentence in enumerate(sentences):
-        try:
-            _write_batch(tagger, [sentence], job)
-        except Exception as single:  # noqa: BLE001
-            return f"{job.input_name}: sentence {first + i + 1}: {_reason(single, job)}"
-    last = first + len(sentences)
-    return f"{job.input_name}: sentences {first + 1}-{last}: {_reason(exc, job)}"
-
-
-def _reason(exc: Exception, job: BatchJob) -> str:
-    if isinstance(exc, FormatError):
-        # The writer's "document ..., sentence 1" counts within one batch;
-        # the caller names the sentence in the input instead.
-        from tagtool.store.formats._common import WriteContext
-
-        where = f"document {WriteContext(Path(job.output_name)).document_name!r}, sentence 1: "
-        message = exc.message.removeprefix(where)
-        return f"cannot write it as {job.out_format}: {message}"
-    if isinstance(exc, TagtoolError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
 
 
 # ---------------------------------------------------------------------------
@@ -263,7 +134,7 @@ def ordered_results(submit, batches: Iterable[tuple[int, list[Sentence]]], in_fl
 
 @contextmanager
 def _stream(output, encoding: str):
-    from tagtool.store.formats._common import atomic_write
+    from tagtool.store.atomic import atomic_write
 
     if output is None or hasattr(output, "write"):
         yield sys.stdout if output is None else output
@@ -274,7 +145,7 @@ def _stream(output, encoding: str):
 
 def _check_stop(should_stop: Callable[[], bool] | None) -> None:
     if should_stop is not None and should_stop():
-        raise BatchCancelled("batch tagging cancelled")
+        raise Cancelled("batch tagging cancelled")
 
 
 def _count(sentences: Iterable, should_stop: Callable[[], bool] | None) -> int:
@@ -410,7 +281,7 @@ def tag_file(
         Called after each batch is written; asking for it adds a first pass
         over the input that counts its sentences.
     should_stop : callable() -> bool, optional
-        Polled per batch; True raises :class:`BatchCancelled` and the output
+        Polled per batch; True raises :class:`Cancelled` and the output
         is left as it was.
     workers : int
         Tagging processes; above 1, a process pool whose workers each load
@@ -463,7 +334,7 @@ def tag_file(
             **(reader_options or {}),
         )
 
-    with _collector_paused():  # see there: loading, reading and tagging make no cycles
+    with collector_paused():  # see there: loading, reading and tagging make no cycles
         if workers == 1 and dask_address is None and not hasattr(tagger, "tag_corpus"):
             from tagtool.tagger import load_tagger
 

@@ -2,7 +2,7 @@
 
 Both runners are context managers yielding ``(submit, in_flight)``:
 ``submit(batch, first)`` sends one batch of sentences to a worker, which
-runs :func:`tagtool.batch.format_batch` on it and returns the text to
+runs :func:`tagtool.batch_job.format_batch` on it and returns the text to
 append; :func:`tagtool.batch.ordered_results` keeps ``in_flight`` batches
 pending and writes results in input order.  The main process only reads,
 ships and writes.
@@ -30,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from tagtool.batch import BatchError, BatchJob, format_batch
+from tagtool.batch_job import BatchError, BatchJob, format_batch
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
 

@@ -33,15 +33,14 @@ from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progre
 from tagtool.display import check_display
 from tagtool.cli_text import add_text_commands, stored_representations
 from tagtool.cli_team import add_team_commands
-from tagtool.errors import TagtoolError
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.store import format_catalog
+from tagtool.store.sample import ensure_sample_project
 from tagtool.outputs import check_not_input
 
 logger = logging.getLogger("tagtool")
 
 EXIT_ERROR = 1
-#: Sentences of the sample project that start fully labeled.
-SAMPLE_LABELED = 50
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -227,63 +226,6 @@ def cmd_info(args: argparse.Namespace) -> int:
             value = ", ".join(f"{k} {v}" for k, v in value.items())
         print(f"{key:>20}: {value}")
     return 0
-
-
-def sample_corpus():
-    """The sample project's sentences: the first :data:`SAMPLE_LABELED` keep their gold chunk labels.
-
-    The POS column keeps the name every column-file reader gives it
-    (``col1``), so a tagger trained on the sample reads the POS of a
-    CoNLL-2000 file given to ``tagtool tag``/``evaluate`` or the app's batch
-    tagging; named ``pos``, such files lacked it and were tagged without POS
-    (wdpsl: 58 F1 on the test file instead of 80, issue 12).
-    """
-    from tagtool.core import Corpus
-    from tagtool.paths import SAMPLE_CORPUS, resource
-    from tagtool.store.formats import read_corpus
-
-    gold = read_corpus(resource(SAMPLE_CORPUS), format="conll")
-    return Corpus.from_sentences(
-        [s if i < SAMPLE_LABELED else s.unlabeled() for i, s in enumerate(gold)],
-        labels=gold.labels, name="conll2000-train-400",
-    )
-
-
-#: The sample project's name (its window title).
-SAMPLE_NAME = "CoNLL-2000 sample"
-
-
-def ensure_sample_project() -> Path:
-    """The built-in sample project in the user data folder, created on first use.
-
-    The first :data:`SAMPLE_LABELED` sentences keep their gold chunk labels and
-    the rest start unlabeled: where an annotator starts on a real task.
-    """
-    from tagtool.paths import SAMPLE_PROJECT, user_data_dir
-    from tagtool.store.project import Project
-
-    path = user_data_dir() / SAMPLE_PROJECT
-    if not path.exists():
-        with Project.create(path, sample_corpus(), name=SAMPLE_NAME):
-            pass
-        logger.info("created the sample project %s", path)
-    return path
-
-
-def reset_sample_project() -> Path:
-    """Replace the user's copy of the sample project with the built-in one (its edits and models are lost).
-
-    The copy is rewritten atomically (``Project.create(..., overwrite=True)``);
-    the caller closes it first if it is open.
-    """
-    from tagtool.paths import SAMPLE_PROJECT, user_data_dir
-    from tagtool.store.project import Project
-
-    path = user_data_dir() / SAMPLE_PROJECT
-    with Project.create(path, sample_corpus(), name=SAMPLE_NAME, overwrite=True):
-        pass
-    logger.info("reset the sample project %s", path)
-    return path
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -637,7 +579,7 @@ def _positive_int(text: str) -> int:
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
-    from tagtool.batch import BatchCancelled, tag_file
+    from tagtool.batch import tag_file
 
     for path in (args.model, args.input):
         if not path.is_file():
@@ -661,7 +603,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
                               reader_options={k: v for k, v in span_kwargs(args).items() if k != "annotator"},
                               workers=args.workers, dask_address=args.dask,
                               allow_missing_columns=args.allow_missing_columns)
-    except BatchCancelled:
+    except Cancelled:
         print("tagtool: interrupted: tagging cancelled, nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
     for warning in result.warnings:
@@ -823,19 +765,12 @@ def _fraction_of_percent(value: float | None, option: str) -> float | None:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    from tagtool.store.formats._common import atomic_write
+    from tagtool.store.atomic import atomic_write
 
     with atomic_write(path, "utf-8") as fh:
         json.dump(data, fh, indent=2)
         fh.write("\n")
 
-
-
-def _is_cancel(exc: BaseException) -> bool:
-    # Imported only if training ran: the learners pull in numba, which
-    # import/export/info need not pay for.
-    progress = sys.modules.get("tagtool.learn.progress")
-    return progress is not None and isinstance(exc, progress.TrainingCancelled)
 
 
 def _configure_logging(verbosity: int) -> None:
@@ -887,10 +822,10 @@ def _main(argv: Sequence[str] | None) -> int:
               "sentence too large for this machine's memory; split it, or refuse it early with a lower "
               "--limit NAME=N", file=sys.stderr)
         return EXIT_ERROR
+    except Cancelled:
+        print("tagtool: interrupted: training cancelled, nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (TagtoolError, OSError) as exc:
-        if _is_cancel(exc):
-            print("tagtool: interrupted: training cancelled, nothing written", file=sys.stderr)
-            return EXIT_INTERRUPTED
         print(f"tagtool: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
 

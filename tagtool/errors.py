@@ -14,6 +14,17 @@ class TagtoolError(Exception):
     """Base class of every error tagtool raises on purpose."""
 
 
+class Cancelled(TagtoolError):
+    """Work stopped because its ``should_stop()`` (or checkpoint) returned True.
+
+    The one cancellation every long task raises -- training
+    (:class:`~tagtool.learn.progress.TrainingMonitor`), batch tagging,
+    guidance scoring, experiments, simulations, agreement -- so the command
+    line and the GUI's task runner each catch one type.  Whatever the task
+    would have written is left as it was.
+    """
+
+
 class LabelError(TagtoolError, ValueError):
     """A label or candidate set that the label schema does not allow."""
 

@@ -67,9 +67,9 @@ from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.core.metrics import SCALE, evaluate, percent
 from tagtool.core.snapshot import Snapshot, build_snapshot
-from tagtool.errors import TagtoolError
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.learn import get_learner
-from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
+from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.pipeline import attach_representations, feature_views, make_extractor, view_split_for
 
 logger = logging.getLogger(__name__)
@@ -400,7 +400,7 @@ class Experiment:
             result = SettingResult(n_labeled, n_unlabeled)
             for repeat in range(self.config.repeats):
                 if should_stop is not None and should_stop():
-                    raise TrainingCancelled("experiment cancelled")
+                    raise Cancelled("experiment cancelled")
                 error, f1, seconds, covered = self.run_repeat(n_labeled, n_unlabeled, repeat, should_stop)
                 result.token_error.append(error)
                 result.f1.append(f1)
@@ -446,7 +446,7 @@ def run_experiment(
     test : Corpus, optional
         Scored instead of a drawn holdout.
     progress, should_stop : callables, optional
-        As for training; cancel raises :class:`TrainingCancelled`.
+        As for training; cancel raises :class:`Cancelled`.
 
     Returns
     -------

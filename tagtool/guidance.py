@@ -405,9 +405,9 @@ def analyse_all(tagger, sentences: Sequence, should_stop=None) -> tuple[list[Sen
     out = []
     for i in range(snapshot.n_sentences):
         if should_stop is not None and should_stop():
-            from tagtool.learn.progress import TrainingCancelled
+            from tagtool.errors import Cancelled
 
-            raise TrainingCancelled("cancelled")
+            raise Cancelled("cancelled")
         out.append(sentence_guidance(snapshot.sentence_slice(i), best, uncertainty, snapshot.allowed, views, conf,
                                      disagree, names))
     contention = contention_question(model, snapshot, scores) if conf is not None else None

@@ -3,7 +3,7 @@ is not a regular file, and no temporary files of a killed write left behind.
 
 Every command of the CLI and the app's Export and Batch-tag call
 :func:`check_not_input` before they write;
-:func:`~tagtool.store.formats._common.atomic_write` (corpora, tagger files,
+:func:`~tagtool.store.atomic.atomic_write` (corpora, tagger files,
 JSON results) asks :func:`write_target` how to write and
 :func:`remove_stale_temps` to clean up after a killed earlier write.
 """

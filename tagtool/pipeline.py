@@ -56,10 +56,10 @@ from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
-from tagtool.errors import TagtoolError
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.learn import Learner, make_learner
 from tagtool.learn.chain import DECODE_DEFAULTS, ChainModel, check_decode_settings
-from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
+from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.tagger import Tagger
 from tagtool.tagger_inputs import measure_column_loss, record_for
 
@@ -350,7 +350,7 @@ def train_tagger(
     progress : callable(fraction, message), optional
     should_stop : callable() -> bool, optional
         Polled by the learner; True raises
-        :class:`~tagtool.learn.progress.TrainingCancelled`.
+        :class:`~tagtool.errors.Cancelled`.
     seed : int
         Seed of the default random view split.
     representations : WordRepresentations, optional
@@ -386,7 +386,7 @@ def train_tagger(
         representations=representations, text=text, progress=progress, should_stop=should_stop,
     )  # fmt: skip
     if should_stop is not None and should_stop():
-        raise TrainingCancelled("training cancelled")
+        raise Cancelled("training cancelled")
     if on_snapshot is not None:
         on_snapshot(prepared.snapshot)
     logger.info(

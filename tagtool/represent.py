@@ -154,7 +154,7 @@ def learn_representations(
     settings : RepresentationSettings, optional
     progress, should_stop : callables
         The learners' progress/cancel contract (:mod:`tagtool.learn.progress`);
-        a cancel raises :class:`~tagtool.learn.progress.TrainingCancelled`.
+        a cancel raises :class:`~tagtool.errors.Cancelled`.
 
     Raises
     ------

@@ -125,10 +125,10 @@ from tagtool.core.chunks import F1Scorer  # noqa: F401  (moved there; simulate's
 from tagtool.core.labels import LabelSet
 from tagtool.core.metrics import SCALE, percent
 from tagtool.core.snapshot import Snapshot, build_snapshot
-from tagtool.errors import TagtoolError
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.learn import Learner, get_learner
 from tagtool.learn.chain import ChainModel
-from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingCancelled
+from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.pipeline import attach_representations, feature_views, make_extractor, view_split_for
 from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_THRESHOLD, MODES, TOKEN_MODES, Evidence, Showing, Tokens
 
@@ -760,7 +760,7 @@ class Simulation:
         step = float(self.config.step)
         while not reached(self.oracle.spent, self.budget):
             if should_stop is not None and should_stop():
-                raise TrainingCancelled("simulation cancelled")
+                raise Cancelled("simulation cancelled")
             status = self.oracle.sentence_status()
             if not self.annotate_step(self.questions(model, status), status, step):
                 self._note(f"stopped at cost {self.oracle.spent:g}: every token carries an annotation")
@@ -811,7 +811,7 @@ def simulate(
         Fully labeled sentences the F1 is measured on.
     progress, should_stop : callables, optional
         ``progress(fraction, message)`` after every step; ``should_stop()``
-        True raises :class:`~tagtool.learn.progress.TrainingCancelled`.
+        True raises :class:`~tagtool.errors.Cancelled`.
     names : (str, str)
         What to call ``data`` and ``test`` in errors and notes (file names).
 

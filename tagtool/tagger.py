@@ -66,7 +66,7 @@ from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
 from tagtool.errors import TagtoolError
 from tagtool.learn.chain import ChainModel, ModelMismatchError
-from tagtool.store.formats._common import atomic_write
+from tagtool.store.atomic import atomic_write
 # TaggerInputError is re-exported: tagging errors are imported from here.
 from tagtool.tagger_inputs import TaggerInputError, check_input, read_record, record_for  # noqa: F401
 

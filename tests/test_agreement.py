@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from seqeval.metrics import f1_score, precision_score, recall_score
 
-from tagtool.agreement import AgreementCancelled, collect, compute, from_table
+from tagtool.agreement import collect, compute, from_table
 from tagtool.agreement.measures import cohen_kappa, segments
+from tagtool.errors import Cancelled
 
 nan = np.nan
 
@@ -131,7 +132,7 @@ def test_pairs_without_common_tokens_are_not_listed():
 
 
 def test_a_checkpoint_can_stop_it():
-    with pytest.raises(AgreementCancelled):
+    with pytest.raises(Cancelled):
         compute(from_table([HAND_A, HAND_B]), span_scheme=True, checkpoint=lambda: True)
 
 

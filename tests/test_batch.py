@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from tagtool.batch import (
-    BatchCancelled,
     BatchError,
     BatchJob,
     format_batch,
@@ -18,6 +17,7 @@ from tagtool.batch import (
     tag_file,
 )
 from tagtool.core.corpus import Corpus, Sentence
+from tagtool.errors import Cancelled
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -41,7 +41,7 @@ def test_cancel_leaves_no_output(tagger, tmp_path):
     out = tmp_path / "tagged.txt"
     out.write_text("old\n")
     calls = iter([False, True])
-    with pytest.raises(BatchCancelled):
+    with pytest.raises(Cancelled):
         tag_file(tagger, INPUT, out, "conll", batch_size=10, should_stop=lambda: next(calls, True))
     assert out.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["tagged.txt"]
@@ -115,7 +115,7 @@ def test_counting_pass_polls_should_stop(tagger, tmp_path, monkeypatch):
         polls.append(1)
         return True
 
-    with pytest.raises(BatchCancelled):
+    with pytest.raises(Cancelled):
         tag_file(tagger, INPUT, tmp_path / "out.txt", progress=lambda f, m: None, should_stop=stop)
     assert len(polls) == 1 and list(tmp_path.iterdir()) == []
 

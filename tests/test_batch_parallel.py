@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tagtool.batch import BatchCancelled, BatchError, tag_file
+from tagtool.batch import BatchError, tag_file
 from tagtool.batch_parallel import pack, unpack
-from tagtool.errors import TagtoolError
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -78,7 +78,7 @@ def test_an_error_in_a_worker_comes_back_as_one_line_and_nothing_is_written(mode
 def test_cancel_with_workers_leaves_no_output(model_file, tmp_path):
     out = tmp_path / "out.txt"
     polls = iter([False, False, False])
-    with pytest.raises(BatchCancelled):
+    with pytest.raises(Cancelled):
         tag_file(model_file, INPUT, out, batch_size=5, workers=2, should_stop=lambda: next(polls, True))
     assert list(tmp_path.iterdir()) == []
 

@@ -156,7 +156,7 @@ def test_the_app_records_the_loss_without_a_column_measured_on_held_out_sentence
 def test_the_sample_project_names_the_pos_column_as_the_readers_of_files_to_tag_do(tmp_path):
     """The exported sample tagger read its POS from a column named 'pos'; a CoNLL-2000 file given to
     `tagtool evaluate` has it as 'col1', so it was tagged without POS (wdpsl: 58.5 F1 for 79.0)."""
-    from tagtool.cli import sample_corpus
+    from tagtool.store.sample import sample_corpus
 
     sample = sample_corpus()
     to_tag = read_corpus(DATA_DIR / "conll2000_train_head.txt")

@@ -14,7 +14,8 @@ from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.labels import LabelSet
 from tagtool.core.views import ViewSplit
-from tagtool.learn import Learner, TrainingCancelled
+from tagtool.errors import Cancelled
+from tagtool.learn import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.pipeline import TrainingSetupError, feature_column_warnings, parse_settings, parse_value, train_tagger
 from tagtool.store.formats import read_corpus
@@ -140,7 +141,7 @@ def test_cancel_and_progress(corpus):
     reports = []
     train_tagger(corpus, CountLearner(passes=3), progress=lambda f, m: reports.append((f, m)))
     assert reports[0] == (0.0, "extracting features") and reports[-1][0] == 1.0
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         train_tagger(corpus, CountLearner(), should_stop=lambda: True)
 
 

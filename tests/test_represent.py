@@ -13,7 +13,7 @@ import pytest
 from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.features.wordreps import WordRepresentations, char_ngrams, normalise_word
 from tagtool.core.views import ViewSplit, ViewSplitError
-from tagtool.learn.progress import TrainingCancelled
+from tagtool.errors import Cancelled
 from tagtool.pipeline import train_tagger
 from tagtool.represent import (
     RepresentationError,
@@ -182,7 +182,7 @@ def test_learning_is_cancellable_and_reports_progress(corpus):
     def progress(fraction, message):
         seen.append((fraction, message))
 
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         learn_representations(corpus.sentences, SMALL, progress=progress,
                               should_stop=lambda: any("epoch 2" in m for _, m in seen))
     assert any("epoch 1/3" in m for _, m in seen)

@@ -49,9 +49,10 @@ import numpy as np
 
 from tagtool.agreement import measures
 from tagtool.agreement.answers import Answers, collect, from_table
-from tagtool.agreement.measures import AgreementCancelled, SpanCounts
+from tagtool.agreement.measures import SpanCounts
+from tagtool.errors import Cancelled
 
-__all__ = ["AgreementCancelled", "Agreement", "Answers", "PairAgreement", "collect", "compute", "from_table"]
+__all__ = ["Agreement", "Answers", "PairAgreement", "collect", "compute", "from_table"]
 
 
 @dataclass(frozen=True)
@@ -150,13 +151,13 @@ def compute(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] 
         Whether the project's labels are a span scheme (spans scored).
     checkpoint : callable, optional
         Called between steps; returning True stops with
-        :class:`AgreementCancelled` (a worker thread asked to stop, or
+        :class:`Cancelled` (a worker thread asked to stop, or
         giving the GUI thread its turn).
     """
     pairs = []
     for a, b in combinations(range(len(answers.annotators)), 2):
         if checkpoint is not None and checkpoint():
-            raise AgreementCancelled
+            raise Cancelled
         if measures.pair_tokens(answers, a, b):
             pairs.append(_pair(answers, a, b, span_scheme, checkpoint))
     spans = None

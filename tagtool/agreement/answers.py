@@ -58,10 +58,10 @@ class Answers:
 
 
 def _check(checkpoint: Callable[[], bool] | None) -> None:
-    from tagtool.agreement.measures import AgreementCancelled
+    from tagtool.errors import Cancelled
 
     if checkpoint is not None and checkpoint():
-        raise AgreementCancelled
+        raise Cancelled
 
 
 def _remap(first_seen: dict[str, int], order: Sequence[str]) -> np.ndarray:
@@ -121,7 +121,7 @@ def collect(
         missing from it come after, sorted.
     checkpoint : callable, optional
         Called every :data:`ROWS_PER_CHECK` rows; True stops with
-        :class:`~tagtool.agreement.measures.AgreementCancelled`.
+        :class:`~tagtool.errors.Cancelled`.
     """
     seen, index, extra, columns, set_rows = _read_rows(rows, labels, checkpoint)
     sid, tok, col, code = (np.asarray(c, dtype=np.int64) for c in columns)

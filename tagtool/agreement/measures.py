@@ -30,14 +30,11 @@ import krippendorff
 import numpy as np
 
 from tagtool.agreement.answers import MISSING, SET, Answers
+from tagtool.errors import Cancelled
 
 #: Largest ``tokens × labels²`` handed to the ``krippendorff`` package (its version 0.9 allocates
 #: that many floats, several times over): 2 million, about 16 MB each.
 PACKAGE_CELLS = 2_000_000
-
-
-class AgreementCancelled(Exception):
-    """``checkpoint`` asked the computation to stop."""
 
 
 def confusion_matrix(codes_a: np.ndarray, codes_b: np.ndarray, n_labels: int) -> np.ndarray:
@@ -183,7 +180,7 @@ def span_counts(answers: Answers, a: int, b: int, checkpoint: Callable[[], bool]
     code_a, code_b = answers.codes[idx, a], answers.codes[idx, b]
     scorer = F1Scorer(LabelSet(answers.labels), code_a, offsets)
     if checkpoint is not None and checkpoint():
-        raise AgreementCancelled
+        raise Cancelled
     keys_a, keys_b = scorer.entities(code_a), scorer.entities(code_b)
     matched = np.intersect1d(keys_a, keys_b, assume_unique=True)
     kinds = np.array([n.split("-", 1)[-1] for n in answers.labels], dtype=object)

@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tagtool.agreement import Agreement, AgreementCancelled, collect, compute
+from tagtool.agreement import Agreement, collect, compute
 from tagtool.annotation_costs import measure
+from tagtool.errors import Cancelled
 
 #: SQLite virtual-machine steps between two calls of a :class:`ProjectQuery`'s checkpoint.
 STOP_CHECK_STEPS = 10_000
@@ -70,7 +71,7 @@ def annotator_progress(
     out = []
     for name in sorted(set(counts) | set(by_name)):
         if checkpoint is not None and checkpoint():
-            raise AgreementCancelled
+            raise Cancelled
         records = by_name.get(name, [])
         kinds = measure(records)
         sentences, tokens = counts.get(name, (0, 0))
@@ -83,7 +84,7 @@ def of_project(project, checkpoint: Callable[[], bool] | None = None) -> Project
     """Agreement and progress of an open :class:`~tagtool.store.project.Project` (read only).
 
     ``checkpoint``: called between steps, True stops with
-    :class:`~tagtool.agreement.AgreementCancelled` (:func:`compute`).
+    :class:`~tagtool.errors.Cancelled` (:func:`compute`).
     """
     answering = tuple(project.answering_annotators())
     agreement = None

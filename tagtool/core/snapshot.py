@@ -188,7 +188,7 @@ def transform_in_blocks(extractor: FeatureExtractor, sentences: Sequence, block:
 
     A token's features depend on its sentence alone, so the blocks' rows
     joined are the whole call's.  ``should_stop`` is polled between blocks
-    (True raises :class:`~tagtool.learn.progress.TrainingCancelled`).
+    (True raises :class:`~tagtool.errors.Cancelled`).
     """
     block = TRANSFORM_BLOCK if block is None else block
     if len(sentences) <= block:
@@ -196,9 +196,9 @@ def transform_in_blocks(extractor: FeatureExtractor, sentences: Sequence, block:
     indptrs, indices, shift = [np.zeros(1, dtype=np.int64)], [], 0
     for start in range(0, len(sentences), block):
         if should_stop is not None and should_stop():
-            from tagtool.learn.progress import TrainingCancelled
+            from tagtool.errors import Cancelled
 
-            raise TrainingCancelled("cancelled while extracting features")
+            raise Cancelled("cancelled while extracting features")
         indptr, cols = extractor.transform(sentences[start:start + block])
         indptrs.append(np.asarray(indptr[1:], dtype=np.int64) + shift)
         indices.append(cols)

@@ -25,9 +25,9 @@ from contextlib import contextmanager
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from tagtool.agreement import AgreementCancelled
 from tagtool.agreement.progress import ProjectAgreement, ProjectQuery, of_project
 from tagtool.agreement.report import disagreements, pair_rows, progress_rows
+from tagtool.errors import Cancelled
 from tagtool.gui.worker import TaskRunner
 
 
@@ -173,7 +173,7 @@ class AgreementPanel(QWidget):
                 with collector_off():
                     # closed first: a closed project's worker stops without waiting for a GUI turn
                     answer = query(lambda: project.closed or state.should_stop())
-            except AgreementCancelled:
+            except Cancelled:
                 answer = None
             except Exception as exc:  # noqa: BLE001 - shown in the panel instead of lost in the thread
                 log.exception("computing the agreement failed")

@@ -23,7 +23,7 @@ WAIT_SECONDS = 60.0
 
 def team_project(folder: Path) -> Path:
     """The demo team's project in ``folder`` (the sample's labeled sentences)."""
-    from tagtool.cli import SAMPLE_LABELED, sample_corpus
+    from tagtool.store.sample import SAMPLE_LABELED, sample_corpus
     from tagtool.core import Corpus
     from tagtool.store.project import Project
 

@@ -1,7 +1,7 @@
 """Help › Reset the sample project: the built-in sample again, after a confirmation.
 
 ``tagtool`` with no project opens the user's copy of the sample
-(:func:`tagtool.cli.ensure_sample_project`, in :func:`tagtool.paths.user_data_dir`),
+(:func:`tagtool.store.sample.ensure_sample_project`, in :func:`tagtool.paths.user_data_dir`),
 and every edit made there is kept like in any project; a new user who tried
 things out had no way back to the sample as shipped.
 """
@@ -24,7 +24,7 @@ def sample_path() -> Path:
 
 def ask_reset_sample(window) -> bool:
     """Ask, then rewrite the sample (closed first if the window shows it, reopened after); True once reset."""
-    from tagtool.cli import reset_sample_project
+    from tagtool.store.sample import reset_sample_project
 
     path = sample_path()
     answer = QMessageBox.question(

@@ -82,7 +82,7 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
     TrainingResult
         The complete result.
     """
-    from tagtool.learn.progress import TrainingCancelled
+    from tagtool.errors import Cancelled
 
     ids, sentences = inputs.ids, inputs.sentences
     status = inputs.status
@@ -103,7 +103,7 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
         if pause is not None:
             pause()
         if state.should_stop():
-            raise TrainingCancelled("a newer model is coming")
+            raise Cancelled("a newer model is coming")
         if whole is not None:
             chunk = chunked_guidance.score_chunk(tagger, (), whole.subset(rows))
         else:

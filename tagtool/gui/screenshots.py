@@ -276,12 +276,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _fresh_sample(folder: Path) -> Path:
     """The sample project as a first start creates it (not the user's copy, which may be older)."""
-    from tagtool.cli import sample_corpus
     from tagtool.paths import SAMPLE_PROJECT
     from tagtool.store.project import Project
+    from tagtool.store.sample import SAMPLE_NAME, sample_corpus
 
     path = folder / SAMPLE_PROJECT
-    Project.create(path, sample_corpus(), name="CoNLL-2000 sample").close()
+    Project.create(path, sample_corpus(), name=SAMPLE_NAME).close()
     return path
 
 

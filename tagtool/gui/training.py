@@ -14,7 +14,7 @@ project).  It reports through ``state.progress(fraction, message)`` in
 named steps whose number is known from the start (:class:`RunPlan`: the
 fit, the suggestions, each fold) and polls ``state.should_stop()``; a stop
 surfaces as
-:class:`~tagtool.learn.progress.TrainingCancelled`.  Tested with a mock state
+:class:`~tagtool.errors.Cancelled`.  Tested with a mock state
 and no Qt (tests/gui/test_training_run.py).
 """
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from tagtool.errors import TagtoolError
+from tagtool.errors import Cancelled, TagtoolError
 
 log = logging.getLogger(__name__)
 
@@ -93,13 +93,6 @@ class TaskState:
         self._signals.ready.emit(result)
 
 
-def _is_cancel(exc: BaseException) -> bool:
-    from tagtool.batch import BatchCancelled
-    from tagtool.learn.progress import TrainingCancelled
-
-    return isinstance(exc, (TrainingCancelled, BatchCancelled))
-
-
 class Task(QRunnable):
     """Runs ``function(*args, state)`` on a pool thread."""
 
@@ -119,7 +112,7 @@ class Task(QRunnable):
             signals.started.emit()
             result = self._function(*self._args, self.state)
         except Exception as exc:  # noqa: BLE001 — every error becomes a signal
-            if _is_cancel(exc) or self.state.should_stop():
+            if isinstance(exc, Cancelled) or self.state.should_stop():
                 signals.cancelled.emit()
             else:
                 log.exception("background task failed")

@@ -31,7 +31,6 @@ _LAZY = {
     "InvalidParameterError": "tagtool.learn.base",
     "ChainModel": "tagtool.learn.chain",
     "ModelMismatchError": "tagtool.learn.chain",
-    "TrainingCancelled": "tagtool.learn.progress",
     "TrainingMonitor": "tagtool.learn.progress",
 }
 
@@ -124,7 +123,6 @@ __all__ = [
     "Learner",
     "ModelMismatchError",
     "NothingToLearnError",
-    "TrainingCancelled",
     "TrainingMonitor",
     "UnknownLearnerError",
     "available_learners",

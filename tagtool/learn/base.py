@@ -158,7 +158,7 @@ class Learner(ABC):
         progress : callable(fraction, message), optional
         should_stop : callable() -> bool, optional
             Polled at least once per sentence; True raises
-            :class:`~tagtool.learn.progress.TrainingCancelled`.
+            :class:`~tagtool.errors.Cancelled`.
 
         Returns
         -------

@@ -135,7 +135,7 @@ class CRFObjective:
     gamma : float
         Entropy weight ``γ``.
     monitor : TrainingMonitor, optional
-        Checked between chunks (raises ``TrainingCancelled``).
+        Checked between chunks (raises ``Cancelled``).
     n_jobs : int
         Threads that evaluate chunks concurrently.
     max_range : float

@@ -4,7 +4,7 @@ A learner receives two plain callables (Orange3's pattern, STYLE.md):
 ``progress(fraction, message)`` to report, ``should_stop()`` to poll.  It
 wraps them in a :class:`TrainingMonitor` and calls :meth:`~TrainingMonitor.check`
 at least once per sentence it processes, so a cancel takes effect well
-within a second; a cancel surfaces as :class:`TrainingCancelled`, and the
+within a second; a cancel surfaces as :class:`~tagtool.errors.Cancelled`, and the
 caller keeps whatever model it had before.
 """
 
@@ -13,14 +13,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from tagtool.errors import TagtoolError
+from tagtool.errors import Cancelled
 
 ProgressCallback = Callable[[float, str], None]
 StopCallback = Callable[[], bool]
-
-
-class TrainingCancelled(TagtoolError):
-    """Training stopped because ``should_stop()`` returned True."""
 
 
 class TrainingMonitor:
@@ -31,7 +27,7 @@ class TrainingMonitor:
     progress : callable(fraction, message), optional
         Receives a fraction in [0, 1] and a short message.
     should_stop : callable() -> bool, optional
-        Polled by :meth:`check`; True raises :class:`TrainingCancelled`.
+        Polled by :meth:`check`; True raises :class:`Cancelled`.
     min_interval : float
         Seconds between two progress reports (checks are never skipped).
     """
@@ -49,9 +45,9 @@ class TrainingMonitor:
         self.fraction = 0.0
 
     def check(self) -> None:
-        """Raise :class:`TrainingCancelled` if a stop was requested."""
+        """Raise :class:`Cancelled` if a stop was requested."""
         if self._should_stop is not None and self._should_stop():
-            raise TrainingCancelled("training cancelled")
+            raise Cancelled("training cancelled")
 
     def report(self, fraction: float, message: str = "", force: bool = False) -> None:
         """Report progress (at most every ``min_interval`` s unless ``force``), then check."""

@@ -88,13 +88,13 @@ def test_closing_the_project_stops_the_computation(open_window, tmp_path, qtbot,
     import time
 
     import tagtool.agreement.progress as progress
-    from tagtool.agreement import AgreementCancelled
+    from tagtool.errors import Cancelled
 
     def endless(rows, labels, checkpoint):  # runs until told to stop
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if checkpoint():
-                raise AgreementCancelled
+                raise Cancelled
             time.sleep(0.005)
         raise AssertionError("never told to stop")
 

@@ -302,7 +302,7 @@ def test_reset_sample_project_gives_back_the_built_in_sample_after_asking(tmp_pa
     """The sample project kept a new user's edits with no way back to the sample as shipped."""
     from PySide6.QtWidgets import QMessageBox
 
-    from tagtool.cli import ensure_sample_project
+    from tagtool.store.sample import ensure_sample_project
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     path = ensure_sample_project()

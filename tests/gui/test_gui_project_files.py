@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tagtool.cli import ensure_sample_project
+from tagtool.store.sample import ensure_sample_project
 from tagtool.core.labels import LabelSet
 from tagtool.errors import TagtoolError
 from tagtool.gui import transfer

@@ -7,10 +7,11 @@ import pytest
 
 from tagtool import chunked_guidance, guidance, strategies
 from tagtool.core import Corpus
+from tagtool.errors import Cancelled
 from tagtool.gui import scoring
 from tagtool.gui.questions import build_plan
 from tagtool.gui.training import TrainingInputs, TrainingResult
-from tagtool.learn import TrainingCancelled, make_learner
+from tagtool.learn import make_learner
 from tagtool.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
@@ -100,7 +101,7 @@ def test_the_rest_follows_the_previous_queue(setup, events):
 
 def test_a_newer_model_stops_the_scoring(setup, events):
     state = State(events, stop_after_ready=1)  # a newer run asks to stop once the first page is out
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         _run(setup, state, scoring.Priority())
     assert [e[0] for e in events] == ["chunk", "ready"] and not state.ready[0].complete
 

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from tagtool.core import Corpus
+from tagtool.errors import Cancelled
 from tagtool.gui.training import TrainingInputs, run_training
-from tagtool.learn import TrainingCancelled
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
 
@@ -56,7 +56,7 @@ def test_run_training_returns_model_guidance_and_metrics(inputs):
 
 
 def test_run_training_cancels_through_should_stop(inputs):
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         run_training(inputs, "mv-perceptron", {"epochs": 50}, None, MockState(stop_after=2))
 
 

@@ -16,8 +16,9 @@ import pytest
 from tagtool.core.corpus import Corpus
 from tagtool.core.labels import invalid_inside
 from tagtool.decode import viterbi_batch
+from tagtool.errors import Cancelled
 from tagtool.guidance import analyse
-from tagtool.learn import TrainingCancelled, available_learners
+from tagtool.learn import available_learners
 from tagtool.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 from tagtool.tagger import Tagger, load_tagger
@@ -116,7 +117,7 @@ def test_cancel_takes_effect_within_a_second(name, data):
 
     unlabeled = test if uses_unlabeled(name) else None
     learner = LEARNERS[name]()  # default (long) budgets: the cancel must cut them short
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         train_tagger(Corpus.from_sentences(train, labels), learner, unlabeled=unlabeled,
                      progress=progress, should_stop=should_stop)
     assert time.monotonic() - flagged[0] < 1.0

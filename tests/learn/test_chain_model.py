@@ -10,7 +10,8 @@ from tagtool.core.features import FeatureExtractor
 from tagtool.core.snapshot import build_snapshot
 from tagtool.core.views import ViewSplit
 from tagtool.decode import viterbi
-from tagtool.learn import ChainModel, ModelMismatchError, TrainingCancelled, TrainingMonitor
+from tagtool.errors import Cancelled
+from tagtool.learn import ChainModel, ModelMismatchError, TrainingMonitor
 from tagtool.learn.chain import emission_scores
 from tagtool.learn.qp import kkt_residuals, solve_qp
 
@@ -156,5 +157,5 @@ def test_monitor_reports_and_cancels():
     monitor.report(0.5, "half")
     assert seen == [(0.5, "half")]
     stop["now"] = True
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         monitor.check()

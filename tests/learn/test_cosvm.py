@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from test_svm import phi, two_view_data, with_allowed
 
-from tagtool.learn import TrainingCancelled, available_learners
+from tagtool.errors import Cancelled
+from tagtool.learn import available_learners
 from tagtool.learn._svm_common import Layout
 from tagtool.learn.cosvm import CoSVM, token_margins
 from tagtool.learn.svm import HMSVM
@@ -133,7 +134,7 @@ def test_cancel_takes_effect_at_the_next_check():
             polls.append(1)
             return len(polls) >= stop_at
 
-        with pytest.raises(TrainingCancelled):
+        with pytest.raises(Cancelled):
             CoSVM(max_epochs=1000, epsilon=1e-9).fit(data, should_stop=stop)
         assert len(polls) == stop_at
 

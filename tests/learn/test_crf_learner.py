@@ -10,7 +10,8 @@ from tagtool.core.features import FeatureExtractor
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
 from tagtool.decode import entropy_and_gradient
-from tagtool.learn import NothingToLearnError, TrainingCancelled, available_learners, make_learner
+from tagtool.errors import Cancelled
+from tagtool.learn import NothingToLearnError, available_learners, make_learner
 from tagtool.learn.crf import CRF, CRFObjective, EntropyCRF, lbfgs, pack
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.store.formats import read_corpus
@@ -229,7 +230,7 @@ def test_cancel_takes_effect_within_a_second(learner):
             return True
         return False
 
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         learner.fit(data, should_stop=should_stop)
     assert stop_requested and time.monotonic() - stop_requested[0] < 1.0
 

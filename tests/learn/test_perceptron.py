@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from tagtool.core.annotation import sentence_weight
-from tagtool.learn import TrainingCancelled, get_learner
+from tagtool.errors import Cancelled
+from tagtool.learn import get_learner
 from tagtool.learn.hmm import HMM
 from tagtool.learn.perceptron import MultiViewPerceptron, Perceptron, sentence_weights
 
@@ -129,7 +130,7 @@ def test_cancel_takes_effect_promptly(learner):
     learner.set_params(epochs=1000)
     started = time.perf_counter()
     deadline = started + 0.2
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         learner.fit(data, should_stop=lambda: time.perf_counter() > deadline)
     assert time.perf_counter() - deadline < 0.5
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from tagtool.core.snapshot import Snapshot
-from tagtool.learn import TrainingCancelled, available_learners
+from tagtool.errors import Cancelled
+from tagtool.learn import available_learners
 from tagtool.learn import _svm_kernels as kernels
 from tagtool.learn._svm_common import (
     Layout,
@@ -302,7 +303,7 @@ def test_cancel_takes_effect_at_the_next_check():
         polls.append(1)
         return len(polls) >= 5
 
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         HMSVM(max_epochs=1000, epsilon=1e-9).fit(snap, should_stop=stop_at_the_fifth_poll)
     assert len(polls) == 5
 

@@ -7,7 +7,8 @@ from tagtool.core import LabelSet, Sentence
 from tagtool.core.features import FeatureExtractor
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
-from tagtool.learn import TrainingCancelled, get_learner
+from tagtool.errors import Cancelled
+from tagtool.learn import get_learner
 from tagtool.learn import _wdpsl_kernels as kern
 from tagtool.learn.qp import kkt_residuals, solve_qp
 from tagtool.learn.wdpsl import (
@@ -330,7 +331,7 @@ def test_cancel_takes_effect_at_the_next_check():
         polls.append(1)
         return len(polls) >= 3
 
-    with pytest.raises(TrainingCancelled):
+    with pytest.raises(Cancelled):
         WDPSL(epsilon=1e-6, qp_tol=1e-9, max_passes=1000).fit(snap, should_stop=should_stop)
     assert len(polls) == 3
 

@@ -17,7 +17,7 @@ import pytest
 
 from tagtool.errors import TagtoolError
 from tagtool.outputs import STALE_SECONDS, stale_temps, temp_prefix
-from tagtool.store.formats._common import atomic_write
+from tagtool.store.atomic import atomic_write
 
 
 def write(path, text="new\n"):
@@ -104,7 +104,7 @@ def test_a_killed_writer_leaves_a_temp_file_that_the_next_write_removes(tmp_path
     out = tmp_path / "out.txt"
     code = (
         "import sys, time\n"
-        "from tagtool.store.formats._common import atomic_write\n"
+        "from tagtool.store.atomic import atomic_write\n"
         f"with atomic_write({str(out)!r}, 'utf-8') as fh:\n"
         "    fh.write('half'); fh.flush(); print('ready', flush=True); time.sleep(60)\n"
     )

@@ -249,7 +249,7 @@ def test_new_file_permissions_follow_the_old_file(tmp_path):
 
 
 def test_atomic_write_binary_mode(tmp_path):
-    from tagtool.store.formats._common import atomic_write
+    from tagtool.store.atomic import atomic_write
 
     target = tmp_path / "blob.bin"
     target.write_bytes(b"old")

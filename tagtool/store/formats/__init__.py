@@ -52,6 +52,7 @@ from pathlib import Path
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.errors import FormatError
+from tagtool.store.atomic import atomic_write
 from tagtool.store.dbfile import held_by_this_process
 from tagtool.store.format_catalog import CATALOG
 from tagtool.store.formats import conll, conllu, jsonl, labelstudio_out, table, text
@@ -59,7 +60,6 @@ from tagtool.store.formats._common import (
     Item,
     ReadContext,
     WriteContext,
-    atomic_write,
     group_documents,
     normalise_full_sets,
 )
