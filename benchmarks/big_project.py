@@ -236,8 +236,11 @@ def open_window(app, path: Path, folder: Path) -> tuple[MainWindow, float]:
     return window, seconds
 
 
-def watched(action, settle: float = 0.05) -> tuple[float, float]:
-    """Run ``action`` from the event loop with the heartbeat: (seconds it took, stall in ms)."""
+def watched(action, settle: float = 0.05, until=None) -> tuple[float, float]:
+    """Run ``action`` from the event loop with the heartbeat: (seconds it took, stall in ms).
+
+    The heartbeat runs ``settle`` seconds, and then until ``until()`` is true (if given; 60 s at most).
+    """
     beat, took = Heartbeat(), []
 
     def run():
@@ -249,7 +252,7 @@ def watched(action, settle: float = 0.05) -> tuple[float, float]:
     beat.start()
     QTimer.singleShot(0, run)
     spin(settle)
-    wait(lambda: bool(took), 60)
+    wait(lambda: bool(took) and (until is None or until()), 60)
     return took[0], beat.stop()
 
 
