@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tagtool import pacing
 from tagtool.core.features.templates import BOS, EOS, FeatureError, FeatureSet
 
 # --------------------------------------------------------------------------
@@ -137,7 +138,9 @@ class _BaseTable:
         index = self.index
         indptr = [0]
         ids: list[int] = []
-        for unit in units:
+        for k, unit in enumerate(units):
+            if not k % pacing.EVERY:  # the longest Python loop of feature extraction: a turn for the window
+                pacing.checkpoint()
             for name in features(unit):
                 b = index.get(name)
                 if b is None:
