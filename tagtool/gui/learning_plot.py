@@ -144,9 +144,14 @@ class LearningCurvePlots(QWidget):
         """Draw ``points`` (one series per learner); an empty list shows what to do instead.
 
         The first points start building the plots (:meth:`_build_steps`);
-        they are drawn when it ends.
+        they are drawn when it ends.  The same points again (the dock
+        refreshes after every edit and every stored model) draw nothing:
+        a redraw is dozens of Python calls of pyqtgraph on the GUI thread.
         """
-        self.points = list(points)
+        points = list(points)
+        if points == self.points:
+            return
+        self.points = points
         if self.points and not self.plots and self._steps is None:
             self._steps = self._build_steps()
             importer = pyqtgraph_import()

@@ -128,3 +128,18 @@ def test_the_first_click_on_the_statistics_tab_repaints_neither_list_nor_editor(
     qtbot.wait(100)
     assert window.stats_panel in [w for w in window.stats_dock.findChildren(type(window.stats_panel))]
     assert not paints.painted, "the central widget was raised (and painted) with the opening"
+
+
+def test_the_same_points_again_draw_nothing(window, qtbot, monkeypatch):
+    qtbot.waitUntil(pyqtgraph_import().request, timeout=30_000)
+    panel = _shown(window)
+    _store_cv_model(window.session.project)
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.curve.settled, timeout=30_000)
+    drawn = []
+    monkeypatch.setattr(panel.curve, "_draw", lambda: drawn.append(1))
+    panel.refresh()  # a refresh after an edit: the models are the same
+    assert drawn == []
+    _store_cv_model(window.session.project)
+    panel.refresh()
+    assert drawn == [1] and len(panel.curve.points) == 2
