@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 
 #: Height of each plot in pixels.
 PLOT_HEIGHT = 210
-#: The four axes of a pyqtgraph PlotItem (made a turn before it: 10 of its 20 ms).
-AXIS_NAMES = ("left", "bottom", "top", "right")
+#: The shown axes of a plot, made a turn before its PlotItem (which shows every axis it is given and
+#: makes the hidden top and right ones itself).
+AXIS_NAMES = ("left", "bottom")
 
 #: (x field of CurvePoint, caption, axis label, text when no point has an x)
 AXES = (

@@ -143,3 +143,14 @@ def test_the_same_points_again_draw_nothing(window, qtbot, monkeypatch):
     _store_cv_model(window.session.project)
     panel.refresh()
     assert drawn == [1] and len(panel.curve.points) == 2
+
+
+def test_the_plots_show_only_their_left_and_bottom_axes(window, qtbot):
+    qtbot.waitUntil(pyqtgraph_import().request, timeout=30_000)
+    panel = _shown(window)
+    _store_cv_model(window.session.project)
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.curve.settled, timeout=30_000)
+    item = panel.curve.plots[0].getPlotItem()
+    assert [name for name in ("left", "bottom", "top", "right") if item.getAxis(name).isVisible()] == [
+        "left", "bottom"]
