@@ -104,15 +104,24 @@ def build_corpus(n: int) -> tuple[Corpus, Path]:
 
 
 def add_model(path: Path, corpus: Corpus) -> None:
-    """Store a small mv-perceptron model, as a project that was trained in the app has."""
+    """Store a small mv-perceptron model, as a project that was trained in the app has.
+
+    Its metrics hold a 3-fold cross-validation of its training sentences, as
+    the app's training stores with cross-validation on: the Statistics
+    dock's learning curve then has a point, and draws its plots.
+    """
+    from tagtool.crossval import cross_validate, fold_trainer
     from tagtool.learn import make_learner
     from tagtool.pipeline import train_tagger
 
     labeled = [s for s in corpus.documents[0].sentences[:3000] if s.status == "full"]
-    tagger = train_tagger(Corpus.from_sentences(labeled, labels=corpus.labels),
-                          make_learner("mv-perceptron", epochs=3))
+    learner = make_learner("mv-perceptron", epochs=3)
+    tagger = train_tagger(Corpus.from_sentences(labeled, labels=corpus.labels), learner)
+    params = tagger.model.params
+    metrics = {"labeled_tokens": sum(len(s) for s in labeled),
+               **cross_validate(labeled, corpus.labels, fold_trainer("mv-perceptron", params, tagger), 3)}
     with Project.open(path) as project:
-        project.add_model("mv-perceptron", tagger.model.params, {}, tagger.to_bytes(), note="benchmark")
+        project.add_model("mv-perceptron", params, metrics, tagger.to_bytes(), note="benchmark")
 
 
 def evict(path: Path) -> bool:
@@ -227,8 +236,11 @@ def open_window(app, path: Path, folder: Path) -> tuple[MainWindow, float]:
     return window, seconds
 
 
-def watched(action, settle: float = 0.05) -> tuple[float, float]:
-    """Run ``action`` from the event loop with the heartbeat: (seconds it took, stall in ms)."""
+def watched(action, settle: float = 0.05, until=None) -> tuple[float, float]:
+    """Run ``action`` from the event loop with the heartbeat: (seconds it took, stall in ms).
+
+    The heartbeat runs ``settle`` seconds, and then until ``until()`` is true (if given; 60 s at most).
+    """
     beat, took = Heartbeat(), []
 
     def run():
@@ -240,7 +252,7 @@ def watched(action, settle: float = 0.05) -> tuple[float, float]:
     beat.start()
     QTimer.singleShot(0, run)
     spin(settle)
-    wait(lambda: bool(took), 60)
+    wait(lambda: bool(took) and (until is None or until()), 60)
     return took[0], beat.stop()
 
 
@@ -485,6 +497,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-model", action="store_true", help="measure §4 only (no result file)")
     parser.add_argument("--sample-stacks", action="store_true",
                         help="§4 with a stack sampler: say where each stall over 50 ms was")
+    parser.add_argument("--reuse", type=Path, default=None, metavar="FOLDER",
+                        help="keep the projects in FOLDER: big.tagproj and big-model.tagproj are copied from there if "
+                             "present (same --sentences; the creation row is then left out), else created "
+                             "and saved there")
     args = parser.parse_args(argv)
     args.command = "QT_QPA_PLATFORM=offscreen python benchmarks/big_project.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
@@ -493,16 +509,24 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
         folder = Path(tmp)
         read_seconds, (corpus, source) = timed(lambda: build_corpus(args.sentences))
-        path = folder / "big.tagproj"
-        create_seconds, project = timed(lambda: Project.create(path, corpus, name="big"))
-        project.close()
+        path, model_path = folder / "big.tagproj", folder / "big-model.tagproj"
+        create_rows = [("read the corpus file and repeat it", read_seconds)]
+        reuse = args.reuse is not None and (args.reuse / model_path.name).exists()
+        if not reuse:
+            create_seconds, project = timed(lambda: Project.create(path, corpus, name="big"))
+            project.close()
+            create_rows.append((f"create the project (import {len(corpus)} sentences)", create_seconds))
+            model_path.write_bytes(path.read_bytes())
+            add_model(model_path, corpus)
+            if args.reuse is not None:
+                args.reuse.mkdir(parents=True, exist_ok=True)
+                for p in (path, model_path):
+                    shutil.copyfile(p, args.reuse / p.name)
+        else:
+            for p in (path, model_path):
+                shutil.copyfile(args.reuse / p.name, p)
         size_mb = path.stat().st_size / 1e6
-        create_rows = [("read the corpus file and repeat it", read_seconds),
-                       (f"create the project (import {len(corpus)} sentences)", create_seconds)]
         print("\n".join(f"{name}: {ms(t)}" for name, t in create_rows), flush=True)
-        model_path = folder / "big-model.tagproj"
-        model_path.write_bytes(path.read_bytes())
-        add_model(model_path, corpus)
         model = _model_arrival.measure(app, open_window, wait, watched, model_path, folder,
                                        args.model_rounds or args.repeat, args.sample_stacks)
         if args.only_model:

@@ -45,6 +45,7 @@ import numpy as np
 from tagtool import guidance
 from tagtool.core.features import concat_ranges
 from tagtool.core.snapshot import build_snapshot
+from tagtool.gil_slices import index_of
 from tagtool.guidance import Analysis, SentenceGuidance
 from tagtool.strategies import Evidence, Tokens
 
@@ -191,6 +192,8 @@ class ChunkedGuidance:
     def __init__(self, ids: Sequence[int], lengths, tagger):
         model = tagger.model
         self.ids = tuple(ids)
+        #: id -> row, if the caller made it (else each view makes its own on first use)
+        self.index: dict[int, int] | None = None
         self.lengths = np.asarray(lengths, dtype=np.int64)
         self.offsets = np.concatenate(([0], np.cumsum(self.lengths))).astype(np.int64)
         self.labels = tuple(tagger.labels.names)
@@ -283,7 +286,7 @@ class GuidanceView(Mapping):
 
     def row(self, sid: int) -> int | None:
         if self._index is None:
-            self._index = dict(zip(self._source.ids, range(len(self._source.ids))))
+            self._index = self._source.index if self._source.index is not None else index_of(self._source.ids)
         i = self._index.get(sid)
         return i if i is not None and self._scored[i] else None
 

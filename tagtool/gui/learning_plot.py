@@ -7,16 +7,26 @@ its training (:func:`tagtool.gui.stats.learning_curve`).  Each point's
 tooltip names its model.
 
 pyqtgraph is imported when the first model is drawn, not when the window
-opens (it takes a third of a second), and follows the palette: the light
-and dark themes (:mod:`tagtool.gui.style`) restyle it on a palette change.
+opens, and in a thread of its own (:class:`BackgroundImport`: its import
+takes 0.4 s, 0.8 s on a busy machine, which on the GUI thread froze the
+window when the dock was first shown).  The plots are then built a piece
+per turn of the event loop (a view and its axes, the plot item, the
+widget: 5-40 ms each), placeholders of the plots' height holding their
+place meanwhile, and shown once drawn (benchmarks/results/big_project.md,
+§4).  They follow the palette: the light and dark themes
+(:mod:`tagtool.gui.style`) restyle them on a palette change.
 """
 
 from __future__ import annotations
 
+import importlib
+import logging
+import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -27,8 +37,13 @@ from tagtool.store.actions import IDLE_SECONDS
 #: Series colours by order of the learner's first model (Okabe–Ito), for a light and a dark background.
 LIGHT_COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 DARK_COLORS = ("#56b4e9", "#ff9a4d", "#3ddc97", "#f08fd0", "#f0c05a", "#a0a0ff")
+log = logging.getLogger(__name__)
+
 #: Height of each plot in pixels.
 PLOT_HEIGHT = 210
+#: The shown axes of a plot, made a turn before its PlotItem (which shows every axis it is given and
+#: makes the hidden top and right ones itself).
+AXIS_NAMES = ("left", "bottom")
 
 #: (x field of CurvePoint, caption, axis label, text when no point has an x)
 AXES = (
@@ -40,36 +55,112 @@ AXES = (
 )
 
 
+class BackgroundImport(QObject):
+    """Imports a module once, on a thread of its own; ``ready`` when it can be used.
+
+    Importing runs Python (the module's top level), so the thread holds the
+    GIL most of the time, but gives it up at the switch interval whenever
+    the GUI thread asks for it: the window goes on meanwhile.  Nothing on
+    the GUI thread may import the module before ``ready`` (it would wait
+    for the thread's import lock).
+    """
+
+    #: Emitted (on the GUI thread: a queued signal) when the import has ended, even if it failed.
+    ready = Signal()
+
+    def __init__(self, module: str, parent: QObject | None = None):
+        super().__init__(parent)
+        self.module = module
+        self.done = False
+        self._thread: threading.Thread | None = None
+
+    def request(self) -> bool:
+        """True if the module can be imported now at no cost; else start importing it (``ready`` follows)."""
+        if self.done:
+            return True
+        if self._thread is None:
+            if self.module in sys.modules:  # imported before, by something else
+                self.done = True
+                return True
+            self._thread = threading.Thread(target=self._run, name=f"import {self.module}", daemon=True)
+            self._thread.start()
+        return False
+
+    def _run(self) -> None:  # the import thread
+        try:
+            importlib.import_module(self.module)
+        except Exception:  # noqa: BLE001 - the GUI thread's own import then raises it where it is used
+            log.exception("importing %s in the background failed", self.module)
+        self.done = True
+        self.ready.emit()
+
+
+_PYQTGRAPH: BackgroundImport | None = None
+
+
+def pyqtgraph_import() -> BackgroundImport:
+    """The one background import of pyqtgraph (made on the GUI thread at first use)."""
+    global _PYQTGRAPH
+    if _PYQTGRAPH is None:
+        _PYQTGRAPH = BackgroundImport("pyqtgraph")
+    return _PYQTGRAPH
+
+
 class LearningCurvePlots(QWidget):
     """The learning curve: CV F1 against labeled tokens and against annotation minutes."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.points: list[CurvePoint] = []
-        self.plots: list = []  # pyqtgraph PlotWidgets, built on the first point
+        self.plots: list = []  # pyqtgraph PlotWidgets, built after the first point
+        self._steps: Iterator[None] | None = None  # the build under way (one step per turn)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.title = QLabel("Learning curve: cross-validated span F1 of each stored model, one line per learner", self)
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
-        self.captions, self.notes = [], []
+        self.captions, self.notes, self.placeholders = [], [], []
         for _, caption, _, empty in AXES:
             label, note = QLabel(caption, self), QLabel(empty, self)
             note.setWordWrap(True)
             note.setForegroundRole(QPalette.PlaceholderText)
+            placeholder = QLabel("Drawing the plot…", self)  # holds the plot's place while it is built
+            placeholder.setFixedHeight(PLOT_HEIGHT)
+            placeholder.setForegroundRole(QPalette.PlaceholderText)
+            placeholder.hide()
             self.captions.append(label)
             self.notes.append(note)
-            layout.addWidget(label)
-            layout.addWidget(note)
+            self.placeholders.append(placeholder)
+            for widget in (label, placeholder, note):
+                layout.addWidget(widget)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Minimum)
         self._show()
 
+    @property
+    def settled(self) -> bool:
+        """Nothing left to build: the plots are drawn, or there is nothing to plot."""
+        return self._steps is None and (not self.points or len(self.plots) == len(AXES))
+
     def set_points(self, points: Sequence[CurvePoint]) -> None:
-        """Draw ``points`` (one series per learner); an empty list shows what to do instead."""
-        self.points = list(points)
-        if self.points and not self.plots:
-            self._build()
-        if self.plots:
+        """Draw ``points`` (one series per learner); an empty list shows what to do instead.
+
+        The first points start building the plots (:meth:`_build_steps`);
+        they are drawn when it ends.  The same points again (the dock
+        refreshes after every edit and every stored model) draw nothing:
+        a redraw is dozens of Python calls of pyqtgraph on the GUI thread.
+        """
+        points = list(points)
+        if points == self.points:
+            return
+        self.points = points
+        if self.points and not self.plots and self._steps is None:
+            self._steps = self._build_steps()
+            importer = pyqtgraph_import()
+            if importer.request():
+                QTimer.singleShot(0, self, self._next_step)
+            else:
+                importer.ready.connect(self._next_step)
+        elif self._steps is None and self.plots:
             self._draw()
         self._show()
 
@@ -81,21 +172,36 @@ class LearningCurvePlots(QWidget):
     def _show(self) -> None:
         # Without a model only the first note says what to do; with models a
         # plot without minutes (models older than the log) says why instead.
+        built = self._steps is None and bool(self.plots)
         for i, note in enumerate(self.notes):
             drawn = self.has_data(i)
             note.setVisible(not drawn and (i == 0 or bool(self.points)))
             self.captions[i].setVisible(bool(self.points))
-            if self.plots:
+            self.placeholders[i].setVisible(drawn and not built)
+            if built:
                 self.plots[i].setVisible(drawn)
 
-    def _build(self) -> None:
-        import pyqtgraph as pg  # on first use: its import costs a third of a second
+    def _next_step(self) -> None:
+        """Run one step of the build, and schedule the next one in a later turn of the event loop."""
+        if self._steps is None:
+            return
+        try:
+            next(self._steps)
+        except StopIteration:
+            self._steps = None
+            self._show()
+            return
+        QTimer.singleShot(0, self, self._next_step)
+
+    def _build_steps(self) -> Iterator[None]:
+        """Build the plots, yielding between pieces of 5-40 ms (each piece is one turn of the event loop)."""
+        import pyqtgraph as pg  # imported by now (BackgroundImport)
 
         layout = self.layout()
         for i, (_, _, axis_label, _) in enumerate(AXES):
-            widget = pg.PlotWidget(self)
-            widget.setFixedHeight(PLOT_HEIGHT)
-            item = widget.getPlotItem()
+            view, axes = pg.ViewBox(), {name: pg.AxisItem(name) for name in AXIS_NAMES}
+            yield
+            item = pg.PlotItem(viewBox=view, axisItems=axes)
             item.setMouseEnabled(False, False)  # a wheel then goes on to the dock, which scrolls
             item.setMenuEnabled(False)
             item.hideButtons()
@@ -103,9 +209,16 @@ class LearningCurvePlots(QWidget):
             item.addLegend(offset=(-8, -8))
             item.setLabel("bottom", axis_label)
             item.setLabel("left", "CV span F1 (%)")
-            layout.insertWidget(layout.indexOf(self.notes[i]), widget)
+            yield
+            widget = pg.PlotWidget(self, plotItem=item)
+            widget.setFixedHeight(PLOT_HEIGHT)
+            widget.hide()  # shown in place of its placeholder once drawn
+            layout.insertWidget(layout.indexOf(self.placeholders[i]), widget)
             self.plots.append(widget)
+            yield
         self._restyle()
+        yield
+        self._draw()
 
     def _colors(self) -> tuple[str, ...]:
         return DARK_COLORS if is_dark(self.palette()) else LIGHT_COLORS
@@ -113,6 +226,10 @@ class LearningCurvePlots(QWidget):
     def _draw(self) -> None:
         import pyqtgraph as pg
 
+        if not self.points:  # the models with CV metrics were all dropped (a project keeps its newest)
+            for widget in self.plots:
+                widget.getPlotItem().clear()
+            return
         colors, background = self._colors(), self.palette().color(QPalette.Base)
         series = by_learner(self.points)
         for (field, *_), widget in zip(AXES, self.plots):
@@ -148,7 +265,7 @@ class LearningCurvePlots(QWidget):
             legend.setLabelTextColor(text)
             legend.setBrush(pg.mkBrush(base.red(), base.green(), base.blue(), 220))
             legend.setPen(pg.mkPen(mid))
-        if self.points:
+        if self.points and self._steps is None:  # (a build under way draws at its end)
             self._draw()
 
     def changeEvent(self, event) -> None:

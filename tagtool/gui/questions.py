@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tagtool import guidance, strategies
+from tagtool.gil_slices import dict_of, index_of, list_of
 from tagtool.queue_costs import DEFAULT as DEFAULT_COSTS
 from tagtool.queue_costs import QueueCosts
 from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Strategy
@@ -105,7 +106,7 @@ class QueuePlan:
         return self.scored is None or bool(self.scored.all())
 
     def __post_init__(self):
-        self.queue = np.asarray(self.ids, dtype=np.int64)[self.queue_rows].tolist()
+        self.queue = list_of(np.asarray(self.ids, dtype=np.int64)[self.queue_rows])  # made in a worker: in slices
         starts = self.offsets[:-1]
         counts = np.add.reduceat(self.asked.astype(np.int64), starts) if len(starts) else np.zeros(0, np.int64)
         asking = counts[self.queue_rows] > 0
@@ -118,7 +119,7 @@ class QueuePlan:
     def index(self) -> dict[int, int]:
         """Sentence id → row (built on first use)."""
         if self._index is None:
-            self._index = dict(zip(self.ids, range(len(self.ids))))
+            self._index = index_of(self.ids)
         return self._index
 
     @property
@@ -215,11 +216,11 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
     if strategy.guided:
         ranked = strategy.score(q, tokens, costs.showing(mode, threshold))
         if analysis.scored is None:
-            scores = dict(zip(ids, ranked.tolist()))
+            scores = dict_of(ids, ranked)
         else:  # scored chunk by chunk: the sentences not scored yet rank last, and show no score
             ranked[~analysis.scored] = np.nan
             rows = np.flatnonzero(analysis.scored)
-            scores = dict(zip(np.asarray(ids, dtype=np.int64)[rows].tolist(), ranked[rows].tolist()))
+            scores = dict_of(list_of(np.asarray(ids, dtype=np.int64)[rows]), ranked[rows])
     open_ = np.fromiter((status.get(sid, "none") != "full" for sid in ids), dtype=bool, count=n)
     ties = None if strategy.file_order else tie_ranks(strategy, n, seed)
     return QueuePlan(strategy, mode, threshold, tuple(ids), tokens.offsets, q, tokens.unlabeled & (q >= threshold),
@@ -340,7 +341,7 @@ def replan(job: tuple, state=None) -> QueuePlan | None:
     questions._source = source
     plan = questions._build()
     if plan is not None:
-        plan._index = dict(zip(plan.ids, range(len(plan.ids))))
+        plan._index = index_of(plan.ids)
     return plan
 
 
@@ -358,5 +359,5 @@ def plan_in_worker(choice: tuple | None, ids, analysis, status, learner: str,
     two_view = getattr(model, "n_views", 1) == 2
     plan = Questions(*choice).update(ids, analysis, status, learner, two_view)
     if plan is not None:
-        plan._index = index if index is not None else dict(zip(plan.ids, range(len(plan.ids))))
+        plan._index = index if index is not None else index_of(plan.ids)
     return plan

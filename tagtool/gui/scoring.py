@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tagtool import chunked_guidance
+from tagtool.gil_slices import index_of
 from tagtool.gui.questions import plan_in_worker
 
 #: Seconds between two updates of a model's queue while the rest is scored (each costs the GUI thread a swap).
@@ -86,12 +87,13 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
 
     ids, sentences = inputs.ids, inputs.sentences
     status = inputs.status
-    index = dict(zip(ids, range(len(ids))))
+    index = index_of(ids)
     priority = priority or Priority()
     open_ = np.fromiter((status[sid] != "full" for sid in ids), dtype=bool, count=len(ids))
     chunks = chunked_guidance.chunk_rows(open_, _rows(index, priority.first), _rows(index, priority.order))
     lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
     scores = chunked_guidance.ChunkedGuidance(ids, lengths, tagger)
+    scores.index = index  # the views' (the editor's guidance) and the plans' id -> row, made here once
     whole = chunked_guidance.training_rows(snapshot, tagger, sentences)
     # The first page's sentences too are scored a chunk at a time, and handed over when all are in.
     step = chunked_guidance.CHUNK

@@ -121,6 +121,7 @@ def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
         window.stats_dock.show()
         window.stats_dock.raise_()
         window.stats_panel.refresh()
+        _wait(app, lambda: window.stats_panel.curve.settled)  # its plots are built over several turns
 
     shots = [("training", training), ("suggestions", suggestions), ("disagreement", disagreement),
              ("questions", questions)]

@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
+from tagtool import pacing
 from tagtool.errors import Cancelled, TagtoolError
 
 log = logging.getLogger(__name__)
@@ -110,7 +111,8 @@ class Task(QRunnable):
                 signals.cancelled.emit()
                 return
             signals.started.emit()
-            result = self._function(*self._args, self.state)
+            with pacing.paced(self.state.pause):  # long loops (tagtool.pacing) pause too, in a paced runner
+                result = self._function(*self._args, self.state)
         except Exception as exc:  # noqa: BLE001 — every error becomes a signal
             if isinstance(exc, Cancelled) or self.state.should_stop():
                 signals.cancelled.emit()

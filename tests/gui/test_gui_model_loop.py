@@ -237,6 +237,7 @@ def test_statistics_panel_shows_progress_and_learning_curve(window, qtbot):
     assert stats.status.items[0][1] == LABELED
     assert any(v for _, v, _, _ in stats.labels.items)
     assert [p.learner for p in stats.curve.points] == ["perceptron"], "one trained model with CV metrics"
+    qtbot.waitUntil(lambda: stats.curve.settled, timeout=30_000)  # the plots are built over several turns
     assert stats.curve.plots and stats.curve.plots[0].isVisible()
     editor = go_unlabeled(window)
     editor.apply_full("B-NP")

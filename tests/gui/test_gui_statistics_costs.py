@@ -31,6 +31,12 @@ def _shown(window):
     return window.stats_panel
 
 
+def _drawn(panel, qtbot):
+    """Refresh ``panel`` and wait for its learning curve's plots (built over several turns)."""
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.curve.settled, timeout=30_000)
+
+
 def _store_model(project, learner, f1, tokens, created):
     model_id = project.add_model(learner, {}, {"f1": f1, "token_accuracy": 0.9, "labeled_tokens": tokens}, b"-")
     project._db.execute("UPDATE models SET created = ? WHERE id = ?", (created, model_id))
@@ -93,7 +99,7 @@ def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_
     _store_model(project, "cosvm", 0.45, 100, START + 61.0)
     _store_model(project, "perceptron", 0.55, 200, START + 200.0)
     project.add_model("perceptron", {}, {"labeled_tokens": 250}, b"-")  # no CV: not on the curve
-    panel.refresh()
+    _drawn(panel, qtbot)
     curve = panel.curve
     assert [(p.learner, p.labeled_tokens, p.minutes) for p in curve.points] == [
         ("perceptron", 100, 1.0), ("cosvm", 100, 1.0), ("perceptron", 200, 2.0)]
@@ -118,21 +124,21 @@ def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_
     assert not wheel.isAccepted() and curve.plots[0].getPlotItem().viewRange() == shown
 
 
-def test_models_older_than_the_log_say_why_they_have_no_minutes(window):
+def test_models_older_than_the_log_say_why_they_have_no_minutes(window, qtbot):
     panel = _shown(window)
     _store_model(window.session.project, "crf", 0.5, 80, START)
-    panel.refresh()
+    _drawn(panel, qtbot)
     assert panel.curve.plots[0].isVisible() and not panel.curve.plots[1].isVisible()
     assert panel.curve.notes[1].isVisible() and "No annotation time logged" in panel.curve.notes[1].text()
 
 
 @pytest.mark.parametrize("palette, dark", [(light_palette, False), (dark_palette, True)])
-def test_the_plots_follow_the_theme(window, palette, dark):
+def test_the_plots_follow_the_theme(window, qtbot, palette, dark):
     from tagtool.gui.learning_plot import DARK_COLORS, LIGHT_COLORS
 
     panel = _shown(window)
     _store_model(window.session.project, "crf", 0.5, 80, START)
-    panel.refresh()
+    _drawn(panel, qtbot)
     panel.curve.setPalette(palette())
     plot = panel.curve.plots[0]
     base = palette().color(QPalette.Base)

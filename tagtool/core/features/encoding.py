@@ -13,6 +13,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from tagtool import pacing
 from tagtool.core.features.templates import BOS, EOS, FeatureError, FeatureSet
 
 # --------------------------------------------------------------------------
@@ -155,7 +156,9 @@ class _BaseTable:
         index = self.index
         indptr = [0]
         ids: list[int] = []
-        for unit in units:
+        for k, unit in enumerate(units):
+            if not k % pacing.EVERY:  # the longest Python loop of feature extraction: a turn for the window
+                pacing.checkpoint()
             for name in features(unit):
                 b = index.get(name)
                 if b is None:
