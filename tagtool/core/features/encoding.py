@@ -175,7 +175,10 @@ class _BaseTable:
         The ids of tagging: lists and numpy instead of a loop over names, the
         same ids in the same order.
         """
-        names = list(map(features, units))
+        names: list = []
+        for start in range(0, len(units), pacing.EVERY):
+            pacing.checkpoint()  # as in _encode_each: a turn for a paced worker's window
+            names += map(features, units[start:start + pacing.EVERY])
         counts = np.fromiter(map(len, names), dtype=np.int64, count=len(names))
         flat = list(chain.from_iterable(names))
         ids = np.fromiter(map(self.index.get, flat, repeat(-1, len(flat))), dtype=np.int64, count=len(flat))
