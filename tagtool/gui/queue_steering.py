@@ -112,8 +112,11 @@ class QueueSteering:
     def replan(self) -> None:
         """Make the current choice's plan of the model in use in a worker, and swap it in when done."""
         job = self.questions.job()
-        task = self.planner.start(replan, job)
-        task.signals.returned.connect(lambda plan, t=task: self.planner.is_current(t) and self._replanned(plan, job))
+
+        def wire(task) -> None:
+            task.signals.returned.connect(lambda plan, t=task: self.planner.is_current(t) and self._replanned(plan, job))
+
+        self.planner.start(replan, job, wire=wire)
 
     def _replanned(self, plan, job) -> None:
         if self.questions.adopt(plan, job):

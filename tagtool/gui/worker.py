@@ -139,10 +139,17 @@ class TaskRunner(QObject):
         self._poll = QTimer(self, interval=PROGRESS_INTERVAL_MS)
         self._poll.timeout.connect(self._show_progress)
 
-    def start(self, function: Callable, *args) -> Task:
-        """Cancel the running task (if any) and queue ``function(*args, state)``."""
+    def start(self, function: Callable, *args, wire: Callable[[Task], object] | None = None) -> Task:
+        """Cancel the running task (if any) and queue ``function(*args, state)``.
+
+        ``wire(task)`` connects the task's signals before it is queued: a
+        signal emitted before a connection is made reaches nobody, and a
+        short task can finish before the line after ``start`` runs.
+        """
         self.cancel()
         task = Task(function, *args)
+        if wire is not None:
+            wire(task)
         if self.paced:
             from tagtool.gui.sentence_reader import Pacer
 

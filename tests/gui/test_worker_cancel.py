@@ -37,3 +37,25 @@ def test_a_learners_cancel_is_the_one_cancellation(qapp):
 
 def test_other_errors_are_not_taken_for_a_cancel(qapp):
     assert _run(_plain_error) == ["errored: bad input"]
+
+
+def test_wire_connects_the_signals_before_the_task_runs(qtbot):
+    """A task that returns at once still reaches a slot connected by ``wire`` (queue_steering.replan's race)."""
+    from tagtool.gui.worker import TaskRunner
+
+    runner = TaskRunner()
+    got = []
+    order = []
+
+    def wire(task):
+        order.append("wired")
+        task.signals.returned.connect(got.append)
+
+    def quick(state):
+        order.append("ran")
+        return 42
+
+    runner.start(quick, wire=wire)
+    qtbot.waitUntil(lambda: got == [42], timeout=5000)
+    assert order == ["wired", "ran"]
+    runner.pool.waitForDone(5000)
