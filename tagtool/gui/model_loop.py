@@ -395,10 +395,14 @@ class ModelLoop(QObject, QueueSteering):
             return False
         record = records[-1]
         self.set_learner(record.learner, dict(record.params))
-        task = self.runner.start(_read_tagger, project.model_data(record.id), f"model {record.id}")
-        task.signals.returned.connect(lambda tagger, t=task: self.runner.is_current(t) and self._loaded(record, tagger))
-        task.signals.errored.connect(
-            lambda message, _tb: log.warning("stored model %d unreadable: %s", record.id, message))
+
+        def wire(task) -> None:
+            task.signals.returned.connect(
+                lambda tagger, t=task: self.runner.is_current(t) and self._loaded(record, tagger))
+            task.signals.errored.connect(
+                lambda message, _tb: log.warning("stored model %d unreadable: %s", record.id, message))
+
+        self.runner.start(_read_tagger, project.model_data(record.id), f"model {record.id}", wire=wire)
         return True
 
     def _loaded(self, record, tagger) -> None:

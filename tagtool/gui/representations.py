@@ -169,9 +169,12 @@ class RepresentationsController(QObject):
         if record is None:
             return
         data = self.project.representations_bytes()
-        task = self.runner.start(_decode, data)
-        task.signals.returned.connect(lambda reps, t=task: self._loaded(t, reps))
-        task.signals.errored.connect(lambda message, _tb, t=task: self._failed(t, message))
+
+        def wire(task) -> None:
+            task.signals.returned.connect(lambda reps, t=task: self._loaded(t, reps))
+            task.signals.errored.connect(lambda message, _tb, t=task: self._failed(t, message))
+
+        self.runner.start(_decode, data, wire=wire)
 
     def _loaded(self, task, reps: WordRepresentations) -> None:
         if self.closed or (not self.runner.is_current(task) and self.learning):
