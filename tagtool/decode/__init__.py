@@ -8,7 +8,7 @@ pure-numpy versions used as test oracle and benchmark baseline;
 scheme's rules) into scores these decoders take.  Nothing here imports Qt.
 """
 
-import importlib
+from tagtool._lazy import lazy_getattr
 
 # The kernels' modules import numba, whose loading (half a second) a short
 # ``tagtool tag`` run need not pay for (see :mod:`tagtool.decode.vectorised`):
@@ -27,13 +27,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
 
 
 __all__ = [

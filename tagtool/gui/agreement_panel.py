@@ -16,17 +16,16 @@ thread.
 
 from __future__ import annotations
 
-import gc
 import html
 import logging
 import time
-from contextlib import contextmanager
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tagtool.agreement.progress import ProjectAgreement, ProjectQuery, of_project
 from tagtool.agreement.report import disagreements, pair_rows, progress_rows
+from tagtool.batch_job import collector_paused
 from tagtool.errors import Cancelled
 from tagtool.gui.worker import TaskRunner
 
@@ -43,24 +42,6 @@ DOCK_PAIR_COLUMNS = ((0, "a"), (1, "b"), (3, "compared"), (4, "agree %"), (5, "Î
 DOCK_DISAGREEMENTS = 5
 NO_AGREEMENT = ("Agreement needs the answers of two annotators or more (a Label Studio import with several "
                 "annotators, or their merged projects).")
-
-
-@contextmanager
-def collector_off():
-    """Python's cyclic collector off while the worker makes its many small objects.
-
-    A full collection walks every object of the app holding the GIL (up to
-    ~1 s with a big project's sentences in memory, :mod:`tagtool.gui.sentence_reader`);
-    what the worker makes is freed by reference counting.  Unlike the
-    sentence reader's pause nothing is frozen: the objects are temporary.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _table(header: list[str], rows: list[list[str]], names: int = 1) -> str:
@@ -170,7 +151,7 @@ class AgreementPanel(QWidget):
 
         def run(state) -> None:  # worker thread
             try:
-                with collector_off():
+                with collector_paused():  # what the worker makes is freed by reference counting
                     # closed first: a closed project's worker stops without waiting for a GUI turn
                     answer = query(lambda: project.closed or state.should_stop())
             except Cancelled:

@@ -15,6 +15,8 @@ import importlib
 import logging
 from typing import TYPE_CHECKING
 
+from tagtool._lazy import lazy_getattr
+
 from tagtool.errors import TagtoolError
 
 if TYPE_CHECKING:
@@ -35,13 +37,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
 
 #: name -> "module:Class"; the four the tool exists for first, then baselines.
 REGISTRY: dict[str, str] = {

@@ -5,7 +5,7 @@ pandas when a table is read or written), so importing this package stays
 cheap.
 """
 
-import importlib
+from tagtool._lazy import lazy_getattr
 
 # The project store is imported on first use too: it pulls in the feature
 # extractor (numpy, scipy), which ``tagtool tag`` reading a file through
@@ -13,9 +13,4 @@ import importlib
 __all__ = ["NewerSchemaWarning", "NotFoundError", "Project"]
 
 
-def __getattr__(name: str):
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("tagtool.store.project"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), dict.fromkeys(__all__, "tagtool.store.project"))
