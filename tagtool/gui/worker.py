@@ -26,6 +26,7 @@ import threading
 import traceback
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from tagtool import pacing
@@ -191,7 +192,8 @@ class TaskRunner(QObject):
         self._alive.discard(task)
         if task is self.current:
             self.current = None
-            self._poll.stop()
+            if shiboken6.isValid(self._poll):  # the runner's parent may be gone when a late task ends
+                self._poll.stop()
 
     def wait(self, msecs: int = 30000) -> bool:
         """Block until every task has ended (closing the window, tests)."""
