@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Address space of a child (bytes): as ``ulimit -v 6000000``.
 ADDRESS_LIMIT = 6_000_000 * 1024
 TIME_LIMIT = 120
-_MAIN = "import sys; from tagtool.cli import main; sys.exit(main(sys.argv[1:]))"
+_MAIN = "import sys; from tagtool.cli.commands import main; sys.exit(main(sys.argv[1:]))"
 
 
 # ---------------------------------------------------------------------------
@@ -41,7 +41,7 @@ def _tiny_tagger_bytes(**features) -> bytes:
     from tagtool.core.corpus import Corpus, Sentence
     from tagtool.core.features import FeatureExtractor
     from tagtool.learn.chain import ChainModel
-    from tagtool.tagger import Tagger
+    from tagtool.tagger.model import Tagger
 
     corpus = Corpus.from_sentences([Sentence(("a", "b"), (frozenset({"X"}), frozenset({"Y"})))])
     extractor = FeatureExtractor(min_count=1, **features).fit(corpus)

@@ -244,7 +244,7 @@ def _release(fifo: Path, reader: threading.Thread) -> None:
 def _whole(command: str, data: bytes) -> bool:
     """A tagger file that loads (train), or a project file (import)."""
     if command == "train":
-        from tagtool.tagger import Tagger
+        from tagtool.tagger.model import Tagger
 
         Tagger.from_bytes(data)
         return True

@@ -81,7 +81,7 @@ def report(all_trials: list[Trials]) -> list[str]:
 
 def cli(*argv) -> tuple[int, str, str]:
     """``tagtool ARGV`` in this process: exit code, standard output, standard error."""
-    from tagtool.cli import main
+    from tagtool.cli.commands import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -114,7 +114,7 @@ def small_inputs(folder: Path) -> dict[str, Path]:
     """A training file, a tokens+POS input, a tagger file and a project, all small."""
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     folder.mkdir(parents=True, exist_ok=True)

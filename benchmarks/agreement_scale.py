@@ -7,7 +7,7 @@ Usage::
 The project: the CoNLL-2000 training set (``../shared/data``; the slice in
 tests/data when absent) repeated to ``--sentences`` sentences (default
 100,000), every sentence answered by one of two annotators in turn and a
-share ``--overlap`` (default 0.1) by both (:func:`tagtool.agreement.demo.team_sentences`:
+share ``--overlap`` (default 0.1) by both (:func:`tagtool.services.agreement.demo.team_sentences`:
 4 % label confusions, 1 % candidate sets), with one logged action per
 sentence and annotator.  Every sentence is in ``annotator_labels``: what
 a fully merged team project holds.
@@ -15,7 +15,7 @@ a fully merged team project holds.
 Measured:
 
 1. **Core** (no Qt, what ``tagtool agreement`` does): each step of
-   :func:`tagtool.agreement.progress.of_project` (reading the answers,
+   :func:`tagtool.services.agreement.progress.of_project` (reading the answers,
    building the table, the measures, the progress counts), and the whole
    command in a fresh process (``--json``).
 2. **Dock**: the statistics dock's agreement panel recomputed in its
@@ -43,9 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
 from _results import load_average, machine_lines, write_keeping_analysis  # noqa: E402
 
-from tagtool.agreement import collect, compute  # noqa: E402
-from tagtool.agreement.demo import team_sentences  # noqa: E402
-from tagtool.agreement.progress import annotator_progress  # noqa: E402
+from tagtool.services.agreement import collect, compute  # noqa: E402
+from tagtool.services.agreement.demo import team_sentences  # noqa: E402
+from tagtool.services.agreement.progress import annotator_progress  # noqa: E402
 from tagtool.core import Corpus, Document  # noqa: E402
 from tagtool.store.actions import Action  # noqa: E402
 from tagtool.store.formats import read_corpus  # noqa: E402

@@ -1,6 +1,6 @@
 """Annotation efficiency: what guidance and partial labels save (issue 6).
 
-Runs :func:`tagtool.simulate.simulate` — the code behind ``tagtool simulate`` —
+Runs :func:`tagtool.services.simulate.simulate` — the code behind ``tagtool simulate`` —
 for ``cosvm``, ``mv-perceptron``, ``entropy-crf`` and ``wdpsl`` on two tasks:
 
 * **CoNLL-2002 Spanish NER**: data = the first ``--ner-sentences`` sentences
@@ -59,7 +59,7 @@ import numpy as np
 from _results import write_keeping_analysis
 
 from tagtool.core import Corpus
-from tagtool.simulate import (
+from tagtool.services.simulate import (
     Costs,
     Simulation,
     SimulationConfig,
@@ -222,7 +222,7 @@ def representations_for(data: Corpus, config: SimulationConfig):
     if "dist" not in str(config.features.get("feature_set", "")).split("+"):
         return None
     if id(data) not in _REPRESENTATIONS:
-        from tagtool.represent import learn_representations
+        from tagtool.services.represent import learn_representations
 
         whole = _REPRESENTATION_TEXT["source"] == "train-file"
         _REPRESENTATIONS[id(data)] = learn_representations(_TRAIN_FILE_TEXT[id(data)] if whole else data.sentences)
@@ -534,7 +534,7 @@ def main(argv=None) -> int:
         f"Machine: {machine()}, {args.jobs} units at a time (shared with other jobs: seconds are noisy)  ",
         f"Total wall time: {wall:.0f} s",
         "",
-        f"Protocol: `tagtool.simulate` (the code of `tagtool simulate`). Costs: full label 1, "
+        f"Protocol: `tagtool.services.simulate` (the code of `tagtool simulate`). Costs: full label 1, "
         "candidate set 0.5, skipped (read, left unlabeled) token 0.1. Steps start at "
         f"{args.step:g} and grow ×{args.growth:g}; the first step labels whole random sentences. "
         "`cost_to_95` = cost of the first curve point with F1 ≥ 0.95 × full-data F1 (the learner trained on all "

@@ -9,9 +9,9 @@ keys, the arrow keys, Enter, Ctrl+T) on a project made of the first
 the simulator's steps (``--step`` growing ×``--growth``) and scoring each
 model on the first ``--test-sentences`` sentences of ``esp.testb`` (0: all).
 The same learner, strategy, mode and seed then run in
-:func:`tagtool.simulate.simulate`.  The app's cost is read from the
+:func:`tagtool.services.simulate.simulate`.  The app's cost is read from the
 project's action log and priced with the simulator's costs
-(:func:`tagtool.annotation_costs.logged_cost`).
+(:func:`tagtool.services.annotation_costs.logged_cost`).
 
 Both run until 95 % of the full-data F1 (the learner trained on the whole
 slice, fully labeled: the simulator's ``full_data_f1``) or ``--budget``.
@@ -50,7 +50,7 @@ from tagtool.core import Corpus  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
 from tagtool.gui.scripted import ScriptedAnnotator, StepPoint  # noqa: E402
-from tagtool.simulate import TARGET_SHARE, Costs, F1Scorer, Simulation, SimulationConfig  # noqa: E402
+from tagtool.services.simulate import TARGET_SHARE, Costs, F1Scorer, Simulation, SimulationConfig  # noqa: E402
 from tagtool.store.formats import read_corpus  # noqa: E402
 from tagtool.store.project import Project  # noqa: E402
 

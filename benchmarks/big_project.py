@@ -110,9 +110,9 @@ def add_model(path: Path, corpus: Corpus) -> None:
     the app's training stores with cross-validation on: the Statistics
     dock's learning curve then has a point, and draws its plots.
     """
-    from tagtool.crossval import cross_validate, fold_trainer
+    from tagtool.services.crossval import cross_validate, fold_trainer
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
 
     labeled = [s for s in corpus.documents[0].sentences[:3000] if s.status == "full"]
     learner = make_learner("mv-perceptron", epochs=3)

@@ -34,9 +34,9 @@ from seqeval.scheme import IOB2
 from tagtool.core import Corpus
 from tagtool.core.labels import invalid_inside
 from tagtool.learn import available_learners, make_learner
-from tagtool.pipeline import train_tagger
+from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import Tagger
+from tagtool.tagger.model import Tagger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import machine_lines, write_keeping_analysis  # noqa: E402

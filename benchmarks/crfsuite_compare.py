@@ -35,11 +35,11 @@ from pathlib import Path
 
 import pycrfsuite
 
-from tagtool.cli import main as tagtool_main
+from tagtool.cli.commands import main as tagtool_main
 from tagtool.core.features import FeatureExtractor
 from tagtool.core.metrics import evaluate
 from tagtool.learn import make_learner
-from tagtool.pipeline import train_tagger
+from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 
 ROOT = Path(__file__).resolve().parent.parent

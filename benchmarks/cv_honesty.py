@@ -17,7 +17,7 @@ so it is tagged without POS.
 **After**: the sample keeps ``col1``; the CV (the app's
 :data:`~tagtool.gui.model_loop.CV_FOLDS` = 5 folds) holds out contiguous
 blocks, trains each fold on the other sentences only with features
-refitted (:mod:`tagtool.crossval`), and gives a bootstrap SE.
+refitted (:mod:`tagtool.services.crossval`), and gives a bootstrap SE.
 
 **Causes** (each measured alone, on the same sample):
 
@@ -59,13 +59,13 @@ from _results import machine_lines, write_keeping_analysis
 from tagtool.store.sample import SAMPLE_LABELED, sample_corpus
 from tagtool.core import Corpus
 from tagtool.core.metrics import evaluate
-from tagtool.crossval import cross_validate, fold_trainer
+from tagtool.services.crossval import cross_validate, fold_trainer
 from tagtool.gui.model_loop import CV_FOLDS, RETRAIN_EPOCHS, retrain_overrides
 from tagtool.gui.training import TrainingInputs, run_training
 from tagtool.learn import available_learners, get_learner
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
-from tagtool.tagger import Tagger
+from tagtool.tagger.model import Tagger
 
 OUT = Path(__file__).parent / "results" / "cv_honesty.md"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -7,12 +7,12 @@ sentences of CoNLL-2002 ``esp.train``, test ``esp.testb``):
 
 1. **The head of the queue.**  After a first step of whole random sentences
    (cost ``--first``), the learner is trained once; each guided strategy of
-   :data:`tagtool.strategies.REGISTRY` then orders the sentences in the
+   :data:`tagtool.services.strategies.REGISTRY` then orders the sentences in the
    ``review`` mode (the app without token questions) and the ``tokens``
    mode (with them).  Reported: the mean length of the first 5 and 20
    sentences of each queue, the questions they hold (unlabeled tokens with
    ``q ≥`` the default threshold) and the first 5 sentences' text.
-2. **The cost to 95 %.**  ``tagtool simulate`` (:func:`tagtool.simulate.simulate`)
+2. **The cost to 95 %.**  ``tagtool simulate`` (:func:`tagtool.services.simulate.simulate`)
    with ``--strategies`` in ``--modes`` until 95 % of the full-data F1, per
    seed, with the settings of ``benchmarks/annotation_efficiency.py`` (its
    learner settings, steps from 100 growing ×1.25, at most 100 unlabeled
@@ -38,9 +38,10 @@ import numpy as np
 from _results import machine_lines, write_keeping_analysis
 from annotation_efficiency import base_config, load
 
-from tagtool import guidance, strategies
-from tagtool.simulate import Simulation, SimulationConfig, ask_questions
-from tagtool.strategies import Showing
+from tagtool.services import guidance
+from tagtool.services import strategies
+from tagtool.services.simulate import Simulation, SimulationConfig, ask_questions
+from tagtool.services.strategies import Showing
 
 RESULTS = Path(__file__).parent / "results"
 OUT = RESULTS / "queue_strategies.md"
@@ -142,7 +143,7 @@ def simulate_costs(learner: str, seeds, data, test, args) -> list[str]:
 
 
 def with_sentences(cost: float | None, sentences: int) -> float | None:
-    """The cost with :data:`tagtool.strategies.SENTENCE_COST` charged per sentence opened."""
+    """The cost with :data:`tagtool.services.strategies.SENTENCE_COST` charged per sentence opened."""
     return None if cost is None else cost + strategies.SENTENCE_COST * sentences
 
 

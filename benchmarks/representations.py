@@ -1,6 +1,6 @@
 """Which word-representation features to switch on, from how much text, and what unseen words get (issue 12).
 
-Representations (:func:`tagtool.represent.learn_representations`) are learned
+Representations (:func:`tagtool.services.represent.learn_representations`) are learned
 once per corpus and setting from the sentences of the whole training file
 (labels not read) and kept as ``.npz`` in ``--cache-dir`` (always reloaded
 from those bytes, so a resumed run reads the same arrays as a fresh one).
@@ -65,8 +65,8 @@ from tagtool.core.features import FeatureExtractor  # noqa: E402
 from tagtool.core.features.wordreps import WordRepresentations, normalise_word  # noqa: E402
 from tagtool.core.metrics import evaluate  # noqa: E402
 from tagtool.learn import make_learner  # noqa: E402
-from tagtool.pipeline import train_tagger  # noqa: E402
-from tagtool.represent import RepresentationSettings, learn_representations, spherical_kmeans  # noqa: E402
+from tagtool.services.pipeline import train_tagger  # noqa: E402
+from tagtool.services.represent import RepresentationSettings, learn_representations, spherical_kmeans  # noqa: E402
 from tagtool.store.formats import read_corpus  # noqa: E402
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -1,7 +1,7 @@
 """Every learner at its defaults on the app's sample project: training time, progress, chunk F1 (issue 12).
 
 Trains each learner on resources/sample/conll2000-train-400.txt (400 fully
-labeled CoNLL-2000 sentences) through :func:`tagtool.pipeline.train_tagger`
+labeled CoNLL-2000 sentences) through :func:`tagtool.services.pipeline.train_tagger`
 — what the app and ``tagtool train`` run — and scores CoNLL-2000 test.txt.
 Per learner: wall seconds, CPU seconds of this process (on a shared machine
 the wall time depends on what else runs; the CPU time much less), the
@@ -41,7 +41,7 @@ def measure(names: list[str]) -> dict[str, dict]:
     """Train every learner on the sample and score test.txt (runs in the checkout on ``sys.path``)."""
     from tagtool.core.metrics import evaluate
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     train, test = read_corpus(SAMPLE), read_corpus(TEST)

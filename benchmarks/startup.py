@@ -54,7 +54,7 @@ def fixtures(folder: Path) -> tuple[Path, Path]:
     """A tagger file and a ten-sentence input, made with this checkout."""
     from tagtool.core.features import FeatureExtractor
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     corpus = read_corpus(SLICE)

@@ -15,7 +15,7 @@ Part 1, UD EWT UPOS (train on en_ewt-ud-train.conllu, score en_ewt-ud-test.conll
 Part 2, CoNLL-2000 chunking with the POS column (col1): token accuracy on
 test.txt with it and with it removed (``evaluate --allow-missing-columns``
 does the same), beside the expected loss the tagger recorded at training
-(:mod:`tagtool.tagger_inputs`).
+(:mod:`tagtool.tagger.inputs`).
 
 Needs python-crfsuite (``pip install -e ".[bench]"``).  Writes
 benchmarks/results/ud_pos.md (analysis below its marker is kept).
@@ -44,7 +44,7 @@ from tagtool.core.corpus import Corpus, Document  # noqa: E402
 from tagtool.core.features import FeatureExtractor  # noqa: E402
 from tagtool.core.metrics import evaluate  # noqa: E402
 from tagtool.learn import make_learner  # noqa: E402
-from tagtool.pipeline import train_tagger  # noqa: E402
+from tagtool.services.pipeline import train_tagger  # noqa: E402
 from tagtool.store.formats import read_corpus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,8 +1,8 @@
-"""Entry script of the bundled app: the ``tagtool`` console script (``tagtool.cli:run``)."""
+"""Entry script of the bundled app: the ``tagtool`` console script (``tagtool.cli.commands:run``)."""
 
 import multiprocessing
 
-from tagtool.cli import run
+from tagtool.cli.commands import run
 
 if __name__ == "__main__":
     # Worker processes of a frozen app re-run this executable; this hands

@@ -21,10 +21,10 @@ __version__ = "0.1.0"
 
 #: Public names imported lazily (module attribute -> "module:name").
 _LAZY = {
-    "load_tagger": "tagtool.tagger:load_tagger",
-    "Tagger": "tagtool.tagger:Tagger",
-    "TaggerFileError": "tagtool.tagger:TaggerFileError",
-    "train_tagger": "tagtool.pipeline:train_tagger",
+    "load_tagger": "tagtool.tagger.model:load_tagger",
+    "Tagger": "tagtool.tagger.model:Tagger",
+    "TaggerFileError": "tagtool.tagger.model:TaggerFileError",
+    "train_tagger": "tagtool.services.pipeline:train_tagger",
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -16,7 +16,7 @@ def tagger():
     """A small perceptron tagger trained on the first 30 sentences of :data:`BATCH_INPUT`."""
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     gold = read_corpus(BATCH_INPUT)  # POS as col1: the name the files it tags give it

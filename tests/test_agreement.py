@@ -1,4 +1,4 @@
-"""Agreement measures (tagtool.agreement) against hand-computed values, the krippendorff
+"""Agreement measures (tagtool.services.agreement) against hand-computed values, the krippendorff
 package's own tests and Krippendorff's textbook example."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from seqeval.metrics import f1_score, precision_score, recall_score
 
-from tagtool.agreement import collect, compute, from_table
-from tagtool.agreement.measures import cohen_kappa, segments
+from tagtool.services.agreement import collect, compute, from_table
+from tagtool.services.agreement.measures import cohen_kappa, segments
 from tagtool.errors import Cancelled
 
 nan = np.nan
@@ -167,7 +167,7 @@ def test_rows_in_any_order_and_labels_the_project_lacks():
 
 
 def test_big_inputs_take_the_coincidence_path_with_the_same_alpha(monkeypatch):
-    import tagtool.agreement.measures as measures
+    import tagtool.services.agreement.measures as measures
 
     rng = np.random.default_rng(5)
     table = rng.integers(0, 6, size=(3, 400)).astype(float)
@@ -184,7 +184,7 @@ def test_span_counts_are_seqevals_entities_on_random_answers():
     """Every stretch scored by seqeval's get_entities, spans and types counted, against span_counts."""
     from seqeval.metrics.sequence_labeling import get_entities
 
-    from tagtool.agreement.measures import span_counts
+    from tagtool.services.agreement.measures import span_counts
 
     rng = np.random.default_rng(8)
     labels = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]

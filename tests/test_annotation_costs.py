@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tagtool.annotation_costs import (
+from tagtool.services.annotation_costs import (
     MIN_TOKENS,
     ActionClock,
     CostsError,
@@ -131,8 +131,8 @@ def test_active_minutes_at_counts_the_actions_ended_by_then():
 
 
 def test_the_log_priced_with_the_simulators_costs():
-    from tagtool.annotation_costs import logged_cost, logged_tokens
-    from tagtool.simulate import Costs
+    from tagtool.services.annotation_costs import logged_cost, logged_tokens
+    from tagtool.services.simulate import Costs
 
     rows = [("full", 3), ("skip", 7), ("candidate", 2), ("accept", 10), ("full", 1), ("undo", 1), ("clear", 4),
             ("review", 30)]

@@ -1,4 +1,4 @@
-"""tagtool.batch.tag_file: the batch tagging the CLI and the app share."""
+"""tagtool.services.batch.tag_file: the batch tagging the CLI and the app share."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tagtool.batch import (
+from tagtool.services.batch import (
     BatchError,
     BatchJob,
     format_batch,
@@ -106,9 +106,9 @@ def test_malformed_input_names_file_and_line_and_writes_nothing(tagger, tmp_path
 
 
 def test_counting_pass_polls_should_stop(tagger, tmp_path, monkeypatch):
-    import tagtool.batch
+    import tagtool.services.batch
 
-    monkeypatch.setattr(tagtool.batch, "_COUNT_POLL", 10)
+    monkeypatch.setattr(tagtool.services.batch, "_COUNT_POLL", 10)
     polls = []
 
     def stop():
@@ -221,7 +221,7 @@ def test_format_batch_is_what_tag_file_writes(tagger, tmp_path):
     ],
 )
 def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
-    from tagtool.batch import _count, quick_count
+    from tagtool.services.batch import _count, quick_count
     from tagtool.store.formats import detect_format, iter_sentences
 
     path = tmp_path / name
@@ -231,7 +231,7 @@ def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
 
 
 def test_quick_count_matches_on_the_test_slices():
-    from tagtool.batch import _count, quick_count
+    from tagtool.services.batch import _count, quick_count
     from tagtool.store.formats import detect_format, iter_sentences
 
     for path in [*(Path(__file__).parent / "data").glob("*.txt"), EWT]:
@@ -248,7 +248,7 @@ EWT = DATA / "ewt_test_slice.conllu"
 def _train(corpus):
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
 
     return train_tagger(Corpus.from_sentences(corpus.sentences, labels=corpus.labels),
                         make_learner("perceptron", epochs=1))
@@ -375,7 +375,7 @@ def tokens_only(tmp_path):
 
 @pytest.mark.parametrize("by_path", [False, True], ids=["tagger", "tagger-file"])
 def test_a_file_without_the_trained_column_is_refused_and_nothing_written(tagger, tmp_path, by_path):
-    from tagtool.tagger import TaggerInputError
+    from tagtool.tagger.model import TaggerInputError
 
     source, out = tokens_only(tmp_path), tmp_path / "tagged.txt"
     model = tagger

@@ -1,4 +1,4 @@
-"""tagtool.batch_output: the output plan is made from a bounded head of the input."""
+"""tagtool.services.batch_output: the output plan is made from a bounded head of the input."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import tracemalloc
 
 import pytest
 
-from tagtool.batch_output import output_plan
+from tagtool.services.batch_output import output_plan
 
 #: Characters of the huge first line: far beyond the 64 KiB head.
 HUGE = 8_000_000

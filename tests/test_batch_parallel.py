@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tagtool.batch import BatchError, tag_file
-from tagtool.batch_parallel import pack, unpack
+from tagtool.services.batch import BatchError, tag_file
+from tagtool.services.batch_parallel import pack, unpack
 from tagtool.errors import Cancelled, TagtoolError
 from tagtool.store.formats import read_corpus
 
@@ -121,7 +121,7 @@ def test_dask_missing_is_a_clear_error(tagger, tmp_path, monkeypatch):
 def test_core_imports_no_dask():
     import subprocess
 
-    code = "import sys, tagtool.batch, tagtool.batch_parallel, tagtool.cli; print('distributed' in sys.modules)"
+    code = "import sys, tagtool.services.batch, tagtool.services.batch_parallel, tagtool.cli.commands; print('distributed' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -146,7 +146,7 @@ def test_conllu_and_column_layouts_are_the_same_bytes_on_workers_and_dask(cluste
     """The input's own format (CoNLL-U lines kept, a tab-separated layout) travels to every worker."""
     from tagtool.core import Corpus, Sentence
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
 
     gold = read_corpus(INPUT)  # tokens only: the tagger needs no column the inputs lack
     tokens_only = [Sentence(s.tokens, s.annotations) for s in gold.sentences[:30]]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tagtool.batch import tag_file
-from tagtool.cli import main
+from tagtool.services.batch import tag_file
+from tagtool.cli.commands import main
 
 DATA = Path(__file__).parent / "data"
 SOURCE = DATA / "doccano_v1.jsonl"  # 3 records, the first one two sentences

@@ -9,16 +9,16 @@ import zipfile
 
 import pytest
 
-from tagtool.cli import main
+from tagtool.cli.commands import main
 from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet, invalid_inside
-from tagtool.experiment import ExperimentConfig, run_experiment
+from tagtool.services.experiment import ExperimentConfig, run_experiment
 from tagtool.learn import make_learner
 from tagtool.learn.chain import ChainModel, scheme_decoding
-from tagtool.pipeline import TrainingSetupError, parse_settings, prepare, train_tagger
-from tagtool.simulate import Simulation, SimulationConfig
+from tagtool.services.pipeline import TrainingSetupError, parse_settings, prepare, train_tagger
+from tagtool.services.simulate import Simulation, SimulationConfig
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import META_MEMBER, Tagger, TaggerFileError, load_tagger, read_meta
+from tagtool.tagger.model import META_MEMBER, Tagger, TaggerFileError, load_tagger, read_meta
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 

@@ -1,4 +1,4 @@
-"""Guidance scored chunk by chunk (tagtool.chunked_guidance) equals the whole-at-once analysis."""
+"""Guidance scored chunk by chunk (tagtool.services.chunked_guidance) equals the whole-at-once analysis."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tagtool import chunked_guidance, guidance, strategies
-from tagtool.chunked_guidance import ChunkedGuidance, chunk_rows, score_chunk
+from tagtool.services import chunked_guidance
+from tagtool.services import guidance
+from tagtool.services import strategies
+from tagtool.services.chunked_guidance import ChunkedGuidance, chunk_rows, score_chunk
 from tagtool.core import Corpus
 from tagtool.gui.questions import build_plan, tie_ranks
 from tagtool.learn import make_learner
-from tagtool.pipeline import train_tagger
+from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"

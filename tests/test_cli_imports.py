@@ -10,7 +10,7 @@ HEAVY = ("numpy", "numba", "scipy", "pandas", "PySide6", "sklearn", "cvxopt")
 
 def test_building_the_parser_and_asking_for_help_imports_no_heavy_library():
     code = (
-        "import sys\nfrom tagtool.cli import build_parser\n"
+        "import sys\nfrom tagtool.cli.commands import build_parser\n"
         "parser = build_parser()\nparser.format_help()\n"
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))\n"
     )
@@ -31,7 +31,7 @@ def test_the_light_packages_import_their_heavy_names_on_first_use():
 
 
 def test_the_parser_s_copy_of_the_match_modes_is_the_store_s():
-    from tagtool.cli_answers import MATCH_MODES as parser_modes
+    from tagtool.cli.answers import MATCH_MODES as parser_modes
     from tagtool.store.answer_files import MATCH_MODES
 
     assert parser_modes == MATCH_MODES

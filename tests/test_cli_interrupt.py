@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 # runs cleanup that blocks (as a process pool waiting for its workers did).
 STUBBORN = """
 import sys, time
-from tagtool import cli
+from tagtool.cli import commands as cli
 
 def stubborn(args):
     with cli.stop_on_sigint():
@@ -68,7 +68,8 @@ def test_a_ctrl_c_after_the_command_returned_exits_with_130(monkeypatch):
     import signal as _signal
     import sys as _sys
 
-    from tagtool import cli, cli_progress
+    from tagtool.cli import commands as cli
+    from tagtool.cli import progress as cli_progress
 
     installed, exits, inside = {}, [], []
 

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from tagtool.cli import main
-from tagtool.outputs import OutputError, check_not_input
+from tagtool.cli.commands import main
+from tagtool.store.outputs import OutputError, check_not_input
 
 DATA = pathlib.Path(__file__).parent / "data"
 CONLL = DATA / "conll2000_train_head.txt"

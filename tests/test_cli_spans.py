@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from tagtool.cli import TOKENIZER_CHOICES, main
+from tagtool.cli.commands import TOKENIZER_CHOICES, main
 from tagtool.core.tokenize import TOKENIZERS
 from tagtool.store.project import Project
 
@@ -99,7 +99,7 @@ def test_train_reads_span_records_with_the_options(tmp_path, capsys):
 
 
 def test_tag_progress_counts_the_sentences_of_split_records(tmp_path):
-    from tagtool.batch import tag_file
+    from tagtool.services.batch import tag_file
     from tagtool.store.formats import read_corpus
 
     source = DATA / "doccano_entities.jsonl"  # 2 records, 3 sentences

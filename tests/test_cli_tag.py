@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
-import tagtool.batch
-from tagtool.cli import main
+import tagtool.services.batch
+from tagtool.cli.commands import main
 
 DATA = pathlib.Path(__file__).parent / "data"
 CONLL = DATA / "conll2000_train_head.txt"
@@ -25,7 +25,7 @@ def run(capsys, *argv):
 def model(tmp_path_factory):
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     gold = read_corpus(CONLL)
@@ -79,7 +79,7 @@ def test_dask_gives_the_same_output(model, expected, tmp_path, capsys):
 
 def test_ctrl_c_cancels_cleanly_and_writes_nothing(model, tmp_path, capsys, monkeypatch):
     before = signal.getsignal(signal.SIGINT)  # SIG_IGN where the test run itself was started in the background
-    real = tagtool.batch.format_batch
+    real = tagtool.services.batch.format_batch
     calls = []
 
     def interrupted(*args):
@@ -88,7 +88,7 @@ def test_ctrl_c_cancels_cleanly_and_writes_nothing(model, tmp_path, capsys, monk
             os.kill(os.getpid(), signal.SIGINT)
         return real(*args)
 
-    monkeypatch.setattr(tagtool.batch, "format_batch", interrupted)
+    monkeypatch.setattr(tagtool.services.batch, "format_batch", interrupted)
     out = tmp_path / "out.txt"
     out.write_text("old\n")
     code, _, err = run(capsys, "tag", model, CONLL, "-o", out, "--batch-size", "5")
@@ -184,7 +184,7 @@ def test_label_field_on_import_train_and_export(tmp_path, capsys):
     model = tmp_path / "m.tagger"
     assert main(["train", str(EWT), "--learner", "perceptron", "--set", "epochs=1", "-o", str(model),
                  "--label-field", "deprel"]) == 0
-    from tagtool.tagger import load_tagger
+    from tagtool.tagger.model import load_tagger
 
     assert "nsubj" in load_tagger(model).labels and "NOUN" not in load_tagger(model).labels
     code, _, err = run(capsys, "export", project, "-o", tmp_path / "y.txt", "--label-field", "xpos")

@@ -5,9 +5,9 @@ import pathlib
 
 import pytest
 
-from tagtool.cli import main
+from tagtool.cli.commands import main
 from tagtool.store.project import Project
-from tagtool.tagger import load_tagger
+from tagtool.tagger.model import load_tagger
 
 DATA = pathlib.Path(__file__).parent / "data"
 CONLL = DATA / "conll2000_train_head.txt"

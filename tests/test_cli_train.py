@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 import tagtool.learn
-from tagtool.cli import main
+from tagtool.cli.commands import main
 from tagtool.learn import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import load_tagger
+from tagtool.tagger.model import load_tagger
 
 DATA = pathlib.Path(__file__).parent / "data"
 CONLL = DATA / "conll2000_train_head.txt"

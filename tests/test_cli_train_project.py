@@ -2,10 +2,10 @@
 
 import pathlib
 
-from tagtool.cli import main
+from tagtool.cli.commands import main
 from tagtool.store.project import Project
 from tagtool.store.sources import is_project_file, read_source
-from tagtool.tagger import load_tagger
+from tagtool.tagger.model import load_tagger
 
 CONLL = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 

@@ -5,7 +5,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from tagtool.experiment import (
+from tagtool.services.experiment import (
     ExperimentConfig,
     ExperimentError,
     candidate_mask,
@@ -113,8 +113,8 @@ def test_results_follow_the_json_schema_and_a_seed_reproduces_them(corpus):
 def test_reported_scores_match_an_independent_recomputation(corpus, learner, params, n_unlabeled):
     from tagtool.core import Corpus
     from tagtool.core.metrics import evaluate
-    from tagtool.experiment import Experiment
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.experiment import Experiment
+    from tagtool.services.pipeline import train_tagger
 
     if learner not in available_learners():
         pytest.skip(f"{learner} not available")
@@ -184,7 +184,7 @@ def test_pool_too_small_and_bad_protocol_settings(corpus):
 
 
 def test_draws_do_not_depend_on_u_or_the_learner(corpus):
-    from tagtool.experiment import Experiment
+    from tagtool.services.experiment import Experiment
 
     exp = Experiment(_config(learner="hmm"), corpus)
     seen = {}

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tagtool import guidance
+from tagtool.services import guidance
 from tagtool.core.corpus import Sentence
 
 DATA = Path(__file__).parent / "data"
@@ -60,7 +60,7 @@ def test_queue_orders_unfinished_by_score_then_document_order():
 def test_analyse_matches_the_tagger():
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
@@ -89,7 +89,7 @@ def test_the_margin_scale_is_the_open_sentences_own():
     """Fully labeled sentences (training data, fitted with large margins) leave an open token's uncertainty."""
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])

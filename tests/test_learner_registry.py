@@ -16,8 +16,8 @@ import pytest
 
 import tagtool
 import tagtool.learn
-from tagtool import strategies
-from tagtool.cli import build_parser, main
+from tagtool.services import strategies
+from tagtool.cli.commands import build_parser, main
 from tagtool.learn import (
     REGISTRY,
     InvalidParameterError,
@@ -135,7 +135,7 @@ def test_strategies_and_lists_follow_an_added_learner(extra):
 
 
 def test_cli_trains_an_added_learner_with_its_seed_parameter(extra, tmp_path, capsys):
-    from tagtool.tagger import load_tagger
+    from tagtool.tagger.model import load_tagger
 
     model = tmp_path / "m.tagger"
     code = main(["train", str(CONLL), "--learner", "extra", "--seed", "7", "--set", "features.min_count=1",

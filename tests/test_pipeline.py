@@ -17,7 +17,7 @@ from tagtool.core.views import ViewSplit
 from tagtool.errors import Cancelled
 from tagtool.learn import Learner
 from tagtool.learn.chain import ChainModel
-from tagtool.pipeline import TrainingSetupError, feature_column_warnings, parse_settings, parse_value, train_tagger
+from tagtool.services.pipeline import TrainingSetupError, feature_column_warnings, parse_settings, parse_value, train_tagger
 from tagtool.store.formats import read_corpus
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"

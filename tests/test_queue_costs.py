@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tagtool import strategies
-from tagtool.annotation_costs import MIN_TOKENS
+from tagtool.services import strategies
+from tagtool.services.annotation_costs import MIN_TOKENS
 from tagtool.gui.questions import Questions, build_plan, plan_in_worker
-from tagtool.guidance import Analysis
-from tagtool.queue_costs import DEFAULT, QueueCosts, from_log
+from tagtool.services.guidance import Analysis
+from tagtool.services.queue_costs import DEFAULT, QueueCosts, from_log
 from tagtool.store.records import ActionRecord
-from tagtool.strategies import Evidence, Tokens
+from tagtool.services.strategies import Evidence, Tokens
 
 
 def visits_log(n: int, open_seconds: float) -> list[ActionRecord]:

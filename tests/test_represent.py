@@ -14,8 +14,8 @@ from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.features.wordreps import WordRepresentations, char_ngrams, normalise_word
 from tagtool.core.views import ViewSplit, ViewSplitError
 from tagtool.errors import Cancelled
-from tagtool.pipeline import train_tagger
-from tagtool.represent import (
+from tagtool.services.pipeline import train_tagger
+from tagtool.services.represent import (
     RepresentationError,
     RepresentationSettings,
     learn_representations,
@@ -23,7 +23,7 @@ from tagtool.represent import (
     spherical_kmeans,
 )
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import Tagger, TaggerFileError, load_tagger
+from tagtool.tagger.model import Tagger, TaggerFileError, load_tagger
 
 DATA = Path(__file__).parent / "data"
 SMALL = RepresentationSettings(dim=16, epochs=3, granularities=(4, 16), kmeans_iterations=10)
@@ -272,7 +272,7 @@ def test_old_project_gains_the_representation_tables(tmp_path, corpus):
 
 
 def test_default_views_with_representations(corpus, reps):
-    from tagtool.pipeline import default_view_kind
+    from tagtool.services.pipeline import default_view_kind
 
     one = FeatureExtractor("crfsuite+dist", representations=reps).fit(corpus.sentences)
     assert default_view_kind(one) == "lexical-distributional"
@@ -289,7 +289,7 @@ def test_with_representations_adds_the_sets_the_text_calls_for():
     """Plain tokens get the clusters and the dimensions; input with a column (part of speech) the clusters only."""
     from tagtool.core.corpus import Sentence
     from tagtool.learn import get_learner
-    from tagtool.pipeline import with_representations
+    from tagtool.services.pipeline import with_representations
 
     plain = [Sentence(("Aspirin", "helps"))]
     tagged = [Sentence(("Aspirin", "helps"), columns={"pos": ("NN", "VBZ")})]
@@ -303,7 +303,7 @@ def test_with_representations_adds_the_sets_the_text_calls_for():
 
 
 def test_experiment_learns_representations_once_from_the_pool(corpus):
-    from tagtool.experiment import Experiment, ExperimentConfig
+    from tagtool.services.experiment import Experiment, ExperimentConfig
 
     config = ExperimentConfig(learner="perceptron", labeled=(5,), unlabeled=(10,), holdout=20, repeats=2,
                               min_length=1, max_length=1000, pool=100, seed=0,
@@ -316,7 +316,7 @@ def test_experiment_learns_representations_once_from_the_pool(corpus):
 
 
 def test_simulate_reads_representations_of_the_data_text(corpus):
-    from tagtool.simulate import SimulationConfig, simulate
+    from tagtool.services.simulate import SimulationConfig, simulate
 
     config = SimulationConfig(learner="perceptron", strategy="random", mode="full", step=20, growth=1.0,
                               budget=40, features={"feature_set": "crfsuite+dist"})

@@ -10,13 +10,13 @@ import pathlib
 import numpy as np
 import pytest
 
-from tagtool import guidance
-from tagtool.cli import SIMULATE_MODES, SIMULATE_STRATEGIES, main
+from tagtool.services import guidance
+from tagtool.cli.commands import SIMULATE_MODES, SIMULATE_STRATEGIES, main
 from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet
 from tagtool.core.metrics import evaluate
 from tagtool.learn.base import Learner
-from tagtool.simulate import (
+from tagtool.services.simulate import (
     MODES,
     STRATEGIES,
     Costs,
@@ -317,8 +317,8 @@ def test_unlabeled_sentences_are_capped_and_only_for_learners_that_use_them(corp
 
 
 def test_the_order_is_the_registrys_tie_order_and_the_views_are_the_trainings(corpora):
-    from tagtool import strategies
-    from tagtool.pipeline import train_tagger
+    from tagtool.services import strategies
+    from tagtool.services.pipeline import train_tagger
 
     sim = Simulation(_config("combined", "tokens", seed=3), *corpora)
     assert sim.order.tolist() == strategies.tie_order(strategies.get("combined"), len(corpora[0]), 3).tolist()
@@ -534,7 +534,7 @@ def test_guided_steps_follow_the_apps_queue(corpora, monkeypatch):
 
 def test_json_scale_round_trip_and_old_fraction_records():
     # Issue 11: one scale (percent) in every --json; records written before it hold fractions.
-    from tagtool.simulate import Costs, CurvePoint, SimulationResult
+    from tagtool.services.simulate import Costs, CurvePoint, SimulationResult
 
     point = CurvePoint(cost=10.0, tokens_labeled=10, f1=0.5, train_seconds=0.1)
     result = SimulationResult("hmm", "random", "full", 0.8, [point], Costs(), 100, [])
@@ -555,7 +555,7 @@ def test_cli_full_data_f1_is_in_percent(tmp_path, corpora, capsys):
 
 
 def test_a_step_target_is_reached_at_its_cost_whatever_the_float_sum():
-    from tagtool.simulate import reached
+    from tagtool.services.simulate import reached
 
     spent = sum([0.1] * 10)  # ten skipped tokens: 0.9999999999999999
     assert spent < 1.0 and reached(spent, 1.0)

@@ -1,4 +1,4 @@
-"""The queue strategies' registry (tagtool.strategies): one list, its questions and scores."""
+"""The queue strategies' registry (tagtool.services.strategies): one list, its questions and scores."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import tagtool
-from tagtool import guidance, strategies
-from tagtool.strategies import Evidence, Showing, Tokens
+from tagtool.services import guidance
+from tagtool.services import strategies
+from tagtool.services.strategies import Evidence, Showing, Tokens
 
 PACKAGE = pathlib.Path(tagtool.__file__).parent
 DATA = pathlib.Path(__file__).parent / "data"
@@ -24,7 +25,7 @@ DATA = pathlib.Path(__file__).parent / "data"
 def _simulate_parser_choices():
     import argparse
 
-    from tagtool.cli import build_parser
+    from tagtool.cli.commands import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -33,7 +34,7 @@ def _simulate_parser_choices():
 
 
 def test_the_cli_and_the_simulator_take_the_registry_s_names():
-    from tagtool import simulate
+    from tagtool.services import simulate
 
     actions = _simulate_parser_choices()
     assert tuple(actions["strategy"].choices) == strategies.names() == simulate.STRATEGIES
@@ -205,7 +206,7 @@ def test_empty_input_scores_nothing():
 def test_analyse_all_arrays_match_the_per_sentence_guidance():
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])

@@ -16,7 +16,7 @@ from tagtool.core.features import FeatureExtractor
 from tagtool.core.views import ViewSplit
 from tagtool.learn.chain import ChainModel
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import FORMAT_VERSION, Tagger, TaggerFileError, TaggerInputError, load_tagger
+from tagtool.tagger.model import FORMAT_VERSION, Tagger, TaggerFileError, TaggerInputError, load_tagger
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 
@@ -116,12 +116,12 @@ def test_save_is_atomic_and_leaves_no_temporary_file(tagger, tmp_path, monkeypat
 def test_importing_tagtool_is_light_and_load_tagger_is_lazy():
     code = (
         "import sys, tagtool\n"
-        "heavy = [m for m in ('numpy', 'numba', 'PySide6', 'tagtool.tagger') if m in sys.modules]\n"
+        "heavy = [m for m in ('numpy', 'numba', 'PySide6', 'tagtool.tagger.model') if m in sys.modules]\n"
         "f = tagtool.load_tagger\n"
         "print(heavy, f.__module__, 'PySide6' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["[]", "tagtool.tagger", "False"]
+    assert out.split() == ["[]", "tagtool.tagger.model", "False"]
 
 
 # ---------------------------------------------------------------------------

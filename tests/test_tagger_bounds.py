@@ -18,13 +18,13 @@ import zlib
 import numpy as np
 import pytest
 
-from tagtool import tagger_limits
-from tagtool.cli import main
+from tagtool.tagger import limits as tagger_limits
+from tagtool.cli.commands import main
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.features.extractor import MAX_WINDOW
 from tagtool.learn.chain import ChainModel
-from tagtool.tagger import Tagger, TaggerFileError, load_tagger
+from tagtool.tagger.model import Tagger, TaggerFileError, load_tagger
 
 #: Memory a refusal may take (the budget of a small file is ~ 1100 × its size + 1 MiB).
 PEAK_LIMIT = 32 * 2**20
@@ -192,7 +192,7 @@ def test_a_real_tagger_still_loads_and_tags(tmp_path):
 def test_tag_files_column_check_reads_meta_within_the_same_bounds(tmp_path, monkeypatch):
     # tag_file looks at the tagger's input columns before any worker loads it: that
     # first look must be bounded too (it once opened meta.json unbounded).
-    from tagtool.batch import tag_file
+    from tagtool.services.batch import tag_file
 
     path = tmp_path / "m.tagger"
     path.write_bytes(_tiny_tagger().to_bytes())

@@ -1,9 +1,9 @@
 """Span F1 of label-index sequences with seqeval's chunk rules, in numpy.
 
-:class:`F1Scorer` (from :mod:`tagtool.simulate`, where it scores every
+:class:`F1Scorer` (from :mod:`tagtool.services.simulate`, where it scores every
 step of a simulation) tabulates seqeval's ``start_of_chunk`` and
 ``end_of_chunk`` over pairs of labels and applies them to index arrays;
-:mod:`tagtool.agreement` compares annotators' spans with it.  Here so that
+:mod:`tagtool.services.agreement` compares annotators' spans with it.  Here so that
 neither has to import the other's dependencies (the learners, numba).
 """
 

@@ -1,10 +1,10 @@
 """The statistics dock's "Annotators" part: agreement between annotators and per-annotator progress.
 
-The numbers are :mod:`tagtool.agreement`'s (the same as ``tagtool
+The numbers are :mod:`tagtool.services.agreement`'s (the same as ``tagtool
 agreement``).  They are computed in a worker thread
 (:class:`~tagtool.gui.worker.TaskRunner`, paced: the worker gives the GUI
 thread a turn every few milliseconds) on a read-only connection of its own
-(:class:`~tagtool.agreement.progress.ProjectQuery`), and only when the
+(:class:`~tagtool.services.agreement.progress.ProjectQuery`), and only when the
 dock refreshes, which it does only while on screen.  Reading the answers
 and the action log and scoring spans are Python loops over every answer,
 too long for the GUI thread on a big project.  One computation runs at a
@@ -23,9 +23,9 @@ import time
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from tagtool.agreement.progress import ProjectAgreement, ProjectQuery, of_project
-from tagtool.agreement.report import disagreements, pair_rows, progress_rows
-from tagtool.batch_job import collector_paused
+from tagtool.services.agreement.progress import ProjectAgreement, ProjectQuery, of_project
+from tagtool.services.agreement.report import disagreements, pair_rows, progress_rows
+from tagtool.services.batch_job import collector_paused
 from tagtool.errors import Cancelled
 from tagtool.gui.worker import TaskRunner
 
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 #: A new computation starts no sooner than this many times the last one's duration after it started.
 PAUSE_FACTOR = 4.0
-#: Columns of :func:`tagtool.agreement.report.pair_rows` the dock shows (its width is small):
+#: Columns of :func:`tagtool.services.agreement.report.pair_rows` the dock shows (its width is small):
 #: a, b, compared, agree %, kappa, alpha, span F1, sets.
 DOCK_PAIR_COLUMNS = ((0, "a"), (1, "b"), (3, "compared"), (4, "agree %"), (5, "κ"), (6, "α"), (9, "span F1"),
                      (10, "sets"))

@@ -1,7 +1,7 @@
 """The agreement panel's screenshot (:mod:`tagtool.gui.screenshots`): a demo team on the sample's sentences.
 
 The sample project's labeled sentences answered by three made-up
-annotators (:func:`tagtool.agreement.demo.team_sentences`, a third of them
+annotators (:func:`tagtool.services.agreement.demo.team_sentences`, a third of them
 by all three), each with an action log (2–4 s a token) so the progress
 table shows tokens per minute.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from tagtool.agreement.demo import team_sentences
+from tagtool.services.agreement.demo import team_sentences
 from tagtool.store.actions import Action
 
 #: Seconds the panel's worker may take on the demo project.

@@ -1,14 +1,14 @@
 """File › Batch-tag file…: choose input, tagger, output and format; run it in the background.
 
-The work is :func:`tagtool.batch.tag_file` (the CLI's ``tagtool tag``) in a
+The work is :func:`tagtool.services.batch.tag_file` (the CLI's ``tagtool tag``) in a
 :class:`~tagtool.gui.worker.TaskRunner`, with a ``QProgressDialog`` whose
 Cancel stops it between batches; the output is written atomically, so a
 cancelled run leaves nothing behind. By default the output is in the
-input's own format and layout (:mod:`tagtool.batch_output`); for CoNLL-U
+input's own format and layout (:mod:`tagtool.services.batch_output`); for CoNLL-U
 the dialog asks which field receives the prediction. A file lacking a
 column the tagger was trained with (a chunker's POS) is refused unless the
 dialog's "tag without missing columns" box is checked; then the result
-carries a warning with the expected loss (:mod:`tagtool.tagger_inputs`).
+carries a warning with the expected loss (:mod:`tagtool.tagger.inputs`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tagtool.batch import TAG_FORMATS, tag_file
+from tagtool.services.batch import TAG_FORMATS, tag_file
 from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
 from tagtool.gui.worker import TaskRunner
@@ -160,7 +160,7 @@ def _run(tagger_or_path, input, output, fmt, label_field, allow_missing_columns,
 class BatchTagging(QObject):
     """Runs batch jobs one at a time with a progress dialog.
 
-    Signals: ``done(object)`` with the :class:`~tagtool.batch.BatchResult`
+    Signals: ``done(object)`` with the :class:`~tagtool.services.batch.BatchResult`
     (its ``warnings`` name missing columns tagged through), ``failed(str)``
     (a refused file: the missing column and the expected loss), ``cancelled()``.
     """

@@ -9,7 +9,7 @@ labels it is torn between (:mod:`tagtool.gui.questions`).
 
 Without a trained model the editor gets :data:`NO_HINTS` and draws nothing
 extra; :func:`hints_for` builds the hints from a
-:class:`tagtool.guidance.SentenceGuidance`.
+:class:`tagtool.services.guidance.SentenceGuidance`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tagtool.guidance import SentenceGuidance
+from tagtool.services.guidance import SentenceGuidance
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from tagtool.gui.session import Session
 from tagtool.gui.settings import THEMES, GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
 from tagtool.gui.style import LabelStyle, apply_theme
-from tagtool.outputs import check_not_input
+from tagtool.store.outputs import check_not_input
 from tagtool.store.project import SUFFIX, Project
 
 log = logging.getLogger(__name__)

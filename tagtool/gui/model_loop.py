@@ -17,9 +17,9 @@
   run ends its bytes (written in the worker) are stored in the project with
   its metrics (:meth:`Project.add_model`, one INSERT on the GUI thread,
   whose connection it is).
-* **Guidance.**  Per sentence a :class:`~tagtool.guidance.SentenceGuidance`;
+* **Guidance.**  Per sentence a :class:`~tagtool.services.guidance.SentenceGuidance`;
   the current sentence's becomes the editor's hints (filtered by the View
-  toggles).  The queue strategy (:mod:`tagtool.strategies`, Go › Queue
+  toggles).  The queue strategy (:mod:`tagtool.services.strategies`, Go › Queue
   strategy) scores the sentences from the same guidance as flat arrays
   (:class:`~tagtool.gui.questions.Questions`): its scores fill the
   sentence list's Info column, its queue orders J, and its token questions
@@ -47,7 +47,7 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tagtool.guidance import SentenceGuidance
+from tagtool.services.guidance import SentenceGuidance
 from tagtool.learn import DEFAULT_LEARNER, find_learner
 from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
 from tagtool.gui.queue_costs_watch import QueueCostsWatch
@@ -279,7 +279,7 @@ class ModelLoop(QObject, QueueSteering):
         if reps is None:
             return None
         from tagtool.learn import get_learner
-        from tagtool.pipeline import with_representations
+        from tagtool.services.pipeline import with_representations
 
         return with_representations(get_learner(self.learner_name), sentences=sentences)
 
@@ -453,6 +453,6 @@ class ModelLoop(QObject, QueueSteering):
 
 def _read_tagger(data: bytes, name: str, state):
     """A stored model's tagger (the worker's half of :meth:`ModelLoop.load_last`)."""
-    from tagtool.tagger import Tagger
+    from tagtool.tagger.model import Tagger
 
     return Tagger.from_bytes(data, name)

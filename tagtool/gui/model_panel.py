@@ -37,7 +37,7 @@ def _score(m: dict, key: str) -> str:
 
 
 def cv_rows(m: dict) -> list[tuple[str, str]]:
-    """Model-panel rows of cross-validation metrics (:mod:`tagtool.crossval`).
+    """Model-panel rows of cross-validation metrics (:mod:`tagtool.services.crossval`).
 
     F1 and accuracy with their bootstrap standard errors, for text the
     model has not seen (held-out blocks of sentences, features refitted per

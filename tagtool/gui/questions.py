@@ -1,11 +1,11 @@
 """The app's queue and token questions under a strategy (no Qt here).
 
 A model's guidance of the whole project arrives as flat arrays
-(:class:`tagtool.guidance.Analysis`); the queue strategy the user picked
-(:mod:`tagtool.strategies`, Go › Queue strategy) turns them into the J
+(:class:`tagtool.services.guidance.Analysis`); the queue strategy the user picked
+(:mod:`tagtool.services.strategies`, Go › Queue strategy) turns them into the J
 queue and the list's Info scores, and into the *token questions*: the
 unlabeled tokens whose question ``q_t`` reaches the model kind's threshold
-(:data:`tagtool.strategies.DEFAULT_THRESHOLD`) — which, for the strategies
+(:data:`tagtool.services.strategies.DEFAULT_THRESHOLD`) — which, for the strategies
 that read the views, includes every token where the two views disagree.
 Exactly what ``tagtool simulate --mode tokens`` asks its annotator.
 
@@ -17,14 +17,14 @@ sentence scores assume is ``tokens`` while the token questions are shown
 are shown, the wrong ones corrected, Enter accepts the rest).
 
 The sentence scores read the annotation costs of :attr:`Questions.costs`
-(:mod:`tagtool.queue_costs`: the project's measured ones once its action
+(:mod:`tagtool.services.queue_costs`: the project's measured ones once its action
 log has enough, else the defaults); they are part of the choice a worker
 plans with, so new costs are planned as a new strategy is (in a worker for
 a big project).
 
 Where the model is torn between its best label and the strongest other
-one (:func:`tagtool.guidance.pair_uncertainty` ≥
-:data:`tagtool.strategies.DEFAULT_CLOSE`), :meth:`QueuePlan.pair` names the
+one (:func:`tagtool.services.guidance.pair_uncertainty` ≥
+:data:`tagtool.services.strategies.DEFAULT_CLOSE`), :meth:`QueuePlan.pair` names the
 two: the candidate set ``--mode partial`` gives.
 """
 
@@ -35,13 +35,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tagtool import guidance, strategies
+from tagtool.services import guidance
+from tagtool.services import strategies
 from tagtool.gil_slices import dict_of, index_of, list_of
-from tagtool.queue_costs import DEFAULT as DEFAULT_COSTS
-from tagtool.queue_costs import QueueCosts
-from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Strategy
+from tagtool.services.queue_costs import DEFAULT as DEFAULT_COSTS
+from tagtool.services.queue_costs import QueueCosts
+from tagtool.services.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Strategy
 
-#: The seed of the tie order (:func:`tagtool.strategies.tie_order`) until the settings give another
+#: The seed of the tie order (:func:`tagtool.services.strategies.tie_order`) until the settings give another
 #: (``queue_seed``): fixed, so the ``random`` order stays put between models.
 DEFAULT_SEED = 0
 #: Tokens of an analysis above which a changed queue choice is planned in a worker (about 0.1 s per
@@ -77,7 +78,7 @@ class QueuePlan:
     scores : dict id → float
         The strategy's sentence scores (empty for an unguided strategy).
     queue : list of int
-        Not fully labeled, best first (:func:`tagtool.guidance.queue_order`),
+        Not fully labeled, best first (:func:`tagtool.services.guidance.queue_order`),
         ties in the tie order of ``seed``.
     """
 
@@ -95,7 +96,7 @@ class QueuePlan:
     scores: dict[int, float]
     queue_rows: np.ndarray  # rows (sentence indices) in queue order
     seed: int = DEFAULT_SEED  # of the tie order
-    #: The sentences scored so far (a big project's first page, :mod:`tagtool.chunked_guidance`); None: all.
+    #: The sentences scored so far (a big project's first page, :mod:`tagtool.services.chunked_guidance`); None: all.
     scored: np.ndarray | None = None
     #: The annotation costs the scores read.
     costs: QueueCosts = DEFAULT_COSTS
@@ -204,7 +205,7 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
     The sentence scores read ``costs`` (:meth:`QueueCosts.showing`).
 
     Ties, and the whole order of ``random``, go by the strategy's tie order
-    under ``seed`` (:func:`tagtool.strategies.tie_order`): the order
+    under ``seed`` (:func:`tagtool.services.strategies.tie_order`): the order
     ``tagtool simulate --seed`` gives the same sentences.
     """
     threshold = strategies.default_threshold(analysis.probabilistic)
@@ -229,7 +230,7 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
 
 
 def tie_ranks(strategy: Strategy, n: int, seed: int = DEFAULT_SEED) -> np.ndarray:
-    """Each row's rank in the strategy's tie order (the inverse of :func:`tagtool.strategies.tie_order`)."""
+    """Each row's rank in the strategy's tie order (the inverse of :func:`tagtool.services.strategies.tie_order`)."""
     ranks = np.empty(n, dtype=np.int64)
     ranks[strategies.tie_order(strategy, n, seed)] = np.arange(n)
     return ranks
@@ -242,7 +243,7 @@ class Questions:
     uses :meth:`effective` — the default strategy when the model in use
     cannot serve it (no second view, not WD-PSL).  ``seed``: of the tie
     order (:func:`build_plan`).  ``costs``: the annotation costs the
-    scores read (:mod:`tagtool.queue_costs`).
+    scores read (:mod:`tagtool.services.queue_costs`).
     """
 
     def __init__(self, strategy: str = DEFAULT_STRATEGY, asking: bool = False, seed: int = DEFAULT_SEED,

@@ -3,7 +3,7 @@
 :class:`QueueCostsWatch` belongs to a :class:`~tagtool.gui.model_loop.ModelLoop`.
 When the project opens and each time a training run starts, it reads the
 action log on a read-only connection of its own in a worker thread
-(:func:`tagtool.queue_costs.of_project`: thousands of rows are a Python
+(:func:`tagtool.services.queue_costs.of_project`: thousands of rows are a Python
 loop the GUI thread must not wait for) and hands the costs to the loop's
 queue (:meth:`~tagtool.gui.queue_steering.QueueSteering.set_queue`), which
 re-plans only when they changed, in a worker for a big project: new costs
@@ -24,7 +24,7 @@ import logging
 from PySide6.QtCore import QObject, Signal
 
 from tagtool.gui.worker import TaskRunner
-from tagtool.queue_costs import DEFAULT, QueueCosts, of_project
+from tagtool.services.queue_costs import DEFAULT, QueueCosts, of_project
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class QueueCostsWatch(QObject):
     Signals
     -------
     changed(object)
-        The costs in use changed (a :class:`~tagtool.queue_costs.QueueCosts`).
+        The costs in use changed (a :class:`~tagtool.services.queue_costs.QueueCosts`).
     """
 
     changed = Signal(object)

@@ -6,11 +6,11 @@
 * **Token questions** (Ctrl+Shift+Q): the mode in which the editor marks the
   tokens the model asks about (``tagtool simulate --mode tokens``).
 * **Queue strategy**: a radio group with one action per entry of
-  :data:`tagtool.strategies.REGISTRY` — the order of J and of the list's
+  :data:`tagtool.services.strategies.REGISTRY` — the order of J and of the list's
   Info column.  A strategy the selected learner cannot serve (no second
   view, not WD-PSL) is disabled, its tooltip says why.  Below the
   strategies: **Rank by measured annotation costs** (the project's action
-  log, :mod:`tagtool.queue_costs`, once it has enough; otherwise the
+  log, :mod:`tagtool.services.queue_costs`, once it has enough; otherwise the
   defaults) and a line saying which costs are in use.
 
 The choices are kept in the user's settings (:class:`GuiSettings`).
@@ -21,7 +21,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
-from tagtool import strategies
+from tagtool.services import strategies
 
 #: The mode toggle's key.
 TOKEN_QUESTIONS_KEY = "Ctrl+Shift+Q"

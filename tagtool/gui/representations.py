@@ -6,7 +6,7 @@ so learning never cancels a training run nor waits for one:
 * On opening a project, the stored representations' bytes are read (one
   row) and decoded in the worker.
 * When they are wanted (:attr:`mode`: ``"auto"`` follows
-  :func:`tagtool.represent.wanted_by_default`, ``"on"``, ``"off"``) and
+  :func:`tagtool.services.represent.wanted_by_default`, ``"on"``, ``"off"``) and
   missing or stale (the text changed by 10 % or more,
   :mod:`tagtool.store.representations`), the text — the session's cached
   sentences and the project's added texts — is copied on the GUI thread
@@ -29,7 +29,7 @@ from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import ProjectError
 from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.gui.worker import TaskRunner
-from tagtool.represent import MIN_AUTO_TEXT_TOKENS, learn_representations, wanted_by_default
+from tagtool.services.represent import MIN_AUTO_TEXT_TOKENS, learn_representations, wanted_by_default
 from tagtool.store.representations import store_in_file
 
 log = logging.getLogger(__name__)
@@ -257,7 +257,7 @@ def ask_add_text(controller: RepresentationsController, parent: QWidget, folders
 
     ``folders`` (:class:`~tagtool.gui.file_fields.Folders`) says where the dialog starts.
     """
-    from tagtool.represent import read_text_file
+    from tagtool.services.represent import read_text_file
 
     start = folders.start("import") if folders is not None else ""
     paths, _ = QFileDialog.getOpenFileNames(parent, "Add text for word representations", start,

@@ -2,7 +2,7 @@
 
 :func:`score_guidance` runs in the worker thread once a model is ready
 (after a fit, or when a stored model is read at opening).  It scores the
-sentences chunk by chunk (:mod:`tagtool.chunked_guidance`): first those
+sentences chunk by chunk (:mod:`tagtool.services.chunked_guidance`): first those
 the GUI thread expects at the top of the new queue (:class:`Priority`:
 the current sentence, the list's rows on screen, the previous queue's
 head), and hands that *first page* to the GUI thread at once
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tagtool import chunked_guidance
+from tagtool.services import chunked_guidance
 from tagtool.gil_slices import index_of
 from tagtool.gui.questions import plan_in_worker
 
@@ -76,7 +76,7 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
     snapshot : Snapshot, optional
         The fit's training snapshot: its rows are sliced instead of the
         features extracted again, when they are the sentences' own
-        (:func:`tagtool.chunked_guidance.training_rows`).
+        (:func:`tagtool.services.chunked_guidance.training_rows`).
 
     Returns
     -------

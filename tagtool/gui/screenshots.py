@@ -165,7 +165,7 @@ def _install_wdpsl(window: MainWindow) -> None:
     from tagtool.gui.model_loop import run_guidance
     from tagtool.gui.training import TrainingInputs
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
 
     session = window.session
     labels = session.project.labels

@@ -6,9 +6,9 @@ Issue 13 asks whether the app delivers what ``tagtool simulate`` measured.
 :func:`QTest.keyClick` on the editor — J for the queue's next sentence, Tab
 for the next token question, the label keys, the arrow keys to reach a
 token, Enter to accept the suggestions, Ctrl+T to train — following the
-protocol of the simulated annotator (:mod:`tagtool.simulate`), and counts
+protocol of the simulated annotator (:mod:`tagtool.services.simulate`), and counts
 what it spent from the project's action log, priced with the simulator's
-costs (:func:`tagtool.annotation_costs.logged_cost`), never from its own
+costs (:func:`tagtool.services.annotation_costs.logged_cost`), never from its own
 bookkeeping.  ``benchmarks/app_vs_simulate.py`` compares its curve with
 ``tagtool simulate``'s; ``tests/gui/test_gui_scripted_session.py`` runs a
 small one.
@@ -39,7 +39,7 @@ Protocol, per step (the simulator's; :meth:`ScriptedAnnotator.annotate_step`)
     runs under Go › Queue strategy › Random order (Document order for
     ``sequential``), the strategy is picked once the first model is in:
     the simulator's first step takes the strategy's tie order
-    (:func:`tagtool.strategies.tie_order`), which is the app's random
+    (:func:`tagtool.services.strategies.tie_order`), which is the app's random
     order, while the app's J goes on in document order under a guided
     strategy before a model.
 
@@ -57,11 +57,11 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtTest import QTest
 
-from tagtool.annotation_costs import logged_cost, logged_tokens
+from tagtool.services.annotation_costs import logged_cost, logged_tokens
 from tagtool.core.annotation import annotation_status
 from tagtool.errors import TagtoolError
-from tagtool.simulate import reached
-from tagtool.strategies import get as get_strategy
+from tagtool.services.simulate import reached
+from tagtool.services.strategies import get as get_strategy
 
 #: How long a training may take before the session gives up (milliseconds).
 TRAIN_TIMEOUT_MS = 1_800_000
@@ -102,12 +102,12 @@ class ScriptedAnnotator:
     window : MainWindow
         Shown, with the project open.
     gold : mapping of sentence id to label names
-    costs : tagtool.simulate.Costs
+    costs : tagtool.services.simulate.Costs
         The simulator's cost model the log is priced with.
     mode : str
         ``full``, ``tokens`` or ``review``.
     strategy : str
-        The queue strategy (:mod:`tagtool.strategies`) from the second step on.
+        The queue strategy (:mod:`tagtool.services.strategies`) from the second step on.
     """
 
     window: object

@@ -117,7 +117,7 @@ class SentenceEdits:
         return self.reviews.get(sid, NOTHING)
 
     def queueable(self, status: Mapping[int, str]) -> dict[int, str]:
-        """``status`` without the skipped sentences: what :func:`tagtool.guidance.queue` may order."""
+        """``status`` without the skipped sentences: what :func:`tagtool.services.guidance.queue` may order."""
         skipped = self.skipped
         return dict(status) if not skipped else {sid: st for sid, st in status.items() if sid not in skipped}
 

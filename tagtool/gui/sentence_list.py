@@ -34,7 +34,7 @@ list keeps its rows until the answer arrives
 answer to a filter, search or order changed meanwhile is dropped.
 
 The "Info" column shows each sentence's score under the queue strategy
-(Go › Queue strategy, :mod:`tagtool.strategies`) once a model provides
+(Go › Queue strategy, :mod:`tagtool.services.strategies`) once a model provides
 one (:meth:`SentenceListModel.set_scores`); empty until then.
 Sorting by status, length or text is done by SQLite; by Info, the filtered
 ids are ordered in memory by their scores (ties stay in document order), in

@@ -45,7 +45,7 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from tagtool.annotation_costs import ActionClock, action_tokens, infer_kind
+from tagtool.services.annotation_costs import ActionClock, action_tokens, infer_kind
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
@@ -223,7 +223,7 @@ class Session(Adjudication, SentenceEdits, QObject):
     def next_unfinished(self) -> bool:
         """Go to the most informative sentence that is not fully labeled and not skipped.
 
-        With a model's :attr:`queue` (:func:`tagtool.guidance.queue`), its
+        With a model's :attr:`queue` (:func:`tagtool.services.guidance.queue`), its
         first sentence other than the current one that is still not fully
         labeled; without, the next one in document order, wrapping around.
         Skipped sentences are passed over (also those skipped since the

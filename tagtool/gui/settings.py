@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-from tagtool import strategies
+from tagtool.services import strategies
 from tagtool.core.annotators import check_name
 
 MAX_RECENT = 8
@@ -59,7 +59,7 @@ class GuiSettings:
 
     @property
     def queue_strategy(self) -> str:
-        """The queue strategy picked in Go › Queue strategy (a :mod:`tagtool.strategies` name)."""
+        """The queue strategy picked in Go › Queue strategy (a :mod:`tagtool.services.strategies` name)."""
         value = self.qsettings.value("queue_strategy", strategies.DEFAULT_STRATEGY)
         return value if value in strategies.REGISTRY else strategies.DEFAULT_STRATEGY
 
@@ -81,7 +81,7 @@ class GuiSettings:
 
     @property
     def queue_seed(self) -> int:
-        """The seed of the queue's random order and tie order (``queue_seed``; :func:`tagtool.strategies.tie_order`).
+        """The seed of the queue's random order and tie order (``queue_seed``; :func:`tagtool.services.strategies.tie_order`).
 
         0 unless set in the settings file: the same seed as ``tagtool
         simulate --seed`` gives the same order.

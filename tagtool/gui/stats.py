@@ -6,7 +6,7 @@
 * :func:`label_distribution` counts full labels and candidate mentions;
 * :func:`learning_curve` reads the stored models' metrics and dates them in
   annotation minutes from the action log;
-* :func:`speed_by_kind` reads the action log (:mod:`tagtool.annotation_costs`).
+* :func:`speed_by_kind` reads the action log (:mod:`tagtool.services.annotation_costs`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from tagtool.annotation_costs import KIND_NAMES, KindCost, active_minutes_at, measure
+from tagtool.services.annotation_costs import KIND_NAMES, KindCost, active_minutes_at, measure
 from tagtool.store.actions import KINDS
 
 

@@ -6,7 +6,7 @@ project's SQLite connection), computes the guidance for every sentence
 (:func:`tagtool.gui.scoring.score_guidance`: a big project's first page
 first, handed to ``state.model_ready`` at once, which the GUI swaps in; then
 the rest, with updates, the complete result last), then optionally cross-validates on the fully labeled sentences
-(:mod:`tagtool.crossval`: held-out blocks, never in the fold's training
+(:mod:`tagtool.services.crossval`: held-out blocks, never in the fold's training
 data, features refitted — an estimate of the F1 on new text, with its
 standard error) and writes the tagger's file bytes
 (:attr:`TrainingResult.data`, so the GUI thread only inserts them into the
@@ -29,11 +29,11 @@ from typing import Protocol
 
 import numpy as np
 
-from tagtool import crossval
+from tagtool.services import crossval
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
-from tagtool.crossval import column_check, fold_trainer
-from tagtool.guidance import Analysis, SentenceGuidance
+from tagtool.services.crossval import column_check, fold_trainer
+from tagtool.services.guidance import Analysis, SentenceGuidance
 from tagtool.gui import scoring
 
 log = logging.getLogger(__name__)
@@ -299,11 +299,11 @@ def run_training(
     -------
     TrainingResult
         ``metrics`` holds the training facts and, with ``cv_folds``, the
-        cross-validation of :mod:`tagtool.crossval` (span ``f1``,
+        cross-validation of :mod:`tagtool.services.crossval` (span ``f1``,
         ``token_accuracy``, their SEs, the loss without input columns).
     """
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
 
     started = time.perf_counter()
     overrides = dict(overrides or {})
@@ -386,7 +386,7 @@ def _finish(result: TrainingResult, started: float) -> None:
 
 def cross_validate(inputs: TrainingInputs, learner_name: str, params: Mapping, tagger, state: RunState,
                    plan: RunPlan) -> dict:
-    """k-fold cross-validation of a full fit of ``params`` (:mod:`tagtool.crossval`, new-text protocol).
+    """k-fold cross-validation of a full fit of ``params`` (:mod:`tagtool.services.crossval`, new-text protocol).
 
     Folds are contiguous blocks of the fully labeled sentences; each fold
     trains on the other sentences only (the held-out text is not there,
@@ -394,7 +394,7 @@ def cross_validate(inputs: TrainingInputs, learner_name: str, params: Mapping, t
     views of ``tagger``.
     """
     from tagtool.learn import NothingToLearnError
-    from tagtool.pipeline import TrainingSetupError
+    from tagtool.services.pipeline import TrainingSetupError
 
     first = 2  # the fit and the suggestions come first
 

@@ -30,7 +30,7 @@ from tagtool.gui.session import Session
 from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_box
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.id_query import ReadOnlyCall
-from tagtool.outputs import check_not_input
+from tagtool.store.outputs import check_not_input
 from tagtool.store.format_catalog import export_filters, export_suffix, open_filter
 from tagtool.store.formats import read_corpus, write_corpus
 
@@ -45,7 +45,7 @@ IMPORT_FILTER = open_filter("Annotated corpus")
 def export_annotations(session: Session, path: Path, format: str | None = None) -> int:
     """Write the project to ``path``; returns the number of sentences.
 
-    Refused (:class:`~tagtool.outputs.OutputError`) when ``path`` is the project file itself.
+    Refused (:class:`~tagtool.store.outputs.OutputError`) when ``path`` is the project file itself.
     """
     check_not_input(path, {"project": session.project.path})
     corpus = session.project.export_corpus()  # with the review flags, for formats that keep them
@@ -73,7 +73,7 @@ class BackgroundExport(QObject):
     def start(self, session: Session, path: Path, format: str | None) -> bool:
         """Start writing the project to ``path``; False when it must be written here (an in-memory copy).
 
-        Refused (:class:`~tagtool.outputs.OutputError`) when ``path`` is the project file itself.
+        Refused (:class:`~tagtool.store.outputs.OutputError`) when ``path`` is the project file itself.
         """
         check_not_input(path, {"project": session.project.path})
         call = ReadOnlyCall.of(session.project, lambda project: project.export_corpus())

@@ -67,7 +67,7 @@ visit = overhead + Σ seconds per token × tokens of each kind): the mean
 over ``open`` rows of their seconds minus the first action's tokens at
 its kind's measured seconds per token, which are themselves measured on
 the actions that are *not* first in their visit
-(:func:`tagtool.annotation_costs.opening_cost`).  A log written before
+(:func:`tagtool.services.annotation_costs.opening_cost`).  A log written before
 this kind (no ``open`` rows) is measured as before.
 
 ``review``, ``retokenize``, ``adjudicate`` and ``open`` are logged so that their time is not

@@ -1,7 +1,7 @@
 """Reading every annotator's own answers, for agreement and per-annotator progress.
 
 ``annotator_labels`` (schema 3) holds each annotator's answer per token (a
-full label ``A`` or a candidate set ``A|B``); :mod:`tagtool.agreement`
+full label ``A`` or a candidate set ``A|B``); :mod:`tagtool.services.agreement`
 compares them.  Progress counts an annotator's tokens: their own answers
 (``annotator_labels``), and the training labels stored under their name
 (``annotations.annotator``) of tokens nobody answered (the app's edits

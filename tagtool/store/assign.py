@@ -38,7 +38,7 @@ from pathlib import Path
 from tagtool.core.annotators import check_name
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.errors import TagtoolError
-from tagtool.outputs import check_not_input
+from tagtool.store.outputs import check_not_input
 from tagtool.store import merge as _merge
 from tagtool.store import review as _review
 

@@ -2,7 +2,7 @@
 
 Every writer of corpora, tagger files and JSON results goes through
 :func:`atomic_write`, so a crash or a cancel never leaves half a file;
-:mod:`tagtool.outputs` decides what may be written and cleans up after a
+:mod:`tagtool.store.outputs` decides what may be written and cleans up after a
 killed earlier write.
 """
 
@@ -16,7 +16,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
-from tagtool import outputs
+from tagtool.store import outputs
 from tagtool.errors import FormatError
 
 
@@ -43,7 +43,7 @@ def atomic_write(path: Path, encoding: str | None) -> Iterator[IO]:
     Only regular files are replaced: a symlink is written through (its
     target is replaced, the link stays), a device or FIFO is written
     directly (no temporary file, no rename), a folder is refused
-    (:func:`tagtool.outputs.write_target`).  Temporary files
+    (:func:`tagtool.store.outputs.write_target`).  Temporary files
     (``.NAME.PID.RANDOM.tmp``) of an earlier write of the same file that
     was killed are removed first.
     """

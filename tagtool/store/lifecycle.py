@@ -22,7 +22,7 @@ from pathlib import Path
 import tagtool
 from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
-from tagtool.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
+from tagtool.store.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, schema, search_index
 from tagtool.store.rows import insert_corpus
@@ -111,7 +111,7 @@ def _create_reason(error: Exception) -> str:
 def _temp_path(path: Path) -> Path:
     """A temporary file beside ``path`` (a project being built, a backup being
     written) named ``.NAME.PID.RANDOM.tmp``: the next open of ``path`` removes
-    what a killed writer left (:func:`tagtool.outputs.remove_stale_temps`),
+    what a killed writer left (:func:`tagtool.store.outputs.remove_stale_temps`),
     never a live writer's."""
     return path.with_name(f"{temp_prefix(path)}{secrets.token_hex(4)}{TEMP_SUFFIX}")
 

@@ -2,7 +2,7 @@
 
 The project's text is every sentence to annotate plus the raw text files
 the user added (``texts``).  The representations learned from it
-(:mod:`tagtool.represent`) are stored once (``representations``, a single
+(:mod:`tagtool.services.represent`) are stored once (``representations``, a single
 row of ``.npz`` bytes: numbers only, no pickle) and reused until the text has
 changed *materially*: by :data:`MATERIAL_CHANGE` of its tokens or more, in
 either direction (:func:`is_stale`).  Smaller edits — a sentence fixed, a

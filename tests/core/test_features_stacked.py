@@ -9,9 +9,9 @@ import pytest
 from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.views import ViewSplit, ViewSplitError
 from tagtool.learn import make_learner
-from tagtool.pipeline import train_tagger
+from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import load_tagger
+from tagtool.tagger.model import load_tagger
 
 DATA = pathlib.Path(__file__).parents[1] / "data" / "conll2002_esp_train_head.txt"
 

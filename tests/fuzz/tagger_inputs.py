@@ -44,7 +44,7 @@ def seed_files() -> tuple[bytes, ...]:
     from tagtool.core.views import ViewSplit
     from tagtool.learn.chain import ChainModel
     from tagtool.store.formats import read_corpus
-    from tagtool.tagger import Tagger
+    from tagtool.tagger.model import Tagger
 
     full = read_corpus(DATA / "conll2000_train_head.txt")
     corpus = Corpus.from_sentences(full.sentences[:8])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from tagtool.annotation_costs import ActionClock
+from tagtool.services.annotation_costs import ActionClock
 from tagtool.gui.hints import SentenceHints, TokenHint
 from tagtool.store.actions import IDLE_SECONDS
 from tagtool.store.project import Project

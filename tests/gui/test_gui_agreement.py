@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tagtool.cli import main
+from tagtool.cli.commands import main
 from tagtool.store.actions import Action
 from tagtool.store.project import Project
 from tests.store.agreement_samples import hand_project, ner_team_project
@@ -87,7 +87,7 @@ def test_a_read_only_old_file_is_computed_on_the_gui_thread(open_window, tmp_pat
 def test_closing_the_project_stops_the_computation(open_window, tmp_path, qtbot, monkeypatch):
     import time
 
-    import tagtool.agreement.progress as progress
+    import tagtool.services.agreement.progress as progress
     from tagtool.errors import Cancelled
 
     def endless(rows, labels, checkpoint):  # runs until told to stop
@@ -114,7 +114,7 @@ def test_requests_during_a_computation_make_one_more_and_errors_are_shown(open_w
                                                                            monkeypatch):
     import time
 
-    import tagtool.agreement.progress as progress
+    import tagtool.services.agreement.progress as progress
 
     real, calls = progress.collect, []
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tagtool import chunked_guidance
+from tagtool.services import chunked_guidance
 from tagtool.gui import questions as questions_module
 from tagtool.gui import scoring
 from tests.gui.helpers import go_unlabeled

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from tagtool.gui import transfer
 from tagtool.gui.batch_dialog import BatchTagDialog
-from tagtool.outputs import OutputError
+from tagtool.store.outputs import OutputError
 
 TIMEOUT = 20_000
 

@@ -21,7 +21,7 @@ TIMEOUT = 60_000
 def upos_tagger():
     from tagtool.core import Corpus
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
     from tagtool.store.formats import read_corpus
 
     gold = read_corpus(EWT)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog
 from tagtool.core.annotation import annotation_status
 from tagtool.gui.batch_dialog import BatchTagDialog
 from tagtool.learn import REGISTRY, Learner
-from tagtool.tagger import load_tagger
+from tagtool.tagger.model import load_tagger
 from tests.gui.helpers import DATA_DIR, LABELED
 
 TIMEOUT = 60_000
@@ -248,7 +248,7 @@ def test_statistics_panel_shows_progress_and_learning_curve(window, qtbot):
 
 
 def test_hints_follow_annotations_and_view_toggles():
-    from tagtool.guidance import SentenceGuidance
+    from tagtool.services.guidance import SentenceGuidance
     from tagtool.gui.model_loop import Marks, hints_for
 
     g = SentenceGuidance(("B-NP", "I-NP", "O"), (0.2, 0.9, 0.5), views=(("B-NP", "B-NP", "O"), ("B-NP", "I-NP", "O")),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtTest import QTest
 
-from tagtool.annotation_costs import MIN_TOKENS, ActionClock
-from tagtool.queue_costs import DEFAULT
+from tagtool.services.annotation_costs import MIN_TOKENS, ActionClock
+from tagtool.services.queue_costs import DEFAULT
 from tests.gui.helpers import go_unlabeled, key_of
 
 

@@ -12,11 +12,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from tagtool import strategies
-from tagtool.annotation_costs import logged_cost, logged_tokens
+from tagtool.services import strategies
+from tagtool.services.annotation_costs import logged_cost, logged_tokens
 from tagtool.core import Corpus
 from tagtool.gui.scripted import ScriptedAnnotator
-from tagtool.simulate import Costs, F1Scorer, Simulation, SimulationConfig
+from tagtool.services.simulate import Costs, F1Scorer, Simulation, SimulationConfig
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 from tests.gui.helpers import DATA_DIR

@@ -8,7 +8,7 @@ from PySide6.QtGui import QPalette, QWheelEvent
 from PySide6.QtWidgets import QApplication
 from PySide6.QtTest import QTest
 
-from tagtool.annotation_costs import ActionClock
+from tagtool.services.annotation_costs import ActionClock
 from tagtool.gui.hints import SentenceHints, TokenHint
 from tagtool.gui.style import dark_palette, light_palette
 from tests.gui.helpers import go_unlabeled, key_of

@@ -7,10 +7,11 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
 
-from tagtool import guidance, strategies
+from tagtool.services import guidance
+from tagtool.services import strategies
 from tagtool.gui.main_window import MainWindow
 from tagtool.gui.questions import QueuePlan, build_plan
-from tagtool.strategies import Evidence, Tokens
+from tagtool.services.strategies import Evidence, Tokens
 from tests.gui.helpers import LABELED
 
 TIMEOUT = 60_000

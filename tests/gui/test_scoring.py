@@ -5,14 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tagtool import chunked_guidance, guidance, strategies
+from tagtool.services import chunked_guidance
+from tagtool.services import guidance
+from tagtool.services import strategies
 from tagtool.core import Corpus
 from tagtool.errors import Cancelled
 from tagtool.gui import scoring
 from tagtool.gui.questions import build_plan
 from tagtool.gui.training import TrainingInputs, TrainingResult
 from tagtool.learn import make_learner
-from tagtool.pipeline import train_tagger
+from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
 

@@ -17,11 +17,11 @@ from tagtool.core.corpus import Corpus
 from tagtool.core.labels import invalid_inside
 from tagtool.decode import viterbi_batch
 from tagtool.errors import Cancelled
-from tagtool.guidance import analyse
+from tagtool.services.guidance import analyse
 from tagtool.learn import available_learners
-from tagtool.pipeline import train_tagger
+from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
-from tagtool.tagger import Tagger, load_tagger
+from tagtool.tagger.model import Tagger, load_tagger
 
 DATA = pathlib.Path(__file__).parents[1] / "data" / "conll2000_train_head.txt"
 LEARNERS = available_learners()

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from tagtool.errors import TagtoolError
-from tagtool.outputs import STALE_SECONDS, stale_temps, temp_prefix
+from tagtool.store.outputs import STALE_SECONDS, stale_temps, temp_prefix
 from tagtool.store.atomic import atomic_write
 
 
@@ -188,7 +188,7 @@ def _temps(tmp_path, pids_ages):
 
 
 def test_windows_without_kernel32_goes_by_age_and_never_signals(tmp_path, monkeypatch):
-    from tagtool.outputs import UNKNOWN_WRITER_SECONDS
+    from tagtool.store.outputs import UNKNOWN_WRITER_SECONDS
 
     recent, old = _dead_pid(), _dead_pid()  # before Windows is played: Popen would take it for real
     out = _temps(tmp_path, [(recent, 5), (old, UNKNOWN_WRITER_SECONDS + 60)])
@@ -216,7 +216,7 @@ class _FakeKernel32:
 
 
 def test_windows_asks_the_process_table_and_never_signals(tmp_path, monkeypatch):
-    import tagtool.outputs as outputs
+    import tagtool.store.outputs as outputs
 
     running, exited, gone, other_users = 101, 102, 103, 104
     kernel32 = _FakeKernel32({running: (259, 0), exited: (0, 0), gone: (None, 87), other_users: (None, 5)})

@@ -12,7 +12,7 @@ import tracemalloc
 
 import pytest
 
-from tagtool.batch import quick_count, tag_file
+from tagtool.services.batch import quick_count, tag_file
 from tagtool.errors import FormatError
 from tagtool.store.formats import ReadLimits, iter_sentences, read_corpus
 from tagtool.store.formats.limits import DEFAULT_LIMITS
@@ -190,7 +190,7 @@ def test_the_counting_pass_does_not_hold_a_long_line(tmp_path):
 def test_the_counting_pass_sees_the_same_lines_in_any_chunk_size(chunk):
     import io
 
-    from tagtool.batch import _line_heads
+    from tagtool.services.batch import _line_heads
 
     text = "a b\n\n  \n-DOCSTART- -X- O\n" + "x" * 20 + "\n \t\nlast"
     expected = [(line, not line.strip()) for line in text.split("\n")]
@@ -200,7 +200,7 @@ def test_the_counting_pass_sees_the_same_lines_in_any_chunk_size(chunk):
 
 
 def test_tag_help_says_what_memory_stays_flat_covers(capsys):
-    from tagtool.cli import main
+    from tagtool.cli.commands import main
 
     with pytest.raises(SystemExit):
         main(["tag", "--help"])
@@ -211,7 +211,7 @@ def test_tag_help_says_what_memory_stays_flat_covers(capsys):
 
 def test_the_cli_raises_a_read_limit(tmp_path, capsys):
     # The defaults refuse some valid files (a large CSV, a big tag set): --limit lets them in.
-    from tagtool.cli import main
+    from tagtool.cli.commands import main
 
     data = tmp_path / "long.txt"
     data.write_text("".join(f"w{i} O\n" for i in range(30)), encoding="utf-8")

@@ -203,7 +203,7 @@ class FeatureExtractor:
             if self.representations is None:
                 raise FeatureError(
                     f"the {self.feature_set!r} feature set needs word representations learned from text "
-                    "(tagtool.represent.learn_representations)"
+                    "(tagtool.services.represent.learn_representations)"
                 )
             return self.representations.feature_set(self.feature_set)
         fs = FEATURE_SETS.get(self.feature_set)

@@ -1,6 +1,6 @@
 """Word representations learned from unlabeled text, as token features (the ``dist`` sets).
 
-A :class:`WordRepresentations` holds what :mod:`tagtool.represent` learned
+A :class:`WordRepresentations` holds what :mod:`tagtool.services.represent` learned
 from a project's text — FastText skip-gram vectors (Bojanowski et al. 2017)
 and spherical k-means clusters of them at several granularities — as plain
 arrays, and turns a word into indicator features:

@@ -289,7 +289,7 @@ def continues_record(sentence: Sentence) -> bool:
     """Whether ``sentence`` is a later sentence of a record split into sentences.
 
     Batch tagging keeps such a sentence in its record's batch
-    (:func:`tagtool.batch.tag_file`): :func:`record_groups` can only put a
+    (:func:`tagtool.services.batch.tag_file`): :func:`record_groups` can only put a
     record back together from sentences written together.
     """
     return META_START in sentence.meta and META_FULL not in sentence.meta

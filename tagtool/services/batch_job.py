@@ -1,7 +1,7 @@
-"""One batch of :func:`tagtool.batch.tag_file`: the work every mode runs.
+"""One batch of :func:`tagtool.services.batch.tag_file`: the work every mode runs.
 
-The serial loop in :mod:`tagtool.batch`, the process pool and the Dask
-workers of :mod:`tagtool.batch_parallel` all run :func:`format_batch` on a
+The serial loop in :mod:`tagtool.services.batch`, the process pool and the Dask
+workers of :mod:`tagtool.services.batch_parallel` all run :func:`format_batch` on a
 :class:`BatchJob`; both modules import it from here, so neither imports the
 other for it.
 """
@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tagtool.batch_output import Options, writer
+from tagtool.services.batch_output import Options, writer
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.errors import FormatError, TagtoolError
 
@@ -34,14 +34,14 @@ class BatchJob:
     Attributes
     ----------
     out_format : str
-        One of :data:`~tagtool.batch_output.TAG_FORMATS`.
+        One of :data:`~tagtool.services.batch_output.TAG_FORMATS`.
     output_name : str
         The output path (or ``"stdout"``): its file name is the document name
         the writers expect, so batches need no document markers.
     input_name : str
         The input path, for error messages.
     options : tuple of (name, value)
-        Write options (:func:`tagtool.batch_output.output_plan`).
+        Write options (:func:`tagtool.services.batch_output.output_plan`).
     allow_missing_columns : bool
         Tag sentences lacking an input column the tagger was trained with.
     """

@@ -5,7 +5,7 @@ Where a project holds several annotators' answers for the same tokens
 merge of their projects), :func:`compute` gives, per pair of annotators and
 overall:
 
-* **Cohen's kappa** on tokens (:func:`~tagtool.agreement.measures.cohen_kappa`).
+* **Cohen's kappa** on tokens (:func:`~tagtool.services.agreement.measures.cohen_kappa`).
   Overall: the mean of the pairs' kappas (Light's kappa, 1971), not
   Fleiss' kappa: Fleiss assumes every token rated by the same number of
   annotators, which split-and-merged work (each sentence to one annotator,
@@ -31,7 +31,7 @@ confusion and the spans (a set is not a nominal value), and counted apart:
 ``set_tokens``, of which ``sets_compatible`` where the two answers share a
 label (the full label lies in the other's set, or the sets meet).  Spans are
 compared over the stretches of consecutive tokens both gave a full label
-(:func:`~tagtool.agreement.measures.segments`), so a left-out token splits
+(:func:`~tagtool.services.agreement.measures.segments`), so a left-out token splits
 a stretch for both alike.
 
 Numbers are fractions in [0, 1] here; the CLI's JSON and table print
@@ -47,9 +47,9 @@ from itertools import combinations
 
 import numpy as np
 
-from tagtool.agreement import measures
-from tagtool.agreement.answers import Answers, collect, from_table
-from tagtool.agreement.measures import SpanCounts
+from tagtool.services.agreement import measures
+from tagtool.services.agreement.answers import Answers, collect, from_table
+from tagtool.services.agreement.measures import SpanCounts
 from tagtool.errors import Cancelled
 
 __all__ = ["Agreement", "Answers", "PairAgreement", "collect", "compute", "from_table"]

@@ -66,7 +66,7 @@ def attributed(corpus, args: argparse.Namespace, path: Path):
 
 def import_answers(args: argparse.Namespace) -> int:
     """``tagtool import FILES -p PROJECT --as-annotator``: annotators' answers for the project's sentences."""
-    from tagtool.cli_inputs import reader_kwargs
+    from tagtool.cli.inputs import reader_kwargs
     from tagtool.store.answer_files import read_answer_file
     from tagtool.store.project import Project
 
@@ -114,7 +114,7 @@ def _create_from_first(args: argparse.Namespace) -> None:
     Its label set is ``--labels``, else the files' labels with the scheme
     completed (``I-X`` beside ``B-X``), as a plain import makes it.
     """
-    from tagtool.cli_inputs import reader_kwargs
+    from tagtool.cli.inputs import reader_kwargs
     from tagtool.core import Corpus, LabelSet
     from tagtool.core.corpus import Document
     from tagtool.core.labels import complete_scheme

@@ -1,7 +1,7 @@
 """Batch tagging of a corpus file: the one function the CLI and the desktop app call.
 
 :func:`tag_file` streams the input in batches, tags each with a
-:class:`~tagtool.tagger.Tagger` and writes the predictions atomically (a
+:class:`~tagtool.tagger.model.Tagger` and writes the predictions atomically (a
 temporary file beside the output, renamed when complete), so a cancelled or
 failed run leaves no partial output.  Progress is reported per batch; the
 total is known after a quick first pass that only counts sentences.
@@ -9,8 +9,8 @@ total is known after a quick first pass that only counts sentences.
 Memory stays flat with the input's size: the counting pass keeps nothing,
 a batch is written as soon as it is tagged, and at most a few batches are
 in flight at once.  With ``workers > 1`` the batches go to a process pool,
-with ``dask_address`` to a Dask cluster (:mod:`tagtool.batch_parallel`);
-every mode runs the same :func:`~tagtool.batch_job.format_batch` on the same batches and
+with ``dask_address`` to a Dask cluster (:mod:`tagtool.services.batch_parallel`);
+every mode runs the same :func:`~tagtool.services.batch_job.format_batch` on the same batches and
 writes them in input order, so the output is byte for byte the same.
 """
 
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
-from tagtool.batch_job import BatchError, BatchJob, collector_paused, format_batch
-from tagtool.batch_output import TAG_FORMATS, output_format_for, output_plan
+from tagtool.services.batch_job import BatchError, BatchJob, collector_paused, format_batch
+from tagtool.services.batch_output import TAG_FORMATS, output_format_for, output_plan
 from tagtool.core.corpus import Sentence
 from tagtool.errors import Cancelled, FormatError, TagtoolError
 from tagtool.store import format_catalog
@@ -74,7 +74,7 @@ class _Done:
 @contextmanager
 def _serial_runner(tagger, job: BatchJob):
     if not hasattr(tagger, "tag_corpus"):
-        from tagtool.tagger import load_tagger
+        from tagtool.tagger.model import load_tagger
 
         tagger = load_tagger(tagger)
     yield (lambda batch, first: _Done(format_batch(tagger, batch, first, job))), 1
@@ -83,11 +83,11 @@ def _serial_runner(tagger, job: BatchJob):
 def _runner(tagger, job: BatchJob, workers: int, dask_address: str | None):
     """A context manager yielding ``(submit(batch, first) -> future, batches in flight)``."""
     if dask_address is not None:
-        from tagtool.batch_parallel import dask_runner
+        from tagtool.services.batch_parallel import dask_runner
 
         return dask_runner(tagger, job, dask_address)
     if workers > 1:
-        from tagtool.batch_parallel import process_runner
+        from tagtool.services.batch_parallel import process_runner
 
         return process_runner(tagger, job, workers)
     return _serial_runner(tagger, job)
@@ -264,7 +264,7 @@ def tag_file(
         found at the call), a stream is written to as the batches finish.
     format : {"conll", "conllu", "text", "jsonl"}, optional
         Output format (default: the input's own, in its layout, see
-        :mod:`tagtool.batch_output`; conll for CSV/TSV).
+        :mod:`tagtool.services.batch_output`; conll for CSV/TSV).
     input_format : str, optional
         Default: detected from the extension and content.
     token_column : int
@@ -336,7 +336,7 @@ def tag_file(
 
     with collector_paused():  # see there: loading, reading and tagging make no cycles
         if workers == 1 and dask_address is None and not hasattr(tagger, "tag_corpus"):
-            from tagtool.tagger import load_tagger
+            from tagtool.tagger.model import load_tagger
 
             tagger = load_tagger(tagger)  # once: the column check then needs no second read of its meta
         warnings = _check_columns(tagger, read(), job)
@@ -366,8 +366,8 @@ def _check_columns(tagger, sentences: Iterator, job: BatchJob) -> list[str]:
     and CoNLL-U has every field; a later sentence lacking a column fails
     its batch instead (:func:`format_batch` names it).
     """
-    from tagtool.tagger import TaggerFileError
-    from tagtool.tagger_inputs import check_input, tagger_record
+    from tagtool.tagger.model import TaggerFileError
+    from tagtool.tagger.inputs import check_input, tagger_record
 
     try:
         record = tagger_record(tagger)
@@ -385,7 +385,7 @@ def _check_columns(tagger, sentences: Iterator, job: BatchJob) -> list[str]:
 
 def _check_paths(tagger, input: Path, output) -> None:
     """The input exists, and the output is neither the input nor the tagger file."""
-    from tagtool.outputs import check_not_input
+    from tagtool.store.outputs import check_not_input
 
     if not input.is_file():
         raise FileNotFoundError(f"{input}: no such file")

@@ -1,13 +1,13 @@
 """The annotation costs the app's queue ranks with: the project's measured ones when it has enough, else the defaults.
 
 The cost-aware strategies (``gain`` and ``combined``,
-:mod:`tagtool.strategies`) rank sentences by the model's questions per unit
+:mod:`tagtool.services.strategies`) rank sentences by the model's questions per unit
 of annotation cost, in the cost model of ``tagtool simulate``
-(:class:`tagtool.strategies.Showing`).  :func:`from_log` takes those costs
+(:class:`tagtool.services.strategies.Showing`).  :func:`from_log` takes those costs
 from the project's action log by the rules of ``tagtool simulate
---costs-from`` (:func:`tagtool.annotation_costs.relative_costs`): each kind
+--costs-from`` (:func:`tagtool.services.annotation_costs.relative_costs`): each kind
 and the cost of opening a sentence measured when the log holds at least
-:data:`tagtool.annotation_costs.MIN_TOKENS` of it (tokens; opened
+:data:`tagtool.services.annotation_costs.MIN_TOKENS` of it (tokens; opened
 sentences), otherwise its default; all defaults while the log holds fewer
 full labels than that (every cost is relative to a full label).
 
@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from os import PathLike
 
-from tagtool.annotation_costs import MIN_TOKENS, CostsError, relative_costs
-from tagtool.strategies import SENTENCE_COST, Showing
+from tagtool.services.annotation_costs import MIN_TOKENS, CostsError, relative_costs
+from tagtool.services.strategies import SENTENCE_COST, Showing
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class QueueCosts:
     accept : float or None
         None: an accepted suggestion costs ``skip``.
     sentence : float
-        Opening a sentence (:data:`tagtool.strategies.SENTENCE_COST` by default).
+        Opening a sentence (:data:`tagtool.services.strategies.SENTENCE_COST` by default).
     measured : tuple of str
         The names (:data:`NAMES`) taken from the action log.
     observations : int

@@ -1,4 +1,4 @@
-"""What :func:`tagtool.batch.tag_file` writes: by default the input's own format.
+"""What :func:`tagtool.services.batch.tag_file` writes: by default the input's own format.
 
 - CoNLL-U in, CoNLL-U out: every line of the input (comments, IDs,
   multiword tokens, empty nodes, the other fields) comes back as it was,

@@ -1,9 +1,9 @@
-"""Where batches of :func:`tagtool.batch.tag_file` run in parallel: a process pool or a Dask cluster.
+"""Where batches of :func:`tagtool.services.batch.tag_file` run in parallel: a process pool or a Dask cluster.
 
 Both runners are context managers yielding ``(submit, in_flight)``:
 ``submit(batch, first)`` sends one batch of sentences to a worker, which
-runs :func:`tagtool.batch_job.format_batch` on it and returns the text to
-append; :func:`tagtool.batch.ordered_results` keeps ``in_flight`` batches
+runs :func:`tagtool.services.batch_job.format_batch` on it and returns the text to
+append; :func:`tagtool.services.batch.ordered_results` keeps ``in_flight`` batches
 pending and writes results in input order.  The main process only reads,
 ships and writes.
 
@@ -30,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from tagtool.batch_job import BatchError, BatchJob, format_batch
+from tagtool.services.batch_job import BatchError, BatchJob, format_batch
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
 
@@ -56,7 +56,7 @@ def unpack(packed: list[Packed]) -> list[Sentence]:
 
 
 def _load(source: str | bytes):
-    from tagtool.tagger import Tagger, load_tagger
+    from tagtool.tagger.model import Tagger, load_tagger
 
     return Tagger.from_bytes(source, "tagger") if isinstance(source, bytes) else load_tagger(source)
 

@@ -25,7 +25,7 @@ undone label produced nothing).  Seconds per token is the ratio of the
 seconds to the tokens of the actions that do not begin a visit
 (:func:`tagtool.store.actions.first_ids`: their time went to the
 ``open`` before them); the simulator's costs are those ratios divided by
-the full label's (``full = 1``), as :class:`tagtool.simulate.Costs` states
+the full label's (``full = 1``), as :class:`tagtool.services.simulate.Costs` states
 them.
 
 The cost of opening a sentence (:func:`opening_cost`), in seconds: the
@@ -50,7 +50,7 @@ from os import PathLike
 
 from tagtool.errors import TagtoolError
 from tagtool.store.actions import COST_KINDS, IDLE_SECONDS, KINDS, REVERSING, Action, first_ids, undone_ids
-from tagtool.strategies import Showing
+from tagtool.services.strategies import Showing
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +205,7 @@ def logged_tokens(records: Sequence) -> dict[str, int]:
 def logged_cost(records: Sequence, costs) -> float:
     """What the work in an action log costs in ``tagtool simulate``'s cost model.
 
-    ``costs``: a :class:`tagtool.simulate.Costs` (its ``full``, ``partial``,
+    ``costs``: a :class:`tagtool.services.simulate.Costs` (its ``full``, ``partial``,
     ``skip`` and ``accepted``).  Each kind's tokens (:func:`logged_tokens`)
     at its simulator cost (:data:`SIMULATE_NAMES`): what the simulated
     annotator would have been charged for the same decisions, so an app
@@ -264,7 +264,7 @@ def opening_cost(records: Sequence, per_token: Mapping[str, float]) -> OpeningCo
 
 
 def default_relative() -> dict[str, float]:
-    """The default costs relative to a full label, by simulator name (those of :class:`tagtool.strategies.Showing`)."""
+    """The default costs relative to a full label, by simulator name (those of :class:`tagtool.services.strategies.Showing`)."""
     showing = Showing()
     return {"full": showing.full, "partial": showing.partial, "skip": showing.skip, "accept": showing.skip,
             "sentence": showing.sentence}

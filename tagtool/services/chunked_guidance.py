@@ -1,6 +1,6 @@
 """A model's guidance of a big project, scored chunk by chunk: the likely top of the queue first.
 
-:func:`tagtool.guidance.analyse_all` scores every sentence at once.  On a
+:func:`tagtool.services.guidance.analyse_all` scores every sentence at once.  On a
 100,000-sentence project that is 40–100 s before the queue has its first
 sentence, in numpy and scipy calls over millions of tokens, some of which
 hold the GIL for a tenth of a second (the window, on the GUI thread, waits
@@ -17,15 +17,15 @@ sentences, each a few milliseconds per call:
 * :func:`score_chunk` computes one chunk's numbers per token.
 * :class:`ChunkedGuidance` gathers them into flat arrays over every token
   of the project and gives, at any time, the
-  :class:`~tagtool.guidance.Analysis` of the sentences scored so far (the
+  :class:`~tagtool.services.guidance.Analysis` of the sentences scored so far (the
   others score nothing: their tokens ask no question, and the queue plan
   ranks them last, :func:`tagtool.gui.questions.build_plan`) and their
-  :class:`~tagtool.guidance.SentenceGuidance`, built when asked
+  :class:`~tagtool.services.guidance.SentenceGuidance`, built when asked
   (:class:`GuidanceView`).
 
 Once every chunk is in, the arrays are :func:`analyse_all`'s: each number
 is computed per sentence, except the margin models' scale ``τ`` (the median
-margin of all tokens scored together, :func:`tagtool.guidance.margin_scale`),
+margin of all tokens scored together, :func:`tagtool.services.guidance.margin_scale`),
 which is applied when the analysis is made, over the margins scored so
 far.  One number depends on the batch: the BIO penalty
 (:func:`tagtool.decode.forbid_transitions`) is the batch's largest path
@@ -42,12 +42,12 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from tagtool import guidance
+from tagtool.services import guidance
 from tagtool.core.features import concat_ranges
 from tagtool.core.snapshot import build_snapshot
 from tagtool.gil_slices import index_of
-from tagtool.guidance import Analysis, SentenceGuidance
-from tagtool.strategies import Evidence, Tokens
+from tagtool.services.guidance import Analysis, SentenceGuidance
+from tagtool.services.strategies import Evidence, Tokens
 
 #: Sentences scored before the queue's first page (about half a second on a 2-core machine).
 FIRST = 1000
@@ -121,7 +121,7 @@ class ChunkScores:
 
 
 def score_chunk(tagger, sentences: Sequence, snapshot=None) -> ChunkScores:
-    """:func:`tagtool.guidance.analyse_all`'s per-token numbers of ``sentences``, before the margin scale.
+    """:func:`tagtool.services.guidance.analyse_all`'s per-token numbers of ``sentences``, before the margin scale.
 
     ``raw`` is the token uncertainty of a probabilistic model and the margin
     of the others; ``pair`` the pair uncertainty between the best label and
@@ -241,7 +241,7 @@ class ChunkedGuidance:
     def scale(self) -> float | None:
         """``τ`` of the margins scored so far (None for a probabilistic model).
 
-        As :func:`tagtool.guidance.analyse_all`'s: over the tokens of the
+        As :func:`tagtool.services.guidance.analyse_all`'s: over the tokens of the
         sentences not fully labeled, or of all when every one is.
         """
         if self.probabilistic:

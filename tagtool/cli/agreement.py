@@ -2,7 +2,7 @@
 
 Reads the project read-only (:meth:`Project.open` with ``readonly=True``):
 it may be open in the app meanwhile.  What is computed and which tokens
-count: :mod:`tagtool.agreement`; the output: :mod:`tagtool.agreement.report`.
+count: :mod:`tagtool.services.agreement`; the output: :mod:`tagtool.services.agreement.report`.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ def add_agreement_command(sub) -> None:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from tagtool.agreement.progress import of_project
-    from tagtool.agreement.report import print_tables, to_json
+    from tagtool.services.agreement.progress import of_project
+    from tagtool.services.agreement.report import print_tables, to_json
     from tagtool.store.project import Project
 
     with Project.open(args.project, readonly=True) as project:

@@ -15,7 +15,7 @@ as one file (DESIGN §7):
     settings ``"decode": {"bio_constraint"}``; a file written before they
     existed decodes with the defaults, so with the BIO constraint), "metrics",
     "input_columns" (the extra columns tagging needs and the expected loss
-    without them, :mod:`tagtool.tagger_inputs`; absent in older files)}``.
+    without them, :mod:`tagtool.tagger.inputs`; absent in older files)}``.
 ``weights.npz``
     The model's arrays (:meth:`~tagtool.learn.chain.ChainModel.to_arrays`),
     read back member by member, each ``.npy`` header checked before its
@@ -26,7 +26,7 @@ as one file (DESIGN §7):
     read the same way; ``meta.json`` names them by fingerprint.
 
 Every size a file announces is bounded before memory is reserved for it
-(:mod:`tagtool.tagger_limits`): ``meta.json`` at most 256 MiB, all members
+(:mod:`tagtool.tagger.limits`): ``meta.json`` at most 256 MiB, all members
 together at most 1100 times the file's size (no zip bombs), array shapes
 those the meta implies, the feature window at most 64.
 
@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from tagtool import __version__
-from tagtool import tagger_limits as limits
+from tagtool.tagger import limits
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.features import FeatureExtractor
 from tagtool.core.labels import LabelSet
@@ -68,7 +68,7 @@ from tagtool.errors import TagtoolError
 from tagtool.learn.chain import ChainModel, ModelMismatchError
 from tagtool.store.atomic import atomic_write
 # TaggerInputError is re-exported: tagging errors are imported from here.
-from tagtool.tagger_inputs import TaggerInputError, check_input, read_record, record_for  # noqa: F401
+from tagtool.tagger.inputs import TaggerInputError, check_input, read_record, record_for  # noqa: F401
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class Tagger:
         ISO 8601 time stamp (set on creation).
     input_columns : dict, optional
         The extra columns tagging needs and the expected loss without them
-        (:mod:`tagtool.tagger_inputs`); default: the extractor's columns,
+        (:mod:`tagtool.tagger.inputs`); default: the extractor's columns,
         loss unknown.
     """
 
@@ -425,7 +425,7 @@ _DAMAGED = (
 
 
 def _member(archive: zipfile.ZipFile, name: str, fail, budget, limit: int | None = None) -> bytes:
-    """Member ``name``, read in bounded chunks (see :mod:`tagtool.tagger_limits`)."""
+    """Member ``name``, read in bounded chunks (see :mod:`tagtool.tagger.limits`)."""
     if name not in archive.namelist():
         raise fail(f"not a tagger file: the member {name!r} is missing")
     try:

@@ -1,7 +1,7 @@
 """The one training entry point the GUI, the CLI and the experiments call.
 
 :func:`train_tagger` turns a corpus (any mixture of fully, partially and not
-labeled sentences, DESIGN §2) and a learner into a :class:`~tagtool.tagger.Tagger`:
+labeled sentences, DESIGN §2) and a learner into a :class:`~tagtool.tagger.model.Tagger`:
 
 1. **Features.**  A :class:`~tagtool.core.features.FeatureExtractor` is
    fitted on the *text* of every sentence given — labeled, partially
@@ -27,7 +27,7 @@ labeled sentences, DESIGN §2) and a learner into a :class:`~tagtool.tagger.Tagg
    or the caller's ``decode`` settings say otherwise (stored in the tagger file).
 5. **Input columns.**  The tagger records the extra columns its features
    read, and the expected loss when a file to tag lacks one, measured on a
-   sample of the training sentences (:mod:`tagtool.tagger_inputs`).
+   sample of the training sentences (:mod:`tagtool.tagger.inputs`).
 
 Which extra columns are features (:mod:`tagtool.core.features.columns`):
 every input column by default (a column file's ``col1`` …), never an
@@ -60,8 +60,8 @@ from tagtool.errors import Cancelled, TagtoolError
 from tagtool.learn import Learner, make_learner
 from tagtool.learn.chain import DECODE_DEFAULTS, ChainModel, check_decode_settings
 from tagtool.learn.progress import ProgressCallback, StopCallback
-from tagtool.tagger import Tagger
-from tagtool.tagger_inputs import measure_column_loss, record_for
+from tagtool.tagger.model import Tagger
+from tagtool.tagger.inputs import measure_column_loss, record_for
 
 logger = logging.getLogger(__name__)
 
@@ -130,12 +130,12 @@ def attach_representations(
 
     The given ``representations``, else ones learned now from the text of
     every sentence (labeled or not) and the extra raw ``text``
-    (:func:`tagtool.represent.learn_representations`).
+    (:func:`tagtool.services.represent.learn_representations`).
     """
     if not extractor.uses_representations or extractor.representations is not None:
         return
     if representations is None:
-        from tagtool.represent import learn_representations
+        from tagtool.services.represent import learn_representations
 
         representations = learn_representations(
             [*sentences, *(text or ())], progress=progress, should_stop=should_stop

@@ -36,7 +36,7 @@ Each fold also tags its held-out sentences **without each extra input
 column** its features read (a POS column).  That is the tagger's expected
 loss when a file to tag lacks the column, measured on sentences it did not
 train on: measured on its own training sentences (what
-:func:`tagtool.tagger_inputs.measure_column_loss` does), a chunker trained
+:func:`tagtool.tagger.inputs.measure_column_loss` does), a chunker trained
 on the sample's 50 sentences "lost" 0.0 points of accuracy without POS,
 and then scored 58 F1 instead of 80 on a test file whose POS column it
 could not read.
@@ -66,7 +66,7 @@ PROTOCOLS = ("new-text", "transductive")
 FOLDINGS = ("blocks", "random")
 #: Bootstrap resamples of the held-out sentences for the standard error.
 BOOTSTRAP = 500
-#: Key of the loss without every extra column at once (as in :mod:`tagtool.tagger_inputs`).
+#: Key of the loss without every extra column at once (as in :mod:`tagtool.tagger.inputs`).
 ALL_COLUMNS = "*"
 
 #: ``train(corpus, progress, should_stop) -> Tagger``: fits one fold.
@@ -106,7 +106,7 @@ def fold_trainer(learner_name: str, params: Mapping, tagger, protocol: str = "ne
     text; ``"transductive"`` reuses ``tagger``'s fitted extractor.
     """
     from tagtool.learn import make_learner
-    from tagtool.pipeline import train_tagger
+    from tagtool.services.pipeline import train_tagger
 
     features = tagger.extractor if protocol == "transductive" else tagger.extractor.get_params()
 

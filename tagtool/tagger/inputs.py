@@ -24,7 +24,7 @@ taggings of at most 300 sentences per column, and nothing for taggers
 that read no column.
 A tagger trained in the app with cross-validation records the loss
 measured on the held-out sentences of its folds instead (``"held_out":
-true``, :func:`tagtool.crossval.column_check`): on a small project the
+true``, :func:`tagtool.services.crossval.column_check`): on a small project the
 training-sentence sample hides it (a chunker trained on 50 sentences
 "lost" 0.0 points there and 21 F1 points on the test file without POS).
 Tagger files from before this record load with ``required`` inferred from
@@ -62,7 +62,7 @@ def read_record(value: object, columns: Sequence[str]) -> dict:
     ------
     ValueError
         A record that is not one (the tagger reader turns it into a
-        :class:`~tagtool.tagger.TaggerFileError`).
+        :class:`~tagtool.tagger.model.TaggerFileError`).
     """
     if value is None:
         return record_for(columns)
@@ -181,7 +181,7 @@ def measure_column_loss(tagger, sentences: Sequence, limit: int = LOSS_SAMPLE) -
 
 
 def tagger_record(tagger) -> dict:
-    """The record of a :class:`~tagtool.tagger.Tagger`, or of a tagger file read without its weights.
+    """The record of a :class:`~tagtool.tagger.model.Tagger`, or of a tagger file read without its weights.
 
     Raises
     ------
@@ -190,7 +190,7 @@ def tagger_record(tagger) -> dict:
     """
     if hasattr(tagger, "input_columns"):
         return tagger.input_columns
-    from tagtool.tagger import META_MEMBER, TaggerFileError, read_meta
+    from tagtool.tagger.model import META_MEMBER, TaggerFileError, read_meta
 
     meta = read_meta(tagger)
     try:

@@ -5,7 +5,7 @@ own answers (``annotator_labels``) and the training labels stored under
 their name (:func:`tagtool.store.annotator_answers.progress`).  Their
 **tokens per minute** come from the action log (``actions.annotator``):
 tokens given a full label, a candidate set or an accepted suggestion
-(undone actions left out, :func:`tagtool.annotation_costs.measure`) over
+(undone actions left out, :func:`tagtool.services.annotation_costs.measure`) over
 the active minutes of all their logged actions (gaps over
 :data:`~tagtool.store.actions.IDLE_SECONDS` count as that).  Work merged
 from other projects brings no action log here, so its speed is None.
@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tagtool.agreement import Agreement, collect, compute
-from tagtool.annotation_costs import measure
+from tagtool.services.agreement import Agreement, collect, compute
+from tagtool.services.annotation_costs import measure
 from tagtool.errors import Cancelled
 
 #: SQLite virtual-machine steps between two calls of a :class:`ProjectQuery`'s checkpoint.

@@ -70,7 +70,7 @@ from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.errors import Cancelled, TagtoolError
 from tagtool.learn import get_learner
 from tagtool.learn.progress import ProgressCallback, StopCallback
-from tagtool.pipeline import attach_representations, feature_views, make_extractor, view_split_for
+from tagtool.services.pipeline import attach_representations, feature_views, make_extractor, view_split_for
 
 logger = logging.getLogger(__name__)
 

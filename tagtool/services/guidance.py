@@ -20,7 +20,7 @@ simulate`` orders sentences with the same :func:`queue`.
   disagree, else the uncertainty).  Fully labeled sentences score 0.
 * **Queue**: sentences not fully labeled, the most informative first.
 
-For ``tagtool simulate`` (:mod:`tagtool.simulate`), which scores a whole
+For ``tagtool simulate`` (:mod:`tagtool.services.simulate`), which scores a whole
 corpus per step, the same numbers come vectorised
 (:func:`sentence_informativeness`), together with two helpers a simulated
 annotator needs: :func:`pair_uncertainty` (how torn the model is between two
@@ -31,7 +31,7 @@ in contention, turned into an uncertainty: :func:`contention_question`).
 The app gets both views of a model's guidance from :func:`analyse_all`: the
 per-sentence :class:`SentenceGuidance` the editor draws, and the same
 numbers as flat arrays (:class:`Analysis`) that a queue strategy
-(:mod:`tagtool.strategies`) scores and that say where the model is torn
+(:mod:`tagtool.services.strategies`) scores and that say where the model is torn
 between two labels.
 """
 
@@ -44,7 +44,7 @@ import numpy as np
 
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.snapshot import build_snapshot
-from tagtool.strategies import Evidence, Tokens
+from tagtool.services.strategies import Evidence, Tokens
 
 __all__ = [
     "Analysis",
@@ -343,7 +343,7 @@ class Analysis:
     Attributes
     ----------
     evidence : Evidence
-        What the queue strategies read (:mod:`tagtool.strategies`); the WD-PSL
+        What the queue strategies read (:mod:`tagtool.services.strategies`); the WD-PSL
         contention only for WD-PSL.
     tokens : Tokens
         Which tokens carried annotations when the model scored them.
@@ -358,7 +358,7 @@ class Analysis:
         Label names, by index.
     scored : bool array [n_sentences], optional
         The sentences scored so far, while a big project is scored chunk by
-        chunk (:mod:`tagtool.chunked_guidance`); the others' tokens hold
+        chunk (:mod:`tagtool.services.chunked_guidance`); the others' tokens hold
         zeros.  None: every sentence.
     """
 
@@ -420,7 +420,7 @@ def sentence_guidance(rows: slice, best, uncertainty, allowed, views, conf, disa
 
     ``best`` and ``views`` hold label names (object arrays); ``views``,
     ``conf`` and ``disagree`` may be None.  Shared by :func:`analyse_all`
-    and the chunked guidance of big projects (:mod:`tagtool.chunked_guidance`),
+    and the chunked guidance of big projects (:mod:`tagtool.services.chunked_guidance`),
     so that both give equal objects.
     """
     allowed = allowed[rows]

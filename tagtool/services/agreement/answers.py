@@ -5,7 +5,7 @@
 :class:`Answers`: a code per (token, annotator), the label's index for a
 full label, :data:`MISSING` where the annotator gave no answer and
 :data:`SET` where they gave a candidate set (kept aside in
-:attr:`Answers.sets`).  The measures (:mod:`tagtool.agreement.measures`)
+:attr:`Answers.sets`).  The measures (:mod:`tagtool.services.agreement.measures`)
 then work on integer arrays.
 """
 

@@ -15,9 +15,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tagtool import __version__, strategies
-from tagtool.cli_answers import add_annotator_import_options, attributed, import_answers
-from tagtool.cli_inputs import (
+from tagtool import __version__
+from tagtool.services import strategies
+from tagtool.cli.answers import add_annotator_import_options, attributed, import_answers
+from tagtool.cli.inputs import (
     TOKENIZER_CHOICES,  # noqa: F401  (re-exported: tests and docs name it here)
     add_column_options,
     add_label_field_option,
@@ -28,15 +29,15 @@ from tagtool.cli_inputs import (
     report_reading,
     span_kwargs,
 )
-from tagtool.cli_agreement import add_agreement_command
-from tagtool.cli_progress import EXIT_INTERRUPTED, interrupt_only_inside, progress_bar, stop_on_sigint
+from tagtool.cli.agreement import add_agreement_command
+from tagtool.cli.progress import EXIT_INTERRUPTED, interrupt_only_inside, progress_bar, stop_on_sigint
 from tagtool.display import check_display
-from tagtool.cli_text import add_text_commands, stored_representations
-from tagtool.cli_team import add_team_commands
+from tagtool.cli.text import add_text_commands, stored_representations
+from tagtool.cli.team import add_team_commands
 from tagtool.errors import Cancelled, TagtoolError
 from tagtool.store import format_catalog
 from tagtool.store.sample import ensure_sample_project
-from tagtool.outputs import check_not_input
+from tagtool.store.outputs import check_not_input
 
 logger = logging.getLogger("tagtool")
 
@@ -420,13 +421,13 @@ def _add_learning_commands(sub) -> None:
     _add_simulate_command(sub, formatter)
 
 
-#: Strategies and modes of ``tagtool simulate``: the registry's (:mod:`tagtool.strategies`,
+#: Strategies and modes of ``tagtool simulate``: the registry's (:mod:`tagtool.services.strategies`,
 #: which imports neither numpy nor the learners, so building the parser stays light).
 SIMULATE_STRATEGIES = strategies.names()
 SIMULATE_MODES = strategies.MODES
 
 
-#: ``tagtool.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the
+#: ``tagtool.services.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the
 #: store (and numpy); a test checks they agree.
 COSTS_MIN_TOKENS = 20
 
@@ -497,7 +498,7 @@ def _configured_learner(args: argparse.Namespace, seeded: bool = True):
     checked here, before any data are read (``InvalidParameterError``).
     """
     from tagtool.learn import get_learner
-    from tagtool.pipeline import parse_settings
+    from tagtool.services.pipeline import parse_settings
 
     cls = get_learner(args.learner)
     settings = parse_settings(cls, args.settings)
@@ -510,8 +511,8 @@ def _configured_learner(args: argparse.Namespace, seeded: bool = True):
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from tagtool.pipeline import check_feature_columns, feature_column_warnings, train_tagger
-    from tagtool.tagger import load_tagger
+    from tagtool.services.pipeline import check_feature_columns, feature_column_warnings, train_tagger
+    from tagtool.tagger.model import load_tagger
 
     check_not_input(args.output, {"training data": args.data, "unlabeled data": args.unlabeled,
                                   "text": args.text, "warm-start tagger": args.warm_start}, "tagger file")
@@ -547,7 +548,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _uses_representations(cls, settings) -> bool:
     from tagtool.core.features.wordreps import DIST_SETS
-    from tagtool.pipeline import feature_settings
+    from tagtool.services.pipeline import feature_settings
 
     sets = str(feature_settings(cls, settings.features).get("feature_set", "default")).split("+")
     return any(name in DIST_SETS for name in sets)
@@ -557,8 +558,8 @@ def _representation_text(args: argparse.Namespace, cls, settings) -> list[list[s
     """The token lists of ``train --text`` files; an error if the features read no word representations."""
     if not args.text:
         return None
-    from tagtool.pipeline import TrainingSetupError
-    from tagtool.represent import read_text_file
+    from tagtool.services.pipeline import TrainingSetupError
+    from tagtool.services.represent import read_text_file
 
     if args.warm_start or not _uses_representations(cls, settings):
         raise TrainingSetupError(
@@ -579,7 +580,7 @@ def _positive_int(text: str) -> int:
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
-    from tagtool.batch import tag_file
+    from tagtool.services.batch import tag_file
 
     for path in (args.model, args.input):
         if not path.is_file():
@@ -615,7 +616,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from tagtool.core.metrics import evaluate, format_report
-    from tagtool.tagger import load_tagger
+    from tagtool.tagger.model import load_tagger
 
     tagger = load_tagger(args.model)
     gold_corpus = read_files([args.gold], args, args.label_column)
@@ -638,7 +639,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
-    from tagtool.experiment import ExperimentConfig, run_experiment
+    from tagtool.services.experiment import ExperimentConfig, run_experiment
 
     cls, settings = _configured_learner(args, seeded=False)
     config = ExperimentConfig(
@@ -678,7 +679,7 @@ def format_experiment(result, config, with_test: bool) -> str:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from tagtool.simulate import Costs, SimulationConfig, check_plotting, plot_curves, simulate
+    from tagtool.services.simulate import Costs, SimulationConfig, check_plotting, plot_curves, simulate
 
     cls, settings = _configured_learner(args, seeded=False)
     optional = {name: getattr(args, name) for name in ("threshold", "close", "max_unlabeled")
@@ -719,7 +720,7 @@ def _simulation_costs(args: argparse.Namespace, costs_class):
     if "full" in given:
         raise TagtoolError("--cost-full cannot be used with --costs-from: measured costs are relative to a "
                            "full label (1)")
-    from tagtool.annotation_costs import costs_from_project
+    from tagtool.services.annotation_costs import costs_from_project
 
     measured = costs_from_project(args.costs_from)
     default = costs_class()

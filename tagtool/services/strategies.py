@@ -2,7 +2,7 @@
 
 Every strategy is one :class:`Strategy` in :data:`REGISTRY`, and nothing else
 lists them: ``tagtool simulate --strategy`` (its choices and help), the
-simulated annotator (:mod:`tagtool.simulate`), and the desktop app's queue
+simulated annotator (:mod:`tagtool.services.simulate`), and the desktop app's queue
 (Go › Queue strategy, the sentence list's Info column, J and the token
 questions) all read it.  Adding a strategy is adding one entry here.
 
@@ -10,7 +10,7 @@ A strategy has two functions:
 
 * ``question(evidence) → q[N]``: the model's *question* about each token,
   in [0, 1], from what the model says (:class:`Evidence`: the token
-  uncertainty of :mod:`tagtool.guidance`, where two views disagree, WD-PSL's
+  uncertainty of :mod:`tagtool.services.guidance`, where two views disagree, WD-PSL's
   confidence among the two labels in contention).  In the token modes a
   token is asked when it is unlabeled and ``q ≥ threshold``
   (:data:`DEFAULT_THRESHOLD`).
@@ -60,7 +60,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-# numpy and tagtool.guidance are imported inside the functions: the CLI builds
+# numpy and tagtool.services.guidance are imported inside the functions: the CLI builds
 # its parser (the --strategy choices) from this registry without loading them.
 
 #: What the annotator gives in a sentence it is shown (module doc).
@@ -86,13 +86,13 @@ class Evidence:
     Attributes
     ----------
     uncertainty : float array [N]
-        :func:`tagtool.guidance.token_uncertainty`.
+        :func:`tagtool.services.guidance.token_uncertainty`.
     disagree : bool array [N], optional
         Where the two views' Viterbi labels differ (two-view models).
     contention : float array [N], optional
         WD-PSL: ``1 − (c₁ − c₂)`` of its candidate confidences with every
         unlabeled token narrowed to its two best labels
-        (:func:`tagtool.guidance.contention_question`).
+        (:func:`tagtool.services.guidance.contention_question`).
     """
 
     uncertainty: object
@@ -172,7 +172,7 @@ def combined_question(evidence: Evidence):
     """1 where the views disagree, else the uncertainty; for WD-PSL the larger of it and the contention."""
     import numpy as np
 
-    from tagtool import guidance
+    from tagtool.services import guidance
 
     if evidence.disagree is not None:
         return guidance.open_question(evidence.uncertainty, evidence.disagree)

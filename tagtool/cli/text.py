@@ -4,7 +4,7 @@
 by the built-in tokenizer, kept as text for the word representations, not as
 sentences to annotate).  ``represent PROJECT`` learns the word
 representations from all the project's text and stores them in it
-(:mod:`tagtool.represent`, :mod:`tagtool.store.representations`); the app
+(:mod:`tagtool.services.represent`, :mod:`tagtool.store.representations`); the app
 does the same in the background.
 """
 
@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tagtool.cli_progress import progress_bar, stop_on_sigint
+from tagtool.cli.progress import progress_bar, stop_on_sigint
 
 
 def add_text_commands(sub) -> None:
@@ -37,7 +37,7 @@ def add_text_commands(sub) -> None:
 
 
 def cmd_text(args: argparse.Namespace) -> int:
-    from tagtool.represent import read_text_file
+    from tagtool.services.represent import read_text_file
     from tagtool.store.project import Project
 
     # Every file is read before the project changes: a bad byte in the last leaves it as it was.
@@ -59,7 +59,7 @@ def project_text(project) -> list[list[str]]:
 
 
 def cmd_represent(args: argparse.Namespace) -> int:
-    from tagtool.represent import learn_representations
+    from tagtool.services.represent import learn_representations
     from tagtool.store.project import Project
 
     with Project.open(args.project) as project:

@@ -1,4 +1,4 @@
-"""The agreement measures on :class:`~tagtool.agreement.answers.Answers`.
+"""The agreement measures on :class:`~tagtool.services.agreement.answers.Answers`.
 
 Cohen's kappa [1]_ of two annotators on the tokens both gave a full label:
 ``(p_o - p_e) / (1 - p_e)``, ``p_o`` the share of tokens they label alike,
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import krippendorff
 import numpy as np
 
-from tagtool.agreement.answers import MISSING, SET, Answers
+from tagtool.services.agreement.answers import MISSING, SET, Answers
 from tagtool.errors import Cancelled
 
 #: Largest ``tokens × labels²`` handed to the ``krippendorff`` package (its version 0.9 allocates

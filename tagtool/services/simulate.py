@@ -1,21 +1,21 @@
 """A simulated annotator: what guidance and partial labels save (``tagtool simulate``).
 
 An oracle annotator who knows the gold labels works through the data in the
-order a *strategy* of :mod:`tagtool.strategies` picks (the registry the
+order a *strategy* of :mod:`tagtool.services.strategies` picks (the registry the
 desktop app's queue reads too), with the queue the app uses
-(:func:`tagtool.guidance.queue`); after every *step* the learner retrains,
+(:func:`tagtool.services.guidance.queue`); after every *step* the learner retrains,
 warm-started from the previous step's model, and its span F1 on the test
 sentences is recorded against the annotation *cost* spent so far.
 
 Strategies (which sentence next; the per-token *question* ``q_t`` in [0, 1])
     ``sequential``  file order; ``q`` = the model's uncertainty.
     ``random``      a random order fixed by the seed; ``q`` = uncertainty.
-    ``uncertainty`` most informative first (:func:`tagtool.guidance.informativeness`
+    ``uncertainty`` most informative first (:func:`tagtool.services.guidance.informativeness`
                     with the token uncertainty: entropy / margin).
     ``disagreement`` two-view learners: share of open tokens where view 0's
                     and view 1's Viterbi labels differ; ``q`` = 1 there, else 0.
     ``confidence``  WD-PSL: every open token narrowed to the model's two best
-                    labels (:func:`tagtool.guidance.contention_mask`) and
+                    labels (:func:`tagtool.services.guidance.contention_mask`) and
                     ``q`` = ``1 − (c₁ − c₂)`` of WD-PSL's candidate
                     confidences among them (Eq. 22).
     ``combined``    the desktop app's question (1 where the views disagree,
@@ -28,9 +28,9 @@ Strategies (which sentence next; the per-token *question* ``q_t`` in [0, 1])
                     its tokens, as ``uncertainty``; in ``tokens`` mode it
                     prefers sentences whose few questions come cheap.
     ``gain``        as ``combined``, with a cost of opening each sentence in
-                    the ranking (not charged; :func:`tagtool.strategies.gain_per_cost`).
+                    the ranking (not charged; :func:`tagtool.services.strategies.gain_per_cost`).
     The other guided strategies score a sentence the mean over its tokens
-    of ``(1 − info_t) · q_t`` (:func:`tagtool.guidance.informativeness`,
+    of ``(1 − info_t) · q_t`` (:func:`tagtool.services.guidance.informativeness`,
     DESIGN §6).  Ties, and the order of ``sequential``/``random``, come from
     the order the queue is given.  The queue is recomputed after every step
     from the new model (batch-mode active learning).
@@ -44,7 +44,7 @@ Modes (what the annotator gives in a sentence it is shown)
                  the model's uncertainty (:data:`DEFAULT_THRESHOLD`).
     ``partial``  as ``tokens``, and where the model is torn between the gold
                  label and its strongest wrong label
-                 (:func:`tagtool.guidance.pair_uncertainty` ≥ ``close``) the
+                 (:func:`tagtool.services.guidance.pair_uncertainty` ≥ ``close``) the
                  annotator — simulated as unsure there — gives the candidate
                  set {gold, strongest wrong} instead (cost ``partial``).
     ``review``   the app's correction workflow (a mode beyond the issue's
@@ -66,7 +66,7 @@ Modes (what the annotator gives in a sentence it is shown)
 
 Steps and cost
     The first step has no model to guide it: the annotator labels whole
-    sentences in the strategy's tie order (:func:`tagtool.strategies.tie_order`:
+    sentences in the strategy's tie order (:func:`tagtool.services.strategies.tie_order`:
     random order, file order for ``sequential``; the app's J goes in that
     order under ``random``).  A step shows sentences until its cost reaches
     ``step`` (the first) or ``growth`` times the previous step's target;
@@ -77,7 +77,7 @@ Steps and cost
     left unlabeled, ``accept`` per suggestion read and accepted in
     ``review`` (defaults 1, 0.5, 0.1 and ``accept`` = ``skip``).
     ``tagtool simulate --costs-from PROJECT`` measures them in an app
-    session's action log (:mod:`tagtool.annotation_costs`).
+    session's action log (:mod:`tagtool.services.annotation_costs`).
 
 Training
     The data is featurised once (extractor fitted on the data text, as
@@ -118,7 +118,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tagtool import guidance, strategies
+from tagtool.services import guidance
+from tagtool.services import strategies
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import concat_ranges
 from tagtool.core.chunks import F1Scorer  # noqa: F401  (moved there; simulate's scorer)
@@ -129,12 +130,12 @@ from tagtool.errors import Cancelled, TagtoolError
 from tagtool.learn import Learner, get_learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import ProgressCallback, StopCallback
-from tagtool.pipeline import attach_representations, feature_views, make_extractor, view_split_for
-from tagtool.strategies import DEFAULT_CLOSE, DEFAULT_THRESHOLD, MODES, TOKEN_MODES, Evidence, Showing, Tokens
+from tagtool.services.pipeline import attach_representations, feature_views, make_extractor, view_split_for
+from tagtool.services.strategies import DEFAULT_CLOSE, DEFAULT_THRESHOLD, MODES, TOKEN_MODES, Evidence, Showing, Tokens
 
 logger = logging.getLogger(__name__)
 
-#: The strategies' names (:data:`tagtool.strategies.REGISTRY`, the only list of them).
+#: The strategies' names (:data:`tagtool.services.strategies.REGISTRY`, the only list of them).
 STRATEGIES = strategies.names()
 #: Share of the full-data F1 that ``cost_to_95`` waits for.
 TARGET_SHARE = 0.95
@@ -159,11 +160,11 @@ class Costs:
     ``accept`` (a suggestion accepted in ``review``) is None unless measured
     or given: it then costs ``skip``, as before it had its own price.
     ``sentence`` (opening a sentence) is None unless measured or given: the
-    ``gain`` strategy then ranks with :data:`tagtool.strategies.SENTENCE_COST`.
+    ``gain`` strategy then ranks with :data:`tagtool.services.strategies.SENTENCE_COST`.
     It only ranks: the simulated annotator is not charged for opening a
     sentence, measured or not, so that costs stay comparable with the
     default runs (and with the app's action log priced by
-    :func:`tagtool.annotation_costs.logged_cost`).
+    :func:`tagtool.services.annotation_costs.logged_cost`).
     """
 
     full: float = 1.0
@@ -522,7 +523,7 @@ class Questions:
 
     ``q[N]`` per token of the data (0 outside the open sentences), the
     sentences' scores, the token scores and margin scale for
-    :func:`tagtool.guidance.pair_uncertainty`; ``suggested[N]`` (``review``
+    :func:`tagtool.services.guidance.pair_uncertainty`; ``suggested[N]`` (``review``
     mode) the model's labels of the open sentences' tokens.
     """
 
@@ -539,7 +540,7 @@ def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: 
     """Score the open sentences ``open_ids`` of the data under ``model`` for ``strategy``.
 
     The questions and the sentence scores are the strategy's
-    (:mod:`tagtool.strategies`); ``showing`` is the cost model its score
+    (:mod:`tagtool.services.strategies`); ``showing`` is the cost model its score
     reads (default: ``full`` mode at the default costs).
     """
     entry = strategies.get(strategy)
@@ -687,7 +688,7 @@ class Simulation:
                        accept=c.accept)
 
     def queue(self, status: np.ndarray, questions: Questions | None) -> list[int]:
-        """:func:`tagtool.guidance.queue` over the data by the strategy's scores, ties in its order."""
+        """:func:`tagtool.services.guidance.queue` over the data by the strategy's scores, ties in its order."""
         names = ("none", "partial", "full")
         ordered = {int(i): names[status[i]] for i in self.order}
         scores = questions.sentence_scores if questions is not None and self.strategy.guided else {}

@@ -8,9 +8,9 @@ kappa and alpha are coefficients in [-1, 1].  Undefined values are
 
 from __future__ import annotations
 
-from tagtool.agreement import Agreement, PairAgreement
-from tagtool.agreement.measures import SpanCounts
-from tagtool.agreement.progress import AnnotatorProgress, ProjectAgreement
+from tagtool.services.agreement import Agreement, PairAgreement
+from tagtool.services.agreement.measures import SpanCounts
+from tagtool.services.agreement.progress import AnnotatorProgress, ProjectAgreement
 from tagtool.core.metrics import SCALE, percent
 
 #: Label pairs the table lists as the most frequent disagreements.

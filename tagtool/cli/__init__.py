@@ -1,0 +1,1 @@
+"""The ``tagtool`` command line (:func:`tagtool.cli.commands.run`)."""
