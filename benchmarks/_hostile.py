@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Address space of a child (bytes): as ``ulimit -v 6000000``.
 ADDRESS_LIMIT = 6_000_000 * 1024
 TIME_LIMIT = 120
-_MAIN = "import sys; from tagtool.cli.commands import main; sys.exit(main(sys.argv[1:]))"
+_MAIN = "import sys; from tagtool.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 
 # ---------------------------------------------------------------------------

@@ -81,7 +81,7 @@ def report(all_trials: list[Trials]) -> list[str]:
 
 def cli(*argv) -> tuple[int, str, str]:
     """``tagtool ARGV`` in this process: exit code, standard output, standard error."""
-    from tagtool.cli.commands import main
+    from tagtool.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

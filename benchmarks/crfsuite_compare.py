@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pycrfsuite
 
-from tagtool.cli.commands import main as tagtool_main
+from tagtool.cli.main import main as tagtool_main
 from tagtool.core.features import FeatureExtractor
 from tagtool.core.metrics import evaluate
 from tagtool.learn import make_learner

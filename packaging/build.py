@@ -221,7 +221,7 @@ def reference_output(train: Path, test: Path) -> bytes:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_DEBUG")}
     for args in (["train", str(train), "--learner", "perceptron", "--seed", "0", "-o", str(model)],
                  ["tag", str(model), str(test), "-o", str(out), "--format", "conll"]):
-        subprocess.run([sys.executable, "-m", "tagtool.cli.commands", *args], check=True, cwd=ROOT, env=env,
+        subprocess.run([sys.executable, "-m", "tagtool.cli", *args], check=True, cwd=ROOT, env=env,
                        capture_output=True, timeout=STEP_TIMEOUT)
     return out.read_bytes()
 

@@ -1,8 +1,8 @@
-"""Entry script of the bundled app: the ``tagtool`` console script (``tagtool.cli.commands:run``)."""
+"""Entry script of the bundled app: the ``tagtool`` console script (``tagtool.cli.main:run``)."""
 
 import multiprocessing
 
-from tagtool.cli.commands import run
+from tagtool.cli.main import run
 
 if __name__ == "__main__":
     # Worker processes of a frozen app re-run this executable; this hands

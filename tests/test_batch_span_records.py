@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tagtool.services.batch import tag_file
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 
 DATA = Path(__file__).parent / "data"
 SOURCE = DATA / "doccano_v1.jsonl"  # 3 records, the first one two sentences

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet, invalid_inside
 from tagtool.services.experiment import ExperimentConfig, run_experiment

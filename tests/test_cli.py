@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.store.formats import read_corpus
 
 DATA = pathlib.Path(__file__).parent / "data"

@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.core import Corpus, LabelSet
 from tagtool.store.actions import Action
 from tagtool.store.project import Project

@@ -9,7 +9,7 @@ import pathlib
 
 import pytest
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from tagtool.services.annotation_costs import MIN_TOKENS
-from tagtool.cli.commands import COSTS_MIN_TOKENS, main
+from tagtool.cli.experiments import COSTS_MIN_TOKENS
+from tagtool.cli.main import main
 from tagtool.core import Corpus
 from tagtool.services.simulate import Costs, Oracle
 from tagtool.store.actions import Action

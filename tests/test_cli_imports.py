@@ -10,7 +10,7 @@ HEAVY = ("numpy", "numba", "scipy", "pandas", "PySide6", "sklearn", "cvxopt")
 
 def test_building_the_parser_and_asking_for_help_imports_no_heavy_library():
     code = (
-        "import sys\nfrom tagtool.cli.commands import build_parser\n"
+        "import sys\nfrom tagtool.cli.parser import build_parser\n"
         "parser = build_parser()\nparser.format_help()\n"
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))\n"
     )

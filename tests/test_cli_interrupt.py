@@ -16,10 +16,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 # runs cleanup that blocks (as a process pool waiting for its workers did).
 STUBBORN = """
 import sys, time
-from tagtool.cli import commands as cli
+from tagtool.cli import main as cli
+from tagtool.cli.progress import stop_on_sigint
 
 def stubborn(args):
-    with cli.stop_on_sigint():
+    with stop_on_sigint():
         print("ready", flush=True)
         try:
             while True:
@@ -68,7 +69,7 @@ def test_a_ctrl_c_after_the_command_returned_exits_with_130(monkeypatch):
     import signal as _signal
     import sys as _sys
 
-    from tagtool.cli import commands as cli
+    from tagtool.cli import main as cli
     from tagtool.cli import progress as cli_progress
 
     installed, exits, inside = {}, [], []

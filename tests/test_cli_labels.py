@@ -2,7 +2,7 @@
 
 import json
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.core.labels import LabelSet, complete_scheme, suspicious_labels
 from tagtool.store.project import Project
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tagtool.store.formats as formats
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 
 DATA = pathlib.Path(__file__).parent / "data"
 CONLL = DATA / "conll2000_train_head.txt"

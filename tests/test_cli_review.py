@@ -3,7 +3,7 @@
 import json
 import pathlib
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 from tagtool.store.review import Review

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.store.outputs import OutputError, check_not_input
 
 DATA = pathlib.Path(__file__).parent / "data"

@@ -9,7 +9,8 @@ import shutil
 
 import pytest
 
-from tagtool.cli.commands import TOKENIZER_CHOICES, main
+from tagtool.cli.inputs import TOKENIZER_CHOICES
+from tagtool.cli.main import main
 from tagtool.core.tokenize import TOKENIZERS
 from tagtool.store.project import Project
 

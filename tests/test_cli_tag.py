@@ -9,7 +9,7 @@ import signal
 import pytest
 
 import tagtool.services.batch
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 
 DATA = pathlib.Path(__file__).parent / "data"
 CONLL = DATA / "conll2000_train_head.txt"

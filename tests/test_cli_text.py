@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.store.project import Project
 from tagtool.tagger.model import load_tagger
 

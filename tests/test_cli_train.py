@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tagtool.learn
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.learn import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.store.formats import read_corpus

@@ -2,7 +2,7 @@
 
 import pathlib
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.store.project import Project
 from tagtool.store.sources import is_project_file, read_source
 from tagtool.tagger.model import load_tagger

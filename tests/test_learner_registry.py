@@ -17,7 +17,8 @@ import pytest
 import tagtool
 import tagtool.learn
 from tagtool.services import strategies
-from tagtool.cli.commands import build_parser, main
+from tagtool.cli.main import main
+from tagtool.cli.parser import build_parser
 from tagtool.learn import (
     REGISTRY,
     InvalidParameterError,

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from tagtool.services import guidance
-from tagtool.cli.commands import SIMULATE_MODES, SIMULATE_STRATEGIES, main
+from tagtool.cli.experiments import SIMULATE_MODES, SIMULATE_STRATEGIES
+from tagtool.cli.main import main
 from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet
 from tagtool.core.metrics import evaluate

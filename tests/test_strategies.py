@@ -25,7 +25,7 @@ DATA = pathlib.Path(__file__).parent / "data"
 def _simulate_parser_choices():
     import argparse
 
-    from tagtool.cli.commands import build_parser
+    from tagtool.cli.parser import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

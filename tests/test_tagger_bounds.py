@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from tagtool.tagger import limits as tagger_limits
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.features.extractor import MAX_WINDOW

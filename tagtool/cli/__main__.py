@@ -1,6 +1,6 @@
 """``python -m tagtool.cli``: the ``tagtool`` command."""
 
-from tagtool.cli.commands import run
+from tagtool.cli.main import run
 
 if __name__ == "__main__":
     run()

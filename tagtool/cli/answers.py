@@ -85,7 +85,7 @@ def import_answers(args: argparse.Namespace) -> int:
                 for f in args.files
             ]
             used = sorted(set().union(*(a.labels for a in files)))
-            added = _new_labels(project.labels, used, args)
+            added = check_new_labels(project.labels, used, args)
             counts = project.add_answers([g for a in files for g in a.given], add_labels=added)
     except BaseException:
         if created:  # a file refused: no half-made project is left behind
@@ -138,8 +138,8 @@ def _create_from_first(args: argparse.Namespace) -> None:
           f"{len(labels)} labels: {' '.join(labels)})")
 
 
-def _new_labels(project_labels, used: list[str], args: argparse.Namespace) -> list[str]:
-    """The answers' labels the project lacks: refused unless ``--add-labels``."""
+def check_new_labels(project_labels, used, args: argparse.Namespace) -> list[str]:
+    """The labels of the files (or of their answers) the project lacks: refused unless ``--add-labels``."""
     new = [name for name in used if name not in project_labels]
     if new and not args.add_labels:
         raise TagtoolError(

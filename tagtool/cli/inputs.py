@@ -169,3 +169,10 @@ def read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: in
     )
     report_reading(corpus)
     return corpus
+
+
+def add_missing_columns_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--allow-missing-columns`` (``tag`` and ``evaluate``: input without a column the tagger read)."""
+    parser.add_argument("--allow-missing-columns", action="store_true",
+                        help="tag input lacking an extra column the tagger was trained with (e.g. POS): "
+                        "a warning with the expected loss instead of an error")

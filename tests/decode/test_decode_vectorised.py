@@ -49,7 +49,7 @@ def test_numpy_emission_sums_equal_the_kernel(view):
 
 def test_a_short_tag_run_never_loads_numba_or_scipy_and_tags_as_the_kernels_do(tmp_path):
     """``tagtool tag`` of a few sentences decodes with numpy; its output is the kernels' output."""
-    from tagtool.cli.commands import main
+    from tagtool.cli.main import main
     from tagtool.core.features import FeatureExtractor
     from tagtool.learn import make_learner
     from tagtool.services.pipeline import train_tagger
@@ -62,7 +62,7 @@ def test_a_short_tag_run_never_loads_numba_or_scipy_and_tags_as_the_kernels_do(t
     tagger.save(model)
     assert main(["tag", str(model), str(DATA / "conll2000_train_head.txt"), "-o", str(tmp_path / "kernels.txt")]) == 0
     code = (
-        "import sys\nfrom tagtool.cli.commands import main\n"
+        "import sys\nfrom tagtool.cli.main import main\n"
         f"code = main(['tag', {str(model)!r}, {str(DATA / 'conll2000_train_head.txt')!r}, '-o', "
         f"{str(tmp_path / 'numpy.txt')!r}])\n"
         "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'scipy', 'pandas', 'PySide6'}))\n"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.store.actions import Action
 from tagtool.store.project import Project
 from tests.store.agreement_samples import hand_project, ner_team_project

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 
 import tagtool.gui.app as app_module
-from tagtool.cli import commands as cli
+from tagtool.cli import main as cli
 from tagtool.gui.main_window import MainWindow
 
 

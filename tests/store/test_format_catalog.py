@@ -6,7 +6,7 @@ import pytest
 
 from tagtool.services import batch_output
 from tagtool.services.batch import quick_count
-from tagtool.cli.commands import build_parser
+from tagtool.cli.parser import build_parser
 from tagtool.store.format_catalog import CATALOG, TAG_FORMATS, extension_formats, open_filter
 from tagtool.store.formats import EXPORT_FORMATS, FORMATS, detect_format
 from tagtool.store.formats.detect import EXTENSIONS

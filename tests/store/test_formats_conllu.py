@@ -183,7 +183,7 @@ def test_read_write_corpus_is_byte_identical(tmp_path):
 
 
 def test_import_export_through_a_project_is_byte_identical(tmp_path, capsys):
-    from tagtool.cli.commands import main
+    from tagtool.cli.main import main
 
     project, out = tmp_path / "p.tagproj", tmp_path / "y.conllu"
     assert main(["import", str(EWT), "-p", str(project)]) == 0
@@ -226,7 +226,7 @@ def test_other_label_field_goes_back_where_it_came_from(tmp_path):
 
 
 def test_unlabeled_import_keeps_the_label_field(tmp_path, capsys):
-    from tagtool.cli.commands import main
+    from tagtool.cli.main import main
 
     project, out = tmp_path / "p.tagproj", tmp_path / "y.conllu"
     assert main(["import", str(EWT), "-p", str(project), "--no-labels", "--labels", "NOUN,VERB"]) == 0

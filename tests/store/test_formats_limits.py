@@ -200,7 +200,7 @@ def test_the_counting_pass_sees_the_same_lines_in_any_chunk_size(chunk):
 
 
 def test_tag_help_says_what_memory_stays_flat_covers(capsys):
-    from tagtool.cli.commands import main
+    from tagtool.cli.main import main
 
     with pytest.raises(SystemExit):
         main(["tag", "--help"])
@@ -211,7 +211,7 @@ def test_tag_help_says_what_memory_stays_flat_covers(capsys):
 
 def test_the_cli_raises_a_read_limit(tmp_path, capsys):
     # The defaults refuse some valid files (a large CSV, a big tag set): --limit lets them in.
-    from tagtool.cli.commands import main
+    from tagtool.cli.main import main
 
     data = tmp_path / "long.txt"
     data.write_text("".join(f"w{i} O\n" for i in range(30)), encoding="utf-8")

@@ -1,6 +1,6 @@
 """Issue 11, case 1: a corpus whose label set has one label keeps its labels."""
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.store.project import Project
 
 

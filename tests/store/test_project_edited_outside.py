@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from project_samples import plain_corpus
 
-from tagtool.cli.commands import main
+from tagtool.cli.main import main
 from tagtool.errors import ProjectError
 from tagtool.store import lifecycle
 from tagtool.store.project import Project

@@ -263,7 +263,7 @@ def test_resolutions_follow_splits_merges_and_label_changes(team):
 
 
 def test_import_records_the_annotator_given(tmp_path):
-    from tagtool.cli.commands import main
+    from tagtool.cli.main import main
     from tagtool.store.formats import write_corpus
 
     data = tmp_path / "gold.conll"
@@ -280,7 +280,7 @@ def test_import_records_the_annotator_given(tmp_path):
 
 
 def test_cli_assign_and_merge(tmp_path, capsys):
-    from tagtool.cli.commands import main
+    from tagtool.cli.main import main
 
     project, gold = unlabeled_project(tmp_path / "ner.tagproj")
     project.close()
