@@ -183,7 +183,8 @@ def huge_integers(base: Path, n: int, rng: random.Random) -> list[Trials]:
 def _huge_in_tagger(base: Path, n: int, rng: random.Random) -> Trials:
     from _hostile import _tiny_tagger_bytes
 
-    from tagtool.tagger.model import TaggerFileError, load_tagger
+    from tagtool.tagger.file_format import TaggerFileError
+    from tagtool.tagger.model import load_tagger
 
     data = _tiny_tagger_bytes()
     with zipfile.ZipFile(io.BytesIO(data)) as archive:

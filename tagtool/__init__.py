@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "load_tagger": "tagtool.tagger.model:load_tagger",
     "Tagger": "tagtool.tagger.model:Tagger",
-    "TaggerFileError": "tagtool.tagger.model:TaggerFileError",
+    "TaggerFileError": "tagtool.tagger.file_format:TaggerFileError",
     "train_tagger": "tagtool.services.pipeline:train_tagger",
 }
 

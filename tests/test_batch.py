@@ -375,7 +375,7 @@ def tokens_only(tmp_path):
 
 @pytest.mark.parametrize("by_path", [False, True], ids=["tagger", "tagger-file"])
 def test_a_file_without_the_trained_column_is_refused_and_nothing_written(tagger, tmp_path, by_path):
-    from tagtool.tagger.model import TaggerInputError
+    from tagtool.tagger.inputs import TaggerInputError
 
     source, out = tokens_only(tmp_path), tmp_path / "tagged.txt"
     model = tagger

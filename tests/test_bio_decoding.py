@@ -18,7 +18,9 @@ from tagtool.learn.chain import ChainModel, scheme_decoding
 from tagtool.services.pipeline import TrainingSetupError, parse_settings, prepare, train_tagger
 from tagtool.services.simulate import Simulation, SimulationConfig
 from tagtool.store.formats import read_corpus
-from tagtool.tagger.model import META_MEMBER, Tagger, TaggerFileError, load_tagger, read_meta
+from tagtool.tagger.file_format import META_MEMBER, TaggerFileError
+from tagtool.tagger.model import Tagger, load_tagger
+from tagtool.tagger.reading import read_meta
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 

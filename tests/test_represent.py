@@ -23,7 +23,8 @@ from tagtool.services.represent import (
     spherical_kmeans,
 )
 from tagtool.store.formats import read_corpus
-from tagtool.tagger.model import Tagger, TaggerFileError, load_tagger
+from tagtool.tagger.file_format import TaggerFileError
+from tagtool.tagger.model import Tagger, load_tagger
 
 DATA = Path(__file__).parent / "data"
 SMALL = RepresentationSettings(dim=16, epochs=3, granularities=(4, 16), kmeans_iterations=10)

@@ -16,7 +16,9 @@ from tagtool.core.features import FeatureExtractor
 from tagtool.core.views import ViewSplit
 from tagtool.learn.chain import ChainModel
 from tagtool.store.formats import read_corpus
-from tagtool.tagger.model import FORMAT_VERSION, Tagger, TaggerFileError, TaggerInputError, load_tagger
+from tagtool.tagger.file_format import FORMAT_VERSION, TaggerFileError
+from tagtool.tagger.inputs import TaggerInputError
+from tagtool.tagger.model import Tagger, load_tagger
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 

@@ -24,7 +24,8 @@ from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.features.extractor import MAX_WINDOW
 from tagtool.learn.chain import ChainModel
-from tagtool.tagger.model import Tagger, TaggerFileError, load_tagger
+from tagtool.tagger.file_format import TaggerFileError
+from tagtool.tagger.model import Tagger, load_tagger
 
 #: Memory a refusal may take (the budget of a small file is ~ 1100 × its size + 1 MiB).
 PEAK_LIMIT = 32 * 2**20

@@ -366,7 +366,7 @@ def _check_columns(tagger, sentences: Iterator, job: BatchJob) -> list[str]:
     and CoNLL-U has every field; a later sentence lacking a column fails
     its batch instead (:func:`format_batch` names it).
     """
-    from tagtool.tagger.model import TaggerFileError
+    from tagtool.tagger.file_format import TaggerFileError
     from tagtool.tagger.inputs import check_input, tagger_record
 
     try:

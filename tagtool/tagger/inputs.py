@@ -62,7 +62,7 @@ def read_record(value: object, columns: Sequence[str]) -> dict:
     ------
     ValueError
         A record that is not one (the tagger reader turns it into a
-        :class:`~tagtool.tagger.model.TaggerFileError`).
+        :class:`~tagtool.tagger.file_format.TaggerFileError`).
     """
     if value is None:
         return record_for(columns)
@@ -190,7 +190,8 @@ def tagger_record(tagger) -> dict:
     """
     if hasattr(tagger, "input_columns"):
         return tagger.input_columns
-    from tagtool.tagger.model import META_MEMBER, TaggerFileError, read_meta
+    from tagtool.tagger.file_format import META_MEMBER, TaggerFileError
+    from tagtool.tagger.reading import read_meta
 
     meta = read_meta(tagger)
     try:

@@ -3,52 +3,15 @@
 A :class:`Tagger` bundles the label set, the fitted feature extractor, the
 view split and the :class:`~tagtool.learn.chain.ChainModel` of a learner.
 It tags sentences without Qt and without the project store, and it is saved
-as one file (DESIGN §7):
-
-``meta.json``
-    ``{"format": "tagtool-tagger", "format_version": 1, "tagtool_version",
-    "created" (ISO 8601, UTC), "labels", "features" (the extractor's
-    :meth:`~tagtool.core.features.FeatureExtractor.to_dict`: settings and
-    vocabulary), "view_split" (``{"kind", "seed"}`` or null for single-view
-    models), "learner" (``{"name", "params"}``), "model" (the
-    :meth:`~tagtool.learn.chain.ChainModel.to_meta`, with its decoding
-    settings ``"decode": {"bio_constraint"}``; a file written before they
-    existed decodes with the defaults, so with the BIO constraint), "metrics",
-    "input_columns" (the extra columns tagging needs and the expected loss
-    without them, :mod:`tagtool.tagger.inputs`; absent in older files)}``.
-``weights.npz``
-    The model's arrays (:meth:`~tagtool.learn.chain.ChainModel.to_arrays`),
-    read back member by member, each ``.npy`` header checked before its
-    data (numbers only: an object array, which would need a pickle, is refused).
-``representations.npz``
-    Only when the features read word representations (the ``dist`` sets):
-    :meth:`~tagtool.core.features.wordreps.WordRepresentations.to_arrays`,
-    read the same way; ``meta.json`` names them by fingerprint.
-
-Every size a file announces is bounded before memory is reserved for it
-(:mod:`tagtool.tagger.limits`): ``meta.json`` at most 256 MiB, all members
-together at most 1100 times the file's size (no zip bombs), array shapes
-those the meta implies, the feature window at most 64.
-
-Both members sit in a zip archive written atomically (temporary file beside
-the target, then ``os.replace``).  No pickle anywhere: a tagger file from a
-stranger cannot run code.  Every way a file can be broken — not a zip,
-truncated, a member missing, edited JSON, arrays of the wrong shape or type,
-a pickle inside the npz, a newer format — raises :class:`TaggerFileError`
-with a message that says what is wrong.
+as one file (DESIGN §7) whose layout, writing and checked reading are
+:mod:`tagtool.tagger.file_format`, :mod:`tagtool.tagger.arrays` and
+:mod:`tagtool.tagger.reading`; :func:`load_tagger` reads one.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import logging
-import lzma
-import math
-import struct
-import tokenize
-import zipfile
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -58,33 +21,18 @@ from pathlib import Path
 import numpy as np
 
 from tagtool import __version__
-from tagtool.tagger import limits
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.features import FeatureExtractor
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
-from tagtool.errors import TagtoolError
 from tagtool.learn.chain import ChainModel, ModelMismatchError
 from tagtool.store.atomic import atomic_write
-# TaggerInputError is re-exported: tagging errors are imported from here.
-from tagtool.tagger.inputs import TaggerInputError, check_input, read_record, record_for  # noqa: F401
+from tagtool.tagger.file_format import FORMAT_NAME, FORMAT_VERSION, write_archive
+from tagtool.tagger.inputs import check_input, record_for
+from tagtool.tagger.reading import check_readable_path, read_tagger
 
 logger = logging.getLogger(__name__)
-
-FORMAT_NAME = "tagtool-tagger"
-#: Version of the tagger file this tagtool writes (and the newest it reads).
-FORMAT_VERSION = 1
-META_MEMBER = "meta.json"
-WEIGHTS_MEMBER = "weights.npz"
-#: Word representations (:mod:`tagtool.core.features.wordreps`), present when the features read them.
-REPRESENTATIONS_MEMBER = "representations.npz"
-_ARRAY_NAMES = ("weights", "trans", "start", "end", "feature_view")
-_META_KEYS = ("labels", "features", "view_split", "learner", "model")
-
-
-class TaggerFileError(TagtoolError):
-    """A tagger file that cannot be read: not one, damaged, altered or too new."""
 
 
 def _as_sentence(item) -> Sentence:
@@ -252,7 +200,7 @@ class Tagger:
     # -- serialisation ---------------------------------------------------
 
     def to_meta(self) -> dict:
-        """The ``meta.json`` document (see the module docstring)."""
+        """The ``meta.json`` document (see :mod:`tagtool.tagger.file_format`)."""
         view_split = None if self.view_split is None else self.view_split.to_dict()
         return {
             "format": FORMAT_NAME,
@@ -275,17 +223,8 @@ class Tagger:
         return buffer.getvalue()
 
     def _write(self, stream) -> None:
-        arrays = io.BytesIO()
-        np.savez(arrays, **self.model.to_arrays())
-        meta = json.dumps(self.to_meta(), ensure_ascii=False, allow_nan=False)
-        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-            archive.writestr(META_MEMBER, meta.encode("utf-8"))
-            weights = arrays.getvalue()
-            archive.writestr(WEIGHTS_MEMBER, weights, compress_type=_compression(weights))
-            if self.extractor.uses_representations:
-                reps = io.BytesIO()
-                np.savez(reps, **self.extractor.representations.to_arrays())
-                archive.writestr(REPRESENTATIONS_MEMBER, reps.getvalue())
+        reps = self.extractor.representations.to_arrays() if self.extractor.uses_representations else None
+        write_archive(stream, self.to_meta(), self.model.to_arrays(), reps)
 
     def save(self, path: str | PathLike) -> None:
         """Write the tagger file atomically: the target appears only when complete."""
@@ -297,23 +236,9 @@ class Tagger:
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str = "<bytes>") -> Tagger:
-        """Inverse of :meth:`to_bytes`; :class:`TaggerFileError` if the data is not a valid tagger."""
-        return _read(io.BytesIO(data), source)
-
-
-#: Bytes of the weights that :func:`_compression` tries to compress.
-_SAMPLE = 1 << 20
-
-
-def _compression(data: bytes) -> int:
-    """Deflate for weights that shrink by a tenth or more (sparse ones), else store them as they are.
-
-    Dense float weights barely compress (a CoNLL-2000 CRF: 9.9 MB to 9.2 MB),
-    and inflating them was a quarter of loading the tagger.  Judged from the
-    first :data:`_SAMPLE` bytes.
-    """
-    sample = data[:_SAMPLE]
-    return zipfile.ZIP_DEFLATED if len(zlib.compress(sample, 1)) < 0.9 * len(sample) else zipfile.ZIP_STORED
+        """Inverse of :meth:`to_bytes`; :class:`~tagtool.tagger.file_format.TaggerFileError` if the
+        data is not a valid tagger."""
+        return read_tagger(io.BytesIO(data), source, cls)
 
 
 def load_tagger(path: str | PathLike) -> Tagger:
@@ -336,249 +261,6 @@ def load_tagger(path: str | PathLike) -> Tagger:
         No file at ``path``.
     """
     path = Path(path)
-    _check_readable_tagger_path(path)
+    check_readable_path(path)
     with open(path, "rb") as fh:
-        return _read(fh, str(path))
-
-
-# ---------------------------------------------------------------------------
-# reading, with every failure turned into TaggerFileError
-
-
-def read_meta(path: str | PathLike) -> dict:
-    """The ``meta.json`` of a tagger file, read within :func:`load_tagger`'s bounds; no weights.
-
-    Raises
-    ------
-    FileNotFoundError, TaggerFileError
-    """
-    path = Path(path)
-    _check_readable_tagger_path(path)
-    fail = _failing(str(path))
-    with open(path, "rb") as fh:
-        archive, budget = _open_archive(fh, fail)
-        with archive:
-            return _read_meta(_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail)
-
-
-def _check_readable_tagger_path(path: Path) -> None:
-    """Refuse a missing file, and a project this process holds open.
-
-    Closing a read of a file drops this process's SQLite locks on it
-    (:func:`tagtool.store.dbfile.held_by_this_process`), so the project open
-    in the window is refused before it is read.
-    """
-    from tagtool.store.dbfile import held_by_this_process
-
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    if held_by_this_process(path):
-        raise TaggerFileError(f"{path}: a tagtool project open in this program, not a tagger file")
-
-
-def _failing(source: str):
-    def fail(message: str) -> TaggerFileError:
-        return TaggerFileError(f"{source}: {message}")
-
-    return fail
-
-
-def _open_archive(stream, fail) -> tuple[zipfile.ZipFile, limits.Budget]:
-    try:
-        budget = limits.Budget(stream.seek(0, io.SEEK_END))
-        stream.seek(0)
-        return zipfile.ZipFile(stream), budget
-    except (zipfile.BadZipFile, *_DAMAGED) as exc:
-        raise fail(f"not a tagger file (not a zip archive, or truncated: {exc})") from None
-
-
-def _read(stream, source: str) -> Tagger:
-    fail = _failing(source)
-    archive, budget = _open_archive(stream, fail)
-    with archive:
-        meta = _read_meta(_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail)
-        sizes = _declared_sizes(meta, fail)
-        arrays = _read_arrays(_member(archive, WEIGHTS_MEMBER, fail, budget), fail, budget, sizes)
-        reps = None
-        if REPRESENTATIONS_MEMBER in archive.namelist():
-            reps = _read_representations(_member(archive, REPRESENTATIONS_MEMBER, fail, budget), fail, budget)
-    return _assemble(meta, arrays, fail, reps)
-
-
-def _declared_sizes(meta: dict, fail) -> tuple[int | None, int]:
-    """The number of features and of labels ``meta.json`` implies, which bound the arrays' shapes."""
-    model_labels = meta["model"].get("labels") if isinstance(meta["model"], dict) else None
-    if not isinstance(model_labels, list) or not model_labels:
-        raise fail(f"{META_MEMBER} is malformed (the model names no labels)")
-    return limits.declared_n_features(meta["features"]), len(model_labels)
-
-
-#: What the zip, compression and ``.npy`` header parsers raise on damaged
-#: data besides ``zipfile.BadZipFile``: an encrypted member (RuntimeError),
-#: an unknown compression method (NotImplementedError), a bad stream (zlib,
-#: bz2 (OSError) and lzma errors), a header that is not a Python literal
-#: (SyntaxError, tokenize.TokenError), absurd sizes (OverflowError, MemoryError).
-_DAMAGED = (
-    zlib.error, lzma.LZMAError, EOFError, OSError, ValueError, TypeError, KeyError, struct.error,
-    RuntimeError, NotImplementedError, SyntaxError, tokenize.TokenError, OverflowError, MemoryError,
-)
-
-
-def _member(archive: zipfile.ZipFile, name: str, fail, budget, limit: int | None = None) -> bytes:
-    """Member ``name``, read in bounded chunks (see :mod:`tagtool.tagger.limits`)."""
-    if name not in archive.namelist():
-        raise fail(f"not a tagger file: the member {name!r} is missing")
-    try:
-        return limits.read_member(archive, name, budget, fail, limit)
-    except (zipfile.BadZipFile, *_DAMAGED) as exc:
-        raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
-
-
-def _read_meta(raw: bytes, fail) -> dict:
-    try:
-        meta = json.loads(raw.decode("utf-8"))
-    except ValueError as exc:  # undecodable bytes, bad JSON, a number too long to convert
-        raise fail(f"{META_MEMBER} is not valid JSON ({exc})") from None
-    except RecursionError:
-        raise fail(f"{META_MEMBER} is not valid JSON (nested too deeply)") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
-        raise fail(f"not a tagger file: {META_MEMBER} does not name the format {FORMAT_NAME!r}")
-    version = meta.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise fail(f"{META_MEMBER} has no valid format_version ({version!r})")
-    if version > FORMAT_VERSION:
-        raise fail(
-            f"written by a newer tagtool ({meta.get('tagtool_version', '?')}, tagger format {version}); "
-            f"this tagtool {__version__} reads format {FORMAT_VERSION} — upgrade tagtool"
-        )
-    missing = [key for key in _META_KEYS if key not in meta]
-    if missing:
-        raise fail(f"{META_MEMBER} lacks {', '.join(missing)}")
-    return meta
-
-
-def _read_arrays(raw: bytes, fail, budget, sizes: tuple[int | None, int]) -> dict[str, np.ndarray]:
-    """The model's arrays from the npz archive, each checked before it is read.
-
-    The ``.npy`` members are parsed here rather than by ``np.load``, which
-    hands back the raw bytes of a member that is no ``.npy`` file and
-    allocates whatever shape a header announces before reading the data.
-    """
-    try:
-        npz = zipfile.ZipFile(io.BytesIO(raw))
-    except (zipfile.BadZipFile, *_DAMAGED) as exc:
-        raise fail(f"{WEIGHTS_MEMBER} is damaged ({exc})") from None
-    with npz:
-        missing = [name for name in _ARRAY_NAMES if f"{name}.npy" not in npz.namelist()]
-        if missing:
-            raise fail(f"{WEIGHTS_MEMBER} lacks the arrays {', '.join(missing)}")
-        return {name: _npz_array(npz, name, budget, fail, sizes) for name in _ARRAY_NAMES}
-
-
-def _npz_array(npz: zipfile.ZipFile, name: str, budget, fail, sizes: tuple[int | None, int] | None) -> np.ndarray:
-    try:
-        info = limits.member_info(npz, f"{name}.npy", budget, fail)
-        with npz.open(info) as fh:
-            return _read_array(name, fh, info.file_size, fail, sizes)
-    except (zipfile.BadZipFile, *_DAMAGED) as exc:
-        raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
-
-
-def _read_representations(raw: bytes, fail, budget):
-    """The word representations member: every ``.npy`` read as :func:`_read_array` does, then checked as a whole."""
-    from tagtool.core.features import FeatureError
-    from tagtool.core.features.wordreps import WordRepresentations
-
-    try:
-        npz = zipfile.ZipFile(io.BytesIO(raw))
-    except (zipfile.BadZipFile, *_DAMAGED) as exc:
-        raise fail(f"{REPRESENTATIONS_MEMBER} is damaged ({exc})") from None
-    with npz:
-        names = [n[: -len(".npy")] for n in npz.namelist() if n.endswith(".npy")]
-        arrays = {name: _npz_array(npz, name, budget, fail, None) for name in names}
-    try:
-        return WordRepresentations.from_arrays(arrays)
-    except FeatureError as exc:
-        raise fail(f"{REPRESENTATIONS_MEMBER}: {exc}") from None
-
-
-def _read_array(name: str, stream, size: int, fail, sizes: tuple[int | None, int] | None) -> np.ndarray:
-    """One ``.npy`` file of ``size`` bytes: numbers only, the shape the meta implies, as many bytes as announced."""
-    try:
-        version = np.lib.format.read_magic(stream)
-        if version == (1, 0):
-            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(stream)
-        elif version == (2, 0):
-            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(stream)
-        else:
-            raise ValueError(f".npy format version {version} is not supported")
-    except (*_DAMAGED, RecursionError) as exc:
-        raise fail(f"array {name!r} in {WEIGHTS_MEMBER} is damaged ({type(exc).__name__}: {exc})") from None
-    if dtype.hasobject:
-        # np.load would have to unpickle it: a pickle was slipped in.
-        raise fail(f"array {name!r} holds Python objects (a pickle) and cannot be loaded safely")
-    if dtype.kind not in "biuf":
-        raise fail(f"array {name!r} has dtype {dtype}, expected numbers")
-    count = math.prod(shape)
-    data_size = size - stream.tell()
-    if any(n < 0 for n in shape) or count * dtype.itemsize != data_size:
-        raise fail(
-            f"array {name!r} in {WEIGHTS_MEMBER} is damaged: its header announces shape {shape} "
-            f"of {dtype}, but {data_size} bytes of data follow"
-        )
-    wrong = None if sizes is None else limits.expected_shape(name, shape, *sizes)
-    if wrong:
-        raise fail(wrong)
-    # Only now, with the size backed by the member's bytes, is the memory reserved.
-    flat = np.empty(count, dtype=dtype)
-    limits.read_exactly(stream, memoryview(flat.view(np.uint8)), name, fail)
-    return flat.reshape(shape, order="F" if fortran_order else "C")
-
-
-def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, reps=None) -> Tagger:
-    # Local imports of the error types keep the failure modes listed in one place.
-    from tagtool.core.features import FeatureError
-    from tagtool.core.views import ViewSplitError
-    from tagtool.errors import LabelError
-
-    try:
-        labels = LabelSet(meta["labels"])
-        extractor = _extractor(meta["features"], reps, fail)
-        if not all(isinstance(c, str) for c in extractor.columns_):
-            # from_dict takes the names as they are; tagging looks them up.
-            raise fail(f"{META_MEMBER}: the feature columns must be names, got {list(extractor.columns_)!r:.100}")
-        view_split = None if meta["view_split"] is None else ViewSplit.from_dict(meta["view_split"])
-        model_meta = dict(meta["model"])
-        if tuple(model_meta.get("labels", ())) != tuple(labels):
-            raise fail("the model's labels differ from the tagger's")
-        for name in ("weights", "feature_view"):
-            if arrays[name].ndim < 1 or arrays[name].shape[0] != extractor.n_features_:
-                raise fail(
-                    f"array {name!r} has shape {arrays[name].shape}, but the feature extractor has "
-                    f"{extractor.n_features_} features"
-                )
-        if not np.isin(arrays["feature_view"], (0, 1)).all():  # checked before the model casts to int8
-            raise fail("array 'feature_view' does not give a view (0 or 1) for every feature")
-        model = ChainModel.from_parts(model_meta, arrays)
-        inputs = read_record(meta.get("input_columns"), extractor.columns_)
-        return Tagger(
-            labels, extractor, view_split, model, dict(meta.get("metrics") or {}), str(meta.get("created", "")), inputs
-        )
-    except TaggerFileError:
-        raise
-    except (FeatureError, ViewSplitError, LabelError, ModelMismatchError) as exc:
-        raise fail(f"inconsistent tagger file: {exc}") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise fail(f"{META_MEMBER} is malformed ({type(exc).__name__}: {exc})") from None
-
-
-
-def _extractor(features: dict, reps, fail) -> FeatureExtractor:
-    """The fitted extractor of ``meta.json``, with the file's word representations if its features read them."""
-    from tagtool.core.features.wordreps import DIST_SETS
-
-    params = features.get("params") if isinstance(features, dict) else None
-    sets = str(params.get("feature_set", "")).split("+") if isinstance(params, dict) else []
-    if reps is None and any(name in DIST_SETS for name in sets):
-        raise fail(f"the features read word representations, but {REPRESENTATIONS_MEMBER} is missing")
-    return FeatureExtractor.from_dict(features, reps)
+        return read_tagger(fh, str(path), Tagger)

@@ -15,7 +15,8 @@ from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.errors import FormatError
 from tagtool.store.formats import FORMATS, detect_format, iter_sentences, read_corpus
-from tagtool.tagger.model import Tagger, TaggerFileError, load_tagger
+from tagtool.tagger.file_format import TaggerFileError
+from tagtool.tagger.model import Tagger, load_tagger
 from tests.fuzz.inputs import ReaderCase
 
 #: A label schema some reads are checked against (labels outside it are errors).

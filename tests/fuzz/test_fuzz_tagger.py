@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from tagtool.tagger.model import TaggerFileError, load_tagger
+from tagtool.tagger.file_format import TaggerFileError
+from tagtool.tagger.model import load_tagger
 from tests.fuzz.checks import try_load_tagger, try_tagger_bytes
 from tests.fuzz.ci import FUZZ, warnings_as_errors
 from tests.fuzz.tagger_inputs import META, WEIGHTS, _patch_headers, rezip, seed_files, tagger_file, unzip

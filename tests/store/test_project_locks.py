@@ -67,7 +67,8 @@ def test_the_open_project_is_not_read_as_a_corpus_or_a_tagger(tmp_path):
     from tagtool.errors import FormatError
     from tagtool.store.formats import detect_format, read_corpus
     from tagtool.store.sources import is_project_file
-    from tagtool.tagger.model import TaggerFileError, load_tagger
+    from tagtool.tagger.file_format import TaggerFileError
+    from tagtool.tagger.model import load_tagger
 
     path = tmp_path / "p.tagproj"
     Project.create(path, plain_corpus(2, 2)).close()

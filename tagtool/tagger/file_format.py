@@ -1,0 +1,166 @@
+"""The tagger file: its members and format version, writing them, and reading them back within bounds.
+
+A :class:`~tagtool.tagger.model.Tagger` is saved as one zip file (DESIGN §7):
+
+``meta.json``
+    ``{"format": "tagtool-tagger", "format_version": 1, "tagtool_version",
+    "created" (ISO 8601, UTC), "labels", "features" (the extractor's
+    :meth:`~tagtool.core.features.FeatureExtractor.to_dict`: settings and
+    vocabulary), "view_split" (``{"kind", "seed"}`` or null for single-view
+    models), "learner" (``{"name", "params"}``), "model" (the
+    :meth:`~tagtool.learn.chain.ChainModel.to_meta`, with its decoding
+    settings ``"decode": {"bio_constraint"}``; a file written before they
+    existed decodes with the defaults, so with the BIO constraint), "metrics",
+    "input_columns" (the extra columns tagging needs and the expected loss
+    without them, :mod:`tagtool.tagger.inputs`; absent in older files)}``.
+``weights.npz``
+    The model's arrays (:meth:`~tagtool.learn.chain.ChainModel.to_arrays`),
+    read back member by member, each ``.npy`` header checked before its
+    data (numbers only: an object array, which would need a pickle, is refused).
+``representations.npz``
+    Only when the features read word representations (the ``dist`` sets):
+    :meth:`~tagtool.core.features.wordreps.WordRepresentations.to_arrays`,
+    read the same way; ``meta.json`` names them by fingerprint.
+
+Every size a file announces is bounded before memory is reserved for it
+(:mod:`tagtool.tagger.limits`): ``meta.json`` at most 256 MiB, all members
+together at most 1100 times the file's size (no zip bombs), array shapes
+those the meta implies, the feature window at most 64.
+
+Both members sit in a zip archive written atomically (temporary file beside
+the target, then ``os.replace``).  No pickle anywhere: a tagger file from a
+stranger cannot run code.  Every way a file can be broken — not a zip,
+truncated, a member missing, edited JSON, arrays of the wrong shape or type,
+a pickle inside the npz, a newer format — raises :class:`TaggerFileError`
+with a message that says what is wrong.  The arrays are read by
+:mod:`tagtool.tagger.arrays`, the whole file by :mod:`tagtool.tagger.reading`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import lzma
+import struct
+import tokenize
+import zipfile
+import zlib
+
+import numpy as np
+
+from tagtool import __version__
+from tagtool.errors import TagtoolError
+from tagtool.tagger import limits
+
+FORMAT_NAME = "tagtool-tagger"
+#: Version of the tagger file this tagtool writes (and the newest it reads).
+FORMAT_VERSION = 1
+META_MEMBER = "meta.json"
+WEIGHTS_MEMBER = "weights.npz"
+#: Word representations (:mod:`tagtool.core.features.wordreps`), present when the features read them.
+REPRESENTATIONS_MEMBER = "representations.npz"
+ARRAY_NAMES = ("weights", "trans", "start", "end", "feature_view")
+_META_KEYS = ("labels", "features", "view_split", "learner", "model")
+
+
+class TaggerFileError(TagtoolError):
+    """A tagger file that cannot be read: not one, damaged, altered or too new."""
+
+
+
+#: What the zip, compression and ``.npy`` header parsers raise on damaged
+#: data besides ``zipfile.BadZipFile``: an encrypted member (RuntimeError),
+#: an unknown compression method (NotImplementedError), a bad stream (zlib,
+#: bz2 (OSError) and lzma errors), a header that is not a Python literal
+#: (SyntaxError, tokenize.TokenError), absurd sizes (OverflowError, MemoryError).
+DAMAGED = (
+    zlib.error, lzma.LZMAError, EOFError, OSError, ValueError, TypeError, KeyError, struct.error,
+    RuntimeError, NotImplementedError, SyntaxError, tokenize.TokenError, OverflowError, MemoryError,
+)
+
+
+def failing(source: str):
+    def fail(message: str) -> TaggerFileError:
+        return TaggerFileError(f"{source}: {message}")
+
+    return fail
+
+
+def write_archive(stream, meta: dict, arrays: dict, representations: dict | None = None) -> None:
+    """Write a tagger file to ``stream``: ``meta.json``, the model's arrays and, if given, the word representations."""
+    weights = io.BytesIO()
+    np.savez(weights, **arrays)
+    text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
+    with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr(META_MEMBER, text.encode("utf-8"))
+        data = weights.getvalue()
+        archive.writestr(WEIGHTS_MEMBER, data, compress_type=_compression(data))
+        if representations is not None:
+            reps = io.BytesIO()
+            np.savez(reps, **representations)
+            archive.writestr(REPRESENTATIONS_MEMBER, reps.getvalue())
+
+
+#: Bytes of the weights that :func:`_compression` tries to compress.
+_SAMPLE = 1 << 20
+
+
+def _compression(data: bytes) -> int:
+    """Deflate for weights that shrink by a tenth or more (sparse ones), else store them as they are.
+
+    Dense float weights barely compress (a CoNLL-2000 CRF: 9.9 MB to 9.2 MB),
+    and inflating them was a quarter of loading the tagger.  Judged from the
+    first :data:`_SAMPLE` bytes.
+    """
+    sample = data[:_SAMPLE]
+    return zipfile.ZIP_DEFLATED if len(zlib.compress(sample, 1)) < 0.9 * len(sample) else zipfile.ZIP_STORED
+
+
+def open_archive(stream, fail) -> tuple[zipfile.ZipFile, limits.Budget]:
+    try:
+        budget = limits.Budget(stream.seek(0, io.SEEK_END))
+        stream.seek(0)
+        return zipfile.ZipFile(stream), budget
+    except (zipfile.BadZipFile, *DAMAGED) as exc:
+        raise fail(f"not a tagger file (not a zip archive, or truncated: {exc})") from None
+
+
+def declared_sizes(meta: dict, fail) -> tuple[int | None, int]:
+    """The number of features and of labels ``meta.json`` implies, which bound the arrays' shapes."""
+    model_labels = meta["model"].get("labels") if isinstance(meta["model"], dict) else None
+    if not isinstance(model_labels, list) or not model_labels:
+        raise fail(f"{META_MEMBER} is malformed (the model names no labels)")
+    return limits.declared_n_features(meta["features"]), len(model_labels)
+
+
+def read_member(archive: zipfile.ZipFile, name: str, fail, budget, limit: int | None = None) -> bytes:
+    """Member ``name``, read in bounded chunks (see :mod:`tagtool.tagger.limits`)."""
+    if name not in archive.namelist():
+        raise fail(f"not a tagger file: the member {name!r} is missing")
+    try:
+        return limits.read_member(archive, name, budget, fail, limit)
+    except (zipfile.BadZipFile, *DAMAGED) as exc:
+        raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
+
+
+def parse_meta(raw: bytes, fail) -> dict:
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:  # undecodable bytes, bad JSON, a number too long to convert
+        raise fail(f"{META_MEMBER} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise fail(f"{META_MEMBER} is not valid JSON (nested too deeply)") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise fail(f"not a tagger file: {META_MEMBER} does not name the format {FORMAT_NAME!r}")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise fail(f"{META_MEMBER} has no valid format_version ({version!r})")
+    if version > FORMAT_VERSION:
+        raise fail(
+            f"written by a newer tagtool ({meta.get('tagtool_version', '?')}, tagger format {version}); "
+            f"this tagtool {__version__} reads format {FORMAT_VERSION} — upgrade tagtool"
+        )
+    missing = [key for key in _META_KEYS if key not in meta]
+    if missing:
+        raise fail(f"{META_MEMBER} lacks {', '.join(missing)}")
+    return meta
