@@ -104,7 +104,7 @@ def spec(tmp_path, monkeypatch):
         ("libpython3.11.so.1.0", "/lib/libpython3.11.so.1.0", "BINARY"),
     ])
     monkeypatch.setattr(Analysis, "datas", [
-        ("tagtool/cli/commands.py", str(ROOT / "tagtool" / "cli" / "commands.py"), "DATA"),
+        ("tagtool/cli/main.py", str(ROOT / "tagtool" / "cli" / "main.py"), "DATA"),
         ("PySide6/Qt/translations/qtbase_de.qm", "/qt/qtbase_de.qm", "DATA"),
     ])
     Recorder.calls = {}
@@ -185,8 +185,8 @@ def test_spec_precompiles_the_tagtool_sources_with_checked_hashes(spec):
     _, calls, work = spec
     datas = calls["COLLECT"][0][2]
     pyc = [(dest, src) for dest, src, _ in datas if dest.endswith(".pyc")]
-    assert pyc == [(f"tagtool/cli/__pycache__/commands.{sys.implementation.cache_tag}.pyc",
-                    str(work / "pyc" / "tagtool" / "cli" / "__pycache__" / f"commands.{sys.implementation.cache_tag}.pyc"))]
+    assert pyc == [(f"tagtool/cli/__pycache__/main.{sys.implementation.cache_tag}.pyc",
+                    str(work / "pyc" / "tagtool" / "cli" / "__pycache__" / f"main.{sys.implementation.cache_tag}.pyc"))]
     header = pathlib.Path(pyc[0][1]).read_bytes()[:16]
     assert struct.unpack("<I", header[4:8])[0] == 0b11  # hash-based, checked against the source
     assert not any(dest.startswith("PySide6/Qt/translations") for dest, _, _ in datas)
