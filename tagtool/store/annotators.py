@@ -228,14 +228,7 @@ def _recompute(conn, labels, sids, answers, training, resolved) -> tuple[int, in
                 changed += 1
                 log.append((sid, t, cur[0] if cur else NO_LABEL, row[0] if row else NO_LABEL,
                             row[1] if row else cur[1], now))
-    conn.executemany("DELETE FROM annotations WHERE sentence_id = ? AND token = ?", deletes)
-    conn.executemany(
-        "INSERT OR REPLACE INTO annotations (sentence_id, token, labels, annotator, time) VALUES (?, ?, ?, ?, ?)",
-        upserts,
-    )
-    conn.executemany(
-        "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)", log,
-    )
+    _rows.write_annotations(conn, deletes, upserts, log)
     return changed, candidate_sets
 
 
