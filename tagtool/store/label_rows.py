@@ -20,6 +20,7 @@ from tagtool.errors import LabelError, ProjectError
 from tagtool.store import colors as _colors
 from tagtool.store import rows as _rows
 from tagtool.store import team as _team
+from tagtool.store import writes as _writes
 from tagtool.store.records import LabelInfo
 
 log = logging.getLogger(__name__)
@@ -263,3 +264,28 @@ def drop(conn: sqlite3.Connection, name: str, position: int, remaining: LabelSet
     # two steps keep positions unique during the shift
     conn.execute("UPDATE labels SET position = -position - 1 WHERE position > ?", (position,))
     conn.execute("UPDATE labels SET position = -position - 2 WHERE position < 0")
+
+
+def remove(conn: sqlite3.Connection, cache: LabelCache, name: str, force: bool, annotator: str) -> int:
+    """Remove a label inside the caller's transaction; annotated tokens changed.
+
+    When annotations would change, ``force`` False refuses (:class:`LabelError`);
+    True takes the label out of every annotation (a candidate set shrinks, a
+    full label or a set of all other labels becomes no label) and logs each
+    change as an edit by ``annotator``.
+    """
+    position, remaining = remaining_without(cache.get(conn), name)
+    changes = changes_without(conn, name, remaining)
+    n_changed = sum(len(c) for c in changes.values())
+    own = annotator_rows_without(conn, name, remaining)
+    if (n_changed or own) and not force:
+        raise LabelError(
+            f"removing label {name!r} changes the annotations of {n_changed} tokens"
+            + (f" and {len(own)} annotators' own labels" if own else "")
+            + "; use force=True to take it out of them"
+        )
+    drop(conn, name, position, remaining, own)
+    cache.bump(conn)
+    for sid, anns in changes.items():
+        _writes.apply(conn, cache.path, remaining, sid, anns, annotator)
+    return n_changed

@@ -87,6 +87,19 @@ def apply(
     return len(entries)
 
 
+def apply_action(
+    conn: sqlite3.Connection, path: Path, labels: LabelSet, sentence_id: int, changes: Mapping[int, frozenset],
+    annotator: str, action: _actions.Action, opened: _actions.Action | None,
+) -> int | None:
+    """:func:`apply` and log the app's ``action`` (after ``opened``, the ``open`` action of the visit
+    it begins); the action's id, None when no token changed (nothing is written)."""
+    if not apply(conn, path, labels, sentence_id, changes, annotator):
+        return None
+    if opened is not None:
+        _actions.insert(conn, opened, sentence_id, annotator)
+    return _actions.insert(conn, action, sentence_id, annotator)
+
+
 def take_annotations(
     conn: sqlite3.Connection, labels: LabelSet, pairs: Sequence[tuple[int, str, object]], mode: str, annotator: str
 ) -> int:
