@@ -279,7 +279,7 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront):
         return self.sentences([sentence_id])[0]
 
     def sentences(self, sentence_ids: Iterable[int]) -> list[Sentence]:
-        """Sentences in the order of ``sentence_ids`` (:class:`~tagtool.store.records.NotFoundError` for an unknown id)."""
+        """Sentences in the order of ``sentence_ids`` (an unknown id: :class:`~tagtool.store.records.NotFoundError`)."""
         return reading.sentences(self._db, self.path, sentence_ids)
 
     def corpus(self) -> Corpus:
@@ -287,11 +287,12 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront):
         return reading.corpus(self._db, self.path, self.labels)
 
     def snapshot(self, checkpoint: Callable[[], bool] | None = None) -> tuple[list[int], list[Sentence]]:
-        """Ids and sentences of the whole project, read in one transaction (:func:`tagtool.store.reading.snapshot`)."""
+        """Ids and sentences of the whole project, in one transaction (:func:`tagtool.store.reading.snapshot`)."""
         return reading.snapshot(self._db, self.path, checkpoint)
 
     def sentence_summaries(self, status: Status = None, search: str | None = None, document_id: int | None = None,
-                           offset: int = 0, limit: int | None = None, preview_chars: int = 80) -> list[SentenceSummary]:
+                           offset: int = 0, limit: int | None = None,
+                           preview_chars: int = 80) -> list[SentenceSummary]:
         """A page of the sentence list's rows, without token data: of the sentences with a status of
         :data:`tagtool.store.queries.STATUSES`, holding a text (case-insensitive for ASCII letters), of a document."""
         return queries.summaries(self._db, self._search_index, status, search, document_id, offset, limit,
@@ -301,7 +302,8 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront):
         """Rows of the sentence list for these ids, in their order (one query of primary-key lookups)."""
         return queries.summaries_by_id(self._db, sentence_ids, preview_chars)
 
-    def count_sentences(self, status: Status = None, search: str | None = None, document_id: int | None = None) -> int:
+    def count_sentences(self, status: Status = None, search: str | None = None,
+                        document_id: int | None = None) -> int:
         """How many rows :meth:`sentence_summaries` has with these filters."""
         return queries.count(self._db, self._search_index, status, search, document_id)
 

@@ -58,6 +58,7 @@ class RecordsFront:
         return reps_store.text_lines(self._db)
 
     def remove_text(self, text_id: int) -> None:
+        """Remove an added text."""
         with self._write() as conn:
             reps_store.remove_text(conn, text_id)
 

@@ -71,7 +71,8 @@ class ReviewFront:
         if not skipped:
             return corpus
         sentences = iter(_review.for_training(self.sentence_ids(), list(corpus), skipped))
-        return Corpus(corpus.labels, [Document(d.name, [next(sentences) for _ in d.sentences]) for d in corpus.documents])
+        documents = [Document(d.name, [next(sentences) for _ in d.sentences]) for d in corpus.documents]
+        return Corpus(corpus.labels, documents)
 
     # -- tokenization fixes (tagtool.store.retokenize)
 

@@ -6,7 +6,7 @@ The rule that makes training labels of answers lives in
 The methods rely on what :class:`~tagtool.store.project.Project` provides:
 ``_db`` (the open connection), ``_write()`` (one write transaction),
 ``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.records.NotFoundError`
-for an unknown sentence).
+for an unknown sentence), ``_normalize(labels)`` and ``path``.
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ class TeamFront:
         """Names with answers of their own (``annotator_labels``), sorted."""
         return _answers.annotators(self._db)
 
-    def annotator_progress(self, first_id: int | None = None, last_id: int | None = None) -> dict[str, tuple[int, int]]:
+    def annotator_progress(self, first_id: int | None = None,
+                           last_id: int | None = None) -> dict[str, tuple[int, int]]:
         """``annotator -> (sentences, tokens)`` answered (:func:`tagtool.store.annotator_answers.progress`)."""
         return _answers.progress(self._db, first_id, last_id)

@@ -138,7 +138,9 @@ def summaries(
     return [SentenceSummary(*row) for row in conn.execute(sql, params)]
 
 
-def summaries_by_id(conn: sqlite3.Connection, sentence_ids: Iterable[int], preview_chars: int) -> list[SentenceSummary]:
+def summaries_by_id(
+    conn: sqlite3.Connection, sentence_ids: Iterable[int], preview_chars: int
+) -> list[SentenceSummary]:
     """Rows of the sentence list for these ids, in their order: primary-key lookups, so a page
     deep down a long list costs what the first page costs (:class:`NotFoundError` for an unknown id)."""
     ids = [int(i) for i in sentence_ids]
