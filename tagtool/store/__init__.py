@@ -13,4 +13,8 @@ from tagtool._lazy import lazy_getattr
 __all__ = ["NewerSchemaWarning", "NotFoundError", "Project"]
 
 
-__getattr__ = lazy_getattr(__name__, globals(), dict.fromkeys(__all__, "tagtool.store.project"))
+__getattr__ = lazy_getattr(__name__, globals(), {
+    "NewerSchemaWarning": "tagtool.store.lifecycle",
+    "NotFoundError": "tagtool.store.records",
+    "Project": "tagtool.store.project",
+})

@@ -39,8 +39,9 @@ from tagtool.core.annotation import EMPTY, make_annotation
 from tagtool.core.annotators import combine, giver
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
-from tagtool.errors import LabelError
+from tagtool.errors import LabelError, ProjectError
 from tagtool.store import rows as _rows
+from tagtool.store.reading import sentence_length
 
 #: ``{sentence id: {token: {annotator: answer}}}``
 Answers = dict[int, dict[int, dict[str, frozenset[str]]]]
@@ -153,6 +154,16 @@ def _put(answers: Answers, labels: LabelSet, sid: int, name: str, given, where: 
     return n
 
 
+def check_lengths(conn: sqlite3.Connection, given: Sequence[tuple[int, str, Mapping[str, Sequence]]]) -> None:
+    """:class:`ProjectError` when an annotator gives a sentence more or fewer labels than it has tokens
+    (:class:`~tagtool.store.records.NotFoundError` for an unknown sentence)."""
+    for sid, _, by_name in given:
+        n = sentence_length(conn, sid)
+        bad = [name for name, anns in by_name.items() if len(anns) != n]
+        if bad:
+            raise ProjectError(f"sentence {sid} has {n} tokens; {bad[0]!r} gave {len(by_name[bad[0]])} labels")
+
+
 def write_answers(
     conn: sqlite3.Connection,
     labels: LabelSet,
@@ -228,14 +239,7 @@ def _recompute(conn, labels, sids, answers, training, resolved) -> tuple[int, in
                 changed += 1
                 log.append((sid, t, cur[0] if cur else NO_LABEL, row[0] if row else NO_LABEL,
                             row[1] if row else cur[1], now))
-    conn.executemany("DELETE FROM annotations WHERE sentence_id = ? AND token = ?", deletes)
-    conn.executemany(
-        "INSERT OR REPLACE INTO annotations (sentence_id, token, labels, annotator, time) VALUES (?, ?, ?, ?, ?)",
-        upserts,
-    )
-    conn.executemany(
-        "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)", log,
-    )
+    _rows.write_annotations(conn, deletes, upserts, log)
     return changed, candidate_sets
 
 

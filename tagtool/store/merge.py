@@ -30,7 +30,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tagtool.core.annotation import make_annotation
@@ -79,9 +79,10 @@ class AnnotatorFile:
     sentences: tuple[FileSentence, ...]
 
 
-@dataclass
-class MergeReport:
-    """What a merge did (``tagtool merge`` prints it).
+@dataclass(frozen=True)
+class MergeReport(_annotators.AnswerCounts):
+    """What a merge did (``tagtool merge`` prints it): the answers written and the training
+    labels changed (:class:`~tagtool.store.annotators.AnswerCounts`), of ``files`` files.
 
     ``agree``/``disagree`` count the tokens of the merged sentences with
     two or more answers after the merge; ``disagree`` those whose training
@@ -90,13 +91,14 @@ class MergeReport:
     """
 
     files: int = 0
-    sentences: int = 0
-    answers: int = 0
-    answers_changed: int = 0
-    labels_changed: int = 0
     agree: int = 0
     disagree: int = 0
     resolved: int = 0
+
+    @property
+    def labels_changed(self) -> int:
+        """Training labels that changed (:attr:`~tagtool.store.annotators.AnswerCounts.changed`)."""
+        return self.changed
 
 
 def read_file(path: Path, labels: LabelSet) -> AnnotatorFile:
@@ -186,21 +188,22 @@ def apply(conn: sqlite3.Connection, labels: LabelSet, files: Sequence[AnnotatorF
     inside the caller's transaction."""
     given = [(s.source_id, s.where, {f.annotator: s.answers}) for f in files for s in f.sentences]
     counts = _annotators.write_answers(conn, labels, given) if given else _annotators.AnswerCounts()
-    report = MergeReport(files=len(files), sentences=counts.sentences, answers=counts.answers,
-                         answers_changed=counts.answers_changed, labels_changed=counts.changed)
-    _count_agreement(conn, sorted({s.source_id for f in files for s in f.sentences}), report)
-    return report
+    agree, disagree, resolved = _count_agreement(conn, sorted({s.source_id for f in files for s in f.sentences}))
+    return MergeReport(**asdict(counts), files=len(files), agree=agree, disagree=disagree, resolved=resolved)
 
 
-def _count_agreement(conn: sqlite3.Connection, sentence_ids: Iterable[int], report: MergeReport) -> None:
+def _count_agreement(conn: sqlite3.Connection, sentence_ids: Iterable[int]) -> tuple[int, int, int]:
+    """(tokens whose answers agree, that differ unresolved, that differ resolved) of the sentences."""
+    agree = disagree = resolved = 0
     for sid in sentence_ids:
         n = conn.execute("SELECT n_tokens FROM sentences WHERE id = ?", (sid,)).fetchone()[0]
-        resolved = set(_team.read_resolutions(conn, sid))
+        resolutions = set(_team.read_resolutions(conn, sid))
         for t, given in enumerate(_team.read_answers(conn, sid, n)):
-            agree, disagree = _team.agreement_counts([given])
-            report.agree += agree
-            if disagree:
-                if t in resolved:
-                    report.resolved += 1
+            token_agree, token_disagree = _team.agreement_counts([given])
+            agree += token_agree
+            if token_disagree:
+                if t in resolutions:
+                    resolved += 1
                 else:
-                    report.disagree += 1
+                    disagree += 1
+    return agree, disagree, resolved

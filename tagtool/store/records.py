@@ -1,8 +1,14 @@
-"""Plain rows the project store hands out (no database handles inside)."""
+"""Plain rows the project store hands out (no database handles inside), and the error for one it lacks."""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
+
+from tagtool.errors import ProjectError
+
+
+class NotFoundError(ProjectError, LookupError):
+    """A sentence, token or model id the project does not hold."""
 
 
 class LabelInfo(NamedTuple):

@@ -55,14 +55,17 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from tagtool.core.labels import LabelSet, NO_LABEL
 from tagtool.core.retokenize import merge_annotations, split_annotation
 from tagtool.errors import ProjectError
+from tagtool.store import actions as _actions
 from tagtool.store import retokenize_conllu as conllu_ids
 from tagtool.store import rows as _rows
+from tagtool.store.actions import Action
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,7 @@ class RetokenizeError(ProjectError, ValueError):
 
 
 def read_state(conn: sqlite3.Connection, sentence_id: int) -> TokenState:
-    """The sentence as stored now; :class:`~tagtool.store.project.NotFoundError` by the caller if absent."""
+    """The sentence as stored now; :class:`~tagtool.store.records.NotFoundError` by the caller if absent."""
     row = conn.execute(
         "SELECT tokens, columns, meta FROM sentences WHERE id = ?", (int(sentence_id),)
     ).fetchone()
@@ -270,3 +273,41 @@ def _log_entries(old: TokenState, new: TokenState, at: int, grown: int) -> list[
     if grown < 0 and old.labels_of(at + 1) is not None:
         entries.append((at + 1, old.labels_of(at + 1), None))
     return entries
+
+
+#: ``change(state now, label set, time) -> new state``: what a split, merge or restore makes of a sentence.
+Change = Callable[[TokenState, LabelSet, float], TokenState]
+
+
+def splitting(t: int, offset: int, annotator: str) -> Change:
+    """The change splitting token ``t`` before its character ``offset`` (:func:`split_state`)."""
+    return lambda old, labels, now: split_state(old, t, offset, labels, annotator, now)
+
+
+def merging(t: int, annotator: str) -> Change:
+    """The change merging token ``t`` with the next (:func:`merge_state`)."""
+    return lambda old, labels, now: merge_state(old, t, labels, annotator, now)
+
+
+def restoring(sentence_id: int, state: TokenState, expected: TokenState | None) -> Change:
+    """The change putting ``state`` back (undo, redo); refused when the tokens are no longer ``expected``'s."""
+    def change(old: TokenState, _labels: LabelSet, _now: float) -> TokenState:
+        if expected is not None and old.tokens != expected.tokens:
+            raise RetokenizeError(
+                f"sentence {sentence_id} was changed since (its tokens are {' '.join(old.tokens)!r}); "
+                "it was left as it is")
+        return state
+    return change
+
+
+def retokenize(
+    conn: sqlite3.Connection, labels: LabelSet, sentence_id: int, at: int, change: Change, annotator: str,
+    action: Action | None,
+) -> Retokenized:
+    """Rewrite a sentence by ``change`` at token ``at`` and log ``action`` with it, inside the
+    caller's transaction."""
+    old = read_state(conn, sentence_id)
+    new = change(old, labels, time.time())
+    write_state(conn, sentence_id, old, new, at, annotator)
+    action_id = None if action is None else _actions.insert(conn, action, sentence_id, annotator)
+    return Retokenized(old, new, action_id)

@@ -174,59 +174,12 @@ def insert_corpus(
     list of int
         Ids of the new sentences, in order.
     """
-    doc_id, doc_pos, sentence_id = conn.execute(
+    doc_id, doc_pos, last_id = conn.execute(
         "SELECT (SELECT coalesce(max(id), 0) FROM documents), "
         "(SELECT coalesce(max(position), -1) FROM documents), "
         "(SELECT coalesce(max(id), 0) FROM sentences)"
     ).fetchone()
-    now = time.time()
-    spelled: dict[frozenset, str | None] = {}
-    new_ids: list[int] = []
-
-    def stored(ann: frozenset, where: str) -> str | None:
-        if ann not in spelled:
-            try:
-                spelled[ann] = spell(make_annotation(ann, labels), labels)
-            except LabelError as e:
-                raise LabelError(f"{where}: {e}") from None
-        return spelled[ann]
-
-    def sentence_rows(
-        document: Document, doc_id: int, annotation_rows: list, annotator_rows: list, review_rows: list
-    ) -> Iterator[tuple]:
-        nonlocal sentence_id
-        for position, sentence in enumerate(document.sentences):
-            where = f"document {document.name!r}, sentence {position + 1}"
-            check_sentence(sentence, where)
-            sentence_id += 1
-            n_full = n_partial = 0
-            answers = sentence.annotator_labels
-            for t, ann in enumerate(sentence.annotations):
-                text = stored(ann, where) if ann else None
-                if text is None:
-                    continue
-                if CANDIDATE_SEPARATOR in text:
-                    n_partial += 1
-                else:
-                    n_full += 1
-                # Who gave it: the annotators the file names, else the importer.
-                who = giver({n: a[t] for n, a in answers.items()}, ann, annotator) if answers else annotator
-                annotation_rows.append((sentence_id, t, text, who, now))
-            for name, anns in sentence.annotator_labels.items():
-                for t, ann in enumerate(anns):
-                    text = stored(ann, where) if ann else None
-                    if text is not None:
-                        annotator_rows.append((sentence_id, t, str(name), text))
-            new_ids.append(sentence_id)
-            meta, marks = review.take_review_meta(sentence.meta)
-            if not marks.empty:
-                review_rows.append((sentence_id, marks))
-            yield (
-                sentence_id, doc_id, position, len(sentence.tokens), n_full, n_partial,
-                dumps(sentence.tokens), dumps({k: list(v) for k, v in sentence.columns.items()}),
-                dumps(meta), " ".join(sentence.tokens),
-            )
-
+    rows = _CorpusRows(labels, annotator, last_id)
     for document in corpus.documents:
         doc_id += 1
         doc_pos += 1
@@ -234,25 +187,108 @@ def insert_corpus(
             "INSERT INTO documents (id, name, position) VALUES (?, ?, ?)",
             (doc_id, str(document.name), doc_pos),
         )
-        annotation_rows: list[tuple] = []
-        annotator_rows: list[tuple] = []
-        review_rows: list[tuple] = []
-        conn.executemany(
-            "INSERT INTO sentences (id, document_id, position, n_tokens, n_full, n_partial, "
-            "tokens, columns, meta, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            sentence_rows(document, doc_id, annotation_rows, annotator_rows, review_rows),
-        )
-        review.put_many(conn, review_rows, annotator)
-        conn.executemany(
-            "INSERT INTO annotations (sentence_id, token, labels, annotator, time) "
-            "VALUES (?, ?, ?, ?, ?)",
-            annotation_rows,
-        )
-        conn.executemany(
-            "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
-            annotator_rows,
-        )
-    return new_ids
+        _insert_document(conn, rows, document, doc_id)
+    return rows.new_ids
+
+
+class _CorpusRows:
+    """The rows of an imported corpus's sentences, one document's at a time (:func:`insert_corpus`)."""
+
+    def __init__(self, labels: LabelSet, annotator: str, last_id: int):
+        self.labels, self.annotator, self.now = labels, annotator, time.time()
+        self.last_id = last_id
+        self.new_ids: list[int] = []
+        self.annotations: list[tuple] = []
+        self.answers: list[tuple] = []
+        self.reviews: list[tuple] = []
+        self._spelled: dict[frozenset, str | None] = {}
+
+    def stored(self, ann: frozenset, where: str) -> str | None:
+        """The stored spelling of ``ann`` (None: no label), checked against the labels once a set."""
+        if ann not in self._spelled:
+            try:
+                self._spelled[ann] = spell(make_annotation(ann, self.labels), self.labels)
+            except LabelError as e:
+                raise LabelError(f"{where}: {e}") from None
+        return self._spelled[ann]
+
+    def sentences(self, document: Document, doc_id: int) -> Iterator[tuple]:
+        """The ``sentences`` rows of a document; its other rows go to the lists as a side effect."""
+        for position, sentence in enumerate(document.sentences):
+            where = f"document {document.name!r}, sentence {position + 1}"
+            check_sentence(sentence, where)
+            self.last_id += 1
+            sid = self.last_id
+            n_full, n_partial = self._tokens(sentence, sid, where)
+            self.new_ids.append(sid)
+            meta, marks = review.take_review_meta(sentence.meta)
+            if not marks.empty:
+                self.reviews.append((sid, marks))
+            yield (
+                sid, doc_id, position, len(sentence.tokens), n_full, n_partial,
+                dumps(sentence.tokens), dumps({k: list(v) for k, v in sentence.columns.items()}),
+                dumps(meta), " ".join(sentence.tokens),
+            )
+
+    def _tokens(self, sentence: Sentence, sid: int, where: str) -> tuple[int, int]:
+        """Collect a sentence's training labels and answers; (full labels, candidate sets)."""
+        n_full = n_partial = 0
+        answers = sentence.annotator_labels
+        for t, ann in enumerate(sentence.annotations):
+            text = self.stored(ann, where) if ann else None
+            if text is None:
+                continue
+            if CANDIDATE_SEPARATOR in text:
+                n_partial += 1
+            else:
+                n_full += 1
+            # Who gave it: the annotators the file names, else the importer.
+            who = giver({n: a[t] for n, a in answers.items()}, ann, self.annotator) if answers else self.annotator
+            self.annotations.append((sid, t, text, who, self.now))
+        for name, anns in answers.items():
+            for t, ann in enumerate(anns):
+                text = self.stored(ann, where) if ann else None
+                if text is not None:
+                    self.answers.append((sid, t, str(name), text))
+        return n_full, n_partial
+
+
+def _insert_document(conn: sqlite3.Connection, rows: _CorpusRows, document: Document, doc_id: int) -> None:
+    """Insert a document's sentences, then their review marks, training labels and answers."""
+    rows.annotations, rows.answers, rows.reviews = [], [], []
+    conn.executemany(
+        "INSERT INTO sentences (id, document_id, position, n_tokens, n_full, n_partial, "
+        "tokens, columns, meta, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows.sentences(document, doc_id),
+    )
+    review.put_many(conn, rows.reviews, rows.annotator)
+    conn.executemany(
+        "INSERT INTO annotations (sentence_id, token, labels, annotator, time) VALUES (?, ?, ?, ?, ?)",
+        rows.annotations,
+    )
+    conn.executemany(
+        "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
+        rows.answers,
+    )
+
+
+def write_annotations(
+    conn: sqlite3.Connection, deletes: Sequence[tuple], upserts: Sequence[tuple], log: Sequence[tuple]
+) -> None:
+    """Write training labels: ``deletes`` (sentence, token) lose theirs, ``upserts`` (sentence,
+    token, labels, annotator, time) get theirs, and ``log`` rows (sentence, token, old, new,
+    annotator, time) go to ``annotation_log``; the caller refreshes the counts.
+
+    ``annotations`` has no rowid and no trigger, so a replace is an update.
+    """
+    conn.executemany("DELETE FROM annotations WHERE sentence_id = ? AND token = ?", deletes)
+    conn.executemany(
+        "INSERT OR REPLACE INTO annotations (sentence_id, token, labels, annotator, time) VALUES (?, ?, ?, ?, ?)",
+        upserts,
+    )
+    conn.executemany(
+        "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)", log,
+    )
 
 
 #: Every sentence in document order (``CROSS JOIN`` keeps SQLite walking the

@@ -10,7 +10,8 @@ from project_samples import ann, plain_corpus, sample_corpus, write_v1_project
 from tagtool.errors import LabelError
 from tagtool.store import schema
 from tagtool.store.actions import Action, undone_ids
-from tagtool.store.project import NotFoundError, Project
+from tagtool.store.project import Project
+from tagtool.store.records import NotFoundError
 
 
 @pytest.fixture

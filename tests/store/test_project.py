@@ -19,7 +19,8 @@ from tagtool.core import Corpus, Document, LabelSet, Sentence
 from tagtool.core.annotation import annotation_kind, annotation_status, make_annotation
 from tagtool.errors import FormatError, LabelError, ProjectError
 from tagtool.store import schema
-from tagtool.store.project import NotFoundError, Project
+from tagtool.store.project import Project
+from tagtool.store.records import NotFoundError
 
 
 def digest(path: Path) -> str:

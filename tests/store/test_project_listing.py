@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tagtool.core import Corpus, Document, Sentence
-from tagtool.store.project import CHECKPOINT_EVERY, NotFoundError, Project
+from tagtool.store.project import Project
+from tagtool.store.reading import CHECKPOINT_EVERY
+from tagtool.store.records import NotFoundError
 from tests.store.project_samples import LABELS, ann, plain_corpus, sample_corpus, write_v1_project
 
 

@@ -12,7 +12,8 @@ from tagtool.errors import ProjectError
 from tagtool.gui.stats import progress_over_time
 from tagtool.store import retokenize_conllu
 from tagtool.store.formats import conllu, read_corpus, write_corpus
-from tagtool.store.project import NotFoundError, Project
+from tagtool.store.project import Project
+from tagtool.store.records import NotFoundError
 from tagtool.store.retokenize import RetokenizeError
 from tagtool.store.review import Review
 

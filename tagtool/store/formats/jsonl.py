@@ -55,7 +55,8 @@ from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats import labelstudio
 from tagtool.store.formats._common import Item, ReadContext, WriteContext, json_kind
-from tagtool.store.formats.spans import SpanOptions, record_groups, record_out, sentences_of
+from tagtool.store.formats.spans import SpanOptions, sentences_of
+from tagtool.store.formats.spans_out import record_groups, record_out
 
 logger = logging.getLogger(__name__)
 

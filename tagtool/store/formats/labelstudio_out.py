@@ -9,7 +9,7 @@ array of tasks::
         {"completed_by": "bob", "result": [...]}]}]
 
 * One task per record: the sentences of a record that was split into
-  sentences go back into one task (:func:`.spans.record_groups`), with the
+  sentences go back into one task (:func:`.spans_out.record_groups`), with the
   record's other keys (``id``, ``data`` fields, ...) as they were read.
 * One annotation per annotator (``Sentence.annotator_labels``), its
   ``completed_by`` the annotator's name (a number for a name of digits:
@@ -37,7 +37,7 @@ from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.errors import FormatError
 from tagtool.store.formats._common import WriteContext
-from tagtool.store.formats.spans import record_groups, record_layout, record_text, spans_of
+from tagtool.store.formats.spans_out import record_groups, record_layout, record_text, spans_of
 
 #: ``from_name`` / ``to_name`` of the results: the tags of Label Studio's NER template.
 FROM_NAME, TO_NAME = "label", "text"

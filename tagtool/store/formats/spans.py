@@ -38,18 +38,13 @@ What is kept in ``Sentence.meta`` so that export writes the record back:
     values left ``null``; ``record_keys`` names the text key and the span
     key (``"text label"``, ``"data label"``, ``"text entities"``).
 
-Writing finds each sentence's tokens in the kept text (so offsets are
-relative to the original text, whatever tokenizer was used), puts the
-sentences of one record back together and writes the spans in the style
-they were read in (``[start, end, label]`` lists, or doccano's
-``start_offset``/``end_offset``/``label`` objects under ``entities``).
+Writing them back: :mod:`tagtool.store.formats.spans_out`.
 """
 
 from __future__ import annotations
 
 import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +53,7 @@ from tagtool.core.annotators import combine
 from tagtool.core.corpus import SKIPPED_SPAN, Sentence
 from tagtool.core.tokenize import Offsets, get_tokenizer, split_sentences
 from tagtool.errors import FormatError
-from tagtool.store.formats._common import ReadContext, WriteContext
+from tagtool.store.formats._common import ReadContext
 
 META_TEXT = "text"
 META_START = "text_start"
@@ -282,142 +277,14 @@ def _meta(rec: SpanRecord, tokens: Offsets, a: int, b: int, n: int, split: bool)
 
 
 # ---------------------------------------------------------------------------
-# writing
+# what the writer reads of the kept meta
 
 
 def continues_record(sentence: Sentence) -> bool:
     """Whether ``sentence`` is a later sentence of a record split into sentences.
 
     Batch tagging keeps such a sentence in its record's batch
-    (:func:`tagtool.services.batch.tag_file`): :func:`record_groups` can only put a
+    (:func:`tagtool.services.batch.tag_file`): :func:`~tagtool.store.formats.spans_out.record_groups` can only put a
     record back together from sentences written together.
     """
     return META_START in sentence.meta and META_FULL not in sentence.meta
-
-
-def record_groups(sentences: Sequence[Sentence]) -> Iterator[tuple[int, list[Sentence]]]:
-    """``(index of the first, sentences)`` of each record: a split record's sentences go together."""
-    i = 0
-    while i < len(sentences):
-        first, group = i, [sentences[i]]
-        i += 1
-        if META_FULL in group[0].meta:
-            while i < len(sentences) and continues_record(sentences[i]):
-                group.append(sentences[i])
-                i += 1
-        yield first, group
-
-
-def _locate(text: str, group: list[Sentence]) -> list[Offsets] | None:
-    """Each sentence's token offsets in ``text``, or None if the tokens are not its words."""
-    out, pos = [], 0
-    for n, sentence in enumerate(group):
-        if n:
-            try:
-                pos = max(pos, int(sentence.meta[META_START]))
-            except (KeyError, ValueError):
-                return None
-        offsets = []
-        for token in sentence.tokens:
-            k = text.find(token, pos)
-            if k < 0 or text[pos:k].strip():
-                return None
-            offsets.append((k, k + len(token)))
-            pos = k + len(token)
-        out.append(offsets)
-    return out
-
-
-def _joined(group: list[Sentence], ctx: WriteContext, where: str) -> tuple[str, list[Offsets]]:
-    """The tokens joined by spaces, for sentences that kept no text of their own."""
-    pieces, out, pos = [], [], 0
-    for sentence in group:
-        offsets = []
-        for token in sentence.tokens:
-            if token.split() != [token]:
-                raise ctx.error(f"{where}: token {token!r} holds whitespace; span records cannot keep it")
-            pos += bool(pieces)
-            offsets.append((pos, pos + len(token)))
-            pieces.append(token)
-            pos += len(token)
-        out.append(offsets)
-    return " ".join(pieces), out
-
-
-def record_text(group: list[Sentence], ctx: WriteContext, where: str) -> tuple[str, list[Offsets]]:
-    """The text of one group of :func:`record_groups`, and each sentence's token offsets in it."""
-    meta = group[0].meta
-    text = meta.get(META_FULL, meta.get(META_TEXT))
-    offsets = _locate(text, group) if isinstance(text, str) else None
-    if offsets is None:
-        text, offsets = _joined(group, ctx, where)
-    return text, offsets
-
-
-def record_layout(sentence: Sentence) -> tuple[dict, str, str]:
-    """The record's other keys (:data:`META_RECORD`), its text key and its span key, from its first sentence."""
-    meta = sentence.meta
-    text_key, span_key = meta.get(META_KEYS, "text label").split(" ")
-    return (json.loads(meta[META_RECORD]) if META_RECORD in meta else {}), text_key, span_key
-
-
-def record_out(group: list[Sentence], ctx: WriteContext, where: str, stray_inside: bool = False) -> dict:
-    """The span record of one group of :func:`record_groups` (``stray_inside``: see :func:`spans_of`)."""
-    meta = group[0].meta
-    text, offsets = record_text(group, ctx, where)
-    spans = [span for s, offs in zip(group, offsets) for span in spans_of(s, offs, ctx, where, stray_inside)]
-    layout, text_key, span_key = record_layout(group[0])
-    if span_key in ("entities", "annotations"):
-        originals = _originals(layout.get(span_key))
-        spans = [originals.get((s, e, t)) or {"label": t, "start_offset": s, "end_offset": e} for s, e, t in spans]
-    record: dict[str, Any] = {**layout, text_key: text, span_key: spans}
-    for key, value in meta.items():
-        if key in OWN_KEYS:
-            continue
-        if key in record or key == "document":
-            raise ctx.error(f"{where}: meta key {key!r} collides with another key")
-        record[key] = value
-    return record
-
-
-def _originals(objects) -> dict[tuple[int, int, str], dict]:
-    """The span objects read with a record, by (start, end, label): an unchanged
-    span is written back as it was (its ``id`` and key order kept)."""
-    out: dict[tuple[int, int, str], dict] = {}
-    for obj in objects if isinstance(objects, list) else ():
-        if isinstance(obj, dict):
-            label = obj.get("label", obj.get("label_name"))
-            key = (obj.get("start_offset"), obj.get("end_offset"), label)
-            out.setdefault(key, obj)
-    return out
-
-
-def spans_of(
-    sentence: Sentence, words: Offsets, ctx: WriteContext, where: str, stray_inside: bool = False
-) -> list[list]:
-    """``[start, end, type]`` of each BIO chunk; raises if the labels are not BIO.
-
-    With ``stray_inside`` an ``I-X`` that does not continue an ``X`` chunk
-    starts one, as conlleval and seqeval read it: a tagger's prediction may
-    hold such a label and tagging a file must still write it. Exporting
-    annotations keeps it an error (it would read back as ``B-X``).
-    """
-    spans: list[list] = []
-    for t, ann in enumerate(sentence.annotations):
-        if len(ann) != 1:
-            raise ctx.error(
-                f"{where}: token {t + 1} has {'a candidate set' if ann else 'no label'}; span records need full "
-                "BIO labels (JSONL token records, without --spans, keep candidate sets and unlabeled tokens)"
-            )
-        (label,) = ann
-        if label == "O":
-            continue
-        prefix, kind = label[:2], label[2:]
-        if prefix == "I-" and spans and spans[-1][3] == t - 1 and spans[-1][2] == kind:
-            spans[-1][1], spans[-1][3] = words[t][1], t
-        elif (prefix == "B-" or (prefix == "I-" and stray_inside)) and kind:
-            spans.append([words[t][0], words[t][1], kind, t])
-        else:
-            raise ctx.error(f"{where}: label {label!r} of token {t + 1} does not fit the BIO scheme")
-    return [s[:3] for s in spans]
-

@@ -1,0 +1,83 @@
+"""One write transaction on a project's connection, and SQLite's failures in words.
+
+A project edit is one ``BEGIN IMMEDIATE`` ... ``COMMIT``: applied entirely or
+not at all (the kill tests of tests/store check it).  A failure of SQLite (a
+lock held too long by another program, a full disk) becomes a
+:class:`~tagtool.errors.ProjectError` that says why, and the project is then
+unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tagtool.errors import ProjectError
+
+log = logging.getLogger(__name__)
+
+#: What SQLite's error codes mean to someone editing a project.
+_REASONS = (
+    ("SQLITE_FULL", "the disk is full"),
+    ("SQLITE_READONLY", "the file or its disk is read-only"),
+    ("SQLITE_BUSY", "another program is writing to it"),
+    ("SQLITE_LOCKED", "another program is writing to it"),
+    ("SQLITE_IOERR", "the disk reported an error"),
+    ("SQLITE_CANTOPEN", "the file cannot be reached"),
+    ("SQLITE_CORRUPT", "the file is damaged"),
+)
+
+
+def reason(error: sqlite3.Error) -> str:
+    """A sqlite3 error in words (extended codes such as SQLITE_IOERR_WRITE included)."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    message = str(error).lower()
+    for code, words in _REASONS:
+        if name.startswith(code):
+            return words
+    # errors raised by hand (tests) carry no code, only SQLite's message
+    if "disk is full" in message:
+        return "the disk is full"
+    if "readonly" in message or "read-only" in message:
+        return "the file or its disk is read-only"
+    return "the database refused the change"
+
+
+@contextmanager
+def write(
+    conn: sqlite3.Connection, path: Path, locked: Callable[[], None], aborted: Callable[[], None]
+) -> Iterator[sqlite3.Connection]:
+    """One write transaction: committed on success, rolled back on any error.
+
+    ``locked`` runs once the write lock is held (the project re-reads a label
+    set another process changed); ``aborted`` after a rollback (the project
+    forgets what it cached during the transaction).
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as e:
+        raise ProjectError(f"{path} cannot be changed now: {reason(e)} ({e})") from e
+    try:
+        locked()
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException as e:
+        _rollback(conn, path)
+        aborted()
+        if isinstance(e, sqlite3.Error):
+            raise ProjectError(f"{path}: the change could not be saved: {reason(e)} ({e})") from e
+        raise
+
+
+def _rollback(conn: sqlite3.Connection, path: Path) -> None:
+    # SQLite may have rolled back already (a full disk, an I/O error);
+    # a failing ROLLBACK must not hide the error that caused it.
+    if not conn.in_transaction:
+        return
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error as e:
+        log.warning("%s: rollback failed (%s)", path, e)
