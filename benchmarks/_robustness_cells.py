@@ -24,7 +24,7 @@ from tagtool.core.metrics import evaluate
 from tagtool.core.snapshot import build_snapshot
 from tagtool.services.experiment import Experiment, ExperimentConfig
 from tagtool.learn import get_learner
-from tagtool.services.pipeline import feature_views, view_split_for
+from tagtool.services.training_setup import feature_views, view_split_for
 from tagtool.services.represent import RepresentationSettings, learn_representations
 from tagtool.store.formats import read_corpus
 
@@ -102,7 +102,7 @@ class CellCache:
 
 
 #: The code a cell's result depends on: learners, decoders, features, the pipeline and the draws.
-CODE_PATHS = ("tagtool/learn", "tagtool/decode", "tagtool/core", "tagtool/services/pipeline.py", "tagtool/services/experiment.py",
+CODE_PATHS = ("tagtool/learn", "tagtool/decode", "tagtool/core", "tagtool/services/pipeline.py", "tagtool/services/training_setup.py", "tagtool/services/experiment.py",
               "tagtool/services/represent.py")
 #: Files there no result depends on: the learner registry and the app's default learner.
 CODE_EXCLUDED = ("tagtool/learn/__init__.py",)

@@ -50,7 +50,9 @@ from tagtool.core import Corpus  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
 from tagtool.gui.scripted import ScriptedAnnotator, StepPoint  # noqa: E402
-from tagtool.services.simulate import TARGET_SHARE, Costs, F1Scorer, Simulation, SimulationConfig  # noqa: E402
+from tagtool.core.chunks import F1Scorer  # noqa: E402
+from tagtool.services.simulate.config import TARGET_SHARE, Costs, SimulationConfig  # noqa: E402
+from tagtool.services.simulate.loop import Simulation  # noqa: E402
 from tagtool.store.formats import read_corpus  # noqa: E402
 from tagtool.store.project import Project  # noqa: E402
 

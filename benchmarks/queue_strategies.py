@@ -40,7 +40,9 @@ from annotation_efficiency import base_config, load
 
 from tagtool.services import guidance
 from tagtool.services import strategies
-from tagtool.services.simulate import Simulation, SimulationConfig, ask_questions
+from tagtool.services.simulate.config import SimulationConfig
+from tagtool.services.simulate.loop import Simulation
+from tagtool.services.simulate.questions import ask_questions
 from tagtool.services.strategies import Showing
 
 RESULTS = Path(__file__).parent / "results"

@@ -16,21 +16,13 @@ from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet
 from tagtool.core.metrics import evaluate
 from tagtool.learn.base import Learner
-from tagtool.services.simulate import (
-    MODES,
-    STRATEGIES,
-    Costs,
-    CurvePoint,
-    Oracle,
-    Questions,
-    Simulation,
-    SimulationConfig,
-    SimulationError,
-    SimulationResult,
-    F1Scorer,
-    cost_to_reach,
-    simulate,
-)
+from tagtool.core.chunks import F1Scorer
+from tagtool.services.simulate.config import STRATEGIES, Costs, SimulationConfig, SimulationError
+from tagtool.services.simulate.loop import Simulation, simulate
+from tagtool.services.simulate.oracle import Oracle
+from tagtool.services.simulate.questions import Questions
+from tagtool.services.simulate.results import CurvePoint, SimulationResult, cost_to_reach
+from tagtool.services.strategies import MODES
 from tagtool.store.formats import read_corpus
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
@@ -534,7 +526,8 @@ def test_guided_steps_follow_the_apps_queue(corpora, monkeypatch):
 
 def test_json_scale_round_trip_and_old_fraction_records():
     # Issue 11: one scale (percent) in every --json; records written before it hold fractions.
-    from tagtool.services.simulate import Costs, CurvePoint, SimulationResult
+    from tagtool.services.simulate.config import Costs
+    from tagtool.services.simulate.results import CurvePoint, SimulationResult
 
     point = CurvePoint(cost=10.0, tokens_labeled=10, f1=0.5, train_seconds=0.1)
     result = SimulationResult("hmm", "random", "full", 0.8, [point], Costs(), 100, [])
@@ -555,7 +548,7 @@ def test_cli_full_data_f1_is_in_percent(tmp_path, corpora, capsys):
 
 
 def test_a_step_target_is_reached_at_its_cost_whatever_the_float_sum():
-    from tagtool.services.simulate import reached
+    from tagtool.services.simulate.config import reached
 
     spent = sum([0.1] * 10)  # ten skipped tokens: 0.9999999999999999
     assert spent < 1.0 and reached(spent, 1.0)

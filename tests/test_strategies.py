@@ -34,7 +34,7 @@ def _simulate_parser_choices():
 
 
 def test_the_cli_and_the_simulator_take_the_registry_s_names():
-    from tagtool.services import simulate
+    from tagtool.services.simulate import config as simulate
 
     actions = _simulate_parser_choices()
     assert tuple(actions["strategy"].choices) == strategies.names() == simulate.STRATEGIES

@@ -498,7 +498,7 @@ def _configured_learner(args: argparse.Namespace, seeded: bool = True):
     checked here, before any data are read (``InvalidParameterError``).
     """
     from tagtool.learn import get_learner
-    from tagtool.services.pipeline import parse_settings
+    from tagtool.services.settings import parse_settings
 
     cls = get_learner(args.learner)
     settings = parse_settings(cls, args.settings)
@@ -511,7 +511,8 @@ def _configured_learner(args: argparse.Namespace, seeded: bool = True):
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from tagtool.services.pipeline import check_feature_columns, feature_column_warnings, train_tagger
+    from tagtool.services.pipeline import train_tagger
+    from tagtool.services.training_setup import check_feature_columns, feature_column_warnings
     from tagtool.tagger.model import load_tagger
 
     check_not_input(args.output, {"training data": args.data, "unlabeled data": args.unlabeled,
@@ -548,7 +549,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _uses_representations(cls, settings) -> bool:
     from tagtool.core.features.wordreps import DIST_SETS
-    from tagtool.services.pipeline import feature_settings
+    from tagtool.services.training_setup import feature_settings
 
     sets = str(feature_settings(cls, settings.features).get("feature_set", "default")).split("+")
     return any(name in DIST_SETS for name in sets)
@@ -558,7 +559,7 @@ def _representation_text(args: argparse.Namespace, cls, settings) -> list[list[s
     """The token lists of ``train --text`` files; an error if the features read no word representations."""
     if not args.text:
         return None
-    from tagtool.services.pipeline import TrainingSetupError
+    from tagtool.services.training_setup import TrainingSetupError
     from tagtool.services.represent import read_text_file
 
     if args.warm_start or not _uses_representations(cls, settings):
@@ -679,7 +680,9 @@ def format_experiment(result, config, with_test: bool) -> str:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from tagtool.services.simulate import Costs, SimulationConfig, check_plotting, plot_curves, simulate
+    from tagtool.services.simulate.config import Costs, SimulationConfig
+    from tagtool.services.simulate.loop import simulate
+    from tagtool.services.simulate.plot import check_plotting, plot_curves
 
     cls, settings = _configured_learner(args, seeded=False)
     optional = {name: getattr(args, name) for name in ("threshold", "close", "max_unlabeled")
