@@ -52,7 +52,9 @@ from pathlib import Path
 from _results import write_keeping_analysis
 
 from tagtool.core.metrics import evaluate
-from tagtool.services.experiment import Experiment, ExperimentConfig, SettingResult, run_experiment
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.results import SettingResult
+from tagtool.services.experiment.runner import Experiment, run_experiment
 from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 

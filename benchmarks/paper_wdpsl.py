@@ -42,7 +42,8 @@ from pathlib import Path
 
 from _results import write_keeping_analysis
 
-from tagtool.services.experiment import ExperimentConfig, run_experiment
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.runner import run_experiment
 from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 

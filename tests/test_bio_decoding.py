@@ -12,7 +12,8 @@ import pytest
 from tagtool.cli.commands import main
 from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet, invalid_inside
-from tagtool.services.experiment import ExperimentConfig, run_experiment
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.runner import run_experiment
 from tagtool.learn import make_learner
 from tagtool.learn.chain import ChainModel, scheme_decoding
 from tagtool.services.pipeline import prepare, train_tagger

@@ -303,7 +303,8 @@ def test_with_representations_adds_the_sets_the_text_calls_for():
 
 
 def test_experiment_learns_representations_once_from_the_pool(corpus):
-    from tagtool.services.experiment import Experiment, ExperimentConfig
+    from tagtool.services.experiment.config import ExperimentConfig
+    from tagtool.services.experiment.runner import Experiment
 
     config = ExperimentConfig(learner="perceptron", labeled=(5,), unlabeled=(10,), holdout=20, repeats=2,
                               min_length=1, max_length=1000, pool=100, seed=0,

@@ -640,7 +640,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
-    from tagtool.services.experiment import ExperimentConfig, run_experiment
+    from tagtool.services.experiment.config import ExperimentConfig
+    from tagtool.services.experiment.runner import run_experiment
 
     cls, settings = _configured_learner(args, seeded=False)
     config = ExperimentConfig(
