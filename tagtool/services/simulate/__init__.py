@@ -16,12 +16,12 @@ sentences is recorded against the annotation *cost* spent so far.
 Strategies (which sentence next; the per-token *question* ``q_t`` in [0, 1])
     ``sequential``  file order; ``q`` = the model's uncertainty.
     ``random``      a random order fixed by the seed; ``q`` = uncertainty.
-    ``uncertainty`` most informative first (:func:`tagtool.services.guidance.informativeness`
+    ``uncertainty`` most informative first (:func:`tagtool.services.uncertainty.informativeness`
                     with the token uncertainty: entropy / margin).
     ``disagreement`` two-view learners: share of open tokens where view 0's
                     and view 1's Viterbi labels differ; ``q`` = 1 there, else 0.
     ``confidence``  WD-PSL: every open token narrowed to the model's two best
-                    labels (:func:`tagtool.services.guidance.contention_mask`) and
+                    labels (:func:`tagtool.services.uncertainty.contention_mask`) and
                     ``q`` = ``1 − (c₁ − c₂)`` of WD-PSL's candidate
                     confidences among them (Eq. 22).
     ``combined``    the desktop app's question (1 where the views disagree,
@@ -36,7 +36,7 @@ Strategies (which sentence next; the per-token *question* ``q_t`` in [0, 1])
     ``gain``        as ``combined``, with a cost of opening each sentence in
                     the ranking (not charged; :func:`tagtool.services.strategies.gain_per_cost`).
     The other guided strategies score a sentence the mean over its tokens
-    of ``(1 − info_t) · q_t`` (:func:`tagtool.services.guidance.informativeness`,
+    of ``(1 − info_t) · q_t`` (:func:`tagtool.services.uncertainty.informativeness`,
     DESIGN §6).  Ties, and the order of ``sequential``/``random``, come from
     the order the queue is given.  The queue is recomputed after every step
     from the new model (batch-mode active learning).
@@ -50,7 +50,7 @@ Modes (what the annotator gives in a sentence it is shown)
                  the model's uncertainty (:data:`DEFAULT_THRESHOLD`).
     ``partial``  as ``tokens``, and where the model is torn between the gold
                  label and its strongest wrong label
-                 (:func:`tagtool.services.guidance.pair_uncertainty` ≥ ``close``) the
+                 (:func:`tagtool.services.uncertainty.pair_uncertainty` ≥ ``close``) the
                  annotator — simulated as unsure there — gives the candidate
                  set {gold, strongest wrong} instead (cost ``partial``).
     ``review``   the app's correction workflow (a mode beyond the issue's

@@ -21,6 +21,7 @@ from tagtool.services.simulate.questions import Questions, ask_questions
 from tagtool.services.simulate.results import CurvePoint, SimulationResult
 from tagtool.services.strategies import DEFAULT_THRESHOLD, TOKEN_MODES, Showing
 from tagtool.services.training_setup import seeded_learner
+from tagtool.services.uncertainty import pair_uncertainty, strongest_other
 
 logger = logging.getLogger(__name__)
 
@@ -133,8 +134,8 @@ class Simulation:
             return Answer(ask)
         scores = questions.scores[rows]
         gold = self.oracle.gold[rows]
-        other = guidance.strongest_other(scores, gold)
-        torn = guidance.pair_uncertainty(scores, gold, other, questions.probabilistic, questions.scale)
+        other = strongest_other(scores, gold)
+        torn = pair_uncertainty(scores, gold, other, questions.probabilistic, questions.scale)
         return Answer(ask, candidates=np.where(ask & (torn >= self.config.close), other, -1))
 
     def annotate_step(self, questions: Questions | None, status: np.ndarray, step: float) -> int:

@@ -9,9 +9,16 @@ import numpy as np
 from tagtool.core.features import concat_ranges
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.chain import ChainModel
-from tagtool.services import guidance, strategies
+from tagtool.services import strategies
 from tagtool.services.simulate.pool import Pool
 from tagtool.services.strategies import DEFAULT_THRESHOLD, Evidence, Showing, Tokens
+from tagtool.services.uncertainty import (
+    contention_question,
+    gives_confidences,
+    margin_scale,
+    margins,
+    token_uncertainty,
+)
 
 
 @dataclass
@@ -20,7 +27,7 @@ class Questions:
 
     ``q[N]`` per token of the data (0 outside the open sentences), the
     sentences' scores, the token scores and margin scale for
-    :func:`tagtool.services.guidance.pair_uncertainty`; ``suggested[N]`` (``review``
+    :func:`tagtool.services.uncertainty.pair_uncertainty`; ``suggested[N]`` (``review``
     mode) the model's labels of the open sentences' tokens.
     """
 
@@ -49,7 +56,7 @@ def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: 
         return Questions(q, {}, scores_all, None, model.probabilistic, suggested)
     snap = replace(pool.data, allowed=allowed).subset(open_ids)
     scores = model.score_tokens(snap)
-    scale = None if model.probabilistic else guidance.margin_scale(guidance.margins(scores))
+    scale = None if model.probabilistic else margin_scale(margins(scores))
     local = entry.question(_evidence(entry, model, snap, scores, scale))
     offsets = pool.data.offsets
     positions = concat_ranges(offsets[open_ids], offsets[open_ids + 1] - offsets[open_ids])
@@ -69,11 +76,11 @@ def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: 
 def _evidence(entry: strategies.Strategy, model: ChainModel, snap: Snapshot, scores: np.ndarray,
               scale: float | None) -> Evidence:
     """What ``entry``'s question reads: the uncertainty, and the views or WD-PSL's contention it uses."""
-    u = guidance.token_uncertainty(scores, model.probabilistic, scale)
+    u = token_uncertainty(scores, model.probabilistic, scale)
     disagree = contention = None
     if "views" in entry.uses and model.n_views == 2:
         y0, y1 = model.disagreement(snap)
         disagree = y0 != y1
-    elif "contention" in entry.uses and guidance.gives_confidences(model.learner):
-        contention = guidance.contention_question(model, snap, scores)
+    elif "contention" in entry.uses and gives_confidences(model.learner):
+        contention = contention_question(model, snap, scores)
     return Evidence(u, disagree, contention)
