@@ -1,6 +1,6 @@
 """Annotation efficiency: what guidance and partial labels save (issue 6).
 
-Runs :func:`tagtool.services.simulate.simulate` — the code behind ``tagtool simulate`` —
+Runs :func:`tagtool.services.simulate.loop.simulate` — the code behind ``tagtool simulate`` —
 for ``cosvm``, ``mv-perceptron``, ``entropy-crf`` and ``wdpsl`` on two tasks:
 
 * **CoNLL-2002 Spanish NER**: data = the first ``--ner-sentences`` sentences

@@ -9,7 +9,7 @@ keys, the arrow keys, Enter, Ctrl+T) on a project made of the first
 the simulator's steps (``--step`` growing ×``--growth``) and scoring each
 model on the first ``--test-sentences`` sentences of ``esp.testb`` (0: all).
 The same learner, strategy, mode and seed then run in
-:func:`tagtool.services.simulate.simulate`.  The app's cost is read from the
+:func:`tagtool.services.simulate.loop.simulate`.  The app's cost is read from the
 project's action log and priced with the simulator's costs
 (:func:`tagtool.services.annotation_costs.logged_cost`).
 

@@ -2,7 +2,7 @@
 
 Runs ``wdpsl`` and, for comparison, ``crf`` (partial-label marginal
 likelihood) and ``perceptron`` (latent targets: the best path inside the
-allowed sets) through :func:`tagtool.services.experiment.run_experiment` — the code
+allowed sets) through :func:`tagtool.services.experiment.runner.run_experiment` — the code
 behind ``tagtool experiment`` — on the paper's partial-label protocol:
 a share P = 0.5 of the training tokens keeps its gold label, every other
 token gets K = 3 candidates (gold plus two others drawn uniformly).
