@@ -62,7 +62,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Prepared:
-    """Everything :func:`train_tagger` hands to the learner."""
+    """Everything :func:`train` hands to the learner."""
 
     snapshot: Snapshot
     labels: LabelSet
@@ -114,8 +114,8 @@ def prepare(
 ) -> Prepared:
     """Fit the features, split the views and build the training snapshot (steps 1–2 of the module doc).
 
-    ``representations`` / ``text``: see :func:`attach_representations`
-    (used only when the feature sets read word representations).
+    ``representations`` / ``text``: see
+    :func:`~tagtool.services.training_setup.attach_representations` (used only when the feature sets read word representations).
     """
     sentences = _sentences(corpus, strip=False) + _sentences(unlabeled, strip=True)
     if not sentences:
