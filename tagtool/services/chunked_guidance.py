@@ -49,6 +49,7 @@ from tagtool.gil_slices import index_of
 from tagtool.services.guidance import Analysis, SentenceGuidance
 from tagtool.services.strategies import Evidence, Tokens
 from tagtool.services.uncertainty import (
+    best_and_runner_up,
     candidate_confidences,
     contention_question,
     entropy_uncertainty,
@@ -56,7 +57,6 @@ from tagtool.services.uncertainty import (
     margin_scale,
     margins,
     pair_uncertainty,
-    strongest_other,
 )
 
 #: Sentences scored before the queue's first page (about half a second on a 2-core machine).
@@ -147,17 +147,14 @@ def score_chunk(tagger, sentences: Sequence, snapshot=None) -> ChunkScores:
     scores = model.score_tokens(snapshot)
     probabilistic = model.probabilistic
     raw = entropy_uncertainty(scores) if probabilistic else margins(scores)
+    top, other = best_and_runner_up(scores)
     if scores.shape[1] < 2:
-        top = np.argmax(scores, axis=1) if scores.shape[1] else np.zeros(len(scores), dtype=np.int64)
-        other, pair = top, np.zeros(len(scores))
+        pair = np.zeros(len(scores))
+    elif probabilistic:
+        pair = pair_uncertainty(scores, top, other, True)
     else:
-        top = np.argmax(scores, axis=1)
-        other = strongest_other(scores, top)
-        if probabilistic:
-            pair = pair_uncertainty(scores, top, other, True)
-        else:
-            rows = np.arange(len(scores))
-            pair = np.abs(scores[rows, top] - scores[rows, other])
+        rows = np.arange(len(scores))
+        pair = np.abs(scores[rows, top] - scores[rows, other])
     views = model.disagreement(snapshot) if model.n_views == 2 else None
     conf = candidate_confidences(tagger, snapshot)
     contention = contention_question(model, snapshot, scores) if conf is not None else None

@@ -30,13 +30,13 @@ import numpy as np
 from tagtool.core.snapshot import build_snapshot
 from tagtool.services.strategies import Evidence, Tokens
 from tagtool.services.uncertainty import (
+    best_and_runner_up,
     candidate_confidences,
     contention_question,
     informativeness,
     margin_scale,
     margins,
     pair_uncertainty,
-    strongest_other,
     token_uncertainty,
 )
 
@@ -217,12 +217,8 @@ def _open_rows(snapshot) -> np.ndarray:
 
 
 def _analysis(snapshot, scores, scale, probabilistic: bool, evidence: Evidence, labels) -> Analysis:
-    top = np.argmax(scores, axis=1) if scores.shape[1] else np.zeros(len(scores), dtype=np.int64)
-    if scores.shape[1] < 2:
-        other, torn = top, np.zeros(len(scores))
-    else:
-        other = strongest_other(scores, top)
-        torn = pair_uncertainty(scores, top, other, probabilistic, scale)
+    top, other = best_and_runner_up(scores)
+    torn = np.zeros(len(scores)) if scores.shape[1] < 2 else pair_uncertainty(scores, top, other, probabilistic, scale)
     return Analysis(evidence, Tokens.from_allowed(snapshot.allowed, snapshot.offsets), bool(probabilistic),
                     top, other, torn, labels)
 

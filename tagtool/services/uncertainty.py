@@ -139,6 +139,16 @@ def strongest_other(scores: np.ndarray, label: np.ndarray) -> np.ndarray:
     return np.argmax(s, axis=1)
 
 
+def best_and_runner_up(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per token the best-scoring label and :func:`strongest_other` (``[T, L]`` → ``[T]``, ``[T]``).
+
+    With fewer than two labels the runner-up is the best label itself.
+    """
+    s = np.asarray(scores)
+    top = np.argmax(s, axis=1) if s.shape[1] else np.zeros(len(s), dtype=np.int64)
+    return top, (top if s.shape[1] < 2 else strongest_other(s, top))
+
+
 def pair_uncertainty(
     scores: np.ndarray, a: np.ndarray, b: np.ndarray, probabilistic: bool, scale: float | None = None
 ) -> np.ndarray:

@@ -15,7 +15,14 @@ from tagtool.errors import Cancelled
 from tagtool.learn import get_learner
 from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.services.experiment.config import FIT_FEATURES, ExperimentConfig, ExperimentError
-from tagtool.services.experiment.draws import Draw, candidate_mask, draw_split, gold_indices, label_presence, select_pool
+from tagtool.services.experiment.draws import (
+    Draw,
+    candidate_mask,
+    draw_split,
+    gold_indices,
+    label_presence,
+    select_pool,
+)
 from tagtool.services.experiment.results import ExperimentResult, SettingResult
 from tagtool.services.training_setup import (
     attach_representations,

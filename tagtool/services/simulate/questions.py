@@ -1,4 +1,4 @@
-"""A model's questions about the open sentences of the simulation's data (module doc of :mod:`tagtool.services.simulate`)."""
+"""A model's questions about the open sentences of a simulation's data (:mod:`tagtool.services.simulate`)."""
 
 from __future__ import annotations
 
