@@ -25,6 +25,7 @@ from tagtool.services.simulate.config import SimulationConfig
 from tagtool.services.simulate.loop import Simulation
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
+from tests.test_crossval import Quiet
 
 
 class Counted:
@@ -53,17 +54,6 @@ class Counted:
         return seen
 
 
-class State:
-    def progress(self, fraction, message=""):
-        pass
-
-    def should_stop(self):
-        return False
-
-    def model_ready(self, result):
-        pass
-
-
 @pytest.fixture(scope="module")
 def gold():
     corpus = read_corpus(DATA_DIR / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
@@ -90,11 +80,11 @@ def _once(seen: Counter, sentences) -> None:
 def test_an_app_retrain_extracts_each_sentence_once(gold, counted, learner, params):
     sentences = tuple(s if i % 4 == 0 else s.unlabeled() for i, s in enumerate(gold.sentences))
     inputs = TrainingInputs(tuple(range(len(sentences))), sentences, gold.labels)
-    first = run_training(inputs, learner, params, None, State(), queue=("gain", False))
+    first = run_training(inputs, learner, params, None, Quiet(), queue=("gain", False))
     _once(counted.take(), sentences)
     assert first.complete and len(first.guidance) == len(sentences)
     edited = tuple(gold.sentences[i] if i == 1 else s for i, s in enumerate(sentences))  # one more sentence labeled
-    again = run_training(replace(inputs, sentences=edited), learner, params, first.tagger, State(),
+    again = run_training(replace(inputs, sentences=edited), learner, params, first.tagger, Quiet(),
                          overrides={"epochs": 1} if "epochs" in params else None, queue=("gain", False))
     _once(counted.take(), edited)
     assert again.tagger.extractor is first.tagger.extractor
