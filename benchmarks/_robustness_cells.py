@@ -22,9 +22,10 @@ from tagtool.core.features import FeatureExtractor
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.core.metrics import evaluate
 from tagtool.core.snapshot import build_snapshot
-from tagtool.services.experiment import Experiment, ExperimentConfig
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.runner import Experiment
 from tagtool.learn import get_learner
-from tagtool.services.pipeline import feature_views, view_split_for
+from tagtool.services.training_setup import feature_views, view_split_for
 from tagtool.services.represent import RepresentationSettings, learn_representations
 from tagtool.store.formats import read_corpus
 
@@ -102,8 +103,8 @@ class CellCache:
 
 
 #: The code a cell's result depends on: learners, decoders, features, the pipeline and the draws.
-CODE_PATHS = ("tagtool/learn", "tagtool/decode", "tagtool/core", "tagtool/services/pipeline.py", "tagtool/services/experiment.py",
-              "tagtool/services/represent.py")
+CODE_PATHS = ("tagtool/learn", "tagtool/decode", "tagtool/core", "tagtool/services/pipeline.py",
+              "tagtool/services/training_setup.py", "tagtool/services/experiment", "tagtool/services/represent.py")
 #: Files there no result depends on: the learner registry and the app's default learner.
 CODE_EXCLUDED = ("tagtool/learn/__init__.py",)
 _SVM = ("svm", "cosvm")

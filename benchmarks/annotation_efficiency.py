@@ -1,6 +1,6 @@
 """Annotation efficiency: what guidance and partial labels save (issue 6).
 
-Runs :func:`tagtool.services.simulate.simulate` — the code behind ``tagtool simulate`` —
+Runs :func:`tagtool.services.simulate.loop.simulate` — the code behind ``tagtool simulate`` —
 for ``cosvm``, ``mv-perceptron``, ``entropy-crf`` and ``wdpsl`` on two tasks:
 
 * **CoNLL-2002 Spanish NER**: data = the first ``--ner-sentences`` sentences
@@ -59,14 +59,10 @@ import numpy as np
 from _results import write_keeping_analysis
 
 from tagtool.core import Corpus
-from tagtool.services.simulate import (
-    Costs,
-    Simulation,
-    SimulationConfig,
-    SimulationResult,
-    draw_curves,
-    simulate,
-)
+from tagtool.services.simulate.config import Costs, SimulationConfig
+from tagtool.services.simulate.loop import Simulation, simulate
+from tagtool.services.simulate.plot import draw_curves
+from tagtool.services.simulate.results import SimulationResult
 from tagtool.store.formats import read_corpus
 
 #: The corpora of ../shared/data, beside the repository (not part of it).

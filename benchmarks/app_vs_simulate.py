@@ -9,7 +9,7 @@ keys, the arrow keys, Enter, Ctrl+T) on a project made of the first
 the simulator's steps (``--step`` growing ×``--growth``) and scoring each
 model on the first ``--test-sentences`` sentences of ``esp.testb`` (0: all).
 The same learner, strategy, mode and seed then run in
-:func:`tagtool.services.simulate.simulate`.  The app's cost is read from the
+:func:`tagtool.services.simulate.loop.simulate`.  The app's cost is read from the
 project's action log and priced with the simulator's costs
 (:func:`tagtool.services.annotation_costs.logged_cost`).
 
@@ -50,7 +50,9 @@ from tagtool.core import Corpus  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
 from tagtool.gui.scripted import ScriptedAnnotator, StepPoint  # noqa: E402
-from tagtool.services.simulate import TARGET_SHARE, Costs, F1Scorer, Simulation, SimulationConfig  # noqa: E402
+from tagtool.core.chunks import F1Scorer  # noqa: E402
+from tagtool.services.simulate.config import TARGET_SHARE, Costs, SimulationConfig  # noqa: E402
+from tagtool.services.simulate.loop import Simulation  # noqa: E402
 from tagtool.store.formats import read_corpus  # noqa: E402
 from tagtool.store.project import Project  # noqa: E402
 

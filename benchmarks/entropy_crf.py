@@ -5,7 +5,7 @@
 CoNLL-2000 chunking (pool: the first 3,000 sentences of train.txt, scored on
 test.txt) and CoNLL-2002 Spanish NER (pool: the first 3,100 sentences of
 10–40 tokens of esp.train, scored on esp.testa), through
-:func:`tagtool.services.experiment.run_experiment` — the code behind
+:func:`tagtool.services.experiment.runner.run_experiment` — the code behind
 ``tagtool experiment``.  Both learners see the same draws (they depend on
 the seed, L and the repeat only); ``crf`` cannot use unlabeled sentences, so
 its row is the supervised baseline.  Features: the sklearn-crfsuite
@@ -28,7 +28,8 @@ from pathlib import Path
 
 from _results import write_keeping_analysis
 
-from tagtool.services.experiment import ExperimentConfig, run_experiment
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.runner import run_experiment
 from tagtool.store.formats import read_corpus
 
 #: The corpora of ../shared/data, beside the repository (not part of it).

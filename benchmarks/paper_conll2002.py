@@ -2,7 +2,7 @@
 
 Runs ``hmm``, ``svm``, ``cosvm``, ``perceptron``, ``mv-perceptron`` (and ``crf``
 when :func:`tagtool.learn.available_learners` offers it) through
-:func:`tagtool.services.experiment.run_experiment` — the code behind ``tagtool
+:func:`tagtool.services.experiment.runner.run_experiment` — the code behind ``tagtool
 experiment`` — on the papers' protocol: pool = the first 3,100 sentences of
 10–40 tokens of ``esp.train``, holdout 300, L = 5/10/20 labeled with
 U = 25/50/100 unlabeled, 20 repeats, one fixed seed.  Prints token error
@@ -52,7 +52,9 @@ from pathlib import Path
 from _results import write_keeping_analysis
 
 from tagtool.core.metrics import evaluate
-from tagtool.services.experiment import Experiment, ExperimentConfig, SettingResult, run_experiment
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.results import SettingResult
+from tagtool.services.experiment.runner import Experiment, run_experiment
 from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 

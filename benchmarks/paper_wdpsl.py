@@ -2,7 +2,7 @@
 
 Runs ``wdpsl`` and, for comparison, ``crf`` (partial-label marginal
 likelihood) and ``perceptron`` (latent targets: the best path inside the
-allowed sets) through :func:`tagtool.services.experiment.run_experiment` — the code
+allowed sets) through :func:`tagtool.services.experiment.runner.run_experiment` — the code
 behind ``tagtool experiment`` — on the paper's partial-label protocol:
 a share P = 0.5 of the training tokens keeps its gold label, every other
 token gets K = 3 candidates (gold plus two others drawn uniformly).
@@ -42,7 +42,8 @@ from pathlib import Path
 
 from _results import write_keeping_analysis
 
-from tagtool.services.experiment import ExperimentConfig, run_experiment
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.runner import run_experiment
 from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 

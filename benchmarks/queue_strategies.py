@@ -12,7 +12,7 @@ sentences of CoNLL-2002 ``esp.train``, test ``esp.testb``):
    mode (with them).  Reported: the mean length of the first 5 and 20
    sentences of each queue, the questions they hold (unlabeled tokens with
    ``q ≥`` the default threshold) and the first 5 sentences' text.
-2. **The cost to 95 %.**  ``tagtool simulate`` (:func:`tagtool.services.simulate.simulate`)
+2. **The cost to 95 %.**  ``tagtool simulate`` (:func:`tagtool.services.simulate.loop.simulate`)
    with ``--strategies`` in ``--modes`` until 95 % of the full-data F1, per
    seed, with the settings of ``benchmarks/annotation_efficiency.py`` (its
    learner settings, steps from 100 growing ×1.25, at most 100 unlabeled
@@ -40,7 +40,9 @@ from annotation_efficiency import base_config, load
 
 from tagtool.services import guidance
 from tagtool.services import strategies
-from tagtool.services.simulate import Simulation, SimulationConfig, ask_questions
+from tagtool.services.simulate.config import SimulationConfig
+from tagtool.services.simulate.loop import Simulation
+from tagtool.services.simulate.questions import ask_questions
 from tagtool.services.strategies import Showing
 
 RESULTS = Path(__file__).parent / "results"

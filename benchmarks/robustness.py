@@ -5,7 +5,7 @@ Per corpus (:data:`CORPORA`), learner and number L of labeled sentences
 entity F1 (token accuracy for part-of-speech), the supervised twin of every
 semi-supervised learner and CRFsuite on the same draws beside it, collapses
 flagged.  The draws are those of ``tagtool experiment``
-(:meth:`tagtool.services.experiment.Experiment.repeat_draw`: they depend on the seed,
+(:meth:`tagtool.services.experiment.runner.Experiment.repeat_draw`: they depend on the seed,
 L and the repeat only), the pool the first ``--pool`` sentences of the
 training file, scored on the corpus's test file.
 

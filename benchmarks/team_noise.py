@@ -61,7 +61,7 @@ from tagtool.core.features import FeatureExtractor  # noqa: E402
 from tagtool.core.metrics import evaluate  # noqa: E402
 from tagtool.core.snapshot import build_snapshot  # noqa: E402
 from tagtool.learn import get_learner  # noqa: E402
-from tagtool.services.pipeline import feature_views, view_split_for  # noqa: E402
+from tagtool.services.training_setup import feature_views, view_split_for  # noqa: E402
 from tagtool.store.formats import read_corpus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent

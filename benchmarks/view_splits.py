@@ -41,7 +41,7 @@ from _robustness_report import _paired  # noqa: E402
 from tagtool.core.snapshot import build_snapshot  # noqa: E402
 from tagtool.core.views import ViewSplit  # noqa: E402
 from tagtool.learn import get_learner  # noqa: E402
-from tagtool.services.pipeline import feature_views  # noqa: E402
+from tagtool.services.training_setup import feature_views  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / "results" / "view_splits.json"

@@ -132,7 +132,7 @@ def test_active_minutes_at_counts_the_actions_ended_by_then():
 
 def test_the_log_priced_with_the_simulators_costs():
     from tagtool.services.annotation_costs import logged_cost, logged_tokens
-    from tagtool.services.simulate import Costs
+    from tagtool.services.simulate.config import Costs
 
     rows = [("full", 3), ("skip", 7), ("candidate", 2), ("accept", 10), ("full", 1), ("undo", 1), ("clear", 4),
             ("review", 30)]

@@ -12,11 +12,15 @@ import pytest
 from tagtool.cli.main import main
 from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet, invalid_inside
-from tagtool.services.experiment import ExperimentConfig, run_experiment
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.runner import run_experiment
 from tagtool.learn import make_learner
 from tagtool.learn.chain import ChainModel, scheme_decoding
-from tagtool.services.pipeline import TrainingSetupError, parse_settings, prepare, train_tagger
-from tagtool.services.simulate import Simulation, SimulationConfig
+from tagtool.services.pipeline import prepare, train_tagger
+from tagtool.services.settings import parse_settings
+from tagtool.services.simulate.config import SimulationConfig
+from tagtool.services.simulate.loop import Simulation
+from tagtool.services.training_setup import TrainingSetupError
 from tagtool.store.formats import read_corpus
 from tagtool.tagger.file_format import META_MEMBER, TaggerFileError
 from tagtool.tagger.model import Tagger, load_tagger

@@ -16,6 +16,7 @@ from tagtool.gui.questions import build_plan, tie_ranks
 from tagtool.learn import make_learner
 from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
+from tagtool.services.uncertainty import margin_scale
 
 DATA = Path(__file__).parent / "data"
 
@@ -118,7 +119,7 @@ def test_a_partial_analysis_ranks_only_the_scored_sentences(gold, sentences):
     assert not plan.asked[unscored].any() and (analysis.evidence.uncertainty[unscored] == 0).all()
     # the margin scale is the median of the margins scored so far
     tokens = chunked_guidance.concat_ranges(scores.offsets[first], scores.lengths[first])
-    assert scores.scale() == guidance.margin_scale(scores.raw[tokens])
+    assert scores.scale() == margin_scale(scores.raw[tokens])
 
 
 def test_chunk_rows_puts_the_first_page_first_and_every_row_once():

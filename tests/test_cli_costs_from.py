@@ -12,7 +12,8 @@ from tagtool.services.annotation_costs import MIN_TOKENS
 from tagtool.cli.experiments import COSTS_MIN_TOKENS
 from tagtool.cli.main import main
 from tagtool.core import Corpus
-from tagtool.services.simulate import Costs, Oracle
+from tagtool.services.simulate.config import Costs
+from tagtool.services.simulate.oracle import Oracle
 from tagtool.store.actions import Action
 from tagtool.store.formats import read_corpus, write_corpus
 from tagtool.store.project import Project
@@ -85,7 +86,7 @@ def test_simulate_uses_and_prints_the_measured_costs(files, capsys):
 
 
 def test_a_cost_given_on_the_command_line_replaces_the_measured_one(files, capsys, monkeypatch):
-    import tagtool.services.simulate as sim
+    import tagtool.services.simulate.loop as sim
 
     folder, gold, (data, test) = files
     project = _project(folder, gold, MEASURED)
@@ -143,7 +144,7 @@ def _visits_project(folder, gold, visits: int) -> pathlib.Path:
 
 @pytest.mark.parametrize("visits, sentence", [(MIN_TOKENS, 3.5), (MIN_TOKENS - 1, None)])
 def test_costs_from_reads_the_cost_of_opening_a_sentence(files, capsys, monkeypatch, visits, sentence):
-    import tagtool.services.simulate as sim
+    import tagtool.services.simulate.loop as sim
 
     folder, gold, (data, test) = files
     project = _visits_project(folder, gold, visits)

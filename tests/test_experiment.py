@@ -5,18 +5,10 @@ import pathlib
 import numpy as np
 import pytest
 
-from tagtool.services.experiment import (
-    ExperimentConfig,
-    ExperimentError,
-    candidate_mask,
-    draw_split,
-    gold_indices,
-    label_presence,
-    pair_settings,
-    run_experiment,
-    select_pool,
-    standard_error,
-)
+from tagtool.services.experiment.config import ExperimentConfig, ExperimentError, pair_settings
+from tagtool.services.experiment.draws import candidate_mask, draw_split, gold_indices, label_presence, select_pool
+from tagtool.services.experiment.results import standard_error
+from tagtool.services.experiment.runner import run_experiment
 from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 
@@ -113,7 +105,7 @@ def test_results_follow_the_json_schema_and_a_seed_reproduces_them(corpus):
 def test_reported_scores_match_an_independent_recomputation(corpus, learner, params, n_unlabeled):
     from tagtool.core import Corpus
     from tagtool.core.metrics import evaluate
-    from tagtool.services.experiment import Experiment
+    from tagtool.services.experiment.runner import Experiment
     from tagtool.services.pipeline import train_tagger
 
     if learner not in available_learners():
@@ -184,7 +176,7 @@ def test_pool_too_small_and_bad_protocol_settings(corpus):
 
 
 def test_draws_do_not_depend_on_u_or_the_learner(corpus):
-    from tagtool.services.experiment import Experiment
+    from tagtool.services.experiment.runner import Experiment
 
     exp = Experiment(_config(learner="hmm"), corpus)
     seen = {}

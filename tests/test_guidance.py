@@ -10,30 +10,38 @@ import pytest
 
 from tagtool.services import guidance
 from tagtool.core.corpus import Sentence
+from tagtool.services.uncertainty import (
+    entropy_uncertainty,
+    informativeness,
+    margin_scale,
+    margin_uncertainty,
+    margins,
+    token_uncertainty,
+)
 
 DATA = Path(__file__).parent / "data"
 
 
 def test_entropy_uncertainty_is_normalised_entropy():
     p = np.array([[1.0, 0.0, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25], [0.5, 0.5, 0.0, 0.0]])
-    u = guidance.entropy_uncertainty(p)
+    u = entropy_uncertainty(p)
     assert u == pytest.approx([0.0, 1.0, math.log(2) / math.log(4)])
 
 
 def test_margin_uncertainty_one_for_ties_and_falls_with_the_margin():
     scores = np.array([[0.0, 0.0, -5.0], [0.0, -1.0, -3.0], [0.0, -4.0, -9.0]])
-    assert guidance.margins(scores) == pytest.approx([0.0, 1.0, 4.0])
-    u = guidance.margin_uncertainty(scores)
+    assert margins(scores) == pytest.approx([0.0, 1.0, 4.0])
+    u = margin_uncertainty(scores)
     assert u[0] == 1.0 and 1.0 > u[1] > u[2] > 0.0
     # the scale is the median positive margin: invariant to the weights' scale
-    assert guidance.margin_uncertainty(10 * scores) == pytest.approx(u)
-    assert guidance.margin_uncertainty(scores, scale=1.0)[1] == pytest.approx(math.exp(-1))
+    assert margin_uncertainty(10 * scores) == pytest.approx(u)
+    assert margin_uncertainty(scores, scale=1.0)[1] == pytest.approx(math.exp(-1))
 
 
 def test_token_uncertainty_dispatches_on_the_model_kind():
     p = np.array([[0.5, 0.5]])
-    assert guidance.token_uncertainty(p, probabilistic=True) == pytest.approx([1.0])
-    assert guidance.token_uncertainty(np.array([[0.0, -2.0]]), probabilistic=False, scale=2.0) == pytest.approx(
+    assert token_uncertainty(p, probabilistic=True) == pytest.approx([1.0])
+    assert token_uncertainty(np.array([[0.0, -2.0]]), probabilistic=False, scale=2.0) == pytest.approx(
         [math.exp(-1)])
 
 
@@ -42,11 +50,11 @@ def test_informativeness_weighs_missing_information_and_disagreement():
     u = np.array([0.8, 0.9, 0.4])
     partial_missing = math.log(2) / math.log(4)
     expected = (0.8 + 0.0 + partial_missing * 0.4) / 3
-    assert guidance.informativeness(u, allowed) == pytest.approx(expected)
+    assert informativeness(u, allowed) == pytest.approx(expected)
     disagree = np.array([False, True, True])
-    assert guidance.informativeness(u, allowed, disagree) == pytest.approx((0.8 + partial_missing) / 3)
+    assert informativeness(u, allowed, disagree) == pytest.approx((0.8 + partial_missing) / 3)
     full = np.eye(4, dtype=bool)[:2]
-    assert guidance.informativeness(np.ones(2), full) == 0.0
+    assert informativeness(np.ones(2), full) == 0.0
 
 
 def test_queue_orders_unfinished_by_score_then_document_order():
@@ -102,10 +110,10 @@ def test_the_margin_scale_is_the_open_sentences_own():
     assert np.allclose(mixed.evidence.uncertainty[:n], alone.evidence.uncertainty)
     # which is the margin uncertainty with the median margin of the open tokens
     scores = np.concatenate(tagger.score_tokens(open_))
-    assert np.allclose(alone.evidence.uncertainty, guidance.margin_uncertainty(scores))
+    assert np.allclose(alone.evidence.uncertainty, margin_uncertainty(scores))
     # the labeled sentences' own margins are larger: with them in the median every open token would look surer
     every = np.concatenate(tagger.score_tokens(open_ + list(labeled)))
-    assert guidance.margin_scale(guidance.margins(every)) > guidance.margin_scale(guidance.margins(scores))
+    assert margin_scale(margins(every)) > margin_scale(margins(scores))
     # only fully labeled sentences: their own median
     _, done = guidance.analyse_all(tagger, list(labeled))
-    assert np.allclose(done.evidence.uncertainty, guidance.margin_uncertainty(every[n:]))
+    assert np.allclose(done.evidence.uncertainty, margin_uncertainty(every[n:]))

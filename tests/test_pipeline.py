@@ -17,7 +17,9 @@ from tagtool.core.views import ViewSplit
 from tagtool.errors import Cancelled
 from tagtool.learn import Learner
 from tagtool.learn.chain import ChainModel
-from tagtool.services.pipeline import TrainingSetupError, feature_column_warnings, parse_settings, parse_value, train_tagger
+from tagtool.services.pipeline import train_tagger
+from tagtool.services.settings import parse_settings, parse_value
+from tagtool.services.training_setup import TrainingSetupError, feature_column_warnings
 from tagtool.store.formats import read_corpus
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"

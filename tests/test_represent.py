@@ -273,7 +273,7 @@ def test_old_project_gains_the_representation_tables(tmp_path, corpus):
 
 
 def test_default_views_with_representations(corpus, reps):
-    from tagtool.services.pipeline import default_view_kind
+    from tagtool.services.training_setup import default_view_kind
 
     one = FeatureExtractor("crfsuite+dist", representations=reps).fit(corpus.sentences)
     assert default_view_kind(one) == "lexical-distributional"
@@ -290,7 +290,7 @@ def test_with_representations_adds_the_sets_the_text_calls_for():
     """Plain tokens get the clusters and the dimensions; input with a column (part of speech) the clusters only."""
     from tagtool.core.corpus import Sentence
     from tagtool.learn import get_learner
-    from tagtool.services.pipeline import with_representations
+    from tagtool.services.training_setup import with_representations
 
     plain = [Sentence(("Aspirin", "helps"))]
     tagged = [Sentence(("Aspirin", "helps"), columns={"pos": ("NN", "VBZ")})]
@@ -304,7 +304,8 @@ def test_with_representations_adds_the_sets_the_text_calls_for():
 
 
 def test_experiment_learns_representations_once_from_the_pool(corpus):
-    from tagtool.services.experiment import Experiment, ExperimentConfig
+    from tagtool.services.experiment.config import ExperimentConfig
+    from tagtool.services.experiment.runner import Experiment
 
     config = ExperimentConfig(learner="perceptron", labeled=(5,), unlabeled=(10,), holdout=20, repeats=2,
                               min_length=1, max_length=1000, pool=100, seed=0,
@@ -317,7 +318,8 @@ def test_experiment_learns_representations_once_from_the_pool(corpus):
 
 
 def test_simulate_reads_representations_of_the_data_text(corpus):
-    from tagtool.services.simulate import SimulationConfig, simulate
+    from tagtool.services.simulate.config import SimulationConfig
+    from tagtool.services.simulate.loop import simulate
 
     config = SimulationConfig(learner="perceptron", strategy="random", mode="full", step=20, growth=1.0,
                               budget=40, features={"feature_set": "crfsuite+dist"})

@@ -17,22 +17,22 @@ from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet
 from tagtool.core.metrics import evaluate
 from tagtool.learn.base import Learner
-from tagtool.services.simulate import (
-    MODES,
-    STRATEGIES,
-    Costs,
-    CurvePoint,
-    Oracle,
-    Questions,
-    Simulation,
-    SimulationConfig,
-    SimulationError,
-    SimulationResult,
-    F1Scorer,
-    cost_to_reach,
-    simulate,
-)
+from tagtool.core.chunks import F1Scorer
+from tagtool.services.simulate.config import STRATEGIES, Costs, SimulationConfig, SimulationError
+from tagtool.services.simulate.loop import Simulation, simulate
+from tagtool.services.simulate.oracle import Oracle
+from tagtool.services.simulate.questions import Questions
+from tagtool.services.simulate.results import CurvePoint, SimulationResult, cost_to_reach
+from tagtool.services.strategies import MODES
 from tagtool.store.formats import read_corpus
+from tagtool.services.uncertainty import (
+    candidate_uncertainty,
+    contention_mask,
+    informativeness,
+    pair_uncertainty,
+    sentence_informativeness,
+    strongest_other,
+)
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 #: A fast learner for each strategy (disagreement needs two views, confidence WD-PSL).
@@ -480,28 +480,28 @@ def test_sentence_informativeness_is_informativeness_per_sentence():
     allowed[np.arange(9), rng.integers(0, 4, 9)] = True
     allowed[5] = True
     disagree = rng.random(9) < 0.3
-    batch = guidance.sentence_informativeness(u, allowed, offsets, disagree)
+    batch = sentence_informativeness(u, allowed, offsets, disagree)
     for i in range(3):
         rows = slice(offsets[i], offsets[i + 1])
-        assert batch[i] == pytest.approx(guidance.informativeness(u[rows], allowed[rows], disagree[rows]))
+        assert batch[i] == pytest.approx(informativeness(u[rows], allowed[rows], disagree[rows]))
 
 
 def test_pair_uncertainty_strongest_other_and_contention():
     probs = np.array([[0.5, 0.5, 0.0], [0.9, 0.1, 0.0], [0.2, 0.0, 0.8]])
-    other = guidance.strongest_other(probs, np.array([0, 0, 0]))
+    other = strongest_other(probs, np.array([0, 0, 0]))
     assert other.tolist() == [1, 1, 2]
-    u = guidance.pair_uncertainty(probs, np.array([0, 0, 0]), other, probabilistic=True)
+    u = pair_uncertainty(probs, np.array([0, 0, 0]), other, probabilistic=True)
     h = -(0.9 * math.log2(0.9) + 0.1 * math.log2(0.1))
     assert u == pytest.approx([1.0, h, -(0.2 * math.log2(0.2) + 0.8 * math.log2(0.8))])
     scores = np.array([[0.0, -1.0, -5.0], [0.0, -3.0, -3.0]])
-    m = guidance.pair_uncertainty(scores, np.array([0, 1]), np.array([1, 2]), probabilistic=False, scale=2.0)
+    m = pair_uncertainty(scores, np.array([0, 1]), np.array([1, 2]), probabilistic=False, scale=2.0)
     assert m == pytest.approx([math.exp(-0.5), 1.0])
     allowed = np.array([[True, True, True], [True, False, True]])
-    narrowed = guidance.contention_mask(scores, allowed, k=2)
+    narrowed = contention_mask(scores, allowed, k=2)
     assert narrowed.tolist() == [[True, True, False], [True, False, True]]  # labeled rows stay as they are
     conf = np.array([[0.6, 0.4, 0.0], [0.5, 0.0, 0.5]])
-    assert guidance.candidate_uncertainty(conf, narrowed) == pytest.approx([0.8, 1.0])
-    assert guidance.candidate_uncertainty(np.array([[1.0, 0.0, 0.0]]), np.array([[True, False, False]])) == [0.0]
+    assert candidate_uncertainty(conf, narrowed) == pytest.approx([0.8, 1.0])
+    assert candidate_uncertainty(np.array([[1.0, 0.0, 0.0]]), np.array([[True, False, False]])) == [0.0]
 
 
 def test_guided_steps_follow_the_apps_queue(corpora, monkeypatch):
@@ -535,7 +535,8 @@ def test_guided_steps_follow_the_apps_queue(corpora, monkeypatch):
 
 def test_json_scale_round_trip_and_old_fraction_records():
     # Issue 11: one scale (percent) in every --json; records written before it hold fractions.
-    from tagtool.services.simulate import Costs, CurvePoint, SimulationResult
+    from tagtool.services.simulate.config import Costs
+    from tagtool.services.simulate.results import CurvePoint, SimulationResult
 
     point = CurvePoint(cost=10.0, tokens_labeled=10, f1=0.5, train_seconds=0.1)
     result = SimulationResult("hmm", "random", "full", 0.8, [point], Costs(), 100, [])
@@ -556,7 +557,7 @@ def test_cli_full_data_f1_is_in_percent(tmp_path, corpora, capsys):
 
 
 def test_a_step_target_is_reached_at_its_cost_whatever_the_float_sum():
-    from tagtool.services.simulate import reached
+    from tagtool.services.simulate.config import reached
 
     spent = sum([0.1] * 10)  # ten skipped tokens: 0.9999999999999999
     assert spent < 1.0 and reached(spent, 1.0)

@@ -13,6 +13,7 @@ import tagtool
 from tagtool.services import guidance
 from tagtool.services import strategies
 from tagtool.services.strategies import Evidence, Showing, Tokens
+from tagtool.services.uncertainty import sentence_informativeness
 
 PACKAGE = pathlib.Path(tagtool.__file__).parent
 DATA = pathlib.Path(__file__).parent / "data"
@@ -34,7 +35,7 @@ def _simulate_parser_choices():
 
 
 def test_the_cli_and_the_simulator_take_the_registry_s_names():
-    from tagtool.services import simulate
+    from tagtool.services.simulate import config as simulate
 
     actions = _simulate_parser_choices()
     assert tuple(actions["strategy"].choices) == strategies.names() == simulate.STRATEGIES
@@ -124,7 +125,7 @@ def test_mean_question_is_the_informativeness_of_design_6():
     allowed[np.arange(9), rng.integers(0, 4, 9)] = True
     allowed[5] = True
     got = strategies.mean_question(q, _tokens(allowed, offsets), Showing())
-    assert got.tolist() == guidance.sentence_informativeness(q, allowed, offsets).tolist()
+    assert got.tolist() == sentence_informativeness(q, allowed, offsets).tolist()
 
 
 def test_questions_per_cost_by_hand():

@@ -122,7 +122,8 @@ def add_simulate_command(sub) -> None:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
-    from tagtool.services.experiment import ExperimentConfig, run_experiment
+    from tagtool.services.experiment.config import ExperimentConfig
+    from tagtool.services.experiment.runner import run_experiment
 
     cls, settings = configured_learner(args, seeded=False)
     config = ExperimentConfig(
@@ -162,7 +163,9 @@ def format_experiment(result, config, with_test: bool) -> str:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from tagtool.services.simulate import Costs, SimulationConfig, check_plotting, plot_curves, simulate
+    from tagtool.services.simulate.config import Costs, SimulationConfig
+    from tagtool.services.simulate.loop import simulate
+    from tagtool.services.simulate.plot import check_plotting, plot_curves
 
     cls, settings = configured_learner(args, seeded=False)
     optional = {name: getattr(args, name) for name in ("threshold", "close", "max_unlabeled")

@@ -55,7 +55,8 @@ def add_evaluate_command(sub) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from tagtool.services.pipeline import check_feature_columns, feature_column_warnings, train_tagger
+    from tagtool.services.pipeline import train_tagger
+    from tagtool.services.training_setup import check_feature_columns, feature_column_warnings
     from tagtool.tagger.model import load_tagger
 
     check_not_input(args.output, {"training data": args.data, "unlabeled data": args.unlabeled,
@@ -92,7 +93,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _uses_representations(cls, settings) -> bool:
     from tagtool.core.features.wordreps import DIST_SETS
-    from tagtool.services.pipeline import feature_settings
+    from tagtool.services.training_setup import feature_settings
 
     sets = str(feature_settings(cls, settings.features).get("feature_set", "default")).split("+")
     return any(name in DIST_SETS for name in sets)
@@ -102,7 +103,7 @@ def _representation_text(args: argparse.Namespace, cls, settings) -> list[list[s
     """The token lists of ``train --text`` files; an error if the features read no word representations."""
     if not args.text:
         return None
-    from tagtool.services.pipeline import TrainingSetupError
+    from tagtool.services.training_setup import TrainingSetupError
     from tagtool.services.represent import read_text_file
 
     if args.warm_start or not _uses_representations(cls, settings):

@@ -72,7 +72,7 @@ def configured_learner(args: argparse.Namespace, seeded: bool = True):
     checked here, before any data are read (``InvalidParameterError``).
     """
     from tagtool.learn import get_learner
-    from tagtool.services.pipeline import parse_settings
+    from tagtool.services.settings import parse_settings
 
     cls = get_learner(args.learner)
     settings = parse_settings(cls, args.settings)

@@ -279,7 +279,7 @@ class ModelLoop(QObject, QueueSteering):
         if reps is None:
             return None
         from tagtool.learn import get_learner
-        from tagtool.services.pipeline import with_representations
+        from tagtool.services.training_setup import with_representations
 
         return with_representations(get_learner(self.learner_name), sentences=sentences)
 

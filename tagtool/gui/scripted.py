@@ -60,7 +60,7 @@ from PySide6.QtTest import QTest
 from tagtool.services.annotation_costs import logged_cost, logged_tokens
 from tagtool.core.annotation import annotation_status
 from tagtool.errors import TagtoolError
-from tagtool.services.simulate import reached
+from tagtool.services.simulate.config import reached
 from tagtool.services.strategies import get as get_strategy
 
 #: How long a training may take before the session gives up (milliseconds).

@@ -17,7 +17,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLineEdit, QSpinBox, QWidget
 
 from tagtool.gui.wheel_guard import guard_wheel
-from tagtool.services.pipeline import parse_value
+from tagtool.services.settings import parse_value
 
 _HEADER = re.compile(r"^    ([A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:\s*(.*)$")
 

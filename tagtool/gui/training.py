@@ -303,7 +303,7 @@ def run_training(
         ``token_accuracy``, their SEs, the loss without input columns).
     """
     from tagtool.learn import make_learner
-    from tagtool.services.pipeline import train_tagger
+    from tagtool.services.pipeline import train
 
     started = time.perf_counter()
     overrides = dict(overrides or {})
@@ -313,11 +313,11 @@ def run_training(
     plan = plan_run(inputs, learner, chosen_learner, overrides)
     corpus = Corpus.from_sentences(inputs.sentences, labels=inputs.labels)
     plan.start(state, 0)
-    fitted = []  # the training snapshot: the guidance slices its rows (tagtool.gui.scoring)
-    tagger = train_tagger(corpus, learner, warm_start=warm_start, progress=plan.reporter(state, 0),
-                          should_stop=state.should_stop, seed=inputs.seed,
-                          features=None if warm_start is not None else inputs.features,
-                          representations=inputs.representations, on_snapshot=fitted.append)
+    trained = train(corpus, learner, warm_start=warm_start, progress=plan.reporter(state, 0),
+                    should_stop=state.should_stop, seed=inputs.seed,
+                    features=None if warm_start is not None else inputs.features,
+                    representations=inputs.representations)
+    tagger = trained.tagger  # trained.snapshot: the guidance slices its rows (tagtool.gui.scoring)
     plan.start(state, 1)
     arrived = time.perf_counter()
     status = inputs.status
@@ -337,8 +337,8 @@ def run_training(
     report = plan.reporter(state, 1)
     result = scoring.score_guidance(tagger, inputs, state, make_result, _choice(queue), priority,
                                     report=lambda f: report(f, "first page" if f < 1 else ""),
-                                    last_update=bool(inputs.cv_folds), snapshot=fitted[0] if fitted else None)
-    fitted.clear()
+                                    last_update=bool(inputs.cv_folds), snapshot=trained.snapshot)
+    del trained  # the snapshot's memory, before the cross-validation
     if inputs.cv_folds:
         metrics.update(cross_validate(inputs, learner_name, params, tagger, state, plan))
     _finish(result, started)
@@ -394,7 +394,7 @@ def cross_validate(inputs: TrainingInputs, learner_name: str, params: Mapping, t
     views of ``tagger``.
     """
     from tagtool.learn import NothingToLearnError
-    from tagtool.services.pipeline import TrainingSetupError
+    from tagtool.services.training_setup import TrainingSetupError
 
     first = 2  # the fit and the suggestions come first
 

@@ -25,7 +25,7 @@ undone label produced nothing).  Seconds per token is the ratio of the
 seconds to the tokens of the actions that do not begin a visit
 (:func:`tagtool.store.actions.first_ids`: their time went to the
 ``open`` before them); the simulator's costs are those ratios divided by
-the full label's (``full = 1``), as :class:`tagtool.services.simulate.Costs` states
+the full label's (``full = 1``), as :class:`tagtool.services.simulate.config.Costs` states
 them.
 
 The cost of opening a sentence (:func:`opening_cost`), in seconds: the
@@ -205,7 +205,7 @@ def logged_tokens(records: Sequence) -> dict[str, int]:
 def logged_cost(records: Sequence, costs) -> float:
     """What the work in an action log costs in ``tagtool simulate``'s cost model.
 
-    ``costs``: a :class:`tagtool.services.simulate.Costs` (its ``full``, ``partial``,
+    ``costs``: a :class:`tagtool.services.simulate.config.Costs` (its ``full``, ``partial``,
     ``skip`` and ``accepted``).  Each kind's tokens (:func:`logged_tokens`)
     at its simulator cost (:data:`SIMULATE_NAMES`): what the simulated
     annotator would have been charged for the same decisions, so an app

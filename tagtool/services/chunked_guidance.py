@@ -25,7 +25,7 @@ sentences, each a few milliseconds per call:
 
 Once every chunk is in, the arrays are :func:`analyse_all`'s: each number
 is computed per sentence, except the margin models' scale ``τ`` (the median
-margin of all tokens scored together, :func:`tagtool.services.guidance.margin_scale`),
+margin of all tokens scored together, :func:`tagtool.services.uncertainty.margin_scale`),
 which is applied when the analysis is made, over the margins scored so
 far.  One number depends on the batch: the BIO penalty
 (:func:`tagtool.decode.forbid_transitions`) is the batch's largest path
@@ -48,6 +48,16 @@ from tagtool.core.snapshot import build_snapshot
 from tagtool.gil_slices import index_of
 from tagtool.services.guidance import Analysis, SentenceGuidance
 from tagtool.services.strategies import Evidence, Tokens
+from tagtool.services.uncertainty import (
+    best_and_runner_up,
+    candidate_confidences,
+    contention_question,
+    entropy_uncertainty,
+    gives_confidences,
+    margin_scale,
+    margins,
+    pair_uncertainty,
+)
 
 #: Sentences scored before the queue's first page (about half a second on a 2-core machine).
 FIRST = 1000
@@ -131,26 +141,23 @@ def score_chunk(tagger, sentences: Sequence, snapshot=None) -> ChunkScores:
     """
     model = tagger.model
     if snapshot is None:
-        sentences = [guidance._known_labels(s, tagger.labels) for s in sentences]
+        sentences = [guidance.known_labels(s, tagger.labels) for s in sentences]
         snapshot = build_snapshot(sentences, tagger.labels, tagger.extractor, model.feature_view)
     suggested = model.predict(snapshot, constrained=True)
     scores = model.score_tokens(snapshot)
     probabilistic = model.probabilistic
-    raw = guidance.entropy_uncertainty(scores) if probabilistic else guidance.margins(scores)
+    raw = entropy_uncertainty(scores) if probabilistic else margins(scores)
+    top, other = best_and_runner_up(scores)
     if scores.shape[1] < 2:
-        top = np.argmax(scores, axis=1) if scores.shape[1] else np.zeros(len(scores), dtype=np.int64)
-        other, pair = top, np.zeros(len(scores))
+        pair = np.zeros(len(scores))
+    elif probabilistic:
+        pair = pair_uncertainty(scores, top, other, True)
     else:
-        top = np.argmax(scores, axis=1)
-        other = guidance.strongest_other(scores, top)
-        if probabilistic:
-            pair = guidance.pair_uncertainty(scores, top, other, True)
-        else:
-            rows = np.arange(len(scores))
-            pair = np.abs(scores[rows, top] - scores[rows, other])
+        rows = np.arange(len(scores))
+        pair = np.abs(scores[rows, top] - scores[rows, other])
     views = model.disagreement(snapshot) if model.n_views == 2 else None
-    conf = guidance.candidate_confidences(tagger, snapshot)
-    contention = guidance.contention_question(model, snapshot, scores) if conf is not None else None
+    conf = candidate_confidences(tagger, snapshot)
+    contention = contention_question(model, snapshot, scores) if conf is not None else None
     return ChunkScores(snapshot.allowed, suggested, raw, top, other, pair, views, conf, contention,
                        snapshot.sentence_status())
 
@@ -211,7 +218,7 @@ class ChunkedGuidance:
         self.single_label = n_labels < 2
         self.views = (np.zeros(n_tokens, np.int64), np.zeros(n_tokens, np.int64)) if model.n_views == 2 else None
         self.conf: np.ndarray | None = None  # WD-PSL's candidate confidences, from the first chunk with them
-        self.contention = np.zeros(n_tokens) if guidance.gives_confidences(tagger.learner) else None
+        self.contention = np.zeros(n_tokens) if gives_confidences(tagger.learner) else None
 
     @property
     def n_scored(self) -> int:
@@ -249,7 +256,7 @@ class ChunkedGuidance:
         rows = self.scored & self.open
         if not rows.any():
             rows = self.scored
-        return guidance.margin_scale(self.raw[np.repeat(rows, self.lengths)])
+        return margin_scale(self.raw[np.repeat(rows, self.lengths)])
 
     def analysis(self) -> tuple[Analysis, GuidanceView]:
         """The analysis of the sentences scored so far, and their guidance (a snapshot: later chunks change neither)."""

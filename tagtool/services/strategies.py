@@ -86,13 +86,13 @@ class Evidence:
     Attributes
     ----------
     uncertainty : float array [N]
-        :func:`tagtool.services.guidance.token_uncertainty`.
+        :func:`tagtool.services.uncertainty.token_uncertainty`.
     disagree : bool array [N], optional
         Where the two views' Viterbi labels differ (two-view models).
     contention : float array [N], optional
         WD-PSL: ``1 − (c₁ − c₂)`` of its candidate confidences with every
         unlabeled token narrowed to its two best labels
-        (:func:`tagtool.services.guidance.contention_question`).
+        (:func:`tagtool.services.uncertainty.contention_question`).
     """
 
     uncertainty: object
@@ -172,10 +172,10 @@ def combined_question(evidence: Evidence):
     """1 where the views disagree, else the uncertainty; for WD-PSL the larger of it and the contention."""
     import numpy as np
 
-    from tagtool.services import guidance
+    from tagtool.services.uncertainty import open_question
 
     if evidence.disagree is not None:
-        return guidance.open_question(evidence.uncertainty, evidence.disagree)
+        return open_question(evidence.uncertainty, evidence.disagree)
     if evidence.contention is not None:
         return np.maximum(evidence.uncertainty, evidence.contention)
     return evidence.uncertainty

@@ -16,7 +16,9 @@ from tagtool.services import strategies
 from tagtool.services.annotation_costs import logged_cost, logged_tokens
 from tagtool.core import Corpus
 from tagtool.gui.scripted import ScriptedAnnotator
-from tagtool.services.simulate import Costs, F1Scorer, Simulation, SimulationConfig
+from tagtool.core.chunks import F1Scorer
+from tagtool.services.simulate.config import Costs, SimulationConfig
+from tagtool.services.simulate.loop import Simulation
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 from tests.gui.helpers import DATA_DIR

@@ -163,7 +163,7 @@ def test_balance_caps_the_unlabeled_tokens_that_count_per_labeled_token():
 def test_few_labeled_sentences_among_many_unlabeled_do_not_collapse():
     """5 labeled + 95 unlabeled CoNLL-2000 sentences: the default balance keeps entropy-crf near the
     supervised CRF; the paper's fixed gamma (balance=None) lets the unlabeled entropy swamp the labels."""
-    from tagtool.services.pipeline import feature_views, make_extractor
+    from tagtool.services.training_setup import feature_views, make_extractor
 
     gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
     sentences = gold.sentences

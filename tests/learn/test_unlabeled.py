@@ -22,7 +22,7 @@ from tagtool.learn.unlabeled import (
     supervised_part,
     token_counts,
 )
-from tagtool.services.pipeline import feature_views, make_extractor, view_split_for
+from tagtool.services.training_setup import feature_views, make_extractor, view_split_for
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).resolve().parents[1] / "data"

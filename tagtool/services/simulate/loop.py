@@ -1,0 +1,244 @@
+"""The simulation's loop: show sentences until a step's cost is spent, retrain, score; until the budget is spent."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from tagtool.core.corpus import Corpus
+from tagtool.errors import Cancelled
+from tagtool.learn import Learner, get_learner
+from tagtool.learn.chain import ChainModel
+from tagtool.learn.progress import ProgressCallback, StopCallback
+from tagtool.services import guidance, strategies
+from tagtool.services.simulate.config import TARGET_SHARE, SimulationConfig, SimulationError, reached
+from tagtool.services.simulate.oracle import Answer, Oracle
+from tagtool.services.simulate.pool import build_pool
+from tagtool.services.simulate.questions import Questions, ask_questions
+from tagtool.services.simulate.results import CurvePoint, SimulationResult
+from tagtool.services.strategies import DEFAULT_THRESHOLD, TOKEN_MODES, Showing
+from tagtool.services.training_setup import seeded_learner
+from tagtool.services.uncertainty import pair_uncertainty, strongest_other
+
+logger = logging.getLogger(__name__)
+
+
+class Simulation:
+    """Runs a :class:`SimulationConfig` on data and test corpora (``names``: theirs, for messages)."""
+
+    def __init__(self, config: SimulationConfig, data: Corpus, test: Corpus,
+                 names: tuple[str, str] = ("data", "test"), representations=None):
+        self.learner_cls = get_learner(config.learner)
+        config.check(self.learner_cls)
+        self.config = config
+        self.notes: list[str] = []
+        self.pool = build_pool(config, self.learner_cls, data, test, self.notes, names, representations)
+        snap = self.pool.data
+        self.oracle = Oracle(self.pool.gold, snap.offsets, snap.n_labels, config.costs)
+        unlabeled_rng = np.random.default_rng(np.random.SeedSequence(config.seed).spawn(2)[1])
+        self.strategy = strategies.get(config.strategy)
+        self.order = strategies.tie_order(self.strategy, snap.n_sentences, config.seed)  # as the app's
+        self.unlabeled_order = unlabeled_rng.permutation(snap.n_sentences)
+        self.budget = float(config.budget) if config.budget is not None else config.costs.full * snap.n_tokens
+        #: Cost at which a step first ran out of questions (None: never).
+        self.fallback_from: float | None = None
+
+    # -- training and scoring -----------------------------------------------
+
+    def make_learner(self) -> Learner:
+        try:
+            return seeded_learner(self.learner_cls, self.config.params, self.config.seed)
+        except ValueError as exc:
+            raise SimulationError(str(exc)) from None
+
+    def score(self, model: ChainModel) -> float:
+        """Span F1 (token accuracy for non-span labels) of ``model`` on the test sentences."""
+        return self.pool.test_scorer.f1(model.predict(self.pool.test))
+
+    def full_data_f1(self, should_stop: StopCallback | None = None) -> float:
+        """F1 of the learner trained (cold) on every sentence of the data, fully labeled."""
+        if self.config.full_data_f1 is not None:
+            return float(self.config.full_data_f1)
+        snap = replace(self.pool.data, allowed=np.eye(self.pool.data.n_labels, dtype=bool)[self.pool.gold])
+        model = self.make_learner().fit(snap, should_stop=should_stop)
+        model.set_decode(self.config.decode)
+        return self.score(model)
+
+    def training_ids(self, status: np.ndarray) -> np.ndarray:
+        """Labeled and partially labeled sentences, plus the capped unlabeled sample, in document order (module doc).
+
+        Document order, as the app trains: a learner that visits the
+        sentences in a seeded order (the perceptrons) then sees the same
+        sentences in the same order as the app's model would.
+        """
+        ids = np.flatnonzero(status > 0)
+        if "none" in self.learner_cls.uses and self.config.max_unlabeled > 0:
+            free = self.unlabeled_order[status[self.unlabeled_order] == 0][: self.config.max_unlabeled]
+            ids = np.sort(np.concatenate([ids, free]))
+        return ids
+
+    def train(self, previous: ChainModel | None, should_stop: StopCallback | None) -> tuple[ChainModel, float]:
+        status = self.oracle.sentence_status()
+        snap = replace(self.pool.data, allowed=self.oracle.allowed).subset(self.training_ids(status))
+        started = time.perf_counter()
+        model = self.make_learner().fit(snap, warm_start=previous, should_stop=should_stop)
+        seconds = time.perf_counter() - started
+        model.set_decode(self.config.decode)
+        for note in model.info.get("notes", []):
+            self._note(note)
+        return model, seconds
+
+    # -- one step -----------------------------------------------------------
+
+    def questions(self, model: ChainModel | None, status: np.ndarray) -> Questions | None:
+        """The model's questions, or None where none are needed (first step, unguided full mode)."""
+        if model is None or (not self.strategy.guided and self.config.mode == "full"):
+            return None
+        open_ids = np.flatnonzero(status < 2)
+        return ask_questions(model, self.pool, self.oracle.allowed, open_ids, self.config.strategy,
+                             need_scores=self.config.mode == "partial",
+                             need_suggestions=self.config.mode == "review", showing=self.showing(model.probabilistic))
+
+    def showing(self, probabilistic: bool) -> Showing:
+        """The cost model the strategy's sentence scores read (the mode, threshold and costs of the config)."""
+        c = self.config.costs
+        return Showing(self.config.mode, self.threshold(probabilistic), c.full, c.partial, c.skip, c.opening,
+                       accept=c.accept)
+
+    def queue(self, status: np.ndarray, questions: Questions | None) -> list[int]:
+        """:func:`tagtool.services.guidance.queue` over the data by the strategy's scores, ties in its order."""
+        names = ("none", "partial", "full")
+        ordered = {int(i): names[status[i]] for i in self.order}
+        scores = questions.sentence_scores if questions is not None and self.strategy.guided else {}
+        return guidance.queue(scores, ordered)
+
+    def threshold(self, probabilistic: bool) -> float:
+        """The ``tokens``/``partial`` threshold (given, or the default of the model's kind)."""
+        if self.config.threshold is not None:
+            return float(self.config.threshold)
+        return DEFAULT_THRESHOLD[probabilistic]
+
+    def what_to_ask(self, i: int, questions: Questions | None) -> Answer:
+        """What the annotator does in sentence ``i`` (module doc, "Modes")."""
+        open_ = self.oracle.unlabeled(i)
+        rows = self.oracle.rows(i)
+        if questions is None or self.config.mode == "full":
+            return Answer(open_)
+        if self.config.mode == "review":
+            return Answer(open_, accepted=open_ & (questions.suggested[rows] == self.oracle.gold[rows]))
+        ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
+        if self.config.mode != "partial" or not ask.any():
+            return Answer(ask)
+        scores = questions.scores[rows]
+        gold = self.oracle.gold[rows]
+        other = strongest_other(scores, gold)
+        torn = pair_uncertainty(scores, gold, other, questions.probabilistic, questions.scale)
+        return Answer(ask, candidates=np.where(ask & (torn >= self.config.close), other, -1))
+
+    def annotate_step(self, questions: Questions | None, status: np.ndarray, step: float) -> int:
+        """Show sentences from the queue until ``step`` is spent; returns how many were shown.
+
+        When no sentence has a question left before the step is spent (the
+        model is sure of every unlabeled token), the rest of the step labels
+        whole sentences in queue order, as an annotator with nothing flagged
+        would go on.
+        """
+        target = min(self.oracle.spent + step, self.budget)
+        order = self.queue(status, questions)
+        shown = 0
+        for i in order:
+            if reached(self.oracle.spent, target):
+                return shown
+            answer = self.what_to_ask(i, questions)
+            if answer.ask.any():  # a sentence without a question is not shown
+                self.oracle.annotate(i, answer.ask, answer.candidates, answer.accepted)
+                shown += 1
+        if not reached(self.oracle.spent, target) and questions is not None and self.config.mode in TOKEN_MODES:
+            if self.fallback_from is None:
+                self.fallback_from = self.oracle.spent
+                self._note(f"from cost {self.oracle.spent:g} on, steps ran out of questions above the threshold "
+                           "and went on with whole sentences")
+            for i in order:
+                if reached(self.oracle.spent, target):
+                    break
+                open_ = self.oracle.unlabeled(i)
+                if open_.any():
+                    self.oracle.annotate(i, open_)
+                    shown += 1
+        return shown
+
+    # -- the loop -------------------------------------------------------------
+
+    def run(self, progress: ProgressCallback | None = None, should_stop: StopCallback | None = None) -> SimulationResult:
+        """Annotate, retrain and score until the budget is spent (module doc)."""
+        report = progress or (lambda fraction, message="": None)
+        report(0.0, "full-data F1" if self.config.full_data_f1 is None else "starting")
+        full_f1 = self.full_data_f1(should_stop)
+        curve: list[CurvePoint] = []
+        model = None
+        step = float(self.config.step)
+        while not reached(self.oracle.spent, self.budget):
+            if should_stop is not None and should_stop():
+                raise Cancelled("simulation cancelled")
+            status = self.oracle.sentence_status()
+            if not self.annotate_step(self.questions(model, status), status, step):
+                self._note(f"stopped at cost {self.oracle.spent:g}: every token carries an annotation")
+                break
+            step *= self.config.growth
+            warm = model is not None
+            model, seconds = self.train(model, should_stop)
+            point = self._point(model, seconds, warm)
+            curve.append(point)
+            report(min(point.cost / self.budget, 1.0), f"cost {point.cost:,.0f}, F1 {100 * point.f1:.2f}%")
+            if self.config.until_95 and point.f1 >= TARGET_SHARE * full_f1:
+                break
+        return SimulationResult(
+            self.config.learner, self.config.strategy, self.config.mode, full_f1, curve, self.config.costs,
+            self.pool.data.n_tokens, self.notes,
+        )
+
+    def _point(self, model: ChainModel, seconds: float, warm: bool) -> CurvePoint:
+        return CurvePoint(
+            cost=round(self.oracle.spent, 6), tokens_labeled=self.oracle.tokens_labeled, f1=self.score(model),
+            train_seconds=seconds, candidate_sets=self.oracle.candidate_sets,
+            sentences=int((self.oracle.sentence_status() > 0).sum()), warm_start=warm, accepted=self.oracle.accepted,
+        )
+
+    def _note(self, message: str) -> None:
+        if message not in self.notes:
+            logger.info(message)
+            self.notes.append(message)
+
+
+def simulate(
+    config: SimulationConfig,
+    data: Corpus,
+    test: Corpus,
+    progress: ProgressCallback | None = None,
+    should_stop: StopCallback | None = None,
+    names: tuple[str, str] = ("data", "test"),
+    representations=None,
+) -> SimulationResult:
+    """Run one simulated annotation session (module doc).
+
+    Parameters
+    ----------
+    config : SimulationConfig
+    data : Corpus
+        Fully labeled sentences the oracle annotates (others are left out).
+    test : Corpus
+        Fully labeled sentences the F1 is measured on.
+    progress, should_stop : callables, optional
+        ``progress(fraction, message)`` after every step; ``should_stop()``
+        True raises :class:`~tagtool.errors.Cancelled`.
+    names : (str, str)
+        What to call ``data`` and ``test`` in errors and notes (file names).
+
+    Returns
+    -------
+    SimulationResult
+    """
+    return Simulation(config, data, test, names, representations).run(progress, should_stop)

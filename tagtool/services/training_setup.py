@@ -1,0 +1,224 @@
+"""What a training run is set up with: its feature settings, extractor, view split and learner seed.
+
+Shared by every path that trains: :func:`tagtool.services.pipeline.train_tagger`
+(the app, ``tagtool train``), ``tagtool simulate`` and ``tagtool experiment``.
+
+* **Features.**  A learner's :attr:`~tagtool.learn.base.Learner.default_features`
+  overridden by the caller's (:func:`feature_settings`), an extractor made
+  from them (:func:`make_extractor`), and the word representations its
+  ``dist`` sets read (:func:`attach_representations`,
+  :func:`with_representations`).
+* **Views.**  Two-view learners (``learner.two_view``) get one view per
+  feature set when their features stack two sets (the default of
+  ``mv-perceptron`` and ``cosvm``: ``crfsuite+default``, two complete
+  taggers built differently — benchmarks/results/conll2002_multiview.md),
+  otherwise ``ViewSplit("random", seed)`` — the split Brefeld et al. (2005,
+  §6) found better than token/surface, and the one their 2006 experiments
+  redraw per repetition.  Single-view learners get no split (every
+  feature in view 0) unless one is given (:func:`view_split_for`).
+* **Seed.**  The learner's seed parameter (``seed_param``) set to the run's
+  seed unless given (:func:`seeded_learner`).
+
+Which extra columns are features (:mod:`tagtool.core.features.columns`):
+every input column by default (a column file's ``col1`` …), never an
+annotation layer (the CoNLL-U fields: LEMMA, UPOS, XPOS, FEATS, HEAD,
+DEPREL, DEPS, MISC) unless named in ``features.columns`` /
+``features.pos_column`` — then :func:`feature_column_warnings` says why.
+
+References
+----------
+.. [1] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
+   sequential learning. ECML 2005, §6 (views).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from tagtool.core.corpus import Sentence
+from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
+from tagtool.core.features.columns import input_columns
+from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
+from tagtool.core.views import ViewSplit
+from tagtool.errors import TagtoolError
+from tagtool.learn import Learner
+from tagtool.learn.progress import ProgressCallback, StopCallback
+
+#: View split kind given to two-view learners by default.
+DEFAULT_VIEW_KIND = "random"
+
+
+class TrainingSetupError(TagtoolError, ValueError):
+    """Training cannot start: no data, no labels, or contradictory settings."""
+
+
+def feature_settings(learner: Learner | type[Learner], overrides: Mapping | None = None) -> dict:
+    """The learner's default feature settings with ``overrides`` on top."""
+    settings = dict(getattr(learner, "default_features", None) or {})
+    settings.update(overrides or {})
+    return settings
+
+
+def feature_column_warnings(features: Mapping | None) -> list[str]:
+    """Warnings for the columns named in feature settings that are gold annotation layers.
+
+    A column is only a feature when it is an input or named
+    (:mod:`tagtool.core.features.columns`), so the named ones are all that
+    can leak an answer.
+    """
+    features = features or {}
+    named = [*(features.get("columns") or ()), *([features["pos_column"]] if features.get("pos_column") else [])]
+    return annotation_column_warnings(named)
+
+
+def check_feature_columns(sentences: Iterable[Sentence], features: Mapping | None) -> None:
+    """Raise :class:`~tagtool.core.features.FeatureError` if ``features`` name a column ``sentences`` lack.
+
+    The extractor checks the same when it is fitted; this lets a caller
+    check before anything else starts (the CLI, before its progress bar).
+    """
+    features = features or {}
+    seen = tuple(dict.fromkeys(c for s in sentences for c in s.columns))
+    if features.get("columns"):
+        check_named_columns(list(features["columns"]), seen)
+    if features.get("pos_column"):
+        check_named_columns([features["pos_column"]], seen, "pos_column")
+
+
+def attach_representations(
+    extractor: FeatureExtractor,
+    sentences: list[Sentence],
+    representations: WordRepresentations | None = None,
+    text: Iterable | None = None,
+    progress: ProgressCallback | None = None,
+    should_stop: StopCallback | None = None,
+) -> None:
+    """Give an unfitted extractor whose sets read word representations (``dist``) the ones to read.
+
+    The given ``representations``, else ones learned now from the text of
+    every sentence (labeled or not) and the extra raw ``text``
+    (:func:`tagtool.services.represent.learn_representations`).
+    """
+    if not extractor.uses_representations or extractor.representations is not None:
+        return
+    if representations is None:
+        from tagtool.services.represent import learn_representations
+
+        representations = learn_representations(
+            [*sentences, *(text or ())], progress=progress, should_stop=should_stop
+        )
+    extractor.representations = representations
+    for part in getattr(extractor, "_parts", None) or ():
+        part.representations = representations
+
+
+def representation_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
+    """The word-representation feature sets for this text: ``dist``, and ``dist-dims`` unless it has input columns.
+
+    The vector dimensions (``dist-dims``) stand in for word classes.  Where
+    the input already carries them — an extra column such as CoNLL-2000's
+    part of speech, a feature by default — they repeat it with noise: −1.7
+    to −3.3 chunk F1 for ``crf``, ``svm`` and the perceptrons on CoNLL-2000
+    at 20 and 100 labeled sentences.  On plain tokens they add what the
+    clusters alone do not: entity F1 +9.0 / +10.6 for ``crf`` and +6.4 /
+    +5.8 for ``svm`` on NCBI disease at 20 / 100 labeled sentences, UD EWT
+    part of speech +6.7 / +2.9 for ``crf``, against +0.9 / +2.3 and
+    +1.6 / +1.1 with ``dist`` alone (benchmarks/results/robustness.md).
+    """
+    names: dict[str, None] = {}
+    for sentence in sentences or ():
+        names.update(dict.fromkeys(getattr(sentence, "columns", {}) or {}))
+    return ("dist",) if input_columns(tuple(names)) else ("dist", "dist-dims")
+
+
+def with_representations(learner: Learner | type[Learner], features: Mapping | None = None,
+                         sentences: Iterable | None = None) -> dict:
+    """Feature settings that add the word-representation sets to the learner's (or the given) feature set.
+
+    What the app trains with once the project's word representations are
+    in use: :func:`representation_sets` of the training ``sentences`` are
+    added — ``crfsuite+default`` → ``crfsuite+default+dist+dist-dims`` on
+    plain tokens, ``crfsuite+default+dist`` where the input has a column
+    such as part of speech.  A set that already reads representations is
+    kept.
+    """
+    settings = feature_settings(learner, features)
+    sets = str(settings.get("feature_set", "default")).split("+")
+    if not any(name in DIST_SETS for name in sets):
+        settings["feature_set"] = "+".join([*sets, *representation_sets(sentences)])
+    return settings
+
+
+def make_extractor(learner: Learner | type[Learner], features: Mapping | FeatureExtractor | None) -> FeatureExtractor:
+    """An (unfitted unless given fitted) extractor for ``learner``."""
+    if isinstance(features, FeatureExtractor):
+        return features
+    try:
+        return FeatureExtractor(**feature_settings(learner, features))
+    except TypeError as exc:
+        raise TrainingSetupError(f"bad feature setting: {exc}") from None
+
+
+def default_view_kind(extractor: FeatureExtractor | None = None) -> str:
+    """The default split of a fitted extractor's columns into two views.
+
+    ``"feature-sets"`` for a stack of two template sets (one view each; word
+    representations on top join the first), ``"lexical-distributional"``
+    for one template set plus word representations, else
+    :data:`DEFAULT_VIEW_KIND`.
+    """
+    families = getattr(extractor, "feature_family_", None)
+    if families is None or not len(families):
+        return DEFAULT_VIEW_KIND
+    n_sets = int(np.max(families)) + 1
+    n_dist = sum(name in DIST_SETS for name in str(extractor.feature_set).split("+"))
+    if n_sets - n_dist == 2:
+        return "feature-sets"
+    if n_sets - n_dist == 1 and n_dist:
+        return "lexical-distributional"
+    return DEFAULT_VIEW_KIND
+
+
+def view_split_for(
+    learner: Learner | type[Learner], views: ViewSplit | Mapping | None, seed: int = 0,
+    extractor: FeatureExtractor | None = None,
+) -> ViewSplit | None:
+    """The view split to use: given, or the default of two-view learners, or None.
+
+    Without a ``kind`` the split follows the fitted ``extractor``
+    (:func:`default_view_kind`): a stack of two feature sets gives each set
+    a view, anything else is split at random.
+    """
+    if isinstance(views, ViewSplit):
+        return views
+    if views is None and not learner.two_view:
+        return None
+    spec = {"kind": default_view_kind(extractor), "seed": seed, **dict(views or {})}
+    unknown = set(spec) - {"kind", "seed"}
+    if unknown:
+        raise TrainingSetupError(f"unknown view setting(s): {', '.join(sorted(unknown))} (known: kind, seed)")
+    return ViewSplit(spec["kind"], spec["seed"])
+
+
+def feature_views(extractor: FeatureExtractor, view_split: ViewSplit | None) -> np.ndarray:
+    """``int8[n_features]``: the split applied, or all zeros without one."""
+    if view_split is None:
+        return np.zeros(extractor.n_features_, dtype=np.int8)
+    return view_split.assign(extractor)
+
+
+
+def seeded_learner(learner_cls: type[Learner], params: Mapping, seed: int) -> Learner:
+    """A ``learner_cls`` with ``params``, its seed parameter (``seed_param``) set to ``seed`` unless given.
+
+    Raises
+    ------
+    ValueError
+        A parameter the learner rejects (:meth:`~tagtool.learn.base.Learner.set_params`).
+    """
+    params = dict(params)
+    if learner_cls.seed_param is not None:
+        params.setdefault(learner_cls.seed_param, seed)
+    return learner_cls().set_params(**params)
