@@ -67,6 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tagtool.learn import _svm_kernels as kernels
+from tagtool.learn._emission import sentence_emission
 from tagtool.learn._svm_search import LOSSES, RESCALINGS, Decoder, loss_value, most_violating, violation
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.qp import solve_qp
@@ -406,7 +407,7 @@ class ViewTrainer:
         lo, hi = int(snap.offsets[i]), int(snap.offsets[i + 1])
         K = self._token_kernel(i, lo, hi)
         emit = np.empty((hi - lo, self.layout.n_labels))
-        kernels.sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi,
+        sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi,
                                   self._weights, emit)
         self._visit = _Visit(i, lo, K, emit, np.zeros_like(emit))
         return self._visit

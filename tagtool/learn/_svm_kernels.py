@@ -18,8 +18,8 @@ paths and one ``T × T`` matrix per sentence and view, the *token kernel*
 For sentences of ``T`` tokens with ``n`` features each this costs ``O(T²)``
 per Gram entry instead of ``O(T n log(T n))`` for building and merging
 sparse ``δΦ`` vectors, which made one working-set round of the default
-features take ~0.5 ms in Python.  The kernels call only functions of this
-module (numba's cache sees edits to a kernel's own file only).
+features take ~0.5 ms in Python.  A sentence's emission scores come from
+the shared :func:`tagtool.learn._emission.sentence_emission`.
 
 References
 ----------
@@ -63,20 +63,6 @@ def token_kernel(indptr, indices, feature_view, view, lo, hi, counts, out):
             out[s, t] = total
         for j in range(indptr[lo + t], indptr[lo + t + 1]):
             counts[indices[j]] = 0
-
-
-@_njit
-def sentence_emission(indptr, indices, feature_view, view, lo, hi, weights, out):
-    """``out[t − lo] = Σ_{k ∈ feats^view(x_t)} weights[k]`` for tokens ``lo:hi``."""
-    n_labels = weights.shape[1]
-    for t in range(lo, hi):
-        for b in range(n_labels):
-            out[t - lo, b] = 0.0
-        for j in range(indptr[t], indptr[t + 1]):
-            k = indices[j]
-            if view < 0 or feature_view[k] == view:
-                for b in range(n_labels):
-                    out[t - lo, b] += weights[k, b]
 
 
 @_njit

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from tagtool.decode._jit import _njit
+from tagtool.learn._emission import sentence_emission
 
 
 @_njit
@@ -185,16 +186,6 @@ def _sum_dot(a, c, A1, A2, k1, k2, s, n1, n2, n12, bf):
 
 
 @_njit
-def _token_scores(W, feat_indptr, feat_indices, t, out):
-    """``out = Σ_{k ∈ φ(x_t)} W[k]`` (the token's emission scores)."""
-    out[:] = 0.0
-    for p in range(feat_indptr[t], feat_indptr[t + 1]):
-        k = feat_indices[p]
-        for y in range(W.shape[1]):
-            out[y] += W[k, y]
-
-
-@_njit
 def _block_size(i, cand_ptr, ws_n, beta_in):
     m = ws_n[i]
     for j in range(cand_ptr[i], cand_ptr[i + 1]):
@@ -206,7 +197,7 @@ def _block_size(i, cand_ptr, ws_n, beta_in):
 @_njit
 def _assemble(i, W, T, bias, bf, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
               n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in,
-              u1, u2, ea, ec, cj, is_alpha, lam, r, ub, g, K):
+              u, ea, ec, cj, is_alpha, lam, r, ub, g, K):
     """Fill piece ``i``'s block: entries, multipliers, targets ``r``, bounds, gradient and Gram matrix.
 
     ``g = K λ − r`` evaluated through the explicit ``ω`` (``⟨z, ω⟩ − r``),
@@ -216,8 +207,10 @@ def _assemble(i, W, T, bias, bf, feat_indptr, feat_indices, left, allowed, cand_
     t = left[i]
     A1 = allowed[t]
     A2 = allowed[t + 1]
-    _token_scores(W, feat_indptr, feat_indices, t, u1)
-    _token_scores(W, feat_indptr, feat_indices, t + 1, u2)
+    # the two tokens' emission scores (all features: no views here, so no feature_view array)
+    sentence_emission(feat_indptr, feat_indices, feat_indices, -1, t, t + 2, W, u)
+    u1 = u[0]
+    u2 = u[1]
     k1 = 0.0
     k2 = 0.0
     k12 = 0.0
@@ -444,8 +437,7 @@ def block_pass(lo, hi, W, T, bvec, use_bias, feat_indptr, feat_indices, left, al
     """
     L = W.shape[1]
     bf = 1.0 if use_bias else 0.0
-    u1 = np.zeros(L)
-    u2 = np.zeros(L)
+    u = np.zeros((2, L))
     d1 = np.zeros(L)
     d2 = np.zeros(L)
     cap = ws_a.shape[1]
@@ -462,7 +454,7 @@ def block_pass(lo, hi, W, T, bvec, use_bias, feat_indptr, feat_indices, left, al
         bias = bvec[0] * bf
         _assemble(i, W, T, bias, bf, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
                   n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in,
-                  u1, u2, ea, ec, cj, is_alpha, lam, r, ub, g, K)
+                  u, ea, ec, cj, is_alpha, lam, r, ub, g, K)
         if block_kkt(m, g, lam, ub, is_alpha, c1n) <= tol:
             continue
         old[:m] = lam[:m]
@@ -490,7 +482,7 @@ def assemble_block(i, W, T, bias, use_bias, feat_indptr, feat_indices, left, all
     bf = 1.0 if use_bias else 0.0
     _assemble(i, W, T, bias * bf, bf, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
               n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in,
-              np.zeros(L), np.zeros(L), ea, ec, cj, is_alpha, lam, r, ub, g, K)
+              np.zeros((2, L)), ea, ec, cj, is_alpha, lam, r, ub, g, K)
     return K, g, lam, r, ub, is_alpha, ea, ec, cj
 
 

@@ -9,6 +9,7 @@ from tagtool.core.snapshot import Snapshot
 from tagtool.errors import Cancelled
 from tagtool.learn import available_learners
 from tagtool.learn import _svm_kernels as kernels
+from tagtool.learn._emission import sentence_emission
 from tagtool.learn._svm_common import (
     Layout,
     SVMSettings,
@@ -138,7 +139,7 @@ def test_update_from_paths_matches_dense_joint_features():
         target, path = gold[lo:hi], rng.integers(3, size=8)
         emit = np.empty((hi - lo, 3))
         W = layout.weights(theta)
-        kernels.sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, emit)
+        sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, emit)
         expected = theta + 0.7 * (phi(snap, lo, target, layout, view, block) - phi(snap, lo, path, layout, view, block))
         delta = np.zeros_like(emit)
         kernels.apply_path(delta, *layout.chain(theta, block), emit, token_kernel(snap, i, view), target, path, 0.7)
@@ -146,7 +147,7 @@ def test_update_from_paths_matches_dense_joint_features():
         np.testing.assert_allclose(theta, expected, atol=1e-12)
         assert not delta.any()
         fresh = np.empty_like(emit)
-        kernels.sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, fresh)
+        sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, fresh)
         np.testing.assert_allclose(emit, fresh, atol=1e-12)
 
 
