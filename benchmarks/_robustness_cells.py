@@ -112,9 +112,8 @@ _SVM = ("svm", "cosvm")
 LEARNER_FILES = {
     "tagtool/learn/cosvm.py": ("cosvm",),
     "tagtool/learn/svm.py": _SVM,
-    "tagtool/learn/_svm_common.py": _SVM,
-    "tagtool/learn/_svm_kernels.py": _SVM,
-    "tagtool/learn/_svm_search.py": _SVM,
+    **{f"tagtool/learn/structsvm/{name}.py": _SVM
+       for name in ("__init__", "layout", "_joint_kernels", "search", "subqp", "_dual_kernels", "trainer")},
     "tagtool/learn/qp.py": (*_SVM, "wdpsl"),
     "tagtool/learn/crf.py": ("crf", "entropy-crf"),
     "tagtool/learn/_crf_kernels.py": ("crf", "entropy-crf"),

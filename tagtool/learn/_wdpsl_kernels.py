@@ -307,7 +307,7 @@ def solve_block(m, K, g, lam, ub, is_alpha, c1n, tol, max_iter):
     two constraint groups are separable, so alternating exact minimisation
     over them converges to the block optimum: each β in closed form
     (``clip(β − g/K_ββ, 0, ub)``), the α group by pairwise (SMO) steps on
-    the simplex ``{α, slack}`` as :func:`tagtool.learn._svm_common._smo_kernel`
+    the simplex ``{α, slack}`` as :func:`tagtool.learn.structsvm._dual_kernels.smo`
     (Platt 1998): move mass from the steepest-ascent positive coordinate to
     the steepest-descent one, exactly along their line.  Stops when
     :func:`block_kkt` is below ``tol``.  Returns the iterations used.

@@ -19,7 +19,7 @@ transitions, trained example by example (Brefeld & Scheffer 2006, §4.3):
   (0/1 loss: cost ``C`` times the mean of those weights).
 
 ``C_u`` grows geometrically to ``cu_max`` over the first ``cu_epochs``
-passes (:func:`~tagtool.learn._svm_common.cu_schedule`).  The joint model
+passes (:func:`~tagtool.learn.structsvm.trainer.cu_schedule`).  The joint model
 adds the views (Eq. 17 of Brefeld et al. 2005), which is what the
 :class:`~tagtool.learn.chain.ChainModel` of two views does.
 
@@ -48,7 +48,7 @@ the smallest one, it needs a smaller ``cu_max``
 
 Slack rescaling: the most violating output under the Hamming loss is found
 exactly (a Viterbi over label and distance,
-:func:`~tagtool.learn._svm_search.most_violating`); still, the 1-norm box ``Σ α/Δ ≤
+:func:`~tagtool.learn.structsvm.search.most_violating`); still, the 1-norm box ``Σ α/Δ ≤
 min{γ,1} C_u C`` lets an unlabeled sentence's ``α`` grow with ``Δ`` (up to the
 sentence length), so a small ``C_u`` is much stronger than under margin
 rescaling; with five labeled sentences the views then occasionally agree
@@ -76,7 +76,9 @@ import numpy as np
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.snapshot import Snapshot
 from tagtool.decode import max_marginals
-from tagtool.learn._svm_common import Layout, SVMSettings, ViewTrainer, cu_schedule
+from tagtool.learn.structsvm.layout import Layout
+from tagtool.learn.structsvm.subqp import SVMSettings
+from tagtool.learn.structsvm.trainer import ViewTrainer, cu_schedule
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor

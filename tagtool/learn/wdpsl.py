@@ -57,7 +57,7 @@ Solver
       built in closed form from ``|φ_{t−1}|²``, ``|φ_t|²``,
       ``⟨φ_{t−1}, φ_t⟩`` and the allowed sets, and the block QP is solved
       exactly by alternating closed-form steps on each β (a box) with
-      pairwise SMO steps on the α simplex (as :mod:`._svm_common`'s SMO
+      pairwise SMO steps on the α simplex (as :mod:`.structsvm._dual_kernels`' SMO
       solver, extended to the β boxes).  About 5 µs per block against
       ~2 ms per cvxopt call plus Python per block.
     * ``"cvxopt"``: a Python loop over the pieces, each block QP by

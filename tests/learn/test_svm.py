@@ -1,4 +1,4 @@
-"""``svm`` (HMSVM) and the shared structural-SVM machinery of ``_svm_common``."""
+"""``svm`` (HMSVM) and the shared structural-SVM machinery of ``tagtool.learn.structsvm``."""
 
 import itertools
 
@@ -8,18 +8,12 @@ import pytest
 from tagtool.core.snapshot import Snapshot
 from tagtool.errors import Cancelled
 from tagtool.learn import available_learners
-from tagtool.learn import _svm_kernels as kernels
+from tagtool.learn.structsvm import _joint_kernels as kernels
 from tagtool.learn._emission import sentence_emission
-from tagtool.learn._svm_common import (
-    Layout,
-    SVMSettings,
-    ViewTrainer,
-    WorkingSet,
-    cu_schedule,
-    solve_subproblem,
-    subproblem,
-)
-from tagtool.learn._svm_search import Decoder, hamming, most_violating, violation
+from tagtool.learn.structsvm.layout import Layout
+from tagtool.learn.structsvm.search import Decoder, hamming, most_violating, violation
+from tagtool.learn.structsvm.subqp import SVMSettings, solve_subproblem, subproblem
+from tagtool.learn.structsvm.trainer import ViewTrainer, WorkingSet, cu_schedule
 from tagtool.learn.qp import kkt_residuals, solve_qp
 from tagtool.learn.svm import HMSVM
 

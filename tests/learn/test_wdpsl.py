@@ -412,7 +412,7 @@ def test_smo_block_solver_is_exact_against_cvxopt_and_kkt(seed):
 
 
 def test_smo_block_solver_agrees_with_svm_common_smo_on_alpha_blocks():
-    from tagtool.learn._svm_kernels import smo as _smo_kernel
+    from tagtool.learn.structsvm._dual_kernels import smo as _smo_kernel
     rng = np.random.default_rng(5)
     for _ in range(5):
         K, q, is_alpha, ub, c1n = random_block(rng, 5, 5)

@@ -23,7 +23,7 @@ import numpy as np
 from tagtool.decode._jit import _njit
 from tagtool.decode._kbest import _kbest_kernel
 from tagtool.decode._viterbi import _loss_augmented_kernel, _viterbi_kernel
-from tagtool.learn._svm_kernels import path_score
+from tagtool.learn.structsvm._joint_kernels import path_score
 
 LOSSES = ("hamming", "zero-one")
 RESCALINGS = ("margin", "slack")
@@ -83,7 +83,6 @@ def _count_viterbi_kernel(emit, trans, start, end, target, counted, best, paths)
                 if label != target[t] and counted[t]:
                     count -= 1
                 label = previous
-
 
 
 def hamming(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None) -> float:
@@ -236,8 +235,3 @@ def _slack_from_candidates(dec, target, norm, weights, candidates):
         if h > best_h:
             best, best_h = path, h
     return (best, best_h) if best is not None else (None, 0.0)
-
-
-# ----------------------------------------------------------------------
-# working sets
-
