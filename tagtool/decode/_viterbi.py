@@ -1,6 +1,6 @@
 """Viterbi kernels: single sentence, stacked sentences, loss-augmented, max-marginals.
 
-Private: the public wrappers in :mod:`tagtool.decode.api` validate and convert
+Private: the public wrappers in :mod:`tagtool.decode.max_product` validate and convert
 every argument first, so these loops may assume C-contiguous float64 scores,
 a bool mask with at least one True per row, and finite values.  Masked states
 carry ``-inf``; since all scores are finite, every allowed state is reachable.
