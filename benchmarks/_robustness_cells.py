@@ -121,7 +121,8 @@ LEARNER_FILES = {
     "tagtool/learn/_perceptron_kernels.py": ("perceptron", "mv-perceptron"),
     "tagtool/learn/unlabeled.py": ("cosvm", "mv-perceptron", "entropy-crf", "crf", "perceptron"),
     "tagtool/learn/wdpsl.py": ("wdpsl",),
-    "tagtool/learn/_wdpsl_kernels.py": ("wdpsl",),
+    **{f"tagtool/learn/piecewise/{name}.py": ("wdpsl",)
+       for name in ("__init__", "pieces", "_piece_kernels", "dual", "_block_kernels", "_working_set_kernels")},
     "tagtool/learn/hmm.py": ("hmm",),
 }
 
