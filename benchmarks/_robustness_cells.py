@@ -114,10 +114,12 @@ LEARNER_FILES = {
     "tagtool/learn/svm.py": _SVM,
     **{f"tagtool/learn/structsvm/{name}.py": _SVM
        for name in ("__init__", "layout", "_joint_kernels", "search", "subqp", "_dual_kernels", "trainer")},
+    "tagtool/learn/structsvm/coviews.py": ("cosvm",),
     "tagtool/learn/qp.py": (*_SVM, "wdpsl"),
     "tagtool/learn/crf.py": ("crf", "entropy-crf"),
     "tagtool/learn/_crf_kernels.py": ("crf", "entropy-crf"),
     "tagtool/learn/perceptron.py": ("perceptron", "mv-perceptron"),
+    "tagtool/learn/perceptron_run.py": ("perceptron", "mv-perceptron"),
     "tagtool/learn/_perceptron_kernels.py": ("perceptron", "mv-perceptron"),
     "tagtool/learn/unlabeled.py": ("cosvm", "mv-perceptron", "entropy-crf", "crf", "perceptron"),
     "tagtool/learn/wdpsl.py": ("wdpsl",),

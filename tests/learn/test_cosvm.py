@@ -6,8 +6,9 @@ from test_svm import phi, two_view_data, with_allowed
 
 from tagtool.errors import Cancelled
 from tagtool.learn import available_learners
+from tagtool.learn.cosvm import CoSVM
+from tagtool.learn.structsvm.coviews import token_margins
 from tagtool.learn.structsvm.layout import Layout
-from tagtool.learn.cosvm import CoSVM, token_margins
 from tagtool.learn.svm import HMSVM
 
 
