@@ -113,17 +113,19 @@ _SVM = ("svm", "cosvm")
 LEARNER_FILES = {
     "tagtool/learn/cosvm.py": ("cosvm",),
     "tagtool/learn/svm.py": _SVM,
-    "tagtool/learn/_svm_common.py": _SVM,
-    "tagtool/learn/_svm_kernels.py": _SVM,
-    "tagtool/learn/_svm_search.py": _SVM,
+    **{f"tagtool/learn/structsvm/{name}.py": _SVM
+       for name in ("__init__", "layout", "_joint_kernels", "search", "subqp", "_dual_kernels", "trainer")},
+    "tagtool/learn/structsvm/coviews.py": ("cosvm",),
     "tagtool/learn/qp.py": (*_SVM, "wdpsl"),
     "tagtool/learn/crf.py": ("crf", "entropy-crf"),
     "tagtool/learn/_crf_kernels.py": ("crf", "entropy-crf"),
     "tagtool/learn/perceptron.py": ("perceptron", "mv-perceptron"),
+    "tagtool/learn/perceptron_run.py": ("perceptron", "mv-perceptron"),
     "tagtool/learn/_perceptron_kernels.py": ("perceptron", "mv-perceptron"),
     "tagtool/learn/unlabeled.py": ("cosvm", "mv-perceptron", "entropy-crf", "crf", "perceptron"),
     "tagtool/learn/wdpsl.py": ("wdpsl",),
-    "tagtool/learn/_wdpsl_kernels.py": ("wdpsl",),
+    **{f"tagtool/learn/piecewise/{name}.py": ("wdpsl",)
+       for name in ("__init__", "pieces", "_piece_kernels", "dual", "_block_kernels", "_working_set_kernels")},
     "tagtool/learn/hmm.py": ("hmm",),
 }
 

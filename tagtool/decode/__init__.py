@@ -2,8 +2,9 @@
 
 All decoders take ``emit[T, L]``, ``trans[L, L]``, ``start[L]``, ``end[L]``
 and an optional boolean ``allowed[T, L]`` mask (DESIGN §4); see
-:mod:`tagtool.decode.api`.  :mod:`tagtool.decode.reference` holds the
-pure-numpy versions used as test oracle and benchmark baseline;
+:mod:`tagtool.decode.max_product` (best paths, max-marginals) and
+:mod:`tagtool.decode.sum_product` (sums over paths).  :mod:`tagtool.decode.reference`
+holds the pure-numpy versions used as test oracle and benchmark baseline;
 :mod:`tagtool.decode.constraints` turns forbidden transitions (a tagging
 scheme's rules) into scores these decoders take.  Nothing here imports Qt.
 """
@@ -15,10 +16,10 @@ from tagtool._lazy import lazy_getattr
 # every name is imported from its module on first use.
 _LAZY = {
     **dict.fromkeys(
-        ("entropy_and_gradient", "forward_backward", "kbest_viterbi", "log_partition",
-         "loss_augmented_viterbi", "max_marginals", "viterbi", "viterbi_batch"),
-        "tagtool.decode.api",
+        ("kbest_viterbi", "loss_augmented_viterbi", "max_marginals", "viterbi", "viterbi_batch"),
+        "tagtool.decode.max_product",
     ),
+    **dict.fromkeys(("entropy_and_gradient", "forward_backward", "log_partition"), "tagtool.decode.sum_product"),
     "forbid_transitions": "tagtool.decode.constraints",
     "transition_penalty": "tagtool.decode.constraints",
     "DecoderInputError": "tagtool.decode.errors",

@@ -28,8 +28,9 @@ eb[t, b]``; the gradient ``dH/dθ = -Cov(F_θ, S)`` then needs no nested
 recursion, and the whole computation is ``O(T L^2)``.  Masked states keep 0
 in the expectation tables, so their weight 0 multiplies a finite number.
 
-All kernels and helpers live in this one module on purpose: numba's on-disk
-cache notices edits to a kernel's own file only.
+The helpers are shared with no other module: the scaled recursions are
+particular to the sum-product side (kernels elsewhere may call them;
+:mod:`tagtool.decode._jit` keys the cache on every kernel module).
 """
 
 from __future__ import annotations

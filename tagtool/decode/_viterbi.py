@@ -1,9 +1,14 @@
-"""Viterbi kernels: single sentence, stacked sentences, loss-augmented.
+"""Viterbi kernels: single sentence, stacked sentences, loss-augmented, max-marginals.
 
-Private: the public wrappers in :mod:`tagtool.decode.api` validate and convert
+Private: the public wrappers in :mod:`tagtool.decode.max_product` validate and convert
 every argument first, so these loops may assume C-contiguous float64 scores,
 a bool mask with at least one True per row, and finite values.  Masked states
 carry ``-inf``; since all scores are finite, every allowed state is reachable.
+
+The learners' training kernels call the loops here rather than keeping their
+own: :func:`span_wide` (one sentence's best path inside a mask) and
+:func:`max_product_tables` (the max-marginals' two passes);
+:mod:`tagtool.decode._jit` keys the cache so that they see edits made here.
 
 Ties are broken towards the lowest label index, both for the last label and
 for every back-pointer, by scanning labels upwards and replacing the running
@@ -42,7 +47,7 @@ def _backtrack(delta, end, bp, lo, hi, path):
 
 
 @_njit
-def _span_narrow(emit, trans_t, start, end, allowed, lo, hi, delta, prev, bp, path):
+def span_narrow(emit, trans_t, start, end, allowed, lo, hi, delta, prev, bp, path):
     """Viterbi over rows ``lo:hi``, current label outermost; ``trans_t = trans.T``."""
     n_labels = emit.shape[1]
     for b in range(n_labels):
@@ -66,7 +71,7 @@ def _span_narrow(emit, trans_t, start, end, allowed, lo, hi, delta, prev, bp, pa
 
 
 @_njit
-def _span_wide(emit, trans, start, end, allowed, lo, hi, delta, prev, bp, path):
+def span_wide(emit, trans, start, end, allowed, lo, hi, delta, prev, bp, path):
     """Viterbi over rows ``lo:hi``, previous label outermost (vectorised inner loop)."""
     n_labels = emit.shape[1]
     for b in range(n_labels):
@@ -99,9 +104,9 @@ def _viterbi_kernel(emit, trans, start, end, allowed, path):
     prev = np.empty(n_labels)
     bp = np.zeros((n_tokens, n_labels), dtype=np.int64)
     if n_labels >= _WIDE_LABELS:
-        return _span_wide(emit, trans, start, end, allowed, 0, n_tokens, delta, prev, bp, path)
+        return span_wide(emit, trans, start, end, allowed, 0, n_tokens, delta, prev, bp, path)
     trans_t = np.ascontiguousarray(trans.T)
-    return _span_narrow(emit, trans_t, start, end, allowed, 0, n_tokens, delta, prev, bp, path)
+    return span_narrow(emit, trans_t, start, end, allowed, 0, n_tokens, delta, prev, bp, path)
 
 
 @_njit
@@ -120,9 +125,9 @@ def _viterbi_batch_kernel(emit, offsets, trans, start, end, allowed, paths, scor
     for i in range(n_sent):
         lo, hi = offsets[i], offsets[i + 1]
         if wide:
-            scores[i] = _span_wide(emit, trans, start, end, allowed, lo, hi, delta, prev, bp, paths)
+            scores[i] = span_wide(emit, trans, start, end, allowed, lo, hi, delta, prev, bp, paths)
         else:
-            scores[i] = _span_narrow(emit, trans_t, start, end, allowed, lo, hi, delta, prev, bp, paths)
+            scores[i] = span_narrow(emit, trans_t, start, end, allowed, lo, hi, delta, prev, bp, paths)
 
 
 @_njit
@@ -142,15 +147,14 @@ def _loss_augmented_kernel(emit, trans, start, end, allowed, target, weights, pa
 
 
 @_njit
-def _max_marginals_kernel(emit, trans, start, end, allowed, out):
-    """``out[t, b]`` = best score of a path with ``y_t = b`` (-inf where masked).
+def max_product_tables(emit, n_tokens, trans, start, end, allowed, fwd, bwd):
+    """Max-product passes over ``emit[:n_tokens]`` inside ``allowed[:n_tokens]``.
 
-    A max-product forward pass (best prefix ending in ``b``, its emission
-    included) plus a backward pass (best suffix after ``t`` given ``b``).
+    ``fwd[t, b]`` = best score of a prefix ending in ``y_t = b``, its emission
+    included; ``bwd[t, b]`` = best score of the suffix after ``t`` given
+    ``y_t = b``; ``-inf`` where masked.  Their sum is the max-marginal.
     """
-    n_tokens, n_labels = emit.shape
-    fwd = np.empty((n_tokens, n_labels))
-    bwd = np.empty((n_tokens, n_labels))
+    n_labels = emit.shape[1]
     for b in range(n_labels):
         fwd[0, b] = start[b] + emit[0, b] if allowed[0, b] else -np.inf
         bwd[n_tokens - 1, b] = end[b] if allowed[n_tokens - 1, b] else -np.inf
@@ -173,6 +177,15 @@ def _max_marginals_kernel(emit, trans, start, end, allowed, out):
                     if cand > best:
                         best = cand
             bwd[t, a] = best
+
+
+@_njit
+def _max_marginals_kernel(emit, trans, start, end, allowed, out):
+    """``out[t, b]`` = best score of a path with ``y_t = b`` (-inf where masked)."""
+    n_tokens, n_labels = emit.shape
+    fwd = np.empty((n_tokens, n_labels))
+    bwd = np.empty((n_tokens, n_labels))
+    max_product_tables(emit, n_tokens, trans, start, end, allowed, fwd, bwd)
     for t in range(n_tokens):
         for b in range(n_labels):
             out[t, b] = fwd[t, b] + bwd[t, b]

@@ -1,8 +1,9 @@
 """Pure-numpy references of the decoder kernels: test oracle and benchmark baseline.
 
-Same signatures and results as :mod:`tagtool.decode.api`, but no argument
-checks: the inputs must already be valid (float64 scores, finite, a bool
-mask with a True in every row).  Each function loops over tokens and is
+Same signatures and results as :mod:`tagtool.decode.max_product` and
+:mod:`tagtool.decode.sum_product`, but no argument checks: the inputs
+must already be valid (float64 scores, finite, a bool mask with a True in
+every row).  Each function loops over tokens and is
 vectorised over labels, and performs the same floating-point operations in
 the same order as its kernel where that is natural, so max-based results
 (paths, Viterbi and k-best scores) agree bit for bit.

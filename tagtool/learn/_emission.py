@@ -1,6 +1,15 @@
-"""The emission kernel of :mod:`tagtool.learn.chain`, in a module of its own.
+"""The per-token weight sum, the one emission kernel every learner shares.
 
-Importing it imports numba; :func:`tagtool.learn.chain.emission_scores`
+A token's emission score for label ``b`` is the sum of ``weights[k, b]``
+over its features ``k`` (of one view, or all of them).  Every learner's
+training kernels (perceptron, structural SVMs, WD-PSL; CRF can point at it
+too) and :func:`tagtool.learn.chain.emission_scores` call
+:func:`sentence_emission`; :mod:`tagtool.decode._jit` keys the cache so
+that a kernel calling it sees its edits.  The sums run over the features in
+CSR order, the order :func:`tagtool.decode.vectorised.emission_sums`
+follows, so both agree bit for bit.
+
+Importing this module imports numba; :func:`tagtool.learn.chain.emission_scores`
 imports it only when it runs it (see :mod:`tagtool.decode.vectorised`).
 """
 
@@ -10,12 +19,26 @@ from tagtool.decode._jit import _njit
 
 
 @_njit
-def _emission_kernel(indptr, indices, weights, feature_view, view, out):
-    """``out[t] += weights[k]`` for every feature ``k`` of token ``t`` (of ``view`` if >= 0), in order."""
+def sentence_emission(indptr, indices, feature_view, view, lo, hi, weights, out):
+    """``out[t − lo] = Σ_{k ∈ feats^view(x_t)} weights[k]`` for tokens ``lo:hi`` (all features if ``view < 0``).
+
+    ``indptr``, ``indices`` are the tokens' CSR feature lists,
+    ``feature_view[k]`` the view of feature ``k`` (not read when ``view <
+    0``, so any integer array will do there).
+    """
     n_labels = weights.shape[1]
-    for t in range(len(indptr) - 1):
+    for t in range(lo, hi):
+        row = t - lo
+        for b in range(n_labels):
+            out[row, b] = 0.0
         for j in range(indptr[t], indptr[t + 1]):
             k = indices[j]
             if view < 0 or feature_view[k] == view:
                 for b in range(n_labels):
-                    out[t, b] += weights[k, b]
+                    out[row, b] += weights[k, b]
+
+
+@_njit
+def _emission_kernel(indptr, indices, weights, feature_view, view, out):
+    """``out[t]`` = summed weight rows of every token ``t``'s features (of ``view`` if >= 0)."""
+    sentence_emission(indptr, indices, feature_view, view, 0, len(indptr) - 1, weights, out)

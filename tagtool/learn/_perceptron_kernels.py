@@ -1,11 +1,13 @@
 """numba kernels of the (multi-view) hidden Markov perceptron: one call per chunk of an epoch.
 
 Private: :mod:`tagtool.learn.perceptron` validates and prepares every array.
-Everything a pass needs — the sentence's emissions from the CSR features,
-Viterbi (plain and constrained to the allowed sets), the sparse update of
-the weight rows and transitions, and the bookkeeping of Collins averaging —
-lives in this one module, so numba's cache sees every change (the decoders of
-:mod:`tagtool.decode` are not called from here for that reason).
+A pass takes the sentence's emissions from the CSR features
+(:func:`tagtool.learn._emission.sentence_emission`), Viterbi, plain and
+constrained to the allowed sets, and max-marginals from the decoders'
+loops (:func:`tagtool.decode._viterbi.span_wide`,
+:func:`tagtool.decode._viterbi.max_product_tables`); the sparse update of
+the weight rows and transitions and the bookkeeping of Collins averaging are
+here.
 
 Averaging without touching every weight at every step (Daumé III 2006,
 §2.1.1, the closed form of Collins' lazy timestamps): besides the weights
@@ -29,62 +31,8 @@ from __future__ import annotations
 import numpy as np
 
 from tagtool.decode._jit import _njit
-
-
-@_njit
-def _emissions(indptr, indices, feature_view, view, weights, lo, hi, out):
-    """``out[t - lo]`` = summed weight rows of token ``t``'s features (of ``view``; all if -1)."""
-    n_labels = weights.shape[1]
-    for t in range(lo, hi):
-        row = t - lo
-        for b in range(n_labels):
-            out[row, b] = 0.0
-        for j in range(indptr[t], indptr[t + 1]):
-            k = indices[j]
-            if view < 0 or feature_view[k] == view:
-                for b in range(n_labels):
-                    out[row, b] += weights[k, b]
-
-
-@_njit
-def _viterbi(emit, n_tokens, trans, start, end, allowed, lo, constrained, delta, prev, bp, path):
-    """Best path of ``emit[:n_tokens]`` into ``path``; with ``constrained``, inside ``allowed[lo:]``.
-
-    The previous label is the outer loop so that the inner one is a
-    branch-free select over the current label, which vectorises.  Ties go to
-    the lowest label index, as in :mod:`tagtool.decode`.
-    """
-    n_labels = emit.shape[1]
-    for b in range(n_labels):
-        ok = (not constrained) or allowed[lo, b]
-        delta[b] = start[b] + emit[0, b] if ok else -np.inf
-    for t in range(1, n_tokens):
-        prev[:] = delta
-        for b in range(n_labels):
-            delta[b] = prev[0] + trans[0, b]
-            bp[t, b] = 0
-        for a in range(1, n_labels):
-            pa = prev[a]
-            if pa == -np.inf:
-                continue
-            for b in range(n_labels):
-                cand = pa + trans[a, b]
-                better = cand > delta[b]
-                delta[b] = cand if better else delta[b]
-                bp[t, b] = a if better else bp[t, b]
-        for b in range(n_labels):
-            ok = (not constrained) or allowed[lo + t, b]
-            delta[b] = delta[b] + emit[t, b] if ok else -np.inf
-    best = -np.inf
-    last = 0
-    for b in range(n_labels):
-        cand = delta[b] + end[b]
-        if cand > best:
-            best = cand
-            last = b
-    path[n_tokens - 1] = last
-    for t in range(n_tokens - 1, 0, -1):
-        path[t - 1] = bp[t, path[t]]
+from tagtool.decode._viterbi import max_product_tables, span_wide
+from tagtool.learn._emission import sentence_emission
 
 
 @_njit
@@ -132,37 +80,16 @@ def _differs(a, b, n):
 
 
 @_njit
-def _max_marginal_gaps(emit, n_tokens, trans, start, end, allowed, lo, path, fwd, bwd, gap):
+def _max_marginal_gaps(emit, n_tokens, trans, start, end, allowed, path, fwd, bwd, gap):
     """``gap[t]`` = max-marginal of ``path[t]`` minus the best other allowed label's (``inf`` if none).
 
     Max-marginals (a max-product forward and backward pass inside
-    ``allowed[lo:]``) give the best score of a path through each label of
-    token ``t``; their gap at the Viterbi label is the token's margin, how
+    ``allowed[:n_tokens]``) give the best score of a path through each label
+    of token ``t``; their gap at the Viterbi label is the token's margin, how
     much the score must change before that token's label flips.
     """
     n_labels = emit.shape[1]
-    for b in range(n_labels):
-        fwd[0, b] = start[b] + emit[0, b] if allowed[lo, b] else -np.inf
-        bwd[n_tokens - 1, b] = end[b] if allowed[lo + n_tokens - 1, b] else -np.inf
-    for t in range(1, n_tokens):
-        for b in range(n_labels):
-            best = -np.inf
-            if allowed[lo + t, b]:
-                for a in range(n_labels):
-                    cand = fwd[t - 1, a] + trans[a, b]
-                    if cand > best:
-                        best = cand
-                best += emit[t, b]
-            fwd[t, b] = best
-    for t in range(n_tokens - 2, -1, -1):
-        for a in range(n_labels):
-            best = -np.inf
-            if allowed[lo + t, a]:
-                for b in range(n_labels):
-                    cand = trans[a, b] + emit[t + 1, b] + bwd[t + 1, b]
-                    if cand > best:
-                        best = cand
-            bwd[t, a] = best
+    max_product_tables(emit, n_tokens, trans, start, end, allowed, fwd, bwd)
     for t in range(n_tokens):
         own = fwd[t, path[t]] + bwd[t, path[t]]
         other = -np.inf
@@ -220,9 +147,9 @@ def peer_margins(offsets, indptr, indices, feature_view, allowed, is_full, order
                 continue
             lo, hi = offsets[i], offsets[i + 1]
             n_tokens = hi - lo
-            _emissions(indptr, indices, feature_view, view, weights, lo, hi, emit)
-            _viterbi(emit, n_tokens, trans[v], start[v], end[v], allowed, lo, True, delta, prev, bp, path)
-            _max_marginal_gaps(emit, n_tokens, trans[v], start[v], end[v], allowed, lo, path, fwd, bwd, gap)
+            sentence_emission(indptr, indices, feature_view, view, lo, hi, weights, emit)
+            span_wide(emit, trans[v], start[v], end[v], allowed[lo:hi], 0, n_tokens, delta, prev, bp, path)
+            _max_marginal_gaps(emit, n_tokens, trans[v], start[v], end[v], allowed[lo:hi], path, fwd, bwd, gap)
             for t in range(n_tokens):
                 if allowed[lo + t].sum() > 1:
                     out[v, r] = gap[t]
@@ -272,6 +199,7 @@ def perceptron_chunk(
     fwd = np.empty((longest, n_labels))
     bwd = np.empty((longest, n_labels))
     mask = np.empty((longest, n_labels), dtype=np.bool_)
+    free = np.ones((longest, n_labels), dtype=np.bool_)  # the unconstrained argmax's mask
     delta = np.empty(n_labels)
     prev = np.empty(n_labels)
     bp = np.zeros((longest, n_labels), dtype=np.int64)
@@ -283,28 +211,26 @@ def perceptron_chunk(
         n_tokens = hi - lo
         for v in range(n_views):
             view = v if n_views > 1 else -1
-            _emissions(indptr, indices, feature_view, view, weights, lo, hi, emit[v])
+            sentence_emission(indptr, indices, feature_view, view, lo, hi, weights, emit[v])
         for v in range(n_views):
-            _viterbi(emit[v], n_tokens, trans[v], start[v], end[v], allowed, lo, False,
-                     delta, prev, bp, pred[v])
+            span_wide(emit[v], trans[v], start[v], end[v], free, 0, n_tokens, delta, prev, bp, pred[v])
             if is_full[i]:
                 for t in range(n_tokens):
                     target[v, t] = gold[lo + t]
             elif not gated and (v == 0 or n_views > 1):
                 peer = n_views - 1 - v
-                _viterbi(emit[peer], n_tokens, trans[peer], start[peer], end[peer], allowed, lo, True,
-                         delta, prev, bp, target[v])
+                span_wide(emit[peer], trans[peer], start[peer], end[peer], allowed[lo:hi], 0, n_tokens,
+                          delta, prev, bp, target[v])
         if gated and not is_full[i]:
             for v in range(n_views):  # each view's guess and its per-token confidence
-                _viterbi(emit[v], n_tokens, trans[v], start[v], end[v], allowed, lo, True,
-                         delta, prev, bp, guess[v])
-                _max_marginal_gaps(emit[v], n_tokens, trans[v], start[v], end[v], allowed, lo,
+                span_wide(emit[v], trans[v], start[v], end[v], allowed[lo:hi], 0, n_tokens,
+                          delta, prev, bp, guess[v])
+                _max_marginal_gaps(emit[v], n_tokens, trans[v], start[v], end[v], allowed[lo:hi],
                                    guess[v], fwd, bwd, gap[v])
             for v in range(n_views):
                 peer = n_views - 1 - v
                 _gated_mask(allowed, lo, n_tokens, guess[peer], gap[peer], thresholds[peer], mask)
-                _viterbi(emit[v], n_tokens, trans[v], start[v], end[v], mask, 0, True,
-                         delta, prev, bp, target[v])
+                span_wide(emit[v], trans[v], start[v], end[v], mask, 0, n_tokens, delta, prev, bp, target[v])
         for v in range(n_views):
             if _differs(pred[v], target[v], n_tokens):
                 view = v if n_views > 1 else -1

@@ -19,7 +19,7 @@ transitions, trained example by example (Brefeld & Scheffer 2006, §4.3):
   (0/1 loss: cost ``C`` times the mean of those weights).
 
 ``C_u`` grows geometrically to ``cu_max`` over the first ``cu_epochs``
-passes (:func:`~tagtool.learn._svm_common.cu_schedule`).  The joint model
+passes (:func:`~tagtool.learn.structsvm.trainer.cu_schedule`).  The joint model
 adds the views (Eq. 17 of Brefeld et al. 2005), which is what the
 :class:`~tagtool.learn.chain.ChainModel` of two views does.
 
@@ -48,7 +48,7 @@ the smallest one, it needs a smaller ``cu_max``
 
 Slack rescaling: the most violating output under the Hamming loss is found
 exactly (a Viterbi over label and distance,
-:func:`~tagtool.learn._svm_search.most_violating`); still, the 1-norm box ``Σ α/Δ ≤
+:func:`~tagtool.learn.structsvm.search.most_violating`); still, the 1-norm box ``Σ α/Δ ≤
 min{γ,1} C_u C`` lets an unlabeled sentence's ``α`` grow with ``Δ`` (up to the
 sentence length), so a small ``C_u`` is much stronger than under margin
 rescaling; with five labeled sentences the views then occasionally agree
@@ -75,8 +75,10 @@ import numpy as np
 
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.snapshot import Snapshot
-from tagtool.decode import max_marginals
-from tagtool.learn._svm_common import Layout, SVMSettings, ViewTrainer, cu_schedule
+from tagtool.learn.structsvm.coviews import gated_target, joined_views, split_views, token_margins
+from tagtool.learn.structsvm.layout import Layout
+from tagtool.learn.structsvm.subqp import SVMSettings
+from tagtool.learn.structsvm.trainer import ViewTrainer, cu_schedule
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
@@ -393,51 +395,5 @@ class CoSVM(Learner):
         return token_margins(dec, pred, allowed)
 
     def _gated_target(self, dec, peer_pred, peer_margins, allowed) -> tuple[np.ndarray, float, np.ndarray]:
-        """The view's target from the peer's confident tokens (``peer_margin``).
-
-        Returns the target (the peer's label on passed tokens, the view's own
-        constrained argmax elsewhere), the peer's margin ``γ`` over the passed
-        tokens (0 if none passes: the sentence then costs nothing) and the
-        mask of passed tokens.
-        """
-        n_tokens, n_labels = dec.emit.shape
-        free = np.ones((n_tokens, n_labels), dtype=bool) if allowed is None else allowed
-        passed = peer_margins >= self.peer_margin
-        mask = free & (~passed[:, None] | (np.arange(n_labels)[None, :] == peer_pred[:, None]))
-        target = dec.best(mask)
-        gap = float(peer_margins[passed].min()) if passed.any() else 0.0
-        return target, gap, passed
-
-
-def token_margins(dec, pred: np.ndarray, allowed=None) -> np.ndarray:
-    """Per token, the max-marginal of ``pred_t`` minus the best other allowed label's (``inf`` if none).
-
-    The smallest of them is the sentence margin ``γ = f(ŷ) − max_{y ≠ ŷ}
-    f(y)`` of Brefeld et al. (2005, §5): the second-best path differs from
-    ``ŷ`` in at least one token.
-    """
-    mm = max_marginals(dec.emit, dec.trans, dec.start, dec.end, allowed)
-    rows = np.arange(len(pred))
-    own = mm[rows, pred]
-    mm[rows, pred] = -np.inf
-    other = mm.max(axis=1)
-    return np.where(np.isfinite(other), own - other, np.inf)
-
-
-def joined_views(model: ChainModel) -> ChainModel:
-    """A one-view copy of a two-view model with the same joint scores (transitions added)."""
-    out = ChainModel.zeros(model.labels, model.n_features, model.feature_view, n_views=1)
-    out.weights[...] = model.weights
-    out.trans[0], out.start[0], out.end[0] = model.trans.sum(0), model.start.sum(0), model.end.sum(0)
-    out.learner, out.params = model.learner, dict(model.params)
-    return out
-
-
-def split_views(model: ChainModel) -> ChainModel:
-    """A two-view copy of a one-view model with the same joint scores (transitions halved per view)."""
-    out = ChainModel.zeros(model.labels, model.n_features, model.feature_view, n_views=2)
-    out.weights[...] = model.weights
-    for v in (0, 1):
-        out.trans[v], out.start[v], out.end[v] = model.trans[0] / 2, model.start[0] / 2, model.end[0] / 2
-    out.info.update(model.info)
-    return out
+        """The view's target from the peer's confident tokens (``peer_margin``; see :func:`gated_target`)."""
+        return gated_target(dec, peer_pred, peer_margins, allowed, self.peer_margin)

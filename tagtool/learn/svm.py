@@ -6,7 +6,7 @@ working sets, the loop of Brefeld et al. (2005, Table 2): for sentence ``i``
 find the most violating output, add it to ``S_i`` if it violates by more
 than ``ε``, re-solve the sub-QP over ``α_{i,ȳ}``, ``ȳ ∈ S_i`` (cvxopt), drop
 outputs whose ``α`` fell to 0.  The primal weights ``w = w_0 + Σ α δΦ`` are
-kept explicitly (linear kernel); see :mod:`tagtool.learn._svm_common` for the
+kept explicitly (linear kernel); see :mod:`tagtool.learn.structsvm.subqp` for the
 sub-QP of every norm, loss and rescaling.
 
 Partially labeled sentences (DESIGN §2) take as target the constrained
@@ -34,7 +34,9 @@ import numpy as np
 
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.snapshot import Snapshot
-from tagtool.learn._svm_common import Layout, SVMSettings, ViewTrainer
+from tagtool.learn.structsvm.layout import Layout
+from tagtool.learn.structsvm.subqp import SVMSettings
+from tagtool.learn.structsvm.trainer import ViewTrainer
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
@@ -95,7 +97,7 @@ class HMSVM(Learner):
     qp_solver : {"smo", "cvxopt"}, default "smo"
         Solver of the per-sentence sub-QPs with two or more outputs: the
         exact pairwise solver in numba, where a whole working-set round is
-        one call (:func:`tagtool.learn._svm_kernels.round_update`), or
+        one call (:func:`tagtool.learn.structsvm._dual_kernels.round_update`), or
         cvxopt (DESIGN §5.2's reference; the same optimum, checked in the
         tests, and about 30 times slower).
     shuffle : bool, default True

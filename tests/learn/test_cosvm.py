@@ -6,8 +6,9 @@ from test_svm import phi, two_view_data, with_allowed
 
 from tagtool.errors import Cancelled
 from tagtool.learn import available_learners
-from tagtool.learn._svm_common import Layout
-from tagtool.learn.cosvm import CoSVM, token_margins
+from tagtool.learn.cosvm import CoSVM
+from tagtool.learn.structsvm.coviews import token_margins
+from tagtool.learn.structsvm.layout import Layout
 from tagtool.learn.svm import HMSVM
 
 
@@ -157,7 +158,7 @@ def trained_views(seed=11):
 
 
 def decoder_of(model, data, i, view):
-    from tagtool.learn._svm_search import Decoder
+    from tagtool.learn.structsvm.search import Decoder
     emit, trans, start, end = model.chain_scores(data.subset([i]), view=view)
     return Decoder(emit, trans, start, end, np.ones(emit.shape, dtype=bool))
 

@@ -9,7 +9,8 @@ from tagtool.core.snapshot import build_snapshot
 from tagtool.core.views import ViewSplit
 from tagtool.decode import max_marginals, viterbi
 from tagtool.learn.hmm import HMM
-from tagtool.learn.perceptron import MultiViewPerceptron, Perceptron, confidence_threshold
+from tagtool.learn.perceptron import MultiViewPerceptron, Perceptron
+from tagtool.learn.perceptron_run import confidence_threshold
 from tagtool.store.formats import read_corpus
 
 from test_perceptron_data import DATA, conll2000_head_split, token_accuracy, two_view_data, unlabel, word_data

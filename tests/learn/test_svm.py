@@ -1,4 +1,4 @@
-"""``svm`` (HMSVM) and the shared structural-SVM machinery of ``_svm_common``."""
+"""``svm`` (HMSVM) and the shared structural-SVM machinery of ``tagtool.learn.structsvm``."""
 
 import itertools
 
@@ -8,17 +8,12 @@ import pytest
 from tagtool.core.snapshot import Snapshot
 from tagtool.errors import Cancelled
 from tagtool.learn import available_learners
-from tagtool.learn import _svm_kernels as kernels
-from tagtool.learn._svm_common import (
-    Layout,
-    SVMSettings,
-    ViewTrainer,
-    WorkingSet,
-    cu_schedule,
-    solve_subproblem,
-    subproblem,
-)
-from tagtool.learn._svm_search import Decoder, hamming, most_violating, violation
+from tagtool.learn.structsvm import _joint_kernels as kernels
+from tagtool.learn._emission import sentence_emission
+from tagtool.learn.structsvm.layout import Layout
+from tagtool.learn.structsvm.search import Decoder, hamming, most_violating, violation
+from tagtool.learn.structsvm.subqp import SVMSettings, solve_subproblem, subproblem
+from tagtool.learn.structsvm.trainer import ViewTrainer, WorkingSet, cu_schedule
 from tagtool.learn.qp import kkt_residuals, solve_qp
 from tagtool.learn.svm import HMSVM
 
@@ -138,7 +133,7 @@ def test_update_from_paths_matches_dense_joint_features():
         target, path = gold[lo:hi], rng.integers(3, size=8)
         emit = np.empty((hi - lo, 3))
         W = layout.weights(theta)
-        kernels.sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, emit)
+        sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, emit)
         expected = theta + 0.7 * (phi(snap, lo, target, layout, view, block) - phi(snap, lo, path, layout, view, block))
         delta = np.zeros_like(emit)
         kernels.apply_path(delta, *layout.chain(theta, block), emit, token_kernel(snap, i, view), target, path, 0.7)
@@ -146,7 +141,7 @@ def test_update_from_paths_matches_dense_joint_features():
         np.testing.assert_allclose(theta, expected, atol=1e-12)
         assert not delta.any()
         fresh = np.empty_like(emit)
-        kernels.sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, fresh)
+        sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi, W, fresh)
         np.testing.assert_allclose(emit, fresh, atol=1e-12)
 
 

@@ -170,7 +170,7 @@ class _TwinOfCoSVM:
     """fit(): cosvm's supervised twin (svm with its settings) as the two-view model the guard returns."""
 
     def fit(self, data):
-        from tagtool.learn.cosvm import split_views
+        from tagtool.learn.structsvm.coviews import split_views
 
         return split_views(CoSVM(max_epochs=3, cu_epochs=1, cu_max=0.5).twin().fit(data))
 

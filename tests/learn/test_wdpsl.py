@@ -9,17 +9,11 @@ from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.core.views import ViewSplit
 from tagtool.errors import Cancelled
 from tagtool.learn import get_learner
-from tagtool.learn import _wdpsl_kernels as kern
+from tagtool.learn.piecewise import _block_kernels, _piece_kernels
+from tagtool.learn.piecewise.dual import Dual as _Dual, primal_objective
+from tagtool.learn.piecewise.pieces import build_pieces, eq22, eq23
 from tagtool.learn.qp import kkt_residuals, solve_qp
-from tagtool.learn.wdpsl import (
-    WDPSL,
-    _Dual,
-    build_pieces,
-    candidate_confidences,
-    eq22,
-    eq23,
-    primal_objective,
-)
+from tagtool.learn.wdpsl import WDPSL, candidate_confidences
 
 
 def tiny_snapshot(allowed_rows, feats, n_features, lengths, labels=("A", "B", "C")):
@@ -94,7 +88,7 @@ def test_most_violated_matches_brute_force():
     pc = build_pieces(snap)
     emit, trans, bias = rng.normal(size=(5, L)), rng.normal(size=(L, L)), 0.3
     a_out, c_out, xi = np.zeros(pc.n_pieces, np.int64), np.zeros(pc.n_pieces, np.int64), np.zeros(pc.n_pieces)
-    kern.most_violated(emit, trans, bias, pc.left, snap.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c, a_out, c_out, xi)
+    _piece_kernels.most_violated(emit, trans, bias, pc.left, snap.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c, a_out, c_out, xi)
     for i, t in enumerate(pc.left):
         energy = emit[t][:, None] + emit[t + 1][None, :] + trans + bias
         cand = snap.allowed[t][:, None] & snap.allowed[t + 1][None, :]
@@ -398,10 +392,10 @@ def test_smo_block_solver_is_exact_against_cvxopt_and_kkt(seed):
                                            rank=int(rng.integers(1, m + 1)) if seed % 3 == 0 else None)
     lam = np.zeros(m)
     g = q.copy()
-    kern.solve_block(m, K, g, lam, ub, is_alpha, c1n, 1e-10, 100000)
+    _block_kernels.solve_block(m, K, g, lam, ub, is_alpha, c1n, 1e-10, 100000)
     assert np.all(lam >= 0) and np.all(lam[~is_alpha] <= ub[~is_alpha]) and lam[is_alpha].sum() <= c1n * (1 + 1e-12)
     np.testing.assert_allclose(g, K @ lam + q, atol=1e-9)  # the incremental gradient stays exact
-    assert kern.block_kkt(m, g, lam, ub, is_alpha, c1n) < 1e-9
+    assert _block_kernels.block_kkt(m, g, lam, ub, is_alpha, c1n) < 1e-9
     sol, G, h = cvxopt_block(K, q, is_alpha, ub, c1n)
     assert max(kkt_residuals(sol, K, q, G, h).values()) < 1e-6
     ours = 0.5 * lam @ K @ lam + q @ lam
@@ -412,12 +406,12 @@ def test_smo_block_solver_is_exact_against_cvxopt_and_kkt(seed):
 
 
 def test_smo_block_solver_agrees_with_svm_common_smo_on_alpha_blocks():
-    from tagtool.learn._svm_kernels import smo as _smo_kernel
+    from tagtool.learn.structsvm._dual_kernels import smo as _smo_kernel
     rng = np.random.default_rng(5)
     for _ in range(5):
         K, q, is_alpha, ub, c1n = random_block(rng, 5, 5)
         lam, g = np.zeros(5), q.copy()
-        kern.solve_block(5, K, g, lam, ub, is_alpha, c1n, 1e-11, 100000)
+        _block_kernels.solve_block(5, K, g, lam, ub, is_alpha, c1n, 1e-11, 100000)
         ref = np.zeros(5)
         _smo_kernel(K, q, np.ones(5), c1n, True, ref, 1e-11, 100000)
         np.testing.assert_allclose(lam, ref, atol=1e-7)
@@ -428,9 +422,9 @@ def test_block_kkt_flags_a_stalled_simplex():
     K = np.eye(2) * 100.0
     lam = np.array([0.7, 0.3])
     g = np.array([-0.5, -0.4])
-    assert kern.block_kkt(2, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0) == pytest.approx(0.1)
-    kern.solve_block(2, K, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0, 1e-10, 1000)
-    assert kern.block_kkt(2, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0) < 1e-10
+    assert _block_kernels.block_kkt(2, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0) == pytest.approx(0.1)
+    _block_kernels.solve_block(2, K, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0, 1e-10, 1000)
+    assert _block_kernels.block_kkt(2, g, lam, np.ones(2), np.ones(2, dtype=bool), 1.0) < 1e-10
     assert lam.sum() == pytest.approx(1.0)
 
 
@@ -494,7 +488,7 @@ def test_sparse_top_k_matches_a_dense_ranking(seed):
     noise = 1e-9 * rng.random(sim.nnz)
     fill = rng.integers(n, size=(n, 3))  # short on purpose: exercises the in-order fallback
     out = np.full((n, k), -1, dtype=np.int64)
-    kern.top_k_rows(sim.indptr.astype(np.int64), sim.indices.astype(np.int64), sim.data, 0, n, k, noise, fill, out)
+    _piece_kernels.top_k_rows(sim.indptr.astype(np.int64), sim.indices.astype(np.int64), sim.data, 0, n, k, noise, fill, out)
     noisy = sim.copy()
     noisy.data = noisy.data + noise
     ranked = noisy.toarray()

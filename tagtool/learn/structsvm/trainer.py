@@ -1,63 +1,28 @@
-"""Shared machinery of the structural SVMs ``svm`` and ``cosvm``.
+"""The working-set trainer of the structural SVMs ``svm`` and ``cosvm``: one example at a time.
 
-Both learners keep the primal weights ``w = w_0 + Σ_{i,ȳ} α_{i,ȳ} δΦ_i(ȳ)``
-explicitly (linear kernel) and optimise the dual one example at a time
-(Tsochantaridis et al. 2005; Brefeld et al. 2005, Table 2; Brefeld &
-Scheffer 2006, §4.3): for sentence ``i`` the variables ``α_{i,ȳ}``,
-``ȳ ∈ S_i``, are re-optimised with all other ``α`` fixed.  This module holds
-what both need:
-
-* :class:`Layout` — one flat parameter vector ``θ`` laid out as the arrays of
-  a :class:`~tagtool.learn.chain.ChainModel` (emissions ``W[k, l]`` first,
-  then per view ``trans``, ``start``, ``end``), so that a joint-feature
-  difference ``δΦ`` is a sparse vector over ``θ``'s indices;
-* :func:`subproblem` — the dual sub-QP of one example for both norms, both
-  rescalings and any loss — and :func:`solve_subproblem` (cvxopt through
-  :func:`tagtool.learn.qp.solve_qp`, or the exact pairwise solver
-  :func:`tagtool.learn._svm_kernels.smo`; one variable in closed form);
-* :class:`WorkingSet` and :class:`ViewTrainer` — the cutting-plane loop of
-  one example in one view.  Outputs are kept as label paths; Gram entries,
-  margins and the update ``θ += a·δΦ`` come from the paths and the
-  sentence's token kernel (:mod:`tagtool.learn._svm_kernels`), and with the
-  ``"smo"`` solver a whole round (add, re-solve, prune, update) is one
-  numba call.  The search for the most violating output is in
-  :mod:`tagtool.learn._svm_search`.
-
-The dual sub-problem of example ``i`` (cost ``c_i``, Gram ``K_{jk} =
-⟨δΦ_j, δΦ_k⟩``, current margins ``m_j = ⟨w_rest, δΦ_j⟩`` of the weights
-without this example's own ``α``, losses ``Δ_j``), written as cvxopt
-minimises it, ``½ αᵀPα + qᵀα`` s.t. ``Gα ≤ h``:
-
-============================  ==========================  ==============================  ======================
-rescaling, norm               ``P``                        ``q``                           constraints
-============================  ==========================  ==============================  ======================
-margin, r = 1                 ``K``                        ``m − Δ``                       ``α ≥ 0, Σ α ≤ c``
-margin, r = 2                 ``K + 1/c · 11ᵀ``            ``m − Δ``                       ``α ≥ 0``
-slack, r = 1                  ``K``                        ``m − 1``                       ``α ≥ 0, Σ α/Δ ≤ c``
-slack, r = 2                  ``K + 1/(c √Δ_j √Δ_k)``      ``m − 1``                       ``α ≥ 0``
-============================  ==========================  ==============================  ======================
-
-Margin rescaling comes from the constraints ``⟨w, δΦ⟩ ≥ Δ − ξ_i``, slack
-rescaling from ``⟨w, δΦ⟩ ≥ 1 − ξ_i / Δ^{1/r}`` (Brefeld & Scheffer 2006,
-Optimization Problems 3–6); with the 0/1 loss (``Δ = 1``) the two coincide.
-The ``r = 2`` term couples *all* outputs of the same example, not only
-``ȳ = ȳ'``: there is one slack per example, and ``(C/2) ξ_i²`` with ``ξ_i =
-Σ_ȳ α_{i,ȳ} / (c √Δ)`` gives ``−(1/2c) (Σ_ȳ α_{i,ȳ}/√Δ)²`` in the dual
-(Brefeld & Scheffer 2006, ``δ_{iȳ,jȳ'}`` below Optimization Problem 6;
-Tsochantaridis et al. 2005, SVM₂).  The "diagonal" of Brefeld et al. (2005,
-Eq. 27) is this block diagonal for single-output working sets.
+Both learners optimise the dual one example at a time (Tsochantaridis et
+al. 2005; Brefeld et al. 2005, Table 2; Brefeld & Scheffer 2006, §4.3): for
+sentence ``i`` the variables ``α_{i,ȳ}``, ``ȳ ∈ S_i``, are re-optimised with
+all other ``α`` fixed.  :class:`WorkingSet` holds ``S_i`` of one sentence in
+one view; :class:`ViewTrainer` runs the cutting-plane loop of one example in
+one view.  Outputs are kept as label paths; Gram entries, margins and the
+update ``θ += a·δΦ`` come from the paths and the sentence's token kernel
+(:mod:`tagtool.learn.structsvm._joint_kernels`), and with the ``"smo"``
+solver a whole round (add, re-solve, prune, update) is one numba call
+(:mod:`tagtool.learn.structsvm._dual_kernels`).  The sub-QP is in
+:mod:`tagtool.learn.structsvm.subqp`, the search for the most violating
+output in :mod:`tagtool.learn.structsvm.search`, the weight layout in
+:mod:`tagtool.learn.structsvm.layout`.
 
 References
 ----------
 .. [1] I. Tsochantaridis, T. Joachims, T. Hofmann, Y. Altun. Large margin
    methods for structured and interdependent output variables. JMLR 6,
-   2005, §4 (margin/slack rescaling, the 1- and 2-norm duals, Alg. 1).
-.. [2] Y. Altun, I. Tsochantaridis, T. Hofmann. Hidden Markov support vector
-   machines. ICML 2003.
-.. [3] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
-   sequential learning. ECML 2005, §5, Table 2, Eq. 18–27.
-.. [4] U. Brefeld, T. Scheffer. Semi-supervised learning for structured
-   output variables. ICML 2006, §4, Optimization Problems 3–6, Alg. 1.
+   2005, §4, Alg. 1.
+.. [2] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
+   sequential learning. ECML 2005, §5, Table 2.
+.. [3] U. Brefeld, T. Scheffer. Semi-supervised learning for structured
+   output variables. ICML 2006, §4, Alg. 1.
 """
 
 from __future__ import annotations
@@ -66,12 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tagtool.learn import _svm_kernels as kernels
-from tagtool.learn._svm_search import LOSSES, RESCALINGS, Decoder, loss_value, most_violating, violation
-from tagtool.learn.chain import ChainModel
-from tagtool.learn.qp import solve_qp
-
-NORMS = (1, 2)
+from tagtool.learn._emission import sentence_emission
+from tagtool.learn.structsvm import _dual_kernels, _joint_kernels
+from tagtool.learn.structsvm.layout import Layout
+from tagtool.learn.structsvm.search import Decoder, loss_value, most_violating, violation
+from tagtool.learn.structsvm.subqp import SMO_ITER, SMO_TOL, SVMSettings, solve_subproblem
 
 #: α below this (relative to the example's cost) leave the working set.
 _ALPHA_TOL = 1e-8
@@ -81,189 +45,11 @@ MAX_INNER = 25
 KERNEL_CACHE_BYTES = 64 * 2**20
 
 
-
-# ----------------------------------------------------------------------
-# parameter layout
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where each :class:`ChainModel` array lives in the flat vector ``θ``.
-
-    ``θ[k·L + l]`` is ``weights[k, l]``; view ``v``'s block starts at
-    ``block(v) = F·L + v·(L² + 2L)`` and holds ``trans[v]`` (row-major),
-    ``start[v]`` and ``end[v]``.
-    """
-
-    n_features: int
-    n_labels: int
-    n_views: int
-
-    @property
-    def n_emission(self) -> int:
-        return self.n_features * self.n_labels
-
-    @property
-    def block_size(self) -> int:
-        return self.n_labels * (self.n_labels + 2)
-
-    @property
-    def size(self) -> int:
-        return self.n_emission + self.n_views * self.block_size
-
-    def block(self, view: int) -> int:
-        return self.n_emission + view * self.block_size
-
-    def weights(self, theta: np.ndarray) -> np.ndarray:
-        return theta[: self.n_emission].reshape(self.n_features, self.n_labels)
-
-    def chain(self, theta: np.ndarray, view: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Views into ``θ`` of ``(trans, start, end)`` of ``view`` (contiguous)."""
-        base, n = self.block(view), self.n_labels
-        trans = theta[base : base + n * n].reshape(n, n)
-        start = theta[base + n * n : base + n * n + n]
-        end = theta[base + n * n + n : base + n * n + 2 * n]
-        return trans, start, end
-
-    def from_model(self, model: ChainModel) -> np.ndarray:
-        """``θ`` of a model's arrays (the warm-start offset ``w_0``)."""
-        theta = np.zeros(self.size)
-        self.weights(theta)[...] = model.weights
-        for v in range(self.n_views):
-            trans, start, end = self.chain(theta, v)
-            trans[...], start[...], end[...] = model.trans[v], model.start[v], model.end[v]
-        return theta
-
-    def to_model(self, theta: np.ndarray, labels, feature_view: np.ndarray) -> ChainModel:
-        model = ChainModel.zeros(labels, self.n_features, feature_view, n_views=self.n_views)
-        model.weights[...] = self.weights(theta)
-        for v in range(self.n_views):
-            trans, start, end = self.chain(theta, v)
-            model.trans[v], model.start[v], model.end[v] = trans, start, end
-        return model
-
-
-# ----------------------------------------------------------------------
-
-
-# ----------------------------------------------------------------------
-# the sub-QP of one example
-
-
-def subproblem(gram, margins, losses, cost, norm=1, rescaling="margin"):
-    """The dual QP of one example in cvxopt's form ``(P, q, G, h)``.
-
-    Parameters
-    ----------
-    gram : (m, m) array
-        ``⟨δΦ_j, δΦ_k⟩`` of the working set's outputs.
-    margins : (m,) array
-        ``⟨w_rest, δΦ_j⟩`` with ``w_rest`` the weights without this
-        example's own dual variables.
-    losses : (m,) array
-        ``Δ(y_i, ȳ_j) > 0``.
-    cost : float
-        The example's ``C`` (``C`` for labeled, ``min{γ,1}·C_u·C`` for
-        unlabeled sentences in coSVM); 0 forces ``α = 0``.
-    norm : {1, 2}
-    rescaling : {"margin", "slack"}
-
-    Returns
-    -------
-    P, q, G, h : arrays
-        Minimise ``½ αᵀPα + qᵀα`` s.t. ``Gα ≤ h`` (the table in the module
-        docstring).
-
-    References
-    ----------
-    .. [1] U. Brefeld, T. Scheffer (2006), Optimization Problems 5 and 6.
-    .. [2] I. Tsochantaridis et al. (2005), SVM₁/SVM₂ with margin and slack
-       rescaling.
-    """
-    gram = np.asarray(gram, dtype=np.float64)
-    margins = np.asarray(margins, dtype=np.float64)
-    losses = np.asarray(losses, dtype=np.float64)
-    m = len(margins)
-    gain = losses if rescaling == "margin" else np.ones(m)
-    q = margins - gain
-    G = -np.eye(m)
-    h = np.zeros(m)
-    if norm == 1:
-        weights = np.ones(m) if rescaling == "margin" else 1.0 / losses
-        G = np.vstack([G, weights[None, :]])
-        h = np.append(h, cost)
-        P = gram.copy()
-    else:
-        root = np.ones(m) if rescaling == "margin" else np.sqrt(losses)
-        P = gram + np.outer(1.0 / root, 1.0 / root) / cost
-    return P, q, G, h
-
-
-def _solve_one(P, q, G, h) -> float:
-    """Closed form of a one-variable sub-QP: ``clip(−q/P, 0, upper)``."""
-    upper = h[1] / G[1, 0] if G.shape[0] == 2 else np.inf
-    if P[0, 0] <= 0.0:  # δΦ = 0 (cannot happen for ȳ ≠ y) — take the better end
-        return float(upper) if q[0] < 0 and np.isfinite(upper) else 0.0
-    return float(min(max(-q[0] / P[0, 0], 0.0), upper))
-
-
-
-QP_SOLVERS = ("cvxopt", "smo")
-#: KKT tolerance of the SMO solver, relative to the largest linear coefficient.
-_SMO_TOL = 1e-8
-#: Iteration bound of the SMO solver.
-_SMO_ITER = 20000
-
-
-def solve_subproblem(gram, margins, losses, cost, norm=1, rescaling="margin", initial=None,
-                     solver="cvxopt") -> np.ndarray:
-    """Optimal ``α`` of one example's sub-QP (:func:`subproblem`).
-
-    A zero cost gives ``α = 0``.  One variable is solved in closed form;
-    more go to cvxopt (:func:`tagtool.learn.qp.solve_qp`), or with
-    ``solver="smo"`` to an exact pairwise (SMO) solver in numba that starts
-    from ``initial`` — the same optimum (both are checked against the KKT
-    conditions in the tests), a hundred times faster on these tiny QPs.
-    """
-    m = len(margins)
-    if cost <= 0.0:
-        return np.zeros(m)
-    P, q, G, h = subproblem(gram, margins, losses, cost, norm, rescaling)
-    if m == 1:
-        return np.array([_solve_one(P, q, G, h)])
-    if solver == "smo":
-        alpha = np.zeros(m) if initial is None else np.maximum(np.asarray(initial, dtype=np.float64), 0.0)
-        boxed = norm == 1
-        a = G[-1].copy() if boxed else np.ones(m)
-        if boxed and a @ alpha > cost:
-            alpha *= cost / (a @ alpha)
-        P = P + 1e-12 * np.eye(m)  # δΦ of one sentence can be linearly dependent
-        kernels.smo(P, q, a, float(cost), boxed, alpha, _SMO_TOL * max(1.0, float(np.abs(q).max())), _SMO_ITER)
-        return alpha
-    sol = solve_qp(P, q, G, h)
-    alpha = np.maximum(sol.x, 0.0)
-    if norm == 1:
-        # cvxopt's interior point sits a hair inside the box; keep it feasible.
-        weights = G[-1]
-        total = weights @ alpha
-        if total > cost:
-            alpha *= cost / total
-    return alpha
-
-
-# ----------------------------------------------------------------------
-# loss and the most violating output
-
-
-# ----------------------------------------------------------------------
-# working sets
-
-
 class WorkingSet:
     """``S_i`` of one sentence in one view: output paths, losses, ``α`` and Gram, in preallocated rows.
 
     Rows ``:m`` are in use; :meth:`grow` doubles the capacity.  ``δΦ`` of an
-    output is never stored (module docstring of :mod:`._svm_kernels`).
+    output is never stored (module docstring of :mod:`._joint_kernels`).
     """
 
     __slots__ = ("i", "target", "cost", "weights", "m", "_paths", "_alpha", "_losses", "_gram")
@@ -315,32 +101,6 @@ class WorkingSet:
     def contains(self, path: np.ndarray) -> bool:
         return bool(self.m) and bool(np.any(np.all(self.paths == path, axis=1)))
 
-
-@dataclass
-class SVMSettings:
-    C: float
-    norm: int
-    loss: str
-    rescaling: str
-    epsilon: float
-    kbest: int
-    qp_solver: str = "smo"
-
-    def check(self) -> None:
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
-        if self.rescaling not in RESCALINGS:
-            raise ValueError(f"rescaling must be one of {RESCALINGS}, got {self.rescaling!r}")
-        if self.norm not in NORMS:
-            raise ValueError(f"norm must be 1 or 2, got {self.norm!r}")
-        if not self.C > 0:
-            raise ValueError(f"C must be positive, got {self.C}")
-        if not self.epsilon > 0:
-            raise ValueError(f"epsilon must be positive, got {self.epsilon}")
-        if self.qp_solver not in QP_SOLVERS:
-            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
-        if self.kbest < 2:
-            raise ValueError(f"kbest must be at least 2, got {self.kbest}")
 
 
 @dataclass
@@ -406,8 +166,8 @@ class ViewTrainer:
         lo, hi = int(snap.offsets[i]), int(snap.offsets[i + 1])
         K = self._token_kernel(i, lo, hi)
         emit = np.empty((hi - lo, self.layout.n_labels))
-        kernels.sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi,
-                                  self._weights, emit)
+        sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi,
+                          self._weights, emit)
         self._visit = _Visit(i, lo, K, emit, np.zeros_like(emit))
         return self._visit
 
@@ -417,7 +177,7 @@ class ViewTrainer:
         if K is None:
             snap = self.snapshot
             K = np.empty((hi - lo, hi - lo), dtype=np.int64)
-            kernels.token_kernel(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi,
+            _joint_kernels.token_kernel(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi,
                                  self._counts, K)
             if self._kernel_bytes + K.nbytes <= KERNEL_CACHE_BYTES:
                 self._kernels[i] = K
@@ -429,7 +189,7 @@ class ViewTrainer:
         visit, self._visit = self._visit, None
         if visit is not None:
             snap = self.snapshot
-            kernels.flush_weights(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, visit.lo,
+            _joint_kernels.flush_weights(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, visit.lo,
                                   self._weights, visit.delta)
 
     def _at(self, i: int) -> _Visit:
@@ -442,7 +202,7 @@ class ViewTrainer:
         return Decoder(visit.emit, trans, start, end, np.ones(visit.emit.shape, dtype=np.bool_))
 
     def _apply(self, visit: _Visit, ws: WorkingSet, j: int, amount: float) -> None:
-        kernels.apply_path(visit.delta, *self._chain, visit.emit, visit.K, ws.target, ws.paths[j], amount)
+        _joint_kernels.apply_path(visit.delta, *self._chain, visit.emit, visit.K, ws.target, ws.paths[j], amount)
 
     # -- working sets ------------------------------------------------------
 
@@ -482,7 +242,7 @@ class ViewTrainer:
                 ws._paths[ws.m], ws._losses[ws.m] = path, loss_val
                 ws.m += 1
         if len(ws):
-            kernels.gram_matrix(self._at(i).K, ws.target, ws._paths, ws.m, ws._gram)
+            _joint_kernels.gram_matrix(self._at(i).K, ws.target, ws._paths, ws.m, ws._gram)
             self.solve(ws, cost)
         return ws
 
@@ -498,9 +258,9 @@ class ViewTrainer:
         ws.cost = cost
         visit = self._at(ws.i)
         if s.qp_solver == "smo":
-            change, ws.m, _ = kernels.resolve(
+            change, ws.m, _ = _dual_kernels.resolve(
                 visit.delta, *self._chain, visit.emit, visit.K, ws.target, *ws.arrays(), ws.m, float(cost), s.norm,
-                s.rescaling == "slack", _ALPHA_TOL, _SMO_TOL, _SMO_ITER, -1,
+                s.rescaling == "slack", _ALPHA_TOL, SMO_TOL, SMO_ITER, -1,
             )
             return float(change)
         margins = self.margins(ws) - ws.gram @ ws.alpha  # ⟨w_rest, δΦ_j⟩
@@ -510,7 +270,7 @@ class ViewTrainer:
         for j in np.flatnonzero(change):
             self._apply(visit, ws, j, change[j])
         ws.alpha[...] = alpha
-        ws.m, _ = kernels.compact(*ws.arrays(), ws.m, -1)
+        ws.m, _ = _dual_kernels.compact(*ws.arrays(), ws.m, -1)
         return float(np.max(np.abs(change), initial=0.0))
 
     def slack(self, ws: WorkingSet, dec: Decoder) -> float:
@@ -560,19 +320,19 @@ class ViewTrainer:
         ws._alpha[m] = 0.0
         K = self._at(ws.i).K
         for j in range(m + 1):
-            gram[j, m] = gram[m, j] = kernels.gram_entry(K, ws.target, paths[j], paths[m])
+            gram[j, m] = gram[m, j] = _joint_kernels.gram_entry(K, ws.target, paths[j], paths[m])
         ws.m = m + 1
 
     def _round(self, ws: WorkingSet, path: np.ndarray, loss_val: float, cost: float) -> tuple[bool, float]:
-        """:func:`._svm_kernels.round_update` on ``ws`` (growing it when full)."""
+        """:func:`._dual_kernels.round_update` on ``ws`` (growing it when full)."""
         s = self.settings
         visit = self._at(ws.i)
         while True:
-            m, code, kept, change = kernels.round_update(
+            m, code, kept, change = _dual_kernels.round_update(
                 visit.delta, *self._chain, visit.emit, visit.K, ws.target, *ws.arrays(), ws.m, path, float(loss_val),
-                float(cost), s.norm, s.rescaling == "slack", s.epsilon, _ALPHA_TOL, _SMO_TOL, _SMO_ITER,
+                float(cost), s.norm, s.rescaling == "slack", s.epsilon, _ALPHA_TOL, SMO_TOL, SMO_ITER,
             )
-            if code != kernels.FULL:
+            if code != _dual_kernels.FULL:
                 break
             ws.grow()
         ws.m = m

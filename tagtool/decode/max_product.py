@@ -1,4 +1,4 @@
-"""Public decoders for first-order linear chains (DESIGN §4).
+"""Public max-product decoders for first-order linear chains (DESIGN §4): best paths and max-marginals.
 
 Every decoder scores a label path ``y`` of a sentence with ``T`` tokens and
 ``L`` labels as::
@@ -8,6 +8,9 @@ Every decoder scores a label path ``y`` of a sentence with ``T`` tokens and
 and takes an optional boolean mask ``allowed[T, L]`` that restricts the paths
 to ``A_0 x ... x A_{T-1}`` (DESIGN §2).  The wrappers here validate and
 convert their arguments, then call one numba kernel that holds only loops.
+Here: Viterbi (one sentence, stacked sentences), k-best, loss-augmented
+Viterbi and max-marginals; the sums over paths are in
+:mod:`tagtool.decode.sum_product`.
 """
 
 from __future__ import annotations
@@ -15,11 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from tagtool.decode import _validate
-from tagtool.decode._forward_backward import (
-    _entropy_kernel,
-    _forward_backward_kernel,
-    _log_partition_kernel,
-)
 from tagtool.decode._kbest import _kbest_kernel
 from tagtool.decode._viterbi import (
     _loss_augmented_kernel,
@@ -27,13 +25,10 @@ from tagtool.decode._viterbi import (
     _viterbi_batch_kernel,
     _viterbi_kernel,
 )
-from tagtool.decode.results import EntropyResult, ForwardBackwardResult
 
 __all__ = [
-    "entropy_and_gradient",
-    "forward_backward",
+    "count_paths",
     "kbest_viterbi",
-    "log_partition",
     "loss_augmented_viterbi",
     "max_marginals",
     "viterbi",
@@ -173,14 +168,14 @@ def kbest_viterbi(emit, trans, start, end, k, allowed=None) -> tuple[np.ndarray,
        list in hidden Markov models", IJCAI 2001.
     """
     emit, trans, start, end, allowed = _validate.chain(emit, trans, start, end, allowed)
-    k = _count_paths(allowed, cap=_validate.list_size(k))
+    k = count_paths(allowed, cap=_validate.list_size(k))
     paths = np.empty((k, emit.shape[0]), dtype=np.int64)
     scores = np.empty(k)
     _kbest_kernel(emit, trans, start, end, allowed, k, paths, scores)
     return paths, scores
 
 
-def _count_paths(allowed: np.ndarray, cap: int) -> int:
+def count_paths(allowed: np.ndarray, cap: int) -> int:
     """``min(cap, number of allowed paths)``, without forming the possibly huge product."""
     count = 1
     for n in allowed.sum(axis=1).tolist():
@@ -238,149 +233,6 @@ def loss_augmented_viterbi(
     path = np.empty(emit.shape[0], dtype=np.int64)
     score = _loss_augmented_kernel(emit, trans, start, end, allowed, target, weights, path)
     return path, float(score)
-
-
-def forward_backward(emit, trans, start, end, allowed=None) -> ForwardBackwardResult:
-    """Log partition function and posterior marginals, in log space.
-
-    With ``allowed`` the distribution is restricted to the allowed paths,
-    ``p_A(y) = exp(S(y)) / Z_A``: ``log_z`` is then ``log Z_A`` (so
-    ``log Z_A - log Z`` is the log marginal likelihood of a partial
-    annotation) and the marginals are those of ``p_A``.
-
-    Parameters
-    ----------
-    emit : array_like of float, shape (T, L)
-        Emission scores, ``T >= 1``.
-    trans : array_like of float, shape (L, L)
-        ``trans[a, b]`` scores label ``a`` at ``t - 1`` followed by ``b`` at ``t``.
-    start, end : array_like of float, shape (L,)
-        Scores of the first and of the last label.
-    allowed : array_like of bool, shape (T, L), optional
-        Labels each token may take; None allows all.
-
-    Returns
-    -------
-    ForwardBackwardResult
-        ``log_z``, ``marginals[T, L]`` and ``pair_marginals[T - 1, L, L]``.
-
-    Raises
-    ------
-    DecoderInputError
-        On a wrong shape or dtype, ``T = 0``, a non-finite score, or a mask
-        row without any allowed label.
-
-    References
-    ----------
-    .. [1] L. R. Rabiner, "A tutorial on hidden Markov models and selected
-       applications in speech recognition", Proc. IEEE 77(2), 1989, §III-A.
-    """
-    emit, trans, start, end, allowed = _validate.chain(emit, trans, start, end, allowed)
-    n_tokens, n_labels = emit.shape
-    marginals = np.empty((n_tokens, n_labels))
-    pairs = np.empty((n_tokens - 1, n_labels, n_labels))
-    log_z = _forward_backward_kernel(emit, trans, start, end, allowed, marginals, pairs)
-    return ForwardBackwardResult(float(log_z), marginals, pairs)
-
-
-def log_partition(emit, trans, start, end, allowed=None) -> float:
-    """``log Z`` (``log Z_A`` with a mask) by the forward pass alone.
-
-    Parameters
-    ----------
-    emit : array_like of float, shape (T, L)
-        Emission scores, ``T >= 1``.
-    trans : array_like of float, shape (L, L)
-        ``trans[a, b]`` scores label ``a`` at ``t - 1`` followed by ``b`` at ``t``.
-    start, end : array_like of float, shape (L,)
-        Scores of the first and of the last label.
-    allowed : array_like of bool, shape (T, L), optional
-        Labels each token may take; None allows all.
-
-    Returns
-    -------
-    float
-        ``log sum_{y allowed} exp(S(y))``.
-
-    Raises
-    ------
-    DecoderInputError
-        On a wrong shape or dtype, ``T = 0``, a non-finite score, or a mask
-        row without any allowed label.
-
-    References
-    ----------
-    .. [1] L. R. Rabiner, "A tutorial on hidden Markov models and selected
-       applications in speech recognition", Proc. IEEE 77(2), 1989, §III-A.
-    """
-    emit, trans, start, end, allowed = _validate.chain(emit, trans, start, end, allowed)
-    return float(_log_partition_kernel(emit, trans, start, end, allowed))
-
-
-def entropy_and_gradient(emit, trans, start, end, allowed=None) -> EntropyResult:
-    """Conditional entropy ``H(y|x)`` and its gradient in every score.
-
-    ``H = log Z - E_p[S]`` and ``dH/dθ = -Cov_p(F_θ, S)``, where ``F_θ``
-    counts how often the score ``θ`` enters ``S``; so
-    ``dH/demit[t, b] = -p(y_t = b) (E[S | y_t = b] - E[S])`` and
-    ``dH/dtrans[a, b] = -sum_t p(y_{t-1} = a, y_t = b)
-    (E[S | y_{t-1} = a, y_t = b] - E[S])`` (DESIGN §5.3).  With ``allowed``,
-    everything refers to the restricted distribution ``p_A``, and masked
-    emissions get a zero gradient.
-
-    Parameters
-    ----------
-    emit : array_like of float, shape (T, L)
-        Emission scores, ``T >= 1``.
-    trans : array_like of float, shape (L, L)
-        ``trans[a, b]`` scores label ``a`` at ``t - 1`` followed by ``b`` at ``t``.
-    start, end : array_like of float, shape (L,)
-        Scores of the first and of the last label.
-    allowed : array_like of bool, shape (T, L), optional
-        Labels each token may take; None allows all.
-
-    Returns
-    -------
-    EntropyResult
-        ``entropy``, ``expected_score``, ``d_emit``, ``d_trans``,
-        ``d_start``, ``d_end`` and ``log_z``.
-
-    Raises
-    ------
-    DecoderInputError
-        On a wrong shape or dtype, ``T = 0``, a non-finite score, or a mask
-        row without any allowed label.
-
-    Notes
-    -----
-    One forward and one backward pass carry, beside the log tables,
-    expected prefix and suffix scores, which give every conditional
-    expectation above in ``O(T L^2)``, instead of the ``O(T L^3)`` nested
-    recursion of Jiao et al.
-
-    References
-    ----------
-    .. [1] F. Jiao, S. Wang, C.-H. Lee, R. Greiner and D. Schuurmans,
-       "Semi-supervised conditional random fields for improved sequence
-       segmentation and labeling", COLING/ACL 2006.
-    .. [2] G. S. Mann and A. McCallum, "Efficient computation of entropy
-       gradient for semi-supervised conditional random fields", NAACL-HLT
-       2007 (short papers).
-    """
-    emit, trans, start, end, allowed = _validate.chain(emit, trans, start, end, allowed)
-    n_tokens, n_labels = emit.shape
-    d_emit = np.empty((n_tokens, n_labels))
-    d_trans = np.empty((n_labels, n_labels))
-    entropy, expected, log_z = _entropy_kernel(emit, trans, start, end, allowed, d_emit, d_trans)
-    return EntropyResult(
-        entropy=float(entropy),
-        expected_score=float(expected),
-        d_emit=d_emit,
-        d_trans=d_trans,
-        d_start=d_emit[0].copy(),
-        d_end=d_emit[-1].copy(),
-        log_z=float(log_z),
-    )
 
 
 def max_marginals(emit, trans, start, end, allowed=None) -> np.ndarray:

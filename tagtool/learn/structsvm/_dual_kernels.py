@@ -1,30 +1,16 @@
-"""numba kernels of the structural SVMs' working sets (``svm``, ``cosvm``).
+"""numba kernels of the structural SVMs' per-example dual: the SMO solver and one working-set round.
 
-An output ``ȳ`` of sentence ``i`` in one view is kept as its label path;
-its joint-feature difference ``δΦ(ȳ) = Φ(x, y) − Φ(x, ȳ)`` (``y`` the
-working set's target) is never built.  What the dual needs follows from the
-paths and one ``T × T`` matrix per sentence and view, the *token kernel*
-``K[t, s] = ⟨φ^v(x_t), φ^v(x_s)⟩`` (features the two tokens share):
-
-* Gram entries (:func:`gram_entry`): ``⟨δΦ(p), δΦ(q)⟩ = Σ_{t,s} K[t, s]
-  ⟨e_{y_t} − e_{p_t}, e_{y_s} − e_{q_s}⟩`` plus the same sum over
-  transition pairs, start and end labels (one indicator each, no ``K``);
-* margins: ``⟨w, δΦ(p)⟩ = f(x, y) − f(x, p)``, a difference of path scores;
-* updates (:func:`apply_path`): ``w += a δΦ(p)`` moves the sentence's own
-  emission scores by ``a K[t, s]`` (no recomputation) and adds ``±a`` to a
-  ``T × L`` table of per-token label coefficients, which
-  :func:`flush_weights` scatters over the tokens' features once per visit.
-
-For sentences of ``T`` tokens with ``n`` features each this costs ``O(T²)``
-per Gram entry instead of ``O(T n log(T n))`` for building and merging
-sparse ``δΦ`` vectors, which made one working-set round of the default
-features take ~0.5 ms in Python.  The kernels call only functions of this
-module (numba's cache sees edits to a kernel's own file only).
+:func:`round_update` is one cutting-plane round of one example (add the
+most violating output if it violates, re-solve, prune) in one call;
+:func:`resolve` re-optimises the example's ``α`` by :func:`solve_dual`,
+the sub-QP of :mod:`tagtool.learn.structsvm.subqp` solved by :func:`smo`,
+and moves ``w`` through the joint-feature kernels of
+:mod:`tagtool.learn.structsvm._joint_kernels`.
 
 References
 ----------
 .. [1] I. Tsochantaridis, T. Joachims, T. Hofmann, Y. Altun. Large margin
-   methods for structured and interdependent output variables. JMLR 6, 2005.
+   methods for structured and interdependent output variables. JMLR 6, 2005, Alg. 1.
 .. [2] U. Brefeld, C. Büscher, T. Scheffer. Multi-view discriminative
    sequential learning. ECML 2005, §5, Table 2 (working sets per example).
 .. [3] J. Platt. Sequential minimal optimization. 1998 (the pairwise solver).
@@ -35,155 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from tagtool.decode._jit import _njit
+from tagtool.learn.structsvm._joint_kernels import apply_path, gram_entry, path_score
 
 #: Solution codes of :func:`round_update`.
 NOT_ADDED = 0
 ADDED = 1
 FULL = 2  # the working set has no free row: grow it and call again
 
-
-@_njit
-def token_kernel(indptr, indices, feature_view, view, lo, hi, counts, out):
-    """``out[t, s]`` = number of features of view ``view`` tokens ``lo + t`` and ``lo + s`` share.
-
-    ``counts`` is a zeroed int64 scratch of one entry per feature, left
-    zeroed.  Repeated indices count with their multiplicity, as in ``Φ``.
-    """
-    n = hi - lo
-    for t in range(n):
-        for j in range(indptr[lo + t], indptr[lo + t + 1]):
-            k = indices[j]
-            if view < 0 or feature_view[k] == view:
-                counts[k] += 1
-        for s in range(t, n):
-            total = 0
-            for j in range(indptr[lo + s], indptr[lo + s + 1]):
-                total += counts[indices[j]]
-            out[t, s] = total
-            out[s, t] = total
-        for j in range(indptr[lo + t], indptr[lo + t + 1]):
-            counts[indices[j]] = 0
-
-
-@_njit
-def sentence_emission(indptr, indices, feature_view, view, lo, hi, weights, out):
-    """``out[t − lo] = Σ_{k ∈ feats^view(x_t)} weights[k]`` for tokens ``lo:hi``."""
-    n_labels = weights.shape[1]
-    for t in range(lo, hi):
-        for b in range(n_labels):
-            out[t - lo, b] = 0.0
-        for j in range(indptr[t], indptr[t + 1]):
-            k = indices[j]
-            if view < 0 or feature_view[k] == view:
-                for b in range(n_labels):
-                    out[t - lo, b] += weights[k, b]
-
-
-@_njit
-def path_score(emit, trans, start, end, path):
-    n_tokens = path.shape[0]
-    total = start[path[0]] + end[path[n_tokens - 1]]
-    for t in range(n_tokens):
-        total += emit[t, path[t]]
-    for t in range(1, n_tokens):
-        total += trans[path[t - 1], path[t]]
-    return total
-
-
-@_njit
-def _same(a, b, c, d):
-    """``[a = c] − [a = d] − [b = c] + [b = d]``: ⟨e_a − e_b, e_c − e_d⟩."""
-    return int(a == c) - int(a == d) - int(b == c) + int(b == d)
-
-
-@_njit
-def gram_entry(K, y, p, q):
-    """``⟨δΦ(p), δΦ(q)⟩`` for target ``y`` (module docstring)."""
-    n = y.shape[0]
-    total = 0.0
-    for t in range(n):
-        if p[t] == y[t]:
-            continue
-        for s in range(n):
-            if q[s] != y[s]:
-                total += K[t, s] * _same(y[t], p[t], y[s], q[s])
-    # transition pairs, coded a·n_big + b so a pair compares as one integer
-    big = 1 << 20
-    for t in range(1, n):
-        yt, pt = y[t - 1] * big + y[t], p[t - 1] * big + p[t]
-        if yt == pt:
-            continue
-        for s in range(1, n):
-            ys, qs = y[s - 1] * big + y[s], q[s - 1] * big + q[s]
-            if ys != qs:
-                total += _same(yt, pt, ys, qs)
-    if p[0] != y[0] and q[0] != y[0]:
-        total += _same(y[0], p[0], y[0], q[0])
-    if p[n - 1] != y[n - 1] and q[n - 1] != y[n - 1]:
-        total += _same(y[n - 1], p[n - 1], y[n - 1], q[n - 1])
-    return total
-
-
-@_njit
-def gram_matrix(K, y, paths, m, out):
-    """``out[:m, :m]``: the Gram matrix of the first ``m`` paths."""
-    for j in range(m):
-        for k in range(j, m):
-            g = gram_entry(K, y, paths[j], paths[k])
-            out[j, k] = g
-            out[k, j] = g
-
-
-@_njit
-def apply_path(delta, trans, start, end, emit, K, y, p, a):
-    """``w += a δΦ(p)``: transitions and the sentence's emission ``emit`` now, emissions into ``delta``.
-
-    The emission weights move by ``Σ_t φ(x_t) ⊗ delta[t]``; that scatter over
-    every feature of the sentence waits for :func:`flush_weights` at the end
-    of the visit (a visit re-solves its outputs many times), while ``emit``
-    follows at once through the token kernel.
-    """
-    n = y.shape[0]
-    for t in range(n):
-        if p[t] == y[t]:
-            continue
-        delta[t, y[t]] += a
-        delta[t, p[t]] -= a
-        for s in range(n):
-            if K[s, t] != 0:
-                emit[s, y[t]] += a * K[s, t]
-                emit[s, p[t]] -= a * K[s, t]
-    for t in range(1, n):
-        if p[t - 1] != y[t - 1] or p[t] != y[t]:
-            trans[y[t - 1], y[t]] += a
-            trans[p[t - 1], p[t]] -= a
-    if p[0] != y[0]:
-        start[y[0]] += a
-        start[p[0]] -= a
-    if p[n - 1] != y[n - 1]:
-        end[y[n - 1]] += a
-        end[p[n - 1]] -= a
-
-
-@_njit
-def flush_weights(indptr, indices, feature_view, view, lo, weights, delta):
-    """``weights[k] += delta[t]`` for every feature ``k`` of token ``lo + t`` in the view; zeroes ``delta``."""
-    n, n_labels = delta.shape
-    for t in range(n):
-        nonzero = False
-        for b in range(n_labels):
-            if delta[t, b] != 0.0:
-                nonzero = True
-                break
-        if not nonzero:
-            continue
-        for j in range(indptr[lo + t], indptr[lo + t + 1]):
-            k = indices[j]
-            if view < 0 or feature_view[k] == view:
-                for b in range(n_labels):
-                    weights[k, b] += delta[t, b]
-        for b in range(n_labels):
-            delta[t, b] = 0.0
 
 
 @_njit
@@ -251,7 +95,7 @@ def smo(P, q, a, cost, boxed, alpha, tol, max_iter):
 
 @_njit
 def solve_dual(gram, margins, losses, cost, norm, slack_rescaled, alpha, tol, max_iter):
-    """The sub-QP of one example (``_svm_common.subproblem``'s table) by :func:`smo`, in place on ``alpha``."""
+    """The sub-QP of one example (:func:`tagtool.learn.structsvm.subqp.subproblem`'s table) by :func:`smo`, in place on ``alpha``."""
     m = margins.shape[0]
     P = np.empty((m, m))
     q = np.empty(m)

@@ -23,7 +23,8 @@ import numpy as np
 from tagtool.decode._jit import _njit
 from tagtool.decode._kbest import _kbest_kernel
 from tagtool.decode._viterbi import _loss_augmented_kernel, _viterbi_kernel
-from tagtool.learn._svm_kernels import path_score
+from tagtool.decode.max_product import count_paths
+from tagtool.learn.structsvm._joint_kernels import path_score
 
 LOSSES = ("hamming", "zero-one")
 RESCALINGS = ("margin", "slack")
@@ -85,7 +86,6 @@ def _count_viterbi_kernel(emit, trans, start, end, target, counted, best, paths)
                 label = previous
 
 
-
 def hamming(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None) -> float:
     """Number of differing tokens, or their summed ``weights``."""
     if weights is None:
@@ -127,7 +127,7 @@ class Decoder:
 
     def kbest(self, k: int, allowed=None) -> tuple[np.ndarray, np.ndarray]:
         mask = self.free if allowed is None else allowed
-        k = _count_paths(mask, k)
+        k = count_paths(mask, k)
         paths = np.empty((k, self.emit.shape[0]), dtype=np.int64)
         scores = np.empty(k)
         _kbest_kernel(self.emit, self.trans, self.start, self.end, mask, k, paths, scores)
@@ -159,15 +159,6 @@ class Decoder:
         paths, scores = self.kbest(2, allowed)
         gap = scores[0] - scores[1] if len(scores) > 1 else np.inf
         return paths[0], float(gap)
-
-
-def _count_paths(mask: np.ndarray, cap: int) -> int:
-    count = 1
-    for n in mask.sum(axis=1).tolist():
-        count *= n
-        if count >= cap:
-            return cap
-    return count
 
 
 def most_violating(dec: Decoder, target: np.ndarray, loss: str, norm: int, rescaling: str,
@@ -236,8 +227,3 @@ def _slack_from_candidates(dec, target, norm, weights, candidates):
         if h > best_h:
             best, best_h = path, h
     return (best, best_h) if best is not None else (None, 0.0)
-
-
-# ----------------------------------------------------------------------
-# working sets
-
