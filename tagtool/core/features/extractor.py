@@ -337,7 +337,10 @@ class FeatureExtractor:
         if len(outside):
             raise FeatureError(f"feature {names[outside[0]]!r} lies outside the window ±{self.window}")
         fs = self._named_set()
-        table = _BaseTable(fs, dict.fromkeys(b for b in bases if b not in (BOS, EOS)))
+        distinct = dict.fromkeys(bases)
+        distinct.pop(BOS, None)  # the padding comes first in every table
+        distinct.pop(EOS, None)
+        table = _BaseTable(fs, distinct)
         ids = np.fromiter(map(table.index.__getitem__, bases), dtype=np.int64, count=len(bases))
         self._set_state(table, offsets + self.window, ids, names)
 
