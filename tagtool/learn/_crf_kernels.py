@@ -1,6 +1,6 @@
 """Numba kernels of the CRF objective: one pass over a chunk of sentences.
 
-The objective minimised by :mod:`tagtool.learn.crf` is ``-J(θ)`` of DESIGN
+The objective minimised by :mod:`tagtool.learn.crf_objective` is ``-J(θ)`` of DESIGN
 §5.3 without its L2 term:
 
 * a fully labeled sentence adds ``log Z - S(y)`` (``-log p(y|x)``);
@@ -22,7 +22,7 @@ the range of the transition, start and end scores plus the largest range of
 one token's emissions: below ``R = max_range`` (default 500) nothing can
 overflow or underflow to a relevant degree.  A sentence above the bound is
 not touched here; its index is returned, and the caller handles it with the
-log-space decoders (:func:`tagtool.learn.crf` does).  With an L2 penalty the
+log-space decoders (:mod:`tagtool.learn.crf_objective` does).  With an L2 penalty the
 bound is never approached in practice.
 
 The sums of pair marginals are never formed per token: ``p(y_{t-1}=a,
@@ -427,24 +427,3 @@ def objective_chunk(
                 outer_lik[a, b] - cross_ent[a, b] - trans[a, b] * outer_ent[a, b]
             )
     return n_skipped
-
-
-@_fast
-def dot(a, b):
-    """``a · b`` of two 1-D float64 arrays, on this thread.
-
-    numpy's ``@`` goes to a threaded BLAS that, on a shared machine, spends
-    several times the work spinning; L-BFGS takes a dozen of these per
-    iteration over a million entries.
-    """
-    total = 0.0
-    for i in range(a.shape[0]):
-        total += a[i] * b[i]
-    return total
-
-
-@_fast
-def axpy(a, x, y):
-    """``y += a * x`` in place, without the temporary numpy would allocate."""
-    for i in range(x.shape[0]):
-        y[i] += a * x[i]
