@@ -17,7 +17,7 @@ import logging
 
 import numpy as np
 
-from tagtool.learn._lbfgs_kernels import axpy, dot
+from tagtool.learn._lbfgs_kernels import dot, store_pair, two_loop
 from tagtool.learn.progress import TrainingMonitor
 
 logger = logging.getLogger(__name__)
@@ -127,12 +127,19 @@ def _line_search(objective, x, f, slope, direction, trial, g_trial, max_steps=20
 
 
 class _History:
-    """The last ``memory`` pairs ``s = x_new - x``, ``y = g_new - g`` in preallocated rows."""
+    """The last ``memory`` pairs ``s = x_new - x``, ``y = g_new - g`` in preallocated float32 rows.
+
+    The pairs only shape the search direction (the line search evaluates
+    the objective in float64), so float32 is exact enough; it halves the
+    memory the two-loop recursion streams through, which bounds an
+    iteration's cost beside the objective's.
+    """
 
     def __init__(self, memory: int, n: int):
-        self.s = np.empty((memory, n))
-        self.y = np.empty((memory, n))
+        self.s = np.empty((memory, n), dtype=np.float32)
+        self.y = np.empty((memory, n), dtype=np.float32)
         self.rho = np.empty(memory)
+        self.yy = np.empty(memory)
         self.order: list[int] = []  # rows, oldest first
 
     @property
@@ -144,27 +151,14 @@ class _History:
 
     def push(self, x_new, x, g_new, g) -> None:
         row = self.order[0] if len(self.order) == len(self.rho) else len(self.order)
-        np.subtract(x_new, x, out=self.s[row])
-        np.subtract(g_new, g, out=self.y[row])
-        sy = dot(self.s[row], self.y[row])
+        sy, yy = store_pair(x_new, x, g_new, g, self.s[row], self.y[row])
         if row in self.order:
             self.order.remove(row)
-        if sy > 1e-12 * dot(self.y[row], self.y[row]):
+        if sy > 1e-12 * yy:
             self.order.append(row)
             self.rho[row] = 1.0 / sy
+            self.yy[row] = yy
 
     def direction(self, g, out) -> None:
         """``out = -H g`` by the two-loop recursion."""
-        np.copyto(out, g)
-        coefficients = []
-        for row in reversed(self.order):
-            a = self.rho[row] * dot(self.s[row], out)
-            axpy(-a, self.y[row], out)
-            coefficients.append(a)
-        if self.order:
-            last = self.order[-1]
-            out *= 1.0 / (self.rho[last] * dot(self.y[last], self.y[last]))
-        for row, a in zip(self.order, reversed(coefficients)):
-            b = self.rho[row] * dot(self.y[row], out)
-            axpy(a - b, self.s[row], out)
-        out *= -1.0
+        two_loop(g, self.s, self.y, self.rho, self.yy, np.asarray(self.order, dtype=np.int64), out)
