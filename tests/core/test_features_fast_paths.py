@@ -88,3 +88,24 @@ def test_frozen_template_columns_drop_unknown_names_as_the_reference_does():
     np.testing.assert_array_equal(fast.indptr, slow.indptr)
     np.testing.assert_array_equal(fast.ids, slow.ids)
     assert fast.ids.dtype == slow.ids.dtype
+
+
+@pytest.mark.parametrize("feature_set, window", [("crfsuite", 1), ("default", 1), ("default", 2), ("default", 0)])
+def test_the_window_kernel_gives_the_numpy_columns(feature_set, window):
+    """Long inputs take the numba kernel (:mod:`tagtool.core.features._window_kernel`), short ones numpy."""
+    from tagtool.core.features.encoding import _encode_batch
+    from tagtool.core.features.frozen import frozen_columns
+    from tagtool.core.features.templates import BOS, EOS
+
+    sentences = list(read_corpus(DATA / SLICES[feature_set]))
+    pos = "col1" if feature_set == "crfsuite" else None
+    extractor = FeatureExtractor(feature_set, window=window, min_count=2, pos_column=pos).fit(sentences[:40])
+    table = extractor._table
+    lengths, sources = _encode_batch(sentences, extractor._named_set(), extractor.columns_, table, grow=False)
+    pads = (table.index[BOS], table.index[EOS])
+    numpy_path = frozen_columns(lengths, sources, window, len(table), extractor._lookup, pads, kernel=False)
+    kernel_path = frozen_columns(lengths, sources, window, len(table), extractor._lookup, pads, kernel=True)
+    assert len(numpy_path[1]) > 1000
+    for got, expected in zip(kernel_path, numpy_path):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)

@@ -17,6 +17,7 @@ from tagtool.core.features.encoding import (
     _encode_batch,
     _window_codes,
 )
+from tagtool.core.features.frozen import frozen_columns
 from tagtool.core.features.templates import (
     BOS,
     EOS,
@@ -398,10 +399,8 @@ class FeatureExtractor:
             return indptr, self._hashed_columns(indptr, codes, table)
         table = self._table
         lengths, sources = _encode_batch(sentences, fs, self.columns_, table, grow=False)
-        indptr, codes = _window_codes(
-            lengths, sources, self.window, len(table), (table.index[BOS], table.index[EOS])
-        )
-        return _drop_unknown(indptr, self._lookup[codes])
+        pads = (table.index[BOS], table.index[EOS])
+        return frozen_columns(lengths, sources, self.window, len(table), self._lookup, pads)
 
     def _hashed_columns(self, indptr: np.ndarray, codes: np.ndarray, table: _BaseTable) -> np.ndarray:
         """Hash every distinct code's name once; rows keep distinct, sorted columns.
