@@ -1,35 +1,10 @@
 """Numba kernels of the CRF objective: one pass over a chunk of sentences.
 
-The objective minimised by :mod:`tagtool.learn.crf_objective` is ``-J(θ)`` of DESIGN
-§5.3 without its L2 term:
-
-* a fully labeled sentence adds ``log Z - S(y)`` (``-log p(y|x)``);
-* a partially labeled one adds ``log Z - log Z_A`` (``-log Σ_{y∈A} p(y|x)``);
-* an unlabeled one adds ``γ H(p(·|x))``.
-
-Every sentence first yields the gradient of its term with respect to its own
-emission matrix, ``G[t, b]``; the chain rule then sends ``G[0]`` to the start
-scores, ``G[T-1]`` to the end scores and ``G[t]`` to the weight row of every
-feature of token ``t`` (a token's emission is the sum of its features' rows).
-
-Scaled forward-backward.  Unlike the log-space decoders of
-:mod:`tagtool.decode`, these kernels work with probabilities: ``exp(trans -
-max trans)`` once per chunk, ``exp(emit[t] - max emit[t])`` once per token,
-and forward vectors renormalised at every token (Rabiner 1989, §V-A), so a
-forward or backward step is an ``L × L`` multiply-add without any ``exp`` or
-``log``.  Every scaled quantity is then bounded by ``L^2 e^R`` where ``R`` is
-the range of the transition, start and end scores plus the largest range of
-one token's emissions: below ``R = max_range`` (default 500) nothing can
-overflow or underflow to a relevant degree.  A sentence above the bound is
-not touched here; its index is returned, and the caller handles it with the
-log-space decoders (:mod:`tagtool.learn.crf_objective` does).  With an L2 penalty the
-bound is never approached in practice.
-
-The sums of pair marginals are never formed per token: ``p(y_{t-1}=a,
-y_t=b) = α̂[t-1, a] · expT[a, b] · w_t[b]``, so the kernels accumulate the
-outer products ``α̂ ⊗ w`` over a whole chunk and multiply by ``expT`` once.
-The entropy gradient uses the expected-score recursions of Mann & McCallum
-(2007) in the same scaled form (see :func:`_entropy_sentence`).
+What they compute -- each sentence's term of ``-J(θ)``, its emission
+gradient sent to the weights by the chain rule, the scaled forward-backward
+and its bound ``max_range``, the chunk-wide pair statistics, the entropy
+recursions -- is described in :mod:`tagtool.learn.crf_objective`, which
+calls :func:`objective_chunk`.
 
 All helpers live in this module: numba's cache only notices edits to a
 kernel's own file.

@@ -6,11 +6,46 @@ vector (:func:`unpack` gives views of its parts).  The numba kernels of
 cancel request is seen between chunks; chunks run on ``n_jobs`` threads
 (the kernels release the GIL).  The learners are in :mod:`tagtool.learn.crf`.
 
+The kernels (:mod:`tagtool.learn._crf_kernels`) compute ``-J(θ)`` of DESIGN
+§5.3 without its L2 term:
+
+* a fully labeled sentence adds ``log Z - S(y)`` (``-log p(y|x)``);
+* a partially labeled one adds ``log Z - log Z_A`` (``-log Σ_{y∈A} p(y|x)``);
+* an unlabeled one adds ``γ H(p(·|x))``.
+
+Every sentence first yields the gradient of its term with respect to its own
+emission matrix, ``G[t, b]``; the chain rule then sends ``G[0]`` to the start
+scores, ``G[T-1]`` to the end scores and ``G[t]`` to the weight row of every
+feature of token ``t`` (a token's emission is the sum of its features' rows).
+
+Scaled forward-backward.  Unlike the log-space decoders of
+:mod:`tagtool.decode`, the kernels work with probabilities: ``exp(trans -
+max trans)`` once per chunk, ``exp(emit[t] - max emit[t])`` once per token,
+and forward vectors renormalised at every token (Rabiner 1989, §V-A), so a
+forward or backward step is an ``L × L`` multiply-add without any ``exp`` or
+``log``.  Every scaled quantity is then bounded by ``L^2 e^R`` where ``R`` is
+the range of the transition, start and end scores plus the largest range of
+one token's emissions: below ``R = max_range`` (default 500) nothing can
+overflow or underflow to a relevant degree.  A sentence above the bound is
+not touched there; its index is returned, and :class:`CRFObjective` handles
+it with the log-space decoders.  With an L2 penalty the bound is never
+approached in practice.
+
+The sums of pair marginals are never formed per token: ``p(y_{t-1}=a,
+y_t=b) = α̂[t-1, a] · expT[a, b] · w_t[b]``, so the kernels accumulate the
+outer products ``α̂ ⊗ w`` over a whole chunk and multiply by ``expT`` once.
+The entropy gradient uses the expected-score recursions of Mann & McCallum
+(2007) in the same scaled form (see :func:`~tagtool.learn._crf_kernels._entropy_sentence`).
+
 References
 ----------
 .. [1] F. Jiao, S. Wang, C.-H. Lee, R. Greiner, D. Schuurmans.
    Semi-supervised conditional random fields for improved sequence
    segmentation and labeling. COLING/ACL 2006, Eqs. 1–3 (DESIGN §5.3).
+.. [2] G. S. Mann, A. McCallum. Efficient computation of entropy gradient for
+   semi-supervised conditional random fields. NAACL-HLT 2007.
+.. [3] L. R. Rabiner. A tutorial on hidden Markov models and selected
+   applications in speech recognition. Proc. IEEE 77(2), 1989, §V-A.
 """
 
 from __future__ import annotations
