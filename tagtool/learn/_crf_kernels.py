@@ -9,15 +9,8 @@ calls :func:`objective_chunk`.
 All helpers live in this module: numba's cache only notices edits to a
 kernel's own file.
 
-References
-----------
-.. [1] F. Jiao, S. Wang, C.-H. Lee, R. Greiner, D. Schuurmans.
-   Semi-supervised conditional random fields for improved sequence
-   segmentation and labeling. COLING/ACL 2006, Eqs. 1–3 (DESIGN §5.3).
-.. [2] G. S. Mann, A. McCallum. Efficient computation of entropy gradient for
-   semi-supervised conditional random fields. NAACL-HLT 2007.
-.. [3] L. R. Rabiner. A tutorial on hidden Markov models and selected
-   applications in speech recognition. Proc. IEEE 77(2), 1989, §V-A.
+The references (Jiao et al. 2006; Mann & McCallum 2007; Rabiner 1989) are
+listed there too.
 """
 
 from __future__ import annotations
