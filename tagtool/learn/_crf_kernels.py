@@ -10,7 +10,7 @@ All helpers live in this module: numba's cache only notices edits to a
 kernel's own file.
 
 The references (Jiao et al. 2006; Mann & McCallum 2007; Rabiner 1989) are
-listed there too.
+listed there.
 """
 
 from __future__ import annotations
