@@ -58,9 +58,11 @@ def _reference(path: Path, monkeypatch, **options) -> tuple[list, tuple | None]:
         return _outcome(path, **options)
 
 
-def _blocked(path: Path, monkeypatch, chars: int, **options) -> tuple[list, tuple | None]:
+def _blocked(path: Path, monkeypatch, chars: int, pending: int = conll.PENDING_CHARS, **options):
+    """The fast path with blocks of ``chars`` characters, unfinished sentences carried up to ``pending``."""
     with monkeypatch.context() as patch:
         patch.setattr(conll, "iter_blocks", functools.partial(iter_blocks, chars=chars))
+        patch.setattr(conll, "PENDING_CHARS", pending)
         return _outcome(path, **options)
 
 
@@ -70,6 +72,7 @@ def test_the_data_slices_read_alike_in_any_block_size(name, monkeypatch):
     assert expected[1] is None and len(expected[0]) > 10
     for chars in (1, 5, 4096):
         assert _blocked(DATA / name, monkeypatch, chars) == expected
+        assert _blocked(DATA / name, monkeypatch, chars, pending=20) == expected
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))
@@ -81,6 +84,8 @@ def test_sentences_and_errors_are_the_references(name, tmp_path, monkeypatch):
     expected = _reference(path, monkeypatch, **options)
     for chars in BLOCK_SIZES:
         assert _blocked(path, monkeypatch, chars, **options) == expected, chars
+        # a sentence longer than the carried text goes on line by line
+        assert _blocked(path, monkeypatch, chars, pending=4, **options) == expected, chars
 
 
 def test_errors_keep_their_lines(tmp_path, monkeypatch):

@@ -51,6 +51,9 @@ from tagtool.store.formats.limits import sentence_too_long
 logger = logging.getLogger(__name__)
 
 DOCSTART = "-DOCSTART-"
+#: Characters of an unfinished sentence the block reader carries to the next block; a longer one
+#: continues line by line (each block would otherwise split its text again).
+PENDING_CHARS = 1 << 22
 
 # Only ASCII whitespace separates columns: str.split() would also cut at a
 # no-break space or U+2028 inside a token.
@@ -226,7 +229,11 @@ class _ColumnReader:
             self.n_docs += len(docstarts)
             self.document = f"{self.ctx.document_name}:{self.n_docs}"
         if complete < len(starts):
-            self.pending = (first + int(starts[-1]), text[int(split.line_starts[starts[-1]]) :])
+            rest = (first + int(starts[-1]), text[int(split.line_starts[starts[-1]]) :])
+            if len(rest[1]) <= PENDING_CHARS:
+                self.pending = rest
+            else:  # a sentence of many blocks: rows from here on, not its whole text split again per block
+                yield from self.lines(*rest)
 
     def finish(self) -> Iterator[Item]:
         """The last sentence, at the end of the file."""
