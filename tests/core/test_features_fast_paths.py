@@ -61,3 +61,51 @@ def test_parse_feature_names_agrees_with_parse_feature_name():
               "lw=+1:x", "+1", "-٣:lw=a"]  # odd spellings, an Arabic-Indic digit (\d matches it)
     bases, offsets = parse_feature_names(names)
     assert list(zip(bases, offsets)) == [parse_feature_name(n) for n in names]
+
+
+def test_template_columns_give_the_names_of_the_word_function():
+    """``crfsuite_word_columns`` (tagging's frozen path) spells exactly the names of ``crfsuite_word_features``."""
+    from tagtool.core.features.templates import WORD_COLUMNS, crfsuite_word_features
+
+    words = ["The", "a", "IBM", "ǅemal", "²³", "12", "x-ray", "ÉCOLE", "über", "I", "Hello,World", "ΣΑΣ", "ß"]
+    columns = WORD_COLUMNS[crfsuite_word_features](words)
+    for k, word in enumerate(words):
+        names = []
+        for name, values in columns:
+            if values is None or (getattr(values, "dtype", None) == bool and values[k]):
+                names.append(name)
+            elif getattr(values, "dtype", None) != bool:
+                names.append(f"{name}={values[k]}")
+        assert names == crfsuite_word_features(word), word
+
+
+def test_frozen_template_columns_drop_unknown_names_as_the_reference_does():
+    extractor = FeatureExtractor("crfsuite", min_count=1).fit([["The", "IBM", "12"], ["ǅemal", "x"]])
+    table = extractor._table
+    features = extractor._named_set().word_features
+    units = ["The", "THE", "ibm", "12", "99", "ǅemal", "Ǆ", "x", "xx", "The"]
+    fast, slow = table._encode_frozen(units, features), table._encode_each(units, features, False)
+    np.testing.assert_array_equal(fast.indptr, slow.indptr)
+    np.testing.assert_array_equal(fast.ids, slow.ids)
+    assert fast.ids.dtype == slow.ids.dtype
+
+
+@pytest.mark.parametrize("feature_set, window", [("crfsuite", 1), ("default", 1), ("default", 2), ("default", 0)])
+def test_the_window_kernel_gives_the_numpy_columns(feature_set, window):
+    """Long inputs take the numba kernel (:mod:`tagtool.core.features._window_kernel`), short ones numpy."""
+    from tagtool.core.features.encoding import _encode_batch
+    from tagtool.core.features.frozen import frozen_columns
+    from tagtool.core.features.templates import BOS, EOS
+
+    sentences = list(read_corpus(DATA / SLICES[feature_set]))
+    pos = "col1" if feature_set == "crfsuite" else None
+    extractor = FeatureExtractor(feature_set, window=window, min_count=2, pos_column=pos).fit(sentences[:40])
+    table = extractor._table
+    lengths, sources = _encode_batch(sentences, extractor._named_set(), extractor.columns_, table, grow=False)
+    pads = (table.index[BOS], table.index[EOS])
+    numpy_path = frozen_columns(lengths, sources, window, len(table), extractor._lookup, pads, kernel=False)
+    kernel_path = frozen_columns(lengths, sources, window, len(table), extractor._lookup, pads, kernel=True)
+    assert len(numpy_path[1]) > 1000
+    for got, expected in zip(kernel_path, numpy_path):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse
 
-from tagtool.core.features import extractor
+from tagtool.core.features import stacking as extractor
 
 
 def _random_csr(rng, n_rows, width):

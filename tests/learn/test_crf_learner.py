@@ -12,7 +12,9 @@ from tagtool.core.views import ViewSplit
 from tagtool.decode import entropy_and_gradient
 from tagtool.errors import Cancelled
 from tagtool.learn import NothingToLearnError, available_learners, make_learner
-from tagtool.learn.crf import CRF, CRFObjective, EntropyCRF, lbfgs, pack
+from tagtool.learn.crf import CRF, EntropyCRF
+from tagtool.learn.crf_objective import CRFObjective, pack
+from tagtool.learn.lbfgs import lbfgs
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.store.formats import read_corpus
 

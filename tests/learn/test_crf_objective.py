@@ -14,7 +14,7 @@ import pytest
 from tagtool.core.snapshot import Snapshot
 from tagtool.decode import entropy_and_gradient, forward_backward
 from tagtool.learn.chain import emission_scores
-from tagtool.learn.crf import CRFObjective, parameter_count, unpack
+from tagtool.learn.crf_objective import CRFObjective, parameter_count, unpack
 
 KINDS = ("full", "partial", "none")
 

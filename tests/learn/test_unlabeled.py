@@ -10,7 +10,8 @@ from test_svm import two_view_data, with_allowed
 
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.learn.cosvm import CoSVM
-from tagtool.learn.crf import CRF, EntropyCRF, pack
+from tagtool.learn.crf import CRF, EntropyCRF
+from tagtool.learn.crf_objective import pack
 from tagtool.learn.perceptron import MultiViewPerceptron
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.unlabeled import (

@@ -79,9 +79,9 @@ from tagtool.core.features.encoding import (
     _window_codes,
     _drop_unknown,
 )
+from tagtool.core.features.serialised import FORMAT_VERSION
 from tagtool.core.features.extractor import (
     logger,
-    FORMAT_VERSION,
     NotFittedError,
     _PARAM_NAMES,
     FeatureExtractor,

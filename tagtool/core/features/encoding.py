@@ -8,13 +8,14 @@ the dropping of features outside a frozen vocabulary.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+import operator
 from dataclasses import dataclass
 from itertools import chain, repeat
 
 import numpy as np
 
 from tagtool import pacing
-from tagtool.core.features.templates import BOS, EOS, FeatureError, FeatureSet
+from tagtool.core.features.templates import BOS, EOS, WORD_COLUMNS, FeatureError, FeatureSet
 
 # --------------------------------------------------------------------------
 # Vectorised CSR helpers
@@ -98,6 +99,9 @@ class _Csr:
 # --------------------------------------------------------------------------
 
 
+_CONTEXT, _GROUP = operator.attrgetter("context"), operator.attrgetter("group")
+
+
 class _BaseTable:
     """Base-feature names → ids (padding first), with the template of each."""
 
@@ -123,14 +127,14 @@ class _BaseTable:
     def extend(self, names: Sequence[str]) -> None:
         """:meth:`add` every name of ``names``, looking up each template once (a vocabulary has few)."""
         names = list(names)
-        tags = [n.partition("=")[0] for n in names]
+        tags = [p[0] for p in map(str.partition, names, repeat("="))]
         first = dict(zip(reversed(tags), reversed(names)))  # each tag's first name, for the error message
         templates = {tag: self.feature_set.template_of(first[tag]) for tag in dict.fromkeys(tags)}
         chosen = list(map(templates.__getitem__, tags))
         self.index.update(zip(names, range(len(self.names), len(self.names) + len(names))))
         self.names += names
-        self.context += [t.context for t in chosen]
-        self.group += [t.group for t in chosen]
+        self.context += map(_CONTEXT, chosen)
+        self.group += map(_GROUP, chosen)
 
     def subset(self, ids: np.ndarray) -> tuple[_BaseTable, np.ndarray]:
         """A table of the bases ``ids`` (padding always kept first), and the old → new id map."""
@@ -173,8 +177,12 @@ class _BaseTable:
         """:meth:`encode` without growing: every unit's names at once, unknown ones (id -1) dropped.
 
         The ids of tagging: lists and numpy instead of a loop over names, the
-        same ids in the same order.
+        same ids in the same order; template by template where the feature
+        set gives its word features that way (:data:`WORD_COLUMNS`).
         """
+        by_columns = WORD_COLUMNS.get(features)
+        if by_columns is not None:
+            return self._encode_by_columns(units, by_columns)
         names: list = []
         for start in range(0, len(units), pacing.EVERY):
             pacing.checkpoint()  # as in _encode_each: a turn for a paced worker's window
@@ -185,6 +193,55 @@ class _BaseTable:
         known = ids >= 0
         indptr = np.concatenate(([0], np.cumsum(known)))[np.concatenate(([0], np.cumsum(counts)))]
         return _Csr(indptr.astype(np.int64), ids[known].astype(_index_dtype(len(self))))
+
+    def _encode_by_columns(self, units: Sequence, by_columns: Callable) -> _Csr:
+        """:meth:`_encode_frozen` of word features given template by template (``by_columns(words)``).
+
+        A unit × template matrix of ids (−1: absent or unknown), read row by
+        row without the −1 entries: each unit's known names in the
+        function's order, as the name-by-name path gives them.  Done
+        :data:`COLUMN_SLICE` units at a time, a checkpoint between slices.
+        """
+        values, flags = self._template_indexes()
+        pieces = []
+        for start in range(0, len(units), COLUMN_SLICE):
+            pacing.checkpoint()
+            words = units[start:start + COLUMN_SLICE]
+            columns = []
+            for name, column in by_columns(words):
+                if column is None or getattr(column, "dtype", None) == bool:
+                    ids = np.full(len(words), flags.get(name, -1), dtype=np.int64)
+                    columns.append(ids if column is None else np.where(column, ids, -1))
+                else:
+                    index = values.get(name, {})
+                    columns.append(np.fromiter(map(index.get, column, repeat(-1)), dtype=np.int64, count=len(words)))
+            pieces.append(np.stack(columns, axis=1) if columns else np.zeros((len(words), 0), dtype=np.int64))
+        matrix = np.concatenate(pieces) if pieces else np.zeros((0, 0), dtype=np.int64)
+        known = matrix >= 0
+        indptr = np.zeros(len(matrix) + 1, dtype=np.int64)
+        np.cumsum(known.sum(axis=1), out=indptr[1:])
+        return _Csr(indptr, matrix[known].astype(_index_dtype(len(self))))
+
+    def _template_indexes(self) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+        """The ids of this (frozen) table by template: ``{tag: {value: id}}`` for ``tag=value``, ``{name: id}`` else."""
+        cached = getattr(self, "_by_template", None)
+        if cached is not None and cached[0] == len(self.names):
+            return cached[1]
+        values: dict[str, dict[str, int]] = {}
+        flags: dict[str, int] = {}
+        for i, name in enumerate(self.names):
+            tag, eq, value = name.partition("=")
+            if eq:
+                values.setdefault(tag, {})[value] = i
+            else:
+                flags[name] = i
+        self._by_template = (len(self.names), (values, flags))
+        return values, flags
+
+
+#: Units per slice of :meth:`_BaseTable._encode_by_columns`: a slice holds the GIL about as long as
+#: ``pacing.EVERY`` units of the name-by-name path.
+COLUMN_SLICE = 16 * pacing.EVERY
 
 
 @dataclass

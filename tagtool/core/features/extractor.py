@@ -1,10 +1,9 @@
-"""The :class:`FeatureExtractor`: fit a vocabulary, transform sentences, serialise."""
+"""The :class:`FeatureExtractor`: fit a vocabulary, transform sentences (serialised: :mod:`.serialised`)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -17,6 +16,10 @@ from tagtool.core.features.encoding import (
     _encode_batch,
     _window_codes,
 )
+from tagtool.core.features import serialised
+from tagtool.core.features.frozen import frozen_columns
+from tagtool.core.features.hashing import hashed_columns
+from tagtool.core.features.stacking import _hstack
 from tagtool.core.features.templates import (
     BOS,
     EOS,
@@ -26,17 +29,11 @@ from tagtool.core.features.templates import (
     FeatureError,
     FeatureSet,
     feature_name,
-    parse_feature_names,
-    stable_hash,
 )
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
 
 # The package's name, as before the split into modules.
 logger = logging.getLogger(__package__)
-
-#: Version of the dictionary written by :meth:`FeatureExtractor.to_dict`.
-FORMAT_VERSION = 1
-
 
 class NotFittedError(FeatureError, AttributeError):
     """A method that needs a fitted extractor was called before :meth:`~FeatureExtractor.fit`."""
@@ -279,7 +276,7 @@ class FeatureExtractor:
         self.columns_ = columns
         if self.hashing:
             self._set_hashed()
-            result = indptr, self._hashed_columns(indptr, codes, table)
+            result = indptr, hashed_columns(indptr, codes, table, self.window, self.n_hash)
         else:
             lookup = self._set_vocabulary(codes, table)
             result = _drop_unknown(indptr, lookup[codes])
@@ -321,25 +318,6 @@ class FeatureExtractor:
         lookup = np.full(len(counts), -1, dtype=np.int32)
         lookup[kept] = np.arange(len(kept))
         return lookup
-
-    def _set_vocabulary_from_names(self, names: Sequence[str]) -> None:
-        """The frozen vocabulary of :meth:`from_dict`: column ``j`` is ``names[j]``.
-
-        Loading a tagger runs this over its whole vocabulary, so it works on
-        lists at once (:func:`parse_feature_names`) rather than name by name.
-        """
-        if len(set(names)) != len(names):
-            duplicates = [n for n, c in Counter(names).items() if c > 1]
-            raise FeatureError(f"feature {duplicates[0]!r} appears twice in the vocabulary")
-        bases, offsets = parse_feature_names(names)
-        offsets = np.asarray(offsets, dtype=np.int64).reshape(-1)
-        outside = np.flatnonzero(np.abs(offsets) > self.window)
-        if len(outside):
-            raise FeatureError(f"feature {names[outside[0]]!r} lies outside the window ±{self.window}")
-        fs = self._named_set()
-        table = _BaseTable(fs, dict.fromkeys(b for b in bases if b not in (BOS, EOS)))
-        ids = np.fromiter(map(table.index.__getitem__, bases), dtype=np.int64, count=len(bases))
-        self._set_state(table, offsets + self.window, ids, names)
 
     def _set_state(
         self, table: _BaseTable, slots: np.ndarray, bases: np.ndarray, names: Sequence[str] | None = None
@@ -392,67 +370,18 @@ class FeatureExtractor:
             table = _BaseTable(fs)  # local: hashing keeps no vocabulary
             lengths, sources = _encode_batch(sentences, fs, self.columns_, table, grow=True)
             indptr, codes = _window_codes(lengths, sources, self.window, len(table), (0, 1))
-            return indptr, self._hashed_columns(indptr, codes, table)
+            return indptr, hashed_columns(indptr, codes, table, self.window, self.n_hash)
         table = self._table
         lengths, sources = _encode_batch(sentences, fs, self.columns_, table, grow=False)
-        indptr, codes = _window_codes(
-            lengths, sources, self.window, len(table), (table.index[BOS], table.index[EOS])
-        )
-        return _drop_unknown(indptr, self._lookup[codes])
+        pads = (table.index[BOS], table.index[EOS])
+        return frozen_columns(lengths, sources, self.window, len(table), self._lookup, pads)
 
-    def _hashed_columns(self, indptr: np.ndarray, codes: np.ndarray, table: _BaseTable) -> np.ndarray:
-        """Hash every distinct code's name once; rows keep distinct, sorted columns.
-
-        Two features of a token may hash to the same column; they are merged
-        so that every learner can rely on distinct indices within a token.
-        """
-        n_bases = len(table)
-        present = np.flatnonzero(np.bincount(codes, minlength=self._n_slots * n_bases))
-        half = self.n_hash // 2
-        lookup = np.zeros(self._n_slots * n_bases, dtype=np.int32)
-        for code in present.tolist():
-            slot, base = divmod(code, n_bases)
-            name = feature_name(table.names[base], slot - self.window)
-            lookup[code] = table.group[base] * half + stable_hash(name) % half
-        # scipy sorts and merges within each row in C, without a global sort.  Imported here: a
-        # frozen vocabulary (the usual tagger) never needs scipy, whose import takes 0.1-0.3 s.
-        import scipy.sparse
-
-        n_rows = len(indptr) - 1
-        matrix = scipy.sparse.csr_array(
-            (np.ones(len(codes), dtype=np.int8), lookup[codes], indptr),
-            shape=(n_rows, self.n_hash),
-        )
-        matrix.sum_duplicates()
-        indptr[:] = matrix.indptr
-        return matrix.indices.astype(np.int32, copy=False)
-
-    # -- serialisation ----------------------------------------------------
+    # -- serialisation (tagtool.core.features.serialised) ------------------
 
     def to_dict(self) -> dict:
-        """JSON-compatible description: settings, fitted columns and the vocabulary.
-
-        The vocabulary is the list of feature names in column order (None
-        when hashing).  No pickle: the exported tagger stores this in
-        ``meta.json``.
-        """
+        """JSON-compatible description: settings, fitted columns and the vocabulary (:func:`.serialised.to_dict`)."""
         self._check_fitted()
-        params = self.get_params()
-        params["columns"] = None if self.columns is None else list(self.columns)
-        if self._is_stacked:
-            return {
-                "format_version": FORMAT_VERSION, "params": params, "columns_": list(self.columns_),
-                "vocabulary": None, "parts": [p.to_dict() for p in self._parts],
-            }  # fmt: skip
-        data = {
-            "format_version": FORMAT_VERSION,
-            "params": params,
-            "columns_": list(self.columns_),
-            "vocabulary": None if self.hashing else [str(n) for n in self.feature_names_],
-        }
-        if self.feature_set in DIST_SETS:
-            data["representations"] = self.representations.fingerprint
-        return data
+        return serialised.to_dict(self)
 
     @property
     def uses_representations(self) -> bool:
@@ -461,76 +390,9 @@ class FeatureExtractor:
 
     @classmethod
     def from_dict(cls, data: Mapping, representations: WordRepresentations | None = None) -> FeatureExtractor:
-        """Rebuild a fitted extractor written by :meth:`to_dict`.
+        """Rebuild a fitted extractor written by :meth:`to_dict` (:func:`.serialised.from_dict`).
 
         ``representations`` are required when a set reads them, and must be
         the ones it was fitted with (same fingerprint).
         """
-        try:
-            version = data["format_version"]
-            params = dict(data["params"])
-            columns = tuple(data["columns_"])
-            vocabulary = data["vocabulary"]
-        except (KeyError, TypeError) as exc:
-            raise FeatureError(f"not a serialised feature extractor: missing {exc}") from None
-        if version != FORMAT_VERSION:
-            raise FeatureError(f"feature extractor format {version!r} is not supported (only {FORMAT_VERSION})")
-        unknown = set(params) - set(_PARAM_NAMES)
-        if unknown:
-            raise FeatureError(f"unknown feature extractor parameters: {', '.join(sorted(unknown))}")
-        extractor = cls(**params, representations=representations)
-        extractor._checked_feature_set()
-        if extractor._is_stacked:
-            return extractor._from_parts(data.get("parts"))
-        if extractor.feature_set in DIST_SETS and data.get("representations") != representations.fingerprint:
-            raise FeatureError(
-                f"the {extractor.feature_set!r} features were fitted with other word representations "
-                f"({data.get('representations')!r}, given {representations.fingerprint!r})"
-            )
-        extractor.columns_ = columns
-        if extractor.hashing:
-            extractor._set_hashed()
-        elif vocabulary is None:
-            raise FeatureError("a vocabulary is required unless hashing is on")
-        else:
-            extractor._set_vocabulary_from_names(list(map(str, vocabulary)))
-        return extractor
-
-    def _from_parts(self, parts: object) -> FeatureExtractor:
-        """The stacked extractor of :meth:`from_dict`: every part rebuilt, sets in the stated order."""
-        if not isinstance(parts, list) or len(parts) != len(self._set_names):
-            raise FeatureError(f"the stacked feature set {self.feature_set!r} needs one serialised part per set")
-        rebuilt = [FeatureExtractor.from_dict(p, self.representations) for p in parts]
-        if [p.feature_set for p in rebuilt] != self._set_names:
-            raise FeatureError(f"the serialised parts do not match the feature set {self.feature_set!r}")
-        self._set_parts(rebuilt)
-        return self
-
-
-#: Token rows stacked per call of scipy's ``hstack``: it holds the GIL throughout, and on a whole big
-#: project (265,000 tokens) one call held it 150 ms, stalling the app's window while a worker trained.
-HSTACK_ROWS = 16384
-
-
-def _hstack(arrays: list[tuple[np.ndarray, np.ndarray]], widths: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Token rows of several CSR-like arrays side by side: part ``i``'s columns shifted by the widths before it.
-
-    Stacked :data:`HSTACK_ROWS` rows at a time, so that another thread gets the GIL in between.
-    """
-    import scipy.sparse  # see _hashed_columns
-
-    n_rows = len(arrays[0][0]) - 1
-    counts, pieces = [np.zeros(1, dtype=np.int64)], []
-    for start in range(0, n_rows, HSTACK_ROWS):
-        stop = min(n_rows, start + HSTACK_ROWS)
-        matrices = []
-        for (indptr, indices), width in zip(arrays, widths):
-            rows = indptr[start : stop + 1] - indptr[start]
-            cols = indices[indptr[start] : indptr[stop]]
-            matrices.append(scipy.sparse.csr_array((np.ones(len(cols), dtype=np.int8), cols, rows),
-                                                   shape=(stop - start, width)))
-        stacked = scipy.sparse.hstack(matrices, format="csr")
-        counts.append(np.diff(stacked.indptr).astype(np.int64))
-        pieces.append(stacked.indices.astype(np.int32, copy=False))
-    indptr = np.cumsum(np.concatenate(counts))
-    return indptr, np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
+        return serialised.from_dict(cls, data, representations)

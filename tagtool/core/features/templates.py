@@ -9,12 +9,15 @@ feature sets and the token / surface groups.
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+
+import numpy as np
 
 from tagtool.errors import TagtoolError
 
@@ -209,6 +212,33 @@ def crfsuite_word_features(word: str) -> list[str]:
     return feats
 
 
+_LAST3, _LAST2 = operator.itemgetter(slice(-3, None)), operator.itemgetter(slice(-2, None))
+
+
+def crfsuite_word_columns(words: Sequence[str]) -> list[tuple[str, Sequence | None]]:
+    """:func:`crfsuite_word_features` of many words at once, template by template.
+
+    One ``(name, values)`` per template, in the order of the names of
+    :func:`crfsuite_word_features`: ``values`` holds every word's value
+    (the feature is ``name=value``), or its truth (the feature is ``name``
+    when true), or is None (``name`` for every word).  Each is computed by
+    one C-level ``map`` over the words, which is what makes tagging's
+    frozen encoding fast (:meth:`tagtool.core.features.encoding._BaseTable.encode`).
+    """
+    def truth(test):
+        return np.fromiter(map(test, words), dtype=bool, count=len(words))
+
+    return [
+        ("bias", None),
+        ("word.lower()", list(map(str.lower, words))),
+        ("word[-3:]", list(map(_LAST3, words))),
+        ("word[-2:]", list(map(_LAST2, words))),
+        ("word.isupper()", truth(str.isupper)),
+        ("word.istitle()", truth(str.istitle)),
+        ("word.isdigit()", truth(str.isdigit)),
+    ]
+
+
 def crfsuite_column_features(column: str, value: str | None) -> list[str]:
     """``postag=<value>`` and ``postag[:2]=<value[:2]>`` of the POS column."""
     if value is None:
@@ -289,6 +319,9 @@ CRFSUITE_FEATURE_SET = FeatureSet(
     column_policy="pos",
     fixed_window=1,
 )
+
+#: Word-feature functions that also come template by template (``word → [(name, values)]``), for tagging.
+WORD_COLUMNS: Mapping[Callable, Callable] = MappingProxyType({crfsuite_word_features: crfsuite_word_columns})
 
 FEATURE_SETS: Mapping[str, FeatureSet] = MappingProxyType(
     {fs.name: fs for fs in (DEFAULT_FEATURE_SET, CRFSUITE_FEATURE_SET)}

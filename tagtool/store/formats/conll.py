@@ -39,14 +39,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+import numpy as np
+
 from tagtool.core.annotation import format_annotation
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats._common import Item, ReadContext, WriteContext
+from tagtool.store.formats.blocks import iter_blocks
+from tagtool.store.formats.column_blocks import runs, split_block
 from tagtool.store.formats.limits import sentence_too_long
 
 logger = logging.getLogger(__name__)
 
 DOCSTART = "-DOCSTART-"
+#: Characters of an unfinished sentence the block reader carries to the next block; a longer one
+#: continues line by line (each block would otherwise split its text again).
+PENDING_CHARS = 1 << 22
 
 # Only ASCII whitespace separates columns: str.split() would also cut at a
 # no-break space or U+2028 inside a token.
@@ -92,11 +99,15 @@ class _Layout:
         return cls(n_columns, line, token, label, extras)
 
     def sentence(self, rows: list[list[str]], start: int, ctx: ReadContext) -> Sentence:
-        cols = list(zip(*rows))
-        ctx.check_tokens(cols[self.token], start, range(start, start + len(rows)))
+        return self.sentence_of_columns(list(zip(*rows)), start, ctx)
+
+    def sentence_of_columns(self, cols: list[Sequence[str]], start: int, ctx: ReadContext) -> Sentence:
+        """The sentence of the rows ``start, start + 1, ...`` given as its columns."""
+        tokens = tuple(cols[self.token])
+        ctx.check_tokens(tokens, start, range(start, start + len(tokens)))
         annotations = ctx.parse_cells(cols[self.label], start) if self.label is not None else ()
-        columns = {name: cols[i] for name, i in self.extras}
-        return Sentence(cols[self.token], annotations, columns)
+        columns = {name: tuple(cols[i]) for name, i in self.extras}
+        return Sentence(tokens, annotations, columns)
 
 
 def _resolve_index(ctx: ReadContext, index: int | str, n: int, line: int, what: str) -> int:
@@ -127,26 +138,59 @@ def read(ctx: ReadContext, *, sep: str | None = None) -> Iterator[Item]:
     sep : str or None
         Column separator; None splits on runs of whitespace.
     """
-    layout: _Layout | None = None
-    rows: list[list[str]] = []
-    start = 0
-    document, n_docs = ctx.document_name, 0
-    for lineno, line in ctx.lines():
-        fields = split_fields(line, sep)
-        if not fields:
-            if rows:
-                yield document, layout.sentence(rows, start, ctx)  # type: ignore[union-attr]
-                rows = []
-            continue
-        if fields[0] == DOCSTART:
-            if rows:
-                yield document, layout.sentence(rows, start, ctx)  # type: ignore[union-attr]
-                rows = []
-            n_docs += 1
-            document = f"{ctx.document_name}:{n_docs}"
-            continue
+    reader = _ColumnReader(ctx, sep)
+    for first, text in iter_blocks(ctx.path, ctx.encoding, ctx.limits.max_line_chars, ctx):
+        if sep is None and not reader.rows:
+            yield from reader.block(first, text)
+        else:
+            yield from reader.lines(first, text)
+    yield from reader.finish()
+
+
+class _ColumnReader:
+    """The state of one read: the layout, the document, the sentence in progress.
+
+    :meth:`block` is the fast path (whitespace-separated columns): a whole
+    block at once (:mod:`~tagtool.store.formats.column_blocks`), keeping an
+    unfinished last sentence as text for the next block.  :meth:`lines` is
+    the reference, line by line; the fast path hands it any block with
+    something to report, so errors, their lines and the sentences yielded
+    before them are the reference's.
+    """
+
+    def __init__(self, ctx: ReadContext, sep: str | None):
+        self.ctx, self.sep = ctx, sep
+        self.layout: _Layout | None = None
+        self.rows: list[list[str]] = []  # the reference's sentence in progress
+        self.start = 0
+        self.document, self.n_docs = ctx.document_name, 0
+        self.pending: tuple[int, str] | None = None  # the fast path's unfinished sentence: (first line, text)
+
+    def lines(self, first: int, text: str) -> Iterator[Item]:
+        """The reference: every line of ``text`` (whole lines, the first numbered ``first``) in turn."""
+        ctx, sep = self.ctx, self.sep
+        for lineno, line in enumerate(_lines(text), first):
+            ctx.line = lineno
+            fields = split_fields(line, sep)
+            if not fields or fields[0] == DOCSTART:
+                if self.rows:
+                    yield self.document, self.layout.sentence(self.rows, self.start, ctx)  # type: ignore[union-attr]
+                    self.rows = []
+                if fields:
+                    self.n_docs += 1
+                    self.document = f"{ctx.document_name}:{self.n_docs}"
+                continue
+            self._check_row(fields, lineno)
+            if not self.rows:
+                self.start = lineno
+            elif len(self.rows) >= ctx.limits.max_sentence_tokens:  # before the rows fill memory
+                raise sentence_too_long(ctx.path, self.start, ctx.limits.max_sentence_tokens)
+            self.rows.append(fields)
+
+    def _check_row(self, fields: list[str], lineno: int) -> None:
+        ctx, layout = self.ctx, self.layout
         if layout is None:
-            layout = _Layout.from_first_row(len(fields), lineno, ctx)
+            self.layout = layout = _Layout.from_first_row(len(fields), lineno, ctx)
         elif len(fields) != layout.n_columns:
             hint = " (if this is plain text, one sentence a line, read it as format 'text')" if ctx.detected else ""
             raise ctx.error(
@@ -155,13 +199,57 @@ def read(ctx: ReadContext, *, sep: str | None = None) -> Iterator[Item]:
             )
         if not fields[layout.token]:  # only an exact ``sep`` leaves empty cells
             raise ctx.error(lineno, f"empty token (column {layout.token})")
-        if not rows:
-            start = lineno
-        elif len(rows) >= ctx.limits.max_sentence_tokens:  # before the rows fill memory
-            raise sentence_too_long(ctx.path, start, ctx.limits.max_sentence_tokens)
-        rows.append(fields)
-    if rows:
-        yield document, layout.sentence(rows, start, ctx)  # type: ignore[union-attr]
+
+    def block(self, first: int, text: str) -> Iterator[Item]:
+        """The fast path over a block of whole lines (``sep=None``, no sentence in progress)."""
+        if self.pending is not None:
+            first, text = self.pending[0], self.pending[1] + text
+            self.pending = None
+        split = split_block(text)
+        docstarts = split.lines_starting_with(text, DOCSTART)
+        token_lines = split.counts > 0
+        token_lines[docstarts] = False
+        starts, stops = runs(token_lines)
+        if len(starts) and self.layout is None:
+            line = int(starts[0])
+            self._check_row(split.fields[split.first[line] : split.first[line] + split.counts[line]], first + line)
+        n = self.layout.n_columns if self.layout is not None else 0
+        if (split.counts[token_lines] != n).any() or (stops - starts > self.ctx.limits.max_sentence_tokens).any():
+            yield from self.lines(first, text)  # it raises, at the line and after the sentences before it
+            return
+        complete = len(starts) - (len(starts) > 0 and stops[-1] == len(split.counts) and text.endswith("\n"))
+        documents = self.n_docs + np.searchsorted(docstarts, starts[:complete])
+        for a, b, d in zip(starts[:complete].tolist(), stops[:complete].tolist(), documents.tolist()):
+            fa = int(split.first[a])
+            cells = [split.fields[fa + i : fa + n * (b - a) : n] for i in range(n)]
+            name = f"{self.ctx.document_name}:{d}" if d else self.ctx.document_name
+            self.ctx.line = first + b - 1
+            yield name, self.layout.sentence_of_columns(cells, first + a, self.ctx)  # type: ignore[union-attr]
+        if len(docstarts):
+            self.n_docs += len(docstarts)
+            self.document = f"{self.ctx.document_name}:{self.n_docs}"
+        if complete < len(starts):
+            rest = (first + int(starts[-1]), text[int(split.line_starts[starts[-1]]) :])
+            if len(rest[1]) <= PENDING_CHARS:
+                self.pending = rest
+            else:  # a sentence of many blocks: rows from here on, not its whole text split again per block
+                yield from self.lines(*rest)
+
+    def finish(self) -> Iterator[Item]:
+        """The last sentence, at the end of the file."""
+        if self.pending is not None:
+            first, text = self.pending
+            self.pending = None
+            yield from self.lines(first, text)
+        if self.rows:
+            yield self.document, self.layout.sentence(self.rows, self.start, self.ctx)  # type: ignore[union-attr]
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` with their newlines (only ``\\n`` ends a line, as in text-mode reading)."""
+    lines = text.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])
 
 
 def write(

@@ -1,0 +1,112 @@
+"""A fitted :class:`~tagtool.core.features.FeatureExtractor` as a JSON-compatible dictionary, and back.
+
+The tagger file keeps it in ``meta.json`` (no pickle): the settings, the
+fitted columns and the vocabulary, the list of feature names in column
+order (None when hashing); a stacked set keeps one dictionary per part.
+Reading rebuilds the frozen vocabulary from the names
+(:func:`set_vocabulary_from_names`), over the whole list at once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from tagtool.core.features.encoding import _BaseTable
+from tagtool.core.features.templates import BOS, EOS, FeatureError, parse_feature_names
+from tagtool.core.features.wordreps import DIST_SETS
+
+#: Version of the dictionary written by :func:`to_dict`.
+FORMAT_VERSION = 1
+
+
+def to_dict(extractor) -> dict:
+    """Settings, fitted columns and the vocabulary of a fitted ``extractor`` (module docstring)."""
+    params = extractor.get_params()
+    params["columns"] = None if extractor.columns is None else list(extractor.columns)
+    if extractor._is_stacked:
+        return {
+            "format_version": FORMAT_VERSION, "params": params, "columns_": list(extractor.columns_),
+            "vocabulary": None, "parts": [p.to_dict() for p in extractor._parts],
+        }  # fmt: skip
+    data = {
+        "format_version": FORMAT_VERSION,
+        "params": params,
+        "columns_": list(extractor.columns_),
+        "vocabulary": None if extractor.hashing else [str(n) for n in extractor.feature_names_],
+    }
+    if extractor.feature_set in DIST_SETS:
+        data["representations"] = extractor.representations.fingerprint
+    return data
+
+
+def from_dict(cls, data: Mapping, representations=None):
+    """The fitted extractor (of class ``cls``) that :func:`to_dict` wrote as ``data``.
+
+    ``representations`` are required when a set reads them, and must be
+    the ones it was fitted with (same fingerprint).
+    """
+    try:
+        version = data["format_version"]
+        params = dict(data["params"])
+        columns = tuple(data["columns_"])
+        vocabulary = data["vocabulary"]
+    except (KeyError, TypeError) as exc:
+        raise FeatureError(f"not a serialised feature extractor: missing {exc}") from None
+    if version != FORMAT_VERSION:
+        raise FeatureError(f"feature extractor format {version!r} is not supported (only {FORMAT_VERSION})")
+    unknown = set(params) - set(cls().get_params())
+    if unknown:
+        raise FeatureError(f"unknown feature extractor parameters: {', '.join(sorted(unknown))}")
+    extractor = cls(**params, representations=representations)
+    extractor._checked_feature_set()
+    if extractor._is_stacked:
+        return _from_parts(cls, extractor, data.get("parts"))
+    if extractor.feature_set in DIST_SETS and data.get("representations") != representations.fingerprint:
+        raise FeatureError(
+            f"the {extractor.feature_set!r} features were fitted with other word representations "
+            f"({data.get('representations')!r}, given {representations.fingerprint!r})"
+        )
+    extractor.columns_ = columns
+    if extractor.hashing:
+        extractor._set_hashed()
+    elif vocabulary is None:
+        raise FeatureError("a vocabulary is required unless hashing is on")
+    else:
+        set_vocabulary_from_names(extractor, list(map(str, vocabulary)))
+    return extractor
+
+
+def _from_parts(cls, extractor, parts: object):
+    """The stacked extractor of :func:`from_dict`: every part rebuilt, sets in the stated order."""
+    if not isinstance(parts, list) or len(parts) != len(extractor._set_names):
+        raise FeatureError(f"the stacked feature set {extractor.feature_set!r} needs one serialised part per set")
+    rebuilt = [cls.from_dict(p, extractor.representations) for p in parts]
+    if [p.feature_set for p in rebuilt] != extractor._set_names:
+        raise FeatureError(f"the serialised parts do not match the feature set {extractor.feature_set!r}")
+    extractor._set_parts(rebuilt)
+    return extractor
+
+
+def set_vocabulary_from_names(extractor, names: Sequence[str]) -> None:
+    """The frozen vocabulary of :func:`from_dict`: column ``j`` is ``names[j]``.
+
+    Loading a tagger runs this over its whole vocabulary, so it works on
+    lists at once (:func:`parse_feature_names`) rather than name by name.
+    """
+    if len(set(names)) != len(names):
+        duplicates = [n for n, c in Counter(names).items() if c > 1]
+        raise FeatureError(f"feature {duplicates[0]!r} appears twice in the vocabulary")
+    bases, offsets = parse_feature_names(names)
+    offsets = np.asarray(offsets, dtype=np.int64).reshape(-1)
+    outside = np.flatnonzero(np.abs(offsets) > extractor.window)
+    if len(outside):
+        raise FeatureError(f"feature {names[outside[0]]!r} lies outside the window ±{extractor.window}")
+    distinct = dict.fromkeys(bases)
+    distinct.pop(BOS, None)  # the padding comes first in every table
+    distinct.pop(EOS, None)
+    table = _BaseTable(extractor._named_set(), distinct)
+    ids = np.fromiter(map(table.index.__getitem__, bases), dtype=np.int64, count=len(bases))
+    extractor._set_state(table, offsets + extractor.window, ids, names)
