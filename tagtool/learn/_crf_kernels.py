@@ -6,8 +6,10 @@ and its bound ``max_range``, the chunk-wide pair statistics, the entropy
 recursions -- is described in :mod:`tagtool.learn.crf_objective`, which
 calls :func:`objective_chunk`.
 
-All helpers live in this module: numba's cache only notices edits to a
-kernel's own file.
+The per-token weight sum is the one every learner shares
+(:func:`tagtool.learn._emission.sentence_emission`); the kernel cache of
+:mod:`tagtool.decode._jit` is keyed on every kernel module, so calling a
+kernel of another module is safe.
 
 The references (Jiao et al. 2006; Mann & McCallum 2007; Rabiner 1989) are
 listed there.
@@ -16,32 +18,19 @@ listed there.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from tagtool.decode._jit import CACHE
+from tagtool.decode._jit import kernel
+from tagtool.learn._emission import sentence_emission
 
-# tagtool.decode._jit._njit plus fastmath: the L x L inner loops are sums of
+# tagtool's kernel options plus fastmath: the L x L inner loops are sums of
 # products, and letting LLVM reassociate and fuse them (no assumptions about
 # inf or nan) vectorises them, about twice as fast.
-_fast = njit(cache=CACHE, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
+_fast = kernel(fastmath={"reassoc", "contract"})
 
 #: Sentence kinds in ``kinds`` (the snapshot's status codes).
 KIND_NONE, KIND_PARTIAL, KIND_FULL = 0, 1, 2
 #: Default bound on the score range below which the scaled passes are exact.
 DEFAULT_MAX_RANGE = 500.0
-
-
-@_fast
-def _emissions(weights, feat_indptr, feat_indices, s0, n_tokens, emit):
-    """``emit[t] = Σ_{k ∈ feats(s0 + t)} weights[k]`` for the sentence's tokens."""
-    n_labels = weights.shape[1]
-    for t in range(n_tokens):
-        for b in range(n_labels):
-            emit[t, b] = 0.0
-        for j in range(feat_indptr[s0 + t], feat_indptr[s0 + t + 1]):
-            k = feat_indices[j]
-            for b in range(n_labels):
-                emit[t, b] += weights[k, b]
 
 
 @_fast
@@ -362,7 +351,7 @@ def objective_chunk(
             continue
         s0 = offsets[i]
         n_tokens = offsets[i + 1] - s0
-        _emissions(weights, feat_indptr, feat_indices, s0, n_tokens, emit)
+        sentence_emission(feat_indptr, feat_indices, feat_indices, -1, s0, s0 + n_tokens, weights, emit)
         if base_range + _largest_token_range(emit, n_tokens) > max_range:
             skipped[n_skipped] = i
             n_skipped += 1

@@ -2,19 +2,17 @@
 
 A CRF's ``θ`` has about a million entries and an iteration makes some
 thirty passes over vectors of that size, so these are kernels rather than
-numpy expressions: no temporaries, no threaded BLAS.  They call nothing
-outside this module (numba's cache notices edits to a kernel's own file only).
+numpy expressions: no temporaries, no threaded BLAS.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from tagtool.decode._jit import CACHE
+from tagtool.decode._jit import kernel
 
 # Sums of products: letting LLVM reassociate them vectorises the loops (as in _crf_kernels).
-_fast = njit(cache=CACHE, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
+_fast = kernel(fastmath={"reassoc", "contract"})
 
 
 @_fast
