@@ -54,6 +54,7 @@ from tagtool.gui.hints import Marks, hints_for
 from tagtool.gui.queue_costs_watch import QueueCostsWatch
 from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions
 from tagtool.gui.queue_steering import QueueSteering
+from tagtool.gui.retire import Retirer
 from tagtool.gui.session import Session
 from tagtool.gui.stored_models import MAX_STORED_MODELS, StoredModels
 from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
@@ -149,6 +150,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         #: The settings overridden for the current run (``{}``: a full fit).
         self.run_overrides: dict = {}
         self._unstored: TrainingResult | None = None
+        self.retirer = Retirer(self)
         self._announced = None  # the tagger whose first result modelChanged announced
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(lambda: self.train(after_edit=True))
@@ -317,6 +319,10 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         for its complete one, not for the updates between.
         """
         announce = result.complete or result.tagger is not self._announced
+        # What this result replaces is let go of over the next turns, not freed in this one (tagtool.gui.retire).
+        scores = self.list_panel.model.scores if self.list_panel is not None else None
+        old_tagger = self._announced if self._announced is not result.tagger else None
+        self.retirer.retire(self.result, self.questions.plan, scores, old_tagger)
         self._announced = result.tagger
         self.result = result
         # only the current run's results get here: what was retokenized before it read is in them
@@ -355,6 +361,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         self.runner.shutdown()
         self.planner.shutdown()
         self.costs_watch.shutdown()
+        self.retirer.close()
         if self._unstored is not None:
             self._store(self._unstored)
 
