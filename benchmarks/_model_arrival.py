@@ -24,7 +24,9 @@ plan in (``ModelLoop._use``).
 
 from __future__ import annotations
 
+import gc
 import statistics
+import threading
 import time
 
 from PySide6.QtCore import QTimer
@@ -117,13 +119,42 @@ def _phase(timeline: Timeline, arrivals: Arrivals, since: float) -> dict:
     }
 
 
-def one_round(app, open_window, wait, watched, path, folder, sample: bool) -> tuple[dict, list[str]]:
-    """Open ``path`` (a stored model), switch strategies, retrain after an edit; the figures of each."""
+class Collections:
+    """The collector's full (generation 2) runs on the GUI thread, with their durations (``gc.callbacks``)."""
+
+    def __init__(self):
+        self.thread, self.started, self.seconds = threading.get_ident(), None, []
+        gc.callbacks.append(self._note)
+
+    def _note(self, phase: str, info: dict) -> None:
+        if info["generation"] != 2 or threading.get_ident() != self.thread:
+            return
+        if phase == "start":
+            self.started = time.perf_counter()
+        elif self.started is not None:
+            self.seconds.append(time.perf_counter() - self.started)
+            self.started = None
+
+    def stop(self) -> dict:
+        gc.callbacks.remove(self._note)
+        return {"count": len(self.seconds), "longest": max(self.seconds, default=0.0)}
+
+
+def one_round(app, open_window, wait, watched, path, folder, sample: bool,
+              retire: bool = True) -> tuple[dict, list[str]]:
+    """Open ``path`` (a stored model), switch strategies, retrain after an edit; the figures of each.
+
+    ``retire`` False: what a new result replaces is freed inside ``ModelLoop._use`` as before
+    :mod:`tagtool.gui.retire` (the Retirer holds nothing).
+    """
     sampler = StackSampler() if sample else None
     timeline = Timeline()
+    collections = Collections()
     opened = time.perf_counter()
     window, _ = open_window(app, path, folder)
     loop, session = window.model_loop, window.session
+    if not retire and hasattr(loop, "retirer"):
+        loop.retirer.retire = lambda *objects: None
     loop.cv_folds = 0
     # Word representations off: on 2.4 million tokens "auto" learns them (FastText, minutes of two
     # cores) and then retrains; benchmarks/gui_representations.py measures that on its own.
@@ -161,6 +192,7 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool) -> tu
     timeline.stop()
     out["open"] = _phase(timeline, arrivals, opened)
     out["retrain"] = _phase(timeline, arrivals, edited)
+    out["gc"] = collections.stop()
     lines = []
     if sampler is not None:
         sampler.stop()
@@ -169,20 +201,36 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool) -> tu
     return out, lines
 
 
-def measure(app, open_window, wait, watched, path, folder, repeat: int, sample: bool = False) -> dict:
-    """``repeat`` rounds of :func:`one_round`: every figure's median and max, and the stall explanations."""
-    rounds, explained = [], []
-    for r in range(repeat):
-        figures, lines = one_round(app, open_window, wait, watched, path, folder, sample)
-        print(f"model round {r + 1}: {figures}", flush=True)
-        rounds.append(figures)
+def measure(app, open_window, wait, watched, path, folder, repeat: int, sample: bool = False,
+            compare_retire: bool = False) -> dict:
+    """``repeat`` rounds of :func:`one_round`: every figure's median and max, and the stall explanations.
+
+    ``compare_retire``: ``repeat`` more rounds, every other one without the Retirer, summarised under
+    ``"without retire"``.
+    """
+    rounds, explained, without = [], [], []
+    for r in range(2 * repeat if compare_retire else repeat):
+        retire = not compare_retire or r % 2 == 1
+        figures, lines = one_round(app, open_window, wait, watched, path, folder, sample, retire)
+        print(f"model round {r + 1}{'' if retire else ' (without retire)'}: {figures}", flush=True)
+        (rounds if retire else without).append(figures)
         explained += [f"round {r + 1}: {line[2:]}" for line in lines]
-    summary: dict = {"rounds": len(rounds), "explained": explained}
+    summary = _summary(rounds)
+    summary["explained"] = explained
+    if without:
+        summary["without retire"] = {**_summary(without), "explained": []}
+    return summary
+
+
+def _summary(rounds: list[dict]) -> dict:
+    summary: dict = {"rounds": len(rounds)}
     for phase in ("open", "retrain"):
         summary[phase] = {k: (statistics.median(r[phase][k] for r in rounds), max(r[phase][k] for r in rounds))
                           for k in rounds[0][phase]}
     summary["switch"] = {k: (statistics.median(r["switch"][k] for r in rounds), max(r["switch"][k] for r in rounds))
                          for k in rounds[0]["switch"]}
+    summary["gc"] = {k: (statistics.median(r["gc"][k] for r in rounds), max(r["gc"][k] for r in rounds))
+                     for k in rounds[0]["gc"]}
     return summary
 
 
@@ -190,8 +238,8 @@ def _s(x: float) -> str:
     return f"{x * 1000:.0f} ms" if x < 1 else f"{x:.2f} s"
 
 
-def report(m: dict, n: int, stall_target: float, first_target: float) -> list[str]:
-    """The §4 table (medians and max of the rounds)."""
+def report(m: dict, n: int, stall_target: float, first_target: float, title: str = "") -> list[str]:
+    """The §4 table (medians and max of the rounds); ``title`` names a variant (a second table)."""
     def cell(pair, fmt, target=None):
         med, top = pair
         ok = "" if target is None else (" ✓" if top < target else " ✗")
@@ -217,8 +265,11 @@ def report(m: dict, n: int, stall_target: float, first_target: float) -> list[st
     for name, pair in m["switch"].items():
         what = name if name == STATISTICS else f"queue: {name}"
         rows.append(f"| {what} (stall) | {cell(pair, ms, stall_target)} | < {stall_target:g} ms |")
+    count, longest = m["gc"]["count"], m["gc"]["longest"]
+    rows.append(f"| full collections (gc generation 2) on the GUI thread in a round: how many; the longest | "
+                f"{count[0]:g} (max {count[1]:g}); **{longest[0] * 1000:.0f} ms** (max {longest[1] * 1000:.0f} ms) | |")
     lines = [
-        "## 4. A model arrives",
+        "## 4. A model arrives" + (f" ({title})" if title else ""),
         "",
         f"The project with a stored mv-perceptron model, {m['rounds']} rounds (each: open the window, wait for "
         "the model's complete queue, switch the queue strategy and the token-question mode, then an edit and the "

@@ -146,7 +146,7 @@ def test_cli_trains_an_added_learner_with_its_seed_parameter(extra, tmp_path, ca
 
 
 def test_the_app_retrain_caps_the_pass_parameter_the_class_names(extra):
-    from tagtool.gui.training import _learner_passes
+    from tagtool.gui.run_plan import _learner_passes
 
     assert _learner_passes(make_learner("extra", rounds=9)) == ("rounds", 9)
     assert _learner_passes(make_learner("hmm")) is None

@@ -45,7 +45,8 @@ from tagtool.gui import edits
 from tagtool.gui.chips import ChipPainter, ChipState
 from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
 from tagtool.gui.label_keys import key_names
-from tagtool.gui.label_picker import LabelPicker, swatch
+from tagtool.gui.editor_menu import token_menu
+from tagtool.gui.label_picker import LabelPicker
 from tagtool.gui.session import Session
 
 #: Keys the editor keeps for itself; labels cannot take them as shortcuts.
@@ -328,38 +329,8 @@ class TokenEditor(QWidget):
         menu.exec(event.globalPos())
 
     def build_menu(self) -> QMenu:
-        menu = QMenu(self)
-        style = self.session.style
-        full = menu.addMenu("Set label")
-        candidates = menu.addMenu("Toggle candidate")
-        current = self.annotations[self.focus] if self.tokens else frozenset()
-        for name in style.names:
-            hint = f"\t{style.shortcut(name)}" if style.shortcut(name) else ""
-            full.addAction(swatch(style.color(name)), name + hint).triggered.connect(
-                lambda _=False, n=name: self.apply_full(n))
-            action = candidates.addAction(swatch(style.color(name)), name)
-            action.setCheckable(True)
-            action.setChecked(name in current)
-            action.triggered.connect(lambda _=False, n=name: self.toggle_candidate(n))
-        suggested = self.suggested_changes(self.selection())
-        if suggested:
-            names = sorted({next(iter(a)) for a in suggested.values()})
-            menu.addAction(f"Accept suggestion {', '.join(names)}\tSpace").triggered.connect(
-                lambda: self.accept_suggestions(self.selection()))
-        if self.suggested_changes():
-            menu.addAction("Accept all suggestions of the sentence\tEnter").triggered.connect(
-                lambda: self.accept_suggestions())
-        pair = self.questions.pair(self.session.current_id, self.focus) if self.questions is not None else None
-        if pair is not None:
-            menu.addAction(f"Candidates {pair[0]} | {pair[1]} (the model is torn)\tShift+Space").triggered.connect(
-                self.give_pair)
-        menu.addAction("Next token question\tTab").triggered.connect(lambda: self.next_question(1))
-        menu.addAction("Clear\t0").triggered.connect(self.clear_selection)
-        menu.addAction("Pick label…\t/").triggered.connect(self.open_picker)
-        if self.token_actions:
-            menu.addSeparator()
-            menu.addActions(self.token_actions)
-        return menu
+        """The context menu of the selection (:func:`tagtool.gui.editor_menu.token_menu`)."""
+        return token_menu(self)
 
     # ------------------------------------------------------------------
     # layout and painting

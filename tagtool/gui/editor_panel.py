@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tagtool.core.annotation import annotation_kind, annotation_status, format_annotation
 from tagtool.gui.editor import TokenEditor
-from tagtool.gui.sentence_list import FLAG_COLOR, SKIPPED_COLOR
+from tagtool.gui.sentence_status import FLAG_COLOR, SKIPPED_COLOR
 from tagtool.gui.sentence_ops import SKIP_KEY
 from tagtool.gui.session import Session
 

@@ -1,4 +1,4 @@
-"""The main window: menus, the sentence list beside the editor, docks, status bar.
+"""The main window: the sentence list beside the editor, docks, status bar (menus: :mod:`tagtool.gui.window_menus`).
 
 Model-in-the-loop parts plug in through :meth:`MainWindow.add_panel` (a dock
 with its View toggle), :meth:`TokenEditor.set_hints` and
@@ -14,17 +14,8 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
-from PySide6.QtWidgets import (
-    QApplication,
-    QDockWidget,
-    QFileDialog,
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QSplitter,
-    QWidget,
-)
+from PySide6.QtGui import QUndoGroup
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter
 
 from tagtool.errors import TagtoolError
 from tagtool.gui import transfer
@@ -34,47 +25,28 @@ from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.file_fields import Folders
 from tagtool.gui.help import Legend, ShortcutsDialog
 from tagtool.gui.labels_dialog import LabelsDialog
-from tagtool.gui.model_loop import Marks, ModelLoop
+from tagtool.gui.hints import Marks
+from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
-from tagtool.gui.preferences import edit_preferences
-from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.representations import RepresentationsController, ask_add_text
-from tagtool.gui.sample import ask_reset_sample
-from tagtool.gui.sentence_list import SentenceListPanel
-from tagtool.gui.sentence_ops import SentenceActions
+from tagtool.gui.sentence_list_panel import SentenceListPanel
 from tagtool.gui.session import Session
-from tagtool.gui.settings import THEMES, GuiSettings
+from tagtool.gui.settings import GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
 from tagtool.gui.style import LabelStyle, apply_theme
+from tagtool.gui.window_menus import WindowMenus
 from tagtool.store.outputs import check_not_input
 from tagtool.store.project import SUFFIX, Project
 
 log = logging.getLogger(__name__)
 PROJECT_FILTER = f"tagtool projects (*{SUFFIX});;All files (*)"
 TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
-MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty shading"),
-         ("disagreement", "View &disagreement marks"), ("confidences", "WD-PSL candidate &confidences"))
 
 
-def key_sequences(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
-    """The platform's bindings of a standard key, then ``extra``, each key once.
+class MainWindow(WindowMenus, QMainWindow):
+    """The application's window: an open project's list, editor and docks; the menus are :class:`WindowMenus`."""
 
-    A key bound twice to one action is an "ambiguous shortcut overload" for
-    Qt, which then does nothing: on Linux ``QKeySequence.Redo`` already is
-    Ctrl+Shift+Z (Windows has Ctrl+Y), so adding Ctrl+Shift+Z for the other
-    platforms must not repeat it there.
-    """
-    sequences, seen = [], set()
-    for sequence in [*QKeySequence.keyBindings(standard), *map(QKeySequence, extra)]:
-        text = sequence.toString(QKeySequence.PortableText)
-        if text and text not in seen:
-            seen.add(text)
-            sequences.append(sequence)
-    return sequences
-
-
-class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None):
         super().__init__()
         self.settings = GuiSettings(settings)
@@ -108,99 +80,6 @@ class MainWindow(QMainWindow):
         self.adjudication = AdjudicationDock(self)  # View › Adjudication
         self._show_empty()
         self.resize(1200, 720)
-
-    # ------------------------------------------------------------------
-    # menus
-
-    def _action(self, menu, text: str, slot, shortcut=None, needs_project=True) -> QAction:
-        action = menu.addAction(text)
-        action.triggered.connect(slot)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        if needs_project:
-            self._project_actions.append(action)
-        return action
-
-    def _build_menus(self) -> None:
-        self._project_actions: list[QAction] = []
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        self._action(file, "&New project…", self.new_project, QKeySequence.New, False)
-        self._action(file, "&Open…", self.choose_project, QKeySequence.Open, False)
-        self.recent_menu = file.addMenu("Open &recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        file.addSeparator()
-        self._action(file, "&Import annotations…", self._import)
-        self._action(file, "Add &text for word representations…", self._add_text)
-        self._action(file, "&Export annotations…", self._export, "Ctrl+E")
-        self.export_tagger_action = self._action(file, "Export &tagger…", self.export_tagger)
-        self.batch_action = self._action(file, "&Batch-tag file…", self.batch_tag, None, False)
-        file.addSeparator()
-        self._action(file, "&Quit", self.close, QKeySequence.Quit, False)
-
-        edit = bar.addMenu("&Edit")
-        self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence.Undo)
-        self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts(key_sequences(QKeySequence.Redo, "Ctrl+Shift+Z"))
-        edit.addAction(self.undo_action)
-        edit.addAction(self.redo_action)
-        edit.addSeparator()
-        self._action(edit, "&Labels…", self.edit_labels)
-        self._action(edit, "&Preferences…", lambda: edit_preferences(self), QKeySequence.Preferences, False)
-
-        go = bar.addMenu("&Go")
-        self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "N")
-        self.previous_action = self._action(go, "&Previous sentence", lambda: self._go("previous"), "P")
-        self.jump_action = self._action(go, "Next &unfinished sentence", lambda: self._go("unfinished"), "J")
-        go.addSeparator()
-        self.queue_menu = QueueMenu(self, go)  # token questions and the queue strategy
-        go.addSeparator()
-        self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
-        self.sentence_actions = SentenceActions(self, edit, go)  # flag, skip, split, merge, next flagged
-
-        model = bar.addMenu("&Model")
-        self.learner_menu = model.addMenu("&Learner")
-        self.learner_menu.aboutToShow.connect(self._fill_learners)
-        self._action(model, "&Settings…", self._show_model_panel)
-        self.train_action = self._action(model, "&Train now", self.train_now, "Ctrl+T")
-        self.cancel_action = self._action(model, "&Cancel training", self.cancel_training, "Ctrl+.")
-
-        self.view_menu = bar.addMenu("&View")
-        self.view_menu.addAction(self.legend_dock.toggleViewAction())
-        self.mark_actions = {}
-        for name, text in MARKS:
-            action = self.view_menu.addAction(text)
-            action.setCheckable(True)
-            action.setChecked(True)
-            action.toggled.connect(lambda on, n=name: self.model_loop and self.model_loop.set_marks(**{n: on}))
-            self.mark_actions[name] = action
-        self._action(self.view_menu, "Order list by the &queue (Info)",
-                     lambda: self.list_panel.sort_by_informativeness())
-        self.view_menu.addSeparator()
-        theme_menu = self.view_menu.addMenu("&Theme")
-        group = QActionGroup(self)
-        for theme in THEMES:
-            action = theme_menu.addAction(theme.capitalize())
-            action.setCheckable(True)
-            action.setChecked(theme == self.settings.theme)
-            action.triggered.connect(lambda _=False, t=theme: self.set_theme(t))
-            group.addAction(action)
-
-        help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents, False)
-        self._action(help_menu, "&Reset the sample project…", lambda: ask_reset_sample(self), None, False)
-        self._action(help_menu, "&About tagtool", self._about, None, False)
-
-    def add_panel(self, title: str, widget: QWidget, area=Qt.RightDockWidgetArea) -> QDockWidget:
-        """Dock a panel (e.g. the model panel) with a toggle in the View menu."""
-        dock = QDockWidget(title, self)
-        dock.setObjectName(title.replace(" ", "_").lower())
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        if hasattr(self, "view_menu"):
-            self.view_menu.insertAction(self.view_menu.actions()[0], dock.toggleViewAction())
-        return dock
 
     # ------------------------------------------------------------------
     # projects
@@ -335,14 +214,6 @@ class MainWindow(QMainWindow):
             folders.remember("project", path)
             self.open_project(path)
 
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.settings.recent_projects():
-            self.recent_menu.addAction(str(path)).triggered.connect(
-                lambda _=False, p=path: self.open_project(p))
-        if self.recent_menu.isEmpty():
-            self.recent_menu.addAction("(none)").setEnabled(False)
-
     def _import(self) -> None:
         self._report(transfer.ask_import(self.session, self, self.folders()))
         self.list_panel.model.refresh()
@@ -361,20 +232,6 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------
     # model
-
-    def _fill_learners(self) -> None:
-        from tagtool.learn import available_learners
-
-        self.learner_menu.clear()
-        group = QActionGroup(self.learner_menu)
-        current = self.model_loop.learner_name if self.model_loop else None
-        for name in available_learners():
-            action = self.learner_menu.addAction(name)
-            action.setCheckable(True)
-            action.setChecked(name == current)
-            action.setEnabled(self.model_panel is not None)
-            action.triggered.connect(lambda _=False, n=name: self.model_panel.select_learner(n))
-            group.addAction(action)
 
     def _show_model_panel(self) -> None:
         self.model_dock.show()

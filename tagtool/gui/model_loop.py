@@ -34,7 +34,8 @@
   The GUI thread only swaps plans in.  The queue methods live in
   :class:`~tagtool.gui.queue_steering.QueueSteering`.
 * **Reopening.**  The last stored model is loaded and its guidance
-  recomputed in the worker.
+  recomputed in the worker (:class:`~tagtool.gui.stored_models.StoredModels`,
+  which also stores what the worker could not).
 """
 
 from __future__ import annotations
@@ -49,12 +50,13 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from tagtool.services.guidance import SentenceGuidance
 from tagtool.learn import DEFAULT_LEARNER, find_learner
-from tagtool.gui.hints import Marks, hints_for  # noqa: F401 — where the window and tests import them
+from tagtool.gui.hints import Marks, hints_for
 from tagtool.gui.queue_costs_watch import QueueCostsWatch
 from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions
 from tagtool.gui.queue_steering import QueueSteering
-from tagtool.gui.scoring import Priority, score_guidance
+from tagtool.gui.retire import Retirer
 from tagtool.gui.session import Session
+from tagtool.gui.stored_models import MAX_STORED_MODELS, StoredModels
 from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.review import for_training
@@ -73,9 +75,6 @@ RETRAIN_EPOCHS = 3
 CV_FOLDS = 5
 #: Milliseconds between swapping a finished run's model in and storing it.
 STORE_DELAY_MS = 30
-#: Stored models kept in the project (older ones are deleted: each holds a
-#: whole tagger, and automatic retraining makes many).
-MAX_STORED_MODELS = 30
 
 
 def _same_params(a: dict, b: dict) -> bool:
@@ -96,21 +95,7 @@ def retrain_overrides(pass_param: str | None, params: dict, passes: int) -> dict
     return {}
 
 
-def run_guidance(inputs: TrainingInputs, tagger, state, queue=None, priority: Priority | None = None) -> TrainingResult:
-    """Guidance of every sentence under an existing tagger (after reopening), its first page first.
-
-    ``queue`` and ``priority`` as :func:`run_training`'s.
-    """
-    arrived, status = time.perf_counter(), inputs.status
-
-    def make_result(guidance, analysis, plan) -> TrainingResult:
-        return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), guidance, status,
-                              dict(tagger.metrics), analysis=analysis, plan=plan, arrived=arrived)
-
-    return score_guidance(tagger, inputs, state, make_result, queue, priority)
-
-
-class ModelLoop(QObject, QueueSteering):
+class ModelLoop(QObject, QueueSteering, StoredModels):
     """Background training and guidance for one session.
 
     Signals
@@ -165,6 +150,7 @@ class ModelLoop(QObject, QueueSteering):
         #: The settings overridden for the current run (``{}``: a full fit).
         self.run_overrides: dict = {}
         self._unstored: TrainingResult | None = None
+        self.retirer = Retirer(self)
         self._announced = None  # the tagger whose first result modelChanged announced
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(lambda: self.train(after_edit=True))
@@ -333,6 +319,10 @@ class ModelLoop(QObject, QueueSteering):
         for its complete one, not for the updates between.
         """
         announce = result.complete or result.tagger is not self._announced
+        # What this result replaces is let go of over the next turns, not freed in this one (tagtool.gui.retire).
+        scores = self.list_panel.model.scores if self.list_panel is not None else None
+        old_tagger = self._announced if self._announced is not result.tagger else None
+        self.retirer.retire(self.result, self.questions.plan, scores, old_tagger)
         self._announced = result.tagger
         self.result = result
         # only the current run's results get here: what was retokenized before it read is in them
@@ -360,67 +350,8 @@ class ModelLoop(QObject, QueueSteering):
     def _tokens_changed(self, sid: int, _focus: int) -> None:
         self._retokenized[sid] = time.perf_counter()
 
-    def _store(self, result: TrainingResult) -> None:
-        project = self.session.project
-        if project.closed or project.readonly or result.model_id is not None:  # the worker stored it
-            return
-        self._unstored = None
-        try:
-            data = result.data if result.data is not None else result.tagger.to_bytes()  # CV cancelled
-            model_id = project.add_model(result.learner, result.params, result.metrics, data,
-                                         note="trained in the app")
-            records = project.models()
-            for old in records[:-MAX_STORED_MODELS]:
-                project.delete_model(old.id)
-        except Exception as exc:  # noqa: BLE001 — a full disk must not lose the model in use
-            log.warning("could not store the model: %s", exc)
-            self.failed.emit(f"The model could not be saved in the project: {exc}", "")
-            return
-        self.stored.emit(model_id)
-
     # ------------------------------------------------------------------
     # projects
-
-    def load_last(self) -> bool:
-        """Load the project's newest stored model in the worker, then recompute its guidance there.
-
-        Only the row's bytes are read on the GUI thread: decoding a big
-        project's tagger (its vocabulary, word representations) took 1.2 s
-        (benchmarks/results/gui_representations.md).  A run started
-        meanwhile replaces the loading.  Returns whether there was a model.
-        """
-        project = self.session.project
-        records = project.models()
-        if not records:
-            return False
-        record = records[-1]
-        self.set_learner(record.learner, dict(record.params))
-
-        def wire(task) -> None:
-            task.signals.returned.connect(
-                lambda tagger, t=task: self.runner.is_current(t) and self._loaded(record, tagger))
-            task.signals.errored.connect(
-                lambda message, _tb: log.warning("stored model %d unreadable: %s", record.id, message))
-
-        self.runner.start(_read_tagger, project.model_data(record.id), f"model {record.id}", wire=wire)
-        return True
-
-    def _loaded(self, record, tagger) -> None:
-        tagger.metrics = dict(record.metrics)
-        self.result = TrainingResult(tagger, record.learner, dict(record.params), {}, {}, dict(record.metrics))
-        self.loaded.emit(self.result)
-        if not self.session.defer_until_sentences_ready("guidance", lambda: self._guide(tagger)):
-            self._guide(tagger)
-
-    def _guide(self, tagger) -> None:
-        """Recompute a loaded model's guidance in the worker, unless another model came meanwhile."""
-        if self.result is None or self.result.tagger is not tagger:
-            return
-        ids, sentences = self.session.training_sentences()
-        self._inputs_at = time.perf_counter()
-        task = self.runner.start(partial(run_guidance, queue=self.questions.choice, priority=self._priority()),
-                                 TrainingInputs(ids, sentences, self.session.project.labels), tagger)
-        self._connect(task, store=False)
 
     def close(self) -> None:
         """Stop the workers; keep a model not stored yet (its CV was cancelled)."""
@@ -430,6 +361,7 @@ class ModelLoop(QObject, QueueSteering):
         self.runner.shutdown()
         self.planner.shutdown()
         self.costs_watch.shutdown()
+        self.retirer.close()
         if self._unstored is not None:
             self._store(self._unstored)
 
@@ -450,9 +382,3 @@ class ModelLoop(QObject, QueueSteering):
         self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks, questions,
                                         self.questions.asking))
 
-
-def _read_tagger(data: bytes, name: str, state):
-    """A stored model's tagger (the worker's half of :meth:`ModelLoop.load_last`)."""
-    from tagtool.tagger.model import Tagger
-
-    return Tagger.from_bytes(data, name)

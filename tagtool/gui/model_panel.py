@@ -25,7 +25,7 @@ from tagtool.errors import TagtoolError
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.representations import RepresentationsBox
 from tagtool.gui.settings_form import SettingsForm
-from tagtool.gui.training import phase_progress
+from tagtool.gui.run_plan import phase_progress
 from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.learn import available_learners
 
@@ -82,6 +82,16 @@ class ModelPanel(QWidget):
         super().__init__(parent)
         self.loop = loop
         self.learners = available_learners()
+        settings_box = self._make_controls(loop)
+        self._lay_out(loop, settings_box)
+        self._connect(loop)
+        self._phase = "training"
+        self._elapsed = QTimer(self, interval=250)
+        self._elapsed.timeout.connect(self._tick)
+        self.select_learner(loop.learner_name, loop.params)
+
+    def _make_controls(self, loop: ModelLoop) -> QGroupBox:
+        """The learner, its settings (in the box returned), the run options, the buttons, bar and labels."""
         self.learner = QComboBox(self)
         for name, cls in self.learners.items():
             self.learner.addItem(name, name)
@@ -132,7 +142,10 @@ class ModelPanel(QWidget):
         self.metrics.setWordWrap(True)
         self.metrics.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.metrics.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        return settings_box
 
+    def _lay_out(self, loop: ModelLoop, settings_box: QGroupBox) -> None:
+        """The controls in one scrolling column, the word representations' box above the settings."""
         top = QFormLayout()
         top.addRow("Learner", self.learner)
         top.addRow("Passes after an edit", self.retrain)
@@ -162,6 +175,8 @@ class ModelPanel(QWidget):
         whole.setContentsMargins(0, 0, 0, 0)
         whole.addWidget(outer)
 
+    def _connect(self, loop: ModelLoop) -> None:
+        """The controls set the loop's options and start or stop its runs; its signals update the panel."""
         self.learner.currentIndexChanged.connect(self._learner_changed)
         self.form.changed.connect(self._settings_changed)
         self.auto.toggled.connect(lambda on: setattr(loop, "auto", on))
@@ -177,10 +192,6 @@ class ModelPanel(QWidget):
         loop.finished.connect(self._finished)
         loop.failed.connect(self._failed)
         loop.cancelled.connect(self._cancelled)
-        self._phase = "training"
-        self._elapsed = QTimer(self, interval=250)
-        self._elapsed.timeout.connect(self._tick)
-        self.select_learner(loop.learner_name, loop.params)
 
     # ------------------------------------------------------------------
 

@@ -71,9 +71,13 @@ def _wait(app: QApplication, condition, seconds: float = 120.0) -> None:
 
 def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
     """``(name, action)`` of the model states; each action prepares the window."""
-    loop, panel = window.model_loop, window.model_panel
     ids = window.session.project.sentence_ids()
-    status = {}
+    return [*_training_shots(app, window, ids), *_guidance_shots(app, window, ids, wdpsl)]
+
+
+def _training_shots(app: QApplication, window: MainWindow, ids):
+    """A run in progress, then a finished one's suggestions on an unlabeled sentence."""
+    loop, panel = window.model_loop, window.model_panel
 
     def training():
         window.model_dock.raise_()
@@ -95,12 +99,18 @@ def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
         window.session.go_to(unlabeled[0])
         window.editor.set_focus(3)
 
+    return [("training", training), ("suggestions", suggestions)]
+
+
+def _guidance_shots(app: QApplication, window: MainWindow, ids, wdpsl: bool):
+    """What the model says: disagreement marks, token questions, WD-PSL's confidences, the statistics."""
+    loop = window.model_loop
+
     def disagreement():
         best = max(ids, key=lambda sid: (loop.guidance(sid).disagreement_share()
                                          if loop.result.status.get(sid) == "none" else -1))
         window.mark_actions["uncertainty"].setChecked(False)
         window.session.go_to(best)
-        status["disagree"] = best
 
     def questions():
         window.mark_actions["uncertainty"].setChecked(True)
@@ -123,8 +133,7 @@ def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
         window.stats_panel.refresh()
         _wait(app, lambda: window.stats_panel.curve.settled)  # its plots are built over several turns
 
-    shots = [("training", training), ("suggestions", suggestions), ("disagreement", disagreement),
-             ("questions", questions)]
+    shots = [("disagreement", disagreement), ("questions", questions)]
     from tagtool.learn import available_learners
 
     if wdpsl and "wdpsl" in available_learners():
@@ -162,7 +171,7 @@ def _adjudication(window: MainWindow) -> None:
 
 def _install_wdpsl(window: MainWindow) -> None:
     """A small WD-PSL model on a few full and partial sentences (it is slow to train)."""
-    from tagtool.gui.model_loop import run_guidance
+    from tagtool.gui.stored_models import run_guidance
     from tagtool.gui.training import TrainingInputs
     from tagtool.learn import make_learner
     from tagtool.services.pipeline import train_tagger

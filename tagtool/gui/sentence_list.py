@@ -1,4 +1,4 @@
-"""The sentence list: a virtual table over the project's sentences.
+"""The sentence list's model: a virtual table over the project's sentences.
 
 The model holds only the ids of its rows, in display order: for the whole
 project in document order, the session's own list (no query at all); for a
@@ -16,9 +16,10 @@ filtered list until the filter or search changes, so rows do not vanish
 under the annotator's cursor).
 
 Flagged and skipped sentences (:mod:`tagtool.store.review`) carry a mark in
-the Status column (a red ⚑ before the status, "↷ skipped" for the status)
-with the comment in its tooltip;
-the filter box offers each.  The session's review dictionary holds only
+the Status column (:mod:`tagtool.gui.sentence_status`) with the comment in
+its tooltip; the filter box offers each
+(:mod:`tagtool.gui.sentence_list_panel`: the list's search box, filter and
+table).  The session's review dictionary holds only
 those sentences, so marking a row costs a dictionary lookup.  A split or
 merge re-reads the sentence's row (its length and preview changed).
 
@@ -48,30 +49,12 @@ from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QItemSelectionModel,
-    QModelIndex,
-    Qt,
-    QTimer,
-    Signal,
-)
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPixmap
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QApplication,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLineEdit,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QPixmap
 
-from tagtool.gui.session import Session
 from tagtool.gui.id_reader import IdReader
-from tagtool.gui.list_delegate import SentenceRowDelegate
+from tagtool.gui.session import Session
+from tagtool.gui.sentence_status import flag_pixmaps, row_tooltip, status_color, status_text
 from tagtool.store.id_query import SentenceIdQuery
 from tagtool.store.records import SentenceSummary
 
@@ -90,6 +73,7 @@ INFO = 3
 #: ``sort_column`` of the "Annotators disagree" filter's own order (no
 #: column): the share of disputed tokens, the most disputed sentences first.
 BY_DISAGREEMENT = -1
+#: The list's filters (the panel's box) and the ``status`` of :meth:`Project.sentence_ids` each reads.
 STATUS_FILTERS = {
     "All sentences": None,
     "Not fully labeled": "incomplete",
@@ -100,12 +84,6 @@ STATUS_FILTERS = {
     "Skipped": "skipped",
     "Annotators disagree": "disagree",  # unresolved: tokens left to adjudicate (tagtool.store.team)
 }
-STATUS_COLORS = {"full": "#2e9d4f", "partial": "#e0a526", "none": "#9a9a9a"}
-STATUS_TEXT = {"full": "● full", "partial": "◐ partial", "none": "○ none"}
-FLAG_MARK, SKIPPED_TEXT = "⚑ ", "↷ skipped"
-FLAG_COLOR, SKIPPED_COLOR = "#d62728", "#8a8a8a"
-#: The widest Status text (sizes the column, with its flag icon's place).
-WIDEST_STATUS = max([*STATUS_TEXT.values(), SKIPPED_TEXT], key=len)
 _ROLES = frozenset({Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole,
                     Qt.DecorationRole})
 _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
@@ -334,39 +312,11 @@ class SentenceListModel(QAbstractTableModel):
             rows[row - (row // PAGE) * PAGE] = self.session.project.sentence_summaries_by_id([sentence_id])[0]
         self._row_changed(sentence_id)
 
-    def status_text(self, summary: SentenceSummary) -> str:
-        return SKIPPED_TEXT if self.session.review(summary.id).skipped else STATUS_TEXT[summary.status]
-
-    def status_color(self, summary: SentenceSummary) -> QColor:
-        return QColor(SKIPPED_COLOR if self.session.review(summary.id).skipped else STATUS_COLORS[summary.status])
-
     def flag_icon(self, flagged: bool) -> QPixmap:
         """A red flag before a flagged row's status (the status keeps its colour); blank space on the others."""
         if self._flag_icons is None:
-            font = QApplication.font()
-            size = QFontMetrics(font).height()
-            icons = []
-            for mark in ("", FLAG_MARK.strip()):
-                pixmap = QPixmap(size, size)
-                pixmap.fill(Qt.transparent)
-                painter = QPainter(pixmap)
-                painter.setFont(font)
-                painter.setPen(QColor(FLAG_COLOR))
-                painter.drawText(pixmap.rect(), Qt.AlignCenter, mark)
-                painter.end()
-                icons.append(pixmap)
-            self._flag_icons = tuple(icons)
+            self._flag_icons = flag_pixmaps()
         return self._flag_icons[flagged]
-
-    def tooltip(self, summary: SentenceSummary) -> str:
-        text = (f"{summary.document}, sentence {summary.position + 1}: "
-                f"{summary.n_full} full, {summary.n_partial} partial of {summary.n_tokens} tokens")
-        review = self.session.review(summary.id)
-        if review.flagged:
-            text += "\nFlagged for review" + (f": {review.comment}" if review.comment else "")
-        if review.skipped:
-            text += "\nSkipped: left out of the queue and of training"
-        return text
 
     # ------------------------------------------------------------------
     # QAbstractTableModel
@@ -405,16 +355,16 @@ class SentenceListModel(QAbstractTableModel):
         if role == Qt.DisplayRole:
             return self._display(summary, column)
         if role == Qt.ForegroundRole and column == 1:
-            return self.status_color(summary)
+            return status_color(summary, self.session.review(summary.id))
         if role == Qt.ToolTipRole:
-            return self.tooltip(summary)
+            return row_tooltip(summary, self.session.review(summary.id))
         return None
 
     def _display(self, summary: SentenceSummary, column: int):
         if column == 0:
             return self.session.index_of(summary.id) + 1
         if column == 1:
-            return self.status_text(summary)
+            return status_text(summary, self.session.review(summary.id))
         if column == 2:
             return summary.n_tokens
         if column == INFO:
@@ -430,117 +380,6 @@ class SentenceListModel(QAbstractTableModel):
         value = self._display(summary, column)
         text = "" if value is None else str(value)
         if column == 1:
-            return text, _LEFT, self.status_color(summary), self.flag_icon(self.session.review(summary.id).flagged)
+            review = self.session.review(summary.id)
+            return text, _LEFT, status_color(summary, review), self.flag_icon(review.flagged)
         return text, (_RIGHT if column in (0, 2, 3) else _LEFT), None, None
-
-
-class SentenceListPanel(QWidget):
-    """Search box, status filter and the table; emits ``sentenceActivated(id)``."""
-
-    sentenceActivated = Signal(int)
-
-    def __init__(self, session: Session, parent=None):
-        super().__init__(parent)
-        self.session = session
-        self.model = SentenceListModel(session, self)
-        self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search text…")
-        self.search.setToolTip("Sentences containing this text: A–Z in either case, "
-                               "every other character as typed (é does not find É)")
-        self.search.setClearButtonEnabled(True)
-        self.status = QComboBox(self)
-        self.status.addItems(list(STATUS_FILTERS))
-        self.table = QTableView(self)
-        self.table.setModel(self.model)
-        self.table.setItemDelegate(SentenceRowDelegate(self.table))
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        header = self.table.horizontalHeader()
-        # Widths from the font, not ResizeToContents: sizing from the rows
-        # asks the model for every role of every visible cell again on each
-        # change (a new model's Info column, an edit), ~30 ms on the GUI thread.
-        metrics, pad = self.table.fontMetrics(), 18
-        samples = (str(max(session.n_sentences, 10)), WIDEST_STATUS, "Len 99", "Info 0.00")
-        for column, sample in enumerate(samples):
-            header.setSectionResizeMode(column, QHeaderView.Interactive)
-            icon = metrics.height() + 4 if column == 1 else 0  # the flag's place (SentenceListModel.flag_icon)
-            header.resizeSection(column, metrics.horizontalAdvance(sample) + pad + icon)
-        header.setStretchLastSection(True)
-        header.setSortIndicatorShown(True)
-        header.setSortIndicator(0, Qt.AscendingOrder)
-        header.setSectionsClickable(True)
-        header.sortIndicatorChanged.connect(self._sort_changed)
-        top = QHBoxLayout()
-        top.addWidget(self.search, 1)
-        top.addWidget(self.status)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(top)
-        layout.addWidget(self.table)
-        self._debounce = QTimer(self, singleShot=True, interval=200)
-        self._debounce.timeout.connect(self.apply_filter)
-        self.search.textChanged.connect(self._debounce.start)
-        self.status.currentIndexChanged.connect(self.apply_filter)
-        self.model.rowsReplaced.connect(lambda: self.show_sentence(self.session.current_id))
-        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
-        session.sentenceChanged.connect(self.show_sentence)
-        self.show_sentence(session.current_id)
-
-    def apply_filter(self) -> None:
-        self._debounce.stop()
-        status = STATUS_FILTERS[self.status.currentText()]
-        self._order_for(status)
-        self.model.set_filter(status, self.search.text().strip())
-        self.show_sentence(self.session.current_id)
-
-    def _order_for(self, status: str | None) -> None:
-        """The "Annotators disagree" filter lists the most disputed sentences first (no column's
-        order, :data:`BY_DISAGREEMENT`); leaving it goes back to document order."""
-        header = self.table.horizontalHeader()
-        if status == "disagree":
-            column, order = BY_DISAGREEMENT, Qt.DescendingOrder
-        elif self.model.sort_column == BY_DISAGREEMENT:
-            column, order = 0, Qt.AscendingOrder
-        else:
-            return
-        self.model.sort_column, self.model.sort_order = column, order  # set_filter reads the ids again
-        header.blockSignals(True)
-        header.setSortIndicator(column, order)
-        header.blockSignals(False)
-        header.viewport().update()
-
-    def shutdown(self) -> None:
-        """Stop the list's background work (the project closes)."""
-        self.model.shutdown()
-
-    def _sort_changed(self, column: int, order) -> None:
-        self.model.sort(column, order)
-        self.show_sentence(self.session.current_id)
-
-    def sort_by_informativeness(self) -> None:
-        """Most informative first (the Info column, descending)."""
-        self.table.horizontalHeader().setSortIndicator(3, Qt.DescendingOrder)
-
-    def set_status_filter(self, label: str) -> None:
-        self.status.setCurrentText(label)
-
-    def _row_changed(self, current: QModelIndex, _previous) -> None:
-        sid = self.model.data(current, Qt.UserRole) if current.isValid() else None
-        if sid is not None and sid != self.session.current_id:
-            self.sentenceActivated.emit(sid)
-
-    def show_sentence(self, sentence_id: int | None) -> None:
-        row = None if sentence_id is None else self.model.row_of(sentence_id)
-        selection = self.table.selectionModel()
-        if row is None:
-            selection.clearSelection()
-            return
-        index = self.model.index(row, 0)
-        if self.table.currentIndex().row() != row:
-            flags = QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows
-            selection.setCurrentIndex(index, flags)
-        self.table.scrollTo(index, QAbstractItemView.PositionAtCenter)

@@ -8,17 +8,8 @@ previous or next annotations back through the project, so the file always
 holds what the screen shows.
 
 The session also keeps every sentence in memory once a training run asked
-for them (:meth:`Session.training_sentences`): each edit only replaces the
-edited sentence's annotations (a split or merge of tokens, the whole
-sentence), and starting a run costs a tuple copy, not a read of the whole
-project.  A big
-project (:data:`BACKGROUND_READ_MIN` sentences or more) is read into that
-cache by a worker thread on a read-only connection of its own
-(:meth:`Session.read_sentences`, started when the window opens it), so
-opening never waits for it; what needs the sentences before they are in
-(a training run) waits with :meth:`Session.defer_until_sentences_ready`.
-Edits made while the worker reads are re-read from the project when its
-copy arrives, so the cache never misses one.
+for them, kept up to date by each edit (:mod:`tagtool.gui.session_cache`,
+read by a worker thread in a big project).
 
 Every edit, undo and redo is also an *action* of the project's action log
 (:mod:`tagtool.store.actions`), timed by :attr:`Session.clock` and written in
@@ -37,9 +28,8 @@ changes a sentence's tokens: the session replaces its cached copy whole.
 
 from __future__ import annotations
 
-import gc
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -52,20 +42,13 @@ from tagtool.errors import TagtoolError
 from tagtool.gui.adjudication import Adjudication
 from tagtool.gui.counts import ProjectCounts
 from tagtool.gui.sentence_edits import SentenceEdits
-from tagtool.gui.sentence_reader import Pacer, SnapshotRead
+from tagtool.gui.session_cache import SentenceCache
 from tagtool.gui.style import LabelStyle
-from tagtool.gui.worker import TaskRunner
 from tagtool.store.actions import OPENING
 from tagtool.store.project import Project
 from tagtool.store.review import Review
 
 log = logging.getLogger(__name__)
-
-#: Projects with at least this many sentences read their training snapshot
-#: in a worker thread (some 60 µs a sentence: seconds for 100k); smaller
-#: ones read it on first use, in tens of milliseconds.
-BACKGROUND_READ_MIN = 1000
-
 
 class EditCommand(QUndoCommand):
     """One edit of one sentence's annotations (any number of tokens).
@@ -102,10 +85,11 @@ class EditCommand(QUndoCommand):
             QTimer.singleShot(0, self.session, step_back)
 
 
-class Session(Adjudication, SentenceEdits, QObject):
+class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
     """An open project being labeled.
 
-    Flags, skips, split and merged tokens: :class:`~tagtool.gui.sentence_edits.SentenceEdits`.
+    Flags, skips, split and merged tokens: :class:`~tagtool.gui.sentence_edits.SentenceEdits`;
+    the training sentences: :class:`~tagtool.gui.session_cache.SentenceCache`.
 
     Signals
     -------
@@ -165,14 +149,9 @@ class Session(Adjudication, SentenceEdits, QObject):
         self.queue: list[int] = []
         self.sentence: Sentence | None = None
         self.annotations: tuple[frozenset, ...] = ()
-        self._sentences: list[Sentence] | None = None  # document order, built on first use
-        self._reader: TaskRunner | None = None
-        self._read: SnapshotRead | None = None  # the background read in progress
-        self._edited_during_read: set[int] = set()
-        self._retokenized_during_read: set[int] = set()
+        self._init_cache()
         #: ``{sentence id: Review}`` of the flagged and skipped sentences (a few rows, read once).
         self.reviews: dict[int, Review] = project.reviews()
-        self._ready_actions: dict[str, Callable[[], None]] = {}
         self.annotator = "user"
         self.clock = ActionClock()
         self._acted_here = False  # an action in the current sentence since it was shown
@@ -381,120 +360,10 @@ class Session(Adjudication, SentenceEdits, QObject):
             return self._sentences[self._position[sentence_id]].annotations
         return self.project.annotations(sentence_id)
 
-    # ------------------------------------------------------------------
-    # training snapshots
-
-    def training_sentences(self) -> tuple[tuple[int, ...], tuple[Sentence, ...]]:
-        """Ids and sentences (with their current annotations) in document order.
-
-        The first call reads the project (or waits for the background read
-        in progress); later ones copy the cached list, which every edit,
-        undo and redo keeps up to date.  Sentences are immutable, so the
-        tuples are a snapshot a worker thread can use.  For a big project,
-        call it once :attr:`sentences_ready` (see
-        :meth:`defer_until_sentences_ready`), or it blocks the GUI thread.
-        """
-        if self._sentences is None and self._read is not None:
-            read = self._read
-            read.pacer.free()
-            self._reader.wait()  # rather than reading a second time
-            if read.result is not None:
-                self._install(read)
-        if self._sentences is None:
-            ids, sentences = self.project.snapshot()
-            if ids != self._order:
-                raise RuntimeError("project changed while it was read")
-            self._sentences = sentences
-        return tuple(self._order), tuple(self._sentences)
-
-    @property
-    def sentences_ready(self) -> bool:
-        """True when :meth:`training_sentences` returns at once (cached, or a small project)."""
-        return self._sentences is not None or len(self._order) < BACKGROUND_READ_MIN
-
-    def read_sentences(self) -> None:
-        """Start reading the training sentences in a worker thread (big projects only).
-
-        Does nothing when they are ready or already being read.  The window
-        calls it on opening a project; :attr:`sentencesReady` tells when the
-        read is in.
-        """
-        if self.sentences_ready or self._read is not None:
-            return
-        if self._reader is None:
-            self._reader = TaskRunner(self)
-        read = self._read = SnapshotRead(self.project.path, Pacer(self))
-        self._edited_during_read = set()
-        self._retokenized_during_read = set()
-        task = self._reader.start(read)
-        task.signals.returned.connect(lambda _result, r=read: self._install(r))
-        task.signals.errored.connect(lambda message, _tb, r=read: self._read_failed(r, message))
-
-    def defer_until_sentences_ready(self, key: str, action: Callable[[], None]) -> bool:
-        """Run ``action`` once the training sentences are in memory, if they are not yet.
-
-        Returns False (and does nothing) when :attr:`sentences_ready`, so the
-        caller goes on at once; otherwise starts the background read if
-        needed, keeps ``action`` (the latest one per ``key``) and returns True.
-        """
-        if self.sentences_ready:
-            return False
-        self._ready_actions[key] = action
-        self.read_sentences()
-        return True
-
-    def drop_deferred(self, key: str) -> bool:
-        """Forget the action kept under ``key`` (a cancelled run); True if there was one."""
-        return self._ready_actions.pop(key, None) is not None
-
     def shutdown(self) -> None:
         """Stop a background read and drop the deferred actions (the project closes)."""
-        self._ready_actions.clear()
         self.counts.shutdown()
-        if self._read is not None:
-            self._read.pacer.free()
-            self._read = None
-        if self._reader is not None:
-            self._reader.shutdown()
-            gc.unfreeze()  # the read froze what it made (sentence_reader.collector_paused)
-
-    def _note_edit(self, sentence_id: int, _changes) -> None:
-        if self._read is not None:
-            self._edited_during_read.add(sentence_id)
-
-    def _install(self, read: SnapshotRead) -> None:
-        """Take a finished background read, with the edits made meanwhile re-read."""
-        if read is not self._read:
-            return  # stale: a bulk change started another read, or the project closed
-        self._read = None
-        ids, sentences = read.result
-        if ids != self._order:
-            log.warning("%s changed while it was read; reading it again when needed", self.project.path)
-            self._run_ready_actions()
-            return
-        for sid in self._edited_during_read:
-            i = self._position[sid]
-            if sid in self._retokenized_during_read:  # its tokens changed too: read it whole
-                sentences[i] = self.project.sentence(sid)
-            else:
-                sentences[i] = replace(sentences[i], annotations=self._annotations_of(sid))
-        self._sentences = sentences
-        self._run_ready_actions()
-        self.sentencesReady.emit()
-
-    def _read_failed(self, read: SnapshotRead, message: str) -> None:
-        if read is not self._read:
-            return
-        self._read = None
-        log.warning("reading %s in the background failed (%s); reading it when needed",
-                    self.project.path, message)
-        self._run_ready_actions()
-
-    def _run_ready_actions(self) -> None:
-        # Without the cache (a failed read) each action reads the project itself.
-        actions, self._ready_actions = self._ready_actions, {}
-        for action in actions.values():
-            action()
+        self.stop_reading()
 
     # ------------------------------------------------------------------
     # labels and bulk changes

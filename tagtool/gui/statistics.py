@@ -2,7 +2,7 @@
 speed by action kind, agreement between annotators and their progress
 (:mod:`tagtool.gui.agreement_panel`), label distribution and the learning curve.
 
-Progress, speed and labels are drawn with QPainter; the learning curve with
+Progress, speed and labels are drawn with QPainter (:mod:`tagtool.gui.charts`); the learning curve with
 pyqtgraph (:mod:`tagtool.gui.learning_plot`).  The label distribution is
 counted once by SQL (:meth:`Project.label_counts`; in a big project by a
 worker thread on a read-only connection of its own: 110 ms of SQL for
@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tagtool.gui import stats
 from tagtool.gui.agreement_panel import AgreementPanel
+from tagtool.gui.charts import BarChart, LineChart, Series
 from tagtool.gui.id_reader import IdReader
 from tagtool.gui.learning_plot import LearningCurvePlots
-from tagtool.gui.sentence_list import STATUS_COLORS
+from tagtool.gui.sentence_status import STATUS_COLORS
 from tagtool.store.actions import IDLE_SECONDS
 from tagtool.store.id_query import ReadOnlyCall
 
@@ -40,132 +40,6 @@ BACKGROUND_LABEL_COUNT_MIN = 20_000
 KIND_COLORS = {"full label": STATUS_COLORS["full"], "candidate set": STATUS_COLORS["partial"],
                "accepted suggestion": "#3b82c4", "skipped token": STATUS_COLORS["none"],
                "cleared": "#b05a5a", "undo": "#8a6fb0", "redo": "#8a6fb0", "opened sentence": "#c48a3b"}
-
-
-@dataclass
-class Series:
-    name: str
-    color: str
-    points: list = field(default_factory=list)  # (x, y)
-
-
-class LineChart(QWidget):
-    """Lines over a shared x axis (time or a count), y in [y_min, y_max]."""
-
-    def __init__(self, title: str, y_label: str = "", parent: QWidget | None = None):
-        super().__init__(parent)
-        self.title, self.y_label = title, y_label
-        self.series: list[Series] = []
-        self.y_range: tuple[float, float] | None = None
-        self.x_format = lambda x: f"{x:g}"
-        self.empty_text = "No data yet."
-        self.setMinimumHeight(170)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-
-    def set_series(self, series: list[Series], y_range=None, x_format=None) -> None:
-        self.series, self.y_range = series, y_range
-        if x_format is not None:
-            self.x_format = x_format
-        self.update()
-
-    def paintEvent(self, _event) -> None:
-        p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
-        pal = self.palette()
-        fm = QFontMetricsF(self.font())
-        text = pal.color(QPalette.WindowText)
-        p.setPen(text)
-        p.drawText(QRectF(0, 0, self.width(), fm.height() + 4), Qt.AlignLeft | Qt.AlignVCenter, self.title)
-        points = [pt for s in self.series for pt in s.points]
-        legend_h = fm.height() + 4
-        plot = QRectF(fm.horizontalAdvance("0000.00") + 6, fm.height() + 8, 0, 0)
-        plot.setRight(self.width() - 10)
-        plot.setBottom(self.height() - fm.height() - 6 - legend_h)
-        p.fillRect(plot, pal.color(QPalette.Base))
-        p.setPen(QPen(pal.color(QPalette.Mid), 1))
-        p.drawRect(plot)
-        if not points:
-            p.setPen(pal.color(QPalette.PlaceholderText))
-            p.drawText(plot, Qt.AlignCenter, self.empty_text)
-            return
-        xs = [x for x, _ in points]
-        ys = [y for _, y in points]
-        x0, x1 = min(xs), max(xs)
-        y0, y1 = self.y_range or (min(0.0, min(ys)), max(ys) or 1.0)
-        if x1 == x0:
-            x0, x1 = x0 - 1, x1 + 1
-        if y1 == y0:
-            y1 = y0 + 1
-
-        def at(x, y):
-            return QPointF(plot.left() + (x - x0) / (x1 - x0) * plot.width(),
-                           plot.bottom() - (y - y0) / (y1 - y0) * plot.height())
-
-        p.setPen(text)
-        for y in (y0, (y0 + y1) / 2, y1):
-            pt = at(x0, y)
-            label = f"{y:.2f}" if y1 - y0 <= 2 else f"{y:.0f}"
-            p.drawText(QRectF(0, pt.y() - fm.height() / 2, plot.left() - 4, fm.height()),
-                       Qt.AlignRight | Qt.AlignVCenter, label)
-        axis = plot.bottom() + 2
-        p.drawText(QRectF(plot.left(), axis, plot.width() / 2, fm.height()), Qt.AlignLeft, self.x_format(x0))
-        p.drawText(QRectF(plot.center().x(), axis, plot.width() / 2, fm.height()), Qt.AlignRight,
-                   self.x_format(x1))
-        x = plot.left()
-        for s in self.series:
-            color = QColor(s.color)
-            pen = QPen(color, 2)
-            p.setPen(pen)
-            pts = [at(a, b) for a, b in s.points]
-            for a, b in zip(pts, pts[1:]):
-                p.drawLine(a, b)
-            p.setBrush(color)
-            for pt in pts if len(pts) < 60 else ():
-                p.drawEllipse(pt, 2.5, 2.5)
-            legend_y = self.height() - legend_h
-            p.fillRect(QRectF(x, legend_y + fm.height() / 2 - 1, 14, 3), color)
-            p.setPen(text)
-            p.drawText(QRectF(x + 18, legend_y, fm.horizontalAdvance(s.name) + 4, fm.height()), Qt.AlignLeft,
-                       s.name)
-            x += fm.horizontalAdvance(s.name) + 34
-        p.end()
-
-
-class BarChart(QWidget):
-    """Horizontal bars, one row per item: ``(name, value, colour, note)``."""
-
-    def __init__(self, title: str, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.title = title
-        self.items: list[tuple[str, float, str, str]] = []
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-
-    def set_items(self, items) -> None:
-        self.items = list(items)
-        fm = QFontMetricsF(self.font())
-        self.setFixedHeight(int((len(self.items) + 1) * (fm.height() + 4) + 8))
-        self.update()
-
-    def paintEvent(self, _event) -> None:
-        p = QPainter(self)
-        pal = self.palette()
-        fm = QFontMetricsF(self.font())
-        row = fm.height() + 4
-        text = pal.color(QPalette.WindowText)
-        p.setPen(text)
-        p.drawText(QRectF(0, 0, self.width(), row), Qt.AlignLeft | Qt.AlignVCenter, self.title)
-        name_w = max((fm.horizontalAdvance(n) for n, *_ in self.items), default=0) + 8
-        note_w = max((fm.horizontalAdvance(note) for *_, note in self.items), default=0) + 8
-        top = max((v for _, v, _, _ in self.items), default=0) or 1
-        bar_w = max(10.0, self.width() - name_w - note_w - 8)
-        for i, (name, value, color, note) in enumerate(self.items):
-            y = (i + 1) * row + 4
-            p.setPen(text)
-            p.drawText(QRectF(0, y, name_w - 6, row), Qt.AlignRight | Qt.AlignVCenter, name)
-            width = bar_w * value / top
-            p.fillRect(QRectF(name_w, y + 3, max(width, 1.0), row - 6), QColor(color))
-            p.drawText(QRectF(name_w + width + 4, y, note_w, row), Qt.AlignLeft | Qt.AlignVCenter, note)
-        p.end()
 
 
 def _clock(t: float) -> str:

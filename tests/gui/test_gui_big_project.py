@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 
 from tagtool.core import Corpus, Document
 from tagtool.gui import sentence_list
-from tagtool.gui.session import BACKGROUND_READ_MIN
+from tagtool.gui.session_cache import BACKGROUND_READ_MIN
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 from tests.gui.helpers import DATA_DIR

@@ -249,7 +249,7 @@ def test_statistics_panel_shows_progress_and_learning_curve(window, qtbot):
 
 def test_hints_follow_annotations_and_view_toggles():
     from tagtool.services.guidance import SentenceGuidance
-    from tagtool.gui.model_loop import Marks, hints_for
+    from tagtool.gui.hints import Marks, hints_for
 
     g = SentenceGuidance(("B-NP", "I-NP", "O"), (0.2, 0.9, 0.5), views=(("B-NP", "B-NP", "O"), ("B-NP", "I-NP", "O")),
                          confidences=({}, {"I-NP": 0.7, "B-NP": 0.3}, {}))

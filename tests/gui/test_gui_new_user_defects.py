@@ -9,7 +9,7 @@ from PySide6.QtGui import QKeySequence, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QSpinBox
 
-from tagtool.gui import main_window
+from tagtool.gui import window_menus
 from tests.gui.helpers import DATA_DIR, go_unlabeled, label_keys, stored
 
 
@@ -30,7 +30,7 @@ def test_redo_key_redoes_where_the_platform_binds_redo_to_ctrl_shift_z(monkeypat
     keys = _portable(window.redo_action.shortcuts())
     assert keys == ["Ctrl+Shift+Z"], "each key once"
     monkeypatch.undo()
-    assert _portable(main_window.key_sequences(QKeySequence.Redo, "Ctrl+Shift+Z")) == list(
+    assert _portable(window_menus.key_sequences(QKeySequence.Redo, "Ctrl+Shift+Z")) == list(
         dict.fromkeys([*offscreen, "Ctrl+Shift+Z"])), "every platform binding kept, and Ctrl+Shift+Z"
 
     window.activateWindow()
@@ -113,7 +113,8 @@ def test_typing_a_corpus_path_from_slash_gives_a_hint_not_a_traceback(qtbot, tmp
 
 def test_progress_says_which_phase_runs_with_its_own_total(window):
     """ "epoch 19/30" showed during the cross-validation after a quick retrain, read as the retrain's epochs."""
-    from tagtool.gui.training import TrainingInputs, plan_run
+    from tagtool.gui.run_plan import plan_run
+    from tagtool.gui.training import TrainingInputs
     from tagtool.learn import make_learner
 
     panel, loop = window.model_panel, window.model_loop

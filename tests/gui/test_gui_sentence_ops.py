@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from tagtool.core.corpus import Sentence
-from tagtool.gui import session as session_module
-from tagtool.gui.sentence_list import SKIPPED_TEXT
+from tagtool.gui import session_cache as session_module
+from tagtool.gui.sentence_status import SKIPPED_TEXT
 from tagtool.gui.sentence_ops import KEYS, FlagDialog, SplitDialog, split_offset
 from tagtool.gui.help import shortcuts_html
 from tagtool.store.project import Project

@@ -1,0 +1,165 @@
+"""The main window's menu bar: File, Edit, Go, Model, View and Help, and the docks' View toggles.
+
+:class:`WindowMenus` is part of :class:`~tagtool.gui.main_window.MainWindow`:
+it builds the menus from the window's commands (the window keeps what they
+do), lists the actions that need an open project (enabled and disabled with
+it), and fills the menus made on demand (Open recent, Model › Learner).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+from tagtool.gui.preferences import edit_preferences
+from tagtool.gui.queue_menu import QueueMenu
+from tagtool.gui.sample import ask_reset_sample
+from tagtool.gui.sentence_ops import SentenceActions
+from tagtool.gui.settings import THEMES
+
+#: The View menu's toggles of what the model marks in the editor: ``(Marks field, menu text)``.
+MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty shading"),
+         ("disagreement", "View &disagreement marks"), ("confidences", "WD-PSL candidate &confidences"))
+
+
+def key_sequences(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
+    """The platform's bindings of a standard key, then ``extra``, each key once.
+
+    A key bound twice to one action is an "ambiguous shortcut overload" for
+    Qt, which then does nothing: on Linux ``QKeySequence.Redo`` already is
+    Ctrl+Shift+Z (Windows has Ctrl+Y), so adding Ctrl+Shift+Z for the other
+    platforms must not repeat it there.
+    """
+    sequences, seen = [], set()
+    for sequence in [*QKeySequence.keyBindings(standard), *map(QKeySequence, extra)]:
+        text = sequence.toString(QKeySequence.PortableText)
+        if text and text not in seen:
+            seen.add(text)
+            sequences.append(sequence)
+    return sequences
+
+
+class WindowMenus:
+    """The menu bar of a :class:`~tagtool.gui.main_window.MainWindow` (see the module docstring)."""
+
+    def _action(self, menu, text: str, slot, shortcut=None, needs_project=True) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if needs_project:
+            self._project_actions.append(action)
+        return action
+
+    def _build_menus(self) -> None:
+        self._project_actions: list[QAction] = []
+        bar = self.menuBar()
+        self._file_menu(bar.addMenu("&File"))
+        edit = bar.addMenu("&Edit")
+        self._edit_menu(edit)
+        self._go_menu(bar.addMenu("&Go"), edit)
+        self._model_menu(bar.addMenu("&Model"))
+        self.view_menu = bar.addMenu("&View")
+        self._view_menu(self.view_menu)
+        self._help_menu(bar.addMenu("&Help"))
+
+    def _file_menu(self, file) -> None:
+        self._action(file, "&New project…", self.new_project, QKeySequence.New, False)
+        self._action(file, "&Open…", self.choose_project, QKeySequence.Open, False)
+        self.recent_menu = file.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file.addSeparator()
+        self._action(file, "&Import annotations…", self._import)
+        self._action(file, "Add &text for word representations…", self._add_text)
+        self._action(file, "&Export annotations…", self._export, "Ctrl+E")
+        self.export_tagger_action = self._action(file, "Export &tagger…", self.export_tagger)
+        self.batch_action = self._action(file, "&Batch-tag file…", self.batch_tag, None, False)
+        file.addSeparator()
+        self._action(file, "&Quit", self.close, QKeySequence.Quit, False)
+
+    def _edit_menu(self, edit) -> None:
+        self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence.Undo)
+        self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts(key_sequences(QKeySequence.Redo, "Ctrl+Shift+Z"))
+        edit.addAction(self.undo_action)
+        edit.addAction(self.redo_action)
+        edit.addSeparator()
+        self._action(edit, "&Labels…", self.edit_labels)
+        self._action(edit, "&Preferences…", lambda: edit_preferences(self), QKeySequence.Preferences, False)
+
+    def _go_menu(self, go, edit) -> None:
+        self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "N")
+        self.previous_action = self._action(go, "&Previous sentence", lambda: self._go("previous"), "P")
+        self.jump_action = self._action(go, "Next &unfinished sentence", lambda: self._go("unfinished"), "J")
+        go.addSeparator()
+        self.queue_menu = QueueMenu(self, go)  # token questions and the queue strategy
+        go.addSeparator()
+        self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
+        self.sentence_actions = SentenceActions(self, edit, go)  # flag, skip, split, merge, next flagged
+
+    def _model_menu(self, model) -> None:
+        self.learner_menu = model.addMenu("&Learner")
+        self.learner_menu.aboutToShow.connect(self._fill_learners)
+        self._action(model, "&Settings…", self._show_model_panel)
+        self.train_action = self._action(model, "&Train now", self.train_now, "Ctrl+T")
+        self.cancel_action = self._action(model, "&Cancel training", self.cancel_training, "Ctrl+.")
+
+    def _view_menu(self, view) -> None:
+        view.addAction(self.legend_dock.toggleViewAction())
+        self.mark_actions = {}
+        for name, text in MARKS:
+            action = view.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(True)
+            action.toggled.connect(lambda on, n=name: self.model_loop and self.model_loop.set_marks(**{n: on}))
+            self.mark_actions[name] = action
+        self._action(view, "Order list by the &queue (Info)",
+                     lambda: self.list_panel.sort_by_informativeness())
+        view.addSeparator()
+        theme_menu = view.addMenu("&Theme")
+        group = QActionGroup(self)
+        for theme in THEMES:
+            action = theme_menu.addAction(theme.capitalize())
+            action.setCheckable(True)
+            action.setChecked(theme == self.settings.theme)
+            action.triggered.connect(lambda _=False, t=theme: self.set_theme(t))
+            group.addAction(action)
+
+    def _help_menu(self, help_menu) -> None:
+        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents, False)
+        self._action(help_menu, "&Reset the sample project…", lambda: ask_reset_sample(self), None, False)
+        self._action(help_menu, "&About tagtool", self._about, None, False)
+
+    def add_panel(self, title: str, widget: QWidget, area=Qt.RightDockWidgetArea) -> QDockWidget:
+        """Dock a panel (e.g. the model panel) with a toggle in the View menu."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title.replace(" ", "_").lower())
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        if hasattr(self, "view_menu"):
+            self.view_menu.insertAction(self.view_menu.actions()[0], dock.toggleViewAction())
+        return dock
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent_projects():
+            self.recent_menu.addAction(str(path)).triggered.connect(
+                lambda _=False, p=path: self.open_project(p))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def _fill_learners(self) -> None:
+        from tagtool.learn import available_learners
+
+        self.learner_menu.clear()
+        group = QActionGroup(self.learner_menu)
+        current = self.model_loop.learner_name if self.model_loop else None
+        for name in available_learners():
+            action = self.learner_menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(name == current)
+            action.setEnabled(self.model_panel is not None)
+            action.triggered.connect(lambda _=False, n=name: self.model_panel.select_learner(n))
+            group.addAction(action)
