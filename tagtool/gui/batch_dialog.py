@@ -204,14 +204,17 @@ class BatchTagging(QObject):
         dialog.setAutoReset(False)
         dialog.setValue(0)
         self.dialog = dialog
-        task = self.runner.start(_run, tagger_or_path, input, output, fmt, label_field, allow_missing_columns)
+
+        def wire(task) -> None:  # before the task is queued: a refused file fails at once
+            task.signals.progress.connect(lambda f, m: (dialog.setValue(int(1000 * f)), dialog.setLabelText(
+                f"Tagging {input.name}: {m}")))
+            task.signals.returned.connect(self.done)
+            task.signals.errored.connect(lambda message, _tb: self.failed.emit(message))
+            task.signals.cancelled.connect(self.cancelled)
+            task.signals.finished.connect(dialog.close)
+
+        self.runner.start(_run, tagger_or_path, input, output, fmt, label_field, allow_missing_columns, wire=wire)
         dialog.canceled.connect(self.runner.cancel)
-        task.signals.progress.connect(lambda f, m: (dialog.setValue(int(1000 * f)), dialog.setLabelText(
-            f"Tagging {input.name}: {m}")))
-        task.signals.returned.connect(self.done)
-        task.signals.errored.connect(lambda message, _tb: self.failed.emit(message))
-        task.signals.cancelled.connect(self.cancelled)
-        task.signals.finished.connect(dialog.close)
 
     def shutdown(self) -> None:
         self.runner.shutdown()

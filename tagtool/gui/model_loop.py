@@ -234,8 +234,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         store_to = None if project.readonly else (project.path, MAX_STORED_MODELS)  # stored by the worker
         run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self._priority(),
                       store_to=store_to)
-        task = self.runner.start(run, inputs, self.learner_name, params, warm)
-        self._connect(task, store=True)
+        self.runner.start(run, inputs, self.learner_name, params, warm, wire=partial(self._connect, store=True))
         self.run_started = time.perf_counter()
         self.run_overrides = overrides
         self.started.emit(self.learner_name)

@@ -143,12 +143,15 @@ class RepresentationsController(QObject):
             return
         _ids, sentences = self.session.training_sentences()
         self.learning, self.error = True, ""
-        task = self.runner.start(_learn, sentences, self.project.text_lines(), str(self.project.path))
+        self.runner.start(_learn, sentences, self.project.text_lines(), str(self.project.path), wire=self._wire)
+        self.changed.emit()
+
+    def _wire(self, task) -> None:
+        """Connect ``task`` before it is queued: a quick failure must not be lost."""
         task.signals.progress.connect(self.progress)
         task.signals.returned.connect(lambda result, t=task: self._learned(t, result))
         task.signals.errored.connect(lambda message, _tb, t=task: self._failed(t, message))
         task.signals.cancelled.connect(lambda t=task: self._failed(t, "cancelled"))
-        self.changed.emit()
 
     def cancel(self) -> None:
         if self.runner.cancel():

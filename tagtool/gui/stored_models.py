@@ -84,9 +84,9 @@ class StoredModels:
             return
         ids, sentences = self.session.training_sentences()
         self._inputs_at = time.perf_counter()
-        task = self.runner.start(partial(run_guidance, queue=self.questions.choice, priority=self._priority()),
-                                 TrainingInputs(ids, sentences, self.session.project.labels), tagger)
-        self._connect(task, store=False)
+        self.runner.start(partial(run_guidance, queue=self.questions.choice, priority=self._priority()),
+                          TrainingInputs(ids, sentences, self.session.project.labels), tagger,
+                          wire=partial(self._connect, store=False))
 
     def _store(self, result: TrainingResult) -> None:
         project = self.session.project

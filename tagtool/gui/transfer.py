@@ -81,10 +81,13 @@ class BackgroundExport(QObject):
             return False
         runner = TaskRunner(self)  # one per export: a second export does not stop the first
         self._runners.append(runner)
-        task = runner.start(write_export, call, path, format)
-        task.signals.returned.connect(lambda n: self.done.emit(f"Exported {n} sentences to {path}"))
-        task.signals.errored.connect(lambda message, _tb: self.failed.emit(message))
-        task.signals.finished.connect(lambda: self._runners.remove(runner) if runner in self._runners else None)
+
+        def wire(task) -> None:  # before the task is queued: a quick failure must not be lost
+            task.signals.returned.connect(lambda n: self.done.emit(f"Exported {n} sentences to {path}"))
+            task.signals.errored.connect(lambda message, _tb: self.failed.emit(message))
+            task.signals.finished.connect(lambda: self._runners.remove(runner) if runner in self._runners else None)
+
+        runner.start(write_export, call, path, format, wire=wire)
         return True
 
     @property
