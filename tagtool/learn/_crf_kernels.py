@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from tagtool.decode._jit import kernel
-from tagtool.learn._emission import sentence_emission
+from tagtool.learn._emission import path_score, sentence_emission
 
 # tagtool's kernel options plus fastmath: the L x L inner loops are sums of
 # products, and letting LLVM reassociate and fuse them (no assumptions about
@@ -158,17 +158,6 @@ def _posterior(emit, n_tokens, allowed, s0, constrained, tables, work, marginals
         for b in range(n_labels):
             marginals[t, b] = alpha[t, b] * beta[t, b]
     return log_scale + shift + start_shift + end_shift + (n_tokens - 1) * trans_shift
-
-
-@_fast
-def _path_score(emit, n_tokens, gold, s0, trans, start, end):
-    """``S(y)`` of the gold path."""
-    score = start[gold[s0]] + end[gold[s0 + n_tokens - 1]]
-    for t in range(n_tokens):
-        score += emit[t, gold[s0 + t]]
-    for t in range(1, n_tokens):
-        score += trans[gold[s0 + t - 1], gold[s0 + t]]
-    return score
 
 
 @_fast
@@ -358,7 +347,7 @@ def objective_chunk(
             continue
         if kind == KIND_FULL:
             log_z = _posterior(emit, n_tokens, allowed, s0, False, tables, work, grad_emit, 1.0, outer_lik)
-            totals[0] += log_z - _path_score(emit, n_tokens, gold, s0, trans, start, end)
+            totals[0] += log_z - path_score(emit, trans, start, end, gold[s0:s0 + n_tokens])
             for t in range(n_tokens):
                 grad_emit[t, gold[s0 + t]] -= 1.0
             for t in range(1, n_tokens):

@@ -1,4 +1,4 @@
-"""The per-token weight sum, the one emission kernel every learner shares.
+"""The per-token weight sum and a path's score, the chain kernels every learner shares.
 
 A token's emission score for label ``b`` is the sum of ``weights[k, b]``
 over its features ``k`` (of one view, or all of them).  Every learner's
@@ -36,6 +36,18 @@ def sentence_emission(indptr, indices, feature_view, view, lo, hi, weights, out)
             if view < 0 or feature_view[k] == view:
                 for b in range(n_labels):
                     out[row, b] += weights[k, b]
+
+
+@_njit
+def path_score(emit, trans, start, end, path):
+    """``S(y) = start[y_1] + Σ_t emit[t, y_t] + Σ_t trans[y_{t−1}, y_t] + end[y_T]``, the score of ``path``."""
+    n_tokens = path.shape[0]
+    total = start[path[0]] + end[path[n_tokens - 1]]
+    for t in range(n_tokens):
+        total += emit[t, path[t]]
+    for t in range(1, n_tokens):
+        total += trans[path[t - 1], path[t]]
+    return total
 
 
 @_njit

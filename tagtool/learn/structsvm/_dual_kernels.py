@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from tagtool.decode._jit import _njit
-from tagtool.learn.structsvm._joint_kernels import apply_path, gram_entry, path_score
+from tagtool.learn._emission import path_score
+from tagtool.learn.structsvm._joint_kernels import apply_path, gram_entry
 
 #: Solution codes of :func:`round_update`.
 NOT_ADDED = 0

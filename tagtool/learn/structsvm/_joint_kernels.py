@@ -58,17 +58,6 @@ def token_kernel(indptr, indices, feature_view, view, lo, hi, counts, out):
 
 
 @_njit
-def path_score(emit, trans, start, end, path):
-    n_tokens = path.shape[0]
-    total = start[path[0]] + end[path[n_tokens - 1]]
-    for t in range(n_tokens):
-        total += emit[t, path[t]]
-    for t in range(1, n_tokens):
-        total += trans[path[t - 1], path[t]]
-    return total
-
-
-@_njit
 def _same(a, b, c, d):
     """``[a = c] − [a = d] − [b = c] + [b = d]``: ⟨e_a − e_b, e_c − e_d⟩."""
     return int(a == c) - int(a == d) - int(b == c) + int(b == d)

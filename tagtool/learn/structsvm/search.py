@@ -24,7 +24,7 @@ from tagtool.decode._jit import _njit
 from tagtool.decode._kbest import _kbest_kernel
 from tagtool.decode._viterbi import _loss_augmented_kernel, _viterbi_kernel
 from tagtool.decode.max_product import count_paths
-from tagtool.learn.structsvm._joint_kernels import path_score
+from tagtool.learn._emission import path_score
 
 LOSSES = ("hamming", "zero-one")
 RESCALINGS = ("margin", "slack")
