@@ -136,14 +136,22 @@ class Tagger:
         TaggerInputError
             A sentence lacks such a column and ``allow_missing_columns`` is False.
         """
+        names, bounds = self.tag_flat(sentences, allow_missing_columns=allow_missing_columns)
+        return [names[a:b] for a, b in zip(bounds, bounds[1:])]
+
+    def tag_flat(self, sentences: Iterable, *, allow_missing_columns: bool = False) -> tuple[list[str], list[int]]:
+        """Predicted labels of every token, concatenated, and the sentence bounds into them.
+
+        Sentence ``i``'s labels are ``names[bounds[i]:bounds[i + 1]]``; what
+        :meth:`tag` returns, without a list per sentence (writers that go
+        column by column need none).  Raises as :meth:`tag`.
+        """
         sentences = list(sentences)
         if not sentences:
-            return []
+            return [], [0]
         self.check_input(sentences, allow_missing_columns=allow_missing_columns)
         snapshot, paths = self.predict(sentences)
-        names = np.asarray(self.labels.names, dtype=object)[paths].tolist()
-        bounds = snapshot.offsets.tolist()
-        return [names[a:b] for a, b in zip(bounds, bounds[1:])]
+        return np.asarray(self.labels.names, dtype=object)[paths].tolist(), snapshot.offsets.tolist()
 
     def tag_corpus(self, corpus: Corpus | Iterable[Sentence], *, allow_missing_columns: bool = False) -> Corpus:
         """A copy of ``corpus`` whose annotations are the predictions (full labels).
