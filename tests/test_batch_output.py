@@ -114,6 +114,8 @@ def test_columns_text_leaves_a_refused_cell_to_the_reference_writer():
 
     sentences = [Sentence(("EU", "rejects"), columns={"col1": ("NNP", "VBZ")}), Sentence(("x",), columns={"col1": ("X",)})]
     assert columns_text(sentences, ["B-NP", "O", "O"], 0, None, " ") == "EU NNP B-NP\nrejects VBZ O\n\nx X O\n\n"
-    assert columns_text(sentences, ["B-NP", "O", "B NP"], 0, None, " ") is None  # a label holding a space
+    for refused in ("B NP", "", "O\t", " O", "O\u2028"):  # whitespace anywhere, or nothing
+        assert columns_text(sentences, ["B-NP", "O", refused], 0, None, " ") is None
+        assert columns_text(sentences, [refused, "O", "O"], 0, None, "\t") is None
     other = [sentences[0], Sentence(("x",), columns={"col2": ("X",)})]
     assert columns_text(other, ["B-NP", "O", "O"], 0, None, " ") is None  # sentences with other columns
