@@ -106,9 +106,9 @@ def test_malformed_input_names_file_and_line_and_writes_nothing(tagger, tmp_path
 
 
 def test_counting_pass_polls_should_stop(tagger, tmp_path, monkeypatch):
-    import tagtool.services.batch
+    import tagtool.services.batch_count
 
-    monkeypatch.setattr(tagtool.services.batch, "_COUNT_POLL", 10)
+    monkeypatch.setattr(tagtool.services.batch_count, "COUNT_POLL", 10)
     polls = []
 
     def stop():
@@ -222,22 +222,22 @@ def test_format_batch_is_what_tag_file_writes(tagger, tmp_path):
     ],
 )
 def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
-    from tagtool.services.batch import _count, quick_count
+    from tagtool.services.batch_count import count_sentences, quick_count
     from tagtool.store.formats import detect_format, iter_sentences
 
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     fmt = detect_format(path)
-    assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None)
+    assert quick_count(path, fmt, "utf-8") == count_sentences(iter_sentences(path, fmt, label_column=None), None)
 
 
 def test_quick_count_matches_on_the_test_slices():
-    from tagtool.services.batch import _count, quick_count
+    from tagtool.services.batch_count import count_sentences, quick_count
     from tagtool.store.formats import detect_format, iter_sentences
 
     for path in [*(Path(__file__).parent / "data").glob("*.txt"), EWT]:
         fmt = detect_format(path)
-        assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None) > 0
+        assert quick_count(path, fmt, "utf-8") == count_sentences(iter_sentences(path, fmt, label_column=None), None) > 0
 
 
 # ---------------------------------------------------------------------------

@@ -112,7 +112,8 @@ def test_columns_text_writes_the_reference_writers_bytes(name, token_column, lab
 def test_columns_text_leaves_a_refused_cell_to_the_reference_writer():
     from tagtool.core.corpus import Sentence
 
-    sentences = [Sentence(("EU", "rejects"), columns={"col1": ("NNP", "VBZ")}), Sentence(("x",), columns={"col1": ("X",)})]
+    sentences = [Sentence(("EU", "rejects"), columns={"col1": ("NNP", "VBZ")}),
+                 Sentence(("x",), columns={"col1": ("X",)})]
     assert columns_text(sentences, ["B-NP", "O", "O"], 0, None, " ") == "EU NNP B-NP\nrejects VBZ O\n\nx X O\n\n"
     for refused in ("B NP", "", "O\t", " O", "O\u2028"):  # whitespace anywhere, or nothing
         assert columns_text(sentences, ["B-NP", "O", refused], 0, None, " ") is None

@@ -4,7 +4,8 @@
 :class:`~tagtool.tagger.model.Tagger` and writes the predictions atomically (a
 temporary file beside the output, renamed when complete), so a cancelled or
 failed run leaves no partial output.  Progress is reported per batch; the
-total is known after a quick first pass that only counts sentences.
+total is known after a quick first pass that only counts sentences
+(:mod:`tagtool.services.batch_count`).
 
 Memory stays flat with the input's size: the counting pass keeps nothing,
 a batch is written as soon as it is tagged, and at most a few batches are
@@ -25,18 +26,11 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
+from tagtool.services.batch_count import count_sentences, quick_count
 from tagtool.services.batch_job import BatchError, BatchJob, collector_paused, format_batch
 from tagtool.services.batch_output import TAG_FORMATS, output_format_for, output_plan
 from tagtool.core.corpus import Sentence
 from tagtool.errors import Cancelled, FormatError, TagtoolError
-from tagtool.store import format_catalog
-
-#: A column file's document boundary (``tagtool.store.formats.conll.DOCSTART``), as it starts a line.
-DOCSTART_PREFIX = "-DOCSTART-"
-
-#: Sentences read between two polls of ``should_stop`` in the counting pass.
-_COUNT_POLL = 1000
-
 
 @dataclass(frozen=True)
 class BatchResult:
@@ -146,67 +140,6 @@ def _stream(output, encoding: str):
 def _check_stop(should_stop: Callable[[], bool] | None) -> None:
     if should_stop is not None and should_stop():
         raise Cancelled("batch tagging cancelled")
-
-
-def _count(sentences: Iterable, should_stop: Callable[[], bool] | None) -> int:
-    total = 0
-    for total, _ in enumerate(sentences, 1):
-        if total % _COUNT_POLL == 0:
-            _check_stop(should_stop)
-    return total
-
-
-def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
-    """Sentences of a file from its lines alone, without parsing them, by its format's ``counted_by``.
-
-    The progress bar's total (:data:`tagtool.store.format_catalog.CATALOG`):
-    a sentence of a column file is a run of non-blank lines (``-DOCSTART-``
-    lines end one and are not one in a CoNLL file; CoNLL-U has none), of a
-    text or JSONL file a non-blank line — the readers' own rules.  About ten
-    times faster than reading the sentences; malformed input is reported by
-    the tagging pass, not here.  None for the formats not counted.
-    """
-    info = format_catalog.CATALOG.get(in_format)
-    rule = None if info is None else info.counted_by
-    if rule is None:
-        return None
-    total, in_block, docstart = 0, False, rule == "block-docstart"
-    with open(path, encoding=encoding, errors="replace") as fh:
-        for line, blank in _line_heads(fh):
-            if rule == "line":
-                total += not blank
-            elif blank or (docstart and line.lstrip("\ufeff").startswith(DOCSTART_PREFIX)):
-                in_block = False
-            elif not in_block:
-                total, in_block = total + 1, True
-    return total
-
-
-def _line_heads(fh, chunk: int = 2**20) -> Iterator[tuple[str, bool]]:
-    """``(start, blank)`` of every line of ``fh`` (no newline), read ``chunk`` characters at a time.
-
-    A 100 MB line is never held whole (the reader refuses it later, naming
-    its line): it counts as one line, blank if all of it is whitespace, and
-    its start is its first 64 characters at least.
-    """
-    head, blank, partial = "", True, False
-    while block := fh.read(chunk):
-        pieces = block.split("\n")
-        for piece in pieces[:-1]:
-            if partial:
-                yield (head + piece[:64] if len(head) < 64 else head), blank and not piece.strip()
-                partial = False
-            else:
-                yield piece, not piece.strip()
-        last = pieces[-1]
-        if last:
-            if not partial:
-                head, blank, partial = last, True, True
-            elif len(head) < 64:
-                head += last[:64]
-            blank = blank and not last.strip()
-    if partial:
-        yield head, blank
 
 
 def _numbered_batches(sentences: Iterable, size: int, should_stop) -> Iterator[tuple[int, list]]:
@@ -364,7 +297,7 @@ class _Source:
         # A JSONL line is one sentence unless span records are split into several.
         splits = self.format == "jsonl" and self.reader_options.get("sentence_split", True)
         counted = None if splits else quick_count(self.path, self.format, self.encoding)
-        return counted if counted is not None else _count(self.read(), should_stop)
+        return counted if counted is not None else count_sentences(self.read(), should_stop)
 
 
 def _job(source: _Source, output, format: str | None, label_column: int | None, label_field: str | None,
