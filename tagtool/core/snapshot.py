@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -167,11 +168,13 @@ class Snapshot:
 
 def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
     """Allowed mask of every token; one row computed per distinct annotation (lists, not a token loop)."""
-    flat = [annotation for sentence in sentences for annotation in sentence.annotations]
+    flat = list(chain.from_iterable(sentence.annotations for sentence in sentences))
     rows = {annotation: i for i, annotation in enumerate(dict.fromkeys(flat))}
     if not rows:
         return np.zeros((0, len(labels)), dtype=bool)
     table = np.stack([allowed_mask([annotation], labels)[0] for annotation in rows])
+    if len(rows) == 1:  # one annotation everywhere (no label at all, when tagging): no lookup per token
+        return np.repeat(table, len(flat), axis=0)
     return table[np.fromiter(map(rows.__getitem__, flat), dtype=np.int64, count=len(flat))]
 
 
