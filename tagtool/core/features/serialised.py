@@ -152,17 +152,34 @@ def _set_vocabulary_from_table(extractor, table: object, names: object) -> bool:
             or len(keys) and np.bincount(keys).max() > 1):  # a column twice
         return False
     slots, ids = np.divmod(keys, n_bases)
-    if _spelled(bases.names, slots - extractor.window, ids) != names:
+    if not _spells(bases.names, slots - extractor.window, ids, names):
         return False
     extractor._set_state(bases, slots, ids, names)
     return True
 
 
-def _spelled(base_names: list[str], offsets: np.ndarray, ids: np.ndarray) -> list[str]:
-    """:func:`~tagtool.core.features.templates.feature_name` of every column, a list operation each."""
-    prefixes = {o: "" if o == 0 else f"{o:+d}:" for o in np.unique(offsets).tolist()}
-    heads = map(prefixes.__getitem__, offsets.tolist())
-    names = list(map(str.__add__, heads, map(base_names.__getitem__, ids.tolist())))
-    for j in np.flatnonzero((ids < 2) & (np.abs(offsets) == 1)).tolist():
-        names[j] = base_names[ids[j]]  # the padding next to a sentence is named without its offset
-    return names
+def _spells(base_names: list[str], offsets: np.ndarray, ids: np.ndarray, names: list) -> bool:
+    """Whether ``names[j]`` is the name of base ``ids[j]`` at ``offsets[j]``, for every column ``j``.
+
+    The name :func:`~tagtool.core.features.templates.feature_name` gives,
+    checked one group of columns with the same prefix at a time.  The columns shown with the prefix ``p`` (``"-1:"``; none at offset 0 and
+    for the padding next to a sentence) are named ``p + base``: joined by
+    newlines, their names must read ``p + ("\\n" + p).join(bases)``.  With no
+    newline inside a name, equal texts mean equal names one by one.
+    """
+    try:
+        stored = "\n".join(names)
+    except TypeError:  # a name that is no string
+        return False
+    if stored.count("\n") != len(names) - 1:
+        return False
+    bare = (offsets == 0) | ((ids < 2) & (np.abs(offsets) == 1))
+    shown = np.where(bare, 0, offsets)
+    by_column = np.array(names, dtype=object)
+    bases = np.array(base_names, dtype=object)[ids]
+    for offset in np.unique(shown).tolist():
+        group = np.flatnonzero(shown == offset)
+        prefix = "" if offset == 0 else f"{offset:+d}:"
+        if "\n".join(by_column[group].tolist()) != prefix + ("\n" + prefix).join(bases[group].tolist()):
+            return False
+    return True
