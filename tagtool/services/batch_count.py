@@ -78,8 +78,7 @@ class _Counter:
         newlines = np.flatnonzero(codes == 0x0A)
         # Each line piece runs from a line start up to and including its newline.
         bounds = np.concatenate(([0], newlines + 1, [len(block)]))
-        ink = np.concatenate(([0], np.cumsum(~_SPACE[codes if codes.dtype == np.uint8 else np.minimum(codes, 0x3001)])))
-        content = ink[bounds[1:]] > ink[bounds[:-1]]
+        content = _inked(codes, bounds)
         content[0] |= self.open_ink
         first_end = int(bounds[1]) if len(newlines) else len(block)
         head = self.open_head + block[: min(first_end, 64)] if len(self.open_head) < 64 else self.open_head
@@ -91,7 +90,7 @@ class _Counter:
             self.open_head = block[int(bounds[-2]):]
         elif len(self.open_head) < 64:
             self.open_head = head
-        self.open_ink = bool(ink[-1] > ink[bounds[-2]]) or (not len(whole) and self.open_ink)
+        self.open_ink = bool(content[-1]) if len(whole) else bool(content[0])
 
     def finish(self) -> int:
         """The total, the unfinished last line (a file without a final newline) counted."""
@@ -120,6 +119,21 @@ class _Counter:
             if line > 0 and not block[int(bounds[line]):at].strip("\ufeff"):
                 content[line] = False
             at = block.find(DOCSTART_PREFIX, at + 1)
+
+
+def _inked(codes: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Whether each piece ``codes[bounds[i]:bounds[i + 1]]`` holds a character ``str.strip()`` keeps.
+
+    One boolean a character and one a piece: a block's memory, not a
+    running count per character.
+    """
+    ink = ~_SPACE[codes if codes.dtype == np.uint8 else np.minimum(codes, len(_SPACE) - 1)]
+    content = np.zeros(len(bounds) - 1, dtype=bool)
+    starts = bounds[:-1]
+    filled = starts < bounds[1:]  # only the piece after a final newline can be empty
+    if filled.any():
+        content[filled] = np.logical_or.reduceat(ink, starts[filled])
+    return content
 
 
 def _is_docstart(head: str) -> bool:

@@ -84,10 +84,10 @@ def _swap_keys(data):
     lambda d: _with_keys(d, np.concatenate([_keys(d)[:-1], _keys(d)[:1]])),  # a column twice
     lambda d: _with_keys(d, _keys(d) + 10**6),  # outside the table
     lambda d: d["table"].update(columns="not base64!"),
-    lambda d: d["table"]["bases"].append(d["table"]["bases"][0]),  # a base twice
-    lambda d: d["table"]["bases"].__setitem__(0, "BOS"),
-    lambda d: d["table"]["bases"].__setitem__(0, "bogus=1"),
-    lambda d: d["table"]["bases"].__setitem__(0, 7),
+    lambda d: d["table"].update(bases=d["table"]["bases"] + "\n" + d["table"]["bases"].split("\n")[0]),  # twice
+    lambda d: d["table"].update(bases="BOS\n" + d["table"]["bases"].partition("\n")[2]),
+    lambda d: d["table"].update(bases="bogus=1\n" + d["table"]["bases"].partition("\n")[2]),
+    lambda d: d["table"].update(bases=d["table"]["bases"].split("\n")),
     lambda d: d.update(table=[1, 2]),
 ], ids=["name", "names-swapped", "keys-swapped", "keys-short", "key-twice", "key-outside", "base64", "base-twice", "padding", "bogus",
         "not-str", "not-dict"])

@@ -8,7 +8,7 @@ Reading rebuilds the frozen vocabulary from the names
 
 Since issue 15 the dictionary also holds the vocabulary as it is kept in
 memory, ``"table": {"bases", "columns"}``: the base-feature names (padding
-left out) and, base64 of little-endian int32, each column's key
+left out), one text of lines, and, base64 of little-endian int32, each column's key
 ``slot * (len(bases) + 2) + base`` in the table.  Loading from it parses no
 name (a tagger's vocabulary loads in about half the time); the names stay,
 and stay the authority: the table is used only when the names it spells are
@@ -126,24 +126,25 @@ def set_vocabulary_from_names(extractor, names: Sequence[str]) -> None:
 
 
 def _table_dict(extractor) -> dict | None:
-    """The ``"table"`` of :func:`to_dict` (module docstring); None if a key would not fit an int32."""
-    lookup = extractor._lookup
+    """The ``"table"`` of :func:`to_dict` (module docstring); None if a key overflows int32 or a base has a newline."""
+    lookup, bases = extractor._lookup, extractor._table.names[2:]
     keys = np.flatnonzero(lookup >= 0)
-    if len(keys) and keys[-1] >= 2**31:
+    text = "\n".join(bases)
+    if len(keys) and keys[-1] >= 2**31 or text.count("\n") != max(len(bases) - 1, 0):
         return None
     by_column = np.empty(len(keys), dtype="<i4")
     by_column[lookup[keys]] = keys
-    return {"bases": list(extractor._table.names[2:]), "columns": base64.b64encode(by_column.tobytes()).decode("ascii")}
+    return {"bases": text, "columns": base64.b64encode(by_column.tobytes()).decode("ascii")}
 
 
 def _set_vocabulary_from_table(extractor, table: object, names: object) -> bool:
     """The frozen vocabulary from a ``"table"`` that spells exactly ``names``; False (nothing set) otherwise."""
-    if not (isinstance(table, dict) and isinstance(names, list) and isinstance(table.get("bases"), list)
-            and isinstance(table.get("columns"), str) and all(type(b) is str for b in table["bases"])):
+    if not (isinstance(table, dict) and isinstance(names, list) and isinstance(table.get("bases"), str)
+            and isinstance(table.get("columns"), str)):
         return False
     try:
         keys = np.frombuffer(base64.b64decode(table["columns"], validate=True), dtype="<i4").astype(np.int64)
-        bases = _BaseTable(extractor._named_set(), table["bases"])
+        bases = _BaseTable(extractor._named_set(), table["bases"].split("\n") if table["bases"] else [])
     except (ValueError, FeatureError):  # binascii.Error is a ValueError; FeatureError: not a base of the set
         return False
     n_bases = len(bases)
@@ -162,8 +163,9 @@ def _spells(base_names: list[str], offsets: np.ndarray, ids: np.ndarray, names: 
     """Whether ``names[j]`` is the name of base ``ids[j]`` at ``offsets[j]``, for every column ``j``.
 
     The name :func:`~tagtool.core.features.templates.feature_name` gives,
-    checked one group of columns with the same prefix at a time.  The columns shown with the prefix ``p`` (``"-1:"``; none at offset 0 and
-    for the padding next to a sentence) are named ``p + base``: joined by
+    checked one group of columns with the same prefix at a time.  The
+    columns shown with the prefix ``p`` (``"-1:"``; none at offset 0 and for
+    the padding next to a sentence) are named ``p + base``: joined by
     newlines, their names must read ``p + ("\\n" + p).join(bases)``.  With no
     newline inside a name, equal texts mean equal names one by one.
     """
