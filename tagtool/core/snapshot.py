@@ -216,6 +216,7 @@ def build_snapshot(
     view_split: ViewSplit | np.ndarray,
     sentence_ids: Sequence[int] | np.ndarray | None = None,
     should_stop=None,
+    block: int | None = None,
 ) -> Snapshot:
     """Freeze a corpus into the arrays a learner trains on.
 
@@ -233,6 +234,8 @@ def build_snapshot(
         The caller's id of every sentence (project ids); default positions.
     should_stop : callable() -> bool, optional
         Polled between blocks of sentences (:func:`transform_in_blocks`).
+    block : int, optional
+        Sentences per block (default :data:`TRANSFORM_BLOCK`).
 
     Returns
     -------
@@ -240,7 +243,7 @@ def build_snapshot(
     """
     sentences = list(corpus_or_sentences)
     lengths = np.array([len(s) for s in sentences], dtype=np.int64)
-    feat_indptr, feat_indices = transform_in_blocks(extractor, sentences, should_stop=should_stop)
+    feat_indptr, feat_indices = transform_in_blocks(extractor, sentences, block, should_stop=should_stop)
     if isinstance(view_split, ViewSplit):
         feature_view = view_split.assign(extractor)
     else:
