@@ -408,3 +408,22 @@ def test_a_later_sentence_without_the_column_fails_its_batch_naming_it(tagger, t
     path.write_text('{"tokens": ["a", "b"], "col1": ["DT", "NN"]}\n{"tokens": ["c"]}\n', encoding="utf-8")
     with pytest.raises(BatchError, match=r"in\.jsonl: sentence 2: lacks the column\(s\) 'col1'"):
         tag_file(tagger, path, tmp_path / "out.jsonl")
+
+
+@pytest.mark.parametrize("label_column, sep", [(None, " "), (-1, "\t"), (1, " ")])
+def test_a_column_files_batch_is_the_reference_writers_bytes(tagger, label_column, sep):
+    """format_batch's column-wise path (one transform, flat labels) against tag_corpus + write_columns."""
+    import io
+
+    from tagtool.core.corpus import Document
+    from tagtool.services.batch_output import LAYOUT, write_columns
+    from tagtool.store.formats._common import WriteContext
+
+    sentences = list(read_corpus(INPUT, label_column=None).sentences)
+    job = BatchJob("conll", "out.txt", str(INPUT), ((LAYOUT, (0, label_column, sep)),))
+    ctx = WriteContext(Path("out.txt"))
+    tagged = tagger.tag_corpus(Corpus(tagger.labels, (Document(ctx.document_name, tuple(sentences)),)))
+    reference = io.StringIO()
+    write_columns(tagged, reference, ctx, token_column=0, label_column=label_column, sep=sep)
+    assert format_batch(tagger, sentences, 0, job) == reference.getvalue()
+    assert tagger.tag_flat(sentences, block=len(sentences)) == tagger.tag_flat(sentences, block=7)
