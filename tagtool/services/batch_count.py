@@ -10,6 +10,7 @@ only a reader can split (JSONL span records split into sentences).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -27,8 +28,14 @@ COUNT_POLL = 1000
 #: Characters read per block.
 _BLOCK = 1 << 20
 
-#: True at the code points that ``str.strip()`` removes (none lies above U+3000).
-_SPACE = np.array([chr(c).isspace() for c in range(0x3002)], dtype=bool)
+#: Past the last code point that ``str.strip()`` removes (U+3000).
+_SPACE_END = 0x3001
+
+
+@functools.cache
+def _space() -> np.ndarray:
+    """True at the code points that ``str.strip()`` removes, up to :data:`_SPACE_END` (made on first use)."""
+    return np.array([chr(c).isspace() for c in range(_SPACE_END + 1)], dtype=bool)
 
 
 def count_sentences(sentences: Iterable, should_stop: Callable[[], bool] | None) -> int:
@@ -127,7 +134,7 @@ def _inked(codes: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     One boolean a character and one a piece: a block's memory, not a
     running count per character.
     """
-    ink = ~_SPACE[codes if codes.dtype == np.uint8 else np.minimum(codes, len(_SPACE) - 1)]
+    ink = ~_space()[codes if codes.dtype == np.uint8 else np.minimum(codes, _SPACE_END)]
     content = np.zeros(len(bounds) - 1, dtype=bool)
     starts = bounds[:-1]
     filled = starts < bounds[1:]  # only the piece after a final newline can be empty
