@@ -260,20 +260,27 @@ def tag_file(
             from tagtool.tagger.model import load_tagger
 
             tagger = load_tagger(tagger)  # once: the column check then needs no second read of its meta
-        sentences = source.read()
-        try:
-            # One read of the input: the column check takes its first sentence, tagging the rest.
-            sentences, warnings = _checked_columns(tagger, sentences, job)
-            started = time.perf_counter()
-            # The runner first: workers load the tagger while the sentences are counted.
-            with _runner(tagger, job, workers, dask_address) as (submit, in_flight), _stream(output, encoding) as fh:
-                total = source.count(should_stop) if progress is not None else 0
-                batches = _numbered_batches(sentences, batch_size, should_stop)
-                results = ordered_results(submit, batches, in_flight, _describer(job))
-                n_sentences, n_tokens = _write_results(results, fh, progress, total)
-        finally:
-            getattr(sentences, "close", lambda: None)()  # the file it reads
-        return BatchResult(n_sentences, n_tokens, time.perf_counter() - started, job.out_format, tuple(warnings))
+        return _tag(tagger, source, job, output, batch_size=batch_size, progress=progress, should_stop=should_stop,
+                    workers=workers, dask_address=dask_address)
+
+
+def _tag(tagger, source: _Source, job: BatchJob, output, *, batch_size: int, progress, should_stop,
+         workers: int, dask_address: str | None) -> BatchResult:
+    """The run of :func:`tag_file` once its input, output and job are settled."""
+    sentences = source.read()
+    try:
+        # One read of the input: the column check takes its first sentence, tagging the rest.
+        sentences, warnings = _checked_columns(tagger, sentences, job)
+        started = time.perf_counter()
+        # The runner first: workers load the tagger while the sentences are counted.
+        with _runner(tagger, job, workers, dask_address) as (submit, in_flight), _stream(output, source.encoding) as fh:
+            total = source.count(should_stop) if progress is not None else 0
+            batches = _numbered_batches(sentences, batch_size, should_stop)
+            results = ordered_results(submit, batches, in_flight, _describer(job))
+            n_sentences, n_tokens = _write_results(results, fh, progress, total)
+    finally:
+        getattr(sentences, "close", lambda: None)()  # the file it reads
+    return BatchResult(n_sentences, n_tokens, time.perf_counter() - started, job.out_format, tuple(warnings))
 
 
 @dataclass(frozen=True)
