@@ -106,9 +106,9 @@ def test_malformed_input_names_file_and_line_and_writes_nothing(tagger, tmp_path
 
 
 def test_counting_pass_polls_should_stop(tagger, tmp_path, monkeypatch):
-    import tagtool.services.batch
+    import tagtool.services.batch_count
 
-    monkeypatch.setattr(tagtool.services.batch, "_COUNT_POLL", 10)
+    monkeypatch.setattr(tagtool.services.batch_count, "COUNT_POLL", 10)
     polls = []
 
     def stop():
@@ -133,10 +133,11 @@ def test_sentences_do_not_accumulate_while_tagging(tagger, tmp_path, monkeypatch
     alive = []
     tag_file(tagger, INPUT, tmp_path / "out.txt", batch_size=10,
              progress=lambda f, m: alive.append(sum(r() is not None for r in refs)))
-    # reading and the tagged copies made them all (the counting pass reads
-    # lines only), yet only the batch being read (plus one sentence of the
+    # reading made them all (the counting pass reads lines only, and a
+    # column file's batch is written column by column, without tagged
+    # copies), yet only the batch being read (plus one sentence of the
     # reader's lookahead) survives
-    assert len(refs) >= 2 * 100 and len(alive) == 10 and max(alive) <= 10 + 1
+    assert len(refs) >= 100 and len(alive) == 10 and max(alive) <= 10 + 1
 
 
 class Pending:
@@ -221,22 +222,22 @@ def test_format_batch_is_what_tag_file_writes(tagger, tmp_path):
     ],
 )
 def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
-    from tagtool.services.batch import _count, quick_count
+    from tagtool.services.batch_count import count_sentences, quick_count
     from tagtool.store.formats import detect_format, iter_sentences
 
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     fmt = detect_format(path)
-    assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None)
+    assert quick_count(path, fmt, "utf-8") == count_sentences(iter_sentences(path, fmt, label_column=None), None)
 
 
 def test_quick_count_matches_on_the_test_slices():
-    from tagtool.services.batch import _count, quick_count
+    from tagtool.services.batch_count import count_sentences, quick_count
     from tagtool.store.formats import detect_format, iter_sentences
 
     for path in [*(Path(__file__).parent / "data").glob("*.txt"), EWT]:
         fmt = detect_format(path)
-        assert quick_count(path, fmt, "utf-8") == _count(iter_sentences(path, fmt, label_column=None), None) > 0
+        assert quick_count(path, fmt, "utf-8") == count_sentences(iter_sentences(path, fmt, label_column=None), None) > 0
 
 
 # ---------------------------------------------------------------------------
@@ -407,3 +408,22 @@ def test_a_later_sentence_without_the_column_fails_its_batch_naming_it(tagger, t
     path.write_text('{"tokens": ["a", "b"], "col1": ["DT", "NN"]}\n{"tokens": ["c"]}\n', encoding="utf-8")
     with pytest.raises(BatchError, match=r"in\.jsonl: sentence 2: lacks the column\(s\) 'col1'"):
         tag_file(tagger, path, tmp_path / "out.jsonl")
+
+
+@pytest.mark.parametrize("label_column, sep", [(None, " "), (-1, "\t"), (1, " ")])
+def test_a_column_files_batch_is_the_reference_writers_bytes(tagger, label_column, sep):
+    """format_batch's column-wise path (one transform, flat labels) against tag_corpus + write_columns."""
+    import io
+
+    from tagtool.core.corpus import Document
+    from tagtool.services.batch_output import LAYOUT, write_columns
+    from tagtool.store.formats._common import WriteContext
+
+    sentences = list(read_corpus(INPUT, label_column=None).sentences)
+    job = BatchJob("conll", "out.txt", str(INPUT), ((LAYOUT, (0, label_column, sep)),))
+    ctx = WriteContext(Path("out.txt"))
+    tagged = tagger.tag_corpus(Corpus(tagger.labels, (Document(ctx.document_name, tuple(sentences)),)))
+    reference = io.StringIO()
+    write_columns(tagged, reference, ctx, token_column=0, label_column=label_column, sep=sep)
+    assert format_batch(tagger, sentences, 0, job) == reference.getvalue()
+    assert tagger.tag_flat(sentences, block=len(sentences)) == tagger.tag_flat(sentences, block=7)

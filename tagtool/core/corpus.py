@@ -18,13 +18,29 @@ from tagtool.core.labels import LabelSet
 def _freeze_columns(columns: Mapping[str, Sequence[str]] | None, n_tokens: int) -> Mapping[str, tuple[str, ...]]:
     frozen = {}
     for name, values in (columns or {}).items():
-        values = tuple(values)
+        values = values if type(values) is tuple else tuple(values)
         if len(values) != n_tokens:
             raise ValueError(
                 f"column {name!r} has {len(values)} values for {n_tokens} tokens"
             )
         frozen[name] = values
     return MappingProxyType(frozen)
+
+
+#: The meta or annotator labels of a sentence without any (read-only, so one serves them all).
+_NO_ENTRIES: Mapping = MappingProxyType({})
+
+
+def _by_annotator(annotator_labels: Mapping | None, n_tokens: int) -> Mapping[str, tuple[frozenset[str], ...]]:
+    if not annotator_labels:
+        return _NO_ENTRIES
+    by_annotator = {}
+    for name, labels in annotator_labels.items():
+        labels = tuple(frozenset(a) for a in labels)
+        if len(labels) != n_tokens:
+            raise ValueError(f"annotator {name!r} has {len(labels)} labels for {n_tokens} tokens")
+        by_annotator[name] = labels
+    return MappingProxyType(by_annotator)
 
 
 @dataclass(frozen=True, eq=True)
@@ -58,23 +74,20 @@ class Sentence:
     annotator_labels: Mapping[str, tuple[frozenset[str], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        tokens = tuple(self.tokens)
+        # A reader makes one per sentence of a file: the common case (a tuple
+        # of tokens, no meta, no annotators) takes the shortest way.
+        tokens = self.tokens if type(self.tokens) is tuple else tuple(self.tokens)
         if not tokens:
             raise ValueError("a sentence needs at least one token")
         annotations = tuple(map(frozenset, self.annotations)) or (EMPTY,) * len(tokens)
         if len(annotations) != len(tokens):
             raise ValueError(f"{len(annotations)} annotations for {len(tokens)} tokens")
-        object.__setattr__(self, "tokens", tokens)
-        object.__setattr__(self, "annotations", annotations)
-        object.__setattr__(self, "columns", _freeze_columns(self.columns, len(tokens)))
-        object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
-        by_annotator = {}
-        for name, labels in (self.annotator_labels or {}).items():
-            labels = tuple(frozenset(a) for a in labels)
-            if len(labels) != len(tokens):
-                raise ValueError(f"annotator {name!r} has {len(labels)} labels for {len(tokens)} tokens")
-            by_annotator[name] = labels
-        object.__setattr__(self, "annotator_labels", MappingProxyType(by_annotator))
+        put = object.__setattr__
+        put(self, "tokens", tokens)
+        put(self, "annotations", annotations)
+        put(self, "columns", _freeze_columns(self.columns, len(tokens)))
+        put(self, "meta", MappingProxyType(dict(self.meta)) if self.meta else _NO_ENTRIES)
+        put(self, "annotator_labels", _by_annotator(self.annotator_labels, len(tokens)))
 
     __hash__ = None  # mappings inside; compare with ==, never hash
 

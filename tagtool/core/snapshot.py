@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -167,11 +168,13 @@ class Snapshot:
 
 def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
     """Allowed mask of every token; one row computed per distinct annotation (lists, not a token loop)."""
-    flat = [annotation for sentence in sentences for annotation in sentence.annotations]
+    flat = list(chain.from_iterable(sentence.annotations for sentence in sentences))
     rows = {annotation: i for i, annotation in enumerate(dict.fromkeys(flat))}
     if not rows:
         return np.zeros((0, len(labels)), dtype=bool)
     table = np.stack([allowed_mask([annotation], labels)[0] for annotation in rows])
+    if len(rows) == 1:  # one annotation everywhere (no label at all, when tagging): no lookup per token
+        return np.repeat(table, len(flat), axis=0)
     return table[np.fromiter(map(rows.__getitem__, flat), dtype=np.int64, count=len(flat))]
 
 
@@ -213,6 +216,7 @@ def build_snapshot(
     view_split: ViewSplit | np.ndarray,
     sentence_ids: Sequence[int] | np.ndarray | None = None,
     should_stop=None,
+    block: int | None = None,
 ) -> Snapshot:
     """Freeze a corpus into the arrays a learner trains on.
 
@@ -230,6 +234,8 @@ def build_snapshot(
         The caller's id of every sentence (project ids); default positions.
     should_stop : callable() -> bool, optional
         Polled between blocks of sentences (:func:`transform_in_blocks`).
+    block : int, optional
+        Sentences per block (default :data:`TRANSFORM_BLOCK`).
 
     Returns
     -------
@@ -237,7 +243,7 @@ def build_snapshot(
     """
     sentences = list(corpus_or_sentences)
     lengths = np.array([len(s) for s in sentences], dtype=np.int64)
-    feat_indptr, feat_indices = transform_in_blocks(extractor, sentences, should_stop=should_stop)
+    feat_indptr, feat_indices = transform_in_blocks(extractor, sentences, block, should_stop=should_stop)
     if isinstance(view_split, ViewSplit):
         feature_view = view_split.assign(extractor)
     else:

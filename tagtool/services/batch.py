@@ -4,7 +4,8 @@
 :class:`~tagtool.tagger.model.Tagger` and writes the predictions atomically (a
 temporary file beside the output, renamed when complete), so a cancelled or
 failed run leaves no partial output.  Progress is reported per batch; the
-total is known after a quick first pass that only counts sentences.
+total is known after a quick first pass that only counts sentences
+(:mod:`tagtool.services.batch_count`).
 
 Memory stays flat with the input's size: the counting pass keeps nothing,
 a batch is written as soon as it is tagged, and at most a few batches are
@@ -25,18 +26,11 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
+from tagtool.services.batch_count import count_sentences, quick_count
 from tagtool.services.batch_job import BatchError, BatchJob, collector_paused, format_batch
 from tagtool.services.batch_output import TAG_FORMATS, output_format_for, output_plan
 from tagtool.core.corpus import Sentence
 from tagtool.errors import Cancelled, FormatError, TagtoolError
-from tagtool.store import format_catalog
-
-#: A column file's document boundary (``tagtool.store.formats.conll.DOCSTART``), as it starts a line.
-DOCSTART_PREFIX = "-DOCSTART-"
-
-#: Sentences read between two polls of ``should_stop`` in the counting pass.
-_COUNT_POLL = 1000
-
 
 @dataclass(frozen=True)
 class BatchResult:
@@ -148,67 +142,6 @@ def _check_stop(should_stop: Callable[[], bool] | None) -> None:
         raise Cancelled("batch tagging cancelled")
 
 
-def _count(sentences: Iterable, should_stop: Callable[[], bool] | None) -> int:
-    total = 0
-    for total, _ in enumerate(sentences, 1):
-        if total % _COUNT_POLL == 0:
-            _check_stop(should_stop)
-    return total
-
-
-def quick_count(path: Path, in_format: str, encoding: str) -> int | None:
-    """Sentences of a file from its lines alone, without parsing them, by its format's ``counted_by``.
-
-    The progress bar's total (:data:`tagtool.store.format_catalog.CATALOG`):
-    a sentence of a column file is a run of non-blank lines (``-DOCSTART-``
-    lines end one and are not one in a CoNLL file; CoNLL-U has none), of a
-    text or JSONL file a non-blank line — the readers' own rules.  About ten
-    times faster than reading the sentences; malformed input is reported by
-    the tagging pass, not here.  None for the formats not counted.
-    """
-    info = format_catalog.CATALOG.get(in_format)
-    rule = None if info is None else info.counted_by
-    if rule is None:
-        return None
-    total, in_block, docstart = 0, False, rule == "block-docstart"
-    with open(path, encoding=encoding, errors="replace") as fh:
-        for line, blank in _line_heads(fh):
-            if rule == "line":
-                total += not blank
-            elif blank or (docstart and line.lstrip("\ufeff").startswith(DOCSTART_PREFIX)):
-                in_block = False
-            elif not in_block:
-                total, in_block = total + 1, True
-    return total
-
-
-def _line_heads(fh, chunk: int = 2**20) -> Iterator[tuple[str, bool]]:
-    """``(start, blank)`` of every line of ``fh`` (no newline), read ``chunk`` characters at a time.
-
-    A 100 MB line is never held whole (the reader refuses it later, naming
-    its line): it counts as one line, blank if all of it is whitespace, and
-    its start is its first 64 characters at least.
-    """
-    head, blank, partial = "", True, False
-    while block := fh.read(chunk):
-        pieces = block.split("\n")
-        for piece in pieces[:-1]:
-            if partial:
-                yield (head + piece[:64] if len(head) < 64 else head), blank and not piece.strip()
-                partial = False
-            else:
-                yield piece, not piece.strip()
-        last = pieces[-1]
-        if last:
-            if not partial:
-                head, blank, partial = last, True, True
-            elif len(head) < 64:
-                head += last[:64]
-            blank = blank and not last.strip()
-    if partial:
-        yield head, blank
-
-
 def _numbered_batches(sentences: Iterable, size: int, should_stop) -> Iterator[tuple[int, list]]:
     """``(index of the first, sentences)`` of each batch of about ``size`` sentences.
 
@@ -312,59 +245,99 @@ def tag_file(
         and sentence); :class:`~tagtool.errors.FormatError` for malformed
         input (naming file and line).
     """
-    from tagtool.store.formats import detect_format, iter_sentences
+    from tagtool.store.formats import detect_format
 
     if workers < 1:
         raise TagtoolError(f"workers must be at least 1, got {workers}")
     input = Path(input)
     _check_paths(tagger, input, output)
-    in_format = input_format or detect_format(input)
-    if output is None or hasattr(output, "write"):
-        output_name = "stdout" if output is None else str(getattr(output, "name", "<stream>"))
-    else:
-        output = output_name = Path(output)
-    out_format = output_format_for(in_format, format)
-    options = output_plan(in_format, out_format, input, encoding, token_column=token_column,
-                          label_column=label_column, label_field=label_field)
-    job = BatchJob(out_format, str(output_name), str(input), options, allow_missing_columns)
-
-    def read():
-        return iter_sentences(
-            input, in_format, token_column=token_column, label_column=None, encoding=encoding,
-            **(reader_options or {}),
-        )
-
+    source = _Source(input, input_format or detect_format(input), encoding, token_column, dict(reader_options or {}))
+    if output is not None and not hasattr(output, "write"):
+        output = Path(output)
+    job = _job(source, output, format, label_column, label_field, allow_missing_columns)
     with collector_paused():  # see there: loading, reading and tagging make no cycles
         if workers == 1 and dask_address is None and not hasattr(tagger, "tag_corpus"):
             from tagtool.tagger.model import load_tagger
 
             tagger = load_tagger(tagger)  # once: the column check then needs no second read of its meta
-        warnings = _check_columns(tagger, read(), job)
+        return _tag(tagger, source, job, output, batch_size=batch_size, progress=progress, should_stop=should_stop,
+                    workers=workers, dask_address=dask_address)
 
-        started, n_sentences, n_tokens = time.perf_counter(), 0, 0
+
+def _tag(tagger, source: _Source, job: BatchJob, output, *, batch_size: int, progress, should_stop,
+         workers: int, dask_address: str | None) -> BatchResult:
+    """The run of :func:`tag_file` once its input, output and job are settled."""
+    sentences = source.read()
+    try:
+        # One read of the input: the column check takes its first sentence, tagging the rest.
+        sentences, warnings = _checked_columns(tagger, sentences, job)
+        started = time.perf_counter()
         # The runner first: workers load the tagger while the sentences are counted.
-        with _runner(tagger, job, workers, dask_address) as (submit, in_flight), _stream(output, encoding) as fh:
-            total = 0
-            if progress is not None:
-                # A JSONL line is one sentence unless span records are split into several.
-                splits = in_format == "jsonl" and (reader_options or {}).get("sentence_split", True)
-                counted = None if splits else quick_count(input, in_format, encoding)
-                total = counted if counted is not None else _count(read(), should_stop)
-            batches = _numbered_batches(read(), batch_size, should_stop)
-            for n, tokens, text in ordered_results(submit, batches, in_flight, _describer(job)):
-                fh.write(text)
-                n_sentences, n_tokens = n_sentences + n, n_tokens + tokens
-                if progress is not None:
-                    progress(n_sentences / max(total, 1), f"{n_sentences} of {total} sentences")
-        return BatchResult(n_sentences, n_tokens, time.perf_counter() - started, job.out_format, tuple(warnings))
+        with _runner(tagger, job, workers, dask_address) as (submit, in_flight), _stream(output, source.encoding) as fh:
+            total = source.count(should_stop) if progress is not None else 0
+            batches = _numbered_batches(sentences, batch_size, should_stop)
+            results = ordered_results(submit, batches, in_flight, _describer(job))
+            n_sentences, n_tokens = _write_results(results, fh, progress, total)
+    finally:
+        getattr(sentences, "close", lambda: None)()  # the file it reads
+    return BatchResult(n_sentences, n_tokens, time.perf_counter() - started, job.out_format, tuple(warnings))
 
 
-def _check_columns(tagger, sentences: Iterator, job: BatchJob) -> list[str]:
+@dataclass(frozen=True)
+class _Source:
+    """The input of a run: how to read its sentences and to count them for the progress bar."""
+
+    path: Path
+    format: str
+    encoding: str
+    token_column: int
+    reader_options: dict
+
+    def read(self) -> Iterator[Sentence]:
+        from tagtool.store.formats import iter_sentences
+
+        return iter_sentences(self.path, self.format, token_column=self.token_column, label_column=None,
+                              encoding=self.encoding, **self.reader_options)
+
+    def count(self, should_stop: Callable[[], bool] | None) -> int:
+        """The progress bar's total: :func:`quick_count`, else a reading pass that keeps nothing."""
+        # A JSONL line is one sentence unless span records are split into several.
+        splits = self.format == "jsonl" and self.reader_options.get("sentence_split", True)
+        counted = None if splits else quick_count(self.path, self.format, self.encoding)
+        return counted if counted is not None else count_sentences(self.read(), should_stop)
+
+
+def _job(source: _Source, output, format: str | None, label_column: int | None, label_field: str | None,
+         allow_missing_columns: bool) -> BatchJob:
+    """The :class:`BatchJob` of a run: output format, write options and names."""
+    if output is None or hasattr(output, "write"):
+        output_name = "stdout" if output is None else str(getattr(output, "name", "<stream>"))
+    else:
+        output_name = str(output)
+    out_format = output_format_for(source.format, format)
+    options = output_plan(source.format, out_format, source.path, source.encoding, token_column=source.token_column,
+                          label_column=label_column, label_field=label_field)
+    return BatchJob(out_format, output_name, str(source.path), options, allow_missing_columns)
+
+
+def _write_results(results: Iterator[tuple[int, int, str]], fh, progress, total: int) -> tuple[int, int]:
+    """Write each batch's text as it comes, reporting progress; the sentences and tokens written."""
+    n_sentences, n_tokens = 0, 0
+    for n, tokens, text in results:
+        fh.write(text)
+        n_sentences, n_tokens = n_sentences + n, n_tokens + tokens
+        if progress is not None:
+            progress(n_sentences / max(total, 1), f"{n_sentences} of {total} sentences")
+    return n_sentences, n_tokens
+
+
+def _checked_columns(tagger, sentences: Iterator[Sentence], job: BatchJob) -> tuple[Iterator[Sentence], list[str]]:
     """Refuse (or warn about) an input whose first sentence lacks a column the tagger needs.
 
-    The first sentence stands for the file: column files are rectangular
-    and CoNLL-U has every field; a later sentence lacking a column fails
-    its batch instead (:func:`format_batch` names it).
+    Returns the sentences (the first one put back) and the warnings.  The
+    first sentence stands for the file: column files are rectangular and
+    CoNLL-U has every field; a later sentence lacking a column fails its
+    batch instead (:func:`format_batch` names it).
     """
     from tagtool.tagger.file_format import TaggerFileError
     from tagtool.tagger.inputs import check_input, tagger_record
@@ -372,15 +345,24 @@ def _check_columns(tagger, sentences: Iterator, job: BatchJob) -> list[str]:
     try:
         record = tagger_record(tagger)
     except TaggerFileError:
-        return []  # a broken tagger file: the runner that loads it reports it as it always has
+        return sentences, []  # a broken tagger file: the runner that loads it reports it as it always has
     if not record["required"]:
-        return []
-    stream = iter(sentences)
-    first = next(stream, None)
-    getattr(stream, "close", lambda: None)()  # the file it reads
+        return sentences, []
+    first = next(sentences, None)
     if first is None:
-        return []
-    return check_input(record, [first], job.input_name, job.allow_missing_columns)
+        return sentences, []
+    warnings = check_input(record, [first], job.input_name, job.allow_missing_columns)
+    return _put_back(first, sentences), warnings
+
+
+def _put_back(first: Sentence, rest: Iterator[Sentence]) -> Iterator[Sentence]:
+    """``first`` then ``rest``; closing it closes ``rest`` (the file it reads)."""
+    try:
+        yield first
+        del first  # not kept alive while the rest is tagged
+        yield from rest
+    finally:
+        getattr(rest, "close", lambda: None)()
 
 
 def _check_paths(tagger, input: Path, output) -> None:

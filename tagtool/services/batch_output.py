@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import accumulate, chain
 from pathlib import Path
 from typing import TextIO
 
 from tagtool.core.annotation import format_annotation
-from tagtool.core.corpus import Corpus
+from tagtool.core.corpus import Corpus, Sentence
 from tagtool.errors import TagtoolError
 from tagtool.store import format_catalog
 from tagtool.store.formats._common import WriteContext, check_cell
@@ -138,6 +139,55 @@ def write_columns(
             for column in cells:
                 _check_cells(ctx, column, where)
             fh.write("\n".join(sep.join(row) for row in zip(*cells)) + "\n\n")
+
+
+def column_layout(out_format: str, options: Options) -> tuple[int, int | None, str] | None:
+    """``(token_column, label_column, sep)`` of a run that writes a column file in the input's layout, else None."""
+    return dict(options).get(LAYOUT) if out_format == "conll" else None
+
+
+def columns_text(sentences: Sequence[Sentence], labels: list[str], token_column: int, label_column: int | None,
+                 sep: str) -> str | None:
+    """What :func:`write_columns` writes for ``sentences`` with the spelled ``labels`` of all their tokens.
+
+    Built column by column over the whole batch (one join per row, no
+    tagged copy of a sentence), the same bytes as :func:`write_columns`.
+    None when that writer must be the one to run: sentences with
+    different columns, a label column that does not exist, or a cell it
+    refuses (it then says which).
+    """
+    names = tuple(sentences[0].columns)
+    n = len(names) + 1
+    if any(tuple(s.columns) != names for s in sentences) or not (label_column is None or -n <= label_column < n):
+        return None
+    cells: list[list[str]] = [[] for _ in range(n)]
+    cells[token_column % n] = list(chain.from_iterable(s.tokens for s in sentences))
+    for name in names:
+        cells[int(name.removeprefix("col"))] = list(chain.from_iterable(s.columns[name] for s in sentences))
+    if label_column is None:
+        cells.append(labels)
+    else:
+        cells[label_column % n] = labels
+    if not all(map(_whole_cells, cells)):
+        return None
+    # Row after row, cell after cell: one list of cells, separators and line ends, joined once.
+    width, n_tokens = 2 * len(cells), len(cells[0])
+    pieces = [sep] * (width * n_tokens)
+    for k, column in enumerate(cells):
+        pieces[2 * k::width] = column
+    pieces[width - 1::width] = ["\n"] * n_tokens
+    for end in accumulate(map(len, sentences)):
+        pieces[width * end - 1] = "\n\n"  # a blank line after each sentence
+    return "".join(pieces)
+
+
+def _whole_cells(column: list[str]) -> bool:
+    """Whether every value passes :func:`check_cell` (non-empty, no whitespace), at C speed.
+
+    The values hold no whitespace exactly when their concatenation holds none.
+    """
+    joined = "".join(column)
+    return all(column) and joined.split() == [joined]
 
 
 class _Spellings(dict):

@@ -101,13 +101,14 @@ def read_member(
 ) -> bytes:
     """The bytes of member ``name``, read in chunks and never more than it declared."""
     info = member_info(archive, name, budget, fail, limit)
-    data = bytearray()
+    chunks, size = [], 0
     with archive.open(info) as fh:
         while chunk := fh.read(CHUNK_BYTES):
-            data += chunk
-            if len(data) > info.file_size:  # zipfile stops at the declared size; kept in case it does not
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > info.file_size:  # zipfile stops at the declared size; kept in case it does not
                 raise fail(f"damaged tagger file: {name!r} holds more than the {info.file_size} bytes it declares")
-    return bytes(data)
+    return b"".join(chunks)  # one copy (a growing buffer copied the weights several times)
 
 
 def read_exactly(fh, buffer: memoryview, name: str, fail: Fail) -> None:

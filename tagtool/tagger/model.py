@@ -100,14 +100,18 @@ class Tagger:
 
     # -- tagging ---------------------------------------------------------
 
-    def snapshot(self, sentences: Iterable) -> Snapshot:
-        """The model's feature arrays of ``sentences`` (annotations ignored)."""
-        sentences = [_as_sentence(s) for s in sentences]
-        return build_snapshot(sentences, self.labels, self.extractor, self.model.feature_view)
+    def snapshot(self, sentences: Iterable, block: int | None = None) -> Snapshot:
+        """The model's feature arrays of ``sentences`` (annotations ignored).
 
-    def predict(self, sentences: Iterable) -> tuple[Snapshot, np.ndarray]:
-        """Snapshot of ``sentences`` and the Viterbi label index of every token."""
-        snapshot = self.snapshot(sentences)
+        ``block``: sentences per feature transform (default
+        :data:`~tagtool.core.snapshot.TRANSFORM_BLOCK`).
+        """
+        sentences = [_as_sentence(s) for s in sentences]
+        return build_snapshot(sentences, self.labels, self.extractor, self.model.feature_view, block=block)
+
+    def predict(self, sentences: Iterable, block: int | None = None) -> tuple[Snapshot, np.ndarray]:
+        """Snapshot of ``sentences`` and the Viterbi label index of every token (``block`` as in :meth:`snapshot`)."""
+        snapshot = self.snapshot(sentences, block)
         return snapshot, self.model.predict(snapshot)
 
     def check_input(self, sentences: Iterable, source: str = "", allow_missing_columns: bool = False) -> list[str]:
@@ -136,14 +140,24 @@ class Tagger:
         TaggerInputError
             A sentence lacks such a column and ``allow_missing_columns`` is False.
         """
+        names, bounds = self.tag_flat(sentences, allow_missing_columns=allow_missing_columns)
+        return [names[a:b] for a, b in zip(bounds, bounds[1:])]
+
+    def tag_flat(self, sentences: Iterable, *, allow_missing_columns: bool = False,
+                 block: int | None = None) -> tuple[list[str], list[int]]:
+        """Predicted labels of every token, concatenated, and the sentence bounds into them.
+
+        Sentence ``i``'s labels are ``names[bounds[i]:bounds[i + 1]]``; what
+        :meth:`tag` returns, without a list per sentence (writers that go
+        column by column need none).  ``block`` as in :meth:`snapshot`.
+        Raises as :meth:`tag`.
+        """
         sentences = list(sentences)
         if not sentences:
-            return []
+            return [], [0]
         self.check_input(sentences, allow_missing_columns=allow_missing_columns)
-        snapshot, paths = self.predict(sentences)
-        names = np.asarray(self.labels.names, dtype=object)[paths].tolist()
-        bounds = snapshot.offsets.tolist()
-        return [names[a:b] for a, b in zip(bounds, bounds[1:])]
+        snapshot, paths = self.predict(sentences, block)
+        return np.asarray(self.labels.names, dtype=object)[paths].tolist(), snapshot.offsets.tolist()
 
     def tag_corpus(self, corpus: Corpus | Iterable[Sentence], *, allow_missing_columns: bool = False) -> Corpus:
         """A copy of ``corpus`` whose annotations are the predictions (full labels).

@@ -12,7 +12,8 @@ import tracemalloc
 
 import pytest
 
-from tagtool.services.batch import quick_count, tag_file
+from tagtool.services.batch import tag_file
+from tagtool.services.batch_count import quick_count
 from tagtool.errors import FormatError
 from tagtool.store.formats import ReadLimits, iter_sentences, read_corpus
 from tagtool.store.formats.limits import DEFAULT_LIMITS
@@ -187,16 +188,16 @@ def test_the_counting_pass_does_not_hold_a_long_line(tmp_path):
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1000])
-def test_the_counting_pass_sees_the_same_lines_in_any_chunk_size(chunk):
-    import io
-
-    from tagtool.services.batch import _line_heads
+def test_the_counting_pass_sees_the_same_lines_in_any_chunk_size(chunk, tmp_path, monkeypatch):
+    import tagtool.services.batch_count as batch_count
 
     text = "a b\n\n  \n-DOCSTART- -X- O\n" + "x" * 20 + "\n \t\nlast"
-    expected = [(line, not line.strip()) for line in text.split("\n")]
-    got = list(_line_heads(io.StringIO(text), chunk))
-    assert [blank for _, blank in got] == [blank for _, blank in expected]
-    assert all(line.startswith(head) and len(head) >= min(len(line), 64) for (line, _), (head, _) in zip(expected, got))
+    path = tmp_path / "in.txt"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(batch_count, "_BLOCK", chunk)
+    assert quick_count(path, "text", "utf-8") == sum(bool(line.strip()) for line in text.split("\n")) == 4
+    assert quick_count(path, "conll", "utf-8") == 3  # "a b"; the x line (after the -DOCSTART- line); "last"
+    assert quick_count(path, "conllu", "utf-8") == 3  # "a b"; the -DOCSTART- and x lines; "last"
 
 
 def test_tag_help_says_what_memory_stays_flat_covers(capsys):

@@ -100,6 +100,8 @@ def sniff(lines: list[str]) -> str:
 
 
 def _looks_like_conllu(content: list[str]) -> bool:
+    if "\t" not in "".join(content):
+        return False  # no row of ten tab-separated fields (a space-separated column file)
     rows = [line.rstrip("\r\n").split("\t") for line in content if not line.startswith("#")]
     good = sum(len(r) == 10 and _CONLLU_ID.fullmatch(r[0]) is not None for r in rows)
     return bool(rows) and good >= AGREEMENT * len(rows)
