@@ -24,6 +24,7 @@ plan in (``ModelLoop._use``).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import statistics
 import threading
@@ -120,24 +121,27 @@ def _phase(timeline: Timeline, arrivals: Arrivals, since: float) -> dict:
 
 
 class Collections:
-    """The collector's full (generation 2) runs on the GUI thread, with their durations (``gc.callbacks``)."""
+    """The collector's full (generation 2) runs on the GUI thread and on the others (the workers), with
+    their durations (``gc.callbacks``)."""
 
     def __init__(self):
-        self.thread, self.started, self.seconds = threading.get_ident(), None, []
+        self.thread, self.started, self.seconds, self.workers = threading.get_ident(), {}, [], []
         gc.callbacks.append(self._note)
 
     def _note(self, phase: str, info: dict) -> None:
-        if info["generation"] != 2 or threading.get_ident() != self.thread:
+        if info["generation"] != 2:
             return
+        ident = threading.get_ident()
         if phase == "start":
-            self.started = time.perf_counter()
-        elif self.started is not None:
-            self.seconds.append(time.perf_counter() - self.started)
-            self.started = None
+            self.started[ident] = time.perf_counter()
+        elif ident in self.started:
+            (self.seconds if ident == self.thread else self.workers).append(
+                time.perf_counter() - self.started.pop(ident))
 
     def stop(self) -> dict:
         gc.callbacks.remove(self._note)
-        return {"count": len(self.seconds), "longest": max(self.seconds, default=0.0)}
+        return {"count": len(self.seconds), "longest": max(self.seconds, default=0.0),
+                "worker_count": len(self.workers), "worker_longest": max(self.workers, default=0.0)}
 
 
 def one_round(app, open_window, wait, watched, path, folder, sample: bool,
@@ -202,24 +206,47 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool,
 
 
 def measure(app, open_window, wait, watched, path, folder, repeat: int, sample: bool = False,
-            compare_retire: bool = False) -> dict:
+            compare_retire: bool = False, compare_collector: bool = False) -> dict:
     """``repeat`` rounds of :func:`one_round`: every figure's median and max, and the stall explanations.
 
-    ``compare_retire``: ``repeat`` more rounds, every other one without the Retirer, summarised under
-    ``"without retire"``.
+    ``compare_retire`` / ``compare_collector``: ``repeat`` more rounds, every other one without the
+    Retirer / as a fit ran before issue 15's collector pause (:func:`collector_as_before`), summarised
+    under ``"without retire"`` / ``"collector as before"``.
     """
     rounds, explained, without = [], [], []
-    for r in range(2 * repeat if compare_retire else repeat):
-        retire = not compare_retire or r % 2 == 1
-        figures, lines = one_round(app, open_window, wait, watched, path, folder, sample, retire)
-        print(f"model round {r + 1}{'' if retire else ' (without retire)'}: {figures}", flush=True)
-        (rounds if retire else without).append(figures)
-        explained += [f"round {r + 1}: {line[2:]}" for line in lines]
+    compare = compare_retire or compare_collector
+    for r in range(2 * repeat if compare else repeat):
+        current = not compare or r % 2 == 1
+        with (contextlib.nullcontext() if current or not compare_collector else collector_as_before()):
+            figures, lines = one_round(app, open_window, wait, watched, path, folder, sample,
+                                       retire=current or not compare_retire)
+        print(f"model round {r + 1}{'' if current else ' (before)'}: {figures}", flush=True)
+        (rounds if current else without).append(figures)
+        explained += [f"round {r + 1}{'' if current else ' (before)'}: {line[2:]}" for line in lines]
     summary = _summary(rounds)
     summary["explained"] = explained
     if without:
-        summary["without retire"] = {**_summary(without), "explained": []}
+        summary["without retire" if compare_retire else "collector as before"] = {**_summary(without),
+                                                                                  "explained": []}
     return summary
+
+
+@contextlib.contextmanager
+def collector_as_before():
+    """A fit as before the stall15 branch: the collector not paused during its feature extraction and
+    the column-loss measure, the allowed rows' ``dict.fromkeys`` and ``np.fromiter`` one C call each."""
+    import types
+
+    from tagtool.core import snapshot
+    from tagtool.services import pipeline
+
+    paused, slice_ = pipeline.collector, snapshot.SLICE
+    pipeline.collector = types.SimpleNamespace(paused=contextlib.nullcontext)
+    snapshot.SLICE = 1 << 62
+    try:
+        yield
+    finally:
+        pipeline.collector, snapshot.SLICE = paused, slice_
 
 
 def _summary(rounds: list[dict]) -> dict:
@@ -268,6 +295,11 @@ def report(m: dict, n: int, stall_target: float, first_target: float, title: str
     count, longest = m["gc"]["count"], m["gc"]["longest"]
     rows.append(f"| full collections (gc generation 2) on the GUI thread in a round: how many; the longest | "
                 f"{count[0]:g} (max {count[1]:g}); **{longest[0] * 1000:.0f} ms** (max {longest[1] * 1000:.0f} ms) | |")
+    if "worker_count" in m["gc"]:
+        count, longest = m["gc"]["worker_count"], m["gc"]["worker_longest"]
+        rows.append(f"| full collections on the worker threads in a round: how many; the longest | "
+                    f"{count[0]:g} (max {count[1]:g}); **{longest[0] * 1000:.0f} ms** (max {longest[1] * 1000:.0f} ms)"
+                    " | |")
     lines = [
         "## 4. A model arrives" + (f" ({title})" if title else ""),
         "",

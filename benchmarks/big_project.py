@@ -514,6 +514,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare-retire", action="store_true",
                         help="§4: every other round with the replaced results freed in ModelLoop._use as before "
                              "(no tagtool.gui.retire), in the same run; reported apart")
+    parser.add_argument("--compare-collector", action="store_true",
+                        help="§4: every other round with a fit's feature extraction as before the collector pause "
+                             "(tagtool.collector) and the allowed rows in one C call, in the same run; reported apart")
     parser.add_argument("--reuse", type=Path, default=None, metavar="FOLDER",
                         help="keep the projects in FOLDER: big.tagproj and big-model.tagproj are copied from there if "
                              "present (same --sentences; the creation row is then left out), else created "
@@ -549,12 +552,15 @@ def main(argv: list[str] | None = None) -> int:
         gc.collect()
         print("\n".join(f"{name}: {ms(t)}" for name, t in create_rows), flush=True)
         model = _model_arrival.measure(app, open_window, wait, watched, model_path, folder,
-                                       args.model_rounds or args.repeat, args.sample_stacks, args.compare_retire)
+                                       args.model_rounds or args.repeat, args.sample_stacks, args.compare_retire,
+                                       args.compare_collector)
         if args.only_model:
             print("\n".join(_model_arrival.report(model, len(corpus), STALL_TARGET_MS, FIRST_PAGE_TARGET)))
-            if args.compare_retire:
-                print("\n".join(_model_arrival.report(model["without retire"], len(corpus), STALL_TARGET_MS,
-                                                       FIRST_PAGE_TARGET, title="without the Retirer")))
+            for key, title in (("without retire", "without the Retirer"),
+                               ("collector as before", "a fit's collector and allowed rows as before")):
+                if key in model:
+                    print("\n".join(_model_arrival.report(model[key], len(corpus), STALL_TARGET_MS,
+                                                           FIRST_PAGE_TARGET, title=title)))
             return 0
         core = core_rows(path, args.repeat)
         print("\n".join(f"{name}: {ms(t)}" for name, t in core), flush=True)

@@ -23,9 +23,9 @@ import time
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from tagtool import collector
 from tagtool.services.agreement.progress import ProjectAgreement, ProjectQuery, of_project
 from tagtool.services.agreement.report import disagreements, pair_rows, progress_rows
-from tagtool.services.batch_job import collector_paused
 from tagtool.errors import Cancelled
 from tagtool.gui.worker import TaskRunner
 
@@ -151,7 +151,7 @@ class AgreementPanel(QWidget):
 
         def run(state) -> None:  # worker thread
             try:
-                with collector_paused():  # what the worker makes is freed by reference counting
+                with collector.paused():  # what the worker makes is freed by reference counting
                     # closed first: a closed project's worker stops without waiting for a GUI turn
                     answer = query(lambda: project.closed or state.should_stop())
             except Cancelled:

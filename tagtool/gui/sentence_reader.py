@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 from PySide6.QtCore import QObject, Qt, Signal
 
+from tagtool import collector
 from tagtool.core.corpus import Sentence
 from tagtool.store.project import NewerSchemaWarning, Project
 
@@ -111,11 +112,8 @@ def collector_paused():
     project unfreezes (:meth:`Session.shutdown`), so nothing frozen stays
     out of the collector's reach.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
+    with collector.paused():
+        try:
+            yield
+        finally:
+            gc.freeze()

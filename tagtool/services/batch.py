@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
+from tagtool import collector
 from tagtool.services.batch_count import count_sentences, quick_count
-from tagtool.services.batch_job import BatchError, BatchJob, collector_paused, format_batch
+from tagtool.services.batch_job import BatchError, BatchJob, format_batch
 from tagtool.services.batch_output import TAG_FORMATS, output_format_for, output_plan
 from tagtool.core.corpus import Sentence
 from tagtool.errors import Cancelled, FormatError, TagtoolError
@@ -255,7 +256,7 @@ def tag_file(
     if output is not None and not hasattr(output, "write"):
         output = Path(output)
     job = _job(source, output, format, label_column, label_field, allow_missing_columns)
-    with collector_paused():  # see there: loading, reading and tagging make no cycles
+    with collector.paused():  # see there: loading, reading and tagging make no cycles
         if workers == 1 and dask_address is None and not hasattr(tagger, "tag_corpus"):
             from tagtool.tagger.model import load_tagger
 

@@ -8,13 +8,12 @@ other for it.
 
 from __future__ import annotations
 
-import gc
 import io
 from collections.abc import Iterable
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tagtool import collector
 from tagtool.core.annotation import format_annotation
 from tagtool.services.batch_output import Options, column_layout, columns_text, writer
 from tagtool.core.corpus import Corpus, Document, Sentence
@@ -109,31 +108,10 @@ def format_batch(tagger, sentences: list[Sentence], first: int, job: BatchJob) -
         which a column file cannot hold).
     """
     try:
-        with collector_paused():
+        with collector.paused():  # tagging makes no cycles (tagtool.collector)
             return _write_batch(tagger, sentences, job)
     except Exception as exc:  # noqa: BLE001 - every failure becomes one line naming the sentence
         raise BatchError(_locate_failure(tagger, sentences, first, job, exc)) from None
-
-
-@contextmanager
-def collector_paused():
-    """Python's cyclic garbage collector paused while a file, or a worker's batch, is tagged and written.
-
-    A batch makes a hundred thousand short-lived containers (sentences, each
-    word's feature names) that form no cycles; reference counting frees
-    them.  With the collector on they set off full collections, which walk
-    the whole heap, numba's modules included: on CoNLL-2000 test.txt one in
-    two or three runs, 0.1 s each, a third of the tagging time.  (The app's
-    sentence reader pauses it for the same reason.)  Nested pauses leave it
-    to the outermost to resume.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _locate_failure(tagger, sentences: list[Sentence], first: int, job: BatchJob, exc: Exception) -> str:

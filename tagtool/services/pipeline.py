@@ -37,6 +37,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from tagtool import collector
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureExtractor
 from tagtool.core.features.wordreps import WordRepresentations
@@ -130,13 +131,15 @@ def prepare(
         extractor = make_extractor(learner, features)
         if not hasattr(extractor, "n_features_"):
             attach_representations(extractor, sentences, representations, text, progress, should_stop)
-            extractor.fit(sentences)
+            with collector.paused():
+                extractor.fit(sentences)
         view_split = view_split_for(learner, views, seed, extractor)
         feature_view = feature_views(extractor, view_split)
         warm_model = None
     if len(labels) == 0:
         raise TrainingSetupError("the training data has no labels: nothing to learn")
-    snapshot = build_snapshot(sentences, labels, extractor, feature_view, should_stop=should_stop)
+    with collector.paused():  # the extraction's lists would set off full collections (tagtool.collector)
+        snapshot = build_snapshot(sentences, labels, extractor, feature_view, should_stop=should_stop)
     return Prepared(snapshot, labels, extractor, view_split, warm_model, tuple(notes))
 
 
@@ -240,7 +243,8 @@ def train(
     if prepared.extractor.columns_:
         if progress is not None:
             progress(1.0, "measuring the loss without the input columns")
-        loss = measure_column_loss(tagger, list(corpus))
+        with collector.paused():  # it extracts the features of a sample again
+            loss = measure_column_loss(tagger, list(corpus))
         tagger.input_columns = record_for(prepared.extractor.columns_, loss)
     return Trained(tagger, prepared.snapshot)
 
