@@ -46,3 +46,11 @@ def go_unlabeled(window):
     return editor
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+
+
+def statistics_shown(window):
+    """The statistics panel, its dock shown and raised, with automatic retraining off."""
+    window.model_loop.auto = False
+    window.stats_dock.show()
+    window.stats_dock.raise_()
+    return window.stats_panel

@@ -9,14 +9,12 @@ import pytest
 from tagtool.cli.main import main
 from tagtool.store.actions import Action
 from tagtool.store.project import Project
+from tests.gui.helpers import statistics_shown
 from tests.store.agreement_samples import hand_project, ner_team_project
 
 
 def _shown(window, qtbot):
-    window.model_loop.auto = False
-    window.stats_dock.show()
-    window.stats_dock.raise_()
-    panel = window.stats_panel
+    panel = statistics_shown(window)
     with qtbot.waitSignal(panel.team.shown, timeout=10_000):
         panel.refresh()
     return panel.team

@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest
 from tagtool.services.annotation_costs import ActionClock
 from tagtool.gui.hints import SentenceHints, TokenHint
 from tagtool.gui.style import dark_palette, light_palette
-from tests.gui.helpers import go_unlabeled, key_of
+from tests.gui.helpers import go_unlabeled, key_of, statistics_shown
 
 START = 1_700_000_000.0
 
@@ -22,13 +22,6 @@ class FakeTime:
 
     def __call__(self) -> float:
         return self.t
-
-
-def _shown(window):
-    window.model_loop.auto = False
-    window.stats_dock.show()
-    window.stats_dock.raise_()
-    return window.stats_panel
 
 
 def _drawn(panel, qtbot):
@@ -44,7 +37,7 @@ def _store_model(project, learner, f1, tokens, created):
 
 
 def test_the_dock_shows_tokens_per_minute_by_action_kind(window, qtbot, monkeypatch):
-    panel = _shown(window)
+    panel = statistics_shown(window)
     panel.refresh()
     assert panel.speed.items == [] and "No annotation action logged yet" in panel.speed_note.text()
     now = FakeTime()
@@ -83,7 +76,7 @@ def test_the_dock_shows_tokens_per_minute_by_action_kind(window, qtbot, monkeypa
 
 
 def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_minutes(window, qtbot):
-    panel = _shown(window)
+    panel = statistics_shown(window)
     project = window.session.project
     panel.refresh()
     assert panel.curve.points == [] and not panel.curve.plots, "pyqtgraph waits for the first model"
@@ -125,7 +118,7 @@ def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_
 
 
 def test_models_older_than_the_log_say_why_they_have_no_minutes(window, qtbot):
-    panel = _shown(window)
+    panel = statistics_shown(window)
     _store_model(window.session.project, "crf", 0.5, 80, START)
     _drawn(panel, qtbot)
     assert panel.curve.plots[0].isVisible() and not panel.curve.plots[1].isVisible()
@@ -136,7 +129,7 @@ def test_models_older_than_the_log_say_why_they_have_no_minutes(window, qtbot):
 def test_the_plots_follow_the_theme(window, qtbot, palette, dark):
     from tagtool.gui.learning_plot import DARK_COLORS, LIGHT_COLORS
 
-    panel = _shown(window)
+    panel = statistics_shown(window)
     _store_model(window.session.project, "crf", 0.5, 80, START)
     _drawn(panel, qtbot)
     panel.curve.setPalette(palette())

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QTabBar
 
 from tagtool.gui import learning_plot
 from tagtool.gui.learning_plot import AXES, BackgroundImport, pyqtgraph_import
+from tests.gui.helpers import statistics_shown
 
 
 def _store_cv_model(project) -> None:
@@ -18,17 +19,10 @@ def _store_cv_model(project) -> None:
                                          "cv_folds": 2}, b"-")
 
 
-def _shown(window):
-    window.model_loop.auto = False
-    window.stats_dock.show()
-    window.stats_dock.raise_()
-    return window.stats_panel
-
-
 def test_the_plots_are_built_a_piece_per_turn_of_the_event_loop(window, qtbot):
     importer = pyqtgraph_import()
     qtbot.waitUntil(importer.request, timeout=30_000)
-    panel = _shown(window)
+    panel = statistics_shown(window)
     _store_cv_model(window.session.project)
     panel.refresh()
     curve = panel.curve
@@ -50,7 +44,7 @@ def test_the_build_waits_for_the_import_and_a_closed_project_drops_it(window, qt
     importer = BackgroundImport("pyqtgraph")
     importer._thread = threading.Thread(target=lambda: None)  # "under way": request() starts nothing
     monkeypatch.setattr(learning_plot, "_PYQTGRAPH", importer)
-    panel = _shown(window)
+    panel = statistics_shown(window)
     _store_cv_model(window.session.project)
     panel.refresh()
     qtbot.wait(50)
@@ -67,7 +61,7 @@ def test_the_build_goes_on_when_the_import_ends(window, qtbot, monkeypatch):
     importer = BackgroundImport("pyqtgraph")
     importer._thread = threading.Thread(target=lambda: None)
     monkeypatch.setattr(learning_plot, "_PYQTGRAPH", importer)
-    panel = _shown(window)
+    panel = statistics_shown(window)
     _store_cv_model(window.session.project)
     panel.refresh()
     qtbot.wait(50)
@@ -80,7 +74,7 @@ def test_the_build_goes_on_when_the_import_ends(window, qtbot, monkeypatch):
 
 def test_a_project_closed_while_the_plots_are_built(window, qtbot):
     qtbot.waitUntil(pyqtgraph_import().request, timeout=30_000)
-    panel = _shown(window)
+    panel = statistics_shown(window)
     _store_cv_model(window.session.project)
     panel.refresh()
     QApplication.processEvents()
@@ -132,7 +126,7 @@ def test_the_first_click_on_the_statistics_tab_repaints_neither_list_nor_editor(
 
 def test_the_same_points_again_draw_nothing(window, qtbot, monkeypatch):
     qtbot.waitUntil(pyqtgraph_import().request, timeout=30_000)
-    panel = _shown(window)
+    panel = statistics_shown(window)
     _store_cv_model(window.session.project)
     panel.refresh()
     qtbot.waitUntil(lambda: panel.curve.settled, timeout=30_000)
@@ -147,7 +141,7 @@ def test_the_same_points_again_draw_nothing(window, qtbot, monkeypatch):
 
 def test_the_plots_show_only_their_left_and_bottom_axes(window, qtbot):
     qtbot.waitUntil(pyqtgraph_import().request, timeout=30_000)
-    panel = _shown(window)
+    panel = statistics_shown(window)
     _store_cv_model(window.session.project)
     panel.refresh()
     qtbot.waitUntil(lambda: panel.curve.settled, timeout=30_000)
