@@ -25,12 +25,14 @@ the user-wide folder, ...) wrapped so that their *source stamp* is the pair
 (numba's stamp of the kernel's file, :func:`kernel_sources_digest`).  The
 digest is a SHA-256 over the path and text of every *kernel module*: every
 ``.py`` file below the ``tagtool`` package, and below the kernel's own
-folder, that names this module (``tagtool.decode._jit``).  Editing any
+folder when it lies outside tagtool, that imports from this module
+(``from tagtool.decode._jit import``), and this module itself.  Editing any
 kernel module therefore changes the stamp of every cached kernel, whose
 index numba then discards and recompiles: a caller always sees its callees'
 current code, and kernels can share helpers across modules.  Editing a
 module without kernels invalidates nothing.  The digest is computed once per
-process (a few milliseconds, only when numba is loaded anyway).
+process for all of tagtool's kernels (about 11 ms here, reading the
+package's sources; only when numba is loaded anyway).
 
 Frozen and read-only installs.  The wrapped locators keep numba's rules
 for where a cache may live: numba's stamp of a frozen app is its
@@ -60,8 +62,8 @@ logger = logging.getLogger(__name__)
 #: Whether kernels are cached on disk (see the module docstring).
 CACHE = jit_cache_enabled()
 
-#: Text that makes a ``.py`` file a kernel module (its import of this module).
-KERNEL_MARKER = b"tagtool.decode._jit"
+#: Text that makes a ``.py`` file a kernel module (its import of this module; this module counts too).
+KERNEL_MARKER = b"from tagtool.decode._jit import"
 #: The folder whose kernel modules every kernel's stamp covers: the ``tagtool`` package.
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -78,7 +80,7 @@ def _kernel_files(folder: Path) -> list[Path]:
                 continue
             path = Path(here, name)
             try:
-                if KERNEL_MARKER in path.read_bytes():
+                if KERNEL_MARKER in path.read_bytes() or path == Path(__file__).resolve():
                     found.append(path)
             except OSError:  # unreadable: not a source numba could compile either
                 continue
@@ -112,7 +114,9 @@ def _stamped(locator_class: type) -> type:
         def from_function(cls, py_func, py_file):
             locator = super().from_function(py_func, py_file)
             if locator is not None:
-                locator._kernel_folder = os.path.dirname(os.path.abspath(py_file))
+                folder = Path(py_file).resolve().parent
+                # tagtool's own kernels share one digest (computed once); only an outside folder adds its own
+                locator._kernel_folder = None if folder.is_relative_to(PACKAGE_DIR) else str(folder)
             return locator
 
         def get_source_stamp(self):
