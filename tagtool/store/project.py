@@ -320,10 +320,6 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront):
         with ids from ``first_id`` to ``last_id`` (:func:`tagtool.store.queries.label_counts`)."""
         return queries.label_counts(self._db, self.labels.names, first_id, last_id)
 
-    def sentence_id_bounds(self) -> tuple[int, int] | None:
-        """The smallest and the largest sentence id (None without sentences)."""
-        return queries.id_bounds(self._db)
-
     def import_corpus(self, corpus: Corpus, annotator: str = "import", add_labels: bool = False) -> list[int]:
         """Append the documents of ``corpus``, one transaction, ``annotator`` giving its annotations; the new
         sentences' ids (a label the project lacks: :class:`LabelError` unless ``add_labels``)."""

@@ -205,12 +205,6 @@ def label_counts(conn: sqlite3.Connection, names: Iterable[str], first_id: int |
     return {name: (full[name], candidate[name]) for name in names}
 
 
-def id_bounds(conn: sqlite3.Connection) -> tuple[int, int] | None:
-    """The smallest and the largest sentence id (None without sentences)."""
-    low, high = conn.execute("SELECT min(id), max(id) FROM sentences").fetchone()
-    return None if low is None else (low, high)
-
-
 def _one(conn: sqlite3.Connection, sql: str, params: list[Any]) -> Any:
     row = conn.execute(sql, params).fetchone()
     return None if row is None else row[0]
