@@ -22,11 +22,25 @@ from tagtool.gil_slices import SLICE
 
 
 def _frozen(array: np.ndarray, dtype) -> np.ndarray:
-    array = np.ascontiguousarray(array, dtype=dtype)
-    if array.flags.writeable:
-        array = array.copy()
+    """``array`` as a read-only contiguous ``dtype`` array, copied only if the caller could still write it.
+
+    A read-only array is taken as it is (:func:`build_snapshot` hands over
+    the arrays it built that way); a conversion already made a private copy.
+    """
+    converted = np.ascontiguousarray(array, dtype=dtype)
+    if not converted.flags.writeable:
+        return converted
+    if isinstance(array, np.ndarray) and np.may_share_memory(converted, array):
+        converted = converted.copy()
+    converted.flags.writeable = False
+    return converted
+
+
+def _handed_over(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays, made read-only: nobody else holds them, so the snapshot need not copy them."""
+    for array in arrays:
         array.flags.writeable = False
-    return array
+    return arrays
 
 
 @dataclass(frozen=True, eq=False)
@@ -264,12 +278,15 @@ def build_snapshot(
             raise ValueError(f"feature_view must be {extractor.n_features_} values in {{0, 1}}")
     if sentence_ids is None:
         sentence_ids = np.arange(len(sentences), dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    allowed = _allowed_rows(sentences, labels)
+    _handed_over(offsets, feat_indptr, feat_indices, allowed)
     return Snapshot(
         labels=tuple(labels),
-        offsets=np.concatenate(([0], np.cumsum(lengths))),
+        offsets=offsets,
         feat_indptr=feat_indptr,
         feat_indices=feat_indices,
-        allowed=_allowed_rows(sentences, labels),
+        allowed=allowed,
         feature_view=feature_view,
         sentence_ids=sentence_ids,
     )
