@@ -29,14 +29,17 @@ from tests.test_crossval import Quiet
 
 
 class Counted:
-    """Counts, per sentence (its tokens), the outermost ``FeatureExtractor.transform`` calls."""
+    """Counts, per sentence (its tokens), the outermost feature extractions: ``FeatureExtractor.transform``
+    and the fit's own pass (``_fit``, which :meth:`FeatureExtractor.fit` and ``fit_transform`` run)."""
 
     def __init__(self, monkeypatch):
         self.seen: Counter = Counter()
         self._depth = threading.local()
-        original = FeatureExtractor.transform
+        for name in ("transform", "_fit"):
+            monkeypatch.setattr(FeatureExtractor, name, self._counting(getattr(FeatureExtractor, name)))
 
-        def transform(extractor, sentences):
+    def _counting(self, original):
+        def extract(extractor, sentences):
             sentences = list(sentences)
             depth = getattr(self._depth, "n", 0)
             if depth == 0:
@@ -47,7 +50,7 @@ class Counted:
             finally:
                 self._depth.n = depth
 
-        monkeypatch.setattr(FeatureExtractor, "transform", transform)
+        return extract
 
     def take(self) -> Counter:
         seen, self.seen = self.seen, Counter()

@@ -243,6 +243,7 @@ def build_snapshot(
     sentence_ids: Sequence[int] | np.ndarray | None = None,
     should_stop=None,
     block: int | None = None,
+    features: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Snapshot:
     """Freeze a corpus into the arrays a learner trains on.
 
@@ -262,6 +263,9 @@ def build_snapshot(
         Polled between blocks of sentences (:func:`transform_in_blocks`).
     block : int, optional
         Sentences per block (default :data:`TRANSFORM_BLOCK`).
+    features : (indptr, indices), optional
+        The extractor's features of these sentences when the caller has them
+        already (``extractor.fit_transform``: a cold fit extracts once, not twice).
 
     Returns
     -------
@@ -269,7 +273,12 @@ def build_snapshot(
     """
     sentences = list(corpus_or_sentences)
     lengths = np.array([len(s) for s in sentences], dtype=np.int64)
-    feat_indptr, feat_indices = transform_in_blocks(extractor, sentences, block, should_stop=should_stop)
+    if features is None:
+        feat_indptr, feat_indices = transform_in_blocks(extractor, sentences, block, should_stop=should_stop)
+    else:
+        feat_indptr, feat_indices = features
+        if len(feat_indptr) != int(lengths.sum()) + 1:
+            raise ValueError(f"features cover {len(feat_indptr) - 1} tokens, the sentences {int(lengths.sum())}")
     if isinstance(view_split, ViewSplit):
         feature_view = view_split.assign(extractor)
     else:

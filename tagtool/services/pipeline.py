@@ -123,6 +123,7 @@ def prepare(
         raise TrainingSetupError("no sentences to train on")
     labels = _labels(corpus)
     notes: list[str] = []
+    fitted = None  # the features of a cold fit, reused by the snapshot
     if warm_start is not None:
         if features is not None or views is not None:
             raise TrainingSetupError("a warm start keeps the previous tagger's features and views; give neither")
@@ -132,14 +133,14 @@ def prepare(
         if not hasattr(extractor, "n_features_"):
             attach_representations(extractor, sentences, representations, text, progress, should_stop)
             with collector.paused():
-                extractor.fit(sentences)
+                fitted = extractor.fit_transform(sentences)  # the snapshot's features too: one extraction
         view_split = view_split_for(learner, views, seed, extractor)
         feature_view = feature_views(extractor, view_split)
         warm_model = None
     if len(labels) == 0:
         raise TrainingSetupError("the training data has no labels: nothing to learn")
     with collector.paused():  # the extraction's lists would set off full collections (tagtool.collector)
-        snapshot = build_snapshot(sentences, labels, extractor, feature_view, should_stop=should_stop)
+        snapshot = build_snapshot(sentences, labels, extractor, feature_view, should_stop=should_stop, features=fitted)
     return Prepared(snapshot, labels, extractor, view_split, warm_model, tuple(notes))
 
 

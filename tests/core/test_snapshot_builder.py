@@ -109,3 +109,16 @@ def test_snapshot_of_conll_like_corpus_keeps_token_features_aligned(extractor):
     smith_in_none = set(names[snap.token_features(snap.sentence_slice(2).start)])
     assert {"w=Smith", "BOS", "col:col1=NNP", "+1:w=saw"} <= smith_in_none
     assert isinstance(snap, Snapshot)
+
+
+def test_a_cold_fits_features_handed_over_equal_a_transform_and_a_wrong_length_is_refused():
+    fresh = FeatureExtractor(feature_set="default", min_count=1)
+    fitted = fresh.fit_transform(SENTENCES)
+    views = ViewSplit(seed=0).assign(fresh)
+    handed = build_snapshot(SENTENCES, LABELS, fresh, views, features=fitted)
+    built = build_snapshot(SENTENCES, LABELS, fresh, views)
+    assert np.array_equal(handed.feat_indptr, built.feat_indptr)
+    assert np.array_equal(handed.feat_indices, built.feat_indices)
+    shorter = fresh.transform(SENTENCES[:2])
+    with pytest.raises(ValueError, match="features cover"):
+        build_snapshot(SENTENCES, LABELS, fresh, views, features=shorter)

@@ -82,8 +82,10 @@ class Experiment:
 
     def _featurise_pool(self):
         sentences = self.pool + (self.test or [])
-        extractor = self._extractor().fit(sentences)
-        snapshot = build_snapshot(sentences, self.labels, extractor, np.zeros(extractor.n_features_, np.int8))
+        extractor = self._extractor()
+        fitted = extractor.fit_transform(sentences)
+        snapshot = build_snapshot(sentences, self.labels, extractor, np.zeros(extractor.n_features_, np.int8),
+                                  features=fitted)
         return extractor, snapshot
 
     def _learner(self, seed: int):
@@ -105,10 +107,11 @@ class Experiment:
             train = replace(pool_snapshot.subset(train_ids), feature_view=views)
             return _Repeat(train, replace(pool_snapshot.subset(test_ids), feature_view=views))
         train_sentences = [self.pool[i] for i in train_ids]
-        extractor = self._extractor().fit(train_sentences)
+        extractor = self._extractor()
+        fitted = extractor.fit_transform(train_sentences)
         views = self._views(extractor, seed)
         holdout = self.test if self.test is not None else [self.pool[i] for i in draw.holdout]
-        train = build_snapshot(train_sentences, self.labels, extractor, views)
+        train = build_snapshot(train_sentences, self.labels, extractor, views, features=fitted)
         return _Repeat(train, build_snapshot(holdout, self.labels, extractor, views))
 
     def _allowed(self, draw: Draw, n_unlabeled_tokens: int, rng: np.random.Generator) -> np.ndarray:

@@ -60,7 +60,7 @@ def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpu
         raise SimulationError("the data has fewer than two labels: nothing to learn")
     extractor = make_extractor(learner_cls, config.features)
     attach_representations(extractor, data_sentences, representations)  # dist sets: the data's text, not the test's
-    extractor.fit(data_sentences)
+    fitted = extractor.fit_transform(data_sentences)  # also the pool's features (unlabeled copies, same tokens)
     spec = {"seed": config.seed, **config.views}
     # the extractor: with a stack of two feature sets the default split gives each a view, as in training
     split = view_split_for(learner_cls, spec if (learner_cls.two_view or config.views) else None, config.seed,
@@ -69,7 +69,7 @@ def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpu
     unlabeled = [s.unlabeled() for s in data_sentences]
     test_snapshot = build_snapshot([s.unlabeled() for s in test_sentences], labels, extractor, views)
     return Pool(
-        data=build_snapshot(unlabeled, labels, extractor, views),
+        data=build_snapshot(unlabeled, labels, extractor, views, features=fitted),
         gold=_gold(data_sentences, labels),
         test=test_snapshot,
         test_scorer=F1Scorer(labels, _gold(test_sentences, labels), test_snapshot.offsets),
