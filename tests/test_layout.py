@@ -110,6 +110,13 @@ def test_no_module_imports_a_higher_layer_or_its_sibling():
     assert not bad, "\n".join(bad)
 
 
+def test_imports_are_absolute():
+    """The layering check reads absolute names; a relative import (``from ..gui import x``) would pass it unseen."""
+    relative = [f"{module}:{node.lineno}" for module, tree in _modules() for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.level > 0]
+    assert not relative, f"write these imports as absolute ones (from tagtool....): {relative}"
+
+
 def test_the_exceptions_are_still_needed():
     trees = dict(_modules())
     assert all(violations(module, trees[module]) for module in EXCEPTIONS), "drop an exception that no longer applies"
