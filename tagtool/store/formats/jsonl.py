@@ -194,7 +194,7 @@ def read(
     and ``annotator`` (one annotator's name, or None / "all").
     """
     opts = SpanOptions(tokenizer, sentence_split, strict, annotator).check(ctx)
-    seen: set[str] = set()
+    seen = labelstudio.AnnotatorsSeen()
     snapped = 0
     for rows in _tasks(records(ctx)):
         line, record = rows[0]

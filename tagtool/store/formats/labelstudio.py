@@ -22,16 +22,21 @@ Label Studio, full JSON export
     "labels", "value": {"start": 0, "end": 4, "labels": ["TYPE"]}}]}]}``.
     Every annotation is read except cancelled ones (``was_cancelled``); its
     ``completed_by`` (an id, or an object with ``email``) names the
-    annotator; results other than ``labels`` (relations, choices) are
-    ignored. A task without annotations is unlabeled; an annotation with an
-    empty result labels every token ``O``. ``predictions`` and ``drafts``
-    are not read.
+    annotator. Which annotation counts where one annotator has several, and
+    whose an annotation without ``completed_by`` is:
+    :mod:`.labelstudio_answers`. Spans are ``labels`` results (the Text
+    tag) and ``hypertextlabels`` results (the HyperText tag, placed on the
+    page's text: :mod:`.labelstudio_html`); other results (relations,
+    choices) are ignored. A task without annotations is unlabeled; an
+    annotation with an empty result labels every token ``O``.
+    ``predictions`` and ``drafts`` are not read.
 
 Label Studio, JSON-MIN export
     ``[{"id": 7, "text": "...", "label": [{"start": 0, "end": 4, "text":
     "...", "labels": ["TYPE"]}], "annotator": "ann@example.com",
     "annotation_id": 3, ...}]``: one row per annotation, so consecutive rows
-    with the same ``id`` and text are one task with several annotators.
+    with the same ``id`` and text are one task with several annotators
+    (chosen among as in the full export).
 
 Offsets
     Label Studio's editor counted offsets in UTF-16 code units (as
@@ -53,6 +58,9 @@ from __future__ import annotations
 from typing import Any
 
 from tagtool.store.formats._common import ReadContext, json_kind
+from tagtool.store.formats.labelstudio_answers import (AnnotatorsSeen, Answer, answer_time, name_anonymous,
+                                                       task_name, whose)
+from tagtool.store.formats.labelstudio_html import hypertext_spans, is_hypertext, page, plain
 from tagtool.store.formats.spans import SpanOptions, SpanRecord
 
 #: ``annotations``: doccano 1.0's download, objects with ``label_name`` and ``user_name``.
@@ -112,8 +120,6 @@ def _checked_spans(spans: Any, line: int, ctx: ReadContext) -> list:
 
 def _choose(sources: dict, opts: SpanOptions, seen: set[str]) -> dict:
     """The sources ``opts`` asks for; a record that names nobody is the chosen annotator's."""
-    if len(sources) > 1 and None in sources:
-        sources["unknown"] = sources.pop(None)
     seen.update(name for name in sources if name is not None)
     name = opts.one_annotator
     if name is None:
@@ -140,7 +146,7 @@ def _span_objects(spans) -> list | None:
     return None
 
 
-def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: set[str]) -> SpanRecord:
+def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: AnnotatorsSeen) -> SpanRecord:
     """A doccano record (or any ``text`` + spans record)."""
     text_key = "text" if "text" in record else "data"
     span_key = next((k for k in SPAN_KEYS if k in record), "label")
@@ -157,7 +163,8 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
             by = item.get("user_name", item.get("user")) if isinstance(item, dict) else None
             sources.setdefault(annotator_name(by) or who, []).append(item)
         sources = sources or {who: []}
-    sources = _choose(sources, opts, seen) if sources else sources
+    if sources:
+        sources = _choose(name_anonymous(sources, task_name(record, "record"), line, ctx, seen), opts, seen)
     return SpanRecord(line, text, sources, layout, (text_key, span_key))
 
 
@@ -214,25 +221,40 @@ def _text_key(data: dict) -> str:
     return strings[0] if len(strings) == 1 else "text"
 
 
-def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: set[str]) -> SpanRecord:
+def _is_labels(result: Any) -> bool:
+    """Whether a result is a Text span (anything malformed is one too: the span reader says what is wrong)."""
+    return not isinstance(result, dict) or result.get("type", "labels") == "labels"
+
+
+def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: AnnotatorsSeen) -> SpanRecord:
     """A task of Label Studio's full JSON export, with every annotation not cancelled."""
     data = record["data"]
     key = _text_key(data)
     text = _checked_text(data.get(key), line, ctx)
     annotations = record.get("annotations") or record.get("completions") or []
-    if not isinstance(annotations, list):
+    if not isinstance(annotations, list) or not all(isinstance(a, dict) for a in annotations):
         raise ctx.error(line, '"annotations" must be a list of objects')
-    sources: dict[str | None, list] = {}
-    for annotation in annotations:
-        if not isinstance(annotation, dict):
-            raise ctx.error(line, '"annotations" must be a list of objects')
-        if annotation.get("was_cancelled"):
-            continue
-        result = _checked_spans(annotation.get("result"), line, ctx)
+    task = task_name(record)
+    cancelled = [a for a in annotations if a.get("was_cancelled")]
+    if cancelled:
+        by = ", ".join(sorted({annotator_name(a.get("completed_by")) or "nobody" for a in cancelled}))
+        ctx.warn(line, f"{task}: {len(cancelled)} cancelled annotation(s) skipped (by {by})")
+    kept = [a for a in annotations if not a.get("was_cancelled")]
+    results = [_checked_spans(a.get("result"), line, ctx) for a in kept]
+    shown = plain(text)
+    if any(is_hypertext(r) for x in results for r in x) and not any(_is_labels(r) for x in results for r in x):
+        shown = page(text)  # HyperText offsets count the page's text, not its markup
+        text = shown.text
+    answers = []
+    for annotation, result in zip(kept, results):
+        who = annotator_name(annotation.get("completed_by"))
         # Results also hold relations, choices, ...: only labeled spans count.
-        spans = [r for r in result if not isinstance(r, dict) or r.get("type", "labels") == "labels"]
-        spans = code_point_offsets(text, spans)
-        sources[annotator_name(annotation.get("completed_by"))] = spans  # a later one wins
+        spans = [r for r in result if _is_labels(r)]
+        where = task + (f", annotator {who!r}" if who is not None else "")
+        spans += hypertext_spans(shown, [r for r in result if is_hypertext(r)], where, line, ctx, opts.strict)
+        answers.append(Answer(who, code_point_offsets(text, spans), annotation.get("id"),
+                              answer_time(annotation), annotation.get("ground_truth") is True))
+    sources = whose(answers, task, line, ctx, seen) if answers else {}
     layout = {k: v for k, v in record.items() if k not in TASK_KEYS}
     rest = {k: v for k, v in data.items() if k != key}
     if rest:
@@ -251,15 +273,17 @@ def _min_span_key(row: dict) -> str:
     return key
 
 
-def min_task(rows: list[tuple[int, dict]], ctx: ReadContext, opts: SpanOptions, seen: set[str]) -> SpanRecord:
+def min_task(rows: list[tuple[int, dict]], ctx: ReadContext, opts: SpanOptions, seen: AnnotatorsSeen) -> SpanRecord:
     """One task of a JSON-MIN export from its consecutive rows (one per annotation)."""
     line, first = rows[0]
     text = _checked_text(first.get("text"), line, ctx)
     span_key = _min_span_key(first)
-    sources: dict[str | None, list] = {}
+    answers = []
     for row_line, row in rows:
         spans = _checked_spans(row.get(_min_span_key(row)), row_line, ctx)
-        sources[annotator_name(row.get("annotator"))] = code_point_offsets(text, spans)
+        answers.append(Answer(annotator_name(row.get("annotator")), code_point_offsets(text, spans),
+                              row.get("annotation_id"), answer_time(row)))
+    sources = whose(answers, task_name(first), line, ctx, seen)
     layout = {
         k: (None if k in ("text", span_key) else v)
         for k, v in first.items()
