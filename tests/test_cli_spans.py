@@ -147,3 +147,30 @@ def test_the_skipped_span_count_is_by_kind_not_by_text(tmp_path, capsys):
     assert main(["import", str(source), "-p", str(tmp_path / "p.tagproj")]) == 0
     err = capsys.readouterr().err
     assert "snapped outward" in err and "could not be placed" not in err
+
+
+def test_label_studio_edge_cases_are_imported_with_a_word(tmp_path, capsys):
+    text = "Anna met Ben ."
+    span = {"type": "labels", "value": {"start": 0, "end": 4, "text": "Anna", "labels": ["PER"]}}
+    html = {"type": "hypertextlabels", "value": {"start": "/p[1]/text()[1]", "end": "/p[1]/text()[1]",
+            "startOffset": 9, "endOffset": 12, "globalOffsets": {"start": 9, "end": 12}, "text": "Ben",
+            "hypertextlabels": ["PER"]}}
+    tasks = [
+        {"id": 1, "data": {"text": text}, "annotations": [
+            {"id": 1, "completed_by": "unknown", "result": [span], "updated_at": "2024-01-02T00:00:00Z"},
+            {"id": 2, "completed_by": "unknown", "result": [], "updated_at": "2024-01-01T00:00:00Z"},
+            {"id": 3, "result": [{"type": "labels", "value": {"start": 9, "end": 12, "labels": ["LOC"]}}]}]},
+        {"id": 2, "data": {"html": f"<p>{text}</p>"}, "annotations": [{"id": 4, "completed_by": 5, "result": [html]}]},
+    ]
+    source = tmp_path / "tasks.json"
+    source.write_text(json.dumps(tasks), encoding="utf-8")
+    project = tmp_path / "p.tagproj"
+    assert main(["import", str(source), "-p", str(project)]) == 0
+    err = capsys.readouterr().err
+    assert f"{source}:1: task 1: annotator 'unknown' has 2 annotations; kept id 1" in err
+    assert "task 1: 1 annotation(s) without completed_by beside others, kept as annotator(s) '(anonymous)'" in err
+    with Project.open(project, readonly=True) as p:
+        first, second = p.sentence_ids()
+        assert set(p.annotator_labels(first)) == {"unknown", "(anonymous)"}
+        assert p.annotator_labels(first)["unknown"][0] == {"B-PER"}
+        assert p.annotations(second)[2] == {"B-PER"}

@@ -13,9 +13,13 @@ array of tasks::
   record's other keys (``id``, ``data`` fields, ...) as they were read.
 * One annotation per annotator (``Sentence.annotator_labels``), its
   ``completed_by`` the annotator's name (a number for a name of digits:
-  Label Studio's user ids). A sentence without annotators' labels gets one
-  annotation of its training labels, with no ``completed_by``; an
-  unlabeled one none.
+  Label Studio's user ids). The names the reader gave to annotations
+  without ``completed_by`` (``(anonymous)``, ...) are written as they are,
+  so that reading the file back gives the same annotators. A sentence
+  without annotators' labels gets one annotation of its training labels,
+  with no ``completed_by``; an unlabeled one none.
+* A task read from HyperText (``hypertextlabels``) is written as a Text
+  task of the page's text, with ``labels`` results.
 * Spans need full BIO labels: a candidate set or an unlabeled token in an
   annotator's labels is an error naming the document, sentence, token and
   annotator. A training label that is not an annotator's answer (an
