@@ -191,3 +191,20 @@ def test_edge_cases_written_back_read_the_same(tmp_path):
     assert [(s.tokens, s.annotations, s.annotator_labels) for s in again] == \
         [(s.tokens, s.annotations, s.annotator_labels) for s in corpus]
     assert not [w for w in again.warnings if "annotation" in w]  # nothing left to choose or name
+
+
+def test_a_hypertext_task_whose_annotators_marked_nothing_is_read_as_a_page(tmp_path):
+    path = _file(tmp_path, [
+        {"id": 31, "data": {"html": "Anna <i>left</i>"}, "annotations": [_annotation(1, "alice", _hypertext(0, 4, "PER"))]},
+        {"id": 32, "data": {"html": "<p>Anna <i>left</i></p>"}, "annotations": [_annotation(2, "alice")]},
+        {"id": 33, "data": {"html": HTML}, "annotations": [_annotation(3, "alice")]},
+    ])
+    first, second, third = read_corpus(path, sentence_split=False).sentences
+    assert first.tokens == second.tokens == ("Anna", "left")
+    assert third.tokens[:4] == ("Anna", "met", "Ben", "in")
+    # alone in its file, a task holding one HTML element and no span is a page too
+    alone = _file(tmp_path, [{"id": 34, "data": {"html": HTML}, "annotations": [_annotation(4, "bob")]}], "alone.json")
+    assert read_corpus(alone, sentence_split=False).sentences[0].tokens[:4] == ("Anna", "met", "Ben", "in")
+    # a Text task that mentions a tag keeps it
+    plain = _file(tmp_path, [{"id": 1, "data": {"text": "Use <b> here"}, "annotations": []}], "plain.json")
+    assert read_corpus(plain).sentences[0].tokens == ("Use", "<", "b", ">", "here")

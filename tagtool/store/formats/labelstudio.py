@@ -60,7 +60,7 @@ from typing import Any
 from tagtool.store.formats._common import ReadContext, json_kind
 from tagtool.store.formats.labelstudio_answers import (AnnotatorsSeen, Answer, answer_time, name_anonymous,
                                                        task_name, whose)
-from tagtool.store.formats.labelstudio_html import hypertext_spans, is_hypertext, page, plain
+from tagtool.store.formats.labelstudio_html import hypertext_spans, is_hypertext, is_page, page, plain
 from tagtool.store.formats.spans import SpanOptions, SpanRecord
 
 #: ``annotations``: doccano 1.0's download, objects with ``label_name`` and ``user_name``.
@@ -241,10 +241,8 @@ def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen
         ctx.warn(line, f"{task}: {len(cancelled)} cancelled annotation(s) skipped (by {by})")
     kept = [a for a in annotations if not a.get("was_cancelled")]
     results = [_checked_spans(a.get("result"), line, ctx) for a in kept]
-    shown = plain(text)
-    if any(is_hypertext(r) for x in results for r in x) and not any(_is_labels(r) for x in results for r in x):
-        shown = page(text)  # HyperText offsets count the page's text, not its markup
-        text = shown.text
+    shown = page(text) if is_page(text, results, seen) else plain(text)
+    text = shown.text
     answers = []
     for annotation, result in zip(kept, results):
         who = annotator_name(annotation.get("completed_by"))

@@ -38,15 +38,17 @@ ANONYMOUS = "(anonymous)"
 
 
 class AnnotatorsSeen(set):
-    """The annotators a file named so far (a ``set`` of names).
+    """The annotators a file named so far (a ``set`` of names), and what else its tasks showed.
 
     ``given`` maps each name given to annotations that named nobody to the
-    line where it was first given.
+    line where it was first given; ``hypertext`` is whether a task held
+    HyperText results (:mod:`.labelstudio_html`).
     """
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.given: dict[str, int] = {}
+        self.hypertext = False
 
 
 @dataclass

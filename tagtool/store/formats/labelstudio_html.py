@@ -70,6 +70,25 @@ class Page:
         return start + bisect_right(self.inserted, start), end + bisect_left(self.inserted, end)
 
 
+def is_page(text: str, results: list[list], seen) -> bool:
+    """Whether a task's text is read as an HTML page (its annotations' ``results``).
+
+    It is when the task holds HyperText results and no Text (``labels``)
+    ones; a task without span results (its annotators marked nothing) is
+    when the file held HyperText results before, or when its text is one
+    HTML element (``<div>...</div>``): a HyperText project's task, whose
+    markup is no words.
+    """
+    flat = [r for result in results for r in result]
+    if any(not isinstance(r, dict) or r.get("type", "labels") == "labels" for r in flat):
+        return False
+    if any(is_hypertext(r) for r in flat):
+        seen.hypertext = True
+        return True
+    stripped = text.strip()
+    return seen.hypertext or (stripped.startswith("<") and stripped.endswith(">"))
+
+
 class _Text(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
