@@ -204,7 +204,7 @@ def _full_task(task: Task) -> dict:
 def _min_rows(task: Task) -> list[dict]:
     rows = []
     for a in task.annotations:
-        row = {"id": task.ident, "text": " ".join(task.words),
+        row = {"id": task.ident, "text": task.html if task.html is not None else " ".join(task.words),
                "label": [{**r["value"]} for r in a.result], "annotation_id": a.ident}
         if a.who is not None:
             row["annotator"] = str(a.who)
@@ -395,7 +395,7 @@ def _case(folder: Path, case: str, count: int, rng: random.Random) -> tuple[Tall
     while tally.tasks < count:
         number += 1
         tasks = _case_tasks(case, maker, rng.randrange(1, 5))
-        as_min = case == "mixed" and rng.random() < 0.25 and all(t.html is None for t in tasks)
+        as_min = case == "mixed" and rng.random() < 0.25
         if as_min:  # JSON-MIN holds no cancelled annotations and no ground truth
             for t in tasks:
                 t.annotations = [a for a in t.annotations if not a.cancelled]
@@ -433,16 +433,17 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
         "",
         *HEADER,
     ]
-    failed = 0
-    silent = 0
+    failed, failures = 0, []
     for case, tasks in TASKS.items():
         tally, seconds = _case(folder, case, max(1, round(tasks * scale)), rng)
         failed += len(tally.failures) + tally.silent
-        silent += tally.silent
-        lines.append(f"| {case} | {tally.files} | {tally.tasks} | {tally.expected} | {tally.kept} | {tally.named_drops} | "
+        failures += tally.failures
+        lines.append(f"| {case} | {tally.files} | {tally.tasks} | {tally.expected} | {tally.kept} | "
+                     f"{tally.named_drops} | "
                      f"{tally.spans_skipped} | {tally.silent} | {len(tally.failures)} | {seconds:.1f} s |")
-        lines += [f"|   failed: {f} |" for f in tally.failures[:5]]
     lines.append("")
+    if failures:
+        lines += ["Failed files:", "", *[f"- {f}" for f in failures], ""]
     return lines, failed
 
 

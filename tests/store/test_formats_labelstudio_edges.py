@@ -195,7 +195,8 @@ def test_edge_cases_written_back_read_the_same(tmp_path):
 
 def test_a_hypertext_task_whose_annotators_marked_nothing_is_read_as_a_page(tmp_path):
     path = _file(tmp_path, [
-        {"id": 31, "data": {"html": "Anna <i>left</i>"}, "annotations": [_annotation(1, "alice", _hypertext(0, 4, "PER"))]},
+        {"id": 31, "data": {"html": "Anna <i>left</i>"},
+         "annotations": [_annotation(1, "alice", _hypertext(0, 4, "PER"))]},
         {"id": 32, "data": {"html": "<p>Anna <i>left</i></p>"}, "annotations": [_annotation(2, "alice")]},
         {"id": 33, "data": {"html": HTML}, "annotations": [_annotation(3, "alice")]},
     ])
@@ -208,3 +209,14 @@ def test_a_hypertext_task_whose_annotators_marked_nothing_is_read_as_a_page(tmp_
     # a Text task that mentions a tag keeps it
     plain = _file(tmp_path, [{"id": 1, "data": {"text": "Use <b> here"}, "annotations": []}], "plain.json")
     assert read_corpus(plain).sentences[0].tokens == ("Use", "<", "b", ">", "here")
+
+
+def test_json_min_rows_of_a_hypertext_task(tmp_path):
+    oslo = VISIBLE.index("Oslo")
+    rows = [{"id": 41, "text": HTML, "annotator": "a@x.org", "annotation_id": 1,
+             "ner": [_hypertext(0, 4, "PER")["value"], _hypertext(oslo, oslo + 4, "LOC")["value"]]},
+            {"id": 41, "text": HTML, "annotator": "b@x.org", "annotation_id": 2, "ner": []}]
+    (sentence,) = read_corpus(_file(tmp_path, rows), sentence_split=False).sentences
+    assert sentence.tokens[:5] == ("Anna", "met", "Ben", "in", "Oslo")
+    assert _labels(sentence.annotator_labels["a@x.org"])[:5] == ["B-PER", "O", "O", "O", "B-LOC"]
+    assert _labels(sentence.annotator_labels["b@x.org"])[:5] == ["O"] * 5

@@ -60,7 +60,8 @@ from typing import Any
 from tagtool.store.formats._common import ReadContext, json_kind
 from tagtool.store.formats.labelstudio_answers import (AnnotatorsSeen, Answer, answer_time, name_anonymous,
                                                        task_name, whose)
-from tagtool.store.formats.labelstudio_html import hypertext_spans, is_hypertext, is_page, page, plain
+from tagtool.store.formats.labelstudio_html import (Page, hypertext_result, hypertext_spans, is_hypertext, is_page,
+                                                    page, plain)
 from tagtool.store.formats.spans import SpanOptions, SpanRecord
 
 #: ``annotations``: doccano 1.0's download, objects with ``label_name`` and ``user_name``.
@@ -226,6 +227,18 @@ def _is_labels(result: Any) -> bool:
     return not isinstance(result, dict) or result.get("type", "labels") == "labels"
 
 
+def _spans(shown: Page, result: list, who: str | None, task: str, line: int, ctx: ReadContext,
+           opts: SpanOptions) -> list:
+    """The span items of one annotation's results, HyperText ones placed on the page's text."""
+    # Results also hold relations, choices, ...: only labeled spans count.
+    spans = [r for r in result if _is_labels(r)]
+    hypertext = [r for r in result if is_hypertext(r)]
+    if hypertext and (opts.one_annotator is None or who in (None, opts.one_annotator)):
+        where = task + (f", annotator {who!r}" if who is not None else "")
+        spans += hypertext_spans(shown, hypertext, where, line, ctx, opts.strict)
+    return code_point_offsets(shown.text, spans)
+
+
 def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen: AnnotatorsSeen) -> SpanRecord:
     """A task of Label Studio's full JSON export, with every annotation not cancelled."""
     data = record["data"]
@@ -246,11 +259,7 @@ def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen
     answers = []
     for annotation, result in zip(kept, results):
         who = annotator_name(annotation.get("completed_by"))
-        # Results also hold relations, choices, ...: only labeled spans count.
-        spans = [r for r in result if _is_labels(r)]
-        where = task + (f", annotator {who!r}" if who is not None else "")
-        spans += hypertext_spans(shown, [r for r in result if is_hypertext(r)], where, line, ctx, opts.strict)
-        answers.append(Answer(who, code_point_offsets(text, spans), annotation.get("id"),
+        answers.append(Answer(who, _spans(shown, result, who, task, line, ctx, opts), annotation.get("id"),
                               answer_time(annotation), annotation.get("ground_truth") is True))
     sources = whose(answers, task, line, ctx, seen) if answers else {}
     layout = {k: v for k, v in record.items() if k not in TASK_KEYS}
@@ -276,12 +285,18 @@ def min_task(rows: list[tuple[int, dict]], ctx: ReadContext, opts: SpanOptions, 
     line, first = rows[0]
     text = _checked_text(first.get("text"), line, ctx)
     span_key = _min_span_key(first)
+    task = task_name(first)
+    # A row's spans are result values: a HyperText one (hypertextlabels) is put back in its result.
+    results = [[hypertext_result(item) for item in _checked_spans(row.get(_min_span_key(row)), row_line, ctx)]
+               for row_line, row in rows]
+    shown = page(text) if is_page(text, results, seen) else plain(text)
+    text = shown.text
     answers = []
-    for row_line, row in rows:
-        spans = _checked_spans(row.get(_min_span_key(row)), row_line, ctx)
-        answers.append(Answer(annotator_name(row.get("annotator")), code_point_offsets(text, spans),
-                              row.get("annotation_id"), answer_time(row)))
-    sources = whose(answers, task_name(first), line, ctx, seen)
+    for (row_line, row), result in zip(rows, results):
+        who = annotator_name(row.get("annotator"))
+        answers.append(Answer(who, _spans(shown, result, who, task, row_line, ctx, opts), row.get("annotation_id"),
+                              answer_time(row)))
+    sources = whose(answers, task, line, ctx, seen)
     layout = {
         k: (None if k in ("text", span_key) else v)
         for k, v in first.items()

@@ -70,6 +70,13 @@ class Page:
         return start + bisect_right(self.inserted, start), end + bisect_left(self.inserted, end)
 
 
+def hypertext_result(item: Any) -> Any:
+    """A JSON-MIN span (a result's value) as its result: HyperText spans are typed, others left as they are."""
+    if isinstance(item, dict) and any(k in item for k in HYPERTEXT_TYPES):
+        return {"type": next(k for k in HYPERTEXT_TYPES if k in item), "value": item}
+    return item
+
+
 def is_page(text: str, results: list[list], seen) -> bool:
     """Whether a task's text is read as an HTML page (its annotations' ``results``).
 
