@@ -94,9 +94,9 @@ class TeamFront:
         if not given:
             return _annotators.AnswerCounts()
         with self._write() as conn:
-            _annotators.check_lengths(conn, given)
             if tokens:
                 token_checks.check_tokens(conn, tokens)
+            _annotators.check_lengths(conn, given)
             labels = _labels.add_missing(conn, self._label_cache, add_labels) if add_labels else self.labels
             return _annotators.write_answers(conn, labels, given)
 
