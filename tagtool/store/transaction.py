@@ -95,11 +95,12 @@ def read(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     finally:
-        # Nothing was written: ending it either way only releases the snapshot.
+        # Nothing was written: a COMMIT only releases the snapshot (as the snapshot read
+        # always did; a ROLLBACK may abort other cursors' statements on older SQLite).
         if conn.in_transaction:
             try:
-                conn.execute("ROLLBACK")
-            except sqlite3.Error as e:  # pragma: no cover - nothing to undo
+                conn.execute("COMMIT")
+            except sqlite3.Error as e:  # pragma: no cover - an interrupted or failing connection
                 log.warning("ending a read transaction failed (%s)", e)
 
 
