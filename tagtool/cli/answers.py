@@ -86,7 +86,8 @@ def import_answers(args: argparse.Namespace) -> int:
             ]
             used = sorted(set().union(*(a.labels for a in files)))
             added = check_new_labels(project.labels, used, args)
-            counts = project.add_answers([g for a in files for g in a.given], add_labels=added)
+            counts = project.add_answers([g for a in files for g in a.given], add_labels=added,
+                                         tokens={sid: t for a in files for sid, t in a.tokens.items()})
     except BaseException:
         if created:  # a file refused: no half-made project is left behind
             for leftover in (args.project, *(args.project.with_name(args.project.name + x) for x in ("-wal", "-shm"))):

@@ -67,9 +67,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
     unique = list(dict.fromkeys(args.files))
     with Project.open(args.project) as project:
-        # every file is read and checked before the project changes
         files = [merge.read_file(path, project.labels) for path in unique]
-        merge.check_files(project, files)
+        # checked against the project inside the merge's one transaction: nothing is written if refused
         report = project.merge_answers(files)
     annotators = sorted({f.annotator for f in files})
     print(f"merged {report.files} file(s) ({', '.join(annotators)}) into {args.project}: "

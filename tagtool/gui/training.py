@@ -73,8 +73,9 @@ class TrainingInputs:
         The app builds its inputs from the session's cached sentences
         instead (:meth:`~tagtool.gui.session.Session.training_sentences`).
         """
-        ids = tuple(project.sentence_ids())
-        corpus = project.corpus()
+        with project.read_transaction():  # the ids and the sentences of one moment
+            ids = tuple(project.sentence_ids())
+            corpus = project.corpus()
         sentences = tuple(corpus)
         if len(sentences) != len(ids):
             raise RuntimeError("project changed while it was read")

@@ -41,6 +41,7 @@ from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import rows as _rows
+from tagtool.store import token_checks
 from tagtool.store.reading import sentence_length
 
 #: ``{sentence id: {token: {annotator: answer}}}``
@@ -156,7 +157,8 @@ def _put(answers: Answers, labels: LabelSet, sid: int, name: str, given, where: 
 
 def check_lengths(conn: sqlite3.Connection, given: Sequence[tuple[int, str, Mapping[str, Sequence]]]) -> None:
     """:class:`ProjectError` when an annotator gives a sentence more or fewer labels than it has tokens
-    (:class:`~tagtool.store.records.NotFoundError` for an unknown sentence)."""
+    (:class:`~tagtool.store.records.NotFoundError` for an unknown sentence); inside the write's
+    transaction, so the lengths checked are those written to."""
     for sid, _, by_name in given:
         n = sentence_length(conn, sid)
         bad = [name for name, anns in by_name.items() if len(anns) != n]
@@ -193,6 +195,9 @@ def write_answers(
     ------
     LabelError
         An answer with a label outside ``labels`` (naming the sentence and token).
+    StaleTokensError
+        An answer for a token index outside its sentence
+        (:func:`tagtool.store.token_checks.check_indexes`); nothing is written.
     """
     sids = sorted({int(sid) for sid, _, _ in given})
     answers = stored_answers(conn, sids)
@@ -203,14 +208,14 @@ def write_answers(
                     for sid, where, by_name in given for name, anns in by_name.items())
     moved = {(sid, t) for sid in sids for t in set(before[sid]) | set(answers.get(sid, {}))
              if before[sid].get(t, {}) != answers.get(sid, {}).get(t, {})}
+    rows = [(sid, t, name, _rows.spell(ann, labels))
+            for sid in sids for t, by_name in answers.get(sid, {}).items() for name, ann in by_name.items()]
+    token_checks.check_indexes(conn, rows, "an answer")  # before anything is written
     changed, candidate_sets = _recompute(conn, labels, sids, answers, training, resolved)
     conn.execute("DELETE FROM annotator_labels WHERE sentence_id IN (SELECT value FROM json_each(?))",
                  (_json_ids(sids),))
     conn.executemany(
-        "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
-        [(sid, t, name, _rows.spell(ann, labels))
-         for sid in sids for t, by_name in answers.get(sid, {}).items() for name, ann in by_name.items()],
-    )
+        "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)", rows)
     _rows.refresh_counts(conn, sids)
     return AnswerCounts(len(sids), n_answers, len(moved), changed, candidate_sets, len(moved & resolved), seeded)
 

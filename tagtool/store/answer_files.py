@@ -18,15 +18,16 @@ answers for the project's sentences, not new sentences. Reading one:
    order). A sentence that does not match is a :class:`FormatError` naming
    the file and the line of the first token that differs.
 
-Nothing is written here: the caller passes the answers to
-:meth:`tagtool.store.project.Project.add_answers`, one transaction.
+Nothing is written here: the caller passes the answers, and the tokens they
+were matched to, to :meth:`tagtool.store.project.Project.add_answers`, one
+transaction that checks those tokens again.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tagtool.core.annotators import check_name
@@ -61,20 +62,28 @@ class AnswerFile:
         Every label the answers use (to check against the project's).
     sentences : int
         Sentences read (labeled or not).
+    tokens : dict of int to tuple of str
+        The tokens of each answered project sentence when it was matched: ``add_answers``
+        checks them again inside its transaction (another program may retokenize meanwhile).
     """
 
     given: list[Given]
     annotators: list[str]
     labels: set[str]
     sentences: int
+    tokens: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
 
-def project_sentences(project) -> Iterator[_Ours]:
-    """The project's sentences in document order, each with its document and position."""
-    for document in project.documents():
-        ids = project.sentence_ids(document.id)
-        for position, (sid, sentence) in enumerate(zip(ids, project.sentences(ids)), 1):
-            yield _Ours(sid, f"sentence {position} of document {document.name!r}", sentence.tokens)
+def project_sentences(project) -> list[_Ours]:
+    """The project's sentences in document order, each with its document and position
+    (one read transaction: the tokens of one moment)."""
+    ours = []
+    with project.read_transaction():
+        for document in project.documents():
+            ids = project.sentence_ids(document.id)
+            for position, (sid, sentence) in enumerate(zip(ids, project.sentences(ids)), 1):
+                ours.append(_Ours(sid, f"sentence {position} of document {document.name!r}", sentence.tokens))
+    return ours
 
 
 def _difference(path: Path, ours: _Ours, theirs: Sentence, lines: Sequence[int]) -> FormatError:
@@ -129,21 +138,22 @@ def read_answer_file(project, path, match: str = "order", owner: str | None = No
         raise ValueError(f"match must be one of {', '.join(MATCH_MODES)}, got {match!r}")
     path = Path(path)
     owner = None if owner is None else check_name(owner)
-    ours = list(project_sentences(project))
+    ours = project_sentences(project)
     pick = _in_order(ours, path) if match == "order" else _by_tokens(ours, path)
-    given, names, labels, n = [], set(), set(), 0
+    given, names, labels, n, tokens = [], set(), set(), 0, {}
     for _, sentence, lines in iter_located(path, **reader_options):
         n += 1
         mine = pick(sentence, lines)
         owned = _owned(sentence, owner, path, lines[0])
         if owned:
             given.append((mine.id, mine.where, dict(owned)))
+            tokens[mine.id] = mine.tokens
             names.update(owned)
             labels.update(label for anns in owned.values() for ann in anns for label in ann)
     if match == "order" and n != len(ours):
         raise FormatError(path, None, f"{n} sentences, the project {len(ours)}: with --match order the file "
                           "must hold all of the project's sentences in order (--match tokens takes a part)")
-    return AnswerFile(given, sorted(names), labels, n)
+    return AnswerFile(given, sorted(names), labels, n, tokens)
 
 
 def _in_order(ours: list[_Ours], path: Path):

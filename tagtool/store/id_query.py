@@ -72,12 +72,13 @@ def read_only(path: Path, schema_version: int, fn: Callable[[Project], Any],
 
     ``should_stop`` returning True interrupts its SQLite queries
     (:class:`sqlite3.OperationalError`).  No integrity checks: the window's
-    open has checked this file already.
+    open has checked this file already.  ``fn``'s reads see one snapshot of the file
+    (:meth:`Project.read_transaction`), whatever the window's connection commits meanwhile.
     """
     conn = dbfile.connect_readonly(path)
     if should_stop is not None:
         conn.set_progress_handler(lambda: int(should_stop()), STOP_CHECK_STEPS)
-    with Project(path, conn, readonly=True, schema_version=schema_version) as reader:
+    with Project(path, conn, readonly=True, schema_version=schema_version) as reader, reader.read_transaction():
         return fn(reader)
 
 

@@ -5,12 +5,15 @@ source project's identity and annotator name in its ``meta``, and each of
 its sentences the source sentence's id and token fingerprint in
 ``sentences.meta`` (:data:`SOURCE_KEY`, :data:`FINGERPRINT_KEY`).  A merge
 
-1. reads every file and checks it (:func:`read_file`, :func:`check_files`):
-   a file of another project, a sentence whose tokens changed on either
-   side since the assignment, a label the project lacks or two files
-   answering the same sentence for one annotator are refused with the
-   file's name, before anything is written;
-2. in one transaction (:meth:`Project.merge_answers` → :func:`apply`) makes
+1. reads every file (:func:`read_file`, each in one read transaction: the
+   annotator may be splitting a token in it meanwhile) and checks it
+   (:func:`check_files`): a file of another project, a sentence whose tokens
+   changed on either side since the assignment, a label the project lacks
+   or two files answering the same sentence for one annotator are refused
+   with the file's name, and nothing is written;
+2. in one transaction (:meth:`Project.merge_answers` → :func:`check_files`
+   against the project as the transaction sees it (another program may
+   have retokenized a sentence since the files were read), then :func:`apply`) makes
    the annotator's answers in ``annotator_labels`` those of the file for
    its sentences (a token the annotator left unlabeled is no answer), and
    recomputes the training labels of those sentences by the one rule of
@@ -116,7 +119,7 @@ def read_file(path: Path, labels: LabelSet) -> AnnotatorFile:
         project = Project.open(path, readonly=True)
     except ProjectError as e:
         raise MergeError(f"{path}: cannot be read ({e})") from e
-    with project:
+    with project, project.read_transaction():  # its tokens and labels of one moment
         meta = project.meta
         if not meta.get(ANNOTATOR_KEY) or not meta.get(SOURCE_PROJECT_KEY):
             raise MergeError(f"{path} is not an annotator's file written by 'tagtool assign' "
@@ -148,7 +151,11 @@ def _file_sentence(path: Path, sentence, labels: LabelSet) -> FileSentence:
 
 def check_files(project, files: Sequence[AnnotatorFile]) -> None:
     """Refuse files of another project, sentences whose tokens changed in the project, and
-    two files answering one sentence for the same annotator (:class:`MergeError`)."""
+    two files answering one sentence for the same annotator (:class:`MergeError`).
+
+    :meth:`Project.merge_answers` calls it inside the merge's write transaction: a check
+    made before it began may describe tokens another program has split or merged since.
+    """
     identity = project.meta.get(PROJECT_ID_KEY)
     seen: dict[tuple[str, int], Path] = {}
     for f in files:

@@ -213,6 +213,15 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront):
         with transaction.write(conn, self.path, lambda: cache.refresh(conn), cache.forget) as conn:
             yield conn
 
+    @contextmanager
+    def read_transaction(self) -> Iterator[Project]:
+        """Every read of this project inside the block sees one snapshot of the file
+        (:func:`tagtool.store.transaction.read`): reads that must agree with each other
+        (an export's corpus, ids and answers) while another program edits it.  Nothing
+        may be written inside it (an edit raises :class:`~tagtool.errors.ProjectError`)."""
+        with transaction.read(self._db):
+            yield self
+
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = self._db.execute(sql, params).fetchone()
         return None if row is None else row[0]
@@ -283,8 +292,10 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront):
         return reading.sentences(self._db, self.path, sentence_ids)
 
     def corpus(self) -> Corpus:
-        """The whole project as a :class:`Corpus` (one query per table)."""
-        return reading.corpus(self._db, self.path, self.labels)
+        """The whole project as a :class:`Corpus` (one query per table), its label set read
+        in the same snapshot."""
+        with self.read_transaction():
+            return reading.corpus(self._db, self.path, self.labels)
 
     def snapshot(self, checkpoint: Callable[[], bool] | None = None) -> tuple[list[int], list[Sentence]]:
         """Ids and sentences of the whole project, in one transaction (:func:`tagtool.store.reading.snapshot`)."""
@@ -376,8 +387,9 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront):
         ``add_labels`` appending its labels the project lacks; tokens changed, not logged."""
         if mode not in ("replace", "fill"):
             raise ValueError(f"mode must be 'replace' or 'fill', got {mode!r}")
-        pairs = _rows.match_sentences(self._db, corpus, match)
         with self._write() as conn:
+            # matched inside the write: another program may split or merge a token meanwhile
+            pairs = _rows.match_sentences(conn, corpus, match)
             if add_labels:
                 _labels.add_missing(conn, self._label_cache, corpus.labels)
             return writes.take_annotations(conn, self.labels, pairs, mode, annotator)

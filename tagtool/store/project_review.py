@@ -4,7 +4,8 @@ tokenization fixes, and the corpora that carry them (an export, what learners tr
 The methods rely on what :class:`~tagtool.store.project.Project` provides:
 ``_db`` (the open connection), ``_write()`` (one write transaction),
 ``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.records.NotFoundError`
-for an unknown sentence), and the corpus it reads (``corpus()``, ``sentence_ids()``).
+for an unknown sentence), the corpus it reads (``corpus()``, ``sentence_ids()``) and
+``read_transaction()`` (the reads of one corpus see one snapshot).
 """
 
 from __future__ import annotations
@@ -61,16 +62,19 @@ class ReviewFront:
 
     def export_corpus(self) -> Corpus:
         """:meth:`corpus` with the review attributes and each annotator's own labels, for exported files."""
-        corpus, ids = self.corpus(), self.sentence_ids()
-        corpus = _annotators.with_answers(self._db, corpus, ids)
-        return _review.with_review_meta(corpus, ids, self.reviews())
+        with self.read_transaction():  # the sentences, their answers and reviews of one moment
+            corpus, ids = self.corpus(), self.sentence_ids()
+            corpus = _annotators.with_answers(self._db, corpus, ids)
+            return _review.with_review_meta(corpus, ids, self.reviews())
 
     def training_corpus(self) -> Corpus:
         """:meth:`corpus` with the skipped sentences unlabeled: what learners may train on."""
-        corpus, skipped = self.corpus(), self.skipped_ids()
+        with self.read_transaction():
+            corpus, skipped = self.corpus(), self.skipped_ids()
+            ids = self.sentence_ids() if skipped else None
         if not skipped:
             return corpus
-        sentences = iter(_review.for_training(self.sentence_ids(), list(corpus), skipped))
+        sentences = iter(_review.for_training(ids, list(corpus), skipped))
         documents = [Document(d.name, [next(sentences) for _ in d.sentences]) for d in corpus.documents]
         return Corpus(corpus.labels, documents)
 

@@ -6,7 +6,7 @@ The rule that makes training labels of answers lives in
 The methods rely on what :class:`~tagtool.store.project.Project` provides:
 ``_db`` (the open connection), ``_write()`` (one write transaction),
 ``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.records.NotFoundError`
-for an unknown sentence), ``_normalize(labels)`` and ``path``.
+for an unknown sentence), ``_normalize(labels)``, ``read_transaction()`` and ``path``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from tagtool.store import annotator_answers as _answers
 from tagtool.store import annotators as _annotators
 from tagtool.store import label_rows as _labels
 from tagtool.store import reading
+from tagtool.store import token_checks
 from tagtool.store import team as _team
 from tagtool.store import writes
 
@@ -36,7 +37,8 @@ class TeamFront:
 
     def answers(self, sentence_id: int) -> tuple[dict[str, frozenset[str]], ...]:
         """Each token's answers, ``{annotator: labels}`` (empty: nobody answered it)."""
-        return _team.read_answers(self._db, int(sentence_id), self._length(sentence_id))
+        with self.read_transaction():  # the length and the rows of one moment
+            return _team.read_answers(self._db, int(sentence_id), self._length(sentence_id))
 
     def resolutions(self, sentence_id: int) -> dict[int, _team.Resolution]:
         """``{token: Resolution}`` of the sentence's tokens an adjudicator resolved."""
@@ -69,21 +71,32 @@ class TeamFront:
                                     annotator, action)
 
     def merge_answers(self, files: Sequence[Any]) -> Any:
-        """Bring annotators' files' answers in, one transaction (:func:`tagtool.store.merge.apply`)."""
+        """Check annotators' files against the project (:func:`tagtool.store.merge.check_files`)
+        and bring their answers in, one transaction (:func:`tagtool.store.merge.apply`): the
+        check sees the sentences the merge writes (another program may retokenize them)."""
         from tagtool.store import merge as _merge  # it imports this module
 
         with self._write() as conn:
+            _merge.check_files(self, files)
             return _merge.apply(conn, self.labels, files)
 
     def add_answers(self, given: Sequence[tuple[int, str, Mapping[str, Sequence[frozenset[str]]]]],
-                    add_labels: Iterable[str] = ()) -> _annotators.AnswerCounts:
+                    add_labels: Iterable[str] = (),
+                    tokens: Mapping[int, Sequence[str]] | None = None) -> _annotators.AnswerCounts:
         """Add ``(sentence id, description, {annotator: labels per token})`` answers and recompute the
-        training labels they touch, one transaction (:func:`tagtool.store.annotators.write_answers`)."""
+        training labels they touch, one transaction (:func:`tagtool.store.annotators.write_answers`).
+
+        ``tokens``: the tokens each sentence had when the answers were matched to it; the
+        lengths and these tokens are checked inside the transaction (another program may have
+        split or merged a token since), and a sentence that differs now refuses them all.
+        """
         given = list(given)
         if not given:
             return _annotators.AnswerCounts()
-        _annotators.check_lengths(self._db, given)
         with self._write() as conn:
+            if tokens:
+                token_checks.check_tokens(conn, tokens)
+            _annotators.check_lengths(conn, given)
             labels = _labels.add_missing(conn, self._label_cache, add_labels) if add_labels else self.labels
             return _annotators.write_answers(conn, labels, given)
 

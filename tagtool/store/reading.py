@@ -1,7 +1,10 @@
 """Reading a project's sentences: by id, the whole corpus, a snapshot, one sentence's labels.
 
 Functions of a connection; the :class:`~tagtool.store.project.Project`
-front calls them.  A sentence the file holds broken (a row written outside
+front calls them.  Each reads in one read transaction
+(:func:`tagtool.store.transaction.read`): a sentence's tokens and its labels
+are read by separate queries, and another program may split or merge a
+token between them.  A sentence the file holds broken (a row written outside
 tagtool) becomes a :class:`~tagtool.errors.ProjectError` naming it.
 """
 
@@ -18,6 +21,7 @@ from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import rows as _rows
+from tagtool.store import transaction
 from tagtool.store.records import DocumentInfo, NotFoundError
 
 #: Sentences read between two calls of a snapshot's ``checkpoint``.
@@ -77,6 +81,11 @@ def sentences(conn: sqlite3.Connection, path: Path, sentence_ids: Iterable[int])
     ids = [int(i) for i in sentence_ids]
     if not ids:
         return []
+    with transaction.read(conn):
+        return _read_sentences(conn, path, ids)
+
+
+def _read_sentences(conn: sqlite3.Connection, path: Path, ids: list[int]) -> list[Sentence]:
     key = _rows.dumps(ids)
     rows = {
         r[0]: r[1:]
@@ -93,7 +102,13 @@ def sentences(conn: sqlite3.Connection, path: Path, sentence_ids: Iterable[int])
 
 
 def corpus(conn: sqlite3.Connection, path: Path, labels: LabelSet) -> Corpus:
-    """The whole project as a :class:`Corpus` (one query per table)."""
+    """The whole project as a :class:`Corpus` (one query per table, one read transaction:
+    the caller's, when ``labels`` must be of the same snapshot)."""
+    with transaction.read(conn):
+        return _read_corpus(conn, path, labels)
+
+
+def _read_corpus(conn: sqlite3.Connection, path: Path, labels: LabelSet) -> Corpus:
     annotations = _rows.annotations_by_sentence(conn)
     by_document: dict[int, list[Sentence]] = {}
     with broken_sentence(path) as current:
@@ -128,14 +143,8 @@ def snapshot(
     ``checkpoint`` is called every :data:`CHECKPOINT_EVERY` sentences; when
     it returns True the read ends with :class:`InterruptedError`.
     """
-    outer = conn.in_transaction
-    if not outer:
-        conn.execute("BEGIN")
-    try:
+    with transaction.read(conn):
         return _read_snapshot(conn, path, checkpoint)
-    finally:
-        if not outer:
-            conn.execute("COMMIT")
 
 
 def _read_snapshot(
@@ -165,8 +174,10 @@ def _read_snapshot(
 
 def annotations(conn: sqlite3.Connection, sentence_id: int) -> tuple[frozenset[str], ...]:
     """Allowed set of every token of a sentence (empty = no label)."""
-    result = [EMPTY] * sentence_length(conn, sentence_id)
-    for t, text in conn.execute("SELECT token, labels FROM annotations WHERE sentence_id = ?", (sentence_id,)):
+    with transaction.read(conn):
+        result = [EMPTY] * sentence_length(conn, sentence_id)
+        rows = conn.execute("SELECT token, labels FROM annotations WHERE sentence_id = ?", (sentence_id,)).fetchall()
+    for t, text in rows:
         result[t] = _rows.parse_stored(text)
     return tuple(result)
 
@@ -174,11 +185,13 @@ def annotations(conn: sqlite3.Connection, sentence_id: int) -> tuple[frozenset[s
 def annotator_labels(conn: sqlite3.Connection, sentence_id: int) -> dict[str, tuple[frozenset[str], ...]]:
     """Each annotator's own labels of a sentence (empty without a multi-annotator import;
     a token an annotator left unlabeled is empty)."""
-    n_tokens = sentence_length(conn, sentence_id)
+    with transaction.read(conn):
+        n_tokens = sentence_length(conn, sentence_id)
+        rows = conn.execute(
+            "SELECT token, annotator, labels FROM annotator_labels WHERE sentence_id = ? ORDER BY annotator, token",
+            (sentence_id,),
+        ).fetchall()
     out: dict[str, list[frozenset[str]]] = {}
-    for t, name, text in conn.execute(
-        "SELECT token, annotator, labels FROM annotator_labels WHERE sentence_id = ? ORDER BY annotator, token",
-        (sentence_id,),
-    ):
+    for t, name, text in rows:
         out.setdefault(name, [EMPTY] * n_tokens)[t] = _rows.parse_stored(text)
     return {name: tuple(labels) for name, labels in out.items()}

@@ -19,7 +19,7 @@ from tagtool.core.annotators import giver
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
 from tagtool.errors import FormatError, LabelError, ProjectError
-from tagtool.store import review
+from tagtool.store import review, token_checks
 
 _META_SCALARS = (str, int, float, bool, type(None))
 
@@ -279,8 +279,10 @@ def write_annotations(
     token, labels, annotator, time) get theirs, and ``log`` rows (sentence, token, old, new,
     annotator, time) go to ``annotation_log``; the caller refreshes the counts.
 
-    ``annotations`` has no rowid and no trigger, so a replace is an update.
+    ``annotations`` has no rowid and no trigger, so a replace is an update.  A token index
+    outside its sentence refuses them all (:func:`tagtool.store.token_checks.check_indexes`).
     """
+    token_checks.check_indexes(conn, upserts, "a training label")
     conn.executemany("DELETE FROM annotations WHERE sentence_id = ? AND token = ?", deletes)
     conn.executemany(
         "INSERT OR REPLACE INTO annotations (sentence_id, token, labels, annotator, time) VALUES (?, ?, ?, ?, ?)",

@@ -1,10 +1,17 @@
-"""One write transaction on a project's connection, and SQLite's failures in words.
+"""One write or read transaction on a project's connection, and SQLite's failures in words.
 
 A project edit is one ``BEGIN IMMEDIATE`` ... ``COMMIT``: applied entirely or
 not at all (the kill tests of tests/store check it).  A failure of SQLite (a
 lock held too long by another program, a full disk) becomes a
 :class:`~tagtool.errors.ProjectError` that says why, and the project is then
-unchanged.
+unchanged.  Every check an edit depends on (a sentence's length, its tokens)
+is made inside the edit's transaction: another program may retokenize a
+sentence between a check made before and the write.
+
+Reads that must agree with each other (a sentence's tokens and its labels,
+the whole corpus an export writes) run in one read transaction
+(:func:`read`): in WAL mode it sees the file as it was at its first query,
+whatever other connections commit meanwhile.
 """
 
 from __future__ import annotations
@@ -70,6 +77,31 @@ def write(
         if isinstance(e, sqlite3.Error):
             raise ProjectError(f"{path}: the change could not be saved: {reason(e)} ({e})") from e
         raise
+
+
+@contextmanager
+def read(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One read transaction: every query inside sees one snapshot of the file.
+
+    A deferred ``BEGIN``: it takes no lock a writer waits for (WAL), and
+    its snapshot is the file as committed at its first query.  Inside a
+    transaction already (a write, or an outer read) it adds nothing: that
+    one is the snapshot.  Nothing may be written inside it.
+    """
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        # Nothing was written: a COMMIT only releases the snapshot (as the snapshot read
+        # always did; a ROLLBACK may abort other cursors' statements on older SQLite).
+        if conn.in_transaction:
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as e:  # pragma: no cover - an interrupted or failing connection
+                log.warning("ending a read transaction failed (%s)", e)
 
 
 def _rollback(conn: sqlite3.Connection, path: Path) -> None:
