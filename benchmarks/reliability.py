@@ -4,7 +4,8 @@ Usage::
 
     python benchmarks/reliability.py [--examples N] [--tagger-examples N] [--import-examples N]
                                      [--span-examples N] [--damaged N] [--seed S] [--big N]
-                                     [--hostile-trials N] [--safety-scale X] [--quick] [--no-tests]
+                                     [--hostile-trials N] [--safety-scale X] [--adversarial-scale X]
+                                     [--only-adversarial] [--quick] [--no-tests]
 
 Runs the generators of the fuzz tests (``tests/fuzz/inputs.py``,
 ``tests/fuzz/tagger_inputs.py``) with many more examples than CI does,
@@ -20,8 +21,13 @@ files (``benchmarks/_hostile.py``: tagger files announcing huge sizes, a zip
 bomb, a 2 GB ``meta.json``; a 100 MB line, a 35-million-token sentence, a
 50 MB token, 10,000 labels, a 40 MB CSV) run through ``tagtool`` under a
 memory limit, randomized trials of every file-safety case of issue 11
-(``benchmarks/_file_safety.py``), and the pytest tests of every scenario
-with their outcome. Writes ``benchmarks/results/reliability.md``.
+(``benchmarks/_file_safety.py``), the team, concurrency and odd-file trials
+(``benchmarks/_adversarial.py``: retokenization in one process against merge
+and export in another, kills during merge, annotators kept through imports,
+CoNLL-U trees and invalid CoNLL-U, Label Studio edge cases, agreement over
+thousands of annotators, full and read-only disks; ``--only-adversarial``
+runs just these), and the pytest tests of every scenario with their
+outcome. Writes ``benchmarks/results/reliability.md``.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import _span_fuzz as spans  # noqa: E402
+from _adversarial import adversarial  # noqa: E402
 from _file_safety import SAFETY_SCENARIOS, file_safety, trial_counts  # noqa: E402
 from _hostile import ADDRESS_LIMIT, HEADER as HOSTILE_HEADER, TIME_LIMIT, hostile_sizes  # noqa: E402
 from _results import machine_lines, write_keeping_analysis  # noqa: E402
@@ -402,12 +409,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="trials of the file-safety cases, times the default counts")
     parser.add_argument("--quick", action="store_true",
                         help="about a tenth of every count (a check that everything runs, not a result)")
+    parser.add_argument("--adversarial-scale", type=float, default=1.0,
+                        help="trials of the team, concurrency and odd-file cases, times the default counts")
+    parser.add_argument("--only-adversarial", action="store_true",
+                        help="run only the team, concurrency and odd-file trials and print them (writes nothing)")
     parser.add_argument("--no-tests", action="store_true", help="skip running the scenario tests")
     args = parser.parse_args(argv)
     if args.quick:
         for name in ("examples", "tagger_examples", "import_examples", "span_examples", "damaged", "big"):
             setattr(args, name, max(10, getattr(args, name) // 10))
         args.hostile_trials, args.safety_scale = 1, args.safety_scale / 5
+        args.adversarial_scale /= 10
+    if args.only_adversarial:
+        with tempfile.TemporaryDirectory() as tmp:
+            lines, failed = adversarial(Path(tmp), args.seed, args.adversarial_scale)
+        print("\n".join(lines))
+        return 1 if failed else 0
     command = "python benchmarks/reliability.py " + " ".join(sys.argv[1:] if argv is None else argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -422,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         span_tallies = fuzz_spans(folder, args.span_examples, args.seed)
         counts = trial_counts(args.safety_scale)
         safety, safety_failed = file_safety(folder / "safety", counts, args.seed)
+        team, team_failed = adversarial(folder / "adversarial", args.seed, args.adversarial_scale)
     tests = [] if args.no_tests else scenario_tests()
 
     everything = readers + imports + taggers
@@ -522,6 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *safety,
     ]
+    lines += ["", *team]
     if tests:
         lines += ["Tests of each scenario (`python -m pytest` on the ids below; passed/run):", "",
                   "| scenario | outcome | tests |", "|---|---|---|", *tests, ""]
@@ -529,7 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     write_keeping_analysis(RESULT, lines)
     others = sum(t.counts["other"] for t in everything + span_tallies) + sum("✗" in row for row in hostile)
-    others += safety_failed
+    others += safety_failed + team_failed
     return 1 if others else 0
 
 

@@ -27,7 +27,7 @@ token of digits ``NUM``; the other process only splits tokens and merges
 two neighbours of the same kind, so a right label stays right and a label
 read or stored against the wrong tokenization shows.
 
-Run alone: ``python benchmarks/_team23_conc.py [--scale X] [--seed S]``.
+Run alone: ``python benchmarks/_adv_concurrency.py [--scale X] [--seed S]``.
 """
 
 from __future__ import annotations
@@ -498,7 +498,7 @@ if __name__ == "__main__":
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="team23-conc-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="adv-concurrency-") as tmp:
         t0 = time.perf_counter()
         table, failed = run(Path(tmp), args.seed, args.scale)
         print("\n".join(table))

@@ -1,0 +1,44 @@
+"""Team work, concurrent edits and odd files: the adversarial trials, one module per kind.
+
+Each module named in :data:`MODULES` exposes ``run(folder, seed, scale)``
+returning ``(markdown lines, failed trials)``: a ``###`` subsection with what
+was tried and a table of outcomes. ``scale`` multiplies its trial counts
+(1.0 gives the counts ``reliability.md`` records). Run one alone with
+``python benchmarks/_adv_<kind>.py``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from pathlib import Path
+
+#: The trials, in the order the report shows them.
+MODULES = (
+    "_adv_concurrency",   # retokenization against merge and export, kills during merge
+    "_adv_team",          # annotators kept by imports, joint givers, clears, resolutions
+    "_adv_conllu",        # split/merge trees and # text, invalid CoNLL-U, BOM and CRLF
+    "_adv_labelstudio",   # one annotator twice, "unknown", hypertextlabels
+    "_adv_agreement",     # agreement's cost in annotators, progress, --limit
+    "_adv_disk",          # full and read-only disks
+)
+
+INTRO = (
+    "Trials of what an adversarial run against the store found: two processes on one project, kills, "
+    "hostile team files and CoNLL-U, many annotators, full and read-only disks. Every trial checks the "
+    "promise of its case; a failed one is printed."
+)
+
+
+def adversarial(folder: Path, seed: int, scale: float) -> tuple[list[str], int]:
+    """Run every module of :data:`MODULES` in its own sub-folder; the report's lines and the failures."""
+    lines, failed = ["## Team work, concurrent edits and odd files", "", INTRO, ""], 0
+    for name in MODULES:
+        sub = folder / name
+        sub.mkdir(parents=True)
+        started = time.perf_counter()
+        part, bad = importlib.import_module(name).run(sub, seed, scale)
+        print(f"{name}: {bad} failed trials, {time.perf_counter() - started:.0f} s", flush=True)
+        lines += [*part, ""]
+        failed += bad
+    return lines, failed
