@@ -25,8 +25,8 @@ Split of word *w* into *w₁ w₂*
     *w* comes after *w₂*.
 Merge of words *a b* into *m*
     *m* takes the place of the one of the two nearer the root (the one the
-    other depends on, if it does; the first on a tie or when the HEAD
-    column does not make a tree): its HEAD, DEPREL, DEPS, LEMMA, tags and
+    other depends on, if it does; the first on a tie or when neither
+    reaches the root through its heads): its HEAD, DEPREL, DEPS, LEMMA, tags and
     features.  The other word's dependents are re-attached to *m*; its own
     attachment goes (it is part of *m* now).  Since the word kept is no
     deeper than the other, its head is not below either of them and no
@@ -48,6 +48,8 @@ Merge and multiword tokens
     that matched the words before (:func:`~tagtool.store.conllu_words.surface`)
     is rewritten from the words after; one that did not match (the file
     had it so) is left as it is.
+
+For users: ``docs/retokenizing-conllu.md``.
 """
 
 from __future__ import annotations
