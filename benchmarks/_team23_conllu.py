@@ -99,20 +99,25 @@ def _place(tokens: tuple[str, ...], meta: dict, rng: random.Random) -> tuple[int
     return rng.randrange(len(tokens)), False
 
 
+def _possible(p: Project, kind: str, sids: list[int], rng: random.Random) -> int:
+    """A sentence of ``sids`` where ``kind`` can be done: two tokens to merge, or a token of two characters."""
+    while True:
+        sid = rng.choice(sids)
+        tokens = p.sentence(sid).tokens
+        if (len(tokens) > 1) if kind == "merge" else any(len(w) > 1 for w in tokens):
+            return sid
+
+
 def _operate(p: Project, sid: int, kind: str, rng: random.Random, out: Path, labels, history: dict) -> str:
     """One split or merge near a multiword token, its export checked; ``history[sid]``: the changes, for undo."""
     s = p.sentence(sid)
     t, near = _place(s.tokens, dict(s.meta), rng)
     if kind == "merge":
         t = min(t, len(s.tokens) - 2)
-        if t < 0:
-            return "one-token sentence, skipped"
         done = p.merge_tokens(sid, t)
     else:
         longer = [k for k in range(max(0, t - 2), min(len(s.tokens), t + 3)) if len(s.tokens[k]) > 1]
-        if not longer:
-            return "no token of 2+ characters there, skipped"
-        t = rng.choice(longer)
+        t = rng.choice(longer or [k for k, w in enumerate(s.tokens) if len(w) > 1])
         done = p.split_token(sid, t, rng.randrange(1, len(s.tokens[t])))
     history.setdefault(sid, []).append((done, t))
     changed = p.sentence(sid)
@@ -135,7 +140,7 @@ def retokenize_trials(folder: Path, rng: random.Random, scale: float) -> list[Ro
             for kind in ("split", "merge"):
                 row, changes = Row(f"{kind}, {name}"), Counter()
                 for k in range(max(1, round(OPS * scale))):
-                    sid = rng.choice(pool) if rng.random() < 0.8 else rng.choice(sids)
+                    sid = _possible(p, kind, pool if rng.random() < 0.8 else sids, rng)
                     row.run(f"#{k}", lambda: _operate(p, sid, kind, rng, folder / "out.conllu", corpus.labels,
                                                       history))
                     changes[sid] += 1

@@ -163,3 +163,61 @@ def test_through_a_project_every_merge_and_split_exports_valid(tmp_path, name):
         out = tmp_path / "out.conllu"
         write_corpus(p.export_corpus(), out)
     assert problems(out.read_text(encoding="utf-8")) == []
+
+
+def synthetic(rng: random.Random) -> str:
+    """A random valid CoNLL-U sentence: a random tree, multiword tokens, empty nodes, DEPS naming them."""
+    n = rng.randint(2, 9)
+    order = rng.sample(range(1, n + 1), n)
+    heads = {order[0]: 0}
+    for k, w in enumerate(order[1:], 1):
+        heads[w] = rng.choice(order[:k])
+    forms = ["".join(rng.choice("abcxyz") for _ in range(rng.randint(1, 4))) for _ in range(n)]
+    starts, w = {}, 1
+    while w < n:
+        if rng.random() < 0.3:
+            end = min(n, w + rng.randint(1, 2))
+            starts[w] = end
+            w = end + 1
+        else:
+            w += 1
+    nodes = {k: rng.randint(0, 2) for k in range(0, n + 1)}
+    misc = {i: "SpaceAfter=No" if rng.random() < 0.3 else "_" for i in range(1, n + 1)}
+    lines, text, covered = [], [], 0
+    for k in range(nodes[0]):
+        lines.append(f"0.{k + 1}\tE\t_\t_\t_\t_\t_\t_\t{rng.randint(1, n)}:orphan\t_")
+    for i in range(1, n + 1):
+        if i in starts:
+            form = "".join(forms[j - 1] for j in range(i, starts[i] + 1))
+            rmisc = "SpaceAfter=No" if rng.random() < 0.3 else "_"
+            lines.append(f"{i}-{starts[i]}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{rmisc}")
+            text += [form, "" if rmisc != "_" else " "]
+            covered = starts[i]
+        elif i > covered:
+            text += [forms[i - 1], "" if misc[i] != "_" else " "]
+        inside = any(a <= i <= b for a, b in starts.items())
+        deps = f"{heads[i]}:{'root' if heads[i] == 0 else 'dep'}"
+        if nodes[i - 1] and rng.random() < 0.5:
+            deps += f"|{i - 1}.1:ref" if i - 1 else ""
+        lines.append(f"{i}\t{forms[i - 1]}\t_\tX\t_\t_\t{heads[i]}\t{'root' if heads[i] == 0 else 'dep'}\t{deps}\t"
+                     f"{'_' if inside else misc[i]}")
+        for k in range(nodes[i]):
+            lines.append(f"{i}.{k + 1}\tE\t_\t_\t_\t_\t_\t_\t{i}:orphan\t_")
+    return f"# text = {''.join(text[:-1])}\n" + "\n".join(lines) + "\n\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), n_ops=st.integers(1, 5))
+def test_random_operations_on_synthetic_trees_with_ranges_and_empty_nodes(tmp_path, seed, n_ops):
+    rng = random.Random(seed)
+    path = tmp_path / "in.conllu"
+    path.write_text(synthetic(rng), encoding="utf-8")
+    assert problems(path.read_text(encoding="utf-8")) == []
+    corpus = read_corpus(path)
+    state = state_of(corpus.sentences[0])
+    for _ in range(n_ops):
+        state = apply(state, corpus, rng)
+    text = exported(corpus, [sentence_of(state, 0)], tmp_path)
+    assert problems(text) == [], text
+    out = tmp_path / "out.conllu"
+    assert read_corpus(out).sentences[0].tokens == state.tokens  # tagtool's own reader takes it back
