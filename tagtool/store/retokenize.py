@@ -24,8 +24,9 @@ Adjudications (:mod:`tagtool.store.team`)
     change made them: the tokens are new).  Undo puts them back.
 Extra columns (a file's POS, lemma, … columns)
     A split copies the token's values to both halves; a merge keeps the
-    first token's.  Sentences read from CoNLL-U also have their word ids
-    renumbered (:mod:`tagtool.store.retokenize_conllu`).
+    first token's.  Sentences read from CoNLL-U have their word ids
+    renumbered and stay a tree with a true ``# text``, by the rules of
+    :mod:`tagtool.store.retokenize_conllu`.
 The annotation log
     Earlier entries keep the token indexes they had when written (it is a
     history).  The change itself is logged as what happened to the count of
@@ -142,11 +143,7 @@ def split_state(
     columns = {name: [*v[: t + 1], v[t], *v[t + 1:]] for name, v in state.columns.items()}
     meta = dict(state.meta)
     if conllu_ids.is_conllu(meta):
-        new = conllu_ids.split_ids(t)
-        conllu_ids.renumber_columns(columns, new)
-        if "misc" in columns:
-            columns["misc"][t] = conllu_ids.split_misc(columns["misc"][t])
-        conllu_ids.renumber_meta(meta, new, split_at=t)
+        conllu_ids.split(state.tokens, state.columns, tokens, columns, meta, t)
 
     def halves(text: str | None) -> tuple[str | None, str | None]:
         if text is None:
@@ -188,13 +185,7 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
     columns = {name: [*v[: t + 1], *v[t + 2:]] for name, v in state.columns.items()}
     meta = dict(state.meta)
     if conllu_ids.is_conllu(meta):
-        new = conllu_ids.merge_ids(t)
-        if "misc" in columns:
-            columns["misc"][t] = conllu_ids.merged_misc(state.columns["misc"][t], state.columns["misc"][t + 1])
-        conllu_ids.renumber_columns(columns, new)
-        if "head" in state.columns:
-            conllu_ids.fix_merged_head(columns, t, conllu_ids.renumber_ref(state.columns["head"][t + 1], new))
-        conllu_ids.renumber_meta(meta, new, merged_at=t)
+        conllu_ids.merge(state.tokens, state.columns, tokens, columns, meta, t)
 
     def merged(text_a: str | None, text_b: str | None) -> str | None:
         if text_a is None or text_b is None:

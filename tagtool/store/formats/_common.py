@@ -106,11 +106,14 @@ def decode_error(path: Path, encoding: str, exc: UnicodeError) -> FormatError:
 
 
 def iter_lines(
-    path: Path, encoding: str, max_line_chars: int | None = None, where: ReadContext | None = None
+    path: Path, encoding: str, max_line_chars: int | None = None, where: ReadContext | None = None,
+    newline: str | None = None,
 ) -> Iterator[tuple[int, str]]:
     """Yield ``(line number, line)`` pairs of a text file, lines with their newline.
 
-    Universal newlines (``\\r\\n`` reads as ``\\n``). Raises
+    Universal newlines (``\\r\\n`` reads as ``\\n``; with ``newline=""`` a
+    line ends where it would but keeps its ``\\r\\n`` or ``\\r``, for a
+    reader that writes the file back as it was). Raises
     :class:`FormatError` for binary files, undecodable bytes and a line of
     more than ``max_line_chars`` characters (newline excluded), which is
     refused after reading one character more than the limit, never whole.
@@ -119,11 +122,12 @@ def iter_lines(
     opened = text_encoding(path, encoding)
     check_not_binary(path, encoding)
     nul_is_text = _nul_is_text(encoding)
-    size = -1 if max_line_chars is None else max_line_chars + 1
-    with open(path, encoding=opened, newline=None) as fh:
+    # One character past the limit (two when a kept \r\n may end the line) tells a line too long.
+    size = -1 if max_line_chars is None else max_line_chars + (2 if newline == "" else 1)
+    with open(path, encoding=opened, newline=newline) as fh:
         try:
             for lineno, line in enumerate(iter(lambda: fh.readline(size), ""), 1):
-                if size > 0 and len(line) - line.endswith("\n") > max_line_chars:
+                if size > 0 and len(line.rstrip("\r\n")) > max_line_chars:
                     raise line_too_long(path, lineno, max_line_chars)
                 if not nul_is_text and "\x00" in line:
                     raise FormatError(path, lineno, "binary data (NUL byte) in a text file")
@@ -199,8 +203,16 @@ class ReadContext:
         self.warnings.append(ReadWarning(f"{where}: {message}", kind))
         logger.info("%s: %s", where, message)
 
-    def lines(self) -> Iterator[tuple[int, str]]:
-        return iter_lines(self.path, self.encoding, self.limits.max_line_chars, self)
+    def lines(self, newline: str | None = None) -> Iterator[tuple[int, str]]:
+        """The file's numbered lines (:func:`iter_lines`; ``newline=""`` keeps their ``\\r``)."""
+        return iter_lines(self.path, self.encoding, self.limits.max_line_chars, self, newline)
+
+    def starts_with_bom(self) -> bool:
+        """The file is UTF-8 that starts with a byte-order mark (which reading drops)."""
+        if text_encoding(self.path, self.encoding) != "utf-8-sig":
+            return False
+        with open(self.path, "rb") as fh:
+            return fh.read(len(codecs.BOM_UTF8)) == codecs.BOM_UTF8
 
     def check_tokens(self, tokens: Sequence[str], line: int, lines: Sequence[int] | None = None) -> None:
         """:class:`FormatError` for a sentence of too many tokens or a token too long (``self.limits``).

@@ -27,6 +27,14 @@ Reading
     ``meta["conllu:misc_at"]`` (``"token:entry"`` pairs, 0-based). A
     comment using one of these keys is an error.
 
+    IDs must say a place: words 1, 2, …; multiword tokens of two or more
+    words right before their first word, neither overlapping nor past the
+    last word; empty nodes after the word they name, numbered 1, 2, …; no
+    empty field (:mod:`.conllu_ids`). Anything else is a
+    :class:`~tagtool.errors.FormatError` naming the file and the line.
+    Line endings (CRLF, CR) and a UTF-8 byte-order mark are recorded
+    (:mod:`.conllu_bytes`) and written back.
+
     ``# newdoc id = X`` (or a bare ``# newdoc``) starts a document named
     ``X`` (or ``"<file name>:<k>"``); sentences before the first one form a
     document named after the file.
@@ -62,6 +70,8 @@ from conllu.parser import DEFAULT_FIELDS, parse_comment_line, parse_id_value
 from tagtool.core.annotation import EMPTY, format_annotation
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats._common import Item, ReadContext, WriteContext
+from tagtool.store.formats.conllu_bytes import BOM_KEY, NEWLINE_KEY, Endings, newline, write_bom
+from tagtool.store.formats.conllu_ids import IdChecks, check_fields
 from tagtool.store.formats.limits import sentence_too_long
 
 logger = logging.getLogger(__name__)
@@ -76,7 +86,8 @@ LINES_KEY = "conllu:lines"
 LABEL_FIELD_KEY = "conllu:label_field"
 #: ``"token:entry"`` pairs (0-based) of MISC labels that were not the last entry of their cell.
 MISC_AT_KEY = "conllu:misc_at"
-RESERVED_KEYS = (LINES_KEY, LABEL_FIELD_KEY, MISC_AT_KEY)
+#: Line endings and byte-order mark: :mod:`tagtool.store.formats.conllu_bytes`.
+RESERVED_KEYS = (LINES_KEY, LABEL_FIELD_KEY, MISC_AT_KEY, NEWLINE_KEY, BOM_KEY)
 DEFAULT_LABEL_FIELD = "upos"
 LABEL_FIELD_CHOICES = ("upos", "xpos", "deprel", "misc:KEY")
 
@@ -112,6 +123,9 @@ class _Block:
     comments: list[str] = field(default_factory=list)
     extras: list[str] = field(default_factory=list)
     start: int = 0
+    ids: IdChecks = field(default_factory=IdChecks)
+    endings: Endings = field(default_factory=Endings)
+    bom: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.meta or self.rows or self.comments or self.extras)
@@ -128,14 +142,16 @@ def read(ctx: ReadContext, *, label_field: str = DEFAULT_LABEL_FIELD) -> Iterato
     """
     where = LabelField.parse(label_field) if ctx.read_labels else None
     spec = label_field if where is not None and label_field != DEFAULT_LABEL_FIELD else None
-    block = _Block()
+    block = _Block(bom=ctx.starts_with_bom())
     document, n_docs = ctx.document_name, 0
-    for lineno, line in ctx.lines():
-        line = line.rstrip("\n")
+    for lineno, raw in ctx.lines(newline=""):  # line endings kept: CRLF files are written back as CRLF
+        line = raw.rstrip("\r\n")
         if line.strip():
             _add_line(block, line, lineno, ctx)
+            block.endings.note(raw[len(line):], lineno, ctx)
             continue
         if block:
+            block.endings.note(raw[len(line):], lineno, ctx)
             document, n_docs = _document(block, document, n_docs, ctx)
             yield document, _sentence(block, where, spec, ctx)
             block = _Block()
@@ -167,6 +183,7 @@ def _add_line(block: _Block, line: str, lineno: int, ctx: ReadContext) -> None:
     fields = line.split("\t")
     if len(fields) != len(FIELDS):
         raise ctx.error(lineno, f"{len(fields)} tab-separated fields where CoNLL-U has {len(FIELDS)}")
+    check_fields(fields, lineno, ctx)
     try:
         token_id = parse_id_value(fields[0])
     except ParseException as exc:
@@ -174,12 +191,17 @@ def _add_line(block: _Block, line: str, lineno: int, ctx: ReadContext) -> None:
     if isinstance(token_id, tuple):
         # A multiword range repeats its words, an empty node is no token:
         # both are kept verbatim, to be written back in place.
+        if token_id[1] == "-":
+            block.ids.multiword(fields[0], token_id[0], token_id[2], lineno, ctx)
+        else:
+            block.ids.empty_node(fields[0], token_id[0], token_id[2], lineno, ctx)
         block.extras.append(line)
         return
     if len(block.rows) >= ctx.limits.max_sentence_tokens:  # before the rows fill memory
         raise sentence_too_long(ctx.path, block.start, ctx.limits.max_sentence_tokens)
     if token_id != len(block.rows) + 1:
         raise ctx.error(lineno, f"token ID {fields[0]} where {len(block.rows) + 1} was expected")
+    block.ids.word()
     block.rows.append(fields)
     block.lines.append(lineno)
 
@@ -187,6 +209,7 @@ def _add_line(block: _Block, line: str, lineno: int, ctx: ReadContext) -> None:
 def _sentence(block: _Block, where: LabelField | None, spec: str | None, ctx: ReadContext) -> Sentence:
     if not block.rows:
         raise ctx.error(block.start, "sentence with comments but no tokens")
+    block.ids.end(ctx)
     cols = dict(zip(FIELDS, zip(*block.rows)))
     ctx.check_tokens(cols["form"], block.start, block.lines)
     columns = {name: cols[name] for name in COLUMN_FIELDS}
@@ -207,6 +230,9 @@ def _sentence(block: _Block, where: LabelField | None, spec: str | None, ctx: Re
         meta[LABEL_FIELD_KEY] = spec
     if misc_at:
         meta[MISC_AT_KEY] = misc_at
+    block.endings.record(meta)
+    if block.bom:
+        meta[BOM_KEY] = "yes"
     return Sentence(cols["form"], annotations, columns, meta)
 
 
@@ -252,6 +278,7 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, label_field: str | N
         each sentence was read from (``upos`` if none is recorded).
     """
     fixed = LabelField.parse(label_field) if label_field is not None else None
+    write_bom(corpus, fh)
     for d, document in enumerate(corpus.documents):
         for s, sentence in enumerate(document.sentences):
             place = f"document {document.name!r}, sentence {s + 1}"
@@ -263,7 +290,8 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, label_field: str | N
             comments = _comments(meta, [line for line in kept if line.startswith("#")], ctx, place)
             words = _word_lines(sentence, where, corpus, ctx, place)
             extras = [line for line in kept if not line.startswith("#")]
-            fh.write("\n".join([*comments, *_placed(words, extras, ctx, place)]) + "\n\n")
+            nl = newline(sentence.meta)
+            fh.write(nl.join([*comments, *_placed(words, extras, ctx, place)]) + nl * 2)
 
 
 def _recorded_field(sentence: Sentence, ctx: WriteContext, place: str) -> LabelField:
