@@ -18,7 +18,7 @@ and the number of failed trials (target 0):
 * BOM, CRLF and CR variants of random runs of UD sentences: ``tagtool
   import`` then ``tagtool export`` gives the same bytes.
 
-Run alone: ``python benchmarks/_team23_conllu.py [--scale X] [--seed S]``.
+Run alone: ``python benchmarks/_adv_conllu.py [--scale X] [--seed S]``.
 """
 
 from __future__ import annotations
