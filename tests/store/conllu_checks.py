@@ -1,6 +1,6 @@
 """What a valid CoNLL-U sentence is, checked on the ``conllu`` package's parse of a file.
 
-Shared by the retokenization tests and ``benchmarks/_team23_conllu.py``:
+Shared by the retokenization tests and ``benchmarks/_adv_conllu.py``:
 :func:`problems` lists what is wrong with each sentence of a CoNLL-U text
 (empty when it is valid): word ids 1..n, exactly one root (HEAD 0), no
 cycle, heads and enhanced heads in range, multiword-token ranges of two or
