@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import stat
 import tempfile
 import threading
 import weakref
@@ -18,7 +19,13 @@ from collections import Counter
 from pathlib import Path
 
 from tagtool.errors import ProjectError
+from tagtool.store import disk
 from tagtool.store.schema import APPLICATION_ID
+
+try:
+    import fcntl
+except ImportError:  # Windows: no POSIX locks
+    fcntl = None
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +59,7 @@ class _HeldConnection(sqlite3.Connection):
     """A connection that stops counting as holding its file once closed (module note on POSIX locks)."""
 
     _release = None
+    _after_close = None
 
     def close(self) -> None:
         try:
@@ -59,6 +67,9 @@ class _HeldConnection(sqlite3.Connection):
         finally:
             if self._release is not None:
                 self._release()
+            if self._after_close is not None:
+                after, self._after_close = self._after_close, None
+                after()
 
 
 def _connect_held(uri: str, path: Path) -> sqlite3.Connection:
@@ -175,7 +186,8 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
     it, the file is opened ``immutable=1``: a WAL-mode reader would
     otherwise need to create ``-wal``/``-shm`` files and fail ("unable to
     open database file").  Nobody can be writing the file then: a writer
-    would need that WAL.
+    would need that WAL.  On a full disk, where the ``-shm`` index cannot
+    grow, see :func:`_connect_on_full_disk`.
     """
     uri = _uri(path, "ro")
     if not writable(path) and not side_files(path)[0].exists():
@@ -183,7 +195,88 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
     conn = _connect_held(uri, path)
     conn.execute("PRAGMA query_only = ON")
     conn.execute("PRAGMA busy_timeout = 5000")
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL and its index
+    except sqlite3.Error as e:
+        if not disk.is_full(e, path):
+            return conn  # a damaged file: the caller's checks say so
+        conn.close()
+        return _connect_on_full_disk(path)
     return conn
+
+
+def _connect_on_full_disk(path: Path) -> sqlite3.Connection:
+    """A reader of ``path`` whose ``-shm`` index could not grow: the disk is full.
+
+    SQLite's ``readonly_shm=1`` opens the index read-only and, when no
+    other connection maintains it, reads the WAL into memory (SQLite's own
+    way of reading WAL files on read-only media); it needs the ``-shm``
+    file to exist, and an empty one costs no space.  The empty side files
+    are removed again when the connection closes, if nobody else uses the
+    file (:func:`remove_unused_empty_sides`).
+    """
+    shm = side_files(path)[1]
+    try:
+        os.close(os.open(shm, os.O_WRONLY | os.O_CREAT, os.stat(path).st_mode & 0o666))
+        conn = _connect_held(_uri(path, "ro") + "&readonly_shm=1", path)
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except (OSError, sqlite3.Error) as e:
+        raise ProjectError(f"{path} cannot be read: {disk.FULL}, and SQLite needs room for the index "
+                           f"file {shm.name} beside it ({e}); free some space and try again") from e
+    conn._after_close = lambda: remove_unused_empty_sides(path)
+    log.info("%s: the disk is full; read through a read-only WAL index", path)
+    return conn
+
+
+def _size(path: Path) -> int | None:
+    """Size of a regular file, None if absent or not a regular file."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+# SQLite's lock bytes in a database file (https://sqlite.org/fileformat.html, "the lock-byte page"):
+# every connection in WAL mode holds a read lock on the SHARED range for as long as it is open.
+_PENDING_BYTE = 0x40000000
+_SHARED_FIRST, _SHARED_SIZE = _PENDING_BYTE + 2, 510
+
+
+def remove_unused_empty_sides(path: Path) -> bool:
+    """Remove an empty ``-wal`` and its ``-shm`` beside ``path`` if no connection has it open.
+
+    Under SQLite's own exclusive lock (a write lock on the SHARED range),
+    which no WAL-mode connection lets anyone take: SQLite removes its side
+    files under this lock too, and a connection opening meanwhile waits
+    for it.  A WAL that holds data is never removed, nor its index.  Not where this
+    process holds the file (closing the descriptor would drop its locks),
+    nor where POSIX locks do not exist.  Returns whether it ran.
+    """
+    if fcntl is None or held_by_this_process(path):
+        return False
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST, os.SEEK_SET)
+        wal, shm = side_files(path)[:2]
+        if _size(wal) not in (None, 0):
+            return True  # committed transactions: the next writer replays them
+        # The index holds nothing without a WAL (the next connection rebuilds
+        # it); a reader that could not grow it may have left it part-sized.
+        for side in (wal, shm):
+            if _size(side) is not None:
+                side.unlink()
+        return True
+    except OSError as e:  # another connection holds the file open: it keeps its side files
+        log.debug("%s: side files kept (%s)", path, e)
+        return False
+    finally:
+        os.close(fd)
 
 
 def connect_readwrite(path: Path) -> sqlite3.Connection:
@@ -263,6 +356,8 @@ def tidy_side_files(path: Path) -> None:
     """
     if not writable(path):
         return
+    if remove_unused_empty_sides(path) and not any(side.exists() for side in side_files(path)[:2]):
+        return  # also where the disk is full, which a read-write connection would need room on
     try:
         conn = sqlite3.connect(_uri(path, "rw"), uri=True, isolation_level=None)
         try:

@@ -24,7 +24,7 @@ from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
 from tagtool.store.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
-from tagtool.store import dbfile, schema, search_index
+from tagtool.store import dbfile, disk, schema, search_index
 from tagtool.store.rows import insert_corpus
 
 log = logging.getLogger(__name__)
@@ -218,6 +218,8 @@ def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
     try:
         rows = conn.execute("PRAGMA integrity_check(3)").fetchall()
     except (sqlite3.DatabaseError, ValueError) as e:  # ValueError: its report itself undecodable
+        if disk.is_full(e, path):  # an intact file on a full disk is not damaged
+            raise ProjectError(f"{path} cannot be opened: {disk.FULL} ({e}); free some space") from e
         raise ProjectError(f"{path} is damaged and cannot be opened ({e})") from e
     if rows != [("ok",)]:
         details = "; ".join(str(r[0]) for r in rows[:3])
@@ -295,8 +297,17 @@ def _open_checked(path: Path, readonly: bool) -> OpenedFile:
     if version == schema.CURRENT_VERSION:
         if readonly or reason:
             return OpenedFile(conn, readonly=True, schema_version=version, readonly_reason=reason)
-        conn.close()
-        return OpenedFile(_connect_for_editing(path), readonly=False, schema_version=version)
+        conn.close()  # first: a reader open beside it would let a writer start that cannot write
+        try:
+            return OpenedFile(_connect_for_editing(path), readonly=False, schema_version=version)
+        except ProjectError as e:
+            if not disk.is_full(e.__cause__, path):
+                raise
+        # As in a folder that cannot be written: it can still be read
+        reason = f"{disk.FULL}: SQLite has no room for its files beside it"
+        log.info("%s: %s; it is opened read-only", path, reason)
+        return OpenedFile(dbfile.connect_readonly(path), readonly=True, schema_version=version,
+                          readonly_reason=reason)
     if readonly or reason:
         opened = _migrate_in_memory(path, conn, version)
         opened.readonly_reason = reason
