@@ -73,6 +73,11 @@ def problem(error: BaseException, path: Path) -> str | None:
     path = Path(path)
     if is_full(error, path):
         return FULL
+    if isinstance(error, sqlite3.Error):
+        name = getattr(error, "sqlite_errorname", "") or ""
+        if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM")):
+            return _unwritable_folder(nearest_existing(path.parent))
+        return None
     if not isinstance(error, OSError):
         return None
     if error.errno == errno.EFBIG:
@@ -85,3 +90,15 @@ def problem(error: BaseException, path: Path) -> str | None:
     folder = where if where.is_dir() else nearest_existing(where.parent)
     kind = "read-only file system" if error.errno == errno.EROFS else "permission denied"
     return f"the folder {folder} is read-only ({kind})"
+
+
+def _unwritable_folder(folder: Path) -> str | None:
+    if hasattr(os, "statvfs"):
+        try:
+            if os.statvfs(folder).f_flag & os.ST_RDONLY:
+                return f"the folder {folder} is read-only (read-only file system)"
+        except OSError:
+            pass
+    if not os.access(folder, os.W_OK):
+        return f"the folder {folder} is read-only (permission denied)"
+    return None

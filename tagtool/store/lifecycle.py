@@ -76,6 +76,22 @@ def create_file(
     stays on one filesystem), synced, then renamed; on any failure the
     temporary file is removed and ``path`` is untouched.
     """
+    path = check_target(path, overwrite)
+    tmp = build_file(path, corpus, name, colors, annotator, meta)
+    try:
+        place_file(tmp, path, overwrite)
+    except BaseException as e:
+        discard(tmp)
+        if isinstance(e, OSError):
+            raise ProjectError(f"{path}: the project could not be created ({create_reason(e, path)}); "
+                               "nothing was written") from e
+        raise
+    log.info("created project %s (%d sentences)", path, len(corpus))
+
+
+def check_target(path: Path, overwrite: bool) -> Path:
+    """Where a new project at ``path`` is written (a symlink's target), refused if
+    it exists (without ``overwrite``) or is not a regular file."""
     if path.is_dir():
         raise ProjectError(f"{path} is a folder, not a project file")
     if path.exists() and not overwrite:
@@ -85,30 +101,54 @@ def create_file(
     path = Path(os.path.realpath(path)) if path.is_symlink() else path
     if path.exists() and not path.is_file():
         raise ProjectError(f"{path} is not a regular file; a project cannot be written there")
+    return path
+
+
+def build_file(path: Path, corpus: Corpus, name: str, colors: list[str], annotator: str,
+               meta: Mapping[str, str] | None = None) -> Path:
+    """Build a complete project for ``path`` under a temporary name beside it, synced; the
+    temporary file (moved into place by :func:`place_file`, or removed by :func:`discard`).
+
+    Raises
+    ------
+    ProjectError
+        Naming ``path`` and why (the disk is full, the folder is read-only); nothing is left.
+    """
     remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
-    tmp = _temp_path(path)
+    tmp = temp_path(path)
     try:
         _build(tmp, corpus, name, colors, annotator, meta or {})
-        _move_into_place(tmp, path, overwrite)
     except BaseException as e:
-        for leftover in [tmp, *dbfile.side_files(tmp)]:
-            leftover.unlink(missing_ok=True)
+        discard(tmp)
         if isinstance(e, (sqlite3.Error, OSError)):
-            raise ProjectError(f"{path}: the project could not be created ({_create_reason(e)}); "
+            raise ProjectError(f"{path}: the project could not be created ({create_reason(e, tmp)}); "
                                "nothing was written") from e
         raise
-    log.info("created project %s (%d sentences)", path, len(corpus))
+    return tmp
 
 
-def _create_reason(error: Exception) -> str:
+def discard(tmp: Path) -> None:
+    """Remove a temporary project of :func:`build_file` and any side file of it."""
+    for leftover in [tmp, *dbfile.side_files(tmp)]:
+        if not os.path.lexists(leftover):
+            continue  # not unlinked: a read-only file system refuses even that (EROFS, not ENOENT)
+        try:
+            leftover.unlink()
+        except OSError as e:
+            log.warning("cannot remove the temporary file %s (%s)", leftover, e)
+
+
+def create_reason(error: Exception, path: Path) -> str:
+    """Why writing ``path`` failed: the disk or folder (:func:`tagtool.store.disk.problem`) or the error."""
+    why = disk.problem(error, path)
+    if why:
+        return why
     if isinstance(error, OSError):
         return error.strerror or str(error)
-    if "full" in str(error).lower() or getattr(error, "sqlite_errorname", "").startswith("SQLITE_FULL"):
-        return "the disk is full"
     return str(error)
 
 
-def _temp_path(path: Path) -> Path:
+def temp_path(path: Path) -> Path:
     """A temporary file beside ``path`` (a project being built, a backup being
     written) named ``.NAME.PID.RANDOM.tmp``: the next open of ``path`` removes
     what a killed writer left (:func:`tagtool.store.outputs.remove_stale_temps`),
@@ -118,14 +158,11 @@ def _temp_path(path: Path) -> Path:
 
 def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: str,
            meta: Mapping[str, str]) -> None:
+    conn = sqlite3.connect(tmp, isolation_level=None)
     try:
-        conn = sqlite3.connect(tmp, isolation_level=None)
         # The temporary file is thrown away on failure, so skip the
         # durability work while filling it and sync once at the end.
         conn.execute("PRAGMA journal_mode = MEMORY")
-    except sqlite3.Error as e:
-        raise ProjectError(f"cannot create a project in {tmp.parent}: {e}") from e
-    try:
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("BEGIN")
@@ -150,7 +187,8 @@ def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: s
     dbfile.fsync_path(tmp)
 
 
-def _move_into_place(tmp: Path, path: Path, overwrite: bool) -> None:
+def place_file(tmp: Path, path: Path, overwrite: bool) -> None:
+    """Move a project built by :func:`build_file` to ``path`` (over it only with ``overwrite``)."""
     # A WAL or journal left beside ``path`` belongs to another database;
     # SQLite would replay it into the new file.
     stale = [side for side in dbfile.side_files(path) if side.exists()]
@@ -339,17 +377,16 @@ def _migrate_file(path: Path, ro_conn: sqlite3.Connection, version: int) -> Open
     # Written under a temporary name, renamed once complete: an upgrade
     # killed meanwhile leaves no partial backup that looks like a real one.
     remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
-    backup, tmp = dbfile.backup_path(path, version), _temp_path(path)
+    backup, tmp = dbfile.backup_path(path, version), temp_path(path)
     try:
         dbfile.write_backup(ro_conn, tmp)
         os.replace(tmp, backup)
         dbfile.fsync_dir(path.parent)
     except (OSError, sqlite3.Error) as e:
-        for leftover in [tmp, *dbfile.side_files(tmp)]:
-            leftover.unlink(missing_ok=True)
+        discard(tmp)
         raise ProjectError(
             f"{path} needs an upgrade from schema {version}, but the backup "
-            f"{backup} could not be written ({e}); the file is unchanged"
+            f"{backup} could not be written ({create_reason(e, tmp)}); the file is unchanged"
         ) from e
     finally:
         ro_conn.close()
