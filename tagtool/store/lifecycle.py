@@ -24,7 +24,7 @@ from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
 from tagtool.store.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
-from tagtool.store import dbfile, disk, schema, search_index
+from tagtool.store import dbfile, disk, filechecks, schema, search_index
 from tagtool.store.rows import insert_corpus
 
 log = logging.getLogger(__name__)
@@ -239,80 +239,16 @@ def _lenient_text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-#: JSON columns and the type their values must have.
-_JSON_COLUMNS = {
-    "sentences": (("tokens", "array"), ("columns", "object"), ("meta", "object")),
-    "models": (("params", "object"), ("metrics", "object")),
-}
-
-
-def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file with damaged pages, before anything reads it.
-
-    ``PRAGMA integrity_check`` rather than ``quick_check``: it also compares
-    every index with its table, and a flipped bit in an index page passes
-    ``quick_check`` only to fail later reads.
-    """
-    try:
-        rows = conn.execute("PRAGMA integrity_check(3)").fetchall()
-    except (sqlite3.DatabaseError, ValueError) as e:  # ValueError: its report itself undecodable
-        if disk.is_full(e, path):  # an intact file on a full disk is not damaged
-            raise ProjectError(f"{path} cannot be opened: {disk.FULL} ({e}); free some space") from e
-        raise ProjectError(f"{path} is damaged and cannot be opened ({e})") from e
-    if rows != [("ok",)]:
-        details = "; ".join(str(r[0]) for r in rows[:3])
-        raise ProjectError(f"{path} is damaged and cannot be opened ({details})")
-
-
-def _check_json(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file whose JSON values are damaged (every page check passes those).
-
-    One scan in SQL (``json_valid``, ``json_type``); with
-    :func:`_check_pages`, some 0.3 s for 100,000 sentences (measured in
-    benchmarks/results/reliability.md).
-    """
-    for table, columns in _JSON_COLUMNS.items():
-        bad = " OR ".join(
-            f"(CASE WHEN json_valid({c}) THEN json_type({c}) END) IS NOT '{kind}'" for c, kind in columns
-        )
-        row = conn.execute(f"SELECT rowid FROM {table} WHERE {bad} LIMIT 1").fetchone()
-        if row is not None:
-            raise ProjectError(
-                f"{path} is damaged and cannot be opened (row {row[0]} of its {table} holds broken data)"
-            )
-
-
-def _read_ahead(path: Path) -> None:
-    """Read the file once, in order, so that the checks find it in the OS cache.
-
-    ``integrity_check`` visits every page in b-tree order: for a file not
-    in the cache, random reads.  A 100,000-sentence (66 MB) project opened
-    from a cold cache in 2.3 s, 0.6 s with this read first (one sequential
-    read takes 0.1 s; benchmarks/results/big_project.md).  Not done for a
-    file this process holds open: closing the read would drop the process's
-    SQLite locks on it (:func:`tagtool.store.dbfile.held_by_this_process`).
-    """
-    if dbfile.held_by_this_process(path):
-        return
-    buffer = bytearray(1 << 20)
-    try:
-        with open(path, "rb", buffering=0) as f:
-            while f.readinto(buffer):
-                pass
-    except OSError:
-        pass  # the checks that follow report an unreadable file
-
-
 def _open_checked(path: Path, readonly: bool) -> OpenedFile:
     dbfile.check_header(path)
-    _read_ahead(path)
+    filechecks.read_ahead(path)
     absent_sides = {side for side in dbfile.side_files(path) if not side.exists()}
     conn = None
     try:
         conn = dbfile.connect_readonly(path)
-        _check_pages(conn, path)
+        filechecks.check_pages(conn, path)
         version = _read_version(conn, path)
-        _check_json(conn, path)
+        filechecks.check_json(conn, path)
     except (ProjectError, sqlite3.Error, ValueError) as e:
         if conn is not None:
             conn.close()
