@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-import stat
 import tempfile
 import threading
 import weakref
@@ -19,13 +18,9 @@ from collections import Counter
 from pathlib import Path
 
 from tagtool.errors import ProjectError
-from tagtool.store import disk
+from tagtool.store import disk, sqlite_locks
 from tagtool.store.schema import APPLICATION_ID
 
-try:
-    import fcntl
-except ImportError:  # Windows: no POSIX locks
-    fcntl = None
 
 log = logging.getLogger(__name__)
 
@@ -215,14 +210,18 @@ def _connect_on_full_disk(path: Path) -> sqlite3.Connection:
     are removed again when the connection closes, if nobody else uses the
     file (:func:`remove_unused_empty_sides`).
     """
-    shm = side_files(path)[1]
+    shm, conn = side_files(path)[1], None
     try:
-        os.close(os.open(shm, os.O_WRONLY | os.O_CREAT, os.stat(path).st_mode & 0o666))
+        if not os.path.lexists(shm):  # never opened if there: it may be a FIFO, or a link
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            os.close(os.open(shm, flags, os.stat(path).st_mode & 0o666))
         conn = _connect_held(_uri(path, "ro") + "&readonly_shm=1", path)
         conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA busy_timeout = 5000")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except (OSError, sqlite3.Error) as e:
+        if conn is not None:
+            conn.close()
         raise ProjectError(f"{path} cannot be read: {disk.FULL}, and SQLite needs room for the index "
                            f"file {shm.name} beside it ({e}); free some space and try again") from e
     conn._after_close = lambda: remove_unused_empty_sides(path)
@@ -230,53 +229,11 @@ def _connect_on_full_disk(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _size(path: Path) -> int | None:
-    """Size of a regular file, None if absent or not a regular file."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    return st.st_size if stat.S_ISREG(st.st_mode) else None
-
-
-# SQLite's lock bytes in a database file (https://sqlite.org/fileformat.html, "the lock-byte page"):
-# every connection in WAL mode holds a read lock on the SHARED range for as long as it is open.
-_PENDING_BYTE = 0x40000000
-_SHARED_FIRST, _SHARED_SIZE = _PENDING_BYTE + 2, 510
-
-
 def remove_unused_empty_sides(path: Path) -> bool:
-    """Remove an empty ``-wal`` and its ``-shm`` beside ``path`` if no connection has it open.
-
-    Under SQLite's own exclusive lock (a write lock on the SHARED range),
-    which no WAL-mode connection lets anyone take: SQLite removes its side
-    files under this lock too, and a connection opening meanwhile waits
-    for it.  A WAL that holds data is never removed, nor its index.  Not where this
-    process holds the file (closing the descriptor would drop its locks),
-    nor where POSIX locks do not exist.  Returns whether it ran.
-    """
-    if fcntl is None or held_by_this_process(path):
-        return False
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except OSError:
-        return False
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST, os.SEEK_SET)
-        wal, shm = side_files(path)[:2]
-        if _size(wal) not in (None, 0):
-            return True  # committed transactions: the next writer replays them
-        # The index holds nothing without a WAL (the next connection rebuilds
-        # it); a reader that could not grow it may have left it part-sized.
-        for side in (wal, shm):
-            if _size(side) is not None:
-                side.unlink()
-        return True
-    except OSError as e:  # another connection holds the file open: it keeps its side files
-        log.debug("%s: side files kept (%s)", path, e)
-        return False
-    finally:
-        os.close(fd)
+    """Remove an empty ``-wal`` and its ``-shm`` beside ``path`` if no connection has it
+    open (:func:`tagtool.store.sqlite_locks.remove_unused_sides`); not where this process
+    holds the file (closing a descriptor of it would drop its locks).  Whether it ran."""
+    return not held_by_this_process(path) and sqlite_locks.remove_unused_sides(path, *side_files(path)[:2])
 
 
 def connect_readwrite(path: Path) -> sqlite3.Connection:
