@@ -293,3 +293,14 @@ def test_assign_into_a_read_only_folder_says_so(tmp_path, monkeypatch, capsys, m
     assert f"the folder {folder} is read-only" in err and "Errno" not in err and ".tmp" not in err, err
     assert str(out) in err
     assert os.listdir(folder) == []
+
+
+def test_an_os_error_no_command_explained_says_full_or_read_only_with_the_file(tmp_path):
+    from tagtool.cli.main import _os_error
+
+    out = tmp_path / "x.txt"
+    assert _os_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out))) == f"{out}: the disk is full"
+    assert _os_error(OSError(errno.EROFS, os.strerror(errno.EROFS), str(out))) == \
+        f"{out}: the folder {tmp_path} is read-only (read-only file system)"
+    assert _os_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))).startswith("the disk is full")
+    assert _os_error(OSError(errno.EIO, "Input/output error")) == "[Errno 5] Input/output error"
