@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from tagtool.cli.parser import build_parser
 from tagtool.cli.progress import EXIT_INTERRUPTED, interrupt_only_inside
@@ -74,9 +75,23 @@ def _main(argv: Sequence[str] | None) -> int:
     except Cancelled:
         print("tagtool: interrupted: training cancelled, nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (TagtoolError, OSError) as exc:
+    except TagtoolError as exc:
         print(f"tagtool: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except OSError as exc:
+        print(f"tagtool: error: {_os_error(exc)}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _os_error(exc: OSError) -> str:
+    """An OSError no command turned into words: a full disk or a read-only place said so, with the file."""
+    from tagtool.store import disk
+
+    filename = exc.filename if isinstance(exc.filename, (str, os.PathLike)) else None
+    why = disk.problem(exc, Path(filename or "."))
+    if why is None:
+        return str(exc)
+    return f"{filename}: {why}" if filename else f"{why} ({exc.strerror or exc})"
 
 
 def run() -> None:

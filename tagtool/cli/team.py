@@ -22,7 +22,8 @@ def add_team_commands(sub) -> None:
         "assign", help="split a project's open sentences among annotators, one project file each",
         description="Write DIR/<project>.<annotator>.tagproj for each annotator: the project's open sentences "
         "(not fully labeled, not skipped), each to one annotator, a share --overlap to --shared-by "
-        "annotators (for agreement), balanced by tokens, unlabeled. Existing files are kept unless --force.")
+        "annotators (for agreement), balanced by tokens, unlabeled. Existing files are kept unless --force. "
+        "Every file is written or none (a full disk leaves nothing to clean up before running it again).")
     p.add_argument("project", type=Path, help="project file (.tagproj)")
     p.add_argument("--annotators", required=True, type=_names, metavar="A,B,...", help="annotator names")
     p.add_argument("--overlap", type=float, default=0.1,

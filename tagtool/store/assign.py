@@ -20,25 +20,32 @@ The files (:func:`write_files`)
     starts from scratch: a label copied in would be an answer they never
     gave).  ``meta`` records the source project's identity and name and the
     annotator; each sentence's ``meta`` its source id and token fingerprint
-    (:data:`tagtool.store.merge.SOURCE_KEY`, ``FINGERPRINT_KEY``).  Each
-    file is written atomically (:meth:`Project.create`); an existing file is
-    replaced only with ``force``, and never when it is not a regular file;
-    every target is checked before the first is written.
+    (:data:`tagtool.store.merge.SOURCE_KEY`, ``FINGERPRINT_KEY``).  The
+    files are written all or none (:func:`write_files`): built under
+    temporary names, moved into place once all are complete, every one
+    removed again on a failure; an existing file is replaced only with
+    ``force``, and never when it is not a regular file; every target is
+    checked before the first is written.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tagtool.core.annotators import check_name
 from tagtool.core.corpus import Corpus, Document, Sentence
-from tagtool.errors import TagtoolError
+from tagtool.errors import ProjectError, TagtoolError
 from tagtool.store.outputs import check_not_input
+from tagtool.store import colors as _colors
+from tagtool.store import disk as _disk
+from tagtool.store import lifecycle
 from tagtool.store import merge as _merge
 from tagtool.store import review as _review
 
@@ -156,23 +163,114 @@ def _unlabeled(sentence: Sentence, sentence_id: int) -> Sentence:
 
 
 def write_files(project, assignment: Assignment, out_dir: Path, force: bool = False) -> dict[str, Path]:
-    """Write each annotator's file (module doc); the paths of those written (an annotator
-    given no sentence gets none)."""
-    from tagtool.store.project import Project  # it imports this module's neighbours
+    """Write each annotator's file, every one or none (module doc); the paths of those
+    written (an annotator given no sentence gets none).
 
+    All are built under temporary names beside their targets, then moved into
+    place; a failure at any step (a full disk, a read-only folder) removes
+    every file this call made, folders included, and puts back a file
+    ``force`` replaced, so the same command can simply be run again.
+    """
     names = [a for a, ids in assignment.sentences.items() if ids]
     paths = target_paths(project.path, names, out_dir, force)
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    made = _make_folder(Path(out_dir))
     identity = project.identity()
     colors = {info.name: info.color for info in project.label_infos()}
-    for annotator in names:
-        corpus = annotator_corpus(project, annotator, assignment.sentences[annotator])
-        meta = {_merge.SOURCE_PROJECT_KEY: identity, _merge.SOURCE_NAME_KEY: project.name,
-                _merge.ANNOTATOR_KEY: annotator}
-        with Project.create(paths[annotator], corpus, name=f"{project.name} ({annotator})", label_colors=colors,
-                            overwrite=force, annotator=annotator, meta=meta):
-            pass
+    palette = _colors.default_colors(project.labels.names)
+    palette = [colors.get(name, c) for name, c in zip(project.labels.names, palette)]
+    built: dict[str, Path] = {}
+    try:
+        for annotator in names:
+            corpus = annotator_corpus(project, annotator, assignment.sentences[annotator])
+            meta = {_merge.SOURCE_PROJECT_KEY: identity, _merge.SOURCE_NAME_KEY: project.name,
+                    _merge.ANNOTATOR_KEY: annotator}
+            built[annotator] = _build_one(paths[annotator], corpus, f"{project.name} ({annotator})",
+                                          palette, annotator, meta, len(names))
+        _place_all(built, paths, force)
+    except BaseException:
+        for tmp in built.values():
+            lifecycle.discard(tmp)
+        for folder in reversed(made):
+            with suppress(OSError):
+                folder.rmdir()
+        raise
     return {a: paths[a] for a in names}
+
+
+def _make_folder(out_dir: Path) -> list[Path]:
+    """Create ``out_dir`` and its missing parents; the folders created, outermost first."""
+    missing = [p for p in [out_dir, *out_dir.parents] if not p.exists()][::-1]
+    made = []
+    try:
+        for folder in missing:
+            folder.mkdir()
+            made.append(folder)
+    except OSError as e:
+        for folder in reversed(made):
+            with suppress(OSError):
+                folder.rmdir()
+        why = _disk.problem(e, out_dir / "x") or e.strerror or str(e)
+        raise AssignError(f"-o {out_dir}: the folder cannot be created: {why}; no annotator's file was written") from e
+    return made
+
+
+def _build_one(path: Path, corpus: Corpus, name: str, colors: list[str], annotator: str,
+               meta: dict[str, str], n_files: int) -> Path:
+    try:
+        return lifecycle.build_file(path, corpus, name, colors, annotator, meta)
+    except ProjectError as e:
+        cause = e.__cause__ if e.__cause__ is not None else e
+        why = lifecycle.create_reason(cause, path) if e.__cause__ is not None else str(e)
+        raise AssignError(f"{path}: the annotator's file cannot be written: {why}; "
+                          f"none of the {n_files} annotators' files was written") from e
+
+
+def _place_all(built: dict[str, Path], paths: dict[str, Path], force: bool) -> None:
+    """Move every built file into place, or (on a failure) none: the ones moved are
+    removed again, a replaced file is put back from a hard link kept meanwhile."""
+    placed: list[tuple[Path, Path | None]] = []  # target, the old file's link
+    try:
+        for annotator, tmp in built.items():
+            path = paths[annotator]
+            if path.is_symlink() or (path.exists() and not path.is_file()):  # appeared since the check
+                raise AssignError(f"{path} is not a regular file; an annotator's file is never written there")
+            old = _keep_old(path) if force else None
+            try:
+                lifecycle.place_file(tmp, path, force)
+            except BaseException:
+                if old is not None:
+                    old.unlink()
+                raise
+            placed.append((path, old))
+    except BaseException as e:
+        for path, old in reversed(placed):
+            with suppress(OSError):
+                if old is not None:
+                    os.replace(old, path)
+                else:
+                    path.unlink()
+        if isinstance(e, OSError):
+            why = lifecycle.create_reason(e, paths[next(iter(built))])
+            raise AssignError(f"the annotators' files cannot be moved into place: {why}; none was written") from e
+        if isinstance(e, ProjectError):
+            raise AssignError(f"{e}; none of the annotators' files was written") from e
+        raise
+    for _, old in placed:
+        if old is not None:
+            old.unlink(missing_ok=True)
+
+
+def _keep_old(path: Path) -> Path | None:
+    """A hard link to the file ``path`` holds (no space needed), to put it back; None if
+    there is none or the file system has no hard links."""
+    if not path.exists():
+        return None
+    keep = lifecycle.temp_path(path)
+    try:
+        os.link(path, keep)
+    except OSError:
+        return None
+    return keep
 
 
 def open_sentences(project) -> list[tuple[int, int]]:

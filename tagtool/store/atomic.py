@@ -16,7 +16,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
-from tagtool.store import outputs
+from tagtool.store import disk, outputs
 from tagtool.errors import FormatError
 
 
@@ -64,20 +64,41 @@ def atomic_write(path: Path, encoding: str | None) -> Iterator[IO]:
         fd, tmp = tempfile.mkstemp(prefix=outputs.temp_prefix(target), suffix=outputs.TEMP_SUFFIX,
                                    dir=target.parent)
     except OSError as exc:  # a read-only or missing folder: name the output, not our temp file
-        raise outputs.OutputError(f"{path}: cannot be written: {exc.strerror or exc}") from None
+        why = disk.problem(exc, target) or exc.strerror or str(exc)
+        raise outputs.OutputError(f"{path}: cannot be written: {why}") from None
+    existed = target.exists()
     try:
-        with _encode_errors(path, encoding):
+        with _encode_errors(path, encoding), _disk_errors(path, target, tmp, existed):
             text = {} if encoding is None else {"encoding": encoding, "newline": ""}
             with os.fdopen(fd, "wb" if encoding is None else "w", **text) as fh:
                 yield fh
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
     except BaseException:
         with suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextmanager
+def _disk_errors(path: Path, target: Path, tmp: str, existed: bool) -> Iterator[None]:
+    """A full disk or a read-only file met writing the output becomes an
+    :class:`~tagtool.store.outputs.OutputError` naming ``path`` and saying which.
+
+    An error naming another file (an input the writer reads) passes unchanged:
+    writes to the temporary file raise errors without a file name.
+    """
+    try:
+        yield
+    except OSError as exc:
+        ours = exc.filename is None or str(exc.filename) in (tmp, str(target))
+        why = disk.problem(exc, target) if ours else None
+        if why is None:
+            raise
+        kept = f"{path} was left as it was" if existed else "nothing was written"
+        raise outputs.OutputError(f"{path}: cannot be written: {why}; {kept}") from exc
 
 
 @contextmanager

@@ -18,7 +18,9 @@ from collections import Counter
 from pathlib import Path
 
 from tagtool.errors import ProjectError
+from tagtool.store import disk, sqlite_locks
 from tagtool.store.schema import APPLICATION_ID
+
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,7 @@ class _HeldConnection(sqlite3.Connection):
     """A connection that stops counting as holding its file once closed (module note on POSIX locks)."""
 
     _release = None
+    _after_close = None
 
     def close(self) -> None:
         try:
@@ -59,6 +62,9 @@ class _HeldConnection(sqlite3.Connection):
         finally:
             if self._release is not None:
                 self._release()
+            if self._after_close is not None:
+                after, self._after_close = self._after_close, None
+                after()
 
 
 def _connect_held(uri: str, path: Path) -> sqlite3.Connection:
@@ -175,7 +181,8 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
     it, the file is opened ``immutable=1``: a WAL-mode reader would
     otherwise need to create ``-wal``/``-shm`` files and fail ("unable to
     open database file").  Nobody can be writing the file then: a writer
-    would need that WAL.
+    would need that WAL.  On a full disk, where the ``-shm`` index cannot
+    grow, see :func:`_connect_on_full_disk`.
     """
     uri = _uri(path, "ro")
     if not writable(path) and not side_files(path)[0].exists():
@@ -183,7 +190,50 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
     conn = _connect_held(uri, path)
     conn.execute("PRAGMA query_only = ON")
     conn.execute("PRAGMA busy_timeout = 5000")
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL and its index
+    except sqlite3.Error as e:
+        if not disk.is_full(e, path):
+            return conn  # a damaged file: the caller's checks say so
+        conn.close()
+        return _connect_on_full_disk(path)
     return conn
+
+
+def _connect_on_full_disk(path: Path) -> sqlite3.Connection:
+    """A reader of ``path`` whose ``-shm`` index could not grow: the disk is full.
+
+    SQLite's ``readonly_shm=1`` opens the index read-only and, when no
+    other connection maintains it, reads the WAL into memory (SQLite's own
+    way of reading WAL files on read-only media); it needs the ``-shm``
+    file to exist, and an empty one costs no space.  The empty side files
+    are removed again when the connection closes, if nobody else uses the
+    file (:func:`remove_unused_empty_sides`).
+    """
+    shm, conn = side_files(path)[1], None
+    try:
+        if not os.path.lexists(shm):  # never opened if there: it may be a FIFO, or a link
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            os.close(os.open(shm, flags, os.stat(path).st_mode & 0o666))
+        conn = _connect_held(_uri(path, "ro") + "&readonly_shm=1", path)
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except (OSError, sqlite3.Error) as e:
+        if conn is not None:
+            conn.close()
+        raise ProjectError(f"{path} cannot be read: {disk.FULL}, and SQLite needs room for the index "
+                           f"file {shm.name} beside it ({e}); free some space and try again") from e
+    conn._after_close = lambda: remove_unused_empty_sides(path)
+    log.info("%s: the disk is full; read through a read-only WAL index", path)
+    return conn
+
+
+def remove_unused_empty_sides(path: Path) -> bool:
+    """Remove an empty ``-wal`` and its ``-shm`` beside ``path`` if no connection has it
+    open (:func:`tagtool.store.sqlite_locks.remove_unused_sides`); not where this process
+    holds the file (closing a descriptor of it would drop its locks).  Whether it ran."""
+    return not held_by_this_process(path) and sqlite_locks.remove_unused_sides(path, *side_files(path)[:2])
 
 
 def connect_readwrite(path: Path) -> sqlite3.Connection:
@@ -263,6 +313,8 @@ def tidy_side_files(path: Path) -> None:
     """
     if not writable(path):
         return
+    if remove_unused_empty_sides(path) and not any(side.exists() for side in side_files(path)[:2]):
+        return  # also where the disk is full, which a read-write connection would need room on
     try:
         conn = sqlite3.connect(_uri(path, "rw"), uri=True, isolation_level=None)
         try:

@@ -24,7 +24,7 @@ from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
 from tagtool.store.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
-from tagtool.store import dbfile, schema, search_index
+from tagtool.store import dbfile, disk, filechecks, schema, search_index
 from tagtool.store.rows import insert_corpus
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,22 @@ def create_file(
     stays on one filesystem), synced, then renamed; on any failure the
     temporary file is removed and ``path`` is untouched.
     """
+    path = check_target(path, overwrite)
+    tmp = build_file(path, corpus, name, colors, annotator, meta)
+    try:
+        place_file(tmp, path, overwrite)
+    except BaseException as e:
+        discard(tmp)
+        if isinstance(e, OSError):
+            raise ProjectError(f"{path}: the project could not be created ({create_reason(e, path)}); "
+                               "nothing was written") from e
+        raise
+    log.info("created project %s (%d sentences)", path, len(corpus))
+
+
+def check_target(path: Path, overwrite: bool) -> Path:
+    """Where a new project at ``path`` is written (a symlink's target), refused if
+    it exists (without ``overwrite``) or is not a regular file."""
     if path.is_dir():
         raise ProjectError(f"{path} is a folder, not a project file")
     if path.exists() and not overwrite:
@@ -85,30 +101,54 @@ def create_file(
     path = Path(os.path.realpath(path)) if path.is_symlink() else path
     if path.exists() and not path.is_file():
         raise ProjectError(f"{path} is not a regular file; a project cannot be written there")
+    return path
+
+
+def build_file(path: Path, corpus: Corpus, name: str, colors: list[str], annotator: str,
+               meta: Mapping[str, str] | None = None) -> Path:
+    """Build a complete project for ``path`` under a temporary name beside it, synced; the
+    temporary file (moved into place by :func:`place_file`, or removed by :func:`discard`).
+
+    Raises
+    ------
+    ProjectError
+        Naming ``path`` and why (the disk is full, the folder is read-only); nothing is left.
+    """
     remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
-    tmp = _temp_path(path)
+    tmp = temp_path(path)
     try:
         _build(tmp, corpus, name, colors, annotator, meta or {})
-        _move_into_place(tmp, path, overwrite)
     except BaseException as e:
-        for leftover in [tmp, *dbfile.side_files(tmp)]:
-            leftover.unlink(missing_ok=True)
+        discard(tmp)
         if isinstance(e, (sqlite3.Error, OSError)):
-            raise ProjectError(f"{path}: the project could not be created ({_create_reason(e)}); "
+            raise ProjectError(f"{path}: the project could not be created ({create_reason(e, tmp)}); "
                                "nothing was written") from e
         raise
-    log.info("created project %s (%d sentences)", path, len(corpus))
+    return tmp
 
 
-def _create_reason(error: Exception) -> str:
+def discard(tmp: Path) -> None:
+    """Remove a temporary project of :func:`build_file` and any side file of it."""
+    for leftover in [tmp, *dbfile.side_files(tmp)]:
+        if not os.path.lexists(leftover):
+            continue  # not unlinked: a read-only file system refuses even that (EROFS, not ENOENT)
+        try:
+            leftover.unlink()
+        except OSError as e:
+            log.warning("cannot remove the temporary file %s (%s)", leftover, e)
+
+
+def create_reason(error: Exception, path: Path) -> str:
+    """Why writing ``path`` failed: the disk or folder (:func:`tagtool.store.disk.problem`) or the error."""
+    why = disk.problem(error, path)
+    if why:
+        return why
     if isinstance(error, OSError):
         return error.strerror or str(error)
-    if "full" in str(error).lower() or getattr(error, "sqlite_errorname", "").startswith("SQLITE_FULL"):
-        return "the disk is full"
     return str(error)
 
 
-def _temp_path(path: Path) -> Path:
+def temp_path(path: Path) -> Path:
     """A temporary file beside ``path`` (a project being built, a backup being
     written) named ``.NAME.PID.RANDOM.tmp``: the next open of ``path`` removes
     what a killed writer left (:func:`tagtool.store.outputs.remove_stale_temps`),
@@ -118,14 +158,11 @@ def _temp_path(path: Path) -> Path:
 
 def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: str,
            meta: Mapping[str, str]) -> None:
+    conn = sqlite3.connect(tmp, isolation_level=None)
     try:
-        conn = sqlite3.connect(tmp, isolation_level=None)
         # The temporary file is thrown away on failure, so skip the
         # durability work while filling it and sync once at the end.
         conn.execute("PRAGMA journal_mode = MEMORY")
-    except sqlite3.Error as e:
-        raise ProjectError(f"cannot create a project in {tmp.parent}: {e}") from e
-    try:
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("BEGIN")
@@ -150,7 +187,8 @@ def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: s
     dbfile.fsync_path(tmp)
 
 
-def _move_into_place(tmp: Path, path: Path, overwrite: bool) -> None:
+def place_file(tmp: Path, path: Path, overwrite: bool) -> None:
+    """Move a project built by :func:`build_file` to ``path`` (over it only with ``overwrite``)."""
     # A WAL or journal left beside ``path`` belongs to another database;
     # SQLite would replay it into the new file.
     stale = [side for side in dbfile.side_files(path) if side.exists()]
@@ -201,78 +239,16 @@ def _lenient_text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-#: JSON columns and the type their values must have.
-_JSON_COLUMNS = {
-    "sentences": (("tokens", "array"), ("columns", "object"), ("meta", "object")),
-    "models": (("params", "object"), ("metrics", "object")),
-}
-
-
-def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file with damaged pages, before anything reads it.
-
-    ``PRAGMA integrity_check`` rather than ``quick_check``: it also compares
-    every index with its table, and a flipped bit in an index page passes
-    ``quick_check`` only to fail later reads.
-    """
-    try:
-        rows = conn.execute("PRAGMA integrity_check(3)").fetchall()
-    except (sqlite3.DatabaseError, ValueError) as e:  # ValueError: its report itself undecodable
-        raise ProjectError(f"{path} is damaged and cannot be opened ({e})") from e
-    if rows != [("ok",)]:
-        details = "; ".join(str(r[0]) for r in rows[:3])
-        raise ProjectError(f"{path} is damaged and cannot be opened ({details})")
-
-
-def _check_json(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file whose JSON values are damaged (every page check passes those).
-
-    One scan in SQL (``json_valid``, ``json_type``); with
-    :func:`_check_pages`, some 0.3 s for 100,000 sentences (measured in
-    benchmarks/results/reliability.md).
-    """
-    for table, columns in _JSON_COLUMNS.items():
-        bad = " OR ".join(
-            f"(CASE WHEN json_valid({c}) THEN json_type({c}) END) IS NOT '{kind}'" for c, kind in columns
-        )
-        row = conn.execute(f"SELECT rowid FROM {table} WHERE {bad} LIMIT 1").fetchone()
-        if row is not None:
-            raise ProjectError(
-                f"{path} is damaged and cannot be opened (row {row[0]} of its {table} holds broken data)"
-            )
-
-
-def _read_ahead(path: Path) -> None:
-    """Read the file once, in order, so that the checks find it in the OS cache.
-
-    ``integrity_check`` visits every page in b-tree order: for a file not
-    in the cache, random reads.  A 100,000-sentence (66 MB) project opened
-    from a cold cache in 2.3 s, 0.6 s with this read first (one sequential
-    read takes 0.1 s; benchmarks/results/big_project.md).  Not done for a
-    file this process holds open: closing the read would drop the process's
-    SQLite locks on it (:func:`tagtool.store.dbfile.held_by_this_process`).
-    """
-    if dbfile.held_by_this_process(path):
-        return
-    buffer = bytearray(1 << 20)
-    try:
-        with open(path, "rb", buffering=0) as f:
-            while f.readinto(buffer):
-                pass
-    except OSError:
-        pass  # the checks that follow report an unreadable file
-
-
 def _open_checked(path: Path, readonly: bool) -> OpenedFile:
     dbfile.check_header(path)
-    _read_ahead(path)
+    filechecks.read_ahead(path)
     absent_sides = {side for side in dbfile.side_files(path) if not side.exists()}
     conn = None
     try:
         conn = dbfile.connect_readonly(path)
-        _check_pages(conn, path)
+        filechecks.check_pages(conn, path)
         version = _read_version(conn, path)
-        _check_json(conn, path)
+        filechecks.check_json(conn, path)
     except (ProjectError, sqlite3.Error, ValueError) as e:
         if conn is not None:
             conn.close()
@@ -295,8 +271,17 @@ def _open_checked(path: Path, readonly: bool) -> OpenedFile:
     if version == schema.CURRENT_VERSION:
         if readonly or reason:
             return OpenedFile(conn, readonly=True, schema_version=version, readonly_reason=reason)
-        conn.close()
-        return OpenedFile(_connect_for_editing(path), readonly=False, schema_version=version)
+        conn.close()  # first: a reader open beside it would let a writer start that cannot write
+        try:
+            return OpenedFile(_connect_for_editing(path), readonly=False, schema_version=version)
+        except ProjectError as e:
+            if not disk.is_full(e.__cause__, path):
+                raise
+        # As in a folder that cannot be written: it can still be read
+        reason = f"{disk.FULL}: SQLite has no room for its files beside it"
+        log.info("%s: %s; it is opened read-only", path, reason)
+        return OpenedFile(dbfile.connect_readonly(path), readonly=True, schema_version=version,
+                          readonly_reason=reason)
     if readonly or reason:
         opened = _migrate_in_memory(path, conn, version)
         opened.readonly_reason = reason
@@ -328,17 +313,16 @@ def _migrate_file(path: Path, ro_conn: sqlite3.Connection, version: int) -> Open
     # Written under a temporary name, renamed once complete: an upgrade
     # killed meanwhile leaves no partial backup that looks like a real one.
     remove_stale_temps(path, dbfile.SIDE_SUFFIXES)
-    backup, tmp = dbfile.backup_path(path, version), _temp_path(path)
+    backup, tmp = dbfile.backup_path(path, version), temp_path(path)
     try:
         dbfile.write_backup(ro_conn, tmp)
         os.replace(tmp, backup)
         dbfile.fsync_dir(path.parent)
     except (OSError, sqlite3.Error) as e:
-        for leftover in [tmp, *dbfile.side_files(tmp)]:
-            leftover.unlink(missing_ok=True)
+        discard(tmp)
         raise ProjectError(
             f"{path} needs an upgrade from schema {version}, but the backup "
-            f"{backup} could not be written ({e}); the file is unchanged"
+            f"{backup} could not be written ({create_reason(e, tmp)}); the file is unchanged"
         ) from e
     finally:
         ro_conn.close()

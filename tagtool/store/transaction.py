@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tagtool.errors import ProjectError
+from tagtool.store import disk
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +39,11 @@ _REASONS = (
 )
 
 
-def reason(error: sqlite3.Error) -> str:
-    """A sqlite3 error in words (extended codes such as SQLITE_IOERR_WRITE included)."""
+def reason(error: sqlite3.Error, path: Path | None = None) -> str:
+    """A sqlite3 error in words (extended codes such as SQLITE_IOERR_WRITE included); given the
+    file's ``path``, an I/O or read-only error on a disk with no room left is a full disk."""
+    if path is not None and disk.is_full(error, path):
+        return disk.FULL
     name = getattr(error, "sqlite_errorname", "") or ""
     message = str(error).lower()
     for code, words in _REASONS:
@@ -66,7 +70,7 @@ def write(
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.Error as e:
-        raise ProjectError(f"{path} cannot be changed now: {reason(e)} ({e})") from e
+        raise ProjectError(f"{path} cannot be changed now: {reason(e, path)} ({e})") from e
     try:
         locked()
         yield conn
@@ -75,7 +79,7 @@ def write(
         _rollback(conn, path)
         aborted()
         if isinstance(e, sqlite3.Error):
-            raise ProjectError(f"{path}: the change could not be saved: {reason(e)} ({e})") from e
+            raise ProjectError(f"{path}: the change could not be saved: {reason(e, path)} ({e})") from e
         raise
 
 

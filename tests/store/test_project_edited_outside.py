@@ -97,7 +97,7 @@ def test_a_failing_disk_at_the_final_sync_is_a_project_error(tmp_path, monkeypat
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(lifecycle.dbfile, "fsync_path", fail)
-    with pytest.raises(ProjectError, match="could not be created .No space left on device"):
+    with pytest.raises(ProjectError, match="could not be created .the disk is full"):
         Project.create(path, plain_corpus(3, 4))
     assert os.listdir(tmp_path) == []
 

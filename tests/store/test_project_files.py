@@ -94,7 +94,7 @@ def test_create_interrupted_at_the_final_rename_leaves_nothing(tmp_path, monkeyp
 
     monkeypatch.setattr(lifecycle.os, "link", broken)
     monkeypatch.setattr(lifecycle.os, "replace", broken)
-    with pytest.raises(ProjectError, match="could not be created .No space left on device"):
+    with pytest.raises(ProjectError, match="could not be created .the disk is full"):
         Project.create(tmp_path / "p.tagproj", sample_corpus())
     assert folder_listing(tmp_path) == []
     # overwriting: the old file stays intact
@@ -102,7 +102,7 @@ def test_create_interrupted_at_the_final_rename_leaves_nothing(tmp_path, monkeyp
     Project.create(tmp_path / "p.tagproj", plain_corpus(3, 3)).close()
     before = digest(tmp_path / "p.tagproj")
     monkeypatch.setattr(lifecycle.os, "replace", broken)
-    with pytest.raises(ProjectError, match="No space left on device"):
+    with pytest.raises(ProjectError, match="the disk is full"):
         Project.create(tmp_path / "p.tagproj", sample_corpus(), overwrite=True)
     assert digest(tmp_path / "p.tagproj") == before
     assert folder_listing(tmp_path) == ["p.tagproj"]
