@@ -249,10 +249,20 @@ def write_answers(
 
 
 def is_joint(who: str, names: set[str]) -> bool:
-    """Whether the giver ``who`` is a joint one (``alice+bob``) of annotators in ``names``, not a person
-    (a name may hold the joiner itself: ``jo+tagtool@example.org``)."""
+    """Whether the giver ``who`` is a joint one (``alice+bob``) of annotators in ``names``, not a person.
+
+    A name may hold the joiner itself (``jo+tagtool@example.org``): ``who``
+    is joint when it is no name of ``names`` but its parts, cut at joiners,
+    make two or more of them.
+    """
+    if JOINER not in who or who in names:
+        return False
     parts = who.split(JOINER)
-    return len(parts) > 1 and who not in names and all(part in names for part in parts)
+    ends = {0}  # ends[i]: parts[:i] joined are names of ``names`` joined
+    for i in range(1, len(parts) + 1):
+        if any(JOINER.join(parts[j:i]) in names for j in ends):
+            ends.add(i)
+    return len(parts) in ends
 
 
 def _moved(before: Answers, after: Answers, given) -> set[tuple[int, int]]:

@@ -96,6 +96,12 @@ def test_a_stale_joint_giver_of_an_older_project_is_not_made_an_annotator(tmp_pa
         counts = p.add_answers([(sid, "s", {"cy": [{"B-PER"}, {"O"}, {"O"}, {"O"}]})])
         assert p.answering_annotators() == ["ana", "ben", "cy", "jo+tagtool@example.org"]
         assert counts.seeded == 1 and p.annotations(sid)[0] == {"B-PER"}
+        # ... and a joint giver of such a name is no person either
+        p._db.execute("UPDATE annotations SET labels = 'I-ORG', annotator = 'cy+jo+tagtool@example.org' "
+                      "WHERE token = 1")
+        p.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"B-ORG"}, {"O"}, {"O"}]})])
+        assert p.answering_annotators() == ["ana", "ben", "cy", "jo+tagtool@example.org"]
+        assert p.annotations(sid)[1] == {"B-ORG", "O"}  # ana and jo against ben and cy
 
 
 # ---------------------------------------------------------------------------
