@@ -145,7 +145,7 @@ def split_state(
     token = state.tokens[t]
     if not 0 < offset < len(token):
         raise RetokenizeError(f"token {token!r} cannot be split at character {offset}: both parts must hold text")
-    resolved = any(i == t for i, *_ in state.adjudicated)
+    keep = any(i == t for i, *_ in state.adjudicated) or not team_rule.answered(state, {t})
     state = team_rule.seeded(state, {t}, labels)
     tokens = (*state.tokens[:t], token[:offset], token[offset:], *state.tokens[t + 1:])
     columns = {name: [*v[: t + 1], v[t], *v[t + 1:]] for name, v in state.columns.items()}
@@ -185,7 +185,7 @@ def split_state(
                 own.append((t + k, who, half))
     new = TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own),
                      tuple((i + (i > t), *rest) for i, *rest in state.adjudicated if i != t))
-    return new if resolved else team_rule.ruled(new, {t, t + 1}, labels, now)
+    return new if keep else team_rule.ruled(new, {t, t + 1}, labels, now)
 
 
 def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now: float) -> TokenState:
@@ -194,7 +194,7 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
         raise RetokenizeError(
             f"token {t + 1} of {len(state.tokens)} has no next token to merge with"
         )
-    resolved = any(i in (t, t + 1) for i, *_ in state.adjudicated)
+    keep = any(i in (t, t + 1) for i, *_ in state.adjudicated) or not team_rule.answered(state, {t, t + 1})
     state = team_rule.seeded(state, {t, t + 1}, labels)
     tokens = (*state.tokens[:t], state.tokens[t] + state.tokens[t + 1], *state.tokens[t + 2:])
     columns = {name: [*v[: t + 1], *v[t + 2:]] for name, v in state.columns.items()}
@@ -231,7 +231,7 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
             own.append((t, who, text))
     new = TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own),
                      tuple((i - (i > t + 1), *rest) for i, *rest in state.adjudicated if i not in (t, t + 1)))
-    return new if resolved else team_rule.ruled(new, {t}, labels, now)
+    return new if keep else team_rule.ruled(new, {t}, labels, now)
 
 
 def _sorted(rows: list[tuple]) -> tuple[tuple, ...]:

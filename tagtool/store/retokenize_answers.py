@@ -16,11 +16,16 @@ would look, to the next merge, like an edit by a person called
   (:mod:`tagtool.store.annotators`), so the change carries it as that
   person's answer;
 * after the change, the token's training label is what the rule makes of
-  the changed answers, given by those who gave it.
+  the changed answers, given by those who gave it. Where nobody answered
+  both tokens of a merge, nobody answered the merged token
+  (:mod:`tagtool.core.retokenize`: a token without a label makes the merged
+  token unlabeled), and it has no training label either: the person who
+  merged the tokens gave no answer, and is not made an annotator.
 
 Tokens an adjudicator resolved keep the label the change makes of the
 resolution (the changed tokens' resolutions are dropped: the tokens are
-new), and tokens without answers are left as the change made them.
+new), and where none of the changed tokens had answers (no team work on
+them) the labels are as the change made them.
 """
 
 from __future__ import annotations
@@ -65,16 +70,19 @@ def seeded(state: TokenState, tokens: set[int], labels: LabelSet) -> TokenState:
     return replace(state, annotator_labels=_sorted(own))
 
 
+def answered(state: TokenState, tokens: set[int]) -> bool:
+    """Whether some annotator answered one of ``tokens``."""
+    return any(t in tokens for t, _, _ in state.annotator_labels)
+
+
 def ruled(state: TokenState, tokens: set[int], labels: LabelSet, now: float) -> TokenState:
-    """``state`` with the training label of each of ``tokens`` that has answers made by the rule
-    of its answers (module doc); a label already so keeps its time."""
+    """``state`` with the training label of each of ``tokens`` made by the rule of its answers
+    (module doc; none without answers); a label already so keeps its time."""
     votes = _votes(state)
     current = {t: (text, who, when) for t, text, who, when in state.annotations}
-    rows = [row for row in state.annotations if row[0] not in tokens or not votes.get(row[0])]
+    rows = [row for row in state.annotations if row[0] not in tokens]
     for t in sorted(tokens):
-        if not votes.get(t):
-            continue
-        row = derived(votes[t], labels)
+        row = derived(votes.get(t, {}), labels)
         if row is not None:
             old = current.get(t)
             rows.append((t, *old) if old is not None and old[:2] == row else (t, *row, now))

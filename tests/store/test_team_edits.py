@@ -84,6 +84,16 @@ def test_a_token_merge_then_import_as_annotator_makes_no_phantom_annotator(tmp_p
     assert _names(path) == ["ana", "ben", "cy"]
 
 
+def test_merging_tokens_two_annotators_answered_one_each_makes_no_annotator_of_the_merger(tmp_path):
+    with Project.create(tmp_path / "p.tagproj", Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
+        sid = p.sentence_ids()[0]
+        p.add_answers([(sid, "s", {"ana": [{"O"}, set(), {"O"}, {"O"}], "ben": [set(), {"B-PER"}, {"O"}, {"O"}]})])
+        p.merge_tokens(sid, 0, "merger")
+        assert p.answers(sid)[0] == {} and p.annotations(sid)[0] == frozenset()  # nobody answered "NewYork"
+        p.add_answers([(sid, "s", {"cy": [{"B-ORG"}, {"O"}, {"O"}]})])
+        assert p.answering_annotators() == ["ana", "ben", "cy"] and p.annotations(sid)[0] == {"B-ORG"}
+
+
 def test_a_stale_joint_giver_of_an_older_project_is_not_made_an_annotator(tmp_path):
     with Project.create(tmp_path / "p.tagproj", Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
         sid = p.sentence_ids()[0]
