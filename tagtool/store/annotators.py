@@ -78,7 +78,8 @@ class AnswerCounts:
     changed : int
         Training labels that changed (set, replaced or removed).
     candidate_sets : int
-        Tokens whose training label is now a candidate set of differing answers.
+        Tokens recomputed (their answers changed) whose training label is now
+        a candidate set of differing answers.
     kept : int
         Resolved tokens whose answers changed and whose training label was kept.
     seeded : int
