@@ -20,10 +20,12 @@ Labels
     tokens are recorded as annotated by the user who made the change.
 Annotators' answers
     Each annotator's answer of the changed tokens is mapped as the labels
-    are; a changed token with answers then gets the training label the team
-    rule makes of them (:mod:`tagtool.store.retokenize_answers`), so a
+    are. Where the changed tokens had answers, the new tokens' training
+    labels are then what the team rule makes of the mapped answers (none
+    where nobody answered both tokens of a merge;
+    :mod:`tagtool.store.retokenize_answers`), not the mapped labels: a
     joint giver (``alice+bob``) never stays on a label their answers do not
-    make.
+    make, and the user who made the change is not made an annotator.
 Adjudications (:mod:`tagtool.store.team`)
     Resolutions of tokens after the change are shifted; the changed
     tokens' resolutions are dropped (their training labels stay as the
