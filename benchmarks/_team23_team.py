@@ -52,7 +52,6 @@ from tagtool.core import Corpus, LabelSet, Sentence  # noqa: E402
 from tagtool.core.annotation import make_annotation  # noqa: E402
 from tagtool.core.annotators import combine  # noqa: E402
 from tagtool.core.labels import complete_scheme  # noqa: E402
-from tagtool.store.annotators import is_joint  # noqa: E402
 from tagtool.store.merge import SOURCE_KEY  # noqa: E402
 from tagtool.store.project import Project  # noqa: E402
 
