@@ -179,3 +179,37 @@ def test_adjudicated_labels_survive_the_jsonl_round_trip(tmp_path, capsys):
     again = tmp_path / "again.tagproj"
     assert main(["import", str(out), "-p", str(again), "--labels", NER]) == 0
     assert _state(again) == _state(project) and _state(again)[0][0][0] == {"B-LOC"}
+
+
+#: A token where one annotator says O and the other B-PER: the file's candidate set names every
+#: label the file uses (O, B-PER), but not the I-PER the imported project's scheme adds.
+ALL_LABELS_SET = {"tokens": ["New", "York", "x"], "labels": ["O", ["O", "B-PER"], "O"],
+                  "annotators": {"ana": ["O", "O", "O"], "ben": ["O", "B-PER", "O"]}}
+
+#: A Label Studio task: annotator 1 marked nothing, annotator 2 marked "York".
+EMPTY_AND_SPAN_TASK = [{"id": 1, "data": {"text": "New York is big"}, "annotations": [
+    {"completed_by": 1, "result": []},
+    {"completed_by": 2, "result": [{"type": "labels", "from_name": "label", "to_name": "text",
+                                    "value": {"start": 4, "end": 8, "labels": ["LOC"]}}]}]}]
+
+
+@pytest.mark.parametrize("name, content, labels, answers", [
+    ("a.jsonl", json.dumps(ALL_LABELS_SET) + "\n", "O,B-PER,I-PER",
+     {"ana": ["O", "O", "O"], "ben": ["O", "B-PER", "O"]}),
+    ("tasks.json", json.dumps(EMPTY_AND_SPAN_TASK), "O,B-LOC,I-LOC",
+     {"1": ["O", "O", "O", "O"], "2": ["O", "B-LOC", "O", "O"]}),
+])
+def test_a_candidate_set_of_every_label_in_the_file_keeps_the_annotators(tmp_path, capsys, name, content,
+                                                                          labels, answers):
+    source = tmp_path / name
+    source.write_text(content, encoding="utf-8")
+    guessed, given = tmp_path / "guessed.tagproj", tmp_path / "given.tagproj"
+    assert main(["import", str(source), "-p", str(guessed)]) == 0
+    assert main(["import", str(source), "-p", str(given), "--labels", labels]) == 0
+    ((training, by_annotator),) = _state(guessed)
+    assert {n: [next(iter(a)) for a in anns] for n, anns in by_annotator.items()} == answers
+    assert training[1] == {"O", labels.split(",")[1]}  # the candidate set: I-X is still excluded
+    assert _state(guessed) == _state(given)  # the same with the label set given or guessed
+    capsys.readouterr()
+    assert main(["agreement", str(guessed)]) == 0
+    assert f"2 annotators with answers: {', '.join(answers)}" in capsys.readouterr().out

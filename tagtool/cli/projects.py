@@ -70,8 +70,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.as_annotator:
         return import_answers(args)
     labels = LabelSet(args.labels.split(",")) if args.labels else None
+    # Candidate sets are normalised against the project's labels when stored (a set naming all of
+    # them is no label), not against each file's own: O|B-PER of a file without I-PER still
+    # excludes the I-PER of the completed scheme or of the project.
     corpus = merge_corpora(
-        attributed(read_corpus(f, labels=labels, **reader_kwargs(args, f)), args, f) for f in args.files
+        attributed(read_corpus(f, labels=labels, keep_full_sets=True, **reader_kwargs(args, f)), args, f)
+        for f in args.files
     )
     report_reading(corpus)
     _warn_suspicious(corpus.labels)

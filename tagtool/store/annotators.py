@@ -8,8 +8,8 @@ training label, :func:`~tagtool.core.annotators.combine` of its answers
 (:func:`~tagtool.core.annotators.giver`).
 
 :func:`write_answers` adds answers and recomputes the training labels of
-the sentences they touch, inside the caller's transaction (a kill leaves
-the project as it was). Importing annotators' files of a project's
+the tokens whose answers they change, inside the caller's transaction (a
+kill leaves the project as it was). Importing annotators' files of a project's
 sentences (``tagtool import --as-annotator``) and ``tagtool merge``
 (:mod:`tagtool.store.merge`) both go through it. Before the new answers go
 in:
@@ -21,9 +21,24 @@ in:
   it (its ``annotator`` column), replacing that person's earlier answer
   for the token. Nothing is lost: an app edit is its editor's answer, one
   voice among the others.
+* **joint givers are never annotators.** A training label's ``annotator``
+  ``alice+bob`` (:data:`~tagtool.core.annotators.JOINER`) says the rule
+  made it of alice's and bob's answers; it is nobody's own answer, and is
+  not made one even where the label is no longer what their answers make
+  (a token merge of an older version kept it so).
 * **resolved tokens are left alone.** A token in ``adjudicated``
   (:mod:`tagtool.store.team`: an adjudicator picked one label or kept the
-  set) keeps its training label; its answers are still recorded.
+  set) keeps its training label; its answers are still recorded. (An edit
+  of a resolved token carries its resolution along, :func:`tagtool.store.writes.apply`;
+  a resolution an older version left behind such an edit follows the
+  training label here.)
+
+Then only the tokens whose answers the new ones change get the label the
+rule makes. A token nobody's new answer touches keeps its training label,
+whatever the rule would make of it: merging the same, unchanged files again
+changes nothing, and an edit or a clear made in the project since the last
+merge stands (the annotators said nothing new about that token) until an
+annotator's answer for it changes.
 
 Changed training labels are logged in ``annotation_log`` by their new giver.
 """
@@ -36,11 +51,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tagtool.core.annotation import EMPTY, make_annotation
-from tagtool.core.annotators import combine, giver
+from tagtool.core.annotators import JOINER, combine, giver
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import rows as _rows
+from tagtool.store import team as _team
 from tagtool.store import token_checks
 from tagtool.store.reading import sentence_length
 
@@ -63,7 +79,8 @@ class AnswerCounts:
     changed : int
         Training labels that changed (set, replaced or removed).
     candidate_sets : int
-        Tokens whose training label is now a candidate set of differing answers.
+        Tokens recomputed (their answers changed) whose training label is now
+        a candidate set of differing answers.
     kept : int
         Resolved tokens whose answers changed and whose training label was kept.
     seeded : int
@@ -107,12 +124,26 @@ def _training(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> dict[int
     return out
 
 
-def _resolved(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> set[tuple[int, int]]:
-    """The (sentence, token) pairs an adjudicator resolved (:mod:`tagtool.store.team`)."""
-    return set(conn.execute(
-        "SELECT sentence_id, token FROM adjudicated WHERE sentence_id IN (SELECT value FROM json_each(?))",
+def _resolved(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> dict[tuple[int, int], str]:
+    """``{(sentence, token): stored labels}`` of the tokens an adjudicator resolved (:mod:`tagtool.store.team`)."""
+    return {(sid, t): text for sid, t, text in conn.execute(
+        "SELECT sentence_id, token, labels FROM adjudicated WHERE sentence_id IN (SELECT value FROM json_each(?))",
         (_json_ids(sentence_ids),),
-    ))
+    )}
+
+
+def _follow_edits(conn: sqlite3.Connection, training, resolved: dict[tuple[int, int], str]) -> set[tuple[int, int]]:
+    """The resolved tokens, each resolution made the token's training label where an edit changed it
+    without its resolution (an older version did), removed where the edit cleared the token."""
+    now = time.time()
+    for (sid, t), text in list(resolved.items()):
+        label, who = training.get(sid, {}).get(t, (None, None))
+        if label == text:
+            continue
+        if label is None:
+            del resolved[(sid, t)]
+        _team.put_resolution(conn, sid, t, label, who or "nobody", now)
+    return set(resolved)
 
 
 def derived(votes: Mapping[str, frozenset[str]], labels: LabelSet) -> tuple[str, str] | None:
@@ -122,13 +153,14 @@ def derived(votes: Mapping[str, frozenset[str]], labels: LabelSet) -> tuple[str,
     return None if text is None else (text, giver(votes, label, "nobody"))
 
 
-def _seed(answers: Answers, training, resolved, labels: LabelSet, sids: Sequence[int]) -> int:
-    """Training labels the rule does not make of the answers become their givers' answers (module doc)."""
+def _seed(answers: Answers, training, resolved, labels: LabelSet, sids: Sequence[int], names: set[str]) -> int:
+    """Training labels the rule does not make of the answers become their givers' answers, unless
+    their giver is a joint one of ``names``, the annotators (module doc)."""
     seeded = 0
     for sid in sids:
         for t, (text, who) in training.get(sid, {}).items():
             votes = answers.get(sid, {}).get(t, {})
-            if (sid, t) in resolved or (derived(votes, labels) or (None,))[0] == text:
+            if (sid, t) in resolved or (derived(votes, labels) or (None,))[0] == text or is_joint(who, names):
                 continue
             answers.setdefault(sid, {}).setdefault(t, {})[who] = _rows.parse_stored(text)
             seeded += 1
@@ -171,7 +203,7 @@ def write_answers(
     labels: LabelSet,
     given: Sequence[tuple[int, str, Mapping[str, Sequence[frozenset[str]] | Mapping[int, frozenset[str]]]]],
 ) -> AnswerCounts:
-    """Add annotators' answers to a project and recompute the training labels of their sentences.
+    """Add annotators' answers to a project and recompute the training labels of the tokens they change.
 
     Runs inside the caller's transaction (module doc for the rule, what
     becomes an answer first and what is left alone).
@@ -201,17 +233,19 @@ def write_answers(
     """
     sids = sorted({int(sid) for sid, _, _ in given})
     answers = stored_answers(conn, sids)
-    training, resolved = _training(conn, sids), _resolved(conn, sids)
-    seeded = _seed(answers, training, resolved, labels, sids)
-    before = {sid: {t: dict(v) for t, v in answers.get(sid, {}).items() if v} for sid in sids}
+    before = {sid: {t: dict(v) for t, v in answers.get(sid, {}).items()} for sid in sids}
+    names = {name for tokens in answers.values() for v in tokens.values() for name in v}
+    names.update(name for _, _, by_name in given for name in by_name)
+    training = _training(conn, sids)
+    resolved = _follow_edits(conn, training, _resolved(conn, sids))
+    seeded = _seed(answers, training, resolved, labels, sids, names)
     n_answers = sum(_put(answers, labels, int(sid), name, anns, where)
                     for sid, where, by_name in given for name, anns in by_name.items())
-    moved = {(sid, t) for sid in sids for t in set(before[sid]) | set(answers.get(sid, {}))
-             if before[sid].get(t, {}) != answers.get(sid, {}).get(t, {})}
+    moved = _moved(before, answers, given)
     rows = [(sid, t, name, _rows.spell(ann, labels))
             for sid in sids for t, by_name in answers.get(sid, {}).items() for name, ann in by_name.items()]
     token_checks.check_indexes(conn, rows, "an answer")  # before anything is written
-    changed, candidate_sets = _recompute(conn, labels, sids, answers, training, resolved)
+    changed, candidate_sets = _recompute(conn, labels, sids, answers, training, moved - resolved)
     conn.execute("DELETE FROM annotator_labels WHERE sentence_id IN (SELECT value FROM json_each(?))",
                  (_json_ids(sids),))
     conn.executemany(
@@ -220,30 +254,55 @@ def write_answers(
     return AnswerCounts(len(sids), n_answers, len(moved), changed, candidate_sets, len(moved & resolved), seeded)
 
 
-def _recompute(conn, labels, sids, answers, training, resolved) -> tuple[int, int]:
-    """Write the training labels of the unresolved tokens of ``sids``, log the changed ones;
-    (labels changed, candidate sets of differing answers)."""
+def is_joint(who: str, names: set[str]) -> bool:
+    """Whether the giver ``who`` is a joint one (``alice+bob``) of annotators in ``names``, not a person.
+
+    A name may hold the joiner itself (``jo+tagtool@example.org``): ``who``
+    is joint when it is no name of ``names`` but its parts, cut at joiners,
+    make two or more of them.
+    """
+    if JOINER not in who or who in names:
+        return False
+    parts = who.split(JOINER)
+    ends = {0}  # ends[i]: parts[:i] joined are names of ``names`` joined
+    for i in range(1, len(parts) + 1):
+        if any(JOINER.join(parts[j:i]) in names for j in ends):
+            ends.add(i)
+    return len(parts) in ends
+
+
+def _moved(before: Answers, after: Answers, given) -> set[tuple[int, int]]:
+    """The (sentence, token) pairs whose answers by the annotators of ``given`` differ from ``before``
+    (the stored ones, before an earlier label became its giver's answer)."""
+    moved = set()
+    for sid, _, by_name in given:
+        sid, old, new = int(sid), before.get(int(sid), {}), after.get(int(sid), {})
+        for t in set(old) | set(new):
+            if any(old.get(t, {}).get(name) != new.get(t, {}).get(name) for name in by_name):
+                moved.add((sid, t))
+    return moved
+
+
+def _recompute(conn, labels, sids, answers, training, tokens: set[tuple[int, int]]) -> tuple[int, int]:
+    """Write the training labels of ``tokens`` (of ``sids``) that the rule makes of their answers,
+    log the changed ones; (labels changed, candidate sets of differing answers)."""
     now = time.time()
     upserts, deletes, log = [], [], []
     changed = candidate_sets = 0
-    for sid in sids:
-        now_answers, current = answers.get(sid, {}), training.get(sid, {})
-        for t in sorted(set(now_answers) | set(current)):
-            if (sid, t) in resolved:
-                continue
-            votes, cur = now_answers.get(t, {}), current.get(t)
-            row = derived(votes, labels)
-            candidate_sets += row is not None and CANDIDATE_SEPARATOR in row[0] and len(set(votes.values())) > 1
-            if row == cur:
-                continue
-            if row is None:
-                deletes.append((sid, t))
-            else:
-                upserts.append((sid, t, *row, now))
-            if (row or (None,))[0] != (cur or (None,))[0]:  # the label itself changed, not only its giver
-                changed += 1
-                log.append((sid, t, cur[0] if cur else NO_LABEL, row[0] if row else NO_LABEL,
-                            row[1] if row else cur[1], now))
+    for sid, t in sorted(tokens):
+        votes, cur = answers.get(sid, {}).get(t, {}), training.get(sid, {}).get(t)
+        row = derived(votes, labels)
+        candidate_sets += row is not None and CANDIDATE_SEPARATOR in row[0] and len(set(votes.values())) > 1
+        if row == cur:
+            continue
+        if row is None:
+            deletes.append((sid, t))
+        else:
+            upserts.append((sid, t, *row, now))
+        if (row or (None,))[0] != (cur or (None,))[0]:  # the label itself changed, not only its giver
+            changed += 1
+            log.append((sid, t, cur[0] if cur else NO_LABEL, row[0] if row else NO_LABEL,
+                        row[1] if row else cur[1], now))
     _rows.write_annotations(conn, deletes, upserts, log)
     return changed, candidate_sets
 

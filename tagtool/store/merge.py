@@ -16,15 +16,16 @@ its sentences the source sentence's id and token fingerprint in
    have retokenized a sentence since the files were read), then :func:`apply`) makes
    the annotator's answers in ``annotator_labels`` those of the file for
    its sentences (a token the annotator left unlabeled is no answer), and
-   recomputes the training labels of those sentences by the one rule of
-   :mod:`tagtool.store.annotators` (which ``tagtool import --as-annotator``
-   uses too): a training label given in the project itself (before the
-   assignment, or an edit in the app) first becomes one answer, by the
-   annotator recorded with it, so nothing is lost; resolved tokens are left
-   alone.
+   recomputes the training labels of the tokens whose answers changed by
+   the one rule of :mod:`tagtool.store.annotators` (which ``tagtool import
+   --as-annotator`` uses too): a training label given in the project itself
+   (before the assignment, or an edit in the app) first becomes one answer,
+   by the annotator recorded with it, so nothing is lost; resolved tokens
+   are left alone.
 
-So merging the same file twice changes nothing the second time, and a
-merge killed midway leaves the project as it was.
+So merging the same file twice changes nothing the second time (nor does it
+undo an edit or a clear made in the project since), and a merge killed
+midway leaves the project as it was.
 """
 
 from __future__ import annotations

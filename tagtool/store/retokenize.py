@@ -18,6 +18,14 @@ Labels
     what both say, else the candidate set of both).  Tokens after the
     change keep their annotations, annotator and time, shifted; the changed
     tokens are recorded as annotated by the user who made the change.
+Annotators' answers
+    Each annotator's answer of the changed tokens is mapped as the labels
+    are. Where the changed tokens had answers, the new tokens' training
+    labels are then what the team rule makes of the mapped answers (none
+    where nobody answered both tokens of a merge;
+    :mod:`tagtool.store.retokenize_answers`), not the mapped labels: a
+    joint giver (``alice+bob``) never stays on a label their answers do not
+    make, and the user who made the change is not made an annotator.
 Adjudications (:mod:`tagtool.store.team`)
     Resolutions of tokens after the change are shifted; the changed
     tokens' resolutions are dropped (their training labels stay as the
@@ -64,6 +72,7 @@ from tagtool.core.labels import LabelSet, NO_LABEL
 from tagtool.core.retokenize import merge_annotations, split_annotation
 from tagtool.errors import ProjectError
 from tagtool.store import actions as _actions
+from tagtool.store import retokenize_answers as team_rule
 from tagtool.store import retokenize_conllu as conllu_ids
 from tagtool.store import rows as _rows
 from tagtool.store.actions import Action
@@ -139,6 +148,8 @@ def split_state(
     token = state.tokens[t]
     if not 0 < offset < len(token):
         raise RetokenizeError(f"token {token!r} cannot be split at character {offset}: both parts must hold text")
+    keep = any(i == t for i, *_ in state.adjudicated) or not team_rule.answered(state, {t})
+    state = team_rule.seeded(state, {t}, labels)
     tokens = (*state.tokens[:t], token[:offset], token[offset:], *state.tokens[t + 1:])
     columns = {name: [*v[: t + 1], v[t], *v[t + 1:]] for name, v in state.columns.items()}
     meta = dict(state.meta)
@@ -171,8 +182,9 @@ def split_state(
         for k, half in enumerate(halves(text)):
             if half is not None:
                 own.append((t + k, who, half))
-    resolved = tuple((i + (i > t), *rest) for i, *rest in state.adjudicated if i != t)
-    return TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own), resolved)
+    new = TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own),
+                     tuple((i + (i > t), *rest) for i, *rest in state.adjudicated if i != t))
+    return new if keep else team_rule.ruled(new, {t, t + 1}, labels, now)
 
 
 def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now: float) -> TokenState:
@@ -181,6 +193,8 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
         raise RetokenizeError(
             f"token {t + 1} of {len(state.tokens)} has no next token to merge with"
         )
+    keep = any(i in (t, t + 1) for i, *_ in state.adjudicated) or not team_rule.answered(state, {t, t + 1})
+    state = team_rule.seeded(state, {t, t + 1}, labels)
     tokens = (*state.tokens[:t], state.tokens[t] + state.tokens[t + 1], *state.tokens[t + 2:])
     columns = {name: [*v[: t + 1], *v[t + 2:]] for name, v in state.columns.items()}
     meta = dict(state.meta)
@@ -208,8 +222,9 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
         text = merged(pair.get(t), pair.get(t + 1))
         if text is not None:
             own.append((t, who, text))
-    resolved = tuple((i - (i > t + 1), *rest) for i, *rest in state.adjudicated if i not in (t, t + 1))
-    return TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own), resolved)
+    new = TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own),
+                     tuple((i - (i > t + 1), *rest) for i, *rest in state.adjudicated if i not in (t, t + 1)))
+    return new if keep else team_rule.ruled(new, {t}, labels, now)
 
 
 def _sorted(rows: list[tuple]) -> tuple[tuple, ...]:

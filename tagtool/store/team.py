@@ -14,7 +14,10 @@ The data model of team work (issue 14; the tables in :mod:`tagtool.store.schema`
 * ``adjudicated`` marks the tokens an adjudicator *resolved* in the app's
   adjudication view: picked one label (a full label) or kept the set.  The
   adjudicator's choice is the training label, and merges and imports of
-  answers leave a resolved token's training label alone.
+  answers leave a resolved token's training label alone.  An edit of a
+  resolved token is its new resolution, a clear takes it back
+  (:func:`tagtool.store.writes.apply`): the resolution always says what the
+  training label says.
 
 The functions take a connection inside the caller's transaction, as
 :mod:`tagtool.store.rows` does; :class:`~tagtool.store.project.Project`

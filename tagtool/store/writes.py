@@ -62,6 +62,11 @@ def apply(
     """Write ``changes`` of one sentence, log them, refresh its counts; tokens changed.
 
     ``labels``: the label set as it is in the file now (the transaction re-read it).
+    An edit of a token an adjudicator resolved (:mod:`tagtool.store.team`) is
+    its new resolution, by ``annotator``: the resolution says what the
+    training label says, and merges keep leaving the token alone. A clear
+    takes the resolution back (a token is resolved with a label), so the
+    token counts again as one where the annotators disagree.
     """
     n_tokens = sentence_length(conn, sentence_id)
     bad = [t for t in changes if not 0 <= t < n_tokens]
@@ -83,6 +88,10 @@ def apply(
     if not entries:
         return 0
     _rows.write_annotations(conn, deletes, upserts, entries)
+    resolved = {t for (t,) in conn.execute("SELECT token FROM adjudicated WHERE sentence_id = ?", (sentence_id,))}
+    for _, t, _, new_text, _, _ in entries:
+        if t in resolved:
+            _team.put_resolution(conn, sentence_id, t, None if new_text == NO_LABEL else new_text, annotator, now)
     _rows.refresh_counts(conn, [sentence_id])
     return len(entries)
 

@@ -145,3 +145,15 @@ def test_label_studio_tasks_refuse_an_annotators_candidate_set(tmp_path):
     (task,) = json.loads(out.read_text(encoding="utf-8"))
     assert task["annotations"] == [{"result": [{"from_name": "label", "to_name": "text", "type": "labels", "value": {
         "start": 0, "end": 3, "text": "Bob", "labels": ["PER"]}}]}]
+
+
+def test_a_set_of_every_observed_label_is_no_label_but_the_sentence_keeps_the_rest(tmp_path):
+    source = _jsonl(tmp_path / "a.jsonl", [{
+        "tokens": ["New", "York", "x"], "labels": ["O", ["O", "B-PER"], "O"], "flag": "x",
+        "annotators": {"ana": ["O", "O", "O"], "ben": ["O", ["O", "B-PER"], "O"]}}])
+    (sentence,) = read_corpus(source).sentences
+    assert sentence.annotations == (_ann("O"), _ann(), _ann("O"))  # O|B-PER allows every label observed
+    assert sentence.annotator_labels == {"ana": (_ann("O"),) * 3, "ben": (_ann("O"), _ann(), _ann("O"))}
+    assert sentence.meta["flag"] == "x"
+    (kept,) = read_corpus(source, keep_full_sets=True).sentences  # for a caller with a larger label set
+    assert kept.annotations[1] == {"O", "B-PER"} and kept.annotator_labels["ben"][1] == {"O", "B-PER"}

@@ -247,6 +247,7 @@ def read_corpus(
     label_column: int | str | None = -1,
     encoding: str = "utf-8",
     column_names: Sequence[str] | None = None,
+    keep_full_sets: bool = False,
     **options,
 ) -> Corpus:
     """Read a whole corpus file.
@@ -271,6 +272,13 @@ def read_corpus(
     column_names : sequence of str, optional
         Column files: one name per file column for ``Sentence.columns``
         (default ``col{i}``).
+    keep_full_sets : bool
+        Without ``labels``: leave a candidate set that names every label
+        observed as it is (default: it becomes no label). For a caller that
+        normalises against a larger label set of its own: an import into a
+        project whose labels (or the completed scheme, ``I-X`` beside
+        ``B-X``) hold more than the file uses, where ``O|B-PER`` still
+        excludes ``I-PER``.
     **options
         Format options, e.g. ``sep`` (conll), ``label_field`` (conllu),
         ``tokenized``/``tagged`` (text), ``sentence_column`` (tables),
@@ -296,7 +304,7 @@ def read_corpus(
     ctx, items = _items(path, format, labels, token_column, label_column, encoding, column_names, options)
     documents = group_documents(items)
     label_set = ctx.label_set()
-    if labels is None:
+    if labels is None and not keep_full_sets:
         documents = normalise_full_sets(documents, label_set)
     corpus = Corpus(label_set, documents, tuple(ctx.warnings))
     logger.info(

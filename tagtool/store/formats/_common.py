@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tagtool.core.annotation import EMPTY, make_annotation, parse_annotation
@@ -327,20 +327,24 @@ def normalise_full_sets(documents: list[Document], labels: LabelSet) -> list[Doc
     Needed only when the label set is built from the labels observed: a cell
     ``A|B`` in a file whose only labels are A and B allows everything.
     A one-label schema is left alone so that its labels stay full labels.
+    Each annotator's own labels are collapsed by the same rule; everything
+    else of a sentence (its annotators, meta, columns) is kept as it is.
     """
     n = len(labels)
     if n < 2:
         return documents
 
+    def collapsed(anns: tuple[frozenset[str], ...]) -> tuple[frozenset[str], ...]:
+        return tuple(EMPTY if len(a) == n else a for a in anns)
+
     def fix(sentence: Sentence) -> Sentence:
-        if all(len(a) < n for a in sentence.annotations):
+        answers = sentence.annotator_labels
+        if all(len(a) < n for a in sentence.annotations) and all(
+                len(a) < n for anns in answers.values() for a in anns):
             return sentence
-        return Sentence(
-            sentence.tokens,
-            tuple(EMPTY if len(a) == n else a for a in sentence.annotations),
-            sentence.columns,
-            sentence.meta,
-        )
+        # replace() keeps every other field: a rebuilt Sentence must not lose its annotators.
+        return replace(sentence, annotations=collapsed(sentence.annotations),
+                       annotator_labels={name: collapsed(anns) for name, anns in answers.items()})
 
     return [Document(d.name, tuple(fix(s) for s in d.sentences)) for d in documents]
 
