@@ -59,11 +59,13 @@ def add_agreement_command(sub) -> None:
 
 
 @contextmanager
-def progress_when_slow(description: str, after: float = BAR_AFTER):
+def progress_when_slow(description: str, after: float | None = None):
     """``progress(fraction, message)`` that shows :func:`~tagtool.cli.progress.progress_bar` once
-    ``after`` seconds have passed since the block began (reports before that are dropped)."""
-    from tagtool.cli.progress import progress_bar
+    ``after`` (default :data:`BAR_AFTER`) seconds have passed since the block began (reports before
+    that are dropped)."""
+    from tagtool.cli import progress
 
+    after = BAR_AFTER if after is None else after
     start = time.monotonic()
     with ExitStack() as stack:
         bar = None
@@ -73,7 +75,7 @@ def progress_when_slow(description: str, after: float = BAR_AFTER):
             if bar is None:
                 if time.monotonic() - start < after:
                     return
-                bar = stack.enter_context(progress_bar(description))
+                bar = stack.enter_context(progress.progress_bar(description))
             bar(fraction, message)
 
         yield report
