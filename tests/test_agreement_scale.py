@@ -194,3 +194,18 @@ def test_pairs_up_to_and_the_table_note(tmp_path, capsys):
 def test_missing_answers_are_not_entries():
     answers = collect(random_rows(5, 4), LABELS)
     assert len(answers.unit) == int((answers.codes != MISSING).sum())
+
+
+def test_ctrl_c_stops_the_command_with_status_130(tmp_path, capsys, monkeypatch):
+    from contextlib import contextmanager
+
+    import tagtool.cli.progress as cli_progress
+
+    @contextmanager
+    def stopped():
+        yield lambda: True
+
+    monkeypatch.setattr(cli_progress, "stop_on_sigint", stopped)
+    assert main(["agreement", str(crowd_project(tmp_path / "crowd.tagproj", 3))]) == cli_progress.EXIT_INTERRUPTED
+    captured = capsys.readouterr()
+    assert "agreement cancelled" in captured.err and captured.out == ""

@@ -11,7 +11,10 @@ too long for the GUI thread on a big project.  One computation runs at a
 time, and the next waits a pause proportional to the last one's duration
 (every edit refreshes the dock).  A project whose data is not in its file
 (an old file opened read-only, migrated in memory) is computed on the GUI
-thread.
+thread.  While the first numbers are computed the panel shows the worker's
+progress (the runner's throttled ``progress`` signal).  A big team's
+tables are cut to :data:`DOCK_ROWS` rows, with a note of the rest: a long
+rich-text label is laid out on the GUI thread at every refresh.
 """
 
 from __future__ import annotations

@@ -9,6 +9,11 @@ tokens given a full label, a candidate set or an accepted suggestion
 the active minutes of all their logged actions (gaps over
 :data:`~tagtool.store.actions.IDLE_SECONDS` count as that).  Work merged
 from other projects brings no action log here, so its speed is None.
+
+:func:`of_project` is what ``tagtool agreement`` and the statistics dock
+run: it refuses a team bigger than its ``limit`` before reading any answer
+(:class:`AgreementLimitError`), calls ``checkpoint`` to let a worker stop,
+and reports ``progress(fraction, message)`` as it reads and compares.
 """
 
 from __future__ import annotations
