@@ -4,7 +4,8 @@ The worst case for measures taken pair by pair: every annotator shares
 every token with every other, so ``n (n - 1) / 2`` pairs share answers.
 Each case runs :func:`tagtool.services.agreement.progress.of_project`
 (what ``tagtool agreement`` computes, imports done first) in a child
-process twice: once timed, with its peak RSS and the progress reports it
+process twice: once timed, with its peak RSS (``VmHWM``: the peak over
+its imports, and what the computation added) and the progress reports it
 made, once under ``tracemalloc`` for the peak of Python and numpy
 allocations.  Its alpha and pooled observed agreement are checked against
 a reference computed here another way (the ``krippendorff`` package on the
@@ -31,13 +32,17 @@ CHILD_ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 #: What the child runs: ``python -c CHILD path limit traced``; prints one JSON line.
 CHILD = r"""
-import json, resource, sys, time, tracemalloc
+import json, sys, time, tracemalloc
 import krippendorff, seqeval.metrics  # imported before the clock starts, as in the app
 from tagtool.store.project import Project
 from tagtool.services.agreement.progress import AgreementLimitError, of_project
 
+def hwm_mb():  # this process's peak RSS (ru_maxrss would carry a big parent's over fork and exec)
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) / 1024
+
 path, limit, traced = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = hwm_mb()
 reports = []
 if traced:
     tracemalloc.start()
@@ -52,7 +57,7 @@ try:
 except AgreementLimitError as e:
     out.update(refused=str(e), error=type(e).__name__)
 out.update(seconds=time.perf_counter() - start, reports=len(reports), last_report=reports[-1] if reports else None,
-           rss_before_mb=before / 1024, rss_peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+           rss_before_mb=before, rss_peak_mb=hwm_mb())
 if traced:
     out["traced_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
 print(json.dumps(out))
