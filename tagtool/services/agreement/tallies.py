@@ -89,6 +89,5 @@ def tally(answers: Answers) -> Tallies:
             a, b = answers.labels[x], answers.labels[y]
             if n and (i == j or a < b):
                 confusion[(a, b)] = n
-    alpha = alpha_of_counts(counts) if len(counts) and counts.shape[1] >= 2 else None
     return Tallies(compared=len(counts), comparisons=int((m * (m - 1) // 2).sum()), alike=int(same.sum()),
-                   alpha=alpha, confusion=confusion)
+                   alpha=alpha_of_counts(counts), confusion=confusion)
