@@ -32,6 +32,7 @@ CROWDS = (200, 300, 1_000, 3_000)
 def run(folder: pathlib.Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
     """Each crowd of :data:`CROWDS` (times ``scale``) with a limit above it, then the largest under the
     default limit (or one below it, at a smaller scale); the subsection's lines and the failed trials."""
+    from tagtool.services.agreement import PAIR_ANNOTATORS
     from tagtool.services.agreement.progress import ANNOTATOR_LIMIT
 
     start = time.perf_counter()
@@ -41,8 +42,13 @@ def run(folder: pathlib.Path, seed: int, scale: float = 1.0) -> tuple[list[str],
     failures = [f for c in cases for f in c.failures]
     for failure in failures:
         print(failure, file=sys.stderr)
-    small, big = cases[0], cases[len(sizes) - 1]
-    ratio = (big.seconds / big.answers) / (small.seconds / small.answers)
+    overall_only = [c for c in cases[:len(sizes)] if c.annotators > PAIR_ANNOTATORS]
+    scaling = ""
+    if len(overall_only) >= 2:
+        small, big = overall_only[0], overall_only[-1]
+        ratio = (big.seconds / big.answers) / (small.seconds / small.answers)
+        scaling = (f" Time per answer at {big.annotators:,} annotators is {ratio:.2f}× that at {small.annotators:,} "
+                   f"(a cost per answer: 1×; a cost per pair of annotators: {big.annotators / small.annotators:.0f}×).")
     lines = [
         "### Agreement of many annotators (`tagtool agreement`)",
         "",
@@ -50,9 +56,8 @@ def run(folder: pathlib.Path, seed: int, scale: float = 1.0) -> tuple[list[str],
         "each computed in a fresh process (imports done before the clock starts) with `--limit` above it, and "
         f"the largest again under the limit {cases[-1].limit:,}, which must refuse it with `AgreementLimitError` "
         "(file, count and `--limit` named); α and the observed agreement of all pairs checked against the "
-        "krippendorff package and a per-token count; above 50 annotators no per-pair measures "
-        f"(`--pairs-up-to`). Time per answer at {big.annotators:,} annotators is {ratio:.2f}× that at "
-        f"{small.annotators:,}: near-linear in the answers. {len(cases)} trials, "
+        f"krippendorff package and a per-token count; above {PAIR_ANNOTATORS} annotators no per-pair measures "
+        f"(`--pairs-up-to`).{scaling} {len(cases)} trials, "
         f"{time.perf_counter() - start:.0f} s in all.",
         "",
         *table_lines(cases),
