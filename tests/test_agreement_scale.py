@@ -209,3 +209,12 @@ def test_ctrl_c_stops_the_command_with_status_130(tmp_path, capsys, monkeypatch)
     assert main(["agreement", str(crowd_project(tmp_path / "crowd.tagproj", 3))]) == cli_progress.EXIT_INTERRUPTED
     captured = capsys.readouterr()
     assert "agreement cancelled" in captured.err and captured.out == ""
+
+
+def test_the_pairs_sharing_tokens_are_counted_slice_by_slice(monkeypatch):
+    import tagtool.services.agreement.pairs as pairs_module
+
+    answers = collect(random_rows(6, 7, sentences=60), LABELS)
+    whole = pairs_module.sharing_pairs(answers)
+    monkeypatch.setattr(pairs_module, "CO_OCCURRENCE_ROWS", 7)
+    assert pairs_module.sharing_pairs(answers) == whole and len(whole) == 21

@@ -66,7 +66,7 @@ from tagtool.errors import Cancelled
 from tagtool.services.agreement import measures
 from tagtool.services.agreement.answers import Answers, collect, from_table
 from tagtool.services.agreement.measures import SpanCounts
-from tagtool.services.agreement.pairs import PAIR_ANNOTATORS, PairAgreement, pairs
+from tagtool.services.agreement.pairs import PAIR_ANNOTATORS, PairAgreement, sharing_pair_agreements
 from tagtool.services.agreement.tallies import tally
 
 __all__ = ["PAIR_ANNOTATORS", "Agreement", "Answers", "PairAgreement", "collect", "compute", "from_table"]
@@ -125,7 +125,7 @@ def compute(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] 
         raise Cancelled
     overall = tally(answers)
     computed = len(answers.annotators) <= pair_limit
-    found = pairs(answers, span_scheme, checkpoint, progress) if computed else []
+    found = sharing_pair_agreements(answers, span_scheme, checkpoint, progress) if computed else []
     spans = None
     if span_scheme and computed:
         spans = SpanCounts()

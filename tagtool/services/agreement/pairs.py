@@ -9,7 +9,7 @@ cost is the answers times the annotators at most, and the pairs that share
 no token cost nothing but their entry in a small co-occurrence matrix.
 
 Even so a team of ``n`` annotators who all answered the same tokens has
-``n (n - 1) / 2`` pairs, each a row of the report: :func:`pairs` is meant
+``n (n - 1) / 2`` pairs, each a row of the report: :func:`sharing_pair_agreements` is meant
 for up to :data:`PAIR_ANNOTATORS` annotators (the caller decides); the
 overall figures that need no pair come from
 :mod:`tagtool.services.agreement.tallies` for any number.
@@ -29,6 +29,8 @@ from tagtool.services.agreement.measures import SpanCounts
 
 #: Most annotators for which the per-pair measures are computed by default: 1,225 pairs.
 PAIR_ANNOTATORS = 50
+#: Tokens per slice of the co-occurrence count (:func:`sharing_pairs`).
+CO_OCCURRENCE_ROWS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,11 @@ def pair_agreement(answers: Answers, a: int, b: int, span_scheme: bool, checkpoi
 
 def sharing_pairs(answers: Answers) -> list[tuple[int, int]]:
     """The pairs of columns ``(a, b)``, ``a < b``, that answered a token in common, in order."""
-    answered = (answers.codes != MISSING).astype(np.float32)
-    common = answered.T @ answered  # exact: token counts stay far below 2**24
+    codes, n = answers.codes, len(answers.annotators)
+    common = np.zeros((n, n))
+    for start in range(0, len(codes), CO_OCCURRENCE_ROWS):  # a float copy of a slice at a time
+        answered = (codes[start:start + CO_OCCURRENCE_ROWS] != MISSING).astype(np.float32)
+        common += answered.T @ answered  # exact: a slice's counts stay below 2**24
     a, b = np.nonzero(np.triu(common, 1))
     return list(zip(a.tolist(), b.tolist()))
 
@@ -107,7 +112,7 @@ def _view(answers: Answers, a: int, b: int, rows: np.ndarray) -> Answers:
                       answers.token[rows], codes, sets)
 
 
-def pairs(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] | None = None,
+def sharing_pair_agreements(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] | None = None,
           progress: Callable[[float, str], None] | None = None) -> list[PairAgreement]:
     """:class:`PairAgreement` of every pair that answered a token in common (module doc).
 
