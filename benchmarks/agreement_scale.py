@@ -24,7 +24,16 @@ Measured:
    stall (longest heartbeat gap − 5 ms); and, for comparison, the same
    computation on the GUI thread (the path of an old read-only file).
 
-Results: ``benchmarks/results/agreement_scale.md``.
+3. **Crowds** (:mod:`_agreement_crowd`): 20, 50, 200, 300, 1,000 and
+   3,000 annotators all answering one 14-token task, every pair sharing
+   every token, each in a fresh process: time, peak RSS and tracemalloc
+   peak of the computation, progress reports, alpha and the observed
+   agreement checked against a reference; up to 50 annotators with the
+   per-pair measures, above only the overall figures; the 3,000 again under
+   the default ``--limit``, which must refuse it.
+
+Results: ``benchmarks/results/agreement_scale.md``.  ``--crowds-only``
+runs part 3 alone and keeps parts 1 and 2 of the result file as they were.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
+from _agreement_crowd import run_case, table_lines  # noqa: E402
 from _results import load_average, machine_lines, write_keeping_analysis  # noqa: E402
 
 from tagtool.services.agreement import collect, compute  # noqa: E402
@@ -57,6 +67,8 @@ FALLBACK = ROOT / "tests" / "data" / "conll2000_train_head.txt"
 RESULT = ROOT / "benchmarks" / "results" / "agreement_scale.md"
 NAMES = ("ana", "ben")
 STALL_TARGET_MS = 50.0
+#: Crowd sizes of part 3 (annotators on one 14-token task).
+CROWDS = (20, 50, 200, 300, 1_000, 3_000)
 
 
 def build(path: Path, n: int, overlap: float) -> tuple[Path, float]:
@@ -164,7 +176,32 @@ def dock_rows(path: Path, folder: Path) -> list[tuple[str, float, float]]:
     return out
 
 
-def report(args, source, create_s, core, dock) -> list[str]:
+def crowd_cases(folder: Path) -> list:
+    """Part 3: every crowd of :data:`CROWDS` under a limit above it, then the largest under the default."""
+    from tagtool.services.agreement.progress import ANNOTATOR_LIMIT
+
+    cases = [run_case(folder, n, max(n, ANNOTATOR_LIMIT), 0) for n in CROWDS]
+    cases.append(run_case(folder, CROWDS[-1], ANNOTATOR_LIMIT, 0))
+    for case in cases:
+        print(case, file=sys.stderr)
+    return cases
+
+
+def crowd_lines(cases) -> list[str]:
+    return [
+        "## 3. Crowds: many annotators on one task",
+        "",
+        "`tests.store.agreement_samples.crowd_project`: n annotators each answering all 14 tokens of one task "
+        "(each label wrong with chance 0.1), so every pair shares every token.  Time of "
+        "`of_project` in a fresh process after its imports; peak RSS of that process (growth over the "
+        "imports); tracemalloc peak in a second run; α and the observed agreement checked against the "
+        "krippendorff package and a per-token count (failures: wrong numbers, missing refusal or progress).",
+        "",
+        *table_lines(cases),
+    ]
+
+
+def report(args, source, create_s, core, dock, crowds) -> list[str]:
     lines = [
         "# Agreement on a big team project",
         "",
@@ -188,8 +225,21 @@ def report(args, source, create_s, core, dock) -> list[str]:
         "| computed on | time until shown | longest stall |",
         "| --- | ---: | ---: |",
         *[f"| {name} | {t:.2f} s | {stall:.0f} ms |" for name, t, stall in dock],
+        "",
+        *crowd_lines(crowds),
     ]
     return lines
+
+
+def _replace_crowds(out: Path, crowds) -> None:
+    """``--crowds-only``: part 3 of the result file replaced, the rest kept."""
+    from _results import ANALYSIS_MARKER
+
+    text = out.read_text(encoding="utf-8")
+    head, tail = text.split(ANALYSIS_MARKER, 1)
+    head = head.split("## 3. Crowds", 1)[0].rstrip("\n")
+    out.write_text(head + "\n\n" + "\n".join(crowd_lines(crowds)) + "\n\n" + ANALYSIS_MARKER + tail,
+                   encoding="utf-8")
 
 
 def main(argv=None) -> int:
@@ -197,7 +247,12 @@ def main(argv=None) -> int:
     parser.add_argument("--sentences", type=int, default=100_000)
     parser.add_argument("--overlap", type=float, default=0.1)
     parser.add_argument("--out", type=Path, default=RESULT)
+    parser.add_argument("--crowds-only", action="store_true", help="part 3 only (module doc)")
     args = parser.parse_args(argv)
+    if args.crowds_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            _replace_crowds(args.out, crowd_cases(Path(tmp)))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "team.tagproj"
         source, create_s = build(path, args.sentences, args.overlap)
@@ -208,7 +263,8 @@ def main(argv=None) -> int:
         dock = dock_rows(path, Path(tmp))
         for row in dock:
             print(row, file=sys.stderr)
-    write_keeping_analysis(args.out, report(args, source, create_s, core, dock))
+        crowds = crowd_cases(Path(tmp))
+    write_keeping_analysis(args.out, report(args, source, create_s, core, dock, crowds))
     return 0
 
 

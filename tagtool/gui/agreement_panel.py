@@ -11,7 +11,10 @@ too long for the GUI thread on a big project.  One computation runs at a
 time, and the next waits a pause proportional to the last one's duration
 (every edit refreshes the dock).  A project whose data is not in its file
 (an old file opened read-only, migrated in memory) is computed on the GUI
-thread.
+thread.  While the first numbers are computed the panel shows the worker's
+progress (the runner's throttled ``progress`` signal).  A big team's
+tables are cut to :data:`DOCK_ROWS` rows, with a note of the rest: a long
+rich-text label is laid out on the GUI thread at every refresh.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tagtool import collector
 from tagtool.services.agreement.progress import ProjectAgreement, ProjectQuery, of_project
-from tagtool.services.agreement.report import disagreements, pair_rows, progress_rows
+from tagtool.services.agreement.report import disagreements, pair_rows, pairs_note, progress_rows
 from tagtool.errors import Cancelled
 from tagtool.gui.worker import TaskRunner
 
@@ -40,6 +43,9 @@ DOCK_PAIR_COLUMNS = ((0, "a"), (1, "b"), (3, "compared"), (4, "agree %"), (5, "�
                      (10, "sets"))
 #: Disagreements listed under the table.
 DOCK_DISAGREEMENTS = 5
+#: Rows of each table the dock shows (a big team's pairs and annotators are for ``tagtool agreement``):
+#: a long rich-text label is laid out on the GUI thread.
+DOCK_ROWS = 30
 NO_AGREEMENT = ("Agreement needs the answers of two annotators or more (a Label Studio import with several "
                 "annotators, or their merged projects).")
 
@@ -54,6 +60,15 @@ def _table(header: list[str], rows: list[list[str]], names: int = 1) -> str:
     return f"<table cellspacing='0' cellpadding='3'><tr>{cells('th', header)}</tr>{body}</table>"
 
 
+def _clipped(rows: list[list[str]], what: str, keep_last: bool = False) -> tuple[list[list[str]], str]:
+    """At most :data:`DOCK_ROWS` rows (the last one kept, as the "all" row), and a note of the rest."""
+    if len(rows) <= DOCK_ROWS:
+        return rows, ""
+    shown = rows[:DOCK_ROWS - 1] + rows[-1:] if keep_last else rows[:DOCK_ROWS]
+    hidden = len(rows) - len(shown)
+    return shown, f"<p><small>{hidden:,} more {what}: tagtool agreement lists them all</small></p>"
+
+
 def agreement_html(result: ProjectAgreement) -> str:
     """The agreement table, the frequent disagreements and the progress table as rich text."""
     parts = []
@@ -62,11 +77,14 @@ def agreement_html(result: ProjectAgreement) -> str:
         parts.append(f"<p>{html.escape(NO_AGREEMENT)}</p>")
     else:
         rows = [[row[i] for i, _ in DOCK_PAIR_COLUMNS] for row in pair_rows(agreement)]
-        parts.append(_table([name for _, name in DOCK_PAIR_COLUMNS], rows, names=2))
+        rows, more = _clipped(rows, "pairs", keep_last=len(agreement.pairs) > 1)
+        parts.append(_table([name for _, name in DOCK_PAIR_COLUMNS], rows, names=2) + more)
         note = ("κ: Cohen's kappa (all: mean over pairs) · α: Krippendorff's alpha · tokens with a candidate set "
                 "are left out and counted in sets (compatible/all)")
         if not agreement.span_scheme:
             note += " · labels are not spans: no span F1"
+        if pairs_note(agreement):
+            note += f" · {pairs_note(agreement)}"
         parts.append(f"<p><small>{html.escape(note)}</small></p>")
         off = disagreements(agreement, DOCK_DISAGREEMENTS)
         if off:
@@ -75,7 +93,8 @@ def agreement_html(result: ProjectAgreement) -> str:
     if result.progress:
         parts.append("<p>Per annotator: sentences and tokens answered; tokens per minute from their actions in "
                      "this project's log</p>")
-        parts.append(_table(["annotator", "sentences", "tokens", "tokens/min"], progress_rows(result.progress)))
+        rows, more = _clipped(progress_rows(result.progress), "annotators")
+        parts.append(_table(["annotator", "sentences", "tokens", "tokens/min"], rows) + more)
     return "".join(parts)
 
 
@@ -153,7 +172,7 @@ class AgreementPanel(QWidget):
             try:
                 with collector.paused():  # what the worker makes is freed by reference counting
                     # closed first: a closed project's worker stops without waiting for a GUI turn
-                    answer = query(lambda: project.closed or state.should_stop())
+                    answer = query(lambda: project.closed or state.should_stop(), state.progress)
             except Cancelled:
                 answer = None
             except Exception as exc:  # noqa: BLE001 - shown in the panel instead of lost in the thread
@@ -161,7 +180,12 @@ class AgreementPanel(QWidget):
                 answer = f"{type(exc).__name__}: {exc}"
             answered.emit(answer)  # queued to the GUI thread (this object lives there)
 
-        self._runner.start(run)
+        self._runner.start(run, wire=lambda task: task.signals.progress.connect(self._progressed))
+
+    def _progressed(self, fraction: float, message: str) -> None:
+        """A running computation's progress, shown until its first numbers replace it."""
+        if self.result is None:
+            self.body.setText(html.escape(f"Counting… {100 * fraction:.0f} % {message}".rstrip()))
 
     def _take(self, answer) -> None:
         self._running = False

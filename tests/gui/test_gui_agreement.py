@@ -136,3 +136,29 @@ def test_requests_during_a_computation_make_one_more_and_errors_are_shown(open_w
     monkeypatch.setattr(progress, "collect", lambda *a: 1 / 0)
     team.refresh(project)
     qtbot.waitUntil(lambda: "Could not compute the agreement: ZeroDivisionError" in team.body.text(), timeout=10_000)
+
+
+def test_a_big_team_shows_clipped_tables_and_the_computation_reports_progress(open_window, tmp_path, qtbot,
+                                                                               monkeypatch):
+    """60 annotators on one task: 1,770 pairs and 60 progress rows would be a long label laid out on the GUI
+    thread; the dock shows DOCK_ROWS of each and says where the rest are.  Above the pair limit only the
+    overall figures; the worker's progress reaches the panel."""
+    import tagtool.gui.agreement_panel as module
+    import tagtool.services.agreement.progress as progress
+    from tests.store.agreement_samples import crowd_project
+
+    path = crowd_project(tmp_path / "crowd.tagproj", 60)
+    seen = []
+    real_of_project = progress.of_project
+
+    def recording(project, checkpoint=None, report=None, *rest):
+        return real_of_project(project, checkpoint, lambda f, m="": (seen.append(f), report(f, m)), *rest)
+
+    monkeypatch.setattr(progress, "of_project", recording)
+    team = _shown(open_window(path), qtbot)
+    text = team.body.text()
+    assert seen and seen[-1] == 1.0
+    assert team.result.agreement.pairs == [] and team.result.agreement.alpha is not None
+    assert "60 annotators: more than 50, so no per-pair measures" in text
+    assert text.count("<tr>") == 1 + 1 + 1 + module.DOCK_ROWS  # header and "all"; header and the annotators
+    assert "30 more annotators: tagtool agreement lists them all" in text

@@ -64,3 +64,21 @@ def ner_team_project(path: Path, n_sentences: int = 40) -> Path:
     with Project.create(path, Corpus.from_sentences(sentences, labels=labels)):
         pass
     return path
+
+
+#: The one 14-token task of :func:`crowd_project` and the labels its crowd chooses among.
+CROWD_GOLD = ("B-PER", "I-PER", "O", "O", "B-LOC", "O", "O", "O", "O", "B-PER", "O", "O", "O", "O")
+CROWD_LABELS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC")
+
+
+def crowd_project(path: Path, n: int, seed: int = 0) -> Path:
+    """``n`` annotators (``a00000``, …) all answering one 14-token sentence, each label wrong with chance 0.1."""
+    import random
+
+    rng = random.Random(seed)
+    answers = {f"a{i:05d}": tuple(g if rng.random() > 0.1 else rng.choice(CROWD_LABELS) for g in CROWD_GOLD)
+               for i in range(n)}
+    sentence = team_sentence(tuple(f"w{i}" for i in range(len(CROWD_GOLD))), answers)
+    with Project.create(path, Corpus.from_sentences([sentence], labels=LabelSet(list(CROWD_LABELS)))):
+        pass
+    return path

@@ -22,6 +22,8 @@ overall:
   agreement is what to read.
 * **Per-label confusion**: counts of (a's label, b's label) per pair;
   overall the unordered label pairs summed over the pairs.
+* **Observed agreement**: per pair the share of compared tokens labeled
+  alike; overall the same over every pair's compared tokens pooled.
 
 Which tokens count
 ------------------
@@ -34,6 +36,22 @@ compared over the stretches of consecutive tokens both gave a full label
 (:func:`~tagtool.services.agreement.measures.segments`), so a left-out token splits
 a stretch for both alike.
 
+Many annotators
+---------------
+Kappa, the spans and the candidate-set counts are pairwise by nature
+(:mod:`~tagtool.services.agreement.pairs`): a team of ``n`` annotators
+who all answered the same tokens has ``n (n - 1) / 2`` pairs.  They are
+computed, and the pairs listed, for up to ``pair_limit`` annotators
+(:data:`PAIR_ANNOTATORS`, 50, by default: 1,225 pairs); the pairs looked
+at are only those sharing an answered token.  Alpha, the observed
+agreement of all pairs pooled (pairs of answers alike over pairs compared),
+the tokens compared and the overall confusion need no pair: they come from
+how many annotators gave each label to each token
+(:mod:`~tagtool.services.agreement.tallies`), in time and memory
+proportional to the answers, for any number of annotators.  Above the
+limit kappa, span F1 and the set counts are None (``pairs_computed``
+False) rather than a different statistic under the same name.
+
 Numbers are fractions in [0, 1] here; the CLI's JSON and table print
 percent for agreement and span scores, as every tagtool command does, and
 kappa and alpha as coefficients in [-1, 1].
@@ -43,57 +61,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import combinations
 
-import numpy as np
-
+from tagtool.errors import Cancelled
 from tagtool.services.agreement import measures
 from tagtool.services.agreement.answers import Answers, collect, from_table
 from tagtool.services.agreement.measures import SpanCounts
-from tagtool.errors import Cancelled
+from tagtool.services.agreement.pairs import PAIR_ANNOTATORS, PairAgreement, sharing_pair_agreements
+from tagtool.services.agreement.tallies import tally
 
-__all__ = ["Agreement", "Answers", "PairAgreement", "collect", "compute", "from_table"]
-
-
-@dataclass(frozen=True)
-class PairAgreement:
-    """Agreement of two annotators (``a`` before ``b`` by name) on the tokens both answered.
-
-    Attributes
-    ----------
-    tokens : int
-        Tokens both answered (a label or a set).
-    compared : int
-        Of those, tokens both gave a full label: what kappa, alpha, the
-        observed agreement and the confusion count.
-    set_tokens, sets_compatible : int
-        Tokens where one or both gave a candidate set; of those, the ones
-        whose answers share a label.
-    observed : float or None
-        Share of ``compared`` tokens labeled alike.
-    kappa, alpha : float or None
-    spans : SpanCounts or None
-        None for label sets that are not span schemes.
-    confusion : dict
-        ``(a's label, b's label) -> tokens``.
-    """
-
-    a: str
-    b: str
-    tokens: int
-    compared: int
-    set_tokens: int
-    sets_compatible: int
-    observed: float | None
-    kappa: float | None
-    alpha: float | None
-    spans: SpanCounts | None
-    confusion: dict[tuple[str, str], int]
+__all__ = ["PAIR_ANNOTATORS", "Agreement", "Answers", "PairAgreement", "collect", "compute", "from_table"]
 
 
 @dataclass(frozen=True)
 class Agreement:
-    """Every pair's agreement and the overall figures (module doc)."""
+    """Every pair's agreement and the overall figures (module doc).
+
+    ``pairs_computed`` is False when more annotators answered than the
+    per-pair measures were asked for (:func:`compute`'s ``pair_limit``):
+    then ``pairs`` is empty and ``kappa`` and ``spans`` (and the candidate
+    set counts, which are per pair) are None; ``alpha``, ``observed``,
+    ``compared`` and ``confusion`` are there for any number.
+    """
 
     annotators: tuple[str, ...]
     span_scheme: bool
@@ -103,45 +91,18 @@ class Agreement:
     spans: SpanCounts | None
     compared: int
     confusion: dict[tuple[str, str], int] = field(default_factory=dict)
+    observed: float | None = None
+    pairs_computed: bool = True
+    pair_limit: int = PAIR_ANNOTATORS
 
     @property
     def f1(self) -> float | None:
         return None if self.spans is None else self.spans.f1
 
 
-def _confusion_dict(matrix: np.ndarray, labels: tuple[str, ...]) -> dict[tuple[str, str], int]:
-    rows, cols = np.nonzero(matrix)
-    return {(labels[i], labels[j]): int(matrix[i, j]) for i, j in zip(rows.tolist(), cols.tolist())}
-
-
-def _pair(answers: Answers, a: int, b: int, span_scheme: bool, checkpoint) -> PairAgreement:
-    codes = answers.codes
-    matrix = measures.confusion_matrix(codes[:, a], codes[:, b], len(answers.labels))
-    compared = int(matrix.sum())
-    set_tokens, compatible = measures.set_answers(answers, a, b)
-    return PairAgreement(
-        a=answers.annotators[a], b=answers.annotators[b],
-        tokens=measures.pair_tokens(answers, a, b), compared=compared,
-        set_tokens=set_tokens, sets_compatible=compatible,
-        observed=float(np.trace(matrix) / compared) if compared else None,
-        kappa=measures.cohen_kappa(matrix),
-        alpha=measures.nominal_alpha(codes[:, [a, b]]),
-        spans=measures.span_counts(answers, a, b, checkpoint) if span_scheme else None,
-        confusion=_confusion_dict(matrix, answers.labels),
-    )
-
-
-def _overall_confusion(pairs: list[PairAgreement]) -> dict[tuple[str, str], int]:
-    """Unordered label pairs (sorted) summed over the pairs."""
-    total: dict[tuple[str, str], int] = {}
-    for pair in pairs:
-        for (x, y), n in pair.confusion.items():
-            key = (x, y) if x <= y else (y, x)
-            total[key] = total.get(key, 0) + n
-    return total
-
-
-def compute(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] | None = None) -> Agreement:
+def compute(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] | None = None,
+            progress: Callable[[float, str], None] | None = None,
+            pair_limit: int = PAIR_ANNOTATORS) -> Agreement:
     """Agreement of every pair of annotators and overall (module doc).
 
     Parameters
@@ -153,22 +114,26 @@ def compute(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] 
         Called between steps; returning True stops with
         :class:`Cancelled` (a worker thread asked to stop, or
         giving the GUI thread its turn).
+    progress : callable, optional
+        ``progress(fraction, message)`` as the pairs are computed.
+    pair_limit : int
+        Most annotators for which the per-pair measures are computed
+        (:data:`PAIR_ANNOTATORS`); with more, only the overall figures
+        that need no pair (:mod:`tagtool.services.agreement.tallies`).
     """
-    pairs = []
-    for a, b in combinations(range(len(answers.annotators)), 2):
-        if checkpoint is not None and checkpoint():
-            raise Cancelled
-        if measures.pair_tokens(answers, a, b):
-            pairs.append(_pair(answers, a, b, span_scheme, checkpoint))
+    if checkpoint is not None and checkpoint():
+        raise Cancelled
+    overall = tally(answers)
+    computed = len(answers.annotators) <= pair_limit
+    found = sharing_pair_agreements(answers, span_scheme, checkpoint, progress) if computed else []
     spans = None
-    if span_scheme:
+    if span_scheme and computed:
         spans = SpanCounts()
-        for pair in pairs:
+        for pair in found:
             spans.add(pair.spans)
-    pairable = (answers.codes >= 0).sum(axis=1) >= 2
     return Agreement(
-        annotators=answers.annotators, span_scheme=span_scheme, pairs=pairs,
-        kappa=measures.mean_defined([p.kappa for p in pairs]),
-        alpha=measures.nominal_alpha(answers.codes),
-        spans=spans, compared=int(pairable.sum()), confusion=_overall_confusion(pairs),
+        annotators=answers.annotators, span_scheme=span_scheme, pairs=found,
+        kappa=measures.mean_defined([p.kappa for p in found]), alpha=overall.alpha, spans=spans,
+        compared=overall.compared, confusion=overall.confusion, observed=overall.observed,
+        pairs_computed=computed, pair_limit=pair_limit,
     )

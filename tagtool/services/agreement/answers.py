@@ -1,18 +1,20 @@
-"""Every annotator's answers as one table: a row per token, a column per annotator.
+"""Every annotator's answers as integer arrays: one entry per answer, and a token × annotator table on demand.
 
 :func:`collect` turns the rows of ``annotator_labels``
 (:meth:`tagtool.store.project.Project.annotator_answers`) into
-:class:`Answers`: a code per (token, annotator), the label's index for a
-full label, :data:`MISSING` where the annotator gave no answer and
-:data:`SET` where they gave a candidate set (kept aside in
-:attr:`Answers.sets`).  The measures (:mod:`tagtool.services.agreement.measures`)
-then work on integer arrays.
+:class:`Answers`: a code per answer (token, annotator), the label's index
+for a full label and :data:`SET` where they gave a candidate set (kept
+aside in :attr:`Answers.sets`); :attr:`Answers.codes` lays them out as a
+table with :data:`MISSING` where an annotator gave no answer.  The
+measures (:mod:`tagtool.services.agreement.measures`,
+:mod:`tagtool.services.agreement.tallies`) then work on integer arrays.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -26,27 +28,36 @@ ROWS_PER_CHECK = 2_000
 
 @dataclass(frozen=True)
 class Answers:
-    """Answers of several annotators, token by token.
+    """Answers of several annotators, token by token, one entry per answer.
+
+    Kept as one entry per answer (``unit``, ``who``, ``code``) rather
+    than a token × annotator table: a project of thousands of annotators,
+    each answering a few sentences, would make that table mostly
+    :data:`MISSING` and far larger than its answers.  :attr:`codes` builds
+    the table on demand, for the per-pair measures of a few annotators.
 
     Attributes
     ----------
     annotators : tuple of str
-        Column order of :attr:`codes`, sorted by name.
+        The annotators by name; an annotator's column is their position here.
     labels : tuple of str
         What a code ``>= 0`` stands for.
     sentence, token : numpy.ndarray
-        Sentence id and token index of each row, in sentence and token order.
-    codes : numpy.ndarray
-        ``(rows, annotators)`` int32: label index, :data:`MISSING` or :data:`SET`.
+        Sentence id and token index of each unit (a token someone answered), in sentence and token order.
+    unit, who, code : numpy.ndarray
+        One entry per answer, sorted by unit then annotator: the unit (index into :attr:`sentence`),
+        the annotator's column and the label index or :data:`SET`.
     sets : dict
-        ``(row, annotator column) -> frozenset``: the candidate sets.
+        ``(unit, annotator column) -> frozenset``: the candidate sets.
     """
 
     annotators: tuple[str, ...]
     labels: tuple[str, ...]
     sentence: np.ndarray
     token: np.ndarray
-    codes: np.ndarray
+    unit: np.ndarray
+    who: np.ndarray
+    code: np.ndarray
     sets: dict = field(default_factory=dict)
 
     @property
@@ -55,6 +66,22 @@ class Answers:
 
     def column(self, name: str) -> int:
         return self.annotators.index(name)
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        """``(units, annotators)`` int32: label index, :data:`MISSING` or :data:`SET` (built on first use)."""
+        codes = np.full((self.n_units, len(self.annotators)), MISSING, dtype=np.int32)
+        codes[self.unit, self.who] = self.code
+        return codes
+
+
+def from_codes(annotators: Sequence[str], labels: Sequence[str], sentence: np.ndarray, token: np.ndarray,
+               codes: np.ndarray, sets: dict) -> Answers:
+    """:class:`Answers` of a token × annotator table (the per-pair measures' view of two annotators)."""
+    unit, column = np.nonzero(codes != MISSING)
+    answers = Answers(tuple(annotators), tuple(labels), sentence, token, unit, column, codes[unit, column], sets)
+    answers.__dict__["codes"] = codes  # the table is at hand: not built again
+    return answers
 
 
 def _check(checkpoint: Callable[[], bool] | None) -> None:
@@ -134,10 +161,10 @@ def collect(
     # structured array, several times slower, holding the GIL).
     width = int(tok.max()) + 1 if len(tok) else 1
     keys, unit = np.unique(sid * width + tok, return_inverse=True)
-    codes = np.full((len(keys), len(annotators)), MISSING, dtype=np.int32)
-    codes[unit, col] = code
     sets = {(int(unit[r]), int(col[r])): ann for r, ann in set_rows}
-    return Answers(annotators, order, keys // width, keys % width, codes, sets)
+    entries = np.lexsort((col, unit))  # by token, then by annotator
+    return Answers(annotators, order, keys // width, keys % width, unit[entries], col[entries],
+                   code[entries].astype(np.int32), sets)
 
 
 def from_table(table: Sequence[Sequence], annotators: Sequence[str] | None = None) -> Answers:

@@ -85,20 +85,25 @@ def coincidence_alpha(counts: np.ndarray) -> float:
     return float(1.0 - (n - 1.0) * disagree / expected)
 
 
-def nominal_alpha(codes: np.ndarray) -> float | None:
-    """Krippendorff's nominal alpha of ``(tokens, annotators)`` codes; set answers count as missing.
+def alpha_of_counts(counts: np.ndarray) -> float | None:
+    """Krippendorff's nominal alpha of ``(pairable tokens, values)`` counts; None without two values.
 
-    The ``krippendorff`` package on the tokens' value counts, or, where its
-    ``(N, V, V)`` intermediate would exceed :data:`PACKAGE_CELLS`,
-    :func:`coincidence_alpha` (the same value).  None without a pairable
-    token or with one value only ([2]_: alpha is then 0/0).
+    The ``krippendorff`` package, or, where its ``(N, V, V)`` intermediate
+    would exceed :data:`PACKAGE_CELLS`, :func:`coincidence_alpha` (the same
+    value).  None without a pairable token or with one value only ([2]_:
+    alpha is then 0/0).
     """
-    counts = value_counts(codes)
     if len(counts) == 0 or counts.shape[1] < 2:
         return None
     if counts.shape[0] * counts.shape[1] ** 2 > PACKAGE_CELLS:
         return coincidence_alpha(counts)
     return float(krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"))
+
+
+def nominal_alpha(codes: np.ndarray) -> float | None:
+    """Krippendorff's nominal alpha of ``(tokens, annotators)`` codes; set answers count as missing
+    (:func:`alpha_of_counts` of :func:`value_counts`)."""
+    return alpha_of_counts(value_counts(codes))
 
 
 @dataclass

@@ -9,22 +9,47 @@ tokens given a full label, a candidate set or an accepted suggestion
 the active minutes of all their logged actions (gaps over
 :data:`~tagtool.store.actions.IDLE_SECONDS` count as that).  Work merged
 from other projects brings no action log here, so its speed is None.
+
+:func:`of_project` is what ``tagtool agreement`` and the statistics dock
+run: it refuses a team bigger than its ``limit`` before reading any answer
+(:class:`AgreementLimitError`), calls ``checkpoint`` to let a worker stop,
+and reports ``progress(fraction, message)`` as it reads and compares.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tagtool.services.agreement import Agreement, collect, compute
+import numpy as np
+
+from tagtool.errors import Cancelled, TagtoolError
+from tagtool.services.agreement import PAIR_ANNOTATORS, Agreement, collect, compute
 from tagtool.services.annotation_costs import measure
-from tagtool.errors import Cancelled
 
 #: SQLite virtual-machine steps between two calls of a :class:`ProjectQuery`'s checkpoint.
 STOP_CHECK_STEPS = 10_000
 #: Action kinds whose tokens count as labeled for the speed.
 LABELING_KINDS = ("full", "candidate", "accept")
+#: Most annotators with answers ``tagtool agreement`` computes without ``--limit``.
+ANNOTATOR_LIMIT = 1_000
+#: Answers read between two progress reports.
+ROWS_PER_REPORT = 5_000
+#: Share of the work each step is reported as: reading the answers, the measures, the progress counts.
+READ_SHARE, MEASURE_SHARE = 0.6, 0.3
+
+Progress = Callable[[float, str], None]
+
+
+class AgreementLimitError(TagtoolError):
+    """More annotators have answers than the agreement was allowed to compare (:func:`of_project`'s ``limit``)."""
+
+    def __init__(self, path, annotators: int, limit: int):
+        self.path, self.annotators, self.limit = str(path), annotators, limit
+        super().__init__(
+            f"{path}: {annotators:,} annotators have answers of their own, more than the limit of {limit:,} "
+            f"for agreement; to compute it anyway, raise the limit (tagtool agreement --limit {annotators})")
 
 
 @dataclass(frozen=True)
@@ -80,20 +105,51 @@ def annotator_progress(
     return out
 
 
-def of_project(project, checkpoint: Callable[[], bool] | None = None) -> ProjectAgreement:
+def _reporting(rows: Iterable, ids: np.ndarray, progress: Progress) -> Iterator:
+    """``rows`` (in sentence id order) as they are, reporting how far into ``ids`` (sorted) they are."""
+    for i, row in enumerate(rows):
+        if i % ROWS_PER_REPORT == 0:
+            done = np.searchsorted(ids, row[0]) / max(len(ids), 1)
+            progress(READ_SHARE * float(done), f"reading answers: {i:,}")
+        yield row
+
+
+def of_project(project, checkpoint: Callable[[], bool] | None = None, progress: Progress | None = None,
+               limit: int | None = None, pair_limit: int = PAIR_ANNOTATORS) -> ProjectAgreement:
     """Agreement and progress of an open :class:`~tagtool.store.project.Project` (read only).
 
-    ``checkpoint``: called between steps, True stops with
-    :class:`~tagtool.errors.Cancelled` (:func:`compute`).
+    Parameters
+    ----------
+    project : Project
+    checkpoint : callable, optional
+        Called between steps, True stops with :class:`~tagtool.errors.Cancelled` (:func:`compute`).
+    progress : callable, optional
+        ``progress(fraction, message)``: reading the answers is the first
+        :data:`READ_SHARE` of the work, the measures the next :data:`MEASURE_SHARE`.
+    limit : int, optional
+        Most annotators with answers; more raise :class:`AgreementLimitError`
+        before anything is read (None: no limit).
+    pair_limit : int
+        Most annotators for the per-pair measures (:func:`~tagtool.services.agreement.compute`).
     """
+    report = progress or (lambda fraction, message="": None)
     answering = tuple(project.answering_annotators())
+    if limit is not None and len(answering) > limit:
+        raise AgreementLimitError(project.path, len(answering), limit)
     agreement = None
     if len(answering) >= 2:
         # Only tokens two or more answered: the others count for no pair (and are most of a split project).
-        answers = collect(project.annotator_answers(shared=True), project.labels.names, checkpoint)
-        agreement = compute(answers, project.labels.is_span_scheme, checkpoint)
-    progress = annotator_progress(project.annotator_progress(), project.actions(), checkpoint)
-    return ProjectAgreement(answering, agreement, progress)
+        rows = project.annotator_answers(shared=True)
+        if progress is not None:
+            rows = _reporting(rows, np.sort(np.fromiter(project.sentence_ids(), dtype=np.int64)), progress)
+        answers = collect(rows, project.labels.names, checkpoint)
+        report(READ_SHARE, f"comparing {answers.n_units:,} tokens")
+        agreement = compute(answers, project.labels.is_span_scheme, checkpoint,
+                            lambda f, m: report(READ_SHARE + MEASURE_SHARE * f, m), pair_limit)
+    report(READ_SHARE + MEASURE_SHARE, "counting each annotator's work")
+    progress_rows = annotator_progress(project.annotator_progress(), project.actions(), checkpoint)
+    report(1.0, "")
+    return ProjectAgreement(answering, agreement, progress_rows)
 
 
 @dataclass(frozen=True)
@@ -115,9 +171,10 @@ class ProjectQuery:
         path = project.live_file
         return None if path is None else cls(path, project.schema_version)
 
-    def __call__(self, checkpoint: Callable[[], bool] | None = None) -> ProjectAgreement:
+    def __call__(self, checkpoint: Callable[[], bool] | None = None,
+                 progress: Progress | None = None) -> ProjectAgreement:
         """Run it on any thread; ``checkpoint`` is also called while SQLite reads
-        (every :data:`STOP_CHECK_STEPS` steps), and True stops it."""
+        (every :data:`STOP_CHECK_STEPS` steps), and True stops it; ``progress`` as :func:`of_project`."""
         from tagtool.store import dbfile
         from tagtool.store.project import Project
 
@@ -125,4 +182,4 @@ class ProjectQuery:
         if checkpoint is not None:
             conn.set_progress_handler(lambda: int(checkpoint()), STOP_CHECK_STEPS)
         with Project(self.path, conn, readonly=True, schema_version=self.schema_version) as reader:
-            return of_project(reader, checkpoint)
+            return of_project(reader, checkpoint, progress)

@@ -56,8 +56,10 @@ def to_json(result: ProjectAgreement, project: str) -> dict:
     if agreement is not None:
         overall = {"cohen_kappa": agreement.kappa, "kappa_kind": "mean of the pairs' Cohen's kappa (Light's kappa)",
                    "krippendorff_alpha": agreement.alpha, "alpha_level": "nominal",
+                   "observed_agreement": _pct(agreement.observed),
                    "compared_tokens": agreement.compared, "spans": _spans_json(agreement.spans),
-                   "confusion": _confusion_json(agreement.confusion)}
+                   "confusion": _confusion_json(agreement.confusion),
+                   "pairs_computed": agreement.pairs_computed, "pairs_up_to_annotators": agreement.pair_limit}
     return {"project": project, "scale": SCALE, "annotators": list(result.answering),
             "span_scheme": None if agreement is None else agreement.span_scheme,
             "overall": overall, "pairs": [] if agreement is None else [_pair_json(p) for p in agreement.pairs],
@@ -83,9 +85,19 @@ def pair_rows(agreement: Agreement) -> list[list[str]]:
     if len(agreement.pairs) > 1 or not agreement.pairs:
         sets = sum(p.set_tokens for p in agreement.pairs)
         compatible = sum(p.sets_compatible for p in agreement.pairs)
-        rows.append(["all", "", "", f"{agreement.compared}", "", fmt_coefficient(agreement.kappa),
-                     fmt_coefficient(agreement.alpha), "", "", fmt_percent(agreement.f1), f"{compatible}/{sets}"])
+        rows.append(["all", "", "", f"{agreement.compared}", fmt_percent(agreement.observed),
+                     fmt_coefficient(agreement.kappa), fmt_coefficient(agreement.alpha), "", "",
+                     fmt_percent(agreement.f1), f"{compatible}/{sets}" if agreement.pairs_computed else "–"])
     return rows
+
+
+def pairs_note(agreement: Agreement) -> str | None:
+    """What is missing when the per-pair measures were not computed (None when they were)."""
+    if agreement.pairs_computed:
+        return None
+    return (f"{len(agreement.annotators):,} annotators: more than {agreement.pair_limit:,}, so no per-pair "
+            "measures (κ, span scores, candidate sets); α, agree % (all pairs pooled) and the disagreements "
+            "count every annotator")
 
 
 PAIR_COLUMNS = ("a", "b", "tokens", "compared", "agree %", "κ", "α", "P", "R", "F1", "sets")
@@ -96,7 +108,8 @@ NAME_WIDTH = 16
 #: Columns printed right-aligned and never wrapped.
 NUMBER_COLUMNS = ("tokens", "compared", "agree %", "κ", "α", "P", "R", "F1", "sets", "sentences", "tokens/min")
 #: What the columns of :data:`PAIR_COLUMNS` mean.
-LEGEND = ("tokens: both answered; compared: both gave a full label (what agree %, κ and α count); "
+LEGEND = ("tokens: both answered; compared: both gave a full label (what agree %, κ and α count; all: "
+          "agree % over every pair's compared tokens pooled); "
           "κ: Cohen's kappa (all: the mean over pairs); α: Krippendorff's alpha, nominal (all: every "
           "annotator at once); P/R/F1: spans of b against a as reference, in percent; sets: tokens where "
           "one gave a candidate set, as compatible/all (compatible: the answers share a label)")
@@ -145,6 +158,8 @@ def print_tables(result: ProjectAgreement, project: str, console=None) -> None:
     console.print(f"{project}: {len(result.answering)} annotators with answers: {', '.join(result.answering)}")
     table("Agreement per pair of annotators", PAIR_COLUMNS, pair_rows(agreement))
     console.print(LEGEND)
+    if pairs_note(agreement):
+        console.print(f"note: {pairs_note(agreement)} (tagtool agreement --pairs-up-to N)")
     if not agreement.span_scheme:
         console.print(f"note: {NOT_SPANS}")
     off = disagreements(agreement)
