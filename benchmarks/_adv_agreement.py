@@ -11,7 +11,7 @@ which must refuse it with ``AgreementLimitError`` naming the file, the
 count and the option.  A trial fails on a wrong number, a missing refusal
 or progress report; time is reported, never judged.
 
-Usage: ``python benchmarks/_team23_agree.py`` (exit status 1 if a trial failed).
+Usage: ``python benchmarks/_adv_agreement.py`` (exit status 1 if a trial failed).
 """
 
 from __future__ import annotations
