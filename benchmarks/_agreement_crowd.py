@@ -11,7 +11,7 @@ allocations.  Its alpha and pooled observed agreement are checked against
 a reference computed here another way (the ``krippendorff`` package on the
 reliability table; pairs alike counted per token with a Counter), and the
 default ``--limit`` is checked to refuse a crowd past it with the named
-error.  Used by ``agreement_scale.py`` and ``_team23_agree.py``.
+error.  Used by ``agreement_scale.py`` and ``_adv_agreement.py``.
 """
 
 from __future__ import annotations
