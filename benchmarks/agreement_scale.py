@@ -178,7 +178,7 @@ def dock_rows(path: Path, folder: Path) -> list[tuple[str, float, float]]:
 
 def crowd_cases(folder: Path) -> list:
     """Part 3: every crowd of :data:`CROWDS` under a limit above it, then the largest under the default."""
-    from tagtool.services.agreement.progress import ANNOTATOR_LIMIT
+    from tagtool.services.agreement_limits import ANNOTATOR_LIMIT
 
     cases = [run_case(folder, n, max(n, ANNOTATOR_LIMIT), 0) for n in CROWDS]
     cases.append(run_case(folder, CROWDS[-1], ANNOTATOR_LIMIT, 0))

@@ -31,8 +31,7 @@ def _positive(text: str) -> int:
 
 
 def add_agreement_command(sub) -> None:
-    from tagtool.services.agreement import PAIR_ANNOTATORS
-    from tagtool.services.agreement.progress import ANNOTATOR_LIMIT
+    from tagtool.services.agreement_limits import ANNOTATOR_LIMIT, PAIR_ANNOTATORS
 
     p = sub.add_parser(
         "agreement", help="agreement between annotators: Cohen's kappa, Krippendorff's alpha, span F1, confusions",

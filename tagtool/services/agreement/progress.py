@@ -26,14 +26,13 @@ import numpy as np
 
 from tagtool.errors import Cancelled, TagtoolError
 from tagtool.services.agreement import PAIR_ANNOTATORS, Agreement, collect, compute
+from tagtool.services.agreement_limits import ANNOTATOR_LIMIT
 from tagtool.services.annotation_costs import measure
 
 #: SQLite virtual-machine steps between two calls of a :class:`ProjectQuery`'s checkpoint.
 STOP_CHECK_STEPS = 10_000
 #: Action kinds whose tokens count as labeled for the speed.
 LABELING_KINDS = ("full", "candidate", "accept")
-#: Most annotators with answers ``tagtool agreement`` computes without ``--limit``.
-ANNOTATOR_LIMIT = 1_000
 #: Answers read between two progress reports.
 ROWS_PER_REPORT = 5_000
 #: Share of the work each step is reported as: reading the answers, the measures, the progress counts.
