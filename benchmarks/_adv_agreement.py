@@ -32,8 +32,7 @@ CROWDS = (200, 300, 1_000, 3_000)
 def run(folder: pathlib.Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
     """Each crowd of :data:`CROWDS` (times ``scale``) with a limit above it, then the largest under the
     default limit (or one below it, at a smaller scale); the subsection's lines and the failed trials."""
-    from tagtool.services.agreement_limits import PAIR_ANNOTATORS
-    from tagtool.services.agreement_limits import ANNOTATOR_LIMIT
+    from tagtool.services.agreement_limits import ANNOTATOR_LIMIT, PAIR_ANNOTATORS
 
     start = time.perf_counter()
     sizes = [max(3, round(n * scale)) for n in CROWDS]
