@@ -132,6 +132,14 @@ def test_a_label_key_on_a_dragged_span_labels_every_token_in_token_question_mode
     drag(editor, first, last)
     QTest.keyClick(editor, *label_keys(window, "O"))
     assert all(session.annotations[t] == {"O"} for t in range(first, last + 1))
+    # and a span selected by the keys, over questions and the unlabeled tokens between them
+    open_ = [t for t in range(len(editor.tokens)) if not session.annotations[t]]
+    start, end = open_[0], open_[min(3, len(open_) - 1)]
+    editor.set_focus(start)
+    for _ in range(end - start):
+        QTest.keyClick(editor, Qt.Key_Right, Qt.ShiftModifier)
+    QTest.keyClick(editor, *label_keys(window, "B-NP"))
+    assert [session.annotations[t] for t in range(start, end + 1)] == [{"B-NP"}] + [{"I-NP"}] * (end - start)
 
 
 def test_the_help_names_the_mouse_and_the_palette(window):
