@@ -164,3 +164,19 @@ def test_the_palette_has_a_button_per_span_type():
         ("O", "O", None, "1"), ("NP", "B-NP", "I-NP", "2"), ("PP", "B-PP", "I-PP", None),
         ("LST", "I-LST", None, "Shift+4")]
     assert [e.text for e in palette_entries(["NN", "B-X"], lambda n: None, False)] == ["NN", "B-X"]
+
+
+def test_a_click_on_a_torn_questions_half_gives_that_label(window, qtbot):
+    train(window, qtbot)
+    plan = asking_on(window)
+    session, editor = window.session, window.editor
+    torn = next(((sid, t) for sid in plan.queue for t in plan.open_questions(sid, session.project.annotations(sid))
+                 if plan.pair(sid, t) is not None), None)
+    assert torn is not None, "a 2-epoch model is torn somewhere"
+    sid, t = torn
+    session.go_to(sid)
+    first, second = editor.hints.get(t).pair
+    point = chip_point(editor, t, band="label")
+    point.setX(int(editor._rects[t].right()) - 4)  # the right half: the runner-up
+    QTest.mouseClick(editor, Qt.LeftButton, Qt.NoModifier, point)
+    assert session.annotations[t] == {second} != {first}
