@@ -27,6 +27,11 @@ questions are marked, a sentence opens on its first question, and answering
 one (a label key, Space, Shift+Space) moves on to the next question of the
 sentence.
 
+The mouse (:mod:`tagtool.gui.editor_mouse`): a drag over the chips, or a
+click then Shift+click, selects a span, which the keys above, the label
+palette (:mod:`tagtool.gui.label_palette`) or the context menu label; a
+click on a faded suggestion accepts the suggested span.
+
 Window commands that act on the sentence (flag, skip, split and merge
 tokens: :mod:`tagtool.gui.sentence_ops`) are menu shortcuts; the context
 menu lists the token ones too (:attr:`TokenEditor.token_actions`).
@@ -37,7 +42,7 @@ Span labels in BIO-style schemes: see :mod:`tagtool.gui.edits`.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtGui import QKeyEvent, QPainter
 from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
 
 from tagtool.errors import LabelError, TagtoolError
@@ -46,6 +51,7 @@ from tagtool.gui.chips import ChipPainter, ChipState
 from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
 from tagtool.gui.label_keys import key_names
 from tagtool.gui.editor_menu import token_menu
+from tagtool.gui.editor_mouse import MouseSelection
 from tagtool.gui.label_picker import LabelPicker
 from tagtool.gui.session import Session
 
@@ -53,7 +59,7 @@ from tagtool.gui.session import Session
 RESERVED_KEYS = frozenset("0npj/")
 
 
-class TokenEditor(QWidget):
+class TokenEditor(MouseSelection, QWidget):
     """Paints the current sentence's tokens as chips and edits their labels.
 
     Signals
@@ -81,6 +87,7 @@ class TokenEditor(QWidget):
         #: Window actions on the focused token (split, merge) for the context menu.
         self.token_actions: list = []
         self.setFocusPolicy(Qt.StrongFocus)
+        self.setMouseTracking(True)  # the hand over a suggestion a click accepts
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Minimum)
         self.setAttribute(Qt.WA_OpaquePaintEvent, False)
         session.sentenceChanged.connect(self._sentence_changed)
@@ -304,29 +311,7 @@ class TokenEditor(QWidget):
             self.message.emit("No further sentence there.")
 
     # ------------------------------------------------------------------
-    # mouse
-
-    def token_at(self, pos) -> int | None:
-        for t, rect in enumerate(self._rects):
-            if rect.adjusted(-2, -2, 2, 2).contains(pos):
-                return t
-        return None
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        self.setFocus()
-        t = self.token_at(event.position())
-        if t is None:
-            return
-        extend = bool(event.modifiers() & Qt.ShiftModifier)
-        if event.button() == Qt.RightButton and t in self.selection():
-            return  # keep the selection for the context menu
-        self.set_focus(t, extend=extend)
-
-    def contextMenuEvent(self, event) -> None:
-        if self.token_at(event.pos()) is None:
-            return
-        menu = self.build_menu()
-        menu.exec(event.globalPos())
+    # mouse (the press, drag and release: tagtool.gui.editor_mouse)
 
     def build_menu(self) -> QMenu:
         """The context menu of the selection (:func:`tagtool.gui.editor_menu.token_menu`)."""

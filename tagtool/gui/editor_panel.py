@@ -1,4 +1,4 @@
-"""The editor with its header (which sentence, its status, its review flag) and a token info line."""
+"""The editor with its header (which sentence, its status, its review flag), its label palette and a token info line."""
 
 from __future__ import annotations
 
@@ -8,13 +8,15 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tagtool.core.annotation import annotation_kind, annotation_status, format_annotation
 from tagtool.gui.editor import TokenEditor
+from tagtool.gui.label_palette import LabelPalette
 from tagtool.gui.sentence_status import FLAG_COLOR, SKIPPED_COLOR
 from tagtool.gui.sentence_ops import SKIP_KEY
 from tagtool.gui.session import Session
 
 
 class EditorPanel(QWidget):
-    """Header, scrollable :class:`TokenEditor`, and details of the focused token."""
+    """Header, label palette (:mod:`tagtool.gui.label_palette`), scrollable :class:`TokenEditor`,
+    and details of the focused token."""
 
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -39,6 +41,7 @@ class EditorPanel(QWidget):
         self.scroll.setFrameShape(QFrame.StyledPanel)
         self.scroll.setWidget(self.editor)
         self.scroll.setFocusProxy(self.editor)
+        self.palette_bar = LabelPalette(self.editor, self)
         self.token_info = QLabel(self)
         self.token_info.setTextFormat(Qt.PlainText)
         self.token_info.setWordWrap(True)
@@ -46,6 +49,7 @@ class EditorPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
         layout.addWidget(self.review)
+        layout.addWidget(self.palette_bar)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.token_info)
         session.sentenceChanged.connect(self._update_header)

@@ -97,3 +97,33 @@ def select_range(anchor: int, focus: int) -> list[int]:
     """Token indices between ``anchor`` and ``focus``, both included, in order."""
     lo, hi = sorted((anchor, focus))
     return list(range(lo, hi + 1))
+
+
+def suggested_span(suggestions: Sequence[str | None], token: int) -> list[int]:
+    """The tokens of the suggested span that holds ``token`` (a click on a suggestion accepts them).
+
+    ``suggestions``: each token's suggested label, None where there is none
+    (a labeled token, or no model).  In span schemes a span runs from its
+    ``B-``/``S-``/``U-`` (or an ``I-`` after another type) over the ``I-``,
+    ``E-``, ``L-`` of the same type that follow it; ``O`` and labels of other
+    schemes are one token each.  Empty when ``token`` has no suggestion.
+    """
+    if not 0 <= token < len(suggestions) or not suggestions[token]:
+        return []
+    kind = span_type(suggestions[token])
+    if kind is None:
+        return [token]
+
+    def continues(t: int) -> bool:
+        """Token ``t`` carries on the span of token ``t - 1``."""
+        here, before = suggestions[t], suggestions[t - 1]
+        return (bool(here) and bool(before) and span_type(here) == kind == span_type(before)
+                and here[0] in "IEL" and before[0] not in "ELSU")
+
+    first = token
+    while first > 0 and continues(first):
+        first -= 1
+    last = token
+    while last + 1 < len(suggestions) and continues(last + 1):
+        last += 1
+    return list(range(first, last + 1))

@@ -39,7 +39,22 @@ KEYS = (
                "by itself with a few passes)"),
     ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
     ("Ctrl+F", "search the sentence list"),
-    ("Mouse", "click a token to focus it, Shift+click to extend, right-click for labels"),
+    ("Mouse", "click a token to focus it; drag across tokens (or click, then Shift+click) to select a span; "
+              "right-click for labels and suggestions"),
+)
+
+#: The mouse, for Help (the editor's press, drag and release: tagtool.gui.editor_mouse).
+MOUSE = (
+    ("Drag", "press on a token, move, release on another: the tokens between are selected (a span)"),
+    ("Shift+click", "extend the selection from its first token to the clicked one"),
+    ("Label palette", "the buttons above the editor, each with its key: a click labels the selection as the key "
+                      "does (a span type's button: B- on the first token, I- on the rest); Shift+click the I- "
+                      "label; Ctrl+click adds the label to the candidate set or removes it; Clear removes the "
+                      "labels"),
+    ("Click a suggestion", "a click on the faded suggestion under an unlabeled token accepts the suggested span "
+                           "it belongs to (B-X I-X … together), as Space does; where the model is torn (A | B) "
+                           "the half clicked is the label given. A click on the word only focuses the token"),
+    ("Right-click", "the menu of the selection: set a label, toggle a candidate, accept the suggestion"),
 )
 
 MODES_NOTE = (
@@ -75,6 +90,7 @@ def shortcuts_html(style: LabelStyle) -> str:
     labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
     return (
         f"<h3>Keys</h3><table>{_rows(KEYS + SENTENCE_KEYS + ADJUDICATION_KEYS)}</table><p>{html.escape(MODES_NOTE)}</p>"
+        f"<h3>Mouse</h3><table>{_rows(MOUSE)}</table>"
         f"<p>{html.escape(SPAN_NOTE)}</p>"
         f"<h3>Label keys</h3><p>Label keys are {html.escape(KEY_SCHEME)}</p><table>{_rows(labels)}</table>"
         "<p>Change them in Edit › Labels….</p>"
@@ -94,7 +110,7 @@ def legend_html(style: LabelStyle) -> str:
         "focused token; <b>bar</b>: selected.</p>"
         "<p><b>Model marks</b> (View menu toggles):<br>"
         "<i>Faded italic label</i>: the model's suggestion (Enter accepts the sentence's, "
-        "Space the selected token's).<br>"
+        "Space the selected token's, a click on it its span's).<br>"
         "<span style='background:rgba(240,160,48,0.55)'>&nbsp;Amber token&nbsp;</span>: the model is "
         "uncertain (the stronger, the less sure).<br>"
         "<span style='color:#d62728'><b>⋯ red dotted line</b></span> under a token: the two views "

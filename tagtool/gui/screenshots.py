@@ -4,7 +4,8 @@ Works offscreen (``QT_QPA_PLATFORM=offscreen``); OUTDIR defaults to the
 repository's ``docs/screenshots``.  The sample project is copied into a
 temporary folder first, so the user's own copy is not edited.  States: the
 sample project as it opens, a sentence with full and partial labels and a
-selection (and with ``picker`` the label picker); with ``model`` also the
+selection (and with ``picker`` the label picker), a span selected by a mouse
+drag at the default window size with the label palette above it; with ``model`` also the
 model panel while training, suggestions with uncertainty shading, view
 disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
 learner is installed) and the statistics panel; then the adjudication view
@@ -28,7 +29,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from tagtool.gui import agreement_shots  # noqa: E402
+from tagtool.gui import agreement_shots, mouse_script  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
 from tagtool.gui.style import apply_theme  # noqa: E402
@@ -56,6 +57,19 @@ def _label_some(window: MainWindow) -> None:
     editor.set_focus(editor.focus + 2)
     QTest.keyClick(editor, Qt.Key_Right, Qt.ShiftModifier)
     QTest.keyClick(editor, Qt.Key_Right, Qt.ShiftModifier)
+
+
+def _mouse_span(window: MainWindow) -> None:
+    """At the default window size, the next sentence: a span labeled by drag and palette click, another selected."""
+    window.resize(*DEFAULT_SIZE)
+    window.session.step(1)
+    QApplication.processEvents()
+    editor, palette = window.editor, window.editor_panel.palette_bar
+    last = len(editor.tokens) - 1
+    mouse_script.drag(editor, min(1, last), min(2, last))  # a span labeled by a click in the palette …
+    button = palette.buttons.get("B-NP") or next(iter(palette.buttons.values()))
+    mouse_script.click_button(button)
+    mouse_script.drag(editor, min(4, last), min(5, last))  # … and the next one selected
 
 
 def _wait(app: QApplication, condition, seconds: float = 120.0) -> None:
@@ -213,6 +227,8 @@ def _install_wdpsl(window: MainWindow) -> None:
 
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+#: The main window's size on a first start (the mouse shots are taken at it).
+DEFAULT_SIZE = (1200, 720)
 
 
 def _save(widget, path: Path) -> Path:
@@ -237,7 +253,7 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
             window.open_project(copy)
             window.show()
             _settle(app)
-            shots = {"sample": None, "partial": lambda: _label_some(window)}
+            shots = {"sample": None, "partial": lambda: _label_some(window), "mouse-span": lambda: _mouse_span(window)}
             if picker:
                 shots["picker"] = window.editor.open_picker
             window.model_loop.auto = False
@@ -252,6 +268,9 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
                     _settle(app)
                     written.append(_save(popup, outdir / f"picker-popup-{theme}.png"))
                     popup.hide()
+                if name == "mouse-span":  # the editor's side of it: the label palette over the dragged span
+                    written.append(_save(window.editor_panel, outdir / f"palette-{theme}.png"))
+                    window.resize(1280, 760)
             for name, action in [*(_model_shots(app, window, wdpsl) if model else ()),
                                  ("adjudication", lambda: _adjudication(window))]:
                 action()
