@@ -304,3 +304,55 @@ def test_an_os_error_no_command_explained_says_full_or_read_only_with_the_file(t
         f"{out}: the folder {tmp_path} is read-only (read-only file system)"
     assert _os_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))).startswith("the disk is full")
     assert _os_error(OSError(errno.EIO, "Input/output error")) == "[Errno 5] Input/output error"
+
+
+def test_assign_on_a_file_system_without_hard_links_keeps_the_old_files_on_a_failure(tmp_path, monkeypatch,
+                                                                                     capsys):
+    """Where the old file cannot be kept by a hard link, a failed --force still puts it back."""
+    project, _ = unlabeled_project(tmp_path / "p.tagproj", 12)
+    project.close()
+    out = tmp_path / "out"
+    argv = ["assign", str(project.path), "--annotators", "ana,ben,cy", "-o", str(out)]
+    assert main(argv) == 0
+    before = {name: digest(out / name) for name in os.listdir(out)}
+    real, placed = lifecycle.place_file, []
+
+    def no_link(*args, **kwargs):
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
+    def place(tmp, path, overwrite):
+        placed.append(path)
+        if len(placed) == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(tmp, path, overwrite)
+
+    monkeypatch.setattr(os, "link", no_link)
+    monkeypatch.setattr(lifecycle, "place_file", place)
+    assert main([*argv, "--seed", "7", "--force"]) == 1
+    err = capsys.readouterr().err
+    assert "the disk is full" in err and str(placed[-1]) in err, err  # the file that could not be placed
+    monkeypatch.undo()
+    assert {name: digest(out / name) for name in os.listdir(out)} == before  # no temporary file either
+
+
+def test_assign_failing_after_a_file_was_moved_into_place_puts_the_old_one_back(tmp_path, monkeypatch, capsys):
+    """A failure after the rename (syncing the folder) still leaves every old file as it was."""
+    project, _ = unlabeled_project(tmp_path / "p.tagproj", 12)
+    project.close()
+    out = tmp_path / "out"
+    argv = ["assign", str(project.path), "--annotators", "ana,ben,cy", "-o", str(out)]
+    assert main(argv) == 0
+    before = {name: digest(out / name) for name in os.listdir(out)}
+    real, placed = lifecycle.place_file, []
+
+    def place(tmp, path, overwrite):
+        real(tmp, path, overwrite)
+        placed.append(path)
+        if len(placed) == 2:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(lifecycle, "place_file", place)
+    assert main([*argv, "--seed", "7", "--force"]) == 1
+    assert str(placed[-1]) in capsys.readouterr().err
+    monkeypatch.undo()
+    assert {name: digest(out / name) for name in os.listdir(out)} == before
