@@ -435,7 +435,7 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
         tallies.append(tally)
     failed = [f for t in tallies for f in t.failures]
     lines = [
-        "### Team work against the project's own changes (issue 23, cases 3–6)",
+        "### Team work against the project's own changes (imports, joint givers, clears, resolutions)",
         "",
         "Random small projects (2–5 sentences, 2–4 annotators, one name holding the joiner `+`): imports of "
         "JSONL token records and Label Studio tasks whose candidate sets name every label of the file "
