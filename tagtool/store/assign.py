@@ -210,7 +210,7 @@ def _make_folder(out_dir: Path) -> list[Path]:
         for folder in reversed(made):
             with suppress(OSError):
                 folder.rmdir()
-        why = _disk.problem(e, out_dir / "x") or e.strerror or str(e)
+        why = _disk.describe(e, out_dir / "x")
         raise AssignError(f"-o {out_dir}: the folder cannot be created: {why}; no annotator's file was written") from e
     return made
 
@@ -221,7 +221,7 @@ def _build_one(path: Path, corpus: Corpus, name: str, colors: list[str], annotat
         return lifecycle.build_file(path, corpus, name, colors, annotator, meta)
     except ProjectError as e:
         cause = e.__cause__ if e.__cause__ is not None else e
-        why = lifecycle.create_reason(cause, path) if e.__cause__ is not None else str(e)
+        why = _disk.describe(cause, path) if e.__cause__ is not None else str(e)
         raise AssignError(f"{path}: the annotator's file cannot be written: {why}; "
                           f"none of the {n_files} annotators' files was written") from e
 
@@ -252,7 +252,7 @@ def _place_all(built: dict[str, Path], paths: dict[str, Path], force: bool) -> N
                 else:
                     done.unlink()
         if isinstance(e, OSError):
-            why = lifecycle.create_reason(e, path)
+            why = _disk.describe(e, path)
             raise AssignError(f"{path}: the annotators' files cannot be moved into place: {why}; "
                               "none was written") from e
         if isinstance(e, ProjectError):
