@@ -32,6 +32,7 @@ from tagtool.store.project import Project
 from tests.store.agreement_samples import ner_team_project
 from tests.store.project_damage import digest
 from tests.store.team_samples import answer_file, unlabeled_project
+from tests.store.sqlite_faults import statvfs_read_only_under
 
 resource = pytest.importorskip("resource")
 
@@ -244,24 +245,10 @@ def test_export_onto_a_full_disk_names_the_file(team, tmp_path, monkeypatch, cap
 
 def _read_only_folder(folder: Path, monkeypatch) -> None:
     """``folder`` (and what is in it) on a read-only mount, as far as tagtool can tell."""
-    real_statvfs, real_connect, real_mkdir = os.statvfs, sqlite3.connect, Path.mkdir
+    real_connect, real_mkdir = sqlite3.connect, Path.mkdir
 
     def inside(path) -> bool:
         return os.path.realpath(path).startswith(os.path.realpath(folder))
-
-    class ReadOnly:
-        def __init__(self, result):
-            self._result = result
-
-        def __getattr__(self, name):
-            return getattr(self._result, name)
-
-        @property
-        def f_flag(self):
-            return self._result.f_flag | os.ST_RDONLY
-
-    def statvfs(path):
-        return ReadOnly(real_statvfs(path)) if inside(path) else real_statvfs(path)
 
     def connect(database, *args, **kwargs):  # what SQLite says when it cannot create a file
         if isinstance(database, (str, os.PathLike)) and inside(database) and not os.path.exists(database):
@@ -275,7 +262,7 @@ def _read_only_folder(folder: Path, monkeypatch) -> None:
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
         return real_mkdir(self, *args, **kwargs)
 
-    monkeypatch.setattr(os, "statvfs", statvfs)
+    statvfs_read_only_under(folder, monkeypatch)
     monkeypatch.setattr(lifecycle.sqlite3, "connect", connect)
     monkeypatch.setattr(Path, "mkdir", mkdir)
 
