@@ -31,7 +31,7 @@ from tagtool.store import assign, atomic, lifecycle
 from tagtool.store.project import Project
 from tests.store.agreement_samples import ner_team_project
 from tests.store.project_damage import digest
-from tests.store.team_samples import answer_file, unlabeled_project
+from tests.store.team_samples import answered_team, unlabeled_project
 from tests.store.sqlite_faults import statvfs_read_only_under
 
 resource = pytest.importorskip("resource")
@@ -94,13 +94,8 @@ def test_an_intact_project_on_a_full_disk_is_read_by_info_export_and_agreement(t
 
 
 def _assigned_and_answered(tmp_path) -> tuple[Path, list[Path]]:
-    project, gold = unlabeled_project(tmp_path / "p.tagproj", 12)
-    project.close()
-    assert main(["assign", str(project.path), "--annotators", "ana,ben", "-o", str(tmp_path / "out")]) == 0
-    files = sorted((tmp_path / "out").glob("*.tagproj"))
-    for seed, file in enumerate(files):
-        answer_file(file, gold, noise=0.2, seed=seed)
-    return project.path, files
+    _, files = answered_team(tmp_path / "p.tagproj", ["ana", "ben"], 12)
+    return tmp_path / "p.tagproj", list(files.values())
 
 
 def test_merge_into_a_project_on_a_full_disk_says_the_disk_is_full(tmp_path):
