@@ -42,7 +42,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -482,15 +481,6 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
 
 
 if __name__ == "__main__":
-    import argparse
+    from _adversarial import run_alone
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="adv-concurrency-") as tmp:
-        t0 = time.perf_counter()
-        table, failed = run(Path(tmp), args.seed, args.scale)
-        print("\n".join(table))
-        print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
-    sys.exit(1 if failed else 0)
+    run_alone(run, __doc__, seed=0)
