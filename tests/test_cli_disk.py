@@ -338,3 +338,25 @@ def test_assign_failing_after_a_file_was_moved_into_place_puts_the_old_one_back(
     assert str(placed[-1]) in capsys.readouterr().err
     monkeypatch.undo()
     assert {name: digest(out / name) for name in os.listdir(out)} == before
+
+
+_OPEN_CHILD = """
+import resource, sys
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), hard))
+from tagtool.store.project import Project
+with Project.open(sys.argv[2]) as p:
+    print(p.readonly, len(p.corpus()), p.readonly_reason, sep="\\n")
+"""
+
+
+def test_opening_for_editing_on_a_full_disk_opens_read_only_and_leaves_no_side_file(team):
+    """What the app does: asked to edit, an intact project on a full disk is read, not refused."""
+    before = digest(team)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", _OPEN_CHILD, str(LIMIT), str(team)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    readonly, n, reason = done.stdout.splitlines()[:3]
+    assert readonly == "True" and int(n) > 0 and "the disk is full" in reason, done.stdout
+    assert digest(team) == before and _sides(team.parent) == []
