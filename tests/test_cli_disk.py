@@ -154,13 +154,19 @@ def test_assign_onto_a_full_disk_leaves_none_of_its_files_and_can_be_run_again(t
     assert len(os.listdir(tmp_path / "out" / "team")) == 3
 
 
-def test_assign_failing_while_moving_files_into_place_keeps_the_old_ones(tmp_path, monkeypatch, capsys):
+def _assigned_once(tmp_path) -> tuple[list[str], Path, dict[str, str]]:
+    """Three annotators' files assigned once: the command (to run again with ``--force``), the
+    folder, and each file's digest."""
     project, _ = unlabeled_project(tmp_path / "p.tagproj", 12)
     project.close()
     out = tmp_path / "out"
     argv = ["assign", str(project.path), "--annotators", "ana,ben,cy", "-o", str(out)]
     assert main(argv) == 0
-    before = {name: digest(out / name) for name in os.listdir(out)}
+    return argv, out, {name: digest(out / name) for name in os.listdir(out)}
+
+
+def test_assign_failing_while_moving_files_into_place_keeps_the_old_ones(tmp_path, monkeypatch, capsys):
+    argv, out, before = _assigned_once(tmp_path)
     real, moved = os.replace, []
 
     def replace(src, dst):
@@ -291,12 +297,7 @@ def test_an_os_error_no_command_explained_says_full_or_read_only_with_the_file(t
 def test_assign_on_a_file_system_without_hard_links_keeps_the_old_files_on_a_failure(tmp_path, monkeypatch,
                                                                                      capsys):
     """Where the old file cannot be kept by a hard link, a failed --force still puts it back."""
-    project, _ = unlabeled_project(tmp_path / "p.tagproj", 12)
-    project.close()
-    out = tmp_path / "out"
-    argv = ["assign", str(project.path), "--annotators", "ana,ben,cy", "-o", str(out)]
-    assert main(argv) == 0
-    before = {name: digest(out / name) for name in os.listdir(out)}
+    argv, out, before = _assigned_once(tmp_path)
     real, placed = lifecycle.place_file, []
 
     def no_link(*args, **kwargs):
@@ -319,12 +320,7 @@ def test_assign_on_a_file_system_without_hard_links_keeps_the_old_files_on_a_fai
 
 def test_assign_failing_after_a_file_was_moved_into_place_puts_the_old_one_back(tmp_path, monkeypatch, capsys):
     """A failure after the rename (syncing the folder) still leaves every old file as it was."""
-    project, _ = unlabeled_project(tmp_path / "p.tagproj", 12)
-    project.close()
-    out = tmp_path / "out"
-    argv = ["assign", str(project.path), "--annotators", "ana,ben,cy", "-o", str(out)]
-    assert main(argv) == 0
-    before = {name: digest(out / name) for name in os.listdir(out)}
+    argv, out, before = _assigned_once(tmp_path)
     real, placed = lifecycle.place_file, []
 
     def place(tmp, path, overwrite):
