@@ -35,3 +35,11 @@ def test_the_parser_s_copy_of_the_match_modes_is_the_store_s():
     from tagtool.store.answer_files import MATCH_MODES
 
     assert parser_modes == MATCH_MODES
+
+
+def test_the_parser_s_copies_of_the_agreement_limits_are_the_service_s():
+    from tagtool.cli import agreement as parser
+    from tagtool.services.agreement import PAIR_ANNOTATORS
+    from tagtool.services.agreement.progress import ANNOTATOR_LIMIT
+
+    assert (parser.ANNOTATOR_LIMIT, parser.PAIR_ANNOTATORS) == (ANNOTATOR_LIMIT, PAIR_ANNOTATORS)

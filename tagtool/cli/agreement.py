@@ -21,6 +21,11 @@ from tagtool.errors import TagtoolError
 
 #: Seconds of work before the progress bar is shown.
 BAR_AFTER = 0.5
+#: The defaults of ``--limit`` and ``--pairs-up-to``: ``tagtool.services.agreement.progress.ANNOTATOR_LIMIT``
+#: and ``tagtool.services.agreement.PAIR_ANNOTATORS``, kept here so that building the parser imports
+#: no numpy (tests/test_cli_imports.py checks that the copies agree).
+ANNOTATOR_LIMIT = 1_000
+PAIR_ANNOTATORS = 50
 
 
 def _positive(text: str) -> int:
@@ -31,9 +36,6 @@ def _positive(text: str) -> int:
 
 
 def add_agreement_command(sub) -> None:
-    from tagtool.services.agreement import PAIR_ANNOTATORS
-    from tagtool.services.agreement.progress import ANNOTATOR_LIMIT
-
     p = sub.add_parser(
         "agreement", help="agreement between annotators: Cohen's kappa, Krippendorff's alpha, span F1, confusions",
         description="Agreement between the annotators whose own answers PROJECT holds (a Label Studio import "
