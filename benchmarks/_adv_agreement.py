@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import pathlib
 import sys
-import tempfile
 import time
 
 sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]
@@ -65,7 +64,6 @@ def run(folder: pathlib.Path, seed: int, scale: float = 1.0) -> tuple[list[str],
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory() as tmp:
-        out, failed = run(pathlib.Path(tmp), seed=0)
-    print("\n".join(out))
-    sys.exit(1 if failed else 0)
+    from _adversarial import run_alone
+
+    run_alone(run, __doc__, seed=0)

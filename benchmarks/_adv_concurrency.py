@@ -42,13 +42,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from tests.store.retokenizing_child import label_of  # noqa: E402  (the other process's rule)
 
 #: Rounds of each kind at scale 1.0.
 ROUNDS = {"merge": 100, "export": 100, "read": 100, "kill": 80}
@@ -62,6 +63,7 @@ RETOKENIZER = r"""
 import os, random, sys, time
 from tagtool.errors import ProjectError
 from tagtool.store.project import Project
+from tests.store.retokenizing_child import change_one
 
 for line in sys.stdin:
     path, seed, delay = line.split()
@@ -71,26 +73,13 @@ for line in sys.stdin:
         print("started", flush=True)
         time.sleep(float(delay))
         while not os.path.exists(path + ".stop"):
-            sid = rng.choice(ids)
-            words = p.sentence(sid).tokens
-            pairs = [t for t in range(len(words) - 1) if words[t].isalpha() == words[t + 1].isalpha()]
-            long = [t for t, w in enumerate(words) if len(w) > 1]
             try:
-                if pairs and (not long or rng.random() < 0.5):
-                    p.merge_tokens(sid, rng.choice(pairs), annotator="retokenizer")
-                else:
-                    t = rng.choice(long)
-                    p.split_token(sid, t, rng.randrange(1, len(words[t])), annotator="retokenizer")
+                change_one(p, ids, rng, "retokenizer")
                 done += 1
             except ProjectError:  # the lock held past the busy timeout: try again
                 refused += 1
     print("done", done, refused, flush=True)
 """
-
-
-def label_of(token: str) -> str:
-    """The label a token's text calls for."""
-    return "LOW" if token.isalpha() else "NUM"
 
 
 def _corpus(rng: random.Random, labeled: bool):
@@ -492,15 +481,6 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
 
 
 if __name__ == "__main__":
-    import argparse
+    from _adversarial import run_alone
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="adv-concurrency-") as tmp:
-        t0 = time.perf_counter()
-        table, failed = run(Path(tmp), args.seed, args.scale)
-        print("\n".join(table))
-        print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
-    sys.exit(1 if failed else 0)
+    run_alone(run, __doc__, seed=0)

@@ -23,13 +23,11 @@ Run alone: ``python benchmarks/_adv_conllu.py [--scale X] [--seed S]``.
 
 from __future__ import annotations
 
-import argparse
 import codecs
 import contextlib
 import io
 import random
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -325,11 +323,6 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=23)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        out, failed = run(Path(tmp), args.seed, args.scale)
-    print("\n".join(out))
-    sys.exit(1 if failed else 0)
+    from _adversarial import run_alone
+
+    run_alone(run, __doc__)

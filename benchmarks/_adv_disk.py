@@ -338,9 +338,6 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
 
 
 if __name__ == "__main__":
-    import tempfile
+    from _adversarial import run_alone
 
-    with tempfile.TemporaryDirectory() as tmp:
-        lines, failed = run(Path(tmp), seed=23)
-    print("\n".join(lines))
-    sys.exit(1 if failed else 0)
+    run_alone(run, __doc__)

@@ -39,7 +39,6 @@ import json
 import random
 import re
 import sys
-import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -448,7 +447,6 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory() as tmp:
-        table, failures = run(Path(tmp), seed=23)
-    print("\n".join(table))
-    sys.exit(1 if failures else 0)
+    from _adversarial import run_alone
+
+    run_alone(run, __doc__)

@@ -38,7 +38,6 @@ import re
 import shutil
 import sqlite3
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -435,7 +434,7 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
         tallies.append(tally)
     failed = [f for t in tallies for f in t.failures]
     lines = [
-        "### Team work against the project's own changes (issue 23, cases 3–6)",
+        "### Team work against the project's own changes (imports, joint givers, clears, resolutions)",
         "",
         "Random small projects (2–5 sentences, 2–4 annotators, one name holding the joiner `+`): imports of "
         "JSONL token records and Label Studio tasks whose candidate sets name every label of the file "
@@ -454,8 +453,6 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory() as tmp:
-        table, n_failed = run(Path(tmp), seed=int(sys.argv[1]) if len(sys.argv) > 1 else 23,
-                              scale=float(sys.argv[2]) if len(sys.argv) > 2 else 1.0)
-    print("\n".join(table))
-    sys.exit(1 if n_failed else 0)
+    from _adversarial import run_alone
+
+    run_alone(run, __doc__)

@@ -4,13 +4,17 @@ Each module named in :data:`MODULES` exposes ``run(folder, seed, scale)``
 returning ``(markdown lines, failed trials)``: a ``###`` subsection with what
 was tried and a table of outcomes. ``scale`` multiplies its trial counts
 (1.0 gives the counts ``reliability.md`` records). Run one alone with
-``python benchmarks/_adv_<kind>.py``.
+``python benchmarks/_adv_<kind>.py [--scale X] [--seed S]`` (:func:`run_alone`).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
+import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 #: The trials, in the order the report shows them.
@@ -42,3 +46,18 @@ def adversarial(folder: Path, seed: int, scale: float) -> tuple[list[str], int]:
         lines += [*part, ""]
         failed += bad
     return lines, failed
+
+
+def run_alone(run: Callable[[Path, int, float], tuple[list[str], int]], doc: str | None, seed: int = 23) -> None:
+    """A module's ``__main__``: ``run`` in a temporary folder at ``--scale`` and ``--seed``, its
+    lines printed; exits 1 when a trial failed."""
+    parser = argparse.ArgumentParser(description=(doc or "").strip().split("\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies the trial counts (default 1.0)")
+    parser.add_argument("--seed", type=int, default=seed)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="adversarial-") as tmp:
+        lines, failed = run(Path(tmp), args.seed, args.scale)
+    print("\n".join(lines))
+    print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    sys.exit(1 if failed else 0)

@@ -31,7 +31,8 @@ from tagtool.store import assign, atomic, lifecycle
 from tagtool.store.project import Project
 from tests.store.agreement_samples import ner_team_project
 from tests.store.project_damage import digest
-from tests.store.team_samples import answer_file, unlabeled_project
+from tests.store.team_samples import answered_team, unlabeled_project
+from tests.store.sqlite_faults import statvfs_read_only_under
 
 resource = pytest.importorskip("resource")
 
@@ -93,13 +94,8 @@ def test_an_intact_project_on_a_full_disk_is_read_by_info_export_and_agreement(t
 
 
 def _assigned_and_answered(tmp_path) -> tuple[Path, list[Path]]:
-    project, gold = unlabeled_project(tmp_path / "p.tagproj", 12)
-    project.close()
-    assert main(["assign", str(project.path), "--annotators", "ana,ben", "-o", str(tmp_path / "out")]) == 0
-    files = sorted((tmp_path / "out").glob("*.tagproj"))
-    for seed, file in enumerate(files):
-        answer_file(file, gold, noise=0.2, seed=seed)
-    return project.path, files
+    _, files = answered_team(tmp_path / "p.tagproj", ["ana", "ben"], 12)
+    return tmp_path / "p.tagproj", list(files.values())
 
 
 def test_merge_into_a_project_on_a_full_disk_says_the_disk_is_full(tmp_path):
@@ -158,13 +154,19 @@ def test_assign_onto_a_full_disk_leaves_none_of_its_files_and_can_be_run_again(t
     assert len(os.listdir(tmp_path / "out" / "team")) == 3
 
 
-def test_assign_failing_while_moving_files_into_place_keeps_the_old_ones(tmp_path, monkeypatch, capsys):
+def _assigned_once(tmp_path) -> tuple[list[str], Path, dict[str, str]]:
+    """Three annotators' files assigned once: the command (to run again with ``--force``), the
+    folder, and each file's digest."""
     project, _ = unlabeled_project(tmp_path / "p.tagproj", 12)
     project.close()
     out = tmp_path / "out"
     argv = ["assign", str(project.path), "--annotators", "ana,ben,cy", "-o", str(out)]
     assert main(argv) == 0
-    before = {name: digest(out / name) for name in os.listdir(out)}
+    return argv, out, {name: digest(out / name) for name in os.listdir(out)}
+
+
+def test_assign_failing_while_moving_files_into_place_keeps_the_old_ones(tmp_path, monkeypatch, capsys):
+    argv, out, before = _assigned_once(tmp_path)
     real, moved = os.replace, []
 
     def replace(src, dst):
@@ -244,24 +246,10 @@ def test_export_onto_a_full_disk_names_the_file(team, tmp_path, monkeypatch, cap
 
 def _read_only_folder(folder: Path, monkeypatch) -> None:
     """``folder`` (and what is in it) on a read-only mount, as far as tagtool can tell."""
-    real_statvfs, real_connect, real_mkdir = os.statvfs, sqlite3.connect, Path.mkdir
+    real_connect, real_mkdir = sqlite3.connect, Path.mkdir
 
     def inside(path) -> bool:
         return os.path.realpath(path).startswith(os.path.realpath(folder))
-
-    class ReadOnly:
-        def __init__(self, result):
-            self._result = result
-
-        def __getattr__(self, name):
-            return getattr(self._result, name)
-
-        @property
-        def f_flag(self):
-            return self._result.f_flag | os.ST_RDONLY
-
-    def statvfs(path):
-        return ReadOnly(real_statvfs(path)) if inside(path) else real_statvfs(path)
 
     def connect(database, *args, **kwargs):  # what SQLite says when it cannot create a file
         if isinstance(database, (str, os.PathLike)) and inside(database) and not os.path.exists(database):
@@ -275,7 +263,7 @@ def _read_only_folder(folder: Path, monkeypatch) -> None:
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
         return real_mkdir(self, *args, **kwargs)
 
-    monkeypatch.setattr(os, "statvfs", statvfs)
+    statvfs_read_only_under(folder, monkeypatch)
     monkeypatch.setattr(lifecycle.sqlite3, "connect", connect)
     monkeypatch.setattr(Path, "mkdir", mkdir)
 
@@ -304,3 +292,67 @@ def test_an_os_error_no_command_explained_says_full_or_read_only_with_the_file(t
         f"{out}: the folder {tmp_path} is read-only (read-only file system)"
     assert _os_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))).startswith("the disk is full")
     assert _os_error(OSError(errno.EIO, "Input/output error")) == "[Errno 5] Input/output error"
+
+
+def test_assign_on_a_file_system_without_hard_links_keeps_the_old_files_on_a_failure(tmp_path, monkeypatch,
+                                                                                     capsys):
+    """Where the old file cannot be kept by a hard link, a failed --force still puts it back."""
+    argv, out, before = _assigned_once(tmp_path)
+    real, placed = lifecycle.place_file, []
+
+    def no_link(*args, **kwargs):
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
+    def place(tmp, path, overwrite):
+        placed.append(path)
+        if len(placed) == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(tmp, path, overwrite)
+
+    monkeypatch.setattr(os, "link", no_link)
+    monkeypatch.setattr(lifecycle, "place_file", place)
+    assert main([*argv, "--seed", "7", "--force"]) == 1
+    err = capsys.readouterr().err
+    assert "the disk is full" in err and str(placed[-1]) in err, err  # the file that could not be placed
+    monkeypatch.undo()
+    assert {name: digest(out / name) for name in os.listdir(out)} == before  # no temporary file either
+
+
+def test_assign_failing_after_a_file_was_moved_into_place_puts_the_old_one_back(tmp_path, monkeypatch, capsys):
+    """A failure after the rename (syncing the folder) still leaves every old file as it was."""
+    argv, out, before = _assigned_once(tmp_path)
+    real, placed = lifecycle.place_file, []
+
+    def place(tmp, path, overwrite):
+        real(tmp, path, overwrite)
+        placed.append(path)
+        if len(placed) == 2:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(lifecycle, "place_file", place)
+    assert main([*argv, "--seed", "7", "--force"]) == 1
+    assert str(placed[-1]) in capsys.readouterr().err
+    monkeypatch.undo()
+    assert {name: digest(out / name) for name in os.listdir(out)} == before
+
+
+_OPEN_CHILD = """
+import resource, sys
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), hard))
+from tagtool.store.project import Project
+with Project.open(sys.argv[2]) as p:
+    print(p.readonly, len(p.corpus()), p.readonly_reason, sep="\\n")
+"""
+
+
+def test_opening_for_editing_on_a_full_disk_opens_read_only_and_leaves_no_side_file(team):
+    """What the app does: asked to edit, an intact project on a full disk is read, not refused."""
+    before = digest(team)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", _OPEN_CHILD, str(LIMIT), str(team)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    readonly, n, reason = done.stdout.splitlines()[:3]
+    assert readonly == "True" and int(n) > 0 and "the disk is full" in reason, done.stdout
+    assert digest(team) == before and _sides(team.parent) == []

@@ -34,6 +34,7 @@ import math
 import os
 import random
 import re
+import shutil
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -209,7 +210,7 @@ def _make_folder(out_dir: Path) -> list[Path]:
         for folder in reversed(made):
             with suppress(OSError):
                 folder.rmdir()
-        why = _disk.problem(e, out_dir / "x") or e.strerror or str(e)
+        why = _disk.describe(e, out_dir / "x")
         raise AssignError(f"-o {out_dir}: the folder cannot be created: {why}; no annotator's file was written") from e
     return made
 
@@ -220,15 +221,16 @@ def _build_one(path: Path, corpus: Corpus, name: str, colors: list[str], annotat
         return lifecycle.build_file(path, corpus, name, colors, annotator, meta)
     except ProjectError as e:
         cause = e.__cause__ if e.__cause__ is not None else e
-        why = lifecycle.create_reason(cause, path) if e.__cause__ is not None else str(e)
+        why = _disk.describe(cause, path) if e.__cause__ is not None else str(e)
         raise AssignError(f"{path}: the annotator's file cannot be written: {why}; "
                           f"none of the {n_files} annotators' files was written") from e
 
 
 def _place_all(built: dict[str, Path], paths: dict[str, Path], force: bool) -> None:
     """Move every built file into place, or (on a failure) none: the ones moved are
-    removed again, a replaced file is put back from a hard link kept meanwhile."""
-    placed: list[tuple[Path, Path | None]] = []  # target, the old file's link
+    removed again, a replaced file is put back from what :func:`_keep_old` kept."""
+    placed: list[tuple[Path, Path | None]] = []  # target, the old file kept
+    path = next(iter(paths.values()))
     try:
         for annotator, tmp in built.items():
             path = paths[annotator]
@@ -239,19 +241,20 @@ def _place_all(built: dict[str, Path], paths: dict[str, Path], force: bool) -> N
                 lifecycle.place_file(tmp, path, force)
             except BaseException:
                 if old is not None:
-                    old.unlink()
+                    _put_back(old, path)
                 raise
             placed.append((path, old))
     except BaseException as e:
-        for path, old in reversed(placed):
+        for done, old in reversed(placed):
             with suppress(OSError):
                 if old is not None:
-                    os.replace(old, path)
+                    _put_back(old, done)
                 else:
-                    path.unlink()
+                    done.unlink()
         if isinstance(e, OSError):
-            why = lifecycle.create_reason(e, paths[next(iter(built))])
-            raise AssignError(f"the annotators' files cannot be moved into place: {why}; none was written") from e
+            why = _disk.describe(e, path)
+            raise AssignError(f"{path}: the annotators' files cannot be moved into place: {why}; "
+                              "none was written") from e
         if isinstance(e, ProjectError):
             raise AssignError(f"{e}; none of the annotators' files was written") from e
         raise
@@ -260,16 +263,37 @@ def _place_all(built: dict[str, Path], paths: dict[str, Path], force: bool) -> N
             old.unlink(missing_ok=True)
 
 
+def _put_back(old: Path, path: Path) -> None:
+    """``path`` holds again what :func:`_keep_old` kept in ``old``, and ``old`` is gone.
+
+    Where ``path`` was not replaced, ``old`` is a hard link to the same file, and a
+    rename between two links of one file does nothing (POSIX): the link is removed.
+    """
+    os.replace(old, path)
+    old.unlink(missing_ok=True)
+
+
 def _keep_old(path: Path) -> Path | None:
-    """A hard link to the file ``path`` holds (no space needed), to put it back; None if
-    there is none or the file system has no hard links."""
+    """The file ``path`` holds, kept beside it under a temporary name to put it back; None if
+    there is none.
+
+    A hard link (no space needed); where the file system has none, a copy: ``path``
+    stays in place either way, so a kill meanwhile loses nothing (the next open of
+    ``path`` removes the leftover, :func:`tagtool.store.outputs.remove_stale_temps`).
+    A copy that does not fit raises, before this file is replaced.
+    """
     if not path.exists():
         return None
     keep = lifecycle.temp_path(path)
     try:
         os.link(path, keep)
     except OSError:
-        return None
+        try:
+            shutil.copyfile(path, keep)
+        except BaseException:
+            with suppress(OSError):
+                keep.unlink()
+            raise
     return keep
 
 

@@ -64,7 +64,7 @@ def atomic_write(path: Path, encoding: str | None) -> Iterator[IO]:
         fd, tmp = tempfile.mkstemp(prefix=outputs.temp_prefix(target), suffix=outputs.TEMP_SUFFIX,
                                    dir=target.parent)
     except OSError as exc:  # a read-only or missing folder: name the output, not our temp file
-        why = disk.problem(exc, target) or exc.strerror or str(exc)
+        why = disk.describe(exc, target)
         raise outputs.OutputError(f"{path}: cannot be written: {why}") from None
     existed = target.exists()
     try:

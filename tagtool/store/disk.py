@@ -6,7 +6,8 @@ as ``SQLITE_FULL``, but also as an I/O error where the file that could not
 grow is its shared-memory index (``-shm``, ``SQLITE_IOERR_SHMSIZE``); Python
 as ``OSError`` ``ENOSPC``.  :func:`is_full` recognises them all,
 :func:`problem` says which it is ("the disk is full", "the folder ... is
-read-only") or None for an error of another kind.
+read-only") or None for an error of another kind, :func:`describe` says why
+any write failed (the one wording every writer of a file uses).
 """
 
 from __future__ import annotations
@@ -90,6 +91,17 @@ def problem(error: BaseException, path: Path) -> str | None:
     folder = where if where.is_dir() else nearest_existing(where.parent)
     kind = "read-only file system" if error.errno == errno.EROFS else "permission denied"
     return f"the folder {folder} is read-only ({kind})"
+
+
+def describe(error: BaseException, path: Path) -> str:
+    """Why writing ``path`` failed, in words: :func:`problem` where the disk or the folder
+    caused it, else the error's own message (an ``OSError``'s without its number)."""
+    why = problem(error, path)
+    if why:
+        return why
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return str(error)
 
 
 def _unwritable_folder(folder: Path) -> str | None:

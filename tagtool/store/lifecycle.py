@@ -83,7 +83,7 @@ def create_file(
     except BaseException as e:
         discard(tmp)
         if isinstance(e, OSError):
-            raise ProjectError(f"{path}: the project could not be created ({create_reason(e, path)}); "
+            raise ProjectError(f"{path}: the project could not be created ({disk.describe(e, path)}); "
                                "nothing was written") from e
         raise
     log.info("created project %s (%d sentences)", path, len(corpus))
@@ -121,7 +121,7 @@ def build_file(path: Path, corpus: Corpus, name: str, colors: list[str], annotat
     except BaseException as e:
         discard(tmp)
         if isinstance(e, (sqlite3.Error, OSError)):
-            raise ProjectError(f"{path}: the project could not be created ({create_reason(e, tmp)}); "
+            raise ProjectError(f"{path}: the project could not be created ({disk.describe(e, tmp)}); "
                                "nothing was written") from e
         raise
     return tmp
@@ -136,16 +136,6 @@ def discard(tmp: Path) -> None:
             leftover.unlink()
         except OSError as e:
             log.warning("cannot remove the temporary file %s (%s)", leftover, e)
-
-
-def create_reason(error: Exception, path: Path) -> str:
-    """Why writing ``path`` failed: the disk or folder (:func:`tagtool.store.disk.problem`) or the error."""
-    why = disk.problem(error, path)
-    if why:
-        return why
-    if isinstance(error, OSError):
-        return error.strerror or str(error)
-    return str(error)
 
 
 def temp_path(path: Path) -> Path:
@@ -322,7 +312,7 @@ def _migrate_file(path: Path, ro_conn: sqlite3.Connection, version: int) -> Open
         discard(tmp)
         raise ProjectError(
             f"{path} needs an upgrade from schema {version}, but the backup "
-            f"{backup} could not be written ({create_reason(e, tmp)}); the file is unchanged"
+            f"{backup} could not be written ({disk.describe(e, tmp)}); the file is unchanged"
         ) from e
     finally:
         ro_conn.close()

@@ -20,21 +20,32 @@ def label_of(token: str) -> str:
     return "LOW" if token.isalpha() else "NUM"
 
 
+def change_one(p: Project, ids: list[int], rng: random.Random, annotator: str) -> int:
+    """Split a token of a random sentence of ``ids``, or merge two neighbours of one kind; its id.
+
+    :class:`~tagtool.errors.ProjectError` when another process held the lock
+    past the busy timeout (nothing changed).  Also the retokenizing process of
+    ``benchmarks/_adv_concurrency.py``.
+    """
+    sid = rng.choice(ids)
+    words = p.sentence(sid).tokens
+    pairs = [t for t in range(len(words) - 1) if words[t].isalpha() == words[t + 1].isalpha()]
+    long = [t for t, w in enumerate(words) if len(w) > 1]
+    if pairs and (not long or rng.random() < 0.5):
+        p.merge_tokens(sid, rng.choice(pairs), annotator=annotator)
+    else:
+        t = rng.choice(long)
+        p.split_token(sid, t, rng.randrange(1, len(words[t])), annotator=annotator)
+    return sid
+
+
 def main(path: str, seed: int) -> None:
     rng = random.Random(seed)
     with Project.open(path) as p:
         ids = p.sentence_ids()
         while True:
-            sid = rng.choice(ids)
-            words = p.sentence(sid).tokens
-            pairs = [t for t in range(len(words) - 1) if words[t].isalpha() == words[t + 1].isalpha()]
-            long = [t for t, w in enumerate(words) if len(w) > 1]
             try:
-                if pairs and (not long or rng.random() < 0.5):
-                    p.merge_tokens(sid, rng.choice(pairs), annotator="child")
-                else:
-                    t = rng.choice(long)
-                    p.split_token(sid, t, rng.randrange(1, len(words[t])), annotator="child")
+                sid = change_one(p, ids, rng, "child")
             except ProjectError:  # the other process held the lock past the busy timeout
                 continue
             sys.stdout.write(f"committed {sid}\n")

@@ -6,13 +6,15 @@
   :class:`FaultyConnection` stands in for the project's connection and
   raises ``sqlite3.OperationalError('database or disk is full')`` there;
 * a read-only disk: ``PRAGMA query_only`` makes every write fail with
-  SQLITE_READONLY ("attempt to write a readonly database").
+  SQLITE_READONLY ("attempt to write a readonly database"); a read-only
+  mount as the file system reports it: :func:`statvfs_read_only_under`.
 
 Imported by ``test_project_faults.py`` and the GUI fault tests.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import contextmanager
 
@@ -74,3 +76,25 @@ def failing(project, *statements: str, message: str = DISK_FULL):
         yield faulty
     finally:
         project._conn = real
+
+
+def statvfs_read_only_under(folder, monkeypatch):
+    """``os.statvfs`` reports ``folder`` (and what is in it) on a read-only mount."""
+    real = os.statvfs
+
+    class ReadOnly:
+        def __init__(self, result):
+            self._result = result
+
+        def __getattr__(self, name):
+            return getattr(self._result, name)
+
+        @property
+        def f_flag(self):
+            return self._result.f_flag | os.ST_RDONLY
+
+    def statvfs(path):
+        inside = os.path.realpath(path).startswith(os.path.realpath(folder))
+        return ReadOnly(real(path)) if inside else real(path)
+
+    monkeypatch.setattr(os, "statvfs", statvfs)

@@ -1,6 +1,7 @@
 """Projects, annotators' answers and table dumps for the team-work tests (assign, merge, adjudication).
 
-Imported by ``test_team*.py`` and by the ``crash_merger.py`` subprocess.
+Imported by ``test_team*.py``, ``test_concurrent_retokenize.py``, ``tests/test_cli_disk.py`` and by
+the ``crash_merger.py`` subprocess.
 """
 
 from __future__ import annotations
@@ -63,6 +64,22 @@ def answer_file(path: Path, gold: dict, noise: float, seed: int, skip: float = 0
                 given[(int(sentence.meta[SOURCE_KEY]), t)] = label
             p.set_annotations(sid, changes, "whoever")
     return given
+
+
+def answered_team(path: Path, names: list[str], n_sentences: int, overlap: float = 0.1,
+                  noise: float = 0.2) -> tuple[object, dict[str, Path]]:
+    """A closed project of ``n_sentences`` at ``path``, assigned to ``names`` (files in the folder
+    ``out`` beside it, :func:`tagtool.store.assign.write_files`), each file answered by
+    :func:`answer_file` (seeds 0, 1, ...); the assignment and the files by annotator."""
+    from tagtool.store import assign
+
+    project, gold = unlabeled_project(path, n_sentences)
+    plan = assign.plan(assign.open_sentences(project), list(names), overlap, seed=1)
+    files = assign.write_files(project, plan, path.parent / "out")
+    project.close()
+    for i, f in enumerate(files.values()):
+        answer_file(f, gold, noise=noise, seed=i)
+    return plan, files
 
 
 def dump(path: Path) -> dict:

@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 from retokenizing_child import label_of
-from team_samples import answer_file, dump, gold_corpus, unlabeled_project
+from team_samples import answered_team, dump, gold_corpus, unlabeled_project
 
 from tagtool.cli.main import main
 from tagtool.core import Corpus, Document, LabelSet, Sentence
 from tagtool.errors import ProjectError
-from tagtool.store import assign, merge, transaction
+from tagtool.store import merge, transaction
 from tagtool.store import rows as _rows
 from tagtool.store.formats import read_corpus, write_corpus
 from tagtool.store.merge import AnnotatorFile, FileSentence
@@ -114,13 +114,8 @@ def _state(path: Path) -> list[tuple]:
 def assigned(tmp_path):
     """A project, two annotators' files answered, and the first file's first sentence."""
     path = tmp_path / "p.tagproj"
-    project, gold = unlabeled_project(path, n_sentences=20)
-    plan = assign.plan(assign.open_sentences(project), ["ana", "ben"], 0.5, seed=1)
-    files = list(assign.write_files(project, plan, tmp_path / "out").values())
-    project.close()
-    for i, f in enumerate(files):
-        answer_file(f, gold, noise=0.2, seed=i)
-    return path, files, plan.sentences["ana"][0]
+    plan, files = answered_team(path, ["ana", "ben"], n_sentences=20, overlap=0.5)
+    return path, list(files.values()), plan.sentences["ana"][0]
 
 
 # ---------------------------------------------------------------------------

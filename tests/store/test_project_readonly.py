@@ -14,6 +14,7 @@ import sys
 import pytest
 from project_damage import digest
 from project_samples import sample_corpus
+from sqlite_faults import statvfs_read_only_under
 
 from tagtool.errors import ProjectError
 from tagtool.store import dbfile
@@ -71,34 +72,12 @@ def test_a_project_in_a_read_only_folder_opens_read_only_and_says_why(project, m
     assert os.listdir(project.parent) == ["p.tagproj"] and digest(project) == before
 
 
-def _statvfs_read_only_under(folder, monkeypatch):
-    """``os.statvfs`` reports ``folder`` (and what is in it) on a read-only mount."""
-    real = os.statvfs
-
-    class ReadOnly:
-        def __init__(self, result):
-            self._result = result
-
-        def __getattr__(self, name):
-            return getattr(self._result, name)
-
-        @property
-        def f_flag(self):
-            return self._result.f_flag | os.ST_RDONLY
-
-    def statvfs(path):
-        inside = os.path.realpath(path).startswith(os.path.realpath(folder))
-        return ReadOnly(real(path)) if inside else real(path)
-
-    monkeypatch.setattr(os, "statvfs", statvfs)
-
-
 @pytest.mark.skipif(not hasattr(os, "statvfs"), reason="statvfs: POSIX")
 def test_root_on_a_read_only_mount_opens_read_only(project, monkeypatch):
     """os.access says yes to root whatever the mount; the file system is asked instead."""
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     assert os.access(project, os.W_OK) and os.access(project.parent, os.W_OK)
-    _statvfs_read_only_under(project.parent, monkeypatch)
+    statvfs_read_only_under(project.parent, monkeypatch)
     before = digest(project)
     with Project.open(project) as p:
         assert p.readonly and "read-only file system" in p.readonly_reason

@@ -60,8 +60,8 @@ from typing import Any
 from tagtool.store.formats._common import ReadContext, json_kind
 from tagtool.store.formats.labelstudio_answers import (AnnotatorsSeen, Answer, answer_time, name_anonymous,
                                                        task_name, whose)
-from tagtool.store.formats.labelstudio_html import (Page, hypertext_result, hypertext_spans, is_hypertext, is_page,
-                                                    page, plain)
+from tagtool.store.formats.labelstudio_html import (Page, hypertext_result, hypertext_spans, integers, is_hypertext,
+                                                    is_page, page, plain, utf16_index)
 from tagtool.store.formats.spans import SpanOptions, SpanRecord
 
 #: ``annotations``: doccano 1.0's download, objects with ``label_name`` and ``user_name``.
@@ -169,15 +169,6 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
     return SpanRecord(line, text, sources, layout, (text_key, span_key))
 
 
-def _utf16_to_code_points(text: str) -> list[int]:
-    """``index[u]``: the code point offset of UTF-16 offset ``u`` (astral characters count twice)."""
-    index = []
-    for i, char in enumerate(text):
-        index.extend([i, i] if ord(char) > 0xFFFF else [i])
-    index.append(len(text))
-    return index
-
-
 def code_point_offsets(text: str, spans: list) -> list:
     """Spans whose offsets count UTF-16 code units, moved to code points.
 
@@ -189,7 +180,7 @@ def code_point_offsets(text: str, spans: list) -> list:
     """
     if all(ord(c) <= 0xFFFF for c in text):
         return spans
-    index = _utf16_to_code_points(text)
+    index = utf16_index(text)
     out = []
     for item in spans:
         nested = isinstance(item, dict) and isinstance(item.get("value"), dict)
@@ -205,7 +196,7 @@ def _moved(text: str, value: Any, index: list[int]) -> dict | None:
     if not isinstance(value, dict):
         return None
     start, end, said = value.get("start"), value.get("end"), value.get("text")
-    if not isinstance(said, str) or any(isinstance(x, bool) or not isinstance(x, int) for x in (start, end)):
+    if not isinstance(said, str) or not integers(start, end):
         return None
     if text[start:end] == said or not 0 <= start <= end < len(index):
         return None

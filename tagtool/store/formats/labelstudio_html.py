@@ -170,7 +170,7 @@ def _place(text: str, value: dict, said: str | None) -> tuple[int, int] | str:
     """``(start, end)`` of a HyperText span in ``text``, or why it has none."""
     offsets = value.get("globalOffsets")
     start, end = (offsets.get("start"), offsets.get("end")) if isinstance(offsets, dict) else (None, None)
-    if _integers(start, end):
+    if integers(start, end):
         if said is None:
             return start, end  # the span reader says if they fall outside the text
         if text[max(start, 0):max(end, 0)] == said:
@@ -183,21 +183,32 @@ def _place(text: str, value: dict, said: str | None) -> tuple[int, int] | str:
     found = _occurrences(text, said)
     if len(found) == 1:
         return found[0], found[0] + len(said)
-    where = "its globalOffsets do not select its text, which" if _integers(start, end) else \
+    where = "its globalOffsets do not select its text, which" if integers(start, end) else \
         "no globalOffsets, and its text"
     return f"{where} occurs {len(found)} times in the task's text"
 
 
-def _integers(*values: Any) -> bool:
+def integers(*values: Any) -> bool:
+    """Whether every value is an int (a JSON number without a fraction; not a bool)."""
     return all(isinstance(x, int) and not isinstance(x, bool) for x in values)
 
 
-def _utf16_moved(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """UTF-16 offsets ``start``, ``end`` as code points, if they fall on characters."""
+def utf16_index(text: str) -> list[int]:
+    """``index[u]``: the code point offset of UTF-16 offset ``u`` (astral characters count twice).
+
+    Label Studio's editor measured offsets as JavaScript does, in UTF-16 code
+    units, until 2022; later versions count code points.
+    """
     index = []
     for i, char in enumerate(text):
         index.extend([i, i] if ord(char) > 0xFFFF else [i])
     index.append(len(text))
+    return index
+
+
+def _utf16_moved(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """UTF-16 offsets ``start``, ``end`` as code points, if they fall on characters."""
+    index = utf16_index(text)
     if not 0 <= start <= end < len(index):
         return None
     return index[start], index[end]
