@@ -36,7 +36,7 @@ INTRO = (
 
 def adversarial(folder: Path, seed: int, scale: float) -> tuple[list[str], int]:
     """Run every module of :data:`MODULES` in its own sub-folder; the report's lines and the failures."""
-    lines, failed = ["## Team work, concurrent edits and odd files", "", INTRO, ""], 0
+    lines, failed = [HEADING, "", INTRO, ""], 0
     for name in MODULES:
         sub = folder / name
         sub.mkdir(parents=True)
@@ -46,6 +46,23 @@ def adversarial(folder: Path, seed: int, scale: float) -> tuple[list[str], int]:
         lines += [*part, ""]
         failed += bad
     return lines, failed
+
+
+HEADING = "## Team work, concurrent edits and odd files"
+
+
+def replace_section(text: str, lines: list[str], command: str, machine: list[str]) -> str:
+    """``text`` (a ``reliability.md``) with its adversarial section replaced by ``lines``.
+
+    The section runs up to the next ``## `` heading or the scenario tests'
+    table; the new one says which command made it and on what machine, as
+    the rest of the file may come from an earlier run.
+    """
+    start = text.index(HEADING)
+    ends = [i for i in (text.find("\n## ", start + 1), text.find("\nTests of each scenario", start)) if i >= 0]
+    end = min(ends) if ends else len(text)
+    head = lines[:4] + [f"Rerun alone: `{command}`", "", *machine, ""] + lines[4:]
+    return text[:start] + "\n".join(head).rstrip("\n") + "\n" + text[end:]
 
 
 def run_alone(run: Callable[[Path, int, float], tuple[list[str], int]], doc: str | None, seed: int = 23) -> None:

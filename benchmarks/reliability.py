@@ -54,7 +54,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import _span_fuzz as spans  # noqa: E402
-from _adversarial import adversarial  # noqa: E402
+from _adversarial import adversarial, replace_section  # noqa: E402
 from _file_safety import SAFETY_SCENARIOS, file_safety, trial_counts  # noqa: E402
 from _hostile import ADDRESS_LIMIT, HEADER as HOSTILE_HEADER, TIME_LIMIT, hostile_sizes  # noqa: E402
 from _results import machine_lines, write_keeping_analysis  # noqa: E402
@@ -412,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adversarial-scale", type=float, default=1.0,
                         help="trials of the team, concurrency and odd-file cases, times the default counts")
     parser.add_argument("--only-adversarial", action="store_true",
-                        help="run only the team, concurrency and odd-file trials and print them (writes nothing)")
+                        help="run only the team, concurrency and odd-file trials and replace their section")
     parser.add_argument("--no-tests", action="store_true", help="skip running the scenario tests")
     args = parser.parse_args(argv)
     if args.quick:
@@ -420,12 +420,14 @@ def main(argv: list[str] | None = None) -> int:
             setattr(args, name, max(10, getattr(args, name) // 10))
         args.hostile_trials, args.safety_scale = 1, args.safety_scale / 5
         args.adversarial_scale /= 10
+    command = "python benchmarks/reliability.py " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.only_adversarial:
         with tempfile.TemporaryDirectory() as tmp:
             lines, failed = adversarial(Path(tmp), args.seed, args.adversarial_scale)
         print("\n".join(lines))
+        RESULT.write_text(replace_section(RESULT.read_text(encoding="utf-8"), lines, command.strip(), _machine()),
+                          encoding="utf-8")
         return 1 if failed else 0
-    command = "python benchmarks/reliability.py " + " ".join(sys.argv[1:] if argv is None else argv)
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
