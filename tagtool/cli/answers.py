@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tagtool.cli.attach import add_attach_options, attach_files, text_match
 from tagtool.errors import TagtoolError
 
 #: ``tagtool.store.answer_files.MATCH_MODES``, kept here so that building the parser imports neither
 #: the store nor numpy; a test checks they agree.
-MATCH_MODES = ("order", "tokens")
+MATCH_MODES = ("order", "tokens", "text")
 
 
 def add_annotator_import_options(parser: argparse.ArgumentParser) -> None:
@@ -35,10 +36,14 @@ def add_annotator_import_options(parser: argparse.ArgumentParser) -> None:
                        "token's training label becomes their common answer, or the candidate set of their "
                        "answers where they differ (as tagtool merge does; tokens resolved in the app's "
                        "adjudication view keep their labels)")
-    group.add_argument("--match", choices=MATCH_MODES, default="order",
-                       help="--as-annotator: order (default) pairs the file's k-th sentence with the project's "
+    group.add_argument("--match", choices=MATCH_MODES,
+                       help="--as-annotator: order pairs the file's k-th sentence with the project's "
                        "k-th; tokens pairs each with a project sentence of the same tokens (a part of the "
-                       "project, in any order)")
+                       "project, in any order); text places the spans of doccano / Label Studio records by "
+                       "character offsets on the project's text of the same text, whatever the tokenization "
+                       "and sentence split (default: text for span records when the project keeps its text, "
+                       "else order)")
+    add_attach_options(parser)
 
 
 def file_annotator(args: argparse.Namespace, path: Path) -> str | None:
@@ -72,6 +77,9 @@ def import_answers(args: argparse.Namespace) -> int:
 
     if args.no_labels:
         raise TagtoolError("--as-annotator reads the files' labels; --no-labels does not apply")
+    if text_match(args):
+        return attach_files(args, answers=True)
+    args.match = args.match or "order"
     created = not args.project.exists()
     if created:
         _create_from_first(args)

@@ -230,3 +230,20 @@ def read_span_records(path, encoding: str = "utf-8", strict: bool = False, annot
     if not out:
         raise FormatError(path, 1, "empty file: no records")
     return out
+
+
+def is_span_file(path) -> bool:
+    """Whether ``path`` is JSON / JSON Lines whose first record is a span record (text, not tokens)."""
+    from tagtool.store.formats import detect_format
+    from tagtool.store.formats._common import ReadContext
+    from tagtool.store.formats.jsonl import records
+
+    path = Path(path)
+    try:
+        if not path.is_file() or detect_format(path) != "jsonl":
+            return False
+        for _, record in records(ReadContext(path)):
+            return isinstance(record, dict) and "tokens" not in record
+    except (OSError, ValueError):  # FormatError is a ValueError: the import itself says what is wrong
+        return False
+    return False
