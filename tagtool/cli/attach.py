@@ -113,6 +113,7 @@ def refuse_or_skip(args: argparse.Namespace, project, corpus):
         raise TagtoolError(
             f"{files}: {held.texts} of its {held.total} texts ({held.sentences} sentences) are already in "
             f"{args.project} (same text); --duplicates skip leaves them out, --duplicates add adds them again "
-            "(to put the files' labels on the project's text: --attach fill|replace, or --as-annotator)")
+            "(to take the files' labels for the project's own sentences instead: --as-annotator, or for span "
+            "records --attach fill|replace)")
     print(f"skipped {held.texts} of {held.total} texts ({held.sentences} sentences) already in {args.project}")
     return held.rest
