@@ -53,6 +53,16 @@ class ProjectText:
     def n_tokens(self) -> int:
         return sum(len(s.tokens) for s in self.sentences)
 
+    def flat(self) -> tuple[list[int], list[int], list[int]]:
+        """Every token's start and end in the text, and the index of its sentence (computed once)."""
+        cached = getattr(self, "_flat", None)
+        if cached is None or len(cached[0]) != self.n_tokens:
+            starts = [s for sent in self.sentences for s, _ in sent.offsets]
+            ends = [e for sent in self.sentences for _, e in sent.offsets]
+            owner = [n for n, sent in enumerate(self.sentences) for _ in sent.offsets]
+            cached = self._flat = (starts, ends, owner)
+        return cached
+
 
 def align(tokens: tuple[str, ...], text: str, start: int = 0) -> list[tuple[int, int]] | None:
     """``[start, end)`` of each token in ``text`` from ``start``, whitespace skipped; None if they are not there."""

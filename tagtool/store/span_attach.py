@@ -137,10 +137,9 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
     bios = {}  # text index -> flat labels over the text's tokens
     for k, r0, p0, length in segments:
         bio = bios.setdefault(k, [""] * texts[k].n_tokens)
-        flat = [o for s in texts[k].sentences for o in s.offsets]
-        for t, (s, e) in enumerate(flat):
-            if s >= p0 and e <= p0 + length:
-                bio[t] = "O"
+        starts, ends, _ = texts[k].flat()
+        for t in range(bisect_left(starts, p0), bisect_right(ends, p0 + length)):
+            bio[t] = "O"
     by = f" by {who}" if who is not None else ""
     spans = []
     for item in items:
@@ -158,9 +157,7 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
             continue
         k, r0, p0, _ = seg
         text = texts[k]
-        flat = [o for s in text.sentences for o in s.offsets]
-        owner = [n for n, s in enumerate(text.sentences) for _ in s.offsets]
-        starts, ends = [s for s, _ in flat], [e for _, e in flat]
+        starts, ends, owner = text.flat()
         ps, pe = start - r0 + p0, end - r0 + p0
         i, j = bisect_right(ends, ps), bisect_left(starts, pe) - 1
         bio = bios[k]
