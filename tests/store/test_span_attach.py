@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tagtool.core import Corpus
+from tagtool.core.corpus import Document
 from tagtool.store.duplicates import held_texts
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
@@ -184,3 +185,36 @@ def test_held_texts_find_records_and_whole_documents(tmp_path):
         held = held_texts(p, read_corpus(more))
         assert (held.texts, held.total) == (1, 2)
         assert [s.meta["text"] for s in held.rest] == ["A new text."]
+
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.mark.parametrize("name", ["labelstudio_min.json", "labelstudio_full.json"])
+def test_a_label_studio_file_s_annotators_stay_their_own_answers(tmp_path, name):
+    """A project of the file's text split at whitespace only (other tokens than the file's reader makes)."""
+    source = DATA / name
+    corpus = read_corpus(source, tokenizer="whitespace")
+    path = tmp_path / "ls.tagproj"
+    unlabeled = [Document(d.name, [s.unlabeled() for s in d.sentences]) for d in corpus.documents]
+    Project.create(path, Corpus(corpus.labels, unlabeled), name="ls").close()
+    with Project.open(path) as p:
+        assert not p.answering_annotators()
+        records = read_span_records(source)
+        done = p.attach_spans(source, records, answers=True)
+        names = set(p.answering_annotators())
+        assert done.placed.found == done.placed.records
+    assert len(names) >= 2 and names == {n for r in records for n in r.sources if n is not None}
+
+
+def test_a_refused_attach_leaves_the_sentences_unjoined(tmp_path):
+    path = make_project(tmp_path)
+    a = PARAGRAPHS[0]
+    file = write_jsonl(tmp_path / "x.jsonl", [{"text": a, "label": [span(a, "Paris. The", "MISC")]}])
+    with Project.open(path) as p:
+        n = p.n_sentences
+        with pytest.raises(NewLabelsError):
+            p.attach_spans(file, read_span_records(file), mode="fill", merge_crossing=True)
+        assert p.n_sentences == n  # the join happened in the transaction the refusal rolled back
+        done = p.attach_spans(file, read_span_records(file), mode="fill", merge_crossing=True, add_labels=True)
+        assert done.joined == 1 and p.n_sentences == n - 1
