@@ -71,8 +71,6 @@ def attributed(corpus, args: argparse.Namespace, path: Path):
 
 def import_answers(args: argparse.Namespace) -> int:
     """``tagtool import FILES -p PROJECT --as-annotator``: annotators' answers for the project's sentences."""
-    from tagtool.cli.inputs import reader_kwargs
-    from tagtool.store.answer_files import read_answer_file
     from tagtool.store.project import Project
 
     if args.no_labels:
@@ -88,10 +86,7 @@ def import_answers(args: argparse.Namespace) -> int:
         raise TagtoolError("--labels sets a new project's label set; the answers go into the project's own")
     try:
         with Project.open(args.project) as project:
-            files = [
-                read_answer_file(project, f, args.match, file_annotator(args, f), **reader_kwargs(args, f))
-                for f in args.files
-            ]
+            files = [_read_answers(project, f, args) for f in args.files]
             used = sorted(set().union(*(a.labels for a in files)))
             added = check_new_labels(project.labels, used, args)
             counts = project.add_answers([g for a in files for g in a.given], add_labels=added,
@@ -115,6 +110,23 @@ def import_answers(args: argparse.Namespace) -> int:
     if added:
         print(f"added labels: {' '.join(added)}")
     return 0
+
+
+def _read_answers(project, path: Path, args: argparse.Namespace):
+    """One file's answers matched by ``--match order|tokens``; a span file that does not match is pointed to
+    ``--match text``."""
+    from tagtool.cli.inputs import reader_kwargs
+    from tagtool.errors import FormatError
+    from tagtool.store.answer_files import read_answer_file
+    from tagtool.store.span_attach import is_span_file
+
+    try:
+        return read_answer_file(project, path, args.match, file_annotator(args, path), **reader_kwargs(args, path))
+    except FormatError as exc:
+        if not is_span_file(path) or not project.has_texts():
+            raise
+        raise FormatError(exc.path, exc.line, exc.message + "; --match text places the spans of doccano / Label "
+                          "Studio records by character offsets on the project's text") from None
 
 
 def _create_from_first(args: argparse.Namespace) -> None:

@@ -6,7 +6,8 @@ text (:meth:`tagtool.store.project.Project.attach_spans`), whatever the
 tokenization and sentence split either side used. The user says how they
 go in: as training labels (only tokens without a label, or replacing the
 labels of the tokens the file covers) or as each annotator's answers
-(records naming nobody are the annotator typed in). Spans crossing a
+(records naming nobody are the annotator typed in; the default when the
+file names its annotators). Spans crossing a
 sentence boundary of the project are listed first with an offer to join
 those sentences. What was moved or left out is listed afterwards.
 """
@@ -55,6 +56,8 @@ class AttachDialog(QDialog):
             names = []
         for name in names:
             self.only.addItem(f"Only {name}", name)
+        if names:  # a file that says who labeled what: their answers, by default
+            self.use.setCurrentIndex(self.use.findData("answers"))
         form.addRow("Use the spans as", self.use)
         form.addRow("Annotator of unnamed records", self.owner)
         form.addRow("Annotators", self.only)
