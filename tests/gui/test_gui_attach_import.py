@@ -44,10 +44,10 @@ def ok(qtbot):
     return step
 
 
-def as_answers(qtbot):
+def use(qtbot, how: str):
     def step(dialog):
         assert isinstance(dialog, AttachDialog)
-        dialog.use.setCurrentIndex(dialog.use.findData("answers"))
+        dialog.use.setCurrentIndex(dialog.use.findData(how))
         ok(qtbot)(dialog)
     return step
 
@@ -63,7 +63,7 @@ def test_import_attaches_two_annotators_and_joins_the_crossed_sentences(qtbot, t
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(file), ""))
     shown = []
     pending, timer = drive(qtbot, [
-        as_answers(qtbot),
+        ok(qtbot),  # a file naming its annotators: their answers by default
         lambda box: (shown.append(box.text()), click(qtbot, "Join sentences")(box)),
         lambda box: (shown.append(box.text()), click(qtbot, "OK")(box)),  # what was moved or left out
     ])
@@ -87,7 +87,7 @@ def test_leaving_the_crossing_span_out_keeps_the_sentences(qtbot, tmp_path, open
     window = open_window(path)
     n = window.session.n_sentences
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(file), ""))
-    pending, timer = drive(qtbot, [ok(qtbot), click(qtbot, "Leave them out"), click(qtbot, "OK")])
+    pending, timer = drive(qtbot, [use(qtbot, "fill"), click(qtbot, "Leave them out"), click(qtbot, "OK")])
     message = transfer.ask_import(window.session, window)
     timer.stop()
     assert not pending and message.startswith("Attached 4 of 4 records") and "training labels changed" in message
