@@ -123,5 +123,6 @@ def project_texts(conn: sqlite3.Connection) -> list[ProjectText]:
 
 def has_texts(conn: sqlite3.Connection) -> bool:
     """Whether any sentence of the project keeps its text (span records can be attached by offsets)."""
-    return conn.execute(
-        "SELECT 1 FROM sentences WHERE json_type(meta, '$.text') = 'text' LIMIT 1").fetchone() is not None
+    # LIKE finds the candidates (no JSON1 needed: some SQLite builds lack it); json checks them.
+    rows = conn.execute("SELECT meta FROM sentences WHERE meta LIKE '%\"text\":%' LIMIT 100")
+    return any(isinstance(json.loads(meta).get(META_TEXT), str) for (meta,) in rows)
