@@ -166,7 +166,8 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
             continue
         if taken.setdefault(k, set()) & set(range(i, j + 1)):
             out.notes.append(f"{what}: overlaps another span{by}; left out")
-            bio[i:j + 1] = [""] * (j + 1 - i)
+            for t in set(range(i, j + 1)) - taken[k]:  # the span placed first keeps its labels
+                bio[t] = ""
             continue
         if owner[i] != owner[j]:
             run = tuple(text.sentences[n].id for n in range(owner[i], owner[j] + 1))

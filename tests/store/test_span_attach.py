@@ -218,3 +218,15 @@ def test_a_refused_attach_leaves_the_sentences_unjoined(tmp_path):
         assert p.n_sentences == n  # the join happened in the transaction the refusal rolled back
         done = p.attach_spans(file, read_span_records(file), mode="fill", merge_crossing=True, add_labels=True)
         assert done.joined == 1 and p.n_sentences == n - 1
+
+
+def test_an_overlapping_span_leaves_the_first_span_s_labels(tmp_path):
+    path = make_project(tmp_path)
+    c = PARAGRAPHS[2]
+    file = write_jsonl(tmp_path / "x.jsonl", [{"text": c, "label": [[0, 7, "ORG"], [0, 10, "PER"]]}])
+    with Project.open(path) as p:
+        done = p.attach_spans(file, read_span_records(file), mode="fill")
+        first = p.sentence_ids()[-2]
+        # "to", under the span left out only, stays unlabeled (the reader's rule), "see" is O
+        assert p.annotations(first)[:3] == ({"B-ORG"}, frozenset(), {"O"})
+    assert any("overlaps another span; left out" in n for n in done.placed.notes)
