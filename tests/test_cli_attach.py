@@ -86,3 +86,24 @@ def test_a_project_without_text_says_offsets_cannot_be_used(tmp_path, capsys):
     other = tmp_path / "o.conll"
     other.write_text("Dr. B-PER\nSmith I-PER\n\nMr. B-PER\n\n", encoding="utf-8")
     assert main(["import", str(other), "-p", str(project)]) == 0
+
+
+def test_one_record_of_the_whole_text_by_two_annotators_goes_onto_the_paragraphs(tmp_path, capsys):
+    """The text file as one doccano record per annotator; the project holds it paragraph by paragraph."""
+    _, project = _project(tmp_path)
+    whole = "\n\n".join(PARAGRAPHS) + "\n"
+    file = write_jsonl(tmp_path / "whole.jsonl", [
+        {"text": whole, "label": [span(whole, "Anna Berg", "PER"), span(whole, "Hot Pot", "ORG")], "user": "alice"},
+        {"text": whole, "label": [span(whole, "Anna", "PER")], "user": "bob"},
+    ])
+    assert main(["import", str(file), "-p", str(project), "--as-annotator"]) == 0
+    assert "2 of 2 records found in the project's text" in capsys.readouterr().out
+    with Project.open(project, readonly=True) as p:
+        second, third = p.sentence_ids()[1:3]
+        tokens = p.sentence(second).tokens
+        anna = tokens.index("Anna")
+        own = p.annotator_labels(second)
+        assert own["alice"][anna:anna + 2] == ({"B-PER"}, {"I-PER"})
+        assert own["bob"][anna:anna + 2] == ({"B-PER"}, {"O"})
+        assert p.annotations(second)[anna + 1] == {"I-PER", "O"}  # they differ: the candidate set
+        assert p.annotator_labels(third)["alice"][1:3] == ({"B-ORG"}, {"I-ORG"})
