@@ -126,7 +126,8 @@ def join_runs(conn: sqlite3.Connection, runs: list[tuple[int, ...]]) -> int:
     follows: dict[int, int] = {}
     for run in runs:
         follows.update(zip(run, run[1:]))
-    heads = [sid for sid in follows if sid not in set(follows.values())]
+    followers = set(follows.values())
+    heads = [sid for sid in follows if sid not in followers]
     removed = 0
     for head in heads:
         sid = head

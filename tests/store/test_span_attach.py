@@ -230,3 +230,23 @@ def test_an_overlapping_span_leaves_the_first_span_s_labels(tmp_path):
         # "to", under the span left out only, stays unlabeled (the reader's rule), "see" is O
         assert p.annotations(first)[:3] == ({"B-ORG"}, frozenset(), {"O"})
     assert any("overlaps another span; left out" in n for n in done.placed.notes)
+
+
+def test_a_span_over_three_sentences_joins_them_into_one(tmp_path):
+    text = "It rains all day. It pours at night. It stops by morning."
+    source = write_jsonl(tmp_path / "three.jsonl", [{"text": text}, {"text": "After that, sun."}])
+    corpus = read_corpus(source)
+    path = tmp_path / "t.tagproj"
+    from tagtool.core import LabelSet
+
+    Project.create(path, Corpus(LabelSet(LABELS), corpus.documents)).close()
+    file = write_jsonl(tmp_path / "x.jsonl", [{"text": text, "label": [span(text, "day. It pours at night. It", "ORG")]}])
+    with Project.open(path) as p:
+        assert p.n_sentences == 4
+        done = p.attach_spans(file, read_span_records(file), mode="fill", merge_crossing=True)
+        assert done.joined == 2 and p.n_sentences == 2
+        first = p.sentence_ids()[0]
+        assert p.sentence(first).meta["text"] == text
+        labeled = [t for t, a in zip(p.sentence(first).tokens, p.annotations(first)) if a != {"O"}]
+        assert labeled == ["day", ".", "It", "pours", "at", "night", ".", "It"]
+        assert p.sentence(p.sentence_ids()[1]).tokens[0] == "After"
