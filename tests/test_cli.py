@@ -29,7 +29,10 @@ def test_import_info_export_round_trip(tmp_path, capsys):
 def test_import_into_existing_project_adds_documents(tmp_path, capsys):
     project = tmp_path / "p.tagproj"
     assert main(["import", str(CONLL), "-p", str(project)]) == 0
-    assert main(["import", str(CONLL), "-p", str(project), "--no-labels"]) == 0
+    # The same file again is refused unless --duplicates says what to do with it.
+    assert main(["import", str(CONLL), "-p", str(project), "--no-labels"]) == 1
+    assert "--duplicates" in capsys.readouterr().err
+    assert main(["import", str(CONLL), "-p", str(project), "--no-labels", "--duplicates", "add"]) == 0
     main(["info", str(project), "--json"])
     info = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     n = len(read_corpus(CONLL))

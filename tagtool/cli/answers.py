@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tagtool.cli.attach import add_attach_options, attach_files, text_match
 from tagtool.errors import TagtoolError
 
 #: ``tagtool.store.answer_files.MATCH_MODES``, kept here so that building the parser imports neither
 #: the store nor numpy; a test checks they agree.
-MATCH_MODES = ("order", "tokens")
+MATCH_MODES = ("order", "tokens", "text")
 
 
 def add_annotator_import_options(parser: argparse.ArgumentParser) -> None:
@@ -35,10 +36,14 @@ def add_annotator_import_options(parser: argparse.ArgumentParser) -> None:
                        "token's training label becomes their common answer, or the candidate set of their "
                        "answers where they differ (as tagtool merge does; tokens resolved in the app's "
                        "adjudication view keep their labels)")
-    group.add_argument("--match", choices=MATCH_MODES, default="order",
-                       help="--as-annotator: order (default) pairs the file's k-th sentence with the project's "
+    group.add_argument("--match", choices=MATCH_MODES,
+                       help="--as-annotator: order pairs the file's k-th sentence with the project's "
                        "k-th; tokens pairs each with a project sentence of the same tokens (a part of the "
-                       "project, in any order)")
+                       "project, in any order); text places the spans of doccano / Label Studio records by "
+                       "character offsets on the project's text of the same text, whatever the tokenization "
+                       "and sentence split (default: text for span records when the project keeps its text, "
+                       "else order)")
+    add_attach_options(parser)
 
 
 def file_annotator(args: argparse.Namespace, path: Path) -> str | None:
@@ -66,12 +71,13 @@ def attributed(corpus, args: argparse.Namespace, path: Path):
 
 def import_answers(args: argparse.Namespace) -> int:
     """``tagtool import FILES -p PROJECT --as-annotator``: annotators' answers for the project's sentences."""
-    from tagtool.cli.inputs import reader_kwargs
-    from tagtool.store.answer_files import read_answer_file
     from tagtool.store.project import Project
 
     if args.no_labels:
         raise TagtoolError("--as-annotator reads the files' labels; --no-labels does not apply")
+    if text_match(args):
+        return attach_files(args, answers=True)
+    args.match = args.match or "order"
     created = not args.project.exists()
     if created:
         _create_from_first(args)
@@ -80,10 +86,7 @@ def import_answers(args: argparse.Namespace) -> int:
         raise TagtoolError("--labels sets a new project's label set; the answers go into the project's own")
     try:
         with Project.open(args.project) as project:
-            files = [
-                read_answer_file(project, f, args.match, file_annotator(args, f), **reader_kwargs(args, f))
-                for f in args.files
-            ]
+            files = [_read_answers(project, f, args) for f in args.files]
             used = sorted(set().union(*(a.labels for a in files)))
             added = check_new_labels(project.labels, used, args)
             counts = project.add_answers([g for a in files for g in a.given], add_labels=added,
@@ -107,6 +110,23 @@ def import_answers(args: argparse.Namespace) -> int:
     if added:
         print(f"added labels: {' '.join(added)}")
     return 0
+
+
+def _read_answers(project, path: Path, args: argparse.Namespace):
+    """One file's answers matched by ``--match order|tokens``; a span file that does not match is pointed to
+    ``--match text``."""
+    from tagtool.cli.inputs import reader_kwargs
+    from tagtool.errors import FormatError
+    from tagtool.store.answer_files import read_answer_file
+    from tagtool.store.span_attach import is_span_file
+
+    try:
+        return read_answer_file(project, path, args.match, file_annotator(args, path), **reader_kwargs(args, path))
+    except FormatError as exc:
+        if not is_span_file(path) or not project.has_texts():
+            raise
+        raise FormatError(exc.path, exc.line, exc.message + "; --match text places the spans of doccano / Label "
+                          "Studio records by character offsets on the project's text") from None
 
 
 def _create_from_first(args: argparse.Namespace) -> None:

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from tagtool.cli.attach import attach_files, refuse_or_skip
 from tagtool.cli.answers import add_annotator_import_options, attributed, check_new_labels, import_answers
 from tagtool.cli.inputs import add_label_field_option, add_reader_options, reader_kwargs, report_reading
 from tagtool.display import check_display
@@ -69,6 +70,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     check_not_input(args.project, {"corpus file": args.files}, "project")
     if args.as_annotator:
         return import_answers(args)
+    if args.attach:
+        if args.match not in (None, "text"):
+            raise TagtoolError(f"--attach places spans by their text; --match {args.match} is for --as-annotator")
+        return attach_files(args, answers=False)
+    if args.merge_crossing:
+        raise TagtoolError("--merge-crossing goes with --attach or --as-annotator (spans placed by text)")
     labels = LabelSet(args.labels.split(",")) if args.labels else None
     # Candidate sets are normalised against the project's labels when stored (a set naming all of
     # them is no label), not against each file's own: O|B-PER of a file without I-PER still
@@ -82,7 +89,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.project.exists():
         with Project.open(args.project) as project:
             added = check_new_labels(project.labels, corpus.labels, args)
-            ids = project.import_corpus(corpus, add_labels=bool(added))
+            corpus = refuse_or_skip(args, project, corpus)
+            ids = project.import_corpus(corpus, add_labels=bool(added)) if len(corpus) else []
         print(f"added {len(ids)} sentences ({corpus.n_tokens} tokens) to {args.project}")
         if added:
             print(f"added labels: {' '.join(added)}")

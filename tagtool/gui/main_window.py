@@ -29,6 +29,7 @@ from tagtool.gui.hints import Marks
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
+from tagtool.gui.add_documents import ask_add_documents
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sentence_list_panel import SentenceListPanel
 from tagtool.gui.session import Session
@@ -216,8 +217,23 @@ class MainWindow(WindowMenus, QMainWindow):
 
     def _import(self) -> None:
         self._report(transfer.ask_import(self.session, self, self.folders()))
-        self.list_panel.model.refresh()
-        self._update_progress()
+        self._after_bulk_change()
+
+    def _add_documents(self) -> None:
+        self._report(ask_add_documents(self.session, self, self.folders(), transfer.confirm_new_labels))
+        self._after_bulk_change()
+
+    def _after_bulk_change(self) -> None:
+        """Show what an import changed; when it added or joined sentences, open the project afresh
+        (the session's list of sentences is read once), on the sentence that was shown."""
+        if self.session.project.n_sentences == self.session.n_sentences:
+            self.list_panel.model.refresh()
+            self._update_progress()
+            return
+        path, shown = self.session.project.path, self.session.current_id
+        self.close_project()
+        if self.open_project(path) and shown in self.session.sentence_ids:
+            self.session.go_to(shown)
 
     def _add_text(self) -> None:
         try:

@@ -6,7 +6,9 @@ Import reads a file of the same sentences and takes its annotations
 (``Project.import_annotations``); a bulk import is not an undo step, so it
 clears the undo history. For a CoNLL-U file the user picks the field that
 holds the labels; a doccano or Label Studio file first asks for the span
-options (:mod:`.span_import`), and spans it skipped are listed afterwards.
+options (:mod:`.span_import`), and spans it skipped are listed afterwards;
+one made on the project's own text is attached by character offsets
+instead (:mod:`.attach_import`).
 
 A big project (:data:`BACKGROUND_EXPORT_MIN` sentences or more) is exported
 by a worker thread: it reads the corpus on a read-only connection of its own
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from tagtool.core.labels import suspicious_labels
 from tagtool.errors import TagtoolError
+from tagtool.gui.attach_import import attach_import, attaches
 from tagtool.gui.file_fields import Folders
 from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
@@ -171,6 +174,8 @@ def ask_import(session: Session, parent: QWidget, folders: Folders | None = None
     if not path:
         return None
     folders.remember("import", path)
+    if attaches(session, Path(path)):
+        return attach_import(session, parent, Path(path), confirm_new_labels)[0]
     options: dict = {}
     if is_conllu(path, None):
         label_field, ok = QInputDialog.getItem(parent, "Import annotations",

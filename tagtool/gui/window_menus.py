@@ -70,6 +70,7 @@ class WindowMenus:
         self.recent_menu = file.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file.addSeparator()
+        self._action(file, "A&dd documents…", self._add_documents)
         self._action(file, "&Import annotations…", self._import)
         self._action(file, "Add &text for word representations…", self._add_text)
         self._action(file, "&Export annotations…", self._export, "Ctrl+E")

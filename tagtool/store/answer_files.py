@@ -16,7 +16,10 @@ answers for the project's sentences, not new sentences. Reading one:
    whole copy of the project), ``"tokens"`` with the first project sentence
    not yet taken that has the same tokens (a part of the project, in any
    order). A sentence that does not match is a :class:`FormatError` naming
-   the file and the line of the first token that differs.
+   the file and the line of the first token that differs. ``"text"``
+   places span records by character offsets on the project's text instead
+   (:meth:`tagtool.store.project.Project.attach_spans`), whatever the
+   tokens and sentence split: not read here.
 
 Nothing is written here: the caller passes the answers, and the tokens they
 were matched to, to :meth:`tagtool.store.project.Project.add_answers`, one
@@ -34,7 +37,7 @@ from tagtool.core.annotators import check_name
 from tagtool.core.corpus import Sentence
 from tagtool.errors import FormatError
 
-MATCH_MODES = ("order", "tokens")
+MATCH_MODES = ("order", "tokens", "text")
 
 #: ``(sentence id, description, {annotator: labels per token})``, as ``Project.add_answers`` takes them.
 Given = tuple[int, str, Mapping[str, Sequence[frozenset[str]]]]
@@ -134,8 +137,8 @@ def read_answer_file(project, path, match: str = "order", owner: str | None = No
     """
     from tagtool.store.formats import iter_located
 
-    if match not in MATCH_MODES:
-        raise ValueError(f"match must be one of {', '.join(MATCH_MODES)}, got {match!r}")
+    if match not in MATCH_MODES[:2]:
+        raise ValueError(f"match must be 'order' or 'tokens' (text: Project.attach_spans), got {match!r}")
     path = Path(path)
     owner = None if owner is None else check_name(owner)
     ours = project_sentences(project)

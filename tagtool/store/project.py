@@ -47,6 +47,7 @@ from tagtool.store import dbfile, lifecycle, queries, reading, transaction, writ
 from tagtool.store import label_rows as _labels
 from tagtool.store import rows as _rows
 from tagtool.store import search_index
+from tagtool.store.project_attach import AttachFront
 from tagtool.store.project_labels import LabelsFront
 from tagtool.store.project_records import RecordsFront
 from tagtool.store.project_review import ReviewFront
@@ -69,7 +70,7 @@ Status = str | Iterable[str] | None
 Action = _actions.Action | None
 
 
-class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront):
+class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
     """An open project file.
 
     Create one with :meth:`create` or :meth:`open`, not with the constructor.

@@ -110,13 +110,15 @@ def apply_action(
 
 
 def take_annotations(
-    conn: sqlite3.Connection, labels: LabelSet, pairs: Sequence[tuple[int, str, object]], mode: str, annotator: str
+    conn: sqlite3.Connection, labels: LabelSet, pairs: Sequence[tuple[int, str, object]], mode: str, annotator: str,
+    keep: Mapping[int, set[int]] | None = None,
 ) -> int:
     """Give the project's sentences of ``pairs`` (:func:`tagtool.store.rows.match_sentences`) the
     annotations of their corpus sentences; tokens changed, not logged (a bulk import).
 
     ``mode`` ``"replace"`` takes every token's, ``"fill"`` only where the project has none;
-    a token an adjudicator resolved keeps its label either way.
+    a token an adjudicator resolved keeps its label either way, and so do the tokens ``keep`` lists
+    per sentence (outside what the file covers: text attached by offsets).
     """
     existing = {(sid, t): text for sid, t, text in conn.execute("SELECT sentence_id, token, labels FROM annotations")}
     resolved = set(conn.execute("SELECT sentence_id, token FROM adjudicated"))
@@ -125,7 +127,7 @@ def take_annotations(
     for sid, where, sentence in pairs:
         for t, ann in enumerate(sentence.annotations):
             old_text = existing.get((sid, t))
-            if (mode == "fill" and old_text is not None) or (sid, t) in resolved:
+            if (mode == "fill" and old_text is not None) or (sid, t) in resolved or (keep and t in keep.get(sid, ())):
                 continue
             try:
                 ann = make_annotation(ann, labels)

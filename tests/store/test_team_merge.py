@@ -269,7 +269,7 @@ def test_import_records_the_annotator_given(tmp_path):
     data = tmp_path / "gold.conll"
     write_corpus(gold_corpus(6), data, format="conll")
     assert main(["import", str(data), "-p", str(tmp_path / "p.tagproj"), "--annotator", " maria "]) == 0
-    assert main(["import", str(data), "-p", str(tmp_path / "p.tagproj"), "--annotator", "jo"]) == 0
+    assert main(["import", str(data), "-p", str(tmp_path / "p.tagproj"), "--annotator", "jo", "--duplicates", "add"]) == 0
     conn = sqlite3.connect(tmp_path / "p.tagproj")
     assert {r[0] for r in conn.execute("SELECT DISTINCT annotator FROM annotations")} == {"maria", "jo"}
     conn.close()

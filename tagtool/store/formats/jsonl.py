@@ -55,7 +55,7 @@ from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats import labelstudio
 from tagtool.store.formats._common import Item, ReadContext, WriteContext, json_kind
-from tagtool.store.formats.spans import SpanOptions, sentences_of
+from tagtool.store.formats.spans import SpanOptions, SpanRecord, sentences_of
 from tagtool.store.formats.spans_out import record_groups, record_out
 
 logger = logging.getLogger(__name__)
@@ -194,8 +194,36 @@ def read(
     and ``annotator`` (one annotator's name, or None / "all").
     """
     opts = SpanOptions(tokenizer, sentence_split, strict, annotator).check(ctx)
-    seen = labelstudio.AnnotatorsSeen()
     snapped = 0
+    for document, rec in _records_of(ctx, opts):
+        if not isinstance(rec, SpanRecord):
+            yield document, rec
+            continue
+        for sentence in sentences_of(rec, ctx, opts):
+            ctx.check_tokens(sentence.tokens, rec.line)
+            yield document, sentence
+        snapped += rec.snapped[0]
+    if snapped:
+        ctx.warn(None, f"{snapped} span(s) snapped outward to token boundaries")
+
+
+def span_records(ctx: ReadContext, *, strict: bool = False, annotator: str | None = None
+                 ) -> Iterator[tuple[str, SpanRecord]]:
+    """``(document name, SpanRecord)`` of each span record, untokenized: its text and raw spans
+    (attaching them by character offsets to a project's text, :mod:`tagtool.store.span_attach`).
+
+    A token record is a :class:`FormatError`: it has no text to attach by.
+    """
+    for document, rec in _records_of(ctx, SpanOptions(strict=strict, annotator=annotator).check(ctx)):
+        if not isinstance(rec, SpanRecord):
+            raise ctx.error(ctx.line, "a token record has no text to attach by offsets; span records "
+                            "(doccano, Label Studio) only")
+        yield document, rec
+
+
+def _records_of(ctx: ReadContext, opts: SpanOptions) -> Iterator[tuple[str, SpanRecord | Sentence]]:
+    """Each record: a token record's sentence, or a span record as read (not yet tokenized)."""
+    seen = labelstudio.AnnotatorsSeen()
     for rows in _tasks(records(ctx)):
         line, record = rows[0]
         if not isinstance(record, dict):
@@ -213,13 +241,7 @@ def read(
             rec = labelstudio.doccano_record(record, line, ctx, opts, seen)
         else:
             raise ctx.error(line, 'a record needs "tokens" (token record) or "text" (span record)')
-        document = _document(record, line, ctx)
-        for sentence in sentences_of(rec, ctx, opts):
-            ctx.check_tokens(sentence.tokens, rec.line)
-            yield document, sentence
-        snapped += rec.snapped[0]
-    if snapped:
-        ctx.warn(None, f"{snapped} span(s) snapped outward to token boundaries")
+        yield _document(record, line, ctx), rec
     labelstudio.check_annotator(opts, seen, ctx)
 
 
