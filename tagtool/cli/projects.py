@@ -14,7 +14,9 @@ import sys
 from pathlib import Path
 
 from tagtool.cli.answers import add_annotator_import_options, attributed, check_new_labels, import_answers
-from tagtool.cli.inputs import add_label_field_option, add_reader_options, reader_kwargs, report_reading
+from tagtool.cli.inputs import (
+    add_label_field_option, add_reader_options, check_text_options, reader_kwargs, report_reading,
+)
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.store.outputs import check_not_input
@@ -67,6 +69,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.store.project import Project
 
     check_not_input(args.project, {"corpus file": args.files}, "project")
+    check_text_options(args, args.files, args.format)
     if args.as_annotator:
         return import_answers(args)
     labels = LabelSet(args.labels.split(",")) if args.labels else None
