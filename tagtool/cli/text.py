@@ -48,7 +48,7 @@ def cmd_text(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         for path, lines in texts:
             project.add_text(path.name, lines)
-            print(f"added {path}: {len(lines)} lines, {sum(map(len, lines))} tokens")
+            print(f"added {path}: {len(lines)} sentences, {sum(map(len, lines))} tokens")
         stale = project.representations_stale()
         print(f"{args.project}: {project.text_tokens()} tokens of text"
               + ("; run `tagtool represent` (or open it in the app) to relearn the word representations"
