@@ -11,11 +11,22 @@ Tokenizers
     Runs of letters and digits are words; every other non-space character is
     a token of its own, with these exceptions, tried in order:
 
+    - URLs (``https://…``, ``www.…``; punctuation that ends the sentence
+      after them, and a closing bracket they did not open, stay out), e-mail
+      addresses (``ana@uni.edu``) and domain names under a known top-level
+      domain (``amazon.co.uk``, ``Example.com``) are one token;
+    - ``@mentions`` and ``#hashtags`` are one token;
     - abbreviations with inner dots stay one token: ``U.S.``, ``e.g.``,
-      ``Ph.D.`` (letters alternating with dots, ending in a dot);
+      ``Ph.D.`` (letters alternating with dots, ending in a dot); so do a
+      known abbreviation and its dot (:data:`ABBREVIATIONS`: ``Dr.``,
+      ``Conn.``, ``Mad.``; ``Mad.`` only capitalised, ``mad.`` is a word)
+      and an initial (``J.`` before a space);
     - numbers keep their decimal point, thousands separators and sign-less
-      fractions: ``3.5``, ``1,000``, ``12:30``, ``1/2`` (a ``.``, ``,``,
-      ``:`` or ``/`` between two digits);
+      fractions: ``3.5``, ``1,000.50``, ``12:30``, ``1/2`` (a ``.``, ``,``,
+      ``:`` or ``/`` between two digits), and ranges and dates joined by
+      hyphens stay one token as hyphenated words do (``10-15``);
+    - emoji are tokens of their own, a sequence joined by a zero-width
+      joiner or with a skin tone one token (a run of the same emoji one);
     - English clitics split off the word: ``don't`` → ``do`` ``n't``,
       ``it's`` → ``it`` ``'s`` (also ``'re 've 'll 'd 'm``); other inner
       apostrophes and hyphens stay inside the word (``O'Brien``,
@@ -78,7 +89,7 @@ SENTENCE_STARTERS = frozenset(
 # Python afterwards (regex look-aheads at every character cost 3x).
 _TOKEN = re.compile(
     r"""
-    (?:https?://|ftp://|www\.)[^\s<>"]+           # URLs
+    (?i:https?://|ftp://|www\.)[^\s<>"]+          # URLs
     | [\w.+\-]+@[^\W_](?:[\w\-]*[^\W_])?(?:\.[^\W_](?:[\w\-]*[^\W_])?)+  # e-mail addresses
     | [@\#][^\W_]\w*                        # @mentions, #hashtags
     | (?:[^\W_](?:[\w\-]*[^\W_])?\.)+(?:com|org|net|edu|gov|mil|int|info|biz|io|ai|app|dev|me|tv|co
