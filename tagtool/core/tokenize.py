@@ -41,8 +41,8 @@ Sentence splitting (:func:`split_sentences`)
 --------------------------------------------
 A sentence ends after a token ``.``, ``!`` or ``?`` (or a run of them,
 optionally followed by closing quotes or brackets) when the next token starts
-with an upper-case letter, a digit or an opening quote, bracket, ``¿`` or
-``¡``, and there is whitespace in between. A title ending in a dot
+with an upper-case letter, a digit, an opening quote or bracket, ``¿``,
+``¡`` or a dash, and there is whitespace in between. A title ending in a dot
 (:data:`TITLES`: ``Dr.``, ``Mr.``, ``e.g.``) never ends a sentence; another
 known abbreviation (:data:`ABBREVIATIONS`: ``etc.``, ``Inc.``, ``Conn.``,
 ``Mad.``), an initial (``J.``) or a dotted abbreviation (``U.S.``) ends one
@@ -64,7 +64,7 @@ Offsets = list[tuple[int, int]]
 #: Titles: tokens ending in a dot that never end a sentence (compared lower-cased).
 TITLES = frozenset(
     """mr. mrs. ms. messrs. mme. dr. prof. st. mt. ft. gen. col. lt. sgt. capt. rev. gov. sen. rep. pres.
-    supt. hon. fr. sr. jr. vs. e.g. i.e. cf.""".split()
+    supt. hon. fr. sr. jr. maj. sens. reps. adm. cmdr. cpl. pvt. vs. e.g. i.e. cf.""".split()
 )
 #: Tokens ending in a dot that do not end a sentence unless the next word
 #: usually starts one (:data:`SENTENCE_STARTERS`; compared lower-cased).
@@ -114,7 +114,7 @@ _ENDS = frozenset(".!?")
 _CLOSERS = frozenset("\"'”’)]}»")
 _END_CHARS = _ENDS | _CLOSERS
 #: What may start a sentence besides a capital or a digit.
-_OPENERS = frozenset("\"“‘'([¿¡«")
+_OPENERS = frozenset("\"“‘'([¿¡«-–—")
 
 
 def tokenize(text: str) -> Offsets:
