@@ -91,7 +91,7 @@ _TOKEN = re.compile(
     r"""
     (?i:https?://|ftp://|www\.)[^\s<>"]+          # URLs
     | [\w.+\-]+@[^\W_](?:[\w\-]*[^\W_])?(?:\.[^\W_](?:[\w\-]*[^\W_])?)+  # e-mail addresses
-    | [@\#][^\W_]\w*                        # @mentions, #hashtags
+    | [@\#][^\W\d_]\w*                      # @mentions, #hashtags (a letter first: "# 5", "#1" are not)
     | (?:[^\W_](?:[\w\-]*[^\W_])?\.)+(?:com|org|net|edu|gov|mil|int|info|biz|io|ai|app|dev|me|tv|co
         |uk|us|ca|au|de|fr|es|it|nl|eu|ru|jp|cn|in|br|mx|ch|se|no|at|be|dk|fi|ie|nz|pl|pt)(?![\w@])
                                              # domain names: example.com, amazon.co.uk

@@ -80,7 +80,8 @@ def test_emoji(text, tokens):
 
 @pytest.mark.parametrize(("text", "tokens"), [
     ("#foodie @alice_b: great!", ["#foodie", "@alice_b", ":", "great", "!"]),
-    ("(@bob) #1 #NYC.", ["(", "@bob", ")", "#1", "#NYC", "."]),
+    ("(@bob) #NYC2024.", ["(", "@bob", ")", "#NYC2024", "."]),
+    ("#1 costs £5, PTB's #5", ["#", "1", "costs", "£", "5", ",", "PTB", "'s", "#", "5"]),
     ("# not a tag", ["#", "not", "a", "tag"]),
 ])
 def test_hashtags_and_mentions(text, tokens):
