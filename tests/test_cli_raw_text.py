@@ -94,6 +94,12 @@ def test_import_refuses_options_no_input_reads(tmp_path, capsys, option):
     assert not (tmp_path / "p.tagproj").exists()
 
 
+def test_strict_is_refused_without_span_records(raw, tmp_path, capsys):
+    code, _, err = run(capsys, "import", raw, "-p", tmp_path / "p.tagproj", "--labels", "O", "--strict")
+    assert code == 1 and "--strict applies to span records (doccano, Label Studio), and no input is: " in err
+    assert "reviews.txt is plain text" in err
+
+
 def test_document_unit_is_refused_for_span_records(tmp_path, capsys):
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps({"text": "Anna met Berg.", "label": [[0, 4, "PER"]]}) + "\n", encoding="utf-8")

@@ -75,7 +75,7 @@ def add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) -
     """Add the raw-text and span-record options and ``--limit``; ``annotators=False`` for commands reading no labels."""
     group = parser.add_argument_group("raw text (plain text files) and span records (doccano, Label Studio)")
     add_text_options(group)
-    group.add_argument("--strict", action="store_true",
+    group.add_argument("--strict", action="store_true", default=None,
                        help="a span that cannot be placed is an error (default: skipped and listed)")
     parser.add_argument("--limit", action="append", default=[], type=read_limit, metavar="NAME=N",
                         help="raise (or lower) a read limit, repeatable: max_line_chars, max_sentence_tokens, "
@@ -118,7 +118,7 @@ def span_kwargs(args: argparse.Namespace) -> dict:
     }
     return {
         **{name: value for name, value in given.items() if value is not None},
-        "strict": args.strict,
+        "strict": bool(args.strict),
         "annotator": getattr(args, "annotator", None),
         **dict(args.limit),
     }
@@ -135,6 +135,7 @@ TEXT_FLAGS = (
     ("--tokenizer", "tokenizer", ("text", "jsonl")),
     ("--no-sentence-split", "no_sentence_split", ("text", "jsonl")),
     ("--document-unit", "document_unit", ("text",)),
+    ("--strict", "strict", ("jsonl",)),
 )
 _KINDS = {"text": "plain text", "jsonl": "JSON Lines", "conll": "a CoNLL column file", "conllu": "CoNLL-U",
           "csv": "a CSV table", "tsv": "a TSV table", "project": "a project file"}
@@ -159,7 +160,8 @@ def check_text_options(args: argparse.Namespace, inputs: Sequence[Path], format:
             continue
         if not any(f in takers for f in known.values()):
             what = ", ".join(f"{p} is {_KINDS.get(f, f)}" for p, f in known.items())
-            readers = "plain text" if takers == ("text",) else "plain text and span records (doccano, Label Studio)"
+            readers = {("text",): "plain text", ("jsonl",): "span records (doccano, Label Studio)"}.get(
+                takers, "plain text and span records (doccano, Label Studio)")
             raise TagtoolError(f"{flag} applies to {readers}, and no input is: {what}")
 
 
