@@ -138,3 +138,17 @@ def test_writer_refuses_tokens_with_spaces(tmp_path):
     corpus = Corpus.from_sentences([Sentence(["New York"], [{"O"}])])
     with pytest.raises(FormatError, match="New York"):
         write_corpus(corpus, tmp_path / "x.txt", "text")
+
+
+def test_raw_text_goes_back_out_as_span_records_of_its_documents(tmp_path):
+    text = "Dr. Lee lives in New Haven, Conn. He cooks.\n\nSecond   paragraph,\nwrapped.\n"
+    path = _file(tmp_path, "raw.txt", text)
+    corpus = read_corpus(path, labels=LABELS)
+    sentences = [Sentence(s.tokens, [{"B-PER"} if t == "Lee" else {"O"} for t in s.tokens], meta=s.meta)
+                 for s in corpus]
+    out = tmp_path / "out.jsonl"
+    write_corpus(Corpus.from_sentences(sentences, LABELS, name="raw.txt"), out, spans=True)
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["text"] for r in records] == ["Dr. Lee lives in New Haven, Conn. He cooks.",
+                                            "Second   paragraph,\nwrapped."]
+    assert records[0]["label"] == [[4, 7, "PER"]]
