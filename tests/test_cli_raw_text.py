@@ -119,6 +119,15 @@ def test_tag_honours_the_options(model, raw, tmp_path, capsys):
     assert [[w.rsplit("/", 1)[0] for w in line.split()] for line in lines] == [x.split() for x in RAW.splitlines()]
 
 
+def test_tag_writes_raw_text_back_as_span_records(model, raw, tmp_path, capsys):
+    out = tmp_path / "out.jsonl"
+    assert run(capsys, "tag", model, raw, "-o", out, "--format", "jsonl")[0] == 0
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["text"] for r in records] == RAW.splitlines()
+    for record in records:
+        assert record["label"] and all(record["text"][s:e].strip() == record["text"][s:e] for s, e, _ in record["label"])
+
+
 def test_tag_refuses_options_for_a_column_file(model, tmp_path, capsys):
     code, _, err = run(capsys, "tag", model, CONLL, "-o", tmp_path / "o.txt", "--tokenizer", "default")
     assert code == 1 and "--tokenizer applies to plain text" in err
