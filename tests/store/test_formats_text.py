@@ -152,3 +152,8 @@ def test_raw_text_goes_back_out_as_span_records_of_its_documents(tmp_path):
     assert [r["text"] for r in records] == ["Dr. Lee lives in New Haven, Conn. He cooks.",
                                             "Second   paragraph,\nwrapped."]
     assert records[0]["label"] == [[4, 7, "PER"]]
+
+
+def test_blank_lines_only_around_the_text_leave_lines_documents(tmp_path):
+    path = _file(tmp_path, "l.txt", "\n\nFirst line\nSecond line.\n\n\n")
+    assert [" ".join(s.tokens) for s in read_corpus(path, "text")] == ["First line", "Second line ."]
