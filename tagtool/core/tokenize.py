@@ -42,7 +42,9 @@ Sentence splitting (:func:`split_sentences`)
 A sentence ends after a token ``.``, ``!`` or ``?`` (or a run of them,
 optionally followed by closing quotes or brackets) when the next token starts
 with an upper-case letter, a digit, an opening quote or bracket, ``¿``,
-``¡`` or a dash, and there is whitespace in between. A title ending in a dot
+``¡`` or a dash (after a bare ``!`` or ``?``, not closing a quotation, a
+lower-case letter too: web text writes "great! they fixed it"), and there
+is whitespace in between. A title ending in a dot
 (:data:`TITLES`: ``Dr.``, ``Mr.``, ``e.g.``) never ends a sentence; another
 known abbreviation (:data:`ABBREVIATIONS`: ``etc.``, ``Inc.``, ``Conn.``,
 ``Mad.``), an initial (``J.``) or a dotted abbreviation (``U.S.``) ends one
@@ -285,7 +287,10 @@ def split_sentences(
         if ends is None:
             word = _WORD_START.match(text, start)
             ends = nxt.isupper() and word is not None and word.group().lower() in SENTENCE_STARTERS
-        if ends and (nxt.isupper() or nxt.isdigit() or nxt in _OPENERS):
+        # web text starts sentences lower-case after ! and ? ("great! they fixed it"),
+        # but not after a quotation ('"Stop!" he said')
+        bang = j == i - 1 and text[prev_end - 1] in "!?"
+        if ends and (nxt.isupper() or nxt.isdigit() or nxt in _OPENERS or (bang and nxt.islower())):
             ranges.append((first, i))
             first = i
     ranges.append((first, len(tokens)))

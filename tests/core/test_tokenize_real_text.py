@@ -102,6 +102,9 @@ def test_hashtags_and_mentions(text, tokens):
      ["See https://example.com.", "It works.", "Mail a@b.org.", "Done."]),
     ("It cost $1,000.50. At 3:30 we left.", ["It cost $1,000.50.", "At 3:30 we left."]),
     ("Best night ever!!! 😀 #fun @ana. Back soon.", ["Best night ever!!! 😀 #fun @ana.", "Back soon."]),
+    # web text starts sentences lower-case after ! and ?, but a quotation goes on
+    ("They were fantastic! they fixed it. ok? yes.", ["They were fantastic!", "they fixed it. ok?", "yes."]),
+    ('"Stop!" he said. "Why?" she asked.', ['"Stop!" he said.', '"Why?" she asked.']),
 ])
 def test_sentences_of_real_text(text, sentences):
     assert _sentences(text) == sentences
