@@ -1,12 +1,15 @@
 """What every ``tagtool`` command that reads corpus files takes, in one place.
 
-Format and columns, the CoNLL-U label field, the span-record options
-(tokenizer, sentence splitting, strictness, annotators) and the read limits
-are added to each reading command's parser here and turned into the
-keyword arguments of :func:`tagtool.store.formats.read_corpus` (or
+Format and columns, the CoNLL-U label field, the raw-text and span-record
+options (tokenizer, sentence splitting, document unit, strictness,
+annotators) and the read limits are added to each reading command's parser
+here and turned into the keyword arguments of
+:func:`tagtool.store.formats.read_corpus` (or
 :func:`tagtool.store.sources.read_source`, which also reads project files),
 so ``import``, ``train``, ``tag``, ``evaluate``, ``experiment`` and
-``simulate`` cannot drift apart.
+``simulate`` cannot drift apart. :func:`check_text_options` refuses a
+raw-text option that none of a command's inputs reads: no option is
+silently ignored.
 """
 
 from __future__ import annotations
