@@ -228,7 +228,19 @@ def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     fmt = detect_format(path)
-    assert quick_count(path, fmt, "utf-8") == count_sentences(iter_sentences(path, fmt, label_column=None), None)
+    # plain text: a line is a sentence when it is read one sentence a line (raw text is split: read to count)
+    options = {"sentence_split": False} if fmt == "text" else {}
+    sentences = iter_sentences(path, fmt, label_column=None, **options)
+    assert quick_count(path, fmt, "utf-8") == count_sentences(sentences, None)
+
+
+def test_raw_text_is_counted_by_reading_it(tmp_path):
+    from tagtool.services.batch import _Source
+
+    path = tmp_path / "raw.txt"
+    path.write_text("One. Two.\nThree\n", encoding="utf-8")
+    assert _Source(path, "text", "utf-8", 0, {}).count(None) == 3
+    assert _Source(path, "text", "utf-8", 0, {"sentence_split": False}).count(None) == 2
 
 
 def test_quick_count_matches_on_the_test_slices():

@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tagtool.cli.inputs import add_column_options, read_files
+from tagtool.cli.inputs import add_column_options, check_text_options, read_files
 from tagtool.cli.progress import progress_bar, stop_on_sigint
 from tagtool.cli.settings import add_learning_parser, configured_learner
 from tagtool.errors import TagtoolError
@@ -135,6 +135,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         fit_features=args.fit_features,
     )
     check_not_input(args.json, {"data": args.data, "test data": args.test}, "JSON output")
+    check_text_options(args, [p for p in (args.data, args.test) if p is not None], args.format)
     data = read_files([args.data], args, args.label_column)
     test = read_files([args.test], args, args.label_column) if args.test else None
     with stop_on_sigint() as stop, progress_bar(f"experiment {cls.name}") as report:
@@ -179,6 +180,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     config.check(cls)
     inputs = {"data": args.data, "test data": args.test, "project of --costs-from": args.costs_from}
     check_not_input(args.json, inputs, "JSON output")
+    check_text_options(args, [args.data, args.test], args.format)
     check_not_input(args.plot, {**inputs, "JSON output": args.json}, "plot")
     if args.plot:
         check_plotting()

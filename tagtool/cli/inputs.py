@@ -1,12 +1,15 @@
 """What every ``tagtool`` command that reads corpus files takes, in one place.
 
-Format and columns, the CoNLL-U label field, the span-record options
-(tokenizer, sentence splitting, strictness, annotators) and the read limits
-are added to each reading command's parser here and turned into the
-keyword arguments of :func:`tagtool.store.formats.read_corpus` (or
+Format and columns, the CoNLL-U label field, the raw-text and span-record
+options (tokenizer, sentence splitting, document unit, strictness,
+annotators) and the read limits are added to each reading command's parser
+here and turned into the keyword arguments of
+:func:`tagtool.store.formats.read_corpus` (or
 :func:`tagtool.store.sources.read_source`, which also reads project files),
 so ``import``, ``train``, ``tag``, ``evaluate``, ``experiment`` and
-``simulate`` cannot drift apart.
+``simulate`` cannot drift apart. :func:`check_text_options` refuses a
+raw-text option that none of a command's inputs reads: no option is
+silently ignored.
 """
 
 from __future__ import annotations
@@ -67,15 +70,15 @@ def reader_kwargs(args: argparse.Namespace, path: Path) -> dict:
 TOKENIZER_CHOICES = ("default", "whitespace")
 
 
+#: ``tagtool.store.formats.text.DOCUMENT_UNITS``.
+DOCUMENT_UNIT_CHOICES = ("auto", "line", "paragraph")
+
+
 def add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) -> None:
-    """Add the span-record options and ``--limit``; ``annotators=False`` for commands reading no labels."""
-    group = parser.add_argument_group("span records (doccano, Label Studio JSON/JSONL)")
-    group.add_argument("--tokenizer", choices=TOKENIZER_CHOICES, default="default",
-                       help="how raw text becomes tokens: default splits punctuation from words (U.S., 3.5 "
-                       "and don't handled), whitespace splits on spaces only")
-    group.add_argument("--no-sentence-split", action="store_true",
-                       help="keep each record one sentence (default: split long texts at sentence ends)")
-    group.add_argument("--strict", action="store_true",
+    """Add the raw-text and span-record options and ``--limit``; ``annotators=False`` for commands reading no labels."""
+    group = parser.add_argument_group("raw text (plain text files) and span records (doccano, Label Studio)")
+    add_text_options(group)
+    group.add_argument("--strict", action="store_true", default=None,
                        help="a span that cannot be placed is an error (default: skipped and listed)")
     parser.add_argument("--limit", action="append", default=[], type=read_limit, metavar="NAME=N",
                         help="raise (or lower) a read limit, repeatable: max_line_chars, max_sentence_tokens, "
@@ -93,15 +96,88 @@ def add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) -
                          "differ a token gets the candidate set of their labels")
 
 
+def add_text_options(group) -> None:
+    """Add ``--tokenizer``, ``--no-sentence-split`` and ``--document-unit`` (defaults None: given or not)."""
+    group.add_argument("--tokenizer", choices=TOKENIZER_CHOICES,
+                       help="how raw text becomes tokens: default splits punctuation from words (U.S., 3.5, "
+                       "don't, URLs, e-mail addresses, @mentions handled), whitespace splits on spaces only; "
+                       "plain text that is already tokenised, one sentence a line: --tokenizer whitespace "
+                       "--no-sentence-split")
+    group.add_argument("--no-sentence-split", action="store_true", default=None,
+                       help="keep each record (plain text: each line) one sentence (default: split texts at "
+                       "sentence ends)")
+    group.add_argument("--document-unit", choices=DOCUMENT_UNIT_CHOICES,
+                       help="plain text: what one document (one record's text) is: a line, or a paragraph "
+                       "between blank lines (default auto: paragraph when the file has blank lines between "
+                       "lines of text, else line; line with --no-sentence-split)")
+
+
 def span_kwargs(args: argparse.Namespace) -> dict:
-    """Reader options every input file gets: span-record options and read limits."""
-    return {
+    """Reader options every input file gets: raw-text and span-record options given, and read limits."""
+    given = {
         "tokenizer": args.tokenizer,
-        "sentence_split": not args.no_sentence_split,
-        "strict": args.strict,
+        "sentence_split": False if args.no_sentence_split else None,
+        "document_unit": getattr(args, "document_unit", None),
+    }
+    return {
+        **{name: value for name, value in given.items() if value is not None},
+        "strict": bool(args.strict),
         "annotator": getattr(args, "annotator", None),
         **dict(args.limit),
     }
+
+
+def text_kwargs(args: argparse.Namespace) -> dict:
+    """The raw-text reader options given (plain text read for word representations)."""
+    return {k: v for k, v in span_kwargs(args).items()
+            if k in ("tokenizer", "sentence_split", "document_unit")}
+
+
+#: The raw-text options: their flag, their attribute, and the formats whose readers take them.
+TEXT_FLAGS = (
+    ("--tokenizer", "tokenizer", ("text", "jsonl")),
+    ("--no-sentence-split", "no_sentence_split", ("text", "jsonl")),
+    ("--document-unit", "document_unit", ("text",)),
+    ("--strict", "strict", ("jsonl",)),
+)
+_KINDS = {"text": "plain text", "jsonl": "JSON Lines", "conll": "a CoNLL column file", "conllu": "CoNLL-U",
+          "csv": "a CSV table", "tsv": "a TSV table", "project": "a project file"}
+
+
+def check_text_options(args: argparse.Namespace, inputs: Sequence[Path], format: str | None = None,
+                       text_files: Sequence[Path] = ()) -> None:
+    """Refuse a raw-text option that no input of the command reads (none is silently ignored).
+
+    ``inputs`` are read in ``format`` (None: detected; project files are
+    projects); ``text_files`` are always read as plain text. An option is
+    refused only when no input takes it, so that ``train data.conll
+    --unlabeled raw.txt --tokenizer whitespace`` gives it to ``raw.txt``.
+    """
+    from tagtool.errors import TagtoolError
+
+    formats = {p: _input_format(p, format) for p in inputs}
+    formats.update({p: "text" for p in text_files})
+    known = {p: f for p, f in formats.items() if f is not None}
+    for flag, attr, takers in TEXT_FLAGS:
+        if getattr(args, attr, None) is None or not known:
+            continue
+        if not any(f in takers for f in known.values()):
+            what = ", ".join(f"{p} is {_KINDS.get(f, f)}" for p, f in known.items())
+            readers = {("text",): "plain text", ("jsonl",): "span records (doccano, Label Studio)"}.get(
+                takers, "plain text and span records (doccano, Label Studio)")
+            raise TagtoolError(f"{flag} applies to {readers}, and no input is: {what}")
+
+
+def _input_format(path: Path, format: str | None) -> str | None:
+    """The format ``path`` is read in; None when it is no file (reading it reports that)."""
+    from tagtool.store.formats import detect_format
+    from tagtool.store.sources import is_project_file
+
+    if not path.is_file():
+        return None
+    if is_project_file(path):
+        return "project"
+    return format or detect_format(path)
 
 
 def read_limit(text: str) -> tuple[str, int]:

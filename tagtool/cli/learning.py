@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from tagtool.cli.inputs import add_column_options, add_missing_columns_option, read_files
+from tagtool.cli.inputs import add_column_options, add_missing_columns_option, check_text_options, read_files, text_kwargs
 from tagtool.cli.progress import progress_bar, stop_on_sigint
 from tagtool.cli.settings import add_learning_parser, configured_learner
 from tagtool.cli.text import stored_representations
@@ -61,6 +61,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     check_not_input(args.output, {"training data": args.data, "unlabeled data": args.unlabeled,
                                   "text": args.text, "warm-start tagger": args.warm_start}, "tagger file")
+    check_text_options(args, [*args.data, *args.unlabeled], args.format, text_files=args.text)
     cls, settings = configured_learner(args)
     text = _representation_text(args, cls, settings)
     reps, project_text = stored_representations(args.data, _uses_representations(cls, settings) and not args.warm_start)
@@ -111,13 +112,14 @@ def _representation_text(args: argparse.Namespace, cls, settings) -> list[list[s
             "--text feeds the word representations, which only the dist feature sets read "
             "(--set features.feature_set=crfsuite+dist, without --warm-start)"
         )
-    return [tokens for path in args.text for tokens in read_text_file(path)]
+    return [tokens for path in args.text for tokens in read_text_file(path, **text_kwargs(args))]
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from tagtool.core.metrics import evaluate, format_report
     from tagtool.tagger.model import load_tagger
 
+    check_text_options(args, [args.gold], args.format)
     tagger = load_tagger(args.model)
     gold_corpus = read_files([args.gold], args, args.label_column)
     full = [s for s in gold_corpus if s.status == "full"]

@@ -15,7 +15,9 @@ from pathlib import Path
 
 from tagtool.cli.attach import attach_files, refuse_or_skip
 from tagtool.cli.answers import add_annotator_import_options, attributed, check_new_labels, import_answers
-from tagtool.cli.inputs import add_label_field_option, add_reader_options, reader_kwargs, report_reading
+from tagtool.cli.inputs import (
+    add_label_field_option, add_reader_options, check_text_options, reader_kwargs, report_reading,
+)
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.store.outputs import check_not_input
@@ -68,6 +70,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.store.project import Project
 
     check_not_input(args.project, {"corpus file": args.files}, "project")
+    check_text_options(args, args.files, args.format)
     if args.as_annotator:
         return import_answers(args)
     if args.attach:

@@ -12,7 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from tagtool.cli.inputs import add_label_field_option, add_missing_columns_option, add_span_options, span_kwargs
+from tagtool.cli.inputs import (
+    add_label_field_option, add_missing_columns_option, add_span_options, check_text_options, span_kwargs,
+)
 from tagtool.cli.progress import EXIT_INTERRUPTED, progress_bar, stop_on_sigint
 from tagtool.errors import Cancelled
 from tagtool.store import format_catalog
@@ -77,6 +79,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
     check_not_input(args.output, {"input": args.input, "tagger": args.model})
+    check_text_options(args, [args.input], args.input_format)
     output_column = args.output_column
     if args.deprecated_label_column is not None:
         print("warning: tag --label-column is deprecated: it is --output-column", file=sys.stderr)

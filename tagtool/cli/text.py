@@ -1,7 +1,8 @@
 """``tagtool text`` and ``tagtool represent``: a project's extra text and its word representations.
 
-``text PROJECT FILE...`` adds plain UTF-8 text files to a project (tokenised
-by the built-in tokenizer, kept as text for the word representations, not as
+``text PROJECT FILE...`` adds plain UTF-8 text files to a project (read as
+raw text is: tokenised and split into sentences, ``--tokenizer``,
+``--no-sentence-split`` and ``--document-unit`` as for every plain text; kept as text for the word representations, not as
 sentences to annotate).  ``represent PROJECT`` learns the word
 representations from all the project's text and stores them in it
 (:mod:`tagtool.services.represent`, :mod:`tagtool.store.representations`); the app
@@ -14,6 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tagtool.cli.inputs import add_text_options, text_kwargs
 from tagtool.cli.progress import progress_bar, stop_on_sigint
 
 
@@ -24,7 +26,8 @@ def add_text_commands(sub) -> None:
                        "to annotate.")
     p.add_argument("project", type=Path, help="project file (.tagproj)")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    p.set_defaults(func=cmd_text)
+    add_text_options(p.add_argument_group("raw text"))
+    p.set_defaults(func=cmd_text, strict=False, limit=[])
 
     p = sub.add_parser("represent", help="learn a project's word representations from its text",
                        description="Learn word representations (FastText vectors and their clusters) from "
@@ -41,11 +44,11 @@ def cmd_text(args: argparse.Namespace) -> int:
     from tagtool.store.project import Project
 
     # Every file is read before the project changes: a bad byte in the last leaves it as it was.
-    texts = [(path, read_text_file(path)) for path in args.files]
+    texts = [(path, read_text_file(path, **text_kwargs(args))) for path in args.files]
     with Project.open(args.project) as project:
         for path, lines in texts:
             project.add_text(path.name, lines)
-            print(f"added {path}: {len(lines)} lines, {sum(map(len, lines))} tokens")
+            print(f"added {path}: {len(lines)} sentences, {sum(map(len, lines))} tokens")
         stale = project.representations_stale()
         print(f"{args.project}: {project.text_tokens()} tokens of text"
               + ("; run `tagtool represent` (or open it in the app) to relearn the word representations"

@@ -6,9 +6,11 @@ Choosing a file fills the label set in from it, completed to its span
 scheme (``B-LOC`` brings ``I-LOC``), so the user sees and can edit the
 labels before the first one is given.
 For a CoNLL-U file the user also picks the field that holds the labels.
-doccano and Label Studio files get the span options (tokenizer, sentence
-splitting, annotators; :mod:`.span_import`), and the spans they skipped are
-listed after the project is made.
+Plain text files, and text pasted into the dialog instead of a file, get
+the tokenizer, sentence splitting and what a document is (a line or a
+paragraph); doccano and Label Studio files get the span options (tokenizer,
+sentence splitting, annotators; :mod:`.span_import`), and the spans they
+skipped are listed after the project is made.
 """
 
 from __future__ import annotations
@@ -26,13 +28,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPlainTextEdit,
     QWidget,
 )
 
 from tagtool.core.corpus import Corpus
 from tagtool.core.labels import LabelSet, complete_scheme, suspicious_labels
 from tagtool.errors import TagtoolError
-from tagtool.store.formats import FORMATS, read_corpus
+from tagtool.store.formats import FORMATS, TEXT_OPTIONS, read_corpus
+from tagtool.store.formats.pasted import read_text
 from tagtool.store.project import SUFFIX, Project
 from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
@@ -51,22 +55,28 @@ def parse_labels(text: str) -> LabelSet | None:
 AUTO_FILL_BYTES = 20_000_000
 
 
-def create_project(corpus_path: Path, project_path: Path, format: str | None,
+def create_project(corpus_path: Path | None, project_path: Path, format: str | None,
                    labels: LabelSet | None, read_labels: bool, reader_options: dict | None = None,
-                   warnings: list[str] | None = None) -> Path:
-    """Read the corpus and write the project; raises on bad input (nothing written).
+                   warnings: list[str] | None = None, pasted: str | None = None) -> Path:
+    """Read the corpus (or the ``pasted`` text) and write the project; raises on bad input (nothing written).
 
-    ``reader_options`` go to ``read_corpus`` (CoNLL-U: label_field; span
-    records: tokenizer, sentence_split, annotator); what the reader skipped
-    is appended to ``warnings``. Without typed ``labels`` the file's labels
-    are completed to their span scheme, as ``tagtool import`` does.
+    ``reader_options`` go to ``read_corpus`` (CoNLL-U: label_field; raw text
+    and span records: tokenizer, sentence_split, document_unit, annotator);
+    what the reader skipped is appended to ``warnings``. Without typed
+    ``labels`` the file's labels are completed to their span scheme, as
+    ``tagtool import`` does. Pasted text is one document named after the
+    project (``notes.txt`` for ``notes.tagproj``).
     """
-    corpus = read_corpus(corpus_path, format, labels=labels,
-                         label_column=-1 if read_labels else None, **(reader_options or {}))
+    if corpus_path is None:
+        options = {k: v for k, v in (reader_options or {}).items() if k in TEXT_OPTIONS}
+        corpus = read_text(pasted or "", project_path.with_suffix(".txt").name, labels, **options)
+    else:
+        corpus = read_corpus(corpus_path, format, labels=labels,
+                             label_column=-1 if read_labels else None, **(reader_options or {}))
     if warnings is not None:
         warnings.extend(corpus.warnings)
     if len(corpus.labels) == 0:
-        raise TagtoolError(f"{corpus_path} holds no labels; type the label set")
+        raise TagtoolError(f"{corpus_path or 'The pasted text'} holds no labels; type the label set")
     if labels is None:
         corpus = Corpus(complete_scheme(corpus.labels)[0], corpus.documents)
     Project.create(project_path, corpus, name=project_path.stem).close()
@@ -145,6 +155,10 @@ class NewProjectDialog(QDialog):
         self._filled = ""  # the label text last filled in from a file
         form = self.form = QFormLayout(self)
         form.addRow("Corpus file", with_browse(self, self.corpus, self._browse_corpus))
+        self.pasted = QPlainTextEdit(self)
+        self.pasted.setPlaceholderText("…or paste raw text here instead of choosing a file")
+        self.pasted.setFixedHeight(self.fontMetrics().lineSpacing() * 5)
+        form.addRow("Or paste text", self.pasted)
         form.addRow("", self.corpus_note)
         form.setRowVisible(self.corpus_note, False)  # shown while the typed path is not a file
         form.addRow("Format", self.format)
@@ -165,6 +179,8 @@ class NewProjectDialog(QDialog):
         self.format.currentIndexChanged.connect(self._update_label_field)
         self._update_label_field()
         self.corpus.textChanged.connect(self._corpus_changed)
+        self.format.currentIndexChanged.connect(self._corpus_changed)
+        self.pasted.textChanged.connect(self._corpus_changed)
         self.created: Path | None = None
         self.warnings: list[str] = []
         self.resize(560, 0)
@@ -215,8 +231,10 @@ class NewProjectDialog(QDialog):
         if path:
             self.project.setText(path if path.endswith(SUFFIX) else path + SUFFIX)
 
-    def _corpus_changed(self, text: str) -> None:
-        self.span_options.set_file(Path(text.strip()) if text.strip() else None)
+    def _corpus_changed(self, *_) -> None:
+        text = self.corpus.text().strip()
+        self.span_options.set_file(Path(text) if text else None, self.format.currentData(),
+                                   pasted=not text and bool(self.pasted.toPlainText().strip()))
 
     def _suggest_project(self, text: str) -> None:
         problem = corpus_path_problem(text)
@@ -228,11 +246,15 @@ class NewProjectDialog(QDialog):
 
     def accept(self) -> None:
         warnings: list[str] = []
+        corpus = self.corpus.text().strip()
         try:
+            if not self.project.text().strip():
+                raise TagtoolError("choose the project file")
             self.created = create_project(
-                Path(self.corpus.text().strip()), Path(self.project.text().strip()),
+                Path(corpus) if corpus else None, Path(self.project.text().strip()),
                 self.format.currentData(), parse_labels(self.labels.text()),
                 self.read_labels.isChecked(), self._reader_options(), warnings,
+                pasted=None if corpus else self.pasted.toPlainText(),
             )
         except (TagtoolError, OSError, ValueError) as e:  # ValueError: a label field CoNLL-U lacks
             QMessageBox.warning(self, "New project", str(e))

@@ -1,10 +1,13 @@
-"""Reader options of span records in the app's imports, and what they skipped.
+"""Reader options of raw text and span records in the app's imports, and what they skipped.
 
-doccano and Label Studio files hold raw text: the user picks the tokenizer
-and whether long texts are split into sentences, and, for a Label Studio
-export with several annotators, one annotator or all of them (their
-candidate sets where they differ). Spans that could not be placed are
-listed in an information box after the import.
+Plain text files, doccano and Label Studio files hold raw text: the user
+picks the tokenizer and whether texts are split into sentences; for plain
+text also what a document is (a line or a paragraph; "whitespace only"
+without sentence splitting reads text that is already tokenised, one
+sentence a line); for a Label Studio export with several annotators, one
+annotator or all of them (their candidate sets where they differ). Spans
+that could not be placed are listed in an information box after the
+import.
 """
 
 from __future__ import annotations
@@ -25,15 +28,23 @@ from PySide6.QtWidgets import (
 from tagtool.core.corpus import skipped_spans
 from tagtool.core.tokenize import TOKENIZERS
 from tagtool.errors import TagtoolError
+from tagtool.store.formats.detect import detect_format
 from tagtool.store.formats.labelstudio import annotators_in
+from tagtool.store.formats.text import DOCUMENT_UNITS
 
 logger = logging.getLogger(__name__)
 
 #: Extensions whose files may hold span records.
 SPAN_SUFFIXES = (".json", ".jsonl", ".ndjson")
 TOKENIZER_TEXT = {
-    "default": "Words and punctuation (U.S., 3.5 and don't kept sensible)",
-    "whitespace": "Whitespace only",
+    "default": "Words and punctuation (U.S., 3.5, don't, URLs, e-mail addresses kept sensible)",
+    "whitespace": "Whitespace only (text already tokenised)",
+}
+#: What a document of a plain text file is (:data:`tagtool.store.formats.text.DOCUMENT_UNITS`).
+DOCUMENT_TEXT = {
+    "auto": "Paragraphs if the text has blank lines, else lines",
+    "line": "Each line",
+    "paragraph": "Each paragraph (between blank lines)",
 }
 #: Most skipped spans listed in the box itself; all of them go to its details.
 SHOWN = 12
@@ -43,8 +54,18 @@ def may_hold_spans(path: Path) -> bool:
     return path.suffix.lower() in SPAN_SUFFIXES
 
 
+def is_plain_text(path: Path, format: str | None) -> bool:
+    """Whether ``path`` is read as plain text (``format``, else detected)."""
+    if format is not None:
+        return format == "text"
+    try:
+        return path.is_file() and detect_format(path) == "text"
+    except OSError:
+        return False
+
+
 class SpanOptionsForm:
-    """Tokenizer, sentence splitting and annotator rows added to a form."""
+    """Tokenizer, sentence splitting, document unit and annotator rows added to a form."""
 
     ALL = "all"
 
@@ -52,12 +73,16 @@ class SpanOptionsForm:
         self.tokenizer = QComboBox(parent)
         for name in TOKENIZERS:
             self.tokenizer.addItem(TOKENIZER_TEXT.get(name, name), name)
-        self.split = QCheckBox("Split long texts into sentences", parent)
+        self.split = QCheckBox("Split texts into sentences", parent)
         self.split.setChecked(True)
+        self.document = QComboBox(parent)
+        for name in DOCUMENT_UNITS:
+            self.document.addItem(DOCUMENT_TEXT[name], name)
         self.annotator = QComboBox(parent)
         self._form = form
         form.addRow("Tokenizer", self.tokenizer)
         form.addRow("", self.split)
+        form.addRow("A document is", self.document)
         form.addRow("Annotators", self.annotator)
         self.set_file(None)
 
@@ -67,9 +92,13 @@ class SpanOptionsForm:
         if label is not None:
             label.setVisible(visible)
 
-    def set_file(self, path: Path | None) -> None:
-        """Show the rows that concern ``path``; list its annotators if it has several."""
-        spans = path is not None and may_hold_spans(path) and path.is_file()
+    def set_file(self, path: Path | None, format: str | None = None, pasted: bool = False) -> None:
+        """Show the rows that concern ``path`` read as ``format`` (None: detected), or pasted text.
+
+        A file with several annotators gets their list.
+        """
+        spans = path is not None and may_hold_spans(path) and path.is_file() and format in (None, "jsonl")
+        text = pasted or (path is not None and is_plain_text(path, format))
         names: list[str] = []
         if spans:
             try:
@@ -82,16 +111,20 @@ class SpanOptionsForm:
             for name in names:
                 self.annotator.addItem(f"Only {name}", name)
         for widget in (self.tokenizer, self.split):
-            self._show(widget, spans)
+            self._show(widget, spans or text)
+        self._show(self.document, text)
         self._show(self.annotator, len(names) > 1)
 
     def options(self) -> dict:
-        """Keyword options for ``read_corpus``."""
-        return {
+        """Keyword options for ``read_corpus`` (the document unit only for plain text)."""
+        options = {
             "tokenizer": self.tokenizer.currentData(),
             "sentence_split": self.split.isChecked(),
             "annotator": self.annotator.currentData() if self.annotator.count() else None,
         }
+        if not self.document.isHidden():
+            options["document_unit"] = self.document.currentData()
+        return options
 
 
 class SpanOptionsDialog(QDialog):

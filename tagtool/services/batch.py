@@ -302,8 +302,11 @@ class _Source:
 
     def count(self, should_stop: Callable[[], bool] | None) -> int:
         """The progress bar's total: :func:`quick_count`, else a reading pass that keeps nothing."""
-        # A JSONL line is one sentence unless span records are split into several.
-        splits = self.format == "jsonl" and self.reader_options.get("sentence_split", True)
+        # A JSONL line, or a line of plain text, is one sentence unless the text is split into several
+        # (or, plain text, a paragraph is one text).
+        options = self.reader_options
+        splits = self.format in ("jsonl", "text") and options.get("sentence_split", True)
+        splits = splits or (self.format == "text" and options.get("document_unit") == "paragraph")
         counted = None if splits else quick_count(self.path, self.format, self.encoding)
         return counted if counted is not None else count_sentences(self.read(), should_stop)
 

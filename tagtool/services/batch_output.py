@@ -12,7 +12,9 @@
   and the prediction appended as a new last column — or written into
   column ``label_column`` instead, when one is given (e.g. to replace a
   gold column with the prediction).
-- Plain text in, ``token/LABEL`` text out; CSV/TSV in, a column file out.
+- Plain text in, ``token/LABEL`` text out, or with ``--format jsonl`` span
+  records of its documents (each document's text as written, the
+  predictions as character offsets into it); CSV/TSV in, a column file out.
 
 The choice is made once per run (:func:`output_plan`) and travels with
 every batch as plain data, so worker processes and Dask workers write the
@@ -85,7 +87,8 @@ def output_plan(
     if out_format == "conllu":
         return (("label_field", label_field or "upos"),)
     if out_format == "jsonl":
-        spans = in_format == "jsonl" and _span_records(path, encoding)
+        # raw text keeps its documents' text as span records do
+        spans = in_format == "text" or (in_format == "jsonl" and _span_records(path, encoding))
         # a tagger may predict I-X after O: written as a chunk start, as conlleval reads it
         return (("spans", spans), ("stray_inside", True)) if spans else (("spans", False),)
     if out_format == "text":

@@ -115,27 +115,25 @@ def text_of(sentences: Iterable) -> list[list[str]]:
     return out
 
 
-def read_text_file(path) -> list[list[str]]:
-    """Tokens of every non-empty line of a plain UTF-8 text file (the built-in tokenizer).
+def read_text_file(path, **options) -> list[list[str]]:
+    """Tokens of each sentence of a plain UTF-8 text file, read as raw text is (:mod:`tagtool.store.formats.text`).
 
-    Lines need not be sentences: the vectors only read which words occur
-    near which.  A byte that is not UTF-8 is an error naming the file and line.
+    ``options`` are the raw-text reader's (``tokenizer``, ``sentence_split``,
+    ``document_unit``). Sentences need not be right: the vectors only read
+    which words occur near which. A byte that is not UTF-8 is an error
+    naming the file and line.
     """
-    from pathlib import Path
+    from tagtool.errors import FormatError
+    from tagtool.store.formats import iter_sentences
 
-    from tagtool.core.tokenize import tokenize
-
-    out = []
-    with open(Path(path), "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise RepresentationError(f"{path}:{number}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-            tokens = [line[a:b] for a, b in tokenize(line)]
-            if tokens:
-                out.append(tokens)
-    return out
+    try:
+        return [list(s.tokens) for s in iter_sentences(path, "text", label_column=None, **options)]
+    except FormatError as exc:
+        if exc.line is not None and "cannot decode" in exc.message:
+            raise RepresentationError(f"{path}:{exc.line}: not UTF-8 text ({exc.message})") from None
+        if exc.message.startswith("empty file"):
+            return []
+        raise
 
 
 def learn_representations(

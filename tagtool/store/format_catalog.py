@@ -65,7 +65,7 @@ CATALOG: dict[str, FormatInfo] = {f.name: f for f in (
                tagged_output=True, counted_by="block-docstart"),
     FormatInfo("conllu", "CoNLL-U (Universal Dependencies)", True, (".conllu",), export_label="CoNLL-U",
                tagged_output=True, counted_by="block"),
-    FormatInfo("text", "plain text, one sentence a line", True, (), (".txt",), tagged_output=True,
+    FormatInfo("text", "plain text: raw text tokenised and split into sentences", True, (), (".txt",), tagged_output=True,
                counted_by="line"),
     FormatInfo("jsonl", "JSON Lines, token or span records", True, (".jsonl", ".ndjson", ".json"),
                export_label="JSON Lines", tagged_output=True, counted_by="line"),

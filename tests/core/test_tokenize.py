@@ -58,7 +58,9 @@ def _sentences(text: str, tokenizer=tokenize, keep=()) -> list[str]:
     ("text", "sentences"),
     [
         ("One here. Two there! Three? 4 left.", ["One here.", "Two there!", "Three?", "4 left."]),
-        ("Mr. Smith met Dr. Jones in the U.S. They talked.", ["Mr. Smith met Dr. Jones in the U.S. They talked."]),
+        # an abbreviation ends a sentence before a word that usually starts one; a title never does
+        ("Mr. Smith met Dr. Jones in the U.S. They talked.", ["Mr. Smith met Dr. Jones in the U.S.", "They talked."]),
+        ("Mr. Smith met Dr. Jones in the U.S. Senate.", ["Mr. Smith met Dr. Jones in the U.S. Senate."]),
         ("It ended. and went on.", ["It ended. and went on."]),  # no capital after the dot
         ('He said "Stop." Then he left.', ['He said "Stop."', "Then he left."]),
         ("Version 3.5 is out.Really", ["Version 3.5 is out.Really"]),  # no space

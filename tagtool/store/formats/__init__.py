@@ -71,11 +71,17 @@ logger = logging.getLogger(__name__)
 #: Reader options of span records (:mod:`.spans`); formats without span
 #: records ignore them, so one set of options serves every input file.
 SPAN_OPTIONS = ("tokenizer", "sentence_split", "strict", "annotator")
+#: Reader options of raw text (:mod:`.text`); ignored by the other formats.
+TEXT_OPTIONS = ("tokenizer", "sentence_split", "document_unit")
+#: The reader options some formats take, and which formats take each.
+SHARED_OPTIONS = {"jsonl": SPAN_OPTIONS, "text": TEXT_OPTIONS}
 
 __all__ = [
     "EXPORT_FORMATS",
     "FORMATS",
+    "SHARED_OPTIONS",
     "SPAN_OPTIONS",
+    "TEXT_OPTIONS",
     "Format",
     "ReadLimits",
     "detect_format",
@@ -161,8 +167,9 @@ def _items(
         # Reading it with open()/close() would drop this process's SQLite locks on it.
         raise FormatError(path, None, "is a tagtool project open in this program, not a corpus file")
     fmt = _format(format, path, detect_format)
-    if fmt.name != "jsonl":
-        options = {k: v for k, v in options.items() if k not in SPAN_OPTIONS}
+    taken = SHARED_OPTIONS.get(fmt.name, ())
+    options = {k: v for k, v in options.items()
+               if k in taken or k not in (*SPAN_OPTIONS, *TEXT_OPTIONS)}
     limits = ReadLimits.from_options(options)
     ctx = ReadContext(path, labels, token_column, label_column, encoding, column_names, format is None, limits)
     if not fmt.streaming:
@@ -281,8 +288,10 @@ def read_corpus(
         excludes ``I-PER``.
     **options
         Format options, e.g. ``sep`` (conll), ``label_field`` (conllu),
-        ``tokenized``/``tagged`` (text), ``sentence_column`` (tables),
-        :data:`SPAN_OPTIONS` (jsonl span records; ignored by the others); and
+        ``tagged`` (text), ``sentence_column`` (tables),
+        :data:`SPAN_OPTIONS` (jsonl span records) and :data:`TEXT_OPTIONS`
+        (raw text: tokenizer, sentence_split, document_unit), each ignored
+        by the formats that do not take it; and
         the read limits ``max_line_chars``, ``max_sentence_tokens``,
         ``max_token_chars``, ``max_labels``, ``max_table_bytes`` or a whole
         ``limits=ReadLimits(...)`` (see the package docstring).

@@ -20,7 +20,9 @@ Rules, in order:
      grouped in blocks of several lines (one token a line, tokens only);
    - at least two lines and every line has 2 to 5 fields → conll too
      (a one-sentence file, or a ragged one: the reader then names the bad
-     line, and its error suggests format "text" for sniffed files);
+     line, and its error suggests format "text" for sniffed files), unless
+     a field after the first is a word with punctuation glued to its end
+     (``food,`` ``review.``): prose, which no label or tag column holds;
    - else → text (one sentence a line).
 
    Plain text whose every line has 2–5 words thus reads as CoNLL: pass
@@ -132,4 +134,13 @@ def _looks_like_conll(lines: list[str]) -> bool:
         return True
     # Lines of a few fields each are token lines, not sentences, even in a
     # file of one sentence or with a ragged line (the reader names it).
-    return total >= 2 and all(2 <= n <= SHORT_LINE for n in counts)
+    return total >= 2 and all(2 <= n <= SHORT_LINE for n in counts) and not _prose(lines)
+
+
+#: A word with sentence punctuation glued to its end.
+_PROSE_WORD = re.compile(r"[^\W\d_]{2,}[.,!?;:]")
+
+
+def _prose(lines: list[str]) -> bool:
+    """Whether a field after a line's first is a word with punctuation glued on (``food,``): text, not columns."""
+    return any(_PROSE_WORD.fullmatch(field) for line in lines for field in line.split()[1:])
