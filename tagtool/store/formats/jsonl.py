@@ -48,14 +48,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats import labelstudio
 from tagtool.store.formats._common import Item, ReadContext, WriteContext, json_kind
-from tagtool.store.formats.spans import SpanOptions, sentences_of
+from tagtool.store.formats.spans import META_FULL, META_START, META_TEXT, SpanOptions, sentence_text, sentences_of
 from tagtool.store.formats.spans_out import record_groups, record_out
 
 logger = logging.getLogger(__name__)
@@ -196,14 +196,16 @@ def read(
     opts = SpanOptions(tokenizer, sentence_split, strict, annotator).check(ctx)
     seen = labelstudio.AnnotatorsSeen()
     snapped = 0
+    whole: str | None = None  # the record text of token records, kept for the sentences after the first
     for rows in _tasks(records(ctx)):
         line, record = rows[0]
         if not isinstance(record, dict):
             raise ctx.error(line, f"a record must be a JSON object, not {json_kind(record)}")
         if "tokens" in record:
-            item = _token_record(record, line, ctx)
-            ctx.check_tokens(item[1].tokens, line)
-            yield item
+            document, sentence = _token_record(record, line, ctx)
+            ctx.check_tokens(sentence.tokens, line)
+            whole, sentence = _with_text(sentence, whole)
+            yield document, sentence
             continue
         if labelstudio.is_task(record):
             rec = labelstudio.full_task(record, line, ctx, opts, seen)
@@ -239,6 +241,23 @@ def _tasks(records: Iterator[tuple[int, Any]]) -> Iterator[list[tuple[int, Any]]
             yield [item]
     if pending:
         yield pending
+
+
+def _with_text(sentence: Sentence, whole: str | None) -> tuple[str | None, Sentence]:
+    """A token record's sentence with its ``text`` meta, which a sentence of a record split into
+    sentences leaves out where the record's text (its first sentence's ``record_text``) gives it."""
+    meta = sentence.meta
+    if META_FULL in meta:
+        whole = meta[META_FULL]
+    elif META_START not in meta:
+        return None, sentence
+    if META_TEXT in meta or whole is None:
+        return whole, sentence
+    text = sentence_text(whole, meta, sentence.tokens)
+    if text is None:
+        return whole, sentence
+    return whole, Sentence(sentence.tokens, sentence.annotations, sentence.columns, {**meta, META_TEXT: text},
+                           sentence.annotator_labels)
 
 
 def _document(record: dict, line: int, ctx: ReadContext) -> str:
@@ -330,26 +349,40 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False,
     named = len(corpus.documents) > 1 if spans else ctx.any_marker(corpus)
     for document in corpus.documents:
         if spans:
-            records = (
-                (_where(document.name, s), group) for s, group in record_groups(document.sentences)
-            )
+            records = ((_where(document.name, s), group) for s, group in record_groups(document.sentences))
+            lines = (record_out(group, ctx, where, stray_inside) for where, group in records)
         else:
-            records = ((_where(document.name, s), [x]) for s, x in enumerate(document.sentences))
-        for where, group in records:
-            record = (record_out(group, ctx, where, stray_inside) if spans
-                      else _token_out(group[0], corpus, ctx, where))
+            lines = _token_records(document, corpus, ctx)
+        for record in lines:
             if named:
                 record = {"document": document.name, **record}
             fh.write(json.dumps(record, ensure_ascii=False))
             fh.write("\n")
 
 
-def _where(document: str, index: int) -> str:
-    return f"document {document!r}, sentence {index + 1}"
+def _where(document: str, first: int) -> Callable[[int], str]:
+    """Where the k-th sentence of a record whose first is sentence ``first`` of ``document`` is."""
+    return lambda k: f"document {document!r}, sentence {first + k + 1}"
+
+
+def _token_records(document, corpus: Corpus, ctx: WriteContext) -> Iterator[dict]:
+    """The token records of a document's sentences, a record's text written once (module doc)."""
+    whole = None  # the text of the record the sentences come from, written with its first sentence
+    for s, sentence in enumerate(document.sentences):
+        if META_FULL in sentence.meta:
+            whole = sentence.meta[META_FULL]
+        elif META_START not in sentence.meta:
+            whole = None
+        record = _token_out(sentence, corpus, ctx, f"document {document.name!r}, sentence {s + 1}")
+        if whole is not None and record.get(META_TEXT) == sentence_text(whole, sentence.meta, sentence.tokens):
+            del record[META_TEXT]
+        yield record
 
 
 def _token_out(sentence: Sentence, corpus: Corpus, ctx: WriteContext, where: str) -> dict:
-    record: dict[str, Any] = {"tokens": list(sentence.tokens), "labels": [_label_out(a, corpus) for a in sentence.annotations]}
+    record: dict[str, Any] = {"tokens": list(sentence.tokens)}
+    if any(sentence.annotations):  # no "labels": no token has a label (read back the same)
+        record["labels"] = [_label_out(a, corpus) for a in sentence.annotations]
     if sentence.annotator_labels:
         record["annotators"] = {
             name: [_label_out(a, corpus) for a in labels] for name, labels in sentence.annotator_labels.items()
