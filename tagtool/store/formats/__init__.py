@@ -120,6 +120,7 @@ _IO = {
     "jsonl": (jsonl.read, jsonl.write),
     "csv": (table.read_csv, table.write_csv),
     "tsv": (table.read_tsv, table.write_tsv),
+    "doccano": (jsonl.read, jsonl.write_spans),
     "labelstudio": (jsonl.read, labelstudio_out.write),
 }
 
@@ -345,7 +346,8 @@ def write_corpus(
     format : str or None
         None picks it from the extension; other extensions (``.txt``) get
         conll when the corpus has labels or extra columns, else text.
-        Besides :data:`FORMATS`, ``"labelstudio"`` (:data:`EXPORT_FORMATS`).
+        Besides :data:`FORMATS`, ``"doccano"`` (jsonl span records) and ``"labelstudio"``
+        (:data:`EXPORT_FORMATS`).
     encoding : str
     **options
         Format options, e.g. ``sep`` and ``docstart`` (conll),

@@ -360,6 +360,11 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False,
             fh.write("\n")
 
 
+def write_spans(corpus: Corpus, fh: TextIO, ctx: WriteContext) -> None:
+    """Span records (doccano), what spans cannot say in each record's metadata: the ``doccano`` export format."""
+    write(corpus, fh, ctx, spans=True)
+
+
 def _where(document: str, first: int) -> Callable[[int], str]:
     """Where the k-th sentence of a record whose first is sentence ``first`` of ``document`` is."""
     return lambda k: f"document {document!r}, sentence {first + k + 1}"

@@ -100,8 +100,9 @@ def _task(group: list[Sentence], ctx: WriteContext, where: Where) -> dict[str, A
                        for a, votes in zip(s.annotations, zip(*(s.annotator_labels.get(n, (EMPTY,) * len(s))
                                                                  for n in names)))):
         state["labels"] = {"spans": spans, **extras}  # an adjudicator's choice, an edit: not the rule's
-    if extras.get("candidates"):
-        predictions.append({"model_version": CANDIDATES, "result": _candidates(text, extras["candidates"])})
+    scored = _candidates(text, extras.get("candidates", ()))
+    if scored:
+        predictions.append({"model_version": CANDIDATES, "result": scored})
     if predictions:
         task["predictions"] = predictions
     state = shape(state, text, offsets, spans, training)
@@ -133,6 +134,8 @@ def _candidates(text: str, candidates: list[list]) -> list[dict]:
     """One result per label of each candidate set, scored 1 / its size (``O`` is no span: left out)."""
     out = []
     for start, end, names in candidates:
+        if len(names) < 2:  # a lone I-X after a token without a full label: no candidate set
+            continue
         kinds = dict.fromkeys(name[2:] if name[:2] in ("B-", "I-") else name for name in names if name != "O")
         for kind in kinds:
             out.append({**_result(text, start, end, kind), "score": round(1 / len(names), 4)})

@@ -226,7 +226,7 @@ def spans_of(
 
     With a ``loose`` list, the tokens no span can say are appended to it
     instead of being an error: a token without a label, a candidate set, and
-    an ``I-X`` after one of those (whose chunk may begin before it).
+    an ``I-X`` after one of those (whose chunk may begin before it) or after such an ``I-X``.
     """
     spans: list[list] = []
     for t, ann in enumerate(annotations):
@@ -245,7 +245,8 @@ def spans_of(
             spans[-1][1], spans[-1][3] = words[t][1], t
         elif (prefix == "B-" or (prefix == "I-" and stray_inside)) and kind:
             spans.append([words[t][0], words[t][1], kind, t])
-        elif loose is not None and prefix == "I-" and kind and t and len(annotations[t - 1]) != 1:
+        elif loose is not None and prefix == "I-" and kind and t and (
+                len(annotations[t - 1]) != 1 or loose[-1:] == [t - 1]):
             loose.append(t)
         else:
             raise ctx.error(f"{where}: label {label!r} of token {t + 1} does not fit the BIO scheme")
