@@ -36,14 +36,15 @@ def _tasks(tmp_path):
 
 
 def _state(project: Project) -> list[tuple]:
-    corpus = project.export_corpus()
-    return [(s.tokens, s.annotations, dict(s.annotator_labels)) for s in corpus]
+    corpus, reviews = project.export_corpus(), project.reviews()
+    return [(s.tokens, s.annotations, dict(s.annotator_labels), reviews.get(i))
+            for s, i in zip(corpus, project.sentence_ids())]
 
 
 @pytest.fixture
 def worked_on(tmp_path):
-    """A project in the middle of the work: answers of two annotators, a candidate set, an adjudicated
-    token, tokens cleared, a sentence half labeled and one not at all."""
+    """A project in the middle of the work: answers of two annotators, a candidate set, tokens cleared,
+    a sentence half labeled and one not at all, a flag with a comment and a skipped sentence."""
     project = Project.create(tmp_path / "p.tagproj", read_corpus(_tasks(tmp_path)))
     ids = project.sentence_ids()
     assert len(ids) == 5
@@ -52,6 +53,8 @@ def worked_on(tmp_path):
     project.set_annotations(ids[0], {0: "_", 1: "_"}, annotator="carol")     # cleared
     project.set_annotations(ids[1], {0: "B-ORG|B-LOC", 2: "_"}, annotator="carol")  # a candidate set, a gap
     project.set_annotations(ids[3], {0: "O", 2: "I-PER"}, annotator="carol")  # unfinished, a lone I- after a gap
+    project.flag(ids[1], "is Acme Corp. one name?")
+    project.set_skipped(ids[4], True)
     yield project
     project.close()
 

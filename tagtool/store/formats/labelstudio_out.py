@@ -26,7 +26,8 @@ array of tasks::
   label of the set, scored 1 / the set's size.
 * What spans cannot say (unlabeled tokens, candidate sets, a training label
   that is not the rule's answer of the annotators, the sentence split, the
-  tokens where the default tokenizer would not give them) goes to the
+  tokens where the default tokenizer would not give them, the sentences'
+  review flags and skips) goes to the
   task's ``meta`` under ``"tagtool"`` (:mod:`.span_state`).
 * A task read from HyperText (``hypertextlabels``) is written as a Text
   task of the page's text, with ``labels`` results.
@@ -105,7 +106,7 @@ def _task(group: list[Sentence], ctx: WriteContext, where: Where) -> dict[str, A
         predictions.append({"model_version": CANDIDATES, "result": scored})
     if predictions:
         task["predictions"] = predictions
-    state = shape(state, text, offsets, spans, training)
+    state = shape(state, text, offsets, spans, training, group)
     if state:
         meta = task.get("meta") if isinstance(task.get("meta"), dict) else {}
         task["meta"] = {**meta, KEY: state}

@@ -36,6 +36,11 @@ project exports as before. Character offsets are into the record's text.
     ``{"alice": {"unlabeled": ..., "candidates": ...}}``; doccano, which has
     no place for several annotators in a record, adds their ``"spans"``.
 
+``review``
+    The record's flagged and skipped sentences (by their place in the
+    record, from 0): ``[{"sentence": 1, "flag": "is Bank an ORG?"},
+    {"sentence": 2, "skipped": true}]``.
+
 ``unlabeled`` and ``candidates`` at the top level amend the record's own
 spans (doccano's span list); the reader applies them after placing the spans.
 """
@@ -49,10 +54,13 @@ from typing import Any
 from tagtool.core.annotation import EMPTY
 from tagtool.core.tokenize import Offsets
 from tagtool.store.formats._common import ReadContext
+from tagtool.store.review import FLAG_KEY, SKIPPED_KEY, SKIPPED_VALUE
 
 #: The record key (doccano) or ``meta`` key (Label Studio) of the metadata.
 KEY = "tagtool"
 STATES = ("full", "partial", "none")
+#: A sentence's review attributes (:mod:`tagtool.store.review`), kept under ``review``.
+REVIEW_KEYS = (FLAG_KEY, SKIPPED_KEY)
 
 
 def status(labels: Sequence[Sequence[frozenset[str]]]) -> str:
@@ -63,8 +71,36 @@ def status(labels: Sequence[Sequence[frozenset[str]]]) -> str:
     return "none" if not any(sizes) else "partial"
 
 
+def review_out(group) -> list[dict]:
+    """The ``review`` entries of a record's sentences (their review attributes)."""
+    out = []
+    for n, sentence in enumerate(group):
+        item: dict[str, Any] = {}
+        if FLAG_KEY in sentence.meta:
+            item["flag"] = sentence.meta[FLAG_KEY]
+        if SKIPPED_KEY in sentence.meta:
+            item["skipped"] = True
+        if item:
+            out.append({"sentence": n, **item})
+    return out
+
+
 # ---------------------------------------------------------------------------
 # reading
+
+
+def review_in(state: dict | None, n: int, line: int, ctx: ReadContext) -> dict[str, str]:
+    """The review attributes of the record's sentence ``n`` (:func:`review_out`), as sentence meta."""
+    out: dict[str, str] = {}
+    for item in (state or {}).get("review") or ():
+        if not isinstance(item, dict) or type(item.get("sentence")) is not int:
+            raise ctx.error(line, f'"{KEY}": "review" must be a list of {{"sentence": n, ...}} objects')
+        if item["sentence"] == n:
+            if "flag" in item:
+                out[FLAG_KEY] = str(item["flag"] or "")
+            if item.get("skipped"):
+                out[SKIPPED_KEY] = SKIPPED_VALUE
+    return out
 
 
 def checked(value: Any, line: int, ctx: ReadContext) -> dict | None:

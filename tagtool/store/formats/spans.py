@@ -264,6 +264,8 @@ def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[S
         else:  # the one rule of team work: an annotator's unlabeled token is no answer
             annotations = [combine(votes) for votes in zip(*by_annotator.values())] if named else ()
         meta = _meta(rec, tokens, a, b, n, len(ranges) > 1)
+        if rec.state:
+            meta.update(span_state.review_in(rec.state, n, rec.line, ctx))
         words = [rec.text[s:e] for s, e in tokens[a:b]]
         out.append(Sentence(words, annotations, {}, meta, by_annotator))
     return out

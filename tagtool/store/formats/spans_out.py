@@ -22,7 +22,7 @@ from tagtool.errors import FormatError
 from tagtool.store.formats import span_state
 from tagtool.store.formats._common import WriteContext
 from tagtool.store.formats.labelstudio import record_annotator
-from tagtool.store.formats.span_state import status
+from tagtool.store.formats.span_state import REVIEW_KEYS, status
 from tagtool.store.formats.spans import (
     META_FULL, META_KEYS, META_RECORD, META_START, META_TEXT, OWN_KEYS, continues_record,
 )
@@ -119,7 +119,7 @@ def record_out(group: list[Sentence], ctx: WriteContext, where: Where, stray_ins
         spans = [originals.get((s, e, t)) or {"label": t, "start_offset": s, "end_offset": e} for s, e, t in spans]
     record: dict[str, Any] = {**layout, text_key: text, span_key: spans}
     for key, value in meta.items():
-        if key in OWN_KEYS:
+        if key in OWN_KEYS or (not stray_inside and key in REVIEW_KEYS):  # review: in the metadata
             continue
         if key in record or key in ("document", span_state.KEY):
             raise ctx.error(f"{where(0)}: meta key {key!r} collides with another key")
@@ -143,7 +143,7 @@ def doccano_state(group: list[Sentence], text: str, offsets: list[Offsets], ctx:
         for name in names:
             own, extras = describe(answers(group, name), offsets, ctx, where, name)
             state["annotators"][name] = {"spans": own, **extras}
-    return spans, shape(state, text, offsets, spans, training)
+    return spans, shape(state, text, offsets, spans, training, group)
 
 
 def answers(group: list[Sentence], name: str) -> list[Sequence[frozenset[str]]]:
@@ -184,9 +184,12 @@ def describe(labels: Sequence[Sequence[frozenset[str]]], offsets: Sequence[Offse
 
 
 def shape(state: dict, text: str, offsets: list[Offsets], spans: list[list],
-          training: Sequence[Sequence[frozenset[str]]]) -> dict:
-    """``state`` with the record's ``state``, and its tokens and sentence starts where a reader would
-    not find them again; {} when the spans say it all."""
+          training: Sequence[Sequence[frozenset[str]]], group: list[Sentence]) -> dict:
+    """``state`` with the record's ``state``, its sentences' review flags, and its tokens and sentence
+    starts where a reader would not find them again; {} when the spans say it all."""
+    review = span_state.review_out(group)
+    if review:
+        state["review"] = review
     flat = [w for words in offsets for w in words]
     if get_tokenizer("default")(text) != flat:
         state["tokens"] = [list(w) for w in flat]
