@@ -34,10 +34,16 @@ Files
 Writing
     Token records by default (candidate sets as lists in label-set order,
     ``null`` for no label; an ``"annotators"`` object when several
-    annotators' labels are kept); ``spans=True`` writes doccano-style span
-    records, possible when every token has a full BIO label; the sentences
-    of one record go back into one record, with its metadata. Token records
-    get a ``"document"`` key when the document boundaries or names need it;
+    annotators' labels are kept; no ``"labels"`` for a sentence without
+    any, which reads back the same). A record's text is written once: its
+    first sentence keeps ``record_text``, and a sentence's own ``text`` is
+    left out where that and its ``text_start`` give it (the reader puts it
+    back; files with it in every sentence read as before).
+    ``spans=True`` writes doccano-style span records: the sentences of one
+    record go back into one record, with its metadata, and what spans
+    cannot say (unlabeled tokens, candidate sets, annotators, review flags)
+    in its ``"tagtool"`` key (:mod:`.span_state`). Token records get a
+    ``"document"`` key when the document boundaries or names need it;
     span records keep the record's own layout and get one only when the
     corpus holds several documents (each record then names its document,
     which reads back as that document; one document reads back named after
