@@ -146,3 +146,14 @@ def test_any_labels_of_a_record_read_back_the_same(tmp_path, sentences, fmt):
     again = read_corpus(out, labels=LABELS)
     assert [s.tokens for s in again] == [s.tokens for s in corpus]
     assert [s.annotations for s in again] == [s.annotations for s in corpus]
+
+
+@pytest.mark.parametrize("fmt, name", [("doccano", "out.jsonl"), ("labelstudio", "out.json")])
+def test_one_annotators_answers_read_from_an_export(worked_on, tmp_path, fmt, name):
+    out = tmp_path / name
+    corpus = worked_on.export_corpus()
+    write_corpus(corpus, out, format=fmt)
+    bob = read_corpus(out, annotator="bob")
+    # the task both annotated; in a record that names nobody, its labels are the one annotator's (as ever)
+    assert [dict(s.annotator_labels) for s in bob][:3] == [{"bob": s.annotator_labels["bob"]} for s in list(corpus)[:3]]
+    assert [s.annotations for s in bob][0] == corpus.sentences[0].annotator_labels["bob"]

@@ -188,15 +188,19 @@ def labeling(entry: dict, places, line: int, ctx: ReadContext) -> list[frozenset
 
 
 def apply(state: dict, own: list[frozenset[str]] | None, named: dict[str, list[frozenset[str]]],
-          tokens: Offsets, line: int, ctx: ReadContext) -> tuple[list[frozenset[str]] | None, dict]:
+          tokens: Offsets, line: int, ctx: ReadContext,
+          only: str | None = None) -> tuple[list[frozenset[str]] | None, dict]:
     """The training labels and each annotator's labels of a record, the metadata applied.
 
     ``own`` is the labels of the record's spans that name nobody (None: it
     has none), ``named`` each annotator's. Returns the training labels
     (None: the rule of team work makes them from the annotators') and the
-    annotators' labels.
+    annotators' labels. ``only`` (the reader's one annotator) keeps that
+    annotator's labels alone, as their answers.
     """
     places = _places(tokens)
+    if only is not None:
+        return None, _one(state, named, only, places, line, ctx)
     training = own
     if own is not None and ("unlabeled" in state or "candidates" in state):
         training = amend(own, state, places, line, ctx)
@@ -212,3 +216,16 @@ def apply(state: dict, own: list[frozenset[str]] | None, named: dict[str, list[f
         elif name in named:
             named[name] = amend(named[name], entry, places, line, ctx)
     return training, named
+
+
+def _one(state: dict, named: dict, only: str, places, line: int, ctx: ReadContext) -> dict:
+    """``only``'s labels: a doccano record's from its metadata (its spans are the training labels), else
+    the spans the reader made theirs, amended by their entry (or the record's top-level one)."""
+    annotators = state.get("annotators") if isinstance(state.get("annotators"), dict) else {}
+    if any(isinstance(e, dict) and "spans" in e for e in annotators.values()):
+        entry = annotators.get(only)
+        return {only: labeling(entry, places, line, ctx)} if isinstance(entry, dict) else {}
+    if only not in named:
+        return {}
+    entry = annotators.get(only) if annotators else state
+    return {only: amend(named[only], entry, places, line, ctx) if isinstance(entry, dict) else named[only]}

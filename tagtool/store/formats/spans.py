@@ -255,7 +255,7 @@ def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[S
     named = {who: bio for who, bio in labels.items() if who is not None}
     training = None if named else labels.get(None)
     if rec.state and ctx.read_labels:
-        training, named = span_state.apply(rec.state, training, named, tokens, rec.line, ctx)
+        training, named = span_state.apply(rec.state, training, named, tokens, rec.line, ctx, opts.one_annotator)
     out = []
     for n, (a, b) in enumerate(ranges):
         by_annotator = {who: bio[a:b] for who, bio in named.items()}
