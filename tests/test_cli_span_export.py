@@ -38,7 +38,8 @@ def _labels(path):
         return [(s.tokens, s.annotations) for s in p.export_corpus()]
 
 
-@pytest.mark.parametrize("options, name", [(["--spans"], "out.jsonl"), (["--format", "doccano"], "out.txt"),
+@pytest.mark.parametrize("options, name", [
+    (["--spans"], "out.jsonl"), (["--format", "doccano"], "out.txt"),
                                            (["--format", "labelstudio"], "out.json")])
 def test_a_partly_labeled_project_goes_out_and_back(project, tmp_path, capsys, options, name):
     out = tmp_path / name
@@ -54,7 +55,8 @@ def test_the_doccano_export_says_each_records_state(project, tmp_path):
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in records] == [1, 2, 3]  # one record per record read, its sentences inside
     assert [r.get("tagtool", {}).get("state", "full") for r in records] == ["partial", "full", "partial"]
-    assert records[2]["label"] == [] and records[2]["tagtool"]["unlabeled"] == [[16, 39]]  # "here ." and the next sentence
+    # "here ." and the whole next sentence: one run of unlabeled tokens
+    assert records[2]["label"] == [] and records[2]["tagtool"]["unlabeled"] == [[16, 39]]
 
 
 def test_an_export_error_names_the_sentence_and_token(project, tmp_path, capsys):

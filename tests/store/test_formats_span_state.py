@@ -157,3 +157,13 @@ def test_one_annotators_answers_read_from_an_export(worked_on, tmp_path, fmt, na
     # the task both annotated; in a record that names nobody, its labels are the one annotator's (as ever)
     assert [dict(s.annotator_labels) for s in bob][:3] == [{"bob": s.annotator_labels["bob"]} for s in list(corpus)[:3]]
     assert [s.annotations for s in bob][0] == corpus.sentences[0].annotator_labels["bob"]
+
+
+@pytest.mark.parametrize("fmt", ["doccano", "labelstudio"])
+def test_tokens_the_default_tokenizer_would_not_give_are_kept(tmp_path, fmt):
+    sentence = Sentence(("Joe's", "Diner", "opened."), [{"B-ORG"}, {"I-ORG"}, set()],
+                        meta={"text": "Joe's Diner opened."})  # read with the whitespace tokenizer
+    out = tmp_path / "x.json"
+    write_corpus(Corpus.from_sentences([sentence], LABELS), out, format=fmt)
+    again = read_corpus(out, labels=LABELS)
+    assert [(s.tokens, s.annotations) for s in again] == [(sentence.tokens, sentence.annotations)]

@@ -61,7 +61,8 @@ from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats import labelstudio
 from tagtool.store.formats._common import Item, ReadContext, WriteContext, json_kind
-from tagtool.store.formats.spans import META_FULL, META_START, META_TEXT, SpanOptions, sentence_text, sentences_of
+from tagtool.store.formats.spans import (META_FULL, META_START, META_TEXT, SpanOptions, sentence_text, sentences_of,
+                                        with_text)
 from tagtool.store.formats.spans_out import record_groups, record_out
 
 logger = logging.getLogger(__name__)
@@ -202,7 +203,9 @@ def read(
     opts = SpanOptions(tokenizer, sentence_split, strict, annotator).check(ctx)
     seen = labelstudio.AnnotatorsSeen()
     snapped = 0
-    whole: str | None = None  # the record text of token records, kept for the sentences after the first
+    # The record text of token records, kept for the sentences after the first (of the same document).
+    whole: str | None = None
+    last = None
     for rows in _tasks(records(ctx)):
         line, record = rows[0]
         if not isinstance(record, dict):
@@ -210,7 +213,8 @@ def read(
         if "tokens" in record:
             document, sentence = _token_record(record, line, ctx)
             ctx.check_tokens(sentence.tokens, line)
-            whole, sentence = _with_text(sentence, whole)
+            whole, sentence = with_text(sentence, whole if document == last else None)
+            last = document
             yield document, sentence
             continue
         if labelstudio.is_task(record):
@@ -247,23 +251,6 @@ def _tasks(records: Iterator[tuple[int, Any]]) -> Iterator[list[tuple[int, Any]]
             yield [item]
     if pending:
         yield pending
-
-
-def _with_text(sentence: Sentence, whole: str | None) -> tuple[str | None, Sentence]:
-    """A token record's sentence with its ``text`` meta, which a sentence of a record split into
-    sentences leaves out where the record's text (its first sentence's ``record_text``) gives it."""
-    meta = sentence.meta
-    if META_FULL in meta:
-        whole = meta[META_FULL]
-    elif META_START not in meta:
-        return None, sentence
-    if META_TEXT in meta or whole is None:
-        return whole, sentence
-    text = sentence_text(whole, meta, sentence.tokens)
-    if text is None:
-        return whole, sentence
-    return whole, Sentence(sentence.tokens, sentence.annotations, sentence.columns, {**meta, META_TEXT: text},
-                           sentence.annotator_labels)
 
 
 def _document(record: dict, line: int, ctx: ReadContext) -> str:

@@ -313,3 +313,20 @@ def continues_record(sentence: Sentence) -> bool:
     record back together from sentences written together.
     """
     return META_START in sentence.meta and META_FULL not in sentence.meta
+
+
+def with_text(sentence: Sentence, whole: str | None) -> tuple[str | None, Sentence]:
+    """A token record's sentence with its ``text`` meta, which a sentence of a record split into
+    sentences leaves out where the record's text (its first sentence's ``record_text``) gives it."""
+    meta = sentence.meta
+    if META_FULL in meta:
+        whole = meta[META_FULL]
+    elif META_START not in meta:
+        return None, sentence
+    if META_TEXT in meta or whole is None:
+        return whole, sentence
+    text = sentence_text(whole, meta, sentence.tokens)
+    if text is None:
+        return whole, sentence
+    return whole, Sentence(sentence.tokens, sentence.annotations, sentence.columns, {**meta, META_TEXT: text},
+                           sentence.annotator_labels)
