@@ -68,7 +68,7 @@ CATALOG: dict[str, FormatInfo] = {f.name: f for f in (
     FormatInfo("text", "plain text, one sentence a line", True, (), (".txt",), tagged_output=True,
                counted_by="line"),
     FormatInfo("jsonl", "JSON Lines, token or span records", True, (".jsonl", ".ndjson", ".json"),
-               export_label="JSON Lines", tagged_output=True, counted_by="line"),
+               export_label="JSON Lines (token records)", tagged_output=True, counted_by="line"),
     FormatInfo("csv", "CSV table, one token a row", False, (".csv",)),
     FormatInfo("tsv", "TSV table, one token a row", False, (".tsv",), export_label="TSV table"),
     FormatInfo("doccano", "doccano JSONL span records (jsonl --spans)", True, (".jsonl",), readable=False,
