@@ -167,3 +167,12 @@ def test_tokens_the_default_tokenizer_would_not_give_are_kept(tmp_path, fmt):
     write_corpus(Corpus.from_sentences([sentence], LABELS), out, format=fmt)
     again = read_corpus(out, labels=LABELS)
     assert [(s.tokens, s.annotations) for s in again] == [(sentence.tokens, sentence.annotations)]
+
+
+@pytest.mark.parametrize("fmt", ["doccano", "labelstudio"])
+def test_a_sentence_the_splitter_would_cut_stays_one(tmp_path, fmt):
+    sentence = Sentence(("It", "rained", ".", "We", "left", "."), [{"O"}] * 3 + [set()] * 3)  # no text of its own
+    out = tmp_path / "x.json"
+    write_corpus(Corpus.from_sentences([sentence], LABELS), out, format=fmt)
+    again = read_corpus(out, labels=LABELS)
+    assert [(s.tokens, s.annotations) for s in again] == [(sentence.tokens, sentence.annotations)]

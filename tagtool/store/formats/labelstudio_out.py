@@ -83,8 +83,10 @@ def _task(group: list[Sentence], ctx: WriteContext, where: Where) -> dict[str, A
     names = list(dict.fromkeys(name for s in group for name in s.annotator_labels))
     state: dict[str, Any] = {}
     task["annotations"] = []
+    every: list[list] = []  # every span of the task, which the reader's sentence splitter keeps whole
     for name in names:
         spans, extras = describe(answers(group, name), offsets, ctx, where, name)
+        every += spans
         task["annotations"].append(_annotation(name, _results(text, spans)))
         if extras:
             state.setdefault("annotators", {})[name] = extras
@@ -106,7 +108,7 @@ def _task(group: list[Sentence], ctx: WriteContext, where: Where) -> dict[str, A
         predictions.append({"model_version": CANDIDATES, "result": scored})
     if predictions:
         task["predictions"] = predictions
-    state = shape(state, text, offsets, spans, training, group)
+    state = shape(state, text, offsets, every + spans, training, group)
     if state:
         meta = task.get("meta") if isinstance(task.get("meta"), dict) else {}
         task["meta"] = {**meta, KEY: state}

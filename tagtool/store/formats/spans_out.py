@@ -143,7 +143,8 @@ def doccano_state(group: list[Sentence], text: str, offsets: list[Offsets], ctx:
         for name in names:
             own, extras = describe(answers(group, name), offsets, ctx, where, name)
             state["annotators"][name] = {"spans": own, **extras}
-    return spans, shape(state, text, offsets, spans, training, group)
+    every = spans + [span for entry in state.get("annotators", {}).values() for span in entry["spans"]]
+    return spans, shape(state, text, offsets, every, training, group)
 
 
 def answers(group: list[Sentence], name: str) -> list[Sequence[frozenset[str]]]:
@@ -186,20 +187,19 @@ def describe(labels: Sequence[Sequence[frozenset[str]]], offsets: Sequence[Offse
 def shape(state: dict, text: str, offsets: list[Offsets], spans: list[list],
           training: Sequence[Sequence[frozenset[str]]], group: list[Sentence]) -> dict:
     """``state`` with the record's ``state``, its sentences' review flags, and its tokens and sentence
-    starts where a reader would not find them again; {} when the spans say it all."""
+    starts where a reader would not find them again (``spans``: every span the record holds, which the
+    reader's sentence splitter does not split); {} when the spans say it all."""
     review = span_state.review_out(group)
     if review:
         state["review"] = review
     flat = [w for words in offsets for w in words]
     if get_tokenizer("default")(text) != flat:
         state["tokens"] = [list(w) for w in flat]
-    if len(offsets) > 1:
-        starts = [words[0][0] for words in offsets]
-        places = [s for s, _ in flat], [e for _, e in flat]
-        together = {k for s, e, _ in spans for k in _covered(places, s, e)[1:]}
-        found = [flat[a][0] for a, _ in split_sentences(text, flat, together)]
-        if state or found != starts:
-            state["sentences"] = starts
+    starts = [words[0][0] for words in offsets]
+    places = [s for s, _ in flat], [e for _, e in flat]
+    together = {k for s, e, _ in spans for k in _covered(places, s, e)[1:]}
+    if (state and len(offsets) > 1) or [flat[a][0] for a, _ in split_sentences(text, flat, together)] != starts:
+        state["sentences"] = starts
     said = status(training)
     return {"state": said, **state} if state or said != "full" else {}
 
