@@ -78,3 +78,17 @@ def test_token_records_write_a_records_text_once_and_read_back_the_same(project,
     assert "labels" not in records[6] and "text" not in records[1]
     with Project.open(project, readonly=True) as p:
         assert list(read_corpus(out)) == list(p.export_corpus())
+
+
+def test_token_records_written_before_read_the_same(project, tmp_path):
+    out = tmp_path / "out.jsonl"
+    assert main(["export", str(project), "-o", str(out)]) == 0
+    with Project.open(project, readonly=True) as p:
+        sentences = list(p.export_corpus())
+    old = tmp_path / "old.jsonl"  # each sentence's text and every labels list, as the writer wrote them before
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    for record, sentence in zip(records, sentences, strict=True):
+        record.setdefault("labels", [None] * len(sentence))
+        record.setdefault("text", sentence.meta["text"])
+    old.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert list(read_corpus(old)) == list(read_corpus(out)) == sentences
