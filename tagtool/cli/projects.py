@@ -42,10 +42,12 @@ def add_project_commands(sub) -> None:
                                       "also carry review flags: tagtool:flag, tagtool:skipped)")
     p.add_argument("project", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True)
-    p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv", "labelstudio"],
+    p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv", "doccano", "labelstudio"],
                    help="default: from the extension; jsonl token records keep each annotator's labels "
-                   "(\"annotators\"), labelstudio writes tasks with one annotation per annotator")
-    p.add_argument("--spans", action="store_true", help="jsonl: span records (BIO, full labels only)")
+                   "(\"annotators\"); doccano (span records, as --spans) and labelstudio (tasks, one annotation "
+                   "per annotator) keep unlabeled tokens, candidate sets and answers in each record's \"tagtool\" "
+                   "metadata, so a partly labeled project reads back as it was")
+    p.add_argument("--spans", action="store_true", help="span records (doccano JSONL), as --format doccano")
     add_label_field_option(p, "that receives the labels (default: the one they were imported from)")
     p.set_defaults(func=cmd_export)
 
@@ -130,12 +132,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     check_not_input(args.output, {"project": args.project})
     with Project.open(args.project, readonly=True) as project:
         corpus = project.export_corpus()  # with the review flags, for formats that keep them
-    options = {"spans": True} if args.spans else {}
+    options: dict = {}
     if args.spans:
         # Span records are JSON Lines whatever the output's name (-o -, out.txt).
-        if (args.format or "jsonl") != "jsonl":
+        if (args.format or "doccano") not in ("jsonl", "doccano"):
             raise TagtoolError(f"--spans writes JSON Lines; it cannot be used with --format {args.format}")
-        args.format = "jsonl"
+        args.format = "doccano"
     if args.label_field is not None:
         if (args.format or EXTENSIONS.get(args.output.suffix.lower())) != "conllu":
             raise TagtoolError("--label-field needs CoNLL-U output (a .conllu file or --format conllu)")

@@ -68,10 +68,13 @@ CATALOG: dict[str, FormatInfo] = {f.name: f for f in (
     FormatInfo("text", "plain text: raw text tokenised and split into sentences", True, (), (".txt",), tagged_output=True,
                counted_by="line"),
     FormatInfo("jsonl", "JSON Lines, token or span records", True, (".jsonl", ".ndjson", ".json"),
-               export_label="JSON Lines", tagged_output=True, counted_by="line"),
+               export_label="JSON Lines (token records)", tagged_output=True, counted_by="line"),
     FormatInfo("csv", "CSV table, one token a row", False, (".csv",)),
     FormatInfo("tsv", "TSV table, one token a row", False, (".tsv",), export_label="TSV table"),
-    FormatInfo("labelstudio", "Label Studio JSON tasks, one annotation per annotator", False, readable=False),
+    FormatInfo("doccano", "doccano JSONL span records (jsonl --spans)", True, (".jsonl",), readable=False,
+               export_label="doccano JSONL (spans)"),
+    FormatInfo("labelstudio", "Label Studio JSON tasks, one annotation per annotator", False, (".json",),
+               readable=False, export_label="Label Studio JSON (tasks)"),
 )}
 
 #: The formats ``tagtool tag`` writes, in catalog order.

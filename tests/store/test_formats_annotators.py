@@ -134,17 +134,20 @@ def test_label_studio_tasks_written_back_with_one_annotation_per_annotator(tmp_p
     assert [s.annotations for s in again] == [s.annotations for s in corpus]
 
 
-def test_label_studio_tasks_refuse_an_annotators_candidate_set(tmp_path):
+def test_label_studio_tasks_keep_an_annotators_candidate_set(tmp_path):
     sentence = Sentence(("Ann", "left"), [_ann("B-PER"), _ann("O")],
                         annotator_labels={"alice": [_ann("B-PER"), _ann("O")], "bob": [_ann("B-PER", "B-ORG"), _ann("O")]})
     single = Sentence(("Bob",), [_ann("B-PER")])
-    with pytest.raises(FormatError, match=r"token 1 has a candidate set \(annotator 'bob'\)"):
-        write_corpus(Corpus.from_sentences([sentence], LABELS), tmp_path / "x.json", format="labelstudio")
-    out = tmp_path / "y.json"
-    write_corpus(Corpus.from_sentences([single], LABELS), out, format="labelstudio")
-    (task,) = json.loads(out.read_text(encoding="utf-8"))
-    assert task["annotations"] == [{"result": [{"from_name": "label", "to_name": "text", "type": "labels", "value": {
+    out = tmp_path / "x.json"
+    write_corpus(Corpus.from_sentences([sentence, single], LABELS), out, format="labelstudio")
+    first, second = json.loads(out.read_text(encoding="utf-8"))
+    assert first["meta"]["tagtool"]["annotators"] == {"bob": {"candidates": [[0, 3, ["B-ORG", "B-PER"]]]}}
+    assert [a["completed_by"] for a in first["annotations"]] == ["alice", "bob"]
+    assert second["annotations"] == [{"result": [{"from_name": "label", "to_name": "text", "type": "labels", "value": {
         "start": 0, "end": 3, "text": "Bob", "labels": ["PER"]}}]}]
+    again = read_corpus(out, labels=LABELS)
+    assert [s.annotator_labels for s in again] == [sentence.annotator_labels, {}]
+    assert [s.annotations for s in again] == [sentence.annotations, single.annotations]
 
 
 def test_a_set_of_every_observed_label_is_no_label_but_the_sentence_keeps_the_rest(tmp_path):

@@ -133,16 +133,25 @@ def test_span_writer_without_original_text_joins_tokens(tmp_path):
     assert json.loads(written.read_text()) == {"text": "Anna Berg left", "label": [[0, 9, "PER"]]}
 
 
-@pytest.mark.parametrize(
-    "annotations",
-    [({"B-PER"}, {"I-PER", "O"}, {"O"}), ({"B-PER"}, set(), {"O"}), ({"O"}, {"I-PER"}, {"O"}), ({"B-PER"}, {"I-LOC"}, {"O"})],
-)
-def test_span_writer_needs_full_bio(tmp_path, annotations):
+@pytest.mark.parametrize("annotations", [({"O"}, {"I-PER"}, {"O"}), ({"B-PER"}, {"I-LOC"}, {"O"})])
+def test_span_writer_refuses_labels_that_are_not_bio_naming_the_token(tmp_path, annotations):
     labels = LabelSet(["O", "B-PER", "I-PER", "I-LOC"])
     corpus = Corpus.from_sentences([Sentence(["a", "b", "c"], annotations)], labels)
-    with pytest.raises(FormatError):
+    with pytest.raises(FormatError, match="sentence 1: label 'I-.*' of token 2 does not fit the BIO scheme"):
         write_corpus(corpus, tmp_path / "x.jsonl", spans=True)
     assert not (tmp_path / "x.jsonl").exists()
+
+
+@pytest.mark.parametrize("annotations", [
+    ({"B-PER"}, {"I-PER", "O"}, {"O"}), ({"B-PER"}, set(), {"O"}), (set(), {"I-PER"}, {"O"}), (set(), set(), set())])
+def test_span_writer_keeps_unlabeled_tokens_and_candidate_sets(tmp_path, annotations):
+    labels = LabelSet(["O", "B-PER", "I-PER", "I-LOC"])
+    corpus = Corpus.from_sentences([Sentence(["a", "b", "c"], annotations)], labels)
+    write_corpus(corpus, tmp_path / "x.jsonl", spans=True)
+    record = json.loads((tmp_path / "x.jsonl").read_text())
+    assert record["tagtool"]["state"] == ("none" if not any(annotations) else "partial")
+    again = read_corpus(tmp_path / "x.jsonl", labels=labels)
+    assert again.sentences[0].annotations == tuple(map(frozenset, annotations))
 
 
 SNAPPED = [
@@ -332,8 +341,10 @@ def test_pretty_printed_records_in_a_jsonl_file_are_read(tmp_path):
         read_corpus(path)
 
 
-def test_span_export_of_a_candidate_set_says_what_keeps_it(tmp_path):
+def test_span_export_keeps_a_candidate_set_in_its_metadata(tmp_path):
     labels = LabelSet(["O", "B-PER", "I-PER", "B-ORG"])
     corpus = Corpus.from_sentences([Sentence(["a", "b"], [{"B-PER", "B-ORG"}, {"O"}])], labels)
-    with pytest.raises(FormatError, match="token 1 has a candidate set; .*token records, without --spans"):
-        write_corpus(corpus, tmp_path / "x.jsonl", spans=True)
+    write_corpus(corpus, tmp_path / "x.jsonl", spans=True)
+    record = json.loads((tmp_path / "x.jsonl").read_text())
+    assert record == {"text": "a b", "label": [], "tagtool": {"state": "partial", "candidates": [[0, 1, ["B-ORG", "B-PER"]]]}}
+    assert read_corpus(tmp_path / "x.jsonl", labels=labels).sentences[0].annotations == corpus.sentences[0].annotations

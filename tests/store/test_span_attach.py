@@ -94,7 +94,7 @@ def test_two_annotators_spans_become_their_answers_by_offsets(tmp_path):
     crossing = [n for n in done.placed.notes if "crosses" in n]
     assert crossing and crossing[0].startswith(f"{file}:2: span [") and "'Paris. The' by bob" in crossing[0]
     snapped = [n for n in done.placed.notes if "inside a token" in n]
-    assert snapped and "'Hot Po' by bob" in snapped[0] and "'Hot Pot'" in snapped[0]
+    assert any("'Hot Po' by bob" in n and "'Hot Pot'" in n for n in snapped)
 
 
 def test_the_crossed_sentences_are_joined_on_request(tmp_path):

@@ -55,7 +55,7 @@ from tagtool.errors import FormatError
 from tagtool.store.atomic import atomic_write
 from tagtool.store.dbfile import held_by_this_process
 from tagtool.store.format_catalog import CATALOG
-from tagtool.store.formats import conll, conllu, jsonl, labelstudio_out, table, text
+from tagtool.store.formats import conll, conllu, jsonl, jsonl_out, labelstudio_out, table, text
 from tagtool.store.formats._common import (
     Item,
     ReadContext,
@@ -123,9 +123,10 @@ _IO = {
     "conll": (conll.read, conll.write),
     "conllu": (conllu.read, conllu.write),
     "text": (text.read, text.write),
-    "jsonl": (jsonl.read, jsonl.write),
+    "jsonl": (jsonl.read, jsonl_out.write),
     "csv": (table.read_csv, table.write_csv),
     "tsv": (table.read_tsv, table.write_tsv),
+    "doccano": (jsonl.read, jsonl_out.write_spans),
     "labelstudio": (jsonl.read, labelstudio_out.write),
 }
 
@@ -354,7 +355,8 @@ def write_corpus(
     format : str or None
         None picks it from the extension; other extensions (``.txt``) get
         conll when the corpus has labels or extra columns, else text.
-        Besides :data:`FORMATS`, ``"labelstudio"`` (:data:`EXPORT_FORMATS`).
+        Besides :data:`FORMATS`, ``"doccano"`` (jsonl span records) and ``"labelstudio"``
+        (:data:`EXPORT_FORMATS`).
     encoding : str
     **options
         Format options, e.g. ``sep`` and ``docstart`` (conll),

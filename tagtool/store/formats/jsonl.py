@@ -31,13 +31,19 @@ Files
     whole on its first line. Either way errors name the line where a record
     starts.
 
-Writing
+Writing (:mod:`.jsonl_out`)
     Token records by default (candidate sets as lists in label-set order,
     ``null`` for no label; an ``"annotators"`` object when several
-    annotators' labels are kept); ``spans=True`` writes doccano-style span
-    records, possible when every token has a full BIO label; the sentences
-    of one record go back into one record, with its metadata. Token records
-    get a ``"document"`` key when the document boundaries or names need it;
+    annotators' labels are kept; no ``"labels"`` for a sentence without
+    any, which reads back the same). A record's text is written once: its
+    first sentence keeps ``record_text``, and a sentence's own ``text`` is
+    left out where that and its ``text_start`` give it (the reader puts it
+    back; files with it in every sentence read as before).
+    ``spans=True`` writes doccano-style span records: the sentences of one
+    record go back into one record, with its metadata, and what spans
+    cannot say (unlabeled tokens, candidate sets, annotators, review flags)
+    in its ``"tagtool"`` key (:mod:`.span_state`). Token records get a
+    ``"document"`` key when the document boundaries or names need it;
     span records keep the record's own layout and get one only when the
     corpus holds several documents (each record then names its document,
     which reads back as that document; one document reads back named after
@@ -49,14 +55,13 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import Any
 
 from tagtool.core.annotation import EMPTY
-from tagtool.core.corpus import Corpus, Sentence
+from tagtool.core.corpus import Sentence
 from tagtool.store.formats import labelstudio
-from tagtool.store.formats._common import Item, ReadContext, WriteContext, json_kind
-from tagtool.store.formats.spans import SpanOptions, SpanRecord, sentences_of
-from tagtool.store.formats.spans_out import record_groups, record_out
+from tagtool.store.formats._common import Item, ReadContext, json_kind
+from tagtool.store.formats.spans import (SpanOptions, SpanRecord, sentences_of, with_text)
 
 logger = logging.getLogger(__name__)
 
@@ -224,14 +229,19 @@ def span_records(ctx: ReadContext, *, strict: bool = False, annotator: str | Non
 def _records_of(ctx: ReadContext, opts: SpanOptions) -> Iterator[tuple[str, SpanRecord | Sentence]]:
     """Each record: a token record's sentence, or a span record as read (not yet tokenized)."""
     seen = labelstudio.AnnotatorsSeen()
+    # The record text of token records, kept for the sentences after the first (of the same document).
+    whole: str | None = None
+    last = None
     for rows in _tasks(records(ctx)):
         line, record = rows[0]
         if not isinstance(record, dict):
             raise ctx.error(line, f"a record must be a JSON object, not {json_kind(record)}")
         if "tokens" in record:
-            item = _token_record(record, line, ctx)
-            ctx.check_tokens(item[1].tokens, line)
-            yield item
+            document, sentence = _token_record(record, line, ctx)
+            ctx.check_tokens(sentence.tokens, line)
+            whole, sentence = with_text(sentence, whole if document == last else None)
+            last = document
+            yield document, sentence
             continue
         if labelstudio.is_task(record):
             rec = labelstudio.full_task(record, line, ctx, opts, seen)
@@ -326,73 +336,3 @@ def _token_labels(labels: Any, n: int, line: int, ctx: ReadContext) -> list[froz
             raise ctx.error(line, f"a label must be a string, a list of strings or null, not {json_kind(label)}")
     return out
 
-
-# ---------------------------------------------------------------------------
-# writing
-
-
-def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False,
-          stray_inside: bool = False) -> None:
-    """Write one JSON record a line.
-
-    Parameters
-    ----------
-    corpus : Corpus
-    fh : TextIO
-    ctx : WriteContext
-    spans : bool
-        Write span records (doccano style) instead of token records.
-    stray_inside : bool
-        Span records: an ``I-X`` not continuing an ``X`` chunk starts one
-        (a tagger's output) instead of being an error (exported annotations).
-    """
-    # Span records keep their own layout: a "document" key only where the
-    # documents must be told apart. Token records also name a lone document
-    # whose name is not the output file's, so that it reads back the same.
-    named = len(corpus.documents) > 1 if spans else ctx.any_marker(corpus)
-    for document in corpus.documents:
-        if spans:
-            records = (
-                (_where(document.name, s), group) for s, group in record_groups(document.sentences)
-            )
-        else:
-            records = ((_where(document.name, s), [x]) for s, x in enumerate(document.sentences))
-        for where, group in records:
-            record = (record_out(group, ctx, where, stray_inside) if spans
-                      else _token_out(group[0], corpus, ctx, where))
-            if named:
-                record = {"document": document.name, **record}
-            fh.write(json.dumps(record, ensure_ascii=False))
-            fh.write("\n")
-
-
-def _where(document: str, index: int) -> str:
-    return f"document {document!r}, sentence {index + 1}"
-
-
-def _token_out(sentence: Sentence, corpus: Corpus, ctx: WriteContext, where: str) -> dict:
-    record: dict[str, Any] = {"tokens": list(sentence.tokens), "labels": [_label_out(a, corpus) for a in sentence.annotations]}
-    if sentence.annotator_labels:
-        record["annotators"] = {
-            name: [_label_out(a, corpus) for a in labels] for name, labels in sentence.annotator_labels.items()
-        }
-    for key, values in sentence.columns.items():
-        _claim(record, key, ctx, where)
-        record[key] = list(values)
-    for key, value in sentence.meta.items():
-        _claim(record, key, ctx, where)
-        record[key] = value
-    return record
-
-
-def _claim(record: dict, key: str, ctx: WriteContext, where: str) -> None:
-    if key in record or key in TOKEN_KEYS:
-        raise ctx.error(f"{where}: column or meta key {key!r} collides with another key")
-
-
-def _label_out(ann: frozenset[str], corpus: Corpus) -> str | list[str] | None:
-    if not ann:
-        return None
-    if len(ann) == 1:
-        return next(iter(ann))
-    return sorted(ann, key=corpus.labels.index)

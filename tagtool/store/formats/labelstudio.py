@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tagtool.store.formats import span_state
 from tagtool.store.formats._common import ReadContext, json_kind
 from tagtool.store.formats.labelstudio_answers import (AnnotatorsSeen, Answer, answer_time, name_anonymous,
                                                        task_name, whose)
@@ -131,7 +132,7 @@ def _choose(sources: dict, opts: SpanOptions, seen: set[str]) -> dict:
     return {who: s for who, s in sources.items() if who == name}
 
 
-def _record_annotator(record: dict) -> str | None:
+def record_annotator(record: dict) -> str | None:
     """The annotator a doccano record names at its top level (:data:`RECORD_ANNOTATOR_KEYS`)."""
     for key in RECORD_ANNOTATOR_KEYS:
         if key in record:
@@ -153,10 +154,13 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
     span_key = next((k for k in SPAN_KEYS if k in record), "label")
     text = _checked_text(record[text_key], line, ctx)
     spans = _checked_spans(record.get(span_key), line, ctx)
-    layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items() if k != "document"}
+    layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items()
+              if k not in ("document", span_state.KEY)}
     layout[span_key] = _span_objects(record.get(span_key))
+    state = span_state.checked(record.get(span_state.KEY), line, ctx)
     # No span key at all (or null): nobody labeled the text; an empty list labels it all O.
-    who = _record_annotator(record)
+    # A record tagtool wrote with annotators holds its training labels; theirs are in its metadata.
+    who = None if state and "annotators" in state else record_annotator(record)
     sources: dict[str | None, list] = {who: spans} if record.get(span_key) is not None else {}
     if span_key == "annotations":  # doccano 1.0: each span names its user
         sources = {}
@@ -166,7 +170,7 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
         sources = sources or {who: []}
     if sources:
         sources = _choose(name_anonymous(sources, task_name(record, "record"), line, ctx, seen), opts, seen)
-    return SpanRecord(line, text, sources, layout, (text_key, span_key))
+    return SpanRecord(line, text, sources, layout, (text_key, span_key), state=state)
 
 
 def code_point_offsets(text: str, spans: list) -> list:
@@ -254,11 +258,17 @@ def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen
                               answer_time(annotation), annotation.get("ground_truth") is True))
     sources = whose(answers, task, line, ctx, seen) if answers else {}
     layout = {k: v for k, v in record.items() if k not in TASK_KEYS}
+    state = None
+    if isinstance(record.get("meta"), dict) and span_state.KEY in record["meta"]:
+        state = span_state.checked(record["meta"][span_state.KEY], line, ctx)
+        layout["meta"] = {k: v for k, v in record["meta"].items() if k != span_state.KEY}
+        if not layout["meta"]:
+            del layout["meta"]
     rest = {k: v for k, v in data.items() if k != key}
     if rest:
         layout["data"] = rest
     layout.update(text=None, label=None)
-    return SpanRecord(line, text, _choose(sources, opts, seen), layout, ("text", "label"))
+    return SpanRecord(line, text, _choose(sources, opts, seen), layout, ("text", "label"), state=state)
 
 
 def _min_span_key(row: dict) -> str:
@@ -337,7 +347,7 @@ def annotators_in(path, encoding: str = "utf-8") -> list[str]:
 
 def _doccano_names(record: dict) -> set[str]:
     """The annotators a doccano record names: at its top level, or on each span (doccano 1.0)."""
-    names = {_record_annotator(record)}
+    names = {record_annotator(record)}
     if isinstance(record.get("annotations"), list):
         names.update(annotator_name(item.get("user_name", item.get("user")))
                      for item in record["annotations"] if isinstance(item, dict))

@@ -53,6 +53,7 @@ from tagtool.core.annotators import combine
 from tagtool.core.corpus import SKIPPED_SPAN, Sentence
 from tagtool.core.tokenize import Offsets, get_tokenizer, split_sentences
 from tagtool.errors import FormatError
+from tagtool.store.formats import span_state
 from tagtool.store.formats._common import ReadContext
 
 META_TEXT = "text"
@@ -101,6 +102,8 @@ class SpanRecord:
     layout: dict | None = None
     keys: tuple[str, str] = ("text", "label")
     snapped: list[int] = field(default_factory=lambda: [0])
+    #: The record's ``"tagtool"`` metadata (:mod:`.span_state`), None where it has none.
+    state: dict | None = None
 
 
 class _Skip(Exception):
@@ -237,25 +240,32 @@ def _bio(n: int, placed: list[tuple[int, int, str | None]], line: int, ctx: Read
 
 def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[Sentence]:
     """The sentences of one span record (module docstring)."""
-    tokens = get_tokenizer(opts.tokenizer)(rec.text)
+    tokens = span_state.tokens_of(rec.state, rec.text, rec.line, ctx) or get_tokenizer(opts.tokenizer)(rec.text)
     if not tokens:
         raise ctx.error(rec.line, '"text" holds no tokens')
     placed = {who: place_spans(rec, tokens, items, who, ctx, opts) for who, items in rec.sources.items()}
     together = {k for spans in placed.values() for i, j, t in spans if t is not None for k in range(i + 1, j + 1)}
-    ranges = split_sentences(rec.text, tokens, together) if opts.sentence_split else [(0, len(tokens))]
+    ranges = [(0, len(tokens))]
+    if opts.sentence_split:
+        ranges = (span_state.sentence_ranges(rec.state, tokens, rec.line, ctx)
+                  or split_sentences(rec.text, tokens, together))
     labels = {}
     if ctx.read_labels:
         labels = {who: _bio(len(tokens), spans, rec.line, ctx) for who, spans in placed.items()}
     named = {who: bio for who, bio in labels.items() if who is not None}
+    training = None if named else labels.get(None)
+    if rec.state and ctx.read_labels:
+        training, named = span_state.apply(rec.state, training, named, tokens, rec.line, ctx, opts.one_annotator)
     out = []
     for n, (a, b) in enumerate(ranges):
-        if named:
-            by_annotator = {who: bio[a:b] for who, bio in named.items()}
-            # The one rule of team work: an annotator's unlabeled token is no answer.
-            annotations = [combine(votes) for votes in zip(*by_annotator.values())]
-        else:
-            by_annotator, annotations = {}, (labels[None][a:b] if None in labels else ())
+        by_annotator = {who: bio[a:b] for who, bio in named.items()}
+        if training is not None:
+            annotations = training[a:b]
+        else:  # the one rule of team work: an annotator's unlabeled token is no answer
+            annotations = [combine(votes) for votes in zip(*by_annotator.values())] if named else ()
         meta = _meta(rec, tokens, a, b, n, len(ranges) > 1)
+        if rec.state:
+            meta.update(span_state.review_in(rec.state, n, rec.line, ctx))
         words = [rec.text[s:e] for s, e in tokens[a:b]]
         out.append(Sentence(words, annotations, {}, meta, by_annotator))
     return out
@@ -280,6 +290,21 @@ def _meta(rec: SpanRecord, tokens: Offsets, a: int, b: int, n: int, split: bool)
 # what the writer reads of the kept meta
 
 
+def sentence_text(whole: str, meta, tokens) -> str | None:
+    """The text of a sentence of a record split into sentences, from the record's text: from its
+    ``text_start`` to its last token's end (None where its tokens are not found there in order)."""
+    try:
+        pos = start = int(meta[META_START])
+    except (KeyError, ValueError):
+        return None
+    for token in tokens:
+        k = whole.find(token, pos)
+        if k < 0 or whole[pos:k].strip():
+            return None
+        pos = k + len(token)
+    return whole[start:pos]
+
+
 def continues_record(sentence: Sentence) -> bool:
     """Whether ``sentence`` is a later sentence of a record split into sentences.
 
@@ -288,3 +313,20 @@ def continues_record(sentence: Sentence) -> bool:
     record back together from sentences written together.
     """
     return META_START in sentence.meta and META_FULL not in sentence.meta
+
+
+def with_text(sentence: Sentence, whole: str | None) -> tuple[str | None, Sentence]:
+    """A token record's sentence with its ``text`` meta, which a sentence of a record split into
+    sentences leaves out where the record's text (its first sentence's ``record_text``) gives it."""
+    meta = sentence.meta
+    if META_FULL in meta:
+        whole = meta[META_FULL]
+    elif META_START not in meta:
+        return None, sentence
+    if META_TEXT in meta or whole is None:
+        return whole, sentence
+    text = sentence_text(whole, meta, sentence.tokens)
+    if text is None:
+        return whole, sentence
+    return whole, Sentence(sentence.tokens, sentence.annotations, sentence.columns, {**meta, META_TEXT: text},
+                           sentence.annotator_labels)
