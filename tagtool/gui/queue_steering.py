@@ -138,6 +138,9 @@ class QueueSteering:
 
     def pair(self, sid: int | None, token: int) -> tuple[str, str] | None:
         """The two labels the model is torn between at ``token`` (None: not torn, or no model)."""
+        held = self.held_pair(sid, token)  # the open sentence: as it is shown
+        if held is not ...:
+            return held
         plan = self.questions.plan
         if plan is None or sid is None or sid in self._retokenized:
             return None
