@@ -52,10 +52,10 @@ class EditorPanel(QWidget):
         self.waiting.setWordWrap(True)
         self.waiting.setMargin(4)
         self.waiting.setText(
-            f"↻ <b>New suggestions</b> from the latest model are waiting: <a href='show'>show them</a> "
-            f"({NEW_SUGGESTIONS_KEYS[0]}), or they come when you leave the sentence. "
-            "Enter accepts the ones on screen.")
-        self.waiting.setToolTip("The suggestions on screen stay as they were while you work on this sentence.")
+            f"↻ <b>New suggestions</b> waiting: <a href='show'>show them</a> ({NEW_SUGGESTIONS_KEYS[0]}) "
+            "or leave the sentence. Enter accepts those on screen.")
+        self.waiting.setToolTip("A newer model suggests other labels here. The suggestions on screen stay as "
+                                "they were while you work on this sentence; Enter accepts them.")
         tint = QColor(WAITING_COLOR)
         self.waiting.setStyleSheet(f"QLabel {{ border-left: 4px solid {tint.name()}; "
                                    f"background: rgba({tint.red()}, {tint.green()}, {tint.blue()}, 40); }}")

@@ -149,7 +149,9 @@ class MainWindow(WindowMenus, QMainWindow):
         loop.attach(self.editor, self.list_panel)
         self.queue_menu.attach(loop, self.list_panel)
         loop.failed.connect(lambda message, _tb: self.show_error("Training", message))
-        loop.modelChanged.connect(lambda r: self._report(f"Suggestions from {r.learner} updated."))
+        loop.modelChanged.connect(lambda r: self._report(
+            f"Suggestions from {r.learner} updated" + ("; this sentence's wait (F5 shows them)."
+                                                       if loop.suggestions_waiting else ".")))
         loop.suggestionsWaiting.connect(self.editor_panel.set_waiting)  # the open sentence's are held still
         self.editor_panel.showSuggestions.connect(self.show_new_suggestions)
         loop.load_last()
