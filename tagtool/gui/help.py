@@ -36,7 +36,8 @@ KEYS = (
                        "sentences in the queue's order"),
     ("Shift+Space", "give the focused token the two labels the model is torn between, as a candidate set"),
     (TOKEN_QUESTIONS_KEY, "token questions mode: mark the tokens the model asks about; a sentence opens on "
-                          "its first question and answering one moves on to the next"),
+                          "its first question and answering one moves on to the next (kept in the project; "
+                          "the status bar shows the mode, a click switches it)"),
     ("Ctrl+T", "train the model now, with the learner's full settings (after an edit it retrains "
                "by itself with a few passes)"),
     ("  ".join(NEW_SUGGESTIONS_KEYS), "show the latest model's suggestions for the open sentence (they wait, "

@@ -157,3 +157,14 @@ def test_token_question_mode_is_the_project_s_and_shown_in_the_status_bar(qtbot,
     assert window.open_project(chunk_project)  # the first one was left asking
     assert window.model_loop.questions.asking and window.queue_menu.asking_action.isChecked()
     assert button.text() == "Mode: token questions"
+
+
+def test_the_quick_retrain_after_an_edit_leaves_the_open_sentence_as_it_was(window, qtbot):
+    train(window, qtbot)
+    editor = open_unlabeled(window)
+    before = shown_suggestions(editor)
+    editor.set_focus(0)
+    with qtbot.waitSignal(window.model_loop.finished, timeout=TIMEOUT):
+        editor.apply_full(other_label(window, before[0]))  # its retrain arrives while the sentence is open
+    assert window.session.current_id == window.session.project.sentence_ids()[LABELED]
+    assert shown_suggestions(editor)[1:] == before[1:]
