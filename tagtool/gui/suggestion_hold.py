@@ -18,7 +18,9 @@ model's are *waiting*:
   is nothing to hold, and nothing Enter could accept by mistake), and a
   newer model whose suggestions are the same is taken silently;
 * a split or merge of the sentence's tokens drops what it held (it names
-  the old tokens).
+  the old tokens);
+* Tab and Shift+Space follow the questions and torn pairs on screen
+  within the sentence, then the newer plan across the others.
 
 The rest of the project (the list's Info column, the queue, other
 sentences' hints) follows each new model at once.
@@ -89,6 +91,17 @@ class SuggestionHold:
         if sid is None or sid != self._held_sid or self._held_guidance is None:
             return ...
         return None if self._held_questions is None else self._held_questions.pairs.get(token)
+
+    def held_open_questions(self, sid: int | None) -> list[int] | None:
+        """The open sentence's shown questions still unlabeled, while newer ones wait; None otherwise.
+
+        Tab follows them (what the editor marks), not the newer plan's.
+        """
+        if not self.suggestions_waiting or sid is None or sid != self._held_sid:
+            return None
+        asked = self._held_questions.asked if self._held_questions is not None else ()
+        annotations = self.session.annotations
+        return sorted(t for t in asked if not annotations[t])
 
     def _set_waiting(self, waiting: bool) -> None:
         if waiting != self.suggestions_waiting:
