@@ -19,8 +19,10 @@
   whose connection it is).
 * **Guidance.**  Per sentence a :class:`~tagtool.services.guidance.SentenceGuidance`;
   the current sentence's becomes the editor's hints (filtered by the View
-  toggles).  The queue strategy (:mod:`tagtool.services.strategies`, Go › Queue
-  strategy) scores the sentences from the same guidance as flat arrays
+  toggles), held still while the sentence is open
+  (:mod:`tagtool.gui.suggestion_hold`).  The queue strategy
+  (:mod:`tagtool.services.strategies`, Go › Queue strategy) scores the
+  sentences from the same guidance as flat arrays
   (:class:`~tagtool.gui.questions.Questions`): its scores fill the
   sentence list's Info column, its queue orders J, and its token questions
   are what Tab visits and the token-question mode marks.
@@ -198,11 +200,8 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
     def set_learner(self, name: str, params: dict, retrain: bool = True) -> bool:
         """Use learner ``name`` with ``params``; True when that changes the model the next run makes.
 
-        With automatic retraining on and something labeled, a change starts
-        a full run once the settings rest for :data:`SETTINGS_MS` (a spin
-        box's every step is a change): the suggestions come from the
-        learner picked, not from the one before it (``retrain`` False: a
-        stored model's own learner, read with it).
+        With automatic retraining on and something labeled, a change starts a full run once the
+        settings rest for :data:`SETTINGS_MS` (``retrain`` False: a stored model's own learner).
         """
         before = (self.learner_name, self.full_params())
         self.learner_name, self.params = name, dict(params)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
 
 from tagtool.gui.main_window import MainWindow
+from tagtool.gui.preferences import PreferencesDialog
 from tests.gui.helpers import LABELED
 
 TIMEOUT = 60_000
@@ -115,8 +116,12 @@ def test_enter_opens_the_queue_next_sentence_and_the_list_follows(window, qtbot)
     assert table.visualRect(window.list_panel.model.index(window.list_panel.model.row_of(head), 0)).intersects(
         table.viewport().rect())  # scrolled to
     # Edit › Preferences › Next sentence after Enter, off: Enter stays
-    window.settings.advance_after_accept = False
-    editor.advance_after_accept = window.settings.advance_after_accept
+    dialog = PreferencesDialog(window.settings, window)
+    assert dialog.advance.isChecked()  # on by default
+    dialog.advance.setChecked(False)
+    dialog.accept()
+    assert window.settings.advance_after_accept is False
+    editor.advance_after_accept = window.settings.advance_after_accept  # as edit_preferences applies it
     QTest.keyClick(editor, Qt.Key_Return)
     assert session.current_id == head
 
