@@ -173,3 +173,15 @@ def test_the_quick_retrain_after_an_edit_leaves_the_open_sentence_as_it_was(wind
         editor.apply_full(other_label(window, before[0]))  # its retrain arrives while the sentence is open
     assert window.session.current_id == window.session.project.sentence_ids()[LABELED]
     assert shown_suggestions(editor)[1:] == before[1:]
+
+
+def test_opening_a_project_starts_no_run(open_window, chunk_project, qtbot):
+    window = open_window(chunk_project)  # labeled sentences, no model yet
+    assert not window.model_loop._settings_timer.isActive() and not window.model_loop.busy
+    train(window, qtbot)
+    window.close_project()
+    started = []
+    window = open_window(chunk_project)  # with a stored model and labeled sentences
+    window.model_loop.started.connect(started.append)
+    qtbot.wait(1500)
+    assert not started and not window.model_loop._settings_timer.isActive()
