@@ -13,7 +13,9 @@ Ctrl/Alt + 1–9         toggle that label in the selection's candidate sets
 / or Ctrl+L            searchable label picker
 N / P                  next / previous sentence
 J                      the most informative sentence not fully labeled
-Enter                  accept the model's suggestions for the whole sentence
+Enter                  accept the model's suggestions on screen for the whole
+                       sentence, then the queue's next sentence (Edit ›
+                       Preferences › Next sentence after Enter)
 Space                  accept the suggestion on the selection, then move on
 Tab / Shift+Tab        the next / previous token the model asks about, across
                        sentences in queue order (:mod:`tagtool.gui.questions`)
@@ -81,6 +83,8 @@ class TokenEditor(MouseSelection, QWidget):
         #: What Tab and Shift+Space ask (the model loop): ``next_question(sid, focus, direction)``
         #: and ``pair(sid, token)``; None without one.
         self.questions = None
+        #: After Enter completes a sentence, open the queue's next one (Edit › Preferences).
+        self.advance_after_accept = True
         self._arrived = False  # a sentence just opened: its first hints may place the focus
         self._rects = []
         self.picker: LabelPicker | None = None
@@ -213,6 +217,9 @@ class TokenEditor(MouseSelection, QWidget):
             return False
         if tokens is not None:
             self._move_on(max(tokens))
+        elif self.advance_after_accept and all(len(a) == 1 for a in self.annotations):
+            if not self.session.next_unfinished():
+                self.message.emit("Sentence done; no unfinished sentence is left in the queue.")
         return True
 
     def _move_on(self, last: int) -> None:

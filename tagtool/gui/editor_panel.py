@@ -1,8 +1,8 @@
-"""The editor with its header (which sentence, its status, its review flag), its label palette and a token info line."""
+"""The editor with its header (which sentence, its status, its review flag, new suggestions waiting), its label palette and a token info line."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -12,11 +12,23 @@ from tagtool.gui.label_palette import LabelPalette
 from tagtool.gui.sentence_status import FLAG_COLOR, SKIPPED_COLOR
 from tagtool.gui.sentence_ops import SKIP_KEY
 from tagtool.gui.session import Session
+from tagtool.gui.suggestion_hold import NEW_SUGGESTIONS_KEYS
+
+#: The tint of the "new suggestions waiting" line (a calm blue: news, not a warning).
+WAITING_COLOR = "#2f80ed"
 
 
 class EditorPanel(QWidget):
     """Header, label palette (:mod:`tagtool.gui.label_palette`), scrollable :class:`TokenEditor`,
-    and details of the focused token."""
+    and details of the focused token.
+
+    Signals
+    -------
+    showSuggestions()
+        The "new suggestions waiting" line's link was clicked.
+    """
+
+    showSuggestions = Signal()
 
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -36,6 +48,21 @@ class EditorPanel(QWidget):
         self.review.setWordWrap(True)
         self.review.setMargin(4)
         self.review.hide()
+        # a newer model's suggestions wait for this sentence (tagtool.gui.suggestion_hold)
+        self.waiting = QLabel(self)
+        self.waiting.setTextFormat(Qt.RichText)
+        self.waiting.setWordWrap(True)
+        self.waiting.setMargin(4)
+        self.waiting.setText(
+            f"↻ <b>New suggestions</b> waiting: <a href='show'>show them</a> ({NEW_SUGGESTIONS_KEYS[0]}) "
+            "or leave the sentence. Enter accepts those on screen.")
+        self.waiting.setToolTip("A newer model suggests other labels here. The suggestions on screen stay as "
+                                "they were while you work on this sentence; Enter accepts them.")
+        tint = QColor(WAITING_COLOR)
+        self.waiting.setStyleSheet(f"QLabel {{ border-left: 4px solid {tint.name()}; "
+                                   f"background: rgba({tint.red()}, {tint.green()}, {tint.blue()}, 40); }}")
+        self.waiting.linkActivated.connect(lambda _link: self.showSuggestions.emit())
+        self.waiting.hide()
         self.scroll = QScrollArea(self)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.StyledPanel)
@@ -49,6 +76,7 @@ class EditorPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
         layout.addWidget(self.review)
+        layout.addWidget(self.waiting)
         layout.addWidget(self.palette_bar)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.token_info)
@@ -68,6 +96,10 @@ class EditorPanel(QWidget):
                    f"{len(s.sentence)} tokens  ·  {annotation_status(s.annotations)}")
         self.header.setText(summary)
         self._update_review()
+
+    def set_waiting(self, waiting: bool) -> None:
+        """Show or hide the "new suggestions waiting" line."""
+        self.waiting.setVisible(waiting)
 
     def _update_review(self) -> None:
         review = self.session.review()

@@ -12,6 +12,7 @@ from tagtool.gui.model_loop import DEBOUNCE_MS
 from tagtool.gui.queue_menu import TOKEN_QUESTIONS_KEY
 from tagtool.gui.sentence_ops import KEYS as SENTENCE_KEYS
 from tagtool.gui.style import LabelStyle
+from tagtool.gui.suggestion_hold import NEW_SUGGESTIONS_KEYS
 
 KEYS = (
     ("←  →", "move to the previous / next token"),
@@ -28,15 +29,19 @@ KEYS = (
     ("N  P", "next / previous sentence"),
     ("J", "the first sentence of the queue (Go › Queue strategy) that is not fully labeled "
           "(without a model: document order, or the random order under Random order)"),
-    ("Enter", "accept the model's suggestions for the whole sentence (one undo step)"),
+    ("Enter", "accept the model's suggestions on screen for the whole sentence (one undo step); once the "
+              "sentence is fully labeled, the queue's next sentence opens (Edit › Preferences)"),
     ("Space", "accept the suggestion on the selected token(s), then move on"),
     ("Tab  Shift+Tab", "the next / previous token the model asks about (a token question), across "
                        "sentences in the queue's order"),
     ("Shift+Space", "give the focused token the two labels the model is torn between, as a candidate set"),
     (TOKEN_QUESTIONS_KEY, "token questions mode: mark the tokens the model asks about; a sentence opens on "
-                          "its first question and answering one moves on to the next"),
+                          "its first question and answering one moves on to the next (kept in the project; "
+                          "the status bar shows the mode, a click switches it)"),
     ("Ctrl+T", "train the model now, with the learner's full settings (after an edit it retrains "
                "by itself with a few passes)"),
+    ("  ".join(NEW_SUGGESTIONS_KEYS), "show the latest model's suggestions for the open sentence (they wait, "
+                                      "marked above the editor, until you leave the sentence or ask)"),
     ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
     ("Ctrl+F", "search the sentence list"),
     ("Mouse", "click a token to focus it; drag across tokens (or click, then Shift+click) to select a span; "
@@ -125,7 +130,9 @@ def legend_html(style: LabelStyle) -> str:
         "comment); ↷ skipped (out of the queue and of training).</p>"
         f"<p><b>Retraining</b>: {DEBOUNCE_MS / 1000:g} s after your last edit the model retrains from the last model "
         "with a few passes (Model panel: <i>Passes after an edit</i>), so the suggestions follow "
-        "within about a second; <b>Train now</b> (Ctrl+T) fits with the full settings.</p>"
+        "within about a second; <b>Train now</b> (Ctrl+T) fits with the full settings. The open sentence "
+        f"keeps the suggestions it showed: a newer model's wait behind a blue line ({NEW_SUGGESTIONS_KEYS[0]} "
+        "shows them) until you leave it.</p>"
         f"<p><b>Label keys</b> are {html.escape(KEY_SCHEME)}</p>"
         f"<table cellspacing='2'>{swatches}</table>"
     )

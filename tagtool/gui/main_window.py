@@ -109,6 +109,7 @@ class MainWindow(WindowMenus, QMainWindow):
         self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.editor.token_actions = self.sentence_actions.token_actions
+        self.editor.advance_after_accept = self.settings.advance_after_accept
         self.session.counts.changed.connect(self._update_progress)
         self.session.labelsChanged.connect(self._labels_changed)
         self.session.saveFailed.connect(lambda message: self.show_error("Not saved", message))
@@ -149,7 +150,11 @@ class MainWindow(WindowMenus, QMainWindow):
         loop.attach(self.editor, self.list_panel)
         self.queue_menu.attach(loop, self.list_panel)
         loop.failed.connect(lambda message, _tb: self.show_error("Training", message))
-        loop.modelChanged.connect(lambda r: self._report(f"Suggestions from {r.learner} updated."))
+        loop.modelChanged.connect(lambda r: self._report(
+            f"Suggestions from {r.learner} updated" + ("; this sentence's wait (F5 shows them)."
+                                                       if loop.suggestions_waiting else ".")))
+        loop.suggestionsWaiting.connect(self.editor_panel.set_waiting)  # the open sentence's are held still
+        self.editor_panel.showSuggestions.connect(self.show_new_suggestions)
         loop.load_last()
         self.model_panel = ModelPanel(loop, self)
         self.model_dock.setWidget(self.model_panel)
@@ -178,6 +183,7 @@ class MainWindow(WindowMenus, QMainWindow):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
         self.undo_group.removeStack(self.session.undo_stack)
+        self.queue_menu.detach()
         self.adjudication.close()
         self.list_panel.shutdown()
         self.session.shutdown()
@@ -258,6 +264,13 @@ class MainWindow(WindowMenus, QMainWindow):
     def train_now(self) -> None:
         if self.model_panel is not None:
             self.model_panel.train()
+
+    def show_new_suggestions(self) -> None:
+        """Model › Show new suggestions: the open sentence takes the latest model's."""
+        if self.model_loop is not None and not self.model_loop.show_new_suggestions():
+            self._report("No new suggestions waiting: this sentence shows the latest model's.")
+        if self.editor is not None:
+            self.editor.setFocus()
 
     def cancel_training(self) -> None:
         if self.model_loop is not None and not self.model_loop.cancel():

@@ -19,8 +19,10 @@
   whose connection it is).
 * **Guidance.**  Per sentence a :class:`~tagtool.services.guidance.SentenceGuidance`;
   the current sentence's becomes the editor's hints (filtered by the View
-  toggles).  The queue strategy (:mod:`tagtool.services.strategies`, Go › Queue
-  strategy) scores the sentences from the same guidance as flat arrays
+  toggles), held still while the sentence is open
+  (:mod:`tagtool.gui.suggestion_hold`).  The queue strategy
+  (:mod:`tagtool.services.strategies`, Go › Queue strategy) scores the
+  sentences from the same guidance as flat arrays
   (:class:`~tagtool.gui.questions.Questions`): its scores fill the
   sentence list's Info column, its queue orders J, and its token questions
   are what Tab visits and the token-question mode marks.
@@ -57,6 +59,7 @@ from tagtool.gui.queue_steering import QueueSteering
 from tagtool.gui.retire import Retirer
 from tagtool.gui.session import Session
 from tagtool.gui.stored_models import MAX_STORED_MODELS, StoredModels
+from tagtool.gui.suggestion_hold import SuggestionHold
 from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.review import for_training
@@ -65,6 +68,8 @@ log = logging.getLogger(__name__)
 
 #: Milliseconds of quiet after an edit before an automatic retrain (each edit restarts it).
 DEBOUNCE_MS = 400
+#: Milliseconds a changed learner or setting rests before the run it starts (automatic retraining on).
+SETTINGS_MS = 600
 #: Default passes of a warm-started retrain after an edit (0: the learner's full settings).
 RETRAIN_EPOCHS = 3
 #: Folds of the cross-validation after each run.  At 3 each fold trains on
@@ -95,7 +100,7 @@ def retrain_overrides(pass_param: str | None, params: dict, passes: int) -> dict
     return {}
 
 
-class ModelLoop(QObject, QueueSteering, StoredModels):
+class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
     """Background training and guidance for one session.
 
     Signals
@@ -112,6 +117,9 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
     cancelled()
     stored(int)
         A model was stored in the project (its id).
+    suggestionsWaiting(bool)
+        A newer model's suggestions for the open sentence wait (True) or
+        were shown (False) (:mod:`tagtool.gui.suggestion_hold`).
     """
 
     started = Signal(str)
@@ -126,6 +134,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
     loaded = Signal(object)
     #: The queue strategy or the token-question mode changed (the J queue and Info scores with them).
     queueChanged = Signal()
+    suggestionsWaiting = Signal(bool)
 
     def __init__(self, session: Session, parent: QObject | None = None):
         super().__init__(parent)
@@ -142,6 +151,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         #: Passes of a warm-started retrain after an edit (0: full settings).
         self.retrain_epochs = RETRAIN_EPOCHS
         self.marks = Marks()
+        self._init_hold()  # what the open sentence shows, kept still (tagtool.gui.suggestion_hold)
         #: The queue strategy and token-question mode, and the plan of the model in use.
         self.questions = Questions()
         #: The annotation costs the queue ranks with, measured in a worker (:mod:`tagtool.gui.queue_costs_watch`).
@@ -154,6 +164,8 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         self._announced = None  # the tagger whose first result modelChanged announced
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(lambda: self.train(after_edit=True))
+        self._settings_timer = QTimer(self, singleShot=True, interval=SETTINGS_MS)
+        self._settings_timer.timeout.connect(self._settings_changed)
         session.annotationsChanged.connect(self._edited)
         session.sentenceChanged.connect(self._refresh_hints)
         session.reviewChanged.connect(self._review_changed)
@@ -185,8 +197,26 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
     def busy(self) -> bool:
         return self.runner.busy
 
-    def set_learner(self, name: str, params: dict) -> None:
+    def set_learner(self, name: str, params: dict, retrain: bool = True) -> bool:
+        """Use learner ``name`` with ``params``; True when that changes the model the next run makes.
+
+        With automatic retraining on and something labeled, a change starts a full run once the
+        settings rest for :data:`SETTINGS_MS` (``retrain`` False: a stored model's own learner).
+        """
+        before = (self.learner_name, self.full_params())
         self.learner_name, self.params = name, dict(params)
+        changed = not (before[0] == name and _same_params(before[1], self.full_params()))
+        if changed and self.auto and retrain:
+            self._settings_timer.start()
+        return changed
+
+    def _settings_changed(self) -> None:
+        counts = self.session.counts.token_counts()
+        result = self.result
+        in_use = result is not None and result.learner == self.learner_name and _same_params(
+            dict(result.params), self.full_params())
+        if self.auto and counts["full"] + counts["partial"] and not in_use:
+            self.train()
 
     def set_marks(self, **changes) -> None:
         self.marks = replace(self.marks, **changes)
@@ -210,6 +240,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         full settings.
         """
         self._debounce.stop()
+        self._settings_timer.stop()
         project = self.session.project
         counts = self.session.counts.token_counts()
         if counts["full"] + counts["partial"] == 0:
@@ -280,6 +311,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
     def cancel(self) -> bool:
         """Stop the running (or waiting) run; False if there was none."""
         self._debounce.stop()
+        self._settings_timer.stop()
         if self.session.drop_deferred("train") or self.runner.cancel():
             self.cancelled.emit()
             return True
@@ -348,6 +380,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
 
     def _tokens_changed(self, sid: int, _focus: int) -> None:
         self._retokenized[sid] = time.perf_counter()
+        self.drop_held(sid)
 
     # ------------------------------------------------------------------
     # projects
@@ -357,6 +390,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         if self.representations is not None:
             self.representations.shutdown()
         self._debounce.stop()
+        self._settings_timer.stop()
         self.runner.shutdown()
         self.planner.shutdown()
         self.costs_watch.shutdown()
@@ -376,8 +410,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels):
         if self.editor is None:
             return
         sid = self.session.current_id
-        plan = self.questions.plan
-        questions = plan.sentence(sid) if plan is not None and sid is not None else None
-        self.editor.set_hints(hints_for(sid, self.guidance(sid), self.session.annotations, self.marks, questions,
+        guidance, questions = self.shown(sid)  # the open sentence's are held still
+        self.editor.set_hints(hints_for(sid, guidance, self.session.annotations, self.marks, questions,
                                         self.questions.asking))
 

@@ -218,7 +218,9 @@ class ModelPanel(QWidget):
         except TagtoolError as exc:
             self.status.setText(f"Setting not valid: {exc}")
             return False
-        self.loop.set_learner(self.learner.currentData(), params)
+        if self.loop.set_learner(self.learner.currentData(), params) and self.loop.result is not None:
+            self.status.setText("Learner settings changed: retraining with them…" if self.loop.auto else
+                                "Learner settings changed: Train now (Ctrl+T) makes a model with them.")
         return True
 
     def train(self) -> None:

@@ -13,18 +13,35 @@
   log, :mod:`tagtool.services.queue_costs`, once it has enough; otherwise the
   defaults) and a line saying which costs are in use.
 
-The choices are kept in the user's settings (:class:`GuiSettings`).
+The strategy and the costs choice are kept in the user's settings
+(:class:`GuiSettings`).  The token-question mode is a setting of the project
+(its ``meta`` row :data:`TOKEN_QUESTIONS_META`: each project opens in the mode
+it was left in, off for a new one), shown in the status bar by a button
+that switches it.
 """
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QToolButton
 
+from tagtool.errors import TagtoolError
 from tagtool.services import strategies
+
+log = logging.getLogger(__name__)
 
 #: The mode toggle's key.
 TOKEN_QUESTIONS_KEY = "Ctrl+Shift+Q"
+#: The project's ``meta`` key of the token-question mode (``"1"`` on, ``"0"`` off).
+TOKEN_QUESTIONS_META = "gui.token_questions"
+
+
+def project_asking(project) -> bool:
+    """The token-question mode a project was left in (off when it never set one)."""
+    return project.meta.get(TOKEN_QUESTIONS_META) == "1"
 
 
 class QueueMenu(QObject):
@@ -40,7 +57,6 @@ class QueueMenu(QObject):
         self.pair_action = self._add(go_menu, "Candidates the model is &torn between\tShift+Space", self._pair)
         self.asking_action = self._add(go_menu, "Token &questions mode", self._toggle_asking)
         self.asking_action.setCheckable(True)
-        self.asking_action.setChecked(settings.token_questions)
         self.asking_action.setShortcut(QKeySequence(TOKEN_QUESTIONS_KEY))
         self.asking_action.setToolTip("Mark the tokens the model asks about (tagtool simulate --mode tokens); "
                                       "Tab goes to the next one")
@@ -68,6 +84,14 @@ class QueueMenu(QObject):
         self.measured_costs_action.toggled.connect(self.set_measured_costs)
         self.costs_action = self.strategy_menu.addAction("Default annotation costs")
         self.costs_action.setEnabled(False)  # information: which costs are in use
+        # the status bar's permanent mode switch (shown while a project is open)
+        self.mode_button = QToolButton(window)
+        self.mode_button.setAutoRaise(True)
+        self.mode_button.setObjectName("question_mode")
+        self.mode_button.clicked.connect(lambda: self.set_asking(not self.asking_action.isChecked()))
+        window.statusBar().addPermanentWidget(self.mode_button)
+        self._show_mode(False)
+        self.mode_button.hide()
 
     def _add(self, menu, text: str, slot) -> QAction:
         action = menu.addAction(text)
@@ -86,7 +110,11 @@ class QueueMenu(QObject):
     def attach(self, loop, list_panel) -> None:
         """A project opened: its model loop takes the choices kept in the settings."""
         settings = self.window.settings
-        loop.set_queue(settings.queue_strategy, settings.token_questions, settings.queue_seed)
+        asking = project_asking(loop.session.project)
+        self.asking_action.setChecked(asking)
+        self._show_mode(asking)
+        self.mode_button.show()
+        loop.set_queue(settings.queue_strategy, asking, settings.queue_seed)
         loop.costs_watch.changed.connect(lambda _costs: self._show_costs())
         loop.costs_watch.set_measured(settings.measured_costs)
         header = list_panel.table.horizontalHeader()
@@ -106,10 +134,16 @@ class QueueMenu(QObject):
                                                 6000)
 
     def set_asking(self, on: bool) -> None:
-        """Turn the token-question mode on or off (kept in the settings)."""
-        self.window.settings.token_questions = on
+        """Turn the token-question mode on or off (kept in the open project)."""
         self.asking_action.setChecked(on)
+        self._show_mode(on)
         if self.loop is not None:
+            project = self.loop.session.project
+            if not project.readonly and project_asking(project) != on:
+                try:
+                    project.set_meta(TOKEN_QUESTIONS_META, "1" if on else "0")
+                except TagtoolError as e:  # a full disk: the mode holds for this session only
+                    log.warning("the token-question mode was not saved in %s: %s", project.path, e)
             self.loop.set_queue(asking=on)
             plan = self.loop.questions.plan
             count = f" ({plan.n_asking} sentences have one)" if plan is not None and on else ""
@@ -145,6 +179,17 @@ class QueueMenu(QObject):
         self._show_costs()
 
     # ------------------------------------------------------------------
+
+    def detach(self) -> None:
+        """The project closed: no mode to show."""
+        self.mode_button.hide()
+
+    def _show_mode(self, on: bool) -> None:
+        self.mode_button.setText("Mode: token questions" if on else "Mode: whole sentences")
+        self.mode_button.setToolTip(
+            ("Token questions: the editor marks the tokens the model asks about; Tab goes to the next one. "
+             if on else "Whole sentences: label or correct every token; Enter accepts the suggestions on screen. ")
+            + f"Click (or {TOKEN_QUESTIONS_KEY}) to switch; the mode is kept in this project.")
 
     def _toggle_asking(self) -> None:
         self.set_asking(self.asking_action.isChecked())

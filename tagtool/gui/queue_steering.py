@@ -133,11 +133,19 @@ class QueueSteering:
         plan = self.questions.plan
         if plan is None:
             return None
-        return plan.next_question(sid, focus, self._annotations_of, direction,
-                                  passed_over=self.session.skipped | set(self._retokenized))
+        held = self.held_open_questions(sid)  # the open sentence's questions on screen, while newer ones wait
+        ahead = [t for t in held or () if (t > focus if direction >= 0 else t < focus)]
+        if ahead:
+            return sid, ahead[0] if direction >= 0 else ahead[-1]
+        passed = self.session.skipped | set(self._retokenized) | ({sid} if held is not None else set())
+        found = plan.next_question(sid, focus, self._annotations_of, direction, passed_over=passed)
+        return found if found is not None or not held else (sid, held[0] if direction >= 0 else held[-1])
 
     def pair(self, sid: int | None, token: int) -> tuple[str, str] | None:
         """The two labels the model is torn between at ``token`` (None: not torn, or no model)."""
+        held = self.held_pair(sid, token)  # the open sentence: as it is shown
+        if held is not ...:
+            return held
         plan = self.questions.plan
         if plan is None or sid is None or sid in self._retokenized:
             return None

@@ -6,7 +6,8 @@ temporary folder first, so the user's own copy is not edited.  States: the
 sample project as it opens, a sentence with full and partial labels and a
 selection (and with ``picker`` the label picker), a span selected by a mouse
 drag at the default window size with the label palette above it; with ``model`` also the
-model panel while training, suggestions with uncertainty shading, view
+model panel while training, suggestions with uncertainty shading, a newer
+model's suggestions waiting for the open sentence (at the default window size), view
 disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
 learner is installed) and the statistics panel; then the adjudication view
 (View › Adjudication) on answers of two simulated annotators; with ``team``
@@ -33,6 +34,10 @@ from tagtool.gui import agreement_shots, mouse_script  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
 from tagtool.gui.style import apply_theme  # noqa: E402
+
+
+#: States shown at the window's default size (the others at 1280×760).
+DEFAULT_SIZE_SHOTS = frozenset({"waiting"})
 
 
 def _settle(app: QApplication) -> None:
@@ -86,7 +91,8 @@ def _wait(app: QApplication, condition, seconds: float = 120.0) -> None:
 def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
     """``(name, action)`` of the model states; each action prepares the window."""
     ids = window.session.project.sentence_ids()
-    return [*_training_shots(app, window, ids), *_guidance_shots(app, window, ids, wdpsl)]
+    return [*_training_shots(app, window, ids), *_guidance_shots(app, window, ids, wdpsl),
+            *_waiting_shot(app, window)]
 
 
 def _training_shots(app: QApplication, window: MainWindow, ids):
@@ -114,6 +120,32 @@ def _training_shots(app: QApplication, window: MainWindow, ids):
         window.editor.set_focus(3)
 
     return [("training", training), ("suggestions", suggestions)]
+
+
+def _waiting_shot(app: QApplication, window: MainWindow):
+    """A newer model (another learner) arrives while a sentence is open: its suggestions wait behind the mark."""
+    loop, panel = window.model_loop, window.model_panel
+
+    def waiting():
+        window.queue_menu.set_asking(False)
+        window.stats_dock.hide()
+        window.model_dock.show()
+        window.legend_dock.show()
+        window.legend_dock.raise_()
+        unlabeled = [sid for sid in window.session.sentence_ids if loop.result.status.get(sid) == "none"]
+        window.session.go_to(unlabeled[1])
+        window.editor.set_focus(0)
+        window.editor.accept_suggestions([0])  # an edit, then the newer model arrives
+        ended = []
+        loop.finished.connect(ended.append)
+        panel.select_learner("hmm", {})
+        panel.train()
+        _wait(app, lambda: bool(ended) and not loop.busy)
+        if not loop.suggestions_waiting:
+            print("waiting: the newer model suggests the same here; no mark to show", file=sys.stderr)
+        window.editor.set_focus(2)
+
+    return [("waiting", waiting)]
 
 
 def _guidance_shots(app: QApplication, window: MainWindow, ids, wdpsl: bool):
@@ -249,6 +281,7 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
             shutil.copy(project, copy)
             apply_theme(app, theme)
             window = MainWindow(settings)
+            default_size = window.size()  # the shots of DEFAULT_SIZE_SHOTS are taken at it
             window.resize(1280, 760)
             window.open_project(copy)
             window.show()
@@ -274,8 +307,11 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
             for name, action in [*(_model_shots(app, window, wdpsl) if model else ()),
                                  ("adjudication", lambda: _adjudication(window))]:
                 action()
+                if name in DEFAULT_SIZE_SHOTS:
+                    window.resize(default_size)
                 _settle(app)
                 written.append(_save(window, outdir / f"{name}-{theme}.png"))
+                window.resize(1280, 760)
             window.model_loop.cancel()
             window.close()
             window.deleteLater()

@@ -45,7 +45,13 @@ Protocol, per step (the simulator's; :meth:`ScriptedAnnotator.annotate_step`)
 
 The J key goes to the queue's first unfinished sentence *other than the
 current one*; when the current sentence is the head, the annotator stays
-(Home) rather than pressing J.
+(Home) rather than pressing J.  The simulator's annotator sees each
+sentence with the model of its step; the app keeps the open sentence's
+suggestions still while a newer model arrives (:mod:`tagtool.gui.suggestion_hold`),
+so an annotator who stays on it after Train now asks for the new ones (F5)
+first.  In ``review``, Enter completes the sentence and opens the queue's
+next one (Edit › Preferences › Next sentence after Enter), the head J
+would go to.
 """
 
 from __future__ import annotations
@@ -208,6 +214,8 @@ class ScriptedAnnotator:
         if head is None and self.session.queue:
             return False
         if head is not None and head == current:
+            if self.loop.suggestions_waiting:  # a model trained since it opened: its suggestions, as the simulator's
+                self.press(Qt.Key_F5)
             self.press(Qt.Key_Home)
             return True
         self.press(Qt.Key_J)

@@ -1,5 +1,7 @@
 """Per-user GUI settings (QSettings): recent projects, the theme, the folders file dialogs last used,
-the queue strategy, its seed, the token-question mode and the annotator's name."""
+the queue strategy, its seed, the annotator's name and whether Enter opens the next sentence.
+
+The token-question mode is not here: it is a setting of each project (:mod:`tagtool.gui.queue_menu`)."""
 
 from __future__ import annotations
 
@@ -97,14 +99,14 @@ class GuiSettings:
         self.qsettings.sync()
 
     @property
-    def token_questions(self) -> bool:
-        """Whether the token-question mode (Go › Token questions) is on."""
-        value = self.qsettings.value("token_questions", False)
-        return value is True or str(value).lower() == "true"
+    def advance_after_accept(self) -> bool:
+        """After Enter accepts a sentence's suggestions, open the queue's next sentence (on unless turned off)."""
+        value = self.qsettings.value("advance_after_accept", True)
+        return value not in (False, "false", "0", 0)
 
-    @token_questions.setter
-    def token_questions(self, value: bool) -> None:
-        self.qsettings.setValue("token_questions", bool(value))
+    @advance_after_accept.setter
+    def advance_after_accept(self, value: bool) -> None:
+        self.qsettings.setValue("advance_after_accept", bool(value))
         self.qsettings.sync()
 
     @property

@@ -60,7 +60,7 @@ class StoredModels:
         if not records:
             return False
         record = records[-1]
-        self.set_learner(record.learner, dict(record.params))
+        self.set_learner(record.learner, dict(record.params), retrain=False)
 
         def wire(task) -> None:
             task.signals.returned.connect(

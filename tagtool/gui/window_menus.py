@@ -17,6 +17,7 @@ from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.sample import ask_reset_sample
 from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.settings import THEMES
+from tagtool.gui.suggestion_hold import NEW_SUGGESTIONS_KEYS
 
 #: The View menu's toggles of what the model marks in the editor: ``(Marks field, menu text)``.
 MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty shading"),
@@ -106,6 +107,10 @@ class WindowMenus:
         self._action(model, "&Settings…", self._show_model_panel)
         self.train_action = self._action(model, "&Train now", self.train_now, "Ctrl+T")
         self.cancel_action = self._action(model, "&Cancel training", self.cancel_training, "Ctrl+.")
+        self.new_suggestions_action = self._action(model, "Show &new suggestions", self.show_new_suggestions)
+        self.new_suggestions_action.setShortcuts([QKeySequence(k) for k in NEW_SUGGESTIONS_KEYS])
+        self.new_suggestions_action.setToolTip("The open sentence keeps its suggestions while you work on it; "
+                                               "this shows the latest model's")
 
     def _view_menu(self, view) -> None:
         view.addAction(self.legend_dock.toggleViewAction())

@@ -243,6 +243,12 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
         """The ``meta`` table: schema_version, created, tagtool_version, name."""
         return dict(self._db.execute("SELECT key, value FROM meta"))
 
+    def set_meta(self, key: str, value: str) -> None:
+        """Set one ``meta`` row: a setting kept in the project (e.g. the app's token-question mode)."""
+        with self._write() as conn:
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
+                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, str(value)))
+
     @property
     def name(self) -> str:
         """The project's name."""

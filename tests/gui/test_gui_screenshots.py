@@ -14,7 +14,7 @@ def test_screenshots_render_light_and_dark(chunk_project, tmp_path, qapp):
         assert {f"sample-{theme}.png", f"partial-{theme}.png", f"mouse-span-{theme}.png", f"palette-{theme}.png"} <= names
         assert {f"training-{theme}.png", f"suggestions-{theme}.png", f"disagreement-{theme}.png",
                 f"questions-{theme}.png", f"statistics-{theme}.png", f"adjudication-{theme}.png",
-                f"agreement-{theme}.png"} <= names
+                f"agreement-{theme}.png", f"waiting-{theme}.png"} <= names
     for path in paths:
         image = QImage(str(path))
         assert not image.isNull() and image.width() > 200
