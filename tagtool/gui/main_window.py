@@ -35,6 +35,7 @@ from tagtool.gui.session import Session
 from tagtool.gui.settings import GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
 from tagtool.gui.style import LabelStyle, apply_theme
+from tagtool.gui import window_layout
 from tagtool.gui.window_menus import WindowMenus
 from tagtool.store.outputs import check_not_input
 from tagtool.store.project import SUFFIX, Project
@@ -78,8 +79,9 @@ class MainWindow(WindowMenus, QMainWindow):
         self.legend_dock.raise_()
         self._build_menus()
         self.adjudication = AdjudicationDock(self)  # View › Adjudication
+        self.splitter: QSplitter | None = None
         self._show_empty()
-        self.resize(1200, 720)
+        window_layout.restore_window(self, self.settings)  # size, place and docks of the last run
 
     # ------------------------------------------------------------------
     # projects
@@ -98,12 +100,13 @@ class MainWindow(WindowMenus, QMainWindow):
         self.undo_group.setActiveStack(self.session.undo_stack)
         self.list_panel = SentenceListPanel(self.session, self)
         self.editor_panel = EditorPanel(self.session, self)
-        splitter = QSplitter(Qt.Horizontal, self)
+        splitter = self.splitter = QSplitter(Qt.Horizontal, self)
         splitter.addWidget(self.list_panel)
         splitter.addWidget(self.editor_panel)
+        splitter.setStretchFactor(0, 0)  # a wider window widens the editor
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 780])
         self.setCentralWidget(splitter)
+        window_layout.fit_splitter(splitter, self.list_panel, self.settings)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
         self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
@@ -152,6 +155,7 @@ class MainWindow(WindowMenus, QMainWindow):
         loop.load_last()
         self.model_panel = ModelPanel(loop, self)
         self.model_dock.setWidget(self.model_panel)
+        window_layout.fit_to_dock(self.model_panel, self.model_panel.form)
         self.stats_panel = StatisticsPanel(self.session, loop, self)
         self.stats_dock.setWidget(self.stats_panel)
 
@@ -182,7 +186,7 @@ class MainWindow(WindowMenus, QMainWindow):
         self.session.shutdown()
         self.session.project.close()
         self.session.deleteLater()
-        self.session = self.list_panel = self.editor_panel = None
+        self.session = self.list_panel = self.editor_panel = self.splitter = None
         self._show_empty()
 
     def _show_empty(self) -> None:
@@ -348,6 +352,7 @@ class MainWindow(WindowMenus, QMainWindow):
         )
 
     def closeEvent(self, event) -> None:
+        window_layout.save_window(self, self.splitter, self.settings)
         self.batch.shutdown()
         self.exports.wait()  # an export being written is finished, not cut off
         self.close_project()  # every edit is already saved

@@ -17,6 +17,7 @@ from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.sample import ask_reset_sample
 from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.settings import THEMES
+from tagtool.gui.window_layout import SidePanels
 
 #: The View menu's toggles of what the model marks in the editor: ``(Marks field, menu text)``.
 MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty shading"),
@@ -107,7 +108,13 @@ class WindowMenus:
         self.cancel_action = self._action(model, "&Cancel training", self.cancel_training, "Ctrl+.")
 
     def _view_menu(self, view) -> None:
-        view.addAction(self.legend_dock.toggleViewAction())
+        for dock in (self.legend_dock, self.model_dock, self.stats_dock):
+            view.addAction(dock.toggleViewAction())
+        self.side_panels = SidePanels(self)
+        self.side_panels_action = self._action(view, "Side &panels", self.side_panels.toggle, "F9", False)
+        self.side_panels_action.setCheckable(True)
+        self.side_panels_action.setChecked(True)
+        view.addSeparator()
         self.mark_actions = {}
         for name, text in MARKS:
             action = view.addAction(text)
