@@ -108,6 +108,7 @@ class MainWindow(WindowMenus, QMainWindow):
         self.setCentralWidget(splitter)
         window_layout.fit_splitter(splitter, self.list_panel, self.settings)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
+        self.list_panel.openRequested.connect(lambda: self.editor.setFocus())
         self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.editor.token_actions = self.sentence_actions.token_actions
