@@ -31,12 +31,14 @@ from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sentence_list_panel import SentenceListPanel
+from tagtool.gui.readonly_banner import ReadonlyBanner, held_elsewhere_text
 from tagtool.gui.session import Session
 from tagtool.gui.settings import GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
 from tagtool.gui.style import LabelStyle, apply_theme
 from tagtool.gui import window_layout
 from tagtool.gui.window_menus import WindowMenus
+from tagtool.store import window_lock
 from tagtool.store.outputs import check_not_input
 from tagtool.store.project import SUFFIX, Project
 
@@ -68,6 +70,9 @@ class MainWindow(WindowMenus, QMainWindow):
         self.undo_group = QUndoGroup(self)
         self.progress = QLabel(self)
         self.statusBar().addPermanentWidget(self.progress)
+        self.readonly_banner = ReadonlyBanner(self)  # a project another window has open
+        self.statusBar().addPermanentWidget(self.readonly_banner)
+        self.window_lock: window_lock.WindowLock | None = None
         self.legend = Legend(LabelStyle([]), self)
         self.legend_dock = self.add_panel("Legend", self.legend, Qt.RightDockWidgetArea)
         self.model_dock = self.add_panel("Model", QLabel("No project open.", self), Qt.RightDockWidgetArea)
@@ -88,12 +93,17 @@ class MainWindow(WindowMenus, QMainWindow):
 
     def open_project(self, path: str | Path) -> bool:
         """Open a project file (closing the current one); False on error."""
+        if self.session is not None and self.session.project.path.resolve() == Path(path).resolve():
+            self.close_project()  # opened again: this window's own lock is not another window's
+        lock = window_lock.acquire(Path(path))
         try:
-            project = Project.open(path)
+            project = Project.open(path, readonly=lock.elsewhere)
         except (TagtoolError, OSError) as e:
+            lock.release()
             QMessageBox.warning(self, "Open project", str(e))
             return False
         self.close_project()
+        self.window_lock = lock
         self.session = Session(project, self)
         self.session.annotator = self.settings.annotator
         self.undo_group.addStack(self.session.undo_stack)
@@ -121,7 +131,10 @@ class MainWindow(WindowMenus, QMainWindow):
         self.settings.add_recent(project.path)
         state = " (read-only)" if project.readonly else ""
         self.setWindowTitle(f"{project.name}{state} — tagtool")
-        if project.newer_schema:
+        if lock.elsewhere:
+            self.readonly_banner.show_reason("open in another window", held_elsewhere_text(project.path, lock.holder))
+            self.show_error("Read-only project", held_elsewhere_text(project.path, lock.holder))
+        elif project.newer_schema:
             self.show_error("Read-only project", (
                 f"{project.path} was written by a newer tagtool (project schema "
                 f"{project.schema_version}). It is open read-only: you can look at it and "
@@ -188,6 +201,10 @@ class MainWindow(WindowMenus, QMainWindow):
         self.session.project.close()
         self.session.deleteLater()
         self.session = self.list_panel = self.editor_panel = self.splitter = None
+        if self.window_lock is not None:
+            self.window_lock.release()
+            self.window_lock = None
+        self.readonly_banner.clear_reason()
         self._show_empty()
 
     def _show_empty(self) -> None:
