@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from tagtool.errors import TagtoolError
 from tagtool.gui.main_window import MainWindow
 from tagtool.gui.style import apply_theme
+from tagtool.logs import configure_app_logging
 from tagtool.paths import ICON_PNG, resource
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
     """
     app = application()
     window = MainWindow()
+    configure_app_logging(window.status_log)  # the log file; a repeated warning once, in the status bar
     apply_theme(app, window.settings.theme)
     state = {"looping": False}
     if quit_after_ms is not None:

@@ -35,6 +35,7 @@ from tagtool.gui.readonly_banner import ReadonlyBanner, held_elsewhere_text
 from tagtool.gui.session import Session
 from tagtool.gui.settings import GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
+from tagtool.gui.status_log import StatusBarLog, WarningLabel
 from tagtool.gui.style import LabelStyle, apply_theme
 from tagtool.gui import window_layout
 from tagtool.gui.window_menus import WindowMenus
@@ -73,6 +74,9 @@ class MainWindow(WindowMenus, QMainWindow):
         self.readonly_banner = ReadonlyBanner(self)  # a project another window has open
         self.statusBar().addPermanentWidget(self.readonly_banner)
         self.window_lock: window_lock.WindowLock | None = None
+        self.warning_label = WarningLabel(self)
+        self.statusBar().addPermanentWidget(self.warning_label)
+        self.status_log = StatusBarLog(self.warning_label, self)  # attached by tagtool.logs (app.run)
         self.legend = Legend(LabelStyle([]), self)
         self.legend_dock = self.add_panel("Legend", self.legend, Qt.RightDockWidgetArea)
         self.model_dock = self.add_panel("Model", QLabel("No project open.", self), Qt.RightDockWidgetArea)
@@ -131,18 +135,7 @@ class MainWindow(WindowMenus, QMainWindow):
         self.settings.add_recent(project.path)
         state = " (read-only)" if project.readonly else ""
         self.setWindowTitle(f"{project.name}{state} — tagtool")
-        if lock.elsewhere:
-            self.readonly_banner.show_reason("open in another window", held_elsewhere_text(project.path, lock.holder))
-            self.show_error("Read-only project", held_elsewhere_text(project.path, lock.holder))
-        elif project.newer_schema:
-            self.show_error("Read-only project", (
-                f"{project.path} was written by a newer tagtool (project schema "
-                f"{project.schema_version}). It is open read-only: you can look at it and "
-                "train models, but edits cannot be saved. Open it with that newer tagtool to edit it."))
-        elif project.readonly_reason:
-            self.show_error("Read-only project", (
-                f"{project.path}: {project.readonly_reason}. It is open read-only: you can look at it "
-                "and train models, but edits cannot be saved. Copy it to a folder you can write to edit it."))
+        self._say_if_readonly(project, lock)
         for action in self._project_actions:
             action.setEnabled(True)
         self.editor.setFocus()
@@ -155,6 +148,21 @@ class MainWindow(WindowMenus, QMainWindow):
         # Raised now, it is painted once with the opening's first paint.
         splitter.raise_()
         return True
+
+    def _say_if_readonly(self, project: Project, lock: window_lock.WindowLock) -> None:
+        """Why an opened project cannot be edited here, if it cannot."""
+        if lock.elsewhere:
+            self.readonly_banner.show_reason("open in another window", held_elsewhere_text(project.path, lock.holder))
+            self.show_error("Read-only project", held_elsewhere_text(project.path, lock.holder))
+        elif project.newer_schema:
+            self.show_error("Read-only project", (
+                f"{project.path} was written by a newer tagtool (project schema "
+                f"{project.schema_version}). It is open read-only: you can look at it and "
+                "train models, but edits cannot be saved. Open it with that newer tagtool to edit it."))
+        elif project.readonly_reason:
+            self.show_error("Read-only project", (
+                f"{project.path}: {project.readonly_reason}. It is open read-only: you can look at it "
+                "and train models, but edits cannot be saved. Copy it to a folder you can write to edit it."))
 
     def _start_model_loop(self) -> None:
         loop = self.model_loop = ModelLoop(self.session, self)
@@ -370,6 +378,7 @@ class MainWindow(WindowMenus, QMainWindow):
         )
 
     def closeEvent(self, event) -> None:
+        logging.getLogger().removeHandler(self.status_log)
         window_layout.save_window(self, self.splitter, self.settings)
         self.batch.shutdown()
         self.exports.wait()  # an export being written is finished, not cut off
