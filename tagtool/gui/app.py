@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from tagtool.errors import TagtoolError
 from tagtool.gui.main_window import MainWindow
+from tagtool.gui.qt_libraries import check_xcb
 from tagtool.gui.style import apply_theme
 from tagtool.logs import configure_app_logging
 from tagtool.paths import ICON_PNG, resource
@@ -26,6 +27,9 @@ def application() -> QApplication:
     """The QApplication (created once)."""
     app = QApplication.instance()
     if app is None:
+        problem = check_xcb()  # Qt would abort (exit status 134) without a word a person can act on
+        if problem is not None:
+            raise TagtoolError(problem)
         # Each Python call of the GUI thread (a slot, a view's data(), a paint event) waits for the
         # GIL while a worker runs Python, up to the switch interval each time: 5 ms by default,
         # and a repaint makes hundreds of calls (benchmarks/results/big_project.md §4).
