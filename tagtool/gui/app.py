@@ -78,6 +78,7 @@ def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
     if quit_after_ms is not None and not opened:
         return 1
     window.show()
+    window.warm_kernels()  # the first model's kernels compile while the person reads the window
     state["looping"] = True
     return app.exec()
 

@@ -38,6 +38,7 @@ from tagtool.gui.statistics import StatisticsPanel
 from tagtool.gui.status_log import StatusBarLog, WarningLabel
 from tagtool.gui.style import LabelStyle, apply_theme
 from tagtool.gui import window_layout
+from tagtool.gui.warmup import KernelWarmup
 from tagtool.gui.window_menus import WindowMenus
 from tagtool.store import window_lock
 from tagtool.store.outputs import check_not_input
@@ -74,6 +75,7 @@ class MainWindow(WindowMenus, QMainWindow):
         self.readonly_banner = ReadonlyBanner(self)  # a project another window has open
         self.statusBar().addPermanentWidget(self.readonly_banner)
         self.window_lock: window_lock.WindowLock | None = None
+        self.kernel_warmup = KernelWarmup(self)
         self.warning_label = WarningLabel(self)
         self.statusBar().addPermanentWidget(self.warning_label)
         self.status_log = StatusBarLog(self.warning_label, self)  # attached by tagtool.logs (app.run)
@@ -268,6 +270,10 @@ class MainWindow(WindowMenus, QMainWindow):
         self.model_dock.raise_()
         if self.model_panel is not None:
             self.model_panel.learner.setFocus()
+
+    def warm_kernels(self) -> None:
+        """Compile the learner's kernels in the background (the open project's learner, else the default)."""
+        self.kernel_warmup.start(self.model_loop.learner_name if self.model_loop is not None else None)
 
     def train_now(self) -> None:
         if self.model_panel is not None:
