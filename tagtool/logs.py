@@ -72,6 +72,7 @@ def configure_app_logging(*extra: logging.Handler) -> OncePerMessage:
             terminal = logging.StreamHandler(sys.stderr)
             terminal.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
             root.addHandler(terminal)
+        _configured.restore = (root.level, [h for h in root.handlers if h.level == logging.NOTSET])
         for handler in root.handlers:
             handler.addFilter(_configured)
             if handler.level == logging.NOTSET:
@@ -112,5 +113,9 @@ def reset_app_logging() -> None:
             if isinstance(handler, logging.handlers.RotatingFileHandler) or getattr(handler, "added_by_app", False):
                 root.removeHandler(handler)
                 handler.close()
+    level, unset = getattr(_configured, "restore", (root.level, []))
+    root.setLevel(level)
+    for handler in unset:
+        handler.setLevel(logging.NOTSET)
     logging.captureWarnings(False)
     _configured = None

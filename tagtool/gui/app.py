@@ -14,7 +14,7 @@ from tagtool.errors import TagtoolError
 from tagtool.gui.main_window import MainWindow
 from tagtool.gui.qt_libraries import check_xcb
 from tagtool.gui.style import apply_theme
-from tagtool.logs import configure_app_logging
+from tagtool.logs import configure_app_logging, reset_app_logging
 from tagtool.paths import ICON_PNG, resource
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,13 @@ def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
     app = application()
     window = MainWindow()
     configure_app_logging(window.status_log)  # the log file; a repeated warning once, in the status bar
+    try:
+        return _show(app, window, project, quit_after_ms)
+    finally:
+        reset_app_logging()  # the log file closed; a caller's own logging as it was
+
+
+def _show(app: QApplication, window: MainWindow, project: Path | None, quit_after_ms: int | None) -> int:
     apply_theme(app, window.settings.theme)
     state = {"looping": False}
     if quit_after_ms is not None:

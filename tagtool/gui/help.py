@@ -37,6 +37,7 @@ KEYS = (
                           "its first question and answering one moves on to the next"),
     ("Ctrl+T", "train the model now, with the learner's full settings (after an edit it retrains "
                "by itself with a few passes)"),
+    ("F9", "hide the side panels (Legend, Statistics, Model) for a wider editor, and bring them back"),
     ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
     ("Ctrl+F", "search the sentence list"),
     ("Mouse", "click a token to focus it, Shift+click to extend, right-click for labels"),

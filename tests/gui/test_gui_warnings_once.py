@@ -16,6 +16,7 @@ TIMEOUT = 60_000
 @pytest.fixture
 def app_logging(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    logs.reset_app_logging()
     seen: list[logging.LogRecord] = []
 
     class Terminal(logging.Handler):  # stands for the terminal's handler
