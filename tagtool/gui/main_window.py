@@ -31,7 +31,7 @@ from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sentence_list_panel import SentenceListPanel
-from tagtool.gui.readonly_banner import ReadonlyBanner, held_elsewhere_text
+from tagtool.gui.readonly_banner import ReadonlyBanner, say_if_readonly
 from tagtool.gui.session import Session
 from tagtool.gui.settings import GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
@@ -137,7 +137,7 @@ class MainWindow(WindowMenus, QMainWindow):
         self.settings.add_recent(project.path)
         state = " (read-only)" if project.readonly else ""
         self.setWindowTitle(f"{project.name}{state} — tagtool")
-        self._say_if_readonly(project, lock)
+        say_if_readonly(self, project, lock)
         for action in self._project_actions:
             action.setEnabled(True)
         self.editor.setFocus()
@@ -150,21 +150,6 @@ class MainWindow(WindowMenus, QMainWindow):
         # Raised now, it is painted once with the opening's first paint.
         splitter.raise_()
         return True
-
-    def _say_if_readonly(self, project: Project, lock: window_lock.WindowLock) -> None:
-        """Why an opened project cannot be edited here, if it cannot."""
-        if lock.elsewhere:
-            self.readonly_banner.show_reason("open in another window", held_elsewhere_text(project.path, lock.holder))
-            self.show_error("Read-only project", held_elsewhere_text(project.path, lock.holder))
-        elif project.newer_schema:
-            self.show_error("Read-only project", (
-                f"{project.path} was written by a newer tagtool (project schema "
-                f"{project.schema_version}). It is open read-only: you can look at it and "
-                "train models, but edits cannot be saved. Open it with that newer tagtool to edit it."))
-        elif project.readonly_reason:
-            self.show_error("Read-only project", (
-                f"{project.path}: {project.readonly_reason}. It is open read-only: you can look at it "
-                "and train models, but edits cannot be saved. Copy it to a folder you can write to edit it."))
 
     def _start_model_loop(self) -> None:
         loop = self.model_loop = ModelLoop(self.session, self)

@@ -34,3 +34,22 @@ class ReadonlyBanner(QLabel):
         self.clear()
         self.setToolTip("")
         self.hide()
+
+
+def say_if_readonly(window, project, lock) -> None:
+    """Why an opened project cannot be edited in ``window`` (a :class:`~tagtool.gui.main_window.MainWindow`),
+    if it cannot: the banner and a non-modal message."""
+    if lock.elsewhere:
+        window.readonly_banner.show_reason("open in another window", held_elsewhere_text(project.path, lock.holder))
+        window.show_error("Read-only project", held_elsewhere_text(project.path, lock.holder))
+    elif project.newer_schema:
+        text = (f"{project.path} was written by a newer tagtool (project schema "
+                f"{project.schema_version}). It is open read-only: you can look at it and "
+                "train models, but edits cannot be saved. Open it with that newer tagtool to edit it.")
+        window.readonly_banner.show_reason("written by a newer tagtool", text)
+        window.show_error("Read-only project", text)
+    elif project.readonly_reason:
+        text = (f"{project.path}: {project.readonly_reason}. It is open read-only: you can look at it "
+                "and train models, but edits cannot be saved. Copy it to a folder you can write to edit it.")
+        window.readonly_banner.show_reason(project.readonly_reason, text)
+        window.show_error("Read-only project", text)
