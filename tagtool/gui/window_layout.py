@@ -16,9 +16,12 @@ View › Side panels (F9) hides all the docks at once and brings them back.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QFormLayout, QMainWindow, QSplitter, QWidget
 
+#: The first start's window size (within the screen's available area).
+DEFAULT_SIZE = (1200, 720)
 #: Share of the window's width the right-hand docks start with, and its bounds in pixels.
 SIDE_SHARE = 0.24
 SIDE_WIDTH = (275, 330)
@@ -48,8 +51,12 @@ def restore_window(window: QMainWindow, settings) -> bool:
     if state is not None:
         window.restoreState(state)
     if not restored:
-        window.resize(1200, 720)
-        width = round(min(max(SIDE_SHARE * 1200, SIDE_WIDTH[0]), SIDE_WIDTH[1]))
+        size = QSize(*DEFAULT_SIZE)
+        screen = window.screen()
+        if screen is not None and QGuiApplication.platformName() != "offscreen":  # a 1024×700 screen
+            size = size.boundedTo(screen.availableGeometry().size())
+        window.resize(size)
+        width = round(min(max(SIDE_SHARE * size.width(), SIDE_WIDTH[0]), SIDE_WIDTH[1]))
         docks = side_docks(window)
         window.resizeDocks(docks, [width] * len(docks), Qt.Horizontal)
     return restored
