@@ -8,7 +8,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Windows' open-project locks and the log file go to a folder of this run, not the user's.
-os.environ.setdefault("XDG_STATE_HOME", tempfile.mkdtemp(prefix="tagtool-test-state-"))
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="tagtool-test-state-")
 
 #: The CoNLL-2000 slice the batch-tagging tests read and tag (provenance: tests/data/README).
 BATCH_INPUT = Path(__file__).parent / "data" / "conll2000_train_head.txt"
