@@ -72,3 +72,10 @@ def user_cache_dir() -> Path:
     """
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "tagtool"
+
+
+def user_state_dir() -> Path:
+    """Per-user folder for state that is neither data nor cache: the log file, open-project locks
+    (XDG on Linux).  Not created here."""
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "tagtool"

@@ -1,11 +1,14 @@
 """Test-wide settings (Qt runs offscreen, so the suite needs no display) and shared fixtures."""
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Windows' open-project locks and the log file go to a folder of this run, not the user's.
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="tagtool-test-state-")
 
 #: The CoNLL-2000 slice the batch-tagging tests read and tag (provenance: tests/data/README).
 BATCH_INPUT = Path(__file__).parent / "data" / "conll2000_train_head.txt"

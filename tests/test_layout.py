@@ -24,7 +24,7 @@ PACKAGE = pathlib.Path(tagtool.__file__).parent
 LAYERS = (("core",), ("decode",), ("learn", "store"), ("tagger",), ("services",), ("gui",), ("cli",))
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 #: The small modules at the top of the package that every layer may use; they import only each other.
-SHARED = {"errors", "paths", "display", "pacing", "gil_slices", "collector", "_runtime", "_lazy"}
+SHARED = {"errors", "paths", "display", "pacing", "gil_slices", "collector", "_runtime", "_lazy", "logs"}
 
 #: Modules allowed to import above their layer, with the reason.
 EXCEPTIONS = {

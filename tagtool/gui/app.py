@@ -12,7 +12,9 @@ from PySide6.QtWidgets import QApplication
 
 from tagtool.errors import TagtoolError
 from tagtool.gui.main_window import MainWindow
+from tagtool.gui.qt_libraries import check_xcb
 from tagtool.gui.style import apply_theme
+from tagtool.logs import configure_app_logging, reset_app_logging
 from tagtool.paths import ICON_PNG, resource
 
 log = logging.getLogger(__name__)
@@ -25,6 +27,9 @@ def application() -> QApplication:
     """The QApplication (created once)."""
     app = QApplication.instance()
     if app is None:
+        problem = check_xcb()  # Qt would abort (exit status 134) without a word a person can act on
+        if problem is not None:
+            raise TagtoolError(problem)
         # Each Python call of the GUI thread (a slot, a view's data(), a paint event) waits for the
         # GIL while a worker runs Python, up to the switch interval each time: 5 ms by default,
         # and a repaint makes hundreds of calls (benchmarks/results/big_project.md §4).
@@ -64,6 +69,14 @@ def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
     """
     app = application()
     window = MainWindow()
+    configure_app_logging(window.status_log)  # the log file; a repeated warning once, in the status bar
+    try:
+        return _show(app, window, project, quit_after_ms)
+    finally:
+        reset_app_logging()  # the log file closed; a caller's own logging as it was
+
+
+def _show(app: QApplication, window: MainWindow, project: Path | None, quit_after_ms: int | None) -> int:
     apply_theme(app, window.settings.theme)
     state = {"looping": False}
     if quit_after_ms is not None:
@@ -72,6 +85,7 @@ def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
     if quit_after_ms is not None and not opened:
         return 1
     window.show()
+    window.warm_kernels()  # the first model's kernels compile while the person reads the window
     state["looping"] = True
     return app.exec()
 

@@ -42,6 +42,7 @@ KEYS = (
                "by itself with a few passes)"),
     ("  ".join(NEW_SUGGESTIONS_KEYS), "show the latest model's suggestions for the open sentence (they wait, "
                                       "marked above the editor, until you leave the sentence or ask)"),
+    ("F9", "hide the side panels (Legend, Statistics, Model) for a wider editor, and bring them back"),
     ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
     ("Ctrl+F", "search the sentence list"),
     ("Mouse", "click a token to focus it; drag across tokens (or click, then Shift+click) to select a span; "

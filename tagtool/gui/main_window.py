@@ -32,11 +32,16 @@ from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.add_documents import ask_add_documents
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sentence_list_panel import SentenceListPanel
+from tagtool.gui.readonly_banner import ReadonlyBanner, say_if_readonly
 from tagtool.gui.session import Session
 from tagtool.gui.settings import GuiSettings
 from tagtool.gui.statistics import StatisticsPanel
+from tagtool.gui.status_log import StatusBarLog, WarningLabel
 from tagtool.gui.style import LabelStyle, apply_theme
+from tagtool.gui import window_layout
+from tagtool.gui.warmup import KernelWarmup
 from tagtool.gui.window_menus import WindowMenus
+from tagtool.store import window_lock
 from tagtool.store.outputs import check_not_input
 from tagtool.store.project import SUFFIX, Project
 
@@ -68,6 +73,13 @@ class MainWindow(WindowMenus, QMainWindow):
         self.undo_group = QUndoGroup(self)
         self.progress = QLabel(self)
         self.statusBar().addPermanentWidget(self.progress)
+        self.readonly_banner = ReadonlyBanner(self)  # a project another window has open
+        self.statusBar().addPermanentWidget(self.readonly_banner)
+        self.window_lock: window_lock.WindowLock | None = None
+        self.kernel_warmup = KernelWarmup(self)
+        self.warning_label = WarningLabel(self)
+        self.statusBar().addPermanentWidget(self.warning_label)
+        self.status_log = StatusBarLog(self.warning_label, self)  # attached by tagtool.logs (app.run)
         self.legend = Legend(LabelStyle([]), self)
         self.legend_dock = self.add_panel("Legend", self.legend, Qt.RightDockWidgetArea)
         self.model_dock = self.add_panel("Model", QLabel("No project open.", self), Qt.RightDockWidgetArea)
@@ -79,33 +91,41 @@ class MainWindow(WindowMenus, QMainWindow):
         self.legend_dock.raise_()
         self._build_menus()
         self.adjudication = AdjudicationDock(self)  # View › Adjudication
+        self.splitter: QSplitter | None = None
         self._show_empty()
-        self.resize(1200, 720)
+        window_layout.restore_window(self, self.settings)  # size, place and docks of the last run
 
     # ------------------------------------------------------------------
     # projects
 
     def open_project(self, path: str | Path) -> bool:
         """Open a project file (closing the current one); False on error."""
+        if self.session is not None and self.session.project.path.resolve() == Path(path).resolve():
+            self.close_project()  # opened again: this window's own lock is not another window's
+        lock = window_lock.acquire(Path(path))
         try:
-            project = Project.open(path)
+            project = Project.open(path, readonly=lock.elsewhere)
         except (TagtoolError, OSError) as e:
+            lock.release()
             QMessageBox.warning(self, "Open project", str(e))
             return False
         self.close_project()
+        self.window_lock = lock
         self.session = Session(project, self)
         self.session.annotator = self.settings.annotator
         self.undo_group.addStack(self.session.undo_stack)
         self.undo_group.setActiveStack(self.session.undo_stack)
         self.list_panel = SentenceListPanel(self.session, self)
         self.editor_panel = EditorPanel(self.session, self)
-        splitter = QSplitter(Qt.Horizontal, self)
+        splitter = self.splitter = QSplitter(Qt.Horizontal, self)
         splitter.addWidget(self.list_panel)
         splitter.addWidget(self.editor_panel)
+        splitter.setStretchFactor(0, 0)  # a wider window widens the editor
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 780])
         self.setCentralWidget(splitter)
+        window_layout.fit_splitter(splitter, self.list_panel, self.settings)
         self.list_panel.sentenceActivated.connect(self.session.go_to)
+        self.list_panel.openRequested.connect(lambda: self.editor.setFocus())
         self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.editor.token_actions = self.sentence_actions.token_actions
@@ -119,15 +139,7 @@ class MainWindow(WindowMenus, QMainWindow):
         self.settings.add_recent(project.path)
         state = " (read-only)" if project.readonly else ""
         self.setWindowTitle(f"{project.name}{state} — tagtool")
-        if project.newer_schema:
-            self.show_error("Read-only project", (
-                f"{project.path} was written by a newer tagtool (project schema "
-                f"{project.schema_version}). It is open read-only: you can look at it and "
-                "train models, but edits cannot be saved. Open it with that newer tagtool to edit it."))
-        elif project.readonly_reason:
-            self.show_error("Read-only project", (
-                f"{project.path}: {project.readonly_reason}. It is open read-only: you can look at it "
-                "and train models, but edits cannot be saved. Copy it to a folder you can write to edit it."))
+        say_if_readonly(self, project, lock)
         for action in self._project_actions:
             action.setEnabled(True)
         self.editor.setFocus()
@@ -158,6 +170,7 @@ class MainWindow(WindowMenus, QMainWindow):
         loop.load_last()
         self.model_panel = ModelPanel(loop, self)
         self.model_dock.setWidget(self.model_panel)
+        window_layout.fit_to_dock(self.model_panel, self.model_panel.form)
         self.stats_panel = StatisticsPanel(self.session, loop, self)
         self.stats_dock.setWidget(self.stats_panel)
 
@@ -189,7 +202,11 @@ class MainWindow(WindowMenus, QMainWindow):
         self.session.shutdown()
         self.session.project.close()
         self.session.deleteLater()
-        self.session = self.list_panel = self.editor_panel = None
+        self.session = self.list_panel = self.editor_panel = self.splitter = None
+        if self.window_lock is not None:
+            self.window_lock.release()
+            self.window_lock = None
+        self.readonly_banner.clear_reason()
         self._show_empty()
 
     def _show_empty(self) -> None:
@@ -260,6 +277,10 @@ class MainWindow(WindowMenus, QMainWindow):
         self.model_dock.raise_()
         if self.model_panel is not None:
             self.model_panel.learner.setFocus()
+
+    def warm_kernels(self) -> None:
+        """Compile the learner's kernels in the background (the open project's learner, else the default)."""
+        self.kernel_warmup.start(self.model_loop.learner_name if self.model_loop is not None else None)
 
     def train_now(self) -> None:
         if self.model_panel is not None:
@@ -377,6 +398,8 @@ class MainWindow(WindowMenus, QMainWindow):
         )
 
     def closeEvent(self, event) -> None:
+        logging.getLogger().removeHandler(self.status_log)
+        window_layout.save_window(self, self.splitter, self.settings)
         self.batch.shutdown()
         self.exports.wait()  # an export being written is finished, not cut off
         self.close_project()  # every edit is already saved

@@ -4,7 +4,9 @@ The rows are :class:`~tagtool.gui.sentence_list.SentenceListModel`'s, painted
 by :class:`~tagtool.gui.list_delegate.SentenceRowDelegate`; the panel keeps
 the current sentence's row selected and in view, and emits
 ``sentenceActivated(id)`` when the annotator picks another row.  The search
-waits for 200 ms of quiet typing before it reads the list again.
+waits for 200 ms of quiet typing before it reads the list again; Enter in
+it searches at once and opens the first hit in the editor (once a big
+project's list, read in a worker, is in).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class SentenceListPanel(QWidget):
     """Search box, status filter and the table; emits ``sentenceActivated(id)``."""
 
     sentenceActivated = Signal(int)
+    #: Enter in the search box opened a hit: the editor takes the keyboard.
+    openRequested = Signal()
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -38,8 +42,9 @@ class SentenceListPanel(QWidget):
         self.model = SentenceListModel(session, self)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search text…")
-        self.search.setToolTip("Sentences containing this text: A–Z in either case, "
-                               "every other character as typed (é does not find É)")
+        self.search.setToolTip("Sentences containing this text, as written or as tokens (\"Hot Pot, which\" "
+                               "finds Hot Pot , which): A–Z in either case, every other character as typed "
+                               "(é does not find É). Enter opens the first hit.")
         self.search.setClearButtonEnabled(True)
         self.status = QComboBox(self)
         self.status.addItems(list(STATUS_FILTERS))
@@ -77,8 +82,10 @@ class SentenceListPanel(QWidget):
         self._debounce = QTimer(self, singleShot=True, interval=200)
         self._debounce.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(self._debounce.start)
+        self.search.returnPressed.connect(self.open_first_hit)
+        self._open_when_read = False
         self.status.currentIndexChanged.connect(self.apply_filter)
-        self.model.rowsReplaced.connect(lambda: self.show_sentence(self.session.current_id))
+        self.model.rowsReplaced.connect(self._rows_replaced)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         session.sentenceChanged.connect(self.show_sentence)
         self.show_sentence(session.current_id)
@@ -89,6 +96,27 @@ class SentenceListPanel(QWidget):
         self._order_for(status)
         self.model.set_filter(status, self.search.text().strip())
         self.show_sentence(self.session.current_id)
+
+    def open_first_hit(self) -> None:
+        """Enter in the search box: search now, and open the list's first row in the editor."""
+        self.apply_filter()
+        self._open_when_read = self.model.reading
+        if not self._open_when_read:
+            self._open_first_row()
+
+    def _rows_replaced(self) -> None:
+        if self._open_when_read:
+            self._open_when_read = False
+            self._open_first_row()
+        self.show_sentence(self.session.current_id)
+
+    def _open_first_row(self) -> None:
+        if self.model.rowCount() == 0:
+            return
+        sid = self.model.data(self.model.index(0, 0), Qt.UserRole)
+        if sid is not None:
+            self.sentenceActivated.emit(sid)
+            self.openRequested.emit()
 
     def _order_for(self, status: str | None) -> None:
         """The "Annotators disagree" filter lists the most disputed sentences first (no column's

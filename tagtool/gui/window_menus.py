@@ -18,6 +18,7 @@ from tagtool.gui.sample import ask_reset_sample
 from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.settings import THEMES
 from tagtool.gui.suggestion_hold import NEW_SUGGESTIONS_KEYS
+from tagtool.gui.window_layout import SidePanels
 
 #: The View menu's toggles of what the model marks in the editor: ``(Marks field, menu text)``.
 MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty shading"),
@@ -113,7 +114,13 @@ class WindowMenus:
                                                "this shows the latest model's")
 
     def _view_menu(self, view) -> None:
-        view.addAction(self.legend_dock.toggleViewAction())
+        for dock in (self.legend_dock, self.model_dock, self.stats_dock):
+            view.addAction(dock.toggleViewAction())
+        self.side_panels = SidePanels(self)
+        self.side_panels_action = self._action(view, "Side &panels", self.side_panels.toggle, "F9", False)
+        self.side_panels_action.setCheckable(True)
+        self.side_panels_action.setChecked(True)
+        view.addSeparator()
         self.mark_actions = {}
         for name, text in MARKS:
             action = view.addAction(text)

@@ -1,8 +1,10 @@
 """The trigram index of the sentences' text, and how a search uses it.
 
-What a search finds (unchanged from the scan it replaces): the sentences
-whose text (their tokens joined by single spaces) contains the search
-string.  ASCII letters match in either case; every other character matches
+What a search finds: the sentences whose text (their tokens joined by
+single spaces) contains the search string as typed, or as written in
+running text: the search is also tokenized (:func:`search_forms`), so
+"Hot Pot, which" finds the tokens ``Hot Pot , which`` and "don't" finds
+``do n't``.  ASCII letters match in either case; every other character matches
 only itself, as SQLite's ``LIKE`` compares them (``é`` does not find ``É``,
 ``ñ`` does not find ``Ñ``); ``%``, ``_``, ``\\`` and quotes are ordinary
 characters.
@@ -45,6 +47,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tagtool.core.tokenize import tokenize
 from tagtool.store import schema
 from tagtool.store.rows import ORDERED_SENTENCES
 
@@ -214,11 +217,30 @@ def match_query(search: str) -> str:
     return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
 
 
-def use_index(conn: sqlite3.Connection, index_ready: bool, search: str) -> bool:
-    """Whether the index should answer ``search`` (see the module's "Which plan")."""
+def search_forms(search: str) -> list[str]:
+    """The strings a search looks for: as typed, and as the sentences hold text typed like it.
+
+    A sentence's text is its tokens joined by single spaces; text as written
+    ("Hot Pot, which") is tokenized by the default rules
+    (:func:`tagtool.core.tokenize.tokenize`) and joined the same way
+    ("Hot Pot , which").  Searches that already look like tokens give one form.
+    """
+    tokens = " ".join(search[start:end] for start, end in tokenize(search))
+    return [search] if not tokens or tokens == search else [search, tokens]
+
+
+def _fts_query(forms: list[str]) -> str:
+    if len(forms) == 1:
+        return match_query(forms[0])
+    return " OR ".join(f"({match_query(form)})" for form in forms)
+
+
+def use_index(conn: sqlite3.Connection, index_ready: bool, search: str | list[str]) -> bool:
+    """Whether the index should answer ``search`` (one string or its :func:`search_forms`; see "Which plan")."""
+    forms = [search] if isinstance(search, str) else search
     # NUL ends a LIKE pattern inside SQLite (a C string): the scan's
     # answer to such a search is not a substring search, so it keeps it.
-    if not index_ready or len(search) < MIN_CHARS or "\x00" in search:
+    if not index_ready or any(len(f) < MIN_CHARS or "\x00" in f for f in forms):
         return False
     last = conn.execute("SELECT max(id) FROM sentences").fetchone()[0]
     if last is None:
@@ -226,19 +248,22 @@ def use_index(conn: sqlite3.Connection, index_ready: bool, search: str) -> bool:
     cap = max(1, int(INDEX_SHARE * last))
     candidates = conn.execute(
         f"SELECT count(*) FROM (SELECT 1 FROM {TABLE} WHERE {TABLE} MATCH ? LIMIT ?)",
-        (match_query(search), cap),
+        (_fts_query(forms), cap),
     ).fetchone()[0]
     return candidates < cap
 
 
 def text_filter(conn: sqlite3.Connection, index_ready: bool, search: str) -> tuple[str, str, list[Any]]:
-    """``(FROM clause, WHERE condition, parameters)`` of the sentences containing ``search``.
+    """``(FROM clause, WHERE condition, parameters)`` of the sentences containing ``search``
+    in any of its :func:`search_forms`.
 
     The FROM clause is :data:`ORDERED_SENTENCES` (the scan) or
     :data:`INDEXED_SENTENCES`; both name the sentence ``s`` and its
     document ``d``.
     """
-    like = "s.text LIKE ? ESCAPE '\\'"
-    if use_index(conn, index_ready, search):
-        return INDEXED_SENTENCES, f"{TABLE} MATCH ? AND {like}", [match_query(search), like_pattern(search)]
-    return ORDERED_SENTENCES, like, [like_pattern(search)]
+    forms = search_forms(search)
+    like = "(" + " OR ".join(["s.text LIKE ? ESCAPE '\\'"] * len(forms)) + ")"
+    patterns = [like_pattern(form) for form in forms]
+    if use_index(conn, index_ready, forms):
+        return INDEXED_SENTENCES, f"{TABLE} MATCH ? AND {like}", [_fts_query(forms), *patterns]
+    return ORDERED_SENTENCES, like, patterns

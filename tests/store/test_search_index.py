@@ -270,3 +270,36 @@ def test_tricky_sentences_are_stored_as_written():
     """The generator's tokens are valid sentences (no spaces inside, none empty)."""
     for sentence in tricky_sentences(50):
         assert all(token and " " not in token for token in sentence.tokens)
+
+
+# ----------------------------------------------------------------------
+# text as written
+
+
+def _project_of(tmp_path, sentences: list[list[str]]) -> Project:
+    from tagtool.core import Corpus, Document, Sentence
+
+    corpus = Corpus(LABELS, (Document("doc", tuple(Sentence(tuple(tokens)) for tokens in sentences)),))
+    return Project.create(tmp_path / "written.tagproj", corpus)
+
+
+@pytest.mark.parametrize("how", ["auto", "index", "scan"])
+def test_text_as_written_finds_its_tokens(tmp_path, how):
+    with _project_of(tmp_path, [["We", "ate", "at", "Hot", "Pot", ",", "which", "was", "fine", "."],
+                                ["They", "do", "n't", "like", "U.S.", "food", "."],
+                                ["Hot", "Pot", "closed", "."]]) as project, plan(project, how):
+        first, second, third = project.sentence_ids()
+        assert project.sentence_ids(search="Hot Pot, which") == [first]
+        assert project.sentence_ids(search="Hot Pot , which") == [first]  # the tokens as they are
+        assert project.sentence_ids(search="hot pot, WHICH") == [first]
+        assert project.sentence_ids(search="don't like") == [second]
+        assert project.sentence_ids(search="Pot.") == []  # neither "Pot." nor "Pot ." is there
+        assert project.sentence_ids(search="closed.") == [third]
+        assert project.count_sentences(search="fine.") == 1
+        assert project.next_sentence(None, search="Hot Pot, which") == first
+
+
+def test_search_forms():
+    assert search_index.search_forms("Hot Pot, which") == ["Hot Pot, which", "Hot Pot , which"]
+    assert search_index.search_forms("Hot Pot , which") == ["Hot Pot , which"]
+    assert search_index.search_forms("  ") == ["  "]

@@ -1,0 +1,84 @@
+"""A missing Qt system library gives one line naming the packages (Debian/Ubuntu and Fedora), not an abort.
+
+The loader's real failure is simulated with a small shared object built here that needs a library no system
+has (``libxcb-gone.so.0``), standing in for the xcb plugin; the message for the library Debian desktops lack
+(``libxcb-cursor.so.0``) is checked with that name in its place."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tagtool.gui import qt_libraries
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the xcb plugin is Linux's")
+
+
+@pytest.fixture(scope="module")
+def broken_plugin(tmp_path_factory) -> Path:
+    """A shared object that needs ``libxcb-gone.so.0``, which is then removed."""
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler to build the stand-in plugin")
+    folder = tmp_path_factory.mktemp("plugin")
+    (folder / "gone.c").write_text("int gone(void) { return 1; }\n")
+    (folder / "plugin.c").write_text("int gone(void);\nint plugin(void) { return gone(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", folder / "libxcb-gone.so.0", "-Wl,-soname,libxcb-gone.so.0",
+                    folder / "gone.c"], check=True)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", folder / "libqxcb.so", folder / "plugin.c",
+                    folder / "libxcb-gone.so.0"], check=True)
+    (folder / "libxcb-gone.so.0").unlink()
+    return folder / "libqxcb.so"
+
+
+def test_the_loaders_failure_names_the_missing_library(broken_plugin):
+    assert qt_libraries.missing_library(broken_plugin) == "libxcb-gone.so.0"
+    message = qt_libraries.check_xcb(broken_plugin)
+    assert "libxcb-gone.so.0" in message and "\n" not in message
+
+
+def test_a_plugin_that_loads_is_fine():
+    plugin = qt_libraries.xcb_plugin()
+    if plugin is None:
+        pytest.skip("no xcb plugin in this Qt")
+    # Where this machine lacks a library the result names it; a complete system gives None.
+    missing = qt_libraries.missing_library(plugin)
+    assert missing is None or missing in qt_libraries.PACKAGES
+
+
+def test_the_message_for_libxcb_cursor_names_both_families_packages():
+    line = qt_libraries.install_line("libxcb-cursor.so.0")
+    assert "\n" not in line
+    assert "sudo apt install libxcb-cursor0 " in line and "libxkbcommon-x11-0" in line
+    assert "sudo dnf install xcb-util-cursor " in line and "xcb-util-wm" in line
+
+
+def test_only_an_xcb_start_is_checked():
+    linux = "linux"
+    assert qt_libraries.uses_xcb({"DISPLAY": ":0"}, linux)
+    assert qt_libraries.uses_xcb({"QT_QPA_PLATFORM": "xcb", "DISPLAY": ":0"}, linux)
+    assert not qt_libraries.uses_xcb({"QT_QPA_PLATFORM": "offscreen", "DISPLAY": ":0"}, linux)
+    assert not qt_libraries.uses_xcb({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0",
+                                      "XDG_SESSION_TYPE": "wayland"}, linux)
+    assert not qt_libraries.uses_xcb({"DISPLAY": ":0"}, "darwin")
+    assert not qt_libraries.uses_xcb({}, linux)
+
+
+def test_tagtool_gui_prints_one_line_and_exits_1_instead_of_aborting(broken_plugin, chunk_project):
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from tagtool.gui import qt_libraries
+        qt_libraries.xcb_plugin = lambda: Path({str(broken_plugin)!r})
+        from tagtool.cli.main import main
+        sys.exit(main(["gui", {str(chunk_project)!r}]))
+    """)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(chunk_project.parent), "QT_QPA_PLATFORM": "xcb", "DISPLAY": ":99"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "libxcb-gone.so.0" in lines[0] and "apt install" in lines[0], done.stderr
