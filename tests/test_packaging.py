@@ -147,7 +147,7 @@ def test_spec_collects_every_learner_and_excludes_nothing_the_app_imports(spec):
     for target in REGISTRY.values():  # imported by name: the analysis alone would miss them
         assert target.split(":")[0] in analysis["hiddenimports"]
     skipped = namespace["SKIP_MODULES"]
-    assert {"tagtool.gui.screenshots", "tagtool.gui.scripted"} <= skipped  # they import QtTest
+    assert {"tagtool.gui.screenshots", "tagtool.gui.scripted", "tagtool.gui.mouse_script"} <= skipped  # they import QtTest
     assert not skipped & set(analysis["hiddenimports"])
     excludes = analysis["excludes"]
     used_qt = set()
