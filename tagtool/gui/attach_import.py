@@ -109,6 +109,8 @@ def attach_import(session, parent: QWidget | None, path: Path, confirm_new_label
         QMessageBox.warning(parent, "Import annotations", str(e))
         return None, False
     session.undo_stack.clear()
+    if not done.joined:  # joined sentences: the window opens the project afresh (its sentence list changed)
+        session.reload()  # the open sentence shows the labels the spans gave it
     listing = warnings_box(parent, "Import annotations", done.placed.notes)
     if listing is not None:
         listing.exec()
