@@ -6,9 +6,9 @@ the keys (Shift+Right + a label key), a candidate set by Ctrl+key → a
 model, then a retrain that arrives while a sentence is open, and Enter
 stores what was on screen → a doccano file of the same text with two
 annotators' spans attached by offsets as their answers → doccano and
-Label Studio exports while the work is partly done → each export read
-into a new project holds every label, answer and candidate set.
-The store is read only to check what the app did.
+Label Studio exports while the work is partly done → each export made
+into a new project (File › New project again) holds every label, answer
+and candidate set. The store is read only to check what the app did.
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ from dataclasses import replace
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QMessageBox, QPushButton
 
 from tagtool.gui.attach_import import AttachDialog
 from tagtool.gui.main_window import MainWindow
 from tagtool.gui.mouse_script import click, click_button, drag
 from tagtool.gui.new_project import NewProjectDialog
-from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 from tests.gui.helpers import label_keys
 
@@ -112,15 +111,21 @@ def all_o_by_keys(window) -> None:
     QTest.keyClick(editor, *keys(window, "O"))
 
 
-def new_project(window, dialogs, qtbot, raw, path) -> None:
-    """File › New project: the text file, the label set typed, the defaults kept, OK."""
+def new_project(window, dialogs, qtbot, corpus, path, labels: str | None = None) -> None:
+    """File › New project: the corpus file, the label set typed (or filled in from the file), the defaults
+    kept, OK."""
     def fill(dialog):
         assert isinstance(dialog, NewProjectDialog)
         dialog.corpus.setFocus()
-        qtbot.keyClicks(dialog.corpus, str(raw))
+        qtbot.keyClicks(dialog.corpus, str(corpus))
         dialog.project.clear()
         qtbot.keyClicks(dialog.project, str(path))
-        qtbot.keyClicks(dialog.labels, LABELS)
+        if labels is not None:
+            qtbot.keyClicks(dialog.labels, labels)
+        else:
+            (button,) = [b for b in dialog.findChildren(QPushButton) if b.text() == "Fill from file"]
+            qtbot.mouseClick(button, Qt.LeftButton)
+            assert dialog.labels.text()
         options = dialog.span_options
         assert options.tokenizer.currentData() == "default" and options.split.isChecked()
         ok(qtbot, dialog)
@@ -189,7 +194,7 @@ def test_a_first_hour(qtbot, tmp_path, monkeypatch):
 
 def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     # 1. New project from the raw text: tokenized and split by default
-    new_project(window, dialogs, qtbot, raw, path)
+    new_project(window, dialogs, qtbot, raw, path, LABELS)
     session = window.session
     with Project.open(path, readonly=True) as p:
         sentences = [s.tokens for s in p.corpus()]
@@ -315,13 +320,13 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     assert [json.loads(line)["text"] for line in lines] == PARAGRAPHS == [t["data"]["text"] for t in tasks], \
         "one record per paragraph, its text once"
 
-    # 6. Each export read into a new project: every label, answer and candidate set is there
+    # 6. Each export made into a new project (File › New project, its labels filled in from the file):
+    # every label, annotator's answer and candidate set of the first project is there
     expected = state(project)
     assert {"B-ORG", "B-LOC"} in expected[6][1]  # the candidate set
     assert not all(len(a) == 1 for s in expected for a in s[1]), "partly labeled"
     for kind, out in exported.items():
-        again = Project.create(tmp_path / f"again-{out.suffix[1:]}.tagproj", read_corpus(out))
-        try:
-            assert state(again) == expected, kind
-        finally:
-            again.close()
+        again = tmp_path / f"again-{out.suffix[1:]}.tagproj"
+        new_project(window, dialogs, qtbot, out, again)
+        assert state(window.session.project) == expected, kind
+        assert not dialogs.unexpected
