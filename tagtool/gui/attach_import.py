@@ -109,11 +109,15 @@ def attach_import(session, parent: QWidget | None, path: Path, confirm_new_label
         QMessageBox.warning(parent, "Import annotations", str(e))
         return None, False
     session.undo_stack.clear()
+    if not done.joined:  # joined sentences: the window opens the project afresh (its sentence list changed)
+        session.reload()  # the open sentence shows the labels the spans gave it
     listing = warnings_box(parent, "Import annotations", done.placed.notes)
     if listing is not None:
         listing.exec()
-    what = (f"answers for {done.counts.sentences} sentences" if done.counts is not None
-            else f"{done.changed} training labels changed")
+    counts = done.counts
+    what = (f"{done.changed} training labels changed" if counts is None else
+            f"answers for {counts.sentences} sentences, {counts.changed} training labels changed"
+            + (f" ({counts.candidate_sets} to candidate sets of differing answers)" if counts.candidate_sets else ""))
     joined = f", {done.joined} sentence(s) joined" if done.joined else ""
     return (f"Attached {done.placed.found} of {done.placed.records} records by their text: {what}{joined}",
             bool(done.joined))

@@ -118,3 +118,27 @@ def test_add_documents_asks_about_texts_already_held(qtbot, tmp_path, open_windo
     _menu_action(window, "A&dd documents…").trigger()
     timer.stop()
     assert not pending and window.session.n_sentences == n + 2 + 4
+
+
+def test_the_open_sentence_shows_what_the_attached_spans_gave_it(qtbot, tmp_path, open_window, monkeypatch):
+    path, file = make_project(tmp_path), two_annotators(tmp_path)
+    window = open_window(path)
+    session = window.session
+    session.go_to(session.sentence_ids[1])  # "The next day he met Anna Berg at the Louvre ."
+    assert not any(window.editor.annotations)
+    session.edit({0: frozenset({"B-ORG"})}, "a label the answers will outvote")
+    with Project.open(path, readonly=True) as p:
+        before = [p.annotations(sid) for sid in p.sentence_ids()]
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(file), ""))
+    pending, timer = drive(qtbot, [ok(qtbot), click(qtbot, "Leave them out"), click(qtbot, "OK")])  # as answers
+    _menu_action(window, "&Import annotations…").trigger()
+    timer.stop()
+    assert not pending and session.n_sentences == window.session.n_sentences
+    with Project.open(path, readonly=True) as p:
+        stored = p.annotations(session.sentence_ids[1])
+        after = [p.annotations(sid) for sid in p.sentence_ids()]
+    assert any(stored) and window.editor.annotations == stored == session.annotations
+    assert stored[0] == {"B-ORG", "O"}, "the person's B-ORG against alice's O: the candidate set of both"
+    changed = sum(a != b for s, t in zip(before, after) for a, b in zip(s, t))
+    assert window.statusBar().currentMessage().endswith(
+        f"answers for 4 sentences, {changed} training labels changed (10 to candidate sets of differing answers)")
