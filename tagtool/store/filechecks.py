@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from tagtool.errors import ProjectError
-from tagtool.store import dbfile, disk
+from tagtool.store import dbfile, disk, schema
 
 #: JSON columns and the type their values must have.
 _JSON_COLUMNS = {
@@ -54,6 +54,46 @@ def check_json(conn: sqlite3.Connection, path: Path) -> None:
             raise ProjectError(
                 f"{path} is damaged and cannot be opened (row {row[0]} of its {table} holds broken data)"
             )
+
+
+def check_columns(conn: sqlite3.Connection, path: Path, version: int) -> None:
+    """Refuse a file of this version whose tables lack a column the schema gives them.
+
+    The schema's own text lives in ``sqlite_master``, which the page checks
+    pass when one of its bytes flipped inside a name: the file would open
+    and fail at its first query of that column ("no such column"). Only a
+    file of the current version is compared (older ones are migrated,
+    newer ones may differ); a migrated file may hold the columns in
+    another order, so sets are compared.
+    """
+    if version != schema.CURRENT_VERSION:
+        return
+    for table, columns in _expected_columns().items():
+        have = {row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')}
+        missing = sorted(columns - have)
+        if missing:
+            what = f"its {table} table has no column {', '.join(missing)}" if have else f"it has no {table} table"
+            raise ProjectError(f"{path} is damaged and cannot be opened ({what})")
+
+
+_EXPECTED: dict[str, frozenset[str]] = {}
+
+
+def _expected_columns() -> dict[str, frozenset[str]]:
+    """Each table of the current schema and its columns (made once, in memory)."""
+    if not _EXPECTED:
+        mem = sqlite3.connect(":memory:")
+        try:
+            schema.create_schema(mem)
+            # The search index may be absent from a sound file (an SQLite without FTS5 wrote it); it is
+            # checked, and rebuilt, on its own (tagtool.store.search_index.ensure).
+            tables = [r[0] for r in mem.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                                "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sentences_fts%'")]
+            for table in tables:
+                _EXPECTED[table] = frozenset(r[1] for r in mem.execute(f'PRAGMA table_info("{table}")'))
+        finally:
+            mem.close()
+    return _EXPECTED
 
 
 def read_ahead(path: Path) -> None:

@@ -238,6 +238,7 @@ def _open_checked(path: Path, readonly: bool) -> OpenedFile:
         conn = dbfile.connect_readonly(path)
         filechecks.check_pages(conn, path)
         version = _read_version(conn, path)
+        filechecks.check_columns(conn, path, version)
         filechecks.check_json(conn, path)
     except (ProjectError, sqlite3.Error, ValueError) as e:
         if conn is not None:

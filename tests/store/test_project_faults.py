@@ -232,3 +232,26 @@ def test_closing_on_a_failing_disk_is_logged_not_raised(project, caplog):
         project.close()
     assert project.closed and "closing failed" in caplog.text
     real.close()
+
+
+@pytest.mark.parametrize("table, column", [("labels", "shortcut"), ("sentences", "n_tokens"), ("adjudicated", "labels")])
+def test_a_flipped_byte_in_a_column_name_of_the_schema_is_refused_at_opening(tmp_path, table, column):
+    """A byte flipped inside the schema's text passes every page check; the file opened, then its
+    first read of that column failed with "no such column" instead of a named error."""
+    import sqlite3
+
+    from tagtool.store.project import Project
+
+    path = tmp_path / "p.tagproj"
+    Project.create(path, sample_corpus()).close()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute("UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = ?",
+                 (column, column[:-1] + chr(ord(column[-1]) ^ 1), table))
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    for readonly in (False, True):
+        with pytest.raises(ProjectError, match=rf"is damaged.*{table}.*{column}"):
+            Project.open(path, readonly=readonly)
+    assert path.read_bytes() == before
