@@ -226,10 +226,12 @@ def test_altered_meta(good, tmp_path, edit, message):
         (lambda a: a.update(start=a["start"][:1]), "start"),
         (lambda a: a.update(feature_view=a["feature_view"] + 3), "feature_view"),
         (lambda a: a.update(weights=np.full_like(a["weights"], np.nan)), "non-finite"),
+        # finite, but a constrained decode's penalty over such scores overflows to -inf (the fuzzer found it)
+        (lambda a: a.update(trans=np.full_like(a["trans"], -1e300)), "magnitude"),
         (lambda a: a.update(weights=a["weights"].astype(str)), "dtype"),
         (lambda a: a.pop("end"), "lacks the arrays end"),
     ],
-    ids=["weights-rows", "trans-shape", "start-views", "views-values", "nan", "strings", "missing-array"],
+    ids=["weights-rows", "trans-shape", "start-views", "views-values", "nan", "huge", "strings", "missing-array"],
 )
 def test_altered_arrays(good, tmp_path, change, message):
     arrays = {k: v.copy() for k, v in good[2].items()}

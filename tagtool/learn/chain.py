@@ -44,6 +44,11 @@ class ModelMismatchError(TagtoolError, ValueError):
 #: ``"decode"`` entry of the model's meta).  A tagger file written before
 #: they existed decodes with these defaults.
 DECODE_DEFAULTS = {"bio_constraint": True}
+#: Largest magnitude a stored score may have. Trained scores stay many orders
+#: below it; past it, sums of a sentence's scores and the BIO constraint's
+#: penalty (:func:`tagtool.decode.constraints.transition_penalty`) can
+#: overflow to infinity, so a file holding one is refused when it is loaded.
+MAX_SCORE = 1e100
 
 
 def check_decode_settings(settings: Mapping) -> dict:
@@ -328,6 +333,9 @@ class ChainModel:
                 raise ModelMismatchError(f"array {name!r} has shape {parts[name].shape}, expected {shape}")
             if not np.all(np.isfinite(parts[name])):
                 raise ModelMismatchError(f"array {name!r} holds non-finite values")
+            if parts[name].size and np.abs(parts[name]).max() > MAX_SCORE:
+                raise ModelMismatchError(f"array {name!r} holds a value of magnitude over {MAX_SCORE:g}: "
+                                         "no learner makes such scores")
         if feature_view.shape != (n_features,) or not np.isin(feature_view, (0, 1)).all():
             raise ModelMismatchError("array 'feature_view' does not give a view (0 or 1) for every feature")
         model = cls(
