@@ -183,8 +183,34 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
         taken[k].update(range(i, j + 1))
         bio[i] = f"B-{label}"
         bio[i + 1:j + 1] = [f"I-{label}"] * (j - i)
+    for start, end in _unlabeled(rec, who):
+        for k, r0, p0, length in segments:
+            a, b = max(start, r0) - r0 + p0, min(end, r0 + length) - r0 + p0
+            starts, ends, _ = texts[k].flat()
+            for t in range(bisect_right(ends, a), bisect_left(starts, b)):
+                bios[k][t] = ""
     for k, bio in bios.items():
         _store(texts[k], who, bio, out)
+
+
+def _unlabeled(rec: SpanRecord, who) -> list[tuple[int, int]]:
+    """The ``[start, end)`` runs an exported record's metadata says ``who`` left unlabeled.
+
+    A partly labeled project's export (:mod:`tagtool.store.formats.span_state`)
+    keeps them beside the spans, which alone would make those tokens ``O``:
+    the top-level runs amend the record's own spans, an annotator's entry
+    their spans. Malformed runs are passed over (the spans still attach).
+    """
+    state = rec.state if isinstance(rec.state, dict) else {}
+    entry = state
+    if who is not None:
+        annotators = state.get("annotators")
+        entry = annotators.get(who) if isinstance(annotators, dict) else None
+    runs = entry.get("unlabeled") if isinstance(entry, dict) else None
+    if not isinstance(runs, list):
+        return []
+    return [(r[0], r[1]) for r in runs
+            if isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) for v in r) and r[0] < r[1]]
 
 
 def _store(text: ProjectText, who, bio: list[str], out: Placed) -> None:

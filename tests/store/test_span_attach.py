@@ -250,3 +250,21 @@ def test_a_span_over_three_sentences_joins_them_into_one(tmp_path):
         labeled = [t for t, a in zip(p.sentence(first).tokens, p.annotations(first)) if a != {"O"}]
         assert labeled == ["day", ".", "It", "pours", "at", "night", ".", "It"]
         assert p.sentence(p.sentence_ids()[1]).tokens[0] == "After"
+
+
+def test_an_exported_partly_labeled_record_attaches_back_unlabeled_where_it_was(tmp_path):
+    """A doccano export keeps unlabeled tokens in its ``tagtool`` metadata; attaching it must not make them O."""
+    path = make_project(tmp_path)
+    a = PARAGRAPHS[0]
+    out = write_jsonl(tmp_path / "export.jsonl", [
+        {"text": a, "label": [span(a, "Dr. Smith", "PER")],
+         "tagtool": {"state": "partial", "unlabeled": [[a.index("The next"), len(a)]]}},
+        {"text": PARAGRAPHS[2], "label": [], "tagtool": {"state": "none", "unlabeled": [[0, len(PARAGRAPHS[2])]]}},
+    ])
+    with Project.open(path) as p:
+        p.attach_spans(out, read_span_records(out), mode="fill")
+        ids = p.sentence_ids()
+        assert list(p.annotations(ids[0])[:2]) == [{"B-PER"}, {"I-PER"}]
+        assert all(not ann for ann in p.annotations(ids[1]))  # "The next day ...": unlabeled in the export
+        for sid in ids[-2:]:  # the third paragraph: nobody labeled it
+            assert all(not ann for ann in p.annotations(sid))
