@@ -185,3 +185,18 @@ def test_opening_a_project_starts_no_run(open_window, chunk_project, qtbot):
     window.model_loop.started.connect(started.append)
     qtbot.wait(1500)
     assert not started and not window.model_loop._settings_timer.isActive()
+
+
+def test_a_click_on_a_suggestion_accepts_what_was_shown_while_newer_ones_wait(window, qtbot):
+    from tagtool.gui.mouse_script import chip_point
+
+    train(window, qtbot)
+    window.model_loop.auto = False
+    editor = open_unlabeled(window)
+    sid = window.session.current_id
+    before = shown_suggestions(editor)
+    arrive_different(window, [sid])
+    assert window.model_loop.suggestions_waiting
+    QTest.mouseClick(editor, Qt.LeftButton, Qt.NoModifier, chip_point(editor, 0, band="label"))
+    first = window.session.project.annotations(sid)[0]
+    assert first == {before[0]}
