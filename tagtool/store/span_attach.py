@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tagtool.core.annotation import EMPTY
+from tagtool.store.formats.span_state import covered
 from tagtool.store.formats.spans import SpanRecord, _Skip, parse_span
 from tagtool.store.project_texts import ProjectText
 
@@ -138,7 +139,7 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
     for k, r0, p0, length in segments:
         bio = bios.setdefault(k, [""] * texts[k].n_tokens)
         starts, ends, _ = texts[k].flat()
-        for t in range(bisect_left(starts, p0), bisect_right(ends, p0 + length)):
+        for t in range(bisect_left(starts, p0), bisect_right(ends, p0 + length)):  # tokens inside it
             bio[t] = "O"
     by = f" by {who}" if who is not None else ""
     spans = []
@@ -187,7 +188,7 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
         for k, r0, p0, length in segments:
             a, b = max(start, r0) - r0 + p0, min(end, r0 + length) - r0 + p0
             starts, ends, _ = texts[k].flat()
-            for t in range(bisect_right(ends, a), bisect_left(starts, b)):
+            for t in covered((starts, ends), a, b):
                 bios[k][t] = ""
     for k, bio in bios.items():
         _store(texts[k], who, bio, out)

@@ -156,7 +156,21 @@ def _places(tokens: Offsets) -> tuple[list[int], list[int]]:
     return [s for s, _ in tokens], [e for _, e in tokens]
 
 
-def _covered(places, start: int, end: int) -> range:
+def covered(places: tuple[Sequence[int], Sequence[int]], start: int, end: int) -> range:
+    """The indices of the tokens (``places``: their starts and ends, in order) that ``[start, end)`` overlaps.
+
+    Parameters
+    ----------
+    places : tuple of two sequences of int
+        Each token's start offset, and each token's end offset.
+    start, end : int
+        The character range.
+
+    Returns
+    -------
+    range
+        Empty when the range falls between tokens.
+    """
     starts, ends = places
     return range(bisect_right(ends, start), bisect_left(starts, end))
 
@@ -165,13 +179,13 @@ def amend(labels: list[frozenset[str]], entry: dict, places, line: int, ctx: Rea
     """``labels`` with ``entry``'s unlabeled runs and candidate sets put in."""
     out = list(labels)
     for start, end in _offsets(entry.get("unlabeled"), 2, "unlabeled", line, ctx):
-        for k in _covered(places, start, end):
+        for k in covered(places, start, end):
             out[k] = EMPTY
     for start, end, names in _offsets(entry.get("candidates"), 3, "candidates", line, ctx):
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
             raise ctx.error(line, f'"{KEY}": a candidate set must be a list of label names')
         label = ctx.parse_names(names, line)
-        for k in _covered(places, start, end):
+        for k in covered(places, start, end):
             out[k] = label
     return out
 
@@ -182,7 +196,7 @@ def labeling(entry: dict, places, line: int, ctx: ReadContext) -> list[frozenset
     for start, end, kind in _offsets(entry.get("spans"), 3, "spans", line, ctx):
         if not isinstance(kind, str):
             raise ctx.error(line, f'"{KEY}": a span\'s type must be a string')
-        for n, k in enumerate(_covered(places, start, end)):
+        for n, k in enumerate(covered(places, start, end)):
             out[k] = ctx.parse_cell(f"{'I' if n else 'B'}-{kind}", line)
     return amend(out, entry, places, line, ctx)
 

@@ -11,7 +11,6 @@ together and writes the spans in the style they were read in
 from __future__ import annotations
 
 import json
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -197,7 +196,7 @@ def shape(state: dict, text: str, offsets: list[Offsets], spans: list[list],
         state["tokens"] = [list(w) for w in flat]
     starts = [words[0][0] for words in offsets]
     places = [s for s, _ in flat], [e for _, e in flat]
-    together = {k for s, e, _ in spans for k in _covered(places, s, e)[1:]}
+    together = {k for s, e, _ in spans for k in span_state.covered(places, s, e)[1:]}
     # (a doccano reader splits before it knows the annotators' spans kept in the metadata)
     known = not state or (len(offsets) == 1 and "annotators" not in state)
     if not known or [flat[a][0] for a, _ in split_sentences(text, flat, together)] != starts:
@@ -257,8 +256,3 @@ def spans_of(
             raise ctx.error(f"{where}: label {label!r} of token {t + 1} does not fit the BIO scheme")
     return [s[:3] for s in spans]
 
-
-def _covered(places: tuple[list[int], list[int]], start: int, end: int) -> range:
-    """The indices of the tokens (``places``: their starts and ends) that ``[start, end)`` covers."""
-    starts, ends = places
-    return range(bisect_right(ends, start), bisect_left(starts, end))
