@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from tagtool.errors import TagtoolError
 from tagtool.gui.file_fields import Folders
-from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_box
+from tagtool.gui.span_import import ask_span_options, warnings_box
 from tagtool.store.duplicates import held_texts
 from tagtool.store.format_catalog import open_filter
 from tagtool.store.formats import read_corpus
@@ -73,10 +73,7 @@ def ask_add_documents(session, parent: QWidget, folders: Folders | None, confirm
     if not path:
         return None
     folders.remember("import", path)
-    options: dict = {}
-    if may_hold_spans(Path(path)):
-        dialog = SpanOptionsDialog(Path(path), parent)
-        if not dialog.exec():
-            return None
-        options = dialog.form.options()
+    options = ask_span_options(Path(path), parent)
+    if options is None:
+        return None
     return add_documents(session, parent, Path(path), options, confirm_new_labels)

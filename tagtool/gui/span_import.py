@@ -142,6 +142,21 @@ class SpanOptionsDialog(QDialog):
         form.addRow(buttons)
 
 
+def ask_span_options(path: Path, parent: QWidget | None) -> dict | None:
+    """The reading options of ``path`` (asked in a :class:`SpanOptionsDialog` if it may hold span records).
+
+    Returns
+    -------
+    dict or None
+        ``{}`` for a file of tokens (nothing to ask), the options chosen,
+        or None if the person cancelled.
+    """
+    if not may_hold_spans(path):
+        return {}
+    dialog = SpanOptionsDialog(path, parent)
+    return dialog.form.options() if dialog.exec() else None
+
+
 def warnings_box(parent: QWidget | None, title: str, warnings: list[str]) -> QMessageBox | None:
     """An information box listing what the reader skipped; None if nothing was.
 

@@ -30,7 +30,7 @@ from tagtool.gui.attach_import import attach_import, attaches
 from tagtool.gui.file_fields import Folders
 from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
-from tagtool.gui.span_import import SpanOptionsDialog, may_hold_spans, warnings_box
+from tagtool.gui.span_import import ask_span_options, warnings_box
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.id_query import ReadOnlyCall
 from tagtool.store.outputs import check_not_input
@@ -183,11 +183,10 @@ def ask_import(session: Session, parent: QWidget, folders: Folders | None = None
         if not ok:
             return None
         options["label_field"] = label_field
-    elif may_hold_spans(Path(path)):
-        dialog = SpanOptionsDialog(Path(path), parent)
-        if not dialog.exec():
+    else:
+        options = ask_span_options(Path(path), parent)
+        if options is None:
             return None
-        options = dialog.form.options()
     box = QMessageBox(QMessageBox.Question, "Import annotations",
                       "Replace every annotation with the file's, or only fill tokens "
                       "that have none? This cannot be undone.", parent=parent)
