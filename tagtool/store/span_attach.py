@@ -128,7 +128,7 @@ def place_records(path: Path, records: list[SpanRecord], texts: list[ProjectText
             out.notes.append(f"{path}:{rec.line}: the project holds no text {short!r}; record left out")
             continue
         out.found += 1
-        for who, items in rec.sources.items():
+        for who, items in _sources(rec).items():
             _place(path, rec, who, items, segments, texts, out)
     return out
 
@@ -194,16 +194,35 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
         _store(texts[k], who, bio, out)
 
 
+def _training_entry(rec: SpanRecord) -> dict | None:
+    """The metadata's ``labels`` entry: an unfinished Label Studio task's training labels, kept beside it."""
+    labels = rec.state.get("labels") if isinstance(rec.state, dict) else None
+    return labels if isinstance(labels, dict) and isinstance(labels.get("spans"), list) else None
+
+
+def _sources(rec: SpanRecord) -> dict:
+    """Each annotator's span items of ``rec``, with the training labels its metadata holds as spans of nobody.
+
+    A partly labeled project's Label Studio export writes the labels of an
+    unfinished task without annotators as a prediction and in the metadata's ``labels`` entry
+    (:mod:`tagtool.store.formats.span_state`), not as an annotation.
+    """
+    entry = _training_entry(rec)
+    if entry is None or rec.sources:  # annotators' tasks: their answers say it (an adjudicated label is left)
+        return rec.sources
+    return {NOBODY: list(entry["spans"])}
+
+
 def _unlabeled(rec: SpanRecord, who) -> list[tuple[int, int]]:
     """The ``[start, end)`` runs an exported record's metadata says ``who`` left unlabeled.
 
     A partly labeled project's export (:mod:`tagtool.store.formats.span_state`)
     keeps them beside the spans, which alone would make those tokens ``O``:
-    the top-level runs amend the record's own spans, an annotator's entry
-    their spans. Malformed runs are passed over (the spans still attach).
+    the top-level runs (or the ``labels`` entry's) amend the record's own
+    spans, an annotator's entry their spans. Malformed runs are passed over (the spans still attach).
     """
     state = rec.state if isinstance(rec.state, dict) else {}
-    entry = state
+    entry = _training_entry(rec) or state
     if who is not None:
         annotators = state.get("annotators")
         entry = annotators.get(who) if isinstance(annotators, dict) else None

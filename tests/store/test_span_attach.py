@@ -268,3 +268,20 @@ def test_an_exported_partly_labeled_record_attaches_back_unlabeled_where_it_was(
         assert all(not ann for ann in p.annotations(ids[1]))  # "The next day ...": unlabeled in the export
         for sid in ids[-2:]:  # the third paragraph: nobody labeled it
             assert all(not ann for ann in p.annotations(sid))
+
+
+def test_an_unfinished_label_studio_task_attaches_its_labels_from_the_metadata(tmp_path):
+    """A partly labeled project's Label Studio export keeps an unfinished task's labels in ``meta``, not in
+    annotations; attached by offsets they are the training labels again, unlabeled where they were."""
+    path = make_project(tmp_path)
+    a = PARAGRAPHS[0]
+    task = {"data": {"text": a}, "annotations": [],
+            "meta": {"tagtool": {"state": "partial", "labels": {"spans": [span(a, "Dr. Smith", "PER")],
+                                                                 "unlabeled": [[a.index("flew"), len(a)]]}}}}
+    file = tmp_path / "tasks.json"
+    file.write_text(json.dumps([task]), encoding="utf-8")
+    with Project.open(path) as p:
+        p.attach_spans(file, read_span_records(file), mode="fill")
+        ids = p.sentence_ids()
+        assert [set(x) for x in p.annotations(ids[0])[:2]] == [{"B-PER"}, {"I-PER"}]
+        assert not p.annotations(ids[0])[2] and all(not ann for ann in p.annotations(ids[1]))
