@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tagtool.core.annotation import EMPTY
+from tagtool.core.labels import CANDIDATE_SEPARATOR
 from tagtool.store.formats.span_state import covered
 from tagtool.store.formats.spans import SpanRecord, _Skip, parse_span
 from tagtool.store.project_texts import ProjectText
@@ -56,7 +57,8 @@ class Placed:
     labels : dict
         ``{sentence id: {annotator or None: [label name or "" per token]}}``;
         ``""`` leaves the token unlabeled (outside the record, or under a
-        span left out).
+        span left out, or unlabeled in an export); names joined by ``|``
+        are a candidate set.
     where : dict of int to str
         Each labeled sentence's description, for messages.
     tokens : dict of int to tuple of str
@@ -82,7 +84,8 @@ class Placed:
 
     @property
     def used_labels(self) -> set[str]:
-        return {name for by in self.labels.values() for bio in by.values() for name in bio if name}
+        return {name for by in self.labels.values() for bio in by.values() for cell in bio if cell
+                for name in cell.split(CANDIDATE_SEPARATOR)}
 
 
 class _Index:
@@ -184,12 +187,12 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
         taken[k].update(range(i, j + 1))
         bio[i] = f"B-{label}"
         bio[i + 1:j + 1] = [f"I-{label}"] * (j - i)
-    for start, end in _unlabeled(rec, who):
+    for start, end, names in _amendments(rec, who):
         for k, r0, p0, length in segments:
             a, b = max(start, r0) - r0 + p0, min(end, r0 + length) - r0 + p0
             starts, ends, _ = texts[k].flat()
             for t in covered((starts, ends), a, b):
-                bios[k][t] = ""
+                bios[k][t] = names
     for k, bio in bios.items():
         _store(texts[k], who, bio, out)
 
@@ -213,24 +216,32 @@ def _sources(rec: SpanRecord) -> dict:
     return {NOBODY: list(entry["spans"])}
 
 
-def _unlabeled(rec: SpanRecord, who) -> list[tuple[int, int]]:
-    """The ``[start, end)`` runs an exported record's metadata says ``who`` left unlabeled.
+def _amendments(rec: SpanRecord, who) -> list[tuple[int, int, str]]:
+    """``(start, end, labels)``: what an exported record's metadata says ``who`` gave beside the spans.
 
     A partly labeled project's export (:mod:`tagtool.store.formats.span_state`)
-    keeps them beside the spans, which alone would make those tokens ``O``:
-    the top-level runs (or the ``labels`` entry's) amend the record's own
-    spans, an annotator's entry their spans. Malformed runs are passed over (the spans still attach).
+    keeps the tokens nobody labeled (``labels`` ``""``) and the candidate
+    sets (label names joined by ``|``) beside the spans, which alone would
+    make those tokens ``O``: the top-level entry (or the ``labels`` entry's)
+    amends the record's own spans, an annotator's entry their spans.
+    Malformed runs are passed over (the spans still attach).
     """
     state = rec.state if isinstance(rec.state, dict) else {}
     entry = _training_entry(rec) or state
     if who is not None:
         annotators = state.get("annotators")
         entry = annotators.get(who) if isinstance(annotators, dict) else None
-    runs = entry.get("unlabeled") if isinstance(entry, dict) else None
-    if not isinstance(runs, list):
+    if not isinstance(entry, dict):
         return []
-    return [(r[0], r[1]) for r in runs
-            if isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) for v in r) and r[0] < r[1]]
+    out = []
+    for run in entry.get("unlabeled") if isinstance(entry.get("unlabeled"), list) else []:
+        if isinstance(run, list) and len(run) == 2 and all(isinstance(v, int) for v in run):
+            out.append((run[0], run[1], ""))
+    for run in entry.get("candidates") if isinstance(entry.get("candidates"), list) else []:
+        if (isinstance(run, list) and len(run) == 3 and all(isinstance(v, int) for v in run[:2])
+                and isinstance(run[2], list) and run[2] and all(isinstance(n, str) for n in run[2])):
+            out.append((run[0], run[1], CANDIDATE_SEPARATOR.join(run[2])))
+    return [run for run in out if run[0] < run[1]]
 
 
 def _store(text: ProjectText, who, bio: list[str], out: Placed) -> None:
@@ -247,8 +258,8 @@ def _store(text: ProjectText, who, bio: list[str], out: Placed) -> None:
 
 
 def as_sets(bio: list[str]) -> list[frozenset[str]]:
-    """Label names per token as annotations (``""``: no label)."""
-    return [frozenset((name,)) if name else EMPTY for name in bio]
+    """Label names per token as annotations (``""``: no label; ``"A|B"``: a candidate set)."""
+    return [frozenset(cell.split(CANDIDATE_SEPARATOR)) if cell else EMPTY for cell in bio]
 
 
 def read_span_records(path, encoding: str = "utf-8", strict: bool = False, annotator: str | None = None,

@@ -285,3 +285,17 @@ def test_an_unfinished_label_studio_task_attaches_its_labels_from_the_metadata(t
         ids = p.sentence_ids()
         assert [set(x) for x in p.annotations(ids[0])[:2]] == [{"B-PER"}, {"I-PER"}]
         assert not p.annotations(ids[0])[2] and all(not ann for ann in p.annotations(ids[1]))
+
+
+def test_an_exported_record_s_candidate_sets_attach_as_candidate_sets(tmp_path):
+    path = make_project(tmp_path)
+    a = PARAGRAPHS[0]
+    paris = span(a, "Paris", "LOC")[:2]
+    out = write_jsonl(tmp_path / "export.jsonl", [
+        {"text": a, "label": [span(a, "Dr. Smith", "PER")],
+         "tagtool": {"state": "partial", "candidates": [[*paris, ["B-LOC", "B-ORG"]]]}}])
+    with Project.open(path) as p:
+        p.attach_spans(out, read_span_records(out), mode="fill")
+        first = p.sentence_ids()[0]
+        at = p.sentence(first).tokens.index("Paris")
+        assert p.annotations(first)[at] == {"B-LOC", "B-ORG"}
