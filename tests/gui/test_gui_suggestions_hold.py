@@ -200,3 +200,19 @@ def test_a_click_on_a_suggestion_accepts_what_was_shown_while_newer_ones_wait(wi
     QTest.mouseClick(editor, Qt.LeftButton, Qt.NoModifier, chip_point(editor, 0, band="label"))
     first = window.session.project.annotations(sid)[0]
     assert first == {before[0]}
+
+
+def test_in_the_token_question_mode_enter_stores_the_shown_suggestions_and_moves_on(window, qtbot):
+    from tests.gui.test_gui_token_questions import asking_on
+
+    train(window, qtbot)
+    window.model_loop.auto = False
+    editor = open_unlabeled(window)
+    asking_on(window)
+    editor.setFocus()
+    sid = window.session.current_id
+    before = shown_suggestions(editor)
+    arrive_different(window, [sid])
+    QTest.keyClick(editor, Qt.Key_Return)
+    assert [next(iter(a)) for a in window.session.project.annotations(sid)] == before
+    assert window.session.current_id != sid
