@@ -22,6 +22,34 @@ def default_settings() -> QSettings:
     return QSettings("tagtool", "tagtool")
 
 
+def _on_unless_off(key: str, doc: str) -> property:
+    """A switch kept under ``key`` that is on unless turned off.
+
+    Parameters
+    ----------
+    key : str
+        The QSettings key.
+    doc : str
+        The property's docstring.
+
+    Returns
+    -------
+    property
+        Reads ``True`` unless the stored value is false (QSettings' INI
+        files give ``"false"`` back as a string); writing stores a bool and
+        syncs at once.
+    """
+
+    def get(self) -> bool:
+        return self.qsettings.value(key, True) not in (False, "false", "0", 0)
+
+    def put(self, value: bool) -> None:
+        self.qsettings.setValue(key, bool(value))
+        self.qsettings.sync()
+
+    return property(get, put, doc=doc)
+
+
 class GuiSettings:
     """Typed access to the few values the window keeps between runs."""
 
@@ -70,16 +98,8 @@ class GuiSettings:
         self.qsettings.setValue("queue_strategy", strategies.get(value).name)
         self.qsettings.sync()
 
-    @property
-    def measured_costs(self) -> bool:
-        """Go › Queue strategy › Rank by measured annotation costs (on unless turned off)."""
-        value = self.qsettings.value("measured_costs", True)
-        return value not in (False, "false", "0", 0)
-
-    @measured_costs.setter
-    def measured_costs(self, value: bool) -> None:
-        self.qsettings.setValue("measured_costs", bool(value))
-        self.qsettings.sync()
+    measured_costs = _on_unless_off(
+        "measured_costs", "Go › Queue strategy › Rank by measured annotation costs (on unless turned off).")
 
     @property
     def queue_seed(self) -> int:
@@ -98,16 +118,9 @@ class GuiSettings:
         self.qsettings.setValue("queue_seed", int(value))
         self.qsettings.sync()
 
-    @property
-    def advance_after_accept(self) -> bool:
-        """After Enter accepts a sentence's suggestions, open the queue's next sentence (on unless turned off)."""
-        value = self.qsettings.value("advance_after_accept", True)
-        return value not in (False, "false", "0", 0)
-
-    @advance_after_accept.setter
-    def advance_after_accept(self, value: bool) -> None:
-        self.qsettings.setValue("advance_after_accept", bool(value))
-        self.qsettings.sync()
+    advance_after_accept = _on_unless_off(
+        "advance_after_accept",
+        "After Enter accepts a sentence's suggestions, open the queue's next sentence (on unless turned off).")
 
     @property
     def annotator(self) -> str:
