@@ -219,6 +219,7 @@ def _adjudication(window: MainWindow) -> None:
     dock.view.move(1)  # Tab: the most disputed sentence's first disagreement
     QTest.keyClick(dock.view.table, Qt.Key_1)  # ana's answer; on to the next disagreement
     window.editor.set_focus(dock.view.token)
+    window.statusBar().clearMessage()  # the waiting state's, about another sentence
 
 
 def _install_wdpsl(window: MainWindow) -> None:
