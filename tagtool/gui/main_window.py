@@ -73,6 +73,8 @@ class MainWindow(WindowMenus, QMainWindow):
         self.undo_group = QUndoGroup(self)
         self.progress = QLabel(self)
         self.statusBar().addPermanentWidget(self.progress)
+        # a status message gets the counts' room while it shows (at 1024×700 they cut it to a few words)
+        self.statusBar().messageChanged.connect(lambda text: self.progress.setVisible(not text))
         self.readonly_banner = ReadonlyBanner(self)  # a project another window has open
         self.statusBar().addPermanentWidget(self.readonly_banner)
         self.window_lock: window_lock.WindowLock | None = None

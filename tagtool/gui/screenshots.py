@@ -5,14 +5,15 @@ repository's ``docs/screenshots``.  The sample project is copied into a
 temporary folder first, so the user's own copy is not edited.  States: the
 sample project as it opens, a sentence with full and partial labels and a
 selection (and with ``picker`` the label picker), a span selected by a mouse
-drag at the default window size with the label palette above it; with ``model`` also the
+drag with the label palette above it; with ``model`` also the
 model panel while training, suggestions with uncertainty shading, a newer
-model's suggestions waiting for the open sentence (at the default window size), view
+model's suggestions waiting for the open sentence, view
 disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
 learner is installed) and the statistics panel; then the adjudication view
 (View › Adjudication) on answers of two simulated annotators; with ``team``
 the agreement panel on a demo team (:mod:`tagtool.gui.agreement_shots`) —
-each in a light and a dark palette.  PNGs are written with the strongest compression.
+each in a light and a dark palette.  The mouse span (and its palette) and the waiting
+suggestions are shown at the window's default size and at 1024×700 too.  PNGs are written with the strongest compression.
 """
 
 from __future__ import annotations
@@ -26,18 +27,23 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QSettings, QSize, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from tagtool.gui import agreement_shots, mouse_script  # noqa: E402
+from tagtool.gui import agreement_shots, mouse_script, window_layout  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
+from tagtool.gui.window_layout import DEFAULT_SIZE  # noqa: E402
 from tagtool.gui.style import apply_theme  # noqa: E402
 
 
-#: States shown at the window's default size (the others at 1280×760).
-DEFAULT_SIZE_SHOTS = frozenset({"waiting"})
+#: The window's size for most states (the first start's default, ``window_layout.DEFAULT_SIZE``, for some).
+SHOT_SIZE = (1280, 760)
+#: The states shown as a first start shows them, at the default size and on a 1024×700 screen
+#: (``<state>-<theme>.png`` and ``<state>-1024-<theme>.png``); ``palette`` is mouse-span's editor.
+SMALL_SIZE = (1024, 700)
+FIRST_START_SHOTS = frozenset({"mouse-span", "waiting"})
 
 
 def _settle(app: QApplication) -> None:
@@ -66,7 +72,7 @@ def _label_some(window: MainWindow) -> None:
 
 def _mouse_span(window: MainWindow) -> None:
     """At the default window size, the next sentence: a span labeled by drag and palette click, another selected."""
-    window.resize(*DEFAULT_SIZE)
+    _first_start(window, DEFAULT_SIZE)
     window.session.step(1)
     QApplication.processEvents()
     editor, palette = window.editor, window.editor_panel.palette_bar
@@ -213,6 +219,7 @@ def _adjudication(window: MainWindow) -> None:
     dock.view.move(1)  # Tab: the most disputed sentence's first disagreement
     QTest.keyClick(dock.view.table, Qt.Key_1)  # ana's answer; on to the next disagreement
     window.editor.set_focus(dock.view.token)
+    window.statusBar().clearMessage()  # the waiting state's, about another sentence
 
 
 def _install_wdpsl(window: MainWindow) -> None:
@@ -259,8 +266,26 @@ def _install_wdpsl(window: MainWindow) -> None:
 
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-#: The main window's size on a first start (the mouse shots are taken at it).
-DEFAULT_SIZE = (1200, 720)
+
+
+def _first_start(window: MainWindow, size: tuple[int, int]) -> None:
+    """The window, its docks and the list/editor divider as a first start lays them out at ``size``."""
+    window_layout.first_start(window, QSize(*size))
+    _settle(QApplication.instance())
+    window_layout.fit_splitter(window.splitter, window.list_panel, window.settings)
+    _settle(QApplication.instance())
+
+
+def _first_start_shots(window: MainWindow, name: str, theme: str, outdir: Path) -> list[Path]:
+    """``name`` at the default size and at 1024×700 (with mouse-span, the editor's side of it too)."""
+    written = []
+    for size, tag in ((DEFAULT_SIZE, ""), (SMALL_SIZE, "-1024")):
+        _first_start(window, size)
+        written.append(_save(window, outdir / f"{name}{tag}-{theme}.png"))
+        if name == "mouse-span":  # the editor's side of it: the label palette over the dragged span
+            written.append(_save(window.editor_panel, outdir / f"palette{tag}-{theme}.png"))
+    window.resize(*SHOT_SIZE)
+    return written
 
 
 def _save(widget, path: Path) -> Path:
@@ -275,14 +300,14 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
     written = []
     style, palette = app.style().name(), app.palette()
     with tempfile.TemporaryDirectory() as tmp:
-        settings = QSettings(str(Path(tmp) / "gui.ini"), QSettings.IniFormat)
         for theme in ("light", "dark"):
+            # each theme's window as a first start (the light one's closing saves its layout)
+            settings = QSettings(str(Path(tmp) / f"gui-{theme}.ini"), QSettings.IniFormat)
             copy = Path(tmp) / f"{theme}-{project.name}"
             shutil.copy(project, copy)
             apply_theme(app, theme)
             window = MainWindow(settings)
-            default_size = window.size()  # the shots of DEFAULT_SIZE_SHOTS are taken at it
-            window.resize(1280, 760)
+            window.resize(*SHOT_SIZE)
             window.open_project(copy)
             window.show()
             _settle(app)
@@ -294,6 +319,9 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
                 if action is not None:
                     action()
                 _settle(app)
+                if name in FIRST_START_SHOTS:
+                    written += _first_start_shots(window, name, theme, outdir)
+                    continue
                 written.append(_save(window, outdir / f"{name}-{theme}.png"))
                 if name == "picker":  # a popup is its own window
                     popup = window.editor.picker
@@ -301,17 +329,14 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
                     _settle(app)
                     written.append(_save(popup, outdir / f"picker-popup-{theme}.png"))
                     popup.hide()
-                if name == "mouse-span":  # the editor's side of it: the label palette over the dragged span
-                    written.append(_save(window.editor_panel, outdir / f"palette-{theme}.png"))
-                    window.resize(1280, 760)
             for name, action in [*(_model_shots(app, window, wdpsl) if model else ()),
                                  ("adjudication", lambda: _adjudication(window))]:
                 action()
-                if name in DEFAULT_SIZE_SHOTS:
-                    window.resize(default_size)
                 _settle(app)
+                if name in FIRST_START_SHOTS:
+                    written += _first_start_shots(window, name, theme, outdir)
+                    continue
                 written.append(_save(window, outdir / f"{name}-{theme}.png"))
-                window.resize(1280, 760)
             window.model_loop.cancel()
             window.close()
             window.deleteLater()

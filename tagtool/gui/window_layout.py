@@ -55,11 +55,16 @@ def restore_window(window: QMainWindow, settings) -> bool:
         screen = window.screen()
         if screen is not None and QGuiApplication.platformName() != "offscreen":  # a 1024×700 screen
             size = size.boundedTo(screen.availableGeometry().size())
-        window.resize(size)
-        width = round(min(max(SIDE_SHARE * size.width(), SIDE_WIDTH[0]), SIDE_WIDTH[1]))
-        docks = side_docks(window)
-        window.resizeDocks(docks, [width] * len(docks), Qt.Horizontal)
+        first_start(window, size)
     return restored
+
+
+def first_start(window: QMainWindow, size: QSize) -> None:
+    """The window at ``size``, the side docks at their default share of it (as a first start on that screen)."""
+    window.resize(size)
+    width = round(min(max(SIDE_SHARE * size.width(), SIDE_WIDTH[0]), SIDE_WIDTH[1]))
+    docks = side_docks(window)
+    window.resizeDocks(docks, [width] * len(docks), Qt.Horizontal)
 
 
 def list_width(panel) -> int:
