@@ -133,12 +133,13 @@ def text_kwargs(args: argparse.Namespace) -> dict:
             if k in ("tokenizer", "sentence_split", "document_unit")}
 
 
-#: The raw-text options: their flag, their attribute, and the formats whose readers take them.
+#: The raw-text options: their flag, their attribute, and their reader option (the formats taking
+#: it are :func:`tagtool.store.sources.options_taken`'s, the rule the app's batch dialog follows too).
 TEXT_FLAGS = (
-    ("--tokenizer", "tokenizer", ("text", "jsonl")),
-    ("--no-sentence-split", "no_sentence_split", ("text", "jsonl")),
-    ("--document-unit", "document_unit", ("text",)),
-    ("--strict", "strict", ("jsonl",)),
+    ("--tokenizer", "tokenizer", "tokenizer"),
+    ("--no-sentence-split", "no_sentence_split", "sentence_split"),
+    ("--document-unit", "document_unit", "document_unit"),
+    ("--strict", "strict", "strict"),
 )
 _KINDS = {"text": "plain text", "jsonl": "JSON Lines", "conll": "a CoNLL column file", "conllu": "CoNLL-U",
           "csv": "a CSV table", "tsv": "a TSV table", "project": "a project file"}
@@ -154,30 +155,20 @@ def check_text_options(args: argparse.Namespace, inputs: Sequence[Path], format:
     --unlabeled raw.txt --tokenizer whitespace`` gives it to ``raw.txt``.
     """
     from tagtool.errors import TagtoolError
+    from tagtool.store.sources import input_format, options_taken
 
-    formats = {p: _input_format(p, format) for p in inputs}
+    formats = {p: input_format(p, format) for p in inputs}
     formats.update({p: "text" for p in text_files})
     known = {p: f for p, f in formats.items() if f is not None}
-    for flag, attr, takers in TEXT_FLAGS:
+    for flag, attr, option in TEXT_FLAGS:
         if getattr(args, attr, None) is None or not known:
             continue
+        takers = tuple(f for f in ("text", "jsonl") if option in options_taken(f))
         if not any(f in takers for f in known.values()):
             what = ", ".join(f"{p} is {_KINDS.get(f, f)}" for p, f in known.items())
             readers = {("text",): "plain text", ("jsonl",): "span records (doccano, Label Studio)"}.get(
                 takers, "plain text and span records (doccano, Label Studio)")
             raise TagtoolError(f"{flag} applies to {readers}, and no input is: {what}")
-
-
-def _input_format(path: Path, format: str | None) -> str | None:
-    """The format ``path`` is read in; None when it is no file (reading it reports that)."""
-    from tagtool.store.formats import detect_format
-    from tagtool.store.sources import is_project_file
-
-    if not path.is_file():
-        return None
-    if is_project_file(path):
-        return "project"
-    return format or detect_format(path)
 
 
 def read_limit(text: str) -> tuple[str, int]:

@@ -29,6 +29,25 @@ def is_project_file(path: str | PathLike) -> bool:
         return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
 
+def input_format(path: str | PathLike, format: str | None = None) -> str | None:
+    """The format ``path`` is read in: ``format``, else detected; "project" for a project file, None for no file."""
+    from tagtool.store.formats import detect_format
+
+    path = Path(path)
+    if not path.is_file():
+        return None
+    if is_project_file(path):
+        return "project"
+    return format or detect_format(path)
+
+
+def options_taken(format: str | None) -> tuple[str, ...]:
+    """The raw-text and span-record reader options an input read in ``format`` takes (others are refused)."""
+    from tagtool.store.formats import SHARED_OPTIONS
+
+    return SHARED_OPTIONS.get(format, ())
+
+
 def read_source(path: str | PathLike, *, label_column: int | str | None = -1, **reader_options) -> Corpus:
     """The corpus of a project file (opened read-only) or of a corpus file.
 
