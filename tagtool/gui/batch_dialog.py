@@ -9,6 +9,10 @@ the dialog asks which field receives the prediction. A file lacking a
 column the tagger was trained with (a chunker's POS) is refused unless the
 dialog's "tag without missing columns" box is checked; then the result
 carries a warning with the expected loss (:mod:`tagtool.tagger.inputs`).
+For plain text (and span records) the dialog offers the tokenizer, sentence
+splitting and, for plain text, what a document is, as New project does;
+they go to ``tag_file`` as ``tagtool tag --tokenizer --no-sentence-split
+--document-unit`` send them, and are shown only for an input that reads them.
 """
 
 from __future__ import annotations
@@ -29,9 +33,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tagtool.errors import TagtoolError
 from tagtool.services.batch import TAG_FORMATS, tag_file
+from tagtool.store.sources import input_format, options_taken
 from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
+from tagtool.gui.span_import import SpanOptionsForm
 from tagtool.gui.worker import TaskRunner
 
 TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
@@ -66,6 +73,7 @@ class BatchTagDialog(QDialog):
         self.label_field = LabelFieldBox(self)
         form = self.form = QFormLayout(self)
         form.addRow("File to tag", with_browse(self, self.input, self.browse_input))
+        self.text_options = SpanOptionsForm(self, form)
         form.addRow("Tagger", self.tagger)
         self.tagger_row = with_browse(self, self.tagger_path, self.browse_tagger)
         form.addRow("Tagger file", self.tagger_row)
@@ -88,6 +96,8 @@ class BatchTagDialog(QDialog):
         self.input.textChanged.connect(self._update_label_field)
         self.format.currentIndexChanged.connect(self._update_label_field)
         self._update_label_field()
+        self.input.textChanged.connect(self._update_text_options)
+        self._update_text_options()
         self.resize(560, 0)
 
 
@@ -98,6 +108,22 @@ class BatchTagDialog(QDialog):
 
     def _update_label_field(self) -> None:
         show_row(self.form, self.label_field, self.writes_conllu())
+
+    def taken_options(self) -> tuple[str, ...]:
+        """The reader options the input takes (none for no file, or one that cannot be read: tagging says why)."""
+        text = self.input.text().strip()
+        try:
+            return options_taken(input_format(Path(text))) if text else ()
+        except (TagtoolError, OSError, ValueError):
+            return ()
+
+    def _update_text_options(self) -> None:
+        self.text_options.show_taken(self.taken_options())
+
+    def reader_options(self) -> dict:
+        """Tokenizer, sentence splitting and document unit for ``tag_file``, those the input takes."""
+        taken = self.taken_options()
+        return {k: v for k, v in self.text_options.options().items() if k in taken and k != "annotator"}
 
     def _tagger_changed(self) -> None:
         self.tagger_row.setEnabled(self.tagger.currentData() == FILE)
@@ -147,14 +173,16 @@ class BatchTagDialog(QDialog):
             "tagger": None if self.tagger.currentData() == CURRENT else Path(self.tagger_path.text()),
             "label_field": self.label_field.currentText().strip() if self.writes_conllu() else None,
             "allow_missing_columns": self.allow_missing.isChecked(),
+            "reader_options": self.reader_options(),
         }
 
 
-def _run(tagger_or_path, input, output, fmt, label_field, allow_missing_columns, state):
+def _run(tagger_or_path, input, output, fmt, label_field, allow_missing_columns, reader_options, state):
     # A tagger file goes by path: tag_file loads it, after refusing an
     # output that is the input or the tagger file (as ``tagtool tag`` does).
     return tag_file(tagger_or_path, input, output, fmt, label_field=label_field, progress=state.progress,
-                    should_stop=state.should_stop, allow_missing_columns=allow_missing_columns)
+                    should_stop=state.should_stop, allow_missing_columns=allow_missing_columns,
+                    reader_options=reader_options)
 
 
 class BatchTagging(QObject):
@@ -175,7 +203,8 @@ class BatchTagging(QObject):
         self.dialog: QProgressDialog | None = None
 
     def start(self, tagger_or_path, input: Path, output: Path, fmt: str | None,
-              label_field: str | None = None, allow_missing_columns: bool = False) -> None:
+              label_field: str | None = None, allow_missing_columns: bool = False,
+              reader_options: dict | None = None) -> None:
         """Tag ``input`` into ``output`` in the background, behind a progress dialog.
 
         Returns at once; the outcome comes as ``done``, ``failed`` or
@@ -195,6 +224,9 @@ class BatchTagging(QObject):
         allow_missing_columns : bool
             Tag an input that lacks a column the tagger was trained with,
             with a warning, instead of refusing it.
+        reader_options : dict, optional
+            Raw text: ``tokenizer``, ``sentence_split``, ``document_unit``
+            (:meth:`BatchTagDialog.reader_options`; default: the readers' defaults).
         """
         dialog = QProgressDialog(f"Tagging {input.name}…", "Cancel", 0, 1000, self.parent())
         dialog.setWindowTitle("Batch-tag")
@@ -213,7 +245,8 @@ class BatchTagging(QObject):
             task.signals.cancelled.connect(self.cancelled)
             task.signals.finished.connect(dialog.close)
 
-        self.runner.start(_run, tagger_or_path, input, output, fmt, label_field, allow_missing_columns, wire=wire)
+        self.runner.start(_run, tagger_or_path, input, output, fmt, label_field, allow_missing_columns,
+                          reader_options, wire=wire)
         dialog.canceled.connect(self.runner.cancel)
 
     def shutdown(self) -> None:

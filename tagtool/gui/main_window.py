@@ -331,7 +331,7 @@ class MainWindow(WindowMenus, QMainWindow):
             self.show_error("Batch-tag", str(e))
             return
         self.batch.start(source, choice["input"], choice["output"], choice["format"], choice["label_field"],
-                         choice["allow_missing_columns"])
+                         choice["allow_missing_columns"], choice["reader_options"])
 
     def _batch_done(self, result) -> None:
         self._report(f"Batch-tagged {result.n_sentences} sentences ({result.n_tokens} tokens) "

@@ -13,6 +13,7 @@ import.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -114,6 +115,17 @@ class SpanOptionsForm:
             self._show(widget, spans or text)
         self._show(self.document, text)
         self._show(self.annotator, len(names) > 1)
+
+    def show_taken(self, taken: Collection[str]) -> None:
+        """Show the rows of the reader options in ``taken`` only (no annotators: an input that is tagged).
+
+        ``taken`` is :func:`tagtool.store.sources.options_taken` of the
+        input's format, the rule by which the CLI refuses an option.
+        """
+        self.annotator.clear()
+        for widget, option in ((self.tokenizer, "tokenizer"), (self.split, "sentence_split"),
+                               (self.document, "document_unit"), (self.annotator, "")):
+            self._show(widget, option in taken)
 
     def options(self) -> dict:
         """Keyword options for ``read_corpus`` (the document unit only for plain text)."""
