@@ -10,7 +10,7 @@ from tagtool.gui.help import shortcuts_html
 from tagtool.gui.label_palette import palette_entries
 from tagtool.gui.mouse_script import chip_point, click, click_button, drag
 from tests.gui.helpers import LABELED, go_unlabeled, label_keys, stored
-from tests.gui.test_gui_token_questions import asking_on, train
+from tests.gui.test_gui_token_questions import asking_on, first_torn, train
 
 
 def test_a_drag_across_tokens_selects_the_span(window):
@@ -170,10 +170,7 @@ def test_a_click_on_a_torn_questions_half_gives_that_label(window, qtbot):
     train(window, qtbot)
     plan = asking_on(window)
     session, editor = window.session, window.editor
-    torn = next(((sid, t) for sid in plan.queue for t in plan.open_questions(sid, session.project.annotations(sid))
-                 if plan.pair(sid, t) is not None), None)
-    assert torn is not None, "a 2-epoch model is torn somewhere"
-    sid, t = torn
+    sid, t = first_torn(plan, session)
     session.go_to(sid)
     first, second = editor.hints.get(t).pair
     point = chip_point(editor, t, band="label")

@@ -34,6 +34,14 @@ def asking_on(window):
     return window.model_loop.questions.plan
 
 
+def first_torn(plan, session) -> tuple[int, int]:
+    """``(sentence id, token)`` of the first open question in queue order whose model is torn between two labels."""
+    torn = next(((sid, t) for sid in plan.queue for t in plan.open_questions(sid, session.project.annotations(sid))
+                 if plan.pair(sid, t) is not None), None)
+    assert torn is not None, "a 2-epoch model is torn somewhere"
+    return torn
+
+
 def open_questions(window, plan: QueuePlan) -> list[tuple[int, int]]:
     """Every open question, in the queue's order."""
     project = window.session.project
@@ -185,10 +193,7 @@ def test_shift_space_gives_the_two_labels_the_model_is_torn_between(window, qtbo
     result = train(window, qtbot)
     plan = asking_on(window)
     session, editor = window.session, window.editor
-    torn = next(((sid, t) for sid in plan.queue for t in plan.open_questions(sid, session.project.annotations(sid))
-                 if plan.pair(sid, t) is not None), None)
-    assert torn is not None, "a 2-epoch model is torn somewhere"
-    sid, t = torn
+    sid, t = first_torn(plan, session)
     session.go_to(sid)
     editor.set_focus(t)
     pair = plan.pair(sid, t)
