@@ -10,7 +10,7 @@ project's 100,000 sentences in lists and tuples) while holding the GIL:
 on CoNLL-2000 test.txt one tagging run in two or three lost 0.1 s to one;
 in the app a retrain's extraction of a 100,000-sentence project ran five to
 seven of 50-130 ms each, and the window, waiting for the GIL, stalled as
-long (benchmarks/results/big_project.md, issue 15).
+long (benchmarks/results/big_project.md).
 
 :func:`paused` is shared by threads: the collector resumes when the last
 pause ends, and only if it was on when the first began.

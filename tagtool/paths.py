@@ -1,6 +1,6 @@
 """Where tagtool finds its resources and keeps per-user files.
 
-``resources/`` sits at the top of the source tree (DESIGN §8).  The program
+``resources/`` sits at the top of the source tree (docs/design.md#layout).  The program
 finds it in the PyInstaller bundle (``packaging/tagtool.spec`` copies it into
 the bundle's data folder), in the source tree of an editable install
 (``pip install -e .``), or under ``share/tagtool/resources`` of the prefix a

@@ -1,4 +1,4 @@
-"""``tagtool assign`` and ``tagtool merge``: team work on project files, without a server (issue 14).
+"""``tagtool assign`` and ``tagtool merge``: team work on project files, without a server (docs/design.md#team-answers).
 
 ``assign PROJECT --annotators a,b,c --overlap 0.1 -o DIR`` writes one
 project file per annotator (:mod:`tagtool.store.assign`); each annotator

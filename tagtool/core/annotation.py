@@ -1,4 +1,4 @@
-"""Per-token annotations as allowed sets (DESIGN §2).
+"""Per-token annotations as allowed sets (docs/design.md#allowed-sets).
 
 An annotation is a ``frozenset`` of label names:
 
@@ -116,7 +116,7 @@ def information_from_mask(mask: np.ndarray) -> np.ndarray:
 def sentence_weight(mask: np.ndarray, c_u: float) -> float:
     """Co-training weight of a sentence: ``C_u + (1 − C_u) · mean_t info_t``.
 
-    1 for a fully labeled sentence, ``C_u`` for an unlabeled one (DESIGN §2).
+    1 for a fully labeled sentence, ``C_u`` for an unlabeled one (docs/design.md#sentence-weight).
     """
     if not 0.0 <= c_u <= 1.0:
         raise ValueError(f"c_u must lie in [0, 1], got {c_u}")

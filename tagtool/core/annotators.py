@@ -1,6 +1,6 @@
 """Several annotators' answers for the same tokens: names, the training label, who gave it.
 
-The data model of issue 14 (teams), which the importers, the store and a
+The data model of team work (docs/design.md#team-answers), which the importers, the store and a
 merge of annotators' projects share:
 
 * each annotator's own answer for a token (a full label ``A``, a candidate

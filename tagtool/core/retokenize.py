@@ -1,6 +1,6 @@
 """What a token's label becomes when the token is split in two or merged with the next.
 
-A tokenization error fixed in the app (issue 13) must not throw away the
+A tokenization error fixed in the app must not throw away the
 annotator's work on the sentence, nor invent labels the annotator never
 gave.  The rules:
 

@@ -1,4 +1,4 @@
-"""The immutable arrays a learner trains on (DESIGN §3, §5).
+"""The immutable arrays a learner trains on (docs/design.md#chain-scores).
 
 A :class:`Snapshot` holds no Python objects per token: flat CSR-like feature
 indices, sentence offsets, the allowed mask and the view of every feature.

@@ -1,4 +1,4 @@
-"""Splits of the feature columns into two views for co-training (DESIGN §3).
+"""Splits of the feature columns into two views for co-training (docs/design.md#view-splits).
 
 Brefeld et al. (2005, §6) compare three ways of dividing the token features
 between the two views of their multi-view learners:

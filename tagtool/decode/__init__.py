@@ -1,7 +1,7 @@
 """Decoders for first-order linear chains: numba kernels behind checked wrappers.
 
 All decoders take ``emit[T, L]``, ``trans[L, L]``, ``start[L]``, ``end[L]``
-and an optional boolean ``allowed[T, L]`` mask (DESIGN §4); see
+and an optional boolean ``allowed[T, L]`` mask (docs/design.md#decoders); see
 :mod:`tagtool.decode.max_product` (best paths, max-marginals) and
 :mod:`tagtool.decode.sum_product` (sums over paths).  :mod:`tagtool.decode.reference`
 holds the pure-numpy versions used as test oracle and benchmark baseline;

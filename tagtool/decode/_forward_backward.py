@@ -18,7 +18,7 @@ underflow.  Where a sum falls below that bound (scores of magnitude ~1e3 can
 do this), the entry is recomputed with a plain log-sum-exp, so the result is
 as stable as the textbook recursion.
 
-Entropy (DESIGN §5.3, Mann & McCallum 2007).  Next to the log tables, the
+Entropy (Mann & McCallum 2007; docs/design.md#entropy-regularised-crf).  Next to the log tables, the
 passes carry expected scores: ``ea[t, b] = E[prefix score | y_t = b]``
 (start, emissions 0..t, transitions up to t) and ``eb[t, a] = E[suffix score
 | y_t = a]`` (transitions after t, emissions t+1.., end).  Given ``y_t`` the

@@ -1,4 +1,4 @@
-"""Public max-product decoders for first-order linear chains (DESIGN §4): best paths and max-marginals.
+"""Public max-product decoders for first-order linear chains (docs/design.md#decoders): best paths and max-marginals.
 
 Every decoder scores a label path ``y`` of a sentence with ``T`` tokens and
 ``L`` labels as::
@@ -6,7 +6,7 @@ Every decoder scores a label path ``y`` of a sentence with ``T`` tokens and
     S(y) = start[y_0] + sum_t emit[t, y_t] + sum_{t>=1} trans[y_{t-1}, y_t] + end[y_{T-1}]
 
 and takes an optional boolean mask ``allowed[T, L]`` that restricts the paths
-to ``A_0 x ... x A_{T-1}`` (DESIGN §2).  The wrappers here validate and
+to ``A_0 x ... x A_{T-1}`` (docs/design.md#constrained-argmax).  The wrappers here validate and
 convert their arguments, then call one numba kernel that holds only loops.
 Here: Viterbi (one sentence, stacked sentences), k-best, loss-augmented
 Viterbi and max-marginals; the sums over paths are in
@@ -240,7 +240,7 @@ def max_marginals(emit, trans, start, end, allowed=None) -> np.ndarray:
 
     ``out.max(axis=1)`` is the Viterbi score at every token; the gap between
     the best and the second-best label of a token is the margin the
-    uncertainty guidance of max-margin learners uses (DESIGN §6).
+    uncertainty guidance of max-margin learners uses (docs/design.md#guidance).
 
     Parameters
     ----------

@@ -1,9 +1,9 @@
-"""Public sum-product decoders for first-order linear chains (DESIGN §4): sums over label paths.
+"""Public sum-product decoders for first-order linear chains (docs/design.md#decoders): sums over label paths.
 
 The path score ``S(y)``, the arguments and the optional ``allowed`` mask are
 those of :mod:`tagtool.decode.max_product`.  Here: the log partition
 function, posterior marginals (forward-backward) and the entropy of the path
-distribution with its gradient (DESIGN §5.3); the wrappers validate and
+distribution with its gradient (docs/design.md#entropy-regularised-crf); the wrappers validate and
 convert their arguments, then call one numba kernel of
 :mod:`tagtool.decode._forward_backward`.
 """
@@ -107,7 +107,7 @@ def entropy_and_gradient(emit, trans, start, end, allowed=None) -> EntropyResult
     counts how often the score ``θ`` enters ``S``; so
     ``dH/demit[t, b] = -p(y_t = b) (E[S | y_t = b] - E[S])`` and
     ``dH/dtrans[a, b] = -sum_t p(y_{t-1} = a, y_t = b)
-    (E[S | y_{t-1} = a, y_t = b] - E[S])`` (DESIGN §5.3).  With ``allowed``,
+    (E[S | y_{t-1} = a, y_t = b] - E[S])`` (Mann & McCallum 2007).  With ``allowed``,
     everything refers to the restricted distribution ``p_A``, and masked
     emissions get a zero gradient.
 

@@ -1,6 +1,6 @@
 """The desktop application (PySide6): the only package that imports Qt.
 
-A thin layer over :mod:`tagtool.store` (DESIGN §8): :mod:`.session` holds the
+A thin layer over :mod:`tagtool.store` (docs/design.md#layout): :mod:`.session` holds the
 open project, current sentence and undo stack; widgets bind to it.
 Start it with :func:`tagtool.gui.app.run`.
 """

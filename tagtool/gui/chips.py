@@ -8,7 +8,7 @@ A chip has two bands: the token on top and its annotation below.
 * no label: a neutral chip in the palette's colours, the lower band empty
   or showing the model's suggestion, faded and in italics.
 
-Model marks (DESIGN §6): the token band of a token not fully labeled is
+Model marks (docs/design.md#guidance): the token band of a token not fully labeled is
 tinted amber in proportion to the model's uncertainty; a dotted red line
 under the token marks view disagreement; under each candidate of a partial
 token a thin bar as long as its WD-PSL confidence (every bar of a chip on one

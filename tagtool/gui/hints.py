@@ -1,7 +1,7 @@
 """Per-token model hints the editor can show (no Qt here).
 
 The hook through which a trained model's output reaches the editor
-(DESIGN §6): a suggested label for tokens the annotator has not labeled,
+(docs/design.md#guidance): a suggested label for tokens the annotator has not labeled,
 an uncertainty in [0, 1], the two views' labels where they disagree, a
 confidence per candidate of a partially labeled token (WD-PSL), and — in
 the token-question mode — which tokens the model asks about and the two

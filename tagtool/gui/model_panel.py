@@ -31,7 +31,7 @@ from tagtool.learn import available_learners
 
 
 def _score(m: dict, key: str) -> str:
-    """``80.3 ± 2.0 %`` (the SE when the metrics have one: models stored before issue 12 do not)."""
+    """``80.3 ± 2.0 %`` (the SE when the metrics have one: older stored models have none)."""
     se = m.get(f"{key}_se")
     return f"{100 * m[key]:.1f} ± {100 * se:.1f} %" if se is not None else f"{100 * m[key]:.1f} %"
 

@@ -5,7 +5,7 @@ A run (:func:`tagtool.gui.training.run_training`) reports through
 from the start (:func:`plan_run`: the fit, the suggestions, each
 cross-validation fold), so the model panel's bar has a known end and never
 goes back; :func:`phase_progress` reads such a message back into the
-phase the panel shows (issue 13).
+phase the panel shows.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class PhaseProgress:
     ``"cross-validation"`` over all its folds.  The learner's pass counter
     ("epoch 19/30") belongs to the step named in ``step``, so a
     cross-validation after a 3-pass retrain no longer reads as the retrain
-    (issue 13).
+    (each phase counts its own steps).
     """
 
     phase: str

@@ -1,6 +1,6 @@
 """A scripted annotator: an oracle who knows the gold labels works in the window by key presses alone.
 
-Issue 13 asks whether the app delivers what ``tagtool simulate`` measured.
+Does the app deliver what ``tagtool simulate`` measured?
 :class:`ScriptedAnnotator` answers it from the outside: it drives a real
 :class:`~tagtool.gui.main_window.MainWindow` (offscreen) with
 :func:`QTest.keyClick` on the editor — J for the queue's next sentence, Tab

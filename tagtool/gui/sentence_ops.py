@@ -1,6 +1,6 @@
 """Window commands on the current sentence: flag it for review, skip it, split or merge its tokens.
 
-What annotators of other tools expect (issue 13), as Edit and Go menu
+What annotators of other tools expect, as Edit and Go menu
 commands with keys (also in Help › Keyboard shortcuts, :data:`KEYS`):
 
 =================  ==========================================================

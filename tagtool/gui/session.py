@@ -145,7 +145,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         self._order = project.sentence_ids()
         self._position = {sid: i for i, sid in enumerate(self._order)}
         self.current_id: int | None = None
-        #: Sentence ids, most informative first (DESIGN §6), once a model gave them.
+        #: Sentence ids, most informative first (docs/design.md#guidance), once a model gave them.
         self.queue: list[int] = []
         self.sentence: Sentence | None = None
         self.annotations: tuple[frozenset, ...] = ()

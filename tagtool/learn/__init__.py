@@ -1,4 +1,4 @@
-"""Learners (DESIGN §5): one interface, one progress/cancel contract.
+"""Learners (docs/design.md#learners): one interface, one progress/cancel contract.
 
 The registry maps the CLI's learner names to their classes.  A learner is
 offered (by the CLI and the GUI) only when its module exists and imports:

@@ -169,7 +169,7 @@ def _entropy_sentence(emit, n_tokens, allowed, start, end, tables, work, ea, eb,
     ``eb[t, a] = E[suffix | y_t = a]`` (Mann & McCallum 2007), so
     ``dH/demit[t, b] = -p_t(b) (ea + eb - E[S])`` and ``dH/dtrans[a, b] =
     -Σ_t p_t(a, b) (ea[t-1, a] - E[S] + trans[a, b] + emit[t, b] + eb[t, b])``
-    (DESIGN §5.3).  With ``p_t(a, b) = expT[a, b] α̂[t-1, a] w_t[b]`` the
+    (Mann & McCallum 2007).  With ``p_t(a, b) = expT[a, b] α̂[t-1, a] w_t[b]`` the
     transition gradient is ``-expT ∘ (cross + trans ∘ outer)`` with the
     chunk sums ``outer += γ α̂ ⊗ w`` and ``cross += γ (α̂ (ea - E[S])) ⊗ w +
     γ α̂ ⊗ (w (emit + eb))``; the caller forms it once per chunk.

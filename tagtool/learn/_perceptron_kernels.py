@@ -180,7 +180,7 @@ def perceptron_chunk(
     *partial* annotation: tokens where the peer's max-marginal margin is at
     least ``thresholds[v̄]`` keep the peer's label, the others keep their
     allowed set, and view ``v``'s target is its own constrained argmax in
-    that space (DESIGN §2's rule).  Without ``gating`` every token keeps the
+    that space (docs/design.md#constrained-argmax).  Without ``gating`` every token keeps the
     peer's label (Table 1).
 
     Returns the number of (view, sentence) updates made.  Step ``s`` of the

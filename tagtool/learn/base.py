@@ -1,4 +1,4 @@
-"""The learner interface every algorithm implements (DESIGN §5).
+"""The learner interface every algorithm implements (docs/design.md#learner-interface).
 
 scikit-learn's estimator rules (STYLE.md): ``__init__`` only stores
 hyper-parameters, named exactly as its arguments, so :meth:`Learner.get_params`
@@ -24,7 +24,7 @@ from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingMonit
 
 logger = logging.getLogger(__name__)
 
-#: The three kinds of sentence annotation (DESIGN §2), by snapshot status code.
+#: The three kinds of sentence annotation (docs/design.md#allowed-sets), by snapshot status code.
 SENTENCE_KINDS = {2: "full", 1: "partial", 0: "none"}
 _KIND_PHRASE = {"full": "fully labeled", "partial": "partially labeled", "none": "unlabeled"}
 

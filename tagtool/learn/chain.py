@@ -1,6 +1,6 @@
 """The fitted first-order linear-chain model every learner produces.
 
-All learners of tagtool score a sentence the same way (DESIGN §3): per view
+All learners of tagtool score a sentence the same way (docs/design.md#chain-scores): per view
 ``v``, ``f^v(x, y) = Σ_t Σ_{k ∈ feats^v(x_t)} W[k, y_t] + Σ_t T^v[y_{t−1}, y_t]``
 plus start/end scores, and the joint model adds the views (Brefeld et al.
 2005, Eq. 17).  Because the views partition the feature columns, one emission
@@ -246,7 +246,7 @@ class ChainModel:
         """Viterbi label index of every token, ``int64[N]``.
 
         With ``constrained`` the decoding space is the annotated allowed sets
-        (the constrained argmax of DESIGN §2); otherwise it is unrestricted.
+        (the constrained argmax, docs/design.md#constrained-argmax); otherwise it is unrestricted.
         Either way the scheme constraint of :meth:`decode_scores` applies.
         """
         emit, trans, start, end = self.decode_scores(snapshot, view)

@@ -1,4 +1,4 @@
-"""``cosvm``: the co-trained structural SVM (DESIGN §5.2).
+"""``cosvm``: the co-trained structural SVM (docs/design.md#cosvm).
 
 Per view ``v`` a hidden Markov SVM over the view's own features and its own
 transitions, trained example by example (Brefeld & Scheffer 2006, §4.3):
@@ -8,13 +8,13 @@ transitions, trained example by example (Brefeld & Scheffer 2006, §4.3):
 * an unlabeled or partially labeled sentence runs Algorithm 1 of Brefeld &
   Scheffer (2006): its outputs in both views are dropped (line 1), then up
   to ``r_max`` times each view ``v`` takes the *peer* view's constrained
-  argmax ``ŷ^{v̄}`` as target (line 11, DESIGN §2), adds its most violating
+  argmax ``ŷ^{v̄}`` as target (line 11, docs/design.md#constrained-argmax), adds its most violating
   output if it violates by more than ``ε`` and re-solves the sub-QP, until
   the views agree and neither is violated.  An unlabeled sentence has cost
   ``min{γ_i^{v̄}, 1}·C_u·C`` (Optimization Problem 5, Eq. 26–27), with
   ``γ_i^{v̄}`` the peer's margin on its own prediction (best minus
   second-best constrained path score, Brefeld et al. 2005, §5).  A partially
-  labeled sentence applies DESIGN §2's sentence weight token by token: cost
+  labeled sentence applies the sentence weight (docs/design.md#sentence-weight) token by token: cost
   ``C`` and Hamming weight ``info_t + (1 − info_t)·min{γ,1}·C_u`` per token
   (0/1 loss: cost ``C`` times the mean of those weights).
 
@@ -23,7 +23,7 @@ passes (:func:`~tagtool.learn.structsvm.trainer.cu_schedule`).  The joint model
 adds the views (Eq. 17 of Brefeld et al. 2005), which is what the
 :class:`~tagtool.learn.chain.ChainModel` of two views does.
 
-Unlabeled sentences that hurt (issue 12): ``cu_max`` is scaled by the
+Unlabeled sentences that hurt (docs/design.md#unlabeled-sentences): ``cu_max`` is scaled by the
 ratio of labeled to unlabeled tokens (``balance``), and the collapse guard
 (``guard``) compares the result with the supervised twin, ``svm`` trained on
 the labeled sentences (:meth:`CoSVM._train_twin`), and returns the twin when
@@ -40,7 +40,7 @@ unsure tokens are mostly that label, and margin-rescaled Hamming
 constraints towards such targets push the view's entity evidence down.
 With ``peer_margin > 0`` only the tokens the peer is sure of (token margin
 ``≥ peer_margin``) keep the peer's label and carry loss; the others become
-free, as for a partially labeled sentence (DESIGN §2).  Measured on the
+free, as for a partially labeled sentence (docs/design.md#constrained-argmax).  Measured on the
 CoNLL-2002 protocol it did not beat ``cu_max`` ≈ 0, and since the cost
 factor then uses the passed tokens' margin (≥ ``peer_margin``) instead of
 the smallest one, it needs a smaller ``cu_max``
@@ -134,8 +134,8 @@ class CoSVM(Learner):
         label and of the best other label (Brefeld et al. 2005, §5, the
         margin γ taken token by token) — is at least ``peer_margin``; the
         other tokens keep their allowed set, carry no Hamming loss, and the
-        view's target there is its own constrained argmax (DESIGN §2's rule
-        for partial annotations).  The cost factor ``min{γ, 1}`` then uses
+        view's target there is its own constrained argmax (the rule for
+        partial annotations, docs/design.md#constrained-argmax).  The cost factor ``min{γ, 1}`` then uses
         the peer's smallest margin over the tokens it passes on.  ``0``
         passes every token on, which is exactly Alg. 1 (the sentence margin
         ``γ`` is the smallest token margin).  Needs the Hamming loss (the
@@ -148,7 +148,7 @@ class CoSVM(Learner):
         ``C_u`` = 0.01, near the 0.001–0.005 that worked on CoNLL-2002;
         with 5 labeled and 500 unlabeled sentences 0.0005 instead of the
         0.05 with which every unlabeled sentence outweighed a labeled one
-        and the views agreed on ``O`` everywhere (issue 12).
+        and the views agreed on ``O`` everywhere (benchmarks/results/robustness.md).
     guard : bool, default True
         The collapse guard (:mod:`tagtool.learn.unlabeled`): also train
         the supervised twin ``svm`` on the labeled sentences and return it

@@ -1,7 +1,7 @@
 """Linear-chain CRFs: supervised (``crf``) and entropy-regularised (``entropy-crf``).
 
 Both maximise, by L-BFGS over ``θ = (W[n_features, L], trans[L, L],
-start[L], end[L])``, the objective of DESIGN §5.3 (Jiao et al. 2006, Eq. 2):
+start[L], end[L])``, the objective of docs/design.md#entropy-regularised-crf (Jiao et al. 2006, Eq. 2):
 
 ``J(θ) = Σ_full log p(y_i|x_i) + Σ_partial log Σ_{y∈A_i} p(y|x_i)
 − c2 ‖θ‖² − γ Σ_unlabeled H(p(·|x_i))``.
@@ -11,7 +11,7 @@ start[L], end[L])``, the objective of DESIGN §5.3 (Jiao et al. 2006, Eq. 2):
   CRFsuite and sklearn-crfsuite (their L1 term ``c1`` has no counterpart
   here).  All of ``θ`` is penalised, transitions included, as in CRFsuite.
 * **Partial annotations.**  A probabilistic learner's natural use of an
-  allowed-set annotation (DESIGN §2) is its marginal likelihood ``log Z_A −
+  allowed-set annotation (docs/design.md#allowed-sets) is its marginal likelihood ``log Z_A −
   log Z``: the probability mass the model gives the sequences the annotator
   still allows.  ``crf`` therefore learns from full and partial sentences;
   unlabeled sentences carry no likelihood and are left out (and said so).
@@ -38,7 +38,7 @@ References
    probabilistic models for segmenting and labeling sequence data. ICML 2001.
 .. [2] F. Jiao, S. Wang, C.-H. Lee, R. Greiner, D. Schuurmans.
    Semi-supervised conditional random fields for improved sequence
-   segmentation and labeling. COLING/ACL 2006, Eqs. 1–3 (DESIGN §5.3).
+   segmentation and labeling. COLING/ACL 2006, Eqs. 1–3.
 .. [3] G. S. Mann, A. McCallum. Efficient computation of entropy gradient
    for semi-supervised conditional random fields. NAACL-HLT 2007.
 .. [4] N. Okazaki. CRFsuite: a fast implementation of conditional random
@@ -75,8 +75,8 @@ class CRF(Learner):
     """Supervised linear-chain CRF trained by L-BFGS with an L2 penalty.
 
     Learns from fully labeled sentences (``log p(y|x)``) and partially
-    labeled ones (the marginal likelihood ``log Σ_{y∈A} p(y|x)``, DESIGN
-    §2); unlabeled sentences carry no likelihood and are left out.
+    labeled ones (the marginal likelihood ``log Σ_{y∈A} p(y|x)``,
+    docs/design.md#allowed-sets); unlabeled sentences carry no likelihood and are left out.
 
     Parameters
     ----------
@@ -97,7 +97,7 @@ class CRF(Learner):
     .. [1] J. Lafferty, A. McCallum, F. Pereira. Conditional random fields.
        ICML 2001 (the likelihood and its gradient ``F - E_p[F]``).
     .. [2] F. Jiao et al. Semi-supervised conditional random fields. ACL
-       2006, Eq. 1 (DESIGN §5.3, its supervised part).
+       2006, Eq. 1 (its supervised part).
     """
 
     name = "crf"
@@ -127,7 +127,7 @@ class CRF(Learner):
 
 
 class EntropyCRF(CRF):
-    """Entropy-regularised semi-supervised CRF (Jiao et al. 2006; DESIGN §5.3).
+    """Entropy-regularised semi-supervised CRF (Jiao et al. 2006; docs/design.md#entropy-regularised-crf).
 
     Maximises the labeled and partial (marginal) log-likelihood minus
     ``c2 ‖θ‖²`` minus ``gamma`` times the summed conditional entropy of the
@@ -189,7 +189,7 @@ class EntropyCRF(CRF):
         towards one label by more than 1 % (logged, and
         ``model.guard_fired``).  On UD English EWT part-of-speech (20
         labeled, 500 unlabeled sentences) the entropy term made the model
-        sure of a wrong labeling in 4 of 5 repeats (issue 12).  A warm
+        sure of a wrong labeling in 4 of 5 repeats (benchmarks/robustness.py).  A warm
         start then starts the supervised phase from the previous model.
 
     References

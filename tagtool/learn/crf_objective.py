@@ -1,4 +1,4 @@
-"""The CRF objective ``-J(θ)`` of DESIGN §5.3 and its gradient over a snapshot, chunk by chunk.
+"""The CRF objective ``-J(θ)`` of docs/design.md#entropy-regularised-crf and its gradient, chunk by chunk.
 
 ``θ = (W[n_features, L], trans[L, L], start[L], end[L])`` is one flat
 vector (:func:`unpack` gives views of its parts).  The numba kernels of
@@ -6,8 +6,8 @@ vector (:func:`unpack` gives views of its parts).  The numba kernels of
 cancel request is seen between chunks; chunks run on ``n_jobs`` threads
 (the kernels release the GIL).  The learners are in :mod:`tagtool.learn.crf`.
 
-The kernels (:mod:`tagtool.learn._crf_kernels`) compute ``-J(θ)`` of DESIGN
-§5.3 without its L2 term:
+The kernels (:mod:`tagtool.learn._crf_kernels`) compute ``-J(θ)``
+(docs/design.md#entropy-regularised-crf) without its L2 term:
 
 * a fully labeled sentence adds ``log Z - S(y)`` (``-log p(y|x)``);
 * a partially labeled one adds ``log Z - log Z_A`` (``-log Σ_{y∈A} p(y|x)``);
@@ -41,7 +41,7 @@ References
 ----------
 .. [1] F. Jiao, S. Wang, C.-H. Lee, R. Greiner, D. Schuurmans.
    Semi-supervised conditional random fields for improved sequence
-   segmentation and labeling. COLING/ACL 2006, Eqs. 1–3 (DESIGN §5.3).
+   segmentation and labeling. COLING/ACL 2006, Eqs. 1–3.
 .. [2] G. S. Mann, A. McCallum. Efficient computation of entropy gradient for
    semi-supervised conditional random fields. NAACL-HLT 2007.
 .. [3] L. R. Rabiner. A tutorial on hidden Markov models and selected
@@ -110,7 +110,7 @@ def _chunks(offsets: np.ndarray, chunk_tokens: int) -> list[tuple[int, int]]:
 
 
 class CRFObjective:
-    """``-J(θ)`` of DESIGN §5.3 and its gradient over a snapshot.
+    """``-J(θ)`` (docs/design.md#entropy-regularised-crf) and its gradient over a snapshot.
 
     Calling the object with ``θ`` returns ``(value, gradient)`` (the form
     ``scipy.optimize.minimize(jac=True)`` expects too).

@@ -1,4 +1,4 @@
-"""Generative first-order hidden Markov model with smoothed counts (DESIGN §5 baselines).
+"""Generative first-order hidden Markov model with smoothed counts (docs/design.md#baselines).
 
 The HMM of the papers' baselines, fitted in closed form from the fully
 labeled sentences and expressed as a one-view :class:`ChainModel` of log

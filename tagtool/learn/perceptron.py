@@ -6,10 +6,10 @@ explicitly, which is equivalent and much faster).  One numba call runs a
 chunk of an epoch (:mod:`tagtool.learn._perceptron_kernels`); the Python
 loop between chunks polls the cancel check and reports progress.
 
-Mixed annotations follow DESIGN §2: the target of a sentence that is not
+Mixed annotations follow docs/design.md#constrained-argmax: the target of a sentence that is not
 fully labeled is a constrained argmax inside its allowed sets — of the
 model itself for :class:`Perceptron` (the latent structured perceptron), of
-the peer view for :class:`MultiViewPerceptron` (DESIGN §5.1).
+the peer view for :class:`MultiViewPerceptron` (docs/design.md#multi-view-perceptron).
 
 References
 ----------
@@ -47,7 +47,7 @@ logger = logging.getLogger(__name__)
 
 
 def sentence_weights(snapshot: Snapshot, c_u: float) -> np.ndarray:
-    """``η_i = C_u + (1 − C_u) · mean_t info_t`` of every sentence (DESIGN §2), vectorised.
+    """``η_i = C_u + (1 − C_u) · mean_t info_t`` of every sentence (docs/design.md#sentence-weight), vectorised.
 
     Equals :func:`tagtool.core.annotation.sentence_weight` sentence by sentence.
     """
@@ -64,7 +64,7 @@ class Perceptron(Learner):
     For each sentence, ``ŷ`` = Viterbi under the current weights; the target
     is the gold sequence of a fully labeled sentence, or for a partially
     labeled one the constrained argmax inside its allowed sets (the latent
-    structured perceptron, DESIGN §2); on a mismatch ``w += Φ(x, target) −
+    structured perceptron, docs/design.md#constrained-argmax); on a mismatch ``w += Φ(x, target) −
     Φ(x, ŷ)`` (learning rate 1).  Training stops early after an epoch without
     a single update (nothing would change any more).
 
@@ -157,7 +157,7 @@ class Perceptron(Learner):
 
 
 class MultiViewPerceptron(Perceptron):
-    """Multi-view hidden Markov perceptron (Brefeld et al. 2005, Table 1; DESIGN §5.1).
+    """Multi-view hidden Markov perceptron (Brefeld et al. 2005, Table 1; docs/design.md#multi-view-perceptron).
 
     Two views own disjoint feature columns (``snapshot.feature_view``) and
     their own transition, start and end scores.  For every sentence ``i``
@@ -199,7 +199,7 @@ class MultiViewPerceptron(Perceptron):
         label) is among the ``peer_share`` largest of the chunk's free
         tokens (thresholds per view, at the weights before the chunk); the
         other tokens keep their allowed sets, and the view's target is its
-        own constrained argmax in that space (DESIGN §2's rule).  1.0 passes
+        own constrained argmax in that space (docs/design.md#constrained-argmax).  1.0 passes
         every token on (Table 1), 0 none (no unlabeled updates).  A quantile
         rather than a fixed margin because perceptron scores have no scale.
     peer_balance : bool, default False

@@ -1,4 +1,4 @@
-"""``svm``: the single-view hidden Markov SVM (DESIGN §5, baselines).
+"""``svm``: the single-view hidden Markov SVM (docs/design.md#baselines).
 
 A structural SVM over first-order label sequences (Altun et al. 2003;
 Tsochantaridis et al. 2005) trained example by example with per-example
@@ -9,7 +9,7 @@ outputs whose ``α`` fell to 0.  The primal weights ``w = w_0 + Σ α δΦ`` are
 kept explicitly (linear kernel); see :mod:`tagtool.learn.structsvm.subqp` for the
 sub-QP of every norm, loss and rescaling.
 
-Partially labeled sentences (DESIGN §2) take as target the constrained
+Partially labeled sentences (docs/design.md#constrained-argmax) take as target the constrained
 argmax of the current weights, recomputed at every visit (their outputs
 are then re-based on the new target).  Their Hamming loss weighs token
 ``t`` by ``info_t`` (1 labeled, 0 free; :func:`partial_cost`), so only what
@@ -48,7 +48,7 @@ def partial_cost(settings: SVMSettings, info: np.ndarray, weight_u: float) -> tu
     """Cost and per-token Hamming weights of a partially labeled sentence.
 
     With the Hamming loss a token counts ``info_t + (1 − info_t) · weight_u``
-    (1 where labeled, ``weight_u`` where free, DESIGN §2's sentence weight
+    (1 where labeled, ``weight_u`` where free, the sentence weight of docs/design.md#sentence-weight
     token by token) and the cost is ``C``; with the 0/1 loss, which cannot
     weigh tokens, the cost is ``C`` times the mean of those weights.
     """
@@ -98,7 +98,7 @@ class HMSVM(Learner):
         Solver of the per-sentence sub-QPs with two or more outputs: the
         exact pairwise solver in numba, where a whole working-set round is
         one call (:func:`tagtool.learn.structsvm._dual_kernels.round_update`), or
-        cvxopt (DESIGN §5.2's reference; the same optimum, checked in the
+        cvxopt (the reference solver; the same optimum, checked in the
         tests, and about 30 times slower).
     shuffle : bool, default True
         Visit the sentences in a new random order every pass.

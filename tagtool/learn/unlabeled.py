@@ -1,8 +1,8 @@
 """Unlabeled sentences that cannot make a learner worse: balance and collapse guard.
 
 Shared by the semi-supervised learners ``cosvm``, ``mv-perceptron`` and
-``entropy-crf`` (issue 12, "learners that never collapse at their
-defaults").  At the cold start of a project — a handful of labeled sentences
+``entropy-crf``, so that none of them collapses at its defaults
+(docs/design.md#unlabeled-sentences).  At the cold start of a project — a handful of labeled sentences
 and hundreds of unlabeled ones — an unlabeled term that is harmless at the
 papers' ratios can swamp the labels: the views of a co-trained learner
 agree by predicting the majority label everywhere, an entropy-minimising CRF
@@ -29,8 +29,8 @@ supervised fit plus two predictions:
   given labels within :data:`FIT_TOLERANCE` of the supervised one.
 * *drift* — on the unlabeled sentences' tokens, take the label the
   semi-supervised model predicts most often; the share of tokens either
-  model tags with any *other* label.  Collapse, the failure issue 12
-  measured (``cosvm`` tagging everything ``O`` on NER, ``entropy-crf`` on
+  model tags with any *other* label.  Collapse, the failure
+  benchmarks/robustness.py measured (``cosvm`` tagging everything ``O`` on NER, ``entropy-crf`` on
   UD part-of-speech), shows as the other labels vanishing: the guard fires
   when the semi-supervised model's share falls below ``1 −
   DRIFT_TOLERANCE`` times the supervised model's (``1 −
@@ -45,7 +45,7 @@ warning and records why in ``model.info["unlabeled"]``
 :attr:`~tagtool.learn.chain.ChainModel.unlabeled_weight_used`) and in a
 note the CLI and the app print.
 
-Why a guard and not the alternatives issue 12 names:
+Why a guard and not the alternatives (cross-validating the weight, a schedule):
 
 * *Cross-validating the weight on the labeled sentences* needs labeled
   sentences to spare — at 5 there are none (a fold of one sentence says

@@ -1,4 +1,4 @@
-"""WD-PSL: weak disambiguation for partial structured output learning (DESIGN §5.4).
+"""WD-PSL: weak disambiguation for partial structured output learning (docs/design.md#wd-psl).
 
 Pieces
     Each sentence is cut into pieces of two adjacent tokens ``(t − 1, t)``,
@@ -61,7 +61,7 @@ Solver
       solver, extended to the β boxes).  About 5 µs per block against
       ~2 ms per cvxopt call plus Python per block.
     * ``"cvxopt"``: a Python loop over the pieces, each block QP by
-      :func:`tagtool.learn.qp.solve_qp` (DESIGN §5.4's reference).
+      :func:`tagtool.learn.qp.solve_qp` (the reference solver).
 
     The tests check the closed-form blocks against the explicit vectors,
     the SMO block solutions against cvxopt and the KKT conditions, one
@@ -149,7 +149,7 @@ class WDPSL(Learner):
         pass over all pieces, each block solved exactly by closed-form β
         steps and pairwise (SMO) α steps to ``qp_tol / 10``;
         ``"cvxopt"``: a Python loop, each block an interior-point cvxopt QP
-        (DESIGN §5.4's reference; the tests check both reach the same
+        (the reference solver; the tests check both reach the same
         restricted optimum).
     drop_after : int
         A working-set entry whose multiplier stayed 0 for more than this
@@ -292,7 +292,7 @@ def _piece_notes(snapshot: Snapshot, pieces: Pieces) -> list[str]:
 
 
 def candidate_confidences(model: ChainModel, snapshot: Snapshot) -> np.ndarray:
-    """Confidence of each allowed label of each token, ``float64[N, L]`` (DESIGN §5.4, §6).
+    """Confidence of each allowed label of each token, ``float64[N, L]`` (docs/design.md#wd-psl).
 
     ``P`` is recomputed for the snapshot's pieces from the model's energies
     by Eq. 22 (over each piece's candidates; invariant to the bias, so

@@ -1,4 +1,4 @@
-"""Cross-validation that predicts a tagger's scores on new text (issue 12).
+"""Cross-validation that predicts a tagger's scores on new text.
 
 The app shows a k-fold cross-validated span F1 after each training run.  A
 tagger is used on text it has never seen, from other documents, so each

@@ -1,4 +1,4 @@
-"""What guides the annotator in the app (DESIGN §6): a model's guidance of sentences, and the queue.
+"""What guides the annotator in the app (docs/design.md#guidance): a model's guidance of sentences, and the queue.
 
 No Qt here: the desktop app draws these numbers, and ``tagtool simulate``
 orders sentences with the same :func:`queue`.  The numbers per token and

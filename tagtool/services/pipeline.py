@@ -1,7 +1,7 @@
 """The one training entry point the GUI, the CLI and the experiments call.
 
 :func:`train` turns a corpus (any mixture of fully, partially and not
-labeled sentences, DESIGN §2) and a learner into a :class:`~tagtool.tagger.model.Tagger`
+labeled sentences, docs/design.md#allowed-sets) and a learner into a :class:`~tagtool.tagger.model.Tagger`
 and the snapshot it was trained on (:class:`Trained`); :func:`train_tagger`
 gives the tagger alone:
 
@@ -178,7 +178,7 @@ def train(
     ----------
     corpus : Corpus or iterable of Sentence
         Training sentences with their annotations: full labels, candidate
-        sets and unlabeled tokens are used as such (DESIGN §2); the label
+        sets and unlabeled tokens are used as such (docs/design.md#allowed-sets); the label
         set is the corpus's.
     learner : Learner or str
         A configured learner, or a registry name (default parameters).

@@ -22,7 +22,7 @@ A strategy has two functions:
 
 The scores (module-level functions below):
 
-* :func:`mean_question` — DESIGN §6's informativeness: the mean over the
+* :func:`mean_question` — the informativeness of docs/design.md#guidance: the mean over the
   sentence's tokens of ``(1 − info_t) · q_t``.
 * :func:`questions_per_cost` — ``combined``: the questions a sentence would
   ask, ``Σ_{t asked} q_t``, over what showing it costs in the mode (asked
@@ -110,7 +110,7 @@ class Tokens:
 
     ``offsets[n + 1]`` (sentence ``i`` is ``offsets[i]:offsets[i + 1]``, none
     empty), ``missing[N]`` the information an annotation still lacks
-    (``1 − info_t``: 1 unlabeled, 0 full, DESIGN §2) and ``unlabeled[N]``.
+    (``1 − info_t``: 1 unlabeled, 0 full, docs/design.md#sentence-weight) and ``unlabeled[N]``.
     """
 
     offsets: object
@@ -186,7 +186,7 @@ def combined_question(evidence: Evidence):
 
 
 def mean_question(q, tokens: Tokens, showing: Showing):
-    """Mean over each sentence's tokens of ``(1 − info_t) · q_t`` (DESIGN §6's informativeness)."""
+    """Mean over each sentence's tokens of ``(1 − info_t) · q_t`` (informativeness, docs/design.md#guidance)."""
     import numpy as np
 
     offsets = tokens.offsets

@@ -1,4 +1,4 @@
-"""How unsure a model is, per token and per sentence (DESIGN §6): the numbers guidance is made of.
+"""How unsure a model is, per token and per sentence (docs/design.md#guidance): the numbers guidance is made of.
 
 No Qt here; :mod:`tagtool.services.guidance` (the app's view of a model's
 guidance), :mod:`tagtool.services.chunked_guidance` (a big project's, chunk by
@@ -12,7 +12,7 @@ chunk), :mod:`tagtool.services.strategies` (the queue strategies) and
   of the tokens scored together (the weights' scale differs between learners
   and grows with perceptron epochs; the median makes the shading comparable).
 * **Informativeness** of a sentence: the mean over its tokens of ``(1 −
-  info_t) · u_t`` — the token's missing information (DESIGN §2: 1 without a
+  info_t) · u_t`` — the token's missing information (docs/design.md#sentence-weight: 1 without a
   label, 0 with a full one) times its open question (1 where the views
   disagree, else the uncertainty).  Fully labeled sentences score 0.
   :func:`sentence_informativeness` gives it for every sentence of a
@@ -185,7 +185,7 @@ def pair_uncertainty(
 def contention_mask(scores: np.ndarray, allowed: np.ndarray, k: int = 2) -> np.ndarray:
     """``allowed`` with every unlabeled token narrowed to its ``k`` best-scoring labels.
 
-    WD-PSL's candidate confidences (DESIGN §5.4) rank the candidates of
+    WD-PSL's candidate confidences (docs/design.md#wd-psl) rank the candidates of
     constrained tokens; a token without any label takes part in no piece
     of its own.  Narrowing it to the labels the model hesitates between
     gives the confidences the annotator would see had they offered that
@@ -221,7 +221,7 @@ def contention_question(model, snapshot, scores: np.ndarray) -> np.ndarray:
 
     ``model`` a :class:`~tagtool.learn.chain.ChainModel` of a learner that
     :func:`gives_confidences` (WD-PSL), ``scores`` its :meth:`score_tokens`
-    of ``snapshot`` (DESIGN §5.4, Lu & Chow Eq. 22).
+    of ``snapshot`` (Lu & Chow, Eq. 22; docs/design.md#wd-psl).
     """
     from dataclasses import replace
 

@@ -1,6 +1,7 @@
 """Annotators' own answers in a project, and the training labels made from them.
 
-The one module that writes issue 14's rule into a project
+The one module that writes the rule of
+:mod:`tagtool.core.annotators` into a project
 (:mod:`tagtool.core.annotators`): the ``annotator_labels`` table holds each
 annotator's answer for a token; the ``annotations`` table holds the token's
 training label, :func:`~tagtool.core.annotators.combine` of its answers

@@ -2,8 +2,7 @@
 
 Both are a function of the label set alone, never of the corpus or of the
 order labels were first seen in, so every project with the same labels
-gets the same digits and colours (issue 13: ``O`` was 3 in one project and
-2 in another).  :func:`key_groups` puts the labels in one fixed order:
+gets the same digits and colours.  :func:`key_groups` puts the labels in one fixed order:
 ``O`` first, then the types of a span scheme in alphabetical order, each
 with its ``B-``/``I-``/… labels; outside span schemes the labels in
 alphabetical order.

@@ -1,6 +1,6 @@
 """Sentences flagged for review (with a comment) and skipped sentences (schema 6).
 
-What annotators of other tools expect (issue 13):
+What annotators of other tools expect:
 
 Flag for review
     A sentence can carry a flag and a free-text comment ("is *Bank* an ORG

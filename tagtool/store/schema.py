@@ -206,7 +206,7 @@ def migrate_3_to_4(conn: sqlite3.Connection) -> None:
     """Add ``texts`` and ``representations``: word representations learned from the project's text.
 
     The unlabeled text of a project buys most through word representations
-    (issue 12); learning them takes seconds to minutes, so they are kept
+    (benchmarks/results/representations.md); learning them takes seconds to minutes, so they are kept
     with the project and relearned only when its text has changed materially.
     """
     conn.execute(
@@ -236,7 +236,7 @@ def migrate_4_to_5(conn: sqlite3.Connection) -> None:
 
     ``annotation_log`` says what changed, not what it cost: ``tagtool
     simulate`` priced a full label, a candidate set and a skipped token at
-    a guessed 1 / 0.5 / 0.1 (issue 13).  Version 5 records every action
+    a guessed 1 / 0.5 / 0.1.  Version 5 records every action
     (its kind, tokens and active seconds) so the costs can be measured.
     ``sentence_id`` is kept NULL rather than the row deleted when its
     sentence goes (a split or merge): the time was spent all the same.
@@ -262,7 +262,7 @@ def migrate_5_to_6(conn: sqlite3.Connection) -> None:
     """Add ``sentence_review``: sentences flagged for review (with a comment) or skipped.
 
     Annotators of other tools expect to set a sentence aside for a
-    colleague with a note, or to skip one they cannot label (issue 13).
+    colleague with a note, or to skip one they cannot label.
     The table is sparse (a row only for a flagged or skipped sentence), so
     the list's filters and the queue read a handful of rows, and an older
     tagtool reading a newer file simply does not see it.
@@ -309,8 +309,8 @@ def migrate_6_to_7(conn: sqlite3.Connection) -> None:
     """Add ``sentences_fts``: a trigram index of the sentences' text, with its triggers.
 
     ``LIKE '%…%'`` reads every sentence's text: 30–70 ms on 100,000
-    sentences, a stall of the window at each search (issue 13,
-    benchmarks/results/big_project.md).  The index is filled from the
+    sentences, a stall of the window at each search
+    (benchmarks/results/big_project.md).  The index is filled from the
     existing rows here and kept in step by triggers afterwards.  Where the
     running SQLite has no FTS5 trigram tokenizer the index is left out (a
     warning is logged; search scans the text) and added by the first open
@@ -331,7 +331,7 @@ def migrate_7_to_8(conn: sqlite3.Connection) -> None:
     """Add ``adjudicated``: tokens an adjudicator resolved, which later merges leave alone.
 
     Where annotators disagree the training label of a token is the
-    candidate set of their answers (issue 14); an adjudicator may pick one
+    candidate set of their answers (docs/design.md#team-answers); an adjudicator may pick one
     label or keep the set.  That choice must survive the next ``tagtool
     merge`` of the annotators' files, which recomputes the training labels
     of the tokens whose answers changed: the merge skips the tokens listed

@@ -1,6 +1,6 @@
 """Resolutions of tokens where annotators disagree, and reading a token's answers.
 
-The data model of team work (issue 14; the tables in :mod:`tagtool.store.schema`):
+The data model of team work (docs/design.md#team-answers; the tables in :mod:`tagtool.store.schema`):
 
 * ``annotator_labels`` holds each annotator's own *answer* for a token, a
   full label ``A`` or a candidate set ``A|B``; a token an annotator left

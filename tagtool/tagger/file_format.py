@@ -1,12 +1,12 @@
 """The tagger file: its members and format version, writing them, and reading them back within bounds.
 
-A :class:`~tagtool.tagger.model.Tagger` is saved as one zip file (DESIGN §7):
+A :class:`~tagtool.tagger.model.Tagger` is saved as one zip file (docs/design.md#tagger-file):
 
 ``meta.json``
     ``{"format": "tagtool-tagger", "format_version": 1, "tagtool_version",
     "created" (ISO 8601, UTC), "labels", "features" (the extractor's
     :meth:`~tagtool.core.features.FeatureExtractor.to_dict`: settings and
-    vocabulary, its names and, since issue 15, its table, which loads
+    vocabulary, its names and (absent from older files) its table, which loads
     without parsing names, see :mod:`tagtool.core.features.serialised`), "view_split" (``{"kind", "seed"}`` or null for single-view
     models), "learner" (``{"name", "params"}``), "model" (the
     :meth:`~tagtool.learn.chain.ChainModel.to_meta`, with its decoding

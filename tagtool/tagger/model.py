@@ -3,7 +3,7 @@
 A :class:`Tagger` bundles the label set, the fitted feature extractor, the
 view split and the :class:`~tagtool.learn.chain.ChainModel` of a learner.
 It tags sentences without Qt and without the project store, and it is saved
-as one file (DESIGN §7) whose layout, writing and checked reading are
+as one file (docs/design.md#tagger-file) whose layout, writing and checked reading are
 :mod:`tagtool.tagger.file_format`, :mod:`tagtool.tagger.arrays` and
 :mod:`tagtool.tagger.reading`; :func:`load_tagger` reads one.
 """
@@ -197,7 +197,7 @@ class Tagger:
         """Each view's Viterbi labels per sentence: ``[(view0, view1), ...]`` (two-view models).
 
         Tokens where the two lists differ are where the views disagree
-        (DESIGN §6).
+        (docs/design.md#guidance).
         """
         sentences = list(sentences)
         if not sentences:

@@ -1,4 +1,4 @@
-"""Token features: templates, the named feature sets and the extractor (DESIGN §3).
+"""Token features: templates, the named feature sets and the extractor (docs/design.md#features).
 
 A token's features are sparse binary indicators with string names.  Every
 *base feature* (``lw=the``, ``shape=Xxx``, ``col:col1=NN``) is a function of

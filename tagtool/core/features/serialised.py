@@ -6,7 +6,7 @@ order (None when hashing); a stacked set keeps one dictionary per part.
 Reading rebuilds the frozen vocabulary from the names
 (:func:`set_vocabulary_from_names`), over the whole list at once.
 
-Since issue 15 the dictionary also holds the vocabulary as it is kept in
+Newer files' dictionaries also hold the vocabulary as it is kept in
 memory, ``"table": {"bases", "columns"}``: the base-feature names (padding
 left out), one text of lines, and, base64 of little-endian int32, each column's key
 ``slot * (len(bases) + 2) + base`` in the table.  Loading from it parses no

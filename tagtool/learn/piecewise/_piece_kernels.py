@@ -1,7 +1,7 @@
 """numba kernels of WD-PSL's pieces: energies, most violated outputs, Eq. 22, nearest pieces.
 
 A *piece* is a pair of adjacent tokens ``(t − 1, t)`` of one sentence (one
-transition factor, DESIGN §5.4).  With token emission scores ``u`` (the
+transition factor, docs/design.md#wd-psl).  With token emission scores ``u`` (the
 shared state weights summed over a token's features), transition scores
 ``T`` and the bias ``b``, the energy of the pair output ``(a, c)`` is
 
@@ -135,7 +135,7 @@ def token_confidence_mass(conf, cand_ptr, cand_a, cand_c, left, n_tokens, n_labe
     """Sum the pieces' candidate confidences onto each token and label.
 
     ``out[t, y]`` = Σ over pieces containing ``t`` of the ``P`` of the
-    candidates that give ``t`` the label ``y`` (DESIGN §5.4, the UI's
+    candidates that give ``t`` the label ``y`` (docs/design.md#wd-psl, the UI's
     per-token confidence before normalisation).
     """
     for i in range(len(left)):

@@ -61,7 +61,7 @@ class Pieces:
 
 
 def build_pieces(snapshot: Snapshot) -> Pieces:
-    """Cut every sentence into adjacent-token pieces (DESIGN §5.4).
+    """Cut every sentence into adjacent-token pieces (docs/design.md#wd-psl).
 
     Pieces whose two tokens are both unlabeled are left out.
     """

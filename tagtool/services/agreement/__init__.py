@@ -1,4 +1,4 @@
-"""Inter-annotator agreement from each annotator's own answers (issue 14).
+"""Inter-annotator agreement from each annotator's own answers (docs/design.md#team-answers).
 
 Where a project holds several annotators' answers for the same tokens
 (``annotator_labels``: a Label Studio import with several annotators, or a

@@ -26,8 +26,8 @@ class SettingResult:
         return len(self.token_error)
 
     def to_dict(self) -> dict:
-        """The ``settings`` entry of the ``--json`` output (issue 3 schema; token
-        error and F1 both in percent since issue 11)."""
+        """The ``settings`` entry of the ``--json`` output (token error and F1
+        both in percent)."""
         return {
             "labeled": self.labeled,
             "unlabeled": self.unlabeled,

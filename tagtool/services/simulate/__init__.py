@@ -37,7 +37,7 @@ Strategies (which sentence next; the per-token *question* ``q_t`` in [0, 1])
                     the ranking (not charged; :func:`tagtool.services.strategies.gain_per_cost`).
     The other guided strategies score a sentence the mean over its tokens
     of ``(1 − info_t) · q_t`` (:func:`tagtool.services.uncertainty.informativeness`,
-    DESIGN §6).  Ties, and the order of ``sequential``/``random``, come from
+    docs/design.md#guidance).  Ties, and the order of ``sequential``/``random``, come from
     the order the queue is given.  The queue is recomputed after every step
     from the new model (batch-mode active learning).
 

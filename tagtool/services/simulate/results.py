@@ -65,7 +65,7 @@ class SimulationResult:
         return self.curve[-1].f1 if self.curve else 0.0
 
     def to_dict(self) -> dict:
-        """The ``--json`` output (issue 6 schema, plus ``costs``, ``data_tokens`` and ``notes``).
+        """The ``--json`` output (settings, scores and learning curve, plus ``costs``, ``data_tokens`` and ``notes``).
 
         F1 in percent (``"scale": "percent"``), as every command prints and
         writes scores; the object itself keeps fractions.
@@ -85,7 +85,7 @@ class SimulationResult:
 
     @classmethod
     def from_dict(cls, record: dict) -> SimulationResult:
-        """Inverse of :meth:`to_dict`; records written before issue 11 hold fractions."""
+        """Inverse of :meth:`to_dict`; records without ``"scale": "percent"`` hold fractions."""
         scale = 100.0 if record.get("scale") == SCALE else 1.0
         curve = [CurvePoint(**dict(point, f1=point["f1"] / scale)) for point in record["curve"]]
         return cls(record["learner"], record["strategy"], record["mode"], record["full_data_f1"] / scale, curve,

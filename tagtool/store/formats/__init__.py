@@ -1,5 +1,5 @@
 """Corpus import and export: CoNLL column files, CoNLL-U, plain text, JSONL,
-CSV and TSV (DESIGN §7).
+CSV and TSV (docs/design.md#formats).
 
 Three entry points::
 
