@@ -1,4 +1,4 @@
-"""Issue 11's file-safety cases 1–5, 8 and 9 as randomized trials: run them all, one table.
+"""The file-safety cases 1–5, 8 and 9 as randomized trials: run them all, one table.
 
 Cases 6 and 7 (hostile sizes) are :mod:`_hostile`'s. Each trial's promise
 is in the module that runs it: :mod:`_safety_outputs` (1, 2, 3, 5),
@@ -60,7 +60,7 @@ def _ids(module: str, *names: str) -> list[str]:
 
 #: The pytest tests of each file-safety case (appended to the fault scenarios of ``reliability.py``).
 SAFETY_SCENARIOS = [
-    ("(h) one-label corpus keeps its labels (issue 11, case 1)",
+    ("(h) one-label corpus keeps its labels (case 1)",
      _ids("store/test_one_label_corpus.py", "test_one_label_corpus_import_keeps_full_labels")),
     ("(i) no output over an input (case 2)", _ids(
         "test_cli_safety.py", "test_export_over_its_project_is_refused",

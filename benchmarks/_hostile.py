@@ -1,4 +1,4 @@
-"""Full-size hostile inputs (issue 11, file safety 6 and 7), each run as ``tagtool`` in a child process.
+"""Full-size hostile inputs (file-safety cases 6 and 7), each run as ``tagtool`` in a child process.
 
 Tagger files (``tagtool tag HOSTILE.tagger small.txt``): a ``meta.json``
 announcing ``window = 10**9`` or ``n_hash = 2**31``, a 2 GB ``meta.json``,

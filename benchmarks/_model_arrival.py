@@ -210,7 +210,7 @@ def measure(app, open_window, wait, watched, path, folder, repeat: int, sample: 
     """``repeat`` rounds of :func:`one_round`: every figure's median and max, and the stall explanations.
 
     ``compare_retire`` / ``compare_collector``: ``repeat`` more rounds, every other one without the
-    Retirer / as a fit ran before issue 15's collector pause (:func:`collector_as_before`), summarised
+    Retirer / as a fit ran before the collector pause (:func:`collector_as_before`), summarised
     under ``"without retire"`` / ``"collector as before"``.
     """
     rounds, explained, without = [], [], []

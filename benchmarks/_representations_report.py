@@ -236,7 +236,7 @@ def report(data: dict, corpora: dict, command: str, tuning=None, sizes=None, tex
     cells = _cells(data)
     seeds = _seeds(cells) if cells else []
     runs = data.get("runs", [])
-    lines = ["# Word representations: which features, from how much text, and unseen words (issue 12)", "",
+    lines = ["# Word representations: which features, from how much text, and unseen words", "",
              f"Last command: `{command}` (every run below)", "", *machine_lines(),
              f"- runs: {len(runs)}, {sum(r['minutes'] for r in runs):.0f} minutes of compute in all:", "",
              *[f"  - `{' '.join(r['argv']) or '(defaults)'}`: {r['minutes']} min" for r in runs], "",

@@ -1,4 +1,4 @@
-"""Issue 11 file safety, case 8, as randomized trials: no bare tracebacks.
+"""File-safety case 8, as randomized trials: no bare tracebacks.
 
 * a project edited outside tagtool (``sqlite3``): a sentence's tokens,
   columns or attributes replaced by other JSON, annotation rows past their

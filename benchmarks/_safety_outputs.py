@@ -1,4 +1,4 @@
-"""Issue 11 file safety, cases 1, 2, 3 and 5, as randomized trials through ``tagtool`` in this process.
+"""File-safety cases 1, 2, 3 and 5, as randomized trials through ``tagtool`` in this process.
 
 1. one-label corpora in every format: import, then export; every label kept;
 2. an output that names an input (same path, relative, ``./x``, ``sub/../x``,

@@ -1,4 +1,4 @@
-"""Issue 11 file safety, cases 4 and 9, as randomized trials of real processes.
+"""File-safety cases 4 and 9, as randomized trials of real processes.
 
 4. Two processes on one project: a writer edits annotations in a loop from
    a label list it refreshes only now and then (so it often holds a dead

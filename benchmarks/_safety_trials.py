@@ -1,4 +1,4 @@
-"""Randomized trials of issue 11's file-safety cases: the counting and the shared inputs.
+"""Randomized trials of the file-safety cases of reliability.py: the counting and the shared inputs.
 
 A case is a list of :class:`Trials`; each trial is a function that returns
 a short outcome note (``"refused"``, ``"written"`` ...) or raises: an

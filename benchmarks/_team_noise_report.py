@@ -196,7 +196,7 @@ def write_report(cache, out: Path) -> None:
     results, diagnoses, draws, runs = parse(cache.cells)
     commands = sorted({"python benchmarks/team_noise.py " + " ".join(r["argv"]) for r in runs})
     minutes = sum(r.get("minutes", 0.0) for r in runs)
-    lines = ["# Teams of simulated annotators: candidate sets from disagreement (issue 14)", "",
+    lines = ["# Teams of simulated annotators: candidate sets from disagreement", "",
              "Commands (cells cached in `benchmarks/results/team_noise_cells.json`; `--report-only` rewrites "
              "this file):", "", *[f"    {c}" for c in commands], "",
              f"Wall time of the runs: {minutes:.0f} min in all (runs side by side counted separately).", "",

@@ -1,8 +1,8 @@
-"""Simulated annotators and the aggregation of their answers, for benchmarks/team_noise.py (issue 14).
+"""Simulated annotators and the aggregation of their answers, for benchmarks/team_noise.py.
 
 Qt-free and independent of the learners: a gold IOB2 sequence goes in, each
 simulated annotator's IOB2 sequence comes out, and :func:`aggregate` turns
-the answers of a team into per-token annotations (allowed sets, DESIGN §2).
+the answers of a team into per-token annotations (allowed sets, docs/design.md#allowed-sets).
 
 The noise model works on entities, as the errors people make do (Reiss et
 al. 2020 and Rücker & Akbik 2023 classify the errors of CoNLL-2003 as

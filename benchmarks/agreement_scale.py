@@ -1,4 +1,4 @@
-"""Agreement on a big team project (issue 14): ``tagtool agreement`` and the statistics dock's panel.
+"""Agreement on a big team project: ``tagtool agreement`` and the statistics dock's panel.
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""Annotation efficiency: what guidance and partial labels save (issue 6).
+"""Annotation efficiency: what guidance and partial labels save.
 
 Runs :func:`tagtool.services.simulate.loop.simulate` — the code behind ``tagtool simulate`` —
 for ``cosvm``, ``mv-perceptron``, ``entropy-crf`` and ``wdpsl`` on two tasks:

@@ -1,6 +1,6 @@
 """The app delivers the simulated savings: a scripted session in the real window against ``tagtool simulate``.
 
-Issue 13.  An oracle annotator who knows the gold labels drives the real
+An oracle annotator who knows the gold labels drives the real
 :class:`~tagtool.gui.main_window.MainWindow` (offscreen) by key presses
 alone (:class:`tagtool.gui.scripted.ScriptedAnnotator`: J, Tab, the label
 keys, the arrow keys, Enter, Ctrl+T) on a project made of the first

@@ -1,4 +1,4 @@
-"""Big projects (issue 5): create, open, filter and scroll a 100,000-sentence project.
+"""Big projects: create, open, filter and scroll a 100,000-sentence project.
 
 Usage::
 
@@ -76,7 +76,7 @@ TRAIN = SHARED_DATA / "conll2000" / "train.txt"
 FALLBACK = ROOT / "tests" / "data" / "conll2000_train_head.txt"
 RESULT = ROOT / "benchmarks" / "results" / "big_project.md"
 OPEN_TARGET = 3.0
-#: Seconds from a model's arrival until the queue's first page is in use (issue 13).
+#: Seconds from a model's arrival until the queue's first page is in use.
 FIRST_PAGE_TARGET = 2.0
 STALL_TARGET_MS = 50.0
 #: Rare, common, absent, two characters (no trigram), frequent (13 % of the sentences).
@@ -547,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.copyfile(args.reuse / p.name, p)
         size_mb = path.stat().st_size / 1e6
         # Only its counts from here on: the 100,000 sentences held by this script (millions of objects the
-        # collector tracks) made each full collection in the measured window take 150-500 ms (issue 15).
+        # collector tracks) made each full collection in the measured window take 150-500 ms (tagtool.collector).
         corpus = CorpusFacts(len(corpus), corpus.n_tokens, len(corpus.documents))
         gc.collect()
         print("\n".join(f"{name}: {ms(t)}" for name, t in create_rows), flush=True)

@@ -1,4 +1,4 @@
-"""Does the F1 the app shows predict the exported tagger's F1 on new text? (issue 12)
+"""Does the F1 the app shows predict the exported tagger's F1 on new text?
 
 The project is the app's built-in sample (400 CoNLL-2000 chunking
 sentences, the first 50 labeled, the rest unlabeled), built as a first
@@ -6,7 +6,7 @@ start builds it; the new text is the CoNLL-2000 test file
 (``../shared/data/conll2000/test.txt``), scored on its first 500 sentences
 and on all 2,012.  Per learner, at its defaults:
 
-**Before** (the app until issue 12): the sample named its POS column
+**Before** (the app until the cross-validation was made honest): the sample named its POS column
 ``pos``; the 3-fold CV kept each held-out fold in the training data
 unlabeled, reused the extractor fitted on all text and dealt the folds at
 random.  The
@@ -69,7 +69,7 @@ from tagtool.tagger.model import Tagger
 
 OUT = Path(__file__).parent / "results" / "cv_honesty.md"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-#: The app's folds before issue 12 (the after runs use the app's :data:`CV_FOLDS`).
+#: The app's folds before (the after runs use the app's :data:`CV_FOLDS`).
 FOLDS_BEFORE = 3
 
 
@@ -95,7 +95,7 @@ def project_inputs(folder: Path, corpus: Corpus, name: str) -> TrainingInputs:
 
 
 def old_sample() -> Corpus:
-    """The sample as the app built it before issue 12: the POS column named ``pos``."""
+    """The sample as the app built it before: the POS column named ``pos``."""
     corpus = sample_corpus()
     return Corpus.from_sentences([replace(s, columns={"pos": s.columns["col1"]}) for s in corpus],
                                  labels=corpus.labels, name="conll2000-train-400")

@@ -1,6 +1,6 @@
 """Entropy-regularised CRF (Jiao et al. 2006) against the supervised CRF.
 
-100 labeled sentences and 1×, 2×, 5× as many unlabeled ones (issue 3), and
+100 labeled sentences and 1×, 2×, 5× as many unlabeled ones (Jiao et al. 2006's ratios), and
 5 labeled with 100 unlabeled (the start of an annotation project), on
 CoNLL-2000 chunking (pool: the first 3,000 sentences of train.txt, scored on
 test.txt) and CoNLL-2002 Spanish NER (pool: the first 3,100 sentences of

@@ -1,11 +1,11 @@
-"""Does the window stall while word representations are learned, stored and loaded?  (issue 12)
+"""Does the window stall while word representations are learned, stored and loaded?
 
 A project of the whole CoNLL-2002 Spanish training file (8,323 sentences,
 264,715 tokens: over the 200,000 tokens from which the app switches the
 representations on by itself), 20 of them labeled, is opened in the main
 window with the app's defaults.  A 5 ms ``QTimer`` heartbeat on the GUI
 thread records the gaps between its ticks; a stall is the longest gap minus
-the interval (target < 50 ms, issue 12), from the moment the project is
+the interval (target < 50 ms), from the moment the project is
 open in the window.  Phases, each measured alone:
 
 1. **open and learn**: from opening the project until the representations
@@ -233,7 +233,7 @@ def main(argv=None) -> int:
         record = size.representations_record()
         size.close()
     lines = [
-        "# GUI responsiveness with word representations (issue 12)",
+        "# GUI responsiveness with word representations",
         "",
         "`QT_QPA_PLATFORM=offscreen python benchmarks/gui_representations.py`",
         "",

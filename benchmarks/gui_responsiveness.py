@@ -1,4 +1,4 @@
-"""Is the window responsive while a learner trains?  (issue 4)
+"""Is the window responsive while a learner trains?
 
 1. **Event-loop stall while cosvm trains on 500 sentences** in the worker:
    a ``QTimer`` heartbeat every 5 ms on the GUI thread records the gaps
@@ -203,7 +203,7 @@ def main(argv=None) -> int:
         e_full = edit_to_suggestions(app, folder, args.repeats, retrain_epochs=0)
         print("edit (retrain budget off: 30 epochs)", e_full, flush=True)
     lines = [
-        "# GUI responsiveness (issue 4)",
+        "# GUI responsiveness",
         "",
         f"`python benchmarks/gui_responsiveness.py` (offscreen), {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}; data: "

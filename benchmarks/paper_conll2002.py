@@ -73,7 +73,7 @@ PAPER = {
     "coSVM": (10.28, 9.60, 8.99),
 }
 #: CRFsuite (supervised CRF, sklearn-crfsuite tutorial template): token error (%), entity F1 (%).
-#: Quoted by issue 3 (CRFsuite L-BFGS, tutorial template, this protocol); not measured by this script.
+#: Quoted from an earlier run (CRFsuite L-BFGS, tutorial template, this protocol); not measured by this script.
 CRFSUITE = {"error": (11.02, 9.84, 8.34), "f1": (12.9, 24.7, 39.2)}
 
 CRFSUITE_FEATURES = {"feature_set": "crfsuite"}

@@ -1,6 +1,6 @@
 """Queue strategies: what J shows first, and what each order costs in ``tagtool simulate``.
 
-Issue 13: on a 2,000-sentence project J went to sentences of 1-4 tokens first
+On a 2,000-sentence project J went to sentences of 1-4 tokens first
 ("Energy", "Commodities :"), because the app's score was a mean over tokens.
 This benchmark measures, on the issue's data (the first ``--sentences``
 sentences of CoNLL-2002 ``esp.train``, test ``esp.testb``):

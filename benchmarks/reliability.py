@@ -20,7 +20,7 @@ the time the open-time checks cost on a big project, full-size hostile
 files (``benchmarks/_hostile.py``: tagger files announcing huge sizes, a zip
 bomb, a 2 GB ``meta.json``; a 100 MB line, a 35-million-token sentence, a
 50 MB token, 10,000 labels, a 40 MB CSV) run through ``tagtool`` under a
-memory limit, randomized trials of every file-safety case of issue 11
+memory limit, randomized trials of every file-safety case
 (``benchmarks/_file_safety.py``), the team, concurrency and odd-file trials
 (``benchmarks/_adversarial.py``: retokenization in one process against merge
 and export in another, kills during merge, annotators kept through imports,
@@ -101,7 +101,7 @@ SCENARIOS = [
         "gui/test_gui_faults.py::test_read_only_disk_refuses_edit_undo_and_redo_and_they_can_be_retried",
         "store/test_project_crash.py::test_every_reported_edit_survives_a_kill",
     ]),
-    ("(f) tagger files bounded before anything is allocated (issue 11, case 6)", [
+    ("(f) tagger files bounded before anything is allocated (case 6)", [
         "test_tagger_bounds.py::test_a_window_of_a_billion_is_refused_before_the_lookup_is_built",
         "test_tagger_bounds.py::test_a_huge_n_hash_not_backed_by_weights_is_refused_before_allocation",
         "test_tagger_bounds.py::test_a_nested_zip_bomb_in_the_weights_is_refused_unread",
@@ -109,7 +109,7 @@ SCENARIOS = [
         "test_tagger_bounds.py::test_a_meta_json_beyond_the_cap_is_refused",
         "test_tagger_bounds.py::test_members_compressed_in_ways_that_inflate_unbounded_are_refused",
     ]),
-    ("(g) hostile corpora end in a FormatError naming file and line (issue 11, case 7)", [
+    ("(g) hostile corpora end in a FormatError naming file and line (case 7)", [
         "store/test_formats_limits.py::test_a_sentence_of_too_many_tokens_names_its_first_line",
         "store/test_formats_limits.py::test_a_token_too_long_names_its_line",
         "store/test_formats_limits.py::test_a_line_too_long_is_refused_without_reading_it_whole",
@@ -531,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, kind, tb in failures:
         lines += [f"- {name}: {kind}", "", "```", tb.strip(), "```", ""]
     lines += [
-        "## File safety (issue 11, cases 1–5, 8, 9)",
+        "## File safety (cases 1–5, 8, 9)",
         "",
         "Randomized trials through `tagtool` (in this process, or in child processes for 4 and 9); every "
         "trial checks the case's promise, and a failed one is printed. Special files are made inside the "

@@ -1,4 +1,4 @@
-"""Which word-representation features to switch on, from how much text, and what unseen words get (issue 12).
+"""Which word-representation features to switch on, from how much text, and what unseen words get.
 
 Representations (:func:`tagtool.services.represent.learn_representations`) are learned
 once per corpus and setting from the sentences of the whole training file

@@ -1,4 +1,4 @@
-"""Every learner on the suite of development corpora, from 5 labeled sentences to the full file (issue 12).
+"""Every learner on the suite of development corpora, from 5 labeled sentences to the full file.
 
 Per corpus (:data:`CORPORA`), learner and number L of labeled sentences
 (with U unlabeled ones, default 500), over paired repeats: token error and
@@ -28,7 +28,7 @@ Twins: ``cosvm``/``svm``, ``mv-perceptron``/``perceptron``,
 sentences, so "itself without them" is itself and the comparison would be
 empty; what it is for — learning from candidate sets as well as full
 labels — the supervised ``crf`` does too (the marginal likelihood of a
-candidate set, DESIGN §2), and it is the learner a user would otherwise
+candidate set, docs/design.md#allowed-sets), and it is the learner a user would otherwise
 pick.  ``svm`` (max-margin like WD-PSL, trained on whole sequences rather
 than pieces) is shown beside it in the tables.  For the three
 learners with the collapse guard (:mod:`tagtool.learn.unlabeled`) both the

@@ -1,4 +1,4 @@
-"""Every learner at its defaults on the app's sample project: training time, progress, chunk F1 (issue 12).
+"""Every learner at its defaults on the app's sample project: training time, progress, chunk F1.
 
 Trains each learner on resources/sample/conll2000-train-400.txt (400 fully
 labeled CoNLL-2000 sentences) through :func:`tagtool.services.pipeline.train_tagger`

@@ -9,8 +9,8 @@ Reads the corpus file with :func:`tagtool.store.formats.read_corpus`
 from it, closes it, reopens it and loads the whole corpus back, checks that
 every token, column and label came back identical, prints a markdown table
 and writes it to ``benchmarks/results/store.md``.  Timings are the median of
-``--repeat`` runs, each on a fresh file.  Targets (DESIGN §7 and the issue on
-large projects): import under 10 s, reopen under 1 s.
+``--repeat`` runs, each on a fresh file.  Targets (docs/design.md#project-file and the
+big-project goals): import under 10 s, reopen under 1 s.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Teams of simulated annotators: does training on their disagreements as candidate sets pay? (issue 14).
+"""Teams of simulated annotators: does training on their disagreements as candidate sets pay?
 
 Two or three simulated annotators (:mod:`_team_noise_sim`: missed entities,
 type confusions, boundaries moved by one token, at stated rates, with
@@ -11,7 +11,7 @@ annotator-specific biases) label the same ``N`` sentences of a corpus
   annotator (with two annotators: the first annotator's labels);
 * ``drop`` (c): the agreed tokens, no label where anyone disagrees;
 * ``candidates`` (d): the set of the answers where they disagree (a partial
-  label, DESIGN §2), the agreed label elsewhere;
+  label, docs/design.md#allowed-sets), the agreed label elsewhere;
 * ``majority+candidates`` (three annotators): the majority where two agree,
   the set where all three differ;
 * ``candidates-no-O``: the candidate sets, with ``O`` left out where anyone

@@ -1,4 +1,4 @@
-"""Which view split serves the two-view learners once word representations are in (issue 12).
+"""Which view split serves the two-view learners once word representations are in.
 
 ``views.kind=lexical-distributional`` gives one view the template features
 (word, affixes, shape, context, POS) and the other the cluster ids of the
@@ -100,7 +100,7 @@ def main(argv=None) -> int:
 
 
 def write_report(cells: dict, corpora: list[str], sizes: list[int]) -> None:
-    lines = ["# View splits with word representations (issue 12)", "",
+    lines = ["# View splits with word representations", "",
              "Command: `python benchmarks/view_splits.py`", "", *machine_lines(), "",
              __doc__.split("\n\n")[1].replace("\n", " "), "",
              "Entity F1 (accuracy for POS), mean over repeats; in brackets the paired difference against the "

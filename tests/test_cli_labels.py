@@ -1,4 +1,4 @@
-"""Issue 11: label sets that do not grow by accident, and are complete from the start."""
+"""Label sets that do not grow by accident, and are complete from the start."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""``tagtool text`` / ``tagtool represent`` and ``train`` with word representations (issue 12)."""
+"""``tagtool text`` / ``tagtool represent`` and ``train`` with word representations."""
 
 import json
 import pathlib

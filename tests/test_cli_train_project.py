@@ -1,4 +1,4 @@
-"""Issue 11: ``tagtool train PROJECT.tagproj`` trains on the project's annotations."""
+"""``tagtool train PROJECT.tagproj`` trains on the project's annotations."""
 
 import pathlib
 

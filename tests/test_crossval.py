@@ -1,4 +1,4 @@
-"""The app's cross-validation estimates the F1 on new text (issue 12)."""
+"""The app's cross-validation estimates the F1 on new text."""
 
 from __future__ import annotations
 

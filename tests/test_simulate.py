@@ -534,7 +534,7 @@ def test_guided_steps_follow_the_apps_queue(corpora, monkeypatch):
 
 
 def test_json_scale_round_trip_and_old_fraction_records():
-    # Issue 11: one scale (percent) in every --json; records written before it hold fractions.
+    # One scale (percent) in every --json; older records, without "scale", hold fractions.
     from tagtool.services.simulate.config import Costs
     from tagtool.services.simulate.results import CurvePoint, SimulationResult
 

@@ -1,4 +1,4 @@
-"""Tagger files are bounded before anything is allocated (issue 11, file safety 6).
+"""Tagger files are bounded before anything is allocated (file-safety case 6 of benchmarks/reliability.py).
 
 Each hostile file is refused with :class:`TaggerFileError`, and the peak of
 the memory Python and numpy reserved while refusing it (``tracemalloc``)

@@ -1,4 +1,4 @@
-"""The simulated annotators and aggregation rules of benchmarks/team_noise.py (issue 14).
+"""The simulated annotators and aggregation rules of benchmarks/team_noise.py (docs/design.md#team-answers).
 
 The noise rates must come out as stated on a large sample, and every
 aggregation rule must give the annotations its docstring promises on small

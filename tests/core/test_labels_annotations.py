@@ -109,7 +109,7 @@ def test_sentence_and_corpus_validation():
 
 
 def test_one_label_schema_keeps_full_labels():
-    # Issue 11, case 1: with one label, {O} is what the annotator gave, not "no label".
+    # File-safety case 1: with one label, {O} is what the annotator gave, not "no label".
     one = LabelSet(["O"])
     assert parse_annotation("O", one) == frozenset({"O"})
     assert format_annotation(parse_annotation("O", one), one) == "O"

@@ -166,7 +166,7 @@ def meta_mutation(draw, data: bytes) -> bytes:
     elif op == "version":
         meta[draw(st.sampled_from(["format_version", "format"]))] = draw(json_values())
     elif op == "sizes" and isinstance(meta.get("features"), dict) and isinstance(meta["features"].get("params"), dict):
-        # Sizes that would allocate gigabytes if believed (issue 11): refused unless backed by the arrays.
+        # Sizes that would allocate gigabytes if believed: refused unless backed by the arrays.
         key = draw(st.sampled_from(["window", "n_hash"]))
         meta["features"]["params"][key] = draw(st.sampled_from([10**9, 2**31, 2**28, 65, 64, -1]))
     elif op != "bytes":

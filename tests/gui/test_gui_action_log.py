@@ -1,4 +1,4 @@
-"""The app logs each annotation action with its time, in the edit's transaction (issue 13, real costs)."""
+"""The app logs each annotation action with its time, in the edit's transaction (the real costs of annotation)."""
 
 from __future__ import annotations
 

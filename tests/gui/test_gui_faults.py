@@ -239,7 +239,7 @@ def test_a_learner_raising_in_an_automatic_retrain_leaves_the_app_usable(window,
 
 
 # ----------------------------------------------------------------------
-# another program changes the label set (issue 11, case 4)
+# another program changes the label set (file-safety case 4 of benchmarks/reliability.py)
 
 
 def test_a_label_removed_by_another_program_is_refused_and_the_labels_reloaded(window, chunk_project, qtbot):

@@ -1,4 +1,4 @@
-"""Defects seen when the app was tried as a new user would (issue 13), each with its test."""
+"""Defects seen when the app was tried as a new user would, each with its test."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def test_sample_project_opens_and_labels(tmp_path, monkeypatch, open_window, qtb
     assert window.session.project.n_sentences == 400
     assert "50 full" in window.progress.text()
     editor = go_unlabeled_sample(window, qtbot)
-    # keys follow the label set (issue 13): O, then the types in alphabetical order, Shift for I-;
+    # keys follow the label set, not the corpus: O, then the types in alphabetical order, Shift for I-;
     # the tenth and eleventh groups (SBAR, VP) take a letter of their name
     style = window.session.style
     assert [style.shortcut(n) for n in ("O", "B-ADJP", "B-NP", "I-NP", "B-PP", "B-PRT", "B-SBAR", "B-VP", "I-VP")] \
@@ -135,7 +135,7 @@ def test_labels_dialog_renames_recolours_and_sets_shortcuts(window, qtbot):
 
 
 # ----------------------------------------------------------------------
-# label sets that do not grow by accident (issue 11)
+# label sets that do not grow by accident
 
 
 def test_new_project_dialog_fills_in_the_completed_label_set(tmp_path, qtbot):

@@ -1,4 +1,4 @@
-"""The app's word representations: learned in the background, cancellable, stored, reused (issue 12)."""
+"""The app's word representations: learned in the background, cancellable, stored, reused."""
 
 from __future__ import annotations
 

@@ -153,7 +153,7 @@ def _check_steps(reports, first_step: str, folds: int) -> dict[int, str]:
 
 
 def test_progress_names_the_retrain_and_each_cross_validation_fold_with_a_known_end(window, qtbot, monkeypatch):
-    """Issue 12: "epoch 19/30" showed during a cross-validation that followed a 3-epoch retrain,
+    """Once "epoch 19/30" showed during a cross-validation that followed a 3-epoch retrain,
     and cosvm's "pass 10" had no total."""
     from tagtool.gui.worker import TaskState
 
@@ -171,7 +171,7 @@ def test_progress_names_the_retrain_and_each_cross_validation_fold_with_a_known_
     assert (panel.bar.minimum(), panel.bar.maximum()) == (0, 1000), "a bar with an end, not a busy indicator"
     assert shown and all(text.startswith("mv-perceptron — ") or "done" in text for _, text in shown)
     panel._progress(0.8, "step 4 of 4, cross-validation fold 2 of 2: epoch 3/6 · 50 %")
-    # the bar is the cross-validation's (its folds together), the epochs are the fold's (issue 13)
+    # the bar is the cross-validation's (its folds together), the epochs are the fold's
     assert panel.bar.value() == 750 and panel.bar.text().startswith("Cross-validation 75 %")
     assert "cross-validation, fold 2 of 2" in panel.status.text() and "\nepoch 3/6" in panel.status.text()
     assert "±" in panel.metrics.text() and "without column col1" in panel.metrics.text()

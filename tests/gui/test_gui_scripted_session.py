@@ -1,6 +1,6 @@
 """A scripted session: an oracle annotator drives the window by keys and spends what ``tagtool simulate`` spends.
 
-Issue 13 ("the app delivers the simulated savings"); the full comparison
+Does the app deliver the savings ``tagtool simulate`` measured?  The full comparison
 is ``benchmarks/app_vs_simulate.py``.  Here a few dozen sentences of the
 CoNLL-2002 Spanish slice, two or three steps.
 """

@@ -1,4 +1,4 @@
-"""Queue strategies and token questions in the window, driven by key presses (issue 13)."""
+"""Queue strategies and token questions in the window, driven by key presses."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_the_strategy_orders_j_and_the_info_column(window, qtbot):
     assert default.strategy.name == strategies.DEFAULT_STRATEGY and session.queue == default.queue
     window.queue_menu.strategy_actions["uncertainty"].trigger()
     plan = loop.questions.plan
-    # the mean over tokens of the uncertainty (DESIGN §6), of the model's analysis
+    # the mean over tokens of the uncertainty (docs/design.md#guidance), of the model's analysis
     a = result.analysis
     mean = strategies.mean_question(a.evidence.uncertainty, a.tokens, strategies.Showing())
     assert plan.scores == dict(zip(result.guidance, mean.tolist()))

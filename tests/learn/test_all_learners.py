@@ -1,4 +1,4 @@
-"""Every available learner through the one training pipeline (issue 3, verification).
+"""Every available learner through the one training pipeline.
 
 On a CoNLL-2000 slice (70 training + 30 test sentences; two-view and
 semi-supervised learners also get the test sentences' text unlabeled):

@@ -1,4 +1,4 @@
-"""The CRF objective of DESIGN §5.3 and its gradient (tagtool.learn.crf).
+"""The CRF objective of docs/design.md#entropy-regularised-crf and its gradient (tagtool.learn.crf).
 
 Oracle: enumerate every label sequence of tiny sentences and compute
 log-likelihoods, marginal likelihoods and entropies from the path scores

@@ -1,4 +1,4 @@
-"""The multi-view hidden Markov perceptron (Brefeld et al. 2005, Table 1; DESIGN §5.1)."""
+"""The multi-view hidden Markov perceptron (Brefeld et al. 2005, Table 1; docs/design.md#multi-view-perceptron)."""
 
 import numpy as np
 import pytest

@@ -148,7 +148,7 @@ def test_guard_stays_silent_when_entropy_is_balanced():
 
 
 def test_cosvm_guard_backs_off_from_all_o_on_ner():
-    """Issue 12's collapse: cosvm's views agree on O for everything (CoNLL-2002, 5 labeled sentences, C_u
+    """The collapse guard at work: cosvm's views agree on O for everything (CoNLL-2002, 5 labeled sentences, C_u
     = 0.05 unbalanced); the guard returns the supervised twin, svm on the labeled sentences, in two views
     whose sum is exactly the twin."""
     snapshot, _ = conll_start(DATA / "conll2002_esp_train_head.txt", 5, "default", CoSVM)

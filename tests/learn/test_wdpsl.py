@@ -1,4 +1,4 @@
-"""WD-PSL (DESIGN §5.4): pieces, Eq. 22/23, the block-coordinate dual, recovery, contract."""
+"""WD-PSL (docs/design.md#wd-psl): pieces, Eq. 22/23, the block-coordinate dual, recovery, contract."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Hostile corpora end in a FormatError naming the file and line (issue 11, file safety 7).
+"""Hostile corpora end in a FormatError naming the file and line (file-safety case 7 of benchmarks/reliability.py).
 
 The inputs are made on the fly; most tests shrink the limits through the
 reader keyword arguments so that the files stay small, and a few use the

@@ -215,7 +215,7 @@ def test_records_come_back_in_their_own_layout(tmp_path, record):
     assert out.read_text(encoding="utf-8") == json.dumps(record, ensure_ascii=False) + "\n"
 
 
-# --- exports as the tools write them (trial of issue 11) -------------------
+# --- exports as the tools write them ----------------------------------------
 
 
 def test_label_studio_utf16_offsets_are_moved_to_code_points():

@@ -1,4 +1,4 @@
-"""Issue 11, case 1: a corpus whose label set has one label keeps its labels."""
+"""File-safety case 1 (benchmarks/reliability.py): a corpus whose label set has one label keeps its labels."""
 
 from tagtool.cli.main import main
 from tagtool.store.project import Project

@@ -365,7 +365,7 @@ def _style(path: Path, labels: list[str], annotated: list[list[str]]) -> dict:
 
 
 def test_default_keys_and_colours_follow_the_label_set_alone(tmp_path):
-    """Issue 13: O was 3 in one project and 2 in another (keys went by label frequency and first-seen order)."""
+    """Keys follow the label set alone, not label frequency or first-seen order (which made O 3 here, 2 there)."""
     kinds = ["ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "VP"]
     names = ["O"] + [f"{p}-{k}" for k in kinds for p in "BI"]
     one = _style(tmp_path / "a.tagproj", names, [["B-NP", "I-NP", "O", "B-VP"], ["O", "O"]])

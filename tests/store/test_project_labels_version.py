@@ -1,4 +1,4 @@
-"""Issue 11, case 4: two processes on one project never write a dead label."""
+"""File-safety case 4 (benchmarks/reliability.py): two processes on one project never write a dead label."""
 
 import subprocess
 import sys
@@ -96,7 +96,7 @@ def _own_labels(project):
 
 
 def test_rename_and_remove_reach_every_annotators_own_labels(tmp_path):
-    # Review of issue 11: a renamed label lived on in annotator_labels (a dead label again).
+    # Found in review: a renamed label lived on in annotator_labels (a dead label again).
     path = _two_annotator_project(tmp_path)
     with Project.open(path) as p:
         assert "B-ORG" in _own_labels(p)
