@@ -413,7 +413,7 @@ def test_cli_review_prints_the_accepted_suggestions(tmp_path, corpora, capsys):
     assert int(last[2]) == curve[-1]["accepted"]
 
 
-def test_cli_json_has_the_issue_schema(tmp_path, corpora, capsys):
+def test_cli_json_has_its_schema(tmp_path, corpora, capsys):
     data, test = _cli_files(tmp_path, corpora)
     out = tmp_path / "curve.json"
     code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "epochs=2",

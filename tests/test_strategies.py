@@ -168,7 +168,7 @@ def _headline_and_long_sentence():
 
 @pytest.mark.parametrize("mode", ["tokens", "review"])
 def test_the_default_strategy_does_not_put_one_token_sentences_first(mode):
-    """The issue's J went to "Energy" and "Commodities :" first: a mean over tokens (or a
+    """J once went to "Energy" and "Commodities :" first: a mean over tokens (or a
     per-token cost alone) rates one uncertain token as high as a sentence can score."""
     q, tokens = _headline_and_long_sentence()
     showing = Showing(mode, threshold=0.7)
@@ -178,7 +178,7 @@ def test_the_default_strategy_does_not_put_one_token_sentences_first(mode):
     assert ranked[1] > ranked[0], "the 20-token sentence with 5 questions comes first"
     queue = guidance.queue(dict(enumerate(ranked.tolist())), {0: "none", 1: "none"})
     assert queue == [1, 0]
-    # the scores the issue complains about put the headline first
+    # the scores J once used put the headline first
     mean = strategies.mean_question(q, tokens, showing)
     per_cost = strategies.questions_per_cost(q, tokens, showing)
     assert mean[0] > mean[1] and per_cost[0] > per_cost[1]

@@ -251,7 +251,7 @@ def bio_transitions(names: Iterable[str]) -> tuple[np.ndarray, np.ndarray] | Non
 def invalid_inside(tags: Sequence[str]) -> list[int]:
     """Positions of the ``I-X`` tags of one sentence that do not follow ``B-X`` or ``I-X``.
 
-    The label-set-free count the issue measures (any ``I-X``, whatever the
+    The count that needs no label set (any ``I-X``, whatever the
     label set holds); conlleval reads such a tag as the start of a chunk.
     """
     bad = []

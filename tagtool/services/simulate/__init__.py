@@ -53,7 +53,7 @@ Modes (what the annotator gives in a sentence it is shown)
                  (:func:`tagtool.services.uncertainty.pair_uncertainty` ≥ ``close``) the
                  annotator — simulated as unsure there — gives the candidate
                  set {gold, strongest wrong} instead (cost ``partial``).
-    ``review``   the app's correction workflow (a mode beyond the issue's
+    ``review``   the app's correction workflow (a mode beyond the first
                  three): the sentence is shown with the model's suggestions
                  (its Viterbi path under the annotations already there, as
                  the editor shows them); the annotator corrects every wrong
