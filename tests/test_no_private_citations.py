@@ -51,8 +51,7 @@ def scanned_files() -> list[pathlib.Path]:
                 files.update(p for p in path.rglob(pattern) if p.is_file())
     this = pathlib.Path(__file__).resolve()
     return sorted(
-        p for p in files
-        if p.resolve() != this and "__pycache__" not in p.parts and p.suffix not in {".png", ".pyc"}
+        p for p in files if p.resolve() != this and "__pycache__" not in p.parts and p.suffix not in {".png", ".pyc"}
     )
 
 
