@@ -77,8 +77,11 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
     formatter = parser._get_formatter()
     lines = []
     for group in parser._action_groups:
-        rows = [a for a in group._group_actions
-                if a.help is not argparse.SUPPRESS and not isinstance(a, argparse._SubParsersAction)]
+        rows = [
+            a
+            for a in group._group_actions
+            if a.help is not argparse.SUPPRESS and not isinstance(a, argparse._SubParsersAction)
+        ]
         if not rows:
             continue
         lines += ["", f"**{_text(group.title or '')}**", "", "| option | what it does |", "| --- | --- |"]
@@ -137,12 +140,16 @@ def formats_reference() -> str:
     """The file formats: what is read and written, from the format catalog (:mod:`tagtool.store.format_catalog`)."""
     from tagtool.store.format_catalog import CATALOG
 
-    lines = ["| `--format` | what it is | extensions | read | export (app: File › Export) | `tagtool tag` writes it |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| `--format` | what it is | extensions | read | export (app: File › Export) | `tagtool tag` writes it |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for f in CATALOG.values():
         extensions = " ".join(f"`{e}`" for e in (*f.extensions, *f.shown)) or "–"
-        lines.append(f"| `{f.name}` | {_text(f.description)} | {extensions} | {'yes' if f.readable else 'no'} | "
-                     f"{_text(f.export_label or 'no')} | {'yes' if f.tagged_output else 'no'} |")
+        lines.append(
+            f"| `{f.name}` | {_text(f.description)} | {extensions} | {'yes' if f.readable else 'no'} | "
+            f"{_text(f.export_label or 'no')} | {'yes' if f.tagged_output else 'no'} |"
+        )
     return "\n".join(lines) + "\n\n*From `tagtool/store/format_catalog.py`.*\n"
 
 
@@ -155,14 +162,18 @@ def learners_reference() -> str:
     from tagtool.learn import DEFAULT_LEARNER, available_learners
 
     kinds = {"full": "full", "partial": "partial", "none": "unlabeled"}
-    lines = ["| `--learner` | what it is | learns from | two views | candidate confidences | default features |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| `--learner` | what it is | learns from | two views | candidate confidences | default features |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for name, cls in available_learners().items():
         uses = ", ".join(kinds[k] for k in ("full", "partial", "none") if k in getattr(cls, "uses", ()))
         features = ", ".join(f"`{k}={v}`" for k, v in getattr(cls, "default_features", {}).items()) or "–"
         shown = f"`{name}` (default)" if name == DEFAULT_LEARNER else f"`{name}`"
-        lines.append(f"| {shown} | {_text(getattr(cls, 'description', '') or '')} | {uses} | "
-                     f"{'yes' if cls.two_view else 'no'} | {'yes' if cls.gives_confidences else 'no'} | {features} |")
+        lines.append(
+            f"| {shown} | {_text(getattr(cls, 'description', '') or '')} | {uses} | "
+            f"{'yes' if cls.two_view else 'no'} | {'yes' if cls.gives_confidences else 'no'} | {features} |"
+        )
     return "\n".join(lines) + "\n\n*From the learner classes (`tagtool/learn/`).*\n"
 
 
@@ -232,12 +243,19 @@ def results_table(path: str, number: int) -> str:
 def results_section(path: str, title: str) -> str:
     """The section of a results file under the heading ``title`` (up to the next heading of its level or above)."""
     lines = _results(path)
-    start = next((i for i, line in enumerate(lines) if line.lstrip("#").strip() == title and line.startswith("#")),
-                 None)
+    start = next(
+        (i for i, line in enumerate(lines) if line.lstrip("#").strip() == title and line.startswith("#")), None
+    )
     if start is None:
         raise ValueError(f"{path}: no heading {title!r}")
     level = len(lines[start]) - len(lines[start].lstrip("#"))
-    end = next((i for i in range(start + 1, len(lines))
-                if lines[i].startswith("#") and len(lines[i]) - len(lines[i].lstrip("#")) <= level), len(lines))
-    body = [line.replace("#" * level, "###", 1) if line.startswith("#") else line for line in lines[start + 1:end]]
+    end = next(
+        (
+            i
+            for i in range(start + 1, len(lines))
+            if lines[i].startswith("#") and len(lines[i]) - len(lines[i].lstrip("#")) <= level
+        ),
+        len(lines),
+    )
+    body = [line.replace("#" * level, "###", 1) if line.startswith("#") else line for line in lines[start + 1 : end]]
     return "\n".join(body).strip() + f"\n\n*From `{path}`, section “{title}”.*\n"

@@ -36,10 +36,30 @@ DOCS = Path(__file__).resolve().parent / "screenshots"
 LABELS = "O B-ORG I-ORG B-PER I-PER B-LOC I-LOC"
 
 #: Who, what and where of the invented news the tutorial labels: (person, organisation, place).
-PEOPLE = ["Maria Lopez", "John Carter", "Aiko Tanaka", "Peter Novak", "Sara Lind", "Omar Haddad",
-          "Lena Fischer", "David Okafor", "Anna Rossi", "Tom Becker"]
-ORGS = ["Acme Corp.", "Northwind Bank", "Blue River Energy", "Helios Motors", "Greenfield Foods",
-        "Nova Telecom", "Orbit Airlines", "Vega Pharma", "Delta Shipping", "Atlas Mining"]
+PEOPLE = [
+    "Maria Lopez",
+    "John Carter",
+    "Aiko Tanaka",
+    "Peter Novak",
+    "Sara Lind",
+    "Omar Haddad",
+    "Lena Fischer",
+    "David Okafor",
+    "Anna Rossi",
+    "Tom Becker",
+]
+ORGS = [
+    "Acme Corp.",
+    "Northwind Bank",
+    "Blue River Energy",
+    "Helios Motors",
+    "Greenfield Foods",
+    "Nova Telecom",
+    "Orbit Airlines",
+    "Vega Pharma",
+    "Delta Shipping",
+    "Atlas Mining",
+]
 PLACES = ["Ohio", "Berlin", "Osaka", "Prague", "Stockholm", "Cairo", "Hamburg", "Lagos", "Milan", "Denver"]
 TEMPLATES = [
     "{p}, the chief executive of {o}, said on Monday that the company would open a plant in {l}.",
@@ -52,11 +72,14 @@ TEMPLATES = [
 
 def news(first: int, count: int) -> str:
     """Paragraphs of invented news, three sentences each."""
-    sentences = [TEMPLATES[i % len(TEMPLATES)].format(p=PEOPLE[i % 10], o=ORGS[(3 * i + i // 10) % 10],
-                                                      l=PLACES[(7 * i + i // 5) % 10])
-                 for i in range(first, first + count)]
+    sentences = [
+        TEMPLATES[i % len(TEMPLATES)].format(
+            p=PEOPLE[i % 10], o=ORGS[(3 * i + i // 10) % 10], l=PLACES[(7 * i + i // 5) % 10]
+        )
+        for i in range(first, first + count)
+    ]
     sentences = [s[0].upper() + s[1:] for s in sentences]
-    return "\n\n".join(" ".join(sentences[i:i + 3]) for i in range(0, len(sentences), 3)) + "\n"
+    return "\n\n".join(" ".join(sentences[i : i + 3]) for i in range(0, len(sentences), 3)) + "\n"
 
 
 def gold(tokens: list[str]) -> dict[int, frozenset]:
@@ -66,7 +89,7 @@ def gold(tokens: list[str]) -> dict[int, frozenset]:
         for name in names:
             words = name.split()
             for start in range(len(tokens) - len(words) + 1):
-                if tokens[start:start + len(words)] == words:
+                if tokens[start : start + len(words)] == words:
                     for k in range(len(words)):
                         labels[start + k] = frozenset({("B-" if k == 0 else "I-") + kind})
     return labels
@@ -160,12 +183,40 @@ def main(argv: list[str]) -> int:
         window.close()
 
         tagged = folder / "more-news.jsonl"
-        subprocess.run([sys.executable, "-m", "tagtool.cli", "tag", str(tagger), str(folder / "more-news.txt"),
-                        "--input-format", "text", "--format", "jsonl", "-o", str(tagged)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tagtool.cli",
+                "tag",
+                str(tagger),
+                str(folder / "more-news.txt"),
+                "--input-format",
+                "text",
+                "--format",
+                "jsonl",
+                "-o",
+                str(tagged),
+            ],
+            check=True,
+        )
         print(tagged.read_text(encoding="utf-8").splitlines()[0])
         column = folder / "more-news.tagged.txt"
-        subprocess.run([sys.executable, "-m", "tagtool.cli", "tag", str(tagger), str(folder / "more-news.txt"),
-                        "--input-format", "text", "-o", str(column)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tagtool.cli",
+                "tag",
+                str(tagger),
+                str(folder / "more-news.txt"),
+                "--input-format",
+                "text",
+                "-o",
+                str(column),
+            ],
+            check=True,
+        )
         print("\n".join(column.read_text(encoding="utf-8").splitlines()[:40]))
         os.chdir(here)
     return 0

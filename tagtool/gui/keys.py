@@ -63,75 +63,198 @@ class Key:
 
 
 MOVING, LABELING, MODEL, SENTENCES, REVIEW, TEAM, WINDOW = (
-    "Moving", "Labeling", "Suggestions and the model", "Sentences", "Review", "Team work", "Window")
+    "Moving",
+    "Labeling",
+    "Suggestions and the model",
+    "Sentences",
+    "Review",
+    "Team work",
+    "Window",
+)
 
 #: Every key of the app, in the order Help and the docs list them.
 KEYS = (
     Key("move", ("Left", "Right"), "move to the previous / next token", MOVING, command="move"),
     Key("ends", ("Home", "End"), "first / last token", MOVING, command="move"),
-    Key("extend", ("Shift+Left", "Shift+Right", "Shift+Home", "Shift+End"), "extend the selection", MOVING,
-        command="move", shown="Shift+←  Shift+→"),
+    Key(
+        "extend",
+        ("Shift+Left", "Shift+Right", "Shift+Home", "Shift+End"),
+        "extend the selection",
+        MOVING,
+        command="move",
+        shown="Shift+←  Shift+→",
+    ),
     Key("collapse", ("Esc",), "collapse the selection", MOVING, command="collapse"),
-    Key("full label", (), "full label (the label's key) on the selection, then move on; in span schemes the "
-        "type's B- label (a selection of several tokens: the whole span)", LABELING, shown="1 … 9"),
+    Key(
+        "full label",
+        (),
+        "full label (the label's key) on the selection, then move on; in span schemes the "
+        "type's B- label (a selection of several tokens: the whole span)",
+        LABELING,
+        shown="1 … 9",
+    ),
     Key("inside label", (), "the type's I- label (inside a span), in span schemes", LABELING, shown="Shift+1 … 9"),
-    Key("candidate", (), "add / remove that label in the candidate set (partial label); with Shift, the type's "
-        "I- label", LABELING, shown="Ctrl+1 … 9, Alt+1 … 9"),
+    Key(
+        "candidate",
+        (),
+        "add / remove that label in the candidate set (partial label); with Shift, the type's I- label",
+        LABELING,
+        shown="Ctrl+1 … 9, Alt+1 … 9",
+    ),
     Key("clear", ("0", "Del", "Backspace"), "clear the selection's labels", LABELING, command="clear"),
-    Key("picker", ("/", "Shift+/", "Ctrl+L"), "pick a label from a searchable list (Ctrl+Enter: as candidate)",
-        LABELING, command="picker", shown="/  Ctrl+L"),
+    Key(
+        "picker",
+        ("/", "Shift+/", "Ctrl+L"),
+        "pick a label from a searchable list (Ctrl+Enter: as candidate)",
+        LABELING,
+        command="picker",
+        shown="/  Ctrl+L",
+    ),
     Key("next", ("N",), "next sentence", SENTENCES, by=(EDITOR, MENU), command="navigate"),
     Key("previous", ("P",), "previous sentence", SENTENCES, by=(EDITOR, MENU), command="navigate"),
-    Key("unfinished", ("J",), "the first sentence of the queue (Go › Queue strategy) that is not fully labeled "
-        "(without a model: document order, or the random order under Random order)", SENTENCES,
-        by=(EDITOR, MENU), command="navigate"),
+    Key(
+        "unfinished",
+        ("J",),
+        "the first sentence of the queue (Go › Queue strategy) that is not fully labeled "
+        "(without a model: document order, or the random order under Random order)",
+        SENTENCES,
+        by=(EDITOR, MENU),
+        command="navigate",
+    ),
     Key("find", ("Ctrl+F",), "search the sentence list", SENTENCES, by=(MENU,), standard="Find"),
-    Key("accept", ("Return", "Enter"), "accept the model's suggestions on screen for the whole sentence (one undo "
-        "step); once the sentence is fully labeled, the queue's next sentence opens (Edit › Preferences)", MODEL,
-        command="accept", shown="Enter"),
-    Key("accept token", ("Space",), "accept the suggestion on the selected token(s), then move on", MODEL,
-        command="accept token"),
-    Key("question", ("Tab", "Backtab", "Shift+Tab", "Shift+Backtab"), "the next / previous token the model asks "
-        "about (a token question), across sentences in the queue's order", MODEL, command="question",
-        shown="Tab  Shift+Tab"),
-    Key("pair", ("Shift+Space",), "give the focused token the two labels the model is torn between, as a "
-        "candidate set", MODEL, command="pair"),
-    Key("token questions", ("Ctrl+Shift+Q",), "token questions mode: mark the tokens the model asks about; a "
+    Key(
+        "accept",
+        ("Return", "Enter"),
+        "accept the model's suggestions on screen for the whole sentence (one undo "
+        "step); once the sentence is fully labeled, the queue's next sentence opens (Edit › Preferences)",
+        MODEL,
+        command="accept",
+        shown="Enter",
+    ),
+    Key(
+        "accept token",
+        ("Space",),
+        "accept the suggestion on the selected token(s), then move on",
+        MODEL,
+        command="accept token",
+    ),
+    Key(
+        "question",
+        ("Tab", "Backtab", "Shift+Tab", "Shift+Backtab"),
+        "the next / previous token the model asks about (a token question), across sentences in the queue's order",
+        MODEL,
+        command="question",
+        shown="Tab  Shift+Tab",
+    ),
+    Key(
+        "pair",
+        ("Shift+Space",),
+        "give the focused token the two labels the model is torn between, as a candidate set",
+        MODEL,
+        command="pair",
+    ),
+    Key(
+        "token questions",
+        ("Ctrl+Shift+Q",),
+        "token questions mode: mark the tokens the model asks about; a "
         "sentence opens on its first question and answering one moves on to the next (kept in the project; the "
-        "status bar shows the mode, a click switches it)", MODEL, by=(MENU,)),
-    Key("train", ("Ctrl+T",), "train the model now, with the learner's full settings (after an edit it retrains "
-        "by itself with a few passes)", MODEL, by=(MENU,)),
+        "status bar shows the mode, a click switches it)",
+        MODEL,
+        by=(MENU,),
+    ),
+    Key(
+        "train",
+        ("Ctrl+T",),
+        "train the model now, with the learner's full settings (after an edit it retrains by itself with a few passes)",
+        MODEL,
+        by=(MENU,),
+    ),
     Key("cancel training", ("Ctrl+.",), "cancel the training run", MODEL, by=(MENU,)),
-    Key("new suggestions", ("F5", "Ctrl+R"), "show the latest model's suggestions for the open sentence (they "
-        "wait, marked above the editor, until you leave the sentence or ask)", MODEL, by=(MENU,)),
-    Key("flag", ("Ctrl+Shift+F",), "flag the sentence for review with a comment (again: edit the comment or "
-        "remove the flag)", REVIEW, by=(MENU,)),
-    Key("skip", ("Ctrl+K",), "skip the sentence: it leaves the queue and is not trained on; go on to the next "
-        "(again: un-skip)", REVIEW, by=(MENU,)),
+    Key(
+        "new suggestions",
+        ("F5", "Ctrl+R"),
+        "show the latest model's suggestions for the open sentence (they "
+        "wait, marked above the editor, until you leave the sentence or ask)",
+        MODEL,
+        by=(MENU,),
+    ),
+    Key(
+        "flag",
+        ("Ctrl+Shift+F",),
+        "flag the sentence for review with a comment (again: edit the comment or remove the flag)",
+        REVIEW,
+        by=(MENU,),
+    ),
+    Key(
+        "skip",
+        ("Ctrl+K",),
+        "skip the sentence: it leaves the queue and is not trained on; go on to the next (again: un-skip)",
+        REVIEW,
+        by=(MENU,),
+    ),
     Key("next flagged", ("Ctrl+G",), "the next sentence flagged for review", REVIEW, by=(MENU,)),
     Key("split", ("Ctrl+Shift+S",), "split the focused token in two (a dialog asks where)", REVIEW, by=(MENU,)),
     Key("merge", ("Ctrl+Shift+M",), "merge the focused token with the next one", REVIEW, by=(MENU,)),
-    Key("adjudication", ("Ctrl+Shift+A",), "the adjudication view: each annotator's answer per token where "
-        "several annotators answered", TEAM, by=(MENU,)),
-    Key("pick answer", (), "resolve the token with annotator k's answer (a full label, or their set)", TEAM,
-        by=(ADJUDICATION,), shown="1 … 9 (adjudication view)"),
-    Key("keep set", ("K",), "resolve the token keeping the candidate set of the answers", TEAM,
-        by=(ADJUDICATION,), shown="K (adjudication view)"),
-    Key("take back", ("Backspace", "Del"), "take the token's resolution back", TEAM, by=(ADJUDICATION,),
-        shown="Backspace (adjudication view)"),
-    Key("next dispute", ("Tab", "Shift+Tab"), "the next / previous unresolved disagreement, across sentences "
-        "most disputed first", TEAM, by=(ADJUDICATION,), shown="Tab  Shift+Tab (adjudication view)"),
+    Key(
+        "adjudication",
+        ("Ctrl+Shift+A",),
+        "the adjudication view: each annotator's answer per token where several annotators answered",
+        TEAM,
+        by=(MENU,),
+    ),
+    Key(
+        "pick answer",
+        (),
+        "resolve the token with annotator k's answer (a full label, or their set)",
+        TEAM,
+        by=(ADJUDICATION,),
+        shown="1 … 9 (adjudication view)",
+    ),
+    Key(
+        "keep set",
+        ("K",),
+        "resolve the token keeping the candidate set of the answers",
+        TEAM,
+        by=(ADJUDICATION,),
+        shown="K (adjudication view)",
+    ),
+    Key(
+        "take back",
+        ("Backspace", "Del"),
+        "take the token's resolution back",
+        TEAM,
+        by=(ADJUDICATION,),
+        shown="Backspace (adjudication view)",
+    ),
+    Key(
+        "next dispute",
+        ("Tab", "Shift+Tab"),
+        "the next / previous unresolved disagreement, across sentences most disputed first",
+        TEAM,
+        by=(ADJUDICATION,),
+        shown="Tab  Shift+Tab (adjudication view)",
+    ),
     Key("undo", ("Ctrl+Z",), "undo", WINDOW, by=(MENU,), standard="Undo"),
     Key("redo", ("Ctrl+Shift+Z",), "redo", WINDOW, by=(MENU,), standard="Redo"),
-    Key("side panels", ("F9",), "hide the side panels (Legend, Statistics, Model) for a wider editor, and bring "
-        "them back", WINDOW, by=(MENU,)),
+    Key(
+        "side panels",
+        ("F9",),
+        "hide the side panels (Legend, Statistics, Model) for a wider editor, and bring them back",
+        WINDOW,
+        by=(MENU,),
+    ),
     Key("new project", ("Ctrl+N",), "a new project (File › New project)", WINDOW, by=(MENU,), standard="New"),
     Key("open", ("Ctrl+O",), "open a project", WINDOW, by=(MENU,), standard="Open"),
     Key("export", ("Ctrl+E",), "export the annotations (File › Export annotations)", WINDOW, by=(MENU,)),
-    Key("help", ("F1",), "this list of keys (Help › Keyboard shortcuts)", WINDOW, by=(MENU,),
-        standard="HelpContents"),
-    Key("preferences", ("Ctrl+,",), "Edit › Preferences: your annotator name, the theme, what Enter does",
-        WINDOW, by=(MENU,), standard="Preferences"),
+    Key("help", ("F1",), "this list of keys (Help › Keyboard shortcuts)", WINDOW, by=(MENU,), standard="HelpContents"),
+    Key(
+        "preferences",
+        ("Ctrl+,",),
+        "Edit › Preferences: your annotator name, the theme, what Enter does",
+        WINDOW,
+        by=(MENU,),
+        standard="Preferences",
+    ),
     Key("quit", ("Ctrl+Q",), "quit", WINDOW, by=(MENU,), standard="Quit"),
 )
 
@@ -160,13 +283,19 @@ MOUSE = (
     ("Click", "focus a token"),
     ("Drag", "press on a token, move, release on another: the tokens between are selected (a span)"),
     ("Shift+click", "extend the selection from its first token to the clicked one"),
-    ("Label palette", "the buttons above the editor, each with its key: a click labels the selection as the key "
-                      "does (a span type's button: B- on the first token, I- on the rest); Shift+click the I- "
-                      "label; Ctrl+click adds the label to the candidate set or removes it; Clear removes the "
-                      "labels"),
-    ("Click a suggestion", "a click on the faded suggestion under an unlabeled token accepts the suggested span "
-                           "it belongs to (B-X I-X … together), as Space does; where the model is torn (A | B) "
-                           "the half clicked is the label given. A click on the word only focuses the token"),
+    (
+        "Label palette",
+        "the buttons above the editor, each with its key: a click labels the selection as the key "
+        "does (a span type's button: B- on the first token, I- on the rest); Shift+click the I- "
+        "label; Ctrl+click adds the label to the candidate set or removes it; Clear removes the "
+        "labels",
+    ),
+    (
+        "Click a suggestion",
+        "a click on the faded suggestion under an unlabeled token accepts the suggested span "
+        "it belongs to (B-X I-X … together), as Space does; where the model is torn (A | B) "
+        "the half clicked is the label given. A click on the word only focuses the token",
+    ),
     ("Right-click", "the menu of the selection: set a label, toggle a candidate, accept the suggestion"),
 )
 

@@ -15,12 +15,38 @@ from tagtool.gui.label_keys import chord, portable
 KEYS_PRESSED = (
     [getattr(Qt, f"Key_{c}") for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"]
     + [getattr(Qt, f"Key_F{i}") for i in range(1, 13)]
-    + [Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End, Qt.Key_PageUp, Qt.Key_PageDown,
-       Qt.Key_Return, Qt.Key_Enter, Qt.Key_Space, Qt.Key_Tab, Qt.Key_Backtab, Qt.Key_Backspace, Qt.Key_Delete,
-       Qt.Key_Escape, Qt.Key_Slash, Qt.Key_Insert, Qt.Key_Period, Qt.Key_Comma, Qt.Key_Minus]
+    + [
+        Qt.Key_Left,
+        Qt.Key_Right,
+        Qt.Key_Up,
+        Qt.Key_Down,
+        Qt.Key_Home,
+        Qt.Key_End,
+        Qt.Key_PageUp,
+        Qt.Key_PageDown,
+        Qt.Key_Return,
+        Qt.Key_Enter,
+        Qt.Key_Space,
+        Qt.Key_Tab,
+        Qt.Key_Backtab,
+        Qt.Key_Backspace,
+        Qt.Key_Delete,
+        Qt.Key_Escape,
+        Qt.Key_Slash,
+        Qt.Key_Insert,
+        Qt.Key_Period,
+        Qt.Key_Comma,
+        Qt.Key_Minus,
+    ]
 )
-MODIFIERS = (Qt.NoModifier, Qt.ShiftModifier, Qt.ControlModifier, Qt.AltModifier,
-             Qt.ControlModifier | Qt.ShiftModifier, Qt.AltModifier | Qt.ShiftModifier)
+MODIFIERS = (
+    Qt.NoModifier,
+    Qt.ShiftModifier,
+    Qt.ControlModifier,
+    Qt.AltModifier,
+    Qt.ControlModifier | Qt.ShiftModifier,
+    Qt.AltModifier | Qt.ShiftModifier,
+)
 
 
 def _label_chords(style) -> set[str]:
@@ -62,8 +88,12 @@ def test_the_menus_bind_exactly_the_keys_of_the_table(window):
     bound = [portable(s.toString()) for action in window.findChildren(QAction) for s in action.shortcuts()]
     table = {portable(k) for row in KEYS if MENU in row.by for k in row.keys}
     # A standard key (Undo, Find, ...) also takes the platform's own bindings (Ctrl+Y, Alt+Backspace, ...).
-    table |= {portable(s.toString()) for row in KEYS if row.standard
-              for s in QKeySequence.keyBindings(getattr(QKeySequence, row.standard))}
+    table |= {
+        portable(s.toString())
+        for row in KEYS
+        if row.standard
+        for s in QKeySequence.keyBindings(getattr(QKeySequence, row.standard))
+    }
     assert set(bound) == table, (sorted(set(bound) - table), sorted(table - set(bound)))
     assert len(bound) == len(set(bound)), "a key bound to two actions does nothing"
 
