@@ -1,4 +1,4 @@
-"""The layers of the package (README, "Layout"): no module of a lower layer imports a higher one.
+"""The layers of the package (docs/development.md): no module of a lower layer imports a higher one.
 
 core -> decode -> learn | store -> tagger -> services -> gui -> cli: a
 module may import its own package, the packages of lower layers and the
