@@ -1,4 +1,4 @@
-"""Rooms of one job (README, "Layout"): no module over ~400 lines, no function over 60 outside numba kernels.
+"""Rooms of one job (docs/development.md): no module over ~400 lines, no function over 60 outside numba kernels.
 
 A module that grows past :data:`MAX_MODULE_LINES` or a function past
 :data:`MAX_FUNCTION_LINES` (its docstring not counted) is split by job

@@ -4,17 +4,12 @@ A dock under the editor shows the current sentence as a table: one column
 per token, a first row with the token's training label, then one row per
 annotator who answered in the sentence (numbered 1, 2, … by name).  Columns
 where the answers differ and nobody resolved them are marked ``≠`` (and
-shaded); resolved ones ``✓``.  Keys, while the table has the focus
-(:data:`KEYS`, also in Help › Keyboard shortcuts):
-
-=================  ==========================================================
-1 … 9              resolve the token with annotator k's answer (row k)
-K                  resolve it keeping the candidate set of the answers
-Backspace, Delete  take the resolution back (its answers make its label)
-Tab, Shift+Tab     the next / previous unresolved disagreement; past the
-                   sentence's last, the next sentence of the list's
-                   "Annotators disagree" order (most disputed first)
-=================  ==========================================================
+shaded); resolved ones ``✓``.  Keys, while the table has the focus (their rows in
+:mod:`tagtool.gui.keys`): 1 … 9 resolves the token with annotator k's answer
+(row k), K keeps the candidate set of the answers, Backspace or Delete takes
+the resolution back, Tab and Shift+Tab go to the next / previous unresolved
+disagreement (past the sentence's last, the next sentence of the list's
+"Annotators disagree" order, most disputed first).
 
 Resolving goes through :meth:`~tagtool.gui.adjudication.Adjudication.resolve`
 (saved at once, logged, one undo step: Ctrl+Z works here as in the editor);
@@ -39,19 +34,7 @@ from PySide6.QtWidgets import (
 
 from tagtool.core.annotators import combine
 from tagtool.errors import TagtoolError
-
-VIEW_KEY = "Ctrl+Shift+A"
-KEEP_KEY = "K"
-
-#: Rows of Help › Keyboard shortcuts.
-KEYS = (
-    (VIEW_KEY, "the adjudication view: each annotator's answer per token where several annotators answered"),
-    ("1 … 9 (adjudication view)", "resolve the token with annotator k's answer (a full label, or their set)"),
-    (f"{KEEP_KEY} (adjudication view)", "resolve the token keeping the candidate set of the answers"),
-    ("Backspace (adjudication view)", "take the token's resolution back"),
-    ("Tab  Shift+Tab (adjudication view)", "the next / previous unresolved disagreement, across sentences "
-                                           "most disputed first"),
-)
+from tagtool.gui.keys import KEEP_KEY, VIEW_KEY
 
 DISPUTED, RESOLVED = "#f0a030", "#2e9d4f"
 

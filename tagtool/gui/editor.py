@@ -51,14 +51,17 @@ from tagtool.errors import LabelError, TagtoolError
 from tagtool.gui import edits
 from tagtool.gui.chips import ChipPainter, ChipState
 from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
-from tagtool.gui.label_keys import key_names
+from tagtool.gui.keys import EDITOR
+from tagtool.gui.label_keys import chord, commands, key_names
 from tagtool.gui.editor_menu import token_menu
 from tagtool.gui.editor_mouse import MouseSelection
 from tagtool.gui.label_picker import LabelPicker
 from tagtool.gui.session import Session
 
-#: Keys the editor keeps for itself; labels cannot take them as shortcuts.
-RESERVED_KEYS = frozenset("0npj/")
+#: ``{key: command}`` of the editor's rows of the key table (:mod:`tagtool.gui.keys`).
+_COMMANDS = commands(EDITOR)
+#: Keys the editor keeps for itself ("0npj/"); labels cannot take them as shortcuts.
+RESERVED_KEYS = frozenset(k.lower() for k in _COMMANDS if len(k) == 1)
 
 
 class TokenEditor(MouseSelection, QWidget):
@@ -274,33 +277,30 @@ class TokenEditor(MouseSelection, QWidget):
     # keyboard
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The editor's keys: the rows of :mod:`tagtool.gui.keys` it binds, then the label keys."""
         if not self.tokens:
             return super().keyPressEvent(event)
-        key, mods = event.key(), event.modifiers()
-        shift = bool(mods & Qt.ShiftModifier)
-        toggle = bool(mods & (Qt.ControlModifier | Qt.AltModifier))
-        moves = {Qt.Key_Left: self.focus - 1, Qt.Key_Right: self.focus + 1,
-                 Qt.Key_Home: 0, Qt.Key_End: len(self.tokens) - 1}
-        if key in moves:
-            self.set_focus(moves[key], extend=shift)
+        command = _COMMANDS.get(chord(event))
+        shift = bool(event.modifiers() & Qt.ShiftModifier)
+        toggle = bool(event.modifiers() & (Qt.ControlModifier | Qt.AltModifier))
+        if command == "move":
+            moves = {Qt.Key_Left: self.focus - 1, Qt.Key_Right: self.focus + 1,
+                     Qt.Key_Home: 0, Qt.Key_End: len(self.tokens) - 1}
+            self.set_focus(moves[event.key()], extend=shift)
         elif shift and self._label_key(event, toggle):
             pass  # Shift + a label key first: on some layouts Shift+7 is "/" (the picker)
-        elif key in (Qt.Key_Delete, Qt.Key_Backspace, Qt.Key_0):
-            self.clear_selection()
-        elif key == Qt.Key_Slash or (key == Qt.Key_L and mods & Qt.ControlModifier):
-            self.open_picker()
-        elif key == Qt.Key_Escape:
-            self.set_focus(self.focus)
-        elif key in (Qt.Key_N, Qt.Key_P, Qt.Key_J) and not toggle:
-            self._navigate(key)
-        elif key in (Qt.Key_Return, Qt.Key_Enter) and not toggle:
-            self.accept_suggestions()
-        elif key == Qt.Key_Space and shift and not toggle:
-            self.give_pair()
-        elif key == Qt.Key_Space and not toggle:
-            self.accept_suggestions(self.selection())
+        elif command:
+            self._run(command, event.key())
         elif not self._label_key(event, toggle):
             super().keyPressEvent(event)
+
+    def _run(self, command: str, key: int) -> None:
+        if command == "navigate":
+            self._navigate(key)
+            return
+        {"clear": self.clear_selection, "picker": self.open_picker, "collapse": lambda: self.set_focus(self.focus),
+         "accept": self.accept_suggestions, "accept token": lambda: self.accept_suggestions(self.selection()),
+         "pair": self.give_pair}[command]()
 
     def _label_key(self, event: QKeyEvent, toggle: bool) -> bool:
         style = self.session.style
@@ -338,11 +338,10 @@ class TokenEditor(MouseSelection, QWidget):
 
     def event(self, event) -> bool:
         # Tab and Shift+Tab move between token questions; QWidget.event would move the keyboard focus.
-        if event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Tab, Qt.Key_Backtab) and self.tokens:
-            if not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier):
-                backward = event.key() == Qt.Key_Backtab or bool(event.modifiers() & Qt.ShiftModifier)
-                self.next_question(-1 if backward else 1)
-                return True
+        if event.type() == QEvent.KeyPress and self.tokens and _COMMANDS.get(chord(event)) == "question":
+            backward = event.key() == Qt.Key_Backtab or bool(event.modifiers() & Qt.ShiftModifier)
+            self.next_question(-1 if backward else 1)
+            return True
         if event.type() == QEvent.ToolTip:
             t = self.token_at(QPointF(event.pos()))
             text = hint_tooltip(self.hints.get(t)) if t is not None else ""

@@ -8,11 +8,10 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tagtool.core.annotation import annotation_kind, annotation_status, format_annotation
 from tagtool.gui.editor import TokenEditor
+from tagtool.gui.keys import NEW_SUGGESTIONS_KEYS, SKIP_KEY
 from tagtool.gui.label_palette import LabelPalette
 from tagtool.gui.sentence_status import FLAG_COLOR, SKIPPED_COLOR
-from tagtool.gui.sentence_ops import SKIP_KEY
 from tagtool.gui.session import Session
-from tagtool.gui.suggestion_hold import NEW_SUGGESTIONS_KEYS
 
 #: The tint of the "new suggestions waiting" line (a calm blue: news, not a warning).
 WAITING_COLOR = "#2f80ed"

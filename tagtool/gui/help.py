@@ -7,82 +7,9 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from tagtool.gui.adjudication_view import KEYS as ADJUDICATION_KEYS
+from tagtool.gui.keys import KEY_SCHEME, MODES_NOTE, MOUSE, NEW_SUGGESTIONS_KEYS, SPAN_NOTE, sections
 from tagtool.gui.model_loop import DEBOUNCE_MS
-from tagtool.gui.queue_menu import TOKEN_QUESTIONS_KEY
-from tagtool.gui.sentence_ops import KEYS as SENTENCE_KEYS
 from tagtool.gui.style import LabelStyle
-from tagtool.gui.suggestion_hold import NEW_SUGGESTIONS_KEYS
-
-KEYS = (
-    ("←  →", "move to the previous / next token"),
-    ("Home  End", "first / last token"),
-    ("Shift+←  Shift+→", "extend the selection"),
-    ("1 … 9", "full label (the label's key) on the selection, then move on; in span schemes the type's "
-              "B- label (a selection of several tokens: the whole span)"),
-    ("Shift+1 … 9", "the type's I- label (inside a span), in span schemes"),
-    ("Ctrl+1 … 9, Alt+1 … 9", "add / remove that label in the candidate set (partial label); "
-                              "with Shift, the type's I- label"),
-    ("0  Delete  Backspace", "clear the selection's labels"),
-    ("/  Ctrl+L", "pick a label from a searchable list (Ctrl+Enter: as candidate)"),
-    ("Esc", "collapse the selection"),
-    ("N  P", "next / previous sentence"),
-    ("J", "the first sentence of the queue (Go › Queue strategy) that is not fully labeled "
-          "(without a model: document order, or the random order under Random order)"),
-    ("Enter", "accept the model's suggestions on screen for the whole sentence (one undo step); once the "
-              "sentence is fully labeled, the queue's next sentence opens (Edit › Preferences)"),
-    ("Space", "accept the suggestion on the selected token(s), then move on"),
-    ("Tab  Shift+Tab", "the next / previous token the model asks about (a token question), across "
-                       "sentences in the queue's order"),
-    ("Shift+Space", "give the focused token the two labels the model is torn between, as a candidate set"),
-    (TOKEN_QUESTIONS_KEY, "token questions mode: mark the tokens the model asks about; a sentence opens on "
-                          "its first question and answering one moves on to the next (kept in the project; "
-                          "the status bar shows the mode, a click switches it)"),
-    ("Ctrl+T", "train the model now, with the learner's full settings (after an edit it retrains "
-               "by itself with a few passes)"),
-    ("  ".join(NEW_SUGGESTIONS_KEYS), "show the latest model's suggestions for the open sentence (they wait, "
-                                      "marked above the editor, until you leave the sentence or ask)"),
-    ("F9", "hide the side panels (Legend, Statistics, Model) for a wider editor, and bring them back"),
-    ("Ctrl+Z  Ctrl+Shift+Z", "undo / redo"),
-    ("Ctrl+F", "search the sentence list"),
-    ("Mouse", "click a token to focus it; drag across tokens (or click, then Shift+click) to select a span; "
-              "right-click for labels and suggestions"),
-)
-
-#: The mouse, for Help (the editor's press, drag and release: tagtool.gui.editor_mouse).
-MOUSE = (
-    ("Drag", "press on a token, move, release on another: the tokens between are selected (a span)"),
-    ("Shift+click", "extend the selection from its first token to the clicked one"),
-    ("Label palette", "the buttons above the editor, each with its key: a click labels the selection as the key "
-                      "does (a span type's button: B- on the first token, I- on the rest); Shift+click the I- "
-                      "label; Ctrl+click adds the label to the candidate set or removes it; Clear removes the "
-                      "labels"),
-    ("Click a suggestion", "a click on the faded suggestion under an unlabeled token accepts the suggested span "
-                           "it belongs to (B-X I-X … together), as Space does; where the model is torn (A | B) "
-                           "the half clicked is the label given. A click on the word only focuses the token"),
-    ("Right-click", "the menu of the selection: set a label, toggle a candidate, accept the suggestion"),
-)
-
-MODES_NOTE = (
-    "Ways of working, named as tagtool simulate --mode names them: full (label every token), "
-    f"tokens (only the token questions: {TOKEN_QUESTIONS_KEY}, then J or Tab and a label key; confident tokens "
-    "keep their suggestion and stay unlabeled), partial (as tokens, with Shift+Space where the model is torn between "
-    "two labels), review (correct the wrong suggestions, Enter accepts the rest). The queue's order "
-    "(J, Tab, the list's Info column) is the strategy picked in Go › Queue strategy."
-)
-
-KEY_SCHEME = (
-    "the same in every project with the same labels: 1 is O, then 2, 3, … the types in alphabetical "
-    "order (B-X on the digit, I-X on Shift + the digit; B- and I- of a type share its colour). Types "
-    "after the ninth key take a letter of their name (chunking's VP: v, Shift+v). Labels without a key "
-    "are one / away: the picker lists every label with its key."
-)
-
-SPAN_NOTE = (
-    "In BIO schemes a selection of several tokens labeled with a B-X or I-X "
-    "label becomes a span: B-X, I-X, …  A candidate toggle on such a selection "
-    "adds (or removes) B-X on its first token and I-X on the others."
-)
 
 
 def _rows(pairs) -> str:
@@ -93,9 +20,12 @@ def _rows(pairs) -> str:
 
 
 def shortcuts_html(style: LabelStyle) -> str:
+    """Help › Keyboard shortcuts: the key table (:mod:`tagtool.gui.keys`), the mouse and the project's label keys."""
     labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
+    keys = "".join(f"<h3>{html.escape(section)}</h3><table>{_rows((row.label, row.what) for row in rows)}</table>"
+                   for section, rows in sections().items())
     return (
-        f"<h3>Keys</h3><table>{_rows(KEYS + SENTENCE_KEYS + ADJUDICATION_KEYS)}</table><p>{html.escape(MODES_NOTE)}</p>"
+        f"{keys}<p>{html.escape(MODES_NOTE)}</p>"
         f"<h3>Mouse</h3><table>{_rows(MOUSE)}</table>"
         f"<p>{html.escape(SPAN_NOTE)}</p>"
         f"<h3>Label keys</h3><p>Label keys are {html.escape(KEY_SCHEME)}</p><table>{_rows(labels)}</table>"

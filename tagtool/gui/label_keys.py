@@ -13,9 +13,10 @@ from __future__ import annotations
 import string
 import sys
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QKeyCombination, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence
 
+from tagtool.gui.keys import KEYS
 from tagtool.store.colors import SHIFT
 
 _DIGIT_KEYS = {getattr(Qt, f"Key_{i}"): str(i) for i in range(10)}
@@ -53,3 +54,20 @@ def key_names(event: QKeyEvent, toggle: bool) -> list[str]:
     if not toggle and text and text.isprintable() and not text.isspace():
         names.append(text.lower())
     return names
+
+
+def portable(text: str) -> str:
+    """A key in Qt's portable text as Qt writes it back (``"Delete"`` is ``"Del"``)."""
+    return QKeySequence(text).toString(QKeySequence.PortableText)
+
+
+def chord(event: QKeyEvent) -> str:
+    """A key press in Qt's portable text (``"Shift+Left"``); the keypad counts as the main keys."""
+    modifiers = event.modifiers() & ~Qt.KeypadModifier
+    combination = QKeyCombination(Qt.KeyboardModifier(modifiers.value), Qt.Key(event.key()))
+    return QKeySequence(combination).toString(QKeySequence.PortableText)
+
+
+def commands(where: str) -> dict[str, str]:
+    """``{key: command}`` of the key table's rows bound by ``where`` (:mod:`tagtool.gui.keys`)."""
+    return {portable(k): row.command for row in KEYS if where in row.by for k in row.keys}

@@ -29,12 +29,11 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QToolButton
 
 from tagtool.errors import TagtoolError
+from tagtool.gui.keys import TOKEN_QUESTIONS_KEY
 from tagtool.services import strategies
 
 log = logging.getLogger(__name__)
 
-#: The mode toggle's key.
-TOKEN_QUESTIONS_KEY = "Ctrl+Shift+Q"
 #: The project's ``meta`` key of the token-question mode (``"1"`` on, ``"0"`` off).
 TOKEN_QUESTIONS_META = "gui.token_questions"
 

@@ -1,9 +1,5 @@
 """Window commands on the current sentence: flag it for review, skip it, split or merge its tokens.
 
-What annotators of other tools expect, as Edit and Go menu
-commands with keys (also in Help › Keyboard shortcuts, :data:`KEYS`):
-
-=================  ==========================================================
 Ctrl+Shift+F       flag the sentence for review with a comment (or edit the
                    comment, or remove the flag)
 Ctrl+K             skip the sentence (it leaves the queue and training) and
@@ -12,6 +8,10 @@ Ctrl+G             the next sentence flagged for review
 Ctrl+Shift+S       split the focused token (a dialog: where)
 Ctrl+Shift+M       merge the focused token with the next one
 =================  ==========================================================
+=======
+What annotators of other tools expect, as Edit and Go menu
+commands with keys (their rows in :mod:`tagtool.gui.keys`: Ctrl+Shift+F flag, Ctrl+K skip,
+Ctrl+G next flagged, Ctrl+Shift+S split, Ctrl+Shift+M merge).
 
 Each is one undo step (:mod:`tagtool.gui.sentence_edits`).  The keys carry
 Ctrl so they can never be a label's shortcut (labels take plain keys).
@@ -31,22 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.errors import TagtoolError
-
-FLAG_KEY = "Ctrl+Shift+F"
-SKIP_KEY = "Ctrl+K"
-NEXT_FLAGGED_KEY = "Ctrl+G"
-SPLIT_KEY = "Ctrl+Shift+S"
-MERGE_KEY = "Ctrl+Shift+M"
-
-#: Rows of Help › Keyboard shortcuts.
-KEYS = (
-    (FLAG_KEY, "flag the sentence for review with a comment (again: edit the comment or remove the flag)"),
-    (SKIP_KEY, "skip the sentence: it leaves the queue and is not trained on; go on to the next (again: un-skip)"),
-    (NEXT_FLAGGED_KEY, "the next sentence flagged for review"),
-    (SPLIT_KEY, "split the focused token in two (a dialog asks where)"),
-    (MERGE_KEY, "merge the focused token with the next one"),
-)
-
+from tagtool.gui.keys import NEXT_FLAGGED_KEY, SKIP_KEY
 
 class FlagDialog(QDialog):
     """The comment of a review flag: Flag (OK), Remove flag (when flagged), Cancel.
@@ -140,12 +125,12 @@ class SentenceActions(QObject):
         self.window = window
         self.dialog: QDialog | None = None  # the open flag or split dialog (tests reach it here)
         edit_menu.addSeparator()
-        self.flag_action = window._action(edit_menu, "&Flag sentence for review…", self.ask_flag, FLAG_KEY)
-        self.skip_action = window._action(edit_menu, "S&kip sentence", self.toggle_skip, SKIP_KEY)
-        self.split_action = window._action(edit_menu, "S&plit token…", self.ask_split, SPLIT_KEY)
-        self.merge_action = window._action(edit_menu, "&Merge token with next", self.merge, MERGE_KEY)
+        self.flag_action = window._action(edit_menu, "&Flag sentence for review…", self.ask_flag, "flag")
+        self.skip_action = window._action(edit_menu, "S&kip sentence", self.toggle_skip, "skip")
+        self.split_action = window._action(edit_menu, "S&plit token…", self.ask_split, "split")
+        self.merge_action = window._action(edit_menu, "&Merge token with next", self.merge, "merge")
         self.next_flagged_action = window._action(go_menu, "Next &flagged sentence", self.next_flagged,
-                                                  NEXT_FLAGGED_KEY)
+                                                  "next flagged")
         edit_menu.aboutToShow.connect(self._name_skip)
 
     @property

@@ -30,10 +30,6 @@ from __future__ import annotations
 
 from tagtool.services.guidance import SentenceGuidance
 
-#: Keys of Model › Show new suggestions (the first is the one menus and help show).
-NEW_SUGGESTIONS_KEYS = ("F5", "Ctrl+R")
-
-
 class SuggestionHold:
     """What the open sentence shows, kept still (module doc).
 

@@ -12,12 +12,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QWidget
 
+from tagtool.gui.keys import key
 from tagtool.gui.preferences import edit_preferences
 from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.sample import ask_reset_sample
 from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.settings import THEMES
-from tagtool.gui.suggestion_hold import NEW_SUGGESTIONS_KEYS
 from tagtool.gui.window_layout import SidePanels
 
 #: The View menu's toggles of what the model marks in the editor: ``(Marks field, menu text)``.
@@ -42,14 +42,23 @@ def key_sequences(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeyS
     return sequences
 
 
+def shortcuts(name: str) -> list[QKeySequence]:
+    """The keys of the key table's row ``name`` (:mod:`tagtool.gui.keys`), a standard key's platform bindings first."""
+    row = key(name)
+    if row.standard:
+        return key_sequences(getattr(QKeySequence, row.standard), *row.keys)
+    return [QKeySequence(k) for k in row.keys]
+
+
 class WindowMenus:
     """The menu bar of a :class:`~tagtool.gui.main_window.MainWindow` (see the module docstring)."""
 
-    def _action(self, menu, text: str, slot, shortcut=None, needs_project=True) -> QAction:
+    def _action(self, menu, text: str, slot, keys: str | None = None, needs_project=True) -> QAction:
+        """A menu action running ``slot``, with the keys of the key table's row ``keys``."""
         action = menu.addAction(text)
         action.triggered.connect(slot)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
+        if keys is not None:
+            action.setShortcuts(shortcuts(keys))
         if needs_project:
             self._project_actions.append(action)
         return action
@@ -67,49 +76,49 @@ class WindowMenus:
         self._help_menu(bar.addMenu("&Help"))
 
     def _file_menu(self, file) -> None:
-        self._action(file, "&New project…", self.new_project, QKeySequence.New, False)
-        self._action(file, "&Open…", self.choose_project, QKeySequence.Open, False)
+        self._action(file, "&New project…", self.new_project, "new project", False)
+        self._action(file, "&Open…", self.choose_project, "open", False)
         self.recent_menu = file.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file.addSeparator()
         self._action(file, "A&dd documents…", self._add_documents)
         self._action(file, "&Import annotations…", self._import)
         self._action(file, "Add &text for word representations…", self._add_text)
-        self._action(file, "&Export annotations…", self._export, "Ctrl+E")
+        self._action(file, "&Export annotations…", self._export, "export")
         self.export_tagger_action = self._action(file, "Export &tagger…", self.export_tagger)
         self.batch_action = self._action(file, "&Batch-tag file…", self.batch_tag, None, False)
         file.addSeparator()
-        self._action(file, "&Quit", self.close, QKeySequence.Quit, False)
+        self._action(file, "&Quit", self.close, "quit", False)
 
     def _edit_menu(self, edit) -> None:
         self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence.Undo)
+        self.undo_action.setShortcuts(shortcuts("undo"))
         self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts(key_sequences(QKeySequence.Redo, "Ctrl+Shift+Z"))
+        self.redo_action.setShortcuts(shortcuts("redo"))
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         edit.addSeparator()
         self._action(edit, "&Labels…", self.edit_labels)
-        self._action(edit, "&Preferences…", lambda: edit_preferences(self), QKeySequence.Preferences, False)
+        self._action(edit, "&Preferences…", lambda: edit_preferences(self), "preferences", False)
 
     def _go_menu(self, go, edit) -> None:
-        self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "N")
-        self.previous_action = self._action(go, "&Previous sentence", lambda: self._go("previous"), "P")
-        self.jump_action = self._action(go, "Next &unfinished sentence", lambda: self._go("unfinished"), "J")
+        self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "next")
+        self.previous_action = self._action(go, "&Previous sentence", lambda: self._go("previous"), "previous")
+        self.jump_action = self._action(go, "Next &unfinished sentence", lambda: self._go("unfinished"), "unfinished")
         go.addSeparator()
         self.queue_menu = QueueMenu(self, go)  # token questions and the queue strategy
         go.addSeparator()
-        self._action(go, "&Find sentence…", self._find, QKeySequence.Find)
+        self._action(go, "&Find sentence…", self._find, "find")
         self.sentence_actions = SentenceActions(self, edit, go)  # flag, skip, split, merge, next flagged
 
     def _model_menu(self, model) -> None:
         self.learner_menu = model.addMenu("&Learner")
         self.learner_menu.aboutToShow.connect(self._fill_learners)
         self._action(model, "&Settings…", self._show_model_panel)
-        self.train_action = self._action(model, "&Train now", self.train_now, "Ctrl+T")
-        self.cancel_action = self._action(model, "&Cancel training", self.cancel_training, "Ctrl+.")
-        self.new_suggestions_action = self._action(model, "Show &new suggestions", self.show_new_suggestions)
-        self.new_suggestions_action.setShortcuts([QKeySequence(k) for k in NEW_SUGGESTIONS_KEYS])
+        self.train_action = self._action(model, "&Train now", self.train_now, "train")
+        self.cancel_action = self._action(model, "&Cancel training", self.cancel_training, "cancel training")
+        self.new_suggestions_action = self._action(model, "Show &new suggestions", self.show_new_suggestions,
+                                                   "new suggestions")
         self.new_suggestions_action.setToolTip("The open sentence keeps its suggestions while you work on it; "
                                                "this shows the latest model's")
 
@@ -117,7 +126,7 @@ class WindowMenus:
         for dock in (self.legend_dock, self.model_dock, self.stats_dock):
             view.addAction(dock.toggleViewAction())
         self.side_panels = SidePanels(self)
-        self.side_panels_action = self._action(view, "Side &panels", self.side_panels.toggle, "F9", False)
+        self.side_panels_action = self._action(view, "Side &panels", self.side_panels.toggle, "side panels", False)
         self.side_panels_action.setCheckable(True)
         self.side_panels_action.setChecked(True)
         view.addSeparator()
@@ -141,7 +150,7 @@ class WindowMenus:
             group.addAction(action)
 
     def _help_menu(self, help_menu) -> None:
-        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents, False)
+        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, "help", False)
         self._action(help_menu, "&Reset the sample project…", lambda: ask_reset_sample(self), None, False)
         self._action(help_menu, "&About tagtool", self._about, None, False)
 

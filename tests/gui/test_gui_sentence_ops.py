@@ -10,12 +10,17 @@ from PySide6.QtTest import QTest
 
 from tagtool.core.corpus import Sentence
 from tagtool.gui import session_cache as session_module
-from tagtool.gui.sentence_status import SKIPPED_TEXT
-from tagtool.gui.sentence_ops import KEYS, FlagDialog, SplitDialog, split_offset
 from tagtool.gui.help import shortcuts_html
+from tagtool.gui.keys import KEYS as TABLE
+from tagtool.gui.keys import REVIEW
+from tagtool.gui.sentence_ops import FlagDialog, SplitDialog, split_offset
+from tagtool.gui.sentence_status import SKIPPED_TEXT
 from tagtool.store.project import Project
 from tagtool.store.review import Review
 from tests.gui.helpers import LABELED, stored
+
+#: The review commands' keys and what they do (the key table's Review rows).
+KEYS = [(row.keys[0], row.what) for row in TABLE if row.section == REVIEW]
 
 TIMEOUT = 60_000
 CTRL_SHIFT = Qt.ControlModifier | Qt.ShiftModifier

@@ -223,9 +223,9 @@ def test_no_model_no_question(window):
 
 
 def test_the_shortcuts_help_names_the_keys_and_modes():
-    from tagtool.gui.help import KEYS, MODES_NOTE
+    from tagtool.gui.keys import KEYS, MODES_NOTE
 
-    keys = dict(KEYS)
+    keys = {row.label: row.what for row in KEYS}
     assert "Tab  Shift+Tab" in keys and "Shift+Space" in keys and "Ctrl+Shift+Q" in keys
     for mode in strategies.MODES:
         assert f"{mode} (" in MODES_NOTE

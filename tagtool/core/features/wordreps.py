@@ -20,7 +20,7 @@ arrays, and turns a word into indicator features:
     here take binary features only, so this is how the dense dimensions
     enter them.
 
-Which words get features (documented in the README):
+Which words get features (documented in docs/learners.md, "Word representations from your own text"):
 
 1. The word is normalised as the text was (:func:`normalise_word`: every
    digit becomes ``0``; case is kept) and looked up; failing that, its
