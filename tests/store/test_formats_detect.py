@@ -102,3 +102,16 @@ def test_headerless_two_column_tsv_reads_as_a_column_file(tmp_path):
     corpus = read_corpus(path)
     assert [s.tokens for s in corpus] == [("Anna", "Berg", "left"), ("He", "smiled")]
     assert corpus.sentences[0].annotations == ({"B-PER"}, {"I-PER"}, {"O"})
+
+
+def test_paragraphs_of_equal_word_counts_are_text(tmp_path):
+    """Two blank-line-separated paragraphs of six words each agree on their 'columns': still prose."""
+    path = tmp_path / "more-news.txt"
+    path.write_text("Shares rose sharply in Tokyo today.\n\nThe bank cut rates, analysts said.\n", encoding="utf-8")
+    assert detect_format(path) == "text"
+
+
+def test_a_lemma_column_with_an_abbreviation_stays_a_column_file(tmp_path):
+    path = tmp_path / "lemmas.txt"
+    path.write_text("books book NNS\netc. etc. FW\n\nthe the DT\ncats cat NNS\n", encoding="utf-8")
+    assert detect_format(path) == "conll"

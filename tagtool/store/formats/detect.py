@@ -16,7 +16,8 @@ Rules, in order:
      ID → conllu;
    - most (≥ 90 %) non-blank lines have the same number of whitespace
      columns and there is a blank line between sentences (or a
-     ``-DOCSTART-`` line) → conll. A single column counts when lines are
+     ``-DOCSTART-`` line), unless most lines hold prose (below) → conll.
+     A single column counts when lines are
      grouped in blocks of several lines (one token a line, tokens only);
    - at least two lines and every line has 2 to 5 fields → conll too
      (a one-sentence file, or a ragged one: the reader then names the bad
@@ -131,7 +132,9 @@ def _looks_like_conll(lines: list[str]) -> bool:
         # Tokens only: needs blocks of several lines, unlike one-word sentences.
         return separated and total >= 2 * blocks
     if agreeing >= AGREEMENT * total and separated:
-        return True
+        # Paragraphs of equal word counts agree on their "columns" too; prose
+        # in most lines tells them apart (a lemma column rarely holds ``etc.``).
+        return not _mostly_prose(lines)
     # Lines of a few fields each are token lines, not sentences, even in a
     # file of one sentence or with a ragged line (the reader names it).
     return total >= 2 and all(2 <= n <= SHORT_LINE for n in counts) and not _prose(lines)
@@ -144,3 +147,9 @@ _PROSE_WORD = re.compile(r"[^\W\d_]{2,}[.,!?;:]")
 def _prose(lines: list[str]) -> bool:
     """Whether a field after a line's first is a word with punctuation glued on (``food,``): text, not columns."""
     return any(_PROSE_WORD.fullmatch(field) for line in lines for field in line.split()[1:])
+
+
+def _mostly_prose(lines: list[str]) -> bool:
+    """Whether at least half the non-blank lines have a prose field (see :func:`_prose`)."""
+    content = [line for line in lines if line.strip()]
+    return 2 * sum(_prose([line]) for line in content) >= len(content)
