@@ -160,8 +160,10 @@ class CoSVM(Learner):
     Warm start: as for ``svm``, the previous model's weights (both views'
     emissions and transitions) become a fixed offset ``w_0`` and the duals
     start at 0, i.e. each view solves its SVM regularised towards the
-    previous model.  ``support_`` holds ``(view, sentence, target, ȳ, α)``
-    and ``offset_`` the flat ``w_0`` after :meth:`fit`.
+    previous model.  The fitted model's ``extras["support"]`` holds
+    ``(view, sentence, target, ȳ, α)``, view ``-1`` (all features) when the
+    guard returned the supervised twin, and ``extras["alternative"]`` the
+    model the guard did not return.
     """
 
     name = "cosvm"
@@ -246,24 +248,19 @@ class CoSVM(Learner):
         settings = self.settings()
         cu_max = balanced_weight(self.cu_max, snapshot, self.balance)
         if not (self.guard and has_unlabeled(snapshot)):
-            model, self.support_, self.offset_ = self._train(snapshot, warm_start, monitor, settings, cu_max)
-            model, self.alternative_ = choose_model(snapshot, model, None, learner=self.name, weight=self.cu_max,
-                                                    weight_used=cu_max)
+            model = self._train(snapshot, warm_start, monitor, settings, cu_max)
+            model, _ = choose_model(snapshot, model, None, learner=self.name, weight=self.cu_max, weight_used=cu_max)
             return model
         kept = np.flatnonzero(snapshot.sentence_status() != 0)
         labeled = snapshot.subset(kept)
         share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
         supervised = self._train_twin(labeled, warm_start, monitor.span(0.0, share, SUPERVISED_RUN))
+        # sentence numbers of the supervised run are positions in ``labeled``: renumber them as in ``snapshot``
+        supervised.extras["support"] = [(v, int(kept[i]), *rest) for v, i, *rest in supervised.extras["support"]]
         semi = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), settings, cu_max)
-        model, self.alternative_ = choose_model(snapshot, semi[0], supervised[0], learner=self.name,
-                                                weight=self.cu_max, weight_used=cu_max,
-                                                drift_tolerance=self.guard_drift_tolerance,
-                                                fit_tolerance=self.guard_fit_tolerance)
-        if model is semi[0]:
-            _, self.support_, self.offset_ = semi
-        else:  # sentence numbers of the supervised run are positions in ``labeled``
-            self.support_ = [(v, int(kept[i]), *rest) for v, i, *rest in supervised[1]]
-            self.offset_ = supervised[2]
+        model, _ = choose_model(snapshot, semi, supervised, learner=self.name, weight=self.cu_max,
+                                weight_used=cu_max, drift_tolerance=self.guard_drift_tolerance,
+                                fit_tolerance=self.guard_fit_tolerance)
         return model
 
     def twin(self) -> HMSVM:
@@ -273,7 +270,7 @@ class CoSVM(Learner):
                      random_state=self.random_state)
 
     def _train_twin(self, labeled: Snapshot, warm_start: ChainModel | None,
-                    monitor) -> tuple[ChainModel, list, np.ndarray]:
+                    monitor) -> ChainModel:
         """The guard's supervised solution: the twin on the labeled sentences, as a model of two views.
 
         Why the twin and not co-training without the unlabeled sentences:
@@ -284,21 +281,20 @@ class CoSVM(Learner):
         off to it would still leave ``cosvm`` below ``svm``.  The twin's
         transitions are split equally between the views: the joint model
         (their sum) is exactly the twin's, and each view keeps its own
-        emissions.  Its support is reported as view ``-1`` (all features).
+        emissions.  Its support (``extras["support"]``) is reported as view
+        ``-1`` (all features).
         """
-        twin = self.twin()
         joined = joined_views(warm_start) if warm_start is not None else None
-        model = split_views(twin._fit(labeled, joined, monitor))
-        layout = Layout(labeled.n_features, labeled.n_labels, 2)
-        offset = layout.from_model(split_views(joined)) if joined is not None else np.zeros(layout.size)
-        return model, [(-1, *s) for s in twin.support_], offset
+        fitted = self.twin()._fit(labeled, joined, monitor)
+        model = split_views(fitted)
+        model.extras["support"] = [(-1, *s) for s in fitted.extras["support"]]
+        return model
 
     def _train(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor, settings: SVMSettings,
-               cu_max: float) -> tuple[ChainModel, list, np.ndarray]:
-        """Alg. 1 over ``snapshot``; returns the model, its support and the offset ``w_0``."""
+               cu_max: float) -> ChainModel:
+        """Alg. 1 over ``snapshot``; the model's ``extras["support"]`` holds its support."""
         layout = Layout(snapshot.n_features, snapshot.n_labels, 2)
         theta = layout.from_model(warm_start) if warm_start is not None else np.zeros(layout.size)
-        offset = theta.copy()
         views = [ViewTrainer(snapshot, theta, layout, view=v, block_view=v, settings=settings) for v in (0, 1)]
         status = snapshot.sentence_status()
         gold = gold_paths(snapshot)
@@ -333,8 +329,8 @@ class CoSVM(Learner):
         for view in views:
             view.finish()
         support = [(v, *s) for v, view in enumerate(views) for s in view.support()]
-        self.n_iter_ = epoch + 1
         model = layout.to_model(theta, snapshot.labels, snapshot.feature_view)
+        model.extras["support"] = support
         model.info.update({
             "epochs": epoch + 1,
             "converged": converged,
@@ -342,7 +338,7 @@ class CoSVM(Learner):
             "passes": history,
             "warm_start": "previous weights as fixed offset w0" if warm_start is not None else None,
         })
-        return model, support, offset
+        return model
 
     def _unlabeled(self, views, snapshot, i, c_u, info, monitor) -> tuple[int, int]:
         """Algorithm 1 of Brefeld & Scheffer (2006) on sentence ``i``.

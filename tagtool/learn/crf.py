@@ -265,8 +265,8 @@ class EntropyCRF(CRF):
         if guarded:
             def fallback():
                 return _to_model(snapshot, theta_supervised, {"optimiser": {"supervised": info["supervised"]}})
-        model, self.alternative_ = choose_model(snapshot, semi, fallback, learner=self.name, weight=self.gamma,
-                                                weight_used=gamma, drift_tolerance=self.guard_drift_tolerance)
+        model, _ = choose_model(snapshot, semi, fallback, learner=self.name, weight=self.gamma,
+                                weight_used=gamma, drift_tolerance=self.guard_drift_tolerance)
         return model
 
 

@@ -279,16 +279,15 @@ class MultiViewPerceptron(Perceptron):
         c_u = balanced_weight(self.c_u, snapshot, self.balance)
         if not (self.guard and has_unlabeled(snapshot)):
             model = self._train(snapshot, warm_start, monitor, sentence_weights(snapshot, c_u))
-            model, self.alternative_ = choose_model(snapshot, model, None, learner=self.name, weight=self.c_u,
-                                                    weight_used=c_u)
+            model, _ = choose_model(snapshot, model, None, learner=self.name, weight=self.c_u, weight_used=c_u)
             return model
         labeled = supervised_part(snapshot)
         share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
         supervised = self._train(labeled, warm_start.copy() if warm_start is not None else None,
                                  monitor.span(0.0, share, SUPERVISED_RUN), sentence_weights(labeled, c_u))
         model = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), sentence_weights(snapshot, c_u))
-        model, self.alternative_ = choose_model(snapshot, model, supervised, learner=self.name, weight=self.c_u,
-                                                weight_used=c_u, drift_tolerance=self.guard_drift_tolerance)
+        model, _ = choose_model(snapshot, model, supervised, learner=self.name, weight=self.c_u,
+                                weight_used=c_u, drift_tolerance=self.guard_drift_tolerance)
         return model
 
     def _check_params(self) -> None:

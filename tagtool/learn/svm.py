@@ -113,9 +113,9 @@ class HMSVM(Learner):
     Constraints the previous model already meets stay inactive, so a
     retrain after a few new labels is quick.
 
-    After :meth:`fit`, ``support_`` lists ``(sentence, target, ȳ, α)`` of
-    every output with ``α > 0`` and ``offset_`` the flat ``w_0``:
-    ``w = w_0 + Σ α (Φ(x, target) − Φ(x, ȳ))``.
+    The fitted model's ``extras["support"]`` lists ``(sentence, target, ȳ,
+    α)`` of every output with ``α > 0``: ``w = w_0 + Σ α (Φ(x, target) −
+    Φ(x, ȳ))``, ``w_0`` the warm start's weights (0 without one).
 
     References
     ----------
@@ -167,7 +167,6 @@ class HMSVM(Learner):
         settings = self.settings()
         layout = Layout(snapshot.n_features, snapshot.n_labels, 1)
         theta = layout.from_model(warm_start) if warm_start is not None else np.zeros(layout.size)
-        self.offset_ = theta.copy()
         trainer = ViewTrainer(snapshot, theta, layout, view=-1, block_view=0, settings=settings)
         status = snapshot.sentence_status()
         gold = gold_paths(snapshot)
@@ -194,13 +193,13 @@ class HMSVM(Learner):
                 converged = True
                 break
         trainer.finish()
-        self.support_ = trainer.support()
-        self.n_iter_ = epoch + 1
+        support = trainer.support()
         model = layout.to_model(theta, snapshot.labels, snapshot.feature_view)
+        model.extras["support"] = support
         model.info.update({
             "epochs": epoch + 1,
             "converged": converged,
-            "support_vectors": len(self.support_),
+            "support_vectors": len(support),
             "warm_start": "previous weights as fixed offset w0" if warm_start is not None else None,
         })
         return model

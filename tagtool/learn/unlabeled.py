@@ -263,8 +263,8 @@ def choose_model(
     chosen : ChainModel
         ``semi``, or the supervised model when the guard fired.
     other : ChainModel or None
-        The one not chosen (None when there was no comparison); learners
-        keep it as ``alternative_`` so that a benchmark can score both.
+        The one not chosen (None when there was no comparison), also kept
+        as ``chosen.extras["alternative"]`` so that a benchmark can score both.
     """
     record = {"weight": float(weight), "weight_used": float(weight_used), "guard": supervised is not None,
               "guard_fired": False, "backed_off": False}
@@ -278,6 +278,7 @@ def choose_model(
         record["check"] = check.to_info()
     if check is None or not check.fired:
         semi.info["unlabeled"] = record
+        semi.extras["alternative"] = sup_model
         return semi, sup_model
     logger.warning("%s: unlabeled sentences ignored, the model trained without them is used: %s", learner,
                    "; ".join(check.reasons))
@@ -286,4 +287,5 @@ def choose_model(
     sup_model.info.setdefault("notes", []).append(
         f"the unlabeled sentences were ignored (collapse guard): {'; '.join(check.reasons)}"
     )
+    sup_model.extras["alternative"] = semi
     return sup_model, semi
