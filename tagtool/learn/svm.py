@@ -80,16 +80,14 @@ class HMSVM(Learner):
         loss searches exactly (Viterbi over label and distance), except with
         fractional token weights (partially labeled sentences), where it
         searches the ``kbest`` best paths (approximate).
-    epsilon : float, default 0.1
+    epsilon : float > 0, default 0.1
         An output joins a working set if it violates by more than this
-        (SVMstruct's default; the unit is one token of Hamming loss).  On
-        the 400-sentence CoNLL-2000 sample, 1e-3 took 23 s and 0.1 took
-        3 s for the same chunk F1 on test.txt (87.1 and 87.5).
-    max_epochs : int, default 10
+        (SVMstruct's default; the unit is one token of Hamming loss).
+        Smaller values cost much more time for the same F1
+        (benchmarks/results/design-measurements.md, "svm").
+    max_epochs : int ≥ 1, default 10
         Passes over the sentences; training stops earlier once a pass adds
-        no output.  On the 400-sentence sample, passes 11–30 added under a
-        tenth of the outputs, took 40 % of the time and left chunk F1 on
-        CoNLL-2000 test.txt where it was (87.6 after 10, 87.5 after 30).
+        no output.  Later passes add few outputs and leave F1 where it was.
     kbest : int, default 10
         Paths searched for slack rescaling with the Hamming loss when token
         weights are fractional (partially labeled sentences); otherwise the
@@ -99,7 +97,7 @@ class HMSVM(Learner):
         exact pairwise solver in numba, where a whole working-set round is
         one call (:func:`tagtool.learn.structsvm._dual_kernels.round_update`), or
         cvxopt (DESIGN §5.2's reference; the same optimum, checked in the
-        tests, and about 30 times slower).
+        tests, and much slower).
     shuffle : bool, default True
         Visit the sentences in a new random order every pass.
     random_state : int, default 0

@@ -4,6 +4,8 @@ So one learner object can be fitted again and again (the app retrains the same o
 gives what a fresh one gives; whatever a fit produced beside the weights lives in the model it returned.
 """
 
+import json
+
 import numpy as np
 import pytest
 from test_svm import two_view_data, with_allowed
@@ -48,6 +50,7 @@ def test_fit_adds_no_attribute_to_the_learner(name):
     model = learner.fit(mixed(1))
     assert vars(learner) == before, f"{name} changed its own attributes during fit"
     assert model.learner == name
+    json.dumps(model.to_meta())  # the diagnostics in info are saved with the model; extras are not
 
 
 @pytest.mark.parametrize("name", sorted(LEARNERS))
