@@ -106,12 +106,12 @@ class CoSVM(Learner):
         one, before ``balance``.  Large values let the views agree on a
         degenerate labeling (all one label, carried by the transitions that
         every unlabeled sentence pushes the same way); see the module notes.
-    cu_epochs : int ≥ 0, default 5
+    cu_epochs : int, default 5
         Pass at which ``C_u`` reaches ``cu_max`` (the paper: 30).  Fewer
         here because passes are the app's time budget.
     r_max : int, default 10
         Repetitions of Algorithm 1 per unlabeled sentence and visit.
-    max_epochs : int ≥ 1, default 10
+    max_epochs : int, default 10
         Passes over all sentences (at least ``cu_epochs`` unless converged
         earlier with ``C_u`` at its maximum; with only fully labeled
         sentences, until a pass adds nothing).  More passes did not raise

@@ -140,7 +140,7 @@ class EntropyCRF(CRF):
 
     Parameters
     ----------
-    gamma : float ≥ 0, default 0.1
+    gamma : float
         Weight of the unlabeled entropy (γ of Jiao et al., Eq. 2).  The
         paper tries 0.1–10; the default is at the low end because larger
         values lowered F1 on the development suite (see ``balance``).
@@ -154,7 +154,7 @@ class EntropyCRF(CRF):
         Relative decrease of the objective below which L-BFGS stops.
     n_jobs : int or None
         Threads evaluating the objective.
-    balance : float > 0 or None, default 0.1
+    balance : float or None, default 0.1
         At most this many unlabeled tokens count per labeled one: the
         entropy term's weight is ``gamma · min(1, balance · n_l / n_u)``
         (tokens of labeled or partially labeled sentences ``n_l``, of

@@ -80,12 +80,12 @@ class HMSVM(Learner):
         loss searches exactly (Viterbi over label and distance), except with
         fractional token weights (partially labeled sentences), where it
         searches the ``kbest`` best paths (approximate).
-    epsilon : float > 0, default 0.1
+    epsilon : float, default 0.1
         An output joins a working set if it violates by more than this
         (SVMstruct's default; the unit is one token of Hamming loss).
         Smaller values cost much more time for the same F1
         (benchmarks/results/design-measurements.md, "svm").
-    max_epochs : int ≥ 1, default 10
+    max_epochs : int, default 10
         Passes over the sentences; training stops earlier once a pass adds
         no output.  Later passes add few outputs and leave F1 where it was.
     kbest : int, default 10

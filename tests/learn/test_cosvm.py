@@ -113,7 +113,9 @@ def test_both_losses_learn(loss):
 def test_warm_start_offsets_the_previous_weights():
     data = semi_supervised(6, n_labeled=8, n_unlabeled=10)
     first = CoSVM(max_epochs=4).fit(data.subset(np.arange(6)))
-    second = CoSVM(max_epochs=4, guard=False).fit(data, warm_start=first)
+    learner = CoSVM(max_epochs=4)
+    second = learner.fit(data, warm_start=first)
+    assert not second.guard_fired
     layout = Layout(data.n_features, 3, 2)
     w = layout.from_model(first)  # each view: w = w_0 + Σ α δΦ with w_0 the previous weights
     for view, i, target, ybar, alpha in second.extras["support"]:

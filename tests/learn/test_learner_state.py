@@ -16,8 +16,8 @@ LEARNERS = available_learners()
 
 #: Small budgets, by parameter name, applied where a learner has the parameter (old and new names).
 FAST = {
-    "epochs": 3, "max_epochs": 2, "max_iter": 2, "cu_epochs": 1, "max_iterations": 20, "supervised_iterations": 20,
-    "max_alternations": 1, "max_rounds": 3, "max_passes": 1,
+    "epochs": 3, "max_epochs": 2, "max_iter": 2, "cu_epochs": 1, "cu_ramp_iter": 1, "max_iterations": 20,
+    "supervised_iterations": 20, "supervised_max_iter": 20, "max_alternations": 1, "max_rounds": 3, "max_passes": 1,
 }
 
 
