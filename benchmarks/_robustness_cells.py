@@ -288,7 +288,7 @@ def run_cell(corpus: Corpus, spec: tuple[str, str], labeled: int, unlabeled: int
     guard = model.info.get("unlabeled")
     if guard is not None:
         record["guard"] = guard
-        other = getattr(learner, "alternative_", None)
+        other = model.extras.get("alternative")
         if other is not None:
             record["other"] = scores(corpus, other.predict_labels(test), labels)
     return record

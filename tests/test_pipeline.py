@@ -37,7 +37,6 @@ class CountLearner(Learner):
         self.passes = passes
 
     def _fit(self, snapshot, warm_start, monitor):
-        self.warm_started_ = warm_start is not None
         n_views = 2 if self.two_view else 1
         model = warm_start or ChainModel.zeros(snapshot.labels, snapshot.n_features, snapshot.feature_view, n_views)
         tokens = np.repeat(np.arange(snapshot.n_tokens), np.diff(snapshot.feat_indptr))
@@ -45,6 +44,7 @@ class CountLearner(Learner):
         for p in range(self.passes):
             np.add.at(model.weights, snapshot.feat_indices, self.scale * mass[tokens])
             monitor.report((p + 1) / self.passes, "counting")
+        model.info["warm_started"] = warm_start is not None
         return model
 
 
@@ -117,7 +117,7 @@ def test_warm_start_reuses_features_and_model(corpus):
     first = train_tagger(Corpus.from_sentences(corpus.sentences[:30], corpus.labels), CountLearner())
     learner = CountLearner()
     second = train_tagger(corpus, learner, warm_start=first)
-    assert learner.warm_started_ and second.extractor is first.extractor
+    assert second.model.info["warm_started"] and second.extractor is first.extractor
     assert second.model.n_features == first.model.n_features
     cold = train_tagger(corpus, CountLearner(), features=first.extractor)
     # counts add up: warm = first 30 sentences counted twice + the rest once
@@ -133,7 +133,7 @@ def test_warm_start_with_a_new_label_is_a_cold_start_with_a_note(corpus):
     first = train_tagger(small, CountLearner())
     learner = CountLearner()
     second = train_tagger(corpus, learner, warm_start=first)
-    assert not learner.warm_started_
+    assert not second.model.info["warm_started"]
     assert any("warm start ignored" in n for n in second.model.info["notes"])
     with pytest.raises(TrainingSetupError, match="warm start keeps"):
         train_tagger(corpus, CountLearner(), warm_start=first, features={"min_count": 1})
@@ -228,11 +228,14 @@ def test_conllu_training_reads_no_gold_field_unless_named():
     assert named.extractor.columns_ == ("xpos",) and named.input_columns["required"] == ["xpos"]
 
 
+class NeverFitted(CountLearner):
+    def _fit(self, snapshot, warm_start, monitor):
+        raise AssertionError("the learner ran")
+
+
 def test_an_unknown_feature_column_stops_training_before_the_learner_runs():
-    learner = CountLearner()
     with pytest.raises(FeatureError, match=r"unknown column\(s\) 'pos' \(columns of the training data: lemma, xpos"):
-        train_tagger(read_corpus(UD), learner, features={"columns": ["pos"]})
-    assert not hasattr(learner, "warm_started_")  # _fit never ran
+        train_tagger(read_corpus(UD), NeverFitted(), features={"columns": ["pos"]})
 
 
 def test_feature_column_warnings_name_the_annotation_layers():

@@ -73,14 +73,10 @@ def combine(answers: Iterable[frozenset[str]], labels: LabelSet | None = None) -
     Notes
     -----
     Why a majority before the set: with three annotators the majority of
-    three is nearly the truth, and the union of all three answers threw
-    that away. ``benchmarks/results/team_noise.md`` measured it on
-    CoNLL-2002 and NCBI disease (paired entity F1 against the majority
-    vote): the set of every answer lost 1.8-2.4 points on NCBI with three
-    annotators, the majority-else-set rule stayed within 0.2 points at
-    realistic error rates and gained 0.5-1.5 at crowd rates; with two
-    annotators who disagree there is no majority, and the set beat the
-    first annotator's label by 0.7-3.7 points on CoNLL-2002.
+    three is nearly the truth, and the union of all three answers throws
+    that away; with two annotators who disagree there is no majority, and
+    the set is better than either label.  Measured on simulated teams, see
+    benchmarks/results/design-measurements.md ("combine").
 
     Examples
     --------

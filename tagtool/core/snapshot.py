@@ -184,8 +184,8 @@ def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
     """Allowed mask of every token; one row computed per distinct annotation (lists, not a token loop).
 
     The distinct annotations and each token's row are found :data:`~tagtool.gil_slices.SLICE`
-    tokens per C call: over the 2.4 million tokens of a big project one ``dict.fromkeys`` and one
-    ``np.fromiter`` held the GIL for 70-140 ms, a stall of the window while a worker trained.
+    tokens per C call: over a big project one ``dict.fromkeys`` or ``np.fromiter`` holds the GIL
+    long enough to stall the window while a worker trains.
     """
     flat = [annotation for sentence in sentences for annotation in sentence.annotations]
     distinct: dict = {}
@@ -205,9 +205,9 @@ def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
 
 
 #: Sentences per call of the extractor's ``transform`` in :func:`build_snapshot`.  One call over a
-#: 100,000-sentence project ran numpy calls of 0.1 s that hold the GIL (``ndarray.repeat``) and
-#: froze the window while a worker thread trained; per 512 sentences they last a millisecond, and
-#: between two blocks (about 0.1 s of work) the app's worker gives the window a turn.
+#: big project runs numpy calls that hold the GIL (``ndarray.repeat``) long enough to freeze the
+#: window while a worker thread trains; per block they are short, and between two blocks the app's
+#: worker gives the window a turn (benchmarks/results/design-measurements.md, "GIL slices").
 TRANSFORM_BLOCK = 512
 
 

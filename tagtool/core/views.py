@@ -16,8 +16,7 @@ between the two views of their multi-view learners:
     "view 1 contains all odd, view 2 all even features": counting columns
     from 1 as the paper does, column ``j`` (0-based) goes to view ``j % 2``.
     Columns run offset by offset, each in first-seen order of the base
-    features, so each view gets about half of every large template (on
-    CoNLL-2000: 50 ± 1 % of the ``w``, ``lw``, affix and n-gram features).
+    features, so each view gets about half of every large template.
 
 The paper found the random and odd-even splits better than the
 token-surface one.  A fourth split comes from co-training for named

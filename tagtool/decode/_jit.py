@@ -13,9 +13,8 @@ with its *own* source file (its contents, or its size and time in older
 numba) and keys every entry by the kernel's own bytecode.  A kernel that
 calls a kernel of another module has that callee compiled into its machine
 code, so after an edit of the callee's module the caller's index still
-matches and the caller loads its stale copy.  That used to force every
-kernel module to hold private copies of the helpers it calls (the per-token
-weight sum four times, the Viterbi loop twice).
+matches and the caller loads its stale copy.  Every kernel module would
+then have to hold private copies of the helpers it calls.
 
 The design here.  :data:`_njit` (and :func:`kernel` with more numba options)
 compiles with ``cache=False`` and then gives the dispatcher a
@@ -31,8 +30,8 @@ kernel module therefore changes the stamp of every cached kernel, whose
 index numba then discards and recompiles: a caller always sees its callees'
 current code, and kernels can share helpers across modules.  Editing a
 module without kernels invalidates nothing.  The digest is computed once per
-process for all of tagtool's kernels (about 11 ms here, reading the
-package's sources; only when numba is loaded anyway).
+process for all of tagtool's kernels (reading the package's sources;
+only when numba is loaded anyway).
 
 Frozen and read-only installs.  The wrapped locators keep numba's rules
 for where a cache may live: numba's stamp of a frozen app is its

@@ -28,9 +28,9 @@ import sys
 
 import numpy as np
 
-#: Tokens up to which a process without numba decodes with numpy: both functions together take
-#: about 7 µs a token (the kernels 0.5 µs; CoNLL-2000 test, 22 labels), so such a run costs a
-#: fraction of loading numba.
+#: Tokens up to which a process without numba decodes with numpy: such a run costs a fraction of
+#: loading numba, though numpy is slower per token than the kernels
+#: (benchmarks/results/design-measurements.md, "Decoding: numpy or numba").
 NUMPY_TOKENS = 20_000
 
 

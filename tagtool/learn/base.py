@@ -164,7 +164,12 @@ class Learner(ABC):
         -------
         ChainModel
             Decoding with the BIO constraint unless the annotations look
-            like IOB1 (:func:`~tagtool.learn.chain.scheme_decoding`).
+            like IOB1 (:func:`~tagtool.learn.chain.scheme_decoding`).  The
+            learner keeps nothing of the fit (it can be fitted again, as the
+            app does after every edit): passes, convergence and the collapse
+            guard's check are in the model's ``info``, which is saved, and
+            objects only this process can use (the SVMs' support vectors,
+            the guard's other model) in its ``extras``, which is not.
         """
         self.check_params()
         monitor = TrainingMonitor(progress, should_stop)

@@ -113,11 +113,19 @@ class ChainModel:
         True when scores are log-potentials of a CRF, so token marginals are
         meaningful probabilities; False for margin-based learners.
     info : dict
-        JSON-compatible training facts: iterations, notes on ignored data,
-        timings, metrics.
+        JSON-compatible training facts, saved with the model: passes run,
+        convergence, support-vector counts, the collapse guard's check,
+        notes on ignored data, timings, metrics.
     bio_constraint : bool
         Decode BIO label sets so that ``I-X`` only follows ``B-X`` or
         ``I-X`` (see :meth:`decode_scores`); no effect on other label sets.
+    extras : dict
+        What the fit produced besides the weights that is not JSON and only
+        this process can use (``"support"``: the structural SVMs' dual
+        solution; ``"alternative"``: the model the collapse guard did not
+        return, :func:`~tagtool.learn.unlabeled.choose_model`).  Neither
+        saved nor copied: it describes the fit that made this object, and
+        the learner keeps nothing of a fit.
     """
 
     labels: tuple[str, ...]
@@ -131,6 +139,7 @@ class ChainModel:
     probabilistic: bool = False
     info: dict = field(default_factory=dict)
     bio_constraint: bool = DECODE_DEFAULTS["bio_constraint"]
+    extras: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def zeros(cls, labels, n_features: int, feature_view: np.ndarray, n_views: int = 1, **kwargs) -> ChainModel:

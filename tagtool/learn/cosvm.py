@@ -28,11 +28,9 @@ ratio of labeled to unlabeled tokens (``balance``), and the collapse guard
 (``guard``) compares the result with the supervised twin, ``svm`` trained on
 the labeled sentences (:meth:`CoSVM._train_twin`), and returns the twin when
 co-training lost labeled tokens or drifted towards one label
-(:mod:`tagtool.learn.unlabeled`).  Even ``C_u`` = 0.0005 lets the views
-agree on ``O`` everywhere on CoNLL-2002 with 5 labeled and 500 unlabeled
-sentences (every one of 5 draws; benchmarks/results/robustness.md): each
-unlabeled sentence's ``α`` is tiny, but all of them push the same
-transitions the same way.
+(:mod:`tagtool.learn.unlabeled`).  The guard is needed because a small
+``C_u`` alone does not prevent the collapse: each unlabeled sentence's
+``α`` is tiny, but all of them push the same transitions the same way.
 
 Notes on the option ``peer_margin`` (confidence-gated peer targets, beyond
 Alg. 1): with few labeled sentences and a dominant label, the peer's
@@ -40,11 +38,11 @@ unsure tokens are mostly that label, and margin-rescaled Hamming
 constraints towards such targets push the view's entity evidence down.
 With ``peer_margin > 0`` only the tokens the peer is sure of (token margin
 ``≥ peer_margin``) keep the peer's label and carry loss; the others become
-free, as for a partially labeled sentence (docs/design.md#constrained-argmax).  Measured on the
-CoNLL-2002 protocol it did not beat ``cu_max`` ≈ 0, and since the cost
+free, as for a partially labeled sentence (docs/design.md#constrained-argmax).  Since the cost
 factor then uses the passed tokens' margin (≥ ``peer_margin``) instead of
-the smallest one, it needs a smaller ``cu_max``
-(benchmarks/results/conll2002_multiview.md).
+the smallest one, it needs a smaller ``cu_max``.  Off by default: it did
+not beat ``cu_max`` ≈ 0 (benchmarks/results/design-measurements.md,
+"cosvm").
 
 Slack rescaling: the most violating output under the Hamming loss is found
 exactly (a Viterbi over label and distance,
@@ -109,16 +107,15 @@ class CoSVM(Learner):
         degenerate labeling (all one label, carried by the transitions that
         every unlabeled sentence pushes the same way); see the module notes.
     cu_epochs : int, default 5
-        Pass at which ``C_u`` reaches ``cu_max`` (the paper: 30; here
-        passes are the time budget: 10 passes of both views over the
-        400-sentence sample project take about 4 s of one core).
+        Pass at which ``C_u`` reaches ``cu_max`` (the paper: 30).  Fewer
+        here because passes are the app's time budget.
     r_max : int, default 10
         Repetitions of Algorithm 1 per unlabeled sentence and visit.
     max_epochs : int, default 10
         Passes over all sentences (at least ``cu_epochs`` unless converged
         earlier with ``C_u`` at its maximum; with only fully labeled
-        sentences, until a pass adds nothing).  On the sample project chunk
-        F1 on CoNLL-2000 test.txt was 87.8 after 10 passes and 87.7 after 15.
+        sentences, until a pass adds nothing).  More passes did not raise
+        F1 on the development suite.
     kbest : int, default 10
         Paths searched for slack rescaling with the Hamming loss when token
         weights are fractional (partially labeled sentences); otherwise the
@@ -144,11 +141,10 @@ class CoSVM(Learner):
         ``cu_max`` is scaled by ``min(1, balance · n_l / n_u)``: at most
         ``balance`` unlabeled tokens count per labeled one
         (:func:`tagtool.learn.unlabeled.balanced_weight`); None keeps
-        ``cu_max``.  At the papers' ratio (U = 5 L) the default gives
-        ``C_u`` = 0.01, near the 0.001–0.005 that worked on CoNLL-2002;
-        with 5 labeled and 500 unlabeled sentences 0.0005 instead of the
-        0.05 with which every unlabeled sentence outweighed a labeled one
-        and the views agreed on ``O`` everywhere (benchmarks/results/robustness.md).
+        ``cu_max``.  Why: without it, at the cold start (few labeled, many
+        unlabeled sentences) the unlabeled sentences outweigh the labeled
+        ones and the views agree on one label everywhere.  At the papers'
+        ratio (U = 5 L) the default gives ``C_u`` = 0.01.
     guard : bool, default True
         The collapse guard (:mod:`tagtool.learn.unlabeled`): also train
         the supervised twin ``svm`` on the labeled sentences and return it
@@ -160,8 +156,10 @@ class CoSVM(Learner):
     Warm start: as for ``svm``, the previous model's weights (both views'
     emissions and transitions) become a fixed offset ``w_0`` and the duals
     start at 0, i.e. each view solves its SVM regularised towards the
-    previous model.  ``support_`` holds ``(view, sentence, target, ȳ, α)``
-    and ``offset_`` the flat ``w_0`` after :meth:`fit`.
+    previous model.  The fitted model's ``extras["support"]`` holds
+    ``(view, sentence, target, ȳ, α)``, view ``-1`` (all features) when the
+    guard returned the supervised twin, and ``extras["alternative"]`` the
+    model the guard did not return.
     """
 
     name = "cosvm"
@@ -169,21 +167,16 @@ class CoSVM(Learner):
     two_view = True
     pass_param = "max_epochs"
     seed_param = "random_state"
-    #: Two complete feature sets, one per view, as for ``mv-perceptron``: on the 400-sentence sample chunk
-    #: F1 89.2 against 87.8 with random halves of the default set (and 87.9 for ``svm`` on the same stack),
-    #: in less time (benchmarks/results/robustness.md, conll2002_multiview.md).
+    #: Two complete feature sets, one per view, as for ``mv-perceptron``: better and faster than random halves
+    #: of one set (benchmarks/results/design-measurements.md, "cosvm").
     default_features: ClassVar[dict] = {"feature_set": "crfsuite+default"}
     #: Of the collapse guard's drift check: stricter than ``mv-perceptron``'s
-    #: (:data:`tagtool.learn.unlabeled.DRIFT_TOLERANCE`, 0.25).  On NCBI disease (100 labeled sentences,
-    #: word representations) co-training let 12-20 % of the entity tags go and lost up to 4.8 F1 against
-    #: ``svm`` in the 3 of 5 repeats the guard passed at 0.25; at 0.10 it backs off there, and nowhere
-    #: else in benchmarks/robustness.py does cosvm lose more than 0.1 F1 to it (mean gain over ``svm`` +1.3).
+    #: (:data:`tagtool.learn.unlabeled.DRIFT_TOLERANCE`, 0.25), because co-training can let a rare label's
+    #: tags go without collapsing; chosen on the development suite (design-measurements.md, "cosvm").
     guard_drift_tolerance: ClassVar[float] = 0.10
-    #: Of the guard's fit check: co-training may not lose any labeled token the twin reproduces.  With
-    #: as many labeled as unlabeled sentences (500 and 500) co-training cost up to 4.4 F1 against ``svm``
-    #: (NCBI, CoNLL-2002, PTB) without shifting label proportions, while reproducing 98.2-99.4 % of the
-    #: labeled tokens against the twin's 99.3-99.9 %; at 0 the guard backs off there, and cosvm is below
-    #: ``svm`` by more than one SE in none of 66 cells of benchmarks/robustness.py (mean gain +1.0 F1).
+    #: Of the guard's fit check: co-training may not lose any labeled token the twin reproduces, because a
+    #: loss of labeled tokens was the only sign of co-training doing worse than ``svm`` when there are as many
+    #: labeled as unlabeled sentences; chosen on the development suite (design-measurements.md, "cosvm").
     guard_fit_tolerance: ClassVar[float] = 0.0
     description = "Co-trained structural SVM: two views agree on unlabeled sentences (Brefeld & Scheffer 2006)"
 
@@ -246,24 +239,19 @@ class CoSVM(Learner):
         settings = self.settings()
         cu_max = balanced_weight(self.cu_max, snapshot, self.balance)
         if not (self.guard and has_unlabeled(snapshot)):
-            model, self.support_, self.offset_ = self._train(snapshot, warm_start, monitor, settings, cu_max)
-            model, self.alternative_ = choose_model(snapshot, model, None, learner=self.name, weight=self.cu_max,
-                                                    weight_used=cu_max)
+            model = self._train(snapshot, warm_start, monitor, settings, cu_max)
+            model, _ = choose_model(snapshot, model, None, learner=self.name, weight=self.cu_max, weight_used=cu_max)
             return model
         kept = np.flatnonzero(snapshot.sentence_status() != 0)
         labeled = snapshot.subset(kept)
         share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
         supervised = self._train_twin(labeled, warm_start, monitor.span(0.0, share, SUPERVISED_RUN))
+        # sentence numbers of the supervised run are positions in ``labeled``: renumber them as in ``snapshot``
+        supervised.extras["support"] = [(v, int(kept[i]), *rest) for v, i, *rest in supervised.extras["support"]]
         semi = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), settings, cu_max)
-        model, self.alternative_ = choose_model(snapshot, semi[0], supervised[0], learner=self.name,
-                                                weight=self.cu_max, weight_used=cu_max,
-                                                drift_tolerance=self.guard_drift_tolerance,
-                                                fit_tolerance=self.guard_fit_tolerance)
-        if model is semi[0]:
-            _, self.support_, self.offset_ = semi
-        else:  # sentence numbers of the supervised run are positions in ``labeled``
-            self.support_ = [(v, int(kept[i]), *rest) for v, i, *rest in supervised[1]]
-            self.offset_ = supervised[2]
+        model, _ = choose_model(snapshot, semi, supervised, learner=self.name, weight=self.cu_max,
+                                weight_used=cu_max, drift_tolerance=self.guard_drift_tolerance,
+                                fit_tolerance=self.guard_fit_tolerance)
         return model
 
     def twin(self) -> HMSVM:
@@ -273,32 +261,30 @@ class CoSVM(Learner):
                      random_state=self.random_state)
 
     def _train_twin(self, labeled: Snapshot, warm_start: ChainModel | None,
-                    monitor) -> tuple[ChainModel, list, np.ndarray]:
+                    monitor) -> ChainModel:
         """The guard's supervised solution: the twin on the labeled sentences, as a model of two views.
 
         Why the twin and not co-training without the unlabeled sentences:
         on the labeled sentences alone the two views are two SVMs on half
         the features each, and their sum is a weaker tagger than one SVM on
-        all of them (NCBI disease, 5–20 labeled sentences: entity F1 1–3
-        points below ``svm``, benchmarks/results/robustness.md), so backing
-        off to it would still leave ``cosvm`` below ``svm``.  The twin's
+        all of them, so backing off to it would still leave ``cosvm`` below
+        ``svm``.  The twin's
         transitions are split equally between the views: the joint model
         (their sum) is exactly the twin's, and each view keeps its own
-        emissions.  Its support is reported as view ``-1`` (all features).
+        emissions.  Its support (``extras["support"]``) is reported as view
+        ``-1`` (all features).
         """
-        twin = self.twin()
         joined = joined_views(warm_start) if warm_start is not None else None
-        model = split_views(twin._fit(labeled, joined, monitor))
-        layout = Layout(labeled.n_features, labeled.n_labels, 2)
-        offset = layout.from_model(split_views(joined)) if joined is not None else np.zeros(layout.size)
-        return model, [(-1, *s) for s in twin.support_], offset
+        fitted = self.twin()._fit(labeled, joined, monitor)
+        model = split_views(fitted)
+        model.extras["support"] = [(-1, *s) for s in fitted.extras["support"]]
+        return model
 
     def _train(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor, settings: SVMSettings,
-               cu_max: float) -> tuple[ChainModel, list, np.ndarray]:
-        """Alg. 1 over ``snapshot``; returns the model, its support and the offset ``w_0``."""
+               cu_max: float) -> ChainModel:
+        """Alg. 1 over ``snapshot``; the model's ``extras["support"]`` holds its support."""
         layout = Layout(snapshot.n_features, snapshot.n_labels, 2)
         theta = layout.from_model(warm_start) if warm_start is not None else np.zeros(layout.size)
-        offset = theta.copy()
         views = [ViewTrainer(snapshot, theta, layout, view=v, block_view=v, settings=settings) for v in (0, 1)]
         status = snapshot.sentence_status()
         gold = gold_paths(snapshot)
@@ -333,8 +319,8 @@ class CoSVM(Learner):
         for view in views:
             view.finish()
         support = [(v, *s) for v, view in enumerate(views) for s in view.support()]
-        self.n_iter_ = epoch + 1
         model = layout.to_model(theta, snapshot.labels, snapshot.feature_view)
+        model.extras["support"] = support
         model.info.update({
             "epochs": epoch + 1,
             "converged": converged,
@@ -342,7 +328,7 @@ class CoSVM(Learner):
             "passes": history,
             "warm_start": "previous weights as fixed offset w0" if warm_start is not None else None,
         })
-        return model, support, offset
+        return model
 
     def _unlabeled(self, views, snapshot, i, c_u, info, monitor) -> tuple[int, int]:
         """Algorithm 1 of Brefeld & Scheffer (2006) on sentence ``i``.

@@ -141,10 +141,9 @@ class EntropyCRF(CRF):
     Parameters
     ----------
     gamma : float
-        Weight of the unlabeled entropy.  The paper tries 0.1–10 (gains on
-        gene mentions up to 5); on CoNLL-2000 chunking from 100 labeled
-        sentences every value above 0.1 lowered F1, hence the default at
-        the low end.
+        Weight of the unlabeled entropy (γ of Jiao et al., Eq. 2).  The
+        paper tries 0.1–10; the default is at the low end because larger
+        values lowered F1 on the development suite (see ``balance``).
     c2 : float
         L2 weight, ``c2 = 1/(2σ²)`` as in :class:`CRF`.
     max_iterations : int
@@ -160,25 +159,14 @@ class EntropyCRF(CRF):
         entropy term's weight is ``gamma · min(1, balance · n_l / n_u)``
         (tokens of labeled or partially labeled sentences ``n_l``, of
         unlabeled ones ``n_u``); ``None`` keeps ``gamma`` as given, the
-        paper's objective.  Beyond the paper: Jiao et al. tune γ for one
+        paper's objective.  Why: Jiao et al. tune γ for one
         labeled/unlabeled ratio, but in an annotation tool the ratio runs
         from 1:100 to 10:1 as labeling goes on, and a fixed γ lets the
-        entropy of many unlabeled sentences swamp a few labeled ones —
-        minimising it then makes the model sure of a wrong labeling (one
-        CoNLL-2000 draw of 5 labeled + 100 unlabeled sentences, γ = 0.1,
-        c2 = 1: span F1 0.003 against 0.669 for the supervised CRF; 0.656
-        with the balance).  benchmarks/results/entropy_crf.md: no change at
-        100 labeled with 100–500 unlabeled on CoNLL-2000, better on
-        CoNLL-2002 at 500 (F1 51.6 vs 50.5); at 5 labeled the balance helps
-        (58.6 vs 55.3; NER 12.8 vs 8.7) but the supervised CRF stays ahead
-        (62.7; 22.1).  Those runs used the crfsuite template and c2 = 0.1;
-        at the defaults (default features, c2 = 1) balance 1 was worse than
-        the supervised CRF wherever it did not collapse
-        (benchmarks/robustness.py, 500 unlabeled sentences, 5 draws:
-        CoNLL-2000 at 20 labeled +0.97 ± 0.35 token error, CoNLL-2002 at 100
-        +0.74 ± 0.31) and collapsed on UD EWT and the PTB sample; 0.1 was
-        even with it (−0.07 ± 0.08, −0.01 ± 0.01) and did not collapse on UD
-        at 20 labeled, hence the default.  The weight used is
+        entropy of many unlabeled sentences swamp a few labeled ones --
+        minimising it then makes the model sure of a wrong labeling.  The
+        default was chosen on the development suite, see
+        benchmarks/results/design-measurements.md ("entropy-crf: gamma,
+        balance and guard").  The weight used is
         ``model.info["optimiser"]["entropy"]["gamma"]`` (and
         ``model.unlabeled_weight_used``); see :mod:`tagtool.learn.unlabeled`.
     guard : bool, default True
@@ -187,10 +175,9 @@ class EntropyCRF(CRF):
         and return the supervised model if the entropy term lost labeled
         tokens or shifted the label proportions of the unlabeled tokens
         towards one label by more than 1 % (logged, and
-        ``model.guard_fired``).  On UD English EWT part-of-speech (20
-        labeled, 500 unlabeled sentences) the entropy term made the model
-        sure of a wrong labeling in 4 of 5 repeats (benchmarks/robustness.py).  A warm
-        start then starts the supervised phase from the previous model.
+        ``model.guard_fired``).  Why: even balanced, the entropy term can
+        make the model sure of a wrong labeling.  A warm start then starts
+        the supervised phase from the previous model.
 
     References
     ----------
@@ -265,8 +252,8 @@ class EntropyCRF(CRF):
         if guarded:
             def fallback():
                 return _to_model(snapshot, theta_supervised, {"optimiser": {"supervised": info["supervised"]}})
-        model, self.alternative_ = choose_model(snapshot, semi, fallback, learner=self.name, weight=self.gamma,
-                                                weight_used=gamma, drift_tolerance=self.guard_drift_tolerance)
+        model, _ = choose_model(snapshot, semi, fallback, learner=self.name, weight=self.gamma,
+                                weight_used=gamma, drift_tolerance=self.guard_drift_tolerance)
         return model
 
 

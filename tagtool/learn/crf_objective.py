@@ -63,7 +63,7 @@ from tagtool.learn._lbfgs_kernels import axpy, dot
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
 
-#: Tokens per kernel call: about 10–30 ms of work, so cancels are prompt.
+#: Tokens per kernel call: a small fraction of a second of work, so cancels are prompt.
 CHUNK_TOKENS = 16384
 
 

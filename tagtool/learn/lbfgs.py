@@ -39,8 +39,8 @@ def lbfgs(
     """Minimise ``objective`` from ``theta0`` by L-BFGS.
 
     Our own loop rather than scipy's L-BFGS-B: with a million parameters
-    its bound-handling bookkeeping costs about 0.27 s an iteration, more
-    than our whole objective pass.  Here an iteration is the two-loop
+    its bound-handling bookkeeping costs more per iteration than our
+    whole objective pass.  Here an iteration is the two-loop
     recursion (Nocedal & Wright 2006, Alg. 7.4; ``4 m`` vector operations)
     and a backtracking line search (:func:`_line_search`), all in buffers
     allocated once.  As in liblbfgs (CRFsuite), the first step has length 1

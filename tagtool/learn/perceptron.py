@@ -175,19 +175,17 @@ class MultiViewPerceptron(Perceptron):
     epochs : int, default 30
         Passes over the sentences.  Co-training spreads the labeled
         sentences' evidence through the unlabeled ones one pass at a time,
-        so it needs more passes than the supervised perceptron (on the
-        CoNLL-2002 protocol of the paper 30 were slightly better than 10;
-        on the synthetic two-view data much better).
+        so it needs more passes than the supervised perceptron
+        (benchmarks/results/design-measurements.md, "mv-perceptron").
     averaged : bool, default True
         Average both views' weights over all sentence visits (Collins 2002).
     shuffle : bool, default True
     seed : int, default 0
         As for :class:`Perceptron`.
     c_u : float in [0, 1], default 0.5
-        Weight of an unlabeled sentence's update (Eq. 16).  Measured on
-        resamples of the CoNLL-2002 protocol (U = 5 L): 0.3, 0.5 and 1.0
-        within about one standard error of each other; 0.5 keeps the
-        labeled sentences ahead when there are many more unlabeled ones.
+        Weight of an unlabeled sentence's update (Eq. 16).  Values from
+        0.3 to 1.0 scored alike; 0.5 keeps the labeled sentences ahead
+        when there are many more unlabeled ones.
     labeled_first : bool, default False
         Visit the fully labeled sentences before the others in every epoch
         (each group shuffled on its own) instead of all interleaved.
@@ -224,14 +222,12 @@ class MultiViewPerceptron(Perceptron):
     kept explicitly, equivalent to the dual of the paper (Eq. 13).
 
     Why the gate: with few labeled sentences and a dominant label (``O``
-    is 88 % of CoNLL-2002 tokens), the peer's unsure tokens are mostly
-    predicted as the dominant label, and Table 1 forces the view towards
-    them; both views end up agreeing by predicting ``O`` (benchmarks/
-    results/conll2002_multiview.md).  Gating passes on only what the peer
-    is sure of.  On that benchmark (crfsuite template, token/surface split)
-    ``peer_share`` 0.1–0.2 removes most of the drift; with the rich default
-    features and a random split, where ungated co-training helps, gating
-    costs a little — hence the default 1.0.
+    in NER), the peer's unsure tokens are mostly predicted as the dominant
+    label, and Table 1 forces the view towards them; both views end up
+    agreeing by predicting ``O``.  Gating passes on only what the peer is
+    sure of.  It removes most of that drift with weak views, but costs a
+    little with the default features, where ungated co-training helps --
+    hence the default 1.0.
 
     References
     ----------
@@ -245,9 +241,8 @@ class MultiViewPerceptron(Perceptron):
     uses = frozenset({"full", "partial", "none"})
     two_view = True
     #: Two complete feature sets, one per view (the pipeline's default split for a
-    #: stack of two): on CoNLL-2002 (L = 5/10/20) and CoNLL-2000 this is where
-    #: co-training gains over the supervised perceptron; random halves of one set
-    #: leave each view too weak (benchmarks/results/conll2002_multiview.md).
+    #: stack of two): with these co-training gains over the supervised perceptron;
+    #: random halves of one set leave each view too weak.
     default_features: ClassVar[dict] = {"feature_set": "crfsuite+default"}
     #: Of the collapse guard's drift check (:data:`tagtool.learn.unlabeled.DRIFT_TOLERANCE`).
     guard_drift_tolerance: ClassVar[float] = DRIFT_TOLERANCE
@@ -279,16 +274,15 @@ class MultiViewPerceptron(Perceptron):
         c_u = balanced_weight(self.c_u, snapshot, self.balance)
         if not (self.guard and has_unlabeled(snapshot)):
             model = self._train(snapshot, warm_start, monitor, sentence_weights(snapshot, c_u))
-            model, self.alternative_ = choose_model(snapshot, model, None, learner=self.name, weight=self.c_u,
-                                                    weight_used=c_u)
+            model, _ = choose_model(snapshot, model, None, learner=self.name, weight=self.c_u, weight_used=c_u)
             return model
         labeled = supervised_part(snapshot)
         share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
         supervised = self._train(labeled, warm_start.copy() if warm_start is not None else None,
                                  monitor.span(0.0, share, SUPERVISED_RUN), sentence_weights(labeled, c_u))
         model = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), sentence_weights(snapshot, c_u))
-        model, self.alternative_ = choose_model(snapshot, model, supervised, learner=self.name, weight=self.c_u,
-                                                weight_used=c_u, drift_tolerance=self.guard_drift_tolerance)
+        model, _ = choose_model(snapshot, model, supervised, learner=self.name, weight=self.c_u,
+                                weight_used=c_u, drift_tolerance=self.guard_drift_tolerance)
         return model
 
     def _check_params(self) -> None:

@@ -27,7 +27,7 @@ from tagtool.learn._perceptron_kernels import peer_margins, perceptron_chunk
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
 
-#: Sentences per numba call; between calls the cancel check runs (~20 ms apart on CoNLL-2000).
+#: Sentences per numba call; between calls the cancel check runs, so a call must stay well under a second.
 CHUNK_SENTENCES = 500
 
 

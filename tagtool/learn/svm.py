@@ -82,14 +82,12 @@ class HMSVM(Learner):
         searches the ``kbest`` best paths (approximate).
     epsilon : float, default 0.1
         An output joins a working set if it violates by more than this
-        (SVMstruct's default; the unit is one token of Hamming loss).  On
-        the 400-sentence CoNLL-2000 sample, 1e-3 took 23 s and 0.1 took
-        3 s for the same chunk F1 on test.txt (87.1 and 87.5).
+        (SVMstruct's default; the unit is one token of Hamming loss).
+        Smaller values cost much more time for the same F1
+        (benchmarks/results/design-measurements.md, "svm").
     max_epochs : int, default 10
         Passes over the sentences; training stops earlier once a pass adds
-        no output.  On the 400-sentence sample, passes 11–30 added under a
-        tenth of the outputs, took 40 % of the time and left chunk F1 on
-        CoNLL-2000 test.txt where it was (87.6 after 10, 87.5 after 30).
+        no output.  Later passes add few outputs and leave F1 where it was.
     kbest : int, default 10
         Paths searched for slack rescaling with the Hamming loss when token
         weights are fractional (partially labeled sentences); otherwise the
@@ -99,7 +97,7 @@ class HMSVM(Learner):
         exact pairwise solver in numba, where a whole working-set round is
         one call (:func:`tagtool.learn.structsvm._dual_kernels.round_update`), or
         cvxopt (the reference solver; the same optimum, checked in the
-        tests, and about 30 times slower).
+        tests, and much slower).
     shuffle : bool, default True
         Visit the sentences in a new random order every pass.
     random_state : int, default 0
@@ -113,9 +111,9 @@ class HMSVM(Learner):
     Constraints the previous model already meets stay inactive, so a
     retrain after a few new labels is quick.
 
-    After :meth:`fit`, ``support_`` lists ``(sentence, target, ȳ, α)`` of
-    every output with ``α > 0`` and ``offset_`` the flat ``w_0``:
-    ``w = w_0 + Σ α (Φ(x, target) − Φ(x, ȳ))``.
+    The fitted model's ``extras["support"]`` lists ``(sentence, target, ȳ,
+    α)`` of every output with ``α > 0``: ``w = w_0 + Σ α (Φ(x, target) −
+    Φ(x, ȳ))``, ``w_0`` the warm start's weights (0 without one).
 
     References
     ----------
@@ -167,7 +165,6 @@ class HMSVM(Learner):
         settings = self.settings()
         layout = Layout(snapshot.n_features, snapshot.n_labels, 1)
         theta = layout.from_model(warm_start) if warm_start is not None else np.zeros(layout.size)
-        self.offset_ = theta.copy()
         trainer = ViewTrainer(snapshot, theta, layout, view=-1, block_view=0, settings=settings)
         status = snapshot.sentence_status()
         gold = gold_paths(snapshot)
@@ -194,13 +191,13 @@ class HMSVM(Learner):
                 converged = True
                 break
         trainer.finish()
-        self.support_ = trainer.support()
-        self.n_iter_ = epoch + 1
+        support = trainer.support()
         model = layout.to_model(theta, snapshot.labels, snapshot.feature_view)
+        model.extras["support"] = support
         model.info.update({
             "epochs": epoch + 1,
             "converged": converged,
-            "support_vectors": len(self.support_),
+            "support_vectors": len(support),
             "warm_start": "previous weights as fixed offset w0" if warm_start is not None else None,
         })
         return model

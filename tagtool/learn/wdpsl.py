@@ -58,8 +58,7 @@ Solver
       ``⟨φ_{t−1}, φ_t⟩`` and the allowed sets, and the block QP is solved
       exactly by alternating closed-form steps on each β (a box) with
       pairwise SMO steps on the α simplex (as :mod:`.structsvm._dual_kernels`' SMO
-      solver, extended to the β boxes).  About 5 µs per block against
-      ~2 ms per cvxopt call plus Python per block.
+      solver, extended to the β boxes), with no Python per block.
     * ``"cvxopt"``: a Python loop over the pieces, each block QP by
       :func:`tagtool.learn.qp.solve_qp` (the reference solver).
 
@@ -116,12 +115,9 @@ class WDPSL(Learner):
         the number of pieces as in the paper.
     c2 : float
         ``C2`` of Eq. 17 (confidence-weighted candidate margins, Eq. 20).
-        The defaults ``C1 = 100``, ``C2 = 1`` were chosen on training data
-        only (CoNLL-2000 ``train.txt``, WD-PSL protocol P = 0.5, K = 3:
-        500 of the first 1,500 sentences to train, the other 1,000 to
-        score; grid {0.1, 1, 10, 100}², inside the paper's 0.01–100):
-        chunk F1 rose with ``C1`` (67–74 at 0.1, 81 at 1, 82 at 10, 85.9 at
-        100) and moved by < 0.2 with ``C2``.
+        The defaults ``C1 = 100``, ``C2 = 1`` lie inside the paper's range
+        (0.01–100) and were chosen on training data only
+        (benchmarks/results/design-measurements.md, "wdpsl").
     k_neighbours : int
         ``K`` of Eq. 23 (the paper's k = 10).
     tol : float
@@ -131,8 +127,8 @@ class WDPSL(Learner):
     epsilon : float
         Cutting-plane tolerance: a constraint joins a working set when it is
         violated by more than ``epsilon`` beyond the current slack (margins
-        are ≥ 1; 0.05 and ``qp_tol`` = 0.01 gave the same held-out F1 as
-        0.01 and 0.001 in less time).
+        are ≥ 1, so 0.05 is small against them; smaller values cost time
+        without raising F1).
     max_rounds : int
         Bound on cutting-plane rounds per QP.
     qp_tol : float

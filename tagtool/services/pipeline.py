@@ -238,6 +238,7 @@ def train(
         learner.name, prepared.snapshot.n_sentences, prepared.snapshot.n_tokens, prepared.snapshot.n_features,
     )
     model = learner.fit(prepared.snapshot, warm_start=prepared.warm_model, progress=progress, should_stop=should_stop)
+    model.extras.clear()  # a tagger holds what its file holds; the fit's by-products could double its memory
     model.info.setdefault("notes", []).extend(prepared.notes)
     model.set_decode(decode)
     tagger = Tagger(prepared.labels, prepared.extractor, prepared.view_split, model)

@@ -48,10 +48,10 @@ def test_each_view_is_the_sum_of_its_alpha_delta_phi(kw):
     learner = CoSVM(guard=False, max_epochs=3, cu_epochs=1, cu_max=0.5, qp_solver="smo", **kw)
     model = learner.fit(data)
     layout = Layout(data.n_features, data.n_labels, 2)
-    w = learner.offset_.copy()
+    w = np.zeros(layout.size)  # no warm start: w_0 = 0
     status = data.sentence_status()
     used_unlabeled = False
-    for view, i, target, ybar, alpha in learner.support_:
+    for view, i, target, ybar, alpha in model.extras["support"]:
         lo = int(data.offsets[i])
         used_unlabeled |= status[i] == 0
         w += alpha * (phi(data, lo, target, layout, view, view) - phi(data, lo, ybar, layout, view, view))
@@ -65,10 +65,10 @@ def test_each_view_is_the_sum_of_its_alpha_delta_phi(kw):
 def test_unlabeled_box_is_min_gamma_cu_c():
     data = semi_supervised(5, n_labeled=6, n_unlabeled=10)
     learner = CoSVM(guard=False, balance=None, max_epochs=2, cu_epochs=0, cu_max=0.2, C=2.0, qp_solver="smo")
-    learner.fit(data)
+    model = learner.fit(data)
     status = data.sentence_status()
     totals = {}
-    for view, i, _, _, alpha in learner.support_:
+    for view, i, _, _, alpha in model.extras["support"]:
         totals[(view, i)] = totals.get((view, i), 0.0) + alpha
     assert any(status[i] == 0 for _, i in totals)
     for (view, i), total in totals.items():
@@ -115,7 +115,13 @@ def test_warm_start_offsets_the_previous_weights():
     first = CoSVM(max_epochs=4).fit(data.subset(np.arange(6)))
     learner = CoSVM(max_epochs=4)
     second = learner.fit(data, warm_start=first)
-    np.testing.assert_array_equal(learner.offset_, Layout(data.n_features, 3, 2).from_model(first))
+    assert not second.guard_fired
+    layout = Layout(data.n_features, 3, 2)
+    w = layout.from_model(first)  # each view: w = w_0 + Σ α δΦ with w_0 the previous weights
+    for view, i, target, ybar, alpha in second.extras["support"]:
+        lo = int(data.offsets[i])
+        w += alpha * (phi(data, lo, target, layout, view, view) - phi(data, lo, ybar, layout, view, view))
+    np.testing.assert_allclose(layout.from_model(second), w, atol=1e-9)
     assert second.info["warm_start"]
     labeled = data.subset(np.arange(8))
     assert np.mean(second.predict(labeled) == labeled.allowed.argmax(1)) == 1.0

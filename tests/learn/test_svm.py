@@ -226,9 +226,9 @@ def test_primal_weights_are_the_sum_of_alpha_delta_phi(kw):
     learner = HMSVM(max_epochs=4, **kw)
     model = learner.fit(snap)
     layout = Layout(snap.n_features, snap.n_labels, 1)
-    w = learner.offset_.copy()
-    assert learner.support_
-    for i, target, ybar, alpha in learner.support_:
+    w = np.zeros(layout.size)  # no warm start: w_0 = 0
+    assert model.extras["support"]
+    for i, target, ybar, alpha in model.extras["support"]:
         lo = int(snap.offsets[i])
         assert alpha > 0 and not np.array_equal(target, ybar)
         w += alpha * (phi(snap, lo, target, layout, -1, 0) - phi(snap, lo, ybar, layout, -1, 0))
@@ -246,18 +246,20 @@ def test_generalises_on_two_view_data():
 def test_warm_start_offsets_the_previous_weights():
     snap, gold = two_view_data(12, seed=4, noise=0.1)
     first = HMSVM().fit(snap.subset(np.arange(8)))
-    learner = HMSVM()
-    second = learner.fit(snap, warm_start=first)
+    second = HMSVM().fit(snap, warm_start=first)
     layout = Layout(snap.n_features, snap.n_labels, 1)
-    np.testing.assert_array_equal(learner.offset_, layout.from_model(first))
+    w = layout.from_model(first)  # w = w_0 + Σ α δΦ with w_0 the previous weights
+    for i, target, ybar, alpha in second.extras["support"]:
+        lo = int(snap.offsets[i])
+        w += alpha * (phi(snap, lo, target, layout, -1, 0) - phi(snap, lo, ybar, layout, -1, 0))
+    np.testing.assert_allclose(layout.from_model(second), w, atol=1e-9)
     assert second.info["warm_start"]
     assert np.mean(second.predict(snap) == gold) == 1.0
-    cold = HMSVM()
-    cold.fit(snap)
-    again = HMSVM()
-    third = again.fit(snap, warm_start=second)  # constraints the offset meets stay inactive
+    cold = HMSVM().fit(snap)
+    third = HMSVM().fit(snap, warm_start=second)  # constraints the offset meets stay inactive
     assert np.mean(third.predict(snap) == gold) == 1.0
-    assert len(again.support_) < len(cold.support_) / 2
+    assert len(third.extras["support"]) < len(cold.extras["support"]) / 2
+    assert third.info["support_vectors"] == len(third.extras["support"])
 
 
 def test_partial_sentences_teach_labels_the_full_ones_lack():

@@ -129,7 +129,7 @@ def test_guard_backs_off_when_entropy_swamps_five_labeled_sentences(caplog):
     assert model.info["unlabeled"]["weight"] == 0.1 and model.info["unlabeled"]["check"]["fired"]
     assert any("collapse guard" in note for note in model.info["notes"])
     assert "unlabeled sentences ignored" in caplog.text
-    collapsed = learner.alternative_
+    collapsed = model.extras["alternative"]
     rows = snapshot.allowed.sum(axis=1) > 1
     assert np.mean(model.predict(snapshot)[rows] == truth[rows]) > np.mean(collapsed.predict(snapshot)[rows] ==
                                                                            truth[rows]) + 0.1
@@ -144,7 +144,7 @@ def test_guard_stays_silent_when_entropy_is_balanced():
     model = learner.fit(snapshot)
     assert model.guard_fired is False and model.unlabeled_weight_used == pytest.approx(
         balanced_weight(0.1, snapshot, 0.1))
-    assert learner.alternative_ is not None and model is not learner.alternative_
+    assert model.extras["alternative"] is not None and model is not model.extras["alternative"]
 
 
 def test_cosvm_guard_backs_off_from_all_o_on_ner():
@@ -156,7 +156,7 @@ def test_cosvm_guard_backs_off_from_all_o_on_ner():
     model = learner.fit(snapshot)
     unlabeled = snapshot.allowed.sum(axis=1) > 1
     o = snapshot.labels.index("O")
-    assert np.mean(learner.alternative_.predict(snapshot)[unlabeled] == o) > 0.99, "the case collapses"
+    assert np.mean(model.extras["alternative"].predict(snapshot)[unlabeled] == o) > 0.99, "the case collapses"
     assert model.guard_fired is True
     alone = learner.twin().fit(supervised_part(snapshot))
     np.testing.assert_array_equal(model.weights, alone.weights)
@@ -164,7 +164,7 @@ def test_cosvm_guard_backs_off_from_all_o_on_ner():
     np.testing.assert_array_equal(model.predict(snapshot), alone.predict(snapshot))
     assert model.n_views == 2 and model.learner == "cosvm"
     kept = np.flatnonzero(snapshot.sentence_status() != 0)
-    assert {i for _, i, *_ in learner.support_} <= set(kept.tolist()), "support in the full snapshot's numbering"
+    assert {i for _, i, *_ in model.extras["support"]} <= set(kept.tolist()), "support in the full snapshot's numbering"
 
 
 class _TwinOfCoSVM:
@@ -182,8 +182,8 @@ class _TwinOfCoSVM:
 ])
 def test_guarded_fit_is_the_choice_between_both_fits(make, supervised):
     """guard=True returns exactly what choose_model picks between the unguarded fit and the supervised
-    solution on the labeled sentences (mv-perceptron itself, svm for cosvm), and keeps the other one as
-    alternative_."""
+    solution on the labeled sentences (mv-perceptron itself, svm for cosvm), and keeps the other one in
+    the model's extras."""
     data, _ = two_view_data(24, seed=5, noise=0.1, vocab=10)
     allowed = data.allowed.copy()
     allowed[data.offsets[8]:] = True
@@ -193,7 +193,7 @@ def test_guarded_fit_is_the_choice_between_both_fits(make, supervised):
     semi, sup = make(False).fit(data), supervised().fit(supervised_part(data))
     expected, other = choose_model(data, semi, sup, learner="x", weight=1.0, weight_used=1.0)
     np.testing.assert_array_equal(model.weights, expected.weights)
-    np.testing.assert_array_equal(learner.alternative_.weights, other.weights)
+    np.testing.assert_array_equal(model.extras["alternative"].weights, other.weights)
     assert model.info["unlabeled"]["check"] == expected.info["unlabeled"]["check"]
 
 
@@ -258,7 +258,7 @@ class _Fixed:
     """A stand-in model whose predictions are given (``choose_model`` only predicts and records)."""
 
     def __init__(self, predictions):
-        self.predictions, self.info = predictions, {}
+        self.predictions, self.info, self.extras = predictions, {}, {}
 
     def predict(self, snapshot):
         return self.predictions

@@ -7,8 +7,8 @@ others are *annotation layers*, gold answers a human or a parser added
 (every CoNLL-U field but FORM: LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL,
 DEPS, MISC).  A feature read from an annotation layer leaks the answer:
 training POS on UD English EWT with UPOS as label and XPOS/FEATS as
-features scores 99.86 % token accuracy, which no tagger reaches on raw
-text (benchmarks/results/ud_pos.md).
+features scores a token accuracy no tagger reaches on raw text
+(benchmarks/results/ud_pos.md).
 
 The rule, the same for the CLI, the desktop app and the experiments:
 

@@ -29,8 +29,8 @@ def _index_dtype(bound: int) -> type:
 
 
 #: Entries of :func:`concat_ranges`' output made per ``np.repeat`` call: ``repeat`` holds the GIL
-#: throughout (unlike numpy's arithmetic), and over the 100 million feature entries of a
-#: 100,000-sentence project one call held it 1.3 s, freezing the window while a worker trained.
+#: throughout (unlike numpy's arithmetic), and over a big project one call would freeze the window
+#: while a worker trains.
 REPEAT_BLOCK = 1 << 20
 
 

@@ -78,8 +78,8 @@ class FeatureExtractor:
         Keep the features seen at least this many times (token occurrences)
         in the data given to :meth:`fit`.  2 drops the features seen once
         (mostly identity, affixes and n-grams of words seen once), which
-        cannot be learned from and would make the weight matrices ~60 %
-        larger (CoNLL-2000, default set: 283k → 177k columns); use 1 to
+        cannot be learned from and would make the weight matrices much
+        larger (benchmarks/results/design-measurements.md, "Features and views"); use 1 to
         reproduce CRFsuite, whose ``feature.minfreq`` keeps everything.
         Ignored with ``hashing=True``.
     hashing : bool, default False

@@ -31,7 +31,7 @@ def hashed_columns(indptr: np.ndarray, codes: np.ndarray, table: _BaseTable, win
         name = feature_name(table.names[base], slot - window)
         lookup[code] = table.group[base] * half + stable_hash(name) % half
     # scipy sorts and merges within each row in C, without a global sort.  Imported here: a
-    # frozen vocabulary (the usual tagger) never needs scipy, whose import takes 0.1-0.3 s.
+    # frozen vocabulary (the usual tagger) never needs scipy, whose import is slow.
     import scipy.sparse
 
     n_rows = len(indptr) - 1

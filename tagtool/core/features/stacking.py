@@ -6,7 +6,7 @@ import numpy as np
 
 
 #: Token rows stacked per call of scipy's ``hstack``: it holds the GIL throughout, and on a whole big
-#: project (265,000 tokens) one call held it 150 ms, stalling the app's window while a worker trained.
+#: project one call would stall the app's window while a worker trains.
 HSTACK_ROWS = 16384
 
 

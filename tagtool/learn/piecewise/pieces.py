@@ -137,8 +137,8 @@ def nearest_pieces(snapshot: Snapshot, pieces: Pieces, k: int, max_df: float = 0
     The similarities stay sparse: each row's top ``k'`` is taken among its
     positive entries (numba), pieces of similarity 0 completing a short row
     in random order.  ``max_df`` = 0.01 (features in more than 1 % of the
-    pieces ignored) keeps the product sparse; on CoNLL-2000 it gave the
-    same held-out F1 as 0.05 at a fifth of the time.
+    pieces ignored) keeps the product sparse, at no cost in F1
+    (benchmarks/results/design-measurements.md, "wdpsl").
     """
     n = pieces.n_pieces
     k = min(k, n - 1)

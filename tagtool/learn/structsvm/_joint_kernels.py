@@ -17,8 +17,8 @@ paths and one ``T × T`` matrix per sentence and view, the *token kernel*
 
 For sentences of ``T`` tokens with ``n`` features each this costs ``O(T²)``
 per Gram entry instead of ``O(T n log(T n))`` for building and merging
-sparse ``δΦ`` vectors, which made one working-set round of the default
-features take ~0.5 ms in Python.  A sentence's emission scores come from
+sparse ``δΦ`` vectors, which made a working-set round slow in Python
+with the default features.  A sentence's emission scores come from
 the shared :func:`tagtool.learn._emission.sentence_emission`.
 
 References

@@ -158,7 +158,7 @@ def solve_subproblem(gram, margins, losses, cost, norm=1, rescaling="margin", in
     more go to cvxopt (:func:`tagtool.learn.qp.solve_qp`), or with
     ``solver="smo"`` to an exact pairwise (SMO) solver in numba that starts
     from ``initial`` — the same optimum (both are checked against the KKT
-    conditions in the tests), a hundred times faster on these tiny QPs.
+    conditions in the tests), and much faster on these tiny QPs.
     """
     m = len(margins)
     if cost <= 0.0:
