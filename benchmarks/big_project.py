@@ -135,7 +135,7 @@ def add_model(path: Path, corpus: Corpus) -> None:
     metrics = {"labeled_tokens": sum(len(s) for s in labeled),
                **cross_validate(labeled, corpus.labels, fold_trainer("mv-perceptron", params, tagger), 3)}
     with Project.open(path) as project:
-        project.add_model("mv-perceptron", params, metrics, tagger.to_bytes(), note="benchmark")
+        project.stored.add_model("mv-perceptron", params, metrics, tagger.to_bytes(), note="benchmark")
 
 
 def evict(path: Path) -> bool:

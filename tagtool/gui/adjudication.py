@@ -26,11 +26,11 @@ class Adjudication:
 
     def answers(self, sentence_id: int | None = None) -> tuple[dict[str, frozenset], ...]:
         """Each token's answers ``{annotator: labels}`` (the current sentence's by default)."""
-        return self.project.answers(self.current_id if sentence_id is None else sentence_id)
+        return self.project.team.answers(self.current_id if sentence_id is None else sentence_id)
 
     def resolutions(self, sentence_id: int | None = None) -> dict[int, Resolution]:
         """``{token: Resolution}`` of the resolved tokens (the current sentence's by default)."""
-        return self.project.resolutions(self.current_id if sentence_id is None else sentence_id)
+        return self.project.team.resolutions(self.current_id if sentence_id is None else sentence_id)
 
     def resolve(self, token: int, labels) -> bool:
         """Resolve the current sentence's ``token`` with ``labels`` (one label, or a set kept); one undo step.
@@ -78,9 +78,9 @@ class Adjudication:
         before = self.project.annotations(sid)[token]
         action = self._action(kind, 1, ref)
         if resolution is not None:
-            action_id = self.project.resolve_token(sid, token, resolution, self.annotator, action)
+            action_id = self.project.team.resolve_token(sid, token, resolution, self.annotator, action)
         else:
-            action_id = self.project.unresolve_token(sid, token, self.annotator, restore, action)
+            action_id = self.project.team.unresolve_token(sid, token, self.annotator, restore, action)
         self._logged(action)
         self._label_written(sid, token, before, self.project.annotations(sid)[token])
         return action_id

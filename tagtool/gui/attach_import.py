@@ -33,7 +33,7 @@ USES = (
 
 def attaches(session, path: Path) -> bool:
     """Whether importing ``path`` into the session's project places spans by text (module doc)."""
-    return is_span_file(path) and session.project.has_texts()
+    return is_span_file(path) and session.project.spans.has_texts()
 
 
 class AttachDialog(QDialog):
@@ -92,18 +92,18 @@ def attach_import(session, parent: QWidget | None, path: Path, confirm_new_label
     owner = dialog.owner.text().strip() or None
     try:
         records = read_span_records(path, annotator=only)
-        placed = session.project.plan_spans(path, records)
+        placed = session.project.spans.plan(path, records)
         join = ask_join(parent, placed) if placed.crossing else False
         if join is None:
             return None, False
         options = dict(mode=None if use == "answers" else use, answers=use == "answers", owner=owner,
                        merge_crossing=join, annotator=session.annotator)
         try:
-            done = session.project.attach_spans(path, records, **options)
+            done = session.project.spans.attach(path, records, **options)
         except NewLabelsError as e:
             if not confirm_new_labels(parent, e):
                 return None, False
-            done = session.project.attach_spans(path, records, add_labels=True, **options)
+            done = session.project.spans.attach(path, records, add_labels=True, **options)
             session.labels_edited(annotations_changed=False)
     except (TagtoolError, OSError, ValueError) as e:
         QMessageBox.warning(parent, "Import annotations", str(e))

@@ -211,7 +211,7 @@ def _adjudication(window: MainWindow) -> None:
         ben = [frozenset({_CONFUSED.get(next(iter(a)), next(iter(a)))}) if (sid + t) % 3 == 0 else a
                for t, a in enumerate(labels)]
         given.append((sid, f"sentence {sid}", {"ana": labels, "ben": ben}))
-    project.add_answers(given)
+    project.team.add_answers(given)
     session.reload()
     window.list_panel.set_status_filter("Annotators disagree")
     dock = window.adjudication

@@ -76,7 +76,7 @@ def retokenize_command(session, sentence_id: int, at: int, done: Retokenized, te
     def write(side: str, kind: str) -> None:
         state, expected = states[side]
         session._write_tokens(sentence_id, at, kind, len(state.tokens) - len(expected.tokens), done.action_id,
-                              lambda action: session.project.restore_tokens(
+                              lambda action: session.project.review.restore_tokens(
                                   sentence_id, state, at, expected=expected, action=action))
 
     return WrittenCommand(session, text, write)
@@ -155,7 +155,7 @@ class SentenceEdits:
             self._leave_current()  # before the undo's action, so a skip is charged its own time
         n_tokens = self.project.sentence_summaries_by_id([sentence_id])[0].n_tokens
         action = self._action(kind, n_tokens, ref)
-        action_id = self.project.set_review(sentence_id, review, self.annotator, action)
+        action_id = self.project.review.set(sentence_id, review, self.annotator, action)
         self._logged(action)
         if review.empty:
             self.reviews.pop(sentence_id, None)
@@ -176,7 +176,7 @@ class SentenceEdits:
             return False
         done = self._saving(lambda: self._write_tokens(
             sid, token, "retokenize", 1, None,
-            lambda action: self.project.split_token(sid, token, offset, self.annotator, action)))
+            lambda action: self.project.review.split_token(sid, token, offset, self.annotator, action)))
         self.undo_stack.push(retokenize_command(self, sid, token, done, f"Split token {token + 1}"))
         return True
 
@@ -187,7 +187,7 @@ class SentenceEdits:
             return False
         done = self._saving(lambda: self._write_tokens(
             sid, token, "retokenize", -1, None,
-            lambda action: self.project.merge_tokens(sid, token, self.annotator, action)))
+            lambda action: self.project.review.merge_tokens(sid, token, self.annotator, action)))
         self.undo_stack.push(retokenize_command(self, sid, token, done, f"Merge tokens {token + 1}–{token + 2}"))
         return True
 

@@ -141,7 +141,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         super().__init__(parent)
         self.project = project
         self.undo_stack = QUndoStack(self)
-        self.style = LabelStyle(project.label_infos())
+        self.style = LabelStyle(project.label_set.label_infos())
         self._order = project.sentence_ids()
         self._position = {sid: i for i, sid in enumerate(self._order)}
         self.current_id: int | None = None
@@ -151,7 +151,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         self.annotations: tuple[frozenset, ...] = ()
         self._init_cache()
         #: ``{sentence id: Review}`` of the flagged and skipped sentences (a few rows, read once).
-        self.reviews: dict[int, Review] = project.reviews()
+        self.reviews: dict[int, Review] = project.review.all()
         self.annotator = "user"
         self.clock = ActionClock()
         self._acted_here = False  # an action in the current sentence since it was shown
@@ -371,7 +371,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
     def labels_edited(self, annotations_changed: bool) -> None:
         """Re-read labels after the Labels dialog; renames and removals
         rewrite stored annotations, which makes older undo steps invalid."""
-        self.style = LabelStyle(self.project.label_infos())
+        self.style = LabelStyle(self.project.label_set.label_infos())
         if annotations_changed:
             self.undo_stack.clear()
             self.reload()
@@ -383,7 +383,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         if self._read is not None:  # it may predate the change: read again
             self._read.pacer.free()
         self._sentences = self._read = None
-        self.reviews = self.project.reviews()
+        self.reviews = self.project.review.all()
         if wanted:
             self.read_sentences()
         if self.current_id is not None:

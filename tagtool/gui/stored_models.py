@@ -56,7 +56,7 @@ class StoredModels:
         meanwhile replaces the loading.  Returns whether there was a model.
         """
         project = self.session.project
-        records = project.models()
+        records = project.stored.models()
         if not records:
             return False
         record = records[-1]
@@ -68,7 +68,7 @@ class StoredModels:
             task.signals.errored.connect(
                 lambda message, _tb: log.warning("stored model %d unreadable: %s", record.id, message))
 
-        self.runner.start(_read_tagger, project.model_data(record.id), f"model {record.id}", wire=wire)
+        self.runner.start(_read_tagger, project.stored.model_data(record.id), f"model {record.id}", wire=wire)
         return True
 
     def _loaded(self, record, tagger) -> None:
@@ -95,11 +95,11 @@ class StoredModels:
         self._unstored = None
         try:
             data = result.data if result.data is not None else result.tagger.to_bytes()  # CV cancelled
-            model_id = project.add_model(result.learner, result.params, result.metrics, data,
+            model_id = project.stored.add_model(result.learner, result.params, result.metrics, data,
                                          note="trained in the app")
-            records = project.models()
+            records = project.stored.models()
             for old in records[:-MAX_STORED_MODELS]:
-                project.delete_model(old.id)
+                project.stored.delete_model(old.id)
         except Exception as exc:  # noqa: BLE001 — a full disk must not lose the model in use
             log.warning("could not store the model: %s", exc)
             self.failed.emit(f"The model could not be saved in the project: {exc}", "")

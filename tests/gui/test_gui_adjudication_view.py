@@ -19,7 +19,7 @@ def _disagree(path, answers: dict[int, dict[int, tuple[str, str]]]) -> None:
             ann = [frozenset({tokens.get(t, ("O", "O"))[0]}) for t in range(n)]
             bob = [frozenset({tokens.get(t, ("O", "O"))[1]}) for t in range(n)]
             given.append((sid, f"sentence {sid}", {"ann": ann, "bob": bob}))
-        p.add_answers(given)
+        p.team.add_answers(given)
 
 
 def _key(qtbot, view, key, modifier=Qt.NoModifier) -> None:
@@ -64,7 +64,7 @@ def test_keys_pick_an_answer_keep_the_set_take_back_and_undo(open_window, chunk_
     assert session.counts.token_counts() == session.project.annotation_counts()
     assert session.counts.sentences == session.project.status_counts()
     with Project.open(chunk_project, readonly=True) as p:
-        assert p.resolutions(sid)[1].labels == {"I-NP"} and p.annotations(sid)[1] == {"I-NP"}
+        assert p.team.resolutions(sid)[1].labels == {"I-NP"} and p.annotations(sid)[1] == {"I-NP"}
 
 
 def test_tab_goes_to_the_next_disagreement_across_sentences_most_disputed_first(open_window, chunk_project, qtbot):

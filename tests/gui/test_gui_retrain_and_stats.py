@@ -67,7 +67,7 @@ def test_edit_retrains_warm_with_the_budget_and_train_now_fits_fully(window, qtb
     assert retrained.tagger.model.params["epochs"] == 2, "the fit itself ran 2 epochs"
     assert retrained.params["epochs"] == 6, "the user's settings are kept"
     assert "Retrained after an edit" in panel.metrics.text()
-    record = window.session.project.models()[-1]
+    record = window.session.project.stored.models()[-1]
     assert record.params["epochs"] == 6 and record.metrics["retrain"] == {"epochs": 2}
     # the next edit still warm-starts (same settings), again with the budget
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):

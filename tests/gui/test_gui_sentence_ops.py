@@ -57,7 +57,7 @@ def test_flag_with_a_comment_shows_in_the_list_and_the_editor_and_undoes(window,
     dialog.comment.setText("is Rockwell an ORG here?")
     dialog.accept()
     with Project.open(session.project.path, readonly=True) as p:  # saved at once
-        assert p.review(sid) == Review(True, "is Rockwell an ORG here?")
+        assert p.review.get(sid) == Review(True, "is Rockwell an ORG here?")
     assert flag_shown(window, sid)
     assert "is Rockwell an ORG here?" in row_data(window, sid, Qt.ToolTipRole)
     assert panel.review.isVisible() and "is Rockwell an ORG here?" in panel.review.text()
@@ -68,9 +68,9 @@ def test_flag_with_a_comment_shows_in_the_list_and_the_editor_and_undoes(window,
     dialog.remove.click()
     assert session.review(sid) == Review() and not flag_shown(window, sid)
     window.undo_action.trigger()  # the flag is back ...
-    assert session.project.review(sid).comment == "is Rockwell an ORG here?" and panel.review.isVisible()
+    assert session.project.review.get(sid).comment == "is Rockwell an ORG here?" and panel.review.isVisible()
     window.undo_action.trigger()  # ... and gone
-    assert session.project.review(sid) == Review() and not panel.review.isVisible()
+    assert session.project.review.get(sid) == Review() and not panel.review.isVisible()
     window.redo_action.trigger()
     assert session.review(sid).flagged
 
@@ -104,7 +104,7 @@ def test_a_skipped_sentence_leaves_the_queue_and_training_and_comes_back(window,
     first = session.queue[0]
     session.go_to(first)
     press(window, Qt.Key_K)
-    assert session.project.review(first).skipped
+    assert session.project.review.get(first).skipped
     assert first not in session.queue
     assert session.current_id == session.queue[0] != first  # went on to what J offers
     assert row_data(window, first) == SKIPPED_TEXT
@@ -126,10 +126,10 @@ def test_a_skipped_sentence_leaves_the_queue_and_training_and_comes_back(window,
     # un-skip: back in the queue and in the list
     session.go_to(first)
     press(window, Qt.Key_K)
-    assert not session.project.review(first).skipped
+    assert not session.project.review.get(first).skipped
     assert first in session.queue and row_data(window, first) != SKIPPED_TEXT
     window.undo_action.trigger()  # undo the un-skip: out again
-    assert first not in session.queue and session.project.review(first).skipped
+    assert first not in session.queue and session.project.review.get(first).skipped
 
 
 def test_split_and_merge_keys_rewrite_the_sentence_with_undo(window, qtbot):

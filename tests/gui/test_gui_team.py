@@ -29,7 +29,7 @@ def _answers(path, sid: int, token: int, answers: dict[str, str]) -> None:
                          [(sid, token, who, lab) for who, lab in answers.items()])
     conn.close()
     with Project.open(path) as p:
-        p.unresolve_token(sid, token, "setup")  # the training label their answers make
+        p.team.unresolve_token(sid, token, "setup")  # the training label their answers make
 
 
 def test_the_preferences_name_is_recorded_with_every_edit(open_window, chunk_project, settings, qtbot):
