@@ -27,7 +27,7 @@ class NewLabelsError(ProjectError):
 
     def __init__(self, path: Path, labels: list[str]):
         super().__init__(f"{path}: labels the project does not have: {' '.join(labels)}")
-        self.db.path, self.db.labels = path, labels
+        self.path, self.labels = path, labels
 
 
 @dataclass(frozen=True)
