@@ -138,12 +138,15 @@ def read_answer_file(project, path, match: str = "order", owner: str | None = No
     from tagtool.store.formats import iter_located
 
     if match not in MATCH_MODES[:2]:
-        raise ValueError(f"match must be 'order' or 'tokens' (text: Project.attach_spans), got {match!r}")
+        raise ValueError(f"match must be 'order' or 'tokens' (text: project.spans.attach), got {match!r}")
     path = Path(path)
     owner = None if owner is None else check_name(owner)
     ours = project_sentences(project)
     pick = _in_order(ours, path) if match == "order" else _by_tokens(ours, path)
-    given, names, labels, n, tokens = [], set(), set(), 0, {}
+    given: list = []
+    names: set[str] = set()
+    labels: set[str] = set()
+    n, tokens = 0, {}
     for _, sentence, lines in iter_located(path, **reader_options):
         n += 1
         mine = pick(sentence, lines)

@@ -179,7 +179,8 @@ def check_files(conn: sqlite3.Connection, path: Path, files: Sequence[AnnotatorF
 
 def _fingerprints(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
     """Fingerprints of the project's current tokens of these sentences (absent ids left out)."""
-    ids, out = sorted(set(ids)), {}
+    ids = sorted(set(ids))
+    out: dict[int, str] = {}
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start:start + _CHUNK]
         rows = conn.execute(

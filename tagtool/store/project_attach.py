@@ -86,7 +86,8 @@ class SpansPart:
                 _annotators.check_lengths(conn, given)
                 return Attached(placed, joined, counts=_annotators.write_answers(conn, labels, given))
             pairs, keep = _training(placed, labels)
-            return Attached(placed, joined, changed=writes.take_annotations(conn, labels, pairs, mode, annotator, keep))
+            changed = writes.take_annotations(conn, labels, pairs, str(mode), annotator, keep)
+            return Attached(placed, joined, changed=changed)
 
 
 def _given(placed: span_attach.Placed, owner: str | None, path: Path) -> list:
@@ -105,7 +106,7 @@ def _training(placed: span_attach.Placed, labels) -> tuple[list, dict[int, set[i
     pairs, keep = [], {}
     for sid, by in placed.labels.items():
         sets = [span_attach.as_sets(bio) for bio in by.values()]
-        annotations = [combine(votes, labels) for votes in zip(*sets)]
+        annotations = tuple(combine(votes, labels) for votes in zip(*sets))
         keep[sid] = {t for t, ann in enumerate(annotations) if not ann}
         pairs.append((sid, placed.where[sid], Sentence(placed.tokens[sid], annotations)))
     return pairs, keep

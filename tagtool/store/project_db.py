@@ -37,7 +37,8 @@ class ProjectDb:
     """
 
     def __init__(self, path: Path, conn: sqlite3.Connection, readonly: bool, readonly_reason: str | None = None):
-        self.path, self._conn = Path(path), conn
+        self.path = Path(path)
+        self._conn: sqlite3.Connection | None = conn
         self.readonly, self.readonly_reason = readonly, readonly_reason
         self.label_cache = label_rows.LabelCache(self.path)
 

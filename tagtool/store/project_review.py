@@ -76,12 +76,12 @@ class ReviewPart:
         """The project's corpus with the skipped sentences unlabeled: what learners may train on."""
         with self.db.read():
             corpus, skipped = self._corpus(), self.skipped_ids()
-            ids = self._ids() if skipped else None
-        if not skipped:
-            return corpus
+            if not skipped:
+                return corpus
+            ids = self._ids()
         sentences = iter(_review.for_training(ids, list(corpus), skipped))
-        documents = [Document(d.name, [next(sentences) for _ in d.sentences]) for d in corpus.documents]
-        return Corpus(corpus.labels, documents)
+        documents = [Document(d.name, tuple(next(sentences) for _ in d.sentences)) for d in corpus.documents]
+        return Corpus(corpus.labels, tuple(documents))
 
     # -- tokenization fixes (tagtool.store.retokenize)
 

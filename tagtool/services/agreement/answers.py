@@ -105,7 +105,11 @@ def _read_rows(rows, labels, checkpoint):
     annotators: dict[str, int] = {}
     index = {n: i for i, n in enumerate(labels)}
     extra: dict[str, int] = {}
-    sid, tok, col, code, sets = [], [], [], [], []
+    sid: list[int] = []
+    tok: list[int] = []
+    col: list[int] = []
+    code: list[int] = []
+    sets: list = []
     for i, (s, t, name, ann) in enumerate(rows):
         if i % ROWS_PER_CHECK == 0:
             _check(checkpoint)
