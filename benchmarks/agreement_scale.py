@@ -147,7 +147,7 @@ def dock_rows(path: Path, folder: Path) -> list[tuple[str, float, float]]:
     window.stats_dock.hide()  # the panel is driven by hand below
     team = window.stats_panel.team
     deadline = time.perf_counter() + 300
-    while not window.session.sentences_ready and time.perf_counter() < deadline:  # the background read ends
+    while not window.session.cache.sentences_ready and time.perf_counter() < deadline:  # the background read ends
         app.processEvents(QEventLoop.AllEvents, 20)
     loop, beat = QEventLoop(), Heartbeat()
     beat.start()

@@ -358,7 +358,7 @@ def measure_during(window: MainWindow) -> list[tuple[str, float, float]]:
     session, done = window.session, []
     for name, action in list_actions(window):
         t, stall = watched(action)
-        if session.sentences_ready:
+        if session.cache.sentences_ready:
             break
         done.append((name.replace(", 100 times", "").strip(), t, stall))
     return done

@@ -139,9 +139,9 @@ class RepresentationsController(QObject):
             return
         if self.current is not None and not self.project.stored.representations_stale():
             return
-        if self.session.defer_until_sentences_ready("representations", self.refresh):
+        if self.session.cache.defer_until_sentences_ready("representations", self.refresh):
             return
-        _ids, sentences = self.session.training_sentences()
+        _ids, sentences = self.session.cache.training_sentences()
         self.learning, self.error = True, ""
         self.runner.start(_learn, sentences, self.project.stored.text_lines(), str(self.project.path), wire=self._wire)
         self.changed.emit()
@@ -162,7 +162,7 @@ class RepresentationsController(QObject):
     def shutdown(self) -> None:
         """The project closes: stop learning, and answer no signal after this."""
         self.closed = True
-        self.session.drop_deferred("representations")
+        self.session.cache.drop_deferred("representations")
         self.runner.shutdown()
 
     # -- slots -------------------------------------------------------------

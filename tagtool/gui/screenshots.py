@@ -147,7 +147,7 @@ def _waiting_shot(app: QApplication, window: MainWindow):
         panel.select_learner("hmm", {})
         panel.train()
         _wait(app, lambda: bool(ended) and not loop.busy)
-        if not loop.suggestions_waiting:
+        if not loop.hold.suggestions_waiting:
             print("waiting: the newer model suggests the same here; no mark to show", file=sys.stderr)
         window.editor.set_focus(2)
 

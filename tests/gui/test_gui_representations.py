@@ -16,7 +16,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 def _session(path: Path) -> Session:
     session = Session(Project.open(path))
-    session.read_sentences()
+    session.cache.read_sentences()
     return session
 
 
