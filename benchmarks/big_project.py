@@ -466,7 +466,7 @@ def report(args, corpus, source, size_mb, create_rows, core, gui, checks, model=
         "",
         "Then, in the background (worker threads; the window is in use meanwhile):",
         "",
-        f"- training sentences read (`Session.read_sentences`): in memory {ms(gui['read_seconds'])} after "
+        f"- training sentences read (`session.cache.read_sentences`): in memory {ms(gui['read_seconds'])} after "
         "`MainWindow()` (while the list actions of §3b ran)",
         "- with the stored model: its guidance, see §4",
         "",

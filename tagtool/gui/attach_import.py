@@ -2,7 +2,7 @@
 
 When the project keeps the text its sentences were read from and the file
 holds span records, the spans are placed by character offsets on that
-text (:meth:`tagtool.store.project.Project.attach_spans`), whatever the
+text (:meth:`tagtool.store.project_attach.SpansPart.attach`), whatever the
 tokenization and sentence split either side used. The user says how they
 go in: as training labels (only tokens without a label, or replacing the
 labels of the tokens the file covers) or as each annotator's answers

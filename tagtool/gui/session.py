@@ -109,7 +109,7 @@ class Session(QObject):
         Label names, colours or shortcuts changed.
     sentencesReady()
         A background read of the training sentences is in
-        (:meth:`read_sentences`).
+        (``cache.read_sentences()``).
     saveFailed(str)
         An edit, undo or redo was not saved (the project refused it: a
         read-only file, a full disk); the message says why. The screen

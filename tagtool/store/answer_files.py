@@ -18,11 +18,11 @@ answers for the project's sentences, not new sentences. Reading one:
    order). A sentence that does not match is a :class:`FormatError` naming
    the file and the line of the first token that differs. ``"text"``
    places span records by character offsets on the project's text instead
-   (:meth:`tagtool.store.project.Project.attach_spans`), whatever the
+   (:meth:`tagtool.store.project_attach.SpansPart.attach`), whatever the
    tokens and sentence split: not read here.
 
 Nothing is written here: the caller passes the answers, and the tokens they
-were matched to, to :meth:`tagtool.store.project.Project.add_answers`, one
+were matched to, to :meth:`tagtool.store.project_team.TeamPart.add_answers`, one
 transaction that checks those tokens again.
 """
 
@@ -39,7 +39,7 @@ from tagtool.errors import FormatError
 
 MATCH_MODES = ("order", "tokens", "text")
 
-#: ``(sentence id, description, {annotator: labels per token})``, as ``Project.add_answers`` takes them.
+#: ``(sentence id, description, {annotator: labels per token})``, as ``project.team.add_answers`` takes them.
 Given = tuple[int, str, Mapping[str, Sequence[frozenset[str]]]]
 
 

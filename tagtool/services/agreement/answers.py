@@ -1,7 +1,7 @@
 """Every annotator's answers as integer arrays: one entry per answer, and a token × annotator table on demand.
 
 :func:`collect` turns the rows of ``annotator_labels``
-(:meth:`tagtool.store.project.Project.annotator_answers`) into
+(:meth:`tagtool.store.project_team.TeamPart.annotator_answers`) into
 :class:`Answers`: a code per answer (token, annotator), the label's index
 for a full label and :data:`SET` where they gave a candidate set (kept
 aside in :attr:`Answers.sets`); :attr:`Answers.codes` lays them out as a
