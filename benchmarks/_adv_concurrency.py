@@ -168,7 +168,7 @@ def _damaged(path: Path, folder: Path) -> str | None:
         return f"integrity_check: {check}"
     try:
         with Project.open(path, readonly=True) as p:
-            p.training_corpus()
+            p.review.training_corpus()
     except TagtoolError as e:
         return f"open / training corpus: {e}"
     code, err = _cli("export", path, "-o", folder / "check.jsonl")
@@ -291,7 +291,7 @@ def _labeled_project(folder: Path, rng: random.Random) -> Path:
     with Project.create(path, _corpus(rng, labeled=True)) as p:
         given = [(sid, "", {name: [frozenset({label_of(w)}) for w in p.sentence(sid).tokens]
                             for name in ("ana", "ben")}) for sid in p.sentence_ids()]
-        p.add_answers(given)
+        p.team.add_answers(given)
     return path
 
 
@@ -380,7 +380,7 @@ def kill_rounds(kind: _Kind, template: Path, files: list[Path], folder: Path, rn
     with Project.open(path) as p:
         read = [merge.read_file(f, p.labels) for f in copies]
         timing = time.perf_counter()
-        p.merge_answers(read)
+        p.team.merge_answers(read)
         seconds = time.perf_counter() - timing
     after = _dump(path)
     for i in range(n):
@@ -416,7 +416,7 @@ def _killed_merge(path: Path, files: list[Path], delay: float) -> str:
             with Project.open(path) as p:
                 read = [merge.read_file(f, p.labels) for f in files]
                 os.write(write_end, b"r")
-                p.merge_answers(read)
+                p.team.merge_answers(read)
                 os.write(write_end, b"m")
             time.sleep(600)
         finally:

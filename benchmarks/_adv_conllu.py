@@ -112,11 +112,11 @@ def _operate(p: Project, sid: int, kind: str, rng: random.Random, out: Path, lab
     t, near = _place(s.tokens, dict(s.meta), rng)
     if kind == "merge":
         t = min(t, len(s.tokens) - 2)
-        done = p.merge_tokens(sid, t)
+        done = p.review.merge_tokens(sid, t)
     else:
         longer = [k for k in range(max(0, t - 2), min(len(s.tokens), t + 3)) if len(s.tokens[k]) > 1]
         t = rng.choice(longer or [k for k, w in enumerate(s.tokens) if len(w) > 1])
-        done = p.split_token(sid, t, rng.randrange(1, len(s.tokens[t])))
+        done = p.review.split_token(sid, t, rng.randrange(1, len(s.tokens[t])))
     history.setdefault(sid, []).append((done, t))
     changed = p.sentence(sid)
     write_corpus(Corpus(labels, [Document("out.conllu", [changed])]), out)
@@ -144,7 +144,7 @@ def retokenize_trials(folder: Path, rng: random.Random, scale: float) -> list[Ro
                     changes[sid] += 1
                     if changes[sid] % 4 == 0:  # the app's undo, change by change, back to the file's words
                         for done, t in reversed(history.pop(sid, [])):
-                            p.restore_tokens(sid, done.before, t, expected=done.after)
+                            p.review.restore_tokens(sid, done.before, t, expected=done.after)
                 rows.append(row)
     return rows
 

@@ -223,7 +223,7 @@ def _project_state(path: Path):
     with Project.open(path, readonly=True) as p:
         ids = p.sentence_ids()
         answers = {(i, t, name): labels for i, sid in enumerate(ids)
-                   for name, anns in p.annotator_labels(sid).items() for t, labels in enumerate(anns) if labels}
+                   for name, anns in p.team.annotator_labels(sid).items() for t, labels in enumerate(anns) if labels}
         training = {(i, t): labels for i, sid in enumerate(ids) for t, labels in enumerate(p.annotations(sid))
                     if labels}
         return answers, training, p.labels
@@ -272,8 +272,8 @@ def _phantom_merge(counts, folder: Path, rng: random.Random) -> None:
             sid = rng.choice(p.sentence_ids())
             tokens = p.sentence(sid).tokens
             t = rng.randrange(len(tokens) - 1)
-            p.merge_tokens(sid, t)
-            p.split_token(sid, t, len(tokens[t]))  # the files' tokens again
+            p.review.merge_tokens(sid, t)
+            p.review.split_token(sid, t, len(tokens[t]))  # the files' tokens again
             counts["tokens merged and split back"] += 1
     _merge(path, [files[names[-1]]])
     found = _names(path)
@@ -300,7 +300,7 @@ def _phantom_import(counts, folder: Path, rng: random.Random) -> None:
         for _ in range(rng.randint(1, 3)):
             sid = rng.choice(p.sentence_ids())
             if len(p.sentence(sid)) > 1:
-                p.merge_tokens(sid, rng.randrange(len(p.sentence(sid)) - 1))
+                p.review.merge_tokens(sid, rng.randrange(len(p.sentence(sid)) - 1))
                 counts["tokens merged"] += 1
         now = [p.sentence(sid).tokens for sid in p.sentence_ids()]
     last = _conll(folder / "last.conll", now, [_bio(rng, len(s), KINDS, True) for s in now])
@@ -352,7 +352,7 @@ def _clear_trial(counts, folder: Path, rng: random.Random) -> None:
     _relabel(files[name], sid, t, rng.choice([x for x in LABELS.names if x != old]))
     _merge(path, [files[name]])
     with Project.open(path, readonly=True) as p:
-        need(p.annotations(sid)[t] == combine(p.answers(sid)[t].values(), p.labels),
+        need(p.annotations(sid)[t] == combine(p.team.answers(sid)[t].values(), p.labels),
              "a changed answer did not bring the rule back")
     counts["rule back after a changed answer"] += 1
 
@@ -363,10 +363,10 @@ def _clear_trial(counts, folder: Path, rng: random.Random) -> None:
 
 def _resolve_and_edit(path: Path, rng: random.Random, counts) -> None:
     with Project.open(path) as p:
-        disputed = [(sid, t) for sid in p.sentence_ids() for t, a in enumerate(p.answers(sid))
+        disputed = [(sid, t) for sid in p.sentence_ids() for t, a in enumerate(p.team.answers(sid))
                     if len(set(a.values())) > 1]
         for sid, t in rng.sample(disputed, max(1, len(disputed) // 2)):
-            p.resolve_token(sid, t, rng.choice(sorted(frozenset().union(*p.answers(sid)[t].values()))), "judge")
+            p.team.resolve_token(sid, t, rng.choice(sorted(frozenset().union(*p.team.answers(sid)[t].values()))), "judge")
             counts["resolved"] += 1
             if rng.random() < 0.5:
                 label = "_" if rng.random() < 0.3 else rng.choice(LABELS.names)
@@ -396,11 +396,11 @@ def _resolved_trial(counts, folder: Path, rng: random.Random) -> None:
     disagree = resolved = 0
     with Project.open(path, readonly=True) as p:
         for sid in p.sentence_ids():
-            resolutions, training = p.resolutions(sid), p.annotations(sid)
+            resolutions, training = p.team.resolutions(sid), p.annotations(sid)
             need(training == before[sid], "a merge of unchanged files changed a training label")
             for t, r in resolutions.items():
                 need(r.labels == training[t], f"resolution {sorted(r.labels)}, training label {sorted(training[t])}")
-            for t, answers in enumerate(p.answers(sid)):
+            for t, answers in enumerate(p.team.answers(sid)):
                 if len(set(answers.values())) > 1:
                     resolved += t in resolutions
                     disagree += t not in resolutions

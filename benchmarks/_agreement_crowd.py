@@ -96,7 +96,7 @@ def reference(path: Path) -> tuple[float, float]:
     from tagtool.store.project import Project
 
     with Project.open(path, readonly=True) as project:
-        rows = [(t, name, next(iter(labels))) for _, t, name, labels in project.annotator_answers()]
+        rows = [(t, name, next(iter(labels))) for _, t, name, labels in project.team.annotator_answers()]
     names = sorted({name for _, name, _ in rows})
     values = sorted({label for _, _, label in rows})
     column = {n: i for i, n in enumerate(names)}

@@ -173,10 +173,10 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool,
     wait(lambda: False, AFTER)
 
     switches = {}
-    for name, action in (("strategy → uncertainty", lambda: loop.set_queue("uncertainty")),
-                         ("strategy → gain (back)", lambda: loop.set_queue("gain")),
-                         ("token questions on", lambda: loop.set_queue(asking=True)),
-                         ("token questions off", lambda: loop.set_queue(asking=False))):
+    for name, action in (("strategy → uncertainty", lambda: loop.queue.set_queue("uncertainty")),
+                         ("strategy → gain (back)", lambda: loop.queue.set_queue("gain")),
+                         ("token questions on", lambda: loop.queue.set_queue(asking=True)),
+                         ("token questions off", lambda: loop.queue.set_queue(asking=False))):
         timeline.note(name)
         switches[name] = watched(action, settle=0.3)[1]
     timeline.note("statistics dock")

@@ -64,11 +64,11 @@ with Project.open(path) as p:
         names, op = list(p.labels.names), rng.choice(["add", "rename", "remove"])
         try:
             if op == "add":
-                p.add_label(f"L{changes}")
+                p.label_set.add_label(f"L{changes}")
             elif op == "rename":
-                p.rename_label(rng.choice(names), f"R{changes}")
+                p.label_set.rename_label(rng.choice(names), f"R{changes}")
             elif len(names) > 2:
-                p.remove_label(rng.choice(names), force=True)
+                p.label_set.remove_label(rng.choice(names), force=True)
             changes += 1
         except (LabelError, ProjectError):
             pass

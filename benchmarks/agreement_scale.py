@@ -110,11 +110,11 @@ def core_rows(path: Path) -> list[tuple[str, float, str]]:
     import seqeval.metrics  # noqa: F401  (imported first, as the app has it: the steps time no import)
 
     with Project.open(path, readonly=True) as project:
-        _, t_names = timed(project.answering_annotators)
-        rows, t_read = timed(lambda: list(project.annotator_answers(shared=True)))
+        _, t_names = timed(project.team.answering_annotators)
+        rows, t_read = timed(lambda: list(project.team.annotator_answers(shared=True)))
         answers, t_collect = timed(lambda: collect(rows, project.labels.names))
         result, t_compute = timed(lambda: compute(answers, project.labels.is_span_scheme))
-        counts, t_counts = timed(project.annotator_progress)
+        counts, t_counts = timed(project.team.annotator_progress)
         _, t_actions = timed(lambda: annotator_progress(counts, project.actions()))
     pair = result.pairs[0]
     with Project.open(path, readonly=True) as project:
@@ -147,7 +147,7 @@ def dock_rows(path: Path, folder: Path) -> list[tuple[str, float, float]]:
     window.stats_dock.hide()  # the panel is driven by hand below
     team = window.stats_panel.team
     deadline = time.perf_counter() + 300
-    while not window.session.sentences_ready and time.perf_counter() < deadline:  # the background read ends
+    while not window.session.cache.sentences_ready and time.perf_counter() < deadline:  # the background read ends
         app.processEvents(QEventLoop.AllEvents, 20)
     loop, beat = QEventLoop(), Heartbeat()
     beat.start()

@@ -135,7 +135,7 @@ def add_model(path: Path, corpus: Corpus) -> None:
     metrics = {"labeled_tokens": sum(len(s) for s in labeled),
                **cross_validate(labeled, corpus.labels, fold_trainer("mv-perceptron", params, tagger), 3)}
     with Project.open(path) as project:
-        project.add_model("mv-perceptron", params, metrics, tagger.to_bytes(), note="benchmark")
+        project.stored.add_model("mv-perceptron", params, metrics, tagger.to_bytes(), note="benchmark")
 
 
 def evict(path: Path) -> bool:
@@ -358,7 +358,7 @@ def measure_during(window: MainWindow) -> list[tuple[str, float, float]]:
     session, done = window.session, []
     for name, action in list_actions(window):
         t, stall = watched(action)
-        if session.sentences_ready:
+        if session.cache.sentences_ready:
             break
         done.append((name.replace(", 100 times", "").strip(), t, stall))
     return done
@@ -466,7 +466,7 @@ def report(args, corpus, source, size_mb, create_rows, core, gui, checks, model=
         "",
         "Then, in the background (worker threads; the window is in use meanwhile):",
         "",
-        f"- training sentences read (`Session.read_sentences`): in memory {ms(gui['read_seconds'])} after "
+        f"- training sentences read (`session.cache.read_sentences`): in memory {ms(gui['read_seconds'])} after "
         "`MainWindow()` (while the list actions of §3b ran)",
         "- with the stored model: its guidance, see §4",
         "",

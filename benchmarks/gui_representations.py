@@ -230,7 +230,7 @@ def main(argv=None) -> int:
         cancel = phase_cancel(app, path, folder)
         print("cancel", cancel, flush=True)
         size = Project.open(path, readonly=True)
-        record = size.representations_record()
+        record = size.stored.representations_record()
         size.close()
     lines = [
         "# GUI responsiveness with word representations",

@@ -83,7 +83,7 @@ def main() -> None:
                          for line in source.read_text(encoding="utf-8").splitlines())
         corpus = _partly_labeled(read_corpus(source), args.labeled)
         with Project.create(tmp / "p.tagproj", corpus) as project:
-            exported = project.export_corpus()
+            exported = project.review.export_corpus()
         expected = [(s.tokens, s.annotations) for s in exported]
         rows = []
         for label, fmt, name in [("JSONL token records", "jsonl", "t.jsonl"),

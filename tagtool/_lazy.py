@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
+from typing import Any
 
 
-def lazy_getattr(package: str, namespace: dict, modules: Mapping[str, str]) -> Callable[[str], object]:
+def lazy_getattr(package: str, namespace: dict, modules: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` that imports ``name`` from ``modules[name]`` and caches it in ``namespace``.
 
     Parameters

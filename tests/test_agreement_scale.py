@@ -111,7 +111,7 @@ def test_three_thousand_annotators_without_a_table_of_them(tmp_path):
     """The adversarial case, small enough for a test: one 14-token task, every annotator answered all of it."""
     path = crowd_project(tmp_path / "crowd.tagproj", 3000)
     with Project.open(path, readonly=True) as project:
-        answers = collect(project.annotator_answers(shared=True), project.labels.names)
+        answers = collect(project.team.annotator_answers(shared=True), project.labels.names)
         result = compute(answers, project.labels.is_span_scheme)
     assert "codes" not in answers.__dict__ and len(answers.unit) == 3000 * 14
     assert result.compared == 14 and not result.pairs_computed and 0.5 < result.alpha < 1.0
@@ -124,7 +124,7 @@ def test_three_thousand_annotators_without_a_table_of_them(tmp_path):
 def test_the_limit_refuses_before_reading_and_names_project_count_and_option(tmp_path, capsys, monkeypatch):
     path = crowd_project(tmp_path / "crowd.tagproj", 12)
     with Project.open(path, readonly=True) as project:
-        monkeypatch.setattr(project, "annotator_answers", lambda **k: pytest.fail("read past the limit"))
+        monkeypatch.setattr(project.team, "annotator_answers", lambda **k: pytest.fail("read past the limit"))
         with pytest.raises(AgreementLimitError) as caught:
             of_project(project, limit=11)
     assert caught.value.annotators == 12 and caught.value.limit == 11

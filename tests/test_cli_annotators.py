@@ -45,7 +45,7 @@ def _team_files(tmp_path):
 
 def _state(project):
     with Project.open(project, readonly=True) as p:
-        return [(p.annotations(sid), p.annotator_labels(sid)) for sid in p.sentence_ids()]
+        return [(p.annotations(sid), p.team.annotator_labels(sid)) for sid in p.sentence_ids()]
 
 
 def test_per_annotator_conll_files_make_candidate_sets_where_they_differ(tmp_path, capsys):

@@ -55,14 +55,14 @@ def test_two_annotators_by_text_then_the_crossing_span_by_merging(tmp_path, caps
     assert "span(s) cross a sentence boundary of the project" in captured.err and "--merge-crossing" in captured.err
     assert f"{file}:2: span [" in captured.err and "'Paris. The' by bob: crosses the boundary" in captured.err
     with Project.open(project, readonly=True) as p:
-        assert p.n_sentences == 6 and set(p.answering_annotators()) == {"alice", "bob"}
+        assert p.n_sentences == 6 and set(p.team.answering_annotators()) == {"alice", "bob"}
     assert main(["import", str(file), "-p", str(project), "--as-annotator", "--match", "text",
                  "--merge-crossing"]) == 0
     assert "1 sentence(s) joined" in capsys.readouterr().out
     with Project.open(project, readonly=True) as p:
         assert p.n_sentences == 5
         first = p.sentence_ids()[0]
-        bob = p.annotator_labels(first)["bob"]
+        bob = p.team.annotator_labels(first)["bob"]
         tokens = p.sentence(first).tokens
         assert [t for t, a in zip(tokens, bob) if a and a != {"O"}] == ["Dr.", "Smith", "Paris", ".", "The"]
 
@@ -102,8 +102,8 @@ def test_one_record_of_the_whole_text_by_two_annotators_goes_onto_the_paragraphs
         second, third = p.sentence_ids()[1:3]
         tokens = p.sentence(second).tokens
         anna = tokens.index("Anna")
-        own = p.annotator_labels(second)
+        own = p.team.annotator_labels(second)
         assert own["alice"][anna:anna + 2] == ({"B-PER"}, {"I-PER"})
         assert own["bob"][anna:anna + 2] == ({"B-PER"}, {"O"})
         assert p.annotations(second)[anna + 1] == {"I-PER", "O"}  # they differ: the candidate set
-        assert p.annotator_labels(third)["alice"][1:3] == ({"B-ORG"}, {"I-ORG"})
+        assert p.team.annotator_labels(third)["alice"][1:3] == ({"B-ORG"}, {"I-ORG"})

@@ -16,9 +16,9 @@ def _project(tmp_path):
     assert main(["import", str(CONLL), "-p", str(path)]) == 0
     with Project.open(path) as project:
         ids = project.sentence_ids()
-        project.flag(ids[0], "check the PP attachment")
-        project.set_skipped(ids[1])
-        project.set_skipped(ids[2])
+        project.review.flag(ids[0], "check the PP attachment")
+        project.review.set_skipped(ids[1])
+        project.review.set_skipped(ids[2])
     return path, ids
 
 
@@ -36,7 +36,7 @@ def test_info_export_and_train_know_the_flags_and_skips(tmp_path, capsys):
     assert main(["import", str(out), "-p", str(again)]) == 0
     with Project.open(again) as p:
         new = p.sentence_ids()
-        assert p.reviews() == {new[0]: Review(True, "check the PP attachment"), new[1]: Review(skipped=True),
+        assert p.review.all() == {new[0]: Review(True, "check the PP attachment"), new[1]: Review(skipped=True),
                                new[2]: Review(skipped=True)}
     # a column file has no place for them
     plain = tmp_path / "out.txt"

@@ -35,7 +35,7 @@ def project(tmp_path):
 
 def _labels(path):
     with Project.open(path, readonly=True) as p:
-        return [(s.tokens, s.annotations) for s in p.export_corpus()]
+        return [(s.tokens, s.annotations) for s in p.review.export_corpus()]
 
 
 @pytest.mark.parametrize("options, name", [
@@ -77,14 +77,14 @@ def test_token_records_write_a_records_text_once_and_read_back_the_same(project,
     records = [json.loads(line) for line in written.splitlines()]
     assert "labels" not in records[6] and "text" not in records[1]
     with Project.open(project, readonly=True) as p:
-        assert list(read_corpus(out)) == list(p.export_corpus())
+        assert list(read_corpus(out)) == list(p.review.export_corpus())
 
 
 def test_token_records_written_before_read_the_same(project, tmp_path):
     out = tmp_path / "out.jsonl"
     assert main(["export", str(project), "-o", str(out)]) == 0
     with Project.open(project, readonly=True) as p:
-        sentences = list(p.export_corpus())
+        sentences = list(p.review.export_corpus())
     old = tmp_path / "old.jsonl"  # each sentence's text and every labels list, as the writer wrote them before
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     for record, sentence in zip(records, sentences, strict=True):

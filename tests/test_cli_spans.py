@@ -68,7 +68,7 @@ def test_label_studio_annotators_all_or_one(tmp_path, capsys):
     with Project.open(both, readonly=True) as p:
         first = p.sentence_ids()[0]
         assert p.annotations(first)[5] == {"B-LOC", "B-ORG"}
-        assert set(p.annotator_labels(first)) == {"1", "ben@example.com"}
+        assert set(p.team.annotator_labels(first)) == {"1", "ben@example.com"}
     with Project.open(ben, readonly=True) as p:
         first, second = p.sentence_ids()
         assert p.annotations(first)[5] == {"B-ORG"}
@@ -171,6 +171,6 @@ def test_label_studio_edge_cases_are_imported_with_a_word(tmp_path, capsys):
     assert "task 1: 1 annotation(s) without completed_by beside others, kept as annotator(s) '(anonymous)'" in err
     with Project.open(project, readonly=True) as p:
         first, second = p.sentence_ids()
-        assert set(p.annotator_labels(first)) == {"unknown", "(anonymous)"}
-        assert p.annotator_labels(first)["unknown"][0] == {"B-PER"}
+        assert set(p.team.annotator_labels(first)) == {"unknown", "(anonymous)"}
+        assert p.team.annotator_labels(first)["unknown"][0] == {"B-PER"}
         assert p.annotations(second)[2] == {"B-PER"}

@@ -39,7 +39,7 @@ def test_text_represent_and_train_use_the_stored_representations(tmp_path, capsy
     summary = json.loads(capsys.readouterr().out)
     assert summary["word_representations"].endswith("(current)")
     with Project.open(project, readonly=True) as p:
-        stored = p.representations().fingerprint
+        stored = p.stored.representations().fingerprint
     model = tmp_path / "m.tagger"
     assert main(["train", str(project), "--learner", "perceptron",
                  "--set", "features.feature_set=crfsuite+dist", "-o", str(model)]) == 0
@@ -55,7 +55,7 @@ def test_text_with_a_bad_byte_changes_nothing(tmp_path, capsys):
     assert main(["text", str(project), str(good), str(bad)]) != 0
     assert "bad.txt:2" in capsys.readouterr().err
     with Project.open(project, readonly=True) as p:
-        assert p.texts() == []
+        assert p.stored.texts() == []
 
 
 def test_train_text_needs_features_that_read_it(tmp_path, capsys):

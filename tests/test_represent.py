@@ -210,19 +210,19 @@ def test_project_keeps_text_and_representations(tmp_path, corpus, reps):
 
     path = tmp_path / "p.tagproj"
     with Project.create(path, corpus) as project:
-        assert project.representations() is None and project.representations_stale()
-        tokens = project.text_tokens()
-        project.set_representations(reps, tokens)
-        assert not project.representations_stale()
-        project.add_text("notes.txt", [["a", "few", "words"], [], ["more"]])
-        assert [(t.name, t.n_lines, t.n_tokens) for t in project.texts()] == [("notes.txt", 2, 4)]
+        assert project.stored.representations() is None and project.stored.representations_stale()
+        tokens = project.stored.text_tokens()
+        project.stored.set_representations(reps, tokens)
+        assert not project.stored.representations_stale()
+        project.stored.add_text("notes.txt", [["a", "few", "words"], [], ["more"]])
+        assert [(t.name, t.n_lines, t.n_tokens) for t in project.stored.texts()] == [("notes.txt", 2, 4)]
     with Project.open(path) as project:  # what was shown as saved is there after reopening
-        again = project.representations()
+        again = project.stored.representations()
         assert again.fingerprint == reps.fingerprint
-        assert project.text_lines() == [["a", "few", "words"], ["more"]]
-        assert project.text_tokens() == tokens + 4 and not project.representations_stale()
-        project.add_text("big.txt", [["w"] * (tokens // 10)])
-        assert project.representations_stale()  # the text grew by 10 %: relearn
+        assert project.stored.text_lines() == [["a", "few", "words"], ["more"]]
+        assert project.stored.text_tokens() == tokens + 4 and not project.stored.representations_stale()
+        project.stored.add_text("big.txt", [["w"] * (tokens // 10)])
+        assert project.stored.representations_stale()  # the text grew by 10 %: relearn
 
 
 def test_another_thread_stores_them_while_the_project_is_open(tmp_path, corpus, reps):
@@ -241,9 +241,9 @@ def test_another_thread_stores_them_while_the_project_is_open(tmp_path, corpus, 
         worker.start()
         worker.join()
         assert errors == []
-        assert project.representations().fingerprint == reps.fingerprint
-        assert project.representations_record().text_tokens == 123
-        project.add_text("notes.txt", [["still", "writable"]])  # the project's own connection writes on
+        assert project.stored.representations().fingerprint == reps.fingerprint
+        assert project.stored.representations_record().text_tokens == 123
+        project.stored.add_text("notes.txt", [["still", "writable"]])  # the project's own connection writes on
         with pytest.raises(ProjectError, match="could not be saved"):
             store_in_file(tmp_path / "missing.tagproj", reps, 1)
         assert not (tmp_path / "missing.tagproj").exists()
@@ -269,7 +269,7 @@ def test_old_project_gains_the_representation_tables(tmp_path, corpus):
     conn.close()
     with Project.open(path) as project:
         assert project.schema_version == schema.CURRENT_VERSION and project.migrated_from == 3
-        assert project.texts() == [] and project.representations() is None
+        assert project.stored.texts() == [] and project.stored.representations() is None
 
 
 def test_default_views_with_representations(corpus, reps):

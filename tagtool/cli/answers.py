@@ -89,7 +89,7 @@ def import_answers(args: argparse.Namespace) -> int:
             files = [_read_answers(project, f, args) for f in args.files]
             used = sorted(set().union(*(a.labels for a in files)))
             added = check_new_labels(project.labels, used, args)
-            counts = project.add_answers([g for a in files for g in a.given], add_labels=added,
+            counts = project.team.add_answers([g for a in files for g in a.given], add_labels=added,
                                          tokens={sid: t for a in files for sid, t in a.tokens.items()})
     except BaseException:
         if created:  # a file refused: no half-made project is left behind
@@ -123,7 +123,7 @@ def _read_answers(project, path: Path, args: argparse.Namespace):
     try:
         return read_answer_file(project, path, args.match, file_annotator(args, path), **reader_kwargs(args, path))
     except FormatError as exc:
-        if not is_span_file(path) or not project.has_texts():
+        if not is_span_file(path) or not project.spans.has_texts():
             raise
         raise FormatError(exc.path, exc.line, exc.message + "; --match text places the spans of doccano / Label "
                           "Studio records by character offsets on the project's text") from None

@@ -47,7 +47,7 @@ def text_match(args: argparse.Namespace) -> bool:
     if not args.project.exists() or not all(is_span_file(f) for f in args.files):
         return False
     with Project.open(args.project, readonly=True) as project:
-        return project.has_texts()
+        return project.spans.has_texts()
 
 
 def attach_files(args: argparse.Namespace, answers: bool) -> int:
@@ -62,7 +62,7 @@ def attach_files(args: argparse.Namespace, answers: bool) -> int:
         raise TagtoolError(f"{args.project}: no such project; spans are attached to an existing project's text")
     options = {k: v for k, v in span_kwargs(args).items() if k not in ("tokenizer", "sentence_split")}
     with Project.open(args.project) as project:
-        if not project.has_texts():
+        if not project.spans.has_texts():
             raise TagtoolError(f"{args.project} keeps no text (its sentences were read as tokens); spans cannot "
                                "be placed by character offsets (--match order or tokens matches sentences)")
         for path in args.files:
@@ -70,7 +70,7 @@ def attach_files(args: argparse.Namespace, answers: bool) -> int:
             kwargs = dict(mode=args.attach, answers=answers, owner=file_annotator(args, path),
                           merge_crossing=args.merge_crossing, annotator=getattr(args, "annotator", None) or "import")
             try:
-                done = project.attach_spans(path, records, add_labels=args.add_labels, **kwargs)
+                done = project.spans.attach(path, records, add_labels=args.add_labels, **kwargs)
             except NewLabelsError as exc:
                 check_new_labels(project.labels, exc.labels, args)  # refuses, naming --add-labels
                 raise

@@ -131,7 +131,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     check_not_input(args.output, {"project": args.project})
     with Project.open(args.project, readonly=True) as project:
-        corpus = project.export_corpus()  # with the review flags, for formats that keep them
+        corpus = project.review.export_corpus()  # with the review flags, for formats that keep them
     options: dict = {}
     if args.spans:
         # Span records are JSON Lines whatever the output's name (-o -, out.txt).
@@ -161,23 +161,23 @@ def project_summary(project) -> dict:
         "sentence_status": project.status_counts(),
         "token_annotations": project.annotation_counts(),
         "review": _review_summary(project),
-        "models": len(project.models()),
-        "text_tokens": project.text_tokens(),
+        "models": len(project.stored.models()),
+        "text_tokens": project.stored.text_tokens(),
         "word_representations": _representations_summary(project),
     }
 
 
 def _review_summary(project) -> dict[str, int]:
     """Sentences flagged for review and skipped in the app."""
-    reviews = project.reviews().values()
+    reviews = project.review.all().values()
     return {"flagged": sum(r.flagged for r in reviews), "skipped": sum(r.skipped for r in reviews)}
 
 
 def _representations_summary(project) -> str:
-    record = project.representations_record()
+    record = project.stored.representations_record()
     if record is None:
         return "none"
-    state = "out of date" if project.representations_stale() else "current"
+    state = "out of date" if project.stored.representations_stale() else "current"
     return f"{record.info.get('n_words', '?')} words from {record.text_tokens} tokens ({state})"
 
 

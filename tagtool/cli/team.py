@@ -70,7 +70,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         files = [merge.read_file(path, project.labels) for path in unique]
         # checked against the project inside the merge's one transaction: nothing is written if refused
-        report = project.merge_answers(files)
+        report = project.team.merge_answers(files)
     annotators = sorted({f.annotator for f in files})
     print(f"merged {report.files} file(s) ({', '.join(annotators)}) into {args.project}: "
           f"{report.sentences} sentences, {report.answers} answered tokens, {report.answers_changed} tokens whose "

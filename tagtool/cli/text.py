@@ -47,10 +47,10 @@ def cmd_text(args: argparse.Namespace) -> int:
     texts = [(path, read_text_file(path, **text_kwargs(args))) for path in args.files]
     with Project.open(args.project) as project:
         for path, lines in texts:
-            project.add_text(path.name, lines)
+            project.stored.add_text(path.name, lines)
             print(f"added {path}: {len(lines)} sentences, {sum(map(len, lines))} tokens")
-        stale = project.representations_stale()
-        print(f"{args.project}: {project.text_tokens()} tokens of text"
+        stale = project.stored.representations_stale()
+        print(f"{args.project}: {project.stored.text_tokens()} tokens of text"
               + ("; run `tagtool represent` (or open it in the app) to relearn the word representations"
                  if stale else ""))
     return 0
@@ -58,7 +58,7 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 def project_text(project) -> list[list[str]]:
     """Token lists of all a project's text: its sentences, then its added texts (read on the caller's thread)."""
-    return [list(s.tokens) for s in project.corpus()] + project.text_lines()
+    return [list(s.tokens) for s in project.corpus()] + project.stored.text_lines()
 
 
 def cmd_represent(args: argparse.Namespace) -> int:
@@ -66,8 +66,8 @@ def cmd_represent(args: argparse.Namespace) -> int:
     from tagtool.store.project import Project
 
     with Project.open(args.project) as project:
-        record = project.representations_record()
-        if record is not None and not args.force and not project.representations_stale():
+        record = project.stored.representations_record()
+        if record is not None and not args.force and not project.stored.representations_stale():
             print(f"{args.project}: the word representations are current "
                   f"({record.info.get('n_words')} words from {record.text_tokens} tokens); --force relearns")
             return 0
@@ -75,7 +75,7 @@ def cmd_represent(args: argparse.Namespace) -> int:
         n_tokens = sum(map(len, text))
         with stop_on_sigint() as stop, progress_bar("learning word representations") as report:
             reps = learn_representations(text, progress=report, should_stop=stop)
-        project.set_representations(reps, n_tokens)
+        project.stored.set_representations(reps, n_tokens)
     info = reps.info
     print(f"{args.project}: word representations of {len(reps.words)} words from {n_tokens} tokens, "
           f"clusters {', '.join(map(str, reps.granularities))}, in {info.get('seconds', 0):.1f} s")
@@ -95,9 +95,9 @@ def stored_representations(paths, features_use_them: bool, file=sys.stderr):
     if not features_use_them or len(projects) != 1:
         return None, None
     with Project.open(projects[0], readonly=True) as project:
-        if project.representations_stale():
-            if project.representations_record() is not None:
+        if project.stored.representations_stale():
+            if project.stored.representations_record() is not None:
                 print(f"note: {projects[0]}: its word representations are out of date; learning new ones "
                       "(`tagtool represent` stores them)", file=file)
-            return None, project.text_lines()
-        return project.representations(), None
+            return None, project.stored.text_lines()
+        return project.stored.representations(), None

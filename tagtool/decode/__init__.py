@@ -9,7 +9,16 @@ holds the pure-numpy versions used as test oracle and benchmark baseline;
 scheme's rules) into scores these decoders take.  Nothing here imports Qt.
 """
 
+from typing import TYPE_CHECKING
+
 from tagtool._lazy import lazy_getattr
+
+if TYPE_CHECKING:  # what the type checker sees; at run time they are imported on first use
+    from tagtool.decode.constraints import forbid_transitions, transition_penalty
+    from tagtool.decode.errors import DecoderInputError
+    from tagtool.decode.max_product import kbest_viterbi, loss_augmented_viterbi, max_marginals, viterbi, viterbi_batch
+    from tagtool.decode.results import EntropyResult, ForwardBackwardResult
+    from tagtool.decode.sum_product import entropy_and_gradient, forward_backward, log_partition
 
 # The kernels' modules import numba, whose loading (half a second) a short
 # ``tagtool tag`` run need not pay for (see :mod:`tagtool.decode.vectorised`):

@@ -119,7 +119,7 @@ class AdjudicationView(QWidget):
         if session.current_id is None:
             self.answers, self.resolved, self.names = (), {}, []
         else:
-            self.answers, self.resolved = session.answers(), session.resolutions()
+            self.answers, self.resolved = session.team.answers(), session.team.resolutions()
             self.names = sorted({name for given in self.answers for name in given})
         tokens = session.sentence.tokens if session.sentence is not None else ()
         table = self.table
@@ -197,10 +197,10 @@ class AdjudicationView(QWidget):
 
     def take_back(self) -> None:
         if self.token in self.resolved:
-            self._saving(lambda: self.session.unresolve(self.token))
+            self._saving(lambda: self.session.team.unresolve(self.token))
 
     def _resolve(self, t: int, labels: frozenset) -> None:
-        if self._saving(lambda: self.session.resolve(t, labels)):
+        if self._saving(lambda: self.session.team.resolve(t, labels)):
             self._next_in_sentence(t, 1) is not None or self.message.emit(
                 "No unresolved disagreement left in this sentence; Tab: the next sentence.")
 

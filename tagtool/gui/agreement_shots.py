@@ -41,7 +41,7 @@ def _log_work(project) -> None:
     rng = random.Random(14)
     clock = {}
     for sid in project.sentence_ids():
-        for name in project.annotator_labels(sid):
+        for name in project.team.annotator_labels(sid):
             n = len(project.sentence(sid))
             start = clock.get(name, 1_700_000_000.0)
             active = min(60.0, n * rng.uniform(2.0, 4.0))

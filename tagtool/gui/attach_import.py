@@ -2,7 +2,7 @@
 
 When the project keeps the text its sentences were read from and the file
 holds span records, the spans are placed by character offsets on that
-text (:meth:`tagtool.store.project.Project.attach_spans`), whatever the
+text (:meth:`tagtool.store.project_attach.SpansPart.attach`), whatever the
 tokenization and sentence split either side used. The user says how they
 go in: as training labels (only tokens without a label, or replacing the
 labels of the tokens the file covers) or as each annotator's answers
@@ -33,7 +33,7 @@ USES = (
 
 def attaches(session, path: Path) -> bool:
     """Whether importing ``path`` into the session's project places spans by text (module doc)."""
-    return is_span_file(path) and session.project.has_texts()
+    return is_span_file(path) and session.project.spans.has_texts()
 
 
 class AttachDialog(QDialog):
@@ -92,18 +92,18 @@ def attach_import(session, parent: QWidget | None, path: Path, confirm_new_label
     owner = dialog.owner.text().strip() or None
     try:
         records = read_span_records(path, annotator=only)
-        placed = session.project.plan_spans(path, records)
+        placed = session.project.spans.plan(path, records)
         join = ask_join(parent, placed) if placed.crossing else False
         if join is None:
             return None, False
         options = dict(mode=None if use == "answers" else use, answers=use == "answers", owner=owner,
                        merge_crossing=join, annotator=session.annotator)
         try:
-            done = session.project.attach_spans(path, records, **options)
+            done = session.project.spans.attach(path, records, **options)
         except NewLabelsError as e:
             if not confirm_new_labels(parent, e):
                 return None, False
-            done = session.project.attach_spans(path, records, add_labels=True, **options)
+            done = session.project.spans.attach(path, records, add_labels=True, **options)
             session.labels_edited(annotations_changed=False)
     except (TagtoolError, OSError, ValueError) as e:
         QMessageBox.warning(parent, "Import annotations", str(e))

@@ -101,7 +101,7 @@ class EditorPanel(QWidget):
         self.waiting.setVisible(waiting)
 
     def _update_review(self) -> None:
-        review = self.session.review()
+        review = self.session.edits.review()
         lines = []
         if review.flagged:
             lines.append(f"⚑ Flagged for review{': ' + review.comment if review.comment else ''}")

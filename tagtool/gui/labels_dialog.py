@@ -72,7 +72,7 @@ class LabelsDialog(QDialog):
 
     def reload(self) -> None:
         self.table.blockSignals(True)
-        infos = self.project.label_infos()
+        infos = self.project.label_set.label_infos()
         self.table.setRowCount(len(infos))
         for row, info in enumerate(infos):
             name = QTableWidgetItem(info.name)
@@ -105,25 +105,25 @@ class LabelsDialog(QDialog):
             self._error(e)
 
     def rename(self, old: str, new: str) -> None:
-        self.project.rename_label(old, new)
+        self.project.label_set.rename_label(old, new)
         self._changed(annotations=True)
 
     def set_shortcut(self, name: str, shortcut: str | None) -> None:
         if shortcut is not None and base_key(check_shortcut(shortcut)) in RESERVED_KEYS:
             raise ValueError(f"{shortcut!r} is kept for navigation and clearing; choose another key")
-        self.project.set_label_info(name, shortcut=shortcut)
+        self.project.label_set.set_label_info(name, shortcut=shortcut)
         self._changed()
 
     def reset_style(self) -> None:
         """Every label's default key and colour (a project made before they followed the label set)."""
         try:
-            self.project.reset_label_style()
+            self.project.label_set.reset_label_style()
         except TagtoolError as e:
             return self._error(e)
         self._changed()
 
     def set_color(self, name: str, color: str) -> None:
-        self.project.set_label_info(name, color=color)
+        self.project.label_set.set_label_info(name, color=color)
         self._changed()
 
     def _double_clicked(self, row: int, column: int) -> None:
@@ -145,7 +145,7 @@ class LabelsDialog(QDialog):
         name, ok = QInputDialog.getText(self, "Add label", "Label name:")
         if ok and name.strip():
             try:
-                self.project.add_label(name.strip())
+                self.project.label_set.add_label(name.strip())
                 self._changed()
             except TagtoolError as e:
                 self._error(e)
@@ -156,13 +156,13 @@ class LabelsDialog(QDialog):
             return
         name = self.table.item(row, NAME).data(Qt.UserRole)
         try:
-            self.project.remove_label(name)
+            self.project.label_set.remove_label(name)
         except TagtoolError as e:
             answer = QMessageBox.question(self, "Remove label", f"{e}\n\nRemove it from them?")
             if answer != QMessageBox.Yes:
                 return
             try:
-                self.project.remove_label(name, force=True)
+                self.project.label_set.remove_label(name, force=True)
             except TagtoolError as e2:
                 return self._error(e2)
         self._changed(annotations=True)

@@ -146,8 +146,8 @@ class MainWindow(WindowMenus, QMainWindow):
             action.setEnabled(True)
         self.editor.setFocus()
         # A big project's sentences are read for training in a worker thread,
-        # while the window is already in use (Session.read_sentences).
-        self.session.read_sentences()
+        # while the window is already in use (session.cache.read_sentences).
+        self.session.cache.read_sentences()
         # Qt raises the central widget whenever a dock's tab changes, and a raise that moves it
         # above the window's newer children (the model loop's objects above) repaints all of it,
         # list and editor: the first click on the Statistics tab stalled 60-140 ms for that.
@@ -166,10 +166,10 @@ class MainWindow(WindowMenus, QMainWindow):
         loop.failed.connect(lambda message, _tb: self.show_error("Training", message))
         loop.modelChanged.connect(lambda r: self._report(
             f"Suggestions from {r.learner} updated" + ("; this sentence's wait (F5 shows them)."
-                                                       if loop.suggestions_waiting else ".")))
+                                                       if loop.hold.suggestions_waiting else ".")))
         loop.suggestionsWaiting.connect(self.editor_panel.set_waiting)  # the open sentence's are held still
         self.editor_panel.showSuggestions.connect(self.show_new_suggestions)
-        loop.load_last()
+        loop.models.load_last()
         self.model_panel = ModelPanel(loop, self)
         self.model_dock.setWidget(self.model_panel)
         window_layout.fit_to_dock(self.model_panel, self.model_panel.form)
@@ -290,7 +290,7 @@ class MainWindow(WindowMenus, QMainWindow):
 
     def show_new_suggestions(self) -> None:
         """Model › Show new suggestions: the open sentence takes the latest model's."""
-        if self.model_loop is not None and not self.model_loop.show_new_suggestions():
+        if self.model_loop is not None and not self.model_loop.hold.show_new_suggestions():
             self._report("No new suggestions waiting: this sentence shows the latest model's.")
         if self.editor is not None:
             self.editor.setFocus()

@@ -5,7 +5,7 @@
 
 * **Training.**  :meth:`train` builds an immutable
   :class:`~tagtool.gui.training.TrainingInputs` from the session's cached
-  sentences (:meth:`Session.training_sentences`: no project read per run)
+  sentences (``session.cache.training_sentences()``: no project read per run)
   and runs :func:`~tagtool.gui.training.run_training` in the worker; a newer
   run cancels the older one.  After an edit, a short debounce timer
   (restarted by every further edit) starts a run (``auto``); that run
@@ -15,7 +15,7 @@
   now" fits with the full settings.  When the model is ready (before the
   optional cross-validation) it is swapped in on the GUI thread; when the
   run ends its bytes (written in the worker) are stored in the project with
-  its metrics (:meth:`Project.add_model`, one INSERT on the GUI thread,
+  its metrics (``project.stored.add_model``, one INSERT on the GUI thread,
   whose connection it is).
 * **Guidance.**  Per sentence a :class:`~tagtool.services.guidance.SentenceGuidance`;
   the current sentence's becomes the editor's hints (filtered by the View
@@ -28,15 +28,15 @@
   are what Tab visits and the token-question mode marks.
 * **Big projects.**  A new model's guidance comes chunk by chunk
   (:mod:`tagtool.gui.scoring`): first the sentences the new queue's first
-  page most likely holds (:meth:`_priority`: the current sentence, the
+  page most likely holds (``loop.queue.priority()``: the current sentence, the
   list's rows on screen, the head of the queue in use), in use within a
   second or two, then the rest in the background, every few seconds an
   update; an edit's retrain stops it.  Each update is planned in the
-  worker; a changed queue choice of a big project too (:meth:`replan`).
-  The GUI thread only swaps plans in.  The queue methods live in
-  :class:`~tagtool.gui.queue_steering.QueueSteering`.
+  worker; a changed queue choice of a big project too (``loop.queue.replan()``).
+  The GUI thread only swaps plans in.  The queue is the loop's ``queue`` part
+  (:mod:`~tagtool.gui.queue_steering`), what the open sentence shows its ``hold``.
 * **Reopening.**  The last stored model is loaded and its guidance
-  recomputed in the worker (:class:`~tagtool.gui.stored_models.StoredModels`,
+  recomputed in the worker (its ``models`` part, :class:`~tagtool.gui.stored_models.StoredModels`,
   which also stores what the worker could not).
 """
 
@@ -100,7 +100,7 @@ def retrain_overrides(pass_param: str | None, params: dict, passes: int) -> dict
     return {}
 
 
-class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
+class ModelLoop(QObject):
     """Background training and guidance for one session.
 
     Signals
@@ -140,7 +140,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         super().__init__(parent)
         self.session = session
         self.runner = TaskRunner(self, paced=True)  # scoring a big project waits for the GUI's turns
-        #: Plans of a big project's changed queue choice (:meth:`replan`), beside the runs.
+        #: Plans of a big project's changed queue choice (``queue.replan()``), beside the runs.
         self.planner = TaskRunner(self)
         self.result: TrainingResult | None = None
         self.learner_name = DEFAULT_LEARNER
@@ -151,9 +151,15 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         #: Passes of a warm-started retrain after an edit (0: full settings).
         self.retrain_epochs = RETRAIN_EPOCHS
         self.marks = Marks()
-        self._init_hold()  # what the open sentence shows, kept still (tagtool.gui.suggestion_hold)
         #: The queue strategy and token-question mode, and the plan of the model in use.
         self.questions = Questions()
+        # Sentences split or merged since the current run took its sentences, and when: the model's
+        # guidance for them names other tokens (possibly as many), so it is not shown.
+        self._retokenized: dict[int, float] = {}
+        self.hold = SuggestionHold(session, self.guidance, self.questions, self._refresh_hints, self.suggestionsWaiting)
+        self.queue = QueueSteering(session, self.questions, self.planner, self.hold, self._retokenized,
+                                   lambda: self.result, self._refresh_hints, self.queueChanged)
+        self.models = StoredModels(self)
         #: The annotation costs the queue ranks with, measured in a worker (:mod:`tagtool.gui.queue_costs_watch`).
         self.costs_watch = QueueCostsWatch(self)
         self.run_started = 0.0
@@ -168,14 +174,10 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         self._settings_timer.timeout.connect(self._settings_changed)
         session.annotationsChanged.connect(self._edited)
         session.sentenceChanged.connect(self._refresh_hints)
-        session.reviewChanged.connect(self._review_changed)
+        session.reviewChanged.connect(self.queue.review_changed)
         session.tokensChanged.connect(self._tokens_changed)
-        # Sentences split or merged since the current run took its sentences, and when: the
-        # model's guidance for them names other tokens (possibly as many), so it is not shown.
-        self._retokenized: dict[int, float] = {}
         self._inputs_at = 0.0
-        self.editor = None
-        self.list_panel = None
+        self.editor = self.list_panel = None  # attach()
         #: The project's word representations (a RepresentationsController), set by the window.
         self.representations = None
 
@@ -185,8 +187,9 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
     def attach(self, editor, list_panel) -> None:
         """Feed hints to ``editor`` and scores to ``list_panel``."""
         self.editor, self.list_panel = editor, list_panel
+        self.queue.list_panel = list_panel
         if editor is not None:
-            editor.questions = self  # Tab and Shift+Space ask next_question() and pair()
+            editor.questions = self.queue  # Tab and Shift+Space ask next_question() and pair()
         self._refresh_hints()
 
     @property
@@ -246,13 +249,13 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         if counts["full"] + counts["partial"] == 0:
             self.failed.emit("Label some tokens first: the model learns from your annotations.", "")
             return False
-        if self.session.defer_until_sentences_ready("train", lambda: self.train(after_edit)):
+        if self.session.cache.defer_until_sentences_ready("train", lambda: self.train(after_edit)):
             # a big project is still being read in the background: train once it is in
             self.waiting.emit("Reading the project's sentences; training starts once they are in…")
             return True
-        ids, sentences = self.session.training_sentences()
+        ids, sentences = self.session.cache.training_sentences()
         self._inputs_at = time.perf_counter()
-        sentences = for_training(ids, sentences, self.session.skipped)  # skipped: unlabeled text
+        sentences = for_training(ids, sentences, self.session.edits.skipped)  # skipped: unlabeled text
         reps = self.representations.for_training() if self.representations is not None else None
         inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds,
                                 features=self._features(reps, sentences), representations=reps)
@@ -263,7 +266,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
             pass_param = getattr(find_learner(self.learner_name), "pass_param", None)
             overrides = retrain_overrides(pass_param, params, self.retrain_epochs)
         store_to = None if project.readonly else (project.path, MAX_STORED_MODELS)  # stored by the worker
-        run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self._priority(),
+        run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self.queue.priority(),
                       store_to=store_to)
         self.runner.start(run, inputs, self.learner_name, params, warm, wire=partial(self._connect, store=True))
         self.run_started = time.perf_counter()
@@ -312,7 +315,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         """Stop the running (or waiting) run; False if there was none."""
         self._debounce.stop()
         self._settings_timer.stop()
-        if self.session.drop_deferred("train") or self.runner.cancel():
+        if self.session.cache.drop_deferred("train") or self.runner.cancel():
             self.cancelled.emit()
             return True
         return False
@@ -338,7 +341,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
                 self._unstored = None
             self.stored.emit(result.model_id)
         elif store and (self._unstored is result):
-            self._store(result)
+            self.models.store(result)
         if self.result is result and not self.runner.busy:  # a newer run reports for itself
             self.finished.emit(result)
 
@@ -357,7 +360,8 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         self._announced = result.tagger
         self.result = result
         # only the current run's results get here: what was retokenized before it read is in them
-        self._retokenized = {sid: at for sid, at in self._retokenized.items() if at >= self._inputs_at}
+        for sid in [sid for sid, at in self._retokenized.items() if at < self._inputs_at]:
+            del self._retokenized[sid]  # in place: the queue part holds this dict
         if unstored:
             self._unstored = result
         two_view = getattr(result.tagger.model, "n_views", 1) == 2
@@ -365,13 +369,13 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         big = result.analysis is not None and len(result.analysis.tokens.unlabeled) > SYNC_PLAN_TOKENS
         if self.questions.update(ids, result.analysis, result.status, result.learner, two_view, ready=result.plan,
                                  build=not big) is None and big:
-            self.replan()  # the choice changed since the worker planned: its plan serves meanwhile
-        self._requeue()
+            self.queue.replan()  # the choice changed since the worker planned: its plan serves meanwhile
+        self.queue.requeue()
         # Painted now, not in a later turn of the event loop: a worker scoring a big project waits
         # for this turn to end (tagtool.gui.scoring); painted later, the list's and the editor's
         # Python calls would each wait for the GIL the worker holds, 0.1-0.3 s in all
         # (benchmarks/results/big_project.md, §4).
-        self._show_scores(now=True)
+        self.queue.show_scores(now=True)
         self._refresh_hints()
         if self.editor is not None and self.editor.isVisible():
             self.editor.repaint()
@@ -380,7 +384,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
 
     def _tokens_changed(self, sid: int, _focus: int) -> None:
         self._retokenized[sid] = time.perf_counter()
-        self.drop_held(sid)
+        self.hold.drop_held(sid)
 
     # ------------------------------------------------------------------
     # projects
@@ -396,7 +400,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         self.costs_watch.shutdown()
         self.retirer.close()
         if self._unstored is not None:
-            self._store(self._unstored)
+            self.models.store(self._unstored)
 
     # ------------------------------------------------------------------
     # hints
@@ -410,7 +414,7 @@ class ModelLoop(QObject, QueueSteering, StoredModels, SuggestionHold):
         if self.editor is None:
             return
         sid = self.session.current_id
-        guidance, questions = self.shown(sid)  # the open sentence's are held still
+        guidance, questions = self.hold.shown(sid)  # the open sentence's are held still
         self.editor.set_hints(hints_for(sid, guidance, self.session.annotations, self.marks, questions,
                                         self.questions.asking))
 

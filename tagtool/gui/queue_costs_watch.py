@@ -5,7 +5,7 @@ When the project opens and each time a training run starts, it reads the
 action log on a read-only connection of its own in a worker thread
 (:func:`tagtool.services.queue_costs.of_project`: thousands of rows are a Python
 loop the GUI thread must not wait for) and hands the costs to the loop's
-queue (:meth:`~tagtool.gui.queue_steering.QueueSteering.set_queue`), which
+queue (:meth:`~tagtool.gui.queue_steering.QueueSteering.set_queue`, ``loop.queue``), which
 re-plans only when they changed, in a worker for a big project: new costs
 never stall the window.  A run starts after each edit (when the model
 follows the edits), so the queue of the model it brings ranks with the log
@@ -98,5 +98,5 @@ class QueueCostsWatch(QObject):
     def _apply(self) -> None:
         costs = self.in_use
         if costs != self.loop.questions.costs:
-            self.loop.set_queue(costs=costs)
+            self.loop.queue.set_queue(costs=costs)
             self.changed.emit(costs)

@@ -113,7 +113,7 @@ class QueueMenu(QObject):
         self.asking_action.setChecked(asking)
         self._show_mode(asking)
         self.mode_button.show()
-        loop.set_queue(settings.queue_strategy, asking, settings.queue_seed)
+        loop.queue.set_queue(settings.queue_strategy, asking, settings.queue_seed)
         loop.costs_watch.changed.connect(lambda _costs: self._show_costs())
         loop.costs_watch.set_measured(settings.measured_costs)
         header = list_panel.table.horizontalHeader()
@@ -128,7 +128,7 @@ class QueueMenu(QObject):
         self.window.settings.queue_strategy = name
         self.strategy_actions[name].setChecked(True)
         if self.loop is not None:
-            self.loop.set_queue(strategy=name)
+            self.loop.queue.set_queue(strategy=name)
             self.window.statusBar().showMessage(f"Queue: {self._label(name)} ({strategies.get(name).description}).",
                                                 6000)
 
@@ -143,7 +143,7 @@ class QueueMenu(QObject):
                     project.set_meta(TOKEN_QUESTIONS_META, "1" if on else "0")
                 except TagtoolError as e:  # a full disk: the mode holds for this session only
                     log.warning("the token-question mode was not saved in %s: %s", project.path, e)
-            self.loop.set_queue(asking=on)
+            self.loop.queue.set_queue(asking=on)
             plan = self.loop.questions.plan
             count = f" ({plan.n_asking} sentences have one)" if plan is not None and on else ""
             self.window.statusBar().showMessage(

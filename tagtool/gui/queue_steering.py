@@ -1,15 +1,18 @@
-"""The queue half of :class:`~tagtool.gui.model_loop.ModelLoop`: J's queue, the Info column, token questions.
+"""The queue part of :class:`~tagtool.gui.model_loop.ModelLoop` (``loop.queue``): J's queue, the Info column,
+token questions.
 
-:class:`QueueSteering` is mixed into the model loop (which holds the
-session, the list panel, the questions and the signals): it turns the plan
+:class:`QueueSteering` turns the plan
 of the model in use (:class:`~tagtool.gui.questions.QueuePlan`) into the
 session's queue and the list's scores, switches the queue strategy (a big
 project's new plan is made in a worker thread, :meth:`replan`), answers Tab
 and Shift+Space, and says which sentences a new model should score first
-(:meth:`_priority`, :mod:`tagtool.gui.scoring`).
+(:meth:`priority`, :mod:`tagtool.gui.scoring`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tagtool.services import strategies
 from tagtool.services.chunked_guidance import FIRST
@@ -17,11 +20,54 @@ from tagtool.services.guidance import queue
 from tagtool.gui.questions import replan
 from tagtool.gui.scoring import Priority
 
+if TYPE_CHECKING:
+    from tagtool.gui.questions import Questions
+    from tagtool.gui.session import Session
+    from tagtool.gui.suggestion_hold import SuggestionHold
+    from tagtool.gui.training import TrainingResult
+    from tagtool.gui.worker import TaskRunner
+
 
 class QueueSteering:
-    """Queue methods of the model loop (module doc); no state of their own."""
+    """The session's queue and the list's scores from the model in use (module doc).
 
-    def _priority(self) -> Priority:
+    Parameters
+    ----------
+    session : Session
+        Its queue, skipped sentences, current sentence and annotations.
+    questions : Questions
+        The queue choice and the plan of the model in use.
+    planner : TaskRunner
+        Runs a big project's new plan (:meth:`replan`).
+    hold : SuggestionHold
+        What the open sentence shows (Tab and Shift+Space follow it there).
+    retokenized : dict
+        ``{sentence id: when}`` split or merged since the model read them (the loop updates it in place).
+    result : callable
+        ``result()``: the :class:`TrainingResult` in use, or None.
+    refresh : callable
+        Refreshes the editor's hints.
+    changed : Signal
+        The loop's ``queueChanged()``.
+
+    Attributes
+    ----------
+    list_panel : SentenceListPanel or None
+        The sentence list whose Info column shows the scores (set by ``ModelLoop.attach``).
+    """
+
+    def __init__(self, session: Session, questions: Questions, planner: TaskRunner, hold: SuggestionHold,
+                 retokenized: dict[int, float], result: Callable[[], TrainingResult | None],
+                 refresh: Callable[[], None], changed: Any):
+        self.session, self.questions, self.planner, self.hold = session, questions, planner, hold
+        self._retokenized, self._result, self._refresh, self._changed = retokenized, result, refresh, changed
+        self.list_panel: Any = None
+
+    @property
+    def result(self) -> TrainingResult | None:
+        return self._result()
+
+    def priority(self) -> Priority:
         """The sentences a new model scores first (:class:`~tagtool.gui.scoring.Priority`).
 
         The current sentence, the list's rows on screen, then the head of
@@ -34,16 +80,16 @@ class QueueSteering:
         order = plan.queue if plan is not None else ()
         return Priority(tuple(first) + tuple(order[:FIRST]), order)
 
-    def _requeue(self) -> None:
+    def requeue(self) -> None:
         """The session's queue from the model in use under the queue strategy, without the skipped sentences."""
         if self.result is None:
             self.session.queue = self._queue_without_model()
             return
         plan = self.questions.plan
         if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
-            self.session.queue = queue(self.result.scores, self.session.queueable(self.result.status))
+            self.session.queue = queue(self.result.scores, self.session.edits.queueable(self.result.status))
         else:
-            skipped = self.session.skipped  # a few sentences: the plan's list as it is without them
+            skipped = self.session.edits.skipped  # a few sentences: the plan's list as it is without them
             self.session.queue = [sid for sid in plan.queue if sid not in skipped] if skipped else plan.queue
 
     def _queue_without_model(self) -> list[int]:
@@ -58,11 +104,11 @@ class QueueSteering:
         strategy = strategies.get(self.questions.strategy)
         if strategy.guided or strategy.file_order:
             return []
-        ids, skipped = self.session.sentence_ids, self.session.skipped
+        ids, skipped = self.session.sentence_ids, self.session.edits.skipped
         order = strategies.tie_order(strategy, len(ids), self.questions.seed).tolist()
         return [ids[i] for i in order if ids[i] not in skipped]
 
-    def _show_scores(self, now: bool = False) -> None:
+    def show_scores(self, now: bool = False) -> None:
         """The list's Info column: the queue strategy's scores.
 
         ``now``: paint the column's rows on screen in this turn of the event
@@ -78,13 +124,13 @@ class QueueSteering:
         elif now:
             _paint_info_column(panel)
 
-    def _review_changed(self, sid: int) -> None:
+    def review_changed(self, sid: int) -> None:
         """A skipped sentence leaves the queue at once; an un-skipped one takes its place in it again."""
-        if sid in self.session.skipped:
+        if sid in self.session.edits.skipped:
             self.session.queue = [s for s in self.session.queue if s != sid]
         elif (self.result is not None and self.result.status.get(sid, "full") != "full"
               and sid not in self.session.queue):
-            self._requeue()
+            self.requeue()
 
     # ------------------------------------------------------------------
     # queue strategy and token questions
@@ -102,12 +148,12 @@ class QueueSteering:
             questions.choose(strategy, asking, seed, costs)
             self.replan()
         elif questions.set(strategy, asking, seed, costs) is not None:
-            self._requeue()
-            self._show_scores()
+            self.requeue()
+            self.show_scores()
         elif self.result is None:
-            self._requeue()  # random needs no model
-        self._refresh_hints()
-        self.queueChanged.emit()
+            self.requeue()  # random needs no model
+        self._refresh()
+        self._changed.emit()
 
     def replan(self) -> None:
         """Make the current choice's plan of the model in use in a worker, and swap it in when done."""
@@ -120,10 +166,10 @@ class QueueSteering:
 
     def _replanned(self, plan, job) -> None:
         if self.questions.adopt(plan, job):
-            self._requeue()
-            self._show_scores()
-            self._refresh_hints()
-            self.queueChanged.emit()
+            self.requeue()
+            self.show_scores()
+            self._refresh()
+            self._changed.emit()
 
     def next_question(self, sid: int | None, focus: int, direction: int = 1) -> tuple[int, int] | None:
         """The next open token question (:meth:`QueuePlan.next_question`); None without one or a model.
@@ -133,17 +179,17 @@ class QueueSteering:
         plan = self.questions.plan
         if plan is None:
             return None
-        held = self.held_open_questions(sid)  # the open sentence's questions on screen, while newer ones wait
+        held = self.hold.held_open_questions(sid)  # the open sentence's questions on screen, while newer ones wait
         ahead = [t for t in held or () if (t > focus if direction >= 0 else t < focus)]
         if ahead:
             return sid, ahead[0] if direction >= 0 else ahead[-1]
-        passed = self.session.skipped | set(self._retokenized) | ({sid} if held is not None else set())
+        passed = self.session.edits.skipped | set(self._retokenized) | ({sid} if held is not None else set())
         found = plan.next_question(sid, focus, self._annotations_of, direction, passed_over=passed)
         return found if found is not None or not held else (sid, held[0] if direction >= 0 else held[-1])
 
     def pair(self, sid: int | None, token: int) -> tuple[str, str] | None:
         """The two labels the model is torn between at ``token`` (None: not torn, or no model)."""
-        held = self.held_pair(sid, token)  # the open sentence: as it is shown
+        held = self.hold.held_pair(sid, token)  # the open sentence: as it is shown
         if held is not ...:
             return held
         plan = self.questions.plan

@@ -82,7 +82,7 @@ class RepresentationsController(QObject):
         #: Why the last learned representations could not be stored ("" when they were).
         self.store_error = ""
         self.closed = False
-        self._text_tokens = self.project.text_tokens()
+        self._text_tokens = self.project.stored.text_tokens()
         self._load_stored()
 
     # -- state -------------------------------------------------------------
@@ -134,16 +134,16 @@ class RepresentationsController(QObject):
         """Learn new representations if they are wanted and missing or stale."""
         if self.closed:
             return
-        self._text_tokens = self.project.text_tokens()
+        self._text_tokens = self.project.stored.text_tokens()
         if not self.wanted() or self.learning or self.project.readonly:
             return
-        if self.current is not None and not self.project.representations_stale():
+        if self.current is not None and not self.project.stored.representations_stale():
             return
-        if self.session.defer_until_sentences_ready("representations", self.refresh):
+        if self.session.cache.defer_until_sentences_ready("representations", self.refresh):
             return
-        _ids, sentences = self.session.training_sentences()
+        _ids, sentences = self.session.cache.training_sentences()
         self.learning, self.error = True, ""
-        self.runner.start(_learn, sentences, self.project.text_lines(), str(self.project.path), wire=self._wire)
+        self.runner.start(_learn, sentences, self.project.stored.text_lines(), str(self.project.path), wire=self._wire)
         self.changed.emit()
 
     def _wire(self, task) -> None:
@@ -162,16 +162,16 @@ class RepresentationsController(QObject):
     def shutdown(self) -> None:
         """The project closes: stop learning, and answer no signal after this."""
         self.closed = True
-        self.session.drop_deferred("representations")
+        self.session.cache.drop_deferred("representations")
         self.runner.shutdown()
 
     # -- slots -------------------------------------------------------------
 
     def _load_stored(self) -> None:
-        record = self.project.representations_record()
+        record = self.project.stored.representations_record()
         if record is None:
             return
-        data = self.project.representations_bytes()
+        data = self.project.stored.representations_bytes()
 
         def wire(task) -> None:
             task.signals.returned.connect(lambda reps, t=task: self._loaded(t, reps))
@@ -273,7 +273,7 @@ def ask_add_text(controller: RepresentationsController, parent: QWidget, folders
     texts = [(path, read_text_file(path)) for path in paths]
     tokens = 0
     for path, lines in texts:
-        controller.project.add_text(path.rsplit("/", 1)[-1], lines)
+        controller.project.stored.add_text(path.rsplit("/", 1)[-1], lines)
         tokens += sum(map(len, lines))
     controller.refresh()
     controller.changed.emit()

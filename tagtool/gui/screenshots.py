@@ -147,7 +147,7 @@ def _waiting_shot(app: QApplication, window: MainWindow):
         panel.select_learner("hmm", {})
         panel.train()
         _wait(app, lambda: bool(ended) and not loop.busy)
-        if not loop.suggestions_waiting:
+        if not loop.hold.suggestions_waiting:
             print("waiting: the newer model suggests the same here; no mark to show", file=sys.stderr)
         window.editor.set_focus(2)
 
@@ -211,7 +211,7 @@ def _adjudication(window: MainWindow) -> None:
         ben = [frozenset({_CONFUSED.get(next(iter(a)), next(iter(a)))}) if (sid + t) % 3 == 0 else a
                for t, a in enumerate(labels)]
         given.append((sid, f"sentence {sid}", {"ana": labels, "ben": ben}))
-    project.add_answers(given)
+    project.team.add_answers(given)
     session.reload()
     window.list_panel.set_status_filter("Annotators disagree")
     dock = window.adjudication

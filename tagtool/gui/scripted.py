@@ -204,7 +204,7 @@ class ScriptedAnnotator:
 
     def head(self) -> int | None:
         """The queue's first unfinished sentence (the sentence list sorted by Info); None without a queue."""
-        skipped = self.session.skipped
+        skipped = self.session.edits.skipped
         return next((sid for sid in self.session.queue if sid not in skipped and self._open(sid)), None)
 
     def go_to_head(self) -> bool:
@@ -214,7 +214,7 @@ class ScriptedAnnotator:
         if head is None and self.session.queue:
             return False
         if head is not None and head == current:
-            if self.loop.suggestions_waiting:  # a model trained since it opened: its suggestions, as the simulator's
+            if self.loop.hold.suggestions_waiting:  # a model trained since it opened: its suggestions, as the simulator's
                 self.press(Qt.Key_F5)
             self.press(Qt.Key_Home)
             return True

@@ -4,7 +4,7 @@ Each is also an action of the project's action log (``review``,
 ``retokenize``, and ``undo``/``redo`` naming them: :mod:`tagtool.store.actions`),
 timed by the session's clock and written in the edit's own transaction.
 
-:class:`SentenceEdits` is part of :class:`~tagtool.gui.session.Session`: each
+:class:`SentenceEdits` is the ``edits`` part of :class:`~tagtool.gui.session.Session`: each
 operation is saved at once (one transaction of the project,
 :mod:`tagtool.store.review`, :mod:`tagtool.store.retokenize`) and pushed
 as one step of the session's undo stack, beside the label edits.  Undo
@@ -17,6 +17,7 @@ is reported and the stack stepped back, as for label edits
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QUndoCommand
@@ -25,6 +26,9 @@ from tagtool.errors import TagtoolError
 from tagtool.store.actions import Action
 from tagtool.store.retokenize import Retokenized, RetokenizeError
 from tagtool.store.review import NOTHING, Review
+
+if TYPE_CHECKING:
+    from tagtool.gui.session import Session
 
 
 class WrittenCommand(QUndoCommand):
@@ -61,46 +65,61 @@ class WrittenCommand(QUndoCommand):
             QTimer.singleShot(0, self.session, step_back)
 
 
-def review_command(session, sentence_id: int, before: Review, after: Review, text: str,
+def review_command(edits: SentenceEdits, sentence_id: int, before: Review, after: Review, text: str,
                    action_id: int | None) -> WrittenCommand:
     """A sentence flagged, unflagged, skipped or un-skipped."""
     states = {"before": before, "after": after}
-    return WrittenCommand(session, text, lambda side, kind: session._write_review(
+    return WrittenCommand(edits.session, text, lambda side, kind: edits._write_review(
         sentence_id, states[side], kind, action_id))
 
 
-def retokenize_command(session, sentence_id: int, at: int, done: Retokenized, text: str) -> WrittenCommand:
+def retokenize_command(edits: SentenceEdits, sentence_id: int, at: int, done: Retokenized,
+                       text: str) -> WrittenCommand:
     """A token split in two or merged with the next; undo puts the sentence back exactly."""
     states = {"before": (done.before, done.after), "after": (done.after, done.before)}
 
     def write(side: str, kind: str) -> None:
         state, expected = states[side]
-        session._write_tokens(sentence_id, at, kind, len(state.tokens) - len(expected.tokens), done.action_id,
-                              lambda action: session.project.restore_tokens(
-                                  sentence_id, state, at, expected=expected, action=action))
+        edits._write_tokens(sentence_id, at, kind, len(state.tokens) - len(expected.tokens), done.action_id,
+                            lambda action: edits.session.project.review.restore_tokens(
+                                sentence_id, state, at, expected=expected, action=action))
 
-    return WrittenCommand(session, text, write)
+    return WrittenCommand(edits.session, text, write)
 
 
 class SentenceEdits:
-    """Flags, skips, split and merged tokens of the session's sentences (mixed into Session).
+    """Flags, skips, split and merged tokens of the session's sentences (the session's ``edits`` part).
 
     Each public method edits the current sentence, returns False when
     there is nothing to do, and raises :class:`~tagtool.errors.TagtoolError`
     (after ``saveFailed``) when the project refuses.
+
+    Parameters
+    ----------
+    session : Session
+        The current sentence, the undo stack, the clock and the signals the edits go through.
     """
+
+    def __init__(self, session: Session):
+        self.session = session
+        #: ``{sentence id: Review}`` of the flagged and skipped sentences (a few rows, read once).
+        self.reviews: dict[int, Review] = session.project.review.all()
+
+    def reread(self) -> None:
+        """Read the reviews again (after a bulk change: an import)."""
+        self.reviews = self.session.project.review.all()
 
     # ------------------------------------------------------------------
     # navigation
 
     def next_flagged(self) -> bool:
         """Go to the next sentence flagged for review in document order (wrapping); False if none other."""
-        if self.current_id is None:
+        if self.session.current_id is None:
             return False
-        target = self.project.next_sentence(self.current_id, status="flagged")
+        target = self.session.project.next_sentence(self.session.current_id, status="flagged")
         if target is None:
             return False
-        self.go_to(target)
+        self.session.go_to(target)
         return True
 
     # ------------------------------------------------------------------
@@ -113,7 +132,7 @@ class SentenceEdits:
 
     def review(self, sentence_id: int | None = None) -> Review:
         """A sentence's flag, comment and skip (the current sentence's by default)."""
-        sid = self.current_id if sentence_id is None else sentence_id
+        sid = self.session.current_id if sentence_id is None else sentence_id
         return self.reviews.get(sid, NOTHING)
 
     def queueable(self, status: Mapping[int, str]) -> dict[int, str]:
@@ -123,12 +142,12 @@ class SentenceEdits:
 
     def set_review(self, review: Review, text: str) -> bool:
         """Give the current sentence ``review``: saved now, one undo step."""
-        sid = self.current_id
+        sid = self.session.current_id
         if sid is None or review == self.review(sid):
             return False
         before = self.review(sid)
-        action_id = self._saving(lambda: self._write_review(sid, review, "review"))
-        self.undo_stack.push(review_command(self, sid, before, review, text, action_id))
+        action_id = self.session.saving(lambda: self._write_review(sid, review, "review"))
+        self.session.undo_stack.push(review_command(self, sid, before, review, text, action_id))
         return True
 
     def flag(self, comment: str) -> bool:
@@ -151,19 +170,19 @@ class SentenceEdits:
         ``kind``: ``review``, or ``undo``/``redo`` of the action ``ref``
         (not logged when that action is unknown: a step from before the log).
         """
-        if sentence_id != self.current_id:
-            self._leave_current()  # before the undo's action, so a skip is charged its own time
-        n_tokens = self.project.sentence_summaries_by_id([sentence_id])[0].n_tokens
-        action = self._action(kind, n_tokens, ref)
-        action_id = self.project.set_review(sentence_id, review, self.annotator, action)
-        self._logged(action)
+        if sentence_id != self.session.current_id:
+            self.session.leave_current()  # before the undo's action, so a skip is charged its own time
+        n_tokens = self.session.project.sentence_summaries_by_id([sentence_id])[0].n_tokens
+        action = self.session.action_for(kind, n_tokens, ref)
+        action_id = self.session.project.review.set(sentence_id, review, self.session.annotator, action)
+        self.session.logged(action)
         if review.empty:
             self.reviews.pop(sentence_id, None)
         else:
             self.reviews[sentence_id] = review
-        if sentence_id != self.current_id:
-            self.go_to(sentence_id)  # undo shows the sentence it changes
-        self.reviewChanged.emit(sentence_id)
+        if sentence_id != self.session.current_id:
+            self.session.go_to(sentence_id)  # undo shows the sentence it changes
+        self.session.reviewChanged.emit(sentence_id)
         return action_id
 
     # ------------------------------------------------------------------
@@ -171,24 +190,24 @@ class SentenceEdits:
 
     def split_token(self, token: int, offset: int) -> bool:
         """Split the current sentence's ``token`` before its character ``offset``; one undo step."""
-        sid = self.current_id
+        sid = self.session.current_id
         if sid is None:
             return False
-        done = self._saving(lambda: self._write_tokens(
+        done = self.session.saving(lambda: self._write_tokens(
             sid, token, "retokenize", 1, None,
-            lambda action: self.project.split_token(sid, token, offset, self.annotator, action)))
-        self.undo_stack.push(retokenize_command(self, sid, token, done, f"Split token {token + 1}"))
+            lambda action: self.session.project.review.split_token(sid, token, offset, self.session.annotator, action)))
+        self.session.undo_stack.push(retokenize_command(self, sid, token, done, f"Split token {token + 1}"))
         return True
 
     def merge_tokens(self, token: int) -> bool:
         """Merge the current sentence's ``token`` with the next one; one undo step."""
-        sid = self.current_id
+        sid = self.session.current_id
         if sid is None:
             return False
-        done = self._saving(lambda: self._write_tokens(
+        done = self.session.saving(lambda: self._write_tokens(
             sid, token, "retokenize", -1, None,
-            lambda action: self.project.merge_tokens(sid, token, self.annotator, action)))
-        self.undo_stack.push(retokenize_command(self, sid, token, done, f"Merge tokens {token + 1}–{token + 2}"))
+            lambda action: self.session.project.review.merge_tokens(sid, token, self.session.annotator, action)))
+        self.session.undo_stack.push(retokenize_command(self, sid, token, done, f"Merge tokens {token + 1}–{token + 2}"))
         return True
 
     def _write_tokens(self, sentence_id: int, at: int, kind: str, grown: int, ref: int | None,
@@ -197,50 +216,20 @@ class SentenceEdits:
 
         Raises :class:`~tagtool.errors.TagtoolError` when the project refuses.
         """
-        if sentence_id != self.current_id:
-            self._leave_current()
-        action = self._action(kind, 2 if grown > 0 else 1, ref)
+        if sentence_id != self.session.current_id:
+            self.session.leave_current()
+        action = self.session.action_for(kind, 2 if grown > 0 else 1, ref)
         result = write(action)
-        self._logged(action)
+        self.session.logged(action)
         self._tokens_written(sentence_id, at)
         return result
 
     def _tokens_written(self, sentence_id: int, focus: int) -> None:
         """A sentence's tokens changed in the project: re-read it, update the caches, tell the widgets."""
-        if sentence_id != self.current_id:
-            self.go_to(sentence_id)  # undo shows the sentence it changes
-        sentence = self.project.sentence(sentence_id)
-        self.sentence, self.annotations = sentence, sentence.annotations
-        if self._sentences is not None:
-            self._sentences[self._position[sentence_id]] = sentence
-        if self._read is not None:
-            self._retokenized_during_read.add(sentence_id)
-        self.tokensChanged.emit(sentence_id, focus)
-        self.annotationsChanged.emit(sentence_id, {})
-
-    def _action(self, kind: str, n_tokens: int, ref: int | None) -> Action | None:
-        """The action to log with a write (None for the undo or redo of an unlogged one)."""
-        if kind in ("undo", "redo") and ref is None:
-            return None
-        return self.clock.action(kind, n_tokens, ref if kind in ("undo", "redo") else None)
-
-    def _logged(self, action: Action | None) -> None:
-        """The write of ``action`` succeeded: the clock moves on, the statistics hear of it."""
-        if action is not None:
-            self.clock.advance(action)
-            self._opened = True  # a flag or a split took the reading time: no ``open`` in this visit
-            self.actionLogged.emit(action.kind)
-
-    def _saving(self, write: Callable):
-        """``write()``, with a refusal of the file reported by ``saveFailed`` and raised again.
-
-        An impossible split or merge (:class:`RetokenizeError`) is raised
-        without the report: nothing was wrong with the file.
-        """
-        try:
-            return write()
-        except RetokenizeError:
-            raise
-        except TagtoolError as e:
-            self.saveFailed.emit(self._not_saved(e))
-            raise
+        if sentence_id != self.session.current_id:
+            self.session.go_to(sentence_id)  # undo shows the sentence it changes
+        sentence = self.session.project.sentence(sentence_id)
+        self.session.sentence, self.session.annotations = sentence, sentence.annotations
+        self.session.cache.retokenized(sentence_id, sentence)
+        self.session.tokensChanged.emit(sentence_id, focus)
+        self.session.annotationsChanged.emit(sentence_id, {})

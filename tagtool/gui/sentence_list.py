@@ -348,23 +348,23 @@ class SentenceListModel(QAbstractTableModel):
             return self._ids[index.row()] if index.row() < len(self._ids) else None
         if role == Qt.DecorationRole:  # the flag needs no row read either
             sid = self._ids[index.row()] if index.row() < len(self._ids) else None
-            return self.flag_icon(self.session.review(sid).flagged)
+            return self.flag_icon(self.session.edits.review(sid).flagged)
         summary = self.summary(index.row())
         if summary is None:
             return None
         if role == Qt.DisplayRole:
             return self._display(summary, column)
         if role == Qt.ForegroundRole and column == 1:
-            return status_color(summary, self.session.review(summary.id))
+            return status_color(summary, self.session.edits.review(summary.id))
         if role == Qt.ToolTipRole:
-            return row_tooltip(summary, self.session.review(summary.id))
+            return row_tooltip(summary, self.session.edits.review(summary.id))
         return None
 
     def _display(self, summary: SentenceSummary, column: int):
         if column == 0:
             return self.session.index_of(summary.id) + 1
         if column == 1:
-            return status_text(summary, self.session.review(summary.id))
+            return status_text(summary, self.session.edits.review(summary.id))
         if column == 2:
             return summary.n_tokens
         if column == INFO:
@@ -380,6 +380,6 @@ class SentenceListModel(QAbstractTableModel):
         value = self._display(summary, column)
         text = "" if value is None else str(value)
         if column == 1:
-            review = self.session.review(summary.id)
+            review = self.session.edits.review(summary.id)
             return text, _LEFT, status_color(summary, review), self.flag_icon(review.flagged)
         return text, (_RIGHT if column in (0, 2, 3) else _LEFT), None, None

@@ -146,7 +146,7 @@ class SentenceActions(QObject):
         self.window.statusBar().showMessage(text, 6000)
 
     def _name_skip(self) -> None:
-        skipped = self.session is not None and self.session.review().skipped
+        skipped = self.session is not None and self.session.edits.review().skipped
         self.skip_action.setText("Un-s&kip sentence" if skipped else "S&kip sentence")
 
     def _done(self) -> None:
@@ -160,7 +160,7 @@ class SentenceActions(QObject):
     def ask_flag(self) -> None:
         if self.session is None or self.session.current_id is None:
             return
-        review = self.session.review()
+        review = self.session.edits.review()
         dialog = self.dialog = FlagDialog(review.comment, review.flagged, self.window)
         dialog.accepted.connect(lambda: self._flag(dialog))
         dialog.finished.connect(self._done)
@@ -169,10 +169,10 @@ class SentenceActions(QObject):
     def _flag(self, dialog: FlagDialog) -> None:
         try:
             if dialog.choice == "unflag":
-                self.session.unflag()
+                self.session.edits.unflag()
                 self._report("Review flag removed.")
             else:
-                self.session.flag(dialog.comment.text())
+                self.session.edits.flag(dialog.comment.text())
                 self._report(f"Flagged for review ({NEXT_FLAGGED_KEY} goes to the next flagged sentence).")
         except TagtoolError:
             pass  # the session reported it (saveFailed)
@@ -180,9 +180,9 @@ class SentenceActions(QObject):
     def toggle_skip(self) -> None:
         if self.session is None or self.session.current_id is None:
             return
-        skip = not self.session.review().skipped
+        skip = not self.session.edits.review().skipped
         try:
-            self.session.set_skipped(skip)
+            self.session.edits.set_skipped(skip)
         except TagtoolError:
             return
         if not skip:
@@ -196,7 +196,7 @@ class SentenceActions(QObject):
     def next_flagged(self) -> None:
         if self.session is None:
             return
-        if not self.session.next_flagged():
+        if not self.session.edits.next_flagged():
             self._report("No other sentence is flagged for review.")
         self.window.editor.setFocus()
 
@@ -221,7 +221,7 @@ class SentenceActions(QObject):
         if offset is None:
             return
         try:
-            self.session.split_token(t, offset)
+            self.session.edits.split_token(t, offset)
         except TagtoolError as e:
             self._report(f"Not split: {e}")
 
@@ -234,6 +234,6 @@ class SentenceActions(QObject):
             self._report("The last token has no next token to merge with.")
             return
         try:
-            self.session.merge_tokens(t)
+            self.session.edits.merge_tokens(t)
         except TagtoolError as e:
             self._report(f"Not merged: {e}")

@@ -6,7 +6,7 @@ reads :meth:`Project.snapshot`.  Two things keep the window responsive
 meanwhile: the reader gives the GUI thread a turn every few milliseconds
 (:class:`Pacer`), and Python's garbage collector is paused during the read
 and the result frozen (:func:`collector_paused`).  Used by
-:meth:`tagtool.gui.session.Session.read_sentences`.
+:meth:`tagtool.gui.session_cache.SentenceCache.read_sentences`.
 """
 
 from __future__ import annotations

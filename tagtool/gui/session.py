@@ -20,7 +20,7 @@ reverses.  The first label, candidate set, accepted suggestion or clearing
 of a visit to a sentence is logged after an ``open`` action holding the
 time it took to get there and read it (same transaction).
 
-Review flags and skips (:attr:`Session.reviews`) and split or merged tokens
+Review flags and skips (the session's ``edits`` part) and split or merged tokens
 are edits too: saved at once and undone through the same stack
 (:mod:`tagtool.gui.sentence_edits`).  A split or merge is the one edit that
 changes a sentence's tokens: the session replaces its cached copy whole.
@@ -29,8 +29,8 @@ changes a sentence's tokens: the session replaces its cached copy whole.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -44,11 +44,12 @@ from tagtool.gui.counts import ProjectCounts
 from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.session_cache import SentenceCache
 from tagtool.gui.style import LabelStyle
-from tagtool.store.actions import OPENING
+from tagtool.store.actions import OPENING, Action
 from tagtool.store.project import Project
-from tagtool.store.review import Review
+from tagtool.store.retokenize import RetokenizeError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 class EditCommand(QUndoCommand):
     """One edit of one sentence's annotations (any number of tokens).
@@ -85,11 +86,13 @@ class EditCommand(QUndoCommand):
             QTimer.singleShot(0, self.session, step_back)
 
 
-class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
+class Session(QObject):
     """An open project being labeled.
 
-    Flags, skips, split and merged tokens: :class:`~tagtool.gui.sentence_edits.SentenceEdits`;
-    the training sentences: :class:`~tagtool.gui.session_cache.SentenceCache`.
+    Its parts: ``edits`` (flags, skips, split and merged tokens:
+    :class:`~tagtool.gui.sentence_edits.SentenceEdits`), ``team`` (annotators' answers and
+    resolutions: :class:`~tagtool.gui.adjudication.Adjudication`), ``cache`` (the training
+    sentences: :class:`~tagtool.gui.session_cache.SentenceCache`).
 
     Signals
     -------
@@ -106,7 +109,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         Label names, colours or shortcuts changed.
     sentencesReady()
         A background read of the training sentences is in
-        (:meth:`read_sentences`).
+        (``cache.read_sentences()``).
     saveFailed(str)
         An edit, undo or redo was not saved (the project refused it: a
         read-only file, a full disk); the message says why. The screen
@@ -141,7 +144,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         super().__init__(parent)
         self.project = project
         self.undo_stack = QUndoStack(self)
-        self.style = LabelStyle(project.label_infos())
+        self.style = LabelStyle(project.label_set.label_infos())
         self._order = project.sentence_ids()
         self._position = {sid: i for i, sid in enumerate(self._order)}
         self.current_id: int | None = None
@@ -149,14 +152,14 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         self.queue: list[int] = []
         self.sentence: Sentence | None = None
         self.annotations: tuple[frozenset, ...] = ()
-        self._init_cache()
-        #: ``{sentence id: Review}`` of the flagged and skipped sentences (a few rows, read once).
-        self.reviews: dict[int, Review] = project.reviews()
+        order, position, ready = self._order, self._position, self.sentencesReady  # the parts (class doc)
+        self.cache = SentenceCache(self, project, order, position, self._annotations_of, ready)
+        self.edits, self.team = SentenceEdits(self), Adjudication(self)
         self.annotator = "user"
         self.clock = ActionClock()
         self._acted_here = False  # an action in the current sentence since it was shown
         self._opened = False  # a logged action of any kind in the current sentence since it was shown
-        self.annotationsChanged.connect(self._note_edit)
+        self.annotationsChanged.connect(self.cache.note_edit)
         if self._order:
             self.go_to(self._order[0])
         #: Sentences by status and tokens by kind, kept up to date per edit (read once).
@@ -182,7 +185,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         """Make ``sentence_id`` the current sentence."""
         if sentence_id == self.current_id and self.sentence is not None:
             return
-        self._leave_current()
+        self.leave_current()
         self._opened = False
         self.sentence = self.project.sentence(sentence_id)
         self.annotations = self.sentence.annotations
@@ -210,7 +213,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         """
         if self.current_id is None:
             return False
-        skipped = self.skipped
+        skipped = self.edits.skipped
         for sid in self.queue:
             if (sid != self.current_id and sid not in skipped
                     and annotation_status(self.project.annotations(sid)) != "full"):
@@ -295,7 +298,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         """Write ``changes`` (and, with ``kind``, their action in the same transaction); the action's id."""
         before = self._annotations_of(sentence_id)
         if sentence_id != self.current_id:
-            self._leave_current()  # before the undo's action, so the skip is charged its own time
+            self.leave_current()  # before the undo's action, so the skip is charged its own time
         action_id = None
         here = sentence_id == self.current_id
         if kind is None:
@@ -308,10 +311,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         else:
             self.annotations = _changed(self.annotations, changes)
         self._acted_here = True
-        if self._sentences is not None:
-            i = self._position[sentence_id]
-            sentence = self._sentences[i]
-            self._sentences[i] = replace(sentence, annotations=_changed(sentence.annotations, changes))
+        self.cache.set_annotations(sentence_id, lambda annotations: _changed(annotations, changes))
         self.annotationsReplaced.emit(sentence_id, {t: before[t] for t in changes}, dict(changes))
         self.annotationsChanged.emit(sentence_id, dict(changes))
         if kind is not None:
@@ -332,7 +332,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
             self.actionLogged.emit("open")
         return action_id
 
-    def _leave_current(self) -> None:
+    def leave_current(self) -> None:
         """Log the current sentence's still unlabeled tokens as skipped, if one worked on it.
 
         A refusal (a read-only file, a full disk) is only logged: leaving a
@@ -353,17 +353,40 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
         self.clock.advance(action)
         self.actionLogged.emit("skip")
 
+    def action_for(self, kind: str, n_tokens: int, ref: int | None) -> Action | None:
+        """The action to log with a part's write (None for the undo or redo of an unlogged one)."""
+        if kind in ("undo", "redo") and ref is None:
+            return None
+        return self.clock.action(kind, n_tokens, ref if kind in ("undo", "redo") else None)
+
+    def logged(self, action: Action | None) -> None:
+        """A part's write of ``action`` succeeded: the clock moves on, the statistics hear of it."""
+        if action is not None:
+            self.clock.advance(action)
+            self._opened = True  # a flag or a split took the reading time: no ``open`` in this visit
+            self.actionLogged.emit(action.kind)
+
+    def saving(self, write: Callable[[], T]) -> T:
+        """``write()``, a refusal of the file reported by ``saveFailed`` and raised again (an impossible
+        split or merge, :class:`RetokenizeError`, raised without the report: the file is fine)."""
+        try:
+            return write()
+        except RetokenizeError:
+            raise
+        except TagtoolError as e:
+            self.saveFailed.emit(self._not_saved(e))
+            raise
+
     def _annotations_of(self, sentence_id: int) -> tuple[frozenset, ...]:
         if sentence_id == self.current_id:
             return self.annotations
-        if self._sentences is not None:
-            return self._sentences[self._position[sentence_id]].annotations
-        return self.project.annotations(sentence_id)
+        cached = self.cache.annotations(sentence_id)
+        return cached if cached is not None else self.project.annotations(sentence_id)
 
     def shutdown(self) -> None:
         """Stop a background read and drop the deferred actions (the project closes)."""
         self.counts.shutdown()
-        self.stop_reading()
+        self.cache.stop_reading()
 
     # ------------------------------------------------------------------
     # labels and bulk changes
@@ -371,7 +394,7 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
     def labels_edited(self, annotations_changed: bool) -> None:
         """Re-read labels after the Labels dialog; renames and removals
         rewrite stored annotations, which makes older undo steps invalid."""
-        self.style = LabelStyle(self.project.label_infos())
+        self.style = LabelStyle(self.project.label_set.label_infos())
         if annotations_changed:
             self.undo_stack.clear()
             self.reload()
@@ -379,13 +402,10 @@ class Session(Adjudication, SentenceEdits, SentenceCache, QObject):
 
     def reload(self) -> None:
         """Re-read the current sentence (after an import or a label change)."""
-        wanted = self._sentences is not None or self._read is not None
-        if self._read is not None:  # it may predate the change: read again
-            self._read.pacer.free()
-        self._sentences = self._read = None
-        self.reviews = self.project.reviews()
+        wanted = self.cache.reset()
+        self.edits.reread()
         if wanted:
-            self.read_sentences()
+            self.cache.read_sentences()
         if self.current_id is not None:
             sid, self.current_id = self.current_id, None
             self.go_to(sid)

@@ -1,9 +1,8 @@
 """The session's copy of every sentence, for training runs: read once, kept up to date by each edit.
 
-:class:`SentenceCache` is part of :class:`~tagtool.gui.session.Session` (as
-:class:`~tagtool.gui.sentence_edits.SentenceEdits` is).  The session keeps
+:class:`SentenceCache` is the ``cache`` part of :class:`~tagtool.gui.session.Session`.  The session keeps
 every sentence in memory once a training run asked for them
-(:meth:`SentenceCache.training_sentences`): each edit only replaces the
+(``session.cache.training_sentences()``): each edit only replaces the
 edited sentence's annotations (a split or merge of tokens, the whole
 sentence), and starting a run costs a tuple copy, not a read of the whole
 project.  A big project (:data:`BACKGROUND_READ_MIN` sentences or more) is
@@ -20,8 +19,11 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import QObject
 
 from tagtool.core.corpus import Sentence
 from tagtool.gui.sentence_reader import Pacer, SnapshotRead
@@ -38,17 +40,63 @@ BACKGROUND_READ_MIN = 1000
 class SentenceCache:
     """The training sentences of a :class:`~tagtool.gui.session.Session` (see the module docstring).
 
-    Uses the session's ``project``, ``_order``, ``_position``,
-    ``_annotations_of`` and ``sentencesReady``.
+    Parameters
+    ----------
+    owner : QObject
+        The session: the background reader's parent.
+    project : Project
+        What is read (in the worker, its file on a connection of its own).
+    order : sequence of int
+        The session's sentence ids in document order (the cache's order).
+    position : mapping of int to int
+        A sentence id's index in ``order``.
+    annotations_of : callable
+        ``annotations_of(sid)``: a sentence's annotations as the session has them now.
+    ready : Signal
+        The session's ``sentencesReady()``, emitted when a background read is in.
+
+    Attributes
+    ----------
+    sentences : list of Sentence or None
+        The cached sentences in document order; None until read.
     """
 
-    def _init_cache(self) -> None:
-        self._sentences: list[Sentence] | None = None  # document order, built on first use
+    def __init__(self, owner: QObject, project: Any, order: Sequence[int], position: Mapping[int, int],
+                 annotations_of: Callable[[int], tuple[frozenset, ...]], ready: Any):
+        self._owner, self.project, self._order, self._position = owner, project, order, position
+        self._annotations_of, self._ready = annotations_of, ready
+        self.sentences: list[Sentence] | None = None  # document order, built on first use
         self._reader: TaskRunner | None = None
         self._read: SnapshotRead | None = None  # the background read in progress
         self._edited_during_read: set[int] = set()
         self._retokenized_during_read: set[int] = set()
         self._ready_actions: dict[str, Callable[[], None]] = {}
+
+    def set_annotations(self, sentence_id: int, annotations: Callable[[tuple[frozenset, ...]], tuple]) -> None:
+        """An edit of a cached sentence: its annotations become ``annotations(old ones)`` (nothing before a read)."""
+        if self.sentences is not None:
+            i = self._position[sentence_id]
+            sentence = self.sentences[i]
+            self.sentences[i] = replace(sentence, annotations=annotations(sentence.annotations))
+
+    def annotations(self, sentence_id: int) -> tuple[frozenset, ...] | None:
+        """A sentence's cached annotations, or None before a read."""
+        return None if self.sentences is None else self.sentences[self._position[sentence_id]].annotations
+
+    def retokenized(self, sentence_id: int, sentence: Sentence) -> None:
+        """A sentence's tokens were split or merged: ``sentence`` replaces it (a read in progress re-reads it)."""
+        if self.sentences is not None:
+            self.sentences[self._position[sentence_id]] = sentence
+        if self._read is not None:
+            self._retokenized_during_read.add(sentence_id)
+
+    def reset(self) -> bool:
+        """Forget the cache and a read in progress (a bulk change); whether they were wanted."""
+        wanted = self.sentences is not None or self._read is not None
+        if self._read is not None:  # it may predate the change: read again
+            self._read.pacer.free()
+        self.sentences = self._read = None
+        return wanted
 
     def training_sentences(self) -> tuple[tuple[int, ...], tuple[Sentence, ...]]:
         """Ids and sentences (with their current annotations) in document order.
@@ -60,36 +108,36 @@ class SentenceCache:
         call it once :attr:`sentences_ready` (see
         :meth:`defer_until_sentences_ready`), or it blocks the GUI thread.
         """
-        if self._sentences is None and self._read is not None:
+        if self.sentences is None and self._read is not None:
             read = self._read
             read.pacer.free()
             self._reader.wait()  # rather than reading a second time
             if read.result is not None:
                 self._install(read)
-        if self._sentences is None:
+        if self.sentences is None:
             ids, sentences = self.project.snapshot()
             if ids != self._order:
                 raise RuntimeError("project changed while it was read")
-            self._sentences = sentences
-        return tuple(self._order), tuple(self._sentences)
+            self.sentences = sentences
+        return tuple(self._order), tuple(self.sentences)
 
     @property
     def sentences_ready(self) -> bool:
         """True when :meth:`training_sentences` returns at once (cached, or a small project)."""
-        return self._sentences is not None or len(self._order) < BACKGROUND_READ_MIN
+        return self.sentences is not None or len(self._order) < BACKGROUND_READ_MIN
 
     def read_sentences(self) -> None:
         """Start reading the training sentences in a worker thread (big projects only).
 
         Does nothing when they are ready or already being read.  The window
-        calls it on opening a project; :attr:`sentencesReady` tells when the
+        calls it on opening a project; the session's ``sentencesReady`` tells when the
         read is in.
         """
         if self.sentences_ready or self._read is not None:
             return
         if self._reader is None:
-            self._reader = TaskRunner(self)
-        read = self._read = SnapshotRead(self.project.path, Pacer(self))
+            self._reader = TaskRunner(self._owner)
+        read = self._read = SnapshotRead(self.project.path, Pacer(self._owner))
         self._edited_during_read = set()
         self._retokenized_during_read = set()
         task = self._reader.start(read)
@@ -123,7 +171,7 @@ class SentenceCache:
             self._reader.shutdown()
             gc.unfreeze()  # the read froze what it made (sentence_reader.collector_paused)
 
-    def _note_edit(self, sentence_id: int, _changes) -> None:
+    def note_edit(self, sentence_id: int, _changes) -> None:
         if self._read is not None:
             self._edited_during_read.add(sentence_id)
 
@@ -143,9 +191,9 @@ class SentenceCache:
                 sentences[i] = self.project.sentence(sid)
             else:
                 sentences[i] = replace(sentences[i], annotations=self._annotations_of(sid))
-        self._sentences = sentences
+        self.sentences = sentences
         self._run_ready_actions()
-        self.sentencesReady.emit()
+        self._ready.emit()
 
     def _read_failed(self, read: SnapshotRead, message: str) -> None:
         if read is not self._read:

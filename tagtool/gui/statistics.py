@@ -235,7 +235,7 @@ class StatisticsPanel(QScrollArea):
             self._show_labels()
         actions = self.actions()
         self._show_speed(actions)
-        self.curve.set_points(stats.learning_curve(project.models(), actions))
+        self.curve.set_points(stats.learning_curve(project.stored.models(), actions))
         self.team.refresh(project)
 
     def actions(self) -> list:

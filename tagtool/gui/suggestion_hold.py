@@ -1,7 +1,7 @@
 """Suggestions that hold still: the open sentence keeps what it showed until the annotator leaves or asks.
 
-:class:`SuggestionHold` is mixed into :class:`~tagtool.gui.model_loop.ModelLoop`
-(as :class:`~tagtool.gui.queue_steering.QueueSteering` is).  A new model
+:class:`SuggestionHold` is the ``hold`` part of :class:`~tagtool.gui.model_loop.ModelLoop`
+(as :class:`~tagtool.gui.queue_steering.QueueSteering` is its ``queue``).  A new model
 arrives every second or so while a person edits (a quick retrain after each
 edit); replacing the open sentence's suggestions then would change what
 Enter accepts under the person's eyes.  So the loop keeps, for the sentence
@@ -10,7 +10,7 @@ model's are *waiting*:
 
 * they are shown when the person leaves the sentence (another sentence
   opens with the model in use) or asks for them
-  (:meth:`SuggestionHold.show_new_suggestions`, Model › Show new
+  (``loop.hold.show_new_suggestions()``, Model › Show new
   suggestions, F5 or Ctrl+R);
 * meanwhile the ``suggestionsWaiting(True)`` signal lets the editor's
   header and the status bar say so;
@@ -28,16 +28,36 @@ sentences' hints) follows each new model at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from tagtool.services.guidance import SentenceGuidance
+
+if TYPE_CHECKING:
+    from tagtool.gui.questions import Questions
+    from tagtool.gui.session import Session
 
 class SuggestionHold:
     """What the open sentence shows, kept still (module doc).
 
-    Uses the loop's ``guidance(sid)``, ``questions`` and the
-    ``suggestionsWaiting`` signal.
+    Parameters
+    ----------
+    session : Session
+        Its open sentence's annotations (the questions still unlabeled).
+    guidance : callable
+        ``guidance(sid)``: the model in use's :class:`SentenceGuidance` of a sentence, or None.
+    questions : Questions
+        The queue choice and the plan of the model in use (its token questions).
+    refresh : callable
+        Refreshes the editor's hints (which asks :meth:`shown` again).
+    waiting : Signal
+        The loop's ``suggestionsWaiting(bool)``, emitted when :attr:`suggestions_waiting` changes.
     """
 
-    def _init_hold(self) -> None:
+    def __init__(self, session: Session, guidance: Callable[[int | None], SentenceGuidance | None],
+                 questions: Questions, refresh: Callable[[], None], waiting: Any):
+        self.session, self.guidance, self.questions = session, guidance, questions
+        self._refresh, self._waiting_signal = refresh, waiting
         self._held_sid: int | None = None
         self._held_guidance: SentenceGuidance | None = None
         self._held_questions = None
@@ -73,7 +93,7 @@ class SuggestionHold:
         if not self.suggestions_waiting:
             return False
         self._held_guidance = None  # the next refresh takes the current ones
-        self._refresh_hints()
+        self._refresh()
         return True
 
     def drop_held(self, sid: int) -> None:
@@ -102,7 +122,7 @@ class SuggestionHold:
     def _set_waiting(self, waiting: bool) -> None:
         if waiting != self.suggestions_waiting:
             self.suggestions_waiting = waiting
-            self.suggestionsWaiting.emit(waiting)
+            self._waiting_signal.emit(waiting)
 
 
 def _same_suggestions(a: SentenceGuidance, b: SentenceGuidance) -> bool:

@@ -71,7 +71,7 @@ class TrainingInputs:
         """Read the whole project (on the thread that owns its connection).
 
         The app builds its inputs from the session's cached sentences
-        instead (:meth:`~tagtool.gui.session.Session.training_sentences`).
+        instead (:meth:`~tagtool.gui.session_cache.SentenceCache.training_sentences`).
         """
         with project.read_transaction():  # the ids and the sentences of one moment
             ids = tuple(project.sentence_ids())

@@ -51,7 +51,7 @@ def export_annotations(session: Session, path: Path, format: str | None = None) 
     Refused (:class:`~tagtool.store.outputs.OutputError`) when ``path`` is the project file itself.
     """
     check_not_input(path, {"project": session.project.path})
-    corpus = session.project.export_corpus()  # with the review flags, for formats that keep them
+    corpus = session.project.review.export_corpus()  # with the review flags, for formats that keep them
     write_corpus(corpus, path, format=format)
     return len(corpus)
 
@@ -79,7 +79,7 @@ class BackgroundExport(QObject):
         Refused (:class:`~tagtool.store.outputs.OutputError`) when ``path`` is the project file itself.
         """
         check_not_input(path, {"project": session.project.path})
-        call = ReadOnlyCall.of(session.project, lambda project: project.export_corpus())
+        call = ReadOnlyCall.of(session.project, lambda project: project.review.export_corpus())
         if call is None:
             return False
         runner = TaskRunner(self)  # one per export: a second export does not stop the first

@@ -153,7 +153,8 @@ def _numbered_batches(sentences: Iterable, size: int, should_stop) -> Iterator[t
     """
     from tagtool.store.formats.spans import continues_record
 
-    first, batch = 0, []
+    first = 0
+    batch: list[Sentence] = []
     for sentence in sentences:
         if len(batch) >= max(1, size) and not continues_record(sentence):
             _check_stop(should_stop)

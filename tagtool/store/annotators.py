@@ -312,7 +312,7 @@ def derived_label(conn: sqlite3.Connection, labels: LabelSet, sentence_id: int,
                   token: int) -> tuple[frozenset[str], str]:
     """The training label a token's stored answers make, and its giver (``nobody`` without answers).
 
-    For a resolution taken back (:meth:`tagtool.store.project.Project.unresolve_token`).
+    For a resolution taken back (:meth:`tagtool.store.project_team.TeamPart.unresolve_token`).
     """
     votes = stored_answers(conn, [sentence_id]).get(int(sentence_id), {}).get(int(token), {})
     row = derived(votes, labels)

@@ -18,11 +18,11 @@ answers for the project's sentences, not new sentences. Reading one:
    order). A sentence that does not match is a :class:`FormatError` naming
    the file and the line of the first token that differs. ``"text"``
    places span records by character offsets on the project's text instead
-   (:meth:`tagtool.store.project.Project.attach_spans`), whatever the
+   (:meth:`tagtool.store.project_attach.SpansPart.attach`), whatever the
    tokens and sentence split: not read here.
 
 Nothing is written here: the caller passes the answers, and the tokens they
-were matched to, to :meth:`tagtool.store.project.Project.add_answers`, one
+were matched to, to :meth:`tagtool.store.project_team.TeamPart.add_answers`, one
 transaction that checks those tokens again.
 """
 
@@ -39,7 +39,7 @@ from tagtool.errors import FormatError
 
 MATCH_MODES = ("order", "tokens", "text")
 
-#: ``(sentence id, description, {annotator: labels per token})``, as ``Project.add_answers`` takes them.
+#: ``(sentence id, description, {annotator: labels per token})``, as ``project.team.add_answers`` takes them.
 Given = tuple[int, str, Mapping[str, Sequence[frozenset[str]]]]
 
 
@@ -138,12 +138,15 @@ def read_answer_file(project, path, match: str = "order", owner: str | None = No
     from tagtool.store.formats import iter_located
 
     if match not in MATCH_MODES[:2]:
-        raise ValueError(f"match must be 'order' or 'tokens' (text: Project.attach_spans), got {match!r}")
+        raise ValueError(f"match must be 'order' or 'tokens' (text: project.spans.attach), got {match!r}")
     path = Path(path)
     owner = None if owner is None else check_name(owner)
     ours = project_sentences(project)
     pick = _in_order(ours, path) if match == "order" else _by_tokens(ours, path)
-    given, names, labels, n, tokens = [], set(), set(), 0, {}
+    given: list = []
+    names: set[str] = set()
+    labels: set[str] = set()
+    n, tokens = 0, {}
     for _, sentence, lines in iter_located(path, **reader_options):
         n += 1
         mine = pick(sentence, lines)

@@ -11,7 +11,7 @@ its sentences the source sentence's id and token fingerprint in
    changed on either side since the assignment, a label the project lacks
    or two files answering the same sentence for one annotator are refused
    with the file's name, and nothing is written;
-2. in one transaction (:meth:`Project.merge_answers` → :func:`check_files`
+2. in one transaction (``project.team.merge_answers`` → :func:`check_files`
    against the project as the transaction sees it (another program may
    have retokenized a sentence since the files were read), then :func:`apply`) makes
    the annotator's answers in ``annotator_labels`` those of the file for
@@ -150,19 +150,21 @@ def _file_sentence(path: Path, sentence, labels: LabelSet) -> FileSentence:
     return FileSentence(source_id, recorded, answers, where)
 
 
-def check_files(project, files: Sequence[AnnotatorFile]) -> None:
+def check_files(conn: sqlite3.Connection, path: Path, files: Sequence[AnnotatorFile]) -> None:
     """Refuse files of another project, sentences whose tokens changed in the project, and
     two files answering one sentence for the same annotator (:class:`MergeError`).
 
-    :meth:`Project.merge_answers` calls it inside the merge's write transaction: a check
-    made before it began may describe tokens another program has split or merged since.
+    ``TeamPart.merge_answers`` calls it inside the merge's write transaction on ``conn`` (the
+    project ``path``'s): a check made before it began may describe tokens another program has
+    split or merged since.
     """
-    identity = project.meta.get(PROJECT_ID_KEY)
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (PROJECT_ID_KEY,)).fetchone()
+    identity = row[0] if row else None
     seen: dict[tuple[str, int], Path] = {}
     for f in files:
         if identity is None or f.source_project != identity:
-            raise MergeError(f"{f.path} was assigned from another project, not from {project.path}")
-        current = _fingerprints(project, [s.source_id for s in f.sentences])
+            raise MergeError(f"{f.path} was assigned from another project, not from {path}")
+        current = _fingerprints(conn, [s.source_id for s in f.sentences])
         for s in f.sentences:
             if s.source_id not in current:
                 raise MergeError(f"{s.where}: the project has no such sentence any more")
@@ -175,12 +177,13 @@ def check_files(project, files: Sequence[AnnotatorFile]) -> None:
                                  f"sentence {s.source_id}; merge one of them")
 
 
-def _fingerprints(project, ids: Sequence[int]) -> dict[int, str]:
+def _fingerprints(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
     """Fingerprints of the project's current tokens of these sentences (absent ids left out)."""
-    ids, out = sorted(set(ids)), {}
+    ids = sorted(set(ids))
+    out: dict[int, str] = {}
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start:start + _CHUNK]
-        rows = project._db.execute(
+        rows = conn.execute(
             f"SELECT id, tokens FROM sentences WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
         out.update((sid, fingerprint(json.loads(tokens))) for sid, tokens in rows)
     return out

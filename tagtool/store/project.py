@@ -35,23 +35,24 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from tagtool.core.corpus import Corpus, Sentence
-from tagtool.errors import ProjectError
+from tagtool.core.labels import LabelSet
 from tagtool.store import actions as _actions
 from tagtool.store import colors as _colors
-from tagtool.store import dbfile, lifecycle, queries, reading, transaction, writes
+from tagtool.store import dbfile, lifecycle, queries, reading, writes
 from tagtool.store import label_rows as _labels
 from tagtool.store import rows as _rows
 from tagtool.store import search_index
-from tagtool.store.project_attach import AttachFront
-from tagtool.store.project_labels import LabelsFront
-from tagtool.store.project_records import RecordsFront
-from tagtool.store.project_review import ReviewFront
-from tagtool.store.project_team import TeamFront
+from tagtool.store.project_attach import SpansPart
+from tagtool.store.project_db import ProjectDb
+from tagtool.store.project_labels import LabelSetPart
+from tagtool.store.project_review import ReviewPart
+from tagtool.store.project_stored import StoredPart
+from tagtool.store.project_team import TeamPart
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.records import (
     ActionRecord, DocumentInfo, LogEntry, SentenceSummary,
@@ -70,17 +71,28 @@ Status = str | Iterable[str] | None
 Action = _actions.Action | None
 
 
-class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
+class Project:
     """An open project file.
 
     Create one with :meth:`create` or :meth:`open`, not with the constructor.
-    Use it as a context manager, or call :meth:`close`.  Its methods on the
-    label set, team work, review and stored records are in the parts it is
-    made of (:mod:`~tagtool.store.project_labels`, :mod:`~tagtool.store.project_team`,
-    :mod:`~tagtool.store.project_review`, :mod:`~tagtool.store.project_records`).
+    Use it as a context manager, or call :meth:`close`.  Sentences, the corpus
+    and annotations are its own methods; the rest is in its parts, each given
+    only the project's :class:`~tagtool.store.project_db.ProjectDb` (connection,
+    write transaction, label set).
 
     Attributes
     ----------
+    label_set : LabelSetPart
+        Label colours and keys; labels added, renamed, removed (:mod:`~tagtool.store.project_labels`).
+    team : TeamPart
+        Annotators' answers and resolutions (:mod:`~tagtool.store.project_team`).
+    review : ReviewPart
+        Flags, skips, tokenization fixes, the export and training corpora
+        (:mod:`~tagtool.store.project_review`).
+    stored : StoredPart
+        Models, added texts, word representations (:mod:`~tagtool.store.project_stored`).
+    spans : SpansPart
+        Span records attached by character offsets (:mod:`~tagtool.store.project_attach`).
     path : pathlib.Path
         The project file.
     readonly : bool
@@ -103,10 +115,12 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
     def __init__(self, path: Path, conn: sqlite3.Connection, *, readonly: bool, schema_version: int,
                  newer_schema: bool = False, migrated_from: int | None = None, backup_path: Path | None = None,
                  readonly_reason: str | None = None, tidy_sides: bool = False):
-        self.path, self._conn, self.readonly = Path(path), conn, readonly
+        self.path, self.readonly = Path(path), readonly
         self.schema_version, self.newer_schema, self.migrated_from = schema_version, newer_schema, migrated_from
         self.backup_path, self.readonly_reason, self._tidy_sides = backup_path, readonly_reason, tidy_sides
-        self._label_cache = _labels.LabelCache(self.path)
+        self.db = db = ProjectDb(self.path, conn, readonly, readonly_reason)
+        self.label_set, self.team, self.review = LabelSetPart(db), TeamPart(db), ReviewPart(db)
+        self.stored, self.spans = StoredPart(db), SpansPart(db)
         # Whether searches may use the trigram index (tagtool.store.search_index).
         self._search_index = search_index.ready(conn)
 
@@ -164,8 +178,8 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
         A failing checkpoint (a full or read-only disk) leaves the WAL beside
         the file, committed edits in it, for the next open to replay: logged only.
         """
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
+        conn = self.db.detach()
+        if conn is not None:
             try:
                 conn.close()
             except sqlite3.Error as e:
@@ -183,7 +197,7 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
     @property
     def closed(self) -> bool:
         """True once :meth:`close` has run."""
-        return self._conn is None
+        return self.db.closed
 
     def __enter__(self) -> Project:
         return self
@@ -199,20 +213,16 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
 
     @property
     def _db(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise ProjectError(f"{self.path}: the project is closed")
-        return self._conn
+        # The open connection, for this package's functions of one (merge, assign, duplicates).
+        return self.db.conn
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (:func:`tagtool.store.transaction.write`); once it holds the write
-        lock, a label set another process changed is re-read."""
-        if self.readonly:
-            why = f" ({self.readonly_reason})" if self.readonly_reason else ""
-            raise ProjectError(f"{self.path} is open read-only{why}; it cannot be changed")
-        conn, cache = self._db, self._label_cache
-        with transaction.write(conn, self.path, lambda: cache.refresh(conn), cache.forget) as conn:
-            yield conn
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self.db.write()
+
+    @property
+    def labels(self) -> LabelSet:
+        """The label set Σ in its fixed order, re-read when another program changed it."""
+        return self.db.labels
 
     @contextmanager
     def read_transaction(self) -> Iterator[Project]:
@@ -220,7 +230,7 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
         (:func:`tagtool.store.transaction.read`): reads that must agree with each other
         (an export's corpus, ids and answers) while another program edits it.  Nothing
         may be written inside it (an edit raises :class:`~tagtool.errors.ProjectError`)."""
-        with transaction.read(self._db):
+        with self.db.read():
             yield self
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
@@ -228,13 +238,13 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
         return None if row is None else row[0]
 
     def _length(self, sentence_id: int) -> int:
-        return reading.sentence_length(self._db, sentence_id)
+        return self.db.length(sentence_id)
 
     def _summary_filter(self, status: Status, search: str | None, document_id: int | None) -> tuple[str, str, list]:
         return queries.summary_filter(self._db, self._search_index, status, search, document_id)
 
     def _normalize(self, labels: Labels) -> frozenset[str]:
-        return writes.normalize(self.labels, labels)
+        return self.db.normalize(labels)
 
     # -- project metadata
 
@@ -344,7 +354,7 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
         if not isinstance(corpus, Corpus):
             raise TypeError(f"corpus must be a Corpus, got {type(corpus).__name__}")
         with self._write() as conn:
-            labels = _labels.add_missing(conn, self._label_cache, corpus.labels) if add_labels else self.labels
+            labels = _labels.add_missing(conn, self.db.label_cache, corpus.labels) if add_labels else self.labels
             with search_index.bulk_insert(conn):
                 return _rows.insert_corpus(conn, corpus, labels, annotator)
 
@@ -398,7 +408,7 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
             # matched inside the write: another program may split or merge a token meanwhile
             pairs = _rows.match_sentences(conn, corpus, match)
             if add_labels:
-                _labels.add_missing(conn, self._label_cache, corpus.labels)
+                _labels.add_missing(conn, self.db.label_cache, corpus.labels)
             return writes.take_annotations(conn, self.labels, pairs, mode, annotator)
 
     def annotation_history(self, sentence_id: int | None = None, since: float | None = None,

@@ -1,5 +1,5 @@
-"""The span-attaching part of :class:`~tagtool.store.project.Project`'s front: span records of the
-project's own text placed by character offsets (:mod:`tagtool.store.span_attach`), as training labels
+"""The span-attaching part of a :class:`~tagtool.store.project.Project` (``project.spans``): span records
+of the project's own text placed by character offsets (:mod:`tagtool.store.span_attach`), as training labels
 or as annotators' answers, sentences a span crosses joined on request (:mod:`tagtool.store.sentence_join`).
 """
 
@@ -12,6 +12,7 @@ from typing import Any
 from tagtool.core.annotators import combine
 from tagtool.core.corpus import Sentence
 from tagtool.errors import ProjectError
+from tagtool.store.project_db import ProjectDb
 from tagtool.store import annotators as _annotators
 from tagtool.store import label_rows as _labels
 from tagtool.store import project_texts, sentence_join, span_attach, writes
@@ -40,19 +41,22 @@ class Attached:
     counts: Any = None
 
 
-class AttachFront:
+class SpansPart:
     """Span records placed on the project's text by offsets."""
+
+    def __init__(self, db: ProjectDb):
+        self.db = db
 
     def has_texts(self) -> bool:
         """Whether the project keeps the text its sentences were read from (span records attach by offsets)."""
-        return project_texts.has_texts(self._db)
+        return project_texts.has_texts(self.db.conn)
 
-    def plan_spans(self, path: Path, records: list[SpanRecord]) -> span_attach.Placed:
+    def plan(self, path: Path, records: list[SpanRecord]) -> span_attach.Placed:
         """Where ``records`` (read from ``path``) would go, nothing written (the app asks about crossings first)."""
-        with self.read_transaction():
-            return span_attach.place_records(Path(path), records, project_texts.project_texts(self._db))
+        with self.db.read():
+            return span_attach.place_records(Path(path), records, project_texts.project_texts(self.db.conn))
 
-    def attach_spans(self, path: Path, records: list[SpanRecord], *, mode: str | None = "fill",
+    def attach(self, path: Path, records: list[SpanRecord], *, mode: str | None = "fill",
                      answers: bool = False, owner: str | None = None, merge_crossing: bool = False,
                      add_labels: bool = False, annotator: str = "import") -> Attached:
         """Place ``records`` on the project's text and store them, one transaction.
@@ -67,22 +71,23 @@ class AttachFront:
         if not answers and mode not in ATTACH_MODES:
             raise ValueError(f"mode must be one of {', '.join(ATTACH_MODES)}, got {mode!r}")
         path = Path(path)
-        with self._write() as conn:
+        with self.db.write() as conn:
             placed = span_attach.place_records(path, records, project_texts.project_texts(conn))
             joined = 0
             if merge_crossing and placed.crossing:
                 joined = sentence_join.join_runs(conn, placed.crossing)
                 placed = span_attach.place_records(path, records, project_texts.project_texts(conn))
-            new = sorted(placed.used_labels - set(self.labels.names))
+            new = sorted(placed.used_labels - set(self.db.labels.names))
             if new and not add_labels:
                 raise NewLabelsError(path, new)
-            labels = _labels.add_missing(conn, self._label_cache, new) if new else self.labels
+            labels = _labels.add_missing(conn, self.db.label_cache, new) if new else self.db.labels
             if answers:
                 given = _given(placed, owner, path)
                 _annotators.check_lengths(conn, given)
                 return Attached(placed, joined, counts=_annotators.write_answers(conn, labels, given))
             pairs, keep = _training(placed, labels)
-            return Attached(placed, joined, changed=writes.take_annotations(conn, labels, pairs, mode, annotator, keep))
+            changed = writes.take_annotations(conn, labels, pairs, str(mode), annotator, keep)
+            return Attached(placed, joined, changed=changed)
 
 
 def _given(placed: span_attach.Placed, owner: str | None, path: Path) -> list:
@@ -101,7 +106,7 @@ def _training(placed: span_attach.Placed, labels) -> tuple[list, dict[int, set[i
     pairs, keep = [], {}
     for sid, by in placed.labels.items():
         sets = [span_attach.as_sets(bio) for bio in by.values()]
-        annotations = [combine(votes, labels) for votes in zip(*sets)]
+        annotations = tuple(combine(votes, labels) for votes in zip(*sets))
         keep[sid] = {t for t, ann in enumerate(annotations) if not ann}
         pairs.append((sid, placed.where[sid], Sentence(placed.tokens[sid], annotations)))
     return pairs, keep

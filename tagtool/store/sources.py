@@ -72,7 +72,7 @@ def read_source(path: str | PathLike, *, label_column: int | str | None = -1, **
         from tagtool.store.project import Project
 
         with Project.open(path, readonly=True) as project:
-            corpus = project.training_corpus()
+            corpus = project.review.training_corpus()
         if label_column is None:
             corpus = _without_labels(corpus)
         return corpus

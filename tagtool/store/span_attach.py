@@ -138,7 +138,7 @@ def place_records(path: Path, records: list[SpanRecord], texts: list[ProjectText
 
 def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[ProjectText], out: Placed) -> None:
     """One annotator's spans of one record, on the segments of project text it covers."""
-    bios = {}  # text index -> flat labels over the text's tokens
+    bios: dict[int, list[str]] = {}  # text index -> flat labels over the text's tokens
     for k, r0, p0, length in segments:
         bio = bios.setdefault(k, [""] * texts[k].n_tokens)
         starts, ends, _ = texts[k].flat()

@@ -16,7 +16,9 @@ import logging
 import os
 import stat
 from pathlib import Path
+from types import ModuleType
 
+fcntl: ModuleType | None
 try:
     import fcntl
 except ImportError:  # Windows: no POSIX locks

@@ -24,7 +24,9 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
+fcntl: ModuleType | None
 try:
     import fcntl
 except ImportError:  # Windows

@@ -136,7 +136,7 @@ def test_each_visit_opens_its_sentence_once_unless_a_flag_began_it(window, chunk
     QTest.keyClick(editor, Qt.Key_N)
     second = session.current_id
     now.t += 5.0
-    session.flag("a comment")                          # the flag took the reading time: no open here
+    session.edits.flag("a comment")                          # the flag took the reading time: no open here
     now.t += 1.0
     QTest.keyClick(editor, key_of(window, "O"))
     QTest.keyClick(editor, Qt.Key_P)                   # back to the first: a new visit

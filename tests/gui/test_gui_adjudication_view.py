@@ -19,7 +19,7 @@ def _disagree(path, answers: dict[int, dict[int, tuple[str, str]]]) -> None:
             ann = [frozenset({tokens.get(t, ("O", "O"))[0]}) for t in range(n)]
             bob = [frozenset({tokens.get(t, ("O", "O"))[1]}) for t in range(n)]
             given.append((sid, f"sentence {sid}", {"ann": ann, "bob": bob}))
-        p.add_answers(given)
+        p.team.add_answers(given)
 
 
 def _key(qtbot, view, key, modifier=Qt.NoModifier) -> None:
@@ -42,29 +42,29 @@ def test_keys_pick_an_answer_keep_the_set_take_back_and_undo(open_window, chunk_
     assert header[1].startswith("≠ ") and header[3].startswith("≠ ") and not header[0].startswith("≠")
     view.table.setCurrentCell(0, 1)
     _key(qtbot, view, Qt.Key_2)  # bob's answer
-    assert session.annotations[1] == {"I-NP"} and session.resolutions()[1].labels == {"I-NP"}
-    assert session.resolutions()[1].annotator == "judge"
+    assert session.annotations[1] == {"I-NP"} and session.team.resolutions()[1].labels == {"I-NP"}
+    assert session.team.resolutions()[1].annotator == "judge"
     assert view.token == 3, "a resolution moves on to the sentence's next disagreement"
     assert view.table.horizontalHeaderItem(1).text().startswith("✓ ")
     _key(qtbot, view, Qt.Key_K)  # keep the set
-    assert session.resolutions()[3].labels == {"B-NP", "B-VP"}
+    assert session.team.resolutions()[3].labels == {"B-NP", "B-VP"}
     assert sid not in session.project.sentence_ids(status="disagree")
     assert session.counts.token_counts() == session.project.annotation_counts()  # kept per resolution
     window.undo_action.trigger()
-    assert 3 not in session.resolutions() and not view.table.horizontalHeaderItem(3).text().startswith("✓")
+    assert 3 not in session.team.resolutions() and not view.table.horizontalHeaderItem(3).text().startswith("✓")
     view.table.setCurrentCell(0, 1)
     _key(qtbot, view, Qt.Key_Backspace)  # take the resolution back
-    assert session.resolutions() == {} and session.annotations[1] == {"B-NP", "I-NP"}
+    assert session.team.resolutions() == {} and session.annotations[1] == {"B-NP", "I-NP"}
     window.undo_action.trigger()
-    assert session.resolutions()[1].labels == {"I-NP"}
+    assert session.team.resolutions()[1].labels == {"I-NP"}
     view.table.setCurrentCell(0, 0)
     _key(qtbot, view, Qt.Key_3)  # no third annotator: nothing happens
     _key(qtbot, view, Qt.Key_1)  # token 0: both said O; resolving an agreement is allowed
-    assert session.resolutions()[0].labels == {"O"}
+    assert session.team.resolutions()[0].labels == {"O"}
     assert session.counts.token_counts() == session.project.annotation_counts()
     assert session.counts.sentences == session.project.status_counts()
     with Project.open(chunk_project, readonly=True) as p:
-        assert p.resolutions(sid)[1].labels == {"I-NP"} and p.annotations(sid)[1] == {"I-NP"}
+        assert p.team.resolutions(sid)[1].labels == {"I-NP"} and p.annotations(sid)[1] == {"I-NP"}
 
 
 def test_tab_goes_to_the_next_disagreement_across_sentences_most_disputed_first(open_window, chunk_project, qtbot):
@@ -91,7 +91,7 @@ def test_tab_goes_to_the_next_disagreement_across_sentences_most_disputed_first(
     _key(qtbot, view, Qt.Key_1)
     assert view.token == 1
     _key(qtbot, view, Qt.Key_1)
-    assert set(session.resolutions()) == {0, 1, 4}
+    assert set(session.team.resolutions()) == {0, 1, 4}
     _key(qtbot, view, Qt.Key_Tab)
     assert (session.current_id, view.token) == (few, 2)
     assert "Ctrl+Shift+A" in shortcuts_html(session.style)

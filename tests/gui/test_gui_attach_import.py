@@ -76,10 +76,10 @@ def test_import_attaches_two_annotators_and_joins_the_crossed_sentences(qtbot, t
     assert "Attached 4 of 4 records by their text" in window.statusBar().currentMessage()
     with Project.open(path, readonly=True) as p:
         first = p.sentence_ids()[0]
-        bob = p.annotator_labels(first)["bob"]
+        bob = p.team.annotator_labels(first)["bob"]
         tokens = p.sentence(first).tokens
         assert [t for t, a in zip(tokens, bob) if a and a != {"O"}] == ["Dr.", "Smith", "Paris", ".", "The"]
-        assert set(p.annotator_labels(p.sentence_ids()[1])) == {"alice", "bob"}
+        assert set(p.team.annotator_labels(p.sentence_ids()[1])) == {"alice", "bob"}
 
 
 def test_leaving_the_crossing_span_out_keeps_the_sentences(qtbot, tmp_path, open_window, monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QFileDialog
 
 from tagtool.gui import transfer
-from tagtool.store.project import Project
+from tagtool.store.project_review import ReviewPart
 
 TIMEOUT = 30_000
 
@@ -26,8 +26,8 @@ def choose(monkeypatch, path, kind="CoNLL column file (*.conll *.txt)"):
 
 def test_a_big_projects_export_is_written_by_a_worker(window, background, monkeypatch, qtbot, tmp_path):
     threads = []
-    real = Project.export_corpus
-    monkeypatch.setattr(Project, "export_corpus",
+    real = ReviewPart.export_corpus
+    monkeypatch.setattr(ReviewPart, "export_corpus",
                         lambda self: threads.append(threading.current_thread()) or real(self))
     session = window.session
     session.go_to(session.sentence_ids[7])

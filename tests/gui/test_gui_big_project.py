@@ -65,10 +65,10 @@ def row_ids(model) -> list[int]:
 
 
 def wait_ready(qtbot, session):
-    if not session.sentences_ready:
+    if not session.cache.sentences_ready:
         with qtbot.waitSignal(session.sentencesReady, timeout=TIMEOUT):
             pass
-    assert session.sentences_ready
+    assert session.cache.sentences_ready
 
 
 def test_opening_reads_a_page_and_no_sentence_on_the_gui_thread(open_window, big_project, qtbot, monkeypatch):
@@ -83,7 +83,7 @@ def test_opening_reads_a_page_and_no_sentence_on_the_gui_thread(open_window, big
     monkeypatch.setattr(Project, "corpus", lambda self: pytest.fail("the window read the whole corpus"))
     window = open_window(big_project)
     model, session = window.list_panel.model, window.session
-    assert N >= BACKGROUND_READ_MIN and not session.sentences_ready
+    assert N >= BACKGROUND_READ_MIN and not session.cache.sentences_ready
     assert model.rowCount() == N
     qtbot.waitUntil(lambda: model.pages_read > 0)  # the list has painted
     assert model.pages_read == 1, "only the rows on screen"
@@ -213,7 +213,7 @@ def test_edits_made_while_the_worker_reads_reach_the_training_sentences(open_win
     window = open_window(big_project)
     session = window.session
     window.model_loop.auto = False
-    assert began.wait(TIMEOUT / 1000) and not session.sentences_ready
+    assert began.wait(TIMEOUT / 1000) and not session.cache.sentences_ready
     ids = session.sentence_ids
     label = session.style.names[0]
     for sid in (ids[2], ids[N - 2], ids[N // 2]):
@@ -222,7 +222,7 @@ def test_edits_made_while_the_worker_reads_reach_the_training_sentences(open_win
     window.undo_action.trigger()  # the edit of ids[N // 2] undone
     go.set()
     wait_ready(qtbot, session)
-    got_ids, sentences = session.training_sentences()
+    got_ids, sentences = session.cache.training_sentences()
     assert list(got_ids) == list(ids)
     assert list(sentences) == session.project.snapshot()[1]
     assert sentences[2].annotations[0] == sentences[N - 2].annotations[0] == {label}
@@ -233,13 +233,13 @@ def test_a_bulk_change_while_the_worker_reads_starts_another_read(open_window, b
     window = open_window(big_project)
     session = window.session
     window.model_loop.auto = False
-    first_read = session._read
+    first_read = session.cache._read
     assert first_read is not None
     session.project.set_annotation(session.sentence_ids[7], 0, session.style.names[0])  # as an import does
     session.reload()
-    assert session._read is not None and session._read is not first_read
+    assert session.cache._read is not None and session.cache._read is not first_read
     wait_ready(qtbot, session)
-    assert list(session.training_sentences()[1]) == session.project.snapshot()[1]
+    assert list(session.cache.training_sentences()[1]) == session.project.snapshot()[1]
 
 
 def test_training_starts_once_the_sentences_are_read(open_window, big_project, qtbot):
@@ -247,11 +247,11 @@ def test_training_starts_once_the_sentences_are_read(open_window, big_project, q
     loop, session = window.model_loop, window.session
     loop.auto, loop.cv_folds = False, 0
     loop.set_learner("hmm", {})
-    assert not session.sentences_ready
+    assert not session.cache.sentences_ready
     assert loop.train() and not loop.busy, "no run before the sentences are in"
     with qtbot.waitSignal(loop.started, timeout=TIMEOUT):
         pass
-    assert session.sentences_ready and loop.busy
+    assert session.cache.sentences_ready and loop.busy
     with qtbot.waitSignal(loop.cancelled, timeout=TIMEOUT):
         loop.cancel()
 
@@ -261,7 +261,7 @@ def test_cancel_while_a_run_waits_for_the_sentences_drops_it(open_window, big_pr
     loop, session, panel = window.model_loop, window.session, window.model_panel
     loop.auto, loop.cv_folds = False, 0
     loop.set_learner("hmm", {})
-    assert not session.sentences_ready
+    assert not session.cache.sentences_ready
     with qtbot.waitSignal(loop.waiting, timeout=TIMEOUT):
         assert loop.train()
     assert panel.cancel_button.isEnabled() and "Reading" in panel.status.text(), "the wait is shown and can be cancelled"
@@ -279,8 +279,8 @@ def test_cancel_while_a_run_waits_for_the_sentences_drops_it(open_window, big_pr
 def test_closing_while_the_worker_reads_stops_it(open_window, big_project):
     window = open_window(big_project)
     session = window.session
-    reader = session._reader
-    assert reader is not None and not session.sentences_ready
+    reader = session.cache._reader
+    assert reader is not None and not session.cache.sentences_ready
     window.close_project()
     assert reader.pool.activeThreadCount() == 0
     assert window.session is None

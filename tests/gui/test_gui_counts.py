@@ -85,7 +85,7 @@ def test_counts_follow_edits_undo_redo_and_splits_without_an_aggregate_per_edit(
     aggregates.clear()
     assert (session.counts.sentences, session.counts.tokens) == expected
     assert f"{expected[0]['full']} full" in window.progress.text()
-    session.split_token(0, 1) if len(session.sentence.tokens[0]) > 1 else session.merge_tokens(0)
+    session.edits.split_token(0, 1) if len(session.sentence.tokens[0]) > 1 else session.edits.merge_tokens(0)
     assert (session.counts.sentences, session.counts.tokens) == sql_counts(project)
 
 

@@ -250,13 +250,13 @@ def test_a_label_removed_by_another_program_is_refused_and_the_labels_reloaded(w
     key = key_of(window, "B-PP")
     sid, before = session.current_id, session.annotations
     script = (f"from tagtool.store.project import Project\n"
-              f"with Project.open({str(chunk_project)!r}) as p:\n    p.remove_label('B-PP', force=True)\n")
+              f"with Project.open({str(chunk_project)!r}) as p:\n    p.label_set.remove_label('B-PP', force=True)\n")
     subprocess.run([sys.executable, "-c", script], check=True)
     qtbot.keyClick(editor, key)
     assert error_shown(window, "Not saved", "B-PP", "label set was changed by another program")
     assert session.annotations == before and stored(chunk_project, sid) == before
     assert "B-PP" not in session.project.labels
-    assert all(info.name != "B-PP" for info in session.project.label_infos())
+    assert all(info.name != "B-PP" for info in session.project.label_set.label_infos())
     window.error_box.close()
     token = editor.focus
     qtbot.keyClick(editor, key_of(window, "B-NP"))  # the current labels save

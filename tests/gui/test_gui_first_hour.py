@@ -173,7 +173,7 @@ def doccano_two_annotators(tmp_path):
 
 
 def state(project: Project) -> list[tuple]:
-    return [(s.tokens, s.annotations, dict(s.annotator_labels)) for s in project.export_corpus()]
+    return [(s.tokens, s.annotations, dict(s.annotator_labels)) for s in project.review.export_corpus()]
 
 
 def test_a_first_hour(qtbot, tmp_path, monkeypatch):
@@ -286,7 +286,7 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     session = window.session
     assert session.n_sentences == n
     project = session.project
-    team_labels = project.annotator_labels(ids[0])
+    team_labels = project.team.annotator_labels(ids[0])
     assert set(team_labels) == {"alice", "bob", session.annotator}  # the person's own edits are theirs
     sentence = project.sentence(ids[0]).tokens
     spans = {name: [(w, next(iter(a))) for w, a in zip(sentence, labels) if a and a != {"O"}]
@@ -294,14 +294,14 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     assert spans["alice"] == [("Dr.", "B-PER"), ("Smith", "I-PER"), ("Boston", "B-LOC"), ("New", "B-LOC"),
                               ("Haven", "I-LOC"), (",", "I-LOC"), ("Conn.", "I-LOC")]
     assert spans["bob"] == [("Smith", "B-PER")]
-    waiter = project.annotator_labels(ids[2])  # "Our waiter , Anna Berg , ...": in both records of the paragraph
+    waiter = project.team.annotator_labels(ids[2])  # "Our waiter , Anna Berg , ...": in both records of the paragraph
     assert waiter["bob"][3:5] == ({"B-PER"}, {"I-PER"}) and all(a == {"O"} for a in waiter["alice"])
-    assert {"alice", "bob"} <= set(project.annotator_labels(ids[3]))
+    assert {"alice", "bob"} <= set(project.team.annotator_labels(ids[3]))
     assert project.annotations(ids[0]) == first, "the person's labels are the majority's here"
     open_now = session.current_id  # the sentence Enter moved to: its paragraph's answers made its training labels
     assert window.editor.annotations == project.annotations(open_now) and any(window.editor.annotations)
     # the person's "pizza" O|B-ORG is one answer among three: alice's and bob's O (their records cover it) win
-    assert project.annotations(ids[1])[1] == {"O"} and project.annotator_labels(ids[1])[session.annotator][1] == {
+    assert project.annotations(ids[1])[1] == {"O"} and project.team.annotator_labels(ids[1])[session.annotator][1] == {
         "O", "B-ORG"}
 
     # 5. Exports while partly labeled, from File › Export annotations…

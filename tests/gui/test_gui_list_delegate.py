@@ -15,7 +15,7 @@ def test_cells_are_what_data_says(window, qtbot):
     model = panel.model
     ids = session.sentence_ids
     session.go_to(ids[2])
-    session.flag("look at this")
+    session.edits.flag("look at this")
     session.go_to(ids[5])
     model.set_scores({sid: 0.25 * (i % 4) for i, sid in enumerate(ids)})
     assert isinstance(panel.table.itemDelegate(), SentenceRowDelegate)

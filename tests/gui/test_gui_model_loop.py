@@ -197,7 +197,7 @@ def test_reopen_loads_the_last_model(open_window, chunk_project, qtbot):
     window = open_window(chunk_project)
     result = train(window, qtbot, learner="perceptron", folds=2, epochs=2)
     assert result.metrics["cv_folds"] == 2
-    records = window.session.project.models()
+    records = window.session.project.stored.models()
     assert records and records[-1].learner == "perceptron" and records[-1].metrics["cv_folds"] == 2
     window.close()
 
@@ -217,7 +217,7 @@ def test_an_unreadable_stored_model_is_logged_and_the_window_stays_usable(open_w
                                                                             caplog):
     window = open_window(chunk_project)
     train(window, qtbot, learner="perceptron", folds=0, epochs=1)
-    model_id = window.session.project.models()[-1].id
+    model_id = window.session.project.stored.models()[-1].id
     window.close()
     import sqlite3
 

@@ -280,17 +280,17 @@ def test_labels_dialog_gives_back_the_default_keys_and_colours(window, qtbot):
     project = window.session.project
     names = project.labels.names
     defaults = list(zip(default_colors(names), default_shortcuts(names)))
-    project.set_label_info("B-ADVP", shortcut=None)
-    project.set_label_info("O", shortcut="3", color="#123456")  # as frequency once gave it
-    project.set_label_info("B-NP", shortcut="V")
+    project.label_set.set_label_info("B-ADVP", shortcut=None)
+    project.label_set.set_label_info("O", shortcut="3", color="#123456")  # as frequency once gave it
+    project.label_set.set_label_info("B-NP", shortcut="V")
     window.session.labels_edited(False)
     dialog = LabelsDialog(window.session, window)
     qtbot.addWidget(dialog)
-    assert [(i.color, i.shortcut) for i in project.label_infos()] != defaults
+    assert [(i.color, i.shortcut) for i in project.label_set.label_infos()] != defaults
     assert window.session.style.shortcut("B-NP") == "v", "stored as the editor reads it"
     assert window.session.style.label_for_shortcut("V") == window.session.style.label_for_shortcut("v") == "B-NP"
     dialog.defaults.click()
-    assert [(i.color, i.shortcut) for i in project.label_infos()] == defaults
+    assert [(i.color, i.shortcut) for i in project.label_set.label_infos()] == defaults
     assert window.session.style.shortcut("O") == "1" and window.session.style.color("O").name() == "#e0e0e0"
 
 
@@ -314,7 +314,7 @@ def test_reset_sample_project_gives_back_the_built_in_sample_after_asking(tmp_pa
     shipped = stored(path, sid)
     session.go_to(sid)
     window.editor.apply_full("B-NP")
-    session.project.set_label_info("O", color="#123456")
+    session.project.label_set.set_label_info("O", color="#123456")
     edited = stored(path, sid)
     assert edited != shipped
     reset = _menu_action(window, "&Help", "&Reset the sample project…")

@@ -16,7 +16,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 def _session(path: Path) -> Session:
     session = Session(Project.open(path))
-    session.read_sentences()
+    session.cache.read_sentences()
     return session
 
 
@@ -83,13 +83,13 @@ def test_stored_by_the_worker_and_kept_in_use_when_the_file_cannot_take_them(qtb
     _wait_idle(qtbot, controller)
     assert threads == [False], "stored from the worker thread"
     assert controller.current is not None and controller.for_training() is controller.current
-    assert session.project.representations() is None
+    assert session.project.stored.representations() is None
     assert "in use" in controller.status_text() and "not saved in the project: disk full" in controller.status_text()
     monkeypatch.setattr(module, "store_in_file", real)
     controller.current = None
     controller.refresh()
     _wait_idle(qtbot, controller)
-    assert session.project.representations().fingerprint == controller.current.fingerprint
+    assert session.project.stored.representations().fingerprint == controller.current.fingerprint
     assert "not saved" not in controller.status_text()
     controller.shutdown()
     session.project.close()
@@ -102,7 +102,7 @@ def test_cancel_leaves_nothing_stored(qtbot, chunk_project):
     assert controller.learning
     controller.cancel()
     _wait_idle(qtbot, controller)
-    assert controller.current is None and session.project.representations() is None
+    assert controller.current is None and session.project.stored.representations() is None
     assert "cancelled" in controller.status_text()
     controller.shutdown()
     session.project.close()

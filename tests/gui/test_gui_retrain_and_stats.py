@@ -67,7 +67,7 @@ def test_edit_retrains_warm_with_the_budget_and_train_now_fits_fully(window, qtb
     assert retrained.tagger.model.params["epochs"] == 2, "the fit itself ran 2 epochs"
     assert retrained.params["epochs"] == 6, "the user's settings are kept"
     assert "Retrained after an edit" in panel.metrics.text()
-    record = window.session.project.models()[-1]
+    record = window.session.project.stored.models()[-1]
     assert record.params["epochs"] == 6 and record.metrics["retrain"] == {"epochs": 2}
     # the next edit still warm-starts (same settings), again with the budget
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
@@ -87,7 +87,7 @@ def test_edit_retrains_warm_with_the_budget_and_train_now_fits_fully(window, qtb
 
 def test_training_snapshot_follows_edits_undo_and_redo(window, qtbot):
     session = window.session
-    ids, sentences = session.training_sentences()
+    ids, sentences = session.cache.training_sentences()
     assert list(sentences) == list(session.project.corpus())
     editor = go_unlabeled(window)
     editor.set_focus(0)
@@ -97,7 +97,7 @@ def test_training_snapshot_follows_edits_undo_and_redo(window, qtbot):
     window.undo_action.trigger()
     window.undo_action.trigger()
     window.redo_action.trigger()
-    ids2, cached = session.training_sentences()
+    ids2, cached = session.cache.training_sentences()
     assert ids2 == ids
     assert list(cached) == list(session.project.corpus())
     assert cached[LABELED].annotations[:2] == ({"B-NP"}, {"I-NP"})

@@ -62,7 +62,7 @@ def test_flag_with_a_comment_shows_in_the_list_and_the_editor_and_undoes(window,
     dialog.comment.setText("is Rockwell an ORG here?")
     dialog.accept()
     with Project.open(session.project.path, readonly=True) as p:  # saved at once
-        assert p.review(sid) == Review(True, "is Rockwell an ORG here?")
+        assert p.review.get(sid) == Review(True, "is Rockwell an ORG here?")
     assert flag_shown(window, sid)
     assert "is Rockwell an ORG here?" in row_data(window, sid, Qt.ToolTipRole)
     assert panel.review.isVisible() and "is Rockwell an ORG here?" in panel.review.text()
@@ -71,13 +71,13 @@ def test_flag_with_a_comment_shows_in_the_list_and_the_editor_and_undoes(window,
     dialog = open_dialog(window, qtbot, FlagDialog)
     assert dialog.remove.isVisible() and dialog.comment.text() == "is Rockwell an ORG here?"
     dialog.remove.click()
-    assert session.review(sid) == Review() and not flag_shown(window, sid)
+    assert session.edits.review(sid) == Review() and not flag_shown(window, sid)
     window.undo_action.trigger()  # the flag is back ...
-    assert session.project.review(sid).comment == "is Rockwell an ORG here?" and panel.review.isVisible()
+    assert session.project.review.get(sid).comment == "is Rockwell an ORG here?" and panel.review.isVisible()
     window.undo_action.trigger()  # ... and gone
-    assert session.project.review(sid) == Review() and not panel.review.isVisible()
+    assert session.project.review.get(sid) == Review() and not panel.review.isVisible()
     window.redo_action.trigger()
-    assert session.review(sid).flagged
+    assert session.edits.review(sid).flagged
 
 
 def test_next_flagged_key_and_the_flagged_filter(window, qtbot):
@@ -85,7 +85,7 @@ def test_next_flagged_key_and_the_flagged_filter(window, qtbot):
     ids = session.project.sentence_ids()
     for sid, comment in ((ids[40], "b"), (ids[7], "a")):
         session.go_to(sid)
-        session.flag(comment)
+        session.edits.flag(comment)
     session.go_to(ids[0])
     press(window, Qt.Key_G)
     assert session.current_id == ids[7]
@@ -109,7 +109,7 @@ def test_a_skipped_sentence_leaves_the_queue_and_training_and_comes_back(window,
     first = session.queue[0]
     session.go_to(first)
     press(window, Qt.Key_K)
-    assert session.project.review(first).skipped
+    assert session.project.review.get(first).skipped
     assert first not in session.queue
     assert session.current_id == session.queue[0] != first  # went on to what J offers
     assert row_data(window, first) == SKIPPED_TEXT
@@ -131,10 +131,10 @@ def test_a_skipped_sentence_leaves_the_queue_and_training_and_comes_back(window,
     # un-skip: back in the queue and in the list
     session.go_to(first)
     press(window, Qt.Key_K)
-    assert not session.project.review(first).skipped
+    assert not session.project.review.get(first).skipped
     assert first in session.queue and row_data(window, first) != SKIPPED_TEXT
     window.undo_action.trigger()  # undo the un-skip: out again
-    assert first not in session.queue and session.project.review(first).skipped
+    assert first not in session.queue and session.project.review.get(first).skipped
 
 
 def test_split_and_merge_keys_rewrite_the_sentence_with_undo(window, qtbot):
@@ -193,13 +193,13 @@ def test_a_split_while_the_models_guidance_is_cached_draws_no_stale_hints(window
     session.go_to(sid)
     n = len(session.sentence)
     assert len(editor.hints.tokens) == n
-    assert session.split_token(0, 1)
+    assert session.edits.split_token(0, 1)
     assert len(loop.result.guidance[sid].suggestions) == n, "the cached guidance is of the old tokens"
     assert not editor.hints.tokens
     assert not editor.grab().isNull()  # paints without the old hints
     # as many tokens as the guidance has, but other ones: still no hints from it
     t = next(t for t in range(2, n - 1) if session.sentence.tokens[t])
-    assert session.merge_tokens(t) and len(session.sentence) == n
+    assert session.edits.merge_tokens(t) and len(session.sentence) == n
     assert not editor.hints.tokens
     session.go_to(session.project.sentence_ids()[LABELED + 1])
     assert len(editor.hints.tokens) == len(session.sentence), "other sentences keep theirs"
@@ -207,7 +207,7 @@ def test_a_split_while_the_models_guidance_is_cached_draws_no_stale_hints(window
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         window.model_panel.train_button.click()
     assert len(loop.result.guidance[sid].suggestions) == n == len(editor.hints.tokens)
-    ids, sentences = session.training_sentences()
+    ids, sentences = session.cache.training_sentences()
     assert sentences[list(ids).index(sid)].tokens == session.sentence.tokens
 
 
@@ -229,14 +229,14 @@ def test_a_split_while_the_worker_reads_reaches_the_training_sentences(open_wind
     window = open_window(chunk_project)
     session = window.session
     window.model_loop.auto = False
-    assert began.wait(TIMEOUT / 1000) and not session.sentences_ready
+    assert began.wait(TIMEOUT / 1000) and not session.cache.sentences_ready
     sid = session.sentence_ids[4]
     session.go_to(sid)
-    assert session.split_token(0, 1)
+    assert session.edits.split_token(0, 1)
     go.set()
     with qtbot.waitSignal(session.sentencesReady, timeout=TIMEOUT):
         pass
-    _, sentences = session.training_sentences()
+    _, sentences = session.cache.training_sentences()
     assert sentences[4] == session.project.sentence(sid) and len(sentences[4]) == len(session.sentence)
 
 
@@ -256,7 +256,7 @@ def test_a_read_only_project_refuses_and_says_so(open_window, chunk_project, qtb
     sid = session.current_id
     press(window, Qt.Key_K)
     assert window.statusBar().currentMessage().startswith("Not saved: This project is open read-only")
-    assert session.review(sid) == Review() and session.current_id == sid and not window.undo_action.isEnabled()
+    assert session.edits.review(sid) == Review() and session.current_id == sid and not window.undo_action.isEnabled()
     window.error_box.close()
     window.editor.set_focus(0)
     press(window, Qt.Key_M, CTRL_SHIFT)
@@ -290,7 +290,7 @@ def test_split_offset_from_the_dialog(token, text, cursor, expected):
 def test_retokenized_sentence_is_a_valid_sentence(window):
     session = window.session
     session.go_to(session.project.sentence_ids()[0])
-    session.split_token(0, 2)
+    session.edits.split_token(0, 2)
     s = session.sentence
     assert s.columns and isinstance(s, Sentence)
     assert all(len(v) == len(s.tokens) == len(s.annotations) for v in s.columns.values())
@@ -306,9 +306,9 @@ def test_each_is_an_action_of_the_log_with_its_own_time(window, qtbot):
     sid = session.current_id
     n = len(session.sentence)
     now[0] += 30  # writing a comment
-    session.flag("why")
+    session.edits.flag("why")
     now[0] += 5
-    session.split_token(0, 1)
+    session.edits.split_token(0, 1)
     now[0] += 2
     window.undo_action.trigger()  # the split
     now[0] += 4

@@ -50,8 +50,8 @@ def test_export_to_span_records_while_partly_labeled(open_window, doccano_projec
     assert window.statusBar().currentMessage().startswith("Exported 4 sentences")
     again = Project.create(tmp_path / "again.tagproj", read_corpus(written))
     try:
-        expected = [(s.tokens, s.annotations) for s in session.project.export_corpus()]
-        assert [(s.tokens, s.annotations) for s in again.export_corpus()] == expected
+        expected = [(s.tokens, s.annotations) for s in session.project.review.export_corpus()]
+        assert [(s.tokens, s.annotations) for s in again.review.export_corpus()] == expected
         assert expected[3][1][0] == {"O"} and expected[3][1][2] == {"B-PER", "O"} and not expected[3][1][1]
     finally:
         again.close()

@@ -40,7 +40,7 @@ def test_new_project_offers_the_annotators_of_a_label_studio_file(qtbot, tmp_pat
     assert note.endswith("labelstudio_full.json:2: task 101: 1 cancelled annotation(s) skipped (by 3)")
     with Project.open(dialog.created, readonly=True) as p:
         first = p.sentence_ids()[0]
-        assert p.annotations(first)[5] == {"B-ORG"} and set(p.annotator_labels(first)) == {"ben@example.com"}
+        assert p.annotations(first)[5] == {"B-ORG"} and set(p.team.annotator_labels(first)) == {"ben@example.com"}
 
 
 def test_new_project_hides_span_options_for_column_files(qtbot, tmp_path):

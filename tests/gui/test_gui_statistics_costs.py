@@ -31,7 +31,7 @@ def _drawn(panel, qtbot):
 
 
 def _store_model(project, learner, f1, tokens, created):
-    model_id = project.add_model(learner, {}, {"f1": f1, "token_accuracy": 0.9, "labeled_tokens": tokens}, b"-")
+    model_id = project.stored.add_model(learner, {}, {"f1": f1, "token_accuracy": 0.9, "labeled_tokens": tokens}, b"-")
     project._db.execute("UPDATE models SET created = ? WHERE id = ?", (created, model_id))
     return model_id
 
@@ -91,7 +91,7 @@ def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_
     _store_model(project, "perceptron", 0.40, 100, START + 61.0)
     _store_model(project, "cosvm", 0.45, 100, START + 61.0)
     _store_model(project, "perceptron", 0.55, 200, START + 200.0)
-    project.add_model("perceptron", {}, {"labeled_tokens": 250}, b"-")  # no CV: not on the curve
+    project.stored.add_model("perceptron", {}, {"labeled_tokens": 250}, b"-")  # no CV: not on the curve
     _drawn(panel, qtbot)
     curve = panel.curve
     assert [(p.learner, p.labeled_tokens, p.minutes) for p in curve.points] == [

@@ -15,7 +15,7 @@ from tests.gui.helpers import statistics_shown
 
 
 def _store_cv_model(project) -> None:
-    project.add_model("perceptron", {}, {"f1": 0.5, "token_accuracy": 0.9, "labeled_tokens": 80,
+    project.stored.add_model("perceptron", {}, {"f1": 0.5, "token_accuracy": 0.9, "labeled_tokens": 80,
                                          "cv_folds": 2}, b"-")
 
 

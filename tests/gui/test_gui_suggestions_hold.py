@@ -82,12 +82,12 @@ def test_f5_or_leaving_shows_the_waiting_suggestions(window, qtbot):
     nxt = window.session.project.sentence_ids()[LABELED + 1]
     assert not window.editor_panel.waiting.isVisible()
     newer = arrive_different(window, [sid, nxt])
-    assert window.model_loop.suggestions_waiting
+    assert window.model_loop.hold.suggestions_waiting
     assert window.editor_panel.waiting.isVisible()  # the mark
     assert "New suggestions" in window.editor_panel.waiting.text()
     QTest.keyClick(editor, Qt.Key_F5)  # Model › Show new suggestions
     assert shown_suggestions(editor) == list(newer.guidance[sid].suggestions)
-    assert not window.model_loop.suggestions_waiting and not window.editor_panel.waiting.isVisible()
+    assert not window.model_loop.hold.suggestions_waiting and not window.editor_panel.waiting.isVisible()
     # another model; leaving the sentence (N) and coming back (P) shows the newest
     newest = arrive_different(window, [sid])
     assert window.editor_panel.waiting.isVisible()
@@ -98,7 +98,7 @@ def test_f5_or_leaving_shows_the_waiting_suggestions(window, qtbot):
     # the mark's link asks for them too
     arrive_different(window, [sid])
     window.editor_panel.waiting.linkActivated.emit("show")
-    assert not window.model_loop.suggestions_waiting
+    assert not window.model_loop.hold.suggestions_waiting
 
 
 def test_enter_opens_the_queue_next_sentence_and_the_list_follows(window, qtbot):
@@ -108,7 +108,7 @@ def test_enter_opens_the_queue_next_sentence_and_the_list_follows(window, qtbot)
     sid = window.session.current_id
     QTest.keyClick(editor, Qt.Key_Return)
     session = window.session
-    head = next(s for s in session.queue if s != sid and s not in session.skipped)
+    head = next(s for s in session.queue if s != sid and s not in session.edits.skipped)
     assert session.current_id == head
     table = window.list_panel.table
     rows = {i.row() for i in table.selectionModel().selectedRows()}
@@ -196,7 +196,7 @@ def test_a_click_on_a_suggestion_accepts_what_was_shown_while_newer_ones_wait(wi
     sid = window.session.current_id
     before = shown_suggestions(editor)
     arrive_different(window, [sid])
-    assert window.model_loop.suggestions_waiting
+    assert window.model_loop.hold.suggestions_waiting
     QTest.mouseClick(editor, Qt.LeftButton, Qt.NoModifier, chip_point(editor, 0, band="label"))
     first = window.session.project.annotations(sid)[0]
     assert first == {before[0]}

@@ -29,7 +29,7 @@ def _answers(path, sid: int, token: int, answers: dict[str, str]) -> None:
                          [(sid, token, who, lab) for who, lab in answers.items()])
     conn.close()
     with Project.open(path) as p:
-        p.unresolve_token(sid, token, "setup")  # the training label their answers make
+        p.team.unresolve_token(sid, token, "setup")  # the training label their answers make
 
 
 def test_the_preferences_name_is_recorded_with_every_edit(open_window, chunk_project, settings, qtbot):
@@ -38,8 +38,8 @@ def test_the_preferences_name_is_recorded_with_every_edit(open_window, chunk_pro
     assert window.session.annotator == "maria"
     editor = go_unlabeled(window)
     qtbot.keyClick(editor, key_of(window, "O"))
-    window.session.flag("look")
-    window.session.split_token(0, 1)
+    window.session.edits.flag("look")
+    window.session.edits.split_token(0, 1)
     assert _who(chunk_project, "annotation_log") == {"maria"}
     assert _who(chunk_project, "actions") == {"maria"} and _who(chunk_project, "sentence_review") == {"maria"}
     assert "maria" in _who(chunk_project, "annotations")
@@ -73,23 +73,23 @@ def test_resolving_a_token_is_saved_logged_and_undone(open_window, chunk_project
     session = window.session
     session.go_to(sid)
     assert session.annotations[1] == {"B-NP", "I-NP"}
-    assert session.answers()[1] == {"ann": frozenset({"B-NP"}), "bob": frozenset({"I-NP"})}
+    assert session.team.answers()[1] == {"ann": frozenset({"B-NP"}), "bob": frozenset({"I-NP"})}
     assert sid in session.project.sentence_ids(status="disagree")
     seen = []
     session.annotationsChanged.connect(lambda s, ch: seen.append((s, dict(ch))))
-    assert session.resolve(1, {"I-NP"})
-    assert not session.resolve(1, {"I-NP"}), "already resolved so"
+    assert session.team.resolve(1, {"I-NP"})
+    assert not session.team.resolve(1, {"I-NP"}), "already resolved so"
     assert session.annotations[1] == {"I-NP"} and seen == [(sid, {1: frozenset({"I-NP"})})]
-    assert session.resolutions()[1].annotator == "judge"
+    assert session.team.resolutions()[1].annotator == "judge"
     assert sid not in session.project.sentence_ids(status="disagree")
     window.undo_action.trigger()
-    assert session.annotations[1] == {"B-NP", "I-NP"} and session.resolutions() == {}
+    assert session.annotations[1] == {"B-NP", "I-NP"} and session.team.resolutions() == {}
     window.redo_action.trigger()
-    assert session.annotations[1] == {"I-NP"} and session.resolutions()[1].labels == {"I-NP"}
-    assert session.unresolve(1)
+    assert session.annotations[1] == {"I-NP"} and session.team.resolutions()[1].labels == {"I-NP"}
+    assert session.team.unresolve(1)
     assert session.annotations[1] == {"B-NP", "I-NP"}
     window.undo_action.trigger()
-    assert session.resolutions()[1].labels == {"I-NP"}
+    assert session.team.resolutions()[1].labels == {"I-NP"}
     kinds = [(a.kind, a.annotator) for a in session.project.actions()]
     assert kinds == [("adjudicate", "judge"), ("undo", "judge"), ("redo", "judge"), ("adjudicate", "judge"),
                      ("undo", "judge")]

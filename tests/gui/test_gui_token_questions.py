@@ -181,7 +181,7 @@ def test_tab_passes_over_a_skipped_sentence(window, qtbot):
     sentences = list(dict.fromkeys(sid for sid, _ in expected))
     session.go_to(sentences[1])
     QTest.keyClick(editor, Qt.Key_K, Qt.ControlModifier)  # skip it (the sentence ops' key)
-    assert sentences[1] in session.skipped and sentences[1] not in session.queue
+    assert sentences[1] in session.edits.skipped and sentences[1] not in session.queue
     session.go_to(sentences[0])
     last = [t for sid, t in expected if sid == sentences[0]][-1]
     editor.set_focus(last)

@@ -40,7 +40,7 @@ def test_other_errors_are_not_taken_for_a_cancel(qapp):
 
 
 def test_wire_connects_the_signals_before_the_task_runs(qtbot):
-    """A task that returns at once still reaches a slot connected by ``wire`` (queue_steering.replan's race)."""
+    """A task that returns at once still reaches a slot connected by ``wire`` (QueueSteering.replan's race)."""
     from tagtool.gui.worker import TaskRunner
 
     runner = TaskRunner()

@@ -19,9 +19,9 @@ from tagtool.store.project import Project
 def main(path: str, _n: str, *files: str) -> None:
     with Project.open(Path(path)) as project:
         read = [merge.read_file(Path(f), project.labels) for f in files]
-        merge.check_files(project, read)
+        merge.check_files(project._db, project.path, read)
         print("committed ready", flush=True)
-        project.merge_answers(read)
+        project.team.merge_answers(read)
         print("committed merged", flush=True)
     time.sleep(600)  # the test kills it: a late kill must find it alive
 

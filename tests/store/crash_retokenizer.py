@@ -46,9 +46,9 @@ def main(path: str, seed: int) -> None:
         tokens = {sid: project.sentence(sid).tokens for sid in ids}
         for op, sid, t, offset in planned_changes(ids, tokens, seed):
             if op == "split":
-                project.split_token(sid, t, offset, annotator="crash-test")
+                project.review.split_token(sid, t, offset, annotator="crash-test")
             else:
-                project.merge_tokens(sid, t, annotator="crash-test")
+                project.review.merge_tokens(sid, t, annotator="crash-test")
             sys.stdout.write(f"committed {op} {sid} {t} {offset}\n")
             sys.stdout.flush()
 

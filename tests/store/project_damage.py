@@ -60,7 +60,7 @@ def digest(path: Path) -> str:
 
 def read_everything(project: Project) -> None:
     """Every read the app and the command line make."""
-    project.meta, project.name, project.labels, project.label_infos()
+    project.meta, project.name, project.labels, project.label_set.label_infos()
     project.documents(), project.status_counts(), project.annotation_counts(), project.label_counts()
     for sid in project.sentence_ids():
         project.sentence(sid)
@@ -68,8 +68,8 @@ def read_everything(project: Project) -> None:
     project.corpus()
     project.sentence_summaries()
     project.annotation_history()
-    for record in project.models():
-        project.model_data(record.id)
+    for record in project.stored.models():
+        project.stored.model_data(record.id)
 
 
 def try_open(path: Path, readonly: bool) -> str:

@@ -32,10 +32,10 @@ def change_one(p: Project, ids: list[int], rng: random.Random, annotator: str) -
     pairs = [t for t in range(len(words) - 1) if words[t].isalpha() == words[t + 1].isalpha()]
     long = [t for t, w in enumerate(words) if len(w) > 1]
     if pairs and (not long or rng.random() < 0.5):
-        p.merge_tokens(sid, rng.choice(pairs), annotator=annotator)
+        p.review.merge_tokens(sid, rng.choice(pairs), annotator=annotator)
     else:
         t = rng.choice(long)
-        p.split_token(sid, t, rng.randrange(1, len(words[t])), annotator=annotator)
+        p.review.split_token(sid, t, rng.randrange(1, len(words[t])), annotator=annotator)
     return sid
 
 

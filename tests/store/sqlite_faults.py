@@ -70,12 +70,12 @@ class FaultyConnection:
 @contextmanager
 def failing(project, *statements: str, message: str = DISK_FULL):
     """Make ``statements`` of the project's connection fail for the duration."""
-    real = project._conn
-    faulty = project._conn = FaultyConnection(real, set(statements), message)
+    real = project.db._conn
+    faulty = project.db._conn = FaultyConnection(real, set(statements), message)
     try:
         yield faulty
     finally:
-        project._conn = real
+        project.db._conn = real
 
 
 def statvfs_read_only_under(folder, monkeypatch):

@@ -9,7 +9,7 @@ from tests.store.agreement_samples import ner_team_project
 
 
 def list_answers(project, *args, **kwargs) -> list:
-    return list(project.annotator_answers(*args, **kwargs))
+    return list(project.team.annotator_answers(*args, **kwargs))
 
 
 def test_answers_in_order_and_by_range(tmp_path):
@@ -32,17 +32,17 @@ def test_progress_counts_answers_and_own_edits_not_the_imported_labels(tmp_path)
     with Project.open(path) as p:
         ids = p.sentence_ids()
         tokens = [len(p.sentence(i)) for i in ids]
-        progress = p.annotator_progress()
+        progress = p.team.annotator_progress()
         assert progress == {"ana": (6, sum(tokens)), "ben": (3, sum(tokens[:3]))}  # "import" is nobody
         # ben's edits in the app count where nobody answered (a new sentence), not as a second count
         new = p.import_corpus(Corpus.from_sentences([Sentence(("x", "y"))], labels=p.labels))[0]
         p.set_annotations(new, {0: {"B-PER"}, 1: {"B-PER", "B-ORG"}}, annotator="ben")
         p.set_annotations(ids[0], {0: {"B-MISC"}}, annotator="ben")
-        assert p.annotator_progress()["ben"] == (4, sum(tokens[:3]) + 2)
+        assert p.team.annotator_progress()["ben"] == (4, sum(tokens[:3]) + 2)
         ids = p.sentence_ids()
-        halves = [p.annotator_progress(ids[0], ids[2]), p.annotator_progress(ids[3], ids[-1])]
+        halves = [p.team.annotator_progress(ids[0], ids[2]), p.team.annotator_progress(ids[3], ids[-1])]
         assert {k: tuple(map(sum, zip(*(h.get(k, (0, 0)) for h in halves)))) for k in ("ana", "ben")} == \
-            p.annotator_progress()
+            p.team.annotator_progress()
 
 
 def test_shared_answers_are_those_of_tokens_two_annotators_answered(tmp_path):
@@ -50,5 +50,5 @@ def test_shared_answers_are_those_of_tokens_two_annotators_answered(tmp_path):
         ids = p.sentence_ids()
         shared = list_answers(p, shared=True)
         assert shared == [r for r in list_answers(p, ) if r[0] in ids[:3]]  # ben answered the first half
-        assert p.answering_annotators() == ["ana", "ben"]
+        assert p.team.answering_annotators() == ["ana", "ben"]
         assert list_answers(p, ids[3], None, shared=True) == []

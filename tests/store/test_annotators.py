@@ -81,30 +81,30 @@ def test_import_names_the_giver_of_each_training_label(tmp_path):
     with _project(tmp_path, [sentence]) as p:
         (sid,) = p.sentence_ids()
         assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice"), 2: ("B-PER|B-ORG", "alice+bob")}
-        assert p.annotator_labels(sid)["bob"][1] == frozenset()
+        assert p.team.annotator_labels(sid)["bob"][1] == frozenset()
 
 
 def test_answers_of_two_annotators_make_candidate_sets_where_they_differ(tmp_path):
     with _project(tmp_path) as p:
         sid, other = p.sentence_ids()
-        p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")]})])
+        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")]})])
         assert _training(p, sid) == {0: ("B-PER", "alice"), 1: ("O", "alice"), 2: ("B-ORG", "alice")}
-        counts = p.add_answers([(sid, "s1", {"bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
+        counts = p.team.add_answers([(sid, "s1", {"bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
         assert (counts.sentences, counts.answers, counts.changed, counts.candidate_sets) == (1, 3, 1, 1)
         assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice+bob"),
                                      2: ("B-PER|B-ORG", "alice+bob")}
         assert p.annotations(sid)[2] == {"B-PER", "B-ORG"}
-        assert set(p.annotator_labels(sid)) == {"alice", "bob"} and not p.annotator_labels(other)
+        assert set(p.team.annotator_labels(sid)) == {"alice", "bob"} and not p.team.annotator_labels(other)
         assert p.status_counts()["full"] == 0 and p.status_counts()["partial"] == 1
 
 
 def test_an_annotators_new_answers_replace_their_old_ones(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
                                     "bob": [_ann("B-ORG"), _ann("O"), _ann("B-ORG")]})])
-        p.add_answers([(sid, "s1", {"bob": [_ann("B-PER"), _ann(), _ann("B-ORG")]})])
-        assert p.annotator_labels(sid)["bob"] == (_ann("B-PER"), _ann(), _ann("B-ORG"))
+        p.team.add_answers([(sid, "s1", {"bob": [_ann("B-PER"), _ann(), _ann("B-ORG")]})])
+        assert p.team.annotator_labels(sid)["bob"] == (_ann("B-PER"), _ann(), _ann("B-ORG"))
         assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice"), 2: ("B-ORG", "alice+bob")}
 
 
@@ -112,9 +112,9 @@ def test_labels_given_before_any_answer_become_their_givers_answers(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
         p.set_annotations(sid, {0: ["B-PER"], 2: ["B-ORG"]}, annotator="user")
-        counts = p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
+        counts = p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
         assert counts.seeded == 2
-        assert p.annotator_labels(sid)["user"] == (_ann("B-PER"), _ann(), _ann("B-ORG"))
+        assert p.team.annotator_labels(sid)["user"] == (_ann("B-PER"), _ann(), _ann("B-ORG"))
         assert _training(p, sid) == {0: ("B-PER", "alice+user"), 1: ("O", "alice"),
                                      2: ("B-PER|B-ORG", "alice+user")}
 
@@ -122,12 +122,12 @@ def test_labels_given_before_any_answer_become_their_givers_answers(tmp_path):
 def test_an_edit_after_the_answers_becomes_its_editors_answer(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
                                     "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
         p.set_annotations(sid, {2: ["B-ORG"]}, annotator="judge")  # an edit in the editor, not a resolution
-        counts = p.add_answers([(sid, "s1", {"carol": [_ann("B-ORG"), _ann("O"), _ann("B-PER")]})])
+        counts = p.team.add_answers([(sid, "s1", {"carol": [_ann("B-ORG"), _ann("O"), _ann("B-PER")]})])
         assert (counts.seeded, counts.kept) == (1, 0)
-        assert p.answers(sid)[2] == {"alice": _ann("B-ORG"), "bob": _ann("B-PER"), "carol": _ann("B-PER"),
+        assert p.team.answers(sid)[2] == {"alice": _ann("B-ORG"), "bob": _ann("B-PER"), "carol": _ann("B-PER"),
                                      "judge": _ann("B-ORG")}
         assert _training(p, sid)[2] == ("B-PER|B-ORG", "alice+bob+carol+judge")  # two against two
         assert _training(p, sid)[0] == ("B-PER", "alice+bob")  # two of three: the majority
@@ -136,13 +136,13 @@ def test_an_edit_after_the_answers_becomes_its_editors_answer(tmp_path):
 def test_a_resolved_token_keeps_its_label_when_more_answers_come(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
                                     "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
-        p.resolve_token(sid, 2, "B-ORG", "judge")
-        counts = p.add_answers([(sid, "s1", {"carol": [_ann("B-ORG"), _ann("O"), _ann("I-PER")]})])
+        p.team.resolve_token(sid, 2, "B-ORG", "judge")
+        counts = p.team.add_answers([(sid, "s1", {"carol": [_ann("B-ORG"), _ann("O"), _ann("I-PER")]})])
         assert (counts.seeded, counts.kept, counts.answers_changed) == (0, 1, 3)
-        assert _training(p, sid)[2] == ("B-ORG", "judge") and p.answers(sid)[2]["carol"] == _ann("I-PER")
-        p.unresolve_token(sid, 2, "judge")  # its answers make its label again
+        assert _training(p, sid)[2] == ("B-ORG", "judge") and p.team.answers(sid)[2]["carol"] == _ann("I-PER")
+        p.team.unresolve_token(sid, 2, "judge")  # its answers make its label again
         assert _training(p, sid)[2] == ("B-PER|I-PER|B-ORG", "alice+bob+carol")
 
 
@@ -152,16 +152,16 @@ def test_a_label_outside_the_label_set_changes_nothing(tmp_path):
         given = [(other, "s2", {"alice": [_ann("B-PER"), _ann("O")]}),
                  (sid, "document 'x', sentence 1", {"alice": [_ann("B-PER"), _ann("B-LOC"), _ann("O")]})]
         with pytest.raises(LabelError, match="document 'x', sentence 1, token 2"):
-            p.add_answers(given)
-        assert not p.annotator_labels(other) and not _training(p, other)
-        p.add_answers(given, add_labels=["B-LOC"])
+            p.team.add_answers(given)
+        assert not p.team.annotator_labels(other) and not _training(p, other)
+        p.team.add_answers(given, add_labels=["B-LOC"])
         assert "B-LOC" in p.labels and p.annotations(sid)[1] == {"B-LOC"}
 
 
 def test_export_corpus_carries_each_annotators_labels(tmp_path):
     with _project(tmp_path) as p:
         sid, other = p.sentence_ids()
-        p.add_answers([(other, "s2", {"bob": [_ann("B-PER"), _ann()]})])
-        first, second = p.export_corpus().sentences
+        p.team.add_answers([(other, "s2", {"bob": [_ann("B-PER"), _ann()]})])
+        first, second = p.review.export_corpus().sentences
     assert not first.annotator_labels
     assert second.annotator_labels == {"bob": (_ann("B-PER"), _ann())} and second.annotations[0] == {"B-PER"}

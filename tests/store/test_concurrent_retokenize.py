@@ -48,12 +48,12 @@ def _retokenize(path: Path, sid: int, ops: tuple[str, ...] = ("merge",)) -> None
     with Project.open(path) as other:
         for op in ops:
             if op == "merge":
-                other.merge_tokens(sid, 0, annotator="other")
+                other.review.merge_tokens(sid, 0, annotator="other")
             elif op == "merge-last":
-                other.merge_tokens(sid, len(other.sentence(sid).tokens) - 2, annotator="other")
+                other.review.merge_tokens(sid, len(other.sentence(sid).tokens) - 2, annotator="other")
             else:  # split the first token of two characters or more
                 t = next(i for i, w in enumerate(other.sentence(sid).tokens) if len(w) > 1)
-                other.split_token(sid, t, 1, annotator="other")
+                other.review.split_token(sid, t, 1, annotator="other")
 
 
 def _before_next_write(monkeypatch, path: Path, sid: int, ops: tuple[str, ...] = ("merge",)) -> None:
@@ -101,8 +101,8 @@ def _sound(path: Path) -> None:
     finally:
         conn.close()
     with Project.open(path, readonly=True) as p:
-        p.export_corpus()
-        p.training_corpus()
+        p.review.export_corpus()
+        p.review.training_corpus()
 
 
 def _state(path: Path) -> list[tuple]:
@@ -151,9 +151,9 @@ def test_an_answer_past_the_sentences_end_is_refused_and_nothing_stored(assigned
         crafted = AnnotatorFile(Path("x.tagproj"), "ana", p.identity(), (sentence,))
         before = dump(path)
         with pytest.raises(StaleTokensError, match=rf"{n} tokens; an answer for token index {n}"):
-            p.merge_answers([crafted])
+            p.team.merge_answers([crafted])
         with pytest.raises(StaleTokensError, match="token index -1"):
-            p.merge_answers([AnnotatorFile(crafted.path, "ana", crafted.source_project, (
+            p.team.merge_answers([AnnotatorFile(crafted.path, "ana", crafted.source_project, (
                 FileSentence(sid, sentence.fingerprint, {-1: frozenset({"O"})}, "here"),))])
     assert dump(path) == before
 
@@ -191,7 +191,7 @@ def test_import_as_annotator_refuses_a_sentence_retokenized_after_matching(tmp_p
     assert code == 1 and "split or merged" in err and f"sentence {sid}" in err, err
     _sound(path)
     with Project.open(path) as p:
-        assert p.answering_annotators() == []
+        assert p.team.answering_annotators() == []
 
 
 def test_import_annotations_matches_inside_its_write(tmp_path, monkeypatch):
@@ -244,7 +244,7 @@ def test_corpus_and_sentences_read_one_moment(labeled, monkeypatch, reader, afte
     states = (_state(path), _after_retokenizing(path, sid))
     with Project.open(path, readonly=True) as p:
         read = {"sentences": lambda: p.sentences(p.sentence_ids()), "corpus": p.corpus,
-                "training_corpus": p.training_corpus}[reader]
+                "training_corpus": p.review.training_corpus}[reader]
         _between_reads(monkeypatch, path, sid, after)
         assert [(s.tokens, s.annotations) for s in read()] in states
 
@@ -274,7 +274,7 @@ def _derivable_project(path: Path, rng: random.Random) -> None:
             tokens += ["".join(rng.choice(alphabet) for _ in range(rng.randint(2, 4))) for _ in range(2)]
         sentences.append(Sentence(tuple(tokens), tuple(frozenset({label_of(w)}) for w in tokens)))
     with Project.create(path, Corpus(LabelSet(["LOW", "NUM"]), [Document("d", sentences)])) as p:
-        p.add_answers([(sid, "", {name: [{label_of(w)} for w in p.sentence(sid).tokens] for name in ("a", "b")})
+        p.team.add_answers([(sid, "", {name: [{label_of(w)} for w in p.sentence(sid).tokens] for name in ("a", "b")})
                        for sid in p.sentence_ids()])
 
 

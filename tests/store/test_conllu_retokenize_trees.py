@@ -156,12 +156,12 @@ def test_through_a_project_every_merge_and_split_exports_valid(tmp_path, name):
     with Project.create(tmp_path / "p.tagproj", corpus) as p:
         for sid in p.sentence_ids()[:8]:
             for t in range(0, len(p.sentence(sid)) - 1, 3):
-                p.merge_tokens(sid, t)
+                p.review.merge_tokens(sid, t)
                 word = p.sentence(sid).tokens[t]
                 if len(word) > 1:
-                    p.split_token(sid, t, len(word) // 2)
+                    p.review.split_token(sid, t, len(word) // 2)
         out = tmp_path / "out.conllu"
-        write_corpus(p.export_corpus(), out)
+        write_corpus(p.review.export_corpus(), out)
     assert problems(out.read_text(encoding="utf-8")) == []
 
 

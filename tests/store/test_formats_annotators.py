@@ -55,7 +55,7 @@ def test_label_studio_task_of_one_annotator_keeps_the_name_in_the_project(tmp_pa
     corpus = read_corpus(DATA / "labelstudio_full.json")
     with Project.create(tmp_path / "p.tagproj", corpus) as p:
         _, nile = p.sentence_ids()
-        assert set(p.annotator_labels(nile)) == {"1"}
+        assert set(p.team.annotator_labels(nile)) == {"1"}
         givers = {who for (who,) in p._db.execute(
             "SELECT annotator FROM annotations WHERE sentence_id = ?", (nile,))}
         assert givers == {"1"}

@@ -36,7 +36,7 @@ def _tasks(tmp_path):
 
 
 def _state(project: Project) -> list[tuple]:
-    corpus, reviews = project.export_corpus(), project.reviews()
+    corpus, reviews = project.review.export_corpus(), project.review.all()
     return [(s.tokens, s.annotations, dict(s.annotator_labels), reviews.get(i))
             for s, i in zip(corpus, project.sentence_ids())]
 
@@ -53,8 +53,8 @@ def worked_on(tmp_path):
     project.set_annotations(ids[0], {0: "_", 1: "_"}, annotator="carol")     # cleared
     project.set_annotations(ids[1], {0: "B-ORG|B-LOC", 2: "_"}, annotator="carol")  # a candidate set, a gap
     project.set_annotations(ids[3], {0: "O", 2: "I-PER"}, annotator="carol")  # unfinished, a lone I- after a gap
-    project.flag(ids[1], "is Acme Corp. one name?")
-    project.set_skipped(ids[4], True)
+    project.review.flag(ids[1], "is Acme Corp. one name?")
+    project.review.set_skipped(ids[4], True)
     yield project
     project.close()
 
@@ -62,7 +62,7 @@ def worked_on(tmp_path):
 @pytest.mark.parametrize("fmt, name", [("doccano", "out.jsonl"), ("labelstudio", "out.json")])
 def test_a_partly_labeled_project_exported_and_read_back_loses_nothing(worked_on, tmp_path, fmt, name):
     out = tmp_path / name
-    write_corpus(worked_on.export_corpus(), out, format=fmt)
+    write_corpus(worked_on.review.export_corpus(), out, format=fmt)
     again = Project.create(tmp_path / f"again-{fmt}.tagproj", read_corpus(out))
     try:
         assert _state(again) == _state(worked_on)
@@ -72,7 +72,7 @@ def test_a_partly_labeled_project_exported_and_read_back_loses_nothing(worked_on
 
 def test_the_label_studio_export_of_unfinished_work(worked_on, tmp_path):
     out = tmp_path / "out.json"
-    write_corpus(worked_on.export_corpus(), out, format="labelstudio")
+    write_corpus(worked_on.review.export_corpus(), out, format="labelstudio")
     first, second = json.loads(out.read_text(encoding="utf-8"))
     # the annotators' answers stay annotations; the candidate sets are scored prediction results
     assert [a["completed_by"] for a in first["annotations"]] == ["alice", "bob"]
@@ -90,7 +90,7 @@ def test_the_label_studio_export_of_unfinished_work(worked_on, tmp_path):
 
 def test_the_doccano_export_of_unfinished_work(worked_on, tmp_path):
     out = tmp_path / "out.jsonl"
-    write_corpus(worked_on.export_corpus(), out, format="doccano")
+    write_corpus(worked_on.review.export_corpus(), out, format="doccano")
     first, second = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
     assert first["text"] == TEXT and second["text"] == "Plain words here. More of them."
     state = first["tagtool"]
@@ -151,7 +151,7 @@ def test_any_labels_of_a_record_read_back_the_same(tmp_path, sentences, fmt):
 @pytest.mark.parametrize("fmt, name", [("doccano", "out.jsonl"), ("labelstudio", "out.json")])
 def test_one_annotators_answers_read_from_an_export(worked_on, tmp_path, fmt, name):
     out = tmp_path / name
-    corpus = worked_on.export_corpus()
+    corpus = worked_on.review.export_corpus()
     write_corpus(corpus, out, format=fmt)
     bob = read_corpus(out, annotator="bob")
     # the task both annotated; in a record that names nobody, its labels are the one annotator's (as ever)

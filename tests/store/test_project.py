@@ -340,7 +340,7 @@ def test_default_label_infos_colours_and_shortcuts(tmp_path):
     names = ["O"] + [f"{p}-T{i}" for i in range(5) for p in "BI"]
     corpus = Corpus(LabelSet(names), [Document("d", [Sentence(("a",))])])
     with Project.create(tmp_path / "l.tagproj", corpus, label_colors={"B-T4": "#ABCDEF"}) as p:
-        infos = p.label_infos()
+        infos = p.label_set.label_infos()
         assert [i.name for i in infos] == names
         # O, then each type's digit: B- on it, I- on Shift + it
         shortcut = {i.name: i.shortcut for i in infos}
@@ -361,7 +361,7 @@ def test_default_label_infos_colours_and_shortcuts(tmp_path):
 def _style(path: Path, labels: list[str], annotated: list[list[str]]) -> dict:
     sentences = [Sentence(tuple("x" * len(tags)), tuple(frozenset([t]) for t in tags)) for tags in annotated]
     with Project.create(path, Corpus(LabelSet(labels), [Document("d", sentences)])) as p:
-        return {i.name: (i.shortcut, i.color) for i in p.label_infos()}
+        return {i.name: (i.shortcut, i.color) for i in p.label_set.label_infos()}
 
 
 def test_default_keys_and_colours_follow_the_label_set_alone(tmp_path):
@@ -413,22 +413,22 @@ def test_label_counts_full_and_candidate(project):
 
 
 def test_set_label_info_and_add_label(project):
-    project.set_label_info("O", color="#123456")
-    project.set_label_info("B-NP", shortcut=None)
-    project.set_label_info("I-NP", shortcut="n")
+    project.label_set.set_label_info("O", color="#123456")
+    project.label_set.set_label_info("B-NP", shortcut=None)
+    project.label_set.set_label_info("I-NP", shortcut="n")
     with pytest.raises(LabelError, match="already belongs"):
-        project.set_label_info("B-VP", shortcut="n")
+        project.label_set.set_label_info("B-VP", shortcut="n")
     with pytest.raises(LabelError):
-        project.set_label_info("B-VP", color="#12345")
+        project.label_set.set_label_info("B-VP", color="#12345")
     with pytest.raises(LabelError):
-        project.set_label_info("NOPE", color="#123456")
-    project.add_label("B-PP")  # takes the lowest free digit: "2" (B-NP gave it up)
-    project.add_label("I-PP", shortcut=None, color="#010203")
+        project.label_set.set_label_info("NOPE", color="#123456")
+    project.label_set.add_label("B-PP")  # takes the lowest free digit: "2" (B-NP gave it up)
+    project.label_set.add_label("I-PP", shortcut=None, color="#010203")
     with pytest.raises(LabelError):
-        project.add_label("O")
+        project.label_set.add_label("O")
     with pytest.raises(LabelError):
-        project.add_label("A|B")
-    infos = {i.name: i for i in project.label_infos()}
+        project.label_set.add_label("A|B")
+    infos = {i.name: i for i in project.label_set.label_infos()}
     assert infos["O"].color == "#123456"
     assert infos["B-NP"].shortcut is None and infos["I-NP"].shortcut == "n"
     assert infos["B-PP"].shortcut == "2" and infos["I-PP"].shortcut is None
@@ -438,31 +438,31 @@ def test_set_label_info_and_add_label(project):
     path = project.path
     project.close()
     with Project.open(path) as p:
-        assert {i.name: i for i in p.label_infos()} == infos
+        assert {i.name: i for i in p.label_set.label_infos()} == infos
         assert p.annotations(p.sentence_ids()[0])[2] == ann("O", "B-PP")
 
 
 def test_rename_label_rewrites_annotations_and_log(project):
     sid = project.sentence_ids()[3]
     project.set_annotation(sid, 0, ["B-NP", "I-VP"])
-    assert project.rename_label("I-VP", "I-VX") == 3
+    assert project.label_set.rename_label("I-VP", "I-VX") == 3
     assert project.labels.names == ("O", "B-NP", "I-NP", "B-VP", "I-VX")
     assert project.annotations(sid) == (ann("B-NP", "I-VX"), ann("I-VX", "I-NP", "O"), ann("I-VX"))
     assert project.annotation_history()[0].new == ann("B-NP", "I-VX")
     with pytest.raises(LabelError):
-        project.rename_label("O", "B-NP")
+        project.label_set.rename_label("O", "B-NP")
     with pytest.raises(LabelError):
-        project.rename_label("NOPE", "X")
+        project.label_set.rename_label("NOPE", "X")
     check_cached_counts(project)
 
 
 def test_remove_label_refuses_when_used_unless_forced(project):
     with pytest.raises(LabelError, match="annotations of 3 tokens"):
-        project.remove_label("O")
+        project.label_set.remove_label("O")
     assert project.labels == LABELS
     ids = project.sentence_ids()
     before = project.corpus()
-    assert project.remove_label("O", force=True) == 3
+    assert project.label_set.remove_label("O", force=True) == 3
     assert project.labels.names == ("B-NP", "I-NP", "B-VP", "I-VP")
     assert project.annotations(ids[0])[1] == ann("B-VP")  # {O, B-VP} -> full
     assert project.annotations(ids[2]) == (ann(),)  # {O} -> none
@@ -476,21 +476,21 @@ def test_remove_label_refuses_when_used_unless_forced(project):
     check_cached_counts(project)
     # a candidate set naming every remaining label says nothing any more
     project.set_annotation(ids[1], 0, ["B-NP", "I-NP", "B-VP"])
-    project.remove_label("I-VP", force=True)
+    project.label_set.remove_label("I-VP", force=True)
     assert project.annotations(ids[1])[0] == ann()
-    project.add_label("X")
-    project.remove_label("X")  # unused: no force needed
-    project.add_label("X")
+    project.label_set.add_label("X")
+    project.label_set.remove_label("X")  # unused: no force needed
+    project.label_set.add_label("X")
     project.set_annotation(ids[1], 0, ["B-NP", "I-NP", "B-VP"])  # means "not X"
     with pytest.raises(LabelError, match="annotations of 1 tokens"):
-        project.remove_label("X")
-    assert project.remove_label("X", force=True) == 1
+        project.label_set.remove_label("X")
+    assert project.label_set.remove_label("X", force=True) == 1
     assert project.annotations(ids[1])[0] == ann()
     assert project.labels.names == ("B-NP", "I-NP", "B-VP")
     for name in ("I-NP", "B-VP"):
-        project.remove_label(name, force=True)
+        project.label_set.remove_label(name, force=True)
     with pytest.raises(LabelError, match="last label"):
-        project.remove_label("B-NP", force=True)
+        project.label_set.remove_label("B-NP", force=True)
     path = project.path
     project.close()
     with Project.open(path) as p:
@@ -504,30 +504,30 @@ def test_remove_label_refuses_when_used_unless_forced(project):
 
 def test_models_round_trip_bytes_and_metadata(project):
     blob = os.urandom(300_000) + b"\x00" * 10
-    first = project.add_model("crf", {"c2": 0.1, "epochs": np.int64(5)},
+    first = project.stored.add_model("crf", {"c2": 0.1, "epochs": np.int64(5)},
                               {"f1": np.float64(0.93), "per_label": np.array([0.5, 1.0])},
                               blob, note="baseline")
-    second = project.add_model("mvhmp", {}, {}, b"")
-    records = project.models()
+    second = project.stored.add_model("mvhmp", {}, {}, b"")
+    records = project.stored.models()
     assert [r.id for r in records] == [first, second]
     assert records[0].learner == "crf" and records[0].note == "baseline"
     assert records[0].params == {"c2": 0.1, "epochs": 5}
     assert records[0].metrics == {"f1": 0.93, "per_label": [0.5, 1.0]}
     assert records[0].size == len(blob) and records[0].created > 0
-    assert project.model_data(first) == blob
-    assert project.model_data(second) == b""
-    project.delete_model(second)
+    assert project.stored.model_data(first) == blob
+    assert project.stored.model_data(second) == b""
+    project.stored.delete_model(second)
     with pytest.raises(NotFoundError):
-        project.model_data(second)
+        project.stored.model_data(second)
     with pytest.raises(NotFoundError):
-        project.delete_model(second)
+        project.stored.delete_model(second)
     with pytest.raises(ProjectError):
-        project.add_model("x", {"bad": object()}, {}, b"")
-    assert project.add_model("next", {}, {}, b"1") > second  # ids are never reused
+        project.stored.add_model("x", {"bad": object()}, {}, b"")
+    assert project.stored.add_model("next", {}, {}, b"1") > second  # ids are never reused
     path = project.path
     project.close()
     with Project.open(path) as p:
-        assert p.model_data(first) == blob
+        assert p.stored.model_data(first) == blob
 
 
 # ----------------------------------------------------------------------
@@ -536,7 +536,7 @@ def test_models_round_trip_bytes_and_metadata(project):
 
 def test_readonly_project_refuses_every_edit_and_keeps_file_bytes(project):
     path = project.path
-    model_id = project.add_model("crf", {}, {}, b"abc")
+    model_id = project.stored.add_model("crf", {}, {}, b"abc")
     project.close()
     before = digest(path)
     with Project.open(path, readonly=True) as p:
@@ -547,18 +547,18 @@ def test_readonly_project_refuses_every_edit_and_keeps_file_bytes(project):
             lambda: p.set_annotations(sid, {0: ["O"]}),
             lambda: p.import_corpus(plain_corpus(1, 2)),
             lambda: p.import_annotations(p.corpus()),
-            lambda: p.add_label("X"),
-            lambda: p.rename_label("O", "X"),
-            lambda: p.remove_label("O", force=True),
-            lambda: p.set_label_info("O", color="#000000"),
-            lambda: p.add_model("x", {}, {}, b""),
-            lambda: p.delete_model(model_id),
+            lambda: p.label_set.add_label("X"),
+            lambda: p.label_set.rename_label("O", "X"),
+            lambda: p.label_set.remove_label("O", force=True),
+            lambda: p.label_set.set_label_info("O", color="#000000"),
+            lambda: p.stored.add_model("x", {}, {}, b""),
+            lambda: p.stored.delete_model(model_id),
         ]
         for edit in edits:
             with pytest.raises(ProjectError, match="read-only"):
                 edit()
         assert p.corpus() == sample_corpus()
-        assert p.model_data(model_id) == b"abc"
+        assert p.stored.model_data(model_id) == b"abc"
     assert digest(path) == before
 
 

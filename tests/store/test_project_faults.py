@@ -30,7 +30,7 @@ def project_bytes(tmp_path_factory) -> bytes:
         ids = p.sentence_ids()
         for i in range(60):
             p.set_annotation(ids[i], i % 12, [LABELS.names[i % len(LABELS)]])
-        p.add_model("perceptron", {"epochs": 2}, {"f1": 0.5}, b"model bytes" * 100)
+        p.stored.add_model("perceptron", {"epochs": 2}, {"f1": 0.5}, b"model bytes" * 100)
     return path.read_bytes()
 
 
@@ -84,7 +84,7 @@ def test_undecodable_text_reads_as_replacement_characters(tmp_path):
     conn.close()
     with Project.open(path) as p:
         assert p.sentence_summaries()[0].preview.startswith("w\ufffd")
-        assert p.label_infos()[0].color == "#\ufffd"
+        assert p.label_set.label_infos()[0].color == "#\ufffd"
 
 
 # ----------------------------------------------------------------------
@@ -211,8 +211,8 @@ def test_read_only_disk_refuses_every_kind_of_change_and_keeps_the_file(project)
     project.set_annotation(sid, 0, ["O"])
     with read_only_disk(project):
         for change in (lambda: project.set_annotation(sid, 1, ["O"]),
-                       lambda: project.add_label("B-X"),
-                       lambda: project.add_model("crf", {}, {}, b"x"),
+                       lambda: project.label_set.add_label("B-X"),
+                       lambda: project.stored.add_model("crf", {}, {}, b"x"),
                        lambda: project.import_corpus(plain_corpus(1, 2))):
             with pytest.raises(ProjectError, match="read-only"):
                 change()
@@ -226,8 +226,8 @@ def test_closing_on_a_failing_disk_is_logged_not_raised(project, caplog):
         def close(self):
             raise sqlite3.OperationalError("disk I/O error")
 
-    real = project._conn
-    project._conn = Unclosable()
+    real = project.db._conn
+    project.db._conn = Unclosable()
     with caplog.at_level(logging.WARNING):
         project.close()
     assert project.closed and "closing failed" in caplog.text

@@ -201,7 +201,7 @@ def test_v1_file_is_backed_up_and_migrated_with_data_preserved(tmp_path):
         assert [s.preview for s in p.sentence_summaries(search="widely")] == ["is widely expected"]
         assert p.count_sentences(status="partial") == 2
         assert [(e.token, e.new) for e in p.annotation_history()] == [(0, ann("B-NP"))]
-        assert p.model_data(p.models()[0].id) == b"\x00\x01\x02"
+        assert p.stored.model_data(p.stored.models()[0].id) == b"\x00\x01\x02"
         p.set_annotation(p.sentence_ids()[2], 0, ["B-NP"])
     assert dump(tmp_path / "old.tagproj.bak-v1") == original
     assert schema_sql(path) == schema_sql(_fresh(tmp_path))
@@ -296,7 +296,7 @@ def test_newer_schema_opens_read_only_and_is_never_modified(tmp_path):
             with pytest.raises(ProjectError, match="read-only"):
                 p.set_annotation(p.sentence_ids()[0], 0, ["O"])
             with pytest.raises(ProjectError, match="read-only"):
-                p.add_model("crf", {}, {}, b"")
+                p.stored.add_model("crf", {}, {}, b"")
             with pytest.raises(sqlite3.OperationalError):  # not even by going around the API
                 p._db.execute("DELETE FROM annotations")
     assert digest(path) == before
@@ -315,15 +315,15 @@ def test_several_annotators_are_kept_beside_the_agreed_annotation(tmp_path):
     with Project.create(tmp_path / "ls.tagproj", corpus) as p:
         first, second = p.sentence_ids()
         assert p.annotations(first)[5] == {"B-LOC", "B-ORG"}  # they differ: a candidate set
-        by = p.annotator_labels(first)
+        by = p.team.annotator_labels(first)
         assert set(by) == {"1", "ben@example.com"}
         assert by["1"][5] == {"B-LOC"} and by["ben@example.com"][5] == {"B-ORG"}
         assert by["1"][:4] == by["ben@example.com"][:4] == ({"B-ORG"}, {"O"}, {"B-PER"}, {"I-PER"})
-        assert set(p.annotator_labels(second)) == {"1"}
+        assert set(p.team.annotator_labels(second)) == {"1"}
         ids = p.import_corpus(corpus)
-        assert p.annotator_labels(ids[0]) == by
+        assert p.team.annotator_labels(ids[0]) == by
     with Project.create(tmp_path / "plain.tagproj", sample_corpus()) as p:
-        assert p.annotator_labels(p.sentence_ids()[0]) == {}
+        assert p.team.annotator_labels(p.sentence_ids()[0]) == {}
 
 
 def test_migration_to_3_adds_an_empty_annotator_labels_table(tmp_path):
@@ -331,7 +331,7 @@ def test_migration_to_3_adds_an_empty_annotator_labels_table(tmp_path):
     write_v1_project(path, sample_corpus())
     with Project.open(path) as p:
         assert p.migrated_from == 1 and p.schema_version == schema.CURRENT_VERSION
-        assert all(p.annotator_labels(i) == {} for i in p.sentence_ids())
+        assert all(p.team.annotator_labels(i) == {} for i in p.sentence_ids())
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT count(*) FROM annotator_labels").fetchone() == (0,)
     conn.close()

@@ -33,7 +33,7 @@ def test_label_removed_elsewhere_is_not_written(project_path, tmp_path):
     with Project.open(project_path) as a:
         sid = a.sentence_ids()[0]
         assert "B-LOC" in a.labels
-        _other_process(project_path, "p.remove_label('B-LOC')")
+        _other_process(project_path, "p.label_set.remove_label('B-LOC')")
         with pytest.raises(LabelError, match="B-LOC"):
             a.set_annotation(sid, 0, "B-LOC")
         assert "B-LOC" not in a.labels  # re-read: the next edit uses the current set
@@ -47,7 +47,7 @@ def test_label_renamed_elsewhere_is_not_written(project_path, tmp_path):
     with Project.open(project_path) as a:
         sid = a.sentence_ids()[0]
         a.labels  # read before the other process changes it
-        _other_process(project_path, "p.rename_label('B-LOC', 'B-GPE')")
+        _other_process(project_path, "p.label_set.rename_label('B-LOC', 'B-GPE')")
         with pytest.raises(LabelError):
             a.set_annotations(sid, {0: {"B-LOC", "O"}})
         a.set_annotations(sid, {0: {"B-GPE", "O"}})
@@ -59,13 +59,13 @@ def test_label_renamed_elsewhere_is_not_written(project_path, tmp_path):
 def test_label_added_elsewhere_is_seen(project_path):
     with Project.open(project_path) as a:
         sid = a.sentence_ids()[0]
-        before = a.labels_version
-        _other_process(project_path, "p.add_label('I-LOC')")
-        assert a.labels_version == before + 1
+        before = a.label_set.labels_version
+        _other_process(project_path, "p.label_set.add_label('I-LOC')")
+        assert a.label_set.labels_version == before + 1
         assert "I-LOC" in a.labels
         a.set_annotation(sid, 2, "I-LOC")
-        a.rename_label("I-LOC", "I-GPE")  # its own change is seen too
-        assert a.labels_version == before + 2
+        a.label_set.rename_label("I-LOC", "I-GPE")  # its own change is seen too
+        assert a.label_set.labels_version == before + 2
         assert "I-GPE" in a.labels and "I-LOC" not in a.labels
 
 
@@ -73,7 +73,7 @@ def test_candidate_set_normalised_against_current_labels(project_path):
     with Project.open(project_path) as a:
         sid = a.sentence_ids()[0]
         a.labels
-        _other_process(project_path, "p.remove_label('B-LOC')")
+        _other_process(project_path, "p.label_set.remove_label('B-LOC')")
         # {O, B-PER, I-PER} named all but one label when read; it names every label now
         a.set_annotations(sid, {1: {"O", "B-PER", "I-PER"}})
         assert a.annotations(sid)[1] == frozenset()
@@ -91,7 +91,7 @@ def _two_annotator_project(tmp_path):
 
 
 def _own_labels(project):
-    return {n for sid in project.sentence_ids() for anns in project.annotator_labels(sid).values()
+    return {n for sid in project.sentence_ids() for anns in project.team.annotator_labels(sid).values()
             for a in anns for n in a}
 
 
@@ -100,9 +100,9 @@ def test_rename_and_remove_reach_every_annotators_own_labels(tmp_path):
     path = _two_annotator_project(tmp_path)
     with Project.open(path) as p:
         assert "B-ORG" in _own_labels(p)
-        p.rename_label("B-ORG", "B-COMPANY")
+        p.label_set.rename_label("B-ORG", "B-COMPANY")
         assert "B-ORG" not in _own_labels(p) and "B-COMPANY" in _own_labels(p)
         with pytest.raises(LabelError, match="annotators' own labels"):
-            p.remove_label("B-COMPANY")
-        p.remove_label("B-COMPANY", force=True)
+            p.label_set.remove_label("B-COMPANY")
+        p.label_set.remove_label("B-COMPANY", force=True)
         assert "B-COMPANY" not in _own_labels(p)

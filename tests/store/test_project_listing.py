@@ -149,7 +149,7 @@ def test_listing_queries_use_indexes(mixed, monkeypatch):
         def __getattr__(self, name):
             return getattr(real, name)
 
-    monkeypatch.setattr(mixed, "_conn", Recorder())
+    monkeypatch.setattr(mixed.db, "_conn", Recorder())
     ids = mixed.sentence_ids(status="incomplete")
     mixed.count_sentences(status="partial")
     mixed.sentence_summaries_by_id(ids[:5])

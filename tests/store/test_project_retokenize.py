@@ -28,7 +28,7 @@ def project(tmp_path):
 
 def test_split_rewrites_tokens_labels_columns_and_the_list_row(project):
     sid = project.sentence_ids()[0]  # Confidence/B-NP in/{O,B-VP} the/- pound/I-NP
-    before, after, action_id = project.split_token(sid, 0, 4)
+    before, after, action_id = project.review.split_token(sid, 0, 4)
     assert action_id is None  # no action given: none logged
     s = project.sentence(sid)
     assert s.tokens == ("Conf", "idence", "in", "the", "pound")
@@ -43,20 +43,20 @@ def test_split_rewrites_tokens_labels_columns_and_the_list_row(project):
 
 def test_merge_joins_texts_keeps_the_first_columns_and_agreeing_labels(project):
     sid = project.sentence_ids()[3]  # is/B-VP widely/{I-VP,I-NP,O} expected/I-VP
-    project.merge_tokens(sid, 1)
+    project.review.merge_tokens(sid, 1)
     s = project.sentence(sid)
     assert s.tokens == ("is", "widelyexpected") and s.columns["pos"] == ("VBZ", "RB")
     assert s.annotations == (ann("B-VP"), ann("I-VP"))  # the one compatible pair
-    project.merge_tokens(sid, 0)
+    project.review.merge_tokens(sid, 0)
     assert project.sentence(sid).annotations == (ann("B-VP"),)
     with pytest.raises(RetokenizeError, match="no next token"):
-        project.merge_tokens(sid, 0)
+        project.review.merge_tokens(sid, 0)
     with pytest.raises(RetokenizeError, match="both parts"):
-        project.split_token(sid, 0, 0)
+        project.review.split_token(sid, 0, 0)
     with pytest.raises(RetokenizeError, match="no token 3"):
-        project.split_token(sid, 2, 1)
+        project.review.split_token(sid, 2, 1)
     with pytest.raises(NotFoundError):
-        project.merge_tokens(999, 0)
+        project.review.merge_tokens(999, 0)
 
 
 def test_undo_and_redo_put_the_exact_states_back(project):
@@ -64,16 +64,16 @@ def test_undo_and_redo_put_the_exact_states_back(project):
     original = project.sentence(sid)
     project.set_annotation(sid, 2, ["O"], annotator="ann")
     labeled = project.sentence(sid)
-    before, after, _ = project.split_token(sid, 3, 2)
+    before, after, _ = project.review.split_token(sid, 3, 2)
     split = project.sentence(sid)
-    project.restore_tokens(sid, before, 3, expected=after)
+    project.review.restore_tokens(sid, before, 3, expected=after)
     assert project.sentence(sid) == labeled
-    project.restore_tokens(sid, after, 3, expected=before)
+    project.review.restore_tokens(sid, after, 3, expected=before)
     assert project.sentence(sid) == split
     with pytest.raises(RetokenizeError, match="changed since"):
-        project.restore_tokens(sid, before, 3, expected=before)  # it is not in that state any more
+        project.review.restore_tokens(sid, before, 3, expected=before)  # it is not in that state any more
     assert project.sentence(sid) == split
-    project.restore_tokens(sid, before, 3)
+    project.review.restore_tokens(sid, before, 3)
     project.set_annotation(sid, 2, [], annotator="ann")
     assert project.sentence(sid) == original
 
@@ -89,10 +89,10 @@ def test_the_log_replays_to_the_counts_through_splits_and_merges(project):
         if rng.random() < 0.4:
             project.set_annotation(sid, rng.randrange(len(s)), rng.choice([["O"], ["B-NP", "I-NP"], []]))
         elif len(s) > 1 and rng.random() < 0.5:
-            project.merge_tokens(sid, rng.randrange(len(s) - 1))
+            project.review.merge_tokens(sid, rng.randrange(len(s) - 1))
         else:
             t = rng.choice([t for t, w in enumerate(s.tokens) if len(w) > 1])
-            project.split_token(sid, t, rng.randrange(1, len(s.tokens[t])))
+            project.review.split_token(sid, t, rng.randrange(1, len(s.tokens[t])))
     now = project.annotation_counts()
     points = progress_over_time(project.annotation_history(), now["full"], now["partial"])
     assert points[0][1:] == (start["full"], start["partial"])
@@ -107,22 +107,22 @@ def test_each_annotators_labels_follow(tmp_path):
     corpus = read_corpus(DATA / "labelstudio_full.json")
     with Project.create(tmp_path / "ls.tagproj", corpus) as p:
         sid = p.sentence_ids()[0]
-        by = p.annotator_labels(sid)
+        by = p.team.annotator_labels(sid)
         tokens = p.sentence(sid).tokens
         t = next(i for i, w in enumerate(tokens) if len(w) > 1 and by["1"][i] == {"B-PER"})
-        p.split_token(sid, t, 1)
-        after = p.annotator_labels(sid)
+        p.review.split_token(sid, t, 1)
+        after = p.team.annotator_labels(sid)
         assert after["1"][t : t + 2] == ({"B-PER"}, {"I-PER"})
         assert after["1"][t + 2 :] == by["1"][t + 1 :]
-        p.merge_tokens(sid, t)
-        assert p.annotator_labels(sid) == by
+        p.review.merge_tokens(sid, t)
+        assert p.team.annotator_labels(sid) == by
 
 
 def test_a_read_only_project_refuses(tmp_path):
     path = tmp_path / "p.tagproj"
     Project.create(path, sample_corpus()).close()
     with Project.open(path, readonly=True) as p, pytest.raises(ProjectError, match="read-only"):
-        p.split_token(p.sentence_ids()[0], 0, 1)
+        p.review.split_token(p.sentence_ids()[0], 0, 1)
 
 
 # ----------------------------------------------------------------------
@@ -167,14 +167,14 @@ def test_conllu_merge_of_a_multiword_token_and_heads(tmp_path):
     corpus = read_corpus(DATA / "ewt_test_slice.conllu")
     with Project.create(tmp_path / "ud.tagproj", corpus) as p:
         sid = next(i for i, s in zip(p.sentence_ids(), p.corpus()) if s.meta.get("sent_id") == "email-enronsent28_01-0018")
-        p.merge_tokens(sid, 1)  # that + 's
+        p.review.merge_tokens(sid, 1)  # that + 's
         s = p.sentence(sid)
         assert s.tokens[:3] == ("And", "that's", "the")
         assert "2-3" not in s.meta["conllu:lines"]
         assert s.columns["head"][:4] == ("4", "4", "4", "0")  # 5 → 4: the root moved up by one
         assert s.columns["deps"][3] == "0:root|12:obl"
         out = tmp_path / "out.conllu"
-        write_corpus(p.export_corpus(), out)
+        write_corpus(p.review.export_corpus(), out)
         check_conllu(out)
 
 
@@ -190,12 +190,12 @@ def test_conllu_random_splits_and_text_keeping_merges_export_valid_files(tmp_pat
                 joined = [t for t in range(len(s) - 1) if "SpaceAfter=No" in s.columns["misc"][t].split("|")]
                 long = [t for t, w in enumerate(s.tokens) if len(w) > 1]
                 if joined and (rng.random() < 0.5 or not long):
-                    p.merge_tokens(sid, rng.choice(joined))  # a merge that removes no space
+                    p.review.merge_tokens(sid, rng.choice(joined))  # a merge that removes no space
                 elif long:
                     t = rng.choice(long)
-                    p.split_token(sid, t, rng.randrange(1, len(s.tokens[t])))
+                    p.review.split_token(sid, t, rng.randrange(1, len(s.tokens[t])))
         out = tmp_path / "out.conllu"
-        write_corpus(p.export_corpus(), out)
+        write_corpus(p.review.export_corpus(), out)
         check_conllu(out)
         assert len(read_corpus(out)) == len(corpus)
 
@@ -216,9 +216,9 @@ def test_misc_label_positions_follow(tmp_path):
     corpus = read_corpus(path, label_field="misc:NER")
     with Project.create(tmp_path / "m.tagproj", corpus) as p:
         sid = p.sentence_ids()[0]
-        p.split_token(sid, 0, 1)
+        p.review.split_token(sid, 0, 1)
         out = tmp_path / "out.conllu"
-        write_corpus(p.export_corpus(), out)
+        write_corpus(p.review.export_corpus(), out)
         lines = out.read_text().splitlines()
         assert lines[1].split("\t")[9] == "NER=B-PER|X=1|SpaceAfter=No"
         assert lines[2].split("\t")[9] == "NER=I-PER|X=1"
@@ -245,15 +245,15 @@ def test_the_apps_action_is_logged_in_the_same_transaction(project):
     from tagtool.store.actions import Action
 
     sid = project.sentence_ids()[0]
-    done = project.split_token(sid, 0, 4, action=Action("retokenize", 2, 10.0, 12.5, 2.5))
-    undo = project.restore_tokens(sid, done.before, 0, expected=done.after,
+    done = project.review.split_token(sid, 0, 4, action=Action("retokenize", 2, 10.0, 12.5, 2.5))
+    undo = project.review.restore_tokens(sid, done.before, 0, expected=done.after,
                                   action=Action("undo", 1, 12.5, 13.0, 0.5, done.action_id))
     kinds = [(a.kind, a.sentence_id, a.n_tokens, a.ref) for a in project.actions()]
     assert kinds == [("retokenize", sid, 2, None), ("undo", sid, 1, done.action_id)] and undo == project.actions()[1].id
     # an impossible change logs nothing
     with pytest.raises(RetokenizeError):
-        project.merge_tokens(sid, 3, action=Action("retokenize", 1, 13.0, 14.0, 1.0))
+        project.review.merge_tokens(sid, 3, action=Action("retokenize", 1, 13.0, 14.0, 1.0))
     assert len(project.actions()) == 2
     # a review is logged with its own kind
-    project.set_review(sid, Review(True, "x"), action=Action("review", 4, 14.0, 15.0, 1.0))
+    project.review.set(sid, Review(True, "x"), action=Action("review", 4, 14.0, 15.0, 1.0))
     assert project.actions()[-1].kind == "review"

@@ -31,34 +31,34 @@ def project(tmp_path):
 
 def test_flag_with_a_comment_unflag_and_skip_are_kept_apart(project, tmp_path):
     first, second, third, _ = project.sentence_ids()
-    project.flag(first, "is *pound* a\ncurrency   here?")
-    project.set_skipped(second)
-    project.flag(second, "")
-    assert project.review(first) == Review(True, "is *pound* a currency here?", False)
-    assert project.review(second) == Review(True, "", True)
-    assert project.review(third) == NOTHING
-    project.flag(first, "a new comment replaces the old")
-    project.set_skipped(second, False)
-    project.unflag(second)
-    assert project.reviews() == {first: Review(True, "a new comment replaces the old")}
-    project.unflag(first)
-    assert project.reviews() == {}
+    project.review.flag(first, "is *pound* a\ncurrency   here?")
+    project.review.set_skipped(second)
+    project.review.flag(second, "")
+    assert project.review.get(first) == Review(True, "is *pound* a currency here?", False)
+    assert project.review.get(second) == Review(True, "", True)
+    assert project.review.get(third) == NOTHING
+    project.review.flag(first, "a new comment replaces the old")
+    project.review.set_skipped(second, False)
+    project.review.unflag(second)
+    assert project.review.all() == {first: Review(True, "a new comment replaces the old")}
+    project.review.unflag(first)
+    assert project.review.all() == {}
     with pytest.raises(NotFoundError):
-        project.flag(999, "x")
-    project.set_skipped(third)
+        project.review.flag(999, "x")
+    project.review.set_skipped(third)
     project.close()
     with Project.open(tmp_path / "p.tagproj", readonly=True) as again:  # committed, read by a fresh connection
-        assert again.reviews() == {third: Review(skipped=True)}
+        assert again.review.all() == {third: Review(skipped=True)}
         with pytest.raises(ProjectError, match="read-only"):
-            again.flag(third, "x")
+            again.review.flag(third, "x")
 
 
 def test_status_filters_flagged_skipped_and_open(project):
     ids = project.sentence_ids()
     statuses = [project.sentence(i).status for i in ids]
     assert statuses == ["partial", "none", "full", "partial"]
-    project.flag(ids[3], "check")
-    project.set_skipped(ids[1])
+    project.review.flag(ids[3], "check")
+    project.review.set_skipped(ids[1])
     assert project.sentence_ids(status="flagged") == [ids[3]]
     assert project.sentence_ids(status="skipped") == [ids[1]]
     assert project.sentence_ids(status="open") == [ids[0], ids[3]]  # not full, not skipped
@@ -69,13 +69,13 @@ def test_status_filters_flagged_skipped_and_open(project):
     # a sentence deleted with its document takes its review row with it (ON DELETE CASCADE)
     conn = project._db
     conn.execute("DELETE FROM sentences WHERE id = ?", (ids[1],))
-    assert project.reviews() == {ids[3]: Review(True, "check")}
+    assert project.review.all() == {ids[3]: Review(True, "check")}
 
 
 def test_skipped_sentences_train_as_unlabeled_text(project):
     ids = project.sentence_ids()
-    project.set_skipped(ids[0])
-    training = list(project.training_corpus())
+    project.review.set_skipped(ids[0])
+    training = list(project.review.training_corpus())
     assert training[0].annotations == (frozenset(),) * 4 and training[0].tokens == project.sentence(ids[0]).tokens
     assert training[1:] == list(project.corpus())[1:]
     assert project.annotations(ids[0])[0] == ann("B-NP"), "the project keeps the skipped sentence's labels"
@@ -87,31 +87,31 @@ def test_skipped_sentences_train_as_unlabeled_text(project):
 @pytest.mark.parametrize("suffix", [".conllu", ".jsonl"])
 def test_flags_and_skips_go_out_with_an_export_and_come_back_with_an_import(project, tmp_path, suffix):
     ids = project.sentence_ids()
-    project.flag(ids[0], "boundary of the NP?")
-    project.set_skipped(ids[2])
-    project.flag(ids[3], "")
+    project.review.flag(ids[0], "boundary of the NP?")
+    project.review.set_skipped(ids[2])
+    project.review.flag(ids[3], "")
     out = tmp_path / f"out{suffix}"
-    write_corpus(project.export_corpus(), out)
+    write_corpus(project.review.export_corpus(), out)
     text = out.read_text()
     if suffix == ".conllu":
         assert "# tagtool:flag = boundary of the NP?" in text and "# tagtool:skipped = yes" in text
     corpus = read_corpus(out)
     with Project.create(tmp_path / f"back{suffix}.tagproj", corpus) as back:
         new = back.sentence_ids()
-        assert back.reviews() == {new[0]: Review(True, "boundary of the NP?"), new[2]: Review(skipped=True),
+        assert back.review.all() == {new[0]: Review(True, "boundary of the NP?"), new[2]: Review(skipped=True),
                                   new[3]: Review(True, "")}
         # the keys became flags: they are not sentence attributes any more
         assert all("tagtool:flag" not in s.meta and "tagtool:skipped" not in s.meta for s in back.corpus())
         assert [s.tokens for s in back.corpus()] == [s.tokens for s in project.corpus()]
         assert [s.annotations for s in back.corpus()] == [s.annotations for s in project.corpus()]
         imported = back.import_corpus(corpus)
-        assert back.review(imported[0]) == Review(True, "boundary of the NP?")
+        assert back.review.get(imported[0]) == Review(True, "boundary of the NP?")
 
 
 def test_plain_column_export_has_no_review_lines(project, tmp_path):
-    project.flag(project.sentence_ids()[0], "x")
+    project.review.flag(project.sentence_ids()[0], "x")
     out = tmp_path / "out.conll"
-    write_corpus(project.export_corpus(), out)
+    write_corpus(project.review.export_corpus(), out)
     assert "tagtool" not in out.read_text()
 
 
@@ -120,11 +120,11 @@ def test_an_older_file_is_migrated_to_hold_reviews(tmp_path):
     write_v1_project(path, sample_corpus())
     with Project.open(path) as p:
         assert p.migrated_from == 1 and p.schema_version == schema.CURRENT_VERSION
-        assert p.reviews() == {}
+        assert p.review.all() == {}
         sid = p.sentence_ids()[0]
-        p.flag(sid, "after the migration")
+        p.review.flag(sid, "after the migration")
     with Project.open(path) as p:
-        assert p.review(sid) == Review(True, "after the migration")
+        assert p.review.get(sid) == Review(True, "after the migration")
     # a version-5 file (the last before reviews) gains the table, empty
     v5 = tmp_path / "v5.tagproj"
     conn = sqlite3.connect(v5, isolation_level=None)
@@ -135,7 +135,7 @@ def test_an_older_file_is_migrated_to_hold_reviews(tmp_path):
     conn.execute("COMMIT")
     conn.close()
     with Project.open(v5) as p:
-        assert p.migrated_from == 5 and p.reviews() == {}
+        assert p.migrated_from == 5 and p.review.all() == {}
     conn = sqlite3.connect(v5)
     assert conn.execute("SELECT count(*) FROM sentence_review").fetchone() == (0,)
     conn.close()

@@ -83,13 +83,13 @@ def test_two_annotators_spans_become_their_answers_by_offsets(tmp_path):
     path, file = make_project(tmp_path), two_annotators(tmp_path)
     assert is_span_file(file) and not is_span_file(tmp_path / "missing.jsonl")
     with Project.open(path) as p:
-        done = p.attach_spans(file, read_span_records(file), answers=True)
+        done = p.spans.attach(file, read_span_records(file), answers=True)
         first, second = p.sentence_ids()[:2]
-        own = p.annotator_labels(first)
+        own = p.team.annotator_labels(first)
         assert set(own) == {"alice", "bob"}
         assert tokens_of(p, first, own["alice"]) == ["Smith"]
         assert tokens_of(p, first, own["bob"]) == ["Dr.", "Smith"]  # "Paris. The" crossed: left out
-        assert tokens_of(p, second, p.annotator_labels(second)["alice"]) == ["Anna", "Berg", "Louvre"]
+        assert tokens_of(p, second, p.team.annotator_labels(second)["alice"]) == ["Anna", "Berg", "Louvre"]
     assert done.placed.found == 4 and len(done.placed.crossing) == 1
     crossing = [n for n in done.placed.notes if "crosses" in n]
     assert crossing and crossing[0].startswith(f"{file}:2: span [") and "'Paris. The' by bob" in crossing[0]
@@ -103,15 +103,15 @@ def test_the_crossed_sentences_are_joined_on_request(tmp_path):
         before = p.n_sentences
         first = p.sentence_ids()[0]
         p.set_annotation(p.sentence_ids()[1], 0, "O", annotator="carol")  # moves with its sentence
-        p.flag(p.sentence_ids()[1], "look again")
-        done = p.attach_spans(file, read_span_records(file), answers=True, merge_crossing=True)
+        p.review.flag(p.sentence_ids()[1], "look again")
+        done = p.spans.attach(file, read_span_records(file), answers=True, merge_crossing=True)
         assert done.joined == 1 and not done.placed.crossing
         assert p.n_sentences == before - 1
         sentence = p.sentence(first)
         assert sentence.meta["text"] == PARAGRAPHS[0]
-        bob = p.annotator_labels(first)["bob"]
+        bob = p.team.annotator_labels(first)["bob"]
         assert tokens_of(p, first, bob) == ["Dr.", "Smith", "Paris", ".", "The"]
-        assert p.review(first).comment == "look again"
+        assert p.review.get(first).comment == "look again"
         positions = [row[0] for row in p._db.execute("SELECT position FROM sentences ORDER BY document_id, position")]
         assert positions == list(range(len(positions)))
         # the joined text is still one record: an export writes it back as it was
@@ -127,16 +127,16 @@ def test_training_labels_fill_and_replace_only_what_the_file_covers(tmp_path):
         first, second = p.sentence_ids()[:2]
         p.set_annotation(first, 0, "B-ORG")
         p.set_annotation(second, 0, "B-ORG")  # "The": outside the record's text
-        done = p.attach_spans(one, read_span_records(one), mode="fill")
+        done = p.spans.attach(one, read_span_records(one), mode="fill")
         anns = p.annotations(second)
         assert anns[0] == {"B-ORG"} and done.changed > 0
         berg = p.sentence(second).tokens.index("Anna")
         assert anns[berg] == {"B-PER"} and anns[berg + 1] == {"I-PER"}
         assert p.annotations(first)[0] == {"B-ORG"}  # not covered: kept
         whole = write_jsonl(tmp_path / "whole.jsonl", [{"text": a, "label": []}])
-        p.attach_spans(whole, read_span_records(whole), mode="fill")
+        p.spans.attach(whole, read_span_records(whole), mode="fill")
         assert p.annotations(second)[0] == {"B-ORG"}
-        p.attach_spans(whole, read_span_records(whole), mode="replace")
+        p.spans.attach(whole, read_span_records(whole), mode="replace")
         assert p.annotations(second)[0] == {"O"} and p.annotations(first)[0] == {"O"}
 
 
@@ -145,7 +145,7 @@ def test_a_file_of_one_whole_text_attaches_to_a_project_of_paragraphs(tmp_path):
     whole = "\n\n".join(PARAGRAPHS)
     file = write_jsonl(tmp_path / "whole.jsonl", [{"text": whole, "label": [span(whole, "Really", "ORG")]}])
     with Project.open(path) as p:
-        done = p.attach_spans(file, read_span_records(file), mode="fill")
+        done = p.spans.attach(file, read_span_records(file), mode="fill")
         last = p.sentence_ids()[-1]
         assert tokens_of(p, last, p.annotations(last)) == ["Really"]
     assert done.placed.found == 1
@@ -157,10 +157,10 @@ def test_records_the_project_lacks_and_new_labels_are_reported(tmp_path):
                                               {"text": PARAGRAPHS[2], "label": [[0, 7, "MISC"]]}])
     with Project.open(path) as p:
         with pytest.raises(NewLabelsError) as caught:
-            p.attach_spans(file, read_span_records(file), mode="fill")
+            p.spans.attach(file, read_span_records(file), mode="fill")
         assert caught.value.labels == ["B-MISC"]
         assert "B-MISC" not in p.labels
-        done = p.attach_spans(file, read_span_records(file), mode="fill", add_labels=True)
+        done = p.spans.attach(file, read_span_records(file), mode="fill", add_labels=True)
     assert done.placed.found == 1
     assert any(n.startswith(f"{file}:1: the project holds no text 'Not in the project.'") for n in done.placed.notes)
 
@@ -170,9 +170,9 @@ def test_unnamed_answers_need_an_owner(tmp_path):
     file = write_jsonl(tmp_path / "x.jsonl", [{"text": PARAGRAPHS[2], "label": []}])
     with Project.open(path) as p:
         with pytest.raises(Exception, match="--annotator NAME"):
-            p.attach_spans(file, read_span_records(file), answers=True)
-        done = p.attach_spans(file, read_span_records(file), answers=True, owner="dora")
-        assert done.counts.sentences == 2 and set(p.annotator_labels(p.sentence_ids()[-1])) == {"dora"}
+            p.spans.attach(file, read_span_records(file), answers=True)
+        done = p.spans.attach(file, read_span_records(file), answers=True, owner="dora")
+        assert done.counts.sentences == 2 and set(p.team.annotator_labels(p.sentence_ids()[-1])) == {"dora"}
 
 
 def test_held_texts_find_records_and_whole_documents(tmp_path):
@@ -199,10 +199,10 @@ def test_a_label_studio_file_s_annotators_stay_their_own_answers(tmp_path, name)
     unlabeled = [Document(d.name, [s.unlabeled() for s in d.sentences]) for d in corpus.documents]
     Project.create(path, Corpus(corpus.labels, unlabeled), name="ls").close()
     with Project.open(path) as p:
-        assert not p.answering_annotators()
+        assert not p.team.answering_annotators()
         records = read_span_records(source)
-        done = p.attach_spans(source, records, answers=True)
-        names = set(p.answering_annotators())
+        done = p.spans.attach(source, records, answers=True)
+        names = set(p.team.answering_annotators())
         assert done.placed.found == done.placed.records
     assert len(names) >= 2 and names == {n for r in records for n in r.sources if n is not None}
 
@@ -214,9 +214,9 @@ def test_a_refused_attach_leaves_the_sentences_unjoined(tmp_path):
     with Project.open(path) as p:
         n = p.n_sentences
         with pytest.raises(NewLabelsError):
-            p.attach_spans(file, read_span_records(file), mode="fill", merge_crossing=True)
+            p.spans.attach(file, read_span_records(file), mode="fill", merge_crossing=True)
         assert p.n_sentences == n  # the join happened in the transaction the refusal rolled back
-        done = p.attach_spans(file, read_span_records(file), mode="fill", merge_crossing=True, add_labels=True)
+        done = p.spans.attach(file, read_span_records(file), mode="fill", merge_crossing=True, add_labels=True)
         assert done.joined == 1 and p.n_sentences == n - 1
 
 
@@ -225,7 +225,7 @@ def test_an_overlapping_span_leaves_the_first_span_s_labels(tmp_path):
     c = PARAGRAPHS[2]
     file = write_jsonl(tmp_path / "x.jsonl", [{"text": c, "label": [[0, 7, "ORG"], [0, 10, "PER"]]}])
     with Project.open(path) as p:
-        done = p.attach_spans(file, read_span_records(file), mode="fill")
+        done = p.spans.attach(file, read_span_records(file), mode="fill")
         first = p.sentence_ids()[-2]
         # "to", under the span left out only, stays unlabeled (the reader's rule), "see" is O
         assert p.annotations(first)[:3] == ({"B-ORG"}, frozenset(), {"O"})
@@ -243,7 +243,7 @@ def test_a_span_over_three_sentences_joins_them_into_one(tmp_path):
     file = write_jsonl(tmp_path / "x.jsonl", [{"text": text, "label": [span(text, "day. It pours at night. It", "ORG")]}])
     with Project.open(path) as p:
         assert p.n_sentences == 4
-        done = p.attach_spans(file, read_span_records(file), mode="fill", merge_crossing=True)
+        done = p.spans.attach(file, read_span_records(file), mode="fill", merge_crossing=True)
         assert done.joined == 2 and p.n_sentences == 2
         first = p.sentence_ids()[0]
         assert p.sentence(first).meta["text"] == text
@@ -262,7 +262,7 @@ def test_an_exported_partly_labeled_record_attaches_back_unlabeled_where_it_was(
         {"text": PARAGRAPHS[2], "label": [], "tagtool": {"state": "none", "unlabeled": [[0, len(PARAGRAPHS[2])]]}},
     ])
     with Project.open(path) as p:
-        p.attach_spans(out, read_span_records(out), mode="fill")
+        p.spans.attach(out, read_span_records(out), mode="fill")
         ids = p.sentence_ids()
         assert list(p.annotations(ids[0])[:2]) == [{"B-PER"}, {"I-PER"}]
         assert all(not ann for ann in p.annotations(ids[1]))  # "The next day ...": unlabeled in the export
@@ -281,7 +281,7 @@ def test_an_unfinished_label_studio_task_attaches_its_labels_from_the_metadata(t
     file = tmp_path / "tasks.json"
     file.write_text(json.dumps([task]), encoding="utf-8")
     with Project.open(path) as p:
-        p.attach_spans(file, read_span_records(file), mode="fill")
+        p.spans.attach(file, read_span_records(file), mode="fill")
         ids = p.sentence_ids()
         assert [set(x) for x in p.annotations(ids[0])[:2]] == [{"B-PER"}, {"I-PER"}]
         assert not p.annotations(ids[0])[2] and all(not ann for ann in p.annotations(ids[1]))
@@ -295,7 +295,7 @@ def test_an_exported_record_s_candidate_sets_attach_as_candidate_sets(tmp_path):
         {"text": a, "label": [span(a, "Dr. Smith", "PER")],
          "tagtool": {"state": "partial", "candidates": [[*paris, ["B-LOC", "B-ORG"]]]}}])
     with Project.open(path) as p:
-        p.attach_spans(out, read_span_records(out), mode="fill")
+        p.spans.attach(out, read_span_records(out), mode="fill")
         first = p.sentence_ids()[0]
         at = p.sentence(first).tokens.index("Paris")
         assert p.annotations(first)[at] == {"B-LOC", "B-ORG"}

@@ -58,26 +58,26 @@ def test_a_token_merge_and_split_then_a_merge_makes_no_phantom_annotator(tmp_pat
     _merge(capsys, path, files["ana"], files["ben"])
     with Project.open(path) as p:
         sid = p.sentence_ids()[0]
-        p.merge_tokens(sid, 0)  # "NewYork" by mistake ...
-        p.split_token(sid, 0, 3)  # ... and split again: the tokens are the files' again
-        for t, answers in enumerate(p.answers(sid)):  # the training labels are the rule's
+        p.review.merge_tokens(sid, 0)  # "NewYork" by mistake ...
+        p.review.split_token(sid, 0, 3)  # ... and split again: the tokens are the files' again
+        for t, answers in enumerate(p.team.answers(sid)):  # the training labels are the rule's
             assert p.annotations(sid)[t] == combine(answers.values(), LABELS)
     _answer(files["cy"], ["B-PER", "I-PER", "O", "O"])
     _merge(capsys, path, files["cy"])
     assert _names(path) == ["ana", "ben", "cy"]
     with Project.open(path, readonly=True) as p:
         assert p.annotations(sid)[0] == {"B-PER"}  # ana and cy against ben's B-PER|O
-        assert all(JOINER not in name for answers in p.answers(sid) for name in answers)
+        assert all(JOINER not in name for answers in p.team.answers(sid) for name in answers)
 
 
 def test_a_token_merge_then_import_as_annotator_makes_no_phantom_annotator(tmp_path, capsys):
     path = tmp_path / "p.tagproj"
     with Project.create(path, Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
         sid = p.sentence_ids()[0]
-        p.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"I-PER"}, {"O"}, {"O"}],
+        p.team.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"I-PER"}, {"O"}, {"O"}],
                                    "ben": [{"B-PER"}, {"O"}, {"O"}, {"O"}]})])
-        p.merge_tokens(sid, 0)
-        assert p.annotations(sid)[0] == combine(p.answers(sid)[0].values(), LABELS)
+        p.review.merge_tokens(sid, 0)
+        assert p.annotations(sid)[0] == combine(p.team.answers(sid)[0].values(), LABELS)
     cy = tmp_path / "cy.conll"
     cy.write_text("NewYork B-PER\nis O\nbig B-ORG\n\n", encoding="utf-8")
     assert main(["import", str(cy), "-p", str(path), "--as-annotator", "--annotator", "cy"]) == 0
@@ -87,30 +87,30 @@ def test_a_token_merge_then_import_as_annotator_makes_no_phantom_annotator(tmp_p
 def test_merging_tokens_two_annotators_answered_one_each_makes_no_annotator_of_the_merger(tmp_path):
     with Project.create(tmp_path / "p.tagproj", Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
         sid = p.sentence_ids()[0]
-        p.add_answers([(sid, "s", {"ana": [{"O"}, set(), {"O"}, {"O"}], "ben": [set(), {"B-PER"}, {"O"}, {"O"}]})])
-        p.merge_tokens(sid, 0, "merger")
-        assert p.answers(sid)[0] == {} and p.annotations(sid)[0] == frozenset()  # nobody answered "NewYork"
-        p.add_answers([(sid, "s", {"cy": [{"B-ORG"}, {"O"}, {"O"}]})])
-        assert p.answering_annotators() == ["ana", "ben", "cy"] and p.annotations(sid)[0] == {"B-ORG"}
+        p.team.add_answers([(sid, "s", {"ana": [{"O"}, set(), {"O"}, {"O"}], "ben": [set(), {"B-PER"}, {"O"}, {"O"}]})])
+        p.review.merge_tokens(sid, 0, "merger")
+        assert p.team.answers(sid)[0] == {} and p.annotations(sid)[0] == frozenset()  # nobody answered "NewYork"
+        p.team.add_answers([(sid, "s", {"cy": [{"B-ORG"}, {"O"}, {"O"}]})])
+        assert p.team.answering_annotators() == ["ana", "ben", "cy"] and p.annotations(sid)[0] == {"B-ORG"}
 
 
 def test_a_stale_joint_giver_of_an_older_project_is_not_made_an_annotator(tmp_path):
     with Project.create(tmp_path / "p.tagproj", Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
         sid = p.sentence_ids()[0]
-        p.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"O"}, {"O"}, {"O"}],
+        p.team.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"O"}, {"O"}, {"O"}],
                                    "ben": [{"B-ORG"}, {"O"}, {"O"}, {"O"}]})])
         # what a token merge of an earlier version left: a label the answers do not make, by both
         p._db.execute("UPDATE annotations SET labels = 'B-PER', annotator = 'ana+ben' WHERE token = 0")
         # a real annotator whose name holds the joiner still gives an answer by an edit
         p.set_annotation(sid, 1, "B-ORG", "jo+tagtool@example.org")
-        counts = p.add_answers([(sid, "s", {"cy": [{"B-PER"}, {"O"}, {"O"}, {"O"}]})])
-        assert p.answering_annotators() == ["ana", "ben", "cy", "jo+tagtool@example.org"]
+        counts = p.team.add_answers([(sid, "s", {"cy": [{"B-PER"}, {"O"}, {"O"}, {"O"}]})])
+        assert p.team.answering_annotators() == ["ana", "ben", "cy", "jo+tagtool@example.org"]
         assert counts.seeded == 1 and p.annotations(sid)[0] == {"B-PER"}
         # ... and a joint giver of such a name is no person either
         p._db.execute("UPDATE annotations SET labels = 'I-ORG', annotator = 'cy+jo+tagtool@example.org' "
                       "WHERE token = 1")
-        p.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"B-ORG"}, {"O"}, {"O"}]})])
-        assert p.answering_annotators() == ["ana", "ben", "cy", "jo+tagtool@example.org"]
+        p.team.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"B-ORG"}, {"O"}, {"O"}]})])
+        assert p.team.answering_annotators() == ["ana", "ben", "cy", "jo+tagtool@example.org"]
         assert p.annotations(sid)[1] == {"B-ORG", "O"}  # ana and jo against ben and cy
 
 
@@ -153,16 +153,16 @@ def test_an_edit_of_a_resolved_token_carries_its_resolution(tmp_path, capsys):
     _merge(capsys, path, *files.values())
     with Project.open(path) as p:
         sid = p.sentence_ids()[0]
-        p.resolve_token(sid, 0, "B-ORG", "judge")
+        p.team.resolve_token(sid, 0, "B-ORG", "judge")
         p.set_annotation(sid, 0, "O", "editor")
-        resolution = p.resolutions(sid)[0]
+        resolution = p.team.resolutions(sid)[0]
         assert (resolution.labels, resolution.annotator) == ({"O"}, "editor")
     out = _merge(capsys, path, *files.values())
     assert "0 disagree (training label: the candidate set of the answers), 1 disagree but were resolved" in out
     with Project.open(path) as p:
         assert p.annotations(sid)[0] == {"O"}
         p.set_annotation(sid, 0, "_", "editor")  # a resolution is a label: a clear takes it back
-        assert p.resolutions(sid) == {} and p.annotations(sid)[0] == frozenset()
+        assert p.team.resolutions(sid) == {} and p.annotations(sid)[0] == frozenset()
         assert p.sentence_ids(status="disagree") == [sid]
     out = _merge(capsys, path, *files.values())
     assert "1 disagree (training label: the candidate set of the answers), 0 disagree but were resolved" in out
@@ -171,13 +171,13 @@ def test_an_edit_of_a_resolved_token_carries_its_resolution(tmp_path, capsys):
 def test_a_stale_resolution_of_an_older_project_follows_its_training_label(tmp_path):
     with Project.create(tmp_path / "p.tagproj", Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
         sid = p.sentence_ids()[0]
-        p.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"O"}, {"O"}, {"O"}],
+        p.team.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"O"}, {"O"}, {"O"}],
                                    "ben": [{"B-ORG"}, {"O"}, {"B-PER"}, {"O"}]})])
-        p.resolve_token(sid, 0, "B-ORG", "judge")
-        p.resolve_token(sid, 2, "B-PER", "judge")
+        p.team.resolve_token(sid, 0, "B-ORG", "judge")
+        p.team.resolve_token(sid, 2, "B-PER", "judge")
         # what an edit made before resolutions followed edits: the label changed, the resolution not
         p._db.execute("UPDATE annotations SET labels = 'O', annotator = 'editor' WHERE token = 0")
         p._db.execute("DELETE FROM annotations WHERE token = 2")
-        p.add_answers([(sid, "s", {"cy": [{"B-PER"}, {"O"}, {"O"}, {"O"}]})])
-        assert {t: r.labels for t, r in p.resolutions(sid).items()} == {0: {"O"}}
+        p.team.add_answers([(sid, "s", {"cy": [{"B-PER"}, {"O"}, {"O"}, {"O"}]})])
+        assert {t: r.labels for t, r in p.team.resolutions(sid).items()} == {0: {"O"}}
         assert p.annotations(sid)[0] == {"O"}

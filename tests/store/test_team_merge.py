@@ -21,8 +21,8 @@ def _assign(project, out, annotators=("ann", "bob", "cy"), overlap=0.25, seed=0,
 
 def _merge(project, paths):
     files = [merge.read_file(p, project.labels) for p in paths]
-    merge.check_files(project, files)
-    return project.merge_answers(files)
+    merge.check_files(project._db, project.path, files)
+    return project.team.merge_answers(files)
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def test_only_open_sentences_are_assigned(tmp_path):
     project, gold = unlabeled_project(tmp_path / "p.tagproj")
     ids = project.sentence_ids()
     project.set_annotations(ids[0], {t: "O" for t in range(len(project.sentence(ids[0]).tokens))})  # full
-    project.set_skipped(ids[1])
+    project.review.set_skipped(ids[1])
     project.set_annotation(ids[2], 0, "B-PER")  # partial: still open
     assigned = [sid for sid, _ in assign.open_sentences(project)]
     assert ids[0] not in assigned and ids[1] not in assigned and ids[2] in assigned
@@ -123,7 +123,7 @@ def test_round_trip_keeps_every_answer_once_and_builds_candidate_sets(team):
     for (sid, t), answers in by_token.items():
         training = project.annotations(sid)[t]
         assert training == frozenset().union(*answers.values())
-        assert project.answers(sid)[t] == answers
+        assert project.team.answers(sid)[t] == answers
         if len(answers) > 1:
             agree += len(set(answers.values())) == 1
             disagree += len(set(answers.values())) > 1
@@ -154,8 +154,8 @@ def test_a_file_merged_again_after_edits_replaces_that_annotators_answers(team):
         f.set_annotations(fid, {0: "I-ORG", 1: "_"})
     report = _merge(project, [paths["ann"]])
     assert report.answers_changed == 2
-    assert project.answers(sid)[0]["ann"] == frozenset({"I-ORG"}) and "ann" not in project.answers(sid)[1]
-    others = {who: a for who, a in project.answers(sid)[1].items()}
+    assert project.team.answers(sid)[0]["ann"] == frozenset({"I-ORG"}) and "ann" not in project.team.answers(sid)[1]
+    others = {who: a for who, a in project.team.answers(sid)[1].items()}
     assert project.annotations(sid)[1] == frozenset().union(*others.values())
 
 
@@ -165,9 +165,9 @@ def test_resolved_tokens_survive_later_merges_and_can_be_taken_back(team):
     sid = next(iter(sorted(plan.shared)))
     t = 0
     assert project.annotations(sid)[t] != frozenset({"B-PER"}) or project.set_annotation(sid, t, "O") is None
-    project.resolve_token(sid, t, "B-PER", "judge")
-    assert project.resolutions(sid)[t].labels == frozenset({"B-PER"})
-    assert project.resolutions(sid)[t].annotator == "judge"
+    project.team.resolve_token(sid, t, "B-PER", "judge")
+    assert project.team.resolutions(sid)[t].labels == frozenset({"B-PER"})
+    assert project.team.resolutions(sid)[t].annotator == "judge"
     assert [(e.new, e.annotator) for e in project.annotation_history(sid)][-1] == (frozenset({"B-PER"}), "judge")
     who = next(w for w in ("ann", "bob", "cy") if sid in plan.sentences[w])
     with Project.open(paths[who]) as f:
@@ -175,14 +175,14 @@ def test_resolved_tokens_survive_later_merges_and_can_be_taken_back(team):
         f.set_annotation(fid, t, "I-ORG")
     report = _merge(project, paths.values())
     assert report.answers_changed == 1 and report.labels_changed == 0
-    assert project.answers(sid)[t][who] == frozenset({"I-ORG"})
+    assert project.team.answers(sid)[t][who] == frozenset({"I-ORG"})
     assert project.annotations(sid)[t] == frozenset({"B-PER"})
-    project.unresolve_token(sid, t, "judge")
-    assert project.resolutions(sid) == {} and "I-ORG" in project.annotations(sid)[t]
-    project.resolve_token(sid, t, "B-PER|B-ORG", "judge")  # keep a set
+    project.team.unresolve_token(sid, t, "judge")
+    assert project.team.resolutions(sid) == {} and "I-ORG" in project.annotations(sid)[t]
+    project.team.resolve_token(sid, t, "B-PER|B-ORG", "judge")  # keep a set
     assert project.annotations(sid)[t] == frozenset({"B-PER", "B-ORG"})
-    project.unresolve_token(sid, t, "judge", restore="O")  # an undo puts back what was there
-    assert project.annotations(sid)[t] == frozenset({"O"}) and project.resolutions(sid) == {}
+    project.team.unresolve_token(sid, t, "judge", restore="O")  # an undo puts back what was there
+    assert project.annotations(sid)[t] == frozenset({"O"}) and project.team.resolutions(sid) == {}
 
 
 def test_a_label_given_in_the_project_becomes_one_answer(tmp_path):
@@ -193,7 +193,7 @@ def test_a_label_given_in_the_project_becomes_one_answer(tmp_path):
     for i, path in enumerate(paths.values()):
         answer_file(path, gold, noise=0.0, seed=i)
     _merge(project, paths.values())
-    answers = project.answers(sid)[0]
+    answers = project.team.answers(sid)[0]
     assert answers["early"] == frozenset({"B-ORG"}) and len(answers) == 2
     assert project.annotations(sid)[0] == frozenset().union(*answers.values())
     project.close()
@@ -209,15 +209,15 @@ def test_merge_refuses_foreign_files_and_changed_tokens(team, tmp_path):
     with pytest.raises(MergeError, match="not an annotator's file"):
         _merge(project, [project.path])
     with Project.open(paths["bob"]) as f:
-        f.split_token(f.sentence_ids()[0], 0, 1)
+        f.review.split_token(f.sentence_ids()[0], 0, 1)
     with pytest.raises(MergeError, match=f"{paths['bob']}.*changed in the file"):
         _merge(project, [paths["bob"]])
     sid = plan.sentences["cy"][0]
-    project.merge_tokens(sid, 0)
+    project.review.merge_tokens(sid, 0)
     with pytest.raises(MergeError, match=f"{paths['cy']}.*retokenized"):
         _merge(project, [paths["cy"]])
     with Project.open(paths["ann"]) as f:
-        f.add_label("B-LOC")
+        f.label_set.add_label("B-LOC")
         f.set_annotation(f.sentence_ids()[0], 0, "B-LOC")
     with pytest.raises(MergeError, match="B-LOC"):
         _merge(project, [paths["ann"]])
@@ -237,12 +237,12 @@ def test_disagree_filter_lists_unresolved_disagreements(team):
     _merge(project, paths.values())
     listed = project.sentence_ids(status="disagree")
     expected = [sid for sid in project.sentence_ids()
-                if any(len(set(a.values())) > 1 for a in project.answers(sid))]
+                if any(len(set(a.values())) > 1 for a in project.team.answers(sid))]
     assert listed == expected and listed
     sid = listed[0]
-    for t, answers in enumerate(project.answers(sid)):
+    for t, answers in enumerate(project.team.answers(sid)):
         if len(set(answers.values())) > 1:
-            project.resolve_token(sid, t, sorted(answers.values(), key=sorted)[0], "judge")
+            project.team.resolve_token(sid, t, sorted(answers.values(), key=sorted)[0], "judge")
     assert sid not in project.sentence_ids(status="disagree")
 
 
@@ -250,16 +250,16 @@ def test_resolutions_follow_splits_merges_and_label_changes(team):
     project, plan, paths, _, _ = team
     _merge(project, paths.values())
     sid = plan.sentences["ann"][0]
-    project.resolve_token(sid, 0, "B-PER", "judge")
-    project.resolve_token(sid, 2, "B-ORG", "judge")
-    done = project.split_token(sid, 0, 1)
-    assert set(project.resolutions(sid)) == {3}
-    project.restore_tokens(sid, done.before, 0, expected=done.after)
-    assert set(project.resolutions(sid)) == {0, 2}
-    project.rename_label("B-ORG", "B-CORP")
-    assert project.resolutions(sid)[2].labels == frozenset({"B-CORP"})
-    project.remove_label("B-PER", force=True)
-    assert set(project.resolutions(sid)) == {2}
+    project.team.resolve_token(sid, 0, "B-PER", "judge")
+    project.team.resolve_token(sid, 2, "B-ORG", "judge")
+    done = project.review.split_token(sid, 0, 1)
+    assert set(project.team.resolutions(sid)) == {3}
+    project.review.restore_tokens(sid, done.before, 0, expected=done.after)
+    assert set(project.team.resolutions(sid)) == {0, 2}
+    project.label_set.rename_label("B-ORG", "B-CORP")
+    assert project.team.resolutions(sid)[2].labels == frozenset({"B-CORP"})
+    project.label_set.remove_label("B-PER", force=True)
+    assert set(project.team.resolutions(sid)) == {2}
 
 
 def test_import_records_the_annotator_given(tmp_path):
@@ -312,13 +312,13 @@ def test_disagreeing_sentences_order_by_their_share_of_disputed_tokens(tmp_path)
         return sid, f"sentence {sid}", {"ann": ann, "bob": bob}
 
     few, many, none = ids[1], ids[3], ids[4]
-    project.add_answers([answers(few, 1), answers(many, lengths[many]), answers(none, 0)])
+    project.team.add_answers([answers(few, 1), answers(many, lengths[many]), answers(none, 0)])
     order = project.sentence_ids(status="disagree", order_by="disagreement", descending=True)
     assert order == [many, few]
     everything = project.sentence_ids(order_by="disagreement", descending=True)
     assert everything[:2] == [many, few] and everything[2:] == [i for i in ids if i not in (many, few)]
     for t in range(lengths[many]):
-        project.resolve_token(many, t, "O", "judge")
+        project.team.resolve_token(many, t, "O", "judge")
     assert project.sentence_ids(status="disagree", order_by="disagreement", descending=True) == [few]
     project.close()
 
@@ -326,7 +326,7 @@ def test_disagreeing_sentences_order_by_their_share_of_disputed_tokens(tmp_path)
 def test_importing_annotations_leaves_resolved_tokens_alone(tmp_path):
     project, gold = unlabeled_project(tmp_path / "p.tagproj", n_sentences=4)
     sid = project.sentence_ids()[0]
-    project.resolve_token(sid, 0, "I-ORG", "judge")
+    project.team.resolve_token(sid, 0, "I-ORG", "judge")
     corpus = gold_corpus(4)
     assert project.import_annotations(corpus, mode="replace") > 0
     assert project.annotations(sid)[0] == frozenset({"I-ORG"})

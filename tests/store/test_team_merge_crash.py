@@ -24,7 +24,7 @@ def _merged_copy(path: Path, files: list[Path], tmp: Path) -> tuple[dict, float]
     with Project.open(copy) as p:
         read = [merge.read_file(f, p.labels) for f in files]
         start = time.perf_counter()
-        p.merge_answers(read)
+        p.team.merge_answers(read)
         seconds = time.perf_counter() - start
     return dump(copy), seconds
 

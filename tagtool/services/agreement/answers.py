@@ -1,7 +1,7 @@
 """Every annotator's answers as integer arrays: one entry per answer, and a token × annotator table on demand.
 
 :func:`collect` turns the rows of ``annotator_labels``
-(:meth:`tagtool.store.project.Project.annotator_answers`) into
+(:meth:`tagtool.store.project_team.TeamPart.annotator_answers`) into
 :class:`Answers`: a code per answer (token, annotator), the label's index
 for a full label and :data:`SET` where they gave a candidate set (kept
 aside in :attr:`Answers.sets`); :attr:`Answers.codes` lays them out as a
@@ -105,7 +105,11 @@ def _read_rows(rows, labels, checkpoint):
     annotators: dict[str, int] = {}
     index = {n: i for i, n in enumerate(labels)}
     extra: dict[str, int] = {}
-    sid, tok, col, code, sets = [], [], [], [], []
+    sid: list[int] = []
+    tok: list[int] = []
+    col: list[int] = []
+    code: list[int] = []
+    sets: list = []
     for i, (s, t, name, ann) in enumerate(rows):
         if i % ROWS_PER_CHECK == 0:
             _check(checkpoint)

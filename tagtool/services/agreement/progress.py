@@ -132,13 +132,13 @@ def of_project(project, checkpoint: Callable[[], bool] | None = None, progress: 
         Most annotators for the per-pair measures (:func:`~tagtool.services.agreement.compute`).
     """
     report = progress or (lambda fraction, message="": None)
-    answering = tuple(project.answering_annotators())
+    answering = tuple(project.team.answering_annotators())
     if limit is not None and len(answering) > limit:
         raise AgreementLimitError(project.path, len(answering), limit)
     agreement = None
     if len(answering) >= 2:
         # Only tokens two or more answered: the others count for no pair (and are most of a split project).
-        rows = project.annotator_answers(shared=True)
+        rows = project.team.annotator_answers(shared=True)
         if progress is not None:
             rows = _reporting(rows, np.sort(np.fromiter(project.sentence_ids(), dtype=np.int64)), progress)
         answers = collect(rows, project.labels.names, checkpoint)
@@ -146,7 +146,7 @@ def of_project(project, checkpoint: Callable[[], bool] | None = None, progress: 
         agreement = compute(answers, project.labels.is_span_scheme, checkpoint,
                             lambda f, m: report(READ_SHARE + MEASURE_SHARE * f, m), pair_limit)
     report(READ_SHARE + MEASURE_SHARE, "counting each annotator's work")
-    progress_rows = annotator_progress(project.annotator_progress(), project.actions(), checkpoint)
+    progress_rows = annotator_progress(project.team.annotator_progress(), project.actions(), checkpoint)
     report(1.0, "")
     return ProjectAgreement(answering, agreement, progress_rows)
 

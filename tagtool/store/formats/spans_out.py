@@ -62,7 +62,9 @@ def _locate(text: str, group: list[Sentence]) -> list[Offsets] | None:
 
 def _joined(group: list[Sentence], ctx: WriteContext, where: str) -> tuple[str, list[Offsets]]:
     """The tokens joined by spaces, for sentences that kept no text of their own."""
-    pieces, out, pos = [], [], 0
+    pieces: list[str] = []
+    out: list[Offsets] = []
+    pos = 0
     for sentence in group:
         offsets = []
         for token in sentence.tokens:

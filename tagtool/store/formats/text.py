@@ -102,7 +102,8 @@ def read(
 
 def _documents(ctx: ReadContext, unit: str) -> Iterator[tuple[int, str]]:
     """``(first line, text)`` of each document: a non-blank line, or a paragraph."""
-    first, pieces = 0, []
+    first = 0
+    pieces: list[str] = []
     for lineno, line in ctx.lines():
         if not line.strip():
             if pieces:

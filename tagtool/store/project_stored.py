@@ -1,11 +1,6 @@
-"""The stored-records part of :class:`~tagtool.store.project.Project`'s front: trained models
-(:mod:`tagtool.store.model_file`), added texts and word representations
+"""What a :class:`~tagtool.store.project.Project` stores beside its sentences (``project.stored``):
+trained models (:mod:`tagtool.store.model_file`), added texts and word representations
 (:mod:`tagtool.store.representations`).
-
-The methods rely on what :class:`~tagtool.store.project.Project` provides:
-``_db`` (the open connection), ``_write()`` (one write transaction),
-``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.records.NotFoundError`
-for an unknown sentence).
 """
 
 from __future__ import annotations
@@ -14,73 +9,77 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tagtool.core.features.wordreps import WordRepresentations
+from tagtool.store.project_db import ProjectDb
 from tagtool.store import model_file as _models
 from tagtool.store import representations as reps_store
 from tagtool.store.records import ModelRecord
 
 
-class RecordsFront:
+class StoredPart:
     """Models, texts and word representations kept in the project file."""
+
+    def __init__(self, db: ProjectDb):
+        self.db = db
 
     def add_model(self, learner: str, params: Mapping[str, Any], metrics: Mapping[str, Any], data: bytes,
                   note: str = "") -> int:
         """Store a trained model (its exported tagger file's bytes); returns its id."""
         params_json, metrics_json, data = _models.encode(params, metrics, data)
-        with self._write() as conn:
+        with self.db.write() as conn:
             return _models.insert(conn, learner, params_json, metrics_json, data, note)
 
     def models(self) -> list[ModelRecord]:
         """Stored models, oldest first (without their bytes)."""
-        return _models.records(self._db)
+        return _models.records(self.db.conn)
 
     def model_data(self, model_id: int) -> bytes:
         """The exported tagger file of a stored model."""
-        return _models.model_bytes(self._db, model_id)
+        return _models.model_bytes(self.db.conn, model_id)
 
     def delete_model(self, model_id: int) -> None:
         """Remove a stored model."""
-        with self._write() as conn:
+        with self.db.write() as conn:
             _models.delete(conn, model_id)
 
     # -- extra text and word representations (tagtool.store.representations)
 
     def add_text(self, name: str, lines: Iterable[Sequence[str]]) -> int:
         """Store a tokenised raw text for the word representations (not sentences to annotate); its id."""
-        with self._write() as conn:
+        with self.db.write() as conn:
             return reps_store.add_text(conn, name, lines)
 
     def texts(self) -> list[reps_store.TextInfo]:
         """The added texts, oldest first."""
-        return reps_store.texts(self._db)
+        return reps_store.texts(self.db.conn)
 
     def text_lines(self) -> list[list[str]]:
         """Token lists of every added text."""
-        return reps_store.text_lines(self._db)
+        return reps_store.text_lines(self.db.conn)
 
     def remove_text(self, text_id: int) -> None:
         """Remove an added text."""
-        with self._write() as conn:
+        with self.db.write() as conn:
             reps_store.remove_text(conn, text_id)
 
     def text_tokens(self) -> int:
         """Tokens of all the project's text: its sentences and its added texts."""
-        return reps_store.text_tokens(self._db)
+        return reps_store.text_tokens(self.db.conn)
 
     def representations_record(self) -> reps_store.StoredRepresentations | None:
         """The stored word representations' record (no arrays), or None."""
-        return reps_store.stored(self._db)
+        return reps_store.stored(self.db.conn)
 
     def representations(self) -> WordRepresentations | None:
         """The stored word representations, or None."""
-        return reps_store.load(self._db)
+        return reps_store.load(self.db.conn)
 
     def representations_bytes(self) -> bytes | None:
         """The stored word representations' ``.npz`` bytes (decoded elsewhere: the app's worker)."""
-        return reps_store.load_bytes(self._db)
+        return reps_store.load_bytes(self.db.conn)
 
     def set_representations(self, reps: WordRepresentations, learned_from_tokens: int, data: bytes | None = None) -> None:
         """Keep ``reps``, learned from ``learned_from_tokens`` tokens of this project's text (``data``: their bytes)."""
-        with self._write() as conn:
+        with self.db.write() as conn:
             reps_store.store(conn, reps, learned_from_tokens, data)
 
     def representations_stale(self) -> bool:
