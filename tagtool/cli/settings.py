@@ -88,8 +88,8 @@ def configured_learner(args: argparse.Namespace, seeded: bool = True):
     own per repeat instead.  The values are checked here by their tables,
     before any data are read (:class:`~tagtool.core.params.SettingError`).
     """
+    from tagtool.core.params import RANDOM_STATE
     from tagtool.learn import get_learner
-    from tagtool.learn.base import RANDOM_STATE
     from tagtool.services.settings import parse_settings
 
     cls = get_learner(args.learner)

@@ -29,6 +29,13 @@ from tagtool.errors import TagtoolError
 
 logger = logging.getLogger(__name__)
 
+#: One vocabulary across the learners.  The parameter counting passes over the data (epochs, iterations,
+#: the outer loop of an algorithm): the app caps it for a quick retrain after an edit and estimates a
+#: run's cost from it; a learner without it does not iterate (the HMM).
+MAX_ITER = "max_iter"
+#: The parameter seeding a learner's (or the view split's) random choices, which ``--seed`` sets.
+RANDOM_STATE = "random_state"
+
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 _NONE = ("none", "null")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from tagtool.core.corpus import Sentence
+from tagtool.core.params import MAX_ITER
 
 if TYPE_CHECKING:
     from tagtool.gui.training import TrainingInputs, TrainingResult
@@ -113,9 +114,9 @@ def phase_progress(message: str) -> PhaseProgress | None:
 
 
 def _learner_passes(learner) -> tuple[str, int] | None:
-    """The learner's pass-counting parameter (``pass_param``) and its value (None: it does not iterate, the HMM)."""
-    name = learner.pass_param
-    value = None if name is None else getattr(learner, name)
+    """The learner's pass-counting parameter (``max_iter``) and its value (None: it does not iterate, the HMM)."""
+    name = MAX_ITER
+    value = getattr(learner, name) if name in learner.params else None
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return name, value
     return None

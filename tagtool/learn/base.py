@@ -37,13 +37,6 @@ class InvalidParameterError(SettingError):
     """A learner parameter that does not exist, or a value outside its range (raised when it is set)."""
 
 
-#: The one name, in every learner's table, of the parameter counting passes over the data (epochs,
-#: iterations, the outer rounds of an algorithm): the app caps it for a quick retrain after an edit and
-#: estimates a run's cost from it.  A learner without it does not iterate (the HMM).
-MAX_ITER = "max_iter"
-#: The one name of the parameter seeding a learner's random choices, which ``--seed`` sets.
-RANDOM_STATE = "random_state"
-
 
 class Learner(ABC):
     """Base class: parameters, the fit contract, and notes on ignored data.
@@ -51,8 +44,9 @@ class Learner(ABC):
     Subclasses set :attr:`name`, :attr:`uses` (which sentence kinds —
     ``"full"``, ``"partial"``, ``"none"`` — the algorithm learns from),
     :attr:`two_view`, :attr:`params` (the declared table of their
-    parameters, whose common names :data:`MAX_ITER` and :data:`RANDOM_STATE`
-    say which counts passes and which seeds), and where they have them
+    parameters, whose common names :data:`~tagtool.core.params.MAX_ITER`
+    and :data:`~tagtool.core.params.RANDOM_STATE` say which counts passes
+    and which seeds), and where they have them
     :attr:`gives_confidences` and :attr:`default_features`; they implement
     :meth:`_fit` and, for constraints between parameters, :meth:`_check_params`.
     These class attributes

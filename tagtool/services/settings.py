@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from tagtool.core.features.extractor import FEATURE_PARAMS
 from tagtool.core.params import ParamTable, SettingError
 from tagtool.core.views import VIEW_PARAMS
-from tagtool.learn import Learner
+from tagtool.learn import Learner, find_learner
 from tagtool.learn.chain import DECODE_PARAMS
 
 #: The tables of ``--set GROUP.NAME=VALUE`` besides the learner's own parameters (``NAME=VALUE``).
@@ -80,6 +80,16 @@ def parse_settings(learner_cls: type[Learner], pairs: Iterable[str]) -> Settings
         name, value = tables[group].parse(name, text, prefix)
         out[group][name] = value
     return Settings(out["learner"], out["features"], out["views"], out["decode"])
+
+
+def current_names(learner: str, params: Mapping) -> dict:
+    """``params`` of learner ``learner`` under current names (old ones mapped, unknown ones dropped, both logged).
+
+    For settings stored before a rename (a project's models, its chosen
+    settings); unchanged for a learner that is not offered.
+    """
+    cls = find_learner(learner)
+    return dict(params) if cls is None else cls.params.rename(params)
 
 
 def check_stored_settings(learner_cls: type[Learner], params: Mapping | None = None,

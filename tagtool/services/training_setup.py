@@ -41,11 +41,11 @@ from tagtool.core.corpus import Sentence
 from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
 from tagtool.core.features.columns import input_columns
 from tagtool.core.features.extractor import FEATURE_PARAMS
+from tagtool.core.params import RANDOM_STATE
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
 from tagtool.core.views import VIEW_PARAMS, ViewSplit
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner
-from tagtool.learn.base import RANDOM_STATE
 from tagtool.learn.progress import ProgressCallback, StopCallback
 
 #: View split kind given to two-view learners by default.
