@@ -284,7 +284,10 @@ class ParamTable:
         return {p.name: p.default for p in self}
 
     def _key(self, name: str, prefix: str) -> str:
-        return f"{prefix}{name}"
+        """How an error names the setting: ``features.window``, or ``svm: C`` for a learner's (no prefix)."""
+        if prefix or not self.owner:
+            return f"{prefix}{name}"
+        return f"{self.owner}: {name}"
 
     def canonical(self, name: str, prefix: str = "") -> str:
         """The current name of ``name``: itself, or the name an old one maps to (logged as deprecated).
@@ -302,7 +305,7 @@ class ParamTable:
             return new
         known = ", ".join(self._params) or "none"
         what = f"{self.owner} setting" if self.owner else "setting"
-        raise SettingError(f"unknown {what} {prefix}{name!r} (known: {known})")
+        raise SettingError(f"unknown {what} {prefix + name!r} (known: {known})")
 
     def parse(self, name: str, text: str, prefix: str = "") -> tuple[str, Any]:
         """``(current name, checked value)`` of ``NAME=text`` (``--set``, a form's entry)."""

@@ -101,8 +101,8 @@ class Perceptron(Learner):
     two_view = False
     description = "Hidden Markov perceptron (averaged; partial labels via constrained Viterbi)"
     params = ParamTable(
-        Param("max_iter", int, 10, "passes (epochs) over the sentences; stops early after a pass without update",
-              low=0, aliases=("epochs",)),
+        Param("max_iter", int, 10, "passes (epochs) over the sentences, stopping after a pass without update "
+              "(0: a warm start's weights as they are)", low=0, aliases=("epochs",)),
         Param("averaged", bool, True, "return the weights averaged over all sentence visits (Collins 2002)"),
         Param("shuffle", bool, True, "visit the sentences in a fresh random order every pass"),
         Param("random_state", int, 0, "seed of the visiting orders", aliases=("seed",)),
