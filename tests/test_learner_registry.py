@@ -161,7 +161,7 @@ def test_the_app_retrain_caps_the_pass_parameter_the_class_names(extra):
 @pytest.mark.parametrize(("name", "params", "message"), [
     ("svm", {"C": -1.0}, "svm: C: expected a number in (0.0, inf), got -1.0"),
     ("cosvm", {"balance": 0.0}, "cosvm: balance: expected a number in (0.0, inf) or none, got 0.0"),
-    ("perceptron", {"epochs": -1}, "perceptron: max_iter: expected an int in [0, inf), got -1"),
+    ("perceptron", {"max_iter": -1}, "perceptron: max_iter: expected an int in [0, inf), got -1"),
     ("mv-perceptron", {"c_u": 2.0}, "mv-perceptron: c_u: expected a number in [0.0, 1.0], got 2.0"),
     ("crf", {"c2": -0.5}, "crf: c2: expected a number in [0.0, inf), got -0.5"),
     ("crf", {"max_iter": 0}, "crf: max_iter: expected an int in [1, inf), got 0"),
