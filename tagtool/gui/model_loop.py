@@ -87,7 +87,7 @@ def _same_params(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
-def retrain_overrides(pass_param: str | None, params: dict, passes: int) -> dict:
+def retrain_overrides(pass_name: str | None, params: dict, passes: int) -> dict:
     """Settings that cap a warm-started retrain at ``passes`` passes over the data.
 
     The learner's pass-counting parameter (``max_iter`` where its table has it) is
@@ -95,9 +95,9 @@ def retrain_overrides(pass_param: str | None, params: dict, passes: int) -> dict
     ``passes <= 0`` or a learner without one (the HMM counts, it does not
     iterate).
     """
-    value = params.get(pass_param) if pass_param is not None and passes > 0 else None
+    value = params.get(pass_name) if pass_name is not None and passes > 0 else None
     if isinstance(value, int) and not isinstance(value, bool) and value > passes:
-        return {pass_param: passes}
+        return {pass_name: passes}
     return {}
 
 
