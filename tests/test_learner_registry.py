@@ -193,5 +193,5 @@ def test_cli_refuses_a_bad_value_before_reading_any_data(tmp_path, capsys, monke
     code = main(["train", "missing.txt", "--learner", "svm", "--set", "C=-1", "-o", "m.tagger"])
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
-    assert code == 2 and lines == ["tagtool: error: svm: C: expected a number in (0.0, inf), got -1.0"], err
+    assert code == 2 and lines == ["tagtool: error: svm: C: expected a number in (0.0, inf), got '-1'"], err
     assert not (tmp_path / "m.tagger").exists()

@@ -166,10 +166,9 @@ class Param:
                 return None
             return self.check(text, key)
         try:
-            value = self.type(text)
-        except ValueError:
-            raise self._error(key, text) from None
-        return self.check(value, key)
+            return self.check(self.type(text), key)
+        except (ValueError, SettingError):
+            raise self._error(key, text) from None  # the text as given, not as converted
 
     def check(self, value: Any, key: str | None = None) -> Any:
         """``value`` if this setting takes it (an int given for a float becomes a float), else :class:`SettingError`."""
