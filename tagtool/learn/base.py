@@ -1,10 +1,12 @@
 """The learner interface every algorithm implements (DESIGN §5).
 
 scikit-learn's estimator rules (STYLE.md): ``__init__`` only stores
-hyper-parameters, named exactly as its arguments, so :meth:`Learner.get_params`
-can list them and the GUI can build a settings form from them; :meth:`fit`
-validates, trains on an immutable :class:`~tagtool.core.snapshot.Snapshot`,
-and returns a fitted :class:`~tagtool.learn.chain.ChainModel`.
+hyper-parameters, named exactly as its arguments and declared in the class's
+:attr:`Learner.params` table (type, range or choices, default, help, old
+names), from which :meth:`Learner.get_params` lists them, ``--set`` parses
+them and the app builds its settings form; :meth:`fit` validates, trains on
+an immutable :class:`~tagtool.core.snapshot.Snapshot`, and returns a fitted
+:class:`~tagtool.learn.chain.ChainModel`.
 """
 
 from __future__ import annotations
