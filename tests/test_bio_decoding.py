@@ -20,6 +20,7 @@ from tagtool.services.pipeline import prepare, train_tagger
 from tagtool.services.settings import parse_settings
 from tagtool.services.simulate.config import SimulationConfig
 from tagtool.services.simulate.loop import Simulation
+from tagtool.core.params import SettingError
 from tagtool.services.training_setup import TrainingSetupError
 from tagtool.store.formats import read_corpus
 from tagtool.tagger.file_format import META_MEMBER, TaggerFileError
@@ -122,9 +123,9 @@ def test_parse_settings_knows_the_decode_group():
 
     settings = parse_settings(get_learner("perceptron"), ["decode.bio_constraint=off", "max_iter=2"])
     assert settings.decode == {"bio_constraint": False} and settings.params == {"max_iter": 2}
-    with pytest.raises(TrainingSetupError, match="unknown decode setting 'constrained'"):
+    with pytest.raises(SettingError, match="unknown decode setting 'decode.constrained'"):
         parse_settings(get_learner("perceptron"), ["decode.constrained=false"])
-    with pytest.raises(TrainingSetupError, match="expected true or false"):
+    with pytest.raises(SettingError, match="decode.bio_constraint: expected true or false"):
         parse_settings(get_learner("perceptron"), ["decode.bio_constraint=maybe"])
 
 

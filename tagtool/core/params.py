@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -180,6 +181,8 @@ class Param:
             raise self._error(key, value)
         if self.type is float:
             value = float(value)
+        if self.type is int:
+            value = int(value)  # a numpy integer (a seed drawn by numpy) as a Python int
         if self.type is list:
             value = [str(v) for v in value]
         if self.choices and not self._choice_ok(value):
@@ -192,9 +195,10 @@ class Param:
         if self.type is bool:
             return isinstance(value, bool)
         if self.type is int:
-            return isinstance(value, int) and not isinstance(value, bool)
+            # numbers.Integral takes numpy's integers too (not numpy's bool, which is no number)
+            return isinstance(value, numbers.Integral) and not isinstance(value, bool)
         if self.type is float:
-            return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
         if self.type is list:
             return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
         return isinstance(value, self.type)

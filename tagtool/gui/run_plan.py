@@ -144,7 +144,7 @@ def plan_run(inputs: TrainingInputs, learner, chosen, overrides: Mapping) -> Run
         what = ", ".join(f"{k}={v}" for k, v in overrides.items())
         name = f"quick retrain (warm start, {what})"
     else:
-        name = "training" + (f" ({passes[1]} {passes[0].replace('_', ' ')})" if passes else "")
+        name = "training" + (f" ({passes[0]}={passes[1]})" if passes else "")
     steps = [RunStep(name, _fit_cost(learner, inputs.sentences)),
              RunStep("computing suggestions", float(max(len(inputs.sentences), 1)))]
     k = min(inputs.cv_folds, sum(1 for s in inputs.sentences if s.status == "full"))

@@ -62,7 +62,7 @@ def test_the_wheel_changes_model_settings_only_once_focused(window, qtbot):
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
     form = panel.form.widgets
-    loss, epochs = form["loss"], form["max_epochs"]
+    loss, epochs = form["loss"], form["max_iter"]
     def value(box):
         return box.currentIndex() if isinstance(box, QComboBox) else box.value()
 

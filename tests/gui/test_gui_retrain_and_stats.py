@@ -64,11 +64,11 @@ def test_edit_retrains_warm_with_the_budget_and_train_now_fits_fully(window, qtb
     retrained = loop.result
     assert retrained is not first
     assert retrained.metrics["retrain"] == {"max_iter": 2}
-    assert retrained.tagger.model.params["epochs"] == 2, "the fit itself ran 2 epochs"
-    assert retrained.params["epochs"] == 6, "the user's settings are kept"
+    assert retrained.tagger.model.params["max_iter"] == 2, "the fit itself ran 2 epochs"
+    assert retrained.params["max_iter"] == 6, "the user's settings are kept"
     assert "Retrained after an edit" in panel.metrics.text()
     record = window.session.project.models()[-1]
-    assert record.params["epochs"] == 6 and record.metrics["retrain"] == {"max_iter": 2}
+    assert record.params["max_iter"] == 6 and record.metrics["retrain"] == {"max_iter": 2}
     # the next edit still warm-starts (same settings), again with the budget
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         editor.apply_full("I-NP")
@@ -77,7 +77,7 @@ def test_edit_retrains_warm_with_the_budget_and_train_now_fits_fully(window, qtb
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
     assert "retrain" not in loop.result.metrics
-    assert loop.result.tagger.model.params["epochs"] == 6
+    assert loop.result.tagger.model.params["max_iter"] == 6
     # budget off: an edit retrains with the full settings
     panel.retrain.setValue(0)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
@@ -167,7 +167,7 @@ def test_progress_names_the_retrain_and_each_cross_validation_fold_with_a_known_
     loop.progress.connect(lambda f, m: shown.append((panel.bar.value(), panel.status.text())))
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
-    _check_steps(reports, "training (6 epochs)", folds=2)
+    _check_steps(reports, "training (max_iter=6)", folds=2)
     assert (panel.bar.minimum(), panel.bar.maximum()) == (0, 1000), "a bar with an end, not a busy indicator"
     assert shown and all(text.startswith("mv-perceptron — ") or "done" in text for _, text in shown)
     panel._progress(0.8, "step 4 of 4, cross-validation fold 2 of 2: epoch 3/6 · 50 %")
