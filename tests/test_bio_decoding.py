@@ -21,7 +21,6 @@ from tagtool.services.settings import parse_settings
 from tagtool.services.simulate.config import SimulationConfig
 from tagtool.services.simulate.loop import Simulation
 from tagtool.core.params import SettingError
-from tagtool.services.training_setup import TrainingSetupError
 from tagtool.store.formats import read_corpus
 from tagtool.tagger.file_format import META_MEMBER, TaggerFileError
 from tagtool.tagger.model import Tagger, load_tagger
