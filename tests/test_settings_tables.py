@@ -62,8 +62,15 @@ def test_the_shared_tables_agree_with_what_they_configure():
 
 def test_every_learner_uses_the_common_names():
     """One name per concept: passes are max_iter, the seed random_state; the old names are aliases only."""
-    retired = {"epochs", "max_epochs", "max_iterations", "max_alternations", "seed", "supervised_iterations",
-               "cu_epochs"}
+    retired = {
+        "epochs",
+        "max_epochs",
+        "max_iterations",
+        "max_alternations",
+        "seed",
+        "supervised_iterations",
+        "cu_epochs",
+    }
     for name, cls in LEARNERS.items():
         assert not retired & set(cls.params.names()), name
         assert set(cls.params.aliases) <= retired, name
@@ -72,14 +79,24 @@ def test_every_learner_uses_the_common_names():
 
 
 #: Names that held a choice, a range or a help text beside the tables before the tables existed.
-RETIRED_DECLARATIONS = ("LOSSES", "RESCALINGS", "NORMS", "QP_SOLVERS", "SETTINGS_HELP", "pass_param", "seed_param",
-                        "param_specs", "parse_value")
+RETIRED_DECLARATIONS = (
+    "LOSSES",
+    "RESCALINGS",
+    "NORMS",
+    "QP_SOLVERS",
+    "SETTINGS_HELP",
+    "pass_param",
+    "seed_param",
+    "param_specs",
+    "parse_value",
+)
 
 
 def _choice_sets() -> dict[frozenset, str]:
     tables = [*SHARED_TABLES.values(), *(cls.params for cls in LEARNERS.values())]
-    return {frozenset(p.choices): f"{t.owner}.{p.name}" for t in tables for p in t
-            if len(p.choices) > 1 and p.type is str}  # numbers such as (1, 2) are too common to be a declaration
+    return {
+        frozenset(p.choices): f"{t.owner}.{p.name}" for t in tables for p in t if len(p.choices) > 1 and p.type is str
+    }  # numbers such as (1, 2) are too common to be a declaration
 
 
 def _modules():
@@ -92,8 +109,13 @@ def test_no_setting_is_declared_outside_its_table():
     choices = _choice_sets()
     found = []
     for relative, tree in _modules():
-        in_param = {id(k.value) for node in ast.walk(tree) if isinstance(node, ast.Call)
-                    and getattr(node.func, "id", None) == "Param" for k in node.keywords if k.arg == "choices"}
+        in_param = {
+            id(k.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Param"
+            for k in node.keywords
+            if k.arg == "choices"
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and node.id in RETIRED_DECLARATIONS:
                 found.append(f"{relative}:{node.lineno} {node.id}")
@@ -167,17 +189,26 @@ def _bad_values(param: Param) -> dict[str, object]:
     return bad
 
 
-CASES = [(learner, prefix + p.name, kind, text) for learner, prefix, p in _all_settings()
-         for kind, text in _bad_texts(p).items()]
-VALUE_CASES = [(learner, prefix, p.name, kind, value) for learner, prefix, p in _all_settings()
-               for kind, value in _bad_values(p).items()]
+CASES = [
+    (learner, prefix + p.name, kind, text)
+    for learner, prefix, p in _all_settings()
+    for kind, text in _bad_texts(p).items()
+]
+VALUE_CASES = [
+    (learner, prefix, p.name, kind, value)
+    for learner, prefix, p in _all_settings()
+    for kind, value in _bad_values(p).items()
+]
 
 
 def test_every_setting_has_bad_values_to_try():
     """Any text is a valid free text or list, so those get bad values only on the dict path."""
     tried = {(learner, key) for learner, key, _, _ in CASES}
-    untried = [(learner, prefix + p.name) for learner, prefix, p in _all_settings()
-               if (learner, prefix + p.name) not in tried and (p.type not in (str, list) or p.choices)]
+    untried = [
+        (learner, prefix + p.name)
+        for learner, prefix, p in _all_settings()
+        if (learner, prefix + p.name) not in tried and (p.type not in (str, list) or p.choices)
+    ]
     assert not untried
     assert all(_bad_values(p) for _, _, p in _all_settings())
 
@@ -213,14 +244,24 @@ def test_the_command_line_refuses_every_bad_value_before_reading_data(tmp_path, 
     """``train`` with a data file that does not exist: the setting is refused first, exit 2, one line."""
     monkeypatch.chdir(tmp_path)
     failures = []
-    for learner, key, kind, text in [*CASES, ("crf", "no_such_setting", "unknown", "1"),
-                                     ("crf", "features.no_such", "unknown", "1"), ("crf", "n_jobs", "issue", "two")]:
+    for learner, key, kind, text in [
+        *CASES,
+        ("crf", "no_such_setting", "unknown", "1"),
+        ("crf", "features.no_such", "unknown", "1"),
+        ("crf", "n_jobs", "issue", "two"),
+    ]:
         code = main(["train", "missing.txt", "--learner", learner, "--set", f"{key}={text}", "-o", "m.tagger"])
         err = capsys.readouterr().err
         lines = [line for line in err.splitlines() if line.strip()]
         name = key.rpartition(".")[2]
-        if code != 2 or len(lines) != 1 or not lines[0].startswith("tagtool: error: ") or name not in lines[0] \
-                or "missing.txt" in err or "Traceback" in err:
+        if (
+            code != 2
+            or len(lines) != 1
+            or not lines[0].startswith("tagtool: error: ")
+            or name not in lines[0]
+            or "missing.txt" in err
+            or "Traceback" in err
+        ):
             failures.append((learner, key, kind, code, err))
     assert not failures, failures[:5]
     assert not (tmp_path / "m.tagger").exists()
@@ -238,10 +279,15 @@ def test_none_is_allowed_where_declared_optional():
 
 
 OLD_NAMES = [
-    ("perceptron", "epochs", "max_iter"), ("perceptron", "seed", "random_state"),
-    ("mv-perceptron", "epochs", "max_iter"), ("svm", "max_epochs", "max_iter"), ("cosvm", "max_epochs", "max_iter"),
-    ("cosvm", "cu_epochs", "cu_ramp_iter"), ("crf", "max_iterations", "max_iter"),
-    ("entropy-crf", "max_iterations", "max_iter"), ("entropy-crf", "supervised_iterations", "supervised_max_iter"),
+    ("perceptron", "epochs", "max_iter"),
+    ("perceptron", "seed", "random_state"),
+    ("mv-perceptron", "epochs", "max_iter"),
+    ("svm", "max_epochs", "max_iter"),
+    ("cosvm", "max_epochs", "max_iter"),
+    ("cosvm", "cu_epochs", "cu_ramp_iter"),
+    ("crf", "max_iterations", "max_iter"),
+    ("entropy-crf", "max_iterations", "max_iter"),
+    ("entropy-crf", "supervised_iterations", "supervised_max_iter"),
     ("wdpsl", "max_alternations", "max_iter"),
 ]
 
@@ -271,8 +317,22 @@ def test_train_with_an_old_name_warns_and_stores_the_new_one(tmp_path, capsys, c
 
     model = tmp_path / "m.tagger"
     with caplog.at_level(logging.WARNING):  # the command line logs to stderr: "WARNING tagtool.core.params: ..."
-        code = main(["train", str(DATA), "--learner", "perceptron", "--set", "epochs=1", "--set", "seed=3",
-                     "--set", "features.min_count=1", "-o", str(model)])
+        code = main(
+            [
+                "train",
+                str(DATA),
+                "--learner",
+                "perceptron",
+                "--set",
+                "epochs=1",
+                "--set",
+                "seed=3",
+                "--set",
+                "features.min_count=1",
+                "-o",
+                str(model),
+            ]
+        )
     assert code == 0, capsys.readouterr().err
     assert "epochs is deprecated: it is now called max_iter" in caplog.text and "seed is deprecated" in caplog.text
     params = load_tagger(model).model.params

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import math
 import numbers
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -132,8 +132,13 @@ class Param:
             if self.joined:
                 what += " (or several joined by +)"
         else:
-            what = {int: "an int", float: "a number", bool: "true or false", str: "a text",
-                    list: "a comma-separated list"}.get(self.type, self.type.__name__)
+            what = {
+                int: "an int",
+                float: "a number",
+                bool: "true or false",
+                str: "a text",
+                list: "a comma-separated list",
+            }.get(self.type, self.type.__name__)
             if self.range_text:
                 what += " in " + self.range_text
         return what + " or none" if self.optional else what
@@ -254,11 +259,9 @@ class ParamTable:
                     raise ValueError(f"{owner}: alias {old} of {param.name} is already a name")
                 self._aliases[old] = param.name
 
-    def extend(self, *params: Param, owner: str | None = None, drop: Iterable[str] = (),
-               **changes: Mapping) -> ParamTable:
+    def extend(self, *params: Param, owner: str | None = None, **changes: Mapping) -> ParamTable:
         """A new table: these params, ``changes`` (``name={"default": 30}``) applied, ``params`` added or replacing."""
-        mine = [replace(p, **changes[p.name]) if p.name in changes else p
-                for p in self._params.values() if p.name not in set(drop)]
+        mine = [replace(p, **changes[p.name]) if p.name in changes else p for p in self._params.values()]
         new = {p.name: p for p in params}
         merged = [new.pop(p.name, p) for p in mine] + list(new.values())
         return ParamTable(*merged, owner=self.owner if owner is None else owner)

@@ -36,7 +36,7 @@ class Settings:
 
 
 def setting_tables(learner_cls: type[Learner]) -> dict[str, ParamTable]:
-    """The tables ``--set`` reads, by group: ``learner`` (the class's ``params``), ``features``, ``views``, ``decode``."""
+    """The tables ``--set`` reads, by group: ``learner`` (the class's ``params``) and the shared ones."""
     return {"learner": learner_cls.params, **SHARED_TABLES}
 
 
@@ -90,22 +90,3 @@ def current_names(learner: str, params: Mapping) -> dict:
     """
     cls = find_learner(learner)
     return dict(params) if cls is None else cls.params.rename(params)
-
-
-def check_stored_settings(learner_cls: type[Learner], params: Mapping | None = None,
-                          features: Mapping | None = None, views: Mapping | None = None,
-                          decode: Mapping | None = None) -> Settings:
-    """Stored settings (a project's, an experiment file's, a tagger file's) under current names, each checked.
-
-    Raises
-    ------
-    SettingError
-        As :func:`parse_settings`.
-    """
-    tables = setting_tables(learner_cls)
-    return Settings(
-        tables["learner"].check(params or {}),
-        tables["features"].check(features or {}, "features."),
-        tables["views"].check(views or {}, "views."),
-        tables["decode"].check(decode or {}, "decode."),
-    )

@@ -100,19 +100,26 @@ def settings_markdown() -> str:
         if group == "features":
             own = {n: c.default_features for n, c in available_learners().items() if c.default_features}
             if own:
-                parts += ["", "Learners with their own feature defaults (applied before yours): "
-                          + "; ".join(f"{n}: " + ", ".join(f"`{k}={v}`" for k, v in d.items()) for n, d in own.items())
-                          + "."]
+                parts += [
+                    "",
+                    "Learners with their own feature defaults (applied before yours): "
+                    + "; ".join(f"{n}: " + ", ".join(f"`{k}={v}`" for k, v in d.items()) for n, d in own.items())
+                    + ".",
+                ]
     return "\n".join(parts) + "\n"
 
 
 def settings_epilog() -> str:
     """The ``--help`` epilog of the commands that train: the groups of ``--set`` and every setting's name."""
+
     def wrapped(text: str, indent: int) -> list[str]:
         return textwrap.wrap(text, _EPILOG_WIDTH, initial_indent=" " * indent, subsequent_indent=" " * (indent + 4))
 
-    lines = ["settings (--set KEY=VALUE, repeatable; their types, defaults and ranges:",
-             "tagtool settings [LEARNER]):", "  NAME=VALUE  a parameter of the learner (learner.NAME also works):"]
+    lines = [
+        "settings (--set KEY=VALUE, repeatable; their types, defaults and ranges:",
+        "tagtool settings [LEARNER]):",
+        "  NAME=VALUE  a parameter of the learner (learner.NAME also works):",
+    ]
     for name, cls in available_learners().items():
         lines += wrapped(f"{name}: {', '.join(cls.params.names())}", 4)
     for group, table in _shared_tables().items():
