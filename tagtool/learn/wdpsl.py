@@ -104,6 +104,7 @@ from tagtool.learn.progress import TrainingMonitor
 
 logger = logging.getLogger(__name__)
 
+
 class WDPSL(Learner):
     """Weak disambiguation for partial structured outputs (Lu & Chow), piecewise.
 
