@@ -158,7 +158,7 @@ def defaults_hash(learner: str) -> str:
     if learner == "crfsuite":
         params = CRFSUITE_PARAMS
     else:
-        params = {k: v for k, v in get_learner(learner).param_defaults().items() if k not in ("seed", "random_state")}
+        params = {k: v for k, v in get_learner(learner).param_defaults().items() if k != "random_state"}
     return hashlib.sha1(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:8]
 
 
@@ -276,7 +276,7 @@ def run_cell(corpus: Corpus, spec: tuple[str, str], labeled: int, unlabeled: int
     extractor, lab, unl, seed, labels = corpus.extractor(labeled, unlabeled, repeat, feature_set)
     cls = get_learner(name)
     learner = cls()
-    params = {p: seed for p in ("seed", "random_state") if p in learner.param_names()}
+    params = {p: seed for p in ("random_state",) if p in learner.param_names()}
     learner.set_params(**params)
     views = feature_views(extractor, view_split_for(cls, None, seed, extractor))
     train = build_snapshot(lab + (unl if "none" in cls.uses else []), labels, extractor, views)

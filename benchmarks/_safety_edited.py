@@ -76,7 +76,7 @@ def edited_projects(base: Path, n: int, rng: random.Random) -> list[Trials]:
     with Project.create(template, plain_corpus(30, 12)) as p:
         for sid in p.sentence_ids()[:20]:
             p.set_annotations(sid, {t: {LABELS.names[(sid + t) % len(LABELS)]} for t in range(0, 12, 2)})
-        p.stored.add_model("perceptron", {"epochs": 2}, {"f1": 0.5}, b"model")
+        p.stored.add_model("perceptron", {"max_iter": 2}, {"f1": 0.5}, b"model")
     for _ in range(n):
         folder = fresh_folder(base, "edited")
         path = folder / "e.tagproj"

@@ -170,7 +170,7 @@ def _argv(command: str, files: dict[str, Path], out) -> list:
     return {
         "tag": ["tag", files["model"], files["text"], "-o", out],
         "export": ["export", files["project"], "-o", out, "--format", "conll"],
-        "train": ["train", files["text"], "--learner", "perceptron", "--set", "epochs=1", "-o", out],
+        "train": ["train", files["text"], "--learner", "perceptron", "--set", "max_iter=1", "-o", out],
         "import": ["import", files["text"], "-p", out],
     }[command]
 

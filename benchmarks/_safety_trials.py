@@ -125,7 +125,7 @@ def small_inputs(folder: Path) -> dict[str, Path]:
     gold = read_corpus(data)
     model = folder / "m.tagger"
     train_tagger(Corpus.from_sentences(gold.sentences, labels=gold.labels),
-                 make_learner("perceptron", epochs=2)).save(model)
+                 make_learner("perceptron", max_iter=2)).save(model)
     project = folder / "P.tagproj"
     code, _, err = cli("import", data, "-p", project)
     need(code == 0, err)

@@ -83,9 +83,9 @@ FEATURE_SETS = {"kind": "feature-sets"}
 #: set; exact numba SMO for cosvm's sub-QPs, fewer epochs to keep ~20 retrainings affordable)
 #: and, for wdpsl, C1 = 1000 (at the default 100 it underfits the ~20 template features a token has).
 LEARNERS = {
-    "cosvm": ({"qp_solver": "smo", "cu_max": 0.001, "max_epochs": 5}, STACKED, FEATURE_SETS),
+    "cosvm": ({"qp_solver": "smo", "cu_max": 0.001, "max_iter": 5}, STACKED, FEATURE_SETS),
     "mv-perceptron": ({"c_u": 1.0}, STACKED, FEATURE_SETS),
-    "entropy-crf": ({"max_iterations": 50}, CRFSUITE, {}),
+    "entropy-crf": ({"max_iter": 50}, CRFSUITE, {}),
     "wdpsl": ({"c1": 1000.0}, CRFSUITE, {}),
 }
 #: Settings run after random+full, per learner: (strategy, mode).  ``combined`` is the app's question per

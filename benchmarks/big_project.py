@@ -129,7 +129,7 @@ def add_model(path: Path, corpus: Corpus) -> None:
     from tagtool.services.pipeline import train_tagger
 
     labeled = [s for s in corpus.documents[0].sentences[:3000] if s.status == "full"]
-    learner = make_learner("mv-perceptron", epochs=3)
+    learner = make_learner("mv-perceptron", max_iter=3)
     tagger = train_tagger(Corpus.from_sentences(labeled, labels=corpus.labels), learner)
     params = tagger.model.params
     metrics = {"labeled_tokens": sum(len(s) for s in labeled),

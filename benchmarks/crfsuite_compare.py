@@ -142,7 +142,7 @@ def train_crfs(train_path: Path, tmp: Path) -> None:
     """The two CRFs of :func:`run`, saved in ``tmp``; the training data are freed on return."""
     sents, ys = read_conll_pairs(train_path)
     crfsuite_train(sents, ys, "lbfgs", {"c1": 0.1, "c2": 0.1, "max_iterations": 100}, str(tmp / "crf.crfsuite"))
-    ours, _ = ours_train(read_corpus(train_path), "crf", {"c2": 1.0, "max_iterations": 100})
+    ours, _ = ours_train(read_corpus(train_path), "crf", {"c2": 1.0, "max_iter": 100})
     ours.save(tmp / "crf.tagger")
 
 
@@ -166,9 +166,9 @@ def run(data: Path, runs: int) -> list[tuple]:
     rows = []
     tmp = Path(tempfile.mkdtemp())
     for title, learner, params, algorithm, crf_params in (
-        ("L-BFGS CRF, 100 iterations", "crf", {"c2": 1.0, "max_iterations": 100},
+        ("L-BFGS CRF, 100 iterations", "crf", {"c2": 1.0, "max_iter": 100},
          "lbfgs", {"c1": 0.1, "c2": 0.1, "max_iterations": 100}),
-        ("averaged perceptron, 10 epochs", "perceptron", {"epochs": 10, "averaged": True},
+        ("averaged perceptron, 10 epochs", "perceptron", {"max_iter": 10, "averaged": True},
          "ap", {"max_iterations": 10}),
     ):
         model_path = str(tmp / f"{learner}.crfsuite")

@@ -59,6 +59,7 @@ from _results import machine_lines, write_keeping_analysis
 from tagtool.store.sample import SAMPLE_LABELED, sample_corpus
 from tagtool.core import Corpus
 from tagtool.core.metrics import evaluate
+from tagtool.core.params import MAX_ITER
 from tagtool.services.crossval import cross_validate, fold_trainer
 from tagtool.gui.model_loop import CV_FOLDS, RETRAIN_EPOCHS, retrain_overrides
 from tagtool.gui.training import TrainingInputs, run_training
@@ -128,7 +129,7 @@ def quick_retrain(inputs, name, tagger, extra) -> tuple[float, float]:
     sentences[SAMPLE_LABELED] = extra
     edited = replace(inputs, sentences=tuple(sentences), cv_folds=0)
     cls = get_learner(name)
-    overrides = retrain_overrides(cls.pass_param, cls.param_defaults(), RETRAIN_EPOCHS)
+    overrides = retrain_overrides(MAX_ITER if MAX_ITER in cls.params else None, cls.param_defaults(), RETRAIN_EPOCHS)
     quick = run_training(edited, name, {}, tagger, Quiet(), overrides=overrides)
     full = run_training(edited, name, {}, None, Quiet())
     return quick.tagger, full.tagger

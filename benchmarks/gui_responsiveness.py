@@ -121,7 +121,7 @@ def warm_up() -> None:
         def should_stop(self): return False
         def model_ready(self, r): pass
 
-    for name, params in (("cosvm", {"qp_solver": "smo", "max_epochs": 2, "cu_epochs": 1}), ("mv-perceptron", {"epochs": 2})):
+    for name, params in (("cosvm", {"qp_solver": "smo", "max_iter": 2, "cu_ramp_iter": 1}), ("mv-perceptron", {"max_iter": 2})):
         first = run_training(inputs, name, params, None, State())
         run_training(inputs, name, params, first.tagger, State())
 

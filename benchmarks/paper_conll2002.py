@@ -79,7 +79,7 @@ CRFSUITE = {"error": (11.02, 9.84, 8.34), "f1": (12.9, 24.7, 39.2)}
 CRFSUITE_FEATURES = {"feature_set": "crfsuite"}
 STACKED = {"feature_set": "crfsuite+default"}
 FEATURE_SETS = {"kind": "feature-sets"}
-MV_PERCEPTRON = {"c_u": 1.0, "epochs": 60}
+MV_PERCEPTRON = {"c_u": 1.0, "max_iter": 60}
 COSVM = {"qp_solver": "smo", "cu_max": 0.001}
 
 #: row -> (learner, params, features, views, unlabeled) of the ``tuned`` configuration (see the

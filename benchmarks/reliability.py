@@ -266,7 +266,7 @@ def damaged_projects(folder: Path, n: int, seed_value: int) -> tuple[list[str], 
         ids = p.sentence_ids()
         for i in range(60):
             p.set_annotation(ids[i], i % 12, [LABELS.names[i % len(LABELS)]])
-        p.stored.add_model("perceptron", {"epochs": 2}, {"f1": 0.5}, b"model bytes" * 100)
+        p.stored.add_model("perceptron", {"max_iter": 2}, {"f1": 0.5}, b"model bytes" * 100)
     data = good.read_bytes()
     rng = random.Random(seed_value)
     tallies = {}

@@ -60,7 +60,7 @@ def fixtures(folder: Path) -> tuple[Path, Path]:
     corpus = read_corpus(SLICE)
     extractor = FeatureExtractor("crfsuite", min_count=1, pos_column="col1")
     model = folder / "chunker.tagger"
-    train_tagger(corpus, make_learner("perceptron", epochs=5), features=extractor).save(model)
+    train_tagger(corpus, make_learner("perceptron", max_iter=5), features=extractor).save(model)
     blocks = SLICE.read_text(encoding="utf-8").split("\n\n")
     ten = folder / "ten.txt"
     ten.write_text("\n\n".join(blocks[:10]) + "\n\n", encoding="utf-8")

@@ -257,7 +257,7 @@ def measure(args: argparse.Namespace, folder: Path) -> tuple[str, list[str], dic
     """Train the tagger, build the inputs in ``folder`` and run every size and mode."""
     model = folder / "perceptron.tagger"
     print(f"training the tagger ({TRAIN}) ...", file=sys.stderr)
-    train = subprocess.run(_tagtool("train", TRAIN, "--learner", "perceptron", "--set", f"epochs={args.epochs}",
+    train = subprocess.run(_tagtool("train", TRAIN, "--learner", "perceptron", "--set", f"max_iter={args.epochs}",
                                     "-o", model), capture_output=True, text=True, check=True)
     trained = train.stdout.strip().removeprefix(f"wrote {model}: ")
 
@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         *_machine(),
         "",
         f"Tagger: `tagtool train ../shared/{TRAIN.relative_to(SHARED_DATA.parent)} --learner perceptron "
-        f"--set epochs={args.epochs}` — {trained}.",
+        f"--set max_iter={args.epochs}` — {trained}.",
         "",
         "Inputs: whole sentences of CoNLL-2000 train then test (3 columns), repeated until the size is "
         "reached. Each row is one fresh `python -m tagtool.cli tag MODEL INPUT -o OUT [--workers N | "

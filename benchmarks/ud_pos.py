@@ -79,7 +79,7 @@ def accuracy(gold, predicted, labels) -> float:
 
 def ours(train, test, features) -> tuple[float, float]:
     started = time.perf_counter()
-    tagger = train_tagger(train, make_learner("perceptron", epochs=10, averaged=True), features=features)
+    tagger = train_tagger(train, make_learner("perceptron", max_iter=10, averaged=True), features=features)
     seconds = time.perf_counter() - started
     return accuracy(gold_of(test), tagger.tag(test), tagger.labels.union(test.labels)), seconds
 
@@ -129,7 +129,7 @@ def chunk_rows(data: Path) -> list[tuple[str, float, float, float, float]]:
     plain = without_column(test, "col1")
     rows = []
     for name, features in (("default set", None), ("crfsuite template", {"feature_set": "crfsuite"})):
-        tagger = train_tagger(train, make_learner("perceptron", epochs=10), features=features)
+        tagger = train_tagger(train, make_learner("perceptron", max_iter=10), features=features)
         labels = tagger.labels.union(test.labels)
         check = tagger.input_columns["check"]
         rows.append((

@@ -60,7 +60,7 @@ def run_cell(corpus: Corpus, learner: str, feature_set: str, kind: str, labeled:
     extractor, lab, unl, seed, labels = corpus.extractor(labeled, 500, repeat, feature_set)
     cls = get_learner(learner)
     model_learner = cls()
-    model_learner.set_params(**{p: seed for p in ("seed", "random_state") if p in model_learner.param_names()})
+    model_learner.set_params(**{p: seed for p in ("random_state",) if p in model_learner.param_names()})
     views = feature_views(extractor, ViewSplit(kind, seed))
     train = build_snapshot(lab + unl, labels, extractor, views)
     test = build_snapshot(corpus.test, labels, extractor, views)

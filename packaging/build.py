@@ -255,7 +255,7 @@ def check_other_learners(t: SmokeTest, train: Path) -> None:
     sentences = train.read_text(encoding="utf-8").split("\n\n")
     small = SMOKE / "train-small.txt"
     small.write_text("\n\n".join(sentences[:10]) + "\n\n", encoding="utf-8")
-    for learner, data, settings in (("crf", train, ()), ("svm", small, ("--set", "max_epochs=2"))):
+    for learner, data, settings in (("crf", train, ()), ("svm", small, ("--set", "max_iter=2"))):
         model = SMOKE / f"{learner}.tagger"
         proc, s = t.run("train", str(data), "--learner", learner, *settings, "-o", str(model))
         wrote = [line for line in proc.stdout.splitlines() if line.startswith("wrote ")]

@@ -24,4 +24,4 @@ def tagger():
 
     gold = read_corpus(BATCH_INPUT)  # POS as col1: the name the files it tags give it
     return train_tagger(Corpus.from_sentences(gold.sentences[:30], labels=gold.labels),
-                        make_learner("perceptron", epochs=2))
+                        make_learner("perceptron", max_iter=2))

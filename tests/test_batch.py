@@ -264,7 +264,7 @@ def _train(corpus):
     from tagtool.services.pipeline import train_tagger
 
     return train_tagger(Corpus.from_sentences(corpus.sentences, labels=corpus.labels),
-                        make_learner("perceptron", epochs=1))
+                        make_learner("perceptron", max_iter=1))
 
 
 @pytest.fixture(scope="module")

@@ -151,7 +151,7 @@ def test_conllu_and_column_layouts_are_the_same_bytes_on_workers_and_dask(cluste
     gold = read_corpus(INPUT)  # tokens only: the tagger needs no column the inputs lack
     tokens_only = [Sentence(s.tokens, s.annotations) for s in gold.sentences[:30]]
     tagger = train_tagger(Corpus.from_sentences(tokens_only, labels=gold.labels),
-                          make_learner("perceptron", epochs=1))
+                          make_learner("perceptron", max_iter=1))
     ewt = DATA / "ewt_test_slice.conllu"
     tabbed = tmp_path / "tabbed.txt"
     tabbed.write_text(INPUT.read_text(encoding="utf-8").replace(" ", "\t"), encoding="utf-8")

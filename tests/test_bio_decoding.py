@@ -20,7 +20,7 @@ from tagtool.services.pipeline import prepare, train_tagger
 from tagtool.services.settings import parse_settings
 from tagtool.services.simulate.config import SimulationConfig
 from tagtool.services.simulate.loop import Simulation
-from tagtool.services.training_setup import TrainingSetupError
+from tagtool.core.params import SettingError
 from tagtool.store.formats import read_corpus
 from tagtool.tagger.file_format import META_MEMBER, TaggerFileError
 from tagtool.tagger.model import Tagger, load_tagger
@@ -84,10 +84,10 @@ def test_a_bad_setting_in_a_file_is_a_tagger_file_error(tagger, decode):
 
 def test_train_tagger_takes_the_setting_and_checks_it_before_training(gold):
     corpus = Corpus.from_sentences(gold.sentences[:20], labels=gold.labels)
-    off = train_tagger(corpus, make_learner("perceptron", epochs=1), decode={"bio_constraint": False})
+    off = train_tagger(corpus, make_learner("perceptron", max_iter=1), decode={"bio_constraint": False})
     assert off.model.bio_constraint is False
     with pytest.raises(ValueError, match="unknown decode setting"):
-        train_tagger(corpus, make_learner("perceptron", epochs=1), decode={"constrained": False})
+        train_tagger(corpus, make_learner("perceptron", max_iter=1), decode={"constrained": False})
 
 
 def test_iob1_annotations_turn_the_default_off_with_a_note(gold):
@@ -95,12 +95,12 @@ def test_iob1_annotations_turn_the_default_off_with_a_note(gold):
     labels = LabelSet.from_observed({"O"} | {n for s in iob1 for a in s.annotations for n in a} | set(gold.labels))
     assert "B-NP" in labels  # the label set alone looks BIO
     corpus = Corpus.from_sentences(iob1, labels=labels)
-    tagger = train_tagger(corpus, make_learner("perceptron", epochs=2))
+    tagger = train_tagger(corpus, make_learner("perceptron", max_iter=2))
     assert tagger.model.bio_constraint is False
     assert any("BIO constraint off by default" in note for note in tagger.model.info["notes"])
     # IOB1 output keeps its chunk-opening I-X tags
     assert sum(len(invalid_inside(tags)) for tags in tagger.tag(iob1)) > 0
-    forced = train_tagger(corpus, make_learner("perceptron", epochs=2), decode={"bio_constraint": True})
+    forced = train_tagger(corpus, make_learner("perceptron", max_iter=2), decode={"bio_constraint": True})
     assert forced.model.bio_constraint is True
 
 
@@ -120,17 +120,17 @@ def test_only_known_labels_are_evidence_of_iob1(gold):
 def test_parse_settings_knows_the_decode_group():
     from tagtool.learn import get_learner
 
-    settings = parse_settings(get_learner("perceptron"), ["decode.bio_constraint=off", "epochs=2"])
-    assert settings.decode == {"bio_constraint": False} and settings.params == {"epochs": 2}
-    with pytest.raises(TrainingSetupError, match="unknown decode setting 'constrained'"):
+    settings = parse_settings(get_learner("perceptron"), ["decode.bio_constraint=off", "max_iter=2"])
+    assert settings.decode == {"bio_constraint": False} and settings.params == {"max_iter": 2}
+    with pytest.raises(SettingError, match="unknown decode setting 'decode.constrained'"):
         parse_settings(get_learner("perceptron"), ["decode.constrained=false"])
-    with pytest.raises(TrainingSetupError, match="expected true or false"):
+    with pytest.raises(SettingError, match="decode.bio_constraint: expected true or false"):
         parse_settings(get_learner("perceptron"), ["decode.bio_constraint=maybe"])
 
 
 def test_cli_train_stores_the_setting_and_tag_honours_it(tmp_path, capsys):
     model, out_on, out_off = tmp_path / "m.tagger", tmp_path / "on.txt", tmp_path / "off.txt"
-    common = ["train", str(DATA), "--learner", "perceptron", "--set", "epochs=1"]
+    common = ["train", str(DATA), "--learner", "perceptron", "--set", "max_iter=1"]
     assert main([*common, "--set", "decode.bio_constraint=false", "-o", str(model)]) == 0
     assert read_meta(model)["model"]["decode"] == {"bio_constraint": False}
     assert main(["tag", str(model), str(DATA), "-o", str(out_off)]) == 0
@@ -167,10 +167,10 @@ class _Spy:
 @pytest.mark.parametrize("decode", [{}, {"bio_constraint": False}])
 def test_experiments_and_simulations_decode_as_set(gold, monkeypatch, decode):
     spy = _Spy(monkeypatch)
-    config = ExperimentConfig(learner="perceptron", params={"epochs": 1}, decode=decode, labeled=(5,),
+    config = ExperimentConfig(learner="perceptron", params={"max_iter": 1}, decode=decode, labeled=(5,),
                               unlabeled=(0,), holdout=10, repeats=1, min_length=1, max_length=1000, pool=60)
     run_experiment(config, gold)
-    sim = SimulationConfig(learner="perceptron", params={"epochs": 1}, decode=decode, strategy="uncertainty",
+    sim = SimulationConfig(learner="perceptron", params={"max_iter": 1}, decode=decode, strategy="uncertainty",
                            mode="full", step=150, budget=400, full_data_f1=0.8)
     Simulation(sim, Corpus.from_sentences(gold.sentences[:50], labels=gold.labels),
                Corpus.from_sentences(gold.sentences[50:70], labels=gold.labels)).run()

@@ -45,8 +45,8 @@ def _tagger(gold, learner, **params):
     return train_tagger(train, make_learner(learner, **params), unlabeled=gold.sentences[80:90])
 
 
-@pytest.fixture(scope="module", params=[("mv-perceptron", {"epochs": 3}), ("crf", {"max_iterations": 20}),
-                                        ("wdpsl", {"max_alternations": 2})], ids=lambda p: p[0])
+@pytest.fixture(scope="module", params=[("mv-perceptron", {"max_iter": 3}), ("crf", {"max_iter": 20}),
+                                        ("wdpsl", {"max_iter": 2})], ids=lambda p: p[0])
 def tagger(request, gold):
     name, params = request.param
     return _tagger(gold, name, **params)
@@ -100,7 +100,7 @@ def test_the_incremental_queue_ends_in_the_whole_queue(tagger, sentences):
 
 
 def test_a_partial_analysis_ranks_only_the_scored_sentences(gold, sentences):
-    tagger = _tagger(gold, "mv-perceptron", epochs=3)
+    tagger = _tagger(gold, "mv-perceptron", max_iter=3)
     ids = tuple(range(len(sentences)))
     status = {i: s.status for i, s in enumerate(sentences)}
     scores = ChunkedGuidance(ids, [len(s) for s in sentences], tagger)

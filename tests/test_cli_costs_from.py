@@ -65,7 +65,7 @@ def test_simulate_uses_and_prints_the_measured_costs(files, capsys):
     folder, gold, (data, test) = files
     project = _project(folder, gold, MEASURED)
     out = folder / "curve.json"
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "epochs=1",
+    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "max_iter=1",
                  "--strategy", "random", "--mode", "review", "--step", "150", "--budget", "300",
                  "--full-data-f1", "80", "--costs-from", str(project), "--json", str(out)])
     assert code == 0

@@ -43,7 +43,7 @@ def model(tmp_path_factory):
     gold = read_corpus(CONLL)
     bare = [Sentence(s.tokens, s.annotations) for s in gold.sentences[:30]]
     path = tmp_path_factory.mktemp("model") / "m.tagger"
-    train_tagger(Corpus.from_sentences(bare, labels=gold.labels), make_learner("perceptron", epochs=1)).save(path)
+    train_tagger(Corpus.from_sentences(bare, labels=gold.labels), make_learner("perceptron", max_iter=1)).save(path)
     return path
 
 
@@ -136,7 +136,7 @@ def test_tag_refuses_options_for_a_column_file(model, tmp_path, capsys):
 
 def test_train_gives_the_options_to_unlabeled_raw_text(raw, tmp_path, capsys):
     out = tmp_path / "m.tagger"
-    base = ("train", CONLL, "--learner", "perceptron", "--set", "learner.epochs=1", "-o", out)
+    base = ("train", CONLL, "--learner", "perceptron", "--set", "learner.max_iter=1", "-o", out)
     code, printed, _ = run(capsys, *base, "--unlabeled", raw)
     assert code == 0 and "3 none" in printed
     code, printed, _ = run(capsys, *base, "--unlabeled", raw, *PRETOKENIZED)

@@ -149,6 +149,6 @@ def test_train_to_a_device_node_writes_the_tagger_to_it_and_keeps_it(files, tmp_
 
     null = tmp_path / "null"  # never /dev/null: a node of its own inside tmp_path
     os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
-    code, _, err = run(capsys, "train", files["text"], "--learner", "perceptron", "--set", "epochs=1", "-o", null)
+    code, _, err = run(capsys, "train", files["text"], "--learner", "perceptron", "--set", "max_iter=1", "-o", null)
     assert code == 0, err
     assert stat.S_ISCHR(os.lstat(null).st_mode) and os.listdir(tmp_path) == ["null"]

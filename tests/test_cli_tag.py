@@ -31,7 +31,7 @@ def model(tmp_path_factory):
     gold = read_corpus(CONLL)
     path = tmp_path_factory.mktemp("model") / "m.tagger"
     train_tagger(Corpus.from_sentences(gold.sentences[:30], labels=gold.labels),
-                 make_learner("perceptron", epochs=2)).save(path)
+                 make_learner("perceptron", max_iter=2)).save(path)
     return path
 
 
@@ -138,7 +138,7 @@ EWT = DATA / "ewt_test_slice.conllu"
 @pytest.fixture(scope="module")
 def upos_model(tmp_path_factory):
     path = tmp_path_factory.mktemp("upos") / "upos.tagger"
-    assert main(["train", str(EWT), "--learner", "perceptron", "--set", "epochs=1", "-o", str(path)]) == 0
+    assert main(["train", str(EWT), "--learner", "perceptron", "--set", "max_iter=1", "-o", str(path)]) == 0
     return path
 
 
@@ -182,7 +182,7 @@ def test_label_field_on_import_train_and_export(tmp_path, capsys):
     assert main(["export", str(project), "-o", str(out)]) == 0
     assert out.read_bytes() == EWT.read_bytes()  # deprel labels went back to DEPREL
     model = tmp_path / "m.tagger"
-    assert main(["train", str(EWT), "--learner", "perceptron", "--set", "epochs=1", "-o", str(model),
+    assert main(["train", str(EWT), "--learner", "perceptron", "--set", "max_iter=1", "-o", str(model),
                  "--label-field", "deprel"]) == 0
     from tagtool.tagger.model import load_tagger
 

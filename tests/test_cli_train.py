@@ -11,6 +11,7 @@ import pytest
 
 import tagtool.learn
 from tagtool.cli.main import main
+from tagtool.core.params import Param, ParamTable
 from tagtool.learn import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.store.formats import read_corpus
@@ -26,10 +27,16 @@ class TinyLearner(Learner):
 
     name = "tiny"
     uses = frozenset({"full", "partial"})
-    seed_param = "seed"
+    params = ParamTable(
+        Param("scale", float, 1.0, "weight of a count"),
+        Param("passes", int, 1, "passes", low=1),
+        Param("flag", bool, False, "a switch"),
+        Param("random_state", int, 0, "a seed", aliases=("seed",)),
+        owner="tiny",
+    )
 
-    def __init__(self, scale: float = 1.0, passes: int = 1, flag: bool = False, seed: int = 0):
-        self.scale, self.passes, self.flag, self.seed = scale, passes, flag, seed
+    def __init__(self, scale: float = 1.0, passes: int = 1, flag: bool = False, random_state: int = 0):
+        self.scale, self.passes, self.flag, self.random_state = scale, passes, flag, random_state
 
     def _fit(self, snapshot, warm_start, monitor):
         model = warm_start or ChainModel.zeros(snapshot.labels, snapshot.n_features, snapshot.feature_view)
@@ -76,7 +83,7 @@ def test_train_tag_evaluate(tmp_path, capsys):
     assert code == 0, err
     assert f"wrote {model}" in out
     tagger = load_tagger(model)
-    assert tagger.model.params == {"scale": 2.0, "passes": 1, "flag": True, "seed": 5}
+    assert tagger.model.params == {"scale": 2.0, "passes": 1, "flag": True, "random_state": 5}
     assert (tagger.extractor.min_count, tagger.extractor.window) == (1, 2)
     assert tagger.view_split is None
 
@@ -170,8 +177,6 @@ def test_ctrl_c_stops_training_cleanly_without_a_model_file(tmp_path, capsys):
     ("argv", "message"),
     [
         (["train", CONLL, "--learner", "nope", "-o", "m"], "unknown learner 'nope'"),
-        (["train", CONLL, "--learner", "tiny", "--set", "colour=red", "-o", "m"], "unknown tiny parameter"),
-        (["train", CONLL, "--learner", "tiny", "--set", "passes=many", "-o", "m"], "expected a int"),
         (["train", "missing.txt", "--learner", "tiny", "-o", "m"], "missing.txt"),
         (["tag", CONLL, CONLL], "not a tagger file"),
         (["evaluate", "missing.tagger", CONLL], "missing.tagger"),
@@ -184,6 +189,17 @@ def test_errors_are_one_line_and_exit_1(tmp_path, monkeypatch, capsys, argv, mes
     code, _, err = run(capsys, *argv)
     lines = [line for line in err.splitlines() if line.startswith("tagtool:")]
     assert code == 1 and len(lines) == 1 and message in lines[0], err
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [("colour=red", "unknown tiny setting 'colour'"), ("passes=many", "tiny: passes: expected an int in [1, inf)")],
+)
+def test_a_bad_setting_is_a_usage_error(tmp_path, monkeypatch, capsys, setting, message):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "train", CONLL, "--learner", "tiny", "--set", setting, "-o", "m")
+    lines = [line for line in err.splitlines() if line.startswith("tagtool:")]
+    assert code == 2 and len(lines) == 1 and message in lines[0], err
 
 
 def test_experiment_prints_a_table_and_writes_the_json_schema(tmp_path, capsys):

@@ -64,7 +64,7 @@ def test_a_fold_trains_neither_on_the_held_out_text_nor_on_features_fitted_to_it
         return train
 
     monkeypatch.setattr(training, "fold_trainer", spying)
-    result = run_training(inputs, "mv-perceptron", {"epochs": 1}, None, Quiet())
+    result = run_training(inputs, "mv-perceptron", {"max_iter": 1}, None, Quiet())
     assert result.metrics["cv_folds"] == 3 and result.metrics["cv_sentences"] == 30 and len(seen) == 3
     for held, (corpus, fold) in zip(plan_folds(inputs.sentences, 3), seen):
         trained = {s.tokens for s in corpus}
@@ -111,7 +111,7 @@ def test_held_out_blocks_predict_new_documents_where_random_folds_do_not():
     tagger = train_tagger(Corpus.from_sentences(project, labels=labels), "perceptron", features={"min_count": 1})
     gold = [[next(iter(a)) for a in s.annotations] for s in new_text]
     on_new_text = evaluate(gold, tagger.tag(new_text), labels).token_accuracy
-    train = fold_trainer("perceptron", {"epochs": 5}, tagger)
+    train = fold_trainer("perceptron", {"max_iter": 5}, tagger)
     blocks = cross_validate(project, labels, train, 6)
     random = cross_validate(project, labels, train, 6, folds="random")
     assert abs(blocks["token_accuracy"] - on_new_text) <= 2 * blocks["token_accuracy_se"] + 0.05
@@ -138,7 +138,7 @@ def test_the_bootstrap_se_of_an_accuracy_is_the_binomial_one():
 def test_the_app_records_the_loss_without_a_column_measured_on_held_out_sentences(chunks):
     """On its own 30 training sentences the model loses nothing without POS; on held-out ones it does."""
     _, inputs = chunks
-    result = run_training(inputs, "perceptron", {"epochs": 3}, None, Quiet())
+    result = run_training(inputs, "perceptron", {"max_iter": 3}, None, Quiet())
     m = result.metrics
     assert m["cv_protocol"] == "new-text, blocks" and 0 < m["f1_se"] < 0.1
     without = m["cv_without"]["col1"]
@@ -170,7 +170,7 @@ def test_the_transductive_protocol_is_the_old_behaviour_kept_for_comparison(chun
     _, inputs = chunks
     tagger = train_tagger(Corpus.from_sentences(inputs.sentences, labels=inputs.labels), "perceptron")
     seen = []
-    inner = fold_trainer("perceptron", {"epochs": 1}, tagger, protocol="transductive")
+    inner = fold_trainer("perceptron", {"max_iter": 1}, tagger, protocol="transductive")
 
     def spy(corpus, progress, should_stop):
         seen.append(corpus)

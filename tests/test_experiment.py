@@ -100,7 +100,7 @@ def test_results_follow_the_json_schema_and_a_seed_reproduces_them(corpus):
 
 @pytest.mark.parametrize(
     "learner, params, n_unlabeled",
-    [("perceptron", {"epochs": 3}, 0), ("hmm", {}, 10)],  # hmm drops its unlabeled sentences
+    [("perceptron", {"max_iter": 3}, 0), ("hmm", {}, 10)],  # hmm drops its unlabeled sentences
 )
 def test_reported_scores_match_an_independent_recomputation(corpus, learner, params, n_unlabeled):
     from tagtool.core import Corpus
@@ -120,7 +120,7 @@ def test_reported_scores_match_an_independent_recomputation(corpus, learner, par
     draw, seed = Experiment(config, corpus).repeat_draw(10, n_unlabeled, 0)
     assert len(draw.labeled) == 10 and len(draw.holdout) == config.holdout
     labeled = Corpus.from_sentences([pool[i] for i in draw.labeled], labels=corpus.labels)
-    params = {**params, "seed": seed} if learner == "perceptron" else params
+    params = {**params, "random_state": seed} if learner == "perceptron" else params
     tagger = train_tagger(labeled, _make_learner(learner, params), seed=seed)
     holdout = [pool[i] for i in draw.holdout]
     gold = [[next(iter(a)) for a in s.annotations] for s in holdout]
@@ -158,7 +158,7 @@ def test_partial_protocol_and_notes(corpus):
 
 @pytest.mark.skipif("perceptron" not in available_learners(), reason="perceptron not available")
 def test_partial_protocol_trains_a_learner_that_uses_candidates(corpus):
-    kw = dict(learner="perceptron", params={"epochs": 3}, labeled=(40,), unlabeled=(0,), repeats=2)
+    kw = dict(learner="perceptron", params={"max_iter": 3}, labeled=(40,), unlabeled=(0,), repeats=2)
     full = run_experiment(_config(**kw), corpus).settings[0]
     partial = run_experiment(_config(partial_share=0.5, candidates=3, **kw), corpus).settings[0]
     # candidates carry less information than gold labels: not better on average (same draws)

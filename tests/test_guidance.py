@@ -73,7 +73,7 @@ def test_analyse_matches_the_tagger():
 
     gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
     train = Corpus.from_sentences(gold.sentences[:20], labels=gold.labels)
-    tagger = train_tagger(train, make_learner("mv-perceptron", epochs=3), unlabeled=gold.sentences[20:40])
+    tagger = train_tagger(train, make_learner("mv-perceptron", max_iter=3), unlabeled=gold.sentences[20:40])
     test = [s.unlabeled() for s in gold.sentences[40:50]]
     # a partial annotation constrains the suggestion to the candidates
     first = test[0]
@@ -102,7 +102,7 @@ def test_the_margin_scale_is_the_open_sentences_own():
 
     gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
     labeled = gold.sentences[:20]
-    tagger = train_tagger(Corpus.from_sentences(labeled, labels=gold.labels), make_learner("perceptron", epochs=5))
+    tagger = train_tagger(Corpus.from_sentences(labeled, labels=gold.labels), make_learner("perceptron", max_iter=5))
     open_ = [s.unlabeled() for s in gold.sentences[40:50]]
     _, alone = guidance.analyse_all(tagger, open_)
     _, mixed = guidance.analyse_all(tagger, open_ + list(labeled))

@@ -1,7 +1,7 @@
 """One place for each fact about a learner: its class and its entry in ``tagtool.learn.REGISTRY``.
 
 The command line, the queue strategies and the README follow the registry;
-what a learner offers (pass and seed parameters, two views, candidate
+what a learner offers (its parameter table, two views, candidate
 confidences) is read from its class.  A learner added to the registry shows
 up in every derived list, and parameter values are checked when they are set.
 """
@@ -28,6 +28,7 @@ from tagtool.learn import (
     learner_names,
     make_learner,
 )
+from tagtool.core.params import Param, ParamTable
 from tagtool.learn.chain import ChainModel
 
 PACKAGE = pathlib.Path(tagtool.__file__).parent
@@ -38,21 +39,21 @@ NAMED_ON_PURPOSE = {"gui/screenshots.py"}
 
 
 class ExtraLearner(Learner):
-    """A learner added to the registry by a test: two views, confidences, its own pass and seed names."""
+    """A learner added to the registry by a test: two views, confidences, the common pass and seed names."""
 
     name = "extra"
     uses = frozenset({"full", "partial", "none"})
     two_view = True
-    pass_param = "rounds"
-    seed_param = "dice"
     gives_confidences = True
+    params = ParamTable(
+        Param("max_iter", int, 4, "rounds", low=1, aliases=("rounds",)),
+        Param("random_state", int, 0, "dice", aliases=("dice",)),
+        Param("rate", float, 0.5, "a rate", low=0.0, low_open=True, high=1.0),
+        owner="extra",
+    )
 
-    def __init__(self, rounds: int = 4, dice: int = 0, rate: float = 0.5):
-        self.rounds, self.dice, self.rate = rounds, dice, rate
-
-    def _check_params(self) -> None:
-        if not 0 < self.rate <= 1:
-            raise ValueError(f"rate must lie in (0, 1], got {self.rate}")
+    def __init__(self, max_iter: int = 4, random_state: int = 0, rate: float = 0.5):
+        self.max_iter, self.random_state, self.rate = max_iter, random_state, rate
 
     @staticmethod
     def candidate_confidences(model, snapshot):
@@ -87,8 +88,7 @@ def test_every_registered_learner_carries_consistent_metadata():
     for name, cls in learners.items():
         params = cls.param_names()
         assert cls.name == name and issubclass(cls, Learner)
-        assert cls.pass_param is None or cls.pass_param in params, name
-        assert cls.seed_param is None or cls.seed_param in params, name
+        assert params == cls.params.names(), name
         assert cls.uses <= {"full", "partial", "none"} and cls.uses, name
         overrides = cls.candidate_confidences is not Learner.candidate_confidences
         assert cls.gives_confidences == overrides, f"{name}: gives_confidences and candidate_confidences agree"
@@ -142,15 +142,16 @@ def test_cli_trains_an_added_learner_with_its_seed_parameter(extra, tmp_path, ca
     code = main(["train", str(CONLL), "--learner", "extra", "--seed", "7", "--set", "features.min_count=1",
                  "-o", str(model)])
     assert code == 0, capsys.readouterr().err
-    assert load_tagger(model).model.params == {"rounds": 4, "dice": 7, "rate": 0.5}
+    assert load_tagger(model).model.params == {"max_iter": 4, "random_state": 7, "rate": 0.5}
 
 
 def test_the_app_retrain_caps_the_pass_parameter_the_class_names(extra):
     from tagtool.gui.run_plan import _learner_passes
 
-    assert _learner_passes(make_learner("extra", rounds=9)) == ("rounds", 9)
+    assert _learner_passes(make_learner("extra", max_iter=9)) == ("max_iter", 9)
+    assert _learner_passes(make_learner("extra", rounds=8)) == ("max_iter", 8), "an old name sets the new one"
     assert _learner_passes(make_learner("hmm")) is None
-    assert _learner_passes(make_learner("cosvm")) == ("max_epochs", 10), "not cu_epochs"
+    assert _learner_passes(make_learner("cosvm")) == ("max_iter", 10), "not cu_ramp_iter"
 
 
 # ---------------------------------------------------------------------------
@@ -158,14 +159,17 @@ def test_the_app_retrain_caps_the_pass_parameter_the_class_names(extra):
 
 
 @pytest.mark.parametrize(("name", "params", "message"), [
-    ("svm", {"C": -1.0}, "svm: C must be positive"),
-    ("cosvm", {"balance": 0.0}, "cosvm: balance must be > 0"),
-    ("perceptron", {"epochs": -1}, "perceptron: epochs must be a non-negative integer"),
-    ("mv-perceptron", {"c_u": 2.0}, "mv-perceptron: c_u must lie in [0, 1]"),
-    ("crf", {"c2": -0.5}, "crf: c2 must be non-negative"),
-    ("entropy-crf", {"gamma": -1.0}, "entropy-crf: gamma must be non-negative"),
-    ("hmm", {"smoothing": 0.0}, "hmm: smoothing must be a positive number"),
-    ("wdpsl", {"qp_solver": "gurobi"}, "wdpsl: qp_solver must be one of"),
+    ("svm", {"C": -1.0}, "svm: C: expected a number in (0.0, inf), got -1.0"),
+    ("cosvm", {"balance": 0.0}, "cosvm: balance: expected a number in (0.0, inf) or none, got 0.0"),
+    ("perceptron", {"max_iter": -1}, "perceptron: max_iter: expected an int in [0, inf), got -1"),
+    ("mv-perceptron", {"c_u": 2.0}, "mv-perceptron: c_u: expected a number in [0.0, 1.0], got 2.0"),
+    ("crf", {"c2": -0.5}, "crf: c2: expected a number in [0.0, inf), got -0.5"),
+    ("crf", {"max_iter": 0}, "crf: max_iter: expected an int in [1, inf), got 0"),
+    ("crf", {"n_jobs": "two"}, "crf: n_jobs: expected an int in [1, inf) or none, got 'two'"),
+    ("entropy-crf", {"gamma": -1.0}, "entropy-crf: gamma: expected a number in [0.0, inf), got -1.0"),
+    ("hmm", {"smoothing": 0.0}, "hmm: smoothing: expected a number in (0.0, inf), got 0.0"),
+    ("wdpsl", {"qp_solver": "gurobi"}, "wdpsl: qp_solver: expected one of smo, cvxopt, got 'gurobi'"),
+    ("cosvm", {"peer_margin": 0.5, "loss": "zero-one"}, "cosvm: peer_margin needs loss='hamming'"),
 ])
 def test_bad_values_are_refused_when_set(name, params, message):
     with pytest.raises(InvalidParameterError) as info:
@@ -179,7 +183,7 @@ def test_bad_values_are_refused_when_set(name, params, message):
 
 
 def test_unknown_parameter_is_an_invalid_parameter_error():
-    with pytest.raises(InvalidParameterError, match="has no parameter 'colour'"):
+    with pytest.raises(InvalidParameterError, match="unknown perceptron setting 'colour'"):
         make_learner("perceptron", colour="red")
 
 
@@ -189,5 +193,5 @@ def test_cli_refuses_a_bad_value_before_reading_any_data(tmp_path, capsys, monke
     code = main(["train", "missing.txt", "--learner", "svm", "--set", "C=-1", "-o", "m.tagger"])
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
-    assert code == 1 and lines == ["tagtool: error: svm: C must be positive, got -1.0"], err
+    assert code == 2 and lines == ["tagtool: error: svm: C: expected a number in (0.0, inf), got '-1'"], err
     assert not (tmp_path / "m.tagger").exists()

@@ -37,13 +37,13 @@ from tagtool.services.uncertainty import (
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 #: A fast learner for each strategy (disagreement needs two views, confidence WD-PSL).
 LEARNER_FOR = {
-    "sequential": ("perceptron", {"epochs": 2}),
-    "random": ("perceptron", {"epochs": 2}),
-    "uncertainty": ("crf", {"max_iterations": 15}),
-    "disagreement": ("mv-perceptron", {"epochs": 2}),
-    "confidence": ("wdpsl", {"max_alternations": 2, "max_rounds": 5}),
-    "combined": ("mv-perceptron", {"epochs": 2}),
-    "gain": ("crf", {"max_iterations": 15}),
+    "sequential": ("perceptron", {"max_iter": 2}),
+    "random": ("perceptron", {"max_iter": 2}),
+    "uncertainty": ("crf", {"max_iter": 15}),
+    "disagreement": ("mv-perceptron", {"max_iter": 2}),
+    "confidence": ("wdpsl", {"max_iter": 2, "max_rounds": 5}),
+    "combined": ("mv-perceptron", {"max_iter": 2}),
+    "gain": ("crf", {"max_iter": 15}),
 }
 
 
@@ -402,7 +402,7 @@ def test_cli_bad_arguments_are_one_error_line(tmp_path, corpora, capsys, argv, m
 def test_cli_review_prints_the_accepted_suggestions(tmp_path, corpora, capsys):
     data, test = _cli_files(tmp_path, corpora)
     out = tmp_path / "curve.json"
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "epochs=2",
+    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "max_iter=2",
                  "--strategy", "combined", "--mode", "review", "--step", "200", "--budget", "700", "--json", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
@@ -416,7 +416,7 @@ def test_cli_review_prints_the_accepted_suggestions(tmp_path, corpora, capsys):
 def test_cli_json_has_its_schema(tmp_path, corpora, capsys):
     data, test = _cli_files(tmp_path, corpora)
     out = tmp_path / "curve.json"
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "epochs=2",
+    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "max_iter=2",
                  "--strategy", "uncertainty", "--mode", "tokens", "--step", "200", "--budget", "700",
                  "--cost-skip", "0.2", "--json", str(out)])
     assert code == 0

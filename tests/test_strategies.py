@@ -212,7 +212,7 @@ def test_analyse_all_arrays_match_the_per_sentence_guidance():
 
     gold = read_corpus(DATA / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
     train = Corpus.from_sentences(gold.sentences[:20], labels=gold.labels)
-    tagger = train_tagger(train, make_learner("mv-perceptron", epochs=3), unlabeled=gold.sentences[20:40])
+    tagger = train_tagger(train, make_learner("mv-perceptron", max_iter=3), unlabeled=gold.sentences[20:40])
     test = [s.unlabeled() for s in gold.sentences[40:50]]
     test[1] = gold.sentences[41]  # fully labeled: no token missing information
     out, analysis = guidance.analyse_all(tagger, test)

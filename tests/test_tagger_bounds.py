@@ -75,7 +75,7 @@ def _refused(tmp_path, data: bytes, match: str) -> int:
 
 def test_a_window_of_a_billion_is_refused_before_the_lookup_is_built(tmp_path):
     data = _with_meta(_tiny_tagger().to_bytes(), lambda m: m["features"]["params"].update(window=10**9))
-    assert _refused(tmp_path, data, "window must be an int in \\[0, 64\\]") < PEAK_LIMIT
+    assert _refused(tmp_path, data, "window: expected an int in \\[0, 64\\]") < PEAK_LIMIT
 
 
 def test_tag_with_a_window_of_a_billion_is_a_one_line_error(tmp_path, capsys):
@@ -83,11 +83,11 @@ def test_tag_with_a_window_of_a_billion_is_a_one_line_error(tmp_path, capsys):
     (tmp_path / "m.tagger").write_bytes(data)
     (tmp_path / "small.txt").write_text("a\nb\n", encoding="utf-8")
     assert main(["tag", str(tmp_path / "m.tagger"), str(tmp_path / "small.txt")]) != 0
-    assert "window must be an int" in capsys.readouterr().err
+    assert "window: expected an int in [0, 64]" in capsys.readouterr().err
 
 
 def test_training_refuses_a_window_the_loader_would_refuse():
-    with pytest.raises(FeatureError, match="window must be an int"):
+    with pytest.raises(FeatureError, match="window: expected an int in \\[0, 64\\]"):
         _tiny_tagger(window=MAX_WINDOW + 1)
 
 

@@ -79,7 +79,7 @@ def _once(seen: Counter, sentences) -> None:
     assert set(seen) == set(wanted), "every sentence's features extracted"
 
 
-@pytest.mark.parametrize("learner, params", [("mv-perceptron", {"epochs": 2}), ("crf", {"max_iterations": 5})])
+@pytest.mark.parametrize("learner, params", [("mv-perceptron", {"max_iter": 2}), ("crf", {"max_iter": 5})])
 def test_an_app_retrain_extracts_each_sentence_once(gold, counted, learner, params):
     sentences = tuple(s if i % 4 == 0 else s.unlabeled() for i, s in enumerate(gold.sentences))
     inputs = TrainingInputs(tuple(range(len(sentences))), sentences, gold.labels)
@@ -88,7 +88,7 @@ def test_an_app_retrain_extracts_each_sentence_once(gold, counted, learner, para
     assert first.complete and len(first.guidance) == len(sentences)
     edited = tuple(gold.sentences[i] if i == 1 else s for i, s in enumerate(sentences))  # one more sentence labeled
     again = run_training(replace(inputs, sentences=edited), learner, params, first.tagger, Quiet(),
-                         overrides={"epochs": 1} if "epochs" in params else None, queue=("gain", False))
+                         overrides={"max_iter": 1} if "epochs" in params else None, queue=("gain", False))
     _once(counted.take(), edited)
     assert again.tagger.extractor is first.tagger.extractor
 
@@ -107,7 +107,7 @@ def test_a_simulation_extracts_each_sentence_once_over_all_its_retrains(gold, co
     data, test = Corpus.from_sentences(gold.sentences[:45], gold.labels), Corpus.from_sentences(gold.sentences[45:],
                                                                                                 gold.labels)
     config = SimulationConfig("perceptron", strategy="uncertainty", mode="tokens", step=60.0, growth=1.5,
-                              budget=300.0, params={"epochs": 2}, full_data_f1=0.5)
+                              budget=300.0, params={"max_iter": 2}, full_data_f1=0.5)
     result = Simulation(config, data, test).run()
     assert len(result.curve) >= 3, "several retrains"
     _once(counted.take(), gold.sentences)

@@ -44,7 +44,7 @@ SCRIPT = textwrap.dedent("""
     inputs = TrainingInputs(tuple(range(len(sentences))), sentences, gold.labels)
     result = run_training(inputs, "mv-perceptron", {}, None, State())
     assert result.guidance
-    again = run_training(inputs, "mv-perceptron", {}, result.tagger, State(), overrides={"epochs": 3})
+    again = run_training(inputs, "mv-perceptron", {}, result.tagger, State(), overrides={"max_iter": 3})
     after = compiled()
     new = {k: (before.get(k, 0), n) for k, n in after.items() if n > before.get(k, 0)}
     print(json.dumps({"new": new, "warm": sum(before.values())}))

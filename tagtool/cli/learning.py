@@ -74,7 +74,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not args.warm_start:
         check_feature_columns([*corpus, *(unlabeled or ())], settings.features)
     warm = load_tagger(args.warm_start) if args.warm_start else None
-    explicit_views = {k: v for k, v in settings.views.items() if k != "seed"} or None
+    explicit_views = {k: v for k, v in settings.views.items() if k != "random_state"} or None
     views = None if warm is not None or not (cls.two_view or explicit_views) else settings.views
     with stop_on_sigint() as stop, progress_bar(f"training {cls.name}") as report:
         tagger = train_tagger(

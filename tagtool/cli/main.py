@@ -18,9 +18,12 @@ from pathlib import Path
 from tagtool.cli.parser import build_parser
 from tagtool.cli.progress import EXIT_INTERRUPTED, interrupt_only_inside
 from tagtool.cli.projects import open_sample
+from tagtool.core.params import SettingError
 from tagtool.errors import Cancelled, TagtoolError
 
 EXIT_ERROR = 1
+#: A setting its table refuses (``--set``, a stored setting): a usage error, as argparse's own.
+EXIT_USAGE = 2
 
 
 def _configure_logging(verbosity: int) -> None:
@@ -75,6 +78,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except Cancelled:
         print("tagtool: interrupted: training cancelled, nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except SettingError as exc:
+        print(f"tagtool: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except TagtoolError as exc:
         print(f"tagtool: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -14,6 +14,7 @@ from tagtool.cli.agreement import add_agreement_command
 from tagtool.cli.experiments import add_experiment_command, add_simulate_command
 from tagtool.cli.learning import add_evaluate_command, add_train_command
 from tagtool.cli.projects import add_project_commands
+from tagtool.cli.settings import add_settings_command
 from tagtool.cli.tagging import add_tag_command
 from tagtool.cli.team import add_team_commands
 from tagtool.cli.text import add_text_commands
@@ -31,6 +32,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in (add_project_commands, add_train_command, add_tag_command, add_evaluate_command,
                 add_experiment_command, add_simulate_command, add_text_commands, add_agreement_command,
-                add_team_commands):
+                add_team_commands, add_settings_command):
         add(sub)
     return parser

@@ -2,34 +2,21 @@
 
 ``--learner NAME``, ``--set KEY=VALUE`` (learner parameters and the
 ``features.``, ``views.`` and ``decode.`` settings) and ``--seed``, their
-help text, and the learner class with its settings parsed and checked
-before any data are read.
+help text generated from the settings tables, the learner class with its
+settings parsed and checked before any data are read, and ``tagtool
+settings``, which lists the tables.
 """
 
 from __future__ import annotations
 
 import argparse
 
-#: The epilog of the learning commands: what ``--set`` takes.
-SETTINGS_HELP = """\
-settings (--set KEY=VALUE, repeatable):
-  NAME=VALUE             a parameter of the learner (learner.NAME also works),
-                         e.g. --set epochs=20 --set averaged=false
-  features.NAME=VALUE    a feature-extractor setting: feature_set (default |
-                         crfsuite | crfsuite+default, a stack of both),
-                         window, min_count, hashing, n_hash,
-                         pos_column, columns (comma-separated)
-  views.kind=KIND        view split of two-view learners: random (default),
-                         odd-even, token-surface, spelling-context,
-                         feature-sets (one view per set of a stack)
-  views.seed=N           seed of the random split (default: --seed)
-  decode.bio_constraint=false
-                         BIO label sets: also output I-X after O or another
-                         type (by default I-X only follows B-X or I-X; off
-                         by default for IOB1 data); kept in the tagger file
-  Values take the type of the setting's default (true/false for booleans,
-  none for settings that default to none). Each learner's own feature
-  defaults apply first; an unknown key lists the known ones.
+#: Stands for the generated settings epilog (:func:`tagtool.services.settings_reference.settings_epilog`),
+#: which reads the learners' tables: building the parser imports no learner, ``--help`` does.
+_SETTINGS_EPILOG = "(the settings, generated from their tables)"
+
+#: The rest of the epilog of the learning commands: which extra columns are features.
+COLUMNS_HELP = """\
 extra columns as features:
   The extra columns of column files (col1, col2 ... by position; the label
   column is never one) are inputs: every one becomes a feature by default
@@ -43,16 +30,46 @@ extra columns as features:
 """
 
 
+class _SettingsHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Puts the settings generated from their tables where the epilog says :data:`_SETTINGS_EPILOG`."""
+
+    def add_text(self, text: str | None) -> None:
+        if text == _SETTINGS_EPILOG:
+            from tagtool.services.settings_reference import settings_epilog
+
+            text = settings_epilog() + COLUMNS_HELP
+        super().add_text(text)
+
+
 def add_learning_parser(sub, name: str, *, help: str, description: str) -> argparse.ArgumentParser:
-    """The subcommand ``name`` of a command that trains: the learner options, :data:`SETTINGS_HELP` below."""
-    parser = sub.add_parser(name, help=help, description=description, epilog=SETTINGS_HELP,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The subcommand ``name`` of a command that trains: the learner options, and the settings as its epilog."""
+    parser = sub.add_parser(name, help=help, description=description, epilog=_SETTINGS_EPILOG,
+                            formatter_class=_SettingsHelpFormatter)
     _add_learner_options(parser)
     return parser
 
 
+def add_settings_command(sub) -> None:
+    """``tagtool settings [LEARNER] [--markdown]``: every setting's name, type, default, range and help."""
+    parser = sub.add_parser(
+        "settings", help="list the learners' parameters and the feature, view and decoding settings",
+        description="List every setting --set takes, from the tables that declare them: name, type, "
+        "default, range or choices, and a line of help.",
+    )
+    parser.add_argument("learner", nargs="?", metavar="LEARNER", help="only this learner (default: all)")
+    parser.add_argument("--markdown", action="store_true", help="the settings reference page (docs/settings.md)")
+    parser.set_defaults(func=_run_settings)
+
+
+def _run_settings(args: argparse.Namespace) -> int:
+    from tagtool.services.settings_reference import settings_markdown, settings_text
+
+    print(settings_markdown() if args.markdown else settings_text(args.learner), end="")
+    return 0
+
+
 def _add_learner_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--learner``, ``--set`` and ``--seed`` (their settings: :data:`SETTINGS_HELP`)."""
+    """Add ``--learner``, ``--set`` and ``--seed`` (their settings: the generated epilog)."""
     from tagtool.learn import DEFAULT_LEARNER, REGISTRY  # the registry's names: no learner is imported
 
     parser.add_argument("--learner", default=DEFAULT_LEARNER, metavar="NAME",
@@ -66,19 +83,20 @@ def _add_learner_options(parser: argparse.ArgumentParser) -> None:
 def configured_learner(args: argparse.Namespace, seeded: bool = True):
     """The learner class and its parsed ``--set`` settings.
 
-    With ``seeded``, ``--seed`` becomes the learner's seed parameter
-    (``seed_param``) and the view split's seed unless ``--set`` gave them;
-    the experiment derives its own per repeat instead.  The values are
-    checked here, before any data are read (``InvalidParameterError``).
+    With ``seeded``, ``--seed`` becomes the learner's and the view split's
+    ``random_state`` unless ``--set`` gave them; the experiment derives its
+    own per repeat instead.  The values are checked here by their tables,
+    before any data are read (:class:`~tagtool.core.params.SettingError`).
     """
+    from tagtool.core.params import RANDOM_STATE
     from tagtool.learn import get_learner
     from tagtool.services.settings import parse_settings
 
     cls = get_learner(args.learner)
     settings = parse_settings(cls, args.settings)
     if seeded:
-        settings.views.setdefault("seed", args.seed)
-        if cls.seed_param is not None:
-            settings.params.setdefault(cls.seed_param, args.seed)
-    cls().set_params(**settings.params)  # validates before any data is read
+        settings.views.setdefault(RANDOM_STATE, args.seed)
+        if RANDOM_STATE in cls.params:
+            settings.params.setdefault(RANDOM_STATE, args.seed)
+    cls().set_params(**settings.params)  # what goes together (peer_margin needs the Hamming loss ...)
     return cls, settings

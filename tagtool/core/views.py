@@ -65,11 +65,22 @@ import numpy as np
 
 from tagtool.core.features import GROUP_SURFACE, GROUP_TOKEN, stable_hash
 from tagtool.core.features.templates import parse_feature_name
+from tagtool.core.params import Param, ParamTable
 from tagtool.errors import TagtoolError
 
-VIEW_SPLIT_KINDS = (
-    "token-surface", "random", "odd-even", "spelling-context", "feature-sets", "lexical-distributional",
-)  # fmt: skip
+#: The view settings of two-view learners (``--set views.NAME=VALUE``, the ``views`` of a project or
+#: experiment); the tagger file stores the split itself (:meth:`ViewSplit.to_dict`).
+VIEW_PARAMS = ParamTable(
+    Param("kind", str, None, "how the two views of a two-view learner divide the feature columns "
+          "(feature-sets: one view per set of a stack)",
+          choices=("token-surface", "random", "odd-even", "spelling-context", "feature-sets", "lexical-distributional"),
+          optional=True, none_means="feature-sets for a stack of two sets, lexical-distributional for one set "
+          "plus word representations, else random"),
+    Param("random_state", int, 0, "seed of the random split (the command line's default: --seed)",
+          aliases=("seed",)),
+    owner="views",
+)
+VIEW_SPLIT_KINDS = VIEW_PARAMS["kind"].choices
 
 #: Name prefixes of the stacked columns that come from word representations.
 _DISTRIBUTIONAL_PREFIXES = ("dist/", "dist-dims/")

@@ -51,6 +51,7 @@ from functools import partial
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from tagtool.services.guidance import SentenceGuidance
+from tagtool.core.params import MAX_ITER
 from tagtool.learn import DEFAULT_LEARNER, find_learner
 from tagtool.gui.hints import Marks, hints_for
 from tagtool.gui.queue_costs_watch import QueueCostsWatch
@@ -86,17 +87,17 @@ def _same_params(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
-def retrain_overrides(pass_param: str | None, params: dict, passes: int) -> dict:
+def retrain_overrides(pass_name: str | None, params: dict, passes: int) -> dict:
     """Settings that cap a warm-started retrain at ``passes`` passes over the data.
 
-    The learner's pass-counting parameter (its class's ``pass_param``) is
+    The learner's pass-counting parameter (``max_iter`` where its table has it) is
     lowered to ``passes`` when it is larger; nothing changes for
     ``passes <= 0`` or a learner without one (the HMM counts, it does not
     iterate).
     """
-    value = params.get(pass_param) if pass_param is not None and passes > 0 else None
+    value = params.get(pass_name) if pass_name is not None and passes > 0 else None
     if isinstance(value, int) and not isinstance(value, bool) and value > passes:
-        return {pass_param: passes}
+        return {pass_name: passes}
     return {}
 
 
@@ -206,8 +207,10 @@ class ModelLoop(QObject):
         With automatic retraining on and something labeled, a change starts a full run once the
         settings rest for :data:`SETTINGS_MS` (``retrain`` False: a stored model's own learner).
         """
+        from tagtool.services.settings import current_names
+
         before = (self.learner_name, self.full_params())
-        self.learner_name, self.params = name, dict(params)
+        self.learner_name, self.params = name, current_names(name, params)
         changed = not (before[0] == name and _same_params(before[1], self.full_params()))
         if changed and self.auto and retrain:
             self._settings_timer.start()
@@ -263,8 +266,8 @@ class ModelLoop(QObject):
         warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
         overrides = {}
         if after_edit and warm is not None:  # an unknown learner name (no class) fails in the run itself
-            pass_param = getattr(find_learner(self.learner_name), "pass_param", None)
-            overrides = retrain_overrides(pass_param, params, self.retrain_epochs)
+            passes = MAX_ITER if MAX_ITER in getattr(find_learner(self.learner_name), "params", ()) else None
+            overrides = retrain_overrides(passes, params, self.retrain_epochs)
         store_to = None if project.readonly else (project.path, MAX_STORED_MODELS)  # stored by the worker
         run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self.queue.priority(),
                       store_to=store_to)

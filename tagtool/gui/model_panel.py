@@ -116,8 +116,8 @@ class ModelPanel(QWidget):
         self.retrain.setSpecialValueText("full")
         self.retrain.setToolTip(
             "Passes over the data when the model retrains by itself after an edit (0: the learner's full "
-            "settings).\nThat run starts from the last model (warm start), so a few passes (epochs of a "
-            "perceptron or SVM, iterations of a CRF, rounds of WD-PSL) bring the edit into the suggestions "
+            "settings).\nThat run starts from the last model (warm start), so a few passes (max_iter: epochs of a "
+            "perceptron or SVM, iterations of a CRF, outer iterations of WD-PSL) bring the edit into the suggestions "
             "within about a second; Train now always fits with the full settings.")
         self.folds = QSpinBox(self)
         self.folds.setRange(0, 10)
@@ -242,7 +242,7 @@ class ModelPanel(QWidget):
         self.status.setText(message)
 
     def _budget(self) -> str:
-        """`` (retrain: epochs=3)`` for a capped run after an edit, else nothing."""
+        """`` (retrain: max_iter=3)`` for a capped run after an edit, else nothing."""
         overrides = self.loop.run_overrides
         return f" (retrain: {', '.join(f'{k}={v}' for k, v in overrides.items())})" if overrides else ""
 

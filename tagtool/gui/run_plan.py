@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from tagtool.core.corpus import Sentence
+from tagtool.core.params import MAX_ITER
 
 if TYPE_CHECKING:
     from tagtool.gui.training import TrainingInputs, TrainingResult
@@ -113,9 +114,9 @@ def phase_progress(message: str) -> PhaseProgress | None:
 
 
 def _learner_passes(learner) -> tuple[str, int] | None:
-    """The learner's pass-counting parameter (``pass_param``) and its value (None: it does not iterate, the HMM)."""
-    name = learner.pass_param
-    value = None if name is None else getattr(learner, name)
+    """The learner's pass-counting parameter (``max_iter``) and its value (None: it does not iterate, the HMM)."""
+    name = MAX_ITER
+    value = getattr(learner, name) if name in learner.params else None
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return name, value
     return None
@@ -143,7 +144,7 @@ def plan_run(inputs: TrainingInputs, learner, chosen, overrides: Mapping) -> Run
         what = ", ".join(f"{k}={v}" for k, v in overrides.items())
         name = f"quick retrain (warm start, {what})"
     else:
-        name = "training" + (f" ({passes[1]} {passes[0].replace('_', ' ')})" if passes else "")
+        name = "training" + (f" ({passes[0]}={passes[1]})" if passes else "")
     steps = [RunStep(name, _fit_cost(learner, inputs.sentences)),
              RunStep("computing suggestions", float(max(len(inputs.sentences), 1)))]
     k = min(inputs.cv_folds, sum(1 for s in inputs.sentences if s.status == "full"))

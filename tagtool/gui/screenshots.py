@@ -107,7 +107,7 @@ def _training_shots(app: QApplication, window: MainWindow, ids):
 
     def training():
         window.model_dock.raise_()
-        panel.select_learner("mv-perceptron", {"epochs": 400})
+        panel.select_learner("mv-perceptron", {"max_iter": 400})
         panel.folds.setValue(3)
         panel.train()
         _wait(app, lambda: panel.bar.value() > 150)
@@ -115,7 +115,7 @@ def _training_shots(app: QApplication, window: MainWindow, ids):
     def suggestions():
         loop.cancel()
         loop.runner.wait()
-        panel.select_learner("mv-perceptron", {"epochs": 5})
+        panel.select_learner("mv-perceptron", {"max_iter": 5})
         panel.folds.setValue(3)
         ended = []
         loop.finished.connect(ended.append)
@@ -246,7 +246,7 @@ def _install_wdpsl(window: MainWindow) -> None:
     inputs = TrainingInputs.from_project(session.project)
     keep = full + [target]
     corpus = [inputs.sentences[i] for i in keep]
-    tagger = train_tagger(corpus, make_learner("wdpsl", max_alternations=2, max_rounds=8, max_passes=3),
+    tagger = train_tagger(corpus, make_learner("wdpsl", max_iter=2, max_rounds=8, max_passes=3),
                           unlabeled=None)
 
     class _State:
@@ -258,7 +258,7 @@ def _install_wdpsl(window: MainWindow) -> None:
 
     result = run_guidance(inputs, tagger, _State())
     window.model_loop.auto = False
-    window.model_panel.select_learner("wdpsl", {"max_alternations": 2, "max_rounds": 8, "max_passes": 3})
+    window.model_panel.select_learner("wdpsl", {"max_iter": 2, "max_rounds": 8, "max_passes": 3})
     window.model_loop._use(result, unstored=False)
     window.model_panel.show_metrics(result)
     window.model_panel.status.setText("Model ready (wdpsl, on 6 full and 1 partial sentences).")

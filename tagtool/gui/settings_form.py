@@ -1,79 +1,39 @@
-"""A learner's settings form, built from its parameters (``Learner.param_defaults``).
+"""A learner's settings form, built from its declared parameters (``Learner.params``, :mod:`tagtool.core.params`).
 
-The widget of a parameter follows its default: a check box for a bool, a
-spin box for an int, a line edit for a float or a free string, a combo box
-when the class docstring lists the choices numpydoc-style
-(``loss : {"hamming", "zero-one"}``).  The docstring's description becomes
-the tooltip. The form sits in a scrolled panel: the mouse wheel changes a
-combo or spin box only once it has the focus (:mod:`.wheel_guard`).
+The widget of a parameter follows its declaration: a check box for a bool,
+a combo box for choices (with ``none`` when the parameter is optional), a
+spin box bounded by the range for an int, a line edit for a float, a text
+or an optional int (typed ``none`` where that is allowed).  The help line,
+type and range become the tooltip.  The form sits in a scrolled panel: the
+mouse wheel changes a combo or spin box only once it has the focus
+(:mod:`.wheel_guard`).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLineEdit, QSpinBox, QWidget
 
+from tagtool.core.params import Param, format_value
 from tagtool.gui.wheel_guard import guard_wheel
-from tagtool.services.settings import parse_value
 
-_HEADER = re.compile(r"^    ([A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:\s*(.*)$")
-
-
-@dataclass(frozen=True)
-class ParamSpec:
-    name: str
-    default: object
-    choices: tuple = ()
-    help: str = ""
+#: QSpinBox holds a C int.
+_SPIN_LIMIT = 2**31 - 1
 
 
-def _docs(cls) -> dict[str, tuple[str, str]]:
-    """``name -> (type text, description)`` from the numpydoc Parameters section."""
-    doc = cls.__doc__ or ""
-    if "Parameters" not in doc:
-        return {}
-    section = doc.split("Parameters", 1)[1]
-    section = re.split(r"\n    (?:Notes|References|Attributes|Examples|Returns)\n", section)[0]
-    out, current = {}, []
-    for line in section.splitlines():
-        match = _HEADER.match(line)
-        if match:
-            current = [n.strip() for n in match.group(1).split(",")]
-            for name in current:
-                out[name] = (match.group(2), "")
-        elif line.startswith("        ") and current:
-            for name in current:
-                kind, text = out[name]
-                out[name] = (kind, (text + " " + line.strip()).strip())
-    return out
+def tooltip(param: Param) -> str:
+    """The help line, then what the parameter takes."""
+    text = param.help + (f" (none: {param.none_means})" if param.none_means else "")
+    return f"{text}\n{param.type_text}" + (f", {param.range_text}" if param.range_text else "")
 
 
-def _choices(kind: str, default) -> tuple:
-    match = re.search(r"\{([^}]*)\}", kind)
-    if not match:
-        return ()
-    values = []
-    for part in match.group(1).split(","):
-        text = part.strip().strip("'\"")
-        try:
-            values.append(type(default)(text) if default is not None and not isinstance(default, bool) else text)
-        except ValueError:
-            return ()
-    return tuple(values) if default in values else ()
-
-
-def param_specs(cls) -> list[ParamSpec]:
-    """The parameters of a learner class, with choices and help from its docstring."""
-    docs = _docs(cls)
-    specs = []
-    for name, default in cls.param_defaults().items():
-        kind, text = docs.get(name, ("", ""))
-        choices = () if isinstance(default, bool) else _choices(kind, default)
-        specs.append(ParamSpec(name, default, choices, text))
-    return specs
+def _spin_box(param: Param, value, parent: QWidget) -> QSpinBox:
+    w = QSpinBox(parent)
+    low = -_SPIN_LIMIT if param.low is None else max(-_SPIN_LIMIT, int(param.low) + int(param.low_open))
+    high = _SPIN_LIMIT if param.high is None else min(_SPIN_LIMIT, int(param.high) - int(param.high_open))
+    w.setRange(low, high)
+    w.setValue(int(value))
+    return w
 
 
 class SettingsForm(QWidget):
@@ -85,47 +45,52 @@ class SettingsForm(QWidget):
         super().__init__(parent)
         self.layout_ = QFormLayout(self)
         self.layout_.setContentsMargins(0, 0, 0, 0)
-        self.specs: list[ParamSpec] = []
+        self.specs: list[Param] = []
         self.widgets: dict[str, QWidget] = {}
         self.learner_cls = None
 
     def set_learner(self, cls, values: dict | None = None) -> None:
+        """Rows for ``cls.params``, showing ``values`` (old names read as the current ones) over the defaults."""
         while self.layout_.rowCount():
             self.layout_.removeRow(0)
-        self.learner_cls, self.specs, self.widgets = cls, param_specs(cls), {}
+        self.learner_cls, self.specs, self.widgets = cls, list(cls.params), {}
+        values = cls.params.rename(values or {})
         for spec in self.specs:
-            widget = self._widget(spec, (values or {}).get(spec.name, spec.default))
-            widget.setToolTip(spec.help)
+            widget = self._widget(spec, values.get(spec.name, spec.default))
+            widget.setToolTip(tooltip(spec))
             widget.setObjectName(f"param_{spec.name}")
             self.widgets[spec.name] = widget
             self.layout_.addRow(spec.name, widget)
 
-    def _widget(self, spec: ParamSpec, value) -> QWidget:
-        if isinstance(spec.default, bool):
+    def _widget(self, spec: Param, value) -> QWidget:
+        if spec.type is bool:
             w = QCheckBox(self)
             w.setChecked(bool(value))
             w.toggled.connect(self.changed)
         elif spec.choices:
             w = QComboBox(self)
-            for choice in spec.choices:
-                w.addItem(str(choice), choice)
+            for choice in (*spec.choices, *((None,) if spec.optional else ())):
+                w.addItem(format_value(choice), choice)
             w.setCurrentIndex(max(0, w.findData(value)))
             w.currentIndexChanged.connect(self.changed)
-        elif isinstance(spec.default, int):
-            w = QSpinBox(self)
-            w.setRange(-10**9, 10**9)
-            w.setValue(int(value))
+        elif spec.type is int and not spec.optional and isinstance(value, int):
+            w = _spin_box(spec, value, self)
             w.valueChanged.connect(self.changed)
         else:
-            w = QLineEdit("none" if value is None else repr(value) if isinstance(value, float) else str(value), self)
+            w = QLineEdit(repr(value) if isinstance(value, float) else format_value(value), self)
             w.editingFinished.connect(self.changed)
         if isinstance(w, (QComboBox, QSpinBox)):
             guard_wheel(w)
         return w
 
     def values(self) -> dict:
-        """The parameters as typed values, checked by the learner (``set_params``):
-        :class:`TagtoolError` names a bad entry or a value out of range."""
+        """The parameters as typed values, checked by their table and the learner (``set_params``).
+
+        Raises
+        ------
+        TagtoolError
+            :class:`~tagtool.core.params.SettingError` naming a bad entry and what it takes.
+        """
         out = {}
         for spec in self.specs:
             w = self.widgets[spec.name]
@@ -136,9 +101,9 @@ class SettingsForm(QWidget):
             elif isinstance(w, QSpinBox):
                 out[spec.name] = w.value()
             else:
-                out[spec.name] = parse_value(spec.name, w.text().strip(), spec.default)
+                out[spec.name] = spec.parse(w.text(), f"{self.learner_cls.name}: {spec.name}")
         if self.learner_cls is not None:
-            self.learner_cls().set_params(**out)  # InvalidParameterError, a TagtoolError, names the value
+            self.learner_cls().set_params(**out)  # what goes together; InvalidParameterError names it
         return out
 
     def set_value(self, name: str, value) -> None:
@@ -150,5 +115,5 @@ class SettingsForm(QWidget):
         elif isinstance(w, QSpinBox):
             w.setValue(int(value))
         else:
-            w.setText(str(value))
+            w.setText(format_value(value))
             self.changed.emit()

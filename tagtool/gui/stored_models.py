@@ -83,7 +83,10 @@ class StoredModels:
 
     def _loaded(self, record, tagger) -> None:
         tagger.metrics = dict(record.metrics)
-        self.loop.result = TrainingResult(tagger, record.learner, dict(record.params), {}, {}, dict(record.metrics))
+        from tagtool.services.settings import current_names
+
+        params = current_names(record.learner, record.params)  # a model stored before a rename
+        self.loop.result = TrainingResult(tagger, record.learner, params, {}, {}, dict(record.metrics))
         self.loop.loaded.emit(self.loop.result)
         if not self.loop.session.cache.defer_until_sentences_ready("guidance", lambda: self._guide(tagger)):
             self._guide(tagger)

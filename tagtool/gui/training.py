@@ -147,7 +147,7 @@ def run_training(
         Receives the run's fraction and "step i of n, <step>: <learner's
         message> · p %" (:class:`RunPlan`).
     overrides : mapping, optional
-        Settings for this fit only, e.g. ``{"epochs": 3}`` for a cheap
+        Settings for this fit only, e.g. ``{"max_iter": 3}`` for a cheap
         warm-started retrain after an edit; the result keeps ``params`` (what
         the user chose) and records the overrides in ``metrics["retrain"]``.
         Cross-validation uses ``params`` (a full fit: what Train now runs).

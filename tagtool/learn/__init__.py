@@ -3,8 +3,8 @@
 The registry maps the CLI's learner names to their classes.  A learner is
 offered (by the CLI and the GUI) only when its module exists and imports:
 an unfinished learner is simply absent from :func:`available_learners`.
-What a learner offers (its pass and seed parameters, the sentence kinds it
-uses, two views, candidate confidences) are class attributes of
+What a learner offers (its parameter table, the sentence kinds it uses,
+two views, candidate confidences) are class attributes of
 :class:`~tagtool.learn.base.Learner`: adding a learner is its module plus one
 entry here, and the command line, the app and the tests follow.
 """

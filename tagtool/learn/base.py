@@ -1,15 +1,16 @@
 """The learner interface every algorithm implements (docs/design.md#learner-interface).
 
 scikit-learn's estimator rules (STYLE.md): ``__init__`` only stores
-hyper-parameters, named exactly as its arguments, so :meth:`Learner.get_params`
-can list them and the GUI can build a settings form from them; :meth:`fit`
-validates, trains on an immutable :class:`~tagtool.core.snapshot.Snapshot`,
-and returns a fitted :class:`~tagtool.learn.chain.ChainModel`.
+hyper-parameters, named exactly as its arguments and declared in the class's
+:attr:`Learner.params` table (type, range or choices, default, help, old
+names), from which :meth:`Learner.get_params` lists them, ``--set`` parses
+them and the app builds its settings form; :meth:`fit` validates, trains on
+an immutable :class:`~tagtool.core.snapshot.Snapshot`, and returns a fitted
+:class:`~tagtool.learn.chain.ChainModel`.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -17,6 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from tagtool.core.params import ParamTable, SettingError
 from tagtool.core.snapshot import Snapshot
 from tagtool.errors import TagtoolError
 from tagtool.learn.chain import ChainModel, scheme_decoding
@@ -33,8 +35,9 @@ class NothingToLearnError(TagtoolError):
     """The snapshot holds no sentence this learner can learn from."""
 
 
-class InvalidParameterError(TagtoolError, ValueError):
+class InvalidParameterError(SettingError):
     """A learner parameter that does not exist, or a value outside its range (raised when it is set)."""
+
 
 
 class Learner(ABC):
@@ -42,10 +45,13 @@ class Learner(ABC):
 
     Subclasses set :attr:`name`, :attr:`uses` (which sentence kinds —
     ``"full"``, ``"partial"``, ``"none"`` — the algorithm learns from),
-    :attr:`two_view`, and where they have them :attr:`pass_param`,
-    :attr:`seed_param`, :attr:`gives_confidences` and
-    :attr:`default_features`; they implement :meth:`_fit` and, for
-    parameters with a range, :meth:`_check_params`.  These class attributes
+    :attr:`two_view`, :attr:`params` (the declared table of their
+    parameters, whose common names :data:`~tagtool.core.params.MAX_ITER`
+    and :data:`~tagtool.core.params.RANDOM_STATE` say which counts passes
+    and which seeds), and where they have them
+    :attr:`gives_confidences` and :attr:`default_features`; they implement
+    :meth:`_fit` and, for constraints between parameters, :meth:`_check_params`.
+    These class attributes
     are the only record of what a learner offers: the command line, the app,
     the queue strategies and the tests read them (a learner is one module
     plus its entry in :data:`tagtool.learn.REGISTRY`).
@@ -55,11 +61,10 @@ class Learner(ABC):
     uses: ClassVar[frozenset[str]] = frozenset({"full"})
     two_view: ClassVar[bool] = False
     description: ClassVar[str] = ""
-    #: The parameter counting passes over the data (epochs, iterations, rounds): the app caps it for a
-    #: quick retrain after an edit and estimates a run's cost from it.  None: the learner does not iterate.
-    pass_param: ClassVar[str | None] = None
-    #: The parameter seeding the learner's random choices, which ``--seed`` sets (None: it has none).
-    seed_param: ClassVar[str | None] = None
+    #: The declared parameters: names (``__init__``'s arguments, in order), types, ranges or choices,
+    #: defaults, help and old names (:mod:`tagtool.core.params`); the constructor's defaults equal the
+    #: table's (a test checks it), and everything that lists, parses or checks a parameter reads it.
+    params: ClassVar[ParamTable] = ParamTable()
     #: Whether :meth:`candidate_confidences` gives per-candidate confidences of partially labeled
     #: tokens (WD-PSL, Lu & Chow): the guidance's confidences and the ``confidence`` queue strategy.
     gives_confidences: ClassVar[bool] = False
@@ -72,31 +77,31 @@ class Learner(ABC):
 
     @classmethod
     def param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p for p in sig.parameters if p != "self"]
+        return cls.params.names()
 
     @classmethod
     def param_defaults(cls) -> dict:
-        sig = inspect.signature(cls.__init__)
-        return {n: p.default for n, p in sig.parameters.items() if n != "self"}
+        return cls.params.defaults()
 
     def get_params(self, deep: bool = True) -> dict:
         return {name: getattr(self, name) for name in self.param_names()}
 
     def set_params(self, **params) -> Learner:
-        """Set parameters, checked as they are set (:meth:`check_params`).
+        """Set parameters, checked as they are set against :attr:`params` and :meth:`check_params`.
+
+        An old name (``epochs``) sets the current one (``max_iter``) with a
+        logged deprecation warning.
 
         Raises
         ------
         InvalidParameterError
-            An unknown name, or a value out of range; the learner keeps its
-            previous values.
+            An unknown name, or a value of the wrong type or out of range;
+            the learner keeps its previous values.
         """
-        valid = set(self.param_names())
-        for key in params:
-            if key not in valid:
-                known = ", ".join(sorted(valid))
-                raise InvalidParameterError(f"{self.name} has no parameter {key!r} (it has: {known})")
+        try:
+            params = self.params.check(params)
+        except SettingError as exc:
+            raise InvalidParameterError(self._prefixed(str(exc))) from None
         before = dict(vars(self))
         for key, value in params.items():
             setattr(self, key, value)
@@ -116,14 +121,17 @@ class Learner(ABC):
         bad value stops a run before any data are read.
         """
         try:
+            for param in self.params:
+                param.check(getattr(self, param.name))
             self._check_params()
         except (ValueError, TypeError) as exc:
-            message = str(exc)
-            prefix = "" if message.startswith(f"{self.name}:") else f"{self.name}: "
-            raise InvalidParameterError(prefix + message) from exc
+            raise InvalidParameterError(self._prefixed(str(exc))) from exc
+
+    def _prefixed(self, message: str) -> str:
+        return message if message.startswith(f"{self.name}:") else f"{self.name}: {message}"
 
     def _check_params(self) -> None:
-        """Raise ValueError for a parameter value out of range (a learner with ranges overrides it)."""
+        """Raise ValueError for values that do not go together (each value's range is in :attr:`params`)."""
 
     @staticmethod
     def candidate_confidences(model: ChainModel, snapshot: Snapshot) -> np.ndarray | None:

@@ -30,6 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from tagtool.core.labels import bio_transitions, chunk_starts
+from tagtool.core.params import Param, ParamTable
 from tagtool.core.snapshot import Snapshot
 from tagtool.decode import vectorised
 from tagtool.decode.constraints import forbid_transitions
@@ -40,10 +41,15 @@ class ModelMismatchError(TagtoolError, ValueError):
     """A model applied to data of another label set or feature space."""
 
 
-#: Decoding settings and their defaults (``--set decode.NAME=VALUE``, the
-#: ``"decode"`` entry of the model's meta).  A tagger file written before
-#: they existed decodes with these defaults.
-DECODE_DEFAULTS = {"bio_constraint": True}
+#: Decoding settings (``--set decode.NAME=VALUE``, the ``"decode"`` entry of
+#: the model's meta).  A tagger file written before they existed decodes
+#: with the defaults.
+DECODE_PARAMS = ParamTable(
+    Param("bio_constraint", bool, True, "BIO label sets: I-X only after B-X or I-X (off by default for IOB1 "
+          "data); kept in the tagger file"),
+    owner="decode",
+)
+DECODE_DEFAULTS = DECODE_PARAMS.defaults()
 #: Largest magnitude a stored score may have. Trained scores stay many orders
 #: below it; past it, sums of a sentence's scores and the BIO constraint's
 #: penalty (:func:`tagtool.decode.constraints.transition_penalty`) can
@@ -52,13 +58,8 @@ MAX_SCORE = 1e100
 
 
 def check_decode_settings(settings: Mapping) -> dict:
-    """``settings`` as a dict; ValueError for a name not in :data:`DECODE_DEFAULTS` or a non-bool value."""
-    for name, value in settings.items():
-        if name not in DECODE_DEFAULTS:
-            raise ValueError(f"unknown decode setting {name!r} (known: {', '.join(sorted(DECODE_DEFAULTS))})")
-        if not isinstance(value, bool):
-            raise ValueError(f"decode.{name} must be true or false, got {value!r}")
-    return dict(settings)
+    """``settings`` checked by :data:`DECODE_PARAMS`; :class:`~tagtool.core.params.SettingError` (a ValueError)."""
+    return DECODE_PARAMS.check(settings, prefix="decode.")
 
 
 @lru_cache(maxsize=64)

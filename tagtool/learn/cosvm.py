@@ -18,7 +18,7 @@ transitions, trained example by example (Brefeld & Scheffer 2006, §4.3):
   ``C`` and Hamming weight ``info_t + (1 − info_t)·min{γ,1}·C_u`` per token
   (0/1 loss: cost ``C`` times the mean of those weights).
 
-``C_u`` grows geometrically to ``cu_max`` over the first ``cu_epochs``
+``C_u`` grows geometrically to ``cu_max`` over the first ``cu_ramp_iter``
 passes (:func:`~tagtool.learn.structsvm.trainer.cu_schedule`).  The joint model
 adds the views (Eq. 17 of Brefeld et al. 2005), which is what the
 :class:`~tagtool.learn.chain.ChainModel` of two views does.
@@ -50,7 +50,7 @@ exactly (a Viterbi over label and distance,
 min{γ,1} C_u C`` lets an unlabeled sentence's ``α`` grow with ``Δ`` (up to the
 sentence length), so a small ``C_u`` is much stronger than under margin
 rescaling; with five labeled sentences the views then occasionally agree
-on one label everywhere and stop unconverged at ``max_epochs``
+on one label everywhere and stop unconverged at ``max_iter``
 (``info["converged"]`` False); a ``cu_max`` about ten times smaller avoids
 it.  Margin rescaling is the default.
 
@@ -72,6 +72,7 @@ from typing import ClassVar
 import numpy as np
 
 from tagtool.core.annotation import information_from_mask
+from tagtool.core.params import Param
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.structsvm.coviews import gated_target, joined_views, split_views, token_margins
 from tagtool.learn.structsvm.layout import Layout
@@ -81,7 +82,7 @@ from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.unlabeled import (
-    SEMI_RUN, SUPERVISED_RUN, balanced_weight, check_balance, choose_model, has_unlabeled,
+    SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled,
 )
 from tagtool.learn.svm import HMSVM, gold_paths, partial_cost
 
@@ -106,13 +107,13 @@ class CoSVM(Learner):
         one, before ``balance``.  Large values let the views agree on a
         degenerate labeling (all one label, carried by the transitions that
         every unlabeled sentence pushes the same way); see the module notes.
-    cu_epochs : int, default 5
+    cu_ramp_iter : int, default 5
         Pass at which ``C_u`` reaches ``cu_max`` (the paper: 30).  Fewer
         here because passes are the app's time budget.
     r_max : int, default 10
         Repetitions of Algorithm 1 per unlabeled sentence and visit.
-    max_epochs : int, default 10
-        Passes over all sentences (at least ``cu_epochs`` unless converged
+    max_iter : int, default 10
+        Passes (epochs) over all sentences (at least ``cu_ramp_iter`` unless converged
         earlier with ``C_u`` at its maximum; with only fully labeled
         sentences, until a pass adds nothing).  More passes did not raise
         F1 on the development suite.
@@ -165,8 +166,6 @@ class CoSVM(Learner):
     name = "cosvm"
     uses = frozenset({"full", "partial", "none"})
     two_view = True
-    pass_param = "max_epochs"
-    seed_param = "random_state"
     #: Two complete feature sets, one per view, as for ``mv-perceptron``: better and faster than random halves
     #: of one set (benchmarks/results/design-measurements.md, "cosvm").
     default_features: ClassVar[dict] = {"feature_set": "crfsuite+default"}
@@ -180,6 +179,20 @@ class CoSVM(Learner):
     guard_fit_tolerance: ClassVar[float] = 0.0
     description = "Co-trained structural SVM: two views agree on unlabeled sentences (Brefeld & Scheffer 2006)"
 
+    params = HMSVM.params.extend(
+        Param("cu_max", float, 0.05, "final weight C_u of an unlabeled sentence relative to a labeled one",
+              low=0.0),
+        Param("cu_ramp_iter", int, 5, "pass at which C_u reaches cu_max (grows geometrically until then)", low=0,
+              aliases=("cu_epochs",)),
+        Param("r_max", int, 10, "repetitions of Algorithm 1 per unlabeled sentence and visit", low=1),
+        Param("peer_margin", float, 0.0, "a peer's token label is passed on only with at least this margin "
+              "(0: every token, Alg. 1)", low=0.0),
+        Param("balance", float, 1.0, "at most this many unlabeled tokens count per labeled one (scales cu_max)",
+              low=0.0, low_open=True, optional=True, none_means="cu_max as given"),
+        Param("guard", bool, True, "collapse guard: fall back to the supervised twin svm if co-training collapses"),
+        owner="cosvm", max_iter={"help": "passes (epochs) over all sentences"},
+    )
+
     def __init__(
         self,
         C: float = 1.0,
@@ -188,9 +201,9 @@ class CoSVM(Learner):
         rescaling: str = "margin",
         epsilon: float = 0.1,
         cu_max: float = 0.05,
-        cu_epochs: int = 5,
+        cu_ramp_iter: int = 5,
         r_max: int = 10,
-        max_epochs: int = 10,
+        max_iter: int = 10,
         kbest: int = 10,
         qp_solver: str = "smo",
         shuffle: bool = True,
@@ -205,9 +218,9 @@ class CoSVM(Learner):
         self.rescaling = rescaling
         self.epsilon = epsilon
         self.cu_max = cu_max
-        self.cu_epochs = cu_epochs
+        self.cu_ramp_iter = cu_ramp_iter
         self.r_max = r_max
-        self.max_epochs = max_epochs
+        self.max_iter = max_iter
         self.kbest = kbest
         self.qp_solver = qp_solver
         self.shuffle = shuffle
@@ -217,23 +230,13 @@ class CoSVM(Learner):
         self.guard = guard
 
     def settings(self) -> SVMSettings:
-        s = SVMSettings(float(self.C), int(self.norm), self.loss, self.rescaling, float(self.epsilon),
-                        int(self.kbest), self.qp_solver)
-        s.check()
-        if not self.cu_max >= 0:
-            raise ValueError(f"cu_max must be non-negative, got {self.cu_max}")
-        if not self.peer_margin >= 0:
-            raise ValueError(f"peer_margin must be non-negative, got {self.peer_margin}")
+        return SVMSettings(float(self.C), int(self.norm), self.loss, self.rescaling, float(self.epsilon),
+                           int(self.kbest), self.qp_solver)
+
+    def _check_params(self) -> None:
         if self.peer_margin > 0 and self.loss != "hamming":
             # the 0/1 loss cannot exempt the free tokens: its constraint would train the view on its own guesses
             raise ValueError("peer_margin needs loss='hamming' (the 0/1 loss cannot leave tokens out)")
-        if int(self.r_max) < 1:
-            raise ValueError(f"r_max must be at least 1, got {self.r_max}")
-        return s
-
-    def _check_params(self) -> None:
-        self.settings()
-        check_balance(self.balance)
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         settings = self.settings()
@@ -257,7 +260,7 @@ class CoSVM(Learner):
     def twin(self) -> HMSVM:
         """The supervised twin: ``svm`` with this learner's SVM settings, on all features at once."""
         return HMSVM(C=self.C, norm=self.norm, loss=self.loss, rescaling=self.rescaling, epsilon=self.epsilon,
-                     max_epochs=self.max_epochs, kbest=self.kbest, qp_solver=self.qp_solver, shuffle=self.shuffle,
+                     max_iter=self.max_iter, kbest=self.kbest, qp_solver=self.qp_solver, shuffle=self.shuffle,
                      random_state=self.random_state)
 
     def _train_twin(self, labeled: Snapshot, warm_start: ChainModel | None,
@@ -292,13 +295,13 @@ class CoSVM(Learner):
         rng = np.random.default_rng(self.random_state)
         n = snapshot.n_sentences
         # without sentences for Alg. 1 the C_u schedule is moot: stop at the first pass that adds nothing
-        min_epochs = int(self.cu_epochs) if np.any(status != 2) else 0
-        max_epochs = int(self.max_epochs)
+        min_epochs = int(self.cu_ramp_iter) if np.any(status != 2) else 0
+        max_epochs = int(self.max_iter)
         converged = False
         epoch = 0
         history = []
         for epoch in range(max_epochs):
-            c_u = cu_schedule(epoch, cu_max, int(self.cu_epochs))
+            c_u = cu_schedule(epoch, cu_max, int(self.cu_ramp_iter))
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             added = disagreed = 0
             message = f"cosvm: pass {epoch + 1}/{max_epochs}"

@@ -17,11 +17,11 @@ start[L], end[L])``, the objective of docs/design.md#entropy-regularised-crf (Ji
   unlabeled sentences carry no likelihood and are left out (and said so).
 * **Entropy.**  ``entropy-crf`` adds the unlabeled entropy term with weight
   ``gamma``.  The objective is not concave, so, as in the paper (§3), it
-  starts from the supervised optimum (γ = 0, ``supervised_iterations``) and
-  then ascends ``J`` with the entropy term (``max_iterations``).
+  starts from the supervised optimum (γ = 0, ``supervised_max_iter``) and
+  then ascends ``J`` with the entropy term (``max_iter``).
 * **Optimiser.**  L-BFGS (:func:`~tagtool.learn.lbfgs.lbfgs`) with CRFsuite's memory of 6
   pairs, first step of length 1 along the steepest descent, backtracking
-  line search; it stops after ``max_iterations`` or when an iteration
+  line search; it stops after ``max_iter`` or when an iteration
   lowers the objective by less than ``tol`` relative to it.  A warm start
   starts from the previous model's ``θ``.
 
@@ -52,6 +52,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from tagtool.core.params import Param, ParamTable
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.base import Learner, NothingToLearnError
 from tagtool.learn.chain import ChainModel
@@ -61,7 +62,6 @@ from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.unlabeled import (
     ENTROPY_DRIFT_TOLERANCE,
     balanced_weight,
-    check_balance,
     choose_model,
     has_unlabeled,
 )
@@ -83,8 +83,8 @@ class CRF(Learner):
     c2 : float
         L2 weight; the objective subtracts ``c2 ‖θ‖²`` (``c2 = 1/(2σ²)``,
         CRFsuite's ``c2``, whose default is also 1).
-    max_iterations : int
-        L-BFGS iterations.
+    max_iter : int
+        L-BFGS iterations (at least 1).
     tol : float
         Stop when the objective's relative decrease in one iteration falls
         below ``tol``.
@@ -103,18 +103,22 @@ class CRF(Learner):
     name = "crf"
     uses = frozenset({"full", "partial"})
     two_view = False
-    pass_param = "max_iterations"
     description = "Supervised linear-chain CRF (L-BFGS, L2); partial labels by their marginal likelihood."
+    params = ParamTable(
+        Param("c2", float, 1.0, "L2 weight: the objective subtracts c2 ||theta||^2 (CRFsuite's c2)", low=0.0),
+        Param("max_iter", int, 100, "L-BFGS iterations", low=1, aliases=("max_iterations",)),
+        Param("tol", float, 1e-7, "stop when the objective's relative decrease in one iteration is below this",
+              low=0.0),
+        Param("n_jobs", int, None, "threads evaluating the objective", low=1, optional=True,
+              none_means="up to two"),
+        owner="crf",
+    )
 
-    def __init__(self, c2: float = 1.0, max_iterations: int = 100, tol: float = 1e-7, n_jobs: int | None = None):
+    def __init__(self, c2: float = 1.0, max_iter: int = 100, tol: float = 1e-7, n_jobs: int | None = None):
         self.c2 = c2
-        self.max_iterations = max_iterations
+        self.max_iter = max_iter
         self.tol = tol
         self.n_jobs = n_jobs
-
-    def _check_params(self) -> None:
-        if not self.c2 >= 0:
-            raise ValueError(f"c2 must be non-negative, got {self.c2}")
 
     def _jobs(self) -> int:
         return _default_jobs() if self.n_jobs is None else max(1, int(self.n_jobs))
@@ -122,7 +126,7 @@ class CRF(Learner):
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         objective = CRFObjective(snapshot, c2=self.c2, gamma=0.0, monitor=monitor, n_jobs=self._jobs())
         theta0 = pack(warm_start) if warm_start is not None else np.zeros(objective.size)
-        theta, info = lbfgs(objective, theta0, self.max_iterations, self.tol, monitor, (0.0, 1.0), "crf")
+        theta, info = lbfgs(objective, theta0, self.max_iter, self.tol, monitor, (0.0, 1.0), "crf")
         return _to_model(snapshot, theta, {"optimiser": info})
 
 
@@ -132,8 +136,8 @@ class EntropyCRF(CRF):
     Maximises the labeled and partial (marginal) log-likelihood minus
     ``c2 ‖θ‖²`` minus ``gamma`` times the summed conditional entropy of the
     unlabeled sentences.  Without a warm start it first trains the
-    supervised CRF (γ = 0) for ``supervised_iterations``, then continues
-    from there with the entropy term for ``max_iterations`` (the objective
+    supervised CRF (γ = 0) for ``supervised_max_iter``, then continues
+    from there with the entropy term for ``max_iter`` (the objective
     is not concave: the paper improves a supervised model by ascent).  A
     warm start begins the second phase at once, unless the collapse guard
     needs the supervised solution (``guard`` with unlabeled sentences).
@@ -146,10 +150,10 @@ class EntropyCRF(CRF):
         values lowered F1 on the development suite (see ``balance``).
     c2 : float
         L2 weight, ``c2 = 1/(2σ²)`` as in :class:`CRF`.
-    max_iterations : int
-        L-BFGS iterations with the entropy term.
-    supervised_iterations : int
-        L-BFGS iterations of the supervised start.
+    max_iter : int
+        L-BFGS iterations with the entropy term (at least 1).
+    supervised_max_iter : int
+        L-BFGS iterations of the supervised start (0: start from zero weights).
     tol : float
         Relative decrease of the objective below which L-BFGS stops.
     n_jobs : int or None
@@ -193,12 +197,23 @@ class EntropyCRF(CRF):
     guard_drift_tolerance: ClassVar[float] = ENTROPY_DRIFT_TOLERANCE
     description = "Semi-supervised CRF: likelihood of (partially) labeled sentences minus unlabeled entropy."
 
+    params = CRF.params.extend(
+        Param("gamma", float, 0.1, "weight of the unlabeled sentences' conditional entropy (Jiao et al. 2006)",
+              low=0.0),
+        Param("supervised_max_iter", int, 100, "L-BFGS iterations of the supervised start (gamma = 0)", low=0,
+              aliases=("supervised_iterations",)),
+        Param("balance", float, 0.1, "at most this many unlabeled tokens count per labeled one (scales gamma)",
+              low=0.0, low_open=True, optional=True, none_means="gamma as given, the paper's objective"),
+        Param("guard", bool, True, "collapse guard: fall back to the supervised start if the entropy term collapses"),
+        owner="entropy-crf", max_iter={"help": "L-BFGS iterations with the entropy term"},
+    )
+
     def __init__(
         self,
         gamma: float = 0.1,
         c2: float = 1.0,
-        max_iterations: int = 100,
-        supervised_iterations: int = 100,
+        max_iter: int = 100,
+        supervised_max_iter: int = 100,
         tol: float = 1e-7,
         n_jobs: int | None = None,
         balance: float | None = 0.1,
@@ -206,18 +221,12 @@ class EntropyCRF(CRF):
     ):
         self.gamma = gamma
         self.c2 = c2
-        self.max_iterations = max_iterations
-        self.supervised_iterations = supervised_iterations
+        self.max_iter = max_iter
+        self.supervised_max_iter = supervised_max_iter
         self.tol = tol
         self.n_jobs = n_jobs
         self.balance = balance
         self.guard = guard
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        if not self.gamma >= 0:
-            raise ValueError(f"gamma must be non-negative, got {self.gamma}")
-        check_balance(self.balance)
 
     def effective_gamma(self, snapshot: Snapshot) -> float:
         """``gamma`` scaled by ``min(1, balance · n_l / n_u)`` (see ``balance``)."""
@@ -234,16 +243,16 @@ class EntropyCRF(CRF):
         if theta is None or guarded:
             # the supervised optimum: the paper's starting point, and the guard's reference
             supervised = CRFObjective(snapshot, c2=self.c2, gamma=0.0, monitor=monitor, n_jobs=self._jobs())
-            total = self.supervised_iterations + self.max_iterations
-            split = self.supervised_iterations / total if total else 0.0
+            total = self.supervised_max_iter + self.max_iter
+            split = self.supervised_max_iter / total if total else 0.0
             start = theta if theta is not None else np.zeros(supervised.size)
             theta, info["supervised"] = lbfgs(
-                supervised, start, self.supervised_iterations, self.tol, monitor, (0.0, split), "supervised start",
+                supervised, start, self.supervised_max_iter, self.tol, monitor, (0.0, split), "supervised start",
             )
         theta_supervised = theta
         objective = CRFObjective(snapshot, c2=self.c2, gamma=gamma, monitor=monitor, n_jobs=self._jobs())
         theta, info["entropy"] = lbfgs(
-            objective, theta, self.max_iterations, self.tol, monitor, (split, 1.0), "entropy-regularised"
+            objective, theta, self.max_iter, self.tol, monitor, (split, 1.0), "entropy-regularised"
         )
         info["entropy"]["unlabeled_entropy"] = float(objective.totals[2])
         info["entropy"]["gamma"] = gamma

@@ -44,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse
 
+from tagtool.core.params import Param, ParamTable
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
@@ -125,16 +126,17 @@ class HMM(Learner):
     uses = frozenset({"full"})
     two_view = False
     description = "Generative HMM (smoothed counts, naive-Bayes emissions over the token's features)"
+    params = ParamTable(
+        Param("smoothing", float, 1.0, "lambda added to every emission count (Laplace at 1)", low=0.0,
+              low_open=True),
+        Param("transition_smoothing", float, 1.0, "lambda added to every start, transition and stop count",
+              low=0.0, low_open=True),
+        owner="hmm",
+    )
 
     def __init__(self, smoothing: float = 1.0, transition_smoothing: float = 1.0):
         self.smoothing = smoothing
         self.transition_smoothing = transition_smoothing
-
-    def _check_params(self) -> None:
-        for name in ("smoothing", "transition_smoothing"):
-            value = getattr(self, name)
-            if not np.isfinite(value) or value <= 0:
-                raise ValueError(f"hmm: {name} must be a positive number, got {value!r}")
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         monitor.report(0.0, "counting")

@@ -33,13 +33,14 @@ import logging
 import numpy as np
 
 from tagtool.core.annotation import information_from_mask
+from tagtool.core.params import Param, ParamTable
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.perceptron_run import PerceptronRun, epoch_order
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.unlabeled import (
-    DRIFT_TOLERANCE, SEMI_RUN, SUPERVISED_RUN, balanced_weight, check_balance, choose_model, has_unlabeled,
+    DRIFT_TOLERANCE, SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled,
     supervised_part,
 )
 
@@ -70,15 +71,15 @@ class Perceptron(Learner):
 
     Parameters
     ----------
-    epochs : int, default 10
-        Passes over the sentences (a warm start runs this many more).
+    max_iter : int, default 10
+        Passes (epochs) over the sentences (a warm start runs this many more).
     averaged : bool, default True
         Return the average of the weights after every sentence visit
         (Collins 2002), computed lazily in O(features updated) per update.
     shuffle : bool, default True
         Visit the sentences in a fresh random order every epoch.
-    seed : int, default 0
-        Seed of the orders; epoch ``e`` uses ``(seed, e)``, and a warm start
+    random_state : int, default 0
+        Seed of the orders; epoch ``e`` uses ``(random_state, e)``, and a warm start
         continues the epoch count, so 5 epochs plus a warm start of 5 visit
         the sentences as 10 epochs would.
 
@@ -98,19 +99,21 @@ class Perceptron(Learner):
     name = "perceptron"
     uses = frozenset({"full", "partial"})
     two_view = False
-    pass_param = "epochs"
-    seed_param = "seed"
     description = "Hidden Markov perceptron (averaged; partial labels via constrained Viterbi)"
+    params = ParamTable(
+        Param("max_iter", int, 10, "passes (epochs) over the sentences, stopping after a pass without update "
+              "(0: a warm start's weights as they are)", low=0, aliases=("epochs",)),
+        Param("averaged", bool, True, "return the weights averaged over all sentence visits (Collins 2002)"),
+        Param("shuffle", bool, True, "visit the sentences in a fresh random order every pass"),
+        Param("random_state", int, 0, "seed of the visiting orders", aliases=("seed",)),
+        owner="perceptron",
+    )
 
-    def __init__(self, epochs: int = 10, averaged: bool = True, shuffle: bool = True, seed: int = 0):
-        self.epochs = epochs
+    def __init__(self, max_iter: int = 10, averaged: bool = True, shuffle: bool = True, random_state: int = 0):
+        self.max_iter = max_iter
         self.averaged = averaged
         self.shuffle = shuffle
-        self.seed = seed
-
-    def _check_params(self) -> None:
-        if int(self.epochs) != self.epochs or self.epochs < 0:
-            raise ValueError(f"{self.name}: epochs must be a non-negative integer, got {self.epochs!r}")
+        self.random_state = random_state
 
     def _n_views(self) -> int:
         return 1
@@ -123,7 +126,7 @@ class Perceptron(Learner):
 
     def _orders(self, snapshot: Snapshot, epoch: int) -> list[np.ndarray]:
         """The sentence orders of one epoch (one, or several visited one after the other)."""
-        return [epoch_order(snapshot.n_sentences, self.shuffle, self.seed, epoch)]
+        return [epoch_order(snapshot.n_sentences, self.shuffle, self.random_state, epoch)]
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         return self._train(snapshot, warm_start, monitor, self._eta(snapshot))
@@ -137,7 +140,7 @@ class Perceptron(Learner):
             first_epoch = 0
         model.info = {}
         trainer = PerceptronRun(snapshot, model, eta, *self._gate())
-        epochs, history = int(self.epochs), []
+        epochs, history = int(self.max_iter), []
         for e in range(epochs):
             message = f"epoch {e + 1}/{epochs}"
             orders = self._orders(snapshot, first_epoch + e)
@@ -172,15 +175,15 @@ class MultiViewPerceptron(Perceptron):
 
     Parameters
     ----------
-    epochs : int, default 30
-        Passes over the sentences.  Co-training spreads the labeled
+    max_iter : int, default 30
+        Passes (epochs) over the sentences.  Co-training spreads the labeled
         sentences' evidence through the unlabeled ones one pass at a time,
         so it needs more passes than the supervised perceptron
         (benchmarks/results/design-measurements.md, "mv-perceptron").
     averaged : bool, default True
         Average both views' weights over all sentence visits (Collins 2002).
     shuffle : bool, default True
-    seed : int, default 0
+    random_state : int, default 0
         As for :class:`Perceptron`.
     c_u : float in [0, 1], default 0.5
         Weight of an unlabeled sentence's update (Eq. 16).  Values from
@@ -248,12 +251,24 @@ class MultiViewPerceptron(Perceptron):
     guard_drift_tolerance: ClassVar[float] = DRIFT_TOLERANCE
     description = "Multi-view hidden Markov perceptron (co-training of two feature views, semi-supervised)"
 
+    params = Perceptron.params.extend(
+        Param("c_u", float, 0.5, "weight C_u of an unlabeled sentence's update (Eq. 16)", low=0.0, high=1.0),
+        Param("labeled_first", bool, False, "visit the fully labeled sentences before the others in every pass"),
+        Param("peer_share", float, 1.0, "share of the peer's most confident free tokens passed on as targets "
+              "(1: all, Table 1)", low=0.0, high=1.0),
+        Param("peer_balance", bool, False, "with peer_share < 1, take the confident share per predicted label"),
+        Param("balance", float, None, "at most this many unlabeled tokens count per labeled one (scales c_u)",
+              low=0.0, low_open=True, optional=True, none_means="c_u as given"),
+        Param("guard", bool, True, "collapse guard: fall back to the supervised run if co-training collapses"),
+        owner="mv-perceptron", max_iter={"default": 30},
+    )
+
     def __init__(
         self,
-        epochs: int = 30,
+        max_iter: int = 30,
         averaged: bool = True,
         shuffle: bool = True,
-        seed: int = 0,
+        random_state: int = 0,
         c_u: float = 0.5,
         labeled_first: bool = False,
         peer_share: float = 1.0,
@@ -261,7 +276,7 @@ class MultiViewPerceptron(Perceptron):
         balance: float | None = None,
         guard: bool = True,
     ):
-        super().__init__(epochs=epochs, averaged=averaged, shuffle=shuffle, seed=seed)
+        super().__init__(max_iter=max_iter, averaged=averaged, shuffle=shuffle, random_state=random_state)
         self.c_u = c_u
         self.labeled_first = labeled_first
         self.peer_share = peer_share
@@ -285,14 +300,6 @@ class MultiViewPerceptron(Perceptron):
                                 weight_used=c_u, drift_tolerance=self.guard_drift_tolerance)
         return model
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        if not 0.0 <= self.c_u <= 1.0:
-            raise ValueError(f"{self.name}: c_u must lie in [0, 1], got {self.c_u!r}")
-        if not 0.0 <= self.peer_share <= 1.0:
-            raise ValueError(f"{self.name}: peer_share must lie in [0, 1], got {self.peer_share!r}")
-        check_balance(self.balance)
-
     def _gate(self) -> tuple[float, bool]:
         return float(self.peer_share), bool(self.peer_balance)
 
@@ -306,5 +313,5 @@ class MultiViewPerceptron(Perceptron):
         orders = []
         for group in (np.flatnonzero(full), np.flatnonzero(~full)):
             if len(group):
-                orders.append(group[epoch_order(len(group), self.shuffle, self.seed, epoch)])
+                orders.append(group[epoch_order(len(group), self.shuffle, self.random_state, epoch)])
         return orders

@@ -33,6 +33,7 @@ import logging
 import numpy as np
 
 from tagtool.core.annotation import information_from_mask
+from tagtool.core.params import Param, ParamTable
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.structsvm.layout import Layout
 from tagtool.learn.structsvm.subqp import SVMSettings
@@ -85,8 +86,8 @@ class HMSVM(Learner):
         (SVMstruct's default; the unit is one token of Hamming loss).
         Smaller values cost much more time for the same F1
         (benchmarks/results/design-measurements.md, "svm").
-    max_epochs : int, default 10
-        Passes over the sentences; training stops earlier once a pass adds
+    max_iter : int, default 10
+        Passes (epochs) over the sentences; training stops earlier once a pass adds
         no output.  Later passes add few outputs and leave F1 where it was.
     kbest : int, default 10
         Paths searched for slack rescaling with the Hamming loss when token
@@ -124,9 +125,23 @@ class HMSVM(Learner):
     name = "svm"
     uses = frozenset({"full", "partial"})
     two_view = False
-    pass_param = "max_epochs"
-    seed_param = "random_state"
     description = "Hidden Markov SVM (structural SVM, per-example working sets, cvxopt)"
+    params = ParamTable(
+        Param("C", float, 1.0, "trade-off between margin and slack, per sentence", low=0.0, low_open=True),
+        Param("norm", int, 1, "slack penalty: 1 linear, 2 quadratic", choices=(1, 2)),
+        Param("loss", str, "hamming", "loss between outputs: differing tokens, or 1 for any difference",
+              choices=("hamming", "zero-one")),
+        Param("rescaling", str, "margin", "how the loss enters the constraints", choices=("margin", "slack")),
+        Param("epsilon", float, 0.1, "an output joins a working set if it violates by more than this (tokens)",
+              low=0.0, low_open=True),
+        Param("max_iter", int, 10, "passes (epochs) over the sentences; stops early once a pass adds no output",
+              low=1, aliases=("max_epochs",)),
+        Param("kbest", int, 10, "paths searched for slack rescaling with fractional token weights", low=2),
+        Param("qp_solver", str, "smo", "solver of the per-sentence sub-QPs", choices=("smo", "cvxopt")),
+        Param("shuffle", bool, True, "visit the sentences in a new random order every pass"),
+        Param("random_state", int, 0, "seed of the visiting orders"),
+        owner="svm",
+    )
 
     def __init__(
         self,
@@ -135,7 +150,7 @@ class HMSVM(Learner):
         loss: str = "hamming",
         rescaling: str = "margin",
         epsilon: float = 0.1,
-        max_epochs: int = 10,
+        max_iter: int = 10,
         kbest: int = 10,
         qp_solver: str = "smo",
         shuffle: bool = True,
@@ -146,20 +161,15 @@ class HMSVM(Learner):
         self.loss = loss
         self.rescaling = rescaling
         self.epsilon = epsilon
-        self.max_epochs = max_epochs
+        self.max_iter = max_iter
         self.kbest = kbest
         self.qp_solver = qp_solver
         self.shuffle = shuffle
         self.random_state = random_state
 
     def settings(self) -> SVMSettings:
-        s = SVMSettings(float(self.C), int(self.norm), self.loss, self.rescaling, float(self.epsilon),
-                        int(self.kbest), self.qp_solver)
-        s.check()
-        return s
-
-    def _check_params(self) -> None:
-        self.settings()
+        return SVMSettings(float(self.C), int(self.norm), self.loss, self.rescaling, float(self.epsilon),
+                           int(self.kbest), self.qp_solver)
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         settings = self.settings()
@@ -173,11 +183,11 @@ class HMSVM(Learner):
         n = snapshot.n_sentences
         converged = False
         epoch = 0
-        for epoch in range(int(self.max_epochs)):
+        for epoch in range(int(self.max_iter)):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             added = 0
             for count, i in enumerate(order):
-                monitor.report((epoch + count / n) / self.max_epochs, f"svm: pass {epoch + 1}/{self.max_epochs}")
+                monitor.report((epoch + count / n) / self.max_iter, f"svm: pass {epoch + 1}/{self.max_iter}")
                 rows = snapshot.sentence_slice(i)
                 if status[i] == 2:
                     target, cost = gold[rows], settings.C

@@ -92,6 +92,7 @@ import logging
 
 import numpy as np
 
+from tagtool.core.params import Param, ParamTable
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.base import Learner, NothingToLearnError
 from tagtool.learn.chain import ChainModel
@@ -101,8 +102,6 @@ from tagtool.learn.piecewise.pieces import Pieces, build_pieces, eq22, eq23, nea
 from tagtool.learn.progress import TrainingMonitor
 
 logger = logging.getLogger(__name__)
-
-QP_SOLVERS = ("smo", "cvxopt")
 
 
 class WDPSL(Learner):
@@ -122,15 +121,17 @@ class WDPSL(Learner):
         ``K`` of Eq. 23 (the paper's k = 10).
     tol : float
         ``ε`` of Algorithm 1: stop when ``|ΔJ / J| < tol``.
-    max_alternations : int
-        Bound on Algorithm 1's rounds (QP, then Eq. 22).
+    max_iter : int
+        Bound on Algorithm 1's iterations (alternations: a QP, then Eq. 22),
+        the outer loop that ``tol`` stops.
     epsilon : float
         Cutting-plane tolerance: a constraint joins a working set when it is
         violated by more than ``epsilon`` beyond the current slack (margins
         are ≥ 1, so 0.05 is small against them; smaller values cost time
         without raising F1).
     max_rounds : int
-        Bound on cutting-plane rounds per QP.
+        Bound on cutting-plane rounds per QP (inside one iteration: a
+        different loop from ``max_iter``, hence its own name).
     qp_tol : float
         KKT tolerance of the block-coordinate solution of a restricted QP.
     max_passes : int
@@ -156,19 +157,41 @@ class WDPSL(Learner):
     name = "wdpsl"
     uses = frozenset({"full", "partial"})
     two_view = False
-    pass_param = "max_rounds"
     gives_confidences = True
     description = "WD-PSL: piecewise max-margin learning from candidate label sets (Lu & Chow)"
+    params = ParamTable(
+        Param("c1", float, 100.0, "C1 of Eq. 17: candidates against non-candidates (Eq. 18)", low=0.0,
+              low_open=True),
+        Param("c2", float, 1.0, "C2 of Eq. 17: confidence-weighted candidate margins (Eq. 20)", low=0.0,
+              low_open=True),
+        Param("k_neighbours", int, 10, "K of Eq. 23: neighbours giving a piece its first confidences", low=1),
+        Param("tol", float, 1e-3, "epsilon of Algorithm 1: stop when |dJ / J| < tol", low=0.0),
+        Param("max_iter", int, 10, "bound on Algorithm 1's iterations (a QP, then Eq. 22)", low=1,
+              aliases=("max_alternations",)),
+        Param("epsilon", float, 0.05, "a constraint joins a working set when violated by more than this",
+              low=0.0, low_open=True),
+        Param("max_rounds", int, 30, "bound on cutting-plane rounds per QP (inside one iteration)", low=1),
+        Param("qp_tol", float, 1e-2, "KKT tolerance of the block-coordinate solution of a restricted QP",
+              low=0.0, low_open=True),
+        Param("max_passes", int, 5, "bound on block-coordinate passes per cutting-plane round", low=1),
+        Param("bias", bool, True, "learn the regularised bias b of Eq. 3"),
+        Param("max_df", float, 0.01, "features in more than this share of pieces are ignored by Eq. 23",
+              low=0.0, low_open=True, high=1.0),
+        Param("qp_solver", str, "smo", "solver of the block QPs", choices=("smo", "cvxopt")),
+        Param("drop_after", int, 3, "drop a working-set entry idle for more than this many rounds (0: never)",
+              low=0),
+        owner="wdpsl",
+    )
 
     def __init__(self, c1: float = 100.0, c2: float = 1.0, k_neighbours: int = 10, tol: float = 1e-3,
-                 max_alternations: int = 10, epsilon: float = 0.05, max_rounds: int = 30,
+                 max_iter: int = 10, epsilon: float = 0.05, max_rounds: int = 30,
                  qp_tol: float = 1e-2, max_passes: int = 5, bias: bool = True, max_df: float = 0.01,
                  qp_solver: str = "smo", drop_after: int = 3):
         self.c1 = c1
         self.c2 = c2
         self.k_neighbours = k_neighbours
         self.tol = tol
-        self.max_alternations = max_alternations
+        self.max_iter = max_iter
         self.epsilon = epsilon
         self.max_rounds = max_rounds
         self.qp_tol = qp_tol
@@ -187,10 +210,6 @@ class WDPSL(Learner):
 
     # -- fitting -----------------------------------------------------------
 
-    def _check_params(self) -> None:
-        if self.qp_solver not in QP_SOLVERS:
-            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
-
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         pieces = build_pieces(snapshot)
         if pieces.n_pieces == 0:
@@ -200,7 +219,7 @@ class WDPSL(Learner):
         dual.conf = self._initial_confidences(snapshot, pieces, warm_start, dual, monitor)
         history: list[float] = []
         rounds_total = 0
-        for alternation in range(self.max_alternations):
+        for alternation in range(self.max_iter):
             dual.rescale_boxes()
             rounds_total += self._cutting_plane(dual, monitor, alternation)
             j = primal_objective(dual)[0]
@@ -237,8 +256,8 @@ class WDPSL(Learner):
     def _cutting_plane(self, dual: Dual, monitor: TrainingMonitor, alternation: int) -> int:
         """n-slack cutting-plane loop for fixed ``P`` (Joachims et al. 2009); returns the rounds run."""
         for rnd in range(self.max_rounds):
-            frac = (alternation + rnd / self.max_rounds) / self.max_alternations
-            monitor.report(frac, f"alternation {alternation + 1}/{self.max_alternations}, cutting-plane round "
+            frac = (alternation + rnd / self.max_rounds) / self.max_iter
+            monitor.report(frac, f"alternation {alternation + 1}/{self.max_iter}, cutting-plane round "
                                  f"{rnd + 1}/{self.max_rounds}")
             added = self._add_violators(dual)
             converged = self._optimise_restricted(dual, monitor)

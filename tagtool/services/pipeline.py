@@ -43,7 +43,7 @@ from tagtool.core.features import FeatureExtractor
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
-from tagtool.core.views import ViewSplit
+from tagtool.core.views import VIEW_PARAMS, ViewSplit
 from tagtool.errors import Cancelled
 from tagtool.learn import Learner, make_learner
 from tagtool.learn.chain import ChainModel, check_decode_settings
@@ -186,8 +186,9 @@ def train(
         :class:`FeatureExtractor` keyword arguments over the learner's
         ``default_features``; or an extractor, used as it is if fitted.
     views : ViewSplit or dict, optional
-        ``{"kind": ..., "seed": ...}``; default ``ViewSplit("random", seed)``
-        for two-view learners and none for the others.
+        ``{"kind": ..., "random_state": ...}`` (:data:`~tagtool.core.views.VIEW_PARAMS`);
+        default ``ViewSplit("random", seed)`` for two-view learners and
+        none for the others.
     unlabeled : Corpus or iterable of Sentence, optional
         More text; its annotations, if any, are dropped.
     warm_start : Tagger, optional
@@ -225,6 +226,9 @@ def train(
     if isinstance(learner, str):
         learner = make_learner(learner)
     decode = check_decode_settings(decode or {})  # before, not after, a long training
+    learner.check_params()
+    if isinstance(views, Mapping):
+        VIEW_PARAMS.check(views, "views.")
     if progress is not None:
         progress(0.0, "extracting features")
     prepared = prepare(

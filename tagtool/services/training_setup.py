@@ -16,8 +16,8 @@ Shared by every path that trains: :func:`tagtool.services.pipeline.train_tagger`
   §6) found better than token/surface, and the one their 2006 experiments
   redraw per repetition.  Single-view learners get no split (every
   feature in view 0) unless one is given (:func:`view_split_for`).
-* **Seed.**  The learner's seed parameter (``seed_param``) set to the run's
-  seed unless given (:func:`seeded_learner`).
+* **Seed.**  The learner's ``random_state`` (where its table has one) set
+  to the run's seed unless given (:func:`seeded_learner`).
 
 Which extra columns are features (:mod:`tagtool.core.features.columns`):
 every input column by default (a column file's ``col1`` …), never an
@@ -40,8 +40,10 @@ import numpy as np
 from tagtool.core.corpus import Sentence
 from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
 from tagtool.core.features.columns import input_columns
+from tagtool.core.features.extractor import FEATURE_PARAMS
+from tagtool.core.params import RANDOM_STATE
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
-from tagtool.core.views import ViewSplit
+from tagtool.core.views import VIEW_PARAMS, ViewSplit
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner
 from tagtool.learn.progress import ProgressCallback, StopCallback
@@ -152,11 +154,18 @@ def with_representations(learner: Learner | type[Learner], features: Mapping | N
 
 
 def make_extractor(learner: Learner | type[Learner], features: Mapping | FeatureExtractor | None) -> FeatureExtractor:
-    """An (unfitted unless given fitted) extractor for ``learner``."""
+    """An (unfitted unless given fitted) extractor for ``learner``; its settings checked by their table.
+
+    Raises
+    ------
+    SettingError
+        An unknown feature setting or a value its table refuses.
+    """
     if isinstance(features, FeatureExtractor):
         return features
+    settings = FEATURE_PARAMS.check(feature_settings(learner, features), "features.")
     try:
-        return FeatureExtractor(**feature_settings(learner, features))
+        return FeatureExtractor(**settings)
     except TypeError as exc:
         raise TrainingSetupError(f"bad feature setting: {exc}") from None
 
@@ -189,17 +198,16 @@ def view_split_for(
 
     Without a ``kind`` the split follows the fitted ``extractor``
     (:func:`default_view_kind`): a stack of two feature sets gives each set
-    a view, anything else is split at random.
+    a view, anything else is split at random.  ``views`` are checked by
+    :data:`~tagtool.core.views.VIEW_PARAMS` (``seed`` is read as ``random_state``).
     """
     if isinstance(views, ViewSplit):
         return views
     if views is None and not learner.two_view:
         return None
-    spec = {"kind": default_view_kind(extractor), "seed": seed, **dict(views or {})}
-    unknown = set(spec) - {"kind", "seed"}
-    if unknown:
-        raise TrainingSetupError(f"unknown view setting(s): {', '.join(sorted(unknown))} (known: kind, seed)")
-    return ViewSplit(spec["kind"], spec["seed"])
+    given = VIEW_PARAMS.check(dict(views or {}), "views.")
+    kind = given.get("kind") or default_view_kind(extractor)
+    return ViewSplit(kind, given.get("random_state", seed))
 
 
 def feature_views(extractor: FeatureExtractor, view_split: ViewSplit | None) -> np.ndarray:
@@ -211,14 +219,14 @@ def feature_views(extractor: FeatureExtractor, view_split: ViewSplit | None) -> 
 
 
 def seeded_learner(learner_cls: type[Learner], params: Mapping, seed: int) -> Learner:
-    """A ``learner_cls`` with ``params``, its seed parameter (``seed_param``) set to ``seed`` unless given.
+    """A ``learner_cls`` with ``params``, its ``random_state`` set to ``seed`` unless given (old names read).
 
     Raises
     ------
     ValueError
         A parameter the learner rejects (:meth:`~tagtool.learn.base.Learner.set_params`).
     """
-    params = dict(params)
-    if learner_cls.seed_param is not None:
-        params.setdefault(learner_cls.seed_param, seed)
+    params = learner_cls.params.check(params)
+    if RANDOM_STATE in learner_cls.params:
+        params.setdefault(RANDOM_STATE, seed)
     return learner_cls().set_params(**params)

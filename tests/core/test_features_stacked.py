@@ -89,7 +89,7 @@ def test_feature_sets_split_gives_each_set_one_view(sentences):
 
 
 def test_two_view_tagger_on_stacked_sets_round_trips(sentences, tmp_path):
-    learner = make_learner("mv-perceptron", epochs=3)
+    learner = make_learner("mv-perceptron", max_iter=3)
     tagger = train_tagger(
         sentences[:40], learner, features={"feature_set": "crfsuite+default"}, views={"kind": "feature-sets"},
         unlabeled=sentences[40:60],

@@ -56,7 +56,7 @@ def seed_files() -> tuple[bytes, ...]:
         split = ViewSplit("random", 3) if n_views == 2 else None
         views = split.assign(extractor) if split else np.zeros(extractor.n_features_, np.int8)
         model = ChainModel.zeros(corpus.labels, extractor.n_features_, views, n_views, learner="toy",
-                                 params={"epochs": 2})
+                                 params={"max_iter": 2})
         for array in (model.weights, model.trans, model.start, model.end):
             array[:] = rng.normal(size=array.shape)
         data = Tagger(corpus.labels, extractor, split, model, metrics={"f1": 0.5}, created="2024-01-01").to_bytes()

@@ -36,7 +36,7 @@ def uses(loop) -> list:
 
 def start(window):
     panel = window.model_panel
-    panel.select_learner("mv-perceptron", {"epochs": 2})
+    panel.select_learner("mv-perceptron", {"max_iter": 2})
     panel.folds.setValue(0)
     assert window.model_loop.train()
 

@@ -207,7 +207,7 @@ class FlakyLearner(Learner):
 def test_a_learner_raising_in_an_automatic_retrain_leaves_the_app_usable(window, chunk_project, qtbot, monkeypatch):
     monkeypatch.setitem(REGISTRY, "flaky", "tests.gui.test_gui_faults:FlakyLearner")
     loop, panel, session = window.model_loop, window.model_panel, window.session
-    panel.select_learner("perceptron", {"epochs": 1})
+    panel.select_learner("perceptron", {"max_iter": 1})
     panel.folds.setValue(0)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
@@ -232,7 +232,7 @@ def test_a_learner_raising_in_an_automatic_retrain_leaves_the_app_usable(window,
     sid = session.current_id
     qtbot.keyClick(editor, *label_keys(window, "I-NP"))
     assert stored(chunk_project, sid)[:2] == ({"B-NP"}, {"I-NP"})
-    panel.select_learner("perceptron", {"epochs": 1})
+    panel.select_learner("perceptron", {"max_iter": 1})
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
     assert loop.result is not good and loop.result.learner == "perceptron"

@@ -147,7 +147,7 @@ def open_in_list(window, qtbot, sid: int) -> None:
 
 def train(window, qtbot) -> None:
     panel, loop = window.model_panel, window.model_loop
-    panel.select_learner("mv-perceptron", {"epochs": 2})
+    panel.select_learner("mv-perceptron", {"max_iter": 2})
     panel.folds.setValue(0)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         qtbot.mouseClick(panel.train_button, Qt.LeftButton)

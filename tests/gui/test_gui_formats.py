@@ -26,7 +26,7 @@ def upos_tagger():
 
     gold = read_corpus(EWT)
     return train_tagger(Corpus.from_sentences(gold.sentences, labels=gold.labels),
-                        make_learner("perceptron", epochs=1))
+                        make_learner("perceptron", max_iter=1))
 
 
 def _changed_fields(source: str, tagged: str) -> set[int]:

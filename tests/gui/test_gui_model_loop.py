@@ -28,7 +28,7 @@ def go_unlabeled(window):
 def train(window, qtbot, learner="mv-perceptron", folds=0, **params):
     """Train through the panel (Train now) and wait for the run to end."""
     panel, loop = window.model_panel, window.model_loop
-    panel.select_learner(learner, {"epochs": 2, **params} if "perceptron" in learner else params)
+    panel.select_learner(learner, {"max_iter": 2, **params} if "perceptron" in learner else params)
     panel.folds.setValue(folds)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
@@ -104,7 +104,7 @@ def test_info_column_sorts_and_j_follows_the_queue(window, qtbot):
 
 def test_automatic_retrain_after_an_edit(window, qtbot):
     loop = window.model_loop
-    loop.set_learner("perceptron", {"epochs": 1})
+    loop.set_learner("perceptron", {"max_iter": 1})
     loop.cv_folds = 0
     loop._debounce.setInterval(50)
     editor = go_unlabeled(window)
@@ -115,7 +115,7 @@ def test_automatic_retrain_after_an_edit(window, qtbot):
 
 def test_cancel_a_run(window, qtbot):
     loop, panel = window.model_loop, window.model_panel
-    panel.select_learner("mv-perceptron", {"epochs": 500})
+    panel.select_learner("mv-perceptron", {"max_iter": 500})
     panel.folds.setValue(0)
     with qtbot.waitSignal(loop.progress, timeout=TIMEOUT):
         panel.train_button.click()
@@ -152,12 +152,12 @@ def test_a_learner_that_raises_shows_an_error_and_the_app_stays_usable(window, q
     QTest.keyClick(editor, Qt.Key_1)  # labeling still works
     assert len(window.session.annotations[0]) == 1
     loop.cancel()
-    result = train(window, qtbot, learner="perceptron", epochs=1)
+    result = train(window, qtbot, learner="perceptron", max_iter=1)
     assert result.learner == "perceptron"
 
 
 def test_export_tagger_then_batch_tag_through_the_menu(window, qtbot, monkeypatch, tmp_path):
-    result = train(window, qtbot, learner="perceptron", epochs=2)
+    result = train(window, qtbot, learner="perceptron", max_iter=2)
     tagger_path = tmp_path / "model.tagger"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tagger_path), ""))
     window.export_tagger_action.trigger()
@@ -195,7 +195,7 @@ def test_export_tagger_then_batch_tag_through_the_menu(window, qtbot, monkeypatc
 
 def test_reopen_loads_the_last_model(open_window, chunk_project, qtbot):
     window = open_window(chunk_project)
-    result = train(window, qtbot, learner="perceptron", folds=2, epochs=2)
+    result = train(window, qtbot, learner="perceptron", folds=2, max_iter=2)
     assert result.metrics["cv_folds"] == 2
     records = window.session.project.stored.models()
     assert records and records[-1].learner == "perceptron" and records[-1].metrics["cv_folds"] == 2
@@ -216,7 +216,7 @@ def test_reopen_loads_the_last_model(open_window, chunk_project, qtbot):
 def test_an_unreadable_stored_model_is_logged_and_the_window_stays_usable(open_window, chunk_project, qtbot,
                                                                             caplog):
     window = open_window(chunk_project)
-    train(window, qtbot, learner="perceptron", folds=0, epochs=1)
+    train(window, qtbot, learner="perceptron", folds=0, max_iter=1)
     model_id = window.session.project.stored.models()[-1].id
     window.close()
     import sqlite3
@@ -231,7 +231,7 @@ def test_an_unreadable_stored_model_is_logged_and_the_window_stays_usable(open_w
 
 
 def test_statistics_panel_shows_progress_and_learning_curve(window, qtbot):
-    train(window, qtbot, learner="perceptron", folds=2, epochs=1)
+    train(window, qtbot, learner="perceptron", folds=2, max_iter=1)
     window.stats_dock.show()
     window.stats_dock.raise_()
     stats = window.stats_panel

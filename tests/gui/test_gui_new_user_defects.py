@@ -62,7 +62,7 @@ def test_the_wheel_changes_model_settings_only_once_focused(window, qtbot):
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
     form = panel.form.widgets
-    loss, epochs = form["loss"], form["max_epochs"]
+    loss, epochs = form["loss"], form["max_iter"]
     def value(box):
         return box.currentIndex() if isinstance(box, QComboBox) else box.value()
 
@@ -121,8 +121,8 @@ def test_progress_says_which_phase_runs_with_its_own_total(window):
     loop.auto = False
     loop.run_started = time.perf_counter()
     inputs = TrainingInputs.from_project(window.session.project, cv_folds=3)
-    full = make_learner("mv-perceptron", epochs=30)
-    plan = plan_run(inputs, make_learner("mv-perceptron", epochs=3), full, {"epochs": 3})
+    full = make_learner("mv-perceptron", max_iter=30)
+    plan = plan_run(inputs, make_learner("mv-perceptron", max_iter=3), full, {"max_iter": 3})
     assert len(plan.steps) == 5
 
     class Panel:  # the run's reports, as the worker sends them
@@ -136,7 +136,7 @@ def test_progress_says_which_phase_runs_with_its_own_total(window):
     plan.reporter(Panel(), 0)(2 / 3, "epoch 2/3")
     bar, value, first, rest = shown()
     assert bar.startswith("Quick retrain 67 %") and value == 670, "the step's own share, in whole percents"
-    assert "quick retrain (warm start, epochs=3)" in first and rest[0].startswith("epoch 2/3")
+    assert "quick retrain (warm start, max_iter=3)" in first and rest[0].startswith("epoch 2/3")
     plan.reporter(Panel(), 1)(0.5)
     assert shown()[0].startswith("Suggestions 50 %")
     values = []

@@ -16,14 +16,14 @@ def go_unlabeled(window):
 
 
 def test_retrain_overrides_cap_the_pass_parameter():
-    assert retrain_overrides("epochs", {"epochs": 30, "averaged": True}, 3) == {"epochs": 3}
-    assert retrain_overrides("max_epochs", {"max_epochs": 15, "C": 1.0}, 3) == {"max_epochs": 3}
-    assert retrain_overrides("max_iterations", {"max_iterations": 100}, 5) == {"max_iterations": 5}
-    assert retrain_overrides("epochs", {"epochs": 2}, 3) == {}, "never more passes than the user's settings"
-    assert retrain_overrides("epochs", {"epochs": 30}, 0) == {}, "0: the full settings"
+    assert retrain_overrides("max_iter", {"max_iter": 30, "averaged": True}, 3) == {"max_iter": 3}
+    assert retrain_overrides("max_iter", {"max_iter": 15, "C": 1.0}, 3) == {"max_iter": 3}
+    assert retrain_overrides("max_iter", {"max_iter": 100}, 5) == {"max_iter": 5}
+    assert retrain_overrides("max_iter", {"max_iter": 2}, 3) == {}, "never more passes than the user's settings"
+    assert retrain_overrides("max_iter", {"max_iter": 30}, 0) == {}, "0: the full settings"
     assert retrain_overrides(None, {"smoothing": 1.0}, 3) == {}, "nothing to cap (HMM)"
-    assert retrain_overrides("epochs", {"shuffle": True, "epochs": 9}, 3) == {"epochs": 3}
-    assert retrain_overrides("max_epochs", {"cu_epochs": 5, "max_epochs": 10}, 3) == {"max_epochs": 3}, "cosvm"
+    assert retrain_overrides("max_iter", {"shuffle": True, "max_iter": 9}, 3) == {"max_iter": 3}
+    assert retrain_overrides("max_iter", {"cu_ramp_iter": 5, "max_iter": 10}, 3) == {"max_iter": 3}, "cosvm"
 
 
 def test_debounce_is_short_and_restarted_by_each_edit(window, qtbot):
@@ -32,7 +32,7 @@ def test_debounce_is_short_and_restarted_by_each_edit(window, qtbot):
     assert loop.retrain_epochs == RETRAIN_EPOCHS and 1 <= RETRAIN_EPOCHS <= 5
     assert window.model_panel.retrain.value() == RETRAIN_EPOCHS
     assert "Train now" in window.model_panel.retrain.toolTip()
-    loop.set_learner("perceptron", {"epochs": 1})
+    loop.set_learner("perceptron", {"max_iter": 1})
     loop.cv_folds = 0
     started = []
     loop.started.connect(started.append)
@@ -49,7 +49,7 @@ def test_debounce_is_short_and_restarted_by_each_edit(window, qtbot):
 
 def test_edit_retrains_warm_with_the_budget_and_train_now_fits_fully(window, qtbot):
     loop, panel = window.model_loop, window.model_panel
-    panel.select_learner("mv-perceptron", {"epochs": 6})
+    panel.select_learner("mv-perceptron", {"max_iter": 6})
     panel.folds.setValue(0)
     panel.retrain.setValue(2)
     assert loop.retrain_epochs == 2
@@ -63,21 +63,21 @@ def test_edit_retrains_warm_with_the_budget_and_train_now_fits_fully(window, qtb
         editor.apply_full("B-NP")
     retrained = loop.result
     assert retrained is not first
-    assert retrained.metrics["retrain"] == {"epochs": 2}
-    assert retrained.tagger.model.params["epochs"] == 2, "the fit itself ran 2 epochs"
-    assert retrained.params["epochs"] == 6, "the user's settings are kept"
+    assert retrained.metrics["retrain"] == {"max_iter": 2}
+    assert retrained.tagger.model.params["max_iter"] == 2, "the fit itself ran 2 epochs"
+    assert retrained.params["max_iter"] == 6, "the user's settings are kept"
     assert "Retrained after an edit" in panel.metrics.text()
     record = window.session.project.stored.models()[-1]
-    assert record.params["epochs"] == 6 and record.metrics["retrain"] == {"epochs": 2}
+    assert record.params["max_iter"] == 6 and record.metrics["retrain"] == {"max_iter": 2}
     # the next edit still warm-starts (same settings), again with the budget
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         editor.apply_full("I-NP")
-    assert loop.result.metrics["retrain"] == {"epochs": 2}
+    assert loop.result.metrics["retrain"] == {"max_iter": 2}
     # Train now: the full fit again
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
     assert "retrain" not in loop.result.metrics
-    assert loop.result.tagger.model.params["epochs"] == 6
+    assert loop.result.tagger.model.params["max_iter"] == 6
     # budget off: an edit retrains with the full settings
     panel.retrain.setValue(0)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
@@ -158,7 +158,7 @@ def test_progress_names_the_retrain_and_each_cross_validation_fold_with_a_known_
     from tagtool.gui.worker import TaskState
 
     loop, panel = window.model_loop, window.model_panel
-    panel.select_learner("mv-perceptron", {"epochs": 6})
+    panel.select_learner("mv-perceptron", {"max_iter": 6})
     panel.folds.setValue(2)
     panel.retrain.setValue(2)
     reports, shown = [], []  # every report of the run (worker thread); what the panel showed (sampled)
@@ -167,7 +167,7 @@ def test_progress_names_the_retrain_and_each_cross_validation_fold_with_a_known_
     loop.progress.connect(lambda f, m: shown.append((panel.bar.value(), panel.status.text())))
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
-    _check_steps(reports, "training (6 epochs)", folds=2)
+    _check_steps(reports, "training (max_iter=6)", folds=2)
     assert (panel.bar.minimum(), panel.bar.maximum()) == (0, 1000), "a bar with an end, not a busy indicator"
     assert shown and all(text.startswith("mv-perceptron — ") or "done" in text for _, text in shown)
     panel._progress(0.8, "step 4 of 4, cross-validation fold 2 of 2: epoch 3/6 · 50 %")
@@ -181,7 +181,7 @@ def test_progress_names_the_retrain_and_each_cross_validation_fold_with_a_known_
     editor = go_unlabeled(window)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         editor.apply_full("B-NP")
-    _check_steps(reports, "quick retrain (warm start, epochs=2)", folds=2)
+    _check_steps(reports, "quick retrain (warm start, max_iter=2)", folds=2)
     cv_start = min(f for f, m in reports if m.startswith("step 3 of 4"))
     assert cv_start < 0.5, "the bar gives the cross-validation (2 folds of 6 epochs) most of the run"
     assert "quick retrain" in panel.metrics.text() and "full fit" in panel.metrics.text()

@@ -25,7 +25,7 @@ from tests.gui.helpers import DATA_DIR
 
 #: Sentences of the project (the rest of the 100-sentence slice is the test set).
 N_PROJECT = 40
-LEARNER, PARAMS = "mv-perceptron", {"epochs": 3}
+LEARNER, PARAMS = "mv-perceptron", {"max_iter": 3}
 STEPS = dict(step=60.0, growth=1.5, budget=200.0)
 
 

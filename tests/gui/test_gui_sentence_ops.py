@@ -102,7 +102,7 @@ def test_a_skipped_sentence_leaves_the_queue_and_training_and_comes_back(window,
     session, loop = window.session, window.model_loop
     ids = session.project.sentence_ids()
     loop.auto = False
-    window.model_panel.select_learner("mv-perceptron", {"epochs": 2})
+    window.model_panel.select_learner("mv-perceptron", {"max_iter": 2})
     window.model_panel.folds.setValue(0)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         window.model_panel.train_button.click()
@@ -185,7 +185,7 @@ def test_split_and_merge_from_the_context_menu(window, qtbot):
 def test_a_split_while_the_models_guidance_is_cached_draws_no_stale_hints(window, qtbot):
     session, loop, editor = window.session, window.model_loop, window.editor
     loop.auto = False
-    window.model_panel.select_learner("mv-perceptron", {"epochs": 2})
+    window.model_panel.select_learner("mv-perceptron", {"max_iter": 2})
     window.model_panel.folds.setValue(0)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         window.model_panel.train_button.click()

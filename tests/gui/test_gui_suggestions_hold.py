@@ -23,7 +23,7 @@ TIMEOUT = 60_000
 
 def train(window, qtbot):
     panel, loop = window.model_panel, window.model_loop
-    panel.select_learner("mv-perceptron", {"epochs": 2})
+    panel.select_learner("mv-perceptron", {"max_iter": 2})
     panel.folds.setValue(0)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()

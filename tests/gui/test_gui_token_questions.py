@@ -19,7 +19,7 @@ TIMEOUT = 60_000
 
 def train(window, qtbot, learner="mv-perceptron", **params):
     panel, loop = window.model_panel, window.model_loop
-    panel.select_learner(learner, {"epochs": 2, **params} if "perceptron" in learner else params)
+    panel.select_learner(learner, {"max_iter": 2, **params} if "perceptron" in learner else params)
     panel.folds.setValue(0)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         panel.train_button.click()
@@ -68,7 +68,7 @@ def test_the_go_menu_lists_the_registry_and_disables_what_the_learner_lacks(wind
     assert not actions["disagreement"].isEnabled() and "two-view" in actions["disagreement"].toolTip()
     assert not actions["confidence"].isEnabled() and "wdpsl" in actions["confidence"].toolTip().lower()
     assert actions["gain"].isEnabled() and actions["uncertainty"].isEnabled()
-    window.model_panel.select_learner("mv-perceptron", {"epochs": 2})
+    window.model_panel.select_learner("mv-perceptron", {"max_iter": 2})
     menu.update_state()
     assert actions["disagreement"].isEnabled() and not actions["confidence"].isEnabled()
 

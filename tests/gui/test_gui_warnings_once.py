@@ -40,7 +40,7 @@ def test_a_learners_note_on_every_retrain_shows_once(window, qtbot, app_logging)
     configure(window.status_log)
     window.model_loop.auto = False
     window.model_loop.cv_folds = 0
-    window.model_panel.select_learner("perceptron", {"epochs": 1})  # learns from full and partial only
+    window.model_panel.select_learner("perceptron", {"max_iter": 1})  # learns from full and partial only
     for _ in range(3):
         _train(window, qtbot)
     notes = [r for r in terminal if "cannot use unlabeled sentences" in r.getMessage()]

@@ -41,7 +41,7 @@ def setup():
     gold = read_corpus(DATA_DIR / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
     sentences = tuple(s if i % 10 == 0 else s.unlabeled() for i, s in enumerate(gold.sentences[:80]))
     tagger = train_tagger(Corpus.from_sentences(gold.sentences[:20], labels=gold.labels),
-                          make_learner("mv-perceptron", epochs=2))
+                          make_learner("mv-perceptron", max_iter=2))
     return TrainingInputs(tuple(range(1000, 1080)), sentences, gold.labels), tagger
 
 
@@ -135,7 +135,7 @@ def test_a_retrain_scores_from_its_training_snapshot(setup, monkeypatch):
 
     monkeypatch.setattr(chunked_guidance, "build_snapshot", no_features)
     state = State([])
-    result = run_training(inputs, "mv-perceptron", {"epochs": 2}, None, state, queue=("gain", False))
+    result = run_training(inputs, "mv-perceptron", {"max_iter": 2}, None, state, queue=("gain", False))
     monkeypatch.undo()
     per_sentence, whole = guidance.analyse_all(result.tagger, inputs.sentences)
     assert [result.guidance[sid] for sid in inputs.ids] == per_sentence

@@ -36,7 +36,7 @@ def inputs():
 
 def test_run_training_returns_model_guidance_and_metrics(inputs):
     state = MockState()
-    result = run_training(inputs, "mv-perceptron", {"epochs": 2}, None, state)
+    result = run_training(inputs, "mv-perceptron", {"max_iter": 2}, None, state)
     assert state.ready == [result], "the model is handed over before the cross-validation"
     assert set(result.guidance) == set(inputs.ids)
     assert result.status[100] == "full" and result.status[139] == "none"
@@ -51,13 +51,13 @@ def test_run_training_returns_model_guidance_and_metrics(inputs):
     fractions = [f for f, _ in state.reports]
     assert fractions[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in fractions)
     # a warm start of the same learner continues from the model
-    again = run_training(inputs, "mv-perceptron", {"epochs": 1}, result.tagger, MockState())
+    again = run_training(inputs, "mv-perceptron", {"max_iter": 1}, result.tagger, MockState())
     assert again.tagger.extractor is result.tagger.extractor
 
 
 def test_run_training_cancels_through_should_stop(inputs):
     with pytest.raises(Cancelled):
-        run_training(inputs, "mv-perceptron", {"epochs": 50}, None, MockState(stop_after=2))
+        run_training(inputs, "mv-perceptron", {"max_iter": 50}, None, MockState(stop_after=2))
 
 
 def test_inputs_from_project(chunk_project):
@@ -89,7 +89,7 @@ def test_training_on_a_conllu_project_reads_no_gold_field(tmp_path):
     with Project.open(path) as project:
         inputs = TrainingInputs.from_project(project, cv_folds=2)
     assert "xpos" in inputs.sentences[0].columns
-    result = run_training(inputs, "perceptron", {"epochs": 1}, None, MockState())
+    result = run_training(inputs, "perceptron", {"max_iter": 1}, None, MockState())
     assert result.tagger.extractor.columns_ == () and result.tagger.input_columns["required"] == []
 
 
@@ -97,6 +97,6 @@ def test_cross_validation_tags_project_sentences_lacking_a_column_others_have(in
     from dataclasses import replace
 
     mixed = tuple(replace(s, columns={}) if i % 2 else s for i, s in enumerate(inputs.sentences))
-    result = run_training(replace(inputs, sentences=mixed), "perceptron", {"epochs": 1}, None, MockState())
+    result = run_training(replace(inputs, sentences=mixed), "perceptron", {"max_iter": 1}, None, MockState())
     assert result.tagger.input_columns["required"] == ["pos"]
     assert "cv" not in result.metrics and result.metrics["cv_folds"] == 2

@@ -45,7 +45,7 @@ def test_unlabeled_sentences_beat_the_supervised_svm():
 @pytest.mark.parametrize("kw", [{}, {"norm": 2, "rescaling": "slack", "loss": "hamming"}, {"loss": "zero-one"}])
 def test_each_view_is_the_sum_of_its_alpha_delta_phi(kw):
     data = semi_supervised(3, n_labeled=4, n_unlabeled=8)
-    learner = CoSVM(guard=False, max_epochs=3, cu_epochs=1, cu_max=0.5, qp_solver="smo", **kw)
+    learner = CoSVM(guard=False, max_iter=3, cu_ramp_iter=1, cu_max=0.5, qp_solver="smo", **kw)
     model = learner.fit(data)
     layout = Layout(data.n_features, data.n_labels, 2)
     w = np.zeros(layout.size)  # no warm start: w_0 = 0
@@ -64,7 +64,7 @@ def test_each_view_is_the_sum_of_its_alpha_delta_phi(kw):
 
 def test_unlabeled_box_is_min_gamma_cu_c():
     data = semi_supervised(5, n_labeled=6, n_unlabeled=10)
-    learner = CoSVM(guard=False, balance=None, max_epochs=2, cu_epochs=0, cu_max=0.2, C=2.0, qp_solver="smo")
+    learner = CoSVM(guard=False, balance=None, max_iter=2, cu_ramp_iter=0, cu_max=0.2, C=2.0, qp_solver="smo")
     model = learner.fit(data)
     status = data.sentence_status()
     totals = {}
@@ -78,7 +78,7 @@ def test_unlabeled_box_is_min_gamma_cu_c():
 
 def test_joint_prediction_adds_the_views():
     data = semi_supervised(2, n_labeled=6, n_unlabeled=6)
-    model = CoSVM(max_epochs=3).fit(data)
+    model = CoSVM(max_iter=3).fit(data)
     y0, y1 = model.disagreement(data)
     assert model.n_views == 2 and y0.shape == y1.shape == (data.n_tokens,)
     emit, trans, _, _ = model.chain_scores(data)
@@ -112,8 +112,8 @@ def test_both_losses_learn(loss):
 
 def test_warm_start_offsets_the_previous_weights():
     data = semi_supervised(6, n_labeled=8, n_unlabeled=10)
-    first = CoSVM(max_epochs=4).fit(data.subset(np.arange(6)))
-    learner = CoSVM(max_epochs=4)
+    first = CoSVM(max_iter=4).fit(data.subset(np.arange(6)))
+    learner = CoSVM(max_iter=4)
     second = learner.fit(data, warm_start=first)
     assert not second.guard_fired
     layout = Layout(data.n_features, 3, 2)
@@ -125,8 +125,8 @@ def test_warm_start_offsets_the_previous_weights():
     assert second.info["warm_start"]
     labeled = data.subset(np.arange(8))
     assert np.mean(second.predict(labeled) == labeled.allowed.argmax(1)) == 1.0
-    svm_model = HMSVM(max_epochs=2).fit(labeled)
-    third = CoSVM(max_epochs=2).fit(data, warm_start=svm_model)  # another learner: ignored, said so
+    svm_model = HMSVM(max_iter=2).fit(labeled)
+    third = CoSVM(max_iter=2).fit(data, warm_start=svm_model)  # another learner: ignored, said so
     assert any("warm start" in note for note in third.info["notes"])
 
 
@@ -142,7 +142,7 @@ def test_cancel_takes_effect_at_the_next_check():
             return len(polls) >= stop_at
 
         with pytest.raises(Cancelled):
-            CoSVM(max_epochs=1000, epsilon=1e-9).fit(data, should_stop=stop)
+            CoSVM(max_iter=1000, epsilon=1e-9).fit(data, should_stop=stop)
         assert len(polls) == stop_at
 
 
@@ -159,7 +159,7 @@ def test_bad_parameters_are_named():
 
 def trained_views(seed=11):
     data = semi_supervised(seed, n_labeled=6, n_unlabeled=6)
-    model = CoSVM(max_epochs=3, qp_solver="smo").fit(data)
+    model = CoSVM(max_iter=3, qp_solver="smo").fit(data)
     return data, model
 
 
@@ -198,8 +198,8 @@ def test_gated_target_keeps_confident_peer_tokens_and_the_own_argmax_elsewhere()
 
 def test_gate_nobody_passes_is_no_unlabeled_influence():
     data = semi_supervised(12, n_labeled=6, n_unlabeled=12)
-    gated = CoSVM(max_epochs=4, cu_max=0.5, peer_margin=1e9, qp_solver="smo").fit(data)
-    silent = CoSVM(max_epochs=4, cu_max=0.0, qp_solver="smo").fit(data)
+    gated = CoSVM(max_iter=4, cu_max=0.5, peer_margin=1e9, qp_solver="smo").fit(data)
+    silent = CoSVM(max_iter=4, cu_max=0.0, qp_solver="smo").fit(data)
     np.testing.assert_allclose(gated.weights, silent.weights, atol=1e-12)
     np.testing.assert_allclose(gated.trans, silent.trans, atol=1e-12)
 

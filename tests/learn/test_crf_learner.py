@@ -84,9 +84,9 @@ def unlabeled_entropy(model, snapshot):
 def test_registry_offers_both_with_sklearn_style_params():
     learners = available_learners()
     assert learners["crf"] is CRF and learners["entropy-crf"] is EntropyCRF
-    assert CRF().get_params() == {"c2": 1.0, "max_iterations": 100, "tol": 1e-7, "n_jobs": None}
-    learner = make_learner("entropy-crf", gamma=0.5, supervised_iterations=3)
-    assert learner.gamma == 0.5 and learner.supervised_iterations == 3
+    assert CRF().get_params() == {"c2": 1.0, "max_iter": 100, "tol": 1e-7, "n_jobs": None}
+    learner = make_learner("entropy-crf", gamma=0.5, supervised_max_iter=3)
+    assert learner.gamma == 0.5 and learner.supervised_max_iter == 3
     assert CRF.uses == {"full", "partial"} and EntropyCRF.uses == {"full", "partial", "none"}
 
 
@@ -107,7 +107,7 @@ def test_crf_separates_a_separable_problem():
 def test_fit_reaches_a_stationary_point_of_the_objective():
     rng = np.random.default_rng(1)
     train, _ = word_tagging(rng, 30)
-    model = CRF(c2=0.5, max_iterations=500, tol=1e-14).fit(train)
+    model = CRF(c2=0.5, max_iter=500, tol=1e-14).fit(train)
     _, grad = CRFObjective(train, c2=0.5)(pack(model))
     assert np.abs(grad).max() < 1e-3
 
@@ -116,7 +116,7 @@ def test_crf_leaves_unlabeled_sentences_out_and_says_so():
     rng = np.random.default_rng(2)
     labeled, _ = word_tagging(rng, 10)
     unlabeled, _ = word_tagging(rng, 5, kinds="none")
-    model = CRF(max_iterations=5).fit(concat(labeled, unlabeled))
+    model = CRF(max_iter=5).fit(concat(labeled, unlabeled))
     assert any("unlabeled" in note and "5" in note for note in model.info["notes"])
 
 
@@ -156,7 +156,7 @@ def test_balance_caps_the_unlabeled_tokens_that_count_per_labeled_token():
     assert EntropyCRF(gamma=0.5, balance=20.0).effective_gamma(data) == pytest.approx(0.5), "never above gamma"
     assert EntropyCRF(gamma=0.5, balance=None).effective_gamma(data) == 0.5
     assert EntropyCRF(gamma=0.5).effective_gamma(labeled) == 0.5, "no unlabeled tokens"
-    model = EntropyCRF(gamma=0.5, c2=0.1, max_iterations=5, supervised_iterations=5, balance=1.0).fit(data)
+    model = EntropyCRF(gamma=0.5, c2=0.1, max_iter=5, supervised_max_iter=5, balance=1.0).fit(data)
     assert model.info["optimiser"]["entropy"]["gamma"] == pytest.approx(0.05)
     with pytest.raises(ValueError, match="balance"):
         EntropyCRF(balance=0.0).fit(data)
@@ -180,8 +180,8 @@ def test_few_labeled_sentences_among_many_unlabeled_do_not_collapse():
         return float((model.predict(snapshot)[rows] == truth[rows]).mean())
 
     crf = accuracy(CRF().fit(snapshot))
-    balanced = accuracy(EntropyCRF(guard=False, max_iterations=50).fit(snapshot))
-    fixed = accuracy(EntropyCRF(guard=False, max_iterations=50, balance=None).fit(snapshot))
+    balanced = accuracy(EntropyCRF(guard=False, max_iter=50).fit(snapshot))
+    fixed = accuracy(EntropyCRF(guard=False, max_iter=50, balance=None).fit(snapshot))
     assert balanced > crf - 0.02
     assert fixed < balanced - 0.1, (crf, balanced, fixed)
 
@@ -190,8 +190,8 @@ def test_entropy_crf_with_gamma_zero_is_the_supervised_crf():
     rng = np.random.default_rng(5)
     labeled, _ = word_tagging(rng, 10)
     unlabeled, _ = word_tagging(rng, 10, kinds="none")
-    crf = CRF(c2=0.3, tol=1e-12, max_iterations=300).fit(labeled)
-    ecrf = EntropyCRF(gamma=0.0, c2=0.3, tol=1e-12, max_iterations=300).fit(concat(labeled, unlabeled))
+    crf = CRF(c2=0.3, tol=1e-12, max_iter=300).fit(labeled)
+    ecrf = EntropyCRF(gamma=0.0, c2=0.3, tol=1e-12, max_iter=300).fit(concat(labeled, unlabeled))
     np.testing.assert_allclose(pack(ecrf), pack(crf), atol=1e-3)
 
 
@@ -205,19 +205,19 @@ def test_entropy_crf_needs_some_labels():
 def test_warm_start_continues_from_the_previous_model():
     rng = np.random.default_rng(7)
     train, _ = word_tagging(rng, 40)
-    converged = CRF(c2=0.2, max_iterations=200, tol=1e-12).fit(train)
+    converged = CRF(c2=0.2, max_iter=200, tol=1e-12).fit(train)
     before = pack(converged).copy()
     objective = CRFObjective(train, c2=0.2)
-    warm = CRF(c2=0.2, max_iterations=1).fit(train, warm_start=converged)
-    cold = CRF(c2=0.2, max_iterations=1).fit(train)
+    warm = CRF(c2=0.2, max_iter=1).fit(train, warm_start=converged)
+    cold = CRF(c2=0.2, max_iter=1).fit(train)
     np.testing.assert_array_equal(pack(converged), before)  # the previous model is not modified
     assert objective.value(pack(warm)) <= objective.value(before) + 1e-9
     assert objective.value(pack(warm)) < objective.value(pack(cold)) - 1.0
-    ewarm = EntropyCRF(c2=0.2, max_iterations=0).fit(train, warm_start=EntropyCRF(c2=0.2).fit(train))
+    ewarm = EntropyCRF(c2=0.2, max_iter=1).fit(train, warm_start=EntropyCRF(c2=0.2).fit(train))
     assert "supervised" not in ewarm.info["optimiser"]
 
 
-@pytest.mark.parametrize("learner", [CRF(max_iterations=10_000, tol=0.0), EntropyCRF(max_iterations=10_000, tol=0.0)])
+@pytest.mark.parametrize("learner", [CRF(max_iter=10_000, tol=0.0), EntropyCRF(max_iter=10_000, tol=0.0)])
 def test_cancel_takes_effect_within_a_second(learner):
     rng = np.random.default_rng(8)
     labeled, _ = word_tagging(rng, 1000, n_words=3000, n_labels=8, length=(10, 40))
@@ -241,7 +241,7 @@ def test_progress_is_reported_per_iteration():
     rng = np.random.default_rng(9)
     train, _ = word_tagging(rng, 20)
     reports = []
-    EntropyCRF(max_iterations=3, supervised_iterations=3).fit(
+    EntropyCRF(max_iter=3, supervised_max_iter=3).fit(
         concat(train, word_tagging(rng, 5, kinds="none")[0]), progress=lambda f, m: reports.append((f, m))
     )
     fractions = [f for f, _ in reports]

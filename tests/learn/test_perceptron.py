@@ -17,21 +17,21 @@ from test_perceptron_data import conll2000_head_split, make_snapshot, token_accu
 def test_registry_and_parameters():
     assert get_learner("perceptron") is Perceptron
     assert get_learner("mv-perceptron") is MultiViewPerceptron
-    assert Perceptron().get_params() == {"epochs": 10, "averaged": True, "shuffle": True, "seed": 0}
+    assert Perceptron().get_params() == {"max_iter": 10, "averaged": True, "shuffle": True, "random_state": 0}
     assert Perceptron.uses == {"full", "partial"}
-    with pytest.raises(ValueError, match="epochs"):
-        Perceptron(epochs=-1).fit(word_data(0, 5))
+    with pytest.raises(ValueError, match="max_iter"):
+        Perceptron(max_iter=-1).fit(word_data(0, 5))
 
 
 def test_separable_data_is_learned_perfectly():
     train = word_data(0, 60)
-    model = Perceptron(epochs=30, averaged=False).fit(train)
+    model = Perceptron(max_iter=30, averaged=False).fit(train)
     assert token_accuracy(model, train) == 1.0
     assert model.info["updates"][-1] == 0  # converged: the last epoch made no mistake
     assert model.info["epochs_run"] < 30
     assert token_accuracy(model, word_data(1, 60)) > 0.95  # same words, new sentences
     # the average still carries the early mistakes' weights, but is (nearly) as good
-    averaged = Perceptron(epochs=30, averaged=True).fit(train)
+    averaged = Perceptron(max_iter=30, averaged=True).fit(train)
     assert averaged.info["updates"] == model.info["updates"]
     assert token_accuracy(averaged, train) > 0.98
 
@@ -42,7 +42,7 @@ def test_transitions_are_learned_when_the_token_features_are_ambiguous():
     labels = [t % 2 for n in lengths for t in range(n)]
     feats = [[0]] * len(labels)
     snap = make_snapshot(feats, labels, lengths, 2, [0])
-    model = Perceptron(epochs=20).fit(snap)
+    model = Perceptron(max_iter=20).fit(snap)
     assert token_accuracy(model, snap) == 1.0
     assert model.start[0, 0] > model.start[0, 1]
     assert model.trans[0, 0, 1] > model.trans[0, 0, 0] and model.trans[0, 1, 0] > model.trans[0, 1, 1]
@@ -69,8 +69,8 @@ def test_partial_labels_teach_more_than_leaving_them_out():
         full, partial = np.arange(4), np.arange(4, 104)
         mixed = candidate_sets(data, partial, seed)
         test = word_data(100 + seed, 60, n_labels=4, n_words=60)
-        with_partial = Perceptron(epochs=15, seed=seed).fit(mixed)
-        without = Perceptron(epochs=15, seed=seed).fit(data.subset(full))
+        with_partial = Perceptron(max_iter=15, random_state=seed).fit(mixed)
+        without = Perceptron(max_iter=15, random_state=seed).fit(data.subset(full))
         assert with_partial.info["sentences"]["partial"] == 100
         gains.append(token_accuracy(with_partial, test) - token_accuracy(without, test))
     assert np.mean(gains) > 0.2, gains
@@ -78,7 +78,7 @@ def test_partial_labels_teach_more_than_leaving_them_out():
 
 def test_unlabeled_sentences_are_left_out_with_a_note():
     data = unlabel(word_data(0, 10), [7, 8, 9])
-    model = Perceptron(epochs=2).fit(data)
+    model = Perceptron(max_iter=2).fit(data)
     assert any("3 left out" in note and "unlabeled" in note for note in model.info["notes"])
 
 
@@ -89,11 +89,11 @@ def test_averaging_is_the_mean_of_the_weights_after_every_step():
     for epochs in range(1, 3):
         for n in range(1, data.n_sentences + 1):
             # the weights after visiting the first n sentences of epoch `epochs`
-            order_prefix = Perceptron(epochs=epochs - 1, averaged=False, shuffle=False).fit(data)
-            step = Perceptron(epochs=1, averaged=False, shuffle=False).fit(data.subset(np.arange(n)),
+            order_prefix = Perceptron(max_iter=epochs - 1, averaged=False, shuffle=False).fit(data)
+            step = Perceptron(max_iter=1, averaged=False, shuffle=False).fit(data.subset(np.arange(n)),
                                                                           warm_start=order_prefix)
             snapshots.append(step)
-    averaged = Perceptron(epochs=2, averaged=True, shuffle=False).fit(data)
+    averaged = Perceptron(max_iter=2, averaged=True, shuffle=False).fit(data)
     assert averaged.info["epochs_run"] == 2
     for name in ("weights", "trans", "start", "end"):
         mean = np.mean([getattr(m, name) for m in snapshots], axis=0)
@@ -102,32 +102,32 @@ def test_averaging_is_the_mean_of_the_weights_after_every_step():
 
 def test_warm_start_continues_the_run():
     data = word_data(5, 40, label_noise=0.2)  # not separable: every epoch updates
-    ten = Perceptron(epochs=10, averaged=False).fit(data)
-    five = Perceptron(epochs=5, averaged=False).fit(data)
-    more = Perceptron(epochs=5, averaged=False).fit(data, warm_start=five)
+    ten = Perceptron(max_iter=10, averaged=False).fit(data)
+    five = Perceptron(max_iter=5, averaged=False).fit(data)
+    more = Perceptron(max_iter=5, averaged=False).fit(data, warm_start=five)
     assert more.info["epochs_done"] == 10
     assert more.info["updates"] == ten.info["updates"][5:]
     for name in ("weights", "trans", "start", "end"):
         np.testing.assert_array_equal(getattr(more, name), getattr(ten, name))
     assert not np.array_equal(five.weights, ten.weights)
-    same = Perceptron(epochs=0).fit(data, warm_start=five)
+    same = Perceptron(max_iter=0).fit(data, warm_start=five)
     np.testing.assert_array_equal(same.weights, five.weights)
     np.testing.assert_array_equal(same.trans, five.trans)
 
 
 def test_warm_start_does_not_modify_the_given_model():
     data = word_data(6, 30, label_noise=0.2)
-    first = Perceptron(epochs=2).fit(data)
+    first = Perceptron(max_iter=2).fit(data)
     before = first.weights.copy()
-    Perceptron(epochs=2).fit(data, warm_start=first)
+    Perceptron(max_iter=2).fit(data, warm_start=first)
     np.testing.assert_array_equal(first.weights, before)
 
 
-@pytest.mark.parametrize("learner", [Perceptron(epochs=1000), MultiViewPerceptron(epochs=1000)])
+@pytest.mark.parametrize("learner", [Perceptron(max_iter=1000), MultiViewPerceptron(max_iter=1000)])
 def test_cancel_takes_effect_promptly(learner):
     data = word_data(7, 3000, label_noise=0.3)
-    learner.set_params(epochs=1).fit(data.subset(np.arange(10)))  # compile outside the clock
-    learner.set_params(epochs=1000)
+    learner.set_params(max_iter=1).fit(data.subset(np.arange(10)))  # compile outside the clock
+    learner.set_params(max_iter=1000)
     started = time.perf_counter()
     deadline = started + 0.2
     with pytest.raises(Cancelled):
@@ -137,7 +137,7 @@ def test_cancel_takes_effect_promptly(learner):
 
 def test_progress_is_reported_up_to_one():
     seen = []
-    Perceptron(epochs=3).fit(word_data(8, 20, label_noise=0.3), progress=lambda f, m: seen.append(f))
+    Perceptron(max_iter=3).fit(word_data(8, 20, label_noise=0.3), progress=lambda f, m: seen.append(f))
     assert seen[-1] == 1.0 and seen == sorted(seen)
 
 

@@ -47,7 +47,7 @@ def test_registry_parameters_and_kinds():
     learner = MultiViewPerceptron()
     assert learner.two_view and learner.uses == {"full", "partial", "none"}
     assert set(learner.get_params()) == {
-        "epochs", "averaged", "shuffle", "seed", "c_u", "labeled_first", "peer_share", "peer_balance", "balance",
+        "max_iter", "averaged", "shuffle", "random_state", "c_u", "labeled_first", "peer_share", "peer_balance", "balance",
         "guard"}
     with pytest.raises(ValueError, match="c_u"):
         MultiViewPerceptron(c_u=1.5).fit(two_view_data(0, 5))
@@ -67,7 +67,7 @@ def test_epochs_match_the_plain_algorithm_of_table_1():
     data = type(data)(data.labels, data.offsets, data.feat_indptr, data.feat_indices, allowed,
                       data.feature_view, data.sentence_ids)
     assert list(data.sentence_status()) == [2, 2, 2, 1] + [0] * 8
-    model = MultiViewPerceptron(guard=False, epochs=5, averaged=False, shuffle=False, c_u=0.25).fit(data)
+    model = MultiViewPerceptron(guard=False, max_iter=5, averaged=False, shuffle=False, c_u=0.25).fit(data)
     expected = reference_epochs(data, model.info["epochs_run"], 0.25)
     assert sum(model.info["updates"]) > 0
     for name, array in zip(("weights", "trans", "start", "end"), expected):
@@ -81,8 +81,8 @@ def test_unlabeled_sentences_beat_the_supervised_perceptron():
         data = two_view_data(seed, 203)
         labeled, unlabeled = np.arange(3), np.arange(3, 203)
         test = two_view_data(1000 + seed, 100)
-        supervised = Perceptron(epochs=30, seed=seed).fit(data.subset(labeled))
-        multi_view = MultiViewPerceptron(guard=False, epochs=30, seed=seed).fit(unlabel(data, unlabeled))
+        supervised = Perceptron(max_iter=30, random_state=seed).fit(data.subset(labeled))
+        multi_view = MultiViewPerceptron(guard=False, max_iter=30, random_state=seed).fit(unlabel(data, unlabeled))
         assert multi_view.info["sentences"]["none"] == 200
         gaps.append(token_accuracy(multi_view, test) - token_accuracy(supervised, test))
     assert np.mean(gaps) > 0.25, gaps
@@ -91,7 +91,7 @@ def test_unlabeled_sentences_beat_the_supervised_perceptron():
 
 def test_disagreement_gives_both_views_predictions():
     data = two_view_data(2, 30)
-    model = MultiViewPerceptron(epochs=2).fit(unlabel(data, range(5, 30)))
+    model = MultiViewPerceptron(max_iter=2).fit(unlabel(data, range(5, 30)))
     y0, y1 = model.disagreement(data)
     np.testing.assert_array_equal(y0, model.predict(data, view=0))
     np.testing.assert_array_equal(y1, model.predict(data, view=1))
@@ -100,20 +100,20 @@ def test_disagreement_gives_both_views_predictions():
 
 def test_labeled_first_visits_the_labeled_sentences_first():
     data = unlabel(word_data(3, 20, label_noise=0.2), range(0, 20, 2))
-    interleaved = MultiViewPerceptron(guard=False, epochs=3, averaged=False).fit(data)
-    ordered = MultiViewPerceptron(guard=False, epochs=3, averaged=False, labeled_first=True).fit(data)
+    interleaved = MultiViewPerceptron(guard=False, max_iter=3, averaged=False).fit(data)
+    ordered = MultiViewPerceptron(guard=False, max_iter=3, averaged=False, labeled_first=True).fit(data)
     assert not np.array_equal(interleaved.weights, ordered.weights)
     # with c_u = 0 the unlabeled sentences cannot move the weights: only the labeled order matters
-    a = MultiViewPerceptron(guard=False, epochs=3, averaged=False, labeled_first=True, c_u=0.0, shuffle=False).fit(data)
-    b = MultiViewPerceptron(guard=False, epochs=3, averaged=False, c_u=0.0, shuffle=False).fit(data.subset(range(1, 20, 2)))
+    a = MultiViewPerceptron(guard=False, max_iter=3, averaged=False, labeled_first=True, c_u=0.0, shuffle=False).fit(data)
+    b = MultiViewPerceptron(guard=False, max_iter=3, averaged=False, c_u=0.0, shuffle=False).fit(data.subset(range(1, 20, 2)))
     np.testing.assert_allclose(a.weights, b.weights)
 
 
 def test_warm_start_continues_the_run():
     data = unlabel(two_view_data(4, 40), range(10, 40))
-    ten = MultiViewPerceptron(guard=False, epochs=10, averaged=False).fit(data)
-    five = MultiViewPerceptron(guard=False, epochs=5, averaged=False).fit(data)
-    more = MultiViewPerceptron(guard=False, epochs=5, averaged=False).fit(data, warm_start=five)
+    ten = MultiViewPerceptron(guard=False, max_iter=10, averaged=False).fit(data)
+    five = MultiViewPerceptron(guard=False, max_iter=5, averaged=False).fit(data)
+    more = MultiViewPerceptron(guard=False, max_iter=5, averaged=False).fit(data, warm_start=five)
     assert more.info["epochs_done"] == ten.info["epochs_done"]
     np.testing.assert_allclose(more.weights, ten.weights)
     np.testing.assert_allclose(more.trans, ten.trans)
@@ -212,7 +212,7 @@ def test_confidence_threshold_keeps_the_given_share():
 def test_gated_epochs_match_the_plain_rule(balance):
     data = unlabel(two_view_data(5, 14, n_labels=4), range(4, 14))
     epochs, c_u, share = 3, 0.5, 0.4
-    model = MultiViewPerceptron(guard=False, epochs=epochs, averaged=False, shuffle=False, c_u=c_u, peer_share=share,
+    model = MultiViewPerceptron(guard=False, max_iter=epochs, averaged=False, shuffle=False, c_u=c_u, peer_share=share,
                                 peer_balance=balance).fit(data)
     assert model.info["epochs_run"] == epochs
     n_labels = data.n_labels
@@ -226,12 +226,12 @@ def test_gated_epochs_match_the_plain_rule(balance):
 
 def test_nothing_passed_on_is_no_unlabeled_update():
     data = unlabel(two_view_data(6, 30), range(4, 30))
-    gated = MultiViewPerceptron(epochs=4, c_u=1.0, peer_share=0.0).fit(data)
-    silent = MultiViewPerceptron(epochs=4, c_u=0.0).fit(data)
+    gated = MultiViewPerceptron(max_iter=4, c_u=1.0, peer_share=0.0).fit(data)
+    silent = MultiViewPerceptron(max_iter=4, c_u=0.0).fit(data)
     np.testing.assert_allclose(gated.weights, silent.weights)
     np.testing.assert_allclose(gated.trans, silent.trans)
-    everything = MultiViewPerceptron(epochs=4, c_u=1.0, peer_share=1.0).fit(data)
-    plain = MultiViewPerceptron(epochs=4, c_u=1.0).fit(data)
+    everything = MultiViewPerceptron(max_iter=4, c_u=1.0, peer_share=1.0).fit(data)
+    plain = MultiViewPerceptron(max_iter=4, c_u=1.0).fit(data)
     np.testing.assert_array_equal(everything.weights, plain.weights)
 
 
@@ -248,7 +248,7 @@ def test_gating_stops_the_drift_to_the_majority_label():
     for seed in range(2):
         shares, accuracy = [], []
         for share in (1.0, 0.2):
-            pred = MultiViewPerceptron(guard=False, seed=seed, c_u=1.0, peer_share=share).fit(data).predict(snap)[rest]
+            pred = MultiViewPerceptron(guard=False, random_state=seed, c_u=1.0, peer_share=share).fit(data).predict(snap)[rest]
             shares.append(np.mean(pred == o))
             accuracy.append(np.mean(pred == gold))
         assert shares[0] > np.mean(gold == o) + 0.1, shares  # the drift

@@ -223,7 +223,7 @@ def test_separable_data_is_learned_perfectly(kw):
 @pytest.mark.parametrize("kw", [{}, {"norm": 2, "rescaling": "slack"}])
 def test_primal_weights_are_the_sum_of_alpha_delta_phi(kw):
     snap, _ = two_view_data(8, seed=2, noise=0.2)
-    learner = HMSVM(max_epochs=4, **kw)
+    learner = HMSVM(max_iter=4, **kw)
     model = learner.fit(snap)
     layout = Layout(snap.n_features, snap.n_labels, 1)
     w = np.zeros(layout.size)  # no warm start: w_0 = 0
@@ -286,7 +286,7 @@ def test_unlabeled_sentences_are_left_out_with_a_note():
     snap, _ = two_view_data(6, seed=1)
     allowed = snap.allowed.copy()
     allowed[snap.sentence_slice(5)] = True
-    model = HMSVM(max_epochs=2).fit(with_allowed(snap, allowed))
+    model = HMSVM(max_iter=2).fit(with_allowed(snap, allowed))
     assert any("unlabeled" in note for note in model.info["notes"])
 
 
@@ -301,7 +301,7 @@ def test_cancel_takes_effect_at_the_next_check():
         return len(polls) >= 5
 
     with pytest.raises(Cancelled):
-        HMSVM(max_epochs=1000, epsilon=1e-9).fit(snap, should_stop=stop_at_the_fifth_poll)
+        HMSVM(max_iter=1000, epsilon=1e-9).fit(snap, should_stop=stop_at_the_fifth_poll)
     assert len(polls) == 5
 
 

@@ -122,7 +122,7 @@ def test_guard_backs_off_when_entropy_swamps_five_labeled_sentences(caplog):
     """5 labeled + 95 unlabeled CoNLL-2000 sentences with the paper's fixed γ: the entropy term collapses
     the CRF, the guard returns the supervised start (the CRF on the labeled sentences) and says so."""
     snapshot, truth = conll_start(DATA / "conll2000_train_head.txt", 5, "crfsuite", EntropyCRF)
-    learner = EntropyCRF(max_iterations=50, balance=None)
+    learner = EntropyCRF(max_iter=50, balance=None)
     with caplog.at_level(logging.WARNING, logger="tagtool.learn.unlabeled"):
         model = learner.fit(snapshot)
     assert model.guard_fired is True and model.unlabeled_weight_used == 0.0
@@ -133,14 +133,14 @@ def test_guard_backs_off_when_entropy_swamps_five_labeled_sentences(caplog):
     rows = snapshot.allowed.sum(axis=1) > 1
     assert np.mean(model.predict(snapshot)[rows] == truth[rows]) > np.mean(collapsed.predict(snapshot)[rows] ==
                                                                            truth[rows]) + 0.1
-    crf = CRF(max_iterations=100).fit(supervised_part(snapshot))
+    crf = CRF(max_iter=100).fit(supervised_part(snapshot))
     np.testing.assert_allclose(pack(model), pack(crf), atol=1e-6)
     json.dumps(model.info)
 
 
 def test_guard_stays_silent_when_entropy_is_balanced():
     snapshot, _ = conll_start(DATA / "conll2000_train_head.txt", 5, "crfsuite", EntropyCRF)
-    learner = EntropyCRF(max_iterations=50)
+    learner = EntropyCRF(max_iter=50)
     model = learner.fit(snapshot)
     assert model.guard_fired is False and model.unlabeled_weight_used == pytest.approx(
         balanced_weight(0.1, snapshot, 0.1))
@@ -152,7 +152,7 @@ def test_cosvm_guard_backs_off_from_all_o_on_ner():
     = 0.05 unbalanced); the guard returns the supervised twin, svm on the labeled sentences, in two views
     whose sum is exactly the twin."""
     snapshot, _ = conll_start(DATA / "conll2002_esp_train_head.txt", 5, "default", CoSVM)
-    learner = CoSVM(balance=None, max_epochs=6, cu_epochs=3)
+    learner = CoSVM(balance=None, max_iter=6, cu_ramp_iter=3)
     model = learner.fit(snapshot)
     unlabeled = snapshot.allowed.sum(axis=1) > 1
     o = snapshot.labels.index("O")
@@ -173,12 +173,12 @@ class _TwinOfCoSVM:
     def fit(self, data):
         from tagtool.learn.structsvm.coviews import split_views
 
-        return split_views(CoSVM(max_epochs=3, cu_epochs=1, cu_max=0.5).twin().fit(data))
+        return split_views(CoSVM(max_iter=3, cu_ramp_iter=1, cu_max=0.5).twin().fit(data))
 
 
 @pytest.mark.parametrize("make, supervised", [
-    (lambda guard: MultiViewPerceptron(guard=guard, epochs=5), lambda: MultiViewPerceptron(guard=False, epochs=5)),
-    (lambda guard: CoSVM(guard=guard, max_epochs=3, cu_epochs=1, cu_max=0.5), _TwinOfCoSVM),
+    (lambda guard: MultiViewPerceptron(guard=guard, max_iter=5), lambda: MultiViewPerceptron(guard=False, max_iter=5)),
+    (lambda guard: CoSVM(guard=guard, max_iter=3, cu_ramp_iter=1, cu_max=0.5), _TwinOfCoSVM),
 ])
 def test_guarded_fit_is_the_choice_between_both_fits(make, supervised):
     """guard=True returns exactly what choose_model picks between the unguarded fit and the supervised
@@ -202,7 +202,7 @@ def test_guarded_fit_reports_monotone_progress_to_one():
     allowed = data.allowed.copy()
     allowed[data.offsets[10]:] = True
     seen = []
-    CoSVM(max_epochs=3).fit(with_allowed(data, allowed), progress=lambda f, m: seen.append((f, m)))
+    CoSVM(max_iter=3).fit(with_allowed(data, allowed), progress=lambda f, m: seen.append((f, m)))
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) >= 2
     assert any("/3" in m for _, m in seen), "passes are counted against a known total"
@@ -219,11 +219,11 @@ def test_progress_span_maps_into_its_part():
 
 def test_learners_without_unlabeled_sentences_record_no_comparison():
     data, _ = two_view_data(6, seed=1)
-    model = MultiViewPerceptron(epochs=2).fit(data)
+    model = MultiViewPerceptron(max_iter=2).fit(data)
     assert model.guard_fired is None and model.unlabeled_weight_used == 0.5
     from tagtool.learn.svm import HMSVM
 
-    assert HMSVM(max_epochs=1).fit(data).unlabeled_weight_used is None
+    assert HMSVM(max_iter=1).fit(data).unlabeled_weight_used is None
 
 
 def test_entropy_crf_tolerates_less_drift_than_co_training():

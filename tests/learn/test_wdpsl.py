@@ -249,7 +249,7 @@ def test_primal_objective_at_least_the_dual_and_gap_closes():
 def test_recovers_gold_from_candidates_and_generalises():
     labels, gold_s, part_s = synthetic(30, seed=3)
     fx, snap, gsnap = snapshots(labels, gold_s, part_s)
-    model = WDPSL(max_alternations=3, max_passes=2).fit(snap)
+    model = WDPSL(max_iter=3, max_passes=2).fit(snap)
     gold = gsnap.allowed.argmax(axis=1)
     partial = snap.allowed.sum(axis=1) > 1
     acc_train = np.mean(model.predict(snap, constrained=True)[partial] == gold[partial])
@@ -267,7 +267,7 @@ def test_recovers_gold_from_candidates_and_generalises():
 def test_confidences_are_distributions_over_allowed_sets():
     labels, gold_s, part_s = synthetic(15, seed=5)
     _, snap, gsnap = snapshots(labels, gold_s, part_s)
-    model = WDPSL(max_alternations=2, max_passes=2).fit(snap)
+    model = WDPSL(max_iter=2, max_passes=2).fit(snap)
     conf = WDPSL.candidate_confidences(model, snap)
     assert conf.shape == (snap.n_tokens, snap.n_labels)
     np.testing.assert_allclose(conf.sum(axis=1), 1.0)
@@ -298,7 +298,7 @@ def test_unlabeled_sentences_are_left_out_with_a_note():
     labels, gold_s, part_s = synthetic(5, seed=6)
     part_s = part_s + [s.unlabeled() for s in gold_s[:3]]
     _, snap, _ = snapshots(labels, gold_s + gold_s[:3], part_s)
-    model = WDPSL(max_alternations=1, max_rounds=2).fit(snap)
+    model = WDPSL(max_iter=1, max_rounds=2).fit(snap)
     assert any("unlabeled" in note and "3 left out" in note for note in model.info["notes"])
     assert get_learner("wdpsl") is WDPSL
 
@@ -306,7 +306,7 @@ def test_unlabeled_sentences_are_left_out_with_a_note():
 def test_warm_start_needs_fewer_rounds_and_agrees():
     labels, gold_s, part_s = synthetic(15, seed=7)
     _, snap, _ = snapshots(labels, gold_s, part_s)
-    learner = WDPSL(max_alternations=2, max_passes=2)
+    learner = WDPSL(max_iter=2, max_passes=2)
     cold = learner.fit(snap)
     warm = learner.fit(snap, warm_start=cold)
     assert warm.info["cutting_plane_rounds"] <= cold.info["cutting_plane_rounds"]
@@ -469,7 +469,7 @@ def test_rescale_boxes_clips_betas_and_keeps_omega_consistent():
 def test_fit_with_smo_matches_fit_with_cvxopt():
     labels, gold_s, part_s = synthetic(3, seed=11, length=5)
     _, snap, _ = snapshots(labels, gold_s, part_s)
-    kw = dict(c1=10.0, c2=10.0, max_alternations=2, qp_tol=1e-6, epsilon=1e-3, max_passes=50, max_rounds=30,
+    kw = dict(c1=10.0, c2=10.0, max_iter=2, qp_tol=1e-6, epsilon=1e-3, max_passes=50, max_rounds=30,
               drop_after=0)
     ref = WDPSL(qp_solver="cvxopt", **kw).fit(snap)
     fast = WDPSL(qp_solver="smo", **kw).fit(snap)

@@ -504,14 +504,14 @@ def test_remove_label_refuses_when_used_unless_forced(project):
 
 def test_models_round_trip_bytes_and_metadata(project):
     blob = os.urandom(300_000) + b"\x00" * 10
-    first = project.stored.add_model("crf", {"c2": 0.1, "epochs": np.int64(5)},
+    first = project.stored.add_model("crf", {"c2": 0.1, "max_iter": np.int64(5)},
                               {"f1": np.float64(0.93), "per_label": np.array([0.5, 1.0])},
                               blob, note="baseline")
     second = project.stored.add_model("mvhmp", {}, {}, b"")
     records = project.stored.models()
     assert [r.id for r in records] == [first, second]
     assert records[0].learner == "crf" and records[0].note == "baseline"
-    assert records[0].params == {"c2": 0.1, "epochs": 5}
+    assert records[0].params == {"c2": 0.1, "max_iter": 5}
     assert records[0].metrics == {"f1": 0.93, "per_label": [0.5, 1.0]}
     assert records[0].size == len(blob) and records[0].created > 0
     assert project.stored.model_data(first) == blob

@@ -30,7 +30,7 @@ def project_bytes(tmp_path_factory) -> bytes:
         ids = p.sentence_ids()
         for i in range(60):
             p.set_annotation(ids[i], i % 12, [LABELS.names[i % len(LABELS)]])
-        p.stored.add_model("perceptron", {"epochs": 2}, {"f1": 0.5}, b"model bytes" * 100)
+        p.stored.add_model("perceptron", {"max_iter": 2}, {"f1": 0.5}, b"model bytes" * 100)
     return path.read_bytes()
 
 

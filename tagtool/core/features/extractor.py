@@ -31,6 +31,7 @@ from tagtool.core.features.templates import (
     feature_name,
 )
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
+from tagtool.core.params import Param, ParamTable, SettingError
 
 # The package's name, as before the split into modules.
 logger = logging.getLogger(__package__)
@@ -51,7 +52,23 @@ MAX_WINDOW = 64
 #: Every feature-set name: the fixed template sets and those read from word representations.
 _KNOWN_SETS = (*FEATURE_SETS, *DIST_SETS)
 
-_PARAM_NAMES = ("feature_set", "window", "min_count", "hashing", "n_hash", "pos_column", "columns")
+#: The feature extractor's settings (``--set features.NAME=VALUE``; a learner's ``default_features``
+#: come first): the constructor's arguments except the word representations, which are data.
+FEATURE_PARAMS = ParamTable(
+    Param("feature_set", str, "default", "the template set; sets joined by + are stacked (one view each)",
+          choices=_KNOWN_SETS, joined=True),
+    Param("window", int, 1, "context of +-window tokens (crfsuite: fixed at 1)", low=0, high=MAX_WINDOW),
+    Param("min_count", int, 2, "keep the features seen at least this many times (1: keep all, as CRFsuite)",
+          low=1),
+    Param("hashing", bool, False, "map features to columns by a hash of their name instead of a vocabulary"),
+    Param("n_hash", int, 2**18, "number of hashed columns (even)", low=2, high=2**31),
+    Param("pos_column", str, None, "crfsuite only: the extra column holding part of speech", optional=True,
+          none_means="the first input column"),
+    Param("columns", list, None, "default set only: the extra columns that become features", optional=True,
+          none_means="every input column, no annotation layer"),
+    owner="features",
+)
+_PARAM_NAMES = tuple(FEATURE_PARAMS.names())
 
 
 class FeatureExtractor:
@@ -124,6 +141,8 @@ class FeatureExtractor:
     >>> "-1:lw=the" in names
     True
     """
+
+    params = FEATURE_PARAMS
 
     def __init__(
         self,
@@ -212,15 +231,15 @@ class FeatureExtractor:
         if self._is_stacked:
             return self._part_extractors()[0]._named_set()  # validates every part
         fs = self._named_set()
-        if not isinstance(self.window, int) or not 0 <= self.window <= MAX_WINDOW:
-            raise FeatureError(f"window must be an int in [0, {MAX_WINDOW}], got {self.window!r}")
+        try:
+            for name in ("window", "min_count", "n_hash") if self.hashing else ("window", "min_count"):
+                FEATURE_PARAMS[name].check(getattr(self, name))
+        except SettingError as exc:
+            raise FeatureError(str(exc)) from None
         if fs.fixed_window is not None and self.window != fs.fixed_window:
             raise FeatureError(f"the {fs.name!r} feature set has a fixed window of {fs.fixed_window}")
-        if not isinstance(self.min_count, int) or self.min_count < 1:
-            raise FeatureError(f"min_count must be an int >= 1, got {self.min_count!r}")
-        n_hash = self.n_hash
-        if self.hashing and (not isinstance(n_hash, int) or not 2 <= n_hash <= 2**31 or n_hash % 2):
-            raise FeatureError(f"n_hash must be an even int in [2, 2**31], got {self.n_hash!r}")
+        if self.hashing and self.n_hash % 2:
+            raise FeatureError(f"n_hash must be even, got {self.n_hash!r}")
         return fs
 
     def _resolve_columns(self, fs: FeatureSet, sentences: Sequence) -> tuple[str, ...]:

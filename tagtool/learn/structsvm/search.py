@@ -26,9 +26,6 @@ from tagtool.decode._viterbi import _loss_augmented_kernel, _viterbi_kernel
 from tagtool.decode.max_product import count_paths
 from tagtool.learn._emission import path_score
 
-LOSSES = ("hamming", "zero-one")
-RESCALINGS = ("margin", "slack")
-
 
 @_njit
 def _count_viterbi_kernel(emit, trans, start, end, target, counted, best, paths):

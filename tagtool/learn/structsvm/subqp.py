@@ -53,10 +53,6 @@ import numpy as np
 
 from tagtool.learn.qp import solve_qp
 from tagtool.learn.structsvm import _dual_kernels
-from tagtool.learn.structsvm.search import LOSSES, RESCALINGS
-
-NORMS = (1, 2)
-QP_SOLVERS = ("cvxopt", "smo")
 #: KKT tolerance of the SMO solver, relative to the largest linear coefficient.
 SMO_TOL = 1e-8
 #: Iteration bound of the SMO solver.
@@ -65,7 +61,7 @@ SMO_ITER = 20000
 
 @dataclass
 class SVMSettings:
-    """The loss, rescaling, norm, cost and solver of a structural SVM (checked by :meth:`check`)."""
+    """The loss, rescaling, norm, cost and solver of a structural SVM (their ranges: ``HMSVM.params``)."""
 
     C: float
     norm: int
@@ -74,22 +70,6 @@ class SVMSettings:
     epsilon: float
     kbest: int
     qp_solver: str = "smo"
-
-    def check(self) -> None:
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
-        if self.rescaling not in RESCALINGS:
-            raise ValueError(f"rescaling must be one of {RESCALINGS}, got {self.rescaling!r}")
-        if self.norm not in NORMS:
-            raise ValueError(f"norm must be 1 or 2, got {self.norm!r}")
-        if not self.C > 0:
-            raise ValueError(f"C must be positive, got {self.C}")
-        if not self.epsilon > 0:
-            raise ValueError(f"epsilon must be positive, got {self.epsilon}")
-        if self.qp_solver not in QP_SOLVERS:
-            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
-        if self.kbest < 2:
-            raise ValueError(f"kbest must be at least 2, got {self.kbest}")
 
 
 

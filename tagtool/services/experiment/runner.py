@@ -93,9 +93,9 @@ class Experiment:
 
     def _views(self, extractor, seed: int) -> np.ndarray:
         spec = dict(self.config.views)
-        spec.setdefault("seed", seed)
         split = view_split_for(
-            self.learner_cls, spec if (self.learner_cls.two_view or self.config.views) else None, extractor=extractor
+            self.learner_cls, spec if (self.learner_cls.two_view or self.config.views) else None, seed,
+            extractor=extractor,
         )
         return feature_views(extractor, split)
 

@@ -61,10 +61,9 @@ def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpu
     extractor = make_extractor(learner_cls, config.features)
     attach_representations(extractor, data_sentences, representations)  # dist sets: the data's text, not the test's
     fitted = extractor.fit_transform(data_sentences)  # also the pool's features (unlabeled copies, same tokens)
-    spec = {"seed": config.seed, **config.views}
     # the extractor: with a stack of two feature sets the default split gives each a view, as in training
-    split = view_split_for(learner_cls, spec if (learner_cls.two_view or config.views) else None, config.seed,
-                           extractor)
+    split = view_split_for(learner_cls, dict(config.views) if (learner_cls.two_view or config.views) else None,
+                           config.seed, extractor)
     views = feature_views(extractor, split)
     unlabeled = [s.unlabeled() for s in data_sentences]
     test_snapshot = build_snapshot([s.unlabeled() for s in test_sentences], labels, extractor, views)
