@@ -182,54 +182,10 @@ def learners_reference() -> str:
 
 
 def settings_reference() -> str:
-    """What ``--set`` takes: the declared settings tables' Markdown when the package has it, else today's help.
+    """What ``--set`` takes: the declared settings tables (:mod:`tagtool.core.params`) as Markdown."""
+    from tagtool.services.settings_reference import settings_markdown
 
-    The one place to change when the settings tables' generator moves.
-    """
-    try:
-        from tagtool.services.settings import settings_markdown  # the declared settings tables
-    except ImportError:
-        return _settings_from_help()
     return settings_markdown()
-
-
-def _settings_from_help() -> str:
-    """Today's ``--set`` help and each learner's parameters with their defaults and the first line of their doc."""
-    import inspect
-
-    from tagtool.cli.settings import SETTINGS_HELP
-    from tagtool.learn import available_learners
-
-    lines = ["```text", SETTINGS_HELP.rstrip(), "```", "", "## Each learner's parameters", ""]
-    for name, cls in available_learners().items():
-        documented = _parameter_docs(inspect.getdoc(cls) or "")
-        lines += [f"### {name}", "", _text(getattr(cls, "description", "") or ""), ""]
-        lines += ["| parameter | default | what it is |", "| --- | --- | --- |"]
-        for parameter in list(inspect.signature(cls.__init__).parameters.values())[1:]:
-            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-                continue
-            default = "" if parameter.default is parameter.empty else f"`{parameter.default!r}`"
-            lines.append(f"| `{parameter.name}` | {default} | {_text(documented.get(parameter.name, ''))} |")
-        lines.append("")
-    return "\n".join(lines) + "\n"
-
-
-def _parameter_docs(docstring: str) -> dict[str, str]:
-    """``{name: first sentence}`` of a numpydoc "Parameters" section."""
-    section = re.search(r"^Parameters\n-+\n(.*?)(?:^\S[^\n]*\n-+\n|\Z)", docstring, re.M | re.S)
-    found: dict[str, str] = {}
-    if section is None:
-        return found
-    current = None
-    for line in section.group(1).splitlines():
-        if line and not line[0].isspace():
-            current = line.split(":")[0].strip()
-            found[current] = ""
-        elif current and line.strip():
-            found[current] = (found[current] + " " + line.strip()).strip()
-    # reST roles and literals read as plain text; the first sentence (not "Eq. 17") is the line of help
-    plain = {k: re.sub(r":\w+:`~?([^`]*)`", r"\1", v).replace("``", "") for k, v in found.items()}
-    return {k: re.split(r"(?<=\.)\s(?=[A-Z(])", v, maxsplit=1)[0] for k, v in plain.items()}
 
 
 # ---------------------------------------------------------------------------
