@@ -25,7 +25,7 @@ merge re-reads the sentence's row (its length and preview changed).
 
 In a project of :data:`BACKGROUND_LIST_MIN` sentences or more, the ids of
 a search, a status filter or another order are read in a worker thread
-(:class:`~tagtool.store.id_query.SentenceIdQuery`, a read-only connection
+(:class:`~tagtool.store.worker_reads.SentenceIdQuery`, a read-only connection
 of its own): the trigram index answers a rare word in a millisecond, but a
 common one ("the") or a search shorter than three characters scans every
 sentence's text, 30–70 ms on 100,000 sentences, and sorting them by
@@ -55,8 +55,8 @@ from PySide6.QtGui import QColor, QPixmap
 from tagtool.gui.id_reader import IdReader
 from tagtool.gui.session import Session
 from tagtool.gui.sentence_status import flag_pixmaps, row_tooltip, status_color, status_text
-from tagtool.store.id_query import SentenceIdQuery
-from tagtool.store.records import SentenceSummary
+from tagtool.store.worker_reads import SentenceIdQuery
+from tagtool.store.record_types import SentenceSummary
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Any
 from tagtool.core.labels import LabelSet, check_label_name
 from tagtool.store import label_rows as _labels
 from tagtool.store.label_rows import AUTO, UNCHANGED
-from tagtool.store.records import LabelInfo
+from tagtool.store.record_types import LabelInfo
 
 
 class LabelsFront:

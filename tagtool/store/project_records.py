@@ -4,7 +4,7 @@
 
 The methods rely on what :class:`~tagtool.store.project.Project` provides:
 ``_db`` (the open connection), ``_write()`` (one write transaction),
-``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.records.NotFoundError`
+``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.record_types.NotFoundError`
 for an unknown sentence).
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.store import model_file as _models
 from tagtool.store import representations as reps_store
-from tagtool.store.records import ModelRecord
+from tagtool.store.record_types import ModelRecord
 
 
 class RecordsFront:

@@ -3,7 +3,7 @@ tokenization fixes, and the corpora that carry them (an export, what learners tr
 
 The methods rely on what :class:`~tagtool.store.project.Project` provides:
 ``_db`` (the open connection), ``_write()`` (one write transaction),
-``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.records.NotFoundError`
+``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.record_types.NotFoundError`
 for an unknown sentence), the corpus it reads (``corpus()``, ``sentence_ids()``) and
 ``read_transaction()`` (the reads of one corpus see one snapshot).
 """

@@ -5,7 +5,7 @@ The rule that makes training labels of answers lives in
 :mod:`tagtool.store.annotators`; resolutions in :mod:`tagtool.store.team`.
 The methods rely on what :class:`~tagtool.store.project.Project` provides:
 ``_db`` (the open connection), ``_write()`` (one write transaction),
-``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.records.NotFoundError`
+``labels`` and ``_length(sentence_id)`` (:class:`~tagtool.store.record_types.NotFoundError`
 for an unknown sentence), ``_normalize(labels)``, ``read_transaction()`` and ``path``.
 """
 
@@ -19,7 +19,7 @@ from tagtool.store import actions as _actions
 from tagtool.store import annotator_answers as _answers
 from tagtool.store import annotators as _annotators
 from tagtool.store import label_rows as _labels
-from tagtool.store import reading
+from tagtool.store import corpus_reads as reading
 from tagtool.store import token_checks
 from tagtool.store import team as _team
 from tagtool.store import writes

@@ -24,7 +24,7 @@ import sqlite3
 
 from tagtool.errors import ProjectError
 from tagtool.store import retokenize_conllu as conllu_ids
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store.formats.spans import META_FULL, META_START, META_TEXT
 
 

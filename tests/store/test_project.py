@@ -20,7 +20,7 @@ from tagtool.core.annotation import annotation_kind, annotation_status, make_ann
 from tagtool.errors import FormatError, LabelError, ProjectError
 from tagtool.store import schema
 from tagtool.store.project import Project
-from tagtool.store.records import NotFoundError
+from tagtool.store.record_types import NotFoundError
 
 
 def digest(path: Path) -> str:
