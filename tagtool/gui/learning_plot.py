@@ -89,7 +89,7 @@ class BackgroundImport(QObject):
     def _run(self) -> None:  # the import thread
         try:
             importlib.import_module(self.module)
-        except Exception:  # noqa: BLE001 - the GUI thread's own import then raises it where it is used
+        except Exception:  # the GUI thread's own import then raises it where it is used
             log.exception("importing %s in the background failed", self.module)
         self.done = True
         self.ready.emit()

@@ -11,7 +11,8 @@ at most :data:`MAX_PAGES` pages are kept, so a page at the end of a long
 list costs what the first costs and nothing is read for rows never shown.
 The row of a sentence is found in the id list by a binary search on its
 document position (or, sorted otherwise, a dictionary built once per
-order), so selecting a sentence far down a filtered list needs no query.  After an edit the edited row is updated in place (it stays in a
+order), so selecting a sentence far down a filtered list needs no query.  After an edit the edited row is
+updated in place (it stays in a
 filtered list until the filter or search changes, so rows do not vanish
 under the annotator's cursor).
 
@@ -321,11 +322,11 @@ class SentenceListModel(QAbstractTableModel):
     # ------------------------------------------------------------------
     # QAbstractTableModel
 
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._ids)
+    def rowCount(self, parent=None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(self._ids)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
+    def columnCount(self, parent=None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation == Qt.Horizontal and role == Qt.DisplayRole:

@@ -124,6 +124,7 @@ class Learner(ABC):
 
     def _check_params(self) -> None:
         """Raise ValueError for a parameter value out of range (a learner with ranges overrides it)."""
+        return
 
     @staticmethod
     def candidate_confidences(model: ChainModel, snapshot: Snapshot) -> np.ndarray | None:

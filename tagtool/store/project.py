@@ -297,7 +297,10 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
         return self.sentences([sentence_id])[0]
 
     def sentences(self, sentence_ids: Iterable[int]) -> list[Sentence]:
-        """Sentences in the order of ``sentence_ids`` (an unknown id: :class:`~tagtool.store.record_types.NotFoundError`)."""
+        """Sentences in the order of ``sentence_ids``.
+
+        An unknown id: :class:`~tagtool.store.record_types.NotFoundError`.
+        """
         return reading.sentences(self._db, self.path, sentence_ids)
 
     def corpus(self) -> Corpus:
@@ -314,7 +317,8 @@ class Project(LabelsFront, TeamFront, ReviewFront, RecordsFront, AttachFront):
                            offset: int = 0, limit: int | None = None,
                            preview_chars: int = 80) -> list[SentenceSummary]:
         """A page of the sentence list's rows, without token data: of the sentences with a status of
-        :data:`tagtool.store.list_queries.STATUSES`, holding a text (case-insensitive for ASCII letters), of a document."""
+        :data:`tagtool.store.list_queries.STATUSES`, holding a text (case-insensitive for ASCII letters), of a
+        document."""
         return queries.summaries(self._db, self._search_index, status, search, document_id, offset, limit,
                                  preview_chars)
 

@@ -110,7 +110,7 @@ def _join_reviews(conn: sqlite3.Connection, first: int, second: int) -> None:
     if first not in rows:
         conn.execute("UPDATE sentence_review SET sentence_id = ? WHERE sentence_id = ?", (first, second))
         return
-    (fa, ca, sa, who, when), (fb, cb, sb, _, _) = rows[first], rows[second]
+    (fa, ca, sa, _, _), (fb, cb, sb, _, _) = rows[first], rows[second]
     comment = " / ".join(c for c in (ca, cb) if c)
     conn.execute("DELETE FROM sentence_review WHERE sentence_id = ?", (second,))
     conn.execute("UPDATE sentence_review SET flagged = ?, comment = ?, skipped = ? WHERE sentence_id = ?",
