@@ -188,7 +188,7 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
         bio[i] = f"B-{label}"
         bio[i + 1:j + 1] = [f"I-{label}"] * (j - i)
     for start, end, names in _amendments(rec, who):
-        for k, _, p0, length in segments:
+        for k, r0, p0, length in segments:
             a, b = max(start, r0) - r0 + p0, min(end, r0 + length) - r0 + p0
             starts, ends, _ = texts[k].flat()
             for t in covered((starts, ends), a, b):
