@@ -463,7 +463,8 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
         "project with two annotators' files (the retokenization starting at a random instant of the merge), "
         "`tagtool export` to JSON Lines in a loop, and merge's read of an annotator's file being retokenized; "
         f"then merges were killed with SIGKILL at a random instant of 0–1.2 times their transaction's "
-        f"{in_transaction * 1000:.0f} ms after reading the files (a merge with the CLI: {seconds * 1000:.0f} ms). Every "
+        f"{in_transaction * 1000:.0f} ms after reading the files "
+        f"(a merge with the CLI: {seconds * 1000:.0f} ms). Every "
         "label is derivable from its token's text (letters `LOW`, digits `NUM`), so a label stored or read "
         "against the wrong tokenization is counted as misaligned; a project is damaged when "
         "`PRAGMA integrity_check`, opening, its training corpus or `tagtool export` fails.",

@@ -347,14 +347,14 @@ def _check_task(task: Task, sentence, warnings: list[str], path: Path, tally: Ta
             groups[a.name].append(a)
     skipped = _skipped_ids(warnings, path, task)
     answers = dict(sentence.annotator_labels)
-    for name, annotations in groups.items():
+    for name, offered in groups.items():
         tally.expected += 1
-        keep = _chosen(annotations)
+        keep = _chosen(offered)
         got = answers.pop(name, None)
         if got != _bio(n, keep.spans):
             raise AssertionError(f"task {task.ident}: annotator {name!r} got {got}, expected annotation {keep.ident}")
         tally.kept += 1
-        for a in annotations:
+        for a in offered:
             if a is not keep:
                 if a.ident in skipped:
                     tally.named_drops += 1

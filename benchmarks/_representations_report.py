@@ -225,7 +225,7 @@ def unseen_tables(cells, corpora, seeds, size=100) -> list[str]:
 def _shares(cell: dict, repkey: str) -> str:
     total = sum(v[0] for k, v in cell["groups"].items() if k.startswith(repkey + ":"))
     parts = []
-    for name, members in (("text", GROUPS[0][1]), ("not", GROUPS[2][1])):
+    for _kind, members in (("text", GROUPS[0][1]), ("not", GROUPS[2][1])):
         n = sum(cell["groups"][f"{repkey}:{c}:{s}"][0] for c, s in members)
         parts.append(f"{100 * n / total:.1f} %")
     return " / ".join(parts)

@@ -106,13 +106,13 @@ def corpus_tables(grouped: dict, corpus: str) -> list[str]:
         return []
     settings = sorted({(k[3], k[4]) for k in keys}, key=lambda s: (s[0] == 0, s[0]))
     specs = sorted({(k[1], k[2]) for k in keys}, key=lambda s: (_order(s[0]), s[1]))
-    head = "| learner [features] | " + " | ".join(f"L={_setting(l)}" + (f", U={u}" if u else "")
-                                                  for l, u in settings) + " |"
+    head = "| learner [features] | " + " | ".join(f"L={_setting(n)}" + (f", U={u}" if u else "")
+                                                  for n, u in settings) + " |"
     lines = [f"### {corpus}", "", "Token error % / entity F1 % (token accuracy for POS), mean ± SE over repeats; "
              "**k✗** = repeats that collapsed, k◌ = near-collapse.", "", head, "|---" * (len(settings) + 1) + "|"]
     for learner, features in specs:
-        cells = [_cell(grouped[(corpus, learner, features, l, u)]) if (corpus, learner, features, l, u) in grouped
-                 else "" for l, u in settings]
+        cells = [_cell(grouped[(corpus, learner, features, n, u)]) if (corpus, learner, features, n, u) in grouped
+                 else "" for n, u in settings]
         lines.append(f"| {learner} [{features}] | " + " | ".join(cells) + " |")
     lines += ["", *twin_table(grouped, corpus, settings, specs)]
     return lines
@@ -129,7 +129,7 @@ def twin_table(grouped: dict, corpus: str, settings, specs) -> list[str]:
              "mean ± SE; ▼ worse than the twin by more than one SE); guard = repeats where the collapse guard "
              "returned the supervised model; *unlabeled alone* = the model the unlabeled sentences gave, before "
              "the guard.", "",
-             "| learner − twin | " + " | ".join(f"L={_setting(l)}" for l, _ in settings) + " |",
+             "| learner − twin | " + " | ".join(f"L={_setting(n)}" for n, _ in settings) + " |",
              "|---" * (len(settings) + 1) + "|"]
     for learner, features in specs:
         for other in ALSO.get(learner, ()):
@@ -153,7 +153,7 @@ def twin_table(grouped: dict, corpus: str, settings, specs) -> list[str]:
             rows["returned"].append(_delta(a, b) + _guard_note(a))
             rows["alone"].append(_delta(_semi_records(a), b))
         lines.append(f"| {learner} − {twin} [{features}] | " + " | ".join(rows["returned"]) + " |")
-        if any("semi" in r for recs in (grouped.get((corpus, learner, features, l, u), {}) for l, u in settings)
+        if any("semi" in r for recs in (grouped.get((corpus, learner, features, n, u), {}) for n, u in settings)
                for r in recs.values()):
             lines.append(f"| *unlabeled alone* | " + " | ".join(rows["alone"]) + " |")
     return lines + [""]
@@ -241,7 +241,7 @@ def representation_gains(grouped: dict) -> list[str]:
              "Entity F1 (accuracy for POS) with the representation sets minus without, same learner, draws and "
              "base features: paired mean ± SE in points (n repeats). `+dist`: the cluster ids; `+dist+dist-dims`: "
              "the clusters and the binarised vector dimensions.", "",
-             "| corpus | learner [base features] | added | " + " | ".join(f"L={_setting(l)}" for l, _ in settings)
+             "| corpus | learner [base features] | added | " + " | ".join(f"L={_setting(n)}" for n, _ in settings)
              + " |", "|---" * (len(settings) + 3) + "|"]
     order = lambda r: (list(CORPORA).index(r[0]), _order(r[1]), r[2], r[3])  # noqa: E731
     for corpus, learner, base, suffix in sorted(rows, key=order):
@@ -269,7 +269,7 @@ def default_ranking(grouped: dict) -> list[str]:
              "Each learner at its own default feature set (`+dist`: with the word-representation clusters), "
              "entity F1 / token accuracy averaged over the corpora that have all of that L's cells, and the mean "
              "rank over those corpora (1 = best; CRFsuite ranked with them).", "",
-             "| learner [features] | " + " | ".join(f"L={_setting(l)}" for l, _ in settings) + " |",
+             "| learner [features] | " + " | ".join(f"L={_setting(n)}" for n, _ in settings) + " |",
              "|---" * (len(settings) + 1) + "|"]
     variants = [(n, f) for n, f in own.items()] + [(n, f + "+dist") for n, f in own.items()] + [("crfsuite", "crfsuite")]
     table = {}

@@ -101,7 +101,7 @@ def _two(folder: Path, seed: int, seconds: float, totals: dict) -> str:
     Project.create(path, plain_corpus(50, 8)).close()
     children = [_python(WRITER, path, seed, seconds), _python(LABELLER, path, seed + 1, seconds)]
     outs = [c.communicate(timeout=seconds + 60) for c in children]
-    for child, (out, err) in zip(children, outs):
+    for child, (_, err) in zip(children, outs):
         need(child.returncode == 0, f"a child failed: {err[-500:]}")
     edits, refused, busy = map(int, outs[0][0].split()[-3:])
     totals["edits"] += edits

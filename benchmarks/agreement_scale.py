@@ -7,7 +7,7 @@ Usage::
 The project: the CoNLL-2000 training set (``../shared/data``; the slice in
 tests/data when absent) repeated to ``--sentences`` sentences (default
 100,000), every sentence answered by one of two annotators in turn and a
-share ``--overlap`` (default 0.1) by both (:func:`tagtool.services.agreement.demo.team_sentences`:
+share ``--overlap`` (default 0.1) by both (:func:`tools.demo_team.team_sentences`:
 4 % label confusions, 1 % candidate sets), with one logged action per
 sentence and annotator.  Every sentence is in ``annotator_labels``: what
 a fully merged team project holds.
@@ -49,12 +49,13 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tools/ (the app's drivers)
 from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
 from _agreement_crowd import run_case, table_lines  # noqa: E402
 from _results import load_average, machine_lines, write_keeping_analysis  # noqa: E402
 
 from tagtool.services.agreement import collect, compute  # noqa: E402
-from tagtool.services.agreement.demo import team_sentences  # noqa: E402
+from tools.demo_team import team_sentences  # noqa: E402
 from tagtool.services.agreement.progress import annotator_progress  # noqa: E402
 from tagtool.core import Corpus, Document  # noqa: E402
 from tagtool.store.actions import Action  # noqa: E402

@@ -316,7 +316,8 @@ def table(rows: dict[str, LearnerRuns]) -> list[str]:
             last = r.curve[-1]
             lines.append(
                 f"| {learner} | {r.strategy}+{r.mode} | {'never' if c95 is None else f'{c95:,.0f}'} | {ratio} | "
-                f"{last.f1:.4f} ({last.cost:,.0f}) | {last.tokens_labeled:,} | {last.candidate_sets:,} | {last.accepted:,} | "
+                f"{last.f1:.4f} ({last.cost:,.0f}) | {last.tokens_labeled:,} | "
+                f"{last.candidate_sets:,} | {last.accepted:,} | "
                 f"{len(r.curve)} | {sum(p.train_seconds for p in r.curve):.0f} | {run.wall:.0f} |"
             )
     return lines
@@ -477,7 +478,8 @@ def task_section(task: str, rows: dict[str, LearnerRuns], args, png: Path) -> li
     lines = [
         f"## {name}",
         "",
-        f"Data: {'first' if sizes[task] > 0 else 'all'} {len(data):,} sentences of `{data_path}` ({data.n_tokens:,} tokens); test: `{test_path}` "
+        f"Data: {'first' if sizes[task] > 0 else 'all'} {len(data):,} sentences of `{data_path}` "
+        f"({data.n_tokens:,} tokens); test: `{test_path}` "
         f"({len(test):,} sentences). Plot (seed {first}): [{png.name}]({png.name}).",
         "",
         *summary(rows, args.seed_list),
@@ -489,7 +491,8 @@ def task_section(task: str, rows: dict[str, LearnerRuns], args, png: Path) -> li
     ]
     if others:
         plural = "s" if len(others) > 1 else ""
-        lines += [f"Seed{plural} {', '.join(map(str, others))}: random+full, seed {first}'s best guided setting and combined+review:", "",
+        lines += [f"Seed{plural} {', '.join(map(str, others))}: random+full, "
+                  f"seed {first}'s best guided setting and combined+review:", "",
                   *seed_table(rows), ""]
     return lines
 
@@ -537,13 +540,16 @@ def main(argv=None) -> int:
         "of the data, fully labeled). Every run stops there; the guided settings get random+full's cost_to_95 as "
         "their budget (\"> 1\": not reached within it; \"F1 at the end\" is then the F1 at that cost). "
         f"Seed {first} runs every setting; "
-        + (f"seed{'s' if len(others) > 1 else ''} {', '.join(map(str, others))} rerun{'' if len(others) > 1 else 's'} random+full, seed {first}'s best guided setting and combined+review (the seed "
+        + (f"seed{'s' if len(others) > 1 else ''} {', '.join(map(str, others))} "
+           f"rerun{'' if len(others) > 1 else 's'} random+full, "
+           f"seed {first}'s best guided setting and combined+review (the seed "
            "moves the random order, the first step, the unlabeled sample and the learner's own seed). "
            if others else "")
         + "Goal of the issue: "
         f"the best guided setting in the issue's modes (full, tokens, partial) at ≤ {GOAL:.2f} × random+full's "
         "cost_to_95 (judged on the median over seeds); `review` (the app's workflow: correct the wrong "
-        "suggestions at `full`, accept the rest with Enter at `skip` each) is a mode beyond the issue, shown beside it. "
+        "suggestions at `full`, accept the rest with Enter at `skip` each) is a mode beyond the issue, "
+        "shown beside it. "
         "Thresholds: the defaults of "
         "`tagtool simulate` (ask a token at uncertainty ≥ 0.7 for margin-based learners, ≥ 0.3 for CRFs; "
         "candidate set where the gold/strongest-wrong pair uncertainty ≥ 0.9); at most "

@@ -2,7 +2,7 @@
 
 An oracle annotator who knows the gold labels drives the real
 :class:`~tagtool.gui.main_window.MainWindow` (offscreen) by key presses
-alone (:class:`tagtool.gui.scripted.ScriptedAnnotator`: J, Tab, the label
+alone (:class:`tools.scripted_annotator.ScriptedAnnotator`: J, Tab, the label
 keys, the arrow keys, Enter, Ctrl+T) on a project made of the first
 ``--sentences`` sentences of CoNLL-2002 Spanish ``esp.train``, retraining
 (Train now, the app's training path, warm-started) at the cost boundaries of
@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tools/ (the app's drivers)
 
 import numpy as np  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
@@ -49,7 +50,7 @@ from _results import load_average, machine_lines, write_keeping_analysis  # noqa
 from tagtool.core import Corpus  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tagtool.gui.scripted import ScriptedAnnotator, StepPoint  # noqa: E402
+from tools.scripted_annotator import ScriptedAnnotator, StepPoint  # noqa: E402
 from tagtool.core.chunks import F1Scorer  # noqa: E402
 from tagtool.services.simulate.config import TARGET_SHARE, Costs, SimulationConfig  # noqa: E402
 from tagtool.services.simulate.loop import Simulation  # noqa: E402

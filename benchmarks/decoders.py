@@ -184,7 +184,8 @@ def _report(rows, overhead, args):
     if batch22:
         checks.append(
             f"- `viterbi_batch` at L = 22: **{_fmt(batch22[3])} T·L²/s** "
-            f"(for reference only, not measured here: the issue quotes CRFsuite's Viterbi at {_fmt(CRFSUITE_OPS)} T·L²/s, ratio {batch22[3] / CRFSUITE_OPS:.2f})."
+            f"(for reference only, not measured here: the issue quotes CRFsuite's Viterbi at "
+            f"{_fmt(CRFSUITE_OPS)} T·L²/s, ratio {batch22[3] / CRFSUITE_OPS:.2f})."
         )
     command = "python benchmarks/decoders.py" + (" --quick" if args.quick else "")
     return "\n".join(

@@ -5,7 +5,7 @@ CoNLL-2000 chunking (``tests/data/conll2000_train_head.txt``) and, when
 ``../shared/data`` holds it, of CoNLL-2002 Spanish NER (``esp.train``), from
 scratch (no model) in the real window (offscreen), three ways, each on a fresh copy of the project, every
 gesture a real Qt event (``QTest`` key clicks; press, moves and release on the
-chips: :mod:`tagtool.gui.mouse_script`):
+chips: :mod:`tools.mouse_script`):
 
 * **keys**: the labeled token's move-on puts the focus on the next segment (a
   chunk, or a run of ``O``); Shift+→ over it and its label key (a chunk's
@@ -34,13 +34,14 @@ import tempfile
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tools/ (the app's drivers)
 
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from _results import write_keeping_analysis  # noqa: E402
 
 from tagtool.core import Corpus  # noqa: E402
-from tagtool.gui import mouse_script  # noqa: E402
+from tools import mouse_script  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
 from tagtool.store.formats import read_corpus  # noqa: E402

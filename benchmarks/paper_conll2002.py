@@ -192,7 +192,7 @@ def fmt_row(name: str, settings: list[dict]) -> str:
 
 def table(rows: dict[str, list[dict]]) -> str:
     head = "| learner | " + " | ".join(
-        f"L={l} U={u}: error % | F1 % | train s" for l, u in zip(LABELED, UNLABELED)) + " |"
+        f"L={n} U={u}: error % | F1 % | train s" for n, u in zip(LABELED, UNLABELED)) + " |"
     sep = "|---|" + "---|---|---|" * len(LABELED)
     lines = [head, sep]
     lines += [fmt_row(name, settings) for name, settings in rows.items()]

@@ -56,7 +56,8 @@ from hypothesis import strategies as st  # noqa: E402
 import _span_fuzz as spans  # noqa: E402
 from _adversarial import adversarial, replace_section  # noqa: E402
 from _file_safety import SAFETY_SCENARIOS, file_safety, trial_counts  # noqa: E402
-from _hostile import ADDRESS_LIMIT, HEADER as HOSTILE_HEADER, TIME_LIMIT, hostile_sizes  # noqa: E402
+from _hostile import ADDRESS_LIMIT, TIME_LIMIT, hostile_sizes  # noqa: E402
+from _hostile import HEADER as HOSTILE_HEADER  # noqa: E402
 from _results import machine_lines, write_keeping_analysis  # noqa: E402
 from tagtool.errors import ProjectError  # noqa: E402
 from tagtool.store.project import Project  # noqa: E402
@@ -454,7 +455,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "## Fuzzed readers and loader",
         "",
-        "Inputs from the generators of `tests/fuzz/` (the CI tests run the same ones, 40 examples each, 25 for the project imports): "
+        "Inputs from the generators of `tests/fuzz/` (the CI tests run the same ones, 40 examples each, "
+        "25 for the project imports): "
         "mutated valid files (bit flips, truncation, lines inserted, deleted, duplicated or swapped, a field "
         "added or dropped, CRLF/CR line ends, byte-order marks, NUL bytes, invalid UTF-8, odd and huge "
         "unicode), token soup made of every format's syntax, random bytes and text, structured JSON "
@@ -482,7 +484,8 @@ def main(argv: list[str] | None = None) -> int:
         "and no side file left; or, for damage inside a value no check can see, opened and read in full "
         "(every sentence, annotation, summary, log entry and model) with no error but a `TagtoolError`.",
         "",
-        "| damage | tries (each copy opened read-write, then read-only) | refused, file untouched | opened, read in full "
+        "| damage | tries (each copy opened read-write, then read-only) | refused, file untouched "
+        "| opened, read in full "
         "| other failures (target 0) |",
         "|---|---|---|---|---|",
         *damage,

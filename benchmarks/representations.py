@@ -327,7 +327,7 @@ class Runner:
         return out
 
 
-def LabelSetOf(gold):  # noqa: N802 - reads like the class it builds
+def LabelSetOf(gold):  # reads like the class it builds
     from tagtool.core.labels import LabelSet
 
     return LabelSet.from_observed({y for s in gold for y in s})

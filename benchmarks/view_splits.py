@@ -89,7 +89,8 @@ def main(argv=None) -> int:
                 for repeat in range(args.repeats):
                     for learner in LEARNERS:
                         for _, feature_set, kind in VARIANTS:
-                            key = f"{corpus_name}|{learner}|{feature_set}|{kind}|L={labeled}|r={repeat}|code={code_hash(learner)}"
+                            key = (f"{corpus_name}|{learner}|{feature_set}|{kind}|L={labeled}|r={repeat}"
+                                   f"|code={code_hash(learner)}")
                             if key in cells:
                                 continue
                             cells[key] = run_cell(corpus, learner, feature_set, kind, labeled, repeat)

@@ -17,7 +17,7 @@ from tagtool.services.annotation_costs import (
     relative_costs,
 )
 from tagtool.store.actions import IDLE_SECONDS, first_ids
-from tagtool.store.records import ActionRecord
+from tagtool.store.record_types import ActionRecord
 
 
 class FakeTime:

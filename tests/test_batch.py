@@ -173,7 +173,7 @@ def test_ordered_results_keep_order_bound_in_flight_and_drop_batches():
         return futures[-1]
 
     texts, live = [], []
-    for n, tokens, text in ordered_results(submit, numbered(6, 4, refs), 3, lambda f, n: "x"):
+    for _, _, text in ordered_results(submit, numbered(6, 4, refs), 3, lambda f, n: "x"):
         texts.append(text)
         live.append(sum(r() is not None for r in refs))
     assert "".join(texts) == "0+4;4+4;8+4;12+4;16+4;20+4;"

@@ -121,7 +121,8 @@ def test_dask_missing_is_a_clear_error(tagger, tmp_path, monkeypatch):
 def test_core_imports_no_dask():
     import subprocess
 
-    code = "import sys, tagtool.services.batch, tagtool.services.batch_parallel, tagtool.cli.main; print('distributed' in sys.modules)"
+    code = ("import sys, tagtool.services.batch, tagtool.services.batch_parallel, tagtool.cli.main; "
+            "print('distributed' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

@@ -93,7 +93,7 @@ def _documents(n_docs: int, per_doc: int, seed: int) -> list[Sentence]:
     """
     rng = np.random.default_rng(seed)
     sentences = []
-    for d in range(n_docs):
+    for _ in range(n_docs):
         # random lower-case strings: no affix or shape tells a word's label
         words = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), size=7)) for _ in range(6)]
         tags = {w: ("B-NP" if j < 2 else "O") for j, w in enumerate(words)}

@@ -83,7 +83,7 @@ def test_analyse_matches_the_tagger():
     assert len(out) == len(test)
     plain = tagger.tag(test)
     views = tagger.disagreement(test)
-    for g, s, pred, (v0, v1) in zip(out, test, plain, views):
+    for g, s, _, (v0, v1) in zip(out, test, plain, views):
         assert len(g.suggestions) == len(s) == len(g.uncertainty)
         assert all(0.0 <= u <= 1.0 for u in g.uncertainty)
         assert g.views == (tuple(v0), tuple(v1))

@@ -10,7 +10,7 @@ from tagtool.services.annotation_costs import MIN_TOKENS
 from tagtool.gui.questions import Questions, build_plan, plan_in_worker
 from tagtool.services.guidance import Analysis
 from tagtool.services.queue_costs import DEFAULT, QueueCosts, from_log
-from tagtool.store.records import ActionRecord
+from tagtool.store.record_types import ActionRecord
 from tagtool.services.strategies import Evidence, Tokens
 
 

@@ -52,7 +52,8 @@ def add_agreement_command(sub) -> None:
                    f"(default {ANNOTATOR_LIMIT:,}); raise it for bigger teams")
     p.add_argument("--pairs-up-to", type=_positive, default=PAIR_ANNOTATORS, metavar="N",
                    help=f"compute the per-pair measures (Cohen's kappa, span F1, candidate sets) and list the pairs "
-                   f"when at most N annotators have answers (default {PAIR_ANNOTATORS}: {PAIR_ANNOTATORS * (PAIR_ANNOTATORS - 1) // 2:,} "
+                   f"when at most N annotators have answers "
+                   f"(default {PAIR_ANNOTATORS}: {PAIR_ANNOTATORS * (PAIR_ANNOTATORS - 1) // 2:,} "
                    "pairs); their cost grows with the pairs that share tokens")
     p.set_defaults(func=cmd_agreement)
 

@@ -2,7 +2,8 @@
 
 ``text PROJECT FILE...`` adds plain UTF-8 text files to a project (read as
 raw text is: tokenised and split into sentences, ``--tokenizer``,
-``--no-sentence-split`` and ``--document-unit`` as for every plain text; kept as text for the word representations, not as
+``--no-sentence-split`` and ``--document-unit`` as for every plain text; kept as text for the word
+representations, not as
 sentences to annotate).  ``represent PROJECT`` learns the word
 representations from all the project's text and stores them in it
 (:mod:`tagtool.services.represent`, :mod:`tagtool.store.representations`); the app

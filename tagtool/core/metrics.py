@@ -165,7 +165,8 @@ def format_report(evaluation: Evaluation) -> str:
     lines = [
         f"sentences {evaluation.sentences}  tokens {evaluation.tokens}",
         f"token accuracy {100 * evaluation.token_accuracy:6.2f}%  error {100 * evaluation.token_error:6.2f}%",
-        f"precision {100 * evaluation.precision:6.2f}%  recall {100 * evaluation.recall:6.2f}%  F1 {100 * evaluation.f1:6.2f}",
+        f"precision {100 * evaluation.precision:6.2f}%  recall {100 * evaluation.recall:6.2f}%  "
+        f"F1 {100 * evaluation.f1:6.2f}",
         "",
     ]
     rows = evaluation.per_type if evaluation.span_scheme else evaluation.per_label

@@ -41,6 +41,10 @@ tagtool as ``.py`` files) only adds to that.  When no locator finds a
 writable folder -- numba itself would then refuse to decorate the kernel --
 the kernel compiles uncached, with a warning in the log, instead of stopping
 the program.
+
+Numba's private classes.  ``FunctionCache``, ``CompileResultCacheImpl`` and its ``_locator_classes``
+are not numba's public API: pyproject.toml bounds numba above, and
+``tests/decode/test_numba_cache_shape.py`` fails when what this module relies on changes shape.
 """
 
 from __future__ import annotations

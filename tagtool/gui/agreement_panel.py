@@ -175,7 +175,7 @@ class AgreementPanel(QWidget):
                     answer = query(lambda: project.closed or state.should_stop(), state.progress)
             except Cancelled:
                 answer = None
-            except Exception as exc:  # noqa: BLE001 - shown in the panel instead of lost in the thread
+            except Exception as exc:  # shown in the panel instead of lost in the thread
                 log.exception("computing the agreement failed")
                 answer = f"{type(exc).__name__}: {exc}"
             answered.emit(answer)  # queued to the GUI thread (this object lives there)

@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.errors import TagtoolError
-from tagtool.services.batch import TAG_FORMATS, tag_file
+from tagtool.services.batch import tag_file
+from tagtool.services.batch_output import TAG_FORMATS
 from tagtool.store.sources import input_format, options_taken
 from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row

@@ -1,6 +1,6 @@
 """Two small charts painted with QPainter: lines over a shared x axis, and horizontal bars.
 
-The statistics panel (:mod:`tagtool.gui.statistics`) draws annotation
+The statistics panel (:mod:`tagtool.gui.statistics_panel`) draws annotation
 progress over time and the speed by action kind with them; both take the
 palette's colours, so they follow the theme.
 """

@@ -6,7 +6,7 @@ each time they cost two SQL aggregates over every sentence: 30–45 ms on the
 GUI thread for 100,000 sentences, at every edit
 (benchmarks/results/big_project.md).  :class:`ProjectCounts` reads them
 once (in a big project in a worker thread, on a read-only connection of its
-own, :class:`~tagtool.store.id_query.ReadOnlyCall`) and then applies each
+own, :class:`~tagtool.store.worker_reads.ReadOnlyCall`) and then applies each
 edit's change (``Session.annotationsReplaced``: the edited tokens' old and
 new annotations, with the sentence's annotations after the edit).  A bulk
 change (an import, a label removal, a split or merge of tokens:
@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from PySide6.QtCore import QObject, Qt, Signal
 
 from tagtool.gui.id_reader import IdReader
-from tagtool.store.id_query import ReadOnlyCall
+from tagtool.store.worker_reads import ReadOnlyCall
 from tagtool.store.project import Project
 
 log = logging.getLogger(__name__)

@@ -162,7 +162,10 @@ class TokenEditor(MouseSelection, QWidget):
     # edits
 
     def _edit(self, changes: dict, text: str, kind: str | None = None) -> bool:
-        """Apply an edit (``kind``: its action in the log, :meth:`Session.edit`); False only when the project refused it."""
+        """Apply an edit (``kind``: its action in the log, :meth:`Session.edit`).
+
+        False only when the project refused it.
+        """
         try:
             self.session.edit(changes, text, kind)
         except TagtoolError as e:

@@ -1,4 +1,5 @@
-"""The editor with its header (which sentence, its status, its review flag, new suggestions waiting), its label palette and a token info line."""
+"""The editor with its header (which sentence, its status, its review flag, new suggestions waiting), its label
+palette and a token info line."""
 
 from __future__ import annotations
 

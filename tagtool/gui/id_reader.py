@@ -1,6 +1,6 @@
 """Reading the sentence list's ids in a worker thread.
 
-A :class:`~tagtool.store.id_query.SentenceIdQuery` runs on a thread of its
+A :class:`~tagtool.store.worker_reads.SentenceIdQuery` runs on a thread of its
 own (:class:`~tagtool.gui.worker.TaskRunner`, one at a time: starting one
 asks the previous to stop, which interrupts its SQLite query), and its
 answer comes back to the GUI thread as a queued signal carrying the ticket
@@ -9,7 +9,7 @@ The signals are this object's, connected before any query starts: a task
 that ends at once cannot answer to nobody.
 
 Any read of the project's file that takes ``should_stop`` runs the same way
-(a :class:`~tagtool.store.id_query.ReadOnlyCall`: the window's progress
+(a :class:`~tagtool.store.worker_reads.ReadOnlyCall`: the window's progress
 counts, :mod:`tagtool.gui.counts`).
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from tagtool.gui.worker import TaskRunner
-from tagtool.store.id_query import ReadOnlyCall, SentenceIdQuery
+from tagtool.store.worker_reads import ReadOnlyCall, SentenceIdQuery
 
 
 class IdReader(QObject):

@@ -3,7 +3,7 @@
 Two plots share one series per learner (a legend names them): the
 cross-validated span F1 of each stored model against the tokens it was
 trained on, and against the annotation minutes the action log holds up to
-its training (:func:`tagtool.gui.stats.learning_curve`).  Each point's
+its training (:func:`tagtool.gui.statistics_numbers.learning_curve`).  Each point's
 tooltip names its model.
 
 pyqtgraph is imported when the first model is drawn, not when the window
@@ -30,7 +30,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from tagtool.gui.stats import CurvePoint, by_learner
+from tagtool.gui.statistics_numbers import CurvePoint, by_learner
 from tagtool.gui.style import is_dark
 from tagtool.store.actions import IDLE_SECONDS
 
@@ -89,7 +89,7 @@ class BackgroundImport(QObject):
     def _run(self) -> None:  # the import thread
         try:
             importlib.import_module(self.module)
-        except Exception:  # noqa: BLE001 - the GUI thread's own import then raises it where it is used
+        except Exception:  # the GUI thread's own import then raises it where it is used
             log.exception("importing %s in the background failed", self.module)
         self.done = True
         self.ready.emit()

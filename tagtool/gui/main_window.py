@@ -5,7 +5,7 @@ with its View toggle), :meth:`TokenEditor.set_hints` and
 :meth:`SentenceListModel.set_scores`; per open project a
 :class:`~tagtool.gui.model_loop.ModelLoop` trains in the background and
 feeds them, with its :class:`~tagtool.gui.model_panel.ModelPanel` and the
-:class:`~tagtool.gui.statistics.StatisticsPanel` in docks.
+:class:`~tagtool.gui.statistics_panel.StatisticsPanel` in docks.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from tagtool.gui.sentence_list_panel import SentenceListPanel
 from tagtool.gui.readonly_banner import ReadonlyBanner, say_if_readonly
 from tagtool.gui.session import Session
 from tagtool.gui.settings import GuiSettings
-from tagtool.gui.statistics import StatisticsPanel
+from tagtool.gui.statistics_panel import StatisticsPanel
 from tagtool.gui.status_log import StatusBarLog, WarningLabel
 from tagtool.gui.style import LabelStyle, apply_theme
 from tagtool.gui import window_layout

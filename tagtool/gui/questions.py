@@ -302,7 +302,10 @@ class Questions:
         return True
 
     def choice(self) -> tuple[str, bool, int, QueueCosts]:
-        """``(strategy, asking, seed, costs)``: what a worker needs to plan a new model's queue (:func:`plan_in_worker`)."""
+        """``(strategy, asking, seed, costs)``: what a worker needs to plan a new model's queue.
+
+        See :func:`plan_in_worker`.
+        """
         return self.strategy, self.asking, self.seed, self.costs
 
     def update(self, ids, analysis, status, learner: str, two_view: bool,

@@ -14,7 +14,7 @@ as it was then.
 Go › Queue strategy › *Rank by measured annotation costs* (kept in the
 settings) turns it off: the queue then ranks with the defaults (those of
 ``tagtool simulate`` without ``--costs-from``), as a scripted session
-compared with the simulator must (:mod:`tagtool.gui.scripted`).
+compared with the simulator must (:mod:`tools.scripted_annotator`).
 """
 
 from __future__ import annotations

@@ -137,8 +137,8 @@ class QueueSteering:
 
     def set_queue(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None,
                   costs=None) -> None:
-        """Pick the queue strategy (a :mod:`tagtool.services.strategies` name), the token-question mode, the tie order's seed,
-        the annotation costs (a :class:`~tagtool.services.queue_costs.QueueCosts`).
+        """Pick the queue strategy (a :mod:`tagtool.services.strategies` name), the token-question mode, the tie
+        order's seed, the annotation costs (a :class:`~tagtool.services.queue_costs.QueueCosts`).
 
         A big project's new plan is made in a worker thread (:meth:`replan`);
         the old one serves until it arrives.

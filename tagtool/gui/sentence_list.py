@@ -11,7 +11,8 @@ at most :data:`MAX_PAGES` pages are kept, so a page at the end of a long
 list costs what the first costs and nothing is read for rows never shown.
 The row of a sentence is found in the id list by a binary search on its
 document position (or, sorted otherwise, a dictionary built once per
-order), so selecting a sentence far down a filtered list needs no query.  After an edit the edited row is updated in place (it stays in a
+order), so selecting a sentence far down a filtered list needs no query.  After an edit the edited row is
+updated in place (it stays in a
 filtered list until the filter or search changes, so rows do not vanish
 under the annotator's cursor).
 
@@ -25,7 +26,7 @@ merge re-reads the sentence's row (its length and preview changed).
 
 In a project of :data:`BACKGROUND_LIST_MIN` sentences or more, the ids of
 a search, a status filter or another order are read in a worker thread
-(:class:`~tagtool.store.id_query.SentenceIdQuery`, a read-only connection
+(:class:`~tagtool.store.worker_reads.SentenceIdQuery`, a read-only connection
 of its own): the trigram index answers a rare word in a millisecond, but a
 common one ("the") or a search shorter than three characters scans every
 sentence's text, 30–70 ms on 100,000 sentences, and sorting them by
@@ -55,8 +56,8 @@ from PySide6.QtGui import QColor, QPixmap
 from tagtool.gui.id_reader import IdReader
 from tagtool.gui.session import Session
 from tagtool.gui.sentence_status import flag_pixmaps, row_tooltip, status_color, status_text
-from tagtool.store.id_query import SentenceIdQuery
-from tagtool.store.records import SentenceSummary
+from tagtool.store.worker_reads import SentenceIdQuery
+from tagtool.store.record_types import SentenceSummary
 
 log = logging.getLogger(__name__)
 
@@ -321,11 +322,11 @@ class SentenceListModel(QAbstractTableModel):
     # ------------------------------------------------------------------
     # QAbstractTableModel
 
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._ids)
+    def rowCount(self, parent=None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(self._ids)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
+    def columnCount(self, parent=None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation == Qt.Horizontal and role == Qt.DisplayRole:

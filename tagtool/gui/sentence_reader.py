@@ -106,7 +106,8 @@ def collector_paused():
     all of them again at each full collection it triggers on the way
     (measured on the benchmark project: 8 of them, 4.0 s of a 9.1 s read,
     each holding the GIL for up to 0.95 s: a stall in the window).
-    Afterwards every full collection would walk them again (0.8 s).  Sentences are immutable and form no cycles, so they are
+    Afterwards every full collection would walk them again (0.8 s).  Sentences are immutable and form no
+    cycles, so they are
     frozen (:func:`gc.freeze`): the collector skips them, and reference
     counting still frees them when the cache drops them.  Closing the
     project unfreezes (:meth:`Session.shutdown`), so nothing frozen stays

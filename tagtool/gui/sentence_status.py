@@ -1,7 +1,7 @@
 """How a sentence's status is shown: its text, colour and flag in the sentence list, its tooltip.
 
 The status of a sentence is how much of it is labeled (full, partial,
-none: :class:`~tagtool.store.records.SentenceSummary`); a skipped sentence
+none: :class:`~tagtool.store.record_types.SentenceSummary`); a skipped sentence
 (:mod:`tagtool.store.review`) shows "↷ skipped" instead, a flagged one a red
 ⚑ before its status, with the reviewer's comment in the tooltip.  The
 colours are shared with the statistics panel and the editor's review line.
@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication
 
-from tagtool.store.records import SentenceSummary
+from tagtool.store.record_types import SentenceSummary
 from tagtool.store.review import Review
 
 STATUS_COLORS = {"full": "#2e9d4f", "partial": "#e0a526", "none": "#9a9a9a"}

@@ -103,7 +103,9 @@ class GuiSettings:
 
     @property
     def queue_seed(self) -> int:
-        """The seed of the queue's random order and tie order (``queue_seed``; :func:`tagtool.services.strategies.tie_order`).
+        """The seed of the queue's random order and tie order.
+
+        ``queue_seed``; :func:`tagtool.services.strategies.tie_order`.
 
         0 unless set in the settings file: the same seed as ``tagtool
         simulate --seed`` gives the same order.

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor, QPalette
 
 from tagtool.errors import LabelError
 from tagtool.store.colors import check_shortcut
-from tagtool.store.records import LabelInfo
+from tagtool.store.record_types import LabelInfo
 
 _FALLBACK = QColor("#cccccc")
 

@@ -32,7 +32,7 @@ from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
 from tagtool.gui.span_import import ask_span_options, warnings_box
 from tagtool.gui.worker import TaskRunner
-from tagtool.store.id_query import ReadOnlyCall
+from tagtool.store.worker_reads import ReadOnlyCall
 from tagtool.store.outputs import check_not_input
 from tagtool.store.format_catalog import export_filters, export_suffix, open_filter
 from tagtool.store.formats import read_corpus, write_corpus

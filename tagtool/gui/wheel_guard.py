@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QWidget
 class _UnfocusedWheel(QObject):
     """Event filter: an unfocused widget leaves wheel events to its parents."""
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 — Qt's name
+    def eventFilter(self, obj, event) -> bool:  # Qt's name
         if event.type() == QEvent.Wheel and isinstance(obj, QWidget) and not obj.hasFocus():
             # Ignored and filtered: Qt offers the event to the parents (the scroll area scrolls).
             event.ignore()

@@ -114,7 +114,7 @@ class Task(QRunnable):
             signals.started.emit()
             with pacing.paced(self.state.pause):  # long loops (tagtool.pacing) pause too, in a paced runner
                 result = self._function(*self._args, self.state)
-        except Exception as exc:  # noqa: BLE001 — every error becomes a signal
+        except Exception as exc:  # every error becomes a signal
             if isinstance(exc, Cancelled) or self.state.should_stop():
                 signals.cancelled.emit()
             else:

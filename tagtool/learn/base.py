@@ -132,6 +132,7 @@ class Learner(ABC):
 
     def _check_params(self) -> None:
         """Raise ValueError for values that do not go together (each value's range is in :attr:`params`)."""
+        return
 
     @staticmethod
     def candidate_confidences(model: ChainModel, snapshot: Snapshot) -> np.ndarray | None:

@@ -264,7 +264,10 @@ def opening_cost(records: Sequence, per_token: Mapping[str, float]) -> OpeningCo
 
 
 def default_relative() -> dict[str, float]:
-    """The default costs relative to a full label, by simulator name (those of :class:`tagtool.services.strategies.Showing`)."""
+    """The default costs relative to a full label, by simulator name.
+
+    Those of :class:`tagtool.services.strategies.Showing`.
+    """
     showing = Showing()
     return {"full": showing.full, "partial": showing.partial, "skip": showing.skip, "accept": showing.skip,
             "sentence": showing.sentence}

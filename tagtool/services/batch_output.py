@@ -124,7 +124,7 @@ def write_columns(
     column.
     """
     spelled = _Spellings(corpus.labels)
-    for d, document in enumerate(corpus.documents):
+    for document in corpus.documents:
         for s, sentence in enumerate(document.sentences):
             where = f"document {document.name!r}, sentence {s + 1}"
             n = len(sentence.columns) + 1

@@ -116,7 +116,8 @@ def prepare(
     """Fit the features, split the views and build the training snapshot (steps 1–2 of the module doc).
 
     ``representations`` / ``text``: see
-    :func:`~tagtool.services.training_setup.attach_representations` (used only when the feature sets read word representations).
+    :func:`~tagtool.services.training_setup.attach_representations` (used only when the feature sets read word
+    representations).
     """
     sentences = _sentences(corpus, strip=False) + _sentences(unlabeled, strip=True)
     if not sentences:

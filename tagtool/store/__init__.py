@@ -15,6 +15,6 @@ __all__ = ["NewerSchemaWarning", "NotFoundError", "Project"]
 
 __getattr__ = lazy_getattr(__name__, globals(), {
     "NewerSchemaWarning": "tagtool.store.lifecycle",
-    "NotFoundError": "tagtool.store.records",
+    "NotFoundError": "tagtool.store.record_types",
     "Project": "tagtool.store.project",
 })

@@ -103,7 +103,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from tagtool.store.records import ActionRecord
+from tagtool.store.record_types import ActionRecord
 
 #: Every kind of action the app logs (see the module doc).
 KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "adjudicate", "undo", "redo",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 
 #: The ``annotations.annotator`` of labels that came with an imported corpus.
 IMPORT_ANNOTATOR = "import"

@@ -56,10 +56,10 @@ from tagtool.core.annotators import JOINER, combine, giver
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
 from tagtool.errors import LabelError, ProjectError
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store import team as _team
 from tagtool.store import token_checks
-from tagtool.store.reading import sentence_length
+from tagtool.store.corpus_reads import sentence_length
 
 #: ``{sentence id: {token: {annotator: answer}}}``
 Answers = dict[int, dict[int, dict[str, frozenset[str]]]]
@@ -190,7 +190,7 @@ def _put(answers: Answers, labels: LabelSet, sid: int, name: str, given, where: 
 
 def check_lengths(conn: sqlite3.Connection, given: Sequence[tuple[int, str, Mapping[str, Sequence]]]) -> None:
     """:class:`ProjectError` when an annotator gives a sentence more or fewer labels than it has tokens
-    (:class:`~tagtool.store.records.NotFoundError` for an unknown sentence); inside the write's
+    (:class:`~tagtool.store.record_types.NotFoundError` for an unknown sentence); inside the write's
     transaction, so the lengths checked are those written to."""
     for sid, _, by_name in given:
         n = sentence_length(conn, sid)

@@ -137,7 +137,7 @@ def target_paths(project_path: Path, annotators: Sequence[str], out_dir: Path, f
     if clash:
         raise AssignError(f"annotators {', '.join(clash)} would share the file name {paths[clash[0]].name}; "
                           "give names that differ in letters or digits")
-    for annotator, path in paths.items():
+    for path in paths.values():
         check_not_input(path, {"project": project_path}, "annotator's file")
         if path.is_symlink() or (path.exists() and not path.is_file()):
             raise AssignError(f"{path} is not a regular file; an annotator's file is never written there")

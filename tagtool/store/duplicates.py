@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.store.formats.spans import META_FULL, META_START, META_TEXT
-from tagtool.store.rows import ORDERED_SENTENCES
+from tagtool.store.sentence_rows import ORDERED_SENTENCES
 
 #: ``(document name, tokens, meta)`` of each sentence, in order.
 Row = tuple[str, tuple[str, ...], dict]

@@ -18,10 +18,10 @@ from tagtool.core.annotation import make_annotation
 from tagtool.core.labels import CANDIDATE_SEPARATOR, LabelSet
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import colors as _colors
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store import team as _team
 from tagtool.store import writes as _writes
-from tagtool.store.records import LabelInfo
+from tagtool.store.record_types import LabelInfo
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from tagtool.errors import ProjectError
 from tagtool.store.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, disk, filechecks, schema, search_index
-from tagtool.store.rows import insert_corpus
+from tagtool.store.sentence_rows import insert_corpus
 
 log = logging.getLogger(__name__)
 

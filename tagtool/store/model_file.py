@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tagtool.errors import ProjectError
-from tagtool.store.records import ModelRecord, NotFoundError
+from tagtool.store.record_types import ModelRecord, NotFoundError
 
 
 def _json_default(value: Any) -> Any:

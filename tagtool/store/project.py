@@ -3,8 +3,8 @@
 :class:`Project` is the front the app, the CLI and the tests call.  Each of
 its methods hands over to the module of one job, a function of the
 connection: :mod:`~tagtool.store.label_rows` (the label set),
-:mod:`~tagtool.store.reading` (sentences, corpus, snapshot),
-:mod:`~tagtool.store.queries` (the sentence list's filters, search, counts),
+:mod:`~tagtool.store.corpus_reads` (sentences, corpus, snapshot),
+:mod:`~tagtool.store.list_queries` (the sentence list's filters, search, counts),
 :mod:`~tagtool.store.writes` (annotation writes and their log),
 :mod:`~tagtool.store.annotators` and :mod:`~tagtool.store.team` (answers,
 resolutions), :mod:`~tagtool.store.review`, :mod:`~tagtool.store.retokenize`,
@@ -43,9 +43,11 @@ from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.store import actions as _actions
 from tagtool.store import colors as _colors
-from tagtool.store import dbfile, lifecycle, queries, reading, writes
+from tagtool.store import corpus_reads as reading
+from tagtool.store import dbfile, lifecycle, writes
 from tagtool.store import label_rows as _labels
-from tagtool.store import rows as _rows
+from tagtool.store import list_queries as queries
+from tagtool.store import sentence_rows as _rows
 from tagtool.store import search_index
 from tagtool.store.project_attach import SpansPart
 from tagtool.store.project_db import ProjectDb
@@ -54,7 +56,7 @@ from tagtool.store.project_review import ReviewPart
 from tagtool.store.project_stored import StoredPart
 from tagtool.store.project_team import TeamPart
 from tagtool.store.lifecycle import NewerSchemaWarning
-from tagtool.store.records import (
+from tagtool.store.record_types import (
     ActionRecord, DocumentInfo, LogEntry, SentenceSummary,
 )
 
@@ -274,7 +276,7 @@ class Project:
             value = self.meta[lifecycle.PROJECT_ID_KEY]
         return value
 
-    # -- sentences and the corpus (tagtool.store.reading, tagtool.store.queries)
+    # -- sentences and the corpus (tagtool.store.corpus_reads, tagtool.store.list_queries)
 
     @property
     def n_sentences(self) -> int:
@@ -293,7 +295,7 @@ class Project:
     def sentence_ids(self, document_id: int | None = None, *, status: Status = None, search: str | None = None,
                      order_by: str = "position", descending: bool = False) -> list[int]:
         """Ids of the sentences passing the filters (as :meth:`sentence_summaries`), in document order
-        or by ``order_by`` (:func:`tagtool.store.queries.sentence_ids`)."""
+        or by ``order_by`` (:func:`tagtool.store.list_queries.sentence_ids`)."""
         return queries.sentence_ids(self._db, self._search_index, document_id, status, search, order_by, descending)
 
     def next_sentence(self, after: int | None = None, status: Status = None, search: str | None = None) -> int | None:
@@ -305,7 +307,10 @@ class Project:
         return self.sentences([sentence_id])[0]
 
     def sentences(self, sentence_ids: Iterable[int]) -> list[Sentence]:
-        """Sentences in the order of ``sentence_ids`` (an unknown id: :class:`~tagtool.store.records.NotFoundError`)."""
+        """Sentences in the order of ``sentence_ids``.
+
+        An unknown id: :class:`~tagtool.store.record_types.NotFoundError`.
+        """
         return reading.sentences(self._db, self.path, sentence_ids)
 
     def corpus(self) -> Corpus:
@@ -315,14 +320,15 @@ class Project:
             return reading.corpus(self._db, self.path, self.labels)
 
     def snapshot(self, checkpoint: Callable[[], bool] | None = None) -> tuple[list[int], list[Sentence]]:
-        """Ids and sentences of the whole project, in one transaction (:func:`tagtool.store.reading.snapshot`)."""
+        """Ids and sentences of the whole project, in one transaction (:func:`tagtool.store.corpus_reads.snapshot`)."""
         return reading.snapshot(self._db, self.path, checkpoint)
 
     def sentence_summaries(self, status: Status = None, search: str | None = None, document_id: int | None = None,
                            offset: int = 0, limit: int | None = None,
                            preview_chars: int = 80) -> list[SentenceSummary]:
         """A page of the sentence list's rows, without token data: of the sentences with a status of
-        :data:`tagtool.store.queries.STATUSES`, holding a text (case-insensitive for ASCII letters), of a document."""
+        :data:`tagtool.store.list_queries.STATUSES`, holding a text (case-insensitive for ASCII letters), of a
+        document."""
         return queries.summaries(self._db, self._search_index, status, search, document_id, offset, limit,
                                  preview_chars)
 
@@ -345,7 +351,7 @@ class Project:
 
     def label_counts(self, first_id: int | None = None, last_id: int | None = None) -> dict[str, tuple[int, int]]:
         """``label -> (tokens with it as full label, candidate sets holding it)``, of the sentences
-        with ids from ``first_id`` to ``last_id`` (:func:`tagtool.store.queries.label_counts`)."""
+        with ids from ``first_id`` to ``last_id`` (:func:`tagtool.store.list_queries.label_counts`)."""
         return queries.label_counts(self._db, self.labels.names, first_id, last_id)
 
     def import_corpus(self, corpus: Corpus, annotator: str = "import", add_labels: bool = False) -> list[int]:
@@ -400,7 +406,7 @@ class Project:
     def import_annotations(self, corpus: Corpus, mode: str = "replace", annotator: str = "import",
                            match: str = "order", add_labels: bool = False) -> int:
         """Take the annotations of a corpus whose sentences are the project's (matched by ``match``:
-        :func:`tagtool.store.rows.match_sentences`; ``mode``: :func:`tagtool.store.writes.take_annotations`),
+        :func:`tagtool.store.sentence_rows.match_sentences`; ``mode``: :func:`tagtool.store.writes.take_annotations`),
         ``add_labels`` appending its labels the project lacks; tokens changed, not logged."""
         if mode not in ("replace", "fill"):
             raise ValueError(f"mode must be 'replace' or 'fill', got {mode!r}")

@@ -13,7 +13,7 @@ from tagtool.core.labels import check_label_name
 from tagtool.store.project_db import ProjectDb
 from tagtool.store import label_rows as _labels
 from tagtool.store.label_rows import AUTO, UNCHANGED
-from tagtool.store.records import LabelInfo
+from tagtool.store.record_types import LabelInfo
 
 
 class LabelSetPart:

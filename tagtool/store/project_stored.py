@@ -12,7 +12,7 @@ from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.store.project_db import ProjectDb
 from tagtool.store import model_file as _models
 from tagtool.store import representations as reps_store
-from tagtool.store.records import ModelRecord
+from tagtool.store.record_types import ModelRecord
 
 
 class StoredPart:

@@ -16,7 +16,7 @@ from tagtool.store import actions as _actions
 from tagtool.store import annotator_answers as _answers
 from tagtool.store import annotators as _annotators
 from tagtool.store import label_rows as _labels
-from tagtool.store import reading
+from tagtool.store import corpus_reads as reading
 from tagtool.store import token_checks
 from tagtool.store import team as _team
 from tagtool.store import writes

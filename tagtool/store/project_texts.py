@@ -26,7 +26,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from tagtool.store.formats.spans import META_FULL, META_START, META_TEXT
-from tagtool.store.rows import ORDERED_SENTENCES
+from tagtool.store.sentence_rows import ORDERED_SENTENCES
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ either direction (:func:`is_stale`).  Smaller edits — a sentence fixed, a
 short document added — change few word counts and would cost a relearning
 of seconds to minutes for nothing.
 
-The functions take an open connection, as :mod:`tagtool.store.rows` does;
+The functions take an open connection, as :mod:`tagtool.store.sentence_rows` does;
 :class:`~tagtool.store.project.Project` wraps them in its transactions.  The
 readers also work on an older file opened read-only (not migrated): it has
 no added text and no representations.

@@ -4,7 +4,7 @@ A tokenization error is fixed where it is seen: the sentence's row (tokens,
 extra columns, meta, search text, length), its annotations and each
 annotator's own labels are rewritten in one transaction, so a kill leaves
 either the old sentence or the new one.  The functions take an open
-connection inside the caller's transaction, as :mod:`tagtool.store.rows`
+connection inside the caller's transaction, as :mod:`tagtool.store.sentence_rows`
 does; :class:`~tagtool.store.project.Project` wraps them.
 
 What changes
@@ -41,7 +41,7 @@ The annotation log
     labeled tokens at its place: a split logs the first half's change (if
     any) and the new second half's label; a merge logs the first token's
     change and the second token's label going away.  So the statistics'
-    replay of the log (:func:`tagtool.gui.stats.progress_over_time`) stays
+    replay of the log (:func:`tagtool.gui.statistics_numbers.progress_over_time`) stays
     exact.
 
 Later imports
@@ -74,7 +74,7 @@ from tagtool.errors import ProjectError
 from tagtool.store import actions as _actions
 from tagtool.store import retokenize_answers as team_rule
 from tagtool.store import retokenize_conllu as conllu_ids
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store.actions import Action
 
 
@@ -117,7 +117,7 @@ class RetokenizeError(ProjectError, ValueError):
 
 
 def read_state(conn: sqlite3.Connection, sentence_id: int) -> TokenState:
-    """The sentence as stored now; :class:`~tagtool.store.records.NotFoundError` by the caller if absent."""
+    """The sentence as stored now; :class:`~tagtool.store.record_types.NotFoundError` by the caller if absent."""
     row = conn.execute(
         "SELECT tokens, columns, meta FROM sentences WHERE id = ?", (int(sentence_id),)
     ).fetchone()

@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tagtool.core.labels import LabelSet
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store.annotators import derived, is_joint
 
 if TYPE_CHECKING:  # the state is defined where it is rewritten

@@ -49,7 +49,7 @@ from typing import Any
 
 from tagtool.core.tokenize import tokenize
 from tagtool.store import schema
-from tagtool.store.rows import ORDERED_SENTENCES
+from tagtool.store.sentence_rows import ORDERED_SENTENCES
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ INDEX_SHARE = 0.2
 #: matches; a long search needs few to be selective).
 MAX_TRIGRAMS = 16
 #: The rows of a search through the index, in the aliases of
-#: :data:`~tagtool.store.rows.ORDERED_SENTENCES` (``s``, ``d``); the index is
+#: :data:`~tagtool.store.sentence_rows.ORDERED_SENTENCES` (``s``, ``d``); the index is
 #: read first, the few rows it names are then sorted.
 INDEXED_SENTENCES = (
     f"FROM {TABLE} CROSS JOIN sentences s ON s.id = {TABLE}.rowid "

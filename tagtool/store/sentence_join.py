@@ -24,7 +24,7 @@ import sqlite3
 
 from tagtool.errors import ProjectError
 from tagtool.store import retokenize_conllu as conllu_ids
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store.formats.spans import META_FULL, META_START, META_TEXT
 
 
@@ -110,7 +110,7 @@ def _join_reviews(conn: sqlite3.Connection, first: int, second: int) -> None:
     if first not in rows:
         conn.execute("UPDATE sentence_review SET sentence_id = ? WHERE sentence_id = ?", (first, second))
         return
-    (fa, ca, sa, who, when), (fb, cb, sb, _, _) = rows[first], rows[second]
+    (fa, ca, sa, _, _), (fb, cb, sb, _, _) = rows[first], rows[second]
     comment = " / ".join(c for c in (ca, cb) if c)
     conn.execute("DELETE FROM sentence_review WHERE sentence_id = ?", (second,))
     conn.execute("UPDATE sentence_review SET flagged = ?, comment = ?, skipped = ? WHERE sentence_id = ?",

@@ -139,7 +139,7 @@ def place_records(path: Path, records: list[SpanRecord], texts: list[ProjectText
 def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[ProjectText], out: Placed) -> None:
     """One annotator's spans of one record, on the segments of project text it covers."""
     bios: dict[int, list[str]] = {}  # text index -> flat labels over the text's tokens
-    for k, r0, p0, length in segments:
+    for k, _, p0, length in segments:
         bio = bios.setdefault(k, [""] * texts[k].n_tokens)
         starts, ends, _ = texts[k].flat()
         for t in range(bisect_left(starts, p0), bisect_right(ends, p0 + length)):  # tokens inside it
@@ -264,7 +264,9 @@ def as_sets(bio: list[str]) -> list[frozenset[str]]:
 
 def read_span_records(path, encoding: str = "utf-8", strict: bool = False, annotator: str | None = None,
                       **limits) -> list[SpanRecord]:
-    """The span records of a doccano or Label Studio file, untokenized (:func:`~tagtool.store.formats.jsonl.span_records`).
+    """The span records of a doccano or Label Studio file, untokenized.
+
+    See :func:`~tagtool.store.formats.jsonl.span_records`.
 
     ``annotator``: only that annotator's spans (a record naming nobody is theirs); ``limits``: read limits.
     """

@@ -20,7 +20,7 @@ The data model of team work (docs/design.md#team-answers; the tables in :mod:`ta
   training label says.
 
 The functions take a connection inside the caller's transaction, as
-:mod:`tagtool.store.rows` does; :class:`~tagtool.store.project.Project`
+:mod:`tagtool.store.sentence_rows` does; :class:`~tagtool.store.project.Project`
 wraps them (``answers``, ``resolutions``, ``resolve_token``,
 ``unresolve_token``).
 
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from tagtool.core.annotation import make_annotation
 from tagtool.core.labels import LabelSet
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 
 #: SQL condition on ``s`` (a sentences row): some token of the sentence has
 #: answers that differ and no adjudicator resolved it (the sentence list's

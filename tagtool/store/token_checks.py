@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 
 from tagtool.errors import ProjectError
-from tagtool.store.records import NotFoundError
+from tagtool.store.record_types import NotFoundError
 
 
 class StaleTokensError(ProjectError):

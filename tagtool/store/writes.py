@@ -19,10 +19,10 @@ from tagtool.core.labels import NO_LABEL, LabelSet
 from tagtool.errors import LabelError
 from tagtool.store import actions as _actions
 from tagtool.store import annotators as _annotators
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store import team as _team
-from tagtool.store.reading import sentence_length
-from tagtool.store.records import LogEntry, NotFoundError
+from tagtool.store.corpus_reads import sentence_length
+from tagtool.store.record_types import LogEntry, NotFoundError
 
 Given = Iterable[str] | str
 
@@ -113,7 +113,7 @@ def take_annotations(
     conn: sqlite3.Connection, labels: LabelSet, pairs: Sequence[tuple[int, str, object]], mode: str, annotator: str,
     keep: Mapping[int, set[int]] | None = None,
 ) -> int:
-    """Give the project's sentences of ``pairs`` (:func:`tagtool.store.rows.match_sentences`) the
+    """Give the project's sentences of ``pairs`` (:func:`tagtool.store.sentence_rows.match_sentences`) the
     annotations of their corpus sentences; tokens changed, not logged (a bulk import).
 
     ``mode`` ``"replace"`` takes every token's, ``"fill"`` only where the project has none;

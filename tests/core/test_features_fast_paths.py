@@ -72,9 +72,9 @@ def test_template_columns_give_the_names_of_the_word_function():
     for k, word in enumerate(words):
         names = []
         for name, values in columns:
-            if values is None or (getattr(values, "dtype", None) == bool and values[k]):
+            if values is None or (getattr(values, "dtype", None) == np.dtype(bool) and values[k]):
                 names.append(name)
-            elif getattr(values, "dtype", None) != bool:
+            elif getattr(values, "dtype", None) != np.dtype(bool):
                 names.append(f"{name}={values[k]}")
         assert names == crfsuite_word_features(word), word
 

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tagtool.gui import sentence_list
-from tagtool.store.id_query import SentenceIdQuery
+from tagtool.store.worker_reads import SentenceIdQuery
 from tagtool.store.project import Project
 from tests.store.project_samples import sample_corpus, write_v1_project
 

@@ -1,4 +1,5 @@
-"""Batch-tag in the app: plain text gets the tokenizer, sentence splitting and document unit, as ``tagtool tag`` does."""
+"""Batch-tag in the app: plain text gets the tokenizer, sentence splitting and document unit, as ``tagtool tag``
+does."""
 
 from __future__ import annotations
 

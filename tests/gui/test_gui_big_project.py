@@ -289,7 +289,7 @@ def test_closing_while_the_worker_reads_stops_it(open_window, big_project):
 def test_a_big_projects_labels_are_counted_in_a_worker(open_window, big_project, qtbot, monkeypatch):
     """From BACKGROUND_LABEL_COUNT_MIN sentences the label chart's count is made by a worker thread (on the
     GUI thread, 100,000 sentences took 110 ms); an edit meanwhile drops its answer and counts again."""
-    from tagtool.gui import statistics
+    from tagtool.gui import statistics_panel as statistics
 
     monkeypatch.setattr(statistics, "BACKGROUND_LABEL_COUNT_MIN", 1000)
     threads = []

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QMess
 
 from tagtool.gui.attach_import import AttachDialog
 from tagtool.gui.main_window import MainWindow
-from tagtool.gui.mouse_script import click, click_button, drag
+from tools.mouse_script import click, click_button, drag
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.store.project import Project
 from tests.gui.helpers import label_keys

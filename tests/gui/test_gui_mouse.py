@@ -8,7 +8,7 @@ from PySide6.QtTest import QTest
 from tagtool.gui.edits import suggested_span
 from tagtool.gui.help import shortcuts_html
 from tagtool.gui.label_palette import palette_entries
-from tagtool.gui.mouse_script import chip_point, click, click_button, drag
+from tools.mouse_script import chip_point, click, click_button, drag
 from tests.gui.helpers import LABELED, go_unlabeled, label_keys, stored
 from tests.gui.test_gui_token_questions import asking_on, first_torn, train
 

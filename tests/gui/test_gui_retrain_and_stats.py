@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tagtool.gui import stats
+from tagtool.gui import statistics_numbers
 from tagtool.gui.model_loop import DEBOUNCE_MS, RETRAIN_EPOCHS, retrain_overrides
 from tests.gui.helpers import LABELED
 
@@ -113,7 +113,7 @@ def test_label_distribution_counts_follow_edits_without_reading_the_corpus(windo
     panel.refresh()
 
     def expected():
-        return stats.label_distribution(session.project.corpus(), session.style.names)
+        return statistics_numbers.label_distribution(session.project.corpus(), session.style.names)
 
     assert panel.label_counts() == expected()
     monkeypatch.setattr(session.project, "corpus", lambda: (_ for _ in ()).throw(AssertionError("read")))

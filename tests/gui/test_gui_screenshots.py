@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QImage
 
-from tagtool.gui import screenshots
+from tools import screenshots
 from tagtool.gui.window_layout import DEFAULT_SIZE
 
 

@@ -15,7 +15,7 @@ from PySide6.QtTest import QTest
 from tagtool.services import strategies
 from tagtool.services.annotation_costs import logged_cost, logged_tokens
 from tagtool.core import Corpus
-from tagtool.gui.scripted import ScriptedAnnotator
+from tools.scripted_annotator import ScriptedAnnotator
 from tagtool.core.chunks import F1Scorer
 from tagtool.services.simulate.config import Costs, SimulationConfig
 from tagtool.services.simulate.loop import Simulation

@@ -188,7 +188,7 @@ def test_opening_a_project_starts_no_run(open_window, chunk_project, qtbot):
 
 
 def test_a_click_on_a_suggestion_accepts_what_was_shown_while_newer_ones_wait(window, qtbot):
-    from tagtool.gui.mouse_script import chip_point
+    from tools.mouse_script import chip_point
 
     train(window, qtbot)
     window.model_loop.auto = False

@@ -64,7 +64,7 @@ def test_repeats_are_the_same_text_up_to_its_numbers_and_python_warnings_count(a
         warnings.simplefilter("always")
         logging.captureWarnings(True)  # catch_warnings restores showwarning on exit
         for _ in range(3):
-            warnings.warn("a library warning", UserWarning)
+            warnings.warn("a library warning", UserWarning, stacklevel=1)
     texts = [r.getMessage() for r in terminal]
     assert texts[:2] == ["crf cannot use unlabeled sentences: 350 left out", "something else"]
     assert sum("a library warning" in t for t in texts) == 1

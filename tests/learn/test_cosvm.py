@@ -71,7 +71,7 @@ def test_unlabeled_box_is_min_gamma_cu_c():
     for view, i, _, _, alpha in model.extras["support"]:
         totals[(view, i)] = totals.get((view, i), 0.0) + alpha
     assert any(status[i] == 0 for _, i in totals)
-    for (view, i), total in totals.items():
+    for (_, i), total in totals.items():
         bound = 2.0 if status[i] == 2 else 0.2 * 2.0
         assert total <= bound * (1 + 1e-9)
 

@@ -43,7 +43,7 @@ def two_view_data(n_sent, seed, n_tokens=8, vocab=30, n_labels=3, noise=0.0, n_w
             indices.append(feats)
         labels.append(y)
     n_features = 2 * n_labels * vocab
-    gold = np.array([l for y in labels for l in y], dtype=np.int64)
+    gold = np.array([label for y in labels for label in y], dtype=np.int64)
     allowed = np.zeros((len(gold), n_labels), dtype=bool)
     allowed[np.arange(len(gold)), gold] = True
     feature_view = np.repeat([0, 1], n_labels * vocab).astype(np.int8)

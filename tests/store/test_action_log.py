@@ -11,7 +11,7 @@ from tagtool.errors import LabelError
 from tagtool.store import schema
 from tagtool.store.actions import Action, undone_ids
 from tagtool.store.project import Project
-from tagtool.store.records import NotFoundError
+from tagtool.store.record_types import NotFoundError
 
 
 @pytest.fixture

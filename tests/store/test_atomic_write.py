@@ -203,15 +203,15 @@ class _FakeKernel32:
     def __init__(self, processes):
         self.processes, self.closed = processes, []  # pid: exit code, or an error of OpenProcess
 
-    def OpenProcess(self, access, inherit, pid):  # noqa: N802 - the Windows name
+    def OpenProcess(self, access, inherit, pid):  # the Windows names
         self.error = self.processes[pid][1]
         return 0 if self.error else 1000 + pid
 
-    def GetExitCodeProcess(self, handle, code):  # noqa: N802
+    def GetExitCodeProcess(self, handle, code):
         code._obj.value = self.processes[handle - 1000][0]
         return 1
 
-    def CloseHandle(self, handle):  # noqa: N802
+    def CloseHandle(self, handle):
         self.closed.append(handle)
 
 

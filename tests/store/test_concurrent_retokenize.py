@@ -27,7 +27,7 @@ from tagtool.cli.main import main
 from tagtool.core import Corpus, Document, LabelSet, Sentence
 from tagtool.errors import ProjectError
 from tagtool.store import merge, transaction
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store.formats import read_corpus, write_corpus
 from tagtool.store.merge import AnnotatorFile, FileSentence
 from tagtool.store.project import Project

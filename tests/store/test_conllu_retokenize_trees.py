@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tagtool.core.corpus import Corpus, Document, Sentence
-from tagtool.store import rows
+from tagtool.store import sentence_rows
 from tagtool.store.formats import read_corpus, write_corpus
 from tagtool.store.project import Project
 from tagtool.store.retokenize import TokenState, merge_state, split_state
@@ -33,7 +33,7 @@ def state_of(sentence: Sentence) -> TokenState:
 def sentence_of(state: TokenState, n: int) -> Sentence:
     annotations = [frozenset()] * len(state.tokens)
     for t, text, _, _ in state.annotations:
-        annotations[t] = rows.parse_stored(text)
+        annotations[t] = sentence_rows.parse_stored(text)
     return Sentence(state.tokens, annotations, state.columns, state.meta)
 
 

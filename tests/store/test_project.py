@@ -20,7 +20,7 @@ from tagtool.core.annotation import annotation_kind, annotation_status, make_ann
 from tagtool.errors import FormatError, LabelError, ProjectError
 from tagtool.store import schema
 from tagtool.store.project import Project
-from tagtool.store.records import NotFoundError
+from tagtool.store.record_types import NotFoundError
 
 
 def digest(path: Path) -> str:
@@ -109,7 +109,7 @@ def corpora(draw):
     labels = LabelSet(names)
     column_names = draw(st.lists(st.sampled_from(["pos", "chunk", "ne"]), max_size=2, unique=True))
     documents = []
-    for d in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, 3))):
         sentences = []
         for _ in range(draw(st.integers(1, 4))):
             tokens = draw(st.lists(_text, min_size=1, max_size=6))

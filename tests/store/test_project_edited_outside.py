@@ -132,7 +132,7 @@ def test_a_label_row_renamed_to_an_invalid_name_is_a_project_error_naming_the_fi
     conn.close()
     with Project.open(path, readonly=True) as p:
         with pytest.raises(ProjectError, match=rf"{path} is damaged: its label set .*'O\|B-NP'"):
-            p.labels
+            _ = p.labels
     assert main(["export", str(path), "-o", str(tmp_path / "out.conll")]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"tagtool: error: {path} is damaged") and err.count("\n") == 1

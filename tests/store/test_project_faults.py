@@ -52,7 +52,7 @@ def test_random_damage_is_refused_or_reads_without_crashing(tmp_path, project_by
     rng = random.Random(11)
     path = tmp_path / "damaged.tagproj"
     outcomes = []
-    for what, data in corruptions(project_bytes, rng, n=60):
+    for _, data in corruptions(project_bytes, rng, n=60):
         path.write_bytes(data)
         outcomes.append(try_open(path, readonly=bool(len(outcomes) % 2)))
         for side in dbfile.side_files(path):

@@ -46,7 +46,7 @@ def test_label_removed_elsewhere_is_not_written(project_path, tmp_path):
 def test_label_renamed_elsewhere_is_not_written(project_path, tmp_path):
     with Project.open(project_path) as a:
         sid = a.sentence_ids()[0]
-        a.labels  # read before the other process changes it
+        _ = a.labels  # read before the other process changes it
         _other_process(project_path, "p.label_set.rename_label('B-LOC', 'B-GPE')")
         with pytest.raises(LabelError):
             a.set_annotations(sid, {0: {"B-LOC", "O"}})
@@ -72,7 +72,7 @@ def test_label_added_elsewhere_is_seen(project_path):
 def test_candidate_set_normalised_against_current_labels(project_path):
     with Project.open(project_path) as a:
         sid = a.sentence_ids()[0]
-        a.labels
+        _ = a.labels
         _other_process(project_path, "p.label_set.remove_label('B-LOC')")
         # {O, B-PER, I-PER} named all but one label when read; it names every label now
         a.set_annotations(sid, {1: {"O", "B-PER", "I-PER"}})

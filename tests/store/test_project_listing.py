@@ -7,8 +7,8 @@ import pytest
 
 from tagtool.core import Corpus, Document, Sentence
 from tagtool.store.project import Project
-from tagtool.store.reading import CHECKPOINT_EVERY
-from tagtool.store.records import NotFoundError
+from tagtool.store.corpus_reads import CHECKPOINT_EVERY
+from tagtool.store.record_types import NotFoundError
 from tests.store.project_samples import LABELS, ann, plain_corpus, sample_corpus, write_v1_project
 
 

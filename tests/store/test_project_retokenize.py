@@ -9,11 +9,11 @@ import pytest
 from project_samples import ann, sample_corpus
 
 from tagtool.errors import ProjectError
-from tagtool.gui.stats import progress_over_time
+from tagtool.gui.statistics_numbers import progress_over_time
 from tagtool.store import conllu_words, retokenize_conllu
 from tagtool.store.formats import conllu, read_corpus, write_corpus
 from tagtool.store.project import Project
-from tagtool.store.records import NotFoundError
+from tagtool.store.record_types import NotFoundError
 from tagtool.store.retokenize import RetokenizeError
 from tagtool.store.review import Review
 

@@ -12,7 +12,7 @@ from tagtool.errors import ProjectError
 from tagtool.store import schema
 from tagtool.store.formats import read_corpus, write_corpus
 from tagtool.store.project import Project
-from tagtool.store.records import NotFoundError
+from tagtool.store.record_types import NotFoundError
 from tagtool.store.review import NOTHING, Review, for_training
 
 

@@ -209,7 +209,7 @@ class _BaseTable:
             words = units[start:start + COLUMN_SLICE]
             columns = []
             for name, column in by_columns(words):
-                if column is None or getattr(column, "dtype", None) == bool:
+                if column is None or getattr(column, "dtype", None) == np.dtype(bool):
                     ids = np.full(len(words), flags.get(name, -1), dtype=np.int64)
                     columns.append(ids if column is None else np.where(column, ids, -1))
                 else:

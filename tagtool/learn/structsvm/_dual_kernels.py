@@ -96,7 +96,10 @@ def smo(P, q, a, cost, boxed, alpha, tol, max_iter):
 
 @_njit
 def solve_dual(gram, margins, losses, cost, norm, slack_rescaled, alpha, tol, max_iter):
-    """The sub-QP of one example (:func:`tagtool.learn.structsvm.subqp.subproblem`'s table) by :func:`smo`, in place on ``alpha``."""
+    """The sub-QP of one example by :func:`smo`, in place on ``alpha``.
+
+    The sub-QP is :func:`tagtool.learn.structsvm.subqp.subproblem`'s table.
+    """
     m = margins.shape[0]
     P = np.empty((m, m))
     q = np.empty(m)

@@ -66,7 +66,8 @@ from tagtool.errors import Cancelled
 from tagtool.services.agreement import measures
 from tagtool.services.agreement.answers import Answers, collect, from_table
 from tagtool.services.agreement.measures import SpanCounts
-from tagtool.services.agreement.pairs import PAIR_ANNOTATORS, PairAgreement, sharing_pair_agreements
+from tagtool.services.agreement.pairs import PairAgreement, sharing_pair_agreements
+from tagtool.services.agreement_limits import PAIR_ANNOTATORS
 from tagtool.services.agreement.tallies import tally
 
 __all__ = ["PAIR_ANNOTATORS", "Agreement", "Answers", "PairAgreement", "collect", "compute", "from_table"]

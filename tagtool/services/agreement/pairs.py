@@ -26,7 +26,6 @@ from tagtool.errors import Cancelled
 from tagtool.services.agreement import measures
 from tagtool.services.agreement.answers import MISSING, SET, Answers, from_codes
 from tagtool.services.agreement.measures import SpanCounts
-from tagtool.services.agreement_limits import PAIR_ANNOTATORS
 
 #: Tokens per slice of the co-occurrence count (:func:`sharing_pairs`).
 CO_OCCURRENCE_ROWS = 1 << 16

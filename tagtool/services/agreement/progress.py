@@ -157,7 +157,7 @@ class ProjectQuery:
 
     A project's connection belongs to the thread that opened it (the
     window's); this one reads the same file, and SQLite's WAL lets it read
-    while the window writes (as :class:`tagtool.store.id_query.SentenceIdQuery`).
+    while the window writes (as :class:`tagtool.store.worker_reads.SentenceIdQuery`).
     """
 
     path: Path

@@ -1,4 +1,4 @@
-"""Render the main window's states to PNGs: ``python -m tagtool.gui.screenshots [OUTDIR]``.
+"""Render the main window's states to PNGs: ``python -m tools.screenshots [OUTDIR]``.
 
 Works offscreen (``QT_QPA_PLATFORM=offscreen``); OUTDIR defaults to the
 repository's ``docs/screenshots``.  The sample project is copied into a
@@ -11,9 +11,10 @@ model's suggestions waiting for the open sentence, view
 disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
 learner is installed) and the statistics panel; then the adjudication view
 (View › Adjudication) on answers of two simulated annotators; with ``team``
-the agreement panel on a demo team (:mod:`tagtool.gui.agreement_shots`) —
+the agreement panel on a demo team (:mod:`tools.agreement_shots`) —
 each in a light and a dark palette.  The mouse span (and its palette) and the waiting
-suggestions are shown at the window's default size and at 1024×700 too.  PNGs are written with the strongest compression.
+suggestions are shown at the window's default size and at 1024×700 too.  PNGs are written with the strongest
+compression.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from PySide6.QtCore import QSettings, QSize, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from tagtool.gui import agreement_shots, mouse_script, window_layout  # noqa: E402
+from tagtool.gui import window_layout  # noqa: E402
+from tools import agreement_shots, mouse_script  # noqa: E402
 from tagtool.gui.app import application  # noqa: E402
 from tagtool.gui.main_window import MainWindow  # noqa: E402
 from tagtool.gui.window_layout import DEFAULT_SIZE  # noqa: E402
@@ -265,7 +267,7 @@ def _install_wdpsl(window: MainWindow) -> None:
     del sentence
 
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
 
 def _first_start(window: MainWindow, size: tuple[int, int]) -> None:

@@ -16,11 +16,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from tagtool.store import review as _review
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store import search_index
 from tagtool.store import team as _team
-from tagtool.store.reading import require_ids
-from tagtool.store.records import NotFoundError, SentenceSummary
+from tagtool.store.corpus_reads import require_ids
+from tagtool.store.record_types import NotFoundError, SentenceSummary
 
 #: Sentence filters: annotation status; flagged for review, skipped;
 #: "open" (not fully labeled and not skipped: what the queue offers); and

@@ -1,7 +1,7 @@
-"""The agreement panel's screenshot (:mod:`tagtool.gui.screenshots`): a demo team on the sample's sentences.
+"""The agreement panel's screenshot (:mod:`tools.screenshots`): a demo team on the sample's sentences.
 
 The sample project's labeled sentences answered by three made-up
-annotators (:func:`tagtool.services.agreement.demo.team_sentences`, a third of them
+annotators (:func:`tools.demo_team.team_sentences`, a third of them
 by all three), each with an action log (2–4 s a token) so the progress
 table shows tokens per minute.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from tagtool.services.agreement.demo import team_sentences
+from tools.demo_team import team_sentences
 from tagtool.store.actions import Action
 
 #: Seconds the panel's worker may take on the demo project.
@@ -52,7 +52,7 @@ def _log_work(project) -> None:
 def render(app: QApplication, settings, folder: Path, theme: str, outdir: Path) -> list[Path]:
     """``agreement-THEME.png``: the window on the demo team with the statistics dock at the agreement panel."""
     from tagtool.gui.main_window import MainWindow
-    from tagtool.gui.screenshots import _save, _settle
+    from tools.screenshots import _save, _settle
 
     window = MainWindow(settings)
     window.resize(1280, 760)

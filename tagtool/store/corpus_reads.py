@@ -20,9 +20,9 @@ from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.errors import LabelError, ProjectError
-from tagtool.store import rows as _rows
+from tagtool.store import sentence_rows as _rows
 from tagtool.store import transaction
-from tagtool.store.records import DocumentInfo, NotFoundError
+from tagtool.store.record_types import DocumentInfo, NotFoundError
 
 #: Sentences read between two calls of a snapshot's ``checkpoint``.
 CHECKPOINT_EVERY = 32

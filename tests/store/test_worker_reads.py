@@ -10,8 +10,8 @@ from project_samples import LABELS
 from search_samples import tricky_corpus, write_pre_index_project
 
 from tagtool.core import Corpus, Document, Sentence
-from tagtool.store import id_query
-from tagtool.store.id_query import SentenceIdQuery
+from tagtool.store import worker_reads
+from tagtool.store.worker_reads import SentenceIdQuery
 from tagtool.store.project import Project
 
 
@@ -44,7 +44,7 @@ def test_it_runs_on_another_thread_while_the_project_is_edited(project):
 
 
 def test_a_stop_request_interrupts_it(project, monkeypatch):
-    monkeypatch.setattr(id_query, "STOP_CHECK_STEPS", 10)  # this project is read in fewer steps
+    monkeypatch.setattr(worker_reads, "STOP_CHECK_STEPS", 10)  # this project is read in fewer steps
     query = SentenceIdQuery.of(project, search="e")
     with pytest.raises(sqlite3.OperationalError, match="interrupt"):
         query(lambda: True)

@@ -22,14 +22,14 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from tagtool.gui import stats
+from tagtool.gui import statistics_numbers as stats
 from tagtool.gui.agreement_panel import AgreementPanel
 from tagtool.gui.charts import BarChart, LineChart, Series
 from tagtool.gui.id_reader import IdReader
 from tagtool.gui.learning_plot import LearningCurvePlots
 from tagtool.gui.sentence_status import STATUS_COLORS
 from tagtool.store.actions import IDLE_SECONDS
-from tagtool.store.id_query import ReadOnlyCall
+from tagtool.store.worker_reads import ReadOnlyCall
 
 log = logging.getLogger(__name__)
 
