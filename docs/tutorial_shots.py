@@ -8,7 +8,7 @@ exported and the Batch-tag dialog is filled in; each step is saved as
 exported tagger tags the second raw-text file with ``tagtool tag`` and the
 first lines of what it wrote are printed, as the tutorial shows them.
 
-The other screenshots come from ``python -m tagtool.gui.screenshots``.
+The other screenshots come from ``python -m tools.screenshots``.
 """
 
 from __future__ import annotations

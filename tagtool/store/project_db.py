@@ -15,7 +15,8 @@ from pathlib import Path
 
 from tagtool.core.labels import LabelSet
 from tagtool.errors import ProjectError
-from tagtool.store import label_rows, reading, transaction, writes
+from tagtool.store import corpus_reads as reading
+from tagtool.store import label_rows, transaction, writes
 
 Labels = Iterable[str] | str
 
@@ -81,7 +82,7 @@ class ProjectDb:
         return self.label_cache.get(self.conn)
 
     def length(self, sentence_id: int) -> int:
-        """A sentence's token count (:class:`~tagtool.store.records.NotFoundError` for an unknown id)."""
+        """A sentence's token count (:class:`~tagtool.store.record_types.NotFoundError` for an unknown id)."""
         return reading.sentence_length(self.conn, sentence_id)
 
     def normalize(self, labels: Labels) -> frozenset[str]:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from tagtool.core.corpus import Corpus, Document
 from tagtool.store import actions as _actions
 from tagtool.store import annotators as _annotators
-from tagtool.store import queries, reading
+from tagtool.store import corpus_reads as reading
+from tagtool.store import list_queries as queries
 from tagtool.store import retokenize as _retokenize
 from tagtool.store import review as _review
 from tagtool.store.project_db import ProjectDb
