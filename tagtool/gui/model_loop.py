@@ -35,9 +35,8 @@
   worker; a changed queue choice of a big project too (``loop.queue.replan()``).
   The GUI thread only swaps plans in.  The queue is the loop's ``queue`` part
   (:mod:`~tagtool.gui.queue_steering`), what the open sentence shows its ``hold``.
-* **Reopening.**  The last stored model is loaded and its guidance
-  recomputed in the worker (its ``models`` part, :class:`~tagtool.gui.stored_models.StoredModels`,
-  which also stores what the worker could not).
+* **Reopening.**  The last stored model is loaded and its guidance recomputed in the worker (the ``models``
+  part, :class:`~tagtool.gui.stored_models.StoredModels`, which also stores what the worker could not).
 """
 
 from __future__ import annotations
@@ -73,11 +72,8 @@ DEBOUNCE_MS = 400
 SETTINGS_MS = 600
 #: Default passes of a warm-started retrain after an edit (0: the learner's full settings).
 RETRAIN_EPOCHS = 3
-#: Folds of the cross-validation after each run.  At 3 each fold trains on
-#: two thirds of the labeled sentences, and on the sample project (50) the
-#: CV F1 fell 2-3 SE below the exported tagger's F1 on CoNLL-2000 test for
-#: hmm, entropy-crf and cosvm; at 5 every learner measured stayed within
-#: about one SE (benchmarks/results/cv_honesty.md), for twice the CV time.
+#: Folds of the cross-validation after each run: with 5, unlike 3, the CV F1 of every learner stays
+#: within about one SE of the F1 on held-out text (benchmarks/results/cv_honesty.md).
 CV_FOLDS = 5
 #: Milliseconds between swapping a finished run's model in and storing it.
 STORE_DELAY_MS = 30

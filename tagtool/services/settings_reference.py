@@ -34,11 +34,11 @@ def _shared_tables() -> dict[str, ParamTable]:
     return SHARED_TABLES
 
 
-def _learner_rows(name: str) -> list[tuple[str, ...]]:
+def _learner_rows(name: str) -> list[tuple[str, str, str, str, str]]:
     return get_learner(name).params.rows()
 
 
-def _feature_rows(learner: str | None) -> list[tuple[str, ...]]:
+def _feature_rows(learner: str | None) -> list[tuple[str, str, str, str, str]]:
     defaults = feature_settings(get_learner(learner)) if learner else {}
     return SHARED_TABLES["features"].rows(defaults)
 
