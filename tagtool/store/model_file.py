@@ -78,7 +78,9 @@ def delete(conn: sqlite3.Connection, model_id: int) -> None:
 
 def add_model_in_file(path, learner: str, params: Mapping, metrics: Mapping, data: bytes, note: str = "",
                       keep: int | None = None) -> int:
-    """Store a model in the project file at ``path`` (as :meth:`tagtool.store.project_stored.StoredPart.add_model`); returns its id.
+    """Store a model in the project file at ``path``; returns its id.
+
+    As :meth:`tagtool.store.project_stored.StoredPart.add_model`, from another connection.
 
     ``keep``: afterwards only the newest ``keep`` models stay.
 

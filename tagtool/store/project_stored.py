@@ -83,5 +83,8 @@ class StoredPart:
             reps_store.store(conn, reps, learned_from_tokens, data)
 
     def representations_stale(self) -> bool:
-        """True if none are stored or the text changed materially since (:func:`~tagtool.store.representations.is_stale`)."""
+        """True if none are stored or the text changed materially since.
+
+        See :func:`~tagtool.store.representations.is_stale`.
+        """
         return reps_store.is_stale(self.representations_record(), self.text_tokens())

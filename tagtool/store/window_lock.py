@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from tagtool.paths import user_state_dir
+
 fcntl: ModuleType | None
 try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None
-
-from tagtool.paths import user_state_dir
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ A :class:`~tagtool.tagger.model.Tagger` is saved as one zip file (docs/design.md
     "created" (ISO 8601, UTC), "labels", "features" (the extractor's
     :meth:`~tagtool.core.features.FeatureExtractor.to_dict`: settings and
     vocabulary, its names and (absent from older files) its table, which loads
-    without parsing names, see :mod:`tagtool.core.features.serialised`), "view_split" (``{"kind", "seed"}`` or null for single-view
-    models), "learner" (``{"name", "params"}``), "model" (the
+    without parsing names, see :mod:`tagtool.core.features.serialised`),
+    "view_split" (``{"kind", "seed"}`` or null for single-view models), "learner" (``{"name", "params"}``), "model" (the
     :meth:`~tagtool.learn.chain.ChainModel.to_meta`, with its decoding
     settings ``"decode": {"bio_constraint"}``; a file written before they
     existed decodes with the defaults, so with the BIO constraint), "metrics",
