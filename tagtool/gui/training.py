@@ -173,8 +173,10 @@ def run_training(
     """
     from tagtool.learn import make_learner
     from tagtool.services.pipeline import train
+    from tagtool.services.warmup import wait_for_warm_up
 
     started = time.perf_counter()
+    wait_for_warm_up()  # a first model waits for the kernels being compiled rather than compile them again
     overrides = dict(overrides or {})
     chosen_learner = make_learner(learner_name, **dict(params))
     chosen = chosen_learner.get_params()
