@@ -16,11 +16,12 @@ from pathlib import Path
 from tagtool.cli.attach import attach_files, refuse_or_skip
 from tagtool.cli.answers import add_annotator_import_options, attributed, check_new_labels, import_answers
 from tagtool.cli.inputs import (
-    add_label_field_option, add_reader_options, check_text_options, reader_kwargs, report_reading,
+    add_label_field_option, add_reader_options, check_text_options, reader_kwargs, report_reading, text_kwargs,
 )
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.store.outputs import check_not_input
+from tagtool.store.sources import text_options_meta
 from tagtool.store.sample import ensure_sample_project
 
 
@@ -109,8 +110,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         corpus = Corpus(completed, corpus.documents)
         if added:
             print(f"completed the label scheme with: {' '.join(added)} (edit it with the app's Labels dialog)")
-    with Project.create(args.project, corpus, name=args.name):
-        pass
+    with Project.create(args.project, corpus, name=args.name, meta=text_options_meta(text_kwargs(args))):
+        pass  # with the raw-text options given, which text added later is read with
     print(f"created {args.project}: {len(corpus)} sentences, {corpus.n_tokens} tokens, "
           f"{len(corpus.labels)} labels: {' '.join(corpus.labels)}")
     return 0
