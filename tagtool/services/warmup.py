@@ -127,7 +127,8 @@ def warm_up(learner_name: str | None = None, child: subprocess.Popen | None = No
     started = time.perf_counter()
     _idle.clear()
     try:
-        if child is not None and child.wait() != 0:
+        # On a filled cache the child only looks and ends: no need to wait for it (a later start).
+        if child is not None and not default_kernels_cached() and child.wait() != 0:
             log.warning("compiling the kernels in a child process failed (exit status %s); compiling them here",
                         child.returncode)
         warm_kernels(learner_name)
