@@ -30,6 +30,7 @@ from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.services.crossval import column_check, fold_trainer
 from tagtool.services.guidance import Analysis, SentenceGuidance
+from tagtool.services.warmup import wait_for_warm_up
 from tagtool.gui import scoring
 from tagtool.gui.run_plan import RunPlan, RunState, plan_run
 
@@ -173,7 +174,6 @@ def run_training(
     """
     from tagtool.learn import make_learner
     from tagtool.services.pipeline import train
-    from tagtool.services.warmup import wait_for_warm_up
 
     started = time.perf_counter()
     wait_for_warm_up()  # a first model waits for the kernels being compiled rather than compile them again
