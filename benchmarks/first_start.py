@@ -61,7 +61,7 @@ def probe(python: Path, kind: str, numba: Path, data: Path, when: str = "done") 
 
 
 def _row(what: str, run: list[float]) -> str:
-    warm = "still running at the edit" if run[1] != run[1] else f"{run[1]:.1f} s"
+    warm = "none" if "no warm-up" in what else "still running at the edit" if run[1] != run[1] else f"{run[1]:.1f} s"
     return f"| {what} | {run[0]:.1f} | {warm} | {1000 * run[2]:.0f} |"
 
 
