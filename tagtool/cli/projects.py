@@ -21,7 +21,6 @@ from tagtool.cli.inputs import (
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
 from tagtool.store.outputs import check_not_input
-from tagtool.store.sources import text_options_meta
 from tagtool.store.sample import ensure_sample_project
 
 
@@ -71,6 +70,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.core.corpus import merge_corpora
     from tagtool.store.formats import read_corpus
     from tagtool.store.project import Project
+    from tagtool.store.sources import text_options_meta
 
     check_not_input(args.project, {"corpus file": args.files}, "project")
     check_text_options(args, args.files, args.format)
