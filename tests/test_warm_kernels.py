@@ -84,8 +84,9 @@ def test_after_warm_kernels_the_first_model_compiles_nothing():
     assert report["new"] == {}, f"compiled by the first model after the warm-up: {report['new']}"
     # One compilation serves training and decoding: the decoders pass read-only masks as the snapshot's are,
     # and no kernel passes a literal where an int64 serves. span_wide alone takes the perceptron's own
-    # writable masks (the unconstrained and the gated one) beside the snapshot's.
-    assert report["twins"] == ["tagtool.decode._viterbi.span_wide"], report["twins"]
+    # writable masks (the unconstrained and the gated one) beside the snapshot's. (A callee loaded inside
+    # its caller from numba's cache lists no signature of its own: on a filled cache fewer are seen.)
+    assert set(report["twins"]) <= {"tagtool.decode._viterbi.span_wide"}, report["twins"]
 
 
 def _cached(env) -> str:
