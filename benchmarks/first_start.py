@@ -12,13 +12,13 @@ In one run:
    on the way), then again with both filled (a later start).
 3. **First suggestions**: the probe opens the sample corpus with nothing
    labeled, labels the first sentence (one edit) and times the edit to the
-   first model's suggestions (the automatic retrain), on an empty numba
-   cache: without the background warm-up (the first model compiles every
-   kernel), and with it (:func:`tagtool.services.warmup.warm_kernels`
-   started when the window shows and finished before the edit, as when a
-   person reads the first sentence while it runs; its own time is
-   reported); then without it on the cache the previous run filled (every
-   later start).
+   first model's suggestions (the automatic retrain), each on an empty numba
+   cache: without any warm-up (the first model compiles every kernel); as
+   the app starts (the child process filling the cache from process start,
+   the warm-up at window show) with the first sentence labeled at once, 10 s
+   and 20 s after the window showed, and once the warm-up is done; then on
+   the cache a previous run filled (every later start), without and with
+   the warm-up.
 
 Run: ``python benchmarks/first_start.py`` (writes ``benchmarks/results/first_start.md``).
 """
@@ -49,14 +49,20 @@ def install(folder: Path) -> tuple[Path, float]:
     return python, time.perf_counter() - started
 
 
-def probe(python: Path, kind: str, numba: Path, data: Path) -> list[float]:
+def probe(python: Path, kind: str, numba: Path, data: Path, when: str = "done") -> list[float]:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(numba), "XDG_DATA_HOME": str(data), "QT_QPA_PLATFORM": "offscreen"}
     started = time.perf_counter()
-    done = subprocess.run([str(python), str(PROBE), kind], capture_output=True, text=True, env=env, timeout=1800)
+    done = subprocess.run([str(python), str(PROBE), kind, when], capture_output=True, text=True, env=env,
+                          timeout=1800)
     if done.returncode != 0:
-        raise SystemExit(f"probe {kind} failed:\n{done.stderr[-3000:]}")
+        raise SystemExit(f"probe {kind} {when} failed:\n{done.stderr[-3000:]}")
     words = [line.split() for line in done.stdout.splitlines() if line.startswith(("shown", "suggest"))][-1]
     return [float(w) for w in words[1:]] + [time.perf_counter() - started]
+
+
+def _row(what: str, run: list[float]) -> str:
+    warm = "none" if "no warm-up" in what else "still running at the edit" if run[1] != run[1] else f"{run[1]:.1f} s"
+    return f"| {what} | {run[0]:.1f} | {warm} | {1000 * run[2]:.0f} |"
 
 
 def main() -> None:
@@ -66,13 +72,19 @@ def main() -> None:
     cold_window = probe(python, "window", tmp / "numba-window", tmp / "data-window")
     warm_window = probe(python, "window", tmp / "numba-window", tmp / "data-window")
     print(f"first window: cold {cold_window[0]:.1f} s, later {warm_window[0]:.1f} s", flush=True)
-    without = probe(python, "cold", tmp / "numba-a", tmp / "data-a")
-    print(f"first suggestions without warm-up: {without[0]:.1f} s", flush=True)
-    warm = probe(python, "warm", tmp / "numba-b", tmp / "data-b")
-    print(f"with warm-up: {warm[0]:.1f} s after the edit (warm-up {warm[1]:.1f} s, "
-          f"longest GUI wait {1000 * warm[2]:.0f} ms)", flush=True)
-    later = probe(python, "cold", tmp / "numba-b", tmp / "data-c")
-    print(f"later start (cache filled): {later[0]:.1f} s", flush=True)
+    runs = {}
+    for when, what in (("none", "no warm-up: the first model compiles every kernel"),
+                       ("0", "as the app starts; first sentence labeled as the window shows"),
+                       ("10", "as the app starts; labeled 10 s after the window shows"),
+                       ("20", "as the app starts; labeled 20 s after the window shows"),
+                       ("done", "as the app starts; labeled once the warm-up is done")):
+        runs[what] = probe(python, "suggest", tmp / f"numba-{when}", tmp / f"data-{when}", when)
+        print(_row(what, runs[what]), flush=True)
+    filled = tmp / "numba-done"
+    for when, what in (("none", "a later start (cache filled), no warm-up, labeled as the window shows"),
+                       ("0", "a later start (cache filled), as the app starts, labeled as the window shows")):
+        runs[what] = probe(python, "suggest", filled, tmp / f"data-later-{when}", when)
+        print(_row(what, runs[what]), flush=True)
     lines = [
         "# First start: install to first window, first labeled sentence to first suggestions",
         "",
@@ -84,11 +96,13 @@ def main() -> None:
         f"| fresh venv + `pip install -e .` | {install_seconds:.1f} |",
         f"| process start → window shown, empty numba cache and data folder | {cold_window[0]:.1f} |",
         f"| process start → window shown, a later start | {warm_window[0]:.1f} |",
-        f"| first labeled sentence → first suggestions, empty numba cache, no warm-up | {without[0]:.1f} |",
-        f"| … with the background warm-up done first (warm-up itself: {warm[1]:.1f} s from window shown) "
-        f"| {warm[0]:.1f} |",
-        f"| longest wait of the GUI thread's 10 ms timer during the warm-up (ms) | {1000 * warm[2]:.0f} |",
-        f"| … a later start (numba cache filled), no warm-up | {later[0]:.1f} |",
+        "",
+        "First labeled sentence → first suggestions (the automatic retrain's model), on an empty numba cache "
+        "unless said:",
+        "",
+        "| run | edit → suggestions (s) | warm-up, from window shown | longest GUI timer wait before the edit (ms) |",
+        "| --- | ---: | ---: | ---: |",
+        *(_row(what, run) for what, run in runs.items()),
     ]
     for line in lines[4:]:
         print(line)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tagtool.cli.main import main
 from tagtool.store.project import Project
 from tests.store.test_span_attach import LABELS, PARAGRAPHS, span, two_annotators, write_jsonl
@@ -107,3 +109,56 @@ def test_one_record_of_the_whole_text_by_two_annotators_goes_onto_the_paragraphs
         assert own["bob"][anna:anna + 2] == ({"B-PER"}, {"O"})
         assert p.annotations(second)[anna + 1] == {"I-PER", "O"}  # they differ: the candidate set
         assert p.team.annotator_labels(third)["alice"][1:3] == ({"B-ORG"}, {"I-ORG"})
+
+
+def _team_export(tmp_path, capsys):
+    """A project of the paragraphs with alice's and bob's answers (by text) and an edit of the project's own,
+    exported as tagtool's doccano records: the training labels as spans, the answers in the metadata."""
+    tmp_path.mkdir()
+    _, source = _project(tmp_path)
+    file = two_annotators(tmp_path)
+    assert main(["import", str(file), "-p", str(source), "--as-annotator", "--merge-crossing"]) == 0
+    out = tmp_path / "team.jsonl"
+    assert main(["export", str(source), "-o", str(out), "--format", "doccano"]) == 0, capsys.readouterr().err
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert set(records[0]["tagtool"]["annotators"]) == {"alice", "bob"}
+    return source, out
+
+
+def _answers_by_token(path):
+    with Project.open(path, readonly=True) as p:
+        return {" ".join(p.sentence(sid).tokens): {name: [sorted(a) for a in labels]
+                                                   for name, labels in p.team.annotator_labels(sid).items()}
+                for sid in p.sentence_ids()}
+
+
+def test_attaching_a_team_doccano_export_brings_each_annotators_answers(tmp_path, capsys):
+    source, out = _team_export(tmp_path / "team", capsys)
+    raw = write_jsonl(tmp_path / "raw.jsonl", [{"text": t} for t in PARAGRAPHS])
+    fresh = tmp_path / "fresh.tagproj"
+    assert main(["import", str(raw), "-p", str(fresh), "--labels", ",".join(LABELS)]) == 0
+    capsys.readouterr()
+    assert main(["import", str(out), "-p", str(fresh), "--attach", "fill", "--merge-crossing"]) == 0
+    printed = capsys.readouterr().out
+    assert "training labels changed" in printed and "answers for 3 sentences" in printed
+    with Project.open(fresh, readonly=True) as p:
+        assert p.team.answering_annotators() == ["alice", "bob"]  # no "import" made an annotator of the training labels
+    assert _answers_by_token(fresh) == _answers_by_token(source)
+    # the training labels are the export's own spans (where alice and bob differ: their candidate sets)
+    with Project.open(fresh, readonly=True) as f, Project.open(source, readonly=True) as s:
+        assert [f.annotations(sid) for sid in f.sentence_ids()] == [s.annotations(sid) for sid in s.sentence_ids()]
+
+
+def test_only_answers_of_a_team_doccano_export_by_text(tmp_path, capsys):
+    source, out = _team_export(tmp_path / "team", capsys)
+    raw = write_jsonl(tmp_path / "raw.jsonl", [{"text": t} for t in PARAGRAPHS])
+    fresh = tmp_path / "fresh.tagproj"
+    assert main(["import", str(raw), "-p", str(fresh), "--labels", ",".join(LABELS)]) == 0
+    # the export's own spans are nobody's answers: no --annotator needed
+    assert main(["import", str(out), "-p", str(fresh), "--as-annotator", "--merge-crossing"]) == 0
+    assert _answers_by_token(fresh) == _answers_by_token(source)
+    # one annotator of the export: bob's answers again, alice's kept (the record naming nobody is bob's)
+    assert main(["import", str(out), "-p", str(fresh), "--as-annotator", "--match", "text", "--annotator", "bob"]) == 0
+    again, before = _answers_by_token(fresh), _answers_by_token(source)
+    assert {k: v for k, v in again.items() if "othing" not in k} == {k: v for k, v in before.items()
+                                                                      if "othing" not in k}

@@ -179,3 +179,24 @@ def test_text_command_honours_the_options(raw, tmp_path, capsys):
     assert code == 0 and f"added {raw}: 3 sentences" in out
     code, out, _ = run(capsys, "text", project, raw, *PRETOKENIZED)
     assert code == 0 and f"added {raw}: 2 sentences" in out
+
+
+def test_text_added_to_a_project_is_read_as_the_projects_text_was(raw, tmp_path, capsys):
+    project = tmp_path / "p.tagproj"
+    assert run(capsys, "import", raw, "-p", project, "--labels", "O", *PRETOKENIZED)[0] == 0
+    more = tmp_path / "more.txt"
+    more.write_text("Great! Visit e.g. Conn. today.\n", encoding="utf-8")
+    assert run(capsys, "import", more, "-p", project)[0] == 0  # the project's options, not the defaults
+    assert _sentences(project)[-1] == ("Great!", "Visit", "e.g.", "Conn.", "today.")
+    assert run(capsys, "import", more, "-p", project, "--tokenizer", "default", "--duplicates", "add")[0] == 0
+    assert _sentences(project)[-1] == ("Great", "!", "Visit", "e.g.", "Conn.", "today", ".")  # given: it wins
+
+
+def test_the_stored_text_options_go_to_the_inputs_that_take_them():
+    from tagtool.store.sources import stored_text_options, text_options_meta
+
+    meta = text_options_meta({"tokenizer": "whitespace", "sentence_split": False, "strict": True})
+    assert stored_text_options(meta, "text") == {"tokenizer": "whitespace", "sentence_split": False}
+    assert stored_text_options(meta, "jsonl") == {"tokenizer": "whitespace", "sentence_split": False}
+    assert stored_text_options(meta, "conll") == {} and stored_text_options({}, "text") == {}
+    assert text_options_meta({"tokenizer": None}) == {} and stored_text_options({"text_options": "{"}) == {}

@@ -1,6 +1,8 @@
 """warm_kernels compiles every kernel the app's first model of the default learner needs: after it, the
 first training run and its suggestions compile nothing more (checked in a fresh process: a kernel loaded
-from numba's cache counts as compiled, so the check holds on a warm cache too)."""
+from numba's cache counts as compiled, so the check holds on a warm cache too), and no kernel twice for
+arguments that differ only in being read-only or literal. The child process that fills numba's cache
+before the window opens, and the warm-up that waits for it."""
 
 from __future__ import annotations
 
@@ -28,8 +30,27 @@ SCRIPT = textwrap.dedent("""
                     seen[f"{value.py_func.__module__}.{value.py_func.__qualname__}"] = len(value.signatures)
         return seen
 
+    def twins():
+        # kernels compiled twice for arguments that differ only in being read-only or a literal constant
+        from numba.core import types as nbt
+        def plain(t):
+            if isinstance(t, nbt.Array):
+                return ("array", str(t.dtype), t.ndim, t.layout)
+            return str(nbt.unliteral(t))
+        found = []
+        for name, module in list(sys.modules.items()):
+            if not name.startswith("tagtool") or not isinstance(module, types.ModuleType):
+                continue
+            for attr, value in vars(module).items():
+                if isinstance(value, Dispatcher):
+                    shapes = [tuple(map(plain, sig)) for sig in value.signatures]
+                    if len(set(shapes)) < len(shapes):
+                        found.append(f"{value.py_func.__module__}.{value.py_func.__qualname__}")
+        return sorted(set(found))
+
     warm_kernels()
     before = compiled()
+    doubled = twins()
     from tagtool.core import Corpus
     from tagtool.gui.training import TrainingInputs, run_training
     from tagtool.store.formats import read_corpus
@@ -47,7 +68,7 @@ SCRIPT = textwrap.dedent("""
     again = run_training(inputs, "mv-perceptron", {}, result.tagger, State(), overrides={"max_iter": 3})
     after = compiled()
     new = {k: (before.get(k, 0), n) for k, n in after.items() if n > before.get(k, 0)}
-    print(json.dumps({"new": new, "warm": sum(before.values())}))
+    print(json.dumps({"new": new, "warm": sum(before.values()), "twins": doubled}))
 """)
 
 
@@ -61,3 +82,73 @@ def test_after_warm_kernels_the_first_model_compiles_nothing():
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["warm"] > 0
     assert report["new"] == {}, f"compiled by the first model after the warm-up: {report['new']}"
+    # One compilation serves training and decoding: the decoders pass read-only masks as the snapshot's are,
+    # and no kernel passes a literal where an int64 serves. span_wide alone takes the perceptron's own
+    # writable masks (the unconstrained and the gated one) beside the snapshot's. (A callee loaded inside
+    # its caller from numba's cache lists no signature of its own: on a filled cache fewer are seen.)
+    assert set(report["twins"]) <= {"tagtool.decode._viterbi.span_wide"}, report["twins"]
+
+
+def _cached(env) -> str:
+    check = "from tagtool.services.warmup import default_kernels_cached as c; print(c())"
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip()
+
+
+def test_the_child_process_fills_an_empty_cache(tmp_path):
+    import os
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    assert _cached(env) == "False"
+    done = subprocess.run([sys.executable, "-m", "tagtool.services.warmup"], capture_output=True, text=True,
+                          env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _cached(env) == "True"
+
+
+class _Child:
+    """Stands for the cache-filling process: ``wait`` returns once the test lets it."""
+
+    def __init__(self, code: int):
+        import threading
+
+        self.code, self.go, self.returncode = code, threading.Event(), None
+
+    def wait(self):
+        self.go.wait(60)
+        self.returncode = self.code
+        return self.code
+
+
+def test_the_warm_up_waits_for_the_child_and_a_training_waits_for_the_warm_up(monkeypatch):
+    import threading
+
+    from tagtool.services import warmup
+
+    order = []
+    monkeypatch.setattr(warmup, "warm_kernels", lambda name=None: order.append(("warm", name)))
+    monkeypatch.setattr(warmup, "default_kernels_cached", lambda: False)  # a cold cache: the child compiles
+    for code in (0, 1):  # a child that failed: the kernels compile here all the same
+        order.clear()
+        child = _Child(code)
+        thread = threading.Thread(target=warmup.warm_up, args=("mv-perceptron", child))
+        thread.start()
+        waiter = threading.Thread(target=lambda: (warmup.wait_for_warm_up(), order.append("trained")))
+        while warmup._idle.is_set():  # the warm-up has begun
+            pass
+        waiter.start()
+        assert order == []  # nothing before the child ends
+        child.go.set()
+        thread.join(60)
+        waiter.join(60)
+        assert order == [("warm", "mv-perceptron"), "trained"]
+    warmup.wait_for_warm_up()  # none running: at once
+
+
+def test_no_child_in_the_frozen_app(monkeypatch):
+    import tagtool._runtime as runtime
+    from tagtool.services.warmup import start_filling_cache
+
+    monkeypatch.setattr(runtime, "is_frozen", lambda: True)
+    assert start_filling_cache() is None

@@ -91,12 +91,12 @@ def _report(path, done, answers: bool) -> None:
           f"{len(placed.labels)} sentences labeled by offsets"
           + (f", {placed.snapped} span(s) moved out to token edges" if placed.snapped else "")
           + (f", {done.joined} sentence(s) joined to hold the spans that crossed them" if done.joined else ""))
-    if answers:
-        counts = done.counts
+    if not answers:
+        print(f"  {done.changed} training labels changed")
+    counts = done.counts  # answers mode, or the annotators' answers a tagtool doccano export keeps
+    if counts is not None:
         print(f"  answers for {counts.sentences} sentences ({counts.answers} tokens); {counts.changed} training "
               f"labels changed, {counts.candidate_sets} became the candidate set of differing answers")
-    else:
-        print(f"  {done.changed} training labels changed")
 
 
 def refuse_or_skip(args: argparse.Namespace, project, corpus):

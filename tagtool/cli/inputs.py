@@ -54,15 +54,30 @@ def format_options(path: Path, format: str | None, label_field: str | None) -> d
 
 
 def reader_kwargs(args: argparse.Namespace, path: Path) -> dict:
-    """``read_corpus`` keyword arguments of ``tagtool import`` for the file ``path``."""
+    """``read_corpus`` keyword arguments of ``tagtool import`` for the file ``path``; raw text going into an
+    existing project is read with the options its text was read with, unless given."""
     return {
         "format": args.format,
         "token_column": args.token_column,
         "label_column": None if args.no_labels else args.label_column,
         "encoding": args.encoding,
         **format_options(path, args.format, args.label_field),
+        **project_text_options(getattr(args, "project", None), path, args.format),
         **span_kwargs(args),
     }
+
+
+def project_text_options(project: Path | None, path: Path, format: str | None) -> dict:
+    """The raw-text reader options ``project`` (an existing project file) records, those ``path`` takes."""
+    from tagtool.store.sources import input_format, is_project_file, stored_text_options
+
+    if project is None or not is_project_file(project):
+        return {}
+    from tagtool.store.project import Project
+
+    with Project.open(project, readonly=True) as opened:
+        meta = opened.meta
+    return stored_text_options(meta, input_format(path, format))
 
 
 #: ``tagtool.core.tokenize.TOKENIZERS`` (kept here so that building the parser

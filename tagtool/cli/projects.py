@@ -16,7 +16,7 @@ from pathlib import Path
 from tagtool.cli.attach import attach_files, refuse_or_skip
 from tagtool.cli.answers import add_annotator_import_options, attributed, check_new_labels, import_answers
 from tagtool.cli.inputs import (
-    add_label_field_option, add_reader_options, check_text_options, reader_kwargs, report_reading,
+    add_label_field_option, add_reader_options, check_text_options, reader_kwargs, report_reading, text_kwargs,
 )
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
@@ -70,6 +70,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.core.corpus import merge_corpora
     from tagtool.store.formats import read_corpus
     from tagtool.store.project import Project
+    from tagtool.store.sources import text_options_meta
 
     check_not_input(args.project, {"corpus file": args.files}, "project")
     check_text_options(args, args.files, args.format)
@@ -109,8 +110,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         corpus = Corpus(completed, corpus.documents)
         if added:
             print(f"completed the label scheme with: {' '.join(added)} (edit it with the app's Labels dialog)")
-    with Project.create(args.project, corpus, name=args.name):
-        pass
+    with Project.create(args.project, corpus, name=args.name, meta=text_options_meta(text_kwargs(args))):
+        pass  # with the raw-text options given, which text added later is read with
     print(f"created {args.project}: {len(corpus)} sentences, {corpus.n_tokens} tokens, "
           f"{len(corpus.labels)} labels: {' '.join(corpus.labels)}")
     return 0

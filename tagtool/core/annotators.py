@@ -36,6 +36,14 @@ from tagtool.core.labels import LabelSet
 #: (``alice+bob``: both answered ``B-PER``, or their answers made the set).
 JOINER = "+"
 
+#: Givers whose training labels are the project's own, not an annotator's answers: the person working
+#: in the app under no name of their own (the app's and the store's default editor, ``user``) and labels
+#: imported as training labels from a file that names nobody (``import``). Like a curated document in
+#: INCEpTION or a ground-truth annotation in Label Studio, such a label stands beside the annotators'
+#: answers rather than being one of them (:mod:`tagtool.store.annotators`); a person who wants their
+#: edits counted as answers edits under a name of their own.
+PROJECT_GIVERS = frozenset({"user", "import"})
+
 
 def check_name(name: object) -> str:
     """An annotator's name, trimmed; ValueError if it is not a non-empty string.

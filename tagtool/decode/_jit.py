@@ -141,6 +141,22 @@ class KernelCache(FunctionCache):
     _impl_class = KernelCacheImpl
 
 
+def in_cache(dispatcher) -> bool:
+    """Whether numba's on-disk cache holds ``dispatcher`` compiled from today's sources (for any argument types).
+
+    Reads the kernel's cache index the way numba does before it loads an
+    entry: a missing index, or one of other sources or another numba, holds
+    nothing.  False for a kernel that is not cached on disk at all.
+    """
+    cache = getattr(dispatcher, "_cache", None)
+    if not isinstance(cache, FunctionCache):
+        return False
+    try:
+        return bool(cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 -- an unreadable index is one numba would recompile too
+        return False
+
+
 def kernel(**options):
     """A decorator compiling a kernel with tagtool's options plus ``options`` (e.g. ``fastmath``)."""
     settings = {**_OPTIONS, **options}

@@ -1,7 +1,7 @@
 """Argument checks shared by the public decoders.
 
 Each check converts its argument to the exact array type the kernels are
-compiled for (C-contiguous float64, bool or int64), so numba compiles one
+compiled for (C-contiguous float64, bool or int64; masks read-only), so numba compiles one
 specialisation per kernel, and raises :class:`DecoderInputError` naming the
 argument with the expected and the actual shape or value.
 """
@@ -102,13 +102,28 @@ def _emissions(emit, allow_empty: bool) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 
+def _read_only(mask: np.ndarray) -> np.ndarray:
+    """``mask``, or a read-only view of it (no copy; the caller's array stays writable).
+
+    Numba compiles a kernel once per argument type, and a read-only array is
+    a type of its own: the training kernels take their masks from the
+    read-only :class:`~tagtool.core.snapshot.Snapshot`, so every mask a
+    decoder passes is read-only too, and one compilation serves both.
+    """
+    if not mask.flags.writeable:
+        return mask
+    view = mask.view()
+    view.flags.writeable = False
+    return view
+
+
 def _all_allowed(shape: tuple[int, int]) -> np.ndarray:
     n_tokens, n_labels = shape
     if n_tokens > _CACHED_ROWS:
-        return np.ones(shape, dtype=np.bool_)
+        return _read_only(np.ones(shape, dtype=np.bool_))
     block = _ALL_ALLOWED.get(n_labels)
     if block is None:
-        block = _ALL_ALLOWED.setdefault(n_labels, np.ones((_CACHED_ROWS, n_labels), dtype=np.bool_))
+        block = _ALL_ALLOWED.setdefault(n_labels, _read_only(np.ones((_CACHED_ROWS, n_labels), dtype=np.bool_)))
     return block[:n_tokens]
 
 
@@ -120,7 +135,7 @@ def _mask(allowed, shape: tuple[int, int]) -> np.ndarray:
         if arr.dtype.kind not in _REAL_KINDS or arr.size and not np.isin(arr, (0, 1)).all():
             raise DecoderInputError(f"allowed: expected a boolean mask, got dtype {arr.dtype}")
     _require_shape("allowed", arr, shape, "T, L of emit")
-    return np.ascontiguousarray(arr, dtype=np.bool_)
+    return _read_only(np.ascontiguousarray(arr, dtype=np.bool_))
 
 
 def _raise_invalid(code: int, arrays: tuple[np.ndarray, ...], allowed: np.ndarray) -> None:

@@ -53,7 +53,8 @@ def span_narrow(emit, trans_t, start, end, allowed, lo, hi, delta, prev, bp, pat
     for b in range(n_labels):
         delta[b] = start[b] + emit[lo, b] if allowed[lo, b] else -np.inf
     for t in range(lo + 1, hi):
-        prev[:] = delta
+        for b in range(n_labels):  # a loop, not ``prev[:] = delta``: see :func:`span_wide`
+            prev[b] = delta[b]
         for b in range(n_labels):
             if not allowed[t, b]:
                 delta[b] = -np.inf
@@ -77,7 +78,11 @@ def span_wide(emit, trans, start, end, allowed, lo, hi, delta, prev, bp, path):
     for b in range(n_labels):
         delta[b] = start[b] + emit[lo, b] if allowed[lo, b] else -np.inf
     for t in range(lo + 1, hi):
-        prev[:] = delta
+        # A loop, not ``prev[:] = delta``: numba compiles an array-to-array slice assignment with a
+        # shape check whose error message needs its string formatting compiled too, seconds of a
+        # first start for a copy whose shapes always agree.
+        for b in range(n_labels):
+            prev[b] = delta[b]
         row = t - lo
         for b in range(n_labels):
             delta[b] = prev[0] + trans[0, b]

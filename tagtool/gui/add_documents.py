@@ -19,6 +19,7 @@ from tagtool.gui.span_import import ask_span_options, warnings_box
 from tagtool.store.duplicates import held_texts
 from tagtool.store.format_catalog import open_filter
 from tagtool.store.formats import read_corpus
+from tagtool.store.sources import input_format, stored_text_options
 
 ADD_FILTER = open_filter("Corpus")
 
@@ -73,7 +74,8 @@ def ask_add_documents(session, parent: QWidget, folders: Folders | None, confirm
     if not path:
         return None
     folders.remember("import", path)
-    options = ask_span_options(Path(path), parent)
+    stored = stored_text_options(session.project.meta, input_format(path))  # read as the project's text was
+    options = ask_span_options(Path(path), parent, stored)
     if options is None:
         return None
     return add_documents(session, parent, Path(path), options, confirm_new_labels)

@@ -15,6 +15,7 @@ from tagtool.gui.main_window import MainWindow
 from tagtool.gui.qt_libraries import check_xcb
 from tagtool.gui.style import apply_theme
 from tagtool.logs import configure_app_logging, reset_app_logging
+from tagtool.services.warmup import start_filling_cache
 from tagtool.paths import ICON_PNG, resource
 
 log = logging.getLogger(__name__)
@@ -68,15 +69,19 @@ def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
         project opened, 1 if it did not.
     """
     app = application()
+    # On a cold numba cache the first model's kernels start compiling now, in a child process on another
+    # core, while this one builds the window (not in a smoke test, which must leave nothing running).
+    child = start_filling_cache() if quit_after_ms is None else None
     window = MainWindow()
     configure_app_logging(window.status_log)  # the log file; a repeated warning once, in the status bar
     try:
-        return _show(app, window, project, quit_after_ms)
+        return _show(app, window, project, quit_after_ms, child)
     finally:
         reset_app_logging()  # the log file closed; a caller's own logging as it was
 
 
-def _show(app: QApplication, window: MainWindow, project: Path | None, quit_after_ms: int | None) -> int:
+def _show(app: QApplication, window: MainWindow, project: Path | None, quit_after_ms: int | None,
+          child=None) -> int:
     apply_theme(app, window.settings.theme)
     state = {"looping": False}
     if quit_after_ms is not None:
@@ -85,7 +90,7 @@ def _show(app: QApplication, window: MainWindow, project: Path | None, quit_afte
     if quit_after_ms is not None and not opened:
         return 1
     window.show()
-    window.warm_kernels()  # the first model's kernels compile while the person reads the window
+    window.warm_kernels(child)  # the first model's kernels are readied while the person reads the window
     state["looping"] = True
     return app.exec()
 

@@ -118,6 +118,8 @@ def attach_import(session, parent: QWidget | None, path: Path, confirm_new_label
     what = (f"{done.changed} training labels changed" if counts is None else
             f"answers for {counts.sentences} sentences, {counts.changed} training labels changed"
             + (f" ({counts.candidate_sets} to candidate sets of differing answers)" if counts.candidate_sets else ""))
+    if counts is not None and use != "answers":  # training labels, and the answers a tagtool export keeps
+        what = f"{done.changed} training labels changed; {what}"
     joined = f", {done.joined} sentence(s) joined" if done.joined else ""
     return (f"Attached {done.placed.found} of {done.placed.records} records by their text: {what}{joined}",
             bool(done.joined))

@@ -123,9 +123,22 @@ class BarChart(QWidget):
 
     def set_items(self, items) -> None:
         self.items = list(items)
-        fm = QFontMetricsF(self.font())
-        self.setFixedHeight(int((len(self.items) + 1) * (fm.height() + 4) + 8))
+        self._fit_height()
         self.update()
+
+    def _title_height(self) -> float:
+        """The title's height, wrapped at word ends to the chart's width (a narrow dock gets two lines)."""
+        fm = QFontMetricsF(self.font())
+        box = fm.boundingRect(QRectF(0, 0, max(self.width(), 1), 1e4), Qt.TextWordWrap, self.title)
+        return max(box.height(), fm.height()) + 4
+
+    def _fit_height(self) -> None:
+        fm = QFontMetricsF(self.font())
+        self.setFixedHeight(int(self._title_height() + len(self.items) * (fm.height() + 4) + 8))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_height()  # the same width gives the same height: no second round
 
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
@@ -134,13 +147,14 @@ class BarChart(QWidget):
         row = fm.height() + 4
         text = pal.color(QPalette.WindowText)
         p.setPen(text)
-        p.drawText(QRectF(0, 0, self.width(), row), Qt.AlignLeft | Qt.AlignVCenter, self.title)
+        head = self._title_height()
+        p.drawText(QRectF(0, 0, self.width(), head), Qt.AlignLeft | Qt.AlignVCenter | Qt.TextWordWrap, self.title)
         name_w = max((fm.horizontalAdvance(n) for n, *_ in self.items), default=0) + 8
         note_w = max((fm.horizontalAdvance(note) for *_, note in self.items), default=0) + 8
         top = max((v for _, v, _, _ in self.items), default=0) or 1
         bar_w = max(10.0, self.width() - name_w - note_w - 8)
         for i, (name, value, color, note) in enumerate(self.items):
-            y = (i + 1) * row + 4
+            y = head + i * row + 4
             p.setPen(text)
             p.drawText(QRectF(0, y, name_w - 6, row), Qt.AlignRight | Qt.AlignVCenter, name)
             width = bar_w * value / top

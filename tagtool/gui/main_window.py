@@ -280,9 +280,12 @@ class MainWindow(WindowMenus, QMainWindow):
         if self.model_panel is not None:
             self.model_panel.learner.setFocus()
 
-    def warm_kernels(self) -> None:
-        """Compile the learner's kernels in the background (the open project's learner, else the default)."""
-        self.kernel_warmup.start(self.model_loop.learner_name if self.model_loop is not None else None)
+    def warm_kernels(self, child=None) -> None:
+        """Compile the learner's kernels in the background (the open project's learner, else the default).
+
+        ``child``: the process filling numba's cache (:func:`tagtool.services.warmup.start_filling_cache`).
+        """
+        self.kernel_warmup.start(self.model_loop.learner_name if self.model_loop is not None else None, child)
 
     def train_now(self) -> None:
         if self.model_panel is not None:

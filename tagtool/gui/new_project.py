@@ -38,6 +38,7 @@ from tagtool.errors import TagtoolError
 from tagtool.store.formats import FORMATS, TEXT_OPTIONS, read_corpus
 from tagtool.store.formats.pasted import read_text
 from tagtool.store.project import SUFFIX, Project
+from tagtool.store.sources import input_format, options_taken, text_options_meta
 from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
 from tagtool.gui.span_import import SpanOptionsForm, warnings_box
@@ -73,13 +74,16 @@ def create_project(corpus_path: Path | None, project_path: Path, format: str | N
     else:
         corpus = read_corpus(corpus_path, format, labels=labels,
                              label_column=-1 if read_labels else None, **(reader_options or {}))
+        taken = options_taken(input_format(corpus_path, format))
+        options = {k: v for k, v in (reader_options or {}).items() if k in taken}
     if warnings is not None:
         warnings.extend(corpus.warnings)
     if len(corpus.labels) == 0:
         raise TagtoolError(f"{corpus_path or 'The pasted text'} holds no labels; type the label set")
     if labels is None:
         corpus = Corpus(complete_scheme(corpus.labels)[0], corpus.documents)
-    Project.create(project_path, corpus, name=project_path.stem).close()
+    # the options the text was read with, for text added later (File › Add documents)
+    Project.create(project_path, corpus, name=project_path.stem, meta=text_options_meta(options)).close()
     return project_path
 
 

@@ -127,6 +127,15 @@ class SpanOptionsForm:
                                (self.document, "document_unit"), (self.annotator, "")):
             self._show(widget, option in taken)
 
+    def set_options(self, options: dict) -> None:
+        """Show ``options`` (raw-text reader options, e.g. those a project was made with) as chosen."""
+        for combo, name in ((self.tokenizer, "tokenizer"), (self.document, "document_unit")):
+            at = combo.findData(options.get(name))
+            if at >= 0:
+                combo.setCurrentIndex(at)
+        if isinstance(options.get("sentence_split"), bool):
+            self.split.setChecked(options["sentence_split"])
+
     def options(self) -> dict:
         """Keyword options for ``read_corpus`` (the document unit only for plain text)."""
         options = {
@@ -154,8 +163,9 @@ class SpanOptionsDialog(QDialog):
         form.addRow(buttons)
 
 
-def ask_span_options(path: Path, parent: QWidget | None) -> dict | None:
-    """The reading options of ``path`` (asked in a :class:`SpanOptionsDialog` if it may hold span records).
+def ask_span_options(path: Path, parent: QWidget | None, defaults: dict | None = None) -> dict | None:
+    """The reading options of ``path`` (asked in a :class:`SpanOptionsDialog` if it is plain text or may
+    hold span records), ``defaults`` shown first (the project's own: :func:`tagtool.store.sources.stored_text_options`).
 
     Returns
     -------
@@ -163,9 +173,10 @@ def ask_span_options(path: Path, parent: QWidget | None) -> dict | None:
         ``{}`` for a file of tokens (nothing to ask), the options chosen,
         or None if the person cancelled.
     """
-    if not may_hold_spans(path):
+    if not may_hold_spans(path) and not is_plain_text(path, None):
         return {}
     dialog = SpanOptionsDialog(path, parent)
+    dialog.form.set_options(defaults or {})
     return dialog.form.options() if dialog.exec() else None
 
 

@@ -30,6 +30,7 @@ from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.services.crossval import column_check, fold_trainer
 from tagtool.services.guidance import Analysis, SentenceGuidance
+from tagtool.services.warmup import wait_for_warm_up
 from tagtool.gui import scoring
 from tagtool.gui.run_plan import RunPlan, RunState, plan_run
 
@@ -175,6 +176,7 @@ def run_training(
     from tagtool.services.pipeline import train
 
     started = time.perf_counter()
+    wait_for_warm_up()  # a first model waits for the kernels being compiled rather than compile them again
     overrides = dict(overrides or {})
     chosen_learner = make_learner(learner_name, **dict(params))
     chosen = chosen_learner.get_params()

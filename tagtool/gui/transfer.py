@@ -31,6 +31,7 @@ from tagtool.gui.file_fields import Folders
 from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
 from tagtool.gui.span_import import ask_span_options, warnings_box
+from tagtool.store.sources import input_format, stored_text_options
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.worker_reads import ReadOnlyCall
 from tagtool.store.outputs import check_not_input
@@ -184,7 +185,7 @@ def ask_import(session: Session, parent: QWidget, folders: Folders | None = None
             return None
         options["label_field"] = label_field
     else:
-        options = ask_span_options(Path(path), parent)
+        options = ask_span_options(Path(path), parent, stored_text_options(session.project.meta, input_format(path)))
         if options is None:
             return None
     box = QMessageBox(QMessageBox.Question, "Import annotations",

@@ -15,6 +15,8 @@ imports it only when it runs it (see :mod:`tagtool.decode.vectorised`).
 
 from __future__ import annotations
 
+import numpy as np
+
 from tagtool.decode._jit import _njit
 
 
@@ -53,4 +55,5 @@ def path_score(emit, trans, start, end, path):
 @_njit
 def _emission_kernel(indptr, indices, weights, feature_view, view, out):
     """``out[t]`` = summed weight rows of every token ``t``'s features (of ``view`` if >= 0)."""
-    sentence_emission(indptr, indices, feature_view, view, 0, len(indptr) - 1, weights, out)
+    # np.int64(0), not the literal 0, on which numba would specialise sentence_emission a second time.
+    sentence_emission(indptr, indices, feature_view, view, np.int64(0), len(indptr) - 1, weights, out)

@@ -139,6 +139,7 @@ def peer_margins(offsets, indptr, indices, feature_view, allowed, is_full, order
     delta = np.empty(n_labels)
     prev = np.empty(n_labels)
     bp = np.zeros((longest, n_labels), dtype=np.int64)
+    first = np.int64(0)  # not the literal 0, which would compile a span_wide of its own (see perceptron_chunk)
     for v in range(n_views):
         view = v if n_views > 1 else -1
         r = 0
@@ -148,7 +149,7 @@ def peer_margins(offsets, indptr, indices, feature_view, allowed, is_full, order
             lo, hi = offsets[i], offsets[i + 1]
             n_tokens = hi - lo
             sentence_emission(indptr, indices, feature_view, view, lo, hi, weights, emit)
-            span_wide(emit, trans[v], start[v], end[v], allowed[lo:hi], 0, n_tokens, delta, prev, bp, path)
+            span_wide(emit, trans[v], start[v], end[v], allowed[lo:hi], first, n_tokens, delta, prev, bp, path)
             _max_marginal_gaps(emit, n_tokens, trans[v], start[v], end[v], allowed[lo:hi], path, fwd, bwd, gap)
             for t in range(n_tokens):
                 if allowed[lo + t].sum() > 1:
@@ -204,6 +205,9 @@ def perceptron_chunk(
     prev = np.empty(n_labels)
     bp = np.zeros((longest, n_labels), dtype=np.int64)
     gated = gating and n_views > 1
+    # Row 0 of each sentence's buffers, as an int64 rather than the literal 0: numba specialises a callee
+    # on a literal argument, and span_wide with an int64 start is the one the decoders compile anyway.
+    first = np.int64(0)
     updates = 0
     step = first_step
     for i in order:
@@ -213,24 +217,24 @@ def perceptron_chunk(
             view = v if n_views > 1 else -1
             sentence_emission(indptr, indices, feature_view, view, lo, hi, weights, emit[v])
         for v in range(n_views):
-            span_wide(emit[v], trans[v], start[v], end[v], free, 0, n_tokens, delta, prev, bp, pred[v])
+            span_wide(emit[v], trans[v], start[v], end[v], free, first, n_tokens, delta, prev, bp, pred[v])
             if is_full[i]:
                 for t in range(n_tokens):
                     target[v, t] = gold[lo + t]
             elif not gated and (v == 0 or n_views > 1):
                 peer = n_views - 1 - v
-                span_wide(emit[peer], trans[peer], start[peer], end[peer], allowed[lo:hi], 0, n_tokens,
+                span_wide(emit[peer], trans[peer], start[peer], end[peer], allowed[lo:hi], first, n_tokens,
                           delta, prev, bp, target[v])
         if gated and not is_full[i]:
             for v in range(n_views):  # each view's guess and its per-token confidence
-                span_wide(emit[v], trans[v], start[v], end[v], allowed[lo:hi], 0, n_tokens,
+                span_wide(emit[v], trans[v], start[v], end[v], allowed[lo:hi], first, n_tokens,
                           delta, prev, bp, guess[v])
                 _max_marginal_gaps(emit[v], n_tokens, trans[v], start[v], end[v], allowed[lo:hi],
                                    guess[v], fwd, bwd, gap[v])
             for v in range(n_views):
                 peer = n_views - 1 - v
                 _gated_mask(allowed, lo, n_tokens, guess[peer], gap[peer], thresholds[peer], mask)
-                span_wide(emit[v], trans[v], start[v], end[v], mask, 0, n_tokens, delta, prev, bp, target[v])
+                span_wide(emit[v], trans[v], start[v], end[v], mask, first, n_tokens, delta, prev, bp, target[v])
         for v in range(n_views):
             if _differs(pred[v], target[v], n_tokens):
                 view = v if n_views > 1 else -1

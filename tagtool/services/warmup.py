@@ -12,11 +12,23 @@ a project (:func:`tagtool.services.chunked_guidance.score_chunk`), so the
 kernels are compiled for the same argument types.  The kernels release
 the GIL (``nogil``), so the app runs this in a worker thread while its
 window opens (``tagtool.gui.warmup``); the CLI may call it too.
+
+On a cold cache the app starts sooner than that: :func:`start_filling_cache`,
+called before the window is built, compiles the default learner's kernels
+in a child process (``python -m tagtool.services.warmup``) that writes them
+to numba's on-disk cache, on another core and without the GUI thread's
+GIL; :func:`warm_up` then waits for the child and loads what it wrote.  A
+training that starts meanwhile waits for the warm-up
+(:func:`wait_for_warm_up`) instead of compiling the same kernels a second
+time beside it.
 """
 
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Mapping
 
@@ -72,3 +84,72 @@ def warm_kernels(learner_name: str | None = None, params: Mapping | None = None)
     seconds = time.perf_counter() - started
     log.info("kernels of %s ready in %.1f s", name, seconds)
     return seconds
+
+
+#: Set unless a :func:`warm_up` runs in this process (a training waits for it: :func:`wait_for_warm_up`).
+_idle = threading.Event()
+_idle.set()
+
+
+def default_kernels_cached() -> bool:
+    """Whether numba's on-disk cache holds the default learner's training kernel for today's sources."""
+    from tagtool.decode._jit import in_cache
+    from tagtool.learn._perceptron_kernels import perceptron_chunk
+
+    return in_cache(perceptron_chunk)
+
+
+def start_filling_cache() -> subprocess.Popen | None:
+    """Start compiling the default learner's kernels into numba's on-disk cache in a child process.
+
+    The child (``python -m tagtool.services.warmup``) returns at once when
+    the cache holds them already.  None in the frozen app, whose executable
+    runs no module, when kernels are not cached on disk, or when the child
+    cannot start: :func:`warm_up` then compiles in this process.
+    """
+    from tagtool._runtime import is_frozen, jit_cache_enabled
+
+    if is_frozen() or not jit_cache_enabled():
+        return None
+    try:
+        return subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError as exc:
+        log.warning("could not start compiling the kernels in a child process: %s", exc)
+        return None
+
+
+def warm_up(learner_name: str | None = None, child: subprocess.Popen | None = None) -> float:
+    """:func:`warm_kernels` after ``child`` (:func:`start_filling_cache`) has filled the cache; seconds taken.
+
+    Trainings that start meanwhile wait for it (:func:`wait_for_warm_up`).
+    """
+    started = time.perf_counter()
+    _idle.clear()
+    try:
+        # On a filled cache the child only looks and ends: no need to wait for it (a later start).
+        if child is not None and not default_kernels_cached() and child.wait() != 0:
+            log.warning("compiling the kernels in a child process failed (exit status %s); compiling them here",
+                        child.returncode)
+        warm_kernels(learner_name)
+    finally:
+        _idle.set()
+    return time.perf_counter() - started
+
+
+def wait_for_warm_up() -> None:
+    """Return once no :func:`warm_up` runs in this process (at once if none does)."""
+    if not _idle.is_set():
+        log.info("waiting for the kernels being compiled")
+        _idle.wait()
+
+
+def _fill_cache() -> int:
+    """The child of :func:`start_filling_cache`: compile the default learner's kernels unless they are cached."""
+    if not default_kernels_cached():
+        warm_kernels()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_fill_cache())

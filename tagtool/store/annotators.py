@@ -15,13 +15,18 @@ sentences (``tagtool import --as-annotator``) and ``tagtool merge``
 (:mod:`tagtool.store.merge`) both go through it. Before the new answers go
 in:
 
-* **every training label is someone's answer.** A token whose training
+* **a named giver's training label is their answer.** A token whose training
   label is not what the rule makes of its answers — labeled before any
-  answer came (in the app, or imported without annotators), or edited in
-  the app after they came — gives that label as the answer of whoever gave
-  it (its ``annotator`` column), replacing that person's earlier answer
-  for the token. Nothing is lost: an app edit is its editor's answer, one
-  voice among the others.
+  answer came, or edited after they came — by a named person (an
+  annotator, an adjudicator editing under their name) gives that label as
+  that person's answer, replacing their earlier answer for the token.
+  Nothing is lost: such an edit is one voice among the others.
+* **the project's own labels stand.** Where that label's giver is one of
+  :data:`~tagtool.core.annotators.PROJECT_GIVERS` (the person working in
+  the app under no name of their own, an import that named nobody), the
+  label is the project's curated label, not an answer: the token keeps it,
+  as a resolved one does, and no annotator ``user`` appears in the project
+  or its exports.
 * **joint givers are never annotators.** A training label's ``annotator``
   ``alice+bob`` (:data:`~tagtool.core.annotators.JOINER`) says the rule
   made it of alice's and bob's answers; it is nobody's own answer, and is
@@ -52,7 +57,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tagtool.core.annotation import EMPTY, make_annotation
-from tagtool.core.annotators import JOINER, combine, giver
+from tagtool.core.annotators import JOINER, PROJECT_GIVERS, combine, giver
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import CANDIDATE_SEPARATOR, NO_LABEL, LabelSet
 from tagtool.errors import LabelError, ProjectError
@@ -83,7 +88,8 @@ class AnswerCounts:
         Tokens recomputed (their answers changed) whose training label is now
         a candidate set of differing answers.
     kept : int
-        Resolved tokens whose answers changed and whose training label was kept.
+        Resolved tokens, and tokens with the project's own label, whose answers changed and whose
+        training label was kept.
     seeded : int
         Earlier training labels that became their giver's answers.
     """
@@ -156,12 +162,16 @@ def derived(votes: Mapping[str, frozenset[str]], labels: LabelSet) -> tuple[str,
 
 def _seed(answers: Answers, training, resolved, labels: LabelSet, sids: Sequence[int], names: set[str]) -> int:
     """Training labels the rule does not make of the answers become their givers' answers, unless
-    their giver is a joint one of ``names``, the annotators (module doc)."""
+    their giver is a joint one of ``names``, the annotators; those the project gave itself join
+    ``resolved``, the tokens whose label stands (module doc)."""
     seeded = 0
     for sid in sids:
         for t, (text, who) in training.get(sid, {}).items():
             votes = answers.get(sid, {}).get(t, {})
             if (sid, t) in resolved or (derived(votes, labels) or (None,))[0] == text or is_joint(who, names):
+                continue
+            if who in PROJECT_GIVERS and who not in names:  # the project's own label: it stands (module doc)
+                resolved.add((sid, t))
                 continue
             answers.setdefault(sid, {}).setdefault(t, {})[who] = _rows.parse_stored(text)
             seeded += 1

@@ -64,7 +64,10 @@ class SpansPart:
         ``answers``: as annotators' answers (those the records name, else
         ``owner``), the training labels following the team rule; else as
         training labels given by ``annotator``, ``mode`` ``"fill"`` (tokens
-        without one) or ``"replace"``. ``merge_crossing`` joins the
+        without one) or ``"replace"``. Either way the answers a tagtool
+        doccano export keeps in its metadata become those annotators'
+        answers (its own spans are its training labels, used as such only
+        without ``answers``). ``merge_crossing`` joins the
         sentences a span crosses first. Labels the project lacks:
         :class:`NewLabelsError` unless ``add_labels``.
         """
@@ -87,12 +90,22 @@ class SpansPart:
                 return Attached(placed, joined, counts=_annotators.write_answers(conn, labels, given))
             pairs, keep = _training(placed, labels)
             changed = writes.take_annotations(conn, labels, pairs, str(mode), annotator, keep)
-            return Attached(placed, joined, changed=changed)
+            counts = None
+            if placed.answers:  # after the training labels, which stand beside them (the project's own)
+                given = _given(span_attach.Placed(labels=placed.answers, where=placed.where), owner, path)
+                _annotators.check_lengths(conn, given)
+                counts = _annotators.write_answers(conn, labels, given)
+            return Attached(placed, joined, changed=changed, counts=counts)
 
 
 def _given(placed: span_attach.Placed, owner: str | None, path: Path) -> list:
+    """``(sentence id, where, {annotator: answers})`` of the placed labels and of the export's answers;
+    a sentence with the latter has its own spans as training labels, nobody's answers."""
     given = []
-    for sid, by in placed.labels.items():
+    for sid in {**placed.labels, **placed.answers}:
+        by = {**placed.labels.get(sid, {}), **placed.answers.get(sid, {})}
+        if sid in placed.answers:
+            by.pop(span_attach.NOBODY, None)
         if None in by and owner is None:
             raise ProjectError(f"{path}: the file does not say whose labels these are; name the annotator "
                                "(tagtool import --annotator NAME)")

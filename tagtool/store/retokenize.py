@@ -148,7 +148,8 @@ def split_state(
     token = state.tokens[t]
     if not 0 < offset < len(token):
         raise RetokenizeError(f"token {token!r} cannot be split at character {offset}: both parts must hold text")
-    keep = any(i == t for i, *_ in state.adjudicated) or not team_rule.answered(state, {t})
+    keep = (any(i == t for i, *_ in state.adjudicated) or not team_rule.answered(state, {t})
+            or team_rule.project_labeled(state, {t}, labels))
     state = team_rule.seeded(state, {t}, labels)
     tokens = (*state.tokens[:t], token[:offset], token[offset:], *state.tokens[t + 1:])
     columns = {name: [*v[: t + 1], v[t], *v[t + 1:]] for name, v in state.columns.items()}
@@ -193,7 +194,8 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
         raise RetokenizeError(
             f"token {t + 1} of {len(state.tokens)} has no next token to merge with"
         )
-    keep = any(i in (t, t + 1) for i, *_ in state.adjudicated) or not team_rule.answered(state, {t, t + 1})
+    keep = (any(i in (t, t + 1) for i, *_ in state.adjudicated) or not team_rule.answered(state, {t, t + 1})
+            or team_rule.project_labeled(state, {t, t + 1}, labels))
     state = team_rule.seeded(state, {t, t + 1}, labels)
     tokens = (*state.tokens[:t], state.tokens[t] + state.tokens[t + 1], *state.tokens[t + 2:])
     columns = {name: [*v[: t + 1], *v[t + 2:]] for name, v in state.columns.items()}

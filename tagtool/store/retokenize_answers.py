@@ -14,7 +14,9 @@ would look, to the next merge, like an edit by a person called
   what the rule makes of their answers (an edit in the app after the
   answers came) becomes its giver's answer, as a merge of answers does
   (:mod:`tagtool.store.annotators`), so the change carries it as that
-  person's answer;
+  person's answer; the project's own label (the person under no name of
+  theirs, an import naming nobody) is no answer: like a resolved token,
+  it keeps the label the change makes of it;
 * after the change, the token's training label is what the rule makes of
   the changed answers, given by those who gave it. Where nobody answered
   both tokens of a merge, nobody answered the merged token
@@ -34,6 +36,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tagtool.core.annotators import PROJECT_GIVERS
 from tagtool.core.labels import LabelSet
 from tagtool.store import sentence_rows as _rows
 from tagtool.store.annotators import derived, is_joint
@@ -54,17 +57,32 @@ def _sorted(rows: Iterable[tuple]) -> tuple[tuple, ...]:
     return tuple(sorted(rows, key=lambda r: (r[0], str(r[1]))))
 
 
+def _unruled(state: TokenState, tokens: set[int], labels: LabelSet) -> list[tuple[int, str, str]]:
+    """``(token, label, giver)`` of the training labels of ``tokens`` that have answers but are not what
+    the rule makes of them; resolved tokens left out."""
+    votes = _votes(state)
+    resolved = {t for t, *_ in state.adjudicated}
+    return [(t, text, who) for t, text, who, _ in state.annotations
+            if t in tokens and t not in resolved and votes.get(t)
+            and (derived(votes[t], labels) or (None,))[0] != text]
+
+
+def project_labeled(state: TokenState, tokens: set[int], labels: LabelSet) -> bool:
+    """Whether one of ``tokens`` holds the project's own label beside its answers (a giver of
+    :data:`~tagtool.core.annotators.PROJECT_GIVERS`): the change then keeps the labels it makes,
+    as it does for a resolved token (:mod:`tagtool.store.annotators`)."""
+    names = {who for _, who, _ in state.annotator_labels}
+    return any(who in PROJECT_GIVERS and who not in names for _, _, who in _unruled(state, tokens, labels))
+
+
 def seeded(state: TokenState, tokens: set[int], labels: LabelSet) -> TokenState:
     """``state`` with the training labels of ``tokens`` that have answers but are not what the rule
-    makes of them made their givers' answers (module doc); resolved tokens and joint givers left out."""
-    votes = _votes(state)
+    makes of them made their givers' answers (module doc); resolved tokens, joint givers and the
+    project's own labels left out."""
     names = {who for _, who, _ in state.annotator_labels}
-    resolved = {t for t, *_ in state.adjudicated}
     own = list(state.annotator_labels)
-    for t, text, who, _ in state.annotations:
-        if t not in tokens or t in resolved or not votes.get(t):
-            continue
-        if (derived(votes[t], labels) or (None,))[0] == text or is_joint(who, names):
+    for t, text, who in _unruled(state, tokens, labels):
+        if is_joint(who, names) or (who in PROJECT_GIVERS and who not in names):
             continue
         own = [row for row in own if row[:2] != (t, who)] + [(t, who, text)]
     return replace(state, annotator_labels=_sorted(own))

@@ -11,6 +11,8 @@ its name alone, so a corpus file called ``x.tagproj`` is still read as text.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
 
@@ -46,6 +48,32 @@ def options_taken(format: str | None) -> tuple[str, ...]:
     from tagtool.store.formats import SHARED_OPTIONS
 
     return SHARED_OPTIONS.get(format, ())
+
+
+#: The project ``meta`` row holding the raw-text reader options its text was read with (JSON), so that
+#: later text added to it (File › Add documents, ``tagtool import FILE -p PROJECT``) is read alike.
+TEXT_OPTIONS_KEY = "text_options"
+
+
+def text_options_meta(options: Mapping) -> dict[str, str]:
+    """The ``meta`` row of the raw-text reader options among ``options`` (``{}`` when none is set)."""
+    from tagtool.store.formats import TEXT_OPTIONS
+
+    kept = {name: options[name] for name in TEXT_OPTIONS if options.get(name) is not None}
+    return {TEXT_OPTIONS_KEY: json.dumps(kept, sort_keys=True)} if kept else {}
+
+
+def stored_text_options(meta: Mapping[str, str], format: str | None = None) -> dict:
+    """The raw-text reader options a project's ``meta`` records, those an input in ``format`` takes
+    (all with None); ``{}`` for a project made otherwise (the readers' defaults then apply)."""
+    from tagtool.store.formats import TEXT_OPTIONS
+
+    try:
+        stored = json.loads(meta.get(TEXT_OPTIONS_KEY) or "{}")
+    except ValueError:
+        return {}
+    taken = TEXT_OPTIONS if format is None else options_taken(format)
+    return {k: v for k, v in stored.items() if k in taken} if isinstance(stored, dict) else {}
 
 
 def read_source(path: str | PathLike, *, label_column: int | str | None = -1, **reader_options) -> Corpus:

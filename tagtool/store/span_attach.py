@@ -28,6 +28,10 @@ What a record labels
     Every token of the project text its text covers: ``O`` where no span
     of the annotator lies, ``B-X``/``I-X`` on a span. Tokens outside it
     are not touched.
+A tagtool doccano export with annotators
+    Its record's own spans are the training labels; each annotator's
+    answers, kept in its metadata, are placed the same way, as answers
+    (:attr:`Placed.answers`).
 
 Every listed note names the file, the record's line and the span.
 """
@@ -59,6 +63,9 @@ class Placed:
         ``""`` leaves the token unlabeled (outside the record, or under a
         span left out, or unlabeled in an export); names joined by ``|``
         are a candidate set.
+    answers : dict
+        The same for the annotators' answers a tagtool doccano export keeps
+        beside its training labels (:attr:`~tagtool.store.formats.spans.SpanRecord.answers`).
     where : dict of int to str
         Each labeled sentence's description, for messages.
     tokens : dict of int to tuple of str
@@ -74,6 +81,7 @@ class Placed:
     """
 
     labels: dict = field(default_factory=dict)
+    answers: dict = field(default_factory=dict)
     where: dict = field(default_factory=dict)
     tokens: dict = field(default_factory=dict)
     crossing: list = field(default_factory=list)
@@ -84,8 +92,8 @@ class Placed:
 
     @property
     def used_labels(self) -> set[str]:
-        return {name for by in self.labels.values() for bio in by.values() for cell in bio if cell
-                for name in cell.split(CANDIDATE_SEPARATOR)}
+        return {name for placed in (self.labels, self.answers) for by in placed.values() for bio in by.values()
+                for cell in bio if cell for name in cell.split(CANDIDATE_SEPARATOR)}
 
 
 class _Index:
@@ -132,12 +140,16 @@ def place_records(path: Path, records: list[SpanRecord], texts: list[ProjectText
             continue
         out.found += 1
         for who, items in _sources(rec).items():
-            _place(path, rec, who, items, segments, texts, out)
+            _place(path, rec, who, items, segments, texts, out, out.labels)
+        for who, items in rec.answers.items():
+            _place(path, rec, who, items, segments, texts, out, out.answers)
     return out
 
 
-def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[ProjectText], out: Placed) -> None:
-    """One annotator's spans of one record, on the segments of project text it covers."""
+def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[ProjectText], out: Placed,
+           into: dict) -> None:
+    """One annotator's spans of one record, on the segments of project text it covers, put ``into``
+    :attr:`Placed.labels` or :attr:`Placed.answers`."""
     bios: dict[int, list[str]] = {}  # text index -> flat labels over the text's tokens
     for k, _, p0, length in segments:
         bio = bios.setdefault(k, [""] * texts[k].n_tokens)
@@ -194,7 +206,7 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
             for t in covered((starts, ends), a, b):
                 bios[k][t] = names
     for k, bio in bios.items():
-        _store(texts[k], who, bio, out)
+        _store(texts[k], who, bio, out, into)
 
 
 def _training_entry(rec: SpanRecord) -> dict | None:
@@ -244,14 +256,14 @@ def _amendments(rec: SpanRecord, who) -> list[tuple[int, int, str]]:
     return [run for run in out if run[0] < run[1]]
 
 
-def _store(text: ProjectText, who, bio: list[str], out: Placed) -> None:
+def _store(text: ProjectText, who, bio: list[str], out: Placed, into: dict) -> None:
     """Split a text's flat labels into its sentences' (a later record of the same annotator adds, not replaces)."""
     pos = 0
     for s in text.sentences:
         part, pos = bio[pos:pos + len(s.tokens)], pos + len(s.tokens)
         if not any(part):
             continue
-        mine = out.labels.setdefault(s.id, {})
+        mine = into.setdefault(s.id, {})
         old = mine.get(who)
         mine[who] = part if old is None else [a or b for a, b in zip(part, old)]
         out.where[s.id], out.tokens[s.id] = s.where, s.tokens

@@ -108,6 +108,32 @@ def test_new_project_from_unlabeled_text_with_typed_labels(tmp_path):
         assert project.labels == labels and project.n_sentences == 2
 
 
+def test_text_added_in_the_app_is_read_with_the_projects_options(tmp_path, qtbot, monkeypatch):
+    """New project keeps the raw-text options it read with; File › Add documents and Import annotations ask
+    for plain text too, with those options chosen."""
+    from tagtool.gui import span_import
+    from tagtool.store.sources import input_format, stored_text_options
+
+    corpus_file = tmp_path / "raw.txt"
+    corpus_file.write_text("Great! Visit e.g. Conn. today.\n", encoding="utf-8")
+    options = {"tokenizer": "whitespace", "sentence_split": False, "document_unit": "line", "annotator": None}
+    path = create_project(corpus_file, tmp_path / "raw.tagproj", "text", parse_labels("O"), False, options)
+    with Project.open(path) as project:
+        stored = stored_text_options(project.meta, input_format(corpus_file))
+    assert stored == {"tokenizer": "whitespace", "sentence_split": False, "document_unit": "line"}
+    shown = []
+
+    def exec_(dialog):
+        qtbot.addWidget(dialog)
+        shown.append(dialog.form.tokenizer.isVisibleTo(dialog))
+        return 1
+
+    monkeypatch.setattr(span_import.SpanOptionsDialog, "exec", exec_)
+    chosen = span_import.ask_span_options(corpus_file, None, stored)
+    assert shown == [True] and {k: chosen[k] for k in stored} == stored
+    assert span_import.ask_span_options(DATA_DIR / "conll2000_train_head.txt", None, stored) == {}  # tokens
+
+
 def test_new_project_reads_labels_from_a_conll_file(tmp_path):
     path = create_project(DATA_DIR / "conll2000_train_head.txt", tmp_path / "c.tagproj",
                           None, None, True)

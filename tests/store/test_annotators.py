@@ -108,15 +108,35 @@ def test_an_annotators_new_answers_replace_their_old_ones(tmp_path):
         assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice"), 2: ("B-ORG", "alice+bob")}
 
 
-def test_labels_given_before_any_answer_become_their_givers_answers(tmp_path):
+def test_labels_a_named_person_gave_before_any_answer_become_their_answers(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.set_annotations(sid, {0: ["B-PER"], 2: ["B-ORG"]}, annotator="user")
+        p.set_annotations(sid, {0: ["B-PER"], 2: ["B-ORG"]}, annotator="carol")
         counts = p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
         assert counts.seeded == 2
-        assert p.team.annotator_labels(sid)["user"] == (_ann("B-PER"), _ann(), _ann("B-ORG"))
-        assert _training(p, sid) == {0: ("B-PER", "alice+user"), 1: ("O", "alice"),
-                                     2: ("B-PER|B-ORG", "alice+user")}
+        assert p.team.annotator_labels(sid)["carol"] == (_ann("B-PER"), _ann(), _ann("B-ORG"))
+        assert _training(p, sid) == {0: ("B-PER", "alice+carol"), 1: ("O", "alice"),
+                                     2: ("B-PER|B-ORG", "alice+carol")}
+
+
+@pytest.mark.parametrize("giver", ["user", "import"])
+def test_the_projects_own_labels_stand_beside_the_answers_and_make_no_annotator(tmp_path, giver):
+    """The person editing under no name (``user``), or a file of training labels naming nobody (``import``):
+    their labels are the project's curated ones, as in INCEpTION's curation, not one more annotator's."""
+    with _project(tmp_path) as p:
+        sid, _ = p.sentence_ids()
+        p.set_annotations(sid, {0: ["B-PER"], 2: ["B-ORG"]}, annotator=giver)
+        counts = p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
+                                             "bob": [_ann("O"), _ann("O"), _ann("B-PER")]})])
+        assert (counts.seeded, counts.kept) == (0, 2)
+        assert set(p.team.annotator_labels(sid)) == {"alice", "bob"} and p.team.answering_annotators() == ["alice", "bob"]
+        # tokens 0 and 2 keep the project's labels (the answers would make {B-PER, O} and B-PER); token 1,
+        # which the project left unlabeled, takes what the answers make
+        assert _training(p, sid) == {0: ("B-PER", giver), 1: ("O", "alice+bob"), 2: ("B-ORG", giver)}
+        # an edit after the answers is the project's label as well
+        p.set_annotations(sid, {1: ["B-PER"]}, annotator=giver)
+        p.team.add_answers([(sid, "s1", {"carol": [_ann("O"), _ann("O"), _ann("O")]})])
+        assert _training(p, sid)[1] == ("B-PER", giver) and "user" not in p.team.answering_annotators()
 
 
 def test_an_edit_after_the_answers_becomes_its_editors_answer(tmp_path):
@@ -165,3 +185,14 @@ def test_export_corpus_carries_each_annotators_labels(tmp_path):
         first, second = p.review.export_corpus().sentences
     assert not first.annotator_labels
     assert second.annotator_labels == {"bob": (_ann("B-PER"), _ann())} and second.annotations[0] == {"B-PER"}
+
+
+def test_a_split_keeps_the_projects_own_label_and_makes_no_annotator(tmp_path):
+    with _project(tmp_path) as p:
+        sid, _ = p.sentence_ids()
+        p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
+                                    "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
+        p.set_annotations(sid, {2: ["B-ORG"]}, annotator="user")  # the person, under no name of theirs
+        p.split_token(sid, 2, 2, annotator="user")  # "Ac" + "me"
+        assert p.annotations(sid)[2:] == (_ann("B-ORG"), _ann("I-ORG"))  # the split of the person's label
+        assert p.answering_annotators() == ["alice", "bob"]

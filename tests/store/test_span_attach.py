@@ -299,3 +299,34 @@ def test_an_exported_record_s_candidate_sets_attach_as_candidate_sets(tmp_path):
         first = p.sentence_ids()[0]
         at = p.sentence(first).tokens.index("Paris")
         assert p.annotations(first)[at] == {"B-LOC", "B-ORG"}
+
+
+def test_a_tagtool_doccano_export_brings_its_annotators_answers_beside_its_training_labels(tmp_path):
+    """The export keeps alice's and bob's spans in each record's metadata, its own spans being the training
+    labels: attached as training labels, the answers come too (not as votes on the training labels)."""
+    a = PARAGRAPHS[0]
+    file = write_jsonl(tmp_path / "team.jsonl", [{
+        "text": a, "label": [span(a, "Anna Berg", "PER")],
+        "tagtool": {"state": "full", "annotators": {
+            "alice": {"spans": [span(a, "Anna Berg", "PER"), span(a, "Louvre", "LOC")]},
+            "bob": {"spans": [span(a, "Anna", "PER")]}}},
+    }])
+    path = make_project(tmp_path)
+    with Project.open(path) as p:
+        done = p.attach_spans(file, read_span_records(file), mode="fill")
+        assert done.counts is not None and done.counts.sentences == 2
+        second = p.sentence_ids()[1]
+        tokens = p.sentence(second).tokens
+        anna, louvre = tokens.index("Anna"), tokens.index("Louvre")
+        own = p.annotator_labels(second)
+        assert set(own) == {"alice", "bob"} == set(p.answering_annotators())
+        assert own["alice"][anna:anna + 2] == ({"B-PER"}, {"I-PER"})
+        assert own["bob"][anna:anna + 2] == ({"B-PER"}, {"O"})
+        assert own["alice"][louvre] == {"B-LOC"}
+        # the training labels are the export's own spans: Louvre O (alice alone said LOC), Berg I-PER
+        labels = p.annotations(second)
+        assert labels[anna:anna + 2] == ({"B-PER"}, {"I-PER"}) and labels[louvre] == {"O"}
+    (tmp_path / "only").mkdir()
+    with Project.open(make_project(tmp_path / "only")) as p:  # one annotator of it, as answers
+        p.attach_spans(file, read_span_records(file, annotator="bob"), answers=True)
+        assert p.answering_annotators() == ["bob"]

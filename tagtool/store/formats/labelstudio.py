@@ -168,9 +168,13 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
             by = item.get("user_name", item.get("user")) if isinstance(item, dict) else None
             sources.setdefault(annotator_name(by) or who, []).append(item)
         sources = sources or {who: []}
-    if sources:
+    answers = span_state.annotator_spans(state)
+    if answers:  # a tagtool export: its spans are the training labels, nobody's answers
+        seen.update(answers)
+        answers = {name: items for name, items in answers.items() if opts.one_annotator in (None, name)}
+    elif sources:
         sources = _choose(name_anonymous(sources, task_name(record, "record"), line, ctx, seen), opts, seen)
-    return SpanRecord(line, text, sources, layout, (text_key, span_key), state=state)
+    return SpanRecord(line, text, sources, layout, (text_key, span_key), state=state, answers=answers)
 
 
 def code_point_offsets(text: str, spans: list) -> list:

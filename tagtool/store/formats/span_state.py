@@ -152,6 +152,18 @@ def sentence_ranges(state: dict | None, tokens: Offsets, line: int, ctx: ReadCon
     return list(zip(indices, [*indices[1:], len(tokens)]))
 
 
+def annotator_spans(state: dict | None) -> dict[str, list]:
+    """``{annotator: span items}`` of a doccano export's ``annotators`` entries (those with ``spans``).
+
+    Malformed entries are left to :func:`apply`, which names them.
+    """
+    annotators = state.get("annotators") if isinstance(state, dict) else None
+    if not isinstance(annotators, dict):
+        return {}
+    return {name: entry["spans"] for name, entry in annotators.items()
+            if isinstance(entry, dict) and isinstance(entry.get("spans"), list)}
+
+
 def _places(tokens: Offsets) -> tuple[list[int], list[int]]:
     return [s for s, _ in tokens], [e for _, e in tokens]
 

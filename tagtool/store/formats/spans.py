@@ -104,6 +104,9 @@ class SpanRecord:
     snapped: list[int] = field(default_factory=lambda: [0])
     #: The record's ``"tagtool"`` metadata (:mod:`.span_state`), None where it has none.
     state: dict | None = None
+    #: Each annotator's raw span items that a tagtool doccano export keeps in its metadata beside the
+    #: record's own spans, its training labels (:func:`.span_state.annotator_spans`); empty elsewhere.
+    answers: dict[str, list] = field(default_factory=dict)
 
 
 class _Skip(Exception):
