@@ -139,6 +139,6 @@ def test_the_open_sentence_shows_what_the_attached_spans_gave_it(qtbot, tmp_path
         after = [p.annotations(sid) for sid in p.sentence_ids()]
     assert any(stored) and window.editor.annotations == stored == session.annotations
     assert stored[0] == {"B-ORG"}, "the person's B-ORG stands beside alice's O: it is no annotator's answer"
-    assert session.annotator not in window.session.project.answering_annotators()
+    assert session.annotator not in window.session.project.team.answering_annotators()
     changed = sum(a != b for s, t in zip(before, after) for a, b in zip(s, t))
     assert f"answers for 4 sentences, {changed} training labels changed (" in window.statusBar().currentMessage()

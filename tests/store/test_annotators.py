@@ -190,9 +190,9 @@ def test_export_corpus_carries_each_annotators_labels(tmp_path):
 def test_a_split_keeps_the_projects_own_label_and_makes_no_annotator(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
+        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
                                     "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
         p.set_annotations(sid, {2: ["B-ORG"]}, annotator="user")  # the person, under no name of theirs
-        p.split_token(sid, 2, 2, annotator="user")  # "Ac" + "me"
+        p.review.split_token(sid, 2, 2, annotator="user")  # "Ac" + "me"
         assert p.annotations(sid)[2:] == (_ann("B-ORG"), _ann("I-ORG"))  # the split of the person's label
-        assert p.answering_annotators() == ["alice", "bob"]
+        assert p.team.answering_annotators() == ["alice", "bob"]

@@ -313,13 +313,13 @@ def test_a_tagtool_doccano_export_brings_its_annotators_answers_beside_its_train
     }])
     path = make_project(tmp_path)
     with Project.open(path) as p:
-        done = p.attach_spans(file, read_span_records(file), mode="fill")
+        done = p.spans.attach(file, read_span_records(file), mode="fill")
         assert done.counts is not None and done.counts.sentences == 2
         second = p.sentence_ids()[1]
         tokens = p.sentence(second).tokens
         anna, louvre = tokens.index("Anna"), tokens.index("Louvre")
-        own = p.annotator_labels(second)
-        assert set(own) == {"alice", "bob"} == set(p.answering_annotators())
+        own = p.team.annotator_labels(second)
+        assert set(own) == {"alice", "bob"} == set(p.team.answering_annotators())
         assert own["alice"][anna:anna + 2] == ({"B-PER"}, {"I-PER"})
         assert own["bob"][anna:anna + 2] == ({"B-PER"}, {"O"})
         assert own["alice"][louvre] == {"B-LOC"}
@@ -328,5 +328,5 @@ def test_a_tagtool_doccano_export_brings_its_annotators_answers_beside_its_train
         assert labels[anna:anna + 2] == ({"B-PER"}, {"I-PER"}) and labels[louvre] == {"O"}
     (tmp_path / "only").mkdir()
     with Project.open(make_project(tmp_path / "only")) as p:  # one annotator of it, as answers
-        p.attach_spans(file, read_span_records(file, annotator="bob"), answers=True)
-        assert p.answering_annotators() == ["bob"]
+        p.spans.attach(file, read_span_records(file, annotator="bob"), answers=True)
+        assert p.team.answering_annotators() == ["bob"]
