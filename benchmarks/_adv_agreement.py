@@ -40,13 +40,15 @@ def run(folder: pathlib.Path, seed: int, scale: float = 1.0) -> tuple[list[str],
     failures = [f for c in cases for f in c.failures]
     for failure in failures:
         print(failure, file=sys.stderr)
-    overall_only = [c for c in cases[:len(sizes)] if c.annotators > PAIR_ANNOTATORS]
+    overall_only = [c for c in cases[: len(sizes)] if c.annotators > PAIR_ANNOTATORS]
     scaling = ""
     if len(overall_only) >= 2:
         small, big = overall_only[0], overall_only[-1]
         ratio = (big.seconds / big.answers) / (small.seconds / small.answers)
-        scaling = (f" Time per answer at {big.annotators:,} annotators is {ratio:.2f}× that at {small.annotators:,} "
-                   f"(a cost per answer: 1×; a cost per pair of annotators: {big.annotators / small.annotators:.0f}×).")
+        scaling = (
+            f" Time per answer at {big.annotators:,} annotators is {ratio:.2f}× that at {small.annotators:,} "
+            f"(a cost per answer: 1×; a cost per pair of annotators: {big.annotators / small.annotators:.0f}×)."
+        )
     lines = [
         "### Agreement of many annotators (`tagtool agreement`)",
         "",

@@ -109,8 +109,9 @@ class _Other:
     """The retokenizing process, one for all rounds."""
 
     def __init__(self):
-        self.child = subprocess.Popen([sys.executable, "-c", RETOKENIZER], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True, env=CHILD_ENV)
+        self.child = subprocess.Popen(
+            [sys.executable, "-c", RETOKENIZER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=CHILD_ENV
+        )
         self.changes = 0
 
     @contextlib.contextmanager
@@ -179,13 +180,16 @@ def _dump(path: Path) -> tuple:
     """Every table a merge writes, times left out."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        return tuple(sorted(conn.execute(sql)) for sql in (
-            "SELECT id, tokens, n_tokens, n_full, n_partial FROM sentences",
-            "SELECT sentence_id, token, labels, annotator FROM annotations",
-            "SELECT * FROM annotator_labels",
-            "SELECT sentence_id, token, labels, annotator FROM adjudicated",
-            "SELECT sentence_id, token, old, new, annotator FROM annotation_log",
-        ))
+        return tuple(
+            sorted(conn.execute(sql))
+            for sql in (
+                "SELECT id, tokens, n_tokens, n_full, n_partial FROM sentences",
+                "SELECT sentence_id, token, labels, annotator FROM annotations",
+                "SELECT * FROM annotator_labels",
+                "SELECT sentence_id, token, labels, annotator FROM adjudicated",
+                "SELECT sentence_id, token, old, new, annotator FROM annotation_log",
+            )
+        )
     finally:
         conn.close()
 
@@ -208,8 +212,10 @@ class _Kind:
     def row(self) -> str:
         notes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items()))
         verdict = "✓" if not self.failures else "✗"
-        return (f"| {self.name} | {self.rounds} | {notes} | {self.damaged} | {self.misaligned} "
-                f"| {len(self.failures)} {verdict} | {self.seconds:.0f} s |")
+        return (
+            f"| {self.name} | {self.rounds} | {notes} | {self.damaged} | {self.misaligned} "
+            f"| {len(self.failures)} {verdict} | {self.seconds:.0f} s |"
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -289,8 +295,10 @@ def _labeled_project(folder: Path, rng: random.Random) -> Path:
 
     path = folder / "labeled.tagproj"
     with Project.create(path, _corpus(rng, labeled=True)) as p:
-        given = [(sid, "", {name: [frozenset({label_of(w)}) for w in p.sentence(sid).tokens]
-                            for name in ("ana", "ben")}) for sid in p.sentence_ids()]
+        given = [
+            (sid, "", {name: [frozenset({label_of(w)}) for w in p.sentence(sid).tokens] for name in ("ana", "ben")})
+            for sid in p.sentence_ids()
+        ]
         p.team.add_answers(given)
     return path
 
@@ -358,8 +366,11 @@ def read_rounds(kind: _Kind, other: _Other, files: list[Path], folder: Path, rng
                     kind.damaged += "damaged" in str(e)
                     kind.fail(f"read {i}: {e}")
         if read is not None:
-            bad = sum(t >= len(original[s.source_id]) or ann != {label_of(original[s.source_id][t])}
-                      for s in read.sentences for t, ann in s.answers.items())
+            bad = sum(
+                t >= len(original[s.source_id]) or ann != {label_of(original[s.source_id][t])}
+                for s in read.sentences
+                for t, ann in s.answers.items()
+            )
             bad += sum(len(s.answers) != len(original[s.source_id]) for s in read.sentences)
             kind.misaligned += bad
             kind.note("read, aligned" if not bad else "read, misaligned")
@@ -369,8 +380,7 @@ def read_rounds(kind: _Kind, other: _Other, files: list[Path], folder: Path, rng
         kind.seconds += time.perf_counter() - started
 
 
-def kill_rounds(kind: _Kind, template: Path, files: list[Path], folder: Path, rng: random.Random,
-                n: int) -> float:
+def kill_rounds(kind: _Kind, template: Path, files: list[Path], folder: Path, rng: random.Random, n: int) -> float:
     """The kills; returns how long the merge's own transaction took (the kills' window)."""
     from tagtool.store import merge
     from tagtool.store.project import Project
@@ -445,8 +455,12 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
     folder.mkdir(parents=True, exist_ok=True)
     template, files = _team_template(folder / "template", rng)
     seconds = _merge_seconds(template, files, folder)
-    kinds = [_Kind("merge ∥ retokenization"), _Kind("export ∥ retokenization"),
-             _Kind("annotator's file read ∥ its retokenization"), _Kind("merge killed (SIGKILL)")]
+    kinds = [
+        _Kind("merge ∥ retokenization"),
+        _Kind("export ∥ retokenization"),
+        _Kind("annotator's file read ∥ its retokenization"),
+        _Kind("merge killed (SIGKILL)"),
+    ]
     other = _Other()
     try:
         merge_rounds(kinds[0], other, template, files, folder, rng, counts["merge"], seconds)

@@ -139,8 +139,7 @@ def retokenize_trials(folder: Path, rng: random.Random, scale: float) -> list[Ro
                 row, changes = Row(f"{kind}, {name}"), Counter()
                 for k in range(max(1, round(OPS * scale))):
                     sid = _possible(p, kind, pool if rng.random() < 0.8 else sids, rng)
-                    row.run(f"#{k}", lambda: _operate(p, sid, kind, rng, folder / "out.conllu", corpus.labels,
-                                                      history))
+                    row.run(f"#{k}", lambda: _operate(p, sid, kind, rng, folder / "out.conllu", corpus.labels, history))
                     changes[sid] += 1
                     if changes[sid] % 4 == 0:  # the app's undo, change by change, back to the file's words
                         for done, t in reversed(history.pop(sid, [])):
@@ -169,7 +168,7 @@ def _inject(kind: str, words: list[str], rng: random.Random) -> tuple[list[str],
     a = rng.randrange(1, n - 1)  # words a, a+1, a+2 exist (n >= 3)
     before = lines.index(words[a - 1])
     if kind == "overlapping ranges":
-        lines[before + 1:before + 1] = [_extra(f"{a + 1}-{a + 2}")]
+        lines[before + 1 : before + 1] = [_extra(f"{a + 1}-{a + 2}")]
         lines[before:before] = [_extra(f"{a}-{a + 1}")]
         return lines, before + 2, "overlaps"
     if kind == "nested ranges":
@@ -188,19 +187,27 @@ def _inject(kind: str, words: list[str], rng: random.Random) -> tuple[list[str],
         return lines, at, "out of place" if at < n else "at the end" if a == n + 1 else "out of place"
     if kind == "empty node past its word":
         major = rng.randint(a + 1, n + 5)
-        lines[before + 1:before + 1] = [_extra(f"{major}.1")]
+        lines[before + 1 : before + 1] = [_extra(f"{major}.1")]
         return lines, before + 1, "empty node"
     if kind == "empty node misnumbered":
-        lines[before + 1:before + 1] = [_extra(f"{a}.{rng.randint(2, 9)}")]
+        lines[before + 1 : before + 1] = [_extra(f"{a}.{rng.randint(2, 9)}")]
         return lines, before + 1, "was expected"
     field = 1 if kind == "empty FORM" else rng.randint(2, 9)
     lines[before] = _blank(lines[before], field)
     return lines, before, "empty"
 
 
-INVALID_KINDS = ("overlapping ranges", "nested ranges", "range past the sentence", "single-word range",
-                 "misplaced range", "empty node past its word", "empty node misnumbered", "empty FORM",
-                 "empty other field")
+INVALID_KINDS = (
+    "overlapping ranges",
+    "nested ranges",
+    "range past the sentence",
+    "single-word range",
+    "misplaced range",
+    "empty node past its word",
+    "empty node misnumbered",
+    "empty FORM",
+    "empty other field",
+)
 
 
 def _plain_sentences() -> list[list[str]]:
@@ -239,8 +246,10 @@ def _mixed_ending(folder: Path, sentences: list[list[str]], rng: random.Random) 
     corpus = read_corpus(path)
     need(any(f"{path}:{odd + 1}:" in w for w in corpus.warnings), f"no warning names line {odd + 1}")
     write_corpus(corpus, folder / "out.conllu")
-    need((folder / "out.conllu").read_bytes() == data.replace("\n", "\r\n").replace("\r\r", "\r").encode(),
-         "not written back with the sentence's CRLF")
+    need(
+        (folder / "out.conllu").read_bytes() == data.replace("\n", "\r\n").replace("\r\r", "\r").encode(),
+        "not written back with the sentence's CRLF",
+    )
     return "repaired with a warning naming the line"
 
 
@@ -263,8 +272,11 @@ def invalid_trials(folder: Path, rng: random.Random, scale: float) -> list[Row]:
 
 
 VARIANTS = {
-    "LF": lambda b: b, "CRLF": lambda b: b.replace(b"\n", b"\r\n"), "CR": lambda b: b.replace(b"\n", b"\r"),
-    "BOM": lambda b: codecs.BOM_UTF8 + b, "BOM+CRLF": lambda b: codecs.BOM_UTF8 + b.replace(b"\n", b"\r\n"),
+    "LF": lambda b: b,
+    "CRLF": lambda b: b.replace(b"\n", b"\r\n"),
+    "CR": lambda b: b.replace(b"\n", b"\r"),
+    "BOM": lambda b: codecs.BOM_UTF8 + b,
+    "BOM+CRLF": lambda b: codecs.BOM_UTF8 + b.replace(b"\n", b"\r\n"),
 }
 
 
@@ -273,7 +285,7 @@ def _round_trip(folder: Path, variant: str, rng: random.Random) -> str:
 
     blocks = (DATA / rng.choice(SLICES)).read_bytes().split(b"\n\n")[:-1]
     start = rng.randrange(len(blocks))
-    data = VARIANTS[variant](b"".join(b + b"\n\n" for b in blocks[start:start + rng.randint(1, 30)]))
+    data = VARIANTS[variant](b"".join(b + b"\n\n" for b in blocks[start : start + rng.randint(1, 30)]))
     path, project, out = folder / "in.conllu", folder / "rt.tagproj", folder / "rt.conllu"
     path.write_bytes(data)
     project.unlink(missing_ok=True)
@@ -297,8 +309,11 @@ def round_trip_trials(folder: Path, rng: random.Random, scale: float) -> list[Ro
 def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
     """Every CoNLL-U trial in ``folder``; the subsection's lines and the number of failed trials."""
     rng = random.Random(seed)
-    rows = retokenize_trials(folder, rng, scale) + invalid_trials(folder, rng, scale) + \
-        round_trip_trials(folder, rng, scale)
+    rows = (
+        retokenize_trials(folder, rng, scale)
+        + invalid_trials(folder, rng, scale)
+        + round_trip_trials(folder, rng, scale)
+    )
     failures = [f for r in rows for f in r.failures]
     lines = [
         "### CoNLL-U: split and merge near multiword tokens, invalid files, BOM and CRLF",

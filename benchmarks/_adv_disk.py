@@ -52,8 +52,9 @@ def can_mount(folder: Path) -> bool:
     probe = folder / "probe"
     probe.mkdir(parents=True, exist_ok=True)
     try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)],
-                              capture_output=True, timeout=30)
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True, timeout=30
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     if done.returncode != 0:
@@ -110,8 +111,9 @@ def team_projects(base: Path) -> dict[int, tuple[Path, list[Path]]]:
         folder.mkdir(parents=True)
         project, gold = unlabeled_project(folder / "p.tagproj", n)
         project.close()
-        code, _, err = cli("assign", project.path, "--annotators", "ana,ben", "--overlap", "0.5",
-                           "-o", folder / "files")
+        code, _, err = cli(
+            "assign", project.path, "--annotators", "ana,ben", "--overlap", "0.5", "-o", folder / "files"
+        )
         need(code == 0, err)
         files = sorted((folder / "files").glob("*.tagproj"))
         for seed, file in enumerate(files):
@@ -127,8 +129,10 @@ def team_projects(base: Path) -> dict[int, tuple[Path, list[Path]]]:
 
 
 def project_on_full_disk(base: Path, teams, count: int, rng: random.Random) -> list[Trials]:
-    rows = {name: Trials("intact project on a full disk", name)
-            for name in ("info", "export", "agreement", "merge", "assign")}
+    rows = {
+        name: Trials("intact project on a full disk", name)
+        for name in ("info", "export", "agreement", "merge", "assign")
+    }
     for i in range(count):
         n = rng.choice(SIZES)
         source, files = teams[n]
@@ -147,6 +151,7 @@ def project_on_full_disk(base: Path, teams, count: int, rng: random.Random) -> l
                     need(code == 0 and "damaged" not in err, f"{name}: {code} {err[-300:]!r}")
                     need(digest(project) == before and leftovers(disk) == [], f"{leftovers(disk)}")
                     return "read"
+
                 rows[name].run(label, trial)
 
             reads(["info", project], "info")
@@ -159,33 +164,51 @@ def project_on_full_disk(base: Path, teams, count: int, rng: random.Random) -> l
                 need(leftovers(disk) == [], f"{leftovers(disk)}")
                 if code == 0:
                     return "merged (the fill left room)"
-                need(code == 1 and str(project) in err and "the disk is full" in err and "damaged" not in err,
-                     f"{code} {err[-300:]!r}")
+                need(
+                    code == 1 and str(project) in err and "the disk is full" in err and "damaged" not in err,
+                    f"{code} {err[-300:]!r}",
+                )
                 need(digest(project) == before, "the project changed")
                 return "refused: the disk is full"
+
             rows["merge"].run(label, merge)
     return list(rows.values())
 
 
 def project_on_full_disk_simulated(base: Path, teams, count: int, rng: random.Random) -> list[Trials]:
     """Without mount: a child that may not grow a file past 16 KiB (SQLite's -shm needs 32)."""
-    child = ("import resource, sys; s, h = resource.getrlimit(resource.RLIMIT_FSIZE); "
-             "resource.setrlimit(resource.RLIMIT_FSIZE, (16384, h)); "
-             "from tagtool.cli.main import main; sys.exit(main(sys.argv[1:]))")
+    child = (
+        "import resource, sys; s, h = resource.getrlimit(resource.RLIMIT_FSIZE); "
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (16384, h)); "
+        "from tagtool.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
     rows = {name: Trials("intact project, simulated full disk", name) for name in ("info", "agreement", "merge")}
     for i in range(count):
         source, files = teams[rng.choice(SIZES)]
         before = digest(source)
-        for name, argv in (("info", ["info", source]), ("agreement", ["agreement", source]),
-                           ("merge", ["merge", source, *files])):
+        for name, argv in (
+            ("info", ["info", source]),
+            ("agreement", ["agreement", source]),
+            ("merge", ["merge", source, *files]),
+        ):
+
             def trial():
-                done = subprocess.run([sys.executable, "-c", child, *map(str, argv)], env=CHILD_ENV,
-                                      capture_output=True, text=True, timeout=300)
-                ok = done.returncode == 0 if name != "merge" else (
-                    done.returncode == 1 and "the disk is full" in done.stderr and str(source) in done.stderr)
+                done = subprocess.run(
+                    [sys.executable, "-c", child, *map(str, argv)],
+                    env=CHILD_ENV,
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                )
+                ok = (
+                    done.returncode == 0
+                    if name != "merge"
+                    else (done.returncode == 1 and "the disk is full" in done.stderr and str(source) in done.stderr)
+                )
                 need(ok and "damaged" not in done.stderr, f"{done.returncode} {done.stderr[-300:]!r}")
                 need(digest(source) == before and leftovers(source.parent) == [], "changed or left files")
                 return "as promised"
+
             rows[name].run(f"trial {i}", trial)
     return list(rows.values())
 
@@ -216,6 +239,7 @@ def assign_onto_full_disk(base: Path, teams, count: int, rng: random.Random) -> 
                 code, _, err = cli(*argv)  # the same command, no --force
                 need(code == 0 and len(os.listdir(disk / "team")) == k, f"rerun: {code} {err!r}")
                 return "none written, the rerun wrote all"
+
             fresh.run(f"{k} annotators, {size} bytes", new_files)
 
             def over_old():
@@ -230,6 +254,7 @@ def assign_onto_full_disk(base: Path, teams, count: int, rng: random.Random) -> 
                 need(code == 1 and "the disk is full" in err, f"{code} {err!r}")
                 need(after == before, "an earlier file changed")
                 return "refused, earlier files kept"
+
             forced.run(f"{k} annotators", over_old)
     return [fresh, forced]
 
@@ -261,6 +286,7 @@ def export_onto_full_disk(base: Path, teams, count: int, rng: random.Random) -> 
                 need(code == 1 and f"{out}: cannot be written: the disk is full" in err, f"{code} {err!r}")
                 need((out.read_bytes() if out.exists() else None) == old, "the earlier file changed")
                 return "refused, named" + (", earlier file kept" if old else "")
+
             rows.run(f"{ext}, {size} bytes", trial)
     return [rows]
 
@@ -280,26 +306,33 @@ def read_only_folder(base: Path, teams, count: int, rng: random.Random) -> list[
             listing = sorted(os.listdir(disk))
 
             def read():
-                for argv in (["info", project], ["agreement", project], ["export", project, "-o", base / "ro.jsonl"],
-                             ["assign", project, "--annotators", "x,y", "-o", base / f"ro-out{i}"]):
+                for argv in (
+                    ["info", project],
+                    ["agreement", project],
+                    ["export", project, "-o", base / "ro.jsonl"],
+                    ["assign", project, "--annotators", "x,y", "-o", base / f"ro-out{i}"],
+                ):
                     code, _, err = cli(*argv)
                     need(code == 0, f"{argv[0]}: {err!r}")
                 need(sorted(os.listdir(disk)) == listing, "the folder changed")
                 return "read"
+
             reads.run(f"trial {i}", read)
 
             def write():
                 target = rng.choice([disk, disk / "team"])
-                cases = [(["merge", project, *copies], "read-only"),
-                         (["assign", project, "--annotators", "x,y", "-o", target], f"the folder {disk} is read-only"),
-                         (["export", project, "-o", disk / "x.conll"], f"the folder {disk} is read-only"),
-                         (["import", "-p", disk / "new.tagproj", CONLL], f"the folder {disk} is read-only")]
+                cases = [
+                    (["merge", project, *copies], "read-only"),
+                    (["assign", project, "--annotators", "x,y", "-o", target], f"the folder {disk} is read-only"),
+                    (["export", project, "-o", disk / "x.conll"], f"the folder {disk} is read-only"),
+                    (["import", "-p", disk / "new.tagproj", CONLL], f"the folder {disk} is read-only"),
+                ]
                 for argv, words in cases:
                     code, _, err = cli(*argv)
-                    need(code == 1 and words in err and "Errno" not in err and ".tmp" not in err,
-                         f"{argv[0]}: {err!r}")
+                    need(code == 1 and words in err and "Errno" not in err and ".tmp" not in err, f"{argv[0]}: {err!r}")
                 need(sorted(os.listdir(disk)) == listing, "the folder changed")
                 return "refused, named"
+
             writes.run(f"trial {i}", write)
     return [reads, writes]
 
@@ -319,21 +352,32 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
     teams = team_projects(folder / "teams")
     mounted = can_mount(folder / "mnt")
     if mounted:
-        trials = [*project_on_full_disk(folder / "mnt", teams, counts["project"], rng),
-                  *assign_onto_full_disk(folder / "mnt", teams, counts["assign"], rng),
-                  *export_onto_full_disk(folder / "mnt", teams, counts["export"], rng),
-                  *read_only_folder(folder / "mnt", teams, counts["read-only"], rng)]
-        how = ("Each trial mounted a tmpfs of a random size (root, `mount -t tmpfs -o size=N`), filled it to a "
-               "random point with a file of zeros (0–60 KiB left; SQLite's `-shm` index needs 32 KiB), and ran "
-               "the commands in one process; the read-only cases remounted it `ro`.")
+        trials = [
+            *project_on_full_disk(folder / "mnt", teams, counts["project"], rng),
+            *assign_onto_full_disk(folder / "mnt", teams, counts["assign"], rng),
+            *export_onto_full_disk(folder / "mnt", teams, counts["export"], rng),
+            *read_only_folder(folder / "mnt", teams, counts["read-only"], rng),
+        ]
+        how = (
+            "Each trial mounted a tmpfs of a random size (root, `mount -t tmpfs -o size=N`), filled it to a "
+            "random point with a file of zeros (0–60 KiB left; SQLite's `-shm` index needs 32 KiB), and ran "
+            "the commands in one process; the read-only cases remounted it `ro`."
+        )
     else:
         trials = project_on_full_disk_simulated(folder, teams, counts["project"], rng)
-        how = ("`mount` was refused here, so a full disk under the project was simulated: a child process that "
-               "may not grow any file past 16 KiB (`RLIMIT_FSIZE`). The assign, export and read-only cases "
-               "need a real small file system and were not run (their tests simulate them).")
-    lines = [TITLE, "",
-             f"An intact project on a full disk, `assign` and `export` onto one, and a read-only folder ({how} "
-             f"{time.perf_counter() - started:.0f} s in all.)", "", *report(trials)]
+        how = (
+            "`mount` was refused here, so a full disk under the project was simulated: a child process that "
+            "may not grow any file past 16 KiB (`RLIMIT_FSIZE`). The assign, export and read-only cases "
+            "need a real small file system and were not run (their tests simulate them)."
+        )
+    lines = [
+        TITLE,
+        "",
+        f"An intact project on a full disk, `assign` and `export` onto one, and a read-only folder ({how} "
+        f"{time.perf_counter() - started:.0f} s in all.)",
+        "",
+        *report(trials),
+    ]
     return lines, sum(len(t.failures) for t in trials)
 
 

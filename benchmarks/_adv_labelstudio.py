@@ -42,7 +42,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,10 +57,34 @@ from tagtool.store.formats import read_corpus, write_corpus  # noqa: E402
 TASKS = {"duplicates": 150, "unknown + anonymous": 150, "hypertextlabels": 150, "mixed": 200}
 KINDS = ("PER", "LOC", "ORG", "MISC")
 LABELS = LabelSet(["O", *(f"{p}-{k}" for k in KINDS for p in "BI")])
-WORDS = ("Anna", "Ben", "Oslo", "met", "in", "the", "bank", "R&D", "Acme", "left", "for", "Paris", "Cy",
-         "Dana", "and", "of", "Nord", "Lab", "a", "new", "team", "on", "Monday", "said")
+WORDS = (
+    "Anna",
+    "Ben",
+    "Oslo",
+    "met",
+    "in",
+    "the",
+    "bank",
+    "R&D",
+    "Acme",
+    "left",
+    "for",
+    "Paris",
+    "Cy",
+    "Dana",
+    "and",
+    "of",
+    "Nord",
+    "Lab",
+    "a",
+    "new",
+    "team",
+    "on",
+    "Monday",
+    "said",
+)
 NAMES = (1, 2, 17, "ana@example.com", "ben@example.com", "cy")
-START = datetime(2024, 3, 1, tzinfo=timezone.utc)
+START = datetime(2024, 3, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -128,8 +152,15 @@ def _text_results(words: list[str], spans: list) -> list[dict]:
     out = []
     for i, j, kind in spans:
         start, end = starts[i], starts[j] + len(words[j])
-        out.append({"from_name": "label", "to_name": "text", "type": "labels", "id": f"r{i}",
-                    "value": {"start": start, "end": end, "text": text[start:end], "labels": [kind]}})
+        out.append(
+            {
+                "from_name": "label",
+                "to_name": "text",
+                "type": "labels",
+                "id": f"r{i}",
+                "value": {"start": start, "end": end, "text": text[start:end], "labels": [kind]},
+            }
+        )
     return out
 
 
@@ -171,8 +202,14 @@ def _hypertext_results(annotation: Annotation, where: list, counted: str, rng: r
     out, kept = [], []
     for i, j, kind in annotation.spans:
         start, end = where[i][0], where[j][1]
-        value = {"start": "/div[1]/p[1]/text()[1]", "end": "/div[1]/p[1]/text()[1]", "startOffset": 0,
-                 "endOffset": end - start, "text": counted[start:end], "hypertextlabels": [kind]}
+        value = {
+            "start": "/div[1]/p[1]/text()[1]",
+            "end": "/div[1]/p[1]/text()[1]",
+            "startOffset": 0,
+            "endOffset": end - start,
+            "text": counted[start:end],
+            "hypertextlabels": [kind],
+        }
         if rng.random() < 0.8:
             value["globalOffsets"] = {"start": start, "end": end, "calculated": True}
         elif _occurrences(counted, value["text"]) != 1:
@@ -203,8 +240,12 @@ def _full_task(task: Task) -> dict:
 def _min_rows(task: Task) -> list[dict]:
     rows = []
     for a in task.annotations:
-        row = {"id": task.ident, "text": task.html if task.html is not None else " ".join(task.words),
-               "label": [{**r["value"]} for r in a.result], "annotation_id": a.ident}
+        row = {
+            "id": task.ident,
+            "text": task.html if task.html is not None else " ".join(task.words),
+            "label": [{**r["value"]} for r in a.result],
+            "annotation_id": a.ident,
+        }
         if a.who is not None:
             row["annotator"] = str(a.who)
         if a.updated is not None:
@@ -331,8 +372,14 @@ def _check_task(task: Task, sentence, warnings: list[str], path: Path, tally: Ta
             tally.silent += cancelled
     lost = sum(a.lost_spans for a in live)
     if lost:
-        found = sum(1 for w in warnings if w.kind == SKIPPED_SPAN and w.startswith(f"{path}:")
-                    and re.search(rf"\btask {task.ident}[,:]", w) and "hypertextlabels span" in w)
+        found = sum(
+            1
+            for w in warnings
+            if w.kind == SKIPPED_SPAN
+            and w.startswith(f"{path}:")
+            and re.search(rf"\btask {task.ident}[,:]", w)
+            and "hypertextlabels span" in w
+        )
         tally.spans_skipped += min(found, lost)
         tally.silent += max(0, lost - found)
     if len(live) == 1 and live[0].who is None:
@@ -365,8 +412,10 @@ def _check_task(task: Task, sentence, warnings: list[str], path: Path, tally: Ta
     if sorted(answers.values()) != nameless:
         missing = len(nameless) - len(answers)
         tally.silent += max(0, missing)
-        raise AssertionError(f"task {task.ident}: nameless answers {sorted(answers)} differ from the "
-                             f"{len(nameless)} annotations without completed_by")
+        raise AssertionError(
+            f"task {task.ident}: nameless answers {sorted(answers)} differ from the "
+            f"{len(nameless)} annotations without completed_by"
+        )
     tally.kept += len(nameless)
 
 
@@ -383,8 +432,9 @@ def _trial(folder: Path, tasks: list[Task], as_min: bool, tally: Tally, number: 
     out = folder / f"written{number}.json"
     write_corpus(corpus, out, format="labelstudio")
     again = read_corpus(out, labels=LABELS, **options)
-    if [(s.tokens, s.annotations, s.annotator_labels) for s in again] != \
-            [(s.tokens, s.annotations, s.annotator_labels) for s in corpus]:
+    if [(s.tokens, s.annotations, s.annotator_labels) for s in again] != [
+        (s.tokens, s.annotations, s.annotator_labels) for s in corpus
+    ]:
         raise AssertionError("written back and read again, the sentences differ")
 
 
@@ -437,9 +487,11 @@ def run(folder: Path, seed: int, scale: float = 1.0) -> tuple[list[str], int]:
         tally, seconds = _case(folder, case, max(1, round(tasks * scale)), rng)
         failed += len(tally.failures) + tally.silent
         failures += tally.failures
-        lines.append(f"| {case} | {tally.files} | {tally.tasks} | {tally.expected} | {tally.kept} | "
-                     f"{tally.named_drops} | "
-                     f"{tally.spans_skipped} | {tally.silent} | {len(tally.failures)} | {seconds:.1f} s |")
+        lines.append(
+            f"| {case} | {tally.files} | {tally.tasks} | {tally.expected} | {tally.kept} | "
+            f"{tally.named_drops} | "
+            f"{tally.spans_skipped} | {tally.silent} | {len(tally.failures)} | {seconds:.1f} s |"
+        )
     lines.append("")
     if failures:
         lines += ["Failed files:", "", *[f"- {f}" for f in failures], ""]

@@ -47,6 +47,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from _safety_trials import cli, need  # noqa: E402
+
 from tagtool.core import Corpus, LabelSet, Sentence  # noqa: E402
 from tagtool.core.annotation import make_annotation  # noqa: E402
 from tagtool.core.annotators import combine  # noqa: E402
@@ -77,8 +78,10 @@ class Tally:
             trial(self.counts, *args)
         except Exception as exc:  # noqa: BLE001 — every failure is counted and printed
             where = traceback.extract_tb(exc.__traceback__)[-1]
-            text = f"{self.case} trial {self.tried}: {type(exc).__name__}: {str(exc)[:300]} " \
-                   f"({Path(where.filename).name}:{where.lineno})"
+            text = (
+                f"{self.case} trial {self.tried}: {type(exc).__name__}: {str(exc)[:300]} "
+                f"({Path(where.filename).name}:{where.lineno})"
+            )
             self.failures.append(text)
             print(f"FAILED {text}", file=sys.stderr)
         finally:
@@ -121,9 +124,9 @@ def _noisy(rng: random.Random, gold: list[str], noise: float) -> list[str]:
 def _dump(path: Path) -> tuple:
     conn = sqlite3.connect(path)
     try:
-        return tuple(sorted(conn.execute(f"SELECT * FROM {table}")) for table in
-                     ("annotator_labels", "adjudicated")) + (
-            sorted(conn.execute("SELECT sentence_id, token, labels, annotator FROM annotations")),)
+        return tuple(
+            sorted(conn.execute(f"SELECT * FROM {table}")) for table in ("annotator_labels", "adjudicated")
+        ) + (sorted(conn.execute("SELECT sentence_id, token, labels, annotator FROM annotations")),)
     finally:
         conn.close()
 
@@ -142,8 +145,18 @@ def _team(folder: Path, rng: random.Random, names, n_sentences: int, noise: floa
     path = folder / "p.tagproj"
     sentences = [Sentence(_tokens(rng, i)) for i in range(n_sentences)]
     Project.create(path, Corpus.from_sentences(sentences, LABELS)).close()
-    code, out, err = cli("assign", path, "--annotators", ",".join(names), "--overlap", "1",
-                         "--shared-by", len(names), "-o", folder / "out")
+    code, out, err = cli(
+        "assign",
+        path,
+        "--annotators",
+        ",".join(names),
+        "--overlap",
+        "1",
+        "--shared-by",
+        len(names),
+        "-o",
+        folder / "out",
+    )
     need(code == 0, f"assign failed: {err}")
     files = {name: Path(where) for name, where in re.findall(r"^  (.+?): .* -> (.+)$", out, re.M)}
     need(set(files) == set(names), f"assign wrote files for {sorted(files)}")
@@ -184,8 +197,9 @@ def _jsonl_file(folder: Path, rng: random.Random, names, kinds, long_spans: bool
         tokens = _tokens(rng, i)
         answers = {name: _bio(rng, len(tokens), kinds, long_spans) for name in names}
         training = [sorted(combine([frozenset({a[t]}) for a in answers.values()])) for t in range(len(tokens))]
-        records.append({"tokens": list(tokens), "labels": [x[0] if len(x) == 1 else x for x in training],
-                        "annotators": answers})
+        records.append(
+            {"tokens": list(tokens), "labels": [x[0] if len(x) == 1 else x for x in training], "annotators": answers}
+        )
         truth.append((tokens, answers))
     path = folder / "a.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
@@ -208,8 +222,14 @@ def _label_studio_file(folder: Path, rng: random.Random, names, kinds, long_span
                     end = t
                     while end + 1 < len(tokens) and labels[end + 1] == f"I-{label[2:]}":
                         end += 1
-                    result.append({"type": "labels", "from_name": "label", "to_name": "text", "value": {
-                        "start": starts[t], "end": starts[end] + len(tokens[end]), "labels": [label[2:]]}})
+                    result.append(
+                        {
+                            "type": "labels",
+                            "from_name": "label",
+                            "to_name": "text",
+                            "value": {"start": starts[t], "end": starts[end] + len(tokens[end]), "labels": [label[2:]]},
+                        }
+                    )
             annotations.append({"completed_by": k + 1, "result": result})
         tasks.append({"id": i + 1, "data": {"text": " ".join(tokens)}, "annotations": annotations})
         truth.append((tokens, answers))
@@ -222,10 +242,16 @@ def _project_state(path: Path):
     """(answers {(sentence, token, name): labels}, training {(sentence, token): labels}, labels)."""
     with Project.open(path, readonly=True) as p:
         ids = p.sentence_ids()
-        answers = {(i, t, name): labels for i, sid in enumerate(ids)
-                   for name, anns in p.team.annotator_labels(sid).items() for t, labels in enumerate(anns) if labels}
-        training = {(i, t): labels for i, sid in enumerate(ids) for t, labels in enumerate(p.annotations(sid))
-                    if labels}
+        answers = {
+            (i, t, name): labels
+            for i, sid in enumerate(ids)
+            for name, anns in p.team.annotator_labels(sid).items()
+            for t, labels in enumerate(anns)
+            if labels
+        }
+        training = {
+            (i, t): labels for i, sid in enumerate(ids) for t, labels in enumerate(p.annotations(sid)) if labels
+        }
         return answers, training, p.labels
 
 
@@ -282,8 +308,10 @@ def _phantom_merge(counts, folder: Path, rng: random.Random) -> None:
 
 
 def _conll(path: Path, sentences, labels) -> Path:
-    path.write_text("".join("".join(f"{w} {x}\n" for w, x in zip(s, ls)) + "\n" for s, ls in zip(sentences, labels)),
-                    encoding="utf-8")
+    path.write_text(
+        "".join("".join(f"{w} {x}\n" for w, x in zip(s, ls)) + "\n" for s, ls in zip(sentences, labels)),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -352,8 +380,10 @@ def _clear_trial(counts, folder: Path, rng: random.Random) -> None:
     _relabel(files[name], sid, t, rng.choice([x for x in LABELS.names if x != old]))
     _merge(path, [files[name]])
     with Project.open(path, readonly=True) as p:
-        need(p.annotations(sid)[t] == combine(p.team.answers(sid)[t].values(), p.labels),
-             "a changed answer did not bring the rule back")
+        need(
+            p.annotations(sid)[t] == combine(p.team.answers(sid)[t].values(), p.labels),
+            "a changed answer did not bring the rule back",
+        )
     counts["rule back after a changed answer"] += 1
 
 
@@ -363,10 +393,13 @@ def _clear_trial(counts, folder: Path, rng: random.Random) -> None:
 
 def _resolve_and_edit(path: Path, rng: random.Random, counts) -> None:
     with Project.open(path) as p:
-        disputed = [(sid, t) for sid in p.sentence_ids() for t, a in enumerate(p.team.answers(sid))
-                    if len(set(a.values())) > 1]
+        disputed = [
+            (sid, t) for sid in p.sentence_ids() for t, a in enumerate(p.team.answers(sid)) if len(set(a.values())) > 1
+        ]
         for sid, t in rng.sample(disputed, max(1, len(disputed) // 2)):
-            p.team.resolve_token(sid, t, rng.choice(sorted(frozenset().union(*p.team.answers(sid)[t].values()))), "judge")
+            p.team.resolve_token(
+                sid, t, rng.choice(sorted(frozenset().union(*p.team.answers(sid)[t].values()))), "judge"
+            )
             counts["resolved"] += 1
             if rng.random() < 0.5:
                 label = "_" if rng.random() < 0.3 else rng.choice(LABELS.names)
@@ -376,8 +409,10 @@ def _resolve_and_edit(path: Path, rng: random.Random, counts) -> None:
             row = p._db.execute("SELECT sentence_id, token FROM adjudicated LIMIT 1").fetchone()
             if row is not None:
                 with p._write() as conn:
-                    conn.execute("UPDATE annotations SET labels = 'O', annotator = 'editor' "
-                                 "WHERE sentence_id = ? AND token = ?", row)
+                    conn.execute(
+                        "UPDATE annotations SET labels = 'O', annotator = 'editor' WHERE sentence_id = ? AND token = ?",
+                        row,
+                    )
                 counts["stale resolutions of an older version"] += 1
 
 
@@ -404,8 +439,10 @@ def _resolved_trial(counts, folder: Path, rng: random.Random) -> None:
                 if len(set(answers.values())) > 1:
                     resolved += t in resolutions
                     disagree += t not in resolutions
-    need((int(report[1]), int(report[2])) == (disagree, resolved),
-         f"report says {report[1]} disagree, {report[2]} resolved; the project {disagree}, {resolved}")
+    need(
+        (int(report[1]), int(report[2])) == (disagree, resolved),
+        f"report says {report[1]} disagree, {report[2]} resolved; the project {disagree}, {resolved}",
+    )
     counts["reports true"] += 1
 
 

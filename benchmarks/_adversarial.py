@@ -19,12 +19,12 @@ from pathlib import Path
 
 #: The trials, in the order the report shows them.
 MODULES = (
-    "_adv_concurrency",   # retokenization against merge and export, kills during merge
-    "_adv_team",          # annotators kept by imports, joint givers, clears, resolutions
-    "_adv_conllu",        # split/merge trees and # text, invalid CoNLL-U, BOM and CRLF
-    "_adv_labelstudio",   # one annotator twice, "unknown", hypertextlabels
-    "_adv_agreement",     # agreement's cost in annotators, progress, --limit
-    "_adv_disk",          # full and read-only disks
+    "_adv_concurrency",  # retokenization against merge and export, kills during merge
+    "_adv_team",  # annotators kept by imports, joint givers, clears, resolutions
+    "_adv_conllu",  # split/merge trees and # text, invalid CoNLL-U, BOM and CRLF
+    "_adv_labelstudio",  # one annotator twice, "unknown", hypertextlabels
+    "_adv_agreement",  # agreement's cost in annotators, progress, --limit
+    "_adv_disk",  # full and read-only disks
 )
 
 INTRO = (

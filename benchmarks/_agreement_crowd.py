@@ -81,8 +81,13 @@ class CrowdCase:
 
 
 def _child(path: Path, limit: int, traced: bool) -> dict:
-    done = subprocess.run([sys.executable, "-c", CHILD, str(path), str(limit), "1" if traced else "0"],
-                          capture_output=True, text=True, env=CHILD_ENV, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), str(limit), "1" if traced else "0"],
+        capture_output=True,
+        text=True,
+        env=CHILD_ENV,
+        timeout=900,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"child failed ({done.returncode}): {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -134,25 +139,32 @@ def run_case(folder: Path, annotators: int, limit: int, seed: int) -> CrowdCase:
             case.failures.append(f"{annotators} annotators, limit {limit}: not refused as expected: {timed}")
         return case
     alpha, observed = reference(path)
-    case.outcome = (f"α {timed['alpha']:.4f}, agree {100 * timed['observed']:.2f} %, "
-                    + (f"{timed['pairs']:,} pairs, κ {timed['kappa']:.4f}" if timed["pairs_computed"]
-                       else "overall only"))
+    case.outcome = f"α {timed['alpha']:.4f}, agree {100 * timed['observed']:.2f} %, " + (
+        f"{timed['pairs']:,} pairs, κ {timed['kappa']:.4f}" if timed["pairs_computed"] else "overall only"
+    )
     if abs(timed["alpha"] - alpha) > 1e-9 or abs(timed["observed"] - observed) > 1e-12:
-        case.failures.append(f"{annotators} annotators: α {timed['alpha']} / {alpha}, "
-                             f"observed {timed['observed']} / {observed}")
+        case.failures.append(
+            f"{annotators} annotators: α {timed['alpha']} / {alpha}, observed {timed['observed']} / {observed}"
+        )
     if timed["reports"] < 3 or timed["last_report"] != 1.0:
-        case.failures.append(f"{annotators} annotators: progress reports {timed['reports']}, last {timed['last_report']}")
+        case.failures.append(
+            f"{annotators} annotators: progress reports {timed['reports']}, last {timed['last_report']}"
+        )
     return case
 
 
 def table_lines(cases: list[CrowdCase]) -> list[str]:
     """The markdown table of ``cases``."""
-    lines = ["| annotators | answers | --limit | outcome | time | µs per answer | peak RSS (growth) "
-             "| tracemalloc peak | progress reports | failures |",
-             "| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| annotators | answers | --limit | outcome | time | µs per answer | peak RSS (growth) "
+        "| tracemalloc peak | progress reports | failures |",
+        "| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for c in cases:
         per_answer = "–" if c.outcome.startswith("refused") else f"{1e6 * c.seconds / c.answers:.1f}"
-        lines.append(f"| {c.annotators:,} | {c.answers:,} | {c.limit:,} | {c.outcome} | {c.seconds:.2f} s "
-                     f"| {per_answer} | {c.rss_peak_mb:.0f} MB (+{c.rss_growth_mb:.0f}) "
-                     f"| {c.traced_peak_mb:.1f} MB | {c.reports} | {len(c.failures)} |")
+        lines.append(
+            f"| {c.annotators:,} | {c.answers:,} | {c.limit:,} | {c.outcome} | {c.seconds:.2f} s "
+            f"| {per_answer} | {c.rss_peak_mb:.0f} MB (+{c.rss_growth_mb:.0f}) "
+            f"| {c.traced_peak_mb:.1f} MB | {c.reports} | {len(c.failures)} |"
+        )
     return lines

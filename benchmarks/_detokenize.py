@@ -26,8 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}",
-           "``": '"', "''": '"', "`": "'"}
+ESCAPES = {
+    "-LRB-": "(",
+    "-RRB-": ")",
+    "-LSB-": "[",
+    "-RSB-": "]",
+    "-LCB-": "{",
+    "-RCB-": "}",
+    "``": '"',
+    "''": '"',
+    "`": "'",
+}
 NO_SPACE_BEFORE = frozenset(", . ; : ! ? % ) ] } ... '' '".split())
 NO_SPACE_AFTER = frozenset("( [ { ¿ ¡ $ # ``".split())
 CLITICS = frozenset("n't 's 're 've 'll 'd 'm".split())

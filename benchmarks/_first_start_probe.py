@@ -64,8 +64,7 @@ def _suggest(app, window, tmp: Path, when: str, child) -> None:
 
     gold = read_corpus(resource(SAMPLE_CORPUS))
     path = tmp / "fresh.tagproj"
-    Project.create(path, Corpus.from_sentences([s.unlabeled() for s in gold], labels=gold.labels),
-                   name="fresh").close()
+    Project.create(path, Corpus.from_sentences([s.unlabeled() for s in gold], labels=gold.labels), name="fresh").close()
     window.open_project(path)
     window.model_loop.cv_folds = 0
     window.show()

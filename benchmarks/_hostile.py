@@ -126,7 +126,8 @@ def tagger_inputs(folder: Path) -> list[tuple[str, Path]]:
     files = {
         "tagger: `meta.json` says `window = 10**9`": _with_params(tiny, window=10**9),
         "tagger: hashing, `n_hash = 2**31`, weights of 2 rows": _with_params(
-            _tiny_tagger_bytes(hashing=True, n_hash=2), n_hash=2**31),
+            _tiny_tagger_bytes(hashing=True, n_hash=2), n_hash=2**31
+        ),
         "tagger: nested zip bomb (`.npy` of 4 GiB, deflated twice)": _zip_bomb(tiny),
         "tagger: `meta.json` of 2 GB": _huge_meta(tiny),
     }
@@ -158,11 +159,17 @@ def corpus_inputs(folder: Path) -> list[tuple[str, str, Path]]:
     mb = 10**6
     return [
         ("100 MB line (text)", "tag", _write_repeated(folder / "line.txt", b"a\n", b"w ", 50 * mb, b"\n")),
-        ("35-million-token sentence (column file)", "tag",
-         _write_repeated(folder / "sentence.conll", b"", b"w\n", 35 * mb)),
+        (
+            "35-million-token sentence (column file)",
+            "tag",
+            _write_repeated(folder / "sentence.conll", b"", b"w\n", 35 * mb),
+        ),
         ("50 MB token (column file)", "tag", _write_repeated(folder / "token.conll", b"a\n\n", b"x", 50 * mb, b"\n")),
-        ("10,000 distinct labels (column file)", "import",
-         _write_repeated(folder / "labels.conll", "".join(f"w L{i}\n\n" for i in range(10_000)).encode(), b"\n", 1)),
+        (
+            "10,000 distinct labels (column file)",
+            "import",
+            _write_repeated(folder / "labels.conll", "".join(f"w L{i}\n\n" for i in range(10_000)).encode(), b"\n", 1),
+        ),
         ("40 MB CSV", "import", _table(folder / "table.csv", 40 * mb)),
     ]
 
@@ -194,8 +201,14 @@ def run_child(argv: list[str], cwd: Path, named: str) -> tuple[str, float, int]:
     """Run ``tagtool argv``: (outcome, seconds, peak RSS in bytes)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-c", _MAIN, *argv], cwd=cwd, env=env, preexec_fn=_limit,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _MAIN, *argv],
+        cwd=cwd,
+        env=env,
+        preexec_fn=_limit,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         _, err = child.communicate(timeout=TIME_LIMIT)
         timed_out = False
@@ -231,15 +244,26 @@ def hostile_sizes(folder: Path, trials: int) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     small = folder / "small.txt"
     small.write_text("a b\n", encoding="utf-8")
-    cases = [(name, ["tag", str(path), str(small), "-o", str(folder / "out.txt")], path.name)
-             for name, path in tagger_inputs(folder)]
+    cases = [
+        (name, ["tag", str(path), str(small), "-o", str(folder / "out.txt")], path.name)
+        for name, path in tagger_inputs(folder)
+    ]
     good = folder / "good.tagger"
     good.write_bytes(_tiny_tagger_bytes())
-    cases.insert(0, ("baseline: a valid tagger (1 KiB), `tagtool tag` of one line",
-                     ["tag", str(good), str(small), "-o", str(folder / "out.txt")], good.name))
+    cases.insert(
+        0,
+        (
+            "baseline: a valid tagger (1 KiB), `tagtool tag` of one line",
+            ["tag", str(good), str(small), "-o", str(folder / "out.txt")],
+            good.name,
+        ),
+    )
     for name, command, path in corpus_inputs(folder):
-        argv = (["tag", str(good), str(path), "-o", str(folder / "out.txt")] if command == "tag"
-                else ["import", str(path), "-p", str(folder / f"p{len(cases)}.tagproj")])
+        argv = (
+            ["tag", str(good), str(path), "-o", str(folder / "out.txt")]
+            if command == "tag"
+            else ["import", str(path), "-p", str(folder / f"p{len(cases)}.tagproj")]
+        )
         cases.append((f"{name} ({_size(path.stat().st_size)}), `tagtool {command}`", argv, path.name))
     rows = []
     for name, argv, named in cases:
@@ -247,18 +271,27 @@ def hostile_sizes(folder: Path, trials: int) -> list[str]:
         outcomes = sorted({r[0] for r in results})
         ok = all(o.startswith(("named error", "processed")) for o in outcomes)
         worst_time, worst_rss = max(r[1] for r in results), max(r[2] for r in results)
-        rows.append(f"| {name} | {trials} | {'<br>'.join(outcomes)} {'✓' if ok else '✗'} "
-                    f"| {worst_time:.2f} s | {worst_rss / 2**20:.0f} MiB |")
+        rows.append(
+            f"| {name} | {trials} | {'<br>'.join(outcomes)} {'✓' if ok else '✗'} "
+            f"| {worst_time:.2f} s | {worst_rss / 2**20:.0f} MiB |"
+        )
         print(rows[-1], file=sys.stderr)
     return rows
 
 
 def _isolated(argv: list[str], folder: Path, named: str) -> tuple[str, float, int]:
     """:func:`run_child` from a fresh process, so that the peak RSS is this child's alone."""
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); from _hostile import run_child; "
-            "from pathlib import Path; print(json.dumps(run_child(sys.argv[4:], Path(sys.argv[2]), sys.argv[3])))")
-    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), str(folder), named, *argv],
-                         capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); from _hostile import run_child; "
+        "from pathlib import Path; print(json.dumps(run_child(sys.argv[4:], Path(sys.argv[2]), sys.argv[3])))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(Path(__file__).parent), str(folder), named, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     outcome, seconds, rss = json.loads(out.stdout.strip().splitlines()[-1])
     return outcome, seconds, rss
 

@@ -30,9 +30,8 @@ import statistics
 import threading
 import time
 
-from PySide6.QtCore import QTimer
-
 from _stall_sampler import StackSampler, Timeline, explain
+from PySide6.QtCore import QTimer
 
 #: Seconds the window is watched after the complete plan is in use (the model is stored, the dock refreshed).
 AFTER = 2.0
@@ -136,16 +135,22 @@ class Collections:
             self.started[ident] = time.perf_counter()
         elif ident in self.started:
             (self.seconds if ident == self.thread else self.workers).append(
-                time.perf_counter() - self.started.pop(ident))
+                time.perf_counter() - self.started.pop(ident)
+            )
 
     def stop(self) -> dict:
         gc.callbacks.remove(self._note)
-        return {"count": len(self.seconds), "longest": max(self.seconds, default=0.0),
-                "worker_count": len(self.workers), "worker_longest": max(self.workers, default=0.0)}
+        return {
+            "count": len(self.seconds),
+            "longest": max(self.seconds, default=0.0),
+            "worker_count": len(self.workers),
+            "worker_longest": max(self.workers, default=0.0),
+        }
 
 
-def one_round(app, open_window, wait, watched, path, folder, sample: bool,
-              retire: bool = True) -> tuple[dict, list[str]]:
+def one_round(
+    app, open_window, wait, watched, path, folder, sample: bool, retire: bool = True
+) -> tuple[dict, list[str]]:
     """Open ``path`` (a stored model), switch strategies, retrain after an edit; the figures of each.
 
     ``retire`` False: what a new result replaces is freed inside ``ModelLoop._use`` as before
@@ -173,23 +178,27 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool,
     wait(lambda: False, AFTER)
 
     switches = {}
-    for name, action in (("strategy → uncertainty", lambda: loop.queue.set_queue("uncertainty")),
-                         ("strategy → gain (back)", lambda: loop.queue.set_queue("gain")),
-                         ("token questions on", lambda: loop.queue.set_queue(asking=True)),
-                         ("token questions off", lambda: loop.queue.set_queue(asking=False))):
+    for name, action in (
+        ("strategy → uncertainty", lambda: loop.queue.set_queue("uncertainty")),
+        ("strategy → gain (back)", lambda: loop.queue.set_queue("gain")),
+        ("token questions on", lambda: loop.queue.set_queue(asking=True)),
+        ("token questions off", lambda: loop.queue.set_queue(asking=False)),
+    ):
         timeline.note(name)
         switches[name] = watched(action, settle=0.3)[1]
     timeline.note("statistics dock")
     curve = window.stats_panel.curve
-    switches[STATISTICS] = watched(lambda: click_tab(window, "Statistics"), settle=1.0,
-                                   until=lambda: getattr(curve, "settled", True))[1]  # (older code: at once)
+    switches[STATISTICS] = watched(
+        lambda: click_tab(window, "Statistics"), settle=1.0, until=lambda: getattr(curve, "settled", True)
+    )[1]  # (older code: at once)
     out["switch"] = switches
     edited = time.perf_counter()
     timeline.note("edit")
     label = session.style.names[0]
     anns = session.annotations[0]
-    QTimer.singleShot(0, lambda: session.edit({0: frozenset() if anns == {label} else frozenset({label})},
-                                              "benchmark edit"))
+    QTimer.singleShot(
+        0, lambda: session.edit({0: frozenset() if anns == {label} else frozenset({label})}, "benchmark edit")
+    )
     assert wait(lambda: arrivals.complete_after(edited) is not None, 1200), "no retrain"
     wait(lambda: not loop.busy, 60)
     wait(lambda: False, AFTER)
@@ -205,8 +214,18 @@ def one_round(app, open_window, wait, watched, path, folder, sample: bool,
     return out, lines
 
 
-def measure(app, open_window, wait, watched, path, folder, repeat: int, sample: bool = False,
-            compare_retire: bool = False, compare_collector: bool = False) -> dict:
+def measure(
+    app,
+    open_window,
+    wait,
+    watched,
+    path,
+    folder,
+    repeat: int,
+    sample: bool = False,
+    compare_retire: bool = False,
+    compare_collector: bool = False,
+) -> dict:
     """``repeat`` rounds of :func:`one_round`: every figure's median and max, and the stall explanations.
 
     ``compare_retire`` / ``compare_collector``: ``repeat`` more rounds, every other one without the
@@ -217,17 +236,17 @@ def measure(app, open_window, wait, watched, path, folder, repeat: int, sample: 
     compare = compare_retire or compare_collector
     for r in range(2 * repeat if compare else repeat):
         current = not compare or r % 2 == 1
-        with (contextlib.nullcontext() if current or not compare_collector else collector_as_before()):
-            figures, lines = one_round(app, open_window, wait, watched, path, folder, sample,
-                                       retire=current or not compare_retire)
+        with contextlib.nullcontext() if current or not compare_collector else collector_as_before():
+            figures, lines = one_round(
+                app, open_window, wait, watched, path, folder, sample, retire=current or not compare_retire
+            )
         print(f"model round {r + 1}{'' if current else ' (before)'}: {figures}", flush=True)
         (rounds if current else without).append(figures)
         explained += [f"round {r + 1}{'' if current else ' (before)'}: {line[2:]}" for line in lines]
     summary = _summary(rounds)
     summary["explained"] = explained
     if without:
-        summary["without retire" if compare_retire else "collector as before"] = {**_summary(without),
-                                                                                  "explained": []}
+        summary["without retire" if compare_retire else "collector as before"] = {**_summary(without), "explained": []}
     return summary
 
 
@@ -252,12 +271,17 @@ def collector_as_before():
 def _summary(rounds: list[dict]) -> dict:
     summary: dict = {"rounds": len(rounds)}
     for phase in ("open", "retrain"):
-        summary[phase] = {k: (statistics.median(r[phase][k] for r in rounds), max(r[phase][k] for r in rounds))
-                          for k in rounds[0][phase]}
-    summary["switch"] = {k: (statistics.median(r["switch"][k] for r in rounds), max(r["switch"][k] for r in rounds))
-                         for k in rounds[0]["switch"]}
-    summary["gc"] = {k: (statistics.median(r["gc"][k] for r in rounds), max(r["gc"][k] for r in rounds))
-                     for k in rounds[0]["gc"]}
+        summary[phase] = {
+            k: (statistics.median(r[phase][k] for r in rounds), max(r[phase][k] for r in rounds))
+            for k in rounds[0][phase]
+        }
+    summary["switch"] = {
+        k: (statistics.median(r["switch"][k] for r in rounds), max(r["switch"][k] for r in rounds))
+        for k in rounds[0]["switch"]
+    }
+    summary["gc"] = {
+        k: (statistics.median(r["gc"][k] for r in rounds), max(r["gc"][k] for r in rounds)) for k in rounds[0]["gc"]
+    }
     return summary
 
 
@@ -267,6 +291,7 @@ def _s(x: float) -> str:
 
 def report(m: dict, n: int, stall_target: float, first_target: float, title: str = "") -> list[str]:
     """The §4 table (medians and max of the rounds); ``title`` names a variant (a second table)."""
+
     def cell(pair, fmt, target=None):
         med, top = pair
         ok = "" if target is None else (" ✓" if top < target else " ✗")
@@ -293,13 +318,17 @@ def report(m: dict, n: int, stall_target: float, first_target: float, title: str
         what = name if name == STATISTICS else f"queue: {name}"
         rows.append(f"| {what} (stall) | {cell(pair, ms, stall_target)} | < {stall_target:g} ms |")
     count, longest = m["gc"]["count"], m["gc"]["longest"]
-    rows.append(f"| full collections (gc generation 2) on the GUI thread in a round: how many; the longest | "
-                f"{count[0]:g} (max {count[1]:g}); **{longest[0] * 1000:.0f} ms** (max {longest[1] * 1000:.0f} ms) | |")
+    rows.append(
+        f"| full collections (gc generation 2) on the GUI thread in a round: how many; the longest | "
+        f"{count[0]:g} (max {count[1]:g}); **{longest[0] * 1000:.0f} ms** (max {longest[1] * 1000:.0f} ms) | |"
+    )
     if "worker_count" in m["gc"]:
         count, longest = m["gc"]["worker_count"], m["gc"]["worker_longest"]
-        rows.append(f"| full collections on the worker threads in a round: how many; the longest | "
-                    f"{count[0]:g} (max {count[1]:g}); **{longest[0] * 1000:.0f} ms** (max {longest[1] * 1000:.0f} ms)"
-                    " | |")
+        rows.append(
+            f"| full collections on the worker threads in a round: how many; the longest | "
+            f"{count[0]:g} (max {count[1]:g}); **{longest[0] * 1000:.0f} ms** (max {longest[1] * 1000:.0f} ms)"
+            " | |"
+        )
     lines = [
         "## 4. A model arrives" + (f" ({title})" if title else ""),
         "",

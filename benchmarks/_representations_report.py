@@ -30,8 +30,11 @@ def _seeds(cells: dict) -> list[int]:
 
 def paired(cells, a: tuple, b: tuple, seeds, field=lambda c: c["score"]) -> tuple[float, float, int, float] | None:
     """Mean and SE over seeds of cell ``b`` − cell ``a`` (keys without the seed), the count and the minimum."""
-    diffs = [field(cells[b[:3] + (s,) + b[3:]]) - field(cells[a[:3] + (s,) + a[3:]]) for s in seeds
-             if b[:3] + (s,) + b[3:] in cells and a[:3] + (s,) + a[3:] in cells]
+    diffs = [
+        field(cells[b[:3] + (s,) + b[3:]]) - field(cells[a[:3] + (s,) + a[3:]])
+        for s in seeds
+        if b[:3] + (s,) + b[3:] in cells and a[:3] + (s,) + a[3:] in cells
+    ]
     if not diffs:
         return None
     se = float(np.std(diffs, ddof=1) / np.sqrt(len(diffs))) if len(diffs) > 1 else float("nan")
@@ -51,23 +54,32 @@ def fmt(gain) -> str:
 
 
 def rep_table(data: dict, corpora: dict) -> list[str]:
-    lines = ["| corpus | representations | text tokens | words | n-grams | clusters | seconds |", "|---|---|---:|---:|---:|---|---:|"]
+    lines = [
+        "| corpus | representations | text tokens | words | n-grams | clusters | seconds |",
+        "|---|---|---:|---:|---:|---|---:|",
+    ]
     for key, r in sorted(data["reps"].items()):
         corpus, repkey = key.split("|")
         if "@" in repkey:
             continue
-        lines.append(f"| {corpus} | {repkey} | {r['n_tokens']:,} | {r['n_words']:,} | {r['n_ngrams']:,} | "
-                     f"{'/'.join(map(str, r['granularities']))} | {r['seconds']} |")
+        lines.append(
+            f"| {corpus} | {repkey} | {r['n_tokens']:,} | {r['n_words']:,} | {r['n_ngrams']:,} | "
+            f"{'/'.join(map(str, r['granularities']))} | {r['seconds']} |"
+        )
     return lines
 
 
 def coverage_table(data: dict, corpora: dict) -> list[str]:
-    lines = ["| corpus | ft: own vector | ft: subword vector | ft: no feature | w2v: own vector | w2v: no feature |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| corpus | ft: own vector | ft: subword vector | ft: no feature | w2v: own vector | w2v: no feature |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for corpus, cov in data.get("coverage", {}).items():
         ft, w2v = cov["ft"], cov["w2v"]
-        lines.append(f"| {corpora[corpus][0]} | {100 * ft[0]:.1f} % | {100 * ft[1]:.1f} % | {100 * ft[2]:.1f} % | "
-                     f"{100 * w2v[0]:.1f} % | {100 * w2v[2]:.1f} % |")
+        lines.append(
+            f"| {corpora[corpus][0]} | {100 * ft[0]:.1f} % | {100 * ft[1]:.1f} % | {100 * ft[2]:.1f} % | "
+            f"{100 * w2v[0]:.1f} % | {100 * w2v[2]:.1f} % |"
+        )
     return lines
 
 
@@ -76,15 +88,20 @@ def features_tables(cells, corpora, seeds) -> list[str]:
     for learner in ("crf", "perceptron"):
         for base in ("crfsuite", "default"):
             head = "| corpus | L | " + base + " | " + " | ".join(f"{e} {m}" for e, m in VARIANTS) + " |"
-            rows = [f"#### {learner}, base `{base}`: score, and gain of each addition (paired, ± SE)", "",
-                    head, "|---|---:|" + "---:|" * (1 + len(VARIANTS))]
+            rows = [
+                f"#### {learner}, base `{base}`: score, and gain of each addition (paired, ± SE)",
+                "",
+                head,
+                "|---|---:|" + "---:|" * (1 + len(VARIANTS)),
+            ]
             for corpus in corpora:
                 for size in (20, 100, 500):
                     ref = (corpus, learner, size, base, "none", "all")
                     if ref[:3] + (seeds[0],) + ref[3:] not in cells:
                         continue
-                    gains = [fmt(paired(cells, ref, (corpus, learner, size, base + e, m, "all"), seeds))
-                             for e, m in VARIANTS]
+                    gains = [
+                        fmt(paired(cells, ref, (corpus, learner, size, base + e, m, "all"), seeds)) for e, m in VARIANTS
+                    ]
                     rows.append(f"| {corpus} | {size} | {mean_se(cells, ref, seeds)} | " + " | ".join(gains) + " |")
             if len(rows) > 4:
                 out += rows + [""]
@@ -93,16 +110,22 @@ def features_tables(cells, corpora, seeds) -> list[str]:
 
 def features_summary(cells, corpora, seeds) -> list[str]:
     """Per learner/base/variant: mean gain over corpora × L, the worst (corpus, L) and how many are below 0."""
-    lines = ["| learner | base | addition | mean gain | NER @100 (es / es-form / ncbi) | worst (corpus, L) | cells < 0 |",
-             "|---|---|---|---:|---|---|---:|"]
+    lines = [
+        "| learner | base | addition | mean gain | NER @100 (es / es-form / ncbi) | worst (corpus, L) | cells < 0 |",
+        "|---|---|---|---:|---|---|---:|",
+    ]
     for learner in ("crf", "perceptron"):
         for base in ("crfsuite", "default"):
             for ext, m in VARIANTS:
                 gains = {}
                 for corpus in corpora:
                     for size in (20, 100, 500):
-                        g = paired(cells, (corpus, learner, size, base, "none", "all"),
-                                   (corpus, learner, size, base + ext, m, "all"), seeds)
+                        g = paired(
+                            cells,
+                            (corpus, learner, size, base, "none", "all"),
+                            (corpus, learner, size, base + ext, m, "all"),
+                            seeds,
+                        )
                         if g is not None:
                             gains[(corpus, size)] = g
                 if not gains:
@@ -112,14 +135,18 @@ def features_summary(cells, corpora, seeds) -> list[str]:
                 lines.append(
                     f"| {learner} | {base} | {ext} {m} | {np.mean([g[0] for g in gains.values()]):+.2f} | {ner} | "
                     f"{worst[0]} L={worst[1]}: {gains[worst][0]:+.1f} | {sum(g[0] < 0 for g in gains.values())}"
-                    f"/{len(gains)} |")
+                    f"/{len(gains)} |"
+                )
     return lines
 
 
 def absolute_table(cells, corpora, seeds, method="ft", size=100) -> list[str]:
     """Mean score of every feature set at one L, to compare the bases (the gains tables compare within one)."""
     sets = [(b + e, "none" if not e else method) for b in ("crfsuite", "default") for e in ("", *EXTENSIONS)]
-    lines = [f"| learner | corpus | " + " | ".join(f"`{fs}`" for fs, _ in sets) + " |", "|---|---|" + "---:|" * len(sets)]
+    lines = [
+        "| learner | corpus | " + " | ".join(f"`{fs}`" for fs, _ in sets) + " |",
+        "|---|---|" + "---:|" * len(sets),
+    ]
     for learner in ("crf", "perceptron"):
         for corpus in corpora:
             scores = [mean_se(cells, (corpus, learner, size, fs, rep, "all"), seeds).split(" ±")[0] for fs, rep in sets]
@@ -135,8 +162,12 @@ def tuning_tables(cells, corpora, seeds, variants) -> list[str]:
     variants = [v for v in variants if v == variants[0] or any(k[5] == v for k in cells)]
     for learner in ("crf", "perceptron"):
         for feature_set in ("crfsuite+dist", "crfsuite+dist-dims"):
-            rows = [f"#### {learner}, `{feature_set}` at L = 100: gain over `crfsuite` (paired, ± SE)", "",
-                    "| corpus | " + " | ".join(variants) + " |", "|---|" + "---:|" * len(variants)]
+            rows = [
+                f"#### {learner}, `{feature_set}` at L = 100: gain over `crfsuite` (paired, ± SE)",
+                "",
+                "| corpus | " + " | ".join(variants) + " |",
+                "|---|" + "---:|" * len(variants),
+            ]
             for corpus in corpora:
                 ref = (corpus, learner, 100, "crfsuite", "none", "all")
                 gains = [paired(cells, ref, (corpus, learner, 100, feature_set, v, "all"), seeds) for v in variants]
@@ -151,14 +182,21 @@ def text_tables(cells, corpora, seeds, sizes, method, feature_sets) -> list[str]
     out = []
     for learner in ("crf", "perceptron"):
         for feature_set in feature_sets:
-            rows = [f"#### {learner}, `{feature_set}` over `{feature_set.split('+')[0]}` at L = 100 by tokens of text "
-                    "(paired gain ± SE, worst seed in brackets)", "",
-                    "| corpus | " + " | ".join(map(str, sizes)) + " |", "|---|" + "---:|" * len(sizes)]
+            rows = [
+                f"#### {learner}, `{feature_set}` over `{feature_set.split('+')[0]}` at L = 100 by tokens of text "
+                "(paired gain ± SE, worst seed in brackets)",
+                "",
+                "| corpus | " + " | ".join(map(str, sizes)) + " |",
+                "|---|" + "---:|" * len(sizes),
+            ]
             for corpus in corpora:
                 gains = [_text_gain(cells, corpus, learner, feature_set, method, size, seeds) for size in sizes]
                 if any(gains):
-                    rows.append(f"| {corpus} | " + " | ".join(
-                        "–" if g is None else f"{g[0]:+.1f} ± {g[1]:.1f} ({g[3]:+.1f})" for g in gains) + " |")
+                    rows.append(
+                        f"| {corpus} | "
+                        + " | ".join("–" if g is None else f"{g[0]:+.1f} ± {g[1]:.1f} ({g[3]:+.1f})" for g in gains)
+                        + " |"
+                    )
             if len(rows) > 4:
                 out += rows + [""]
     return out
@@ -193,14 +231,19 @@ def _group_score(cell: dict, repkey: str, members, span: bool) -> float | None:
 def unseen_tables(cells, corpora, seeds, size=100) -> list[str]:
     out = []
     for learner, base in [(lr, b) for b in ("crfsuite", "default") for lr in ("crf", "perceptron")]:
-        rows = [f"#### {learner}, L = {size}, base `{base}`: token score of each group without → with the addition",
-                "", "| corpus | addition | share of test tokens | " + " | ".join(g for g, _ in GROUPS) + " |",
-                "|---|---|---|" + "---|" * len(GROUPS)]
+        rows = [
+            f"#### {learner}, L = {size}, base `{base}`: token score of each group without → with the addition",
+            "",
+            "| corpus | addition | share of test tokens | " + " | ".join(g for g, _ in GROUPS) + " |",
+            "|---|---|---|" + "---|" * len(GROUPS),
+        ]
         for corpus in corpora:
             for ext, m in (("+dist", "ft"), ("+dist", "w2v"), ("+dist+dist-dims", "ft"), ("+dist+dist-dims", "w2v")):
                 ref = (corpus, learner, size, base, "none", "all")
-                pairs = [(cells.get(ref[:3] + (s,) + ref[3:]), cells.get((corpus, learner, size, s,
-                          base + ext, m, "all"))) for s in seeds]
+                pairs = [
+                    (cells.get(ref[:3] + (s,) + ref[3:]), cells.get((corpus, learner, size, s, base + ext, m, "all")))
+                    for s in seeds
+                ]
                 pairs = [(a, b) for a, b in pairs if a and b and "groups" in a and "groups" in b]
                 if not pairs:
                     continue
@@ -231,30 +274,59 @@ def _shares(cell: dict, repkey: str) -> str:
     return " / ".join(parts)
 
 
-def report(data: dict, corpora: dict, command: str, tuning=None, sizes=None, text_method="ft",
-           text_sets=("crfsuite+dist",)) -> list[str]:
+def report(
+    data: dict, corpora: dict, command: str, tuning=None, sizes=None, text_method="ft", text_sets=("crfsuite+dist",)
+) -> list[str]:
     cells = _cells(data)
     seeds = _seeds(cells) if cells else []
     runs = data.get("runs", [])
-    lines = ["# Word representations: which features, from how much text, and unseen words", "",
-             f"Last command: `{command}` (every run below)", "", *machine_lines(),
-             f"- runs: {len(runs)}, {sum(r['minutes'] for r in runs):.0f} minutes of compute in all:", "",
-             *[f"  - `{' '.join(r['argv']) or '(defaults)'}`: {r['minutes']} min" for r in runs], "",
-             "Scores: entity F1 (conlleval rules) for NER and chunking, token accuracy for POS, on the test files "
-             "(PTB: sentences 3001–3914). Gains are paired differences over the seeds "
-             f"({', '.join(map(str, seeds))}): the same labeled sentences for every variant; ± is one standard error.",
-             "", "## Representations learned (whole training file, library defaults unless named)", "",
-             *rep_table(data, corpora), "", "## 1. Which features", "", "### Summary", "",
-             *features_summary(cells, corpora, seeds), "",
-             "### Scores at L = 100 of every feature set (FastText representations; best of a row in bold)", "",
-             *absolute_table(cells, corpora, seeds), "", *features_tables(cells, corpora, seeds)]
+    lines = [
+        "# Word representations: which features, from how much text, and unseen words",
+        "",
+        f"Last command: `{command}` (every run below)",
+        "",
+        *machine_lines(),
+        f"- runs: {len(runs)}, {sum(r['minutes'] for r in runs):.0f} minutes of compute in all:",
+        "",
+        *[f"  - `{' '.join(r['argv']) or '(defaults)'}`: {r['minutes']} min" for r in runs],
+        "",
+        "Scores: entity F1 (conlleval rules) for NER and chunking, token accuracy for POS, on the test files "
+        "(PTB: sentences 3001–3914). Gains are paired differences over the seeds "
+        f"({', '.join(map(str, seeds))}): the same labeled sentences for every variant; ± is one standard error.",
+        "",
+        "## Representations learned (whole training file, library defaults unless named)",
+        "",
+        *rep_table(data, corpora),
+        "",
+        "## 1. Which features",
+        "",
+        "### Summary",
+        "",
+        *features_summary(cells, corpora, seeds),
+        "",
+        "### Scores at L = 100 of every feature set (FastText representations; best of a row in bold)",
+        "",
+        *absolute_table(cells, corpora, seeds),
+        "",
+        *features_tables(cells, corpora, seeds),
+    ]
     if tuning:
         lines += ["## 1b. Settings of the representations", "", *tuning_tables(cells, corpora, seeds, tuning)]
     if sizes:
         lines += ["## 2. Amount of text", "", *text_tables(cells, corpora, seeds, sizes, text_method, text_sets)]
-    lines += ["## 3. Unseen words", "", "### Test tokens by what the representations give them", "",
-              *coverage_table(data, corpora), "", "### Score by group", "",
-              "Entity-token F1 (span corpora: a token counts as correct when its non-O gold label is predicted) "
-              "or accuracy (POS) within each group of test tokens; 'in the text': the word has its own vector; "
-              "'share': of test tokens in the text / not in it.", "", *unseen_tables(cells, corpora, seeds)]
+    lines += [
+        "## 3. Unseen words",
+        "",
+        "### Test tokens by what the representations give them",
+        "",
+        *coverage_table(data, corpora),
+        "",
+        "### Score by group",
+        "",
+        "Entity-token F1 (span corpora: a token counts as correct when its non-O gold label is predicted) "
+        "or accuracy (POS) within each group of test tokens; 'in the text': the word has its own vector; "
+        "'share': of test tokens in the text / not in it.",
+        "",
+        *unseen_tables(cells, corpora, seeds),
+    ]
     return lines

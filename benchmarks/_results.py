@@ -17,7 +17,7 @@ def write_keeping_analysis(out: Path, lines: list[str]) -> None:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     previous = out.read_text(encoding="utf-8") if out.exists() else ""
-    tail = previous[previous.index(ANALYSIS_MARKER):] if ANALYSIS_MARKER in previous else ANALYSIS_MARKER + "\n"
+    tail = previous[previous.index(ANALYSIS_MARKER) :] if ANALYSIS_MARKER in previous else ANALYSIS_MARKER + "\n"
     out.write_text("\n".join(lines) + "\n\n" + tail, encoding="utf-8")
     print(f"written to {out}", file=sys.stderr)
 
@@ -41,7 +41,7 @@ def load_average() -> str:
 def machine_lines(cpu_note: str = "", versions: str = "") -> list[str]:
     """The date / platform / CPU / Python header of a result file (``cpu_note`` and ``versions`` appended)."""
     return [
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         f"- platform: {platform.platform()}",
         f"- CPU: {cpu_name()} ({os.cpu_count()} logical cores{cpu_note})",
         f"- Python {platform.python_version()}{versions}",

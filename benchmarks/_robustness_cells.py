@@ -22,11 +22,11 @@ from tagtool.core.features import FeatureExtractor
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.core.metrics import evaluate
 from tagtool.core.snapshot import build_snapshot
+from tagtool.learn import get_learner
 from tagtool.services.experiment.config import ExperimentConfig
 from tagtool.services.experiment.runner import Experiment
-from tagtool.learn import get_learner
-from tagtool.services.training_setup import feature_views, view_split_for
 from tagtool.services.represent import RepresentationSettings, learn_representations
+from tagtool.services.training_setup import feature_views, view_split_for
 from tagtool.store.formats import read_corpus
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -58,12 +58,13 @@ class CellCache:
         self.cells: dict[str, dict] = json.loads(self.path.read_text()) if self.path.exists() else {}
 
     @staticmethod
-    def key(corpus: str, spec: tuple[str, str], labeled: int, unlabeled: int, repeat: int, seed: int,
-            pool: int) -> str:
+    def key(corpus: str, spec: tuple[str, str], labeled: int, unlabeled: int, repeat: int, seed: int, pool: int) -> str:
         """Everything a cell's result depends on, the learner's default parameters included (as a hash)."""
         learner, features = spec
-        return (f"{corpus}|{learner}|{features}|L={labeled}|U={unlabeled}|r={repeat}|seed={seed}|pool={pool}"
-                f"|params={defaults_hash(learner)}|code={code_hash(learner)}")
+        return (
+            f"{corpus}|{learner}|{features}|L={labeled}|U={unlabeled}|r={repeat}|seed={seed}|pool={pool}"
+            f"|params={defaults_hash(learner)}|code={code_hash(learner)}"
+        )
 
     def __contains__(self, key: str) -> bool:
         return key in self.cells
@@ -103,8 +104,15 @@ class CellCache:
 
 
 #: The code a cell's result depends on: learners, decoders, features, the pipeline and the draws.
-CODE_PATHS = ("tagtool/learn", "tagtool/decode", "tagtool/core", "tagtool/services/pipeline.py",
-              "tagtool/services/training_setup.py", "tagtool/services/experiment", "tagtool/services/represent.py")
+CODE_PATHS = (
+    "tagtool/learn",
+    "tagtool/decode",
+    "tagtool/core",
+    "tagtool/services/pipeline.py",
+    "tagtool/services/training_setup.py",
+    "tagtool/services/experiment",
+    "tagtool/services/represent.py",
+)
 #: Files there no result depends on: the learner registry and the app's default learner.
 CODE_EXCLUDED = ("tagtool/learn/__init__.py",)
 _SVM = ("svm", "cosvm")
@@ -113,8 +121,10 @@ _SVM = ("svm", "cosvm")
 LEARNER_FILES = {
     "tagtool/learn/cosvm.py": ("cosvm",),
     "tagtool/learn/svm.py": _SVM,
-    **{f"tagtool/learn/structsvm/{name}.py": _SVM
-       for name in ("__init__", "layout", "_joint_kernels", "search", "subqp", "_dual_kernels", "trainer")},
+    **{
+        f"tagtool/learn/structsvm/{name}.py": _SVM
+        for name in ("__init__", "layout", "_joint_kernels", "search", "subqp", "_dual_kernels", "trainer")
+    },
     "tagtool/learn/structsvm/coviews.py": ("cosvm",),
     "tagtool/learn/qp.py": (*_SVM, "wdpsl"),
     "tagtool/learn/crf.py": ("crf", "entropy-crf"),
@@ -127,13 +137,15 @@ LEARNER_FILES = {
     "tagtool/learn/_perceptron_kernels.py": ("perceptron", "mv-perceptron"),
     "tagtool/learn/unlabeled.py": ("cosvm", "mv-perceptron", "entropy-crf", "crf", "perceptron"),
     "tagtool/learn/wdpsl.py": ("wdpsl",),
-    **{f"tagtool/learn/piecewise/{name}.py": ("wdpsl",)
-       for name in ("__init__", "pieces", "_piece_kernels", "dual", "_block_kernels", "_working_set_kernels")},
+    **{
+        f"tagtool/learn/piecewise/{name}.py": ("wdpsl",)
+        for name in ("__init__", "pieces", "_piece_kernels", "dual", "_block_kernels", "_working_set_kernels")
+    },
     "tagtool/learn/hmm.py": ("hmm",),
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def code_hash(learner: str) -> str:
     """Short hash of the source files ``learner``'s cells depend on (:data:`CODE_PATHS`, :data:`LEARNER_FILES`).
 
@@ -210,16 +222,29 @@ class Corpus:
                 with os.fdopen(fd, "wb") as out:
                     out.write(reps.to_bytes())
                 os.replace(tmp, path)
-                print(f"{self.name}: representations of {reps.info['n_tokens']} tokens learned in "
-                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"{self.name}: representations of {reps.info['n_tokens']} tokens learned in "
+                    f"{time.perf_counter() - started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             self._representations = WordRepresentations.from_bytes(path.read_bytes())
         return self._representations
 
     def experiment(self, labeled: int, unlabeled: int) -> Experiment:
         key = (labeled, unlabeled)
         if key not in self._experiments:
-            config = ExperimentConfig(learner="crf", labeled=(labeled,), unlabeled=(unlabeled,), holdout=0,
-                                      repeats=1, min_length=1, max_length=10**6, pool=self.pool_size, seed=self.seed)
+            config = ExperimentConfig(
+                learner="crf",
+                labeled=(labeled,),
+                unlabeled=(unlabeled,),
+                holdout=0,
+                repeats=1,
+                min_length=1,
+                max_length=10**6,
+                pool=self.pool_size,
+                seed=self.seed,
+            )
             self._experiments[key] = Experiment(config, self.data, self.test_corpus)
         return self._experiments[key]
 
@@ -231,8 +256,7 @@ class Corpus:
         experiment = self.experiment(labeled, unlabeled)
         draw, seed = experiment.repeat_draw(labeled, unlabeled, repeat)
         pool = experiment.pool
-        return ([pool[i] for i in draw.labeled], [pool[i].unlabeled() for i in draw.unlabeled], seed,
-                experiment.labels)
+        return ([pool[i] for i in draw.labeled], [pool[i].unlabeled() for i in draw.unlabeled], seed, experiment.labels)
 
     def extractor(self, labeled: int, unlabeled: int, repeat: int, feature_set: str):
         """The repeat's extractor, fitted on the text of its labeled and unlabeled sentences (kept for reuse)."""
@@ -344,8 +368,16 @@ class CellKey:
     @classmethod
     def parse(cls, key: str) -> CellKey:
         corpus, learner, features, lab, unl, rep, _seed, _pool, params, *code = key.split("|")
-        return cls(corpus, learner, features, int(lab[2:]), int(unl[2:]), int(rep[2:]), params[len("params="):],
-                   code[0][len("code="):] if code else "")
+        return cls(
+            corpus,
+            learner,
+            features,
+            int(lab[2:]),
+            int(unl[2:]),
+            int(rep[2:]),
+            params[len("params=") :],
+            code[0][len("code=") :] if code else "",
+        )
 
     @property
     def current(self) -> bool:

@@ -6,7 +6,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-
 from _results import machine_lines, write_keeping_analysis
 from _robustness_cells import ALSO, CORPORA, TWINS, CellKey
 
@@ -68,14 +67,20 @@ def effective(record: dict, learner: str) -> dict:
     semi = record["other"] if guard["guard_fired"] else record
     sup = record if guard["guard_fired"] else record["other"]
     cls = get_learner(learner)
-    fired = bool(guard_reasons(check["fit_supervised"], check["fit_semi"], check["other_supervised"],
-                               check["other_semi"], check["favoured"],
-                               fit_tolerance=getattr(cls, "guard_fit_tolerance", FIT_TOLERANCE),
-                               drift_tolerance=cls.guard_drift_tolerance))
+    fired = bool(
+        guard_reasons(
+            check["fit_supervised"],
+            check["fit_semi"],
+            check["other_supervised"],
+            check["other_semi"],
+            check["favoured"],
+            fit_tolerance=getattr(cls, "guard_fit_tolerance", FIT_TOLERANCE),
+            drift_tolerance=cls.guard_drift_tolerance,
+        )
+    )
     strip = lambda r: {k: v for k, v in r.items() if k not in ("guard", "other")}  # noqa: E731
     out = strip(sup if fired else semi)
-    out.update(train_seconds=record["train_seconds"], guard_fired=fired, semi=strip(semi), sup=strip(sup),
-               check=check)
+    out.update(train_seconds=record["train_seconds"], guard_fired=fired, semi=strip(semi), sup=strip(sup), check=check)
     return out
 
 
@@ -106,13 +111,25 @@ def corpus_tables(grouped: dict, corpus: str) -> list[str]:
         return []
     settings = sorted({(k[3], k[4]) for k in keys}, key=lambda s: (s[0] == 0, s[0]))
     specs = sorted({(k[1], k[2]) for k in keys}, key=lambda s: (_order(s[0]), s[1]))
-    head = "| learner [features] | " + " | ".join(f"L={_setting(n)}" + (f", U={u}" if u else "")
-                                                  for n, u in settings) + " |"
-    lines = [f"### {corpus}", "", "Token error % / entity F1 % (token accuracy for POS), mean ± SE over repeats; "
-             "**k✗** = repeats that collapsed, k◌ = near-collapse.", "", head, "|---" * (len(settings) + 1) + "|"]
+    head = (
+        "| learner [features] | "
+        + " | ".join(f"L={_setting(n)}" + (f", U={u}" if u else "") for n, u in settings)
+        + " |"
+    )
+    lines = [
+        f"### {corpus}",
+        "",
+        "Token error % / entity F1 % (token accuracy for POS), mean ± SE over repeats; "
+        "**k✗** = repeats that collapsed, k◌ = near-collapse.",
+        "",
+        head,
+        "|---" * (len(settings) + 1) + "|",
+    ]
     for learner, features in specs:
-        cells = [_cell(grouped[(corpus, learner, features, n, u)]) if (corpus, learner, features, n, u) in grouped
-                 else "" for n, u in settings]
+        cells = [
+            _cell(grouped[(corpus, learner, features, n, u)]) if (corpus, learner, features, n, u) in grouped else ""
+            for n, u in settings
+        ]
         lines.append(f"| {learner} [{features}] | " + " | ".join(cells) + " |")
     lines += ["", *twin_table(grouped, corpus, settings, specs)]
     return lines
@@ -125,12 +142,15 @@ def _order(learner: str) -> int:
 
 def twin_table(grouped: dict, corpus: str, settings, specs) -> list[str]:
     """Semi-supervised learner minus its twin, paired by repeat; ▼ = worse by more than one SE."""
-    lines = ["Against the supervised twin on the same draws and features: Δ token error / Δ F1 (points, paired "
-             "mean ± SE; ▼ worse than the twin by more than one SE); guard = repeats where the collapse guard "
-             "returned the supervised model; *unlabeled alone* = the model the unlabeled sentences gave, before "
-             "the guard.", "",
-             "| learner − twin | " + " | ".join(f"L={_setting(n)}" for n, _ in settings) + " |",
-             "|---" * (len(settings) + 1) + "|"]
+    lines = [
+        "Against the supervised twin on the same draws and features: Δ token error / Δ F1 (points, paired "
+        "mean ± SE; ▼ worse than the twin by more than one SE); guard = repeats where the collapse guard "
+        "returned the supervised model; *unlabeled alone* = the model the unlabeled sentences gave, before "
+        "the guard.",
+        "",
+        "| learner − twin | " + " | ".join(f"L={_setting(n)}" for n, _ in settings) + " |",
+        "|---" * (len(settings) + 1) + "|",
+    ]
     for learner, features in specs:
         for other in ALSO.get(learner, ()):
             cells = []
@@ -153,9 +173,12 @@ def twin_table(grouped: dict, corpus: str, settings, specs) -> list[str]:
             rows["returned"].append(_delta(a, b) + _guard_note(a))
             rows["alone"].append(_delta(_semi_records(a), b))
         lines.append(f"| {learner} − {twin} [{features}] | " + " | ".join(rows["returned"]) + " |")
-        if any("semi" in r for recs in (grouped.get((corpus, learner, features, n, u), {}) for n, u in settings)
-               for r in recs.values()):
-            lines.append(f"| *unlabeled alone* | " + " | ".join(rows["alone"]) + " |")
+        if any(
+            "semi" in r
+            for recs in (grouped.get((corpus, learner, features, n, u), {}) for n, u in settings)
+            for r in recs.values()
+        ):
+            lines.append("| *unlabeled alone* | " + " | ".join(rows["alone"]) + " |")
     return lines + [""]
 
 
@@ -186,18 +209,32 @@ def summary(grouped: dict) -> list[str]:
             if n_paired < 2:  # one repeat (the full file): no standard error to judge by; the tables show it
                 continue
             if d_err > s_err or d_f1 < -s_f1:
-                line = (f"{corpus} {learner} [{features}] L={_setting(labeled)}: Δerror {d_err:+.2f} ± "
-                        f"{s_err:.2f}, ΔF1 {d_f1:+.1f} ± {s_f1:.1f} (n={len(records)})")
+                line = (
+                    f"{corpus} {learner} [{features}] L={_setting(labeled)}: Δerror {d_err:+.2f} ± "
+                    f"{s_err:.2f}, ΔF1 {d_f1:+.1f} ± {s_f1:.1f} (n={len(records)})"
+                )
                 (below if semi_supervised(learner) else compared).append(line)
-    return (["## Summary", "", "Semi-supervised learners (they read unlabeled sentences) below their supervised "
-             f"twin by more than one SE in token error or F1 ({len(below)} cells; cells of one repeat, the full "
-             "training file without unlabeled sentences, have no SE and are only in the tables):", ""]
-            + [f"- {b}" for b in below]
-            + ["", "Learners that read no unlabeled sentence (`wdpsl`: full and partial labels only) below the "
-               f"learner they are compared with (`crf`) by more than one SE ({len(compared)} cells):", ""]
-            + [f"- {b}" for b in compared]
-            + ["", f"Cells with collapsed repeats ({len(collapses)}; near-collapses are counted in the tables):", ""]
-            + [f"- {c}" for c in collapses] + [""])
+    return (
+        [
+            "## Summary",
+            "",
+            "Semi-supervised learners (they read unlabeled sentences) below their supervised "
+            f"twin by more than one SE in token error or F1 ({len(below)} cells; cells of one repeat, the full "
+            "training file without unlabeled sentences, have no SE and are only in the tables):",
+            "",
+        ]
+        + [f"- {b}" for b in below]
+        + [
+            "",
+            "Learners that read no unlabeled sentence (`wdpsl`: full and partial labels only) below the "
+            f"learner they are compared with (`crf`) by more than one SE ({len(compared)} cells):",
+            "",
+        ]
+        + [f"- {b}" for b in compared]
+        + ["", f"Cells with collapsed repeats ({len(collapses)}; near-collapses are counted in the tables):", ""]
+        + [f"- {c}" for c in collapses]
+        + [""]
+    )
 
 
 def semi_supervised(learner: str) -> bool:
@@ -219,8 +256,13 @@ def unlabeled_collapses(grouped: dict) -> list[str]:
         own = [r for r, rec in records.items() if collapsed(rec) and r in twin and not collapsed(twin[r])]
         if own:
             lines.append(f"- {corpus} {learner} [{features}] L={_setting(labeled)}: repeats {own}")
-    return ["Collapses the unlabeled sentences caused (the learner collapsed, its twin on the same draw did not): "
-            f"{len(lines)} cells.", "", *lines, ""]
+    return [
+        "Collapses the unlabeled sentences caused (the learner collapsed, its twin on the same draw did not): "
+        f"{len(lines)} cells.",
+        "",
+        *lines,
+        "",
+    ]
 
 
 #: The representation sets a run may add to every learner's own set (``--features defaults+...``).
@@ -231,18 +273,28 @@ def representation_gains(grouped: dict) -> list[str]:
     """``[X+dist] − [X]`` and ``[X+dist+dist-dims] − [X]`` per corpus, learner and L, paired by repeat."""
     rows = []
     for suffix in REPRESENTATION_SUFFIXES:
-        rows += sorted({(k[0], k[1], k[2][: -len(suffix)], suffix) for k in grouped if k[2].endswith(suffix)
-                        and (k[0], k[1], k[2][: -len(suffix)], k[3], k[4]) in grouped})
+        rows += sorted(
+            {
+                (k[0], k[1], k[2][: -len(suffix)], suffix)
+                for k in grouped
+                if k[2].endswith(suffix) and (k[0], k[1], k[2][: -len(suffix)], k[3], k[4]) in grouped
+            }
+        )
     if not rows:
         return []
-    settings = sorted({(k[3], k[4]) for k in grouped if k[2].endswith(REPRESENTATION_SUFFIXES)},
-                      key=lambda s: (s[0] == 0, s[0]))
-    lines = ["## What the word representations add", "",
-             "Entity F1 (accuracy for POS) with the representation sets minus without, same learner, draws and "
-             "base features: paired mean ± SE in points (n repeats). `+dist`: the cluster ids; `+dist+dist-dims`: "
-             "the clusters and the binarised vector dimensions.", "",
-             "| corpus | learner [base features] | added | " + " | ".join(f"L={_setting(n)}" for n, _ in settings)
-             + " |", "|---" * (len(settings) + 3) + "|"]
+    settings = sorted(
+        {(k[3], k[4]) for k in grouped if k[2].endswith(REPRESENTATION_SUFFIXES)}, key=lambda s: (s[0] == 0, s[0])
+    )
+    lines = [
+        "## What the word representations add",
+        "",
+        "Entity F1 (accuracy for POS) with the representation sets minus without, same learner, draws and "
+        "base features: paired mean ± SE in points (n repeats). `+dist`: the cluster ids; `+dist+dist-dims`: "
+        "the clusters and the binarised vector dimensions.",
+        "",
+        "| corpus | learner [base features] | added | " + " | ".join(f"L={_setting(n)}" for n, _ in settings) + " |",
+        "|---" * (len(settings) + 3) + "|",
+    ]
     order = lambda r: (list(CORPORA).index(r[0]), _order(r[1]), r[2], r[3])  # noqa: E731
     for corpus, learner, base, suffix in sorted(rows, key=order):
         cells = []
@@ -265,21 +317,29 @@ def default_ranking(grouped: dict) -> list[str]:
         default = get_learner(name).default_features.get("feature_set", "default")
         own[name] = default
     settings = sorted({(k[3], k[4]) for k in grouped}, key=lambda s: (s[0] == 0, s[0]))
-    lines = ["## Which learner is best across the suite", "",
-             "Each learner at its own default feature set (`+dist`: with the word-representation clusters), "
-             "entity F1 / token accuracy averaged over the corpora that have all of that L's cells, and the mean "
-             "rank over those corpora (1 = best; CRFsuite ranked with them).", "",
-             "| learner [features] | " + " | ".join(f"L={_setting(n)}" for n, _ in settings) + " |",
-             "|---" * (len(settings) + 1) + "|"]
-    variants = [(n, f) for n, f in own.items()] + [(n, f + "+dist") for n, f in own.items()] + [("crfsuite", "crfsuite")]
+    lines = [
+        "## Which learner is best across the suite",
+        "",
+        "Each learner at its own default feature set (`+dist`: with the word-representation clusters), "
+        "entity F1 / token accuracy averaged over the corpora that have all of that L's cells, and the mean "
+        "rank over those corpora (1 = best; CRFsuite ranked with them).",
+        "",
+        "| learner [features] | " + " | ".join(f"L={_setting(n)}" for n, _ in settings) + " |",
+        "|---" * (len(settings) + 1) + "|",
+    ]
+    variants = (
+        [(n, f) for n, f in own.items()] + [(n, f + "+dist") for n, f in own.items()] + [("crfsuite", "crfsuite")]
+    )
     table = {}
     for labeled, unlabeled in settings:
         for suffix in ("", "+dist"):
             chosen = [(n, f) for n, f in variants if f.endswith("+dist") == bool(suffix) or n == "crfsuite"]
             corpora = [c for c in CORPORA if all((c, n, f, labeled, unlabeled) in grouped for n, f in chosen)]
             for corpus in corpora:
-                means = {(n, f): np.mean([r["f1"] for r in grouped[(corpus, n, f, labeled, unlabeled)].values()])
-                         for n, f in chosen}
+                means = {
+                    (n, f): np.mean([r["f1"] for r in grouped[(corpus, n, f, labeled, unlabeled)].values()])
+                    for n, f in chosen
+                }
                 order = sorted(means, key=means.get, reverse=True)
                 for rank, spec in enumerate(order, 1):
                     table.setdefault((spec, labeled, suffix), []).append((means[spec], rank))
@@ -288,8 +348,11 @@ def default_ranking(grouped: dict) -> list[str]:
         for labeled, _ in settings:
             suffix = "+dist" if spec[1].endswith("+dist") else ""
             got = table.get((spec, labeled, suffix), [])
-            cells.append(f"{np.mean([m for m, _ in got]):.1f} (rank {np.mean([r for _, r in got]):.1f}, "
-                         f"{len(got)} corpora)" if got else "")
+            cells.append(
+                f"{np.mean([m for m, _ in got]):.1f} (rank {np.mean([r for _, r in got]):.1f}, {len(got)} corpora)"
+                if got
+                else ""
+            )
         if any(cells):
             lines.append(f"| {spec[0]} [{spec[1]}] | " + " | ".join(cells) + " |")
     return lines + [""]

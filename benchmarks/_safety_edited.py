@@ -23,20 +23,40 @@ import zipfile
 from pathlib import Path
 
 from _safety_trials import DATA, Trials, cli, fresh_folder, need
+
 from tests.fuzz.inputs import json_paths
 
 HUGE = "9" * 5000
-ODD_JSON = ["[1, 2, 3, 4, 5, 6]", "[]", "null", "5", '"text"', "{}", '["a", null]', '[["a"]]', "[true]",
-            f"[{HUGE}]", HUGE, "not json", '{"pos": 5}', '{"pos": [1, 2]}', '{"pos": "x"}', "[1e999]",
-            '{"a": {"b": []}}', '["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"]', '[""]']
+ODD_JSON = [
+    "[1, 2, 3, 4, 5, 6]",
+    "[]",
+    "null",
+    "5",
+    '"text"',
+    "{}",
+    '["a", null]',
+    '[["a"]]',
+    "[true]",
+    f"[{HUGE}]",
+    HUGE,
+    "not json",
+    '{"pos": 5}',
+    '{"pos": [1, 2]}',
+    '{"pos": "x"}',
+    "[1e999]",
+    '{"a": {"b": []}}',
+    '["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"]',
+    '[""]',
+]
 ODD_LABELS = ["ZZZ", "O|ZZZ", "|", "O||B-NP", "\x00", "é", HUGE[:50]]
 
 
 def _edit(conn: sqlite3.Connection, rng: random.Random, n_sentences: int) -> str:
     """One random change made outside tagtool; what it was."""
     sid = rng.randint(1, n_sentences)
-    kind = rng.choice(["tokens", "columns", "meta", "annotation", "annotation label", "label row",
-                       "annotator labels", "model params"])
+    kind = rng.choice(
+        ["tokens", "columns", "meta", "annotation", "annotation label", "label row", "annotator labels", "model params"]
+    )
     if kind in ("tokens", "columns", "meta"):
         value = rng.choice(ODD_JSON)
         conn.execute(f"UPDATE sentences SET {kind} = ? WHERE id = ?", (value, sid))
@@ -44,8 +64,11 @@ def _edit(conn: sqlite3.Connection, rng: random.Random, n_sentences: int) -> str
     if kind in ("annotation", "annotator labels"):
         token = rng.choice([-1, 0, 5, 11, 12, 13, 99, 2**40])
         label = rng.choice(["O", "B-NP", *ODD_LABELS])
-        table = "annotations VALUES (?, ?, ?, 'someone', 0)" if kind == "annotation" else \
-            "annotator_labels VALUES (?, ?, 'someone', ?)"
+        table = (
+            "annotations VALUES (?, ?, ?, 'someone', 0)"
+            if kind == "annotation"
+            else "annotator_labels VALUES (?, ?, 'someone', ?)"
+        )
         try:
             conn.execute(f"INSERT OR REPLACE INTO {table}", (sid, token, label))
         except sqlite3.IntegrityError:
@@ -153,8 +176,14 @@ def huge_integers(base: Path, n: int, rng: random.Random) -> list[Trials]:
     trials = []
     for name, (fixture, lines, options) in JSON_FILES.items():
         if fixture == "inline":
-            records = [{"tokens": ["EU", "rejects", "it"], "labels": ["B-ORG", "O", "O"], "id": 7,
-                        "pos": ["NNP", "VBZ", "PRP"]}]
+            records = [
+                {
+                    "tokens": ["EU", "rejects", "it"],
+                    "labels": ["B-ORG", "O", "O"],
+                    "id": 7,
+                    "pos": ["NNP", "VBZ", "PRP"],
+                }
+            ]
         elif lines:
             records = [json.loads(line) for line in fixture.read_text(encoding="utf-8").splitlines() if line]
         else:
@@ -174,6 +203,7 @@ def huge_integers(base: Path, n: int, rng: random.Random) -> list[Trials]:
                     return "FormatError"
                 need(len(corpus) > 0, "an empty corpus")
                 return "read (value not used)"
+
             t.run(f"at {where}", attempt)
         trials.append(t)
     trials.append(_huge_in_tagger(base, n, rng))
@@ -210,6 +240,7 @@ def _huge_in_tagger(base: Path, n: int, rng: random.Random) -> Trials:
                 need(str(path) in str(exc), f"the error does not name the file: {exc}")
                 return "TaggerFileError"
             return "loaded (value not used)"
+
         t.run(f"at {where}", attempt)
     return t
 
@@ -243,6 +274,7 @@ def disk_full_create(base: Path, n: int, rng: random.Random) -> list[Trials]:
                 return _create_on_full_disk(way, folder, path, size, Project, ProjectError)
             finally:
                 lifecycle.insert_corpus = real
+
         trials[way].run(f"{size[0]}×{size[1]} tokens, {room} pages of room", attempt)
     return list(trials.values())
 

@@ -24,8 +24,13 @@ from _safety_trials import Trials, cli, cwd, digest, fresh_folder, need, one_lin
 WORDS = ["a", "b", "Paris", "naïve", "東京", "1.5", "-", "'s", "x_y", "rose", "It", "%", "Ünïcode", "end."]
 ONE_LABELS = ["O", "NN", "X", "PER", "é", "label-with-dash", "B-NP"]
 #: Format, file suffix, writer options of the one-label trials.
-FORMATS = [("conll", ".conll", {}), ("conllu", ".conllu", {}), ("jsonl", ".jsonl", {}),
-           ("csv", ".csv", {}), ("tsv", ".tsv", {})]
+FORMATS = [
+    ("conll", ".conll", {}),
+    ("conllu", ".conllu", {}),
+    ("jsonl", ".jsonl", {}),
+    ("csv", ".csv", {}),
+    ("tsv", ".tsv", {}),
+]
 
 
 # ---------------------------------------------------------------------------
@@ -38,8 +43,10 @@ def one_label_corpora(base: Path, n: int, rng: random.Random) -> list[Trials]:
         fmt, suffix, options = FORMATS[i % len(FORMATS)]
         label = rng.choice(ONE_LABELS)
         sizes = [rng.randint(1, 6) for _ in range(rng.randint(1, 5))]
-        trials[fmt].run(f"label {label!r}, sentences {sizes}",
-                        lambda: _one_label(fresh_folder(base, "one"), fmt, suffix, options, label, sizes, rng))
+        trials[fmt].run(
+            f"label {label!r}, sentences {sizes}",
+            lambda: _one_label(fresh_folder(base, "one"), fmt, suffix, options, label, sizes, rng),
+        )
     return list(trials.values())
 
 
@@ -48,8 +55,9 @@ def _one_label(folder: Path, fmt: str, suffix: str, options: dict, label: str, s
     from tagtool.store.formats import read_corpus, write_corpus
     from tagtool.store.project import Project
 
-    sentences = [Sentence(tuple(rng.choice(WORDS) for _ in range(k)), tuple(frozenset({label}) for _ in range(k)))
-                 for k in sizes]
+    sentences = [
+        Sentence(tuple(rng.choice(WORDS) for _ in range(k)), tuple(frozenset({label}) for _ in range(k))) for k in sizes
+    ]
     data = folder / f"one{suffix}"
     write_corpus(Corpus.from_sentences(sentences, labels=LabelSet([label])), data, fmt, **options)
     project = folder / "one.tagproj"
@@ -77,17 +85,55 @@ def _one_label(folder: Path, fmt: str, suffix: str, options: dict, label: str, s
 COMMANDS = {
     "export": (["export", "{project}", "-o", "OUT"], ["project"]),
     "import": (["import", "{data}", "-p", "OUT"], ["data"]),
-    "train": (["train", "{data}", "--learner", "perceptron", "--unlabeled", "{text}", "--warm-start", "{model}",
-               "-o", "OUT"], ["data", "text", "model"]),
+    "train": (
+        ["train", "{data}", "--learner", "perceptron", "--unlabeled", "{text}", "--warm-start", "{model}", "-o", "OUT"],
+        ["data", "text", "model"],
+    ),
     "tag": (["tag", "{model}", "{text}", "-o", "OUT"], ["model", "text"]),
     "experiment --json": (["experiment", "--learner", "perceptron", "--data", "{data}", "--json", "OUT"], ["data"]),
-    "simulate --json": (["simulate", "--learner", "perceptron", "--data", "{data}", "--test", "{text}",
-                         "--strategy", "random", "--json", "OUT"], ["data", "text"]),
-    "simulate --plot": (["simulate", "--learner", "perceptron", "--data", "{data}", "--test", "{text}",
-                         "--strategy", "random", "--plot", "OUT"], ["data", "text"]),
+    "simulate --json": (
+        [
+            "simulate",
+            "--learner",
+            "perceptron",
+            "--data",
+            "{data}",
+            "--test",
+            "{text}",
+            "--strategy",
+            "random",
+            "--json",
+            "OUT",
+        ],
+        ["data", "text"],
+    ),
+    "simulate --plot": (
+        [
+            "simulate",
+            "--learner",
+            "perceptron",
+            "--data",
+            "{data}",
+            "--test",
+            "{text}",
+            "--strategy",
+            "random",
+            "--plot",
+            "OUT",
+        ],
+        ["data", "text"],
+    ),
 }
-NAMINGS = ["same path", "absolute for relative", "relative for absolute", "./x", "sub/../x", "symlink",
-           "hard link", "symlinked folder"]
+NAMINGS = [
+    "same path",
+    "absolute for relative",
+    "relative for absolute",
+    "./x",
+    "sub/../x",
+    "symlink",
+    "hard link",
+    "symlinked folder",
+]
 
 
 def outputs_over_inputs(folder: Path, files: dict[str, Path], n: int, rng: random.Random) -> list[Trials]:
@@ -100,8 +146,9 @@ def outputs_over_inputs(folder: Path, files: dict[str, Path], n: int, rng: rando
         command = rng.choice(list(COMMANDS))
         victim = rng.choice(COMMANDS[command][1])
         naming = rng.choice(NAMINGS)
-        trials[command].run(f"output names {victim} by {naming}",
-                            lambda: _over_input(folder, files, command, victim, naming))
+        trials[command].run(
+            f"output names {victim} by {naming}", lambda: _over_input(folder, files, command, victim, naming)
+        )
     return list(trials.values())
 
 
@@ -130,8 +177,7 @@ def _spell(folder: Path, files: dict[str, Path], victim: str, naming: str) -> tu
 def _over_input(folder: Path, files: dict[str, Path], command: str, victim: str, naming: str) -> str:
     before = {p.name: digest(p) for p in folder.iterdir() if p.is_file()}
     inputs, out, made = _spell(folder, files, victim, naming)
-    argv = [inputs.get(a[1:-1], a) if a.startswith("{") else (out if a == "OUT" else a)
-            for a in COMMANDS[command][0]]
+    argv = [inputs.get(a[1:-1], a) if a.startswith("{") else (out if a == "OUT" else a) for a in COMMANDS[command][0]]
     try:
         with cwd(folder):
             code, _, err = cli(*argv)
@@ -161,8 +207,10 @@ def special_files(base: Path, files: dict[str, Path], n: int, rng: random.Random
         if target == "device node" and os.geteuid() != 0:
             continue  # mknod of a device needs root
         command = rng.choice(SPECIAL_COMMANDS)
-        trials[target].run(f"`{command}` -o {target}",
-                           lambda: _special(fresh_folder(base, "special"), files, references, command, target))
+        trials[target].run(
+            f"`{command}` -o {target}",
+            lambda: _special(fresh_folder(base, "special"), files, references, command, target),
+        )
     return [t for t in trials.values() if t.tried]
 
 
@@ -222,8 +270,10 @@ def _special(folder: Path, files: dict[str, Path], refs: dict, command: str, tar
     need(after.st_ino == before.st_ino, f"{target} was replaced (new inode)")
     if target in ("symlink", "dangling symlink"):
         need(os.readlink(out) == str(real), "the link points elsewhere")
-        need(sorted(os.listdir(folder)) == ["out", "real"] and os.listdir(folder / "real") == ["file"],
-             f"left: {os.listdir(folder)} {os.listdir(folder / 'real')}")
+        need(
+            sorted(os.listdir(folder)) == ["out", "real"] and os.listdir(folder / "real") == ["file"],
+            f"left: {os.listdir(folder)} {os.listdir(folder / 'real')}",
+        )
     else:
         need(os.listdir(folder) == ["out"], f"left beside it: {os.listdir(folder)}")
     return _special_outcome(command, target, code, err, real, received, refs, out)
@@ -269,8 +319,10 @@ def _special_outcome(command, target, code, err, real, received, refs, out) -> s
         need(data == refs[command] if command in refs else _whole(command, data), "the target holds other bytes")
         return "written through the link"
     if target == "FIFO":
-        need(received == [refs[command]] if command in refs else _whole(command, received[0] if received else b""),
-             f"the reader got {len(received[0]) if received else 'nothing'}")
+        need(
+            received == [refs[command]] if command in refs else _whole(command, received[0] if received else b""),
+            f"the reader got {len(received[0]) if received else 'nothing'}",
+        )
         return "written into the FIFO"
     return "written to the device"
 
@@ -286,8 +338,10 @@ def read_only_folders(base: Path, n: int, rng: random.Random) -> list[Trials]:
         ops = ["info", "export", "open readonly"] + (["open"] if kind.startswith("folder") else [])
         op = rng.choice(ops)
         size = (rng.randint(1, 200), rng.randint(1, 20))
-        trials[kind].run(f"{op} of a project of {size} sentences×tokens",
-                         lambda: _read_only(fresh_folder(base, "ro"), kind, op, size, rng))
+        trials[kind].run(
+            f"{op} of a project of {size} sentences×tokens",
+            lambda: _read_only(fresh_folder(base, "ro"), kind, op, size, rng),
+        )
     return list(trials.values())
 
 
@@ -309,8 +363,7 @@ def _read_only(folder: Path, kind: str, op: str, size: tuple[int, int], rng) -> 
     if mocked:  # as tests/store/test_project_readonly.py: root ignores modes, so the probe says no
         inside = str(path.parent)
         dbfile.writable = lambda p: False if str(p).startswith(inside) else real_writable(p)
-        os.access = lambda p, mode, **kw: (mode != os.W_OK if str(p).startswith(inside)
-                                           else real_access(p, mode, **kw))
+        os.access = lambda p, mode, **kw: mode != os.W_OK if str(p).startswith(inside) else real_access(p, mode, **kw)
     try:
         outcome = _read_only_op(path, op, mocked, folder, Project, ProjectError)
     finally:

@@ -78,8 +78,14 @@ print(changes)
 
 
 def _python(code: str, *args, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", code, *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=CHILD_ENV, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=CHILD_ENV,
+        **kwargs,
+    )
 
 
 def two_processes(base: Path, n: int, rng: random.Random, seconds: float = 3.0) -> list[Trials]:
@@ -87,8 +93,10 @@ def two_processes(base: Path, n: int, rng: random.Random, seconds: float = 3.0) 
     totals = {"edits": 0, "refused": 0, "busy": 0, "changes": 0}
     for i in range(n):
         trials.run(f"seed {i}", lambda: _two(fresh_folder(base, "two"), rng.randrange(10**6), seconds, totals))
-    trials.name += (f" ({totals['edits']} edits saved, {totals['refused']} refused for a dead label, "
-                    f"{totals['busy']} busy, {totals['changes']} label changes)")
+    trials.name += (
+        f" ({totals['edits']} edits saved, {totals['refused']} refused for a dead label, "
+        f"{totals['busy']} busy, {totals['changes']} label changes)"
+    )
     return [trials]
 
 
@@ -122,8 +130,14 @@ def _two(folder: Path, seed: int, seconds: float, totals: dict) -> str:
 
 
 def _tagtool(*argv, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "tagtool.cli", *map(str, argv)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=CHILD_ENV, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tagtool.cli", *map(str, argv)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=CHILD_ENV,
+        **kwargs,
+    )
 
 
 def killed_writes(base: Path, files: dict[str, Path], n: int, rng: random.Random) -> list[Trials]:
@@ -148,14 +162,18 @@ def killed_writes(base: Path, files: dict[str, Path], n: int, rng: random.Random
         t = Trials("9 killed write", f"`{name}` killed (SIGKILL) in 0–{duration:.1f} s, then run again")
         for _ in range(n):
             delay, keep = duration * rng.uniform(0.2, 1.05), rng.random() < 0.3
-            t.run(f"killed at {delay:.2f} s, previous output {'kept' if keep else 'removed'}",
-                  lambda: _kill_and_rerun([*argv, out], out, reference, delay, keep))
+            t.run(
+                f"killed at {delay:.2f} s, previous output {'kept' if keep else 'removed'}",
+                lambda: _kill_and_rerun([*argv, out], out, reference, delay, keep),
+            )
         trials.append(t)
     return trials
 
 
 def _temps(out: Path) -> list[str]:
-    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.") and p.name.endswith(".tmp"))
+    return sorted(
+        p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.") and p.name.endswith(".tmp")
+    )
 
 
 def _kill_and_rerun(argv: list, out: Path, reference: bytes, delay: float, keep: bool) -> str:
@@ -198,8 +216,10 @@ def killed_upgrades(base: Path, n: int, rng: random.Random) -> list[Trials]:
     t = Trials("9 killed schema upgrade", f"upgrade of a v1 project killed in 0–{duration:.1f} s, opened again")
     for _ in range(n):
         delay = duration * rng.uniform(0.1, 1.05)
-        t.run(f"killed at {delay:.2f} s", lambda: _kill_upgrade(template, fresh_folder(base, "upgrade"), delay,
-                                                                 len(corpus.sentences)))
+        t.run(
+            f"killed at {delay:.2f} s",
+            lambda: _kill_upgrade(template, fresh_folder(base, "upgrade"), delay, len(corpus.sentences)),
+        )
     return [t]
 
 
@@ -207,9 +227,12 @@ def _fingerprint(path: Path) -> tuple:
     """What a v1 project holds, as SQL sees it (a backup is a copy by SQLite, not of the bytes)."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        return tuple(conn.execute(
-            "SELECT (SELECT count(*) FROM sentences), (SELECT sum(length(tokens)) FROM sentences), "
-            "(SELECT count(*) FROM annotations), (SELECT group_concat(key || '=' || value) FROM meta)").fetchone())
+        return tuple(
+            conn.execute(
+                "SELECT (SELECT count(*) FROM sentences), (SELECT sum(length(tokens)) FROM sentences), "
+                "(SELECT count(*) FROM annotations), (SELECT group_concat(key || '=' || value) FROM meta)"
+            ).fetchone()
+        )
     finally:
         conn.close()
 
@@ -229,15 +252,20 @@ def _kill_upgrade(template: Path, folder: Path, delay: float, n_sentences: int) 
         need(len(p.sentence_ids()) == n_sentences, "sentences lost")
         upgraded_now = p.migrated_from == 1
     backups = sorted(name for name in os.listdir(folder) if name.startswith("old.tagproj.bak-v1"))
-    need(sorted(os.listdir(folder)) == ["old.tagproj", *backups] and backups[:1] == ["old.tagproj.bak-v1"],
-         f"left: {os.listdir(folder)}")
+    need(
+        sorted(os.listdir(folder)) == ["old.tagproj", *backups] and backups[:1] == ["old.tagproj.bak-v1"],
+        f"left: {os.listdir(folder)}",
+    )
     need(all(_fingerprint(folder / b) == original for b in backups), "a backup does not hold the original data")
     if child.returncode == 0:
         return "finished before the kill"
     if len(backups) > 1:  # the killed run's backup was complete; the next open never overwrites one
         return "killed after its backup, a second backup on the next open"
-    return "killed, upgraded on the next open" if upgraded_now else (
-        "killed after the upgrade committed" if backup_before else "killed, backup finished on the next open")
+    return (
+        "killed, upgraded on the next open"
+        if upgraded_now
+        else ("killed after the upgrade committed" if backup_before else "killed, backup finished on the next open")
+    )
 
 
 def second_ctrl_c(base: Path, files: dict[str, Path], n: int, rng: random.Random) -> list[Trials]:
@@ -247,11 +275,15 @@ def second_ctrl_c(base: Path, files: dict[str, Path], n: int, rng: random.Random
     big.write_text("\n".join(rows * 80) + "\n", encoding="utf-8")
     t = Trials("9 second Ctrl-C", "`tag` / `train`: SIGINT twice at random moments")
     for i in range(n):
-        command = ["tag", files["model"], big, "-o", folder / "out.conll"] if i % 2 == 0 else \
-            ["train", big, "--learner", "perceptron", "-o", folder / "m.tagger"]
+        command = (
+            ["tag", files["model"], big, "-o", folder / "out.conll"]
+            if i % 2 == 0
+            else ["train", big, "--learner", "perceptron", "-o", folder / "m.tagger"]
+        )
         first, second = rng.uniform(0.8, 2.0), rng.uniform(0.05, 0.5)
-        t.run(f"`{command[0]}`: Ctrl-C at {first:.2f} s and {second:.2f} s later",
-              lambda: _twice(command, first, second))
+        t.run(
+            f"`{command[0]}`: Ctrl-C at {first:.2f} s and {second:.2f} s later", lambda: _twice(command, first, second)
+        )
     return [t]
 
 

@@ -52,8 +52,10 @@ class Trials:
             self.notes[trial() or "passed"] += 1
         except Exception as exc:  # noqa: BLE001 — every failure is counted and printed
             where = traceback.extract_tb(exc.__traceback__)[-1]
-            text = f"{self.case} / {self.name} / {label}: {type(exc).__name__}: {str(exc)[:400]} " \
-                   f"({Path(where.filename).name}:{where.lineno})"
+            text = (
+                f"{self.case} / {self.name} / {label}: {type(exc).__name__}: {str(exc)[:400]} "
+                f"({Path(where.filename).name}:{where.lineno})"
+            )
             self.failures.append(text)
             print(f"FAILED trial: {text}", file=sys.stderr)
         finally:
@@ -62,12 +64,16 @@ class Trials:
     def row(self) -> str:
         notes = ", ".join(f"{k} {v}" for k, v in sorted(self.notes.items()))
         verdict = "✓" if not self.failures else "✗"
-        return (f"| {self.case} | {self.name} | {self.tried} | {notes} | {len(self.failures)} {verdict} "
-                f"| {self.seconds:.0f} s |")
+        return (
+            f"| {self.case} | {self.name} | {self.tried} | {notes} | {len(self.failures)} {verdict} "
+            f"| {self.seconds:.0f} s |"
+        )
 
 
-HEADER = ["| case | trial | trials | outcomes (all as promised) | failed trials (target 0) | time |",
-          "|---|---|---|---|---|---|"]
+HEADER = [
+    "| case | trial | trials | outcomes (all as promised) | failed trials (target 0) | time |",
+    "|---|---|---|---|---|---|",
+]
 
 
 def report(all_trials: list[Trials]) -> list[str]:
@@ -124,8 +130,9 @@ def small_inputs(folder: Path) -> dict[str, Path]:
     text.write_text("Confidence NN\nin IN\nthe DT\npound NN\n\nIt PRP\nrose VBD\n", encoding="utf-8")
     gold = read_corpus(data)
     model = folder / "m.tagger"
-    train_tagger(Corpus.from_sentences(gold.sentences, labels=gold.labels),
-                 make_learner("perceptron", max_iter=2)).save(model)
+    train_tagger(
+        Corpus.from_sentences(gold.sentences, labels=gold.labels), make_learner("perceptron", max_iter=2)
+    ).save(model)
     project = folder / "P.tagproj"
     code, _, err = cli("import", data, "-p", project)
     need(code == 0, err)

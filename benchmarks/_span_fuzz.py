@@ -30,7 +30,10 @@ FIXTURES = {
 CASES = {
     "doccano": ("doccano", ".jsonl", {}),
     "doccano (whitespace tokenizer, no sentence split)": (
-        "doccano", ".jsonl", {"tokenizer": "whitespace", "sentence_split": False}),
+        "doccano",
+        ".jsonl",
+        {"tokenizer": "whitespace", "sentence_split": False},
+    ),
     "doccano (strict)": ("doccano", ".jsonl", {"strict": True}),
     "Label Studio full (all annotators)": ("labelstudio", ".json", {"annotator": "all"}),
     "Label Studio full (one annotator)": ("labelstudio", ".json", {"annotator": "ben@example.com"}),
@@ -85,8 +88,15 @@ def span_mutation(draw, records: list) -> list:
     path = draw(st.sampled_from(paths))
     old = _get(records, path)
     old = old if type(old) is int else 0  # an earlier mutation may have left another type
-    new = draw(st.one_of(st.integers(-3, 120), st.just(old + 1), st.just(old - 1), st.just(-old - 1),
-                         st.sampled_from([0, 1, 10**6, 1.5, "3", None, True, [], float("nan")])))
+    new = draw(
+        st.one_of(
+            st.integers(-3, 120),
+            st.just(old + 1),
+            st.just(old - 1),
+            st.just(-old - 1),
+            st.sampled_from([0, 1, 10**6, 1.5, "3", None, True, [], float("nan")]),
+        )
+    )
     return _set(records, path, new)
 
 
@@ -125,22 +135,26 @@ def attempt_for(name: str, folder: Path, tally_counts) -> callable:
         path = checks.write_input(folder, case, data)
         outcome = checks.try_read(case, path, encoding, schema)
         if outcome == "accepted":
-            corpus = read_corpus(path, **case.kwargs(), encoding=encoding,
-                                 labels=checks.SCHEMA if schema else None)
+            corpus = read_corpus(path, **case.kwargs(), encoding=encoding, labels=checks.SCHEMA if schema else None)
             bad = [w for w in corpus.warnings if not w.startswith(str(path))]
             checks._require(not bad, f"a warning that does not name the file: {bad[:1]}")
             tally_counts["warned"] += bool(corpus.warnings)
             tally_counts["warnings"] += len(corpus.warnings)
         return outcome
+
     return attempt
 
 
-SPAN_HEADER = ["| span reader (options) | tried | refused (`FormatError`) | accepted (valid corpus) "
-               "| accepted with skipped-span warnings (warnings) | other failures (target 0) | time |",
-               "|---|---|---|---|---|---|---|"]
+SPAN_HEADER = [
+    "| span reader (options) | tried | refused (`FormatError`) | accepted (valid corpus) "
+    "| accepted with skipped-span warnings (warnings) | other failures (target 0) | time |",
+    "|---|---|---|---|---|---|---|",
+]
 
 
 def span_row(tally) -> str:
     c = tally.counts
-    return (f"| {tally.name} | {c['tried']} | {c['refused']} | {c['accepted']} | {c['warned']} ({c['warnings']}) "
-            f"| {c['other']} {'✓' if c['other'] == 0 else '✗'} | {tally.seconds:.0f} s |")
+    return (
+        f"| {tally.name} | {c['tried']} | {c['refused']} | {c['accepted']} | {c['warned']} ({c['warnings']}) "
+        f"| {c['other']} {'✓' if c['other'] == 0 else '✗'} | {tally.seconds:.0f} s |"
+    )

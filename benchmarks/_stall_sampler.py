@@ -75,7 +75,7 @@ def _stacks(text: str, depth: int = 6) -> dict[int, str]:
             continue
         ident = int(lines[0].split("0x", 1)[1].split()[0], 16)
         frames = []
-        for line in lines[1:1 + depth]:
+        for line in lines[1 : 1 + depth]:
             line = line.strip()  # File "path", line N in name
             if line.startswith("File "):
                 path, rest = line[6:].split('", line ', 1)
@@ -172,8 +172,9 @@ def explain(timeline: Timeline, sampler: StackSampler, threshold_ms: float = 50.
     return explain_gaps(timeline.stalls_over(threshold_ms), timeline.events, timeline.started, sampler, top)
 
 
-def explain_gaps(gaps: list[tuple[float, float]], events: list[tuple[float, str]], t0: float,
-                 sampler: StackSampler, top: int = 8) -> list[str]:
+def explain_gaps(
+    gaps: list[tuple[float, float]], events: list[tuple[float, str]], t0: float, sampler: StackSampler, top: int = 8
+) -> list[str]:
     """One line per gap ``(start, end)`` (perf_counter), the ``top`` longest: when, what the GUI thread ran,
     what held the GIL.
 
@@ -188,16 +189,21 @@ def explain_gaps(gaps: list[tuple[float, float]], events: list[tuple[float, str]
         after = next((s for s in sampler.samples if s.at > end), None)  # the sampler's first turn after
         late = max(inside + ([after] if after is not None else []), key=lambda s: s.late, default=None)
         before = [what for when, what in events if when <= end]
-        line = (f"- {(end - start) * 1000 - HEARTBEAT_MS:.0f} ms at {start - t0:.2f} s "
-                f"(last event: {before[-1] if before else '-'}); GUI thread: "
-                f"{gui[0][0] if gui else '(no sample)'}")
+        line = (
+            f"- {(end - start) * 1000 - HEARTBEAT_MS:.0f} ms at {start - t0:.2f} s "
+            f"(last event: {before[-1] if before else '-'}); GUI thread: "
+            f"{gui[0][0] if gui else '(no sample)'}"
+        )
         collections = [p for p in getattr(sampler, "gc", None) or () if p[0] < end and p[0] + p[1] > start]
         if collections:
             line += "; garbage collection: " + ", ".join(
-                f"generation {g} {d * 1000:.0f} ms in {name}" for _, d, g, name in collections)
+                f"generation {g} {d * 1000:.0f} ms in {name}" for _, d, g, name in collections
+            )
         if late is not None and late.late > 0.02:
-            held = " | ".join(v for v in late.others.values() if v and "_bootstrap" not in v.split(" ← ")[0]) \
+            held = (
+                " | ".join(v for v in late.others.values() if v and "_bootstrap" not in v.split(" ← ")[0])
                 or "(no other thread ran Python)"
+            )
             line += f"; sampler {late.late * 1000:.0f} ms late, then: {held}"
         lines.append(line)
     return lines

@@ -93,12 +93,16 @@ def _wrong_type(annotator: Annotator, entity_type: str, surface: str, seed: int)
     return names[min(int(np.searchsorted(cumulative, u, side="right")), len(names) - 1)]
 
 
-def _moved(start: int, end: int, gold_tags: Sequence[str], taken: np.ndarray, widen: float,
-           rng: np.random.Generator) -> tuple[int, int]:
+def _moved(
+    start: int, end: int, gold_tags: Sequence[str], taken: np.ndarray, widen: float, rng: np.random.Generator
+) -> tuple[int, int]:
     """The span ``[start, end]`` with one boundary moved by one token (module docstring, step 3)."""
     n = len(gold_tags)
-    grow = [(s, e) for s, e, new in ((start - 1, end, start - 1), (start, end + 1, end + 1))
-            if 0 <= new < n and gold_tags[new] == "O" and not taken[new]]
+    grow = [
+        (s, e)
+        for s, e, new in ((start - 1, end, start - 1), (start, end + 1, end + 1))
+        if 0 <= new < n and gold_tags[new] == "O" and not taken[new]
+    ]
     shrink = [(start + 1, end), (start, end - 1)] if end > start else []
     if grow and shrink:
         pool = grow if rng.random() < widen else shrink
@@ -109,8 +113,9 @@ def _moved(start: int, end: int, gold_tags: Sequence[str], taken: np.ndarray, wi
     return pool[int(rng.integers(len(pool)))]
 
 
-def annotate(tokens: Sequence[str], gold_tags: Sequence[str], annotator: Annotator, rng: np.random.Generator,
-             seed: int = 0) -> list[str]:
+def annotate(
+    tokens: Sequence[str], gold_tags: Sequence[str], annotator: Annotator, rng: np.random.Generator, seed: int = 0
+) -> list[str]:
     """One annotator's IOB2 tags for a sentence whose gold tags are ``gold_tags``.
 
     ``rng`` draws the misses and boundary moves (pass one generator per
@@ -123,11 +128,11 @@ def annotate(tokens: Sequence[str], gold_tags: Sequence[str], annotator: Annotat
         moved = rng.random() < annotator.boundary
         if missed:
             continue
-        surface = " ".join(tokens[start:end + 1])
+        surface = " ".join(tokens[start : end + 1])
         new_type = _wrong_type(annotator, entity_type, surface, seed) or entity_type
         if moved:
             start, end = _moved(start, end, gold_tags, taken, annotator.widen, rng)
-        taken[start:end + 1] = True
+        taken[start : end + 1] = True
         out[start] = f"B-{new_type}"
         for t in range(start + 1, end + 1):
             out[t] = f"I-{new_type}"
@@ -153,8 +158,7 @@ def classify_errors(gold_tags: Sequence[str], tags: Sequence[str]) -> dict[str, 
             continue
         a_type, a_start, a_end = overlapping[0]
         same_span = (a_start, a_end) == (g_start, g_end)
-        kind = ("exact" if a_type == g_type else "type") if same_span else (
-            "boundary" if a_type == g_type else "both")
+        kind = ("exact" if a_type == g_type else "type") if same_span else ("boundary" if a_type == g_type else "both")
         counts[kind] += 1
     counts["spurious"] = sum(1 for a in answer if a not in used)
     return counts
@@ -232,13 +236,23 @@ def team(corpus: str, size: int, scale: float = 1.0) -> list[Annotator]:
         rows = {gold: dict(row) for gold, row in confusion.items()}
         if org_to_loc and "ORG" in rows:
             rows["ORG"]["LOC"] += org_to_loc
-        out.append(Annotator(name, min(1.0, scale * m_miss * miss), min(1.0, scale * m_type * type_error),
-                             min(1.0, scale * m_boundary * boundary), widen, rows, CONLL_TYPE_FACTOR))
+        out.append(
+            Annotator(
+                name,
+                min(1.0, scale * m_miss * miss),
+                min(1.0, scale * m_type * type_error),
+                min(1.0, scale * m_boundary * boundary),
+                widen,
+                rows,
+                CONLL_TYPE_FACTOR,
+            )
+        )
     return out
 
 
-def simulate_team(sentences: Sequence[tuple[Sequence[str], Sequence[str]]], annotators: Sequence[Annotator],
-                  seed: int) -> list[list[list[str]]]:
+def simulate_team(
+    sentences: Sequence[tuple[Sequence[str], Sequence[str]]], annotators: Sequence[Annotator], seed: int
+) -> list[list[list[str]]]:
     """Every annotator's tags for every ``(tokens, gold tags)`` sentence: ``out[annotator][sentence]``.
 
     Each annotator draws from a generator of its own (seeded by ``seed``

@@ -50,17 +50,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tools/ (the app's drivers)
-from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
-from _agreement_crowd import run_case, table_lines  # noqa: E402
-from _results import load_average, machine_lines, write_keeping_analysis  # noqa: E402
+from _agreement_crowd import run_case, table_lines
+from _heartbeat import HEARTBEAT_MS, Heartbeat
+from _results import load_average, machine_lines, write_keeping_analysis
 
-from tagtool.services.agreement import collect, compute  # noqa: E402
-from tools.demo_team import team_sentences  # noqa: E402
-from tagtool.services.agreement.progress import annotator_progress  # noqa: E402
-from tagtool.core import Corpus, Document  # noqa: E402
-from tagtool.store.actions import Action  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
-from tagtool.store.project import Project  # noqa: E402
+from tagtool.core import Corpus, Document
+from tagtool.services.agreement import collect, compute
+from tagtool.services.agreement.progress import annotator_progress
+from tagtool.store.actions import Action
+from tagtool.store.formats import read_corpus
+from tagtool.store.project import Project
+from tools.demo_team import team_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = ROOT.parent / "shared" / "data" / "conll2000" / "train.txt"
@@ -90,8 +90,9 @@ def build(path: Path, n: int, overlap: float) -> tuple[Path, float]:
 def _log(project: Project) -> None:
     """One full-label action per sentence and annotator, 3 s a token (for the progress counts)."""
     clock = dict.fromkeys(NAMES, 1_700_000_000.0)
-    rows = project._db.execute("SELECT sentence_id, annotator, count(*) FROM annotator_labels "
-                               "GROUP BY sentence_id, annotator").fetchall()
+    rows = project._db.execute(
+        "SELECT sentence_id, annotator, count(*) FROM annotator_labels GROUP BY sentence_id, annotator"
+    ).fetchall()
     with project._write() as conn:
         from tagtool.store import actions
 
@@ -120,17 +121,27 @@ def core_rows(path: Path) -> list[tuple[str, float, str]]:
     pair = result.pairs[0]
     with Project.open(path, readonly=True) as project:
         total = project._db.execute("SELECT count(*) FROM annotator_labels").fetchone()[0]
-    note = (f"{len(rows):,} of {total:,} answers, {answers.n_units:,} tokens; {pair.compared:,} compared; "
-            f"κ {pair.kappa:.3f}, α {pair.alpha:.3f}, span F1 {100 * pair.spans.f1:.1f}")
+    note = (
+        f"{len(rows):,} of {total:,} answers, {answers.n_units:,} tokens; {pair.compared:,} compared; "
+        f"κ {pair.kappa:.3f}, α {pair.alpha:.3f}, span F1 {100 * pair.spans.f1:.1f}"
+    )
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tagtool.cli", "agreement", str(path), "--json"], check=True,
-                   stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    subprocess.run(
+        [sys.executable, "-m", "tagtool.cli", "agreement", str(path), "--json"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     t_cli = time.perf_counter() - start
-    return [("annotators with answers (SQL)", t_names, ""),
-            ("read the answers of tokens two annotators answered (SQL)", t_read, note), ("build the answer table", t_collect, ""),
-            ("kappa, alpha, spans, confusion", t_compute, ""), ("progress counts (SQL)", t_counts, ""),
-            ("action log and speeds", t_actions, ""),
-            ("`tagtool agreement --json`, fresh process", t_cli, "Python start and imports included")]
+    return [
+        ("annotators with answers (SQL)", t_names, ""),
+        ("read the answers of tokens two annotators answered (SQL)", t_read, note),
+        ("build the answer table", t_collect, ""),
+        ("kappa, alpha, spans, confusion", t_compute, ""),
+        ("progress counts (SQL)", t_counts, ""),
+        ("action log and speeds", t_actions, ""),
+        ("`tagtool agreement --json`, fresh process", t_cli, "Python start and imports included"),
+    ]
 
 
 def dock_rows(path: Path, folder: Path) -> list[tuple[str, float, float]]:
@@ -208,7 +219,8 @@ def report(args, source, create_s, core, dock, crowds) -> list[str]:
         "",
         f"`python benchmarks/agreement_scale.py --sentences {args.sentences} --overlap {args.overlap}` "
         f"({source.name} repeated; two annotators, every sentence answered by one, {100 * args.overlap:.0f} % "
-        "by both; project created in " f"{create_s:.1f} s).",
+        "by both; project created in "
+        f"{create_s:.1f} s).",
         "",
         *machine_lines(f"; load average at the end {load_average()}"),
         "",
@@ -239,8 +251,7 @@ def _replace_crowds(out: Path, crowds) -> None:
     text = out.read_text(encoding="utf-8")
     head, tail = text.split(ANALYSIS_MARKER, 1)
     head = head.split("## 3. Crowds", 1)[0].rstrip("\n")
-    out.write_text(head + "\n\n" + "\n".join(crowd_lines(crowds)) + "\n\n" + ANALYSIS_MARKER + tail,
-                   encoding="utf-8")
+    out.write_text(head + "\n\n" + "\n".join(crowd_lines(crowds)) + "\n\n" + ANALYSIS_MARKER + tail, encoding="utf-8")
 
 
 def main(argv=None) -> int:

@@ -92,15 +92,38 @@ LEARNERS = {
 #: unit of cost; ``random+tokens`` (fast learners only) separates what the tokens mode saves from what
 #: the order saves.
 GUIDED = {
-    "cosvm": [("disagreement", "full"), ("combined", "full"), ("combined", "tokens"), ("combined", "partial"),
-              ("combined", "review")],
-    "mv-perceptron": [("uncertainty", "full"), ("disagreement", "full"), ("combined", "full"),
-                      ("random", "tokens"), ("combined", "tokens"), ("combined", "partial"),
-                      ("random", "review"), ("combined", "review")],
-    "entropy-crf": [("uncertainty", "full"), ("random", "tokens"), ("combined", "tokens"), ("combined", "partial"),
-                    ("random", "review"), ("combined", "review")],
-    "wdpsl": [("uncertainty", "full"), ("confidence", "full"), ("combined", "tokens"), ("combined", "partial"),
-              ("combined", "review")],
+    "cosvm": [
+        ("disagreement", "full"),
+        ("combined", "full"),
+        ("combined", "tokens"),
+        ("combined", "partial"),
+        ("combined", "review"),
+    ],
+    "mv-perceptron": [
+        ("uncertainty", "full"),
+        ("disagreement", "full"),
+        ("combined", "full"),
+        ("random", "tokens"),
+        ("combined", "tokens"),
+        ("combined", "partial"),
+        ("random", "review"),
+        ("combined", "review"),
+    ],
+    "entropy-crf": [
+        ("uncertainty", "full"),
+        ("random", "tokens"),
+        ("combined", "tokens"),
+        ("combined", "partial"),
+        ("random", "review"),
+        ("combined", "review"),
+    ],
+    "wdpsl": [
+        ("uncertainty", "full"),
+        ("confidence", "full"),
+        ("combined", "tokens"),
+        ("combined", "partial"),
+        ("combined", "review"),
+    ],
 }
 #: The issue's modes: its goal is judged on the best setting among these.  ``review`` (the app's
 #: correct-the-suggestions workflow) is reported beside it.
@@ -160,22 +183,35 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--learners", default=",".join(LEARNERS))
     p.add_argument("--ner-sentences", type=int, default=2000, help="the first N sentences of esp.train (0: all)")
     p.add_argument("--chunk-sentences", type=int, default=2000, help="the first N sentences of train.txt (0: all)")
-    p.add_argument("--max-unlabeled", type=int, default=100,
-                   help="unlabeled sentences per step for the semi-supervised learners")
+    p.add_argument(
+        "--max-unlabeled", type=int, default=100, help="unlabeled sentences per step for the semi-supervised learners"
+    )
     p.add_argument("--step", type=float, default=100.0)
     p.add_argument("--growth", type=float, default=1.25)
-    p.add_argument("--seeds", default="0,1,2",
-                   help="the first runs every setting; the others rerun random+full, its best guided setting and "
-                   "combined+review")
+    p.add_argument(
+        "--seeds",
+        default="0,1,2",
+        help="the first runs every setting; the others rerun random+full, its best guided setting and combined+review",
+    )
     p.add_argument("--jobs", type=int, default=2, help="(task, learner) units run in parallel processes")
     p.add_argument("--out", default=str(OUT))
-    p.add_argument("--representations", action="store_true",
-                   help="add the dist feature set (word representations learned from the data's text)")
-    p.add_argument("--representation-text", choices=("data", "train-file"), default="data",
-                   help="the text the representations are learned from: the simulated project's sentences, or "
-                   "the whole training file they are taken from (a user who adds the rest as raw text)")
-    p.add_argument("--from-json", metavar="FILE",
-                   help="write the report again from a previous run's .json (its settings, no new runs)")
+    p.add_argument(
+        "--representations",
+        action="store_true",
+        help="add the dist feature set (word representations learned from the data's text)",
+    )
+    p.add_argument(
+        "--representation-text",
+        choices=("data", "train-file"),
+        default="data",
+        help="the text the representations are learned from: the simulated project's sentences, or "
+        "the whole training file they are taken from (a user who adds the rest as raw text)",
+    )
+    p.add_argument(
+        "--from-json",
+        metavar="FILE",
+        help="write the report again from a previous run's .json (its settings, no new runs)",
+    )
     args = p.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     args.date = datetime.datetime.now().isoformat(timespec="seconds")
@@ -229,8 +265,17 @@ def base_config(learner: str, seed: int, args) -> dict:
     params, features, views = LEARNERS[learner]
     if args.representations:
         features = {**features, "feature_set": features["feature_set"] + "+dist"}
-    return dict(learner=learner, params=params, features=features, views=views, step=args.step,
-                growth=args.growth, seed=seed, costs=Costs(), max_unlabeled=args.max_unlabeled)
+    return dict(
+        learner=learner,
+        params=params,
+        features=features,
+        views=views,
+        step=args.step,
+        growth=args.growth,
+        seed=seed,
+        costs=Costs(),
+        max_unlabeled=args.max_unlabeled,
+    )
 
 
 def full_data_f1(base: dict, data: Corpus, test: Corpus) -> tuple[float, float]:
@@ -242,12 +287,26 @@ def full_data_f1(base: dict, data: Corpus, test: Corpus) -> tuple[float, float]:
 
 def run_settings(base: dict, full_f1: float, settings, data: Corpus, test: Corpus, tag: str) -> list[Run]:
     """random+full until 95 %, then each (strategy, mode) of ``settings`` with its cost as the budget."""
-    runs = [timed(SimulationConfig(**base, strategy="random", mode="full", full_data_f1=full_f1, until_95=True),
-                  data, test, tag)]
+    runs = [
+        timed(
+            SimulationConfig(**base, strategy="random", mode="full", full_data_f1=full_f1, until_95=True),
+            data,
+            test,
+            tag,
+        )
+    ]
     budget = runs[0].result.cost_to_95 or runs[0].result.curve[-1].cost
     for strategy, mode in settings:
-        runs.append(timed(SimulationConfig(**base, strategy=strategy, mode=mode, full_data_f1=full_f1, budget=budget,
-                                           until_95=True), data, test, tag))
+        runs.append(
+            timed(
+                SimulationConfig(
+                    **base, strategy=strategy, mode=mode, full_data_f1=full_f1, budget=budget, until_95=True
+                ),
+                data,
+                test,
+                tag,
+            )
+        )
     return runs
 
 
@@ -260,8 +319,12 @@ def run_learner(task: str, learner: str, args) -> LearnerRuns:
     base = base_config(learner, first, args)
     full_f1, full_seconds = full_data_f1(base, data, test)
     log(f"{task} {learner}: full-data F1 {full_f1:.4f} ({full_seconds:.0f} s)")
-    out = LearnerRuns(full_f1, full_seconds, run_settings(base, full_f1, GUIDED[learner], data, test,
-                                                          f"{task} {learner} seed {first}"), [])
+    out = LearnerRuns(
+        full_f1,
+        full_seconds,
+        run_settings(base, full_f1, GUIDED[learner], data, test, f"{task} {learner} seed {first}"),
+        [],
+    )
     names = out.reported()
     for seed in others:
         base = base_config(learner, seed, args)
@@ -277,8 +340,10 @@ def timed(config: SimulationConfig, data: Corpus, test: Corpus, tag: str) -> Run
     result = simulate(config, data, test, representations=representations_for(data, config))
     run = Run(result, time.perf_counter() - started)
     c95 = result.cost_to_95
-    log(f"  {tag} {config.strategy}+{config.mode}: cost_to_95 {'-' if c95 is None else f'{c95:,.0f}'}, "
-        f"F1 {result.final_f1:.4f} at {result.curve[-1].cost:,.0f} ({run.wall:.0f} s)")
+    log(
+        f"  {tag} {config.strategy}+{config.mode}: cost_to_95 {'-' if c95 is None else f'{c95:,.0f}'}, "
+        f"F1 {result.final_f1:.4f} at {result.curve[-1].cost:,.0f} ({run.wall:.0f} s)"
+    )
     return run
 
 
@@ -340,15 +405,19 @@ def summary(rows: dict[str, LearnerRuns], seeds: list[int]) -> list[str]:
     not flattered by the choice.
     """
     seed_cols = " | ".join(f"ratio seed {s}" for s in seeds)
-    lines = [f"| learner | full-data F1 (train s) | random+full cost_to_95 | setting | its cost_to_95 | "
-             f"{seed_cols} | median | median cost / median random+full cost | goal (≤ {GOAL:.2f}) |",
-             "|---|---|---|---|---|" + "---|" * len(seeds) + "---|---|---|"]
+    lines = [
+        f"| learner | full-data F1 (train s) | random+full cost_to_95 | setting | its cost_to_95 | "
+        f"{seed_cols} | median | median cost / median random+full cost | goal (≤ {GOAL:.2f}) |",
+        "|---|---|---|---|---|" + "---|" * len(seeds) + "---|---|---|",
+    ]
     for learner, unit in rows.items():
         random = unit.runs[0].result
         random_cell = "never" if random.cost_to_95 is None else f"{random.cost_to_95:,.0f}"
         head = f"| {learner} | {unit.full_f1:.4f} ({unit.full_seconds:.0f}) | {random_cell} |"
         if unit.best() is None:
-            lines.append(f"{head} none in full/tokens/partial reached 95 % | – |" + " – |" * len(seeds) + " – | – | no |")
+            lines.append(
+                f"{head} none in full/tokens/partial reached 95 % | – |" + " – |" * len(seeds) + " – | – | no |"
+            )
         for name in unit.reported():
             result = unit.setting(name)
             cells = [ratio_cell(result.cost_to_95, random.cost_to_95, random.curve[-1].cost)]
@@ -360,8 +429,11 @@ def summary(rows: dict[str, LearnerRuns], seeds: list[int]) -> list[str]:
             if result.mode not in ISSUE_MODES:
                 goal += " (mode beyond the issue)"
             c95 = "never" if result.cost_to_95 is None else f"{result.cost_to_95:,.0f}"
-            lines.append(f"{head} {name} | {c95} | " + " | ".join(cell for cell, _ in cells)
-                         + f" | {'–' if median is None else f'{median:.3f}'} | {median_cost_ratio(unit, name)} | {goal} |")
+            lines.append(
+                f"{head} {name} | {c95} | "
+                + " | ".join(cell for cell, _ in cells)
+                + f" | {'–' if median is None else f'{median:.3f}'} | {median_cost_ratio(unit, name)} | {goal} |"
+            )
     return lines
 
 
@@ -370,8 +442,9 @@ def median_cost_ratio(unit: LearnerRuns, name: str) -> str:
 
     Less at the mercy of one noisy random+full crossing than the per-seed ratios.
     """
-    guided = [unit.setting(name).cost_to_95] + [c.runs[name].result.cost_to_95 if name in c.runs else None
-                                                  for c in unit.checks]
+    guided = [unit.setting(name).cost_to_95] + [
+        c.runs[name].result.cost_to_95 if name in c.runs else None for c in unit.checks
+    ]
     randoms = [unit.runs[0].result.cost_to_95] + [c.random.result.cost_to_95 for c in unit.checks]
     if None in guided or None in randoms:
         return "–"
@@ -380,16 +453,20 @@ def median_cost_ratio(unit: LearnerRuns, name: str) -> str:
 
 def seed_table(rows: dict[str, LearnerRuns]) -> list[str]:
     """The other seeds' runs (random+full and the first seed's reported settings)."""
-    lines = ["| learner | seed | full-data F1 | random+full cost_to_95 | setting | its cost_to_95 | ratio |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| learner | seed | full-data F1 | random+full cost_to_95 | setting | its cost_to_95 | ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for learner, unit in rows.items():
         for check in unit.checks:
             random = check.random.result
             random_cell = "never" if random.cost_to_95 is None else f"{random.cost_to_95:,.0f}"
             for name, run in check.runs.items():
                 c95 = run.result.cost_to_95
-                lines.append(f"| {learner} | {check.seed} | {check.full_f1:.4f} | {random_cell} | {name} | "
-                             f"{'never' if c95 is None else f'{c95:,.0f}'} | {check_ratio(check, name)[0]} |")
+                lines.append(
+                    f"| {learner} | {check.seed} | {check.full_f1:.4f} | {random_cell} | {name} | "
+                    f"{'never' if c95 is None else f'{c95:,.0f}'} | {check_ratio(check, name)[0]} |"
+                )
     return lines
 
 
@@ -429,9 +506,15 @@ def results_json(results: dict[str, dict[str, LearnerRuns]], args, wall: float) 
                 "full_data_f1": unit.full_f1,
                 "full_seconds": unit.full_seconds,
                 "runs": [run_record(r, first) for r in unit.runs],
-                "checks": [{"seed": c.seed, "full_data_f1": c.full_f1, "random": run_record(c.random, c.seed),
-                            "runs": {name: run_record(r, c.seed) for name, r in c.runs.items()}}
-                           for c in unit.checks],
+                "checks": [
+                    {
+                        "seed": c.seed,
+                        "full_data_f1": c.full_f1,
+                        "random": run_record(c.random, c.seed),
+                        "runs": {name: run_record(r, c.seed) for name, r in c.runs.items()},
+                    }
+                    for c in unit.checks
+                ],
             }
             for learner, unit in rows.items()
         }
@@ -442,9 +525,18 @@ def results_from_json(data: dict) -> dict[str, dict[str, LearnerRuns]]:
     return {
         task: {
             learner: LearnerRuns(
-                unit["full_data_f1"], unit["full_seconds"], [run_from_record(r) for r in unit["runs"]],
-                [SeedCheck(c["seed"], c["full_data_f1"], run_from_record(c["random"]),
-                           {name: run_from_record(r) for name, r in c["runs"].items()}) for c in unit["checks"]],
+                unit["full_data_f1"],
+                unit["full_seconds"],
+                [run_from_record(r) for r in unit["runs"]],
+                [
+                    SeedCheck(
+                        c["seed"],
+                        c["full_data_f1"],
+                        run_from_record(c["random"]),
+                        {name: run_from_record(r) for name, r in c["runs"].items()},
+                    )
+                    for c in unit["checks"]
+                ],
             )
             for learner, unit in rows.items()
         }
@@ -491,9 +583,13 @@ def task_section(task: str, rows: dict[str, LearnerRuns], args, png: Path) -> li
     ]
     if others:
         plural = "s" if len(others) > 1 else ""
-        lines += [f"Seed{plural} {', '.join(map(str, others))}: random+full, "
-                  f"seed {first}'s best guided setting and combined+review:", "",
-                  *seed_table(rows), ""]
+        lines += [
+            f"Seed{plural} {', '.join(map(str, others))}: random+full, "
+            f"seed {first}'s best guided setting and combined+review:",
+            "",
+            *seed_table(rows),
+            "",
+        ]
     return lines
 
 
@@ -519,11 +615,17 @@ def main(argv=None) -> int:
         json_path.write_text(json.dumps(results_json(results, args, wall), indent=1) + "\n", encoding="utf-8")
         log(f"written to {json_path}")
     command = "python benchmarks/annotation_efficiency.py " + " ".join(args.argv)
-    text = ("the whole training file's text (the data + the rest of the file as raw text)"
-            if args.representation_text == "train-file" else "the data's text")
+    text = (
+        "the whole training file's text (the data + the rest of the file as raw text)"
+        if args.representation_text == "train-file"
+        else "the data's text"
+    )
     dist = f" + the `dist` set (word representations learned from {text})" if args.representations else ""
-    settings = [f"- `{name}`: params {p} · features {f}{dist} · views {v or 'none (one view)'}"
-                for name, (p, f, v) in LEARNERS.items() if name in learners]
+    settings = [
+        f"- `{name}`: params {p} · features {f}{dist} · views {v or 'none (one view)'}"
+        for name, (p, f, v) in LEARNERS.items()
+        if name in learners
+    ]
     first, *others = args.seed_list
     lines = [
         "# Annotation efficiency: simulated annotator, guidance and partial labels",
@@ -538,13 +640,16 @@ def main(argv=None) -> int:
         f"{args.step:g} and grow ×{args.growth:g}; the first step labels whole random sentences. "
         "`cost_to_95` = cost of the first curve point with F1 ≥ 0.95 × full-data F1 (the learner trained on all "
         "of the data, fully labeled). Every run stops there; the guided settings get random+full's cost_to_95 as "
-        "their budget (\"> 1\": not reached within it; \"F1 at the end\" is then the F1 at that cost). "
+        'their budget ("> 1": not reached within it; "F1 at the end" is then the F1 at that cost). '
         f"Seed {first} runs every setting; "
-        + (f"seed{'s' if len(others) > 1 else ''} {', '.join(map(str, others))} "
-           f"rerun{'' if len(others) > 1 else 's'} random+full, "
-           f"seed {first}'s best guided setting and combined+review (the seed "
-           "moves the random order, the first step, the unlabeled sample and the learner's own seed). "
-           if others else "")
+        + (
+            f"seed{'s' if len(others) > 1 else ''} {', '.join(map(str, others))} "
+            f"rerun{'' if len(others) > 1 else 's'} random+full, "
+            f"seed {first}'s best guided setting and combined+review (the seed "
+            "moves the random order, the first step, the unlabeled sample and the learner's own seed). "
+            if others
+            else ""
+        )
         + "Goal of the issue: "
         f"the best guided setting in the issue's modes (full, tokens, partial) at ≤ {GOAL:.2f} × random+full's "
         "cost_to_95 (judged on the median over seeds); `review` (the app's workflow: correct the wrong "

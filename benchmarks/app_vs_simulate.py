@@ -43,19 +43,19 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tools/ (the app's drivers)
 
-import numpy as np  # noqa: E402
-from PySide6.QtCore import QSettings  # noqa: E402
-from _results import load_average, machine_lines, write_keeping_analysis  # noqa: E402
+import numpy as np
+from _results import load_average, machine_lines, write_keeping_analysis
+from PySide6.QtCore import QSettings
 
-from tagtool.core import Corpus  # noqa: E402
-from tagtool.gui.app import application  # noqa: E402
-from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tools.scripted_annotator import ScriptedAnnotator, StepPoint  # noqa: E402
-from tagtool.core.chunks import F1Scorer  # noqa: E402
-from tagtool.services.simulate.config import TARGET_SHARE, Costs, SimulationConfig  # noqa: E402
-from tagtool.services.simulate.loop import Simulation  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
-from tagtool.store.project import Project  # noqa: E402
+from tagtool.core import Corpus
+from tagtool.core.chunks import F1Scorer
+from tagtool.gui.app import application
+from tagtool.gui.main_window import MainWindow
+from tagtool.services.simulate.config import TARGET_SHARE, Costs, SimulationConfig
+from tagtool.services.simulate.loop import Simulation
+from tagtool.store.formats import read_corpus
+from tagtool.store.project import Project
+from tools.scripted_annotator import ScriptedAnnotator, StepPoint
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "conll2002-es"
 RESULTS = Path(__file__).parent / "results"
@@ -112,16 +112,26 @@ class TestScorer:
 
 
 def base_config(args) -> dict:
-    return dict(learner=args.learner, step=args.step, growth=args.growth, seed=args.seed, costs=Costs(),
-                max_unlabeled=args.sentences, budget=args.budget, until_95=True)
+    return dict(
+        learner=args.learner,
+        step=args.step,
+        growth=args.growth,
+        seed=args.seed,
+        costs=Costs(),
+        max_unlabeled=args.sentences,
+        budget=args.budget,
+        until_95=True,
+    )
 
 
-def app_session(pool: Corpus, test_scorer: TestScorer, strategy: str, mode: str, full_f1: float, args,
-                folder: Path) -> tuple[list[StepPoint], float]:
+def app_session(
+    pool: Corpus, test_scorer: TestScorer, strategy: str, mode: str, full_f1: float, args, folder: Path
+) -> tuple[list[StepPoint], float]:
     """One scripted session on a new project of ``pool``'s sentences (unlabeled); its points and seconds."""
     path = folder / f"{strategy}-{mode}.tagproj"
-    Project.create(path, Corpus.from_sentences([s.unlabeled() for s in pool], labels=pool.labels),
-                   name=f"{strategy}-{mode}").close()
+    Project.create(
+        path, Corpus.from_sentences([s.unlabeled() for s in pool], labels=pool.labels), name=f"{strategy}-{mode}"
+    ).close()
     settings = QSettings(str(folder / f"{strategy}-{mode}.ini"), QSettings.IniFormat)
     settings.setValue("queue_seed", args.seed)
     application()
@@ -136,10 +146,16 @@ def app_session(pool: Corpus, test_scorer: TestScorer, strategy: str, mode: str,
     started = time.perf_counter()
     target = TARGET_SHARE * full_f1
     try:
-        points = annotator.run(args.step, args.growth, args.budget, score=test_scorer,
-                               stop=lambda p: p.f1 >= target,
-                               report=lambda p: log(f"    app cost {p.cost:,.1f} F1 {p.f1:.4f} "
-                                                    f"({p.train_seconds:.1f} s training, {p.keys} keys)"))
+        points = annotator.run(
+            args.step,
+            args.growth,
+            args.budget,
+            score=test_scorer,
+            stop=lambda p: p.f1 >= target,
+            report=lambda p: log(
+                f"    app cost {p.cost:,.1f} F1 {p.f1:.4f} ({p.train_seconds:.1f} s training, {p.keys} keys)"
+            ),
+        )
     finally:
         window.close()
         window.deleteLater()
@@ -148,8 +164,9 @@ def app_session(pool: Corpus, test_scorer: TestScorer, strategy: str, mode: str,
 
 def simulate_run(pool: Corpus, test: Corpus, strategy: str, mode: str, full_f1: float, args):
     started = time.perf_counter()
-    sim = Simulation(SimulationConfig(**base_config(args), strategy=strategy, mode=mode, full_data_f1=full_f1),
-                     pool, test)
+    sim = Simulation(
+        SimulationConfig(**base_config(args), strategy=strategy, mode=mode, full_data_f1=full_f1), pool, test
+    )
     result = sim.run()
     return result, time.perf_counter() - started
 
@@ -180,8 +197,17 @@ def table(rows, full_f1: float, baseline: float | None) -> list[str]:
     target = TARGET_SHARE * full_f1
     head = ["strategy", "mode", "simulate cost_to_95", "app cost_to_95", "steps apart", "app / random+full"]
     head += [f"F1 at {c:,} sim / app" for c in AT_COSTS]
-    head += ["labeled sim / app", "accepted sim / app", "skipped sim / app", "sentences sim / app",
-             "steps at the same cost", "largest F1 difference", "keys", "app s (training)", "sim s"]
+    head += [
+        "labeled sim / app",
+        "accepted sim / app",
+        "skipped sim / app",
+        "sentences sim / app",
+        "steps at the same cost",
+        "largest F1 difference",
+        "keys",
+        "app s (training)",
+        "sim s",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         sim_curve, app = r["simulate"].curve, r["app"]
@@ -192,12 +218,17 @@ def table(rows, full_f1: float, baseline: float | None) -> list[str]:
         cells = [r["strategy"], r["mode"], _num(c_sim, "{:,.1f}"), _num(c_app, "{:,.1f}"), apart, _num(ratio, "{:.2f}")]
         cells += [f"{_num(f1_at(sim_curve, c), '{:.4f}')} / {_num(f1_at(app, c), '{:.4f}')}" for c in AT_COSTS]
         s_last, a_last = sim_curve[-1], app[-1]
-        cells += [f"{s_last.tokens_labeled:,} / {a_last.logged['full'] + a_last.logged['accept']:,}",
-                  f"{s_last.accepted:,} / {a_last.logged['accept']:,}",
-                  f"{_skipped(r['simulate']):,} / {a_last.logged['skip']:,}",
-                  f"{s_last.sentences:,} / {a_last.sentences:,}",
-                  _same_costs(sim_curve, app), _largest_f1_difference(sim_curve, app), f"{a_last.keys:,}",
-                  f"{r['app_seconds']:.0f} ({sum(p.train_seconds for p in app):.0f})", f"{r['sim_seconds']:.0f}"]
+        cells += [
+            f"{s_last.tokens_labeled:,} / {a_last.logged['full'] + a_last.logged['accept']:,}",
+            f"{s_last.accepted:,} / {a_last.logged['accept']:,}",
+            f"{_skipped(r['simulate']):,} / {a_last.logged['skip']:,}",
+            f"{s_last.sentences:,} / {a_last.sentences:,}",
+            _same_costs(sim_curve, app),
+            _largest_f1_difference(sim_curve, app),
+            f"{a_last.keys:,}",
+            f"{r['app_seconds']:.0f} ({sum(p.train_seconds for p in app):.0f})",
+            f"{r['sim_seconds']:.0f}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -205,8 +236,11 @@ def table(rows, full_f1: float, baseline: float | None) -> list[str]:
 def _skipped(result) -> int:
     """Tokens the simulated annotator read and left unlabeled: its cost minus the rest, over the skip cost."""
     last, c = result.curve[-1], result.costs
-    rest = c.full * (last.tokens_labeled - last.accepted - last.candidate_sets) + c.accepted * last.accepted \
+    rest = (
+        c.full * (last.tokens_labeled - last.accepted - last.candidate_sets)
+        + c.accepted * last.accepted
         + c.partial * last.candidate_sets
+    )
     return round((last.cost - rest) / c.skip)
 
 
@@ -225,14 +259,20 @@ def _largest_f1_difference(sim_curve, app) -> str:
 def curves_table(rows) -> list[str]:
     lines = []
     for r in rows:
-        lines += [f"#### {r['strategy']} + {r['mode']}", "", "| step | sim cost | sim F1 | app cost | app F1 |",
-                  "|---|---|---|---|---|"]
+        lines += [
+            f"#### {r['strategy']} + {r['mode']}",
+            "",
+            "| step | sim cost | sim F1 | app cost | app F1 |",
+            "|---|---|---|---|---|",
+        ]
         sim_curve, app = r["simulate"].curve, r["app"]
         for i in range(max(len(sim_curve), len(app))):
             s = sim_curve[i] if i < len(sim_curve) else None
             a = app[i] if i < len(app) else None
-            lines.append(f"| {i + 1} | {_num(s and s.cost, '{:,.1f}')} | {_num(s and s.f1, '{:.4f}')} | "
-                         f"{_num(a and a.cost, '{:,.1f}')} | {_num(a and a.f1, '{:.4f}')} |")
+            lines.append(
+                f"| {i + 1} | {_num(s and s.cost, '{:,.1f}')} | {_num(s and s.f1, '{:.4f}')} | "
+                f"{_num(a and a.cost, '{:,.1f}')} | {_num(a and a.f1, '{:.4f}')} |"
+            )
         lines.append("")
     return lines
 
@@ -241,8 +281,10 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
     pool, test = load(args)
-    log(f"{len(pool)} sentences, {sum(len(s.tokens) for s in pool):,} tokens; test {len(test)} sentences; "
-        f"load {load_average()}")
+    log(
+        f"{len(pool)} sentences, {sum(len(s.tokens) for s in pool):,} tokens; test {len(test)} sentences; "
+        f"load {load_average()}"
+    )
     full_f1 = Simulation(SimulationConfig(**base_config(args), strategy="random"), pool, test).full_data_f1()
     log(f"full-data F1 {full_f1:.4f} ({time.perf_counter() - started:.0f} s)")
     baseline, seconds = simulate_run(pool, test, "random", "full", full_f1, args)
@@ -257,8 +299,16 @@ def main(argv=None) -> int:
                 log(f"  simulate: cost_to_95 {result.cost_to_95} ({sim_seconds:.0f} s)")
                 app, app_seconds = app_session(pool, test_scorer, strategy, mode, full_f1, args, Path(tmp))
                 log(f"  app: cost_to_95 {cost_to(app, TARGET_SHARE * full_f1)} ({app_seconds:.0f} s)")
-                rows.append(dict(strategy=strategy, mode=mode, simulate=result, app=app, sim_seconds=sim_seconds,
-                                 app_seconds=app_seconds))
+                rows.append(
+                    dict(
+                        strategy=strategy,
+                        mode=mode,
+                        simulate=result,
+                        app=app,
+                        sim_seconds=sim_seconds,
+                        app_seconds=app_seconds,
+                    )
+                )
     total = time.perf_counter() - started
     write(args, pool, test, full_f1, rows, total, baseline.cost_to_95)
     return 0
@@ -272,16 +322,20 @@ def _fast_folder() -> str | None:
 def write(args, pool, test, full_f1, rows, total, baseline: float | None) -> None:
     out = Path(args.out)
     lines = [
-        "# The app delivers the simulated savings: a scripted session against `tagtool simulate`", "",
+        "# The app delivers the simulated savings: a scripted session against `tagtool simulate`",
+        "",
         f"Command: `python benchmarks/app_vs_simulate.py {' '.join(args.argv)}`  ",
-        *machine_lines(), f"- load average at the end: {load_average()}", "",
+        *machine_lines(),
+        f"- load average at the end: {load_average()}",
+        "",
         f"Data: the first {len(pool):,} sentences of CoNLL-2002 `esp.train` "
         f"({sum(len(s.tokens) for s in pool):,} tokens) "
         f"as a project; test: {'all' if args.test_sentences <= 0 else 'the first'} {len(test):,} sentences of "
         f"`esp.testb`. Learner {args.learner} (the app's default settings), seed {args.seed}; steps from "
         f"{args.step:g} growing ×{args.growth:g}, until 95 % of the full-data F1 ({100 * full_f1:.2f} %, target "
         f"{100 * TARGET_SHARE * full_f1:.2f} %) or a cost of {args.budget:,.0f}. Costs: full label 1, skipped or "
-        "accepted token 0.1. The app's cost is its action log priced with these costs.", "",
+        "accepted token 0.1. The app's cost is its action log priced with these costs.",
+        "",
         "Columns: `cost_to_95` of each; `steps apart`: the app's step that reached it minus the simulator's "
         "(the goal: within one); F1 of the model in use at a few costs; at the end, tokens labeled (the "
         "simulator's tokens with an annotation / the log's full labels and accepted suggestions), accepted "
@@ -289,17 +343,32 @@ def write(args, pool, test, full_f1, rows, total, baseline: float | None) -> Non
         "ended at the same cost in both, and the largest difference between the F1 of the two models of a step; "
         "key presses of the session; wall seconds (of the app's, its trainings). `app / random+full`: the app's "
         f"cost_to_95 over the simulated cost_to_95 of labeling whole sentences in random order "
-        f"(`random` + `full`, {_num(baseline, '{:,.1f}')}): what the app saves.", "",
-        *table(rows, full_f1, baseline), "",
-        f"Total wall time: {total:.0f} s.", "",
-        "### The curves, step by step", "",
+        f"(`random` + `full`, {_num(baseline, '{:,.1f}')}): what the app saves.",
+        "",
+        *table(rows, full_f1, baseline),
+        "",
+        f"Total wall time: {total:.0f} s.",
+        "",
+        "### The curves, step by step",
+        "",
         *curves_table(rows),
     ]
     write_keeping_analysis(out, lines)
-    record = {"full_data_f1": full_f1, "random_full_cost_to_95": baseline, "runs": [
-        {"strategy": r["strategy"], "mode": r["mode"], "simulate": r["simulate"].to_dict(),
-         "app": [dict(p.__dict__, logged=dict(p.logged)) for p in r["app"]],
-         "app_seconds": r["app_seconds"], "sim_seconds": r["sim_seconds"]} for r in rows]}
+    record = {
+        "full_data_f1": full_f1,
+        "random_full_cost_to_95": baseline,
+        "runs": [
+            {
+                "strategy": r["strategy"],
+                "mode": r["mode"],
+                "simulate": r["simulate"].to_dict(),
+                "app": [dict(p.__dict__, logged=dict(p.logged)) for p in r["app"]],
+                "app_seconds": r["app_seconds"],
+                "sim_seconds": r["sim_seconds"],
+            }
+            for r in rows
+        ],
+    }
     out.with_suffix(".json").write_text(json.dumps(record, indent=1), encoding="utf-8")
 
 

@@ -52,22 +52,22 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import PySide6  # noqa: E402
-from PySide6.QtCore import QEventLoop, QObject, QSettings, Qt, QTimer  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
+import PySide6
+from PySide6.QtCore import QEventLoop, QObject, QSettings, Qt, QTimer
+from PySide6.QtTest import QTest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
-from _results import machine_lines, load_average, write_keeping_analysis  # noqa: E402
-import _model_arrival  # noqa: E402
+import _model_arrival
+from _heartbeat import HEARTBEAT_MS, Heartbeat
+from _results import load_average, machine_lines, write_keeping_analysis
 
-from tagtool.core import Corpus, Document  # noqa: E402
-from tagtool.gui.app import application  # noqa: E402
-from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tagtool.gui.sentence_list import STATUS_FILTERS  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
-from tagtool.store import search_index  # noqa: E402
-from tagtool.store.project import Project  # noqa: E402
+from tagtool.core import Corpus, Document
+from tagtool.gui.app import application
+from tagtool.gui.main_window import MainWindow
+from tagtool.gui.sentence_list import STATUS_FILTERS
+from tagtool.store import search_index
+from tagtool.store.formats import read_corpus
+from tagtool.store.project import Project
 
 #: The corpora of ../shared/data, beside the repository (not part of it).
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -124,16 +124,18 @@ def add_model(path: Path, corpus: Corpus) -> None:
     the app's training stores with cross-validation on: the Statistics
     dock's learning curve then has a point, and draws its plots.
     """
-    from tagtool.services.crossval import cross_validate, fold_trainer
     from tagtool.learn import make_learner
+    from tagtool.services.crossval import cross_validate, fold_trainer
     from tagtool.services.pipeline import train_tagger
 
     labeled = [s for s in corpus.documents[0].sentences[:3000] if s.status == "full"]
     learner = make_learner("mv-perceptron", max_iter=3)
     tagger = train_tagger(Corpus.from_sentences(labeled, labels=corpus.labels), learner)
     params = tagger.model.params
-    metrics = {"labeled_tokens": sum(len(s) for s in labeled),
-               **cross_validate(labeled, corpus.labels, fold_trainer("mv-perceptron", params, tagger), 3)}
+    metrics = {
+        "labeled_tokens": sum(len(s) for s in labeled),
+        **cross_validate(labeled, corpus.labels, fold_trainer("mv-perceptron", params, tagger), 3),
+    }
     with Project.open(path) as project:
         project.stored.add_model("mv-perceptron", params, metrics, tagger.to_bytes(), note="benchmark")
 
@@ -184,8 +186,12 @@ def core_rows(path: Path, repeat: int) -> list[tuple[str, float]]:
             return project.sentence_summaries_by_id(ids[:200])
 
     rows.append(("`Project.open` + all ids + first page (200 rows)", best(open_and_first_page, repeat)))
-    rows.append(("`Project.open` rebuilding the search index (once; what the migration to it does)",
-                 open_rebuilding_index(path)))
+    rows.append(
+        (
+            "`Project.open` rebuilding the search index (once; what the migration to it does)",
+            open_rebuilding_index(path),
+        )
+    )
     with Project.open(path, readonly=True) as project:
         for label, status in STATUS_FILTERS.items():
             if status is not None:
@@ -193,11 +199,21 @@ def core_rows(path: Path, repeat: int) -> list[tuple[str, float]]:
         for word in SEARCHES:
             rows.append((f"ids of search “{word}”", best(lambda: project.sentence_ids(search=word), repeat)))
         ids = project.sentence_ids()
-        rows.append(("page of 200 rows at the end (by id)", best(lambda: project.sentence_summaries_by_id(ids[-200:]), repeat)))
-        rows.append(("next unfinished sentence from the end (wraps)",
-                     best(lambda: project.next_sentence(ids[-1], status="incomplete"), repeat)))
-        rows.append(("status and token counts (SQL aggregates)",
-                     best(lambda: (project.status_counts(), project.annotation_counts()), repeat)))
+        rows.append(
+            ("page of 200 rows at the end (by id)", best(lambda: project.sentence_summaries_by_id(ids[-200:]), repeat))
+        )
+        rows.append(
+            (
+                "next unfinished sentence from the end (wraps)",
+                best(lambda: project.next_sentence(ids[-1], status="incomplete"), repeat),
+            )
+        )
+        rows.append(
+            (
+                "status and token counts (SQL aggregates)",
+                best(lambda: (project.status_counts(), project.annotation_counts()), repeat),
+            )
+        )
         rows.append(("whole training snapshot (the worker's read)", best(project.snapshot, 1)))
     return rows
 
@@ -293,6 +309,7 @@ def list_actions(window: MainWindow) -> list[tuple[str, object]]:
             fn()
             until_read(panel.model)
             table.viewport().repaint()
+
         return action
 
     def search(word):
@@ -306,8 +323,10 @@ def list_actions(window: MainWindow) -> list[tuple[str, object]]:
         anns = session.annotations[0]
         session.edit({0: frozenset() if anns == {label} else frozenset({label})}, "benchmark edit")
 
-    actions = [(f"filter “{label}”", painted(lambda label=label: panel.set_status_filter(label)))
-               for label in list(STATUS_FILTERS)[1:]]
+    actions = [
+        (f"filter “{label}”", painted(lambda label=label: panel.set_status_filter(label)))
+        for label in list(STATUS_FILTERS)[1:]
+    ]
     actions.append(("filter back to “All sentences”", painted(lambda: panel.set_status_filter("All sentences"))))
     actions += [(f"search “{w}”", painted(lambda w=w: search(w))) for w in SEARCHES]
     actions.append(("clear the search", painted(lambda: search(""))))
@@ -321,8 +340,10 @@ def list_actions(window: MainWindow) -> list[tuple[str, object]]:
         ("page down (PageDown ×1, 100 times)", painted(lambda: QTest.keyClick(table, Qt.Key_PageDown))),
         ("select a sentence at 90% (list + editor)", painted(lambda: session.go_to(ids[int(len(ids) * 0.9)]))),
         ("J: next unfinished from there", painted(session.next_unfinished)),
-        ("in “Unlabeled”: an edit at 95% (save, row, counts)",
-         painted(lambda: (panel.set_status_filter("Unlabeled"), edit_far()))),
+        (
+            "in “Unlabeled”: an edit at 95% (save, row, counts)",
+            painted(lambda: (panel.set_status_filter("Unlabeled"), edit_far())),
+        ),
         ("filter back to “All sentences” ", painted(lambda: panel.set_status_filter("All sentences"))),
     ]
     return actions
@@ -347,8 +368,11 @@ def measure_actions(window: MainWindow, repeat: int) -> dict[str, tuple[float, f
             summary[name] = (statistics.median(t for t, _ in r), statistics.median(stalls), "")
         else:
             p95 = stalls[int(0.95 * (len(stalls) - 1))]
-            summary[name] = (statistics.median(t for t, _ in r), stalls[-1],
-                             f" (longest of {len(r)}; 95% ≤ {p95:.0f} ms)")
+            summary[name] = (
+                statistics.median(t for t, _ in r),
+                stalls[-1],
+                f" (longest of {len(r)}; 95% ≤ {p95:.0f} ms)",
+            )
     return summary
 
 
@@ -458,8 +482,10 @@ def report(args, corpus, source, size_mb, create_rows, core, gui, checks, model=
         f"{check(gui['warm'], OPEN_TARGET)} |",
     ]
     if "cold" in gui:
-        lines.append(f"| file evicted from the OS cache first | **{ms(gui['cold'])}** | < {OPEN_TARGET:g} s "
-                     f"{check(gui['cold'], OPEN_TARGET)} |")
+        lines.append(
+            f"| file evicted from the OS cache first | **{ms(gui['cold'])}** | < {OPEN_TARGET:g} s "
+            f"{check(gui['cold'], OPEN_TARGET)} |"
+        )
     lines += [
         f"| with a stored model | **{ms(gui['model_open'])}** | < {OPEN_TARGET:g} s "
         f"{check(gui['model_open'], OPEN_TARGET)} |",
@@ -482,8 +508,10 @@ def report(args, corpus, source, size_mb, create_rows, core, gui, checks, model=
         "| --- | --- | --- | --- |",
     ]
     for name, (t, stall, note) in gui["idle"].items():
-        lines.append(f"| {name.strip()} | {ms(t)} | **{stall:.0f} ms** {check(stall, STALL_TARGET_MS)}{note} | "
-                     f"< {STALL_TARGET_MS:g} ms |")
+        lines.append(
+            f"| {name.strip()} | {ms(t)} | **{stall:.0f} ms** {check(stall, STALL_TARGET_MS)}{note} | "
+            f"< {STALL_TARGET_MS:g} ms |"
+        )
     lines += [
         "",
         "### b) Right after opening, while the worker thread reads the training sentences",
@@ -506,24 +534,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--folder", type=Path, default=None, help="where to write the project (default: temporary)")
     parser.add_argument("--out", type=Path, default=RESULT)
-    parser.add_argument("--model-rounds", type=int, default=None,
-                        help="rounds of §4, a model arriving (default: --repeat)")
+    parser.add_argument(
+        "--model-rounds", type=int, default=None, help="rounds of §4, a model arriving (default: --repeat)"
+    )
     parser.add_argument("--only-model", action="store_true", help="measure §4 only (no result file)")
-    parser.add_argument("--sample-stacks", action="store_true",
-                        help="§4 with a stack sampler: say where each stall over 50 ms was")
-    parser.add_argument("--compare-retire", action="store_true",
-                        help="§4: every other round with the replaced results freed in ModelLoop._use as before "
-                             "(no tagtool.gui.retire), in the same run; reported apart")
-    parser.add_argument("--compare-collector", action="store_true",
-                        help="§4: every other round with a fit's feature extraction as before the collector pause "
-                             "(tagtool.collector) and the allowed rows in one C call, in the same run; reported apart")
-    parser.add_argument("--reuse", type=Path, default=None, metavar="FOLDER",
-                        help="keep the projects in FOLDER: big.tagproj and big-model.tagproj are copied from there if "
-                             "present (same --sentences; the creation row is then left out), else created "
-                             "and saved there")
+    parser.add_argument(
+        "--sample-stacks", action="store_true", help="§4 with a stack sampler: say where each stall over 50 ms was"
+    )
+    parser.add_argument(
+        "--compare-retire",
+        action="store_true",
+        help="§4: every other round with the replaced results freed in ModelLoop._use as before "
+        "(no tagtool.gui.retire), in the same run; reported apart",
+    )
+    parser.add_argument(
+        "--compare-collector",
+        action="store_true",
+        help="§4: every other round with a fit's feature extraction as before the collector pause "
+        "(tagtool.collector) and the allowed rows in one C call, in the same run; reported apart",
+    )
+    parser.add_argument(
+        "--reuse",
+        type=Path,
+        default=None,
+        metavar="FOLDER",
+        help="keep the projects in FOLDER: big.tagproj and big-model.tagproj are copied from there if "
+        "present (same --sentences; the creation row is then left out), else created "
+        "and saved there",
+    )
     args = parser.parse_args(argv)
     args.command = "QT_QPA_PLATFORM=offscreen python benchmarks/big_project.py " + " ".join(
-        sys.argv[1:] if argv is None else argv)
+        sys.argv[1:] if argv is None else argv
+    )
     app = application()
     first_check = cpu_check()
     with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
@@ -551,16 +593,32 @@ def main(argv: list[str] | None = None) -> int:
         corpus = CorpusFacts(len(corpus), corpus.n_tokens, len(corpus.documents))
         gc.collect()
         print("\n".join(f"{name}: {ms(t)}" for name, t in create_rows), flush=True)
-        model = _model_arrival.measure(app, open_window, wait, watched, model_path, folder,
-                                       args.model_rounds or args.repeat, args.sample_stacks, args.compare_retire,
-                                       args.compare_collector)
+        model = _model_arrival.measure(
+            app,
+            open_window,
+            wait,
+            watched,
+            model_path,
+            folder,
+            args.model_rounds or args.repeat,
+            args.sample_stacks,
+            args.compare_retire,
+            args.compare_collector,
+        )
         if args.only_model:
             print("\n".join(_model_arrival.report(model, len(corpus), STALL_TARGET_MS, FIRST_PAGE_TARGET)))
-            for key, title in (("without retire", "without the Retirer"),
-                               ("collector as before", "a fit's collector and allowed rows as before")):
+            for key, title in (
+                ("without retire", "without the Retirer"),
+                ("collector as before", "a fit's collector and allowed rows as before"),
+            ):
                 if key in model:
-                    print("\n".join(_model_arrival.report(model[key], len(corpus), STALL_TARGET_MS,
-                                                           FIRST_PAGE_TARGET, title=title)))
+                    print(
+                        "\n".join(
+                            _model_arrival.report(
+                                model[key], len(corpus), STALL_TARGET_MS, FIRST_PAGE_TARGET, title=title
+                            )
+                        )
+                    )
             return 0
         core = core_rows(path, args.repeat)
         print("\n".join(f"{name}: {ms(t)}" for name, t in core), flush=True)

@@ -39,7 +39,7 @@ from tagtool.store.formats import read_corpus
 from tagtool.tagger.model import Tagger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import machine_lines, write_keeping_analysis  # noqa: E402
+from _results import machine_lines, write_keeping_analysis
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDER = ("wdpsl", "mv-perceptron", "perceptron", "crf", "entropy-crf", "svm", "hmm", "cosvm")
@@ -81,9 +81,11 @@ def run_one(name: str, train, unlabeled, test, gold) -> dict:
 
 def row(n_labeled: int, name: str, r: dict) -> str:
     off, on = r[False], r[True]
-    return (f"| {n_labeled} | {name} | {r['unlabeled']} | {r['train_s']:.1f} | {off['invalid']} | {on['invalid']} | "
-            f"{off['f1']:.2f} | {on['f1']:.2f} | {on['f1'] - off['f1']:+.2f} | {off['strict']:.2f} | "
-            f"{on['strict']:.2f} | {off['seconds']:.2f} / {on['seconds']:.2f} |")
+    return (
+        f"| {n_labeled} | {name} | {r['unlabeled']} | {r['train_s']:.1f} | {off['invalid']} | {on['invalid']} | "
+        f"{off['f1']:.2f} | {on['f1']:.2f} | {on['f1'] - off['f1']:+.2f} | {off['strict']:.2f} | "
+        f"{on['strict']:.2f} | {off['seconds']:.2f} / {on['seconds']:.2f} |"
+    )
 
 
 HEADER = [
@@ -99,8 +101,9 @@ def main(argv=None) -> int:
     parser.add_argument("--labeled", default="100,400,1000", help="training sizes (first L sentences)")
     parser.add_argument("--unlabeled", type=int, default=1000, help="unlabeled sentences for learners that use them")
     parser.add_argument("--learners", default=",".join(ORDER))
-    parser.add_argument("--smallest-only", default="cosvm",
-                        help="learners run at the smallest L only (cosvm: 196 s at L = 100 here)")
+    parser.add_argument(
+        "--smallest-only", default="cosvm", help="learners run at the smallest L only (cosvm: 196 s at L = 100 here)"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "bio_constraint.md")
     args = parser.parse_args(argv)
     data = read_corpus(args.data / "train.txt")
@@ -111,7 +114,7 @@ def main(argv=None) -> int:
     lines, started = [], time.perf_counter()
     for n_labeled in sizes:
         train = Corpus.from_sentences(data.sentences[:n_labeled], labels=data.labels)
-        unlabeled = [s.unlabeled() for s in data.sentences[n_labeled:n_labeled + args.unlabeled]]
+        unlabeled = [s.unlabeled() for s in data.sentences[n_labeled : n_labeled + args.unlabeled]]
         for name in names:
             if n_labeled > sizes[0] and name in args.smallest_only.split(","):
                 continue

@@ -53,20 +53,40 @@ def word2features(sent, i):
     """The sklearn-crfsuite tutorial template, verbatim apart from names."""
     word, postag = sent[i]
     features = {
-        "bias": 1.0, "word.lower()": word.lower(), "word[-3:]": word[-3:], "word[-2:]": word[-2:],
-        "word.isupper()": word.isupper(), "word.istitle()": word.istitle(), "word.isdigit()": word.isdigit(),
-        "postag": postag, "postag[:2]": postag[:2],
+        "bias": 1.0,
+        "word.lower()": word.lower(),
+        "word[-3:]": word[-3:],
+        "word[-2:]": word[-2:],
+        "word.isupper()": word.isupper(),
+        "word.istitle()": word.istitle(),
+        "word.isdigit()": word.isdigit(),
+        "postag": postag,
+        "postag[:2]": postag[:2],
     }
     if i > 0:
         word1, postag1 = sent[i - 1]
-        features.update({"-1:word.lower()": word1.lower(), "-1:word.istitle()": word1.istitle(),
-                         "-1:word.isupper()": word1.isupper(), "-1:postag": postag1, "-1:postag[:2]": postag1[:2]})
+        features.update(
+            {
+                "-1:word.lower()": word1.lower(),
+                "-1:word.istitle()": word1.istitle(),
+                "-1:word.isupper()": word1.isupper(),
+                "-1:postag": postag1,
+                "-1:postag[:2]": postag1[:2],
+            }
+        )
     else:
         features["BOS"] = True
     if i < len(sent) - 1:
         word1, postag1 = sent[i + 1]
-        features.update({"+1:word.lower()": word1.lower(), "+1:word.istitle()": word1.istitle(),
-                         "+1:word.isupper()": word1.isupper(), "+1:postag": postag1, "+1:postag[:2]": postag1[:2]})
+        features.update(
+            {
+                "+1:word.lower()": word1.lower(),
+                "+1:word.istitle()": word1.istitle(),
+                "+1:word.isupper()": word1.isupper(),
+                "+1:postag": postag1,
+                "+1:postag[:2]": postag1[:2],
+            }
+        )
     else:
         features["EOS"] = True
     return features
@@ -166,10 +186,20 @@ def run(data: Path, runs: int) -> list[tuple]:
     rows = []
     tmp = Path(tempfile.mkdtemp())
     for title, learner, params, algorithm, crf_params in (
-        ("L-BFGS CRF, 100 iterations", "crf", {"c2": 1.0, "max_iter": 100},
-         "lbfgs", {"c1": 0.1, "c2": 0.1, "max_iterations": 100}),
-        ("averaged perceptron, 10 epochs", "perceptron", {"max_iter": 10, "averaged": True},
-         "ap", {"max_iterations": 10}),
+        (
+            "L-BFGS CRF, 100 iterations",
+            "crf",
+            {"c2": 1.0, "max_iter": 100},
+            "lbfgs",
+            {"c1": 0.1, "c2": 0.1, "max_iterations": 100},
+        ),
+        (
+            "averaged perceptron, 10 epochs",
+            "perceptron",
+            {"max_iter": 10, "averaged": True},
+            "ap",
+            {"max_iterations": 10},
+        ),
     ):
         model_path = str(tmp / f"{learner}.crfsuite")
         crf_seconds = crfsuite_train(sents, ys, algorithm, crf_params, model_path)
@@ -198,8 +228,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "conll2000")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "crfsuite.md")
-    parser.add_argument("--tagging-only", action="store_true",
-                        help="rerun only the tagging row (trains the two CRFs), keep the rest of --out")
+    parser.add_argument(
+        "--tagging-only",
+        action="store_true",
+        help="rerun only the tagging row (trains the two CRFs), keep the rest of --out",
+    )
     parser.add_argument("--tag-runs", type=int, default=5, help="tagging runs per tagger (median; default 5)")
     args = parser.parse_args(argv)
     if args.tagging_only:
@@ -208,7 +241,7 @@ def main(argv=None) -> int:
     header = (
         "# tagtool vs CRFsuite: CoNLL-2000 chunking, sklearn-crfsuite tutorial template\n\n"
         f"Command: `python benchmarks/crfsuite_compare.py`\n\n"
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC\n"
+        f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC\n"
         f"- platform: {platform.platform()}, {os.cpu_count()} logical cores, Python {platform.python_version()}\n"
         f"- python-crfsuite {getattr(pycrfsuite, '__version__', '?')}; load average at start "
         f"{os.getloadavg()[0]:.1f} (timings on a shared machine; ratios are from one run)\n\n"
@@ -232,10 +265,13 @@ def rerun_tagging_row(args) -> int:
     lines = args.out.read_text(encoding="utf-8").splitlines()
     lines = [row if line.startswith(f"| {TAGGING_ROW} |") else line for line in lines]
     lines = [line for line in lines if not line.startswith("Tagging row rerun")]
-    lines += ["", f"Tagging row rerun {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC with "
-              f"`python benchmarks/crfsuite_compare.py --tagging-only --tag-runs {args.tag_runs}` (median of "
-              f"{args.tag_runs} runs each, alternating; load average at start {load:.1f}; "
-              f"{time.perf_counter() - started:.0f} s with training); the other rows are from the date above."]
+    lines += [
+        "",
+        f"Tagging row rerun {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC with "
+        f"`python benchmarks/crfsuite_compare.py --tagging-only --tag-runs {args.tag_runs}` (median of "
+        f"{args.tag_runs} runs each, alternating; load average at start {load:.1f}; "
+        f"{time.perf_counter() - started:.0f} s with training); the other rows are from the date above.",
+    ]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(row)
     return 0

@@ -56,16 +56,16 @@ from pathlib import Path
 
 from _results import machine_lines, write_keeping_analysis
 
-from tagtool.store.sample import SAMPLE_LABELED, sample_corpus
 from tagtool.core import Corpus
 from tagtool.core.metrics import evaluate
 from tagtool.core.params import MAX_ITER
-from tagtool.services.crossval import cross_validate, fold_trainer
 from tagtool.gui.model_loop import CV_FOLDS, RETRAIN_EPOCHS, retrain_overrides
 from tagtool.gui.training import TrainingInputs, run_training
 from tagtool.learn import available_learners, get_learner
+from tagtool.services.crossval import cross_validate, fold_trainer
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
+from tagtool.store.sample import SAMPLE_LABELED, sample_corpus
 from tagtool.tagger.model import Tagger
 
 OUT = Path(__file__).parent / "results" / "cv_honesty.md"
@@ -98,15 +98,24 @@ def project_inputs(folder: Path, corpus: Corpus, name: str) -> TrainingInputs:
 def old_sample() -> Corpus:
     """The sample as the app built it before: the POS column named ``pos``."""
     corpus = sample_corpus()
-    return Corpus.from_sentences([replace(s, columns={"pos": s.columns["col1"]}) for s in corpus],
-                                 labels=corpus.labels, name="conll2000-train-400")
+    return Corpus.from_sentences(
+        [replace(s, columns={"pos": s.columns["col1"]}) for s in corpus],
+        labels=corpus.labels,
+        name="conll2000-train-400",
+    )
 
 
 def f1(tagger, sentences) -> float:
     """Span F1 in percent, as ``tagtool evaluate --allow-missing-columns`` scores it."""
     gold = [[next(iter(a)) for a in s.annotations] for s in sentences]
-    return 100 * evaluate(gold, tagger.tag(sentences, allow_missing_columns=True), tagger.labels.union(
-        Corpus.from_sentences(sentences).labels)).f1
+    return (
+        100
+        * evaluate(
+            gold,
+            tagger.tag(sentences, allow_missing_columns=True),
+            tagger.labels.union(Corpus.from_sentences(sentences).labels),
+        ).f1
+    )
 
 
 def exported(result) -> Tagger:
@@ -145,20 +154,35 @@ def measure(name: str, before_inputs, after_inputs, data, fast_max: float) -> di
     old = cv(before_inputs, name, before.tagger, "transductive", "random")
     tagger = exported(before)
     renamed = [replace(s, columns={"pos": s.columns["col1"]}) for s in test[:500]]
-    row |= {"before_cv": pct(old), "before_500": f1(tagger, test[:500]), "before_all": f1(tagger, test),
-            "before_500_pos": f1(tagger, renamed)}
+    row |= {
+        "before_cv": pct(old),
+        "before_500": f1(tagger, test[:500]),
+        "before_all": f1(tagger, test),
+        "before_500_pos": f1(tagger, renamed),
+    }
     after = run_training(after_inputs, name, {}, None, Quiet())
     m, tagger = after.metrics, exported(after)
-    row |= {"after_cv": pct(m), "after_f1": 100 * m["f1"], "after_se": 100 * m["f1_se"],
-            "after_500": f1(tagger, test[:500]), "after_all": f1(tagger, test), "after_new_train": f1(tagger, new_train),
-            "after_without": 100 * m.get("cv_without", {}).get("col1", {}).get("f1", float("nan"))}
+    row |= {
+        "after_cv": pct(m),
+        "after_f1": 100 * m["f1"],
+        "after_se": 100 * m["f1_se"],
+        "after_500": f1(tagger, test[:500]),
+        "after_all": f1(tagger, test),
+        "after_new_train": f1(tagger, new_train),
+        "after_without": 100 * m.get("cv_without", {}).get("col1", {}).get("f1", float("nan")),
+    }
     if fast:
         # One step at a time at the old k; the after sample (col1) trains the same models as the before one.
-        row["steps"] = [pct(old), pct(cv(before_inputs, name, before.tagger, "new-text", "random")),
-                        pct(cv(after_inputs, name, after.tagger, "new-text", "random")),
-                        pct(cv(after_inputs, name, after.tagger, "new-text", "blocks"))]
-        row["k10"] = (pct(cv(after_inputs, name, after.tagger, "new-text", "random", k=10)),
-                      pct(cv(after_inputs, name, after.tagger, "new-text", "blocks", k=10)))
+        row["steps"] = [
+            pct(old),
+            pct(cv(before_inputs, name, before.tagger, "new-text", "random")),
+            pct(cv(after_inputs, name, after.tagger, "new-text", "random")),
+            pct(cv(after_inputs, name, after.tagger, "new-text", "blocks")),
+        ]
+        row["k10"] = (
+            pct(cv(after_inputs, name, after.tagger, "new-text", "random", k=10)),
+            pct(cv(after_inputs, name, after.tagger, "new-text", "blocks", k=10)),
+        )
     quick, full = quick_retrain(after_inputs, name, after.tagger, extra)
     row["quick"], row["full51"] = f1(quick, test[:500]), f1(full, test[:500])
     row["seconds"] = time.perf_counter() - started
@@ -167,24 +191,33 @@ def measure(name: str, before_inputs, after_inputs, data, fast_max: float) -> di
 
 def tables(rows: list[dict]) -> list[str]:
     lines = [
-        "## Before and after: the CV F1 the app shows against the exported tagger's F1 on CoNLL-2000 test", "",
+        "## Before and after: the CV F1 the app shows against the exported tagger's F1 on CoNLL-2000 test",
+        "",
         f"F1 in percent (conlleval spans).  Before: {FOLDS_BEFORE}-fold CV as the app ran it; after: the app's "
         f"{CV_FOLDS}-fold CV.  ± is the bootstrap SE over the held-out sentences (the same bootstrap applied "
-        "to the old protocol's predictions).", "",
+        "to the old protocol's predictions).",
+        "",
         "| learner | before: app CV | before: test[:500] | before: test | after: app CV | after: test[:500] | "
         "after: test | after: (CV − test[:500]) / SE | after: (CV − test) / SE |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
-        z500, z = ((r["after_f1"] - r[key]) / r["after_se"] if r["after_se"] else float("nan")
-                   for key in ("after_500", "after_all"))
-        lines.append(f"| {r['learner']} | {r['before_cv']} | {r['before_500']:.1f} | {r['before_all']:.1f} | "
-                     f"{r['after_cv']} | {r['after_500']:.1f} | {r['after_all']:.1f} | {z500:+.1f} | {z:+.1f} |")
+        z500, z = (
+            (r["after_f1"] - r[key]) / r["after_se"] if r["after_se"] else float("nan")
+            for key in ("after_500", "after_all")
+        )
+        lines.append(
+            f"| {r['learner']} | {r['before_cv']} | {r['before_500']:.1f} | {r['before_all']:.1f} | "
+            f"{r['after_cv']} | {r['after_500']:.1f} | {r['after_all']:.1f} | {z500:+.1f} | {z:+.1f} |"
+        )
     lines += [
-        "", "## Causes, each alone (F1 points)", "",
+        "",
+        "## Causes, each alone (F1 points)",
+        "",
         f"CV steps at k = {FOLDS_BEFORE} (learners whose one training takes at most the fast limit): (a) before: "
         "held-out text unlabeled in each fold, one extractor, random folds; (b) held-out text removed; "
-        "(c) features refitted per fold; (d) contiguous blocks.", "",
+        "(c) features refitted per fold; (d) contiguous blocks.",
+        "",
         "| learner | POS column unreadable: test[:500] without − with | CV (a) | (b) | (c) | (d) | "
         "k = 10 random / blocks | quick retrain − full fit (test[:500]) | train.txt 401–900 − test[:500] | "
         "app CV F1 without col1 |",
@@ -196,7 +229,8 @@ def tables(rows: list[dict]) -> list[str]:
         lines.append(
             f"| {r['learner']} | {r['before_500'] - r['before_500_pos']:+.1f} | {steps} | {k10} | "
             f"{r['quick'] - r['full51']:+.1f} ({r['quick']:.1f} vs {r['full51']:.1f}) | "
-            f"{r['after_new_train'] - r['after_500']:+.1f} | {r['after_without']:.1f} |")
+            f"{r['after_new_train'] - r['after_500']:+.1f} | {r['after_without']:.1f} |"
+        )
     lines += ["", "| learner | one full training (s) | everything for this learner (s) |", "| --- | --- | --- |"]
     lines += [f"| {r['learner']} | {r['train_s']:.1f} | {r['seconds']:.0f} |" for r in rows]
     return lines
@@ -205,9 +239,12 @@ def tables(rows: list[dict]) -> list[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--learners", default=",".join(available_learners()))
-    parser.add_argument("--fast-max-seconds", type=float, default=20.0,
-                        help="run the step-by-step and k=10 comparisons for learners whose one training takes "
-                             "at most this")
+    parser.add_argument(
+        "--fast-max-seconds",
+        type=float,
+        default=20.0,
+        help="run the step-by-step and k=10 comparisons for learners whose one training takes at most this",
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     test_corpus = read_corpus(SHARED_DATA / "conll2000" / "test.txt")
@@ -220,13 +257,23 @@ def main(argv=None) -> int:
         after_inputs = project_inputs(Path(tmp), sample_corpus(), "after")
         for name in args.learners.split(","):
             row = measure(name, before_inputs, after_inputs, data, args.fast_max_seconds)
-            print(f"{name}: before CV {row['before_cv']} / test[:500] {row['before_500']:.1f}; after CV "
-                  f"{row['after_cv']} / test[:500] {row['after_500']:.1f} / test {row['after_all']:.1f} "
-                  f"({row['seconds']:.0f} s)", flush=True)
+            print(
+                f"{name}: before CV {row['before_cv']} / test[:500] {row['before_500']:.1f}; after CV "
+                f"{row['after_cv']} / test[:500] {row['after_500']:.1f} / test {row['after_all']:.1f} "
+                f"({row['seconds']:.0f} s)",
+                flush=True,
+            )
             rows.append(row)
-    lines = ["# CV honesty: the app's cross-validated F1 against the exported tagger on new text", "",
-             f"Command: `python benchmarks/cv_honesty.py --learners {args.learners}` "
-             f"({time.perf_counter() - started:.0f} s)", "", *machine_lines(), "", *tables(rows)]
+    lines = [
+        "# CV honesty: the app's cross-validated F1 against the exported tagger on new text",
+        "",
+        f"Command: `python benchmarks/cv_honesty.py --learners {args.learners}` "
+        f"({time.perf_counter() - started:.0f} s)",
+        "",
+        *machine_lines(),
+        "",
+        *tables(rows),
+    ]
     write_keeping_analysis(args.out, lines)
     return 0
 

@@ -158,7 +158,7 @@ def _machine():
                 break
     except OSError:
         pass
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return [
         f"- date: {now}",
         f"- platform: {platform.platform()}",
@@ -204,8 +204,7 @@ def _report(rows, overhead, args):
             "",
             *checks,
             "",
-            "Per-call overhead of the public wrapper (shape/dtype/finiteness/mask checks) "
-            "for `viterbi`:",
+            "Per-call overhead of the public wrapper (shape/dtype/finiteness/mask checks) for `viterbi`:",
             "",
             *over,
             "",

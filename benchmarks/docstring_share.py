@@ -45,8 +45,9 @@ def docstring_rows(source: str) -> set[int]:
 
 def comment_rows(source: str) -> set[int]:
     """Line numbers of the comments of ``source``."""
-    return {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-            if tok.type == tokenize.COMMENT}
+    return {
+        tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT
+    }
 
 
 def count_source(source: str) -> dict[str, int]:
@@ -63,12 +64,14 @@ def sources(part: str, rev: str | None):
         for path in sorted((ROOT / part).rglob("*.py")):
             yield path.read_text(encoding="utf-8")
         return
-    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, part], cwd=ROOT, check=True,
-                           capture_output=True, text=True).stdout.split()
+    names = subprocess.run(
+        ["git", "ls-tree", "-r", "--name-only", rev, part], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.split()
     for name in names:
         if name.endswith(".py"):
-            yield subprocess.run(["git", "show", f"{rev}:{name}"], cwd=ROOT, check=True, capture_output=True,
-                                 text=True).stdout
+            yield subprocess.run(
+                ["git", "show", f"{rev}:{name}"], cwd=ROOT, check=True, capture_output=True, text=True
+            ).stdout
 
 
 def count(part: str, rev: str | None = None) -> dict[str, int]:
@@ -90,8 +93,10 @@ def table(now: dict, before: dict | None, rev: str | None) -> str:
     rows = [head, rule]
     for part in PARTS:
         n = now[part]
-        row = f"| {part} | {n['lines']} | {n['docstring']} | {100 * n['docstring'] / n['lines']:.1f} % | " \
-              f"{n['measurement']} |"
+        row = (
+            f"| {part} | {n['lines']} | {n['docstring']} | {100 * n['docstring'] / n['lines']:.1f} % | "
+            f"{n['measurement']} |"
+        )
         if before:
             b = before[part]
             row += f" {100 * b['docstring'] / b['lines']:.1f} % | {b['measurement']} |"

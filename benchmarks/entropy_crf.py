@@ -47,9 +47,17 @@ def run_task(task: str, learner: str, params: dict, repeats: int, seed: int) -> 
     data_name, test_name, pool, min_length, max_length = TASKS[task]
     data, test = read_corpus(SHARED_DATA / data_name), read_corpus(SHARED_DATA / test_name)
     config = ExperimentConfig(
-        learner=learner, params=params, features={"feature_set": "crfsuite"},
-        labeled=tuple(n for n, _ in SIZES), unlabeled=tuple(u for _, u in SIZES), holdout=0, repeats=repeats,
-        min_length=min_length, max_length=max_length, pool=pool, seed=seed,
+        learner=learner,
+        params=params,
+        features={"feature_set": "crfsuite"},
+        labeled=tuple(n for n, _ in SIZES),
+        unlabeled=tuple(u for _, u in SIZES),
+        holdout=0,
+        repeats=repeats,
+        min_length=min_length,
+        max_length=max_length,
+        pool=pool,
+        seed=seed,
     )
     return [s.to_dict() for s in run_experiment(config, data, test).settings]
 
@@ -62,9 +70,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     rows = ["| task | learner | L | U | token error % | F1 % | train s |", "|---|---|---|---|---|---|---|"]
-    runs = (("crf", "crf", {"c2": 0.1}),
-            ("entropy-crf", "entropy-crf", {"c2": 0.1, "gamma": args.gamma}),
-            ("entropy-crf, balance=None", "entropy-crf", {"c2": 0.1, "gamma": args.gamma, "balance": None}))
+    runs = (
+        ("crf", "crf", {"c2": 0.1}),
+        ("entropy-crf", "entropy-crf", {"c2": 0.1, "gamma": args.gamma}),
+        ("entropy-crf, balance=None", "entropy-crf", {"c2": 0.1, "gamma": args.gamma, "balance": None}),
+    )
     for task in TASKS:
         for row, learner, params in runs:
             for s in run_task(task, learner, params, args.repeats, args.seed):
@@ -77,7 +87,7 @@ def main(argv=None) -> int:
     header = (
         "# entropy-crf vs crf: 100 labeled sentences with 1×/2×/5× unlabeled, and 5 with 100\n\n"
         f"Command: `python benchmarks/entropy_crf.py --repeats {args.repeats} --gamma {args.gamma}`\n\n"
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; "
+        f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; "
         f"{platform.platform()}, {os.cpu_count()} cores (shared: seconds are noisy)\n"
         f"- {args.repeats} repeats, seed {args.seed}; mean ± standard error; F1 = span F1 (conlleval rules); "
         "crf ignores the unlabeled sentences (its rows are the supervised baseline on the same draws).\n\n"

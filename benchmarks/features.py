@@ -127,7 +127,7 @@ def report(rows: list[dict], corpus: Corpus, naive_rate: float, repeats: int, co
         "",
         f"Command: `{command}`",
         "",
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         f"- platform: {platform.platform()}",
         f"- CPU: {platform.processor() or platform.machine()}",
         f"- Python {platform.python_version()}, numpy {np.__version__}",

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import cpu_name, load_average, write_keeping_analysis  # noqa: E402
+from _results import cpu_name, load_average, write_keeping_analysis
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = Path(__file__).resolve().parent / "_first_start_probe.py"
@@ -44,16 +44,14 @@ def install(folder: Path) -> tuple[Path, float]:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
     python = folder / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(ROOT)], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(ROOT)], check=True, stdout=subprocess.DEVNULL)
     return python, time.perf_counter() - started
 
 
 def probe(python: Path, kind: str, numba: Path, data: Path, when: str = "done") -> list[float]:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(numba), "XDG_DATA_HOME": str(data), "QT_QPA_PLATFORM": "offscreen"}
     started = time.perf_counter()
-    done = subprocess.run([str(python), str(PROBE), kind, when], capture_output=True, text=True, env=env,
-                          timeout=1800)
+    done = subprocess.run([str(python), str(PROBE), kind, when], capture_output=True, text=True, env=env, timeout=1800)
     if done.returncode != 0:
         raise SystemExit(f"probe {kind} {when} failed:\n{done.stderr[-3000:]}")
     words = [line.split() for line in done.stdout.splitlines() if line.startswith(("shown", "suggest"))][-1]
@@ -73,16 +71,20 @@ def main() -> None:
     warm_window = probe(python, "window", tmp / "numba-window", tmp / "data-window")
     print(f"first window: cold {cold_window[0]:.1f} s, later {warm_window[0]:.1f} s", flush=True)
     runs = {}
-    for when, what in (("none", "no warm-up: the first model compiles every kernel"),
-                       ("0", "as the app starts; first sentence labeled as the window shows"),
-                       ("10", "as the app starts; labeled 10 s after the window shows"),
-                       ("20", "as the app starts; labeled 20 s after the window shows"),
-                       ("done", "as the app starts; labeled once the warm-up is done")):
+    for when, what in (
+        ("none", "no warm-up: the first model compiles every kernel"),
+        ("0", "as the app starts; first sentence labeled as the window shows"),
+        ("10", "as the app starts; labeled 10 s after the window shows"),
+        ("20", "as the app starts; labeled 20 s after the window shows"),
+        ("done", "as the app starts; labeled once the warm-up is done"),
+    ):
         runs[what] = probe(python, "suggest", tmp / f"numba-{when}", tmp / f"data-{when}", when)
         print(_row(what, runs[what]), flush=True)
     filled = tmp / "numba-done"
-    for when, what in (("none", "a later start (cache filled), no warm-up, labeled as the window shows"),
-                       ("0", "a later start (cache filled), as the app starts, labeled as the window shows")):
+    for when, what in (
+        ("none", "a later start (cache filled), no warm-up, labeled as the window shows"),
+        ("0", "a later start (cache filled), as the app starts, labeled as the window shows"),
+    ):
         runs[what] = probe(python, "suggest", filled, tmp / f"data-later-{when}", when)
         print(_row(what, runs[what]), flush=True)
     lines = [

@@ -38,19 +38,19 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
-from _stall_sampler import StackSampler, explain_gaps  # noqa: E402
-from _results import machine_lines, write_keeping_analysis  # noqa: E402
-from gui_responsiveness import wait  # noqa: E402
+from _heartbeat import HEARTBEAT_MS, Heartbeat
+from _results import machine_lines, write_keeping_analysis
+from _stall_sampler import StackSampler, explain_gaps
+from gui_responsiveness import wait
 
-from tagtool.core import Corpus  # noqa: E402
-from tagtool.gui.app import application  # noqa: E402
-from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
-from tagtool.store.project import Project  # noqa: E402
+from tagtool.core import Corpus
+from tagtool.gui.app import application
+from tagtool.gui.main_window import MainWindow
+from tagtool.store.formats import read_corpus
+from tagtool.store.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT.parent / "shared" / "data" / "conll2002-es" / "esp.train"
@@ -144,8 +144,11 @@ def explained(timeline: Timeline, sampler) -> list[str]:
         return []
     sampler.stop()
     t0 = timeline.started
-    gaps = [(t0 + end - gap / 1000, t0 + end) for gap, end in zip(timeline.beat.gaps, timeline.ends)
-            if gap - HEARTBEAT_MS > 50]
+    gaps = [
+        (t0 + end - gap / 1000, t0 + end)
+        for gap, end in zip(timeline.beat.gaps, timeline.ends)
+        if gap - HEARTBEAT_MS > 50
+    ]
     return explain_gaps(gaps, [(t0 + when, what) for when, what in timeline.events], t0, sampler)
 
 
@@ -164,8 +167,9 @@ def phase_open(app, path: Path, folder: Path, limit: float, sample: bool = False
     trained = wait(app, lambda: flags["finished"] >= 1, limit) if ready else False
     result = timeline.stop()
     result["explained"] = explained(timeline, sampler)
-    result.update(learned=ready, trained=trained, status=window.model_loop.representations.status_text(),
-                  open_seconds=opened)
+    result.update(
+        learned=ready, trained=trained, status=window.model_loop.representations.status_text(), open_seconds=opened
+    )
     window.model_loop.cancel()
     window.close()
     wait(app, lambda: False, 1.0)
@@ -197,15 +201,19 @@ def phase_cancel(app, path: Path, folder: Path) -> dict:
 
 
 def table(rows: list[tuple[str, dict]]) -> list[str]:
-    lines = ["| phase | done | measured over | median gap | longest stall until the representations were ready | "
-             "**longest stall** | the three longest (ms, at s, last event before) | target |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| phase | done | measured over | median gap | longest stall until the representations were ready | "
+        "**longest stall** | the three longest (ms, at s, last event before) | target |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for name, r in rows:
         worst = "; ".join(f"{ms:.0f} @ {t:.1f} s ({what})" for ms, t, what in r["worst"])
         done = "yes" if r["learned"] and r["trained"] is not False else "no"
         ready = f"{r['until_ready_ms']:.0f} ms" if r.get("until_ready_ms") is not None else "–"
-        lines.append(f"| {name} | {done} | {r['seconds']:.1f} s | {r['median_gap_ms']:.1f} ms | {ready} | "
-                     f"**{r['max_stall_ms']:.0f} ms** | {worst} | < 50 ms |")
+        lines.append(
+            f"| {name} | {done} | {r['seconds']:.1f} s | {r['median_gap_ms']:.1f} ms | {ready} | "
+            f"**{r['max_stall_ms']:.0f} ms** | {worst} | < 50 ms |"
+        )
     return lines
 
 
@@ -213,8 +221,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=float, default=600.0, help="seconds to wait for each step")
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--sample-stacks", action="store_true",
-                        help="say where each stall over 50 ms was (a stack sampler; it costs the window some turns)")
+    parser.add_argument(
+        "--sample-stacks",
+        action="store_true",
+        help="say where each stall over 50 ms was (a stack sampler; it costs the window some turns)",
+    )
     args = parser.parse_args(argv)
     if not SOURCE.exists():
         print(f"{SOURCE} is missing (../shared/data)", file=sys.stderr)
@@ -244,8 +255,13 @@ def main(argv=None) -> int:
         f"{HEARTBEAT_MS} ms on the GUI thread; stall = longest gap − {HEARTBEAT_MS} ms. Stored representations: "
         f"{record}.",
         "",
-        *table([("open, learn, store, retrain", first), ("reopen: load stored, retrain", again),
-                ("relearn, cancel after 2 s", cancel)]),
+        *table(
+            [
+                ("open, learn, store, retrain", first),
+                ("reopen: load stored, retrain", again),
+                ("relearn, cancel after 2 s", cancel),
+            ]
+        ),
         "",
         "Measured from the moment `MainWindow.open_project` returned (the window opens with the project: "
         f"{first['open_seconds']:.2f} s the first time, {again['open_seconds']:.2f} s with a stored model and "
@@ -257,9 +273,12 @@ def main(argv=None) -> int:
         "",
     ]
     if args.sample_stacks:
-        lines += ["Stalls over 50 ms and where they were (stack sampler, `--sample-stacks`):", "",
-                  *[f"{name}: {line[2:]}" for name, r in (("open", first), ("reopen", again))
-                    for line in r["explained"]], ""]
+        lines += [
+            "Stalls over 50 ms and where they were (stack sampler, `--sample-stacks`):",
+            "",
+            *[f"{name}: {line[2:]}" for name, r in (("open", first), ("reopen", again)) for line in r["explained"]],
+            "",
+        ]
     write_keeping_analysis(args.out, lines)
     print(args.out)
     return 0

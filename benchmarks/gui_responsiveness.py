@@ -31,18 +31,18 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer
+from PySide6.QtTest import QTest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _heartbeat import HEARTBEAT_MS, Heartbeat  # noqa: E402
+from _heartbeat import HEARTBEAT_MS, Heartbeat
 
-from tagtool.core import Corpus  # noqa: E402
-from tagtool.gui.app import application  # noqa: E402
-from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tagtool.gui.model_loop import DEBOUNCE_MS, RETRAIN_EPOCHS  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
-from tagtool.store.project import Project  # noqa: E402
+from tagtool.core import Corpus
+from tagtool.gui.app import application
+from tagtool.gui.main_window import MainWindow
+from tagtool.gui.model_loop import DEBOUNCE_MS, RETRAIN_EPOCHS
+from tagtool.store.formats import read_corpus
+from tagtool.store.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = ROOT.parent / "shared" / "data" / "conll2000" / "train.txt"
@@ -102,10 +102,15 @@ def stall(app, folder: Path, seconds: float, params: dict) -> dict:
         loop.runner.wait(60_000)
     window.close()
     gaps = beat.gaps
-    return {"finished": finished, "elapsed": elapsed, "ticks": len(gaps),
-            "max_stall_ms": max(gaps) - HEARTBEAT_MS, "p99_gap_ms": sorted(gaps)[int(0.99 * (len(gaps) - 1))],
-            "median_gap_ms": statistics.median(gaps),
-            "train_seconds": done[0].metrics["train_seconds"] if done else None}
+    return {
+        "finished": finished,
+        "elapsed": elapsed,
+        "ticks": len(gaps),
+        "max_stall_ms": max(gaps) - HEARTBEAT_MS,
+        "p99_gap_ms": sorted(gaps)[int(0.99 * (len(gaps) - 1))],
+        "median_gap_ms": statistics.median(gaps),
+        "train_seconds": done[0].metrics["train_seconds"] if done else None,
+    }
 
 
 def warm_up() -> None:
@@ -117,11 +122,19 @@ def warm_up() -> None:
     inputs = TrainingInputs(tuple(range(20)), sentences, gold.labels)
 
     class State:
-        def progress(self, *a): pass
-        def should_stop(self): return False
-        def model_ready(self, r): pass
+        def progress(self, *a):
+            pass
 
-    for name, params in (("cosvm", {"qp_solver": "smo", "max_iter": 2, "cu_ramp_iter": 1}), ("mv-perceptron", {"max_iter": 2})):
+        def should_stop(self):
+            return False
+
+        def model_ready(self, r):
+            pass
+
+    for name, params in (
+        ("cosvm", {"qp_solver": "smo", "max_iter": 2, "cu_ramp_iter": 1}),
+        ("mv-perceptron", {"max_iter": 2}),
+    ):
         first = run_training(inputs, name, params, None, State())
         run_training(inputs, name, params, first.tagger, State())
 
@@ -147,8 +160,9 @@ class PaintClock(QObject):
         self.painted = time.perf_counter()
 
 
-def edit_to_suggestions(app, folder: Path, repeats: int, retrain_epochs: int | None = None,
-                        learner: str = "mv-perceptron") -> dict:
+def edit_to_suggestions(
+    app, folder: Path, repeats: int, retrain_epochs: int | None = None, learner: str = "mv-perceptron"
+) -> dict:
     window = open_window(make_project(folder, 1000, 100), folder)
     loop, editor = window.model_loop, window.editor
     loop.cv_folds = 0
@@ -179,8 +193,13 @@ def edit_to_suggestions(app, folder: Path, repeats: int, retrain_epochs: int | N
         wait(app, lambda: not loop.busy, 120)
     beat.stop()
     window.close()
-    return {"times": times, "median": statistics.median(times), "max": max(times),
-            "median_run": statistics.median(runs), "max_stall_ms": max(beat.gaps) - HEARTBEAT_MS}
+    return {
+        "times": times,
+        "median": statistics.median(times),
+        "max": max(times),
+        "median_run": statistics.median(runs),
+        "max_stall_ms": max(beat.gaps) - HEARTBEAT_MS,
+    }
 
 
 def main(argv=None) -> int:

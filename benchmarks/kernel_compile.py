@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import cpu_name, load_average, write_keeping_analysis  # noqa: E402
+from _results import cpu_name, load_average, write_keeping_analysis
 
 OUT = Path(__file__).resolve().parent / "results" / "kernel_compile.md"
 
@@ -84,8 +84,11 @@ def main() -> None:
         "",
         "| kernel | arguments | seconds (callees included) | twin of an earlier one |",
         "| --- | --- | ---: | --- |",
-        *(f"| {'**' if outer else ''}{name.removeprefix('tagtool.')}{'**' if outer else ''} | `{args}` | "
-          f"{seconds:.2f} | {'yes' if twin else ''} |" for outer, name, args, seconds, twin in rows),
+        *(
+            f"| {'**' if outer else ''}{name.removeprefix('tagtool.')}{'**' if outer else ''} | `{args}` | "
+            f"{seconds:.2f} | {'yes' if twin else ''} |"
+            for outer, name, args, seconds, twin in rows
+        ),
         "",
         "Bold: compiled for itself, not as a callee of another kernel being compiled.",
     ]

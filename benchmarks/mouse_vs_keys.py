@@ -36,22 +36,24 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tools/ (the app's drivers)
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from _results import write_keeping_analysis  # noqa: E402
+from _results import write_keeping_analysis
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtTest import QTest
 
-from tagtool.core import Corpus  # noqa: E402
-from tools import mouse_script  # noqa: E402
-from tagtool.gui.app import application  # noqa: E402
-from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
-from tagtool.store.project import Project  # noqa: E402
+from tagtool.core import Corpus
+from tagtool.gui.app import application
+from tagtool.gui.main_window import MainWindow
+from tagtool.store.formats import read_corpus
+from tagtool.store.project import Project
+from tools import mouse_script
 
 ROOT = Path(__file__).resolve().parents[1]
 #: ``(name, file)``: chunking (short chunks, in the repository) and, when ../shared holds it, Spanish NER
 #: (long runs of O between names).
-CORPORA = (("CoNLL-2000 chunking", ROOT / "tests" / "data" / "conll2000_train_head.txt"),
-           ("CoNLL-2002 Spanish NER", ROOT.parent / "shared" / "data" / "conll2002-es" / "esp.train"))
+CORPORA = (
+    ("CoNLL-2000 chunking", ROOT / "tests" / "data" / "conll2000_train_head.txt"),
+    ("CoNLL-2002 Spanish NER", ROOT.parent / "shared" / "data" / "conll2002-es" / "esp.train"),
+)
 WAYS = ("keys", "mouse + keys", "mouse")
 
 
@@ -60,9 +62,11 @@ def segments(labels) -> list[tuple[int, int, str]]:
     out = []
     for t, label in enumerate(labels):
         kind = label[2:] if label[:2] in ("B-", "I-") else None
-        if out and t == out[-1][1] + 1 and (
-                (kind is None and label == out[-1][2])
-                or (label.startswith("I-") and out[-1][2][2:] == kind)):
+        if (
+            out
+            and t == out[-1][1] + 1
+            and ((kind is None and label == out[-1][2]) or (label.startswith("I-") and out[-1][2][2:] == kind))
+        ):
             out[-1] = (out[-1][0], t, out[-1][2])
         else:
             out.append((t, t, label))
@@ -145,8 +149,9 @@ def measure(name: str, path: Path, count: int, tmp: Path) -> list[str]:
     n_segments = sum(len(segments(gold_labels(s))) for s in gold)
     base = tmp / "base.tagproj"
     base.unlink(missing_ok=True)
-    Project.create(base, Corpus.from_sentences([s.unlabeled() for s in gold], labels=corpus.labels),
-                   name="mouse").close()
+    Project.create(
+        base, Corpus.from_sentences([s.unlabeled() for s in gold], labels=corpus.labels), name="mouse"
+    ).close()
     rows = []
     for way in WAYS:
         stem = f"{name}-{way}".replace(" ", "")
@@ -154,8 +159,10 @@ def measure(name: str, path: Path, count: int, tmp: Path) -> list[str]:
         shutil.copy(base, copy)
         c = run(way, copy, gold, count, QSettings(str(tmp / f"{stem}.ini"), QSettings.IniFormat))
         total = c.keys + c.drags + c.clicks
-        rows.append(f"| {name} ({n_tokens} tokens, {n_segments} segments) | {way} | {c.keys} | {c.drags} | "
-                    f"{c.clicks} | {total} | {total / n_tokens:.2f} |")
+        rows.append(
+            f"| {name} ({n_tokens} tokens, {n_segments} segments) | {way} | {c.keys} | {c.drags} | "
+            f"{c.clicks} | {total} | {total / n_tokens:.2f} |"
+        )
     return rows
 
 

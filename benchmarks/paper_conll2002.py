@@ -41,21 +41,20 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib.util
-import tempfile
 import os
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
-
 
 from _results import write_keeping_analysis
 
 from tagtool.core.metrics import evaluate
+from tagtool.learn import available_learners
 from tagtool.services.experiment.config import ExperimentConfig
 from tagtool.services.experiment.results import SettingResult
 from tagtool.services.experiment.runner import Experiment, run_experiment
-from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 
 #: The corpora of ../shared/data, beside the repository (not part of it).
@@ -113,8 +112,9 @@ def learners_to_run(names: str | None) -> list[str]:
     """Rows of :data:`TUNED` whose learner is named (all by default) and available."""
     wanted = names.split(",") if names else None
     available = available_learners()
-    return [row for row, (learner, *_) in TUNED.items()
-            if learner in available and (wanted is None or learner in wanted)]
+    return [
+        row for row, (learner, *_) in TUNED.items() if learner in available and (wanted is None or learner in wanted)
+    ]
 
 
 def run_one(name: str, data, args) -> tuple[list[dict], float, tuple]:
@@ -122,9 +122,18 @@ def run_one(name: str, data, args) -> tuple[list[dict], float, tuple]:
     if args.config != "tuned":
         params, features, views = {}, {}, {}
     config = ExperimentConfig(
-        learner=learner, params=dict(params), features=dict(features), views=dict(views),
-        labeled=LABELED, unlabeled=UNLABELED if with_unlabeled else (0,), holdout=300, repeats=args.repeats,
-        min_length=10, max_length=40, pool=3100, seed=args.seed,
+        learner=learner,
+        params=dict(params),
+        features=dict(features),
+        views=dict(views),
+        labeled=LABELED,
+        unlabeled=UNLABELED if with_unlabeled else (0,),
+        holdout=300,
+        repeats=args.repeats,
+        min_length=10,
+        max_length=40,
+        pool=3100,
+        seed=args.seed,
     )
     started = time.perf_counter()
     result = run_experiment(config, data)
@@ -142,8 +151,17 @@ def run_crfsuite(data, args) -> tuple[list[dict], float, tuple]:
     import pycrfsuite
     from crfsuite_compare import word2features
 
-    config = ExperimentConfig(learner="crf", labeled=LABELED, unlabeled=UNLABELED, holdout=300,
-                              repeats=args.repeats, min_length=10, max_length=40, pool=3100, seed=args.seed)
+    config = ExperimentConfig(
+        learner="crf",
+        labeled=LABELED,
+        unlabeled=UNLABELED,
+        holdout=300,
+        repeats=args.repeats,
+        min_length=10,
+        max_length=40,
+        pool=3100,
+        seed=args.seed,
+    )
     experiment = Experiment(config, data)
     params = {"c1": 0.1, "c2": 0.1, "max_iterations": 100, "feature.possible_transitions": True}
     started = time.perf_counter()
@@ -156,8 +174,10 @@ def run_crfsuite(data, args) -> tuple[list[dict], float, tuple]:
                 draw, _ = experiment.repeat_draw(n_labeled, n_unlabeled, repeat)
                 trainer = pycrfsuite.Trainer(verbose=False)
                 for i in draw.labeled:
-                    trainer.append(_crfsuite_features(experiment.pool[i], word2features),
-                                   [next(iter(a)) for a in experiment.pool[i].annotations])
+                    trainer.append(
+                        _crfsuite_features(experiment.pool[i], word2features),
+                        [next(iter(a)) for a in experiment.pool[i].annotations],
+                    )
                 trainer.set_params(params)
                 t0 = time.perf_counter()
                 trainer.train(model_path)
@@ -191,15 +211,19 @@ def fmt_row(name: str, settings: list[dict]) -> str:
 
 
 def table(rows: dict[str, list[dict]]) -> str:
-    head = "| learner | " + " | ".join(
-        f"L={n} U={u}: error % | F1 % | train s" for n, u in zip(LABELED, UNLABELED)) + " |"
+    head = (
+        "| learner | " + " | ".join(f"L={n} U={u}: error % | F1 % | train s" for n, u in zip(LABELED, UNLABELED)) + " |"
+    )
     sep = "|---|" + "---|---|---|" * len(LABELED)
     lines = [head, sep]
     lines += [fmt_row(name, settings) for name, settings in rows.items()]
     for name, errors in PAPER.items():
         lines.append(f"| paper {name} | " + " | ".join(f"{e:.2f} | – | –" for e in errors) + " |")
-    lines.append("| CRFsuite CRF (the issue's figures, other draws, not measured here) | " + " | ".join(
-        f"{e:.2f} | {f:.1f} | –" for e, f in zip(CRFSUITE["error"], CRFSUITE["f1"])) + " |")
+    lines.append(
+        "| CRFsuite CRF (the issue's figures, other draws, not measured here) | "
+        + " | ".join(f"{e:.2f} | {f:.1f} | –" for e, f in zip(CRFSUITE["error"], CRFSUITE["f1"]))
+        + " |"
+    )
     return "\n".join(lines)
 
 
@@ -239,8 +263,10 @@ def main(argv=None) -> int:
         "Settings per learner (params, features, views):",
         "",
     ]
-    lines += [f"- `{n}`: {p} · features {f or 'class default'} · views {v or 'default'} "
-              f"(wall {wall[n]:.0f} s)" for n, (p, f, v) in settings_used.items()]
+    lines += [
+        f"- `{n}`: {p} · features {f or 'class default'} · views {v or 'default'} (wall {wall[n]:.0f} s)"
+        for n, (p, f, v) in settings_used.items()
+    ]
     write_keeping_analysis(Path(args.out), lines)
     return 0
 

@@ -42,9 +42,9 @@ from pathlib import Path
 
 from _results import write_keeping_analysis
 
+from tagtool.learn import available_learners
 from tagtool.services.experiment.config import ExperimentConfig
 from tagtool.services.experiment.runner import run_experiment
-from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 
 OUT = Path(__file__).parent / "results" / "wdpsl.md"
@@ -55,10 +55,22 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 #: task -> (data, test or None, labeled, pool, holdout, metric name)
 TASKS = {
-    "conll2000": (str(SHARED_DATA / "conll2000/train.txt"), str(SHARED_DATA / "conll2000/test.txt"),
-                  1500, 1500, 0, "chunk F1 on test.txt"),
-    "ptb": (str(SHARED_DATA / "ptb-sample/wsj_sample.word_pos.txt"), None, 800, 3914, 3114,
-            "token accuracy on the 3,114 held-out sentences"),
+    "conll2000": (
+        str(SHARED_DATA / "conll2000/train.txt"),
+        str(SHARED_DATA / "conll2000/test.txt"),
+        1500,
+        1500,
+        0,
+        "chunk F1 on test.txt",
+    ),
+    "ptb": (
+        str(SHARED_DATA / "ptb-sample/wsj_sample.word_pos.txt"),
+        None,
+        800,
+        3914,
+        3114,
+        "token accuracy on the 3,114 held-out sentences",
+    ),
 }
 #: Lu & Chow, Table II (mean ± std over 3 × 5-fold CV; P = 0.5, K = 3): task -> method -> F1 %.
 PAPER = {
@@ -73,14 +85,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--tasks", default=",".join(TASKS))
     p.add_argument("--learners", default=",".join(LEARNERS))
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="wdpsl parameter (repeatable); values are Python literals or strings")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="wdpsl parameter (repeatable); values are Python literals or strings",
+    )
     p.add_argument("--out", default=str(OUT))
     return p.parse_args(argv)
 
 
 def parse_sets(items: list[str]) -> dict:
     import ast
+
     out = {}
     for item in items:
         key, _, value = item.partition("=")
@@ -94,8 +112,18 @@ def parse_sets(items: list[str]) -> dict:
 def config_for(task: str, learner: str, params: dict, seed: int) -> ExperimentConfig:
     _, _, labeled, pool, holdout, _ = TASKS[task]
     return ExperimentConfig(
-        learner=learner, params=dict(params), labeled=(labeled,), unlabeled=(0,), holdout=holdout, repeats=1,
-        min_length=1, max_length=10**6, pool=pool, partial_share=SHARE, candidates=CANDIDATES, seed=seed,
+        learner=learner,
+        params=dict(params),
+        labeled=(labeled,),
+        unlabeled=(0,),
+        holdout=holdout,
+        repeats=1,
+        min_length=1,
+        max_length=10**6,
+        pool=pool,
+        partial_share=SHARE,
+        candidates=CANDIDATES,
+        seed=seed,
     )
 
 
@@ -103,8 +131,10 @@ def cli_command(task: str, learner: str, params: dict, seed: int) -> str:
     data, test, labeled, pool, holdout, _ = TASKS[task]
     parts = [f"tagtool experiment --learner {learner} --data {data}"]
     parts.append(f"--test {test}" if test else f"--holdout {holdout}")
-    parts.append(f"--labeled {labeled} --unlabeled 0 --repeats 1 --pool {pool} --min-length 1 "
-                 f"--max-length 1000000 --partial-share {SHARE} --candidates {CANDIDATES} --seed {seed}")
+    parts.append(
+        f"--labeled {labeled} --unlabeled 0 --repeats 1 --pool {pool} --min-length 1 "
+        f"--max-length 1000000 --partial-share {SHARE} --candidates {CANDIDATES} --seed {seed}"
+    )
     parts += [f"--set {k}={v}" for k, v in params.items()]
     return " ".join(parts)
 
@@ -114,8 +144,12 @@ def run_one(task: str, learner: str, params: dict, seed: int, corpora: dict) -> 
     started = time.perf_counter()
     result = run_experiment(config_for(task, learner, params, seed), data, test)
     setting = result.settings[0].to_dict()
-    return {"f1": setting["f1_mean"], "error": setting["token_error_mean"],
-            "train_s": setting["train_seconds_mean"], "wall_s": time.perf_counter() - started}
+    return {
+        "f1": setting["f1_mean"],
+        "error": setting["token_error_mean"],
+        "train_s": setting["train_seconds_mean"],
+        "wall_s": time.perf_counter() - started,
+    }
 
 
 def machine() -> str:
@@ -165,8 +199,10 @@ def main(argv=None) -> int:
         f"Machine: {machine()} (shared with other jobs: seconds are noisy)  ",
         f"Protocol: P = {SHARE} of the training tokens keep gold, the others get K = {CANDIDATES} candidates "
         f"(gold + 2 random), one repeat, seed {args.seed}, every learner with its class defaults"
-        + (f" (wdpsl with {wdpsl_params})" if wdpsl_params else "") + ". "
-        + "; ".join(f"{t}: {TASKS[t][2]} training sentences, {TASKS[t][5]}" for t in tasks) + ". "
+        + (f" (wdpsl with {wdpsl_params})" if wdpsl_params else "")
+        + ". "
+        + "; ".join(f"{t}: {TASKS[t][2]} training sentences, {TASKS[t][5]}" for t in tasks)
+        + ". "
         "train s = learner training seconds (features and scoring excluded). The paper's figures are "
         "means of 3 × 5-fold cross-validation on its own splits, ours one run on the split above.",
         "",

@@ -38,8 +38,7 @@ import numpy as np
 from _results import machine_lines, write_keeping_analysis
 from annotation_efficiency import base_config, load
 
-from tagtool.services import guidance
-from tagtool.services import strategies
+from tagtool.services import guidance, strategies
 from tagtool.services.simulate.config import SimulationConfig
 from tagtool.services.simulate.loop import Simulation
 from tagtool.services.simulate.questions import ask_questions
@@ -89,26 +88,36 @@ def queue_heads(learner: str, data, test, args) -> list[str]:
     lengths = np.diff(sim.pool.data.offsets)
     threshold = strategies.default_threshold(model.probabilistic)
     texts = [" ".join(s.tokens) for s in data.sentences]
-    lines = [f"### {learner}: the queue after a first step of {int((status > 0).sum())} random sentences "
-             f"(cost {sim.oracle.spent:,.0f})", "",
-             "| strategy | mode | mean length, first 5 | first 20 | questions in the first 5 | first 20 | "
-             "the first 5 sentences |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"### {learner}: the queue after a first step of {int((status > 0).sum())} random sentences "
+        f"(cost {sim.oracle.spent:,.0f})",
+        "",
+        "| strategy | mode | mean length, first 5 | first 20 | questions in the first 5 | first 20 | "
+        "the first 5 sentences |",
+        "|---|---|---|---|---|---|---|",
+    ]
     names = ("none", "partial", "full")
     for entry in strategies.REGISTRY.values():
         if not entry.guided or strategies.unavailable(entry, learner, sim.learner_cls.two_view):
             continue
         for mode in ("review", "tokens"):
             showing = Showing(mode, threshold)
-            questions = ask_questions(model, sim.pool, sim.oracle.allowed, open_ids, entry.name, False,
-                                      showing=showing)
+            questions = ask_questions(model, sim.pool, sim.oracle.allowed, open_ids, entry.name, False, showing=showing)
             order = guidance.queue(questions.sentence_scores, {int(i): names[status[i]] for i in sim.order})
-            asked = np.add.reduceat((questions.q >= threshold) & sim.oracle.allowed.all(axis=1),
-                                    sim.pool.data.offsets[:-1])
-            cells = [f"{lengths[order[:k]].mean():.1f}" for k in HEAD] + [f"{asked[order[:k]].mean():.1f}" for k in HEAD]
+            asked = np.add.reduceat(
+                (questions.q >= threshold) & sim.oracle.allowed.all(axis=1), sim.pool.data.offsets[:-1]
+            )
+            cells = [f"{lengths[order[:k]].mean():.1f}" for k in HEAD] + [
+                f"{asked[order[:k]].mean():.1f}" for k in HEAD
+            ]
             first = " · ".join(f"“{_short(texts[i])}”" for i in order[:5])
             lines.append(f"| {entry.name} | {mode} | " + " | ".join(cells) + f" | {first} |")
-    lines += ["", f"Whole pool: mean length {lengths.mean():.1f} tokens; "
-              f"{int((lengths <= 4).sum())} of {len(lengths)} sentences have at most 4 tokens.", ""]
+    lines += [
+        "",
+        f"Whole pool: mean length {lengths.mean():.1f} tokens; "
+        f"{int((lengths <= 4).sum())} of {len(lengths)} sentences have at most 4 tokens.",
+        "",
+    ]
     return lines
 
 
@@ -129,8 +138,9 @@ def simulate_costs(learner: str, seeds, data, test, args) -> list[str]:
         log(f"{learner} seed {seed}: full-data F1 {full_f1:.4f} ({time.perf_counter() - started:.0f} s)")
         for mode in args.modes.split(","):
             for name in args.strategies.split(","):
-                config = SimulationConfig(**base, strategy=name, mode=mode, full_data_f1=full_f1,
-                                          budget=args.budget, until_95=True)
+                config = SimulationConfig(
+                    **base, strategy=name, mode=mode, full_data_f1=full_f1, budget=args.budget, until_95=True
+                )
                 started = time.perf_counter()
                 sim = Simulation(config, data, test)
                 result = sim.run()
@@ -139,8 +149,21 @@ def simulate_costs(learner: str, seeds, data, test, args) -> list[str]:
                 mean_len = float(np.diff(sim.pool.data.offsets)[shown].mean()) if len(shown) else 0.0
                 c95 = result.cost_to_95
                 log(f"  {name}+{mode}: cost_to_95 {c95}, {len(shown)} sentences ({wall:.0f} s)")
-                rows.append((learner, seed, mode, name, full_f1, c95, result.final_f1, result.curve[-1].cost,
-                             len(shown), mean_len, wall))
+                rows.append(
+                    (
+                        learner,
+                        seed,
+                        mode,
+                        name,
+                        full_f1,
+                        c95,
+                        result.final_f1,
+                        result.curve[-1].cost,
+                        len(shown),
+                        mean_len,
+                        wall,
+                    )
+                )
     return rows
 
 
@@ -150,31 +173,39 @@ def with_sentences(cost: float | None, sentences: int) -> float | None:
 
 
 def cost_table(rows) -> list[str]:
-    lines = ["| learner | seed | mode | strategy | full-data F1 | cost_to_95 | ratio to combined | sentences | "
-             f"tokens / sentence | cost_to_95 + {strategies.SENTENCE_COST:g} per sentence | wall s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| learner | seed | mode | strategy | full-data F1 | cost_to_95 | ratio to combined | sentences | "
+        f"tokens / sentence | cost_to_95 + {strategies.SENTENCE_COST:g} per sentence | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     reference = {(r[0], r[1], r[2]): r[5] for r in rows if r[3] == "combined"}
     for learner, seed, mode, name, full_f1, c95, f1, cost, n, mean_len, wall in rows:
         ref = reference.get((learner, seed, mode))
         ratio = f"{c95 / ref:.2f}" if c95 and ref else "–"
         cell = f"{c95:,.0f}" if c95 else f"never (F1 {f1:.4f} at {cost:,.0f})"
         charged = with_sentences(c95, n)
-        lines.append(f"| {learner} | {seed} | {mode} | {name} | {full_f1:.4f} | {cell} | {ratio} | {n:,} | "
-                     f"{mean_len:.1f} | {'–' if charged is None else f'{charged:,.0f}'} | {wall:.0f} |")
+        lines.append(
+            f"| {learner} | {seed} | {mode} | {name} | {full_f1:.4f} | {cell} | {ratio} | {n:,} | "
+            f"{mean_len:.1f} | {'–' if charged is None else f'{charged:,.0f}'} | {wall:.0f} |"
+        )
     return lines
 
 
 def medians(rows) -> list[str]:
-    lines = ["| learner | mode | strategy | median cost_to_95 | median sentences opened | "
-             f"median cost_to_95 + {strategies.SENTENCE_COST:g} per sentence | seeds reaching 95 % |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| learner | mode | strategy | median cost_to_95 | median sentences opened | "
+        f"median cost_to_95 + {strategies.SENTENCE_COST:g} per sentence | seeds reaching 95 % |",
+        "|---|---|---|---|---|---|---|",
+    ]
     keys = sorted({(r[0], r[2], r[3]) for r in rows})
     for learner, mode, name in keys:
         runs = [r for r in rows if (r[0], r[2], r[3]) == (learner, mode, name)]
         reached = [r for r in runs if r[5]]
         if len(reached) == len(runs):
-            cells = (f"{np.median([r[5] for r in runs]):,.0f} | {np.median([r[8] for r in runs]):,.0f} | "
-                     f"{np.median([with_sentences(r[5], r[8]) for r in runs]):,.0f}")
+            cells = (
+                f"{np.median([r[5] for r in runs]):,.0f} | {np.median([r[8] for r in runs]):,.0f} | "
+                f"{np.median([with_sentences(r[5], r[8]) for r in runs]):,.0f}"
+            )
         else:
             cells = "– | – | –"
         lines.append(f"| {learner} | {mode} | {name} | {cells} | {len(reached)} of {len(runs)} |")
@@ -188,12 +219,20 @@ def main(argv=None) -> int:
     learners = args.learners.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
     crf_seeds = [int(s) for s in args.crf_seeds.split(",")]
-    lines = ["# Queue strategies: what J shows first, and what each order costs", "",
-             f"Command: `python benchmarks/queue_strategies.py {' '.join(args.argv)}`".rstrip() + "  ", *machine_lines(),
-             "", f"Data: the first {args.sentences:,} sentences of CoNLL-2002 `esp.train`; test `esp.testb`. "
-             "Learner settings: `benchmarks/annotation_efficiency.py`. Costs: full label 1, skipped or accepted "
-             f"token 0.1; `gain` ranks with a cost of {strategies.SENTENCE_COST:g} per sentence opened, which "
-             "the simulated annotator is not charged.", "", "## 1. The head of the queue", ""]
+    lines = [
+        "# Queue strategies: what J shows first, and what each order costs",
+        "",
+        f"Command: `python benchmarks/queue_strategies.py {' '.join(args.argv)}`".rstrip() + "  ",
+        *machine_lines(),
+        "",
+        f"Data: the first {args.sentences:,} sentences of CoNLL-2002 `esp.train`; test `esp.testb`. "
+        "Learner settings: `benchmarks/annotation_efficiency.py`. Costs: full label 1, skipped or accepted "
+        f"token 0.1; `gain` ranks with a cost of {strategies.SENTENCE_COST:g} per sentence opened, which "
+        "the simulated annotator is not charged.",
+        "",
+        "## 1. The head of the queue",
+        "",
+    ]
     for learner in learners:
         lines += queue_heads(learner, data, test, args)
     lines += ["## 2. Cost to 95 % of the full-data F1 (`tagtool simulate`)", ""]

@@ -50,15 +50,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "store")]  # the test generators and helpers
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
 import _span_fuzz as spans  # noqa: E402
 from _adversarial import adversarial, replace_section  # noqa: E402
 from _file_safety import SAFETY_SCENARIOS, file_safety, trial_counts  # noqa: E402
 from _hostile import ADDRESS_LIMIT, TIME_LIMIT, hostile_sizes  # noqa: E402
 from _hostile import HEADER as HOSTILE_HEADER  # noqa: E402
 from _results import machine_lines, write_keeping_analysis  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
 from tagtool.errors import ProjectError  # noqa: E402
 from tagtool.store.project import Project  # noqa: E402
 from tests.fuzz import checks  # noqa: E402
@@ -69,56 +69,77 @@ RESULT = ROOT / "benchmarks" / "results" / "reliability.md"
 
 #: Fault scenarios and the tests that check them (pytest node ids under tests/).
 SCENARIOS = [
-    ("(a) damaged or truncated project refused, file byte-identical", [
-        "store/test_project_faults.py::test_a_file_cut_anywhere_is_refused_and_left_alone",
-        "store/test_project_faults.py::test_random_damage_is_refused_or_reads_without_crashing",
-        "store/test_project_faults.py::test_damage_inside_json_values_is_refused_at_opening",
-        "store/test_project_faults.py::test_undecodable_text_reads_as_replacement_characters",
-        "store/test_project_files.py::test_non_projects_and_damaged_files_are_refused_and_left_alone",
-        "gui/test_gui_faults.py::test_a_damaged_project_is_refused_with_a_message_and_left_alone",
-    ]),
-    ("(b) newer schema opens read-only; the window says so and refuses edits", [
-        "store/test_project_files.py::test_newer_schema_opens_read_only_and_is_never_modified",
-        "gui/test_gui_faults.py::test_a_project_from_a_newer_tagtool_opens_read_only_and_says_why",
-    ]),
-    ("(c) migration backs the file up first", [
-        "store/test_project_faults.py::test_migration_writes_a_complete_backup_before_changing_the_file",
-        "store/test_project_faults.py::test_no_backup_no_migration",
-        "store/test_project_files.py::test_v1_file_is_backed_up_and_migrated_with_data_preserved",
-        "store/test_project_files.py::test_failed_migration_rolls_back_and_keeps_the_backup",
-    ]),
-    ("(d) a learner raising in the worker: error shown, app usable", [
-        "gui/test_gui_faults.py::test_a_learner_raising_in_an_automatic_retrain_leaves_the_app_usable",
-        "gui/test_gui_model_loop.py::test_a_learner_that_raises_shows_an_error_and_the_app_stays_usable",
-    ]),
-    ("(e) full or read-only disk reported; no edit shown as saved is lost", [
-        "store/test_project_faults.py::test_full_disk_keeps_every_saved_edit_and_loses_only_the_refused_one",
-        "store/test_project_faults.py::test_a_disk_failing_at_commit_or_begin_changes_nothing",
-        "store/test_project_faults.py::test_a_failing_rollback_does_not_hide_the_error",
-        "store/test_project_faults.py::test_read_only_disk_refuses_every_kind_of_change_and_keeps_the_file",
-        "store/test_project_faults.py::test_closing_on_a_failing_disk_is_logged_not_raised",
-        "gui/test_gui_faults.py::test_full_disk_refuses_an_edit_visibly_and_every_saved_edit_survives",
-        "gui/test_gui_faults.py::test_disk_failing_at_commit_keeps_the_screen_as_the_file",
-        "gui/test_gui_faults.py::test_read_only_disk_refuses_edit_undo_and_redo_and_they_can_be_retried",
-        "store/test_project_crash.py::test_every_reported_edit_survives_a_kill",
-    ]),
-    ("(f) tagger files bounded before anything is allocated (case 6)", [
-        "test_tagger_bounds.py::test_a_window_of_a_billion_is_refused_before_the_lookup_is_built",
-        "test_tagger_bounds.py::test_a_huge_n_hash_not_backed_by_weights_is_refused_before_allocation",
-        "test_tagger_bounds.py::test_a_nested_zip_bomb_in_the_weights_is_refused_unread",
-        "test_tagger_bounds.py::test_a_member_declaring_gigabytes_in_a_small_file_is_refused_unread",
-        "test_tagger_bounds.py::test_a_meta_json_beyond_the_cap_is_refused",
-        "test_tagger_bounds.py::test_members_compressed_in_ways_that_inflate_unbounded_are_refused",
-    ]),
-    ("(g) hostile corpora end in a FormatError naming file and line (case 7)", [
-        "store/test_formats_limits.py::test_a_sentence_of_too_many_tokens_names_its_first_line",
-        "store/test_formats_limits.py::test_a_token_too_long_names_its_line",
-        "store/test_formats_limits.py::test_a_line_too_long_is_refused_without_reading_it_whole",
-        "store/test_formats_limits.py::test_too_many_distinct_labels_name_the_first_one_beyond",
-        "store/test_formats_limits.py::test_a_table_too_large_is_refused_before_it_is_loaded",
-        "store/test_formats_limits.py::test_tag_file_stops_at_the_sentence_beyond_the_limit",
-        "store/test_formats_limits.py::test_the_counting_pass_does_not_hold_a_long_line",
-    ]),
+    (
+        "(a) damaged or truncated project refused, file byte-identical",
+        [
+            "store/test_project_faults.py::test_a_file_cut_anywhere_is_refused_and_left_alone",
+            "store/test_project_faults.py::test_random_damage_is_refused_or_reads_without_crashing",
+            "store/test_project_faults.py::test_damage_inside_json_values_is_refused_at_opening",
+            "store/test_project_faults.py::test_undecodable_text_reads_as_replacement_characters",
+            "store/test_project_files.py::test_non_projects_and_damaged_files_are_refused_and_left_alone",
+            "gui/test_gui_faults.py::test_a_damaged_project_is_refused_with_a_message_and_left_alone",
+        ],
+    ),
+    (
+        "(b) newer schema opens read-only; the window says so and refuses edits",
+        [
+            "store/test_project_files.py::test_newer_schema_opens_read_only_and_is_never_modified",
+            "gui/test_gui_faults.py::test_a_project_from_a_newer_tagtool_opens_read_only_and_says_why",
+        ],
+    ),
+    (
+        "(c) migration backs the file up first",
+        [
+            "store/test_project_faults.py::test_migration_writes_a_complete_backup_before_changing_the_file",
+            "store/test_project_faults.py::test_no_backup_no_migration",
+            "store/test_project_files.py::test_v1_file_is_backed_up_and_migrated_with_data_preserved",
+            "store/test_project_files.py::test_failed_migration_rolls_back_and_keeps_the_backup",
+        ],
+    ),
+    (
+        "(d) a learner raising in the worker: error shown, app usable",
+        [
+            "gui/test_gui_faults.py::test_a_learner_raising_in_an_automatic_retrain_leaves_the_app_usable",
+            "gui/test_gui_model_loop.py::test_a_learner_that_raises_shows_an_error_and_the_app_stays_usable",
+        ],
+    ),
+    (
+        "(e) full or read-only disk reported; no edit shown as saved is lost",
+        [
+            "store/test_project_faults.py::test_full_disk_keeps_every_saved_edit_and_loses_only_the_refused_one",
+            "store/test_project_faults.py::test_a_disk_failing_at_commit_or_begin_changes_nothing",
+            "store/test_project_faults.py::test_a_failing_rollback_does_not_hide_the_error",
+            "store/test_project_faults.py::test_read_only_disk_refuses_every_kind_of_change_and_keeps_the_file",
+            "store/test_project_faults.py::test_closing_on_a_failing_disk_is_logged_not_raised",
+            "gui/test_gui_faults.py::test_full_disk_refuses_an_edit_visibly_and_every_saved_edit_survives",
+            "gui/test_gui_faults.py::test_disk_failing_at_commit_keeps_the_screen_as_the_file",
+            "gui/test_gui_faults.py::test_read_only_disk_refuses_edit_undo_and_redo_and_they_can_be_retried",
+            "store/test_project_crash.py::test_every_reported_edit_survives_a_kill",
+        ],
+    ),
+    (
+        "(f) tagger files bounded before anything is allocated (case 6)",
+        [
+            "test_tagger_bounds.py::test_a_window_of_a_billion_is_refused_before_the_lookup_is_built",
+            "test_tagger_bounds.py::test_a_huge_n_hash_not_backed_by_weights_is_refused_before_allocation",
+            "test_tagger_bounds.py::test_a_nested_zip_bomb_in_the_weights_is_refused_unread",
+            "test_tagger_bounds.py::test_a_member_declaring_gigabytes_in_a_small_file_is_refused_unread",
+            "test_tagger_bounds.py::test_a_meta_json_beyond_the_cap_is_refused",
+            "test_tagger_bounds.py::test_members_compressed_in_ways_that_inflate_unbounded_are_refused",
+        ],
+    ),
+    (
+        "(g) hostile corpora end in a FormatError naming file and line (case 7)",
+        [
+            "store/test_formats_limits.py::test_a_sentence_of_too_many_tokens_names_its_first_line",
+            "store/test_formats_limits.py::test_a_token_too_long_names_its_line",
+            "store/test_formats_limits.py::test_a_line_too_long_is_refused_without_reading_it_whole",
+            "store/test_formats_limits.py::test_too_many_distinct_labels_name_the_first_one_beyond",
+            "store/test_formats_limits.py::test_a_table_too_large_is_refused_before_it_is_loaded",
+            "store/test_formats_limits.py::test_tag_file_stops_at_the_sentence_beyond_the_limit",
+            "store/test_formats_limits.py::test_the_counting_pass_does_not_hold_a_long_line",
+        ],
+    ),
 ]
 
 SCENARIOS += SAFETY_SCENARIOS
@@ -152,12 +173,14 @@ class Tally:
         verdict = "✓" if c["other"] == 0 else "✗"
         first = f"| {self.name} | {self.named} |" if named else f"| {self.name} |"
         return f"{first} {c['tried']} | {c['refused']} | {c['accepted']} | {c['other']} {verdict} |" + (
-            f" {self.seconds:.0f} s |" if named else "")
+            f" {self.seconds:.0f} s |" if named else ""
+        )
 
 
 def _settings(n: int) -> settings:
-    return settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=n, database=None, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck)
+    )
 
 
 def fuzz(tally: Tally, n: int, seed_value: int, strategies: dict, attempt: Callable[..., str]) -> Tally:
@@ -179,6 +202,7 @@ def fuzz(tally: Tally, n: int, seed_value: int, strategies: dict, attempt: Calla
 def fuzz_readers(folder: Path, n: int, seed_value: int) -> list[Tally]:
     tallies = []
     for name, case in READER_CASES.items():
+
         def attempt(data, encoding, schema, case=case):
             path = checks.write_input(folder, case, data)
             outcome = checks.try_read(case, path, encoding, schema)
@@ -186,17 +210,30 @@ def fuzz_readers(folder: Path, n: int, seed_value: int) -> list[Tally]:
             return outcome
 
         label = f"`{name}`" + (f" ({', '.join(f'{k}={v!r}' for k, v in case.options.items())})" if case.options else "")
-        tallies.append(fuzz(Tally(label, "FormatError"), n, seed_value,
-                            {"data": corpus_file(case), "encoding": st.sampled_from(ENCODINGS),
-                             "schema": st.booleans()}, attempt))
+        tallies.append(
+            fuzz(
+                Tally(label, "FormatError"),
+                n,
+                seed_value,
+                {"data": corpus_file(case), "encoding": st.sampled_from(ENCODINGS), "schema": st.booleans()},
+                attempt,
+            )
+        )
 
     def detect(data):
         path = folder / "any.dat"
         path.write_bytes(data)
         return checks.try_detect(path)
 
-    tallies.append(fuzz(Tally("`detect_format` (random bytes)", "— (never raises)"), n, seed_value,
-                        {"data": st.binary(max_size=2000)}, detect))
+    tallies.append(
+        fuzz(
+            Tally("`detect_format` (random bytes)", "— (never raises)"),
+            n,
+            seed_value,
+            {"data": st.binary(max_size=2000)},
+            detect,
+        )
+    )
     return tallies
 
 
@@ -205,8 +242,9 @@ def fuzz_spans(folder: Path, n: int, seed_value: int) -> list[Tally]:
     tallies = []
     for name in spans.CASES:
         tally = Tally(name, "FormatError")
-        tallies.append(fuzz(tally, n, seed_value, spans.strategies(name),
-                            spans.attempt_for(name, folder, tally.counts)))
+        tallies.append(
+            fuzz(tally, n, seed_value, spans.strategies(name), spans.attempt_for(name, folder, tally.counts))
+        )
     return tallies
 
 
@@ -218,18 +256,32 @@ def fuzz_imports(folder: Path, n: int, seed_value: int) -> list[Tally]:
 
     corpus = read_corpus(corpus_path, format="conll")
     grow = Project.create(folder / "import.tagproj", corpus)
-    labeled = Project.create(folder / "annotations.tagproj", read_corpus(
-        checks.write_input(folder, READER_CASES["conll"], READER_CASES["conll"].seeds[0]), format="conll"))
+    labeled = Project.create(
+        folder / "annotations.tagproj",
+        read_corpus(checks.write_input(folder, READER_CASES["conll"], READER_CASES["conll"].seeds[0]), format="conll"),
+    )
     case_annotations = READER_CASES["conll"]
     try:
-        t1 = fuzz(Tally("`Project.import_corpus` (file → reader → project)", "TagtoolError"), n, seed_value,
-                  {"data": corpus_file(case)},
-                  lambda data: checks.try_import(grow, checks.write_input(folder, case, data), case))
-        t2 = fuzz(Tally("`Project.import_annotations` (file → reader → project)", "TagtoolError"), n, seed_value,
-                  {"data": corpus_file(case_annotations), "mode": st.sampled_from(["replace", "fill"]),
-                   "match": st.sampled_from(["order", "document"])},
-                  lambda data, mode, match: checks.try_import_annotations(
-                      labeled, checks.write_input(folder, case_annotations, data), case_annotations, mode, match))
+        t1 = fuzz(
+            Tally("`Project.import_corpus` (file → reader → project)", "TagtoolError"),
+            n,
+            seed_value,
+            {"data": corpus_file(case)},
+            lambda data: checks.try_import(grow, checks.write_input(folder, case, data), case),
+        )
+        t2 = fuzz(
+            Tally("`Project.import_annotations` (file → reader → project)", "TagtoolError"),
+            n,
+            seed_value,
+            {
+                "data": corpus_file(case_annotations),
+                "mode": st.sampled_from(["replace", "fill"]),
+                "match": st.sampled_from(["order", "document"]),
+            },
+            lambda data, mode, match: checks.try_import_annotations(
+                labeled, checks.write_input(folder, case_annotations, data), case_annotations, mode, match
+            ),
+        )
     finally:
         grow.close()
         labeled.close()
@@ -248,8 +300,13 @@ def fuzz_tagger(folder: Path, n: int, seed_value: int) -> list[Tally]:
 
     return [
         fuzz(Tally("`load_tagger`", "TaggerFileError"), n, seed_value, {"data": tagger_file()}, load),
-        fuzz(Tally("`Tagger.from_bytes` (stored models)", "TaggerFileError"), n, seed_value + 1,
-             {"data": tagger_file()}, checks.try_tagger_bytes),
+        fuzz(
+            Tally("`Tagger.from_bytes` (stored models)", "TaggerFileError"),
+            n,
+            seed_value + 1,
+            {"data": tagger_file()},
+            checks.try_tagger_bytes,
+        ),
     ]
 
 
@@ -335,10 +392,12 @@ def open_check_cost(folder: Path, n_sentences: int) -> list[str]:
     for what, sql in [
         ("`PRAGMA quick_check` (the check before this issue)", "PRAGMA quick_check"),
         ("`PRAGMA integrity_check` (now)", "PRAGMA integrity_check(3)"),
-        ("JSON columns valid (`json_valid`, `json_type`; now)",
-         "SELECT rowid FROM sentences WHERE (CASE WHEN json_valid(tokens) THEN json_type(tokens) END) "
-         "IS NOT 'array' OR (CASE WHEN json_valid(columns) THEN json_type(columns) END) IS NOT 'object' "
-         "OR (CASE WHEN json_valid(meta) THEN json_type(meta) END) IS NOT 'object' LIMIT 1"),
+        (
+            "JSON columns valid (`json_valid`, `json_type`; now)",
+            "SELECT rowid FROM sentences WHERE (CASE WHEN json_valid(tokens) THEN json_type(tokens) END) "
+            "IS NOT 'array' OR (CASE WHEN json_valid(columns) THEN json_type(columns) END) IS NOT 'object' "
+            "OR (CASE WHEN json_valid(meta) THEN json_type(meta) END) IS NOT 'object' LIMIT 1",
+        ),
     ]:
         rows.append(f"| {what} | {_best_of(3, lambda: conn.execute(sql).fetchall()) * 1000:.0f} ms |")
     conn.close()
@@ -362,9 +421,22 @@ def scenario_tests() -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "junit.xml"
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
-                        *[f"tests/{t}" for t in ids]], cwd=ROOT, env=env, check=False,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"--junitxml={report}",
+                *[f"tests/{t}" for t in ids],
+            ],
+            cwd=ROOT,
+            env=env,
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
         outcome = {}
         for case in ElementTree.parse(report).iter("testcase"):
             name = case.get("name").split("[")[0]
@@ -378,8 +450,7 @@ def scenario_tests() -> list[str]:
         for test in tests:
             passed, total = outcome.get(test.split("::")[1], (0, 0))
             cells.append(f"`{test.split('::')[1]}` {passed}/{total}")
-        ok = all(outcome.get(t.split("::")[1], (0, 1))[0] == outcome.get(t.split("::")[1], (0, 1))[1]
-                 for t in tests)
+        ok = all(outcome.get(t.split("::")[1], (0, 1))[0] == outcome.get(t.split("::")[1], (0, 1))[1] for t in tests)
         rows.append(f"| {scenario} | {'passed ✓' if ok else 'FAILED ✗'} | {'<br>'.join(cells)} |")
     return rows
 
@@ -392,8 +463,11 @@ def _machine() -> list[str]:
     return machine_lines(versions=f", SQLite {sqlite3.sqlite_version}")
 
 
-TABLE = ["| entry point | named error | tried | refused (named error) | accepted (valid result) "
-         "| other failures (target 0) | time |", "|---|---|---|---|---|---|---|"]
+TABLE = [
+    "| entry point | named error | tried | refused (named error) | accepted (valid result) "
+    "| other failures (target 0) | time |",
+    "|---|---|---|---|---|---|---|",
+]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -402,18 +476,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tagger-examples", type=int, default=3000, help="inputs per tagger entry point")
     parser.add_argument("--import-examples", type=int, default=1000, help="inputs per project import")
     parser.add_argument("--damaged", type=int, default=400, help="random damaged copies of a project")
-    parser.add_argument("--big", type=int, default=100_000, help="sentences of the project the open checks are timed on")
+    parser.add_argument(
+        "--big", type=int, default=100_000, help="sentences of the project the open checks are timed on"
+    )
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--hostile-trials", type=int, default=3, help="runs of each full-size hostile file")
     parser.add_argument("--span-examples", type=int, default=1500, help="inputs per span-reader case")
-    parser.add_argument("--safety-scale", type=float, default=1.0,
-                        help="trials of the file-safety cases, times the default counts")
-    parser.add_argument("--quick", action="store_true",
-                        help="about a tenth of every count (a check that everything runs, not a result)")
-    parser.add_argument("--adversarial-scale", type=float, default=1.0,
-                        help="trials of the team, concurrency and odd-file cases, times the default counts")
-    parser.add_argument("--only-adversarial", action="store_true",
-                        help="run only the team, concurrency and odd-file trials and replace their section")
+    parser.add_argument(
+        "--safety-scale", type=float, default=1.0, help="trials of the file-safety cases, times the default counts"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="about a tenth of every count (a check that everything runs, not a result)"
+    )
+    parser.add_argument(
+        "--adversarial-scale",
+        type=float,
+        default=1.0,
+        help="trials of the team, concurrency and odd-file cases, times the default counts",
+    )
+    parser.add_argument(
+        "--only-adversarial",
+        action="store_true",
+        help="run only the team, concurrency and odd-file trials and replace their section",
+    )
     parser.add_argument("--no-tests", action="store_true", help="skip running the scenario tests")
     args = parser.parse_args(argv)
     if args.quick:
@@ -426,8 +511,9 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             lines, failed = adversarial(Path(tmp), args.seed, args.adversarial_scale)
         print("\n".join(lines))
-        RESULT.write_text(replace_section(RESULT.read_text(encoding="utf-8"), lines, command.strip(), _machine()),
-                          encoding="utf-8")
+        RESULT.write_text(
+            replace_section(RESULT.read_text(encoding="utf-8"), lines, command.strip(), _machine()), encoding="utf-8"
+        )
         return 1 if failed else 0
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -492,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"A disk filling up {full['rounds']} times under a stream of edits (`PRAGMA max_page_count` "
         "at the file's size; then room made, the refused edit tried again and 100 more edits): "
-        f"{full['refused']} edits refused with \"the disk is full\", {full['retried']} retries saved, "
+        f'{full["refused"]} edits refused with "the disk is full", {full["retried"]} retries saved, '
         f"{full['saved']} tokens saved in all; reopened, {full['kept']} of those {full['saved']} are in "
         f"the file as saved ({'✓' if full['kept'] == full['saved'] else '✗'}).",
         "",
@@ -541,14 +627,21 @@ def main(argv: list[str] | None = None) -> int:
         "temporary folder (the device node by `os.mknod`, never a real device). A read-only folder is "
         "simulated as `tests/store/test_project_readonly.py` does: the benchmark runs as root, whom "
         "`chmod` does not stop. Trial counts: "
-        + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; seed {args.seed}.",
+        + ", ".join(f"{k} {v}" for k, v in counts.items())
+        + f"; seed {args.seed}.",
         "",
         *safety,
     ]
     lines += ["", *team]
     if tests:
-        lines += ["Tests of each scenario (`python -m pytest` on the ids below; passed/run):", "",
-                  "| scenario | outcome | tests |", "|---|---|---|", *tests, ""]
+        lines += [
+            "Tests of each scenario (`python -m pytest` on the ids below; passed/run):",
+            "",
+            "| scenario | outcome | tests |",
+            "|---|---|---|",
+            *tests,
+            "",
+        ]
     text = "\n".join(lines)
     print(text)
     write_keeping_analysis(RESULT, lines)

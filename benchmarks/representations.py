@@ -58,16 +58,16 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _representations_report import report  # noqa: E402
-from _results import write_keeping_analysis  # noqa: E402
+from _representations_report import report
+from _results import write_keeping_analysis
 
-from tagtool.core.features import FeatureExtractor  # noqa: E402
-from tagtool.core.features.wordreps import WordRepresentations, normalise_word  # noqa: E402
-from tagtool.core.metrics import evaluate  # noqa: E402
-from tagtool.learn import make_learner  # noqa: E402
-from tagtool.services.pipeline import train_tagger  # noqa: E402
-from tagtool.services.represent import RepresentationSettings, learn_representations, spherical_kmeans  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
+from tagtool.core.features import FeatureExtractor
+from tagtool.core.features.wordreps import WordRepresentations
+from tagtool.core.metrics import evaluate
+from tagtool.learn import make_learner
+from tagtool.services.pipeline import train_tagger
+from tagtool.services.represent import RepresentationSettings, learn_representations, spherical_kmeans
+from tagtool.store.formats import read_corpus
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -81,8 +81,13 @@ CORPORA = {
     "ncbi": ("NCBI disease NER", "ncbi-disease/train.tsv", "ncbi-disease/test.tsv", {}, None),
     "chunk": ("CoNLL-2000 chunking", "conll2000/train.txt", "conll2000/test.txt", {}, None),
     "ptb": ("PTB POS sample (FORM only)", "ptb-sample/wsj_sample.word_pos.txt", None, {}, 3000),
-    "ud": ("UD EWT upos (FORM only)", "ud-en-ewt/en_ewt-ud-train.conllu", "ud-en-ewt/en_ewt-ud-test.conllu",
-           {"label_field": "upos"}, None),
+    "ud": (
+        "UD EWT upos (FORM only)",
+        "ud-en-ewt/en_ewt-ud-train.conllu",
+        "ud-en-ewt/en_ewt-ud-test.conllu",
+        {"label_field": "upos"},
+        None,
+    ),
 }
 #: Corpora read without their extra columns (the POS column), as raw text in a project would be.
 FORM_ONLY = {"es-form": "es"}
@@ -92,9 +97,15 @@ EXTENSIONS = ("+dist", "+dist-dims", "+dist+dist-dims")
 METHODS = {"ft": {"method": "fasttext"}, "w2v": {"method": "word2vec"}}
 #: Tuning variants: suffix -> RepresentationSettings overrides, or a special ("lower", "k:...").
 TUNING = {
-    "": {}, "ep20": {"epochs": 20}, "dim50": {"dim": 50}, "dim200": {"dim": 200},
-    "mc1": {"min_count": 1}, "mc3": {"min_count": 3}, "lower": "lower",
-    "k32": (32, 64, 256, 1024), "k2048": (64, 256, 1024, 2048),
+    "": {},
+    "ep20": {"epochs": 20},
+    "dim50": {"dim": 50},
+    "dim200": {"dim": 200},
+    "mc1": {"min_count": 1},
+    "mc3": {"min_count": 3},
+    "lower": "lower",
+    "k32": (32, 64, 256, 1024),
+    "k2048": (64, 256, 1024, 2048),
 }
 TEXT_SIZES = (10_000, 25_000, 50_000, 100_000, None)
 TEXT_CORPORA = ("es", "ncbi", "chunk")
@@ -155,8 +166,13 @@ def recluster(reps: WordRepresentations, ks: tuple[int, ...]) -> WordRepresentat
     for k in ks:
         centres[k], clusters[k] = spherical_kmeans(reps.vectors, k, int(reps.info.get("kmeans_iterations", 25)))
     return WordRepresentations(
-        words=reps.words, vectors=reps.vectors, clusters=clusters, centres=centres, ngrams=reps.ngrams,
-        ngram_vectors=reps.ngram_vectors, ngram_scale=reps.ngram_scale,
+        words=reps.words,
+        vectors=reps.vectors,
+        clusters=clusters,
+        centres=centres,
+        ngrams=reps.ngrams,
+        ngram_vectors=reps.ngram_vectors,
+        ngram_scale=reps.ngram_scale,
         info={**reps.info, "granularities": list(ks)},
     )
 
@@ -322,8 +338,9 @@ class Runner:
             in_labeled = np.array([w in vocab for w in self.words], dtype=np.int8)
             pred_flat = np.array([y for s in pred for y in s], dtype=object)
             out["groups"] = group_counts(self.gold_flat, pred_flat, self.classes, in_labeled)
-        logger.info("%s %s L=%d %s: %.2f (%.1f s)", self.corpus, learner, len(labeled), extractor.feature_set,
-                    value, train_s)
+        logger.info(
+            "%s %s L=%d %s: %.2f (%.1f s)", self.corpus, learner, len(labeled), extractor.feature_set, value, train_s
+        )
         return out
 
 
@@ -340,8 +357,13 @@ def stage_features(runner: Runner, learners: list[str], sizes: list[int]) -> Non
     for repkey in ("none", *METHODS):
         for base in BASES:
             for extension in ("",) if repkey == "none" else EXTENSIONS:
-                jobs = [(lr, size, seed) for size in sizes for seed in runner.seeds for lr in learners
-                        if not (lr == "crf" and base == "default" and size != 100)]
+                jobs = [
+                    (lr, size, seed)
+                    for size in sizes
+                    for seed in runner.seeds
+                    for lr in learners
+                    if not (lr == "crf" and base == "default" and size != 100)
+                ]
                 runner.run_group(base + extension, repkey, jobs)
 
 
@@ -381,7 +403,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--tune-variants", default=",".join(v for v in TUNING if v), help=f"of {', '.join(TUNING)}")
     p.add_argument("--tune-learners", default="crf")
     p.add_argument("--text-method", default="ft", choices=sorted(METHODS))
-    p.add_argument("--text-sets", default="crfsuite+dist", help="feature sets of the text stage (each against its base)")
+    p.add_argument(
+        "--text-sets", default="crfsuite+dist", help="feature sets of the text stage (each against its base)"
+    )
     p.add_argument("--text-sizes", default=",".join(str(n or "all") for n in TEXT_SIZES))
     p.add_argument("--cells", default=str(CELLS))
     p.add_argument("--cache-dir", default="/tmp/tagtool-representations-bench")
@@ -395,8 +419,7 @@ def main(argv=None) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     logger.setLevel(logging.INFO)  # gensim and the learners log every epoch at INFO
     store = Store(Path(args.cells), Path(args.cache_dir))
-    seeds, learners, stages = ([*map(int, args.seeds.split(","))], args.learners.split(","),
-                               args.stages.split(","))
+    seeds, learners, stages = ([*map(int, args.seeds.split(","))], args.learners.split(","), args.stages.split(","))
     tic = time.perf_counter()
     if not args.report_only:
         for corpus in args.corpora.split(","):
@@ -404,16 +427,20 @@ def main(argv=None) -> None:
             if "features" in stages:
                 stage_features(runner, learners, [*map(int, args.sizes.split(","))])
             if "tuning" in stages and corpus in args.tune_corpora.split(","):
-                stage_tuning(runner, args.tune_learners.split(","), args.tune_method,
-                             ["", *args.tune_variants.split(",")])
+                stage_tuning(
+                    runner, args.tune_learners.split(","), args.tune_method, ["", *args.tune_variants.split(",")]
+                )
             if "text" in stages and corpus in TEXT_CORPORA:
                 sizes = [None if n == "all" else int(n) for n in args.text_sizes.split(",")]
                 stage_text(runner, learners, args.text_method, args.text_sets.split(","), sizes)
         store.data.setdefault("runs", []).append(
-            {"argv": sys.argv[1:], "minutes": round((time.perf_counter() - tic) / 60, 1)})
+            {"argv": sys.argv[1:], "minutes": round((time.perf_counter() - tic) / 60, 1)}
+        )
         store.save()
     lines = report(
-        store.data, CORPORA, command="python benchmarks/representations.py " + " ".join(sys.argv[1:]),
+        store.data,
+        CORPORA,
+        command="python benchmarks/representations.py " + " ".join(sys.argv[1:]),
         tuning=[args.tune_method] + [f"{args.tune_method}-{v}" for v in TUNING if v],
         sizes=[*sorted({int(k.rsplit("|N", 1)[1]) for k in store.data["cells"] if "|N" in k}), "all"],
         text_method=args.text_method,

@@ -55,8 +55,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _robustness_cells import CORPORA, TWINS, CellCache, Corpus, run_cell  # noqa: E402
-from _robustness_report import write_report  # noqa: E402
+from _robustness_cells import CORPORA, TWINS, CellCache, Corpus, run_cell
+from _robustness_report import write_report
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / "results" / "robustness_cells.json"
@@ -77,7 +77,7 @@ def learner_specs(learners: list[str], features: str) -> list[tuple[str, str]]:
         if not features.startswith("defaults"):
             return features
         own_set = get_learner(name).default_features.get("feature_set", "default")
-        return own_set + features[len("defaults"):]  # "defaults+dist": each learner's own set, plus dist
+        return own_set + features[len("defaults") :]  # "defaults+dist": each learner's own set, plus dist
 
     specs = [(name, own(name)) for name in learners]
     for name in learners:
@@ -94,9 +94,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--labeled", default="5,10,20,50,100,500", help="comma-separated L")
     p.add_argument("--unlabeled", type=int, default=500, help="U, the same for every L (default 500)")
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--features", default="defaults",
-                   help="a feature set for every learner, 'defaults' (each learner's own) or 'defaults+dist' "
-                        "(each learner's own plus the word-representation clusters)")
+    p.add_argument(
+        "--features",
+        default="defaults",
+        help="a feature set for every learner, 'defaults' (each learner's own) or 'defaults+dist' "
+        "(each learner's own plus the word-representation clusters)",
+    )
     p.add_argument("--pool", type=int, default=3000, help="sentences of the training file drawn from")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--full", action="store_true", help="train on the whole training file instead of draws")
@@ -137,16 +140,21 @@ def run(args: argparse.Namespace, cache: CellCache) -> None:
                     if args.budget_minutes is not None and time.perf_counter() - started > 60 * args.budget_minutes:
                         print("budget spent: stopping (the cache keeps what finished)", file=sys.stderr)
                         return
-                    key = cache.key(corpus_name, spec, n_labeled, 0 if args.full else args.unlabeled, repeat,
-                                    args.seed, args.pool)
+                    key = cache.key(
+                        corpus_name, spec, n_labeled, 0 if args.full else args.unlabeled, repeat, args.seed, args.pool
+                    )
                     if key in cache:
                         continue
                     t0 = time.perf_counter()
                     record = run_cell(corpus, spec, n_labeled, 0 if args.full else args.unlabeled, repeat)
                     cache.put(key, record)
-                    print(f"{corpus_name} {spec[0]} [{spec[1]}] L={n_labeled or 'all'} r{repeat}: "
-                          f"error {record['token_error']:.2f} F1 {record['f1']:.2f} "
-                          f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+                    print(
+                        f"{corpus_name} {spec[0]} [{spec[1]}] L={n_labeled or 'all'} r{repeat}: "
+                        f"error {record['token_error']:.2f} F1 {record['f1']:.2f} "
+                        f"({time.perf_counter() - t0:.0f} s)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import load_average, machine_lines, write_keeping_analysis  # noqa: E402
+from _results import load_average, machine_lines, write_keeping_analysis
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "resources" / "sample" / "conll2000-train-400.txt"
@@ -57,8 +57,12 @@ def measure(names: list[str]) -> dict[str, dict]:
         fractions = [f for f, _ in seen]
         messages = [m for _, m in seen if m not in ("done", "measuring the loss without the input columns")]
         results[name] = {
-            "wall": wall, "cpu": cpu, "f1": 100 * evaluate(gold, tagger.tag(test), labels).f1,
-            "reports": len(seen), "monotone": fractions == sorted(fractions), "ends_at_one": fractions[-1] == 1.0,
+            "wall": wall,
+            "cpu": cpu,
+            "f1": 100 * evaluate(gold, tagger.tag(test), labels).f1,
+            "reports": len(seen),
+            "monotone": fractions == sorted(fractions),
+            "ends_at_one": fractions[-1] == 1.0,
             "last_message": messages[-1] if messages else "",
         }
         print(name, json.dumps(results[name]), file=sys.stderr, flush=True)
@@ -68,10 +72,13 @@ def measure(names: list[str]) -> dict[str, dict]:
 def baseline(path: Path, names: list[str]) -> dict[str, dict]:
     """:func:`measure` in a subprocess on the checkout at ``path``."""
     env = dict(os.environ, PYTHONPATH=str(path))
-    code = (f"import sys, json; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
-            f"import sample_training as s; print(json.dumps(s.measure({names!r})))")
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(path), capture_output=True, text=True,
-                         check=True)
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+        f"import sample_training as s; print(json.dumps(s.measure({names!r})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=str(path), capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -80,12 +87,19 @@ def table(ours: dict, before: dict | None) -> list[str]:
     lines = [head, "|---" * 8 + "|"]
     for name, r in ours.items():
         ok = "yes" if r["wall"] <= LIMIT_SECONDS else "**no**"
-        lines.append(f"| {name} | {r['wall']:.1f} | {r['cpu']:.1f} | {ok} | {r['reports']} | "
-                     f"{'yes' if r['monotone'] and r['ends_at_one'] else '**no**'} | {r['last_message']} | "
-                     f"{r['f1']:.2f} |")
+        lines.append(
+            f"| {name} | {r['wall']:.1f} | {r['cpu']:.1f} | {ok} | {r['reports']} | "
+            f"{'yes' if r['monotone'] and r['ends_at_one'] else '**no**'} | {r['last_message']} | "
+            f"{r['f1']:.2f} |"
+        )
     if before:
-        lines += ["", "Before (baseline checkout, same machine, same run):", "",
-                  "| learner | wall s | CPU s | F1 | last message |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Before (baseline checkout, same machine, same run):",
+            "",
+            "| learner | wall s | CPU s | F1 | last message |",
+            "|---|---|---|---|---|",
+        ]
         for name, r in before.items():
             lines.append(f"| {name} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['f1']:.2f} | {r['last_message']} |")
     return lines
@@ -101,11 +115,19 @@ def main(argv=None) -> int:
     load = load_average()
     ours = measure(names)
     before = baseline(args.baseline, names) if args.baseline else None
-    lines = ["# Every learner at its defaults on the sample project (400 CoNLL-2000 sentences)", "",
-             f"Command: `python benchmarks/sample_training.py{' --baseline ' + str(args.baseline) if before else ''}`",
-             "", *machine_lines(", shared with other jobs"), f"- load average at start: {load}", "",
-             "Training through `train_tagger` (features, fit, input-column check) after a warm-up fit; "
-             "F1 = chunk F1 on CoNLL-2000 test.txt (2,012 sentences). Limit: 10 s.", "", *table(ours, before)]
+    lines = [
+        "# Every learner at its defaults on the sample project (400 CoNLL-2000 sentences)",
+        "",
+        f"Command: `python benchmarks/sample_training.py{' --baseline ' + str(args.baseline) if before else ''}`",
+        "",
+        *machine_lines(", shared with other jobs"),
+        f"- load average at start: {load}",
+        "",
+        "Training through `train_tagger` (features, fit, input-column check) after a warm-up fit; "
+        "F1 = chunk F1 on CoNLL-2000 test.txt (2,012 sentences). Limit: 10 s.",
+        "",
+        *table(ours, before),
+    ]
     write_keeping_analysis(args.out, lines)
     return 0
 

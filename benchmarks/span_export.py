@@ -79,16 +79,19 @@ def main() -> None:
         tmp = Path(tmp)
         source = tmp / "records.jsonl"
         n_records = _records(read_corpus(args.data, "conll"), source, args.text_chars)
-        text_bytes = sum(len(json.loads(line)["text"].encode("utf-8"))
-                         for line in source.read_text(encoding="utf-8").splitlines())
+        text_bytes = sum(
+            len(json.loads(line)["text"].encode("utf-8")) for line in source.read_text(encoding="utf-8").splitlines()
+        )
         corpus = _partly_labeled(read_corpus(source), args.labeled)
         with Project.create(tmp / "p.tagproj", corpus) as project:
             exported = project.review.export_corpus()
         expected = [(s.tokens, s.annotations) for s in exported]
         rows = []
-        for label, fmt, name in [("JSONL token records", "jsonl", "t.jsonl"),
-                                 ("doccano span records", "doccano", "d.jsonl"),
-                                 ("Label Studio tasks", "labelstudio", "l.json")]:
+        for label, fmt, name in [
+            ("JSONL token records", "jsonl", "t.jsonl"),
+            ("doccano span records", "doccano", "d.jsonl"),
+            ("Label Studio tasks", "labelstudio", "l.json"),
+        ]:
             out = tmp / name
             started = time.perf_counter()
             write_corpus(exported, out, format=fmt)

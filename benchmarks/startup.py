@@ -42,8 +42,9 @@ SLICE = ROOT / "tests" / "data" / "conll2000_train_head.txt"
 
 def export(commit: str, target: Path) -> str:
     """``commit``'s tree into ``target`` (``git archive``); returns its short hash."""
-    short = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", commit],
-                           capture_output=True, text=True, check=True).stdout.strip()
+    short = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", commit], capture_output=True, text=True, check=True
+    ).stdout.strip()
     data = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         archive.extractall(target, filter="data")
@@ -73,8 +74,14 @@ def run_once(source: Path, args: list[str]) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     # cwd: ``-m`` puts the working directory first on the path, before PYTHONPATH
-    subprocess.run([sys.executable, "-m", "tagtool.cli", *args], env=env, check=True, cwd=source,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "tagtool.cli", *args],
+        env=env,
+        check=True,
+        cwd=source,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -94,8 +101,10 @@ def measure(commands: dict[str, list[str]], versions: dict[str, Path], runs: int
 
 def table(times: dict, commands: dict[str, list[str]], labels: tuple[str, str]) -> list[str]:
     before, after = labels
-    lines = [f"| command | wall before (s) | wall after (s) | after / before | CPU before (s) | CPU after (s) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| command | wall before (s) | wall after (s) | after / before | CPU before (s) | CPU after (s) |",
+        "|---|---|---|---|---|---|",
+    ]
     for name in commands:
         wb, cb = (statistics.median(x) for x in zip(*times[(name, before)]))
         wa, ca = (statistics.median(x) for x in zip(*times[(name, after)]))

@@ -77,12 +77,12 @@ def run_once(corpus: Corpus, folder: Path, run: int) -> dict[str, float]:
     with Project.open(path) as p:
         n = p.n_sentences
         times["list page (50 rows, last page, status filter)"], _ = _timed(
-            lambda: p.sentence_summaries(status="incomplete", offset=max(n - 50, 0), limit=50)
-            + p.sentence_summaries(status="full", offset=max(n - 50, 0), limit=50)
+            lambda: (
+                p.sentence_summaries(status="incomplete", offset=max(n - 50, 0), limit=50)
+                + p.sentence_summaries(status="full", offset=max(n - 50, 0), limit=50)
+            )
         )
-        times["list search (LIKE over all sentences)"], _ = _timed(
-            lambda: p.count_sentences(search="the pound")
-        )
+        times["list search (LIKE over all sentences)"], _ = _timed(lambda: p.count_sentences(search="the pound"))
         ids = p.sentence_ids()
         edit_times = []
         for k in range(50):
@@ -103,9 +103,7 @@ def _machine() -> list[str]:
 
 def scaled(corpus: Corpus, k: int) -> Corpus:
     """``k`` copies of every document, as separate documents (a large project)."""
-    documents = [
-        Document(f"{d.name}#{i + 1}", d.sentences) for i in range(k) for d in corpus.documents
-    ]
+    documents = [Document(f"{d.name}#{i + 1}", d.sentences) for i in range(k) for d in corpus.documents]
     return Corpus(corpus.labels, documents)
 
 
@@ -123,10 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--scale", type=int, default=0,
-                        help="also time a project of SCALE copies of the corpus (one run)")
-    parser.add_argument("--folder", type=Path, default=None,
-                        help="where to write the project files (default: a temporary folder)")
+    parser.add_argument(
+        "--scale", type=int, default=0, help="also time a project of SCALE copies of the corpus (one run)"
+    )
+    parser.add_argument(
+        "--folder", type=Path, default=None, help="where to write the project files (default: a temporary folder)"
+    )
     args = parser.parse_args(argv)
 
     read_time, corpus = _timed(lambda: read_corpus(args.data))
@@ -137,8 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.scale > 1:
             big = scaled(corpus, args.scale)
             columns[f"×{args.scale}: {len(big)} sentences, {big.n_tokens} tokens"] = None
-            results.append({"read file (`read_corpus`)": float("nan"),
-                            **run_once(big, Path(folder), -1)})
+            results.append({"read file (`read_corpus`)": float("nan"), **run_once(big, Path(folder), -1)})
 
     command = "python benchmarks/store.py " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [
@@ -153,8 +152,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{', '.join(corpus.column_names) or 'none'}. After reopening, every token, column, "
         "meta value, annotation and label is checked identical. Times are the median of "
         f"{args.repeat} runs, each on a new file (the file is read once)"
-        + (f"; the ×{args.scale} column (the corpus repeated as {args.scale} times as many "
-           "documents, the size of a large project) is one run." if args.scale > 1 else "."),
+        + (
+            f"; the ×{args.scale} column (the corpus repeated as {args.scale} times as many "
+            "documents, the size of a large project) is one run."
+            if args.scale > 1
+            else "."
+        ),
         "",
         "| step | " + " | ".join(columns) + " | target |",
         "|---|" + "---|" * len(columns) + "---|",
@@ -165,8 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             value = result[name]
             cells.append("–" if value != value else _shown(name, value))
         target = TARGETS.get(name)
-        verdict = "" if target is None else (
-            f"< {target:g} s {'✓' if results[0][name] < target else '✗'}")
+        verdict = "" if target is None else (f"< {target:g} s {'✓' if results[0][name] < target else '✗'}")
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {verdict} |")
     lines.append("")
     text = "\n".join(lines)

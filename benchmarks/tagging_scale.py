@@ -52,7 +52,7 @@ import threading
 import time
 from pathlib import Path
 
-from _results import machine_lines, load_average, write_keeping_analysis
+from _results import load_average, machine_lines, write_keeping_analysis
 
 #: The corpora of ../shared/data, beside the repository (not part of it).
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -184,8 +184,12 @@ def _have_psutil() -> bool:
 def run_tag(model: Path, source: Path, out: Path, options: list[str], extra_pids=()) -> dict:
     """One ``tagtool tag`` subprocess: times, peak memory, output hash."""
     started = time.perf_counter()
-    process = subprocess.Popen(_tagtool("tag", model, source, "-o", out, *options),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=CLEAN_ENV)
+    process = subprocess.Popen(
+        _tagtool("tag", model, source, "-o", out, *options),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=CLEAN_ENV,
+    )
     sampler = TreeSampler(process.pid, tuple(extra_pids)) if _have_psutil() else None
     if sampler:
         sampler.__enter__()
@@ -204,9 +208,13 @@ def run_tag(model: Path, source: Path, out: Path, options: list[str], extra_pids
     digest = _sha256(out)
     out.unlink()
     return {
-        "sentences": sentences, "tokens": tokens, "wall": wall, "seconds": seconds,
+        "sentences": sentences,
+        "tokens": tokens,
+        "wall": wall,
+        "seconds": seconds,
         "tokens_per_s": tokens / seconds,
-        "tree_mb": sampler.peak / 2**20 if sampler else None, "sha": digest,
+        "tree_mb": sampler.peak / 2**20 if sampler else None,
+        "sha": digest,
         "hwm_mb": sampler.main_hwm / 2**20 if sampler else None,
         "cpu": sum(sampler.cpu.values()) if sampler else usage.ru_utime + usage.ru_stime,
     }
@@ -231,16 +239,22 @@ def _machine() -> list[str]:
 def _row(size: int, mode: str, r: dict, identical: str) -> str:
     tree = f"{r['tree_mb']:.0f}" if r["tree_mb"] is not None else "–"
     hwm = f"{r['hwm_mb']:.0f}" if r["hwm_mb"] else "–"
-    return (f"| {size:,} | {mode} | {r['sentences']:,} | {r['tokens']:,} | {r['wall']:.1f} | {r['seconds']:.1f} | "
-            f"{r['tokens_per_s']:,.0f} | {r['cpu']:.1f} | {hwm} | {tree} | {identical} |")
+    return (
+        f"| {size:,} | {mode} | {r['sentences']:,} | {r['tokens']:,} | {r['wall']:.1f} | {r['seconds']:.1f} | "
+        f"{r['tokens_per_s']:,.0f} | {r['cpu']:.1f} | {hwm} | {tree} | {identical} |"
+    )
 
 
 def steady_state(by_mode: dict[str, dict[int, dict]]) -> list[str]:
     """Tokens/s between the two largest sizes of each mode: start-up costs cancel out."""
-    lines = ["Steady-state throughput: extra tokens over extra tagging seconds (and over extra CPU seconds) "
-             "between the two largest inputs of a mode: process start, model loading and JIT compilation "
-             "cancel out.", "",
-             "| mode | between | tokens/s | tokens per CPU s |", "|---|---|---:|---:|"]
+    lines = [
+        "Steady-state throughput: extra tokens over extra tagging seconds (and over extra CPU seconds) "
+        "between the two largest inputs of a mode: process start, model loading and JIT compilation "
+        "cancel out.",
+        "",
+        "| mode | between | tokens/s | tokens per CPU s |",
+        "|---|---|---:|---:|",
+    ]
     for mode, runs in by_mode.items():
         if len(runs) < 2:
             continue
@@ -257,8 +271,12 @@ def measure(args: argparse.Namespace, folder: Path) -> tuple[str, list[str], dic
     """Train the tagger, build the inputs in ``folder`` and run every size and mode."""
     model = folder / "perceptron.tagger"
     print(f"training the tagger ({TRAIN}) ...", file=sys.stderr)
-    train = subprocess.run(_tagtool("train", TRAIN, "--learner", "perceptron", "--set", f"max_iter={args.epochs}",
-                                    "-o", model), capture_output=True, text=True, check=True)
+    train = subprocess.run(
+        _tagtool("train", TRAIN, "--learner", "perceptron", "--set", f"max_iter={args.epochs}", "-o", model),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     trained = train.stdout.strip().removeprefix(f"wrote {model}: ")
 
     cluster = _local_cluster() if args.dask_sizes else None
@@ -270,20 +288,30 @@ def measure(args: argparse.Namespace, folder: Path) -> tuple[str, list[str], dic
             results = []
             for workers in args.workers:
                 print(f"{size:,} tokens, {workers} worker(s) ...", file=sys.stderr)
-                results.append((f"{workers} worker{'s' if workers > 1 else ''}",
-                                run_tag(model, source, folder / "out.txt", ["--workers", str(workers)])))
+                results.append(
+                    (
+                        f"{workers} worker{'s' if workers > 1 else ''}",
+                        run_tag(model, source, folder / "out.txt", ["--workers", str(workers)]),
+                    )
+                )
             if cluster and size in args.dask_sizes:
                 print(f"{size:,} tokens, dask ...", file=sys.stderr)
-                results.append(("dask LocalCluster (2 processes)",
-                                run_tag(model, source, folder / "out.txt",
-                                        ["--dask", cluster[0].scheduler_address], cluster[1])))
+                results.append(
+                    (
+                        "dask LocalCluster (2 processes)",
+                        run_tag(
+                            model, source, folder / "out.txt", ["--dask", cluster[0].scheduler_address], cluster[1]
+                        ),
+                    )
+                )
             reference = results[0][1]["sha"]
             for mode, result in results:
                 by_mode.setdefault(mode, {})[size] = result
                 same = result["sha"] == reference
                 hashes_ok &= same
-                rows.append(_row(size, mode, result, "reference" if result is results[0][1] else
-                                 ("✓" if same else "✗ DIFFERS")))
+                rows.append(
+                    _row(size, mode, result, "reference" if result is results[0][1] else ("✓" if same else "✗ DIFFERS"))
+                )
                 print(rows[-1])
     finally:
         if cluster:
@@ -295,9 +323,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=_int_list, default=[10_000, 100_000, 1_000_000, 3_000_000])
     parser.add_argument("--workers", type=_int_list, default=[1, 2])
-    parser.add_argument("--dask-sizes", type=_int_list, default=None,
-                        help="sizes also run on a dask LocalCluster of 2 processes (default: every size; "
-                        "'' for none)")
+    parser.add_argument(
+        "--dask-sizes",
+        type=_int_list,
+        default=None,
+        help="sizes also run on a dask LocalCluster of 2 processes (default: every size; '' for none)",
+    )
     parser.add_argument("--epochs", type=int, default=5, help="perceptron epochs of the tagger (default 5)")
     parser.add_argument("--folder", type=Path, default=None, help="keep inputs and model here")
     parser.add_argument("--out", type=Path, default=RESULT)
@@ -347,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *steady_state(by_mode),
     ]
-    print("\n".join(lines[-len(rows) - 2:]))
+    print("\n".join(lines[-len(rows) - 2 :]))
     write_keeping_analysis(args.out, lines)
     if not hashes_ok:
         print("error: outputs differ between modes", file=sys.stderr)

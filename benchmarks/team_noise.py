@@ -52,17 +52,17 @@ import numpy as np
 from seqeval.metrics import f1_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _robustness_cells import CORPORA, SHARED, CellCache, code_hash, defaults_hash  # noqa: E402
-from _team_noise_report import write_report  # noqa: E402
-from _team_noise_sim import aggregate, classify_errors, simulate_team, team  # noqa: E402
+from _robustness_cells import CORPORA, SHARED, CellCache, code_hash, defaults_hash
+from _team_noise_report import write_report
+from _team_noise_sim import aggregate, classify_errors, simulate_team, team
 
-from tagtool.core.annotation import make_annotation  # noqa: E402
-from tagtool.core.features import FeatureExtractor  # noqa: E402
-from tagtool.core.metrics import evaluate  # noqa: E402
-from tagtool.core.snapshot import build_snapshot  # noqa: E402
-from tagtool.learn import get_learner  # noqa: E402
-from tagtool.services.training_setup import feature_views, view_split_for  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
+from tagtool.core.annotation import make_annotation
+from tagtool.core.features import FeatureExtractor
+from tagtool.core.metrics import evaluate
+from tagtool.core.snapshot import build_snapshot
+from tagtool.learn import get_learner
+from tagtool.services.training_setup import feature_views, view_split_for
+from tagtool.store.formats import read_corpus
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / "results" / "team_noise_cells.json"
@@ -102,8 +102,8 @@ class Draw:
         if size * n_team + n_unlabeled > len(order):
             raise ValueError(f"{size}·{n_team} + {n_unlabeled} sentences exceed the pool of {len(order)}")
         self.data, self.size, self.n_team = data, size, n_team
-        self.sentences = [data.pool[i] for i in order[:size * n_team]]
-        self.unlabeled = [data.pool[i].unlabeled() for i in order[len(order) - n_unlabeled:]]
+        self.sentences = [data.pool[i] for i in order[: size * n_team]]
+        self.unlabeled = [data.pool[i].unlabeled() for i in order[len(order) - n_unlabeled :]]
         self.annotators = team(data.name, size, scale)
         self.answers = simulate_team([(s.tokens, tags(s)) for s in self.sentences], self.annotators, seed)
 
@@ -111,20 +111,21 @@ class Draw:
         """The training sentences of ``condition`` (module docstring)."""
         if condition == "one":
             return [self._with(s, [{t} for t in a]) for s, a in zip(self.sentences, self.answers[0])]
-        shared = self.sentences[:self.n_team]
+        shared = self.sentences[: self.n_team]
         if condition == "gold":
             return list(shared)
         return [self._with(s, aggregate([a[i] for a in self.answers], condition)) for i, s in enumerate(shared)]
 
     def _with(self, sentence, annotations):
         labels = self.data.labels
-        return replace(sentence, annotations=tuple(make_annotation(a, labels) for a in annotations),
-                       annotator_labels={})
+        return replace(
+            sentence, annotations=tuple(make_annotation(a, labels) for a in annotations), annotator_labels={}
+        )
 
     def stats(self) -> dict:
         """Measured noise of the team's ``N`` sentences: each annotator against gold, each pair, the labels."""
-        gold = [tags(s) for s in self.sentences[:self.n_team]]
-        team_answers = [a[:self.n_team] for a in self.answers]
+        gold = [tags(s) for s in self.sentences[: self.n_team]]
+        team_answers = [a[: self.n_team] for a in self.answers]
         record = {"annotators": [a.name for a in self.annotators], "vs_gold": [], "errors": [], "pairs": {}}
         for answers in team_answers:
             record["vs_gold"].append(100.0 * f1_score(gold, answers))
@@ -136,7 +137,7 @@ class Draw:
         for i in range(self.size):
             for j in range(i + 1, self.size):
                 record["pairs"][f"{i + 1}-{j + 1}"] = 100.0 * f1_score(team_answers[i], team_answers[j])
-        record["tokens_team"] = sum(len(s) for s in self.sentences[:self.n_team])
+        record["tokens_team"] = sum(len(s) for s in self.sentences[: self.n_team])
         record["tokens_one"] = sum(len(s) for s in self.sentences)
         record["labels"] = {c: label_stats(self.labeled(c), gold) for c in CONDITIONS[1:6] if self._has(c)}
         return record
@@ -155,8 +156,12 @@ def label_stats(sentences, gold) -> dict:
             sets += len(ann) > 1
             right_sets += len(ann) > 1 and y in ann
             empty += not ann
-    return {"wrong_full": 100.0 * wrong / n, "sets": 100.0 * sets / n, "sets_with_truth": 100.0 * right_sets / n,
-            "no_label": 100.0 * empty / n}
+    return {
+        "wrong_full": 100.0 * wrong / n,
+        "sets": 100.0 * sets / n,
+        "sets_with_truth": 100.0 * right_sets / n,
+        "no_label": 100.0 * empty / n,
+    }
 
 
 def fit(draw: Draw, learner_name: str, condition: str):
@@ -180,9 +185,16 @@ def run_cell(draw: Draw, learner_name: str, condition: str) -> dict:
     model, lab, _, test, seconds = fit(draw, learner_name, condition)
     unl = draw.unlabeled if "none" in get_learner(learner_name).uses else []
     result = evaluate(draw.data.gold_test, model.predict_labels(test), draw.data.labels)
-    return {"f1": 100.0 * result.f1, "precision": 100.0 * result.precision, "recall": 100.0 * result.recall,
-            "token_error": 100.0 * result.token_error, "train_seconds": seconds, "sentences": len(lab),
-            "tokens": sum(len(s) for s in lab), "unlabeled": len(unl)}
+    return {
+        "f1": 100.0 * result.f1,
+        "precision": 100.0 * result.precision,
+        "recall": 100.0 * result.recall,
+        "token_error": 100.0 * result.token_error,
+        "train_seconds": seconds,
+        "sentences": len(lab),
+        "tokens": sum(len(s) for s in lab),
+        "unlabeled": len(unl),
+    }
 
 
 def set_resolution(draw: Draw, learner_name: str, condition: str) -> dict:
@@ -197,7 +209,7 @@ def set_resolution(draw: Draw, learner_name: str, condition: str) -> dict:
     n_lab = len(lab)
     constrained = model.predict_labels(train, constrained=True)[:n_lab]
     free = model.predict_labels(train)[:n_lab]
-    gold = [tags(s) for s in draw.sentences[:draw.n_team]]
+    gold = [tags(s) for s in draw.sentences[: draw.n_team]]
     n = right = entity = entity_to_o = free_right = 0
     for sentence, truth, path, guess in zip(lab, gold, constrained, free):
         for ann, y, c, f in zip(sentence.annotations, truth, path, guess):
@@ -207,20 +219,29 @@ def set_resolution(draw: Draw, learner_name: str, condition: str) -> dict:
                 free_right += f == y
                 entity += y != "O"
                 entity_to_o += y != "O" and c == "O"
-    return {"sets": n, "resolved_right": 100.0 * right / max(n, 1), "free_right": 100.0 * free_right / max(n, 1),
-            "entity_sets": entity, "entity_to_o": 100.0 * entity_to_o / max(entity, 1)}
+    return {
+        "sets": n,
+        "resolved_right": 100.0 * right / max(n, 1),
+        "free_right": 100.0 * free_right / max(n, 1),
+        "entity_sets": entity,
+        "entity_to_o": 100.0 * entity_to_o / max(entity, 1),
+    }
 
 
 def cell_key(args, corpus: str, size: int, seed: int, learner: str, condition: str) -> str:
     """Everything a cell depends on: the setting, the noise code, the learner's defaults and code."""
-    return (f"{corpus}|k={size}|N={args.team_sentences}|U={args.unlabeled}|seed={seed}|scale={args.scale}"
-            f"|pool={args.pool}|{learner}|{condition}|sim={SIM_HASH}|params={defaults_hash(learner)}"
-            f"|code={code_hash(learner)}")
+    return (
+        f"{corpus}|k={size}|N={args.team_sentences}|U={args.unlabeled}|seed={seed}|scale={args.scale}"
+        f"|pool={args.pool}|{learner}|{condition}|sim={SIM_HASH}|params={defaults_hash(learner)}"
+        f"|code={code_hash(learner)}"
+    )
 
 
 def draw_key(args, corpus: str, size: int, seed: int) -> str:
-    return (f"draw|{corpus}|k={size}|N={args.team_sentences}|U={args.unlabeled}|seed={seed}|scale={args.scale}"
-            f"|pool={args.pool}|sim={SIM_HASH}")
+    return (
+        f"draw|{corpus}|k={size}|N={args.team_sentences}|U={args.unlabeled}|seed={seed}|scale={args.scale}"
+        f"|pool={args.pool}|sim={SIM_HASH}"
+    )
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -238,8 +259,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--cache", type=Path, default=CACHE)
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--report-only", action="store_true")
-    p.add_argument("--diagnose", action="store_true",
-                   help="instead of scoring: how each learner resolves the candidate sets of its training sentences")
+    p.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="instead of scoring: how each learner resolves the candidate sets of its training sentences",
+    )
     return p.parse_args(argv)
 
 
@@ -257,8 +281,9 @@ def run(args: argparse.Namespace, cache: CellCache) -> None:
                     for condition in [c for c in args.conditions.split(",") if c]:
                         if not draw._has(condition) or (condition == "gold" and size != max_size(args)):
                             continue
-                        key = ("diag|" if args.diagnose else "") + cell_key(args, corpus, size, seed, learner,
-                                                                             condition)
+                        key = ("diag|" if args.diagnose else "") + cell_key(
+                            args, corpus, size, seed, learner, condition
+                        )
                         if key in cache or (args.diagnose and condition not in SET_CONDITIONS):
                             continue
                         if args.budget_minutes and time.perf_counter() - started > 60 * args.budget_minutes:
@@ -270,8 +295,12 @@ def run(args: argparse.Namespace, cache: CellCache) -> None:
                             continue
                         record = run_cell(draw, learner, condition)
                         cache.put(key, record)
-                        print(f"{corpus} k={size} seed {seed} {learner} {condition}: F1 {record['f1']:.1f} "
-                              f"({record['train_seconds']:.0f} s)", file=sys.stderr, flush=True)
+                        print(
+                            f"{corpus} k={size} seed {seed} {learner} {condition}: F1 {record['f1']:.1f} "
+                            f"({record['train_seconds']:.0f} s)",
+                            file=sys.stderr,
+                            flush=True,
+                        )
 
 
 def max_size(args) -> int:

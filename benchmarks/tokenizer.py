@@ -36,9 +36,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._detokenize import detokenize  # noqa: E402
-from benchmarks._results import machine_lines, write_keeping_analysis  # noqa: E402
-from tagtool.core.tokenize import split_sentences, tokenize, whitespace_tokenize  # noqa: E402
+from benchmarks._detokenize import detokenize
+from benchmarks._results import machine_lines, write_keeping_analysis
+from tagtool.core.tokenize import split_sentences, tokenize, whitespace_tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKENIZERS = {"default": tokenize, "whitespace": whitespace_tokenize}
@@ -171,7 +171,7 @@ class Score:
         for at in sorted(starts ^ truth):
             if len(self.sentence_errors) < 200:
                 kind = "split" if at in starts else "missed"
-                self.sentence_errors.append(f"{kind}: …{text[max(0, at - 45):at]}⏐{text[at:at + 30]}…")
+                self.sentence_errors.append(f"{kind}: …{text[max(0, at - 45) : at]}⏐{text[at : at + 30]}…")
 
 
 def prf(c: Counter) -> tuple[float, float, float]:
@@ -181,15 +181,19 @@ def prf(c: Counter) -> tuple[float, float, float]:
 
 
 def table(scores: dict[tuple[str, str], Score]) -> list[str]:
-    lines = ["| corpus | tokenizer | gold tokens | token P | token R | token F1 | gold sentence breaks | "
-             "sentence P | sentence R | sentence F1 | MB/s |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| corpus | tokenizer | gold tokens | token P | token R | token F1 | gold sentence breaks | "
+        "sentence P | sentence R | sentence F1 | MB/s |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for (corpus, name), s in scores.items():
         tp, tr, tf = prf(s.tok)
         sp, sr, sf = prf(s.sent)
         speed = s.chars / s.seconds / 1e6 if s.seconds else 0.0
-        lines.append(f"| {corpus} | {name} | {s.tok['gold']:,} | {tp:.2f} | {tr:.2f} | {tf:.2f} | "
-                     f"{s.sent['gold']:,} | {sp:.2f} | {sr:.2f} | {sf:.2f} | {speed:.1f} |")
+        lines.append(
+            f"| {corpus} | {name} | {s.tok['gold']:,} | {tp:.2f} | {tr:.2f} | {tf:.2f} | "
+            f"{s.sent['gold']:,} | {sp:.2f} | {sr:.2f} | {sf:.2f} | {speed:.1f} |"
+        )
     return lines
 
 
@@ -200,8 +204,12 @@ def failures(scores: dict[tuple[str, str], Score]) -> list[str]:
             continue
         missed = ", ".join(f"`{t}` {n}" for t, n in s.missed.most_common(EXAMPLES))
         wrong = ", ".join(f"`{t}` {n}" for t, n in s.wrong.most_common(EXAMPLES))
-        lines += [f"**{corpus}**", "", f"- gold tokens not found (most frequent): {missed or 'none'}",
-                  f"- tokens found that gold lacks: {wrong or 'none'}"]
+        lines += [
+            f"**{corpus}**",
+            "",
+            f"- gold tokens not found (most frequent): {missed or 'none'}",
+            f"- tokens found that gold lacks: {wrong or 'none'}",
+        ]
         picked = [e for e in s.sentence_errors if e.startswith("split")][:3]
         picked += [e for e in s.sentence_errors if e.startswith("missed")][:3]
         lines += [f"- sentence break {e.split(': ', 1)[0]}: `{e.split(': ', 1)[1]}`" for e in picked]
@@ -229,14 +237,24 @@ def main() -> int:
             score = scores[corpus, name] = Score()
             for document in documents:
                 score.add(document, tokenizer)
-    lines = ["# Tokenizer and sentence splitter against gold", "", *machine_lines(), "",
-             "Command: `python benchmarks/tokenizer.py` (data: `../shared/data`, see `shared/data/SOURCES.md`). "
-             "The column corpora are made raw text by the rule-based detokenizer of `benchmarks/_detokenize.py` "
-             f"({DOCUMENT_SENTENCES} sentences a document); UD EWT is the `# text` of each sentence, a paragraph a "
-             f"document ({lost} sentences whose forms are not found in their text left out; scoring the syntactic "
-             f"words of multiword tokens instead, {lost_words}). Token scores: exact "
-             "(start, end) matches; sentence scores: sentence starts inside a document. Percent.", "",
-             *table(scores), "", "## Where the default tokenizer fails (examples)", "", *failures(scores)]
+    lines = [
+        "# Tokenizer and sentence splitter against gold",
+        "",
+        *machine_lines(),
+        "",
+        "Command: `python benchmarks/tokenizer.py` (data: `../shared/data`, see `shared/data/SOURCES.md`). "
+        "The column corpora are made raw text by the rule-based detokenizer of `benchmarks/_detokenize.py` "
+        f"({DOCUMENT_SENTENCES} sentences a document); UD EWT is the `# text` of each sentence, a paragraph a "
+        f"document ({lost} sentences whose forms are not found in their text left out; scoring the syntactic "
+        f"words of multiword tokens instead, {lost_words}). Token scores: exact "
+        "(start, end) matches; sentence scores: sentence starts inside a document. Percent.",
+        "",
+        *table(scores),
+        "",
+        "## Where the default tokenizer fails (examples)",
+        "",
+        *failures(scores),
+    ]
     print("\n".join(table(scores)))
     write_keeping_analysis(args.out, lines)
     return 0

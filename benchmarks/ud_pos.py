@@ -27,25 +27,25 @@ from __future__ import annotations
 
 import argparse
 import datetime
-from importlib import metadata
 import os
 import platform
 import sys
 import time
 from dataclasses import replace
+from importlib import metadata
 from pathlib import Path
 
 import pycrfsuite
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import write_keeping_analysis  # noqa: E402
+from _results import write_keeping_analysis
 
-from tagtool.core.corpus import Corpus, Document  # noqa: E402
-from tagtool.core.features import FeatureExtractor  # noqa: E402
-from tagtool.core.metrics import evaluate  # noqa: E402
-from tagtool.learn import make_learner  # noqa: E402
-from tagtool.services.pipeline import train_tagger  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
+from tagtool.core.corpus import Corpus, Document
+from tagtool.core.features import FeatureExtractor
+from tagtool.core.metrics import evaluate
+from tagtool.learn import make_learner
+from tagtool.services.pipeline import train_tagger
+from tagtool.store.formats import read_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLD_FIELDS = ["lemma", "xpos", "feats", "head", "deprel", "deps", "misc"]
@@ -55,15 +55,25 @@ def word2features(words: list[str], i: int) -> dict:
     """The sklearn-crfsuite tutorial template without its POS keys (FORM is all a raw text has)."""
     word = words[i]
     features = {
-        "bias": 1.0, "word.lower()": word.lower(), "word[-3:]": word[-3:], "word[-2:]": word[-2:],
-        "word.isupper()": word.isupper(), "word.istitle()": word.istitle(), "word.isdigit()": word.isdigit(),
+        "bias": 1.0,
+        "word.lower()": word.lower(),
+        "word[-3:]": word[-3:],
+        "word[-2:]": word[-2:],
+        "word.isupper()": word.isupper(),
+        "word.istitle()": word.istitle(),
+        "word.isdigit()": word.isdigit(),
     }
     for offset, edge in ((-1, "BOS"), (1, "EOS")):
         j = i + offset
         if 0 <= j < len(words):
             other = words[j]
-            features.update({f"{offset:+d}:word.lower()": other.lower(), f"{offset:+d}:word.istitle()": other.istitle(),
-                             f"{offset:+d}:word.isupper()": other.isupper()})
+            features.update(
+                {
+                    f"{offset:+d}:word.lower()": other.lower(),
+                    f"{offset:+d}:word.istitle()": other.istitle(),
+                    f"{offset:+d}:word.isupper()": other.isupper(),
+                }
+            )
         else:
             features[edge] = True
     return features
@@ -105,20 +115,30 @@ def ud_rows(data: Path, tmp: Path) -> list[tuple[str, str, float, float]]:
     crf_template = FeatureExtractor("crfsuite", min_count=1)
     return [
         ("tagtool perceptron", "default set, FORM only (the new default)", *ours(train, test, None)),
-        ("tagtool perceptron", "default set + every gold field (the leak)",
-         *ours(train, test, {"columns": GOLD_FIELDS})),
+        (
+            "tagtool perceptron",
+            "default set + every gold field (the leak)",
+            *ours(train, test, {"columns": GOLD_FIELDS}),
+        ),
         ("tagtool perceptron", "crfsuite template, FORM only", *ours(train, test, crf_template)),
-        ("CRFsuite ap, 10 epochs", "crfsuite template, FORM only",
-         *crfsuite(train, test, "ap", {"max_iterations": 10}, tmp / "ap.crfsuite")),
-        ("CRFsuite L-BFGS, 100 iterations", "crfsuite template, FORM only",
-         *crfsuite(train, test, "lbfgs", {"c1": 0.1, "c2": 0.1, "max_iterations": 100}, tmp / "lbfgs.crfsuite")),
+        (
+            "CRFsuite ap, 10 epochs",
+            "crfsuite template, FORM only",
+            *crfsuite(train, test, "ap", {"max_iterations": 10}, tmp / "ap.crfsuite"),
+        ),
+        (
+            "CRFsuite L-BFGS, 100 iterations",
+            "crfsuite template, FORM only",
+            *crfsuite(train, test, "lbfgs", {"c1": 0.1, "c2": 0.1, "max_iterations": 100}, tmp / "lbfgs.crfsuite"),
+        ),
     ]
 
 
 def without_column(corpus: Corpus, column: str) -> Corpus:
     docs = tuple(
-        Document(d.name, tuple(replace(s, columns={k: v for k, v in s.columns.items() if k != column})
-                               for s in d.sentences))
+        Document(
+            d.name, tuple(replace(s, columns={k: v for k, v in s.columns.items() if k != column}) for s in d.sentences)
+        )
         for d in corpus.documents
     )
     return Corpus(corpus.labels, docs)
@@ -132,11 +152,15 @@ def chunk_rows(data: Path) -> list[tuple[str, float, float, float, float]]:
         tagger = train_tagger(train, make_learner("perceptron", max_iter=10), features=features)
         labels = tagger.labels.union(test.labels)
         check = tagger.input_columns["check"]
-        rows.append((
-            name, accuracy(gold_of(test), tagger.tag(test), labels),
-            accuracy(gold_of(test), tagger.tag(plain, allow_missing_columns=True), labels),
-            100 * check["accuracy"], 100 * check["accuracy_without"]["col1"],
-        ))
+        rows.append(
+            (
+                name,
+                accuracy(gold_of(test), tagger.tag(test), labels),
+                accuracy(gold_of(test), tagger.tag(plain, allow_missing_columns=True), labels),
+                100 * check["accuracy"],
+                100 * check["accuracy_without"]["col1"],
+            )
+        )
     return rows
 
 
@@ -146,7 +170,7 @@ def report(ud, chunks) -> list[str]:
         "",
         "Command: `python benchmarks/ud_pos.py`",
         "",
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         f"- platform: {platform.platform()}, {os.cpu_count()} logical cores, Python {platform.python_version()}; "
         f"python-crfsuite {metadata.version('python-crfsuite')}; load average at start {os.getloadavg()[0]:.1f} "
         "(train seconds on a shared machine: rough)",
@@ -167,8 +191,10 @@ def report(ud, chunks) -> list[str]:
         "| features | test, with POS % | test, without POS % | drop | recorded, with % | recorded, without % | "
         "recorded drop |",
         "|---|---|---|---|---|---|---|",
-        *(f"| {name} | {w:.2f} | {wo:.2f} | {w - wo:.1f} | {rw:.1f} | {rwo:.1f} | {rw - rwo:.1f} |"
-          for name, w, wo, rw, rwo in chunks),
+        *(
+            f"| {name} | {w:.2f} | {wo:.2f} | {w - wo:.1f} | {rw:.1f} | {rwo:.1f} | {rw - rwo:.1f} |"
+            for name, w, wo, rw, rwo in chunks
+        ),
     ]
     return lines
 

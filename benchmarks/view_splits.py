@@ -34,14 +34,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import machine_lines, write_keeping_analysis  # noqa: E402
-from _robustness_cells import Corpus, code_hash, scores  # noqa: E402
-from _robustness_report import _paired  # noqa: E402
+from _results import machine_lines, write_keeping_analysis
+from _robustness_cells import Corpus, code_hash, scores
+from _robustness_report import _paired
 
-from tagtool.core.snapshot import build_snapshot  # noqa: E402
-from tagtool.core.views import ViewSplit  # noqa: E402
-from tagtool.learn import get_learner  # noqa: E402
-from tagtool.services.training_setup import feature_views  # noqa: E402
+from tagtool.core.snapshot import build_snapshot
+from tagtool.core.views import ViewSplit
+from tagtool.learn import get_learner
+from tagtool.services.training_setup import feature_views
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / "results" / "view_splits.json"
@@ -66,8 +66,10 @@ def run_cell(corpus: Corpus, learner: str, feature_set: str, kind: str, labeled:
     test = build_snapshot(corpus.test, labels, extractor, views)
     started = time.perf_counter()
     model = model_learner.fit(train)
-    record = {"train_seconds": time.perf_counter() - started,
-              "guard_fired": bool((model.info.get("unlabeled") or {}).get("guard_fired"))}
+    record = {
+        "train_seconds": time.perf_counter() - started,
+        "guard_fired": bool((model.info.get("unlabeled") or {}).get("guard_fired")),
+    }
     record.update(scores(corpus, model.predict_labels(test), labels))
     return record
 
@@ -89,8 +91,10 @@ def main(argv=None) -> int:
                 for repeat in range(args.repeats):
                     for learner in LEARNERS:
                         for _, feature_set, kind in VARIANTS:
-                            key = (f"{corpus_name}|{learner}|{feature_set}|{kind}|L={labeled}|r={repeat}"
-                                   f"|code={code_hash(learner)}")
+                            key = (
+                                f"{corpus_name}|{learner}|{feature_set}|{kind}|L={labeled}|r={repeat}"
+                                f"|code={code_hash(learner)}"
+                            )
                             if key in cells:
                                 continue
                             cells[key] = run_cell(corpus, learner, feature_set, kind, labeled, repeat)
@@ -101,21 +105,38 @@ def main(argv=None) -> int:
 
 
 def write_report(cells: dict, corpora: list[str], sizes: list[int]) -> None:
-    lines = ["# View splits with word representations", "",
-             "Command: `python benchmarks/view_splits.py`", "", *machine_lines(), "",
-             __doc__.split("\n\n")[1].replace("\n", " "), "",
-             "Entity F1 (accuracy for POS), mean over repeats; in brackets the paired difference against the "
-             "default split (± SE).", ""]
+    lines = [
+        "# View splits with word representations",
+        "",
+        "Command: `python benchmarks/view_splits.py`",
+        "",
+        *machine_lines(),
+        "",
+        __doc__.split("\n\n")[1].replace("\n", " "),
+        "",
+        "Entity F1 (accuracy for POS), mean over repeats; in brackets the paired difference against the "
+        "default split (± SE).",
+        "",
+    ]
     for learner in LEARNERS:
-        lines += [f"## {learner}", "", "| corpus | L | " + " | ".join(v[0] for v in VARIANTS) + " |",
-                  "|---" * (len(VARIANTS) + 2) + "|"]
+        lines += [
+            f"## {learner}",
+            "",
+            "| corpus | L | " + " | ".join(v[0] for v in VARIANTS) + " |",
+            "|---" * (len(VARIANTS) + 2) + "|",
+        ]
         for corpus in corpora:
             for labeled in sizes:
                 found = []
                 for _, feature_set, kind in VARIANTS:
                     prefix = f"{corpus}|{learner}|{feature_set}|{kind}|L={labeled}|"
-                    found.append({int(k.split("|r=")[1].split("|")[0]): v for k, v in cells.items()
-                                  if k.startswith(prefix) and k.endswith(f"code={code_hash(learner)}")})
+                    found.append(
+                        {
+                            int(k.split("|r=")[1].split("|")[0]): v
+                            for k, v in cells.items()
+                            if k.startswith(prefix) and k.endswith(f"code={code_hash(learner)}")
+                        }
+                    )
                 if not found[0]:
                     continue
                 row = []

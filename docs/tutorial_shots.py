@@ -22,15 +22,15 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
-from tagtool.gui.app import application  # noqa: E402
-from tagtool.gui.batch_dialog import BatchTagDialog  # noqa: E402
-from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tagtool.gui.new_project import NewProjectDialog  # noqa: E402
-from tagtool.gui.style import apply_theme  # noqa: E402
-from tagtool.store.project import Project  # noqa: E402
+from tagtool.gui.app import application
+from tagtool.gui.batch_dialog import BatchTagDialog
+from tagtool.gui.main_window import MainWindow
+from tagtool.gui.new_project import NewProjectDialog
+from tagtool.gui.style import apply_theme
+from tagtool.store.project import Project
 
 DOCS = Path(__file__).resolve().parent / "screenshots"
 LABELS = "O B-ORG I-ORG B-PER I-PER B-LOC I-LOC"

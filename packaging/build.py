@@ -76,8 +76,14 @@ class SmokeTest:
     def run(self, *args: str, env: dict | None = None, wrapper: tuple[str, ...] = ()):
         """Run the built program; returns (completed process, seconds)."""
         start = time.perf_counter()
-        proc = subprocess.run([*wrapper, str(self.executable), *args], cwd=SMOKE / "cwd", env=env or self.env,
-                              capture_output=True, text=True, timeout=STEP_TIMEOUT)
+        proc = subprocess.run(
+            [*wrapper, str(self.executable), *args],
+            cwd=SMOKE / "cwd",
+            env=env or self.env,
+            capture_output=True,
+            text=True,
+            timeout=STEP_TIMEOUT,
+        )
         return proc, time.perf_counter() - start
 
     def record(self, name: str, ok: bool, seconds: float, detail: str, proc=None) -> bool:
@@ -125,8 +131,19 @@ def ensure_pyinstaller() -> None:
 def build(clean: bool) -> float:
     """Run PyInstaller on the spec; returns the seconds it took."""
     ensure_pyinstaller()
-    cmd = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
-           "--distpath", str(DIST), "--workpath", str(WORK), str(PACKAGING / "tagtool.spec")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "PyInstaller",
+        "--noconfirm",
+        "--log-level",
+        "WARN",
+        "--distpath",
+        str(DIST),
+        "--workpath",
+        str(WORK),
+        str(PACKAGING / "tagtool.spec"),
+    ]
     if clean:
         cmd.insert(3, "--clean")
     print("$ " + " ".join(cmd), flush=True)
@@ -172,8 +189,14 @@ def check_info(t: SmokeTest) -> None:
     proc, s = t.run("info", "--json")
     info = last_json(proc.stdout)
     ok = proc.returncode == 0 and info.get("sentences") == 400 and info.get("name") == "CoNLL-2000 sample"
-    detail = (f"sample project {info.get('project')}: {info.get('sentences')} sentences, "
-              f"{info.get('tokens')} tokens, {len(info.get('labels', []))} labels") if info else "no JSON"
+    detail = (
+        (
+            f"sample project {info.get('project')}: {info.get('sentences')} sentences, "
+            f"{info.get('tokens')} tokens, {len(info.get('labels', []))} labels"
+        )
+        if info
+        else "no JSON"
+    )
     t.record("tagtool info (sample project)", ok, s, detail, proc)
 
 
@@ -184,10 +207,21 @@ def check_gui(t: SmokeTest, platform: str = "offscreen", wrapper: tuple[str, ...
     proc, s = t.run("-v", "gui", "--quit-after", "2000", env=env, wrapper=wrapper)
     match = re.search(r"smoke test: window '(.*)' shows (\d+) sentences; learners offered: (.*)", proc.stderr)
     offered = match.group(3).split(", ") if match else []
-    ok = (proc.returncode == 0 and match is not None and match.group(1) == "CoNLL-2000 sample — tagtool"
-          and match.group(2) == "400" and sorted(offered) == sorted(REGISTRY))
-    detail = (f"window {match.group(1)!r}, {match.group(2)} sentences, {len(offered)}/{len(REGISTRY)} "
-              f"learners offered, exit {proc.returncode}") if match else f"exit {proc.returncode}, no window report"
+    ok = (
+        proc.returncode == 0
+        and match is not None
+        and match.group(1) == "CoNLL-2000 sample — tagtool"
+        and match.group(2) == "400"
+        and sorted(offered) == sorted(REGISTRY)
+    )
+    detail = (
+        (
+            f"window {match.group(1)!r}, {match.group(2)} sentences, {len(offered)}/{len(REGISTRY)} "
+            f"learners offered, exit {proc.returncode}"
+        )
+        if match
+        else f"exit {proc.returncode}, no window report"
+    )
     t.record(f"tagtool gui --quit-after 2000 ({platform})", ok, s, detail, proc)
 
 
@@ -205,8 +239,13 @@ def train_and_tag(t: SmokeTest, train: Path, test: Path, run: str) -> tuple[Path
     (None on failure), the seconds both took, and numba's cache messages."""
     model, out = SMOKE / f"perceptron-{run}.tagger", SMOKE / f"tagged-{run}.txt"
     p1, s1 = t.run("train", str(train), "--learner", "perceptron", "--seed", "0", "-o", str(model))
-    ok = t.record(f"tagtool train --learner perceptron ({run})", p1.returncode == 0 and model.is_file(), s1,
-                  p1.stdout.strip().splitlines()[-1] if p1.stdout.strip() else f"exit {p1.returncode}", p1)
+    ok = t.record(
+        f"tagtool train --learner perceptron ({run})",
+        p1.returncode == 0 and model.is_file(),
+        s1,
+        p1.stdout.strip().splitlines()[-1] if p1.stdout.strip() else f"exit {p1.returncode}",
+        p1,
+    )
     if not ok:
         return None, s1, p1.stdout
     p2, s2 = t.run("tag", str(model), str(test), "-o", str(out), "--format", "conll")
@@ -219,10 +258,18 @@ def reference_output(train: Path, test: Path) -> bytes:
     """The same train and tag run from the source tree, to compare with."""
     model, out = SMOKE / "reference.tagger", SMOKE / "reference.txt"
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_DEBUG")}
-    for args in (["train", str(train), "--learner", "perceptron", "--seed", "0", "-o", str(model)],
-                 ["tag", str(model), str(test), "-o", str(out), "--format", "conll"]):
-        subprocess.run([sys.executable, "-m", "tagtool.cli", *args], check=True, cwd=ROOT, env=env,
-                       capture_output=True, timeout=STEP_TIMEOUT)
+    for args in (
+        ["train", str(train), "--learner", "perceptron", "--seed", "0", "-o", str(model)],
+        ["tag", str(model), str(test), "-o", str(out), "--format", "conll"],
+    ):
+        subprocess.run(
+            [sys.executable, "-m", "tagtool.cli", *args],
+            check=True,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            timeout=STEP_TIMEOUT,
+        )
     return out.read_bytes()
 
 
@@ -232,21 +279,31 @@ def check_tagged(t: SmokeTest, out: Path, test: Path, reference: bytes, name: st
     got = out.read_text(encoding="utf-8").strip("\n").splitlines()
     gold = test.read_text(encoding="utf-8").strip("\n").splitlines()
     aligned = len(got) == len(gold) and all(
-        (not g and not o) or (g and o.split()[:-1] == g.split()) for g, o in zip(gold, got))
+        (not g and not o) or (g and o.split()[:-1] == g.split()) for g, o in zip(gold, got)
+    )
     tokens = [(g.split()[-1], o.split()[-1]) for g, o in zip(gold, got) if g and o]
     accuracy = sum(a == b for a, b in tokens) / max(len(tokens), 1)
     same = out.read_bytes() == reference
-    t.record(name, aligned and same, 0.0,
-             f"{len(tokens)} tokens, input columns kept: {aligned}, identical to the source tree's output: {same}, "
-             f"token accuracy against gold {accuracy:.1%}")
+    t.record(
+        name,
+        aligned and same,
+        0.0,
+        f"{len(tokens)} tokens, input columns kept: {aligned}, identical to the source tree's output: {same}, "
+        f"token accuracy against gold {accuracy:.1%}",
+    )
 
 
 def check_evaluate(t: SmokeTest, test: Path) -> None:
     proc, s = t.run("evaluate", str(SMOKE / "perceptron-first.tagger"), str(test), "--json")
     scores = last_json(proc.stdout)
     flat = {k: v for k, v in scores.items() if isinstance(v, (int, float))}
-    t.record("tagtool evaluate", proc.returncode == 0 and bool(scores), s,
-             ", ".join(f"{k} {v:.4g}" for k, v in list(flat.items())[:5]) or "no JSON", proc)
+    t.record(
+        "tagtool evaluate",
+        proc.returncode == 0 and bool(scores),
+        s,
+        ", ".join(f"{k} {v:.4g}" for k, v in list(flat.items())[:5]) or "no JSON",
+        proc,
+    )
 
 
 def check_other_learners(t: SmokeTest, train: Path) -> None:
@@ -259,8 +316,13 @@ def check_other_learners(t: SmokeTest, train: Path) -> None:
         model = SMOKE / f"{learner}.tagger"
         proc, s = t.run("train", str(data), "--learner", learner, *settings, "-o", str(model))
         wrote = [line for line in proc.stdout.splitlines() if line.startswith("wrote ")]
-        t.record(f"tagtool train --learner {learner}", proc.returncode == 0 and model.is_file() and bool(wrote), s,
-                 wrote[-1] if wrote else f"exit {proc.returncode}", proc)
+        t.record(
+            f"tagtool train --learner {learner}",
+            proc.returncode == 0 and model.is_file() and bool(wrote),
+            s,
+            wrote[-1] if wrote else f"exit {proc.returncode}",
+            proc,
+        )
 
 
 def check_workers(t: SmokeTest, test: Path, reference: bytes) -> None:
@@ -269,11 +331,17 @@ def check_workers(t: SmokeTest, test: Path, reference: bytes) -> None:
         t.skip("tagtool tag --workers 2", "this tagtool has no --workers option")
         return
     out = SMOKE / "tagged-workers.txt"
-    proc, s = t.run("tag", str(SMOKE / "perceptron-first.tagger"), str(test), "-o", str(out), "--format", "conll",
-                    "--workers", "2")
+    proc, s = t.run(
+        "tag", str(SMOKE / "perceptron-first.tagger"), str(test), "-o", str(out), "--format", "conll", "--workers", "2"
+    )
     same = out.is_file() and out.read_bytes() == reference
-    t.record("tagtool tag --workers 2", proc.returncode == 0 and same, s,
-             f"exit {proc.returncode}, identical to the single-process output: {same}", proc)
+    t.record(
+        "tagtool tag --workers 2",
+        proc.returncode == 0 and same,
+        s,
+        f"exit {proc.returncode}, identical to the single-process output: {same}",
+        proc,
+    )
 
 
 def cache_summary(folder: Path) -> str:
@@ -288,13 +356,20 @@ def check_cache(t: SmokeTest, first: tuple[float, str], second: tuple[float, str
     folders = sorted((SMOKE / "cache" / "tagtool" / "numba").glob("*"))
     saved1, loaded1 = first[1].count("data saved to"), first[1].count("data loaded from")
     saved2, loaded2 = second[1].count("data saved to"), second[1].count("data loaded from")
-    outside = [line for line in (first[1] + second[1]).splitlines()
-               if line.startswith("[cache]") and str(SMOKE / "cache") not in line]
+    outside = [
+        line
+        for line in (first[1] + second[1]).splitlines()
+        if line.startswith("[cache]") and str(SMOKE / "cache") not in line
+    ]
     ok = len(folders) == 1 and saved1 > 0 and saved2 == 0 and loaded2 > 0 and not outside
     where = cache_summary(folders[0]) if folders else "no cache folder"
-    t.record("numba cache written, then reused", ok, first[0] + second[0],
-             f"first run saved {saved1} / loaded {loaded1} kernels in {first[0]:.1f} s; second run saved {saved2} "
-             f"/ loaded {loaded2} in {second[0]:.1f} s; {len(outside)} cache lines elsewhere; {where}")
+    t.record(
+        "numba cache written, then reused",
+        ok,
+        first[0] + second[0],
+        f"first run saved {saved1} / loaded {loaded1} kernels in {first[0]:.1f} s; second run saved {saved2} "
+        f"/ loaded {loaded2} in {second[0]:.1f} s; {len(outside)} cache lines elsewhere; {where}",
+    )
 
 
 def check_xcb(t: SmokeTest) -> None:
@@ -341,14 +416,19 @@ def main(argv: list[str] | None = None) -> int:
 
     build_seconds = None if args.skip_build else build(args.clean)
     size, count = folder_size(APP)
-    print(f"bundle {APP}: {size / 2**20:.0f} MiB in {count} files"
-          + (f", built in {build_seconds:.0f} s" if build_seconds is not None else ""), flush=True)
+    print(
+        f"bundle {APP}: {size / 2**20:.0f} MiB in {count} files"
+        + (f", built in {build_seconds:.0f} s" if build_seconds is not None else ""),
+        flush=True,
+    )
     steps = smoke_test(args.verbose)
     failed = [s for s in steps if not s.ok]
-    print(f"\nsummary: {len(steps) - len(failed)} passed, {len(failed)} failed"
-          + (f" ({', '.join(s.name for s in failed)})" if failed else "")
-          + f"; bundle {size / 2**20:.0f} MiB"
-          + (f", build {build_seconds:.0f} s" if build_seconds is not None else ""))
+    print(
+        f"\nsummary: {len(steps) - len(failed)} passed, {len(failed)} failed"
+        + (f" ({', '.join(s.name for s in failed)})" if failed else "")
+        + f"; bundle {size / 2**20:.0f} MiB"
+        + (f", build {build_seconds:.0f} s" if build_seconds is not None else "")
+    )
     return 1 if failed else 0
 
 

@@ -41,7 +41,7 @@ def dict_of(keys: Sequence, values: np.ndarray) -> dict:
     """``dict(zip(keys, values.tolist()))``, in slices (``values``: a 1-D array as long as ``keys``)."""
     out: dict = {}
     for start in range(0, len(keys), SLICE):
-        out.update(zip(keys[start:start + SLICE], values[start:start + SLICE].tolist()))
+        out.update(zip(keys[start : start + SLICE], values[start : start + SLICE].tolist()))
     return out
 
 
@@ -49,5 +49,5 @@ def list_of(values: np.ndarray) -> list:
     """``values.tolist()`` of a 1-D array, in slices."""
     out: list = []
     for start in range(0, len(values), SLICE):
-        out += values[start:start + SLICE].tolist()
+        out += values[start : start + SLICE].tolist()
     return out

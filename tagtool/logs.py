@@ -90,8 +90,9 @@ def _add_file(root: logging.Logger, once: OncePerMessage) -> None:
     path = log_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_LOG_BYTES, backupCount=LOG_BACKUPS,
-                                                       encoding="utf-8", delay=True)
+        handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=MAX_LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True
+        )
     except OSError as e:
         logging.getLogger(__name__).warning("no log file at %s: %s", path, e)
         return

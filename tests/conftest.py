@@ -23,5 +23,6 @@ def tagger():
     from tagtool.store.formats import read_corpus
 
     gold = read_corpus(BATCH_INPUT)  # POS as col1: the name the files it tags give it
-    return train_tagger(Corpus.from_sentences(gold.sentences[:30], labels=gold.labels),
-                        make_learner("perceptron", max_iter=2))
+    return train_tagger(
+        Corpus.from_sentences(gold.sentences[:30], labels=gold.labels), make_learner("perceptron", max_iter=2)
+    )

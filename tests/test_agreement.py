@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from seqeval.metrics import f1_score, precision_score, recall_score
 
+from tagtool.errors import Cancelled
 from tagtool.services.agreement import collect, compute, from_table
 from tagtool.services.agreement.measures import cohen_kappa, segments
-from tagtool.errors import Cancelled
 
 nan = np.nan
 
@@ -80,9 +80,14 @@ TEXTBOOK = [
 ]
 
 
-@pytest.mark.parametrize("table, expected, digits", [
-    (PACKAGE_NOMINAL, 0.691358, 6), (PACKAGE_STRINGS, 0.722222, 6), (TEXTBOOK, 0.743, 3),
-])
+@pytest.mark.parametrize(
+    "table, expected, digits",
+    [
+        (PACKAGE_NOMINAL, 0.691358, 6),
+        (PACKAGE_STRINGS, 0.722222, 6),
+        (TEXTBOOK, 0.743, 3),
+    ],
+)
 def test_overall_alpha_matches_published_values(table, expected, digits):
     assert round(compute(from_table(table), span_scheme=False).alpha, digits) == expected
 
@@ -110,9 +115,17 @@ def test_candidate_sets_are_left_out_and_counted_apart():
 
 
 def test_stretches_do_not_cross_sentences_or_gaps():
-    rows = [(1, 0, "a", {"B-X"}), (1, 0, "b", {"B-X"}), (1, 1, "a", {"I-X"}), (1, 1, "b", {"I-X"}),
-            (2, 0, "a", {"I-X"}), (2, 0, "b", {"I-X"}),
-            (2, 2, "a", {"B-X"}), (2, 2, "b", {"B-X"}), (2, 3, "a", {"O"})]
+    rows = [
+        (1, 0, "a", {"B-X"}),
+        (1, 0, "b", {"B-X"}),
+        (1, 1, "a", {"I-X"}),
+        (1, 1, "b", {"I-X"}),
+        (2, 0, "a", {"I-X"}),
+        (2, 0, "b", {"I-X"}),
+        (2, 2, "a", {"B-X"}),
+        (2, 2, "b", {"B-X"}),
+        (2, 3, "a", {"O"}),
+    ]
     answers = collect([(s, t, n, frozenset(x)) for s, t, n, x in rows], ["O", "B-X", "I-X"])
     assert segments(answers, 0, 1) == [(0, 2), (2, 3), (3, 4)]
     pair = compute(answers, span_scheme=True).pairs[0]
@@ -156,8 +169,13 @@ def test_random_answers_agree_with_direct_formulas():
 
 
 def test_rows_in_any_order_and_labels_the_project_lacks():
-    rows = [(1, 0, "zoe", {"Q"}), (1, 0, "bo", {"A"}), (1, 1, "bo", {"P", "A"}), (0, 3, "zoe", {"A"}),
-            (0, 3, "bo", set())]  # an empty answer is no answer
+    rows = [
+        (1, 0, "zoe", {"Q"}),
+        (1, 0, "bo", {"A"}),
+        (1, 1, "bo", {"P", "A"}),
+        (0, 3, "zoe", {"A"}),
+        (0, 3, "bo", set()),
+    ]  # an empty answer is no answer
     answers = collect([(s, t, n, frozenset(x)) for s, t, n, x in rows], ["A", "B"])
     assert answers.annotators == ("bo", "zoe") and answers.labels == ("A", "B", "Q")
     assert answers.sentence.tolist() == [0, 1, 1] and answers.token.tolist() == [3, 0, 1]

@@ -59,10 +59,14 @@ def brute_force(answers, span_scheme: bool) -> dict:
             confusion[key] = confusion.get(key, 0) + n
     table = np.where(answers.codes >= 0, answers.codes, np.nan).T  # sets count as missing
     kappas = [p.kappa for p in found if p.kappa is not None]
-    return {"pairs": found, "kappa": float(np.mean(kappas)) if kappas else None, "confusion": confusion,
-            "alpha": krippendorff.alpha(reliability_data=table, level_of_measurement="nominal"),
-            "observed": sum(p.observed * p.compared for p in found if p.compared) / sum(p.compared for p in found),
-            "compared": int(((answers.codes >= 0).sum(axis=1) >= 2).sum())}
+    return {
+        "pairs": found,
+        "kappa": float(np.mean(kappas)) if kappas else None,
+        "confusion": confusion,
+        "alpha": krippendorff.alpha(reliability_data=table, level_of_measurement="nominal"),
+        "observed": sum(p.observed * p.compared for p in found if p.compared) / sum(p.compared for p in found),
+        "compared": int(((answers.codes >= 0).sum(axis=1) >= 2).sum()),
+    }
 
 
 @pytest.mark.parametrize("seed, annotators", [(0, 2), (1, 3), (2, 6), (3, 9)])
@@ -73,7 +77,12 @@ def test_the_same_numbers_as_every_pair_one_by_one(seed, annotators):
     assert [(p.a, p.b) for p in got.pairs] == [(p.a, p.b) for p in expected["pairs"]]
     for mine, theirs in zip(got.pairs, expected["pairs"]):
         assert (mine.tokens, mine.compared, mine.set_tokens, mine.sets_compatible, mine.confusion) == (
-            theirs.tokens, theirs.compared, theirs.set_tokens, theirs.sets_compatible, theirs.confusion)
+            theirs.tokens,
+            theirs.compared,
+            theirs.set_tokens,
+            theirs.sets_compatible,
+            theirs.confusion,
+        )
         assert (mine.observed, mine.kappa, mine.alpha) == pytest.approx((theirs.observed, theirs.kappa, theirs.alpha))
         assert mine.spans == theirs.spans and mine.spans.spans_a > 0
     assert got.kappa == pytest.approx(expected["kappa"]) and got.alpha == pytest.approx(expected["alpha"])
@@ -96,8 +105,12 @@ def test_above_the_pair_limit_the_overall_figures_stay_and_no_pair_is_looked_at(
 
 def test_only_the_pairs_that_share_a_token_are_compared(monkeypatch):
     """Ten annotators in five couples, each couple on its own sentence: five pairs, not forty-five."""
-    rows = [(couple, t, f"n{2 * couple + k}", frozenset([LABELS[(t + k * (t % 3 == 0)) % 5]]))
-            for couple in range(5) for k in range(2) for t in range(6)]
+    rows = [
+        (couple, t, f"n{2 * couple + k}", frozenset([LABELS[(t + k * (t % 3 == 0)) % 5]]))
+        for couple in range(5)
+        for k in range(2)
+        for t in range(6)
+    ]
     answers = collect(rows, LABELS)
     looked = []
     real = measures.pair_tokens
@@ -188,7 +201,8 @@ def test_pairs_up_to_and_the_table_note(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["pairs"]) == 6 and doc["overall"]["pairs_computed"] is True
     assert doc["overall"]["observed_agreement"] == pytest.approx(
-        sum(p["observed_agreement"] * p["compared"] for p in doc["pairs"]) / sum(p["compared"] for p in doc["pairs"]))
+        sum(p["observed_agreement"] * p["compared"] for p in doc["pairs"]) / sum(p["compared"] for p in doc["pairs"])
+    )
 
 
 def test_missing_answers_are_not_entries():

@@ -81,13 +81,13 @@ def test_measure_sums_seconds_and_tokens_and_charges_corrections_to_the_kind_cor
     log = [
         record(1, "full", 2, 4.0),
         record(2, "full", 3, 6.0),
-        record(3, "undo", 3, 1.0, ref=2),      # the 3 tokens of action 2 are undone ...
-        record(4, "full", 3, 5.0),              # ... and labeled again
-        record(5, "candidate", 0, 1.5),         # first toggle: a single label
-        record(6, "candidate", 1, 1.5),         # second: the candidate set
+        record(3, "undo", 3, 1.0, ref=2),  # the 3 tokens of action 2 are undone ...
+        record(4, "full", 3, 5.0),  # ... and labeled again
+        record(5, "candidate", 0, 1.5),  # first toggle: a single label
+        record(6, "candidate", 1, 1.5),  # second: the candidate set
         record(7, "accept", 8, 4.0),
         record(8, "undo", 8, 0.5, ref=7),
-        record(9, "redo", 8, 0.5, ref=7),       # the acceptance stands
+        record(9, "redo", 8, 0.5, ref=7),  # the acceptance stands
         record(10, "skip", 5, 2.5),
         record(11, "clear", 1, 1.0),
     ]
@@ -104,8 +104,8 @@ def test_measure_sums_seconds_and_tokens_and_charges_corrections_to_the_kind_cor
 
 
 def test_relative_costs_divide_by_the_full_label_and_fall_back_for_rare_kinds():
-    log = [record(i, "full", 5, 10.0) for i in range(1, 5)]           # 20 tokens, 2 s each
-    log += [record(i, "accept", 10, 2.0) for i in range(5, 7)]        # 20 tokens, 0.2 s each
+    log = [record(i, "full", 5, 10.0) for i in range(1, 5)]  # 20 tokens, 2 s each
+    log += [record(i, "accept", 10, 2.0) for i in range(5, 7)]  # 20 tokens, 0.2 s each
     log += [record(7, "candidate", 3, 3.0), record(8, "skip", 40, 8.0)]
     measured = relative_costs(log, "p.tagproj", min_tokens=20)
     assert measured.relative == pytest.approx({"full": 1.0, "accept": 0.1, "skip": 0.1})
@@ -124,8 +124,11 @@ def test_relative_costs_refuse_without_enough_full_labels():
 
 
 def test_active_minutes_at_counts_the_actions_ended_by_then():
-    log = [record(1, "full", 1, 30.0, ended=100.0), record(2, "full", 1, 60.0, ended=300.0),
-           record(3, "skip", 1, 30.0, ended=200.0)]
+    log = [
+        record(1, "full", 1, 30.0, ended=100.0),
+        record(2, "full", 1, 60.0, ended=300.0),
+        record(3, "skip", 1, 30.0, ended=200.0),
+    ]
     assert active_minutes_at(log, [50.0, 100.0, 250.0, 1e9]) == [0.0, 0.5, 1.0, 2.0]
     assert active_minutes_at([], [1.0]) == [0.0]
 
@@ -134,8 +137,16 @@ def test_the_log_priced_with_the_simulators_costs():
     from tagtool.services.annotation_costs import logged_cost, logged_tokens
     from tagtool.services.simulate.config import Costs
 
-    rows = [("full", 3), ("skip", 7), ("candidate", 2), ("accept", 10), ("full", 1), ("undo", 1), ("clear", 4),
-            ("review", 30)]
+    rows = [
+        ("full", 3),
+        ("skip", 7),
+        ("candidate", 2),
+        ("accept", 10),
+        ("full", 1),
+        ("undo", 1),
+        ("clear", 4),
+        ("review", 30),
+    ]
     records, t = [], 0.0
     for i, (kind, n) in enumerate(rows, start=1):
         ref = 5 if kind == "undo" else None  # the second full label was undone
@@ -149,8 +160,10 @@ def test_the_log_priced_with_the_simulators_costs():
 def visit(i, sid, open_seconds, first, rest=()):
     """Rows of one visit as the app logs them: ``open``, its first action (no time), then ``rest``."""
     kind, n = first
-    rows = [ActionRecord(i, "open", sid, 10, 0.0, open_seconds, open_seconds, "user", None),
-            ActionRecord(i + 1, kind, sid, n, open_seconds, open_seconds, 0.0, "user", None)]
+    rows = [
+        ActionRecord(i, "open", sid, 10, 0.0, open_seconds, open_seconds, "user", None),
+        ActionRecord(i + 1, kind, sid, n, open_seconds, open_seconds, 0.0, "user", None),
+    ]
     for j, (kind, n, active) in enumerate(rest, start=i + 2):
         rows.append(ActionRecord(j, kind, sid, n, 0.0, active, active, "user", None))
     return rows
@@ -164,8 +177,10 @@ def test_the_first_action_of_a_visit_counts_its_tokens_but_not_in_the_seconds_pe
     assert (m["open"].actions, m["open"].tokens, m["open"].seconds) == (2, 20, 14.0)
     assert first_ids(log) == {2, 11}
     # an open followed by an action of another sentence (not as the app logs it) marks nothing
-    stray = [ActionRecord(1, "open", 1, 3, 0.0, 1.0, 1.0, "user", None),
-             ActionRecord(2, "full", 2, 1, 1.0, 2.0, 1.0, "user", None)]
+    stray = [
+        ActionRecord(1, "open", 1, 3, 0.0, 1.0, 1.0, "user", None),
+        ActionRecord(2, "full", 2, 1, 1.0, 2.0, 1.0, "user", None),
+    ]
     assert first_ids(stray) == set() and measure(stray)["full"].rated == 1
 
 

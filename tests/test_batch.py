@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tagtool.core.corpus import Corpus, Sentence
+from tagtool.errors import Cancelled
 from tagtool.services.batch import (
     BatchError,
     BatchJob,
@@ -16,8 +18,6 @@ from tagtool.services.batch import (
     output_format_for,
     tag_file,
 )
-from tagtool.core.corpus import Corpus, Sentence
-from tagtool.errors import Cancelled
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -131,8 +131,13 @@ def test_sentences_do_not_accumulate_while_tagging(tagger, tmp_path, monkeypatch
 
     monkeypatch.setattr(Sentence, "__post_init__", tracked)
     alive = []
-    tag_file(tagger, INPUT, tmp_path / "out.txt", batch_size=10,
-             progress=lambda f, m: alive.append(sum(r() is not None for r in refs)))
+    tag_file(
+        tagger,
+        INPUT,
+        tmp_path / "out.txt",
+        batch_size=10,
+        progress=lambda f, m: alive.append(sum(r() is not None for r in refs)),
+    )
     # reading made them all (the counting pass reads lines only, and a
     # column file's batch is written column by column, without tagged
     # copies), yet only the batch being read (plus one sentence of the
@@ -217,8 +222,11 @@ def test_format_batch_is_what_tag_file_writes(tagger, tmp_path):
         ("b.conll", "\ufeffa B\nc D\n-DOCSTART- -X-\ne F\n"),
         ("c.txt", "one line\n\n  \ntwo words here\nthree\n"),
         ("d.jsonl", '{"tokens": ["a"]}\n\n{"tokens": ["b", "c"]}\n'),
-        ("e.conllu", "# sent_id = 1\n1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\t_\t_\t_\t_\t_\t_\t_\n"
-                     "2\tb\t_\t_\t_\t_\t_\t_\t_\t_\n\n# -DOCSTART-\n1\tc\t_\t_\t_\t_\t_\t_\t_\t_\n\n"),
+        (
+            "e.conllu",
+            "# sent_id = 1\n1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\t_\t_\t_\t_\t_\t_\t_\n"
+            "2\tb\t_\t_\t_\t_\t_\t_\t_\t_\n\n# -DOCSTART-\n1\tc\t_\t_\t_\t_\t_\t_\t_\t_\n\n",
+        ),
     ],
 )
 def test_quick_count_agrees_with_the_readers(tmp_path, name, text):
@@ -249,7 +257,9 @@ def test_quick_count_matches_on_the_test_slices():
 
     for path in [*(Path(__file__).parent / "data").glob("*.txt"), EWT]:
         fmt = detect_format(path)
-        assert quick_count(path, fmt, "utf-8") == count_sentences(iter_sentences(path, fmt, label_column=None), None) > 0
+        assert (
+            quick_count(path, fmt, "utf-8") == count_sentences(iter_sentences(path, fmt, label_column=None), None) > 0
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -263,8 +273,9 @@ def _train(corpus):
     from tagtool.learn import make_learner
     from tagtool.services.pipeline import train_tagger
 
-    return train_tagger(Corpus.from_sentences(corpus.sentences, labels=corpus.labels),
-                        make_learner("perceptron", max_iter=1))
+    return train_tagger(
+        Corpus.from_sentences(corpus.sentences, labels=corpus.labels), make_learner("perceptron", max_iter=1)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -287,7 +298,7 @@ def assert_only_field_changed(source: str, tagged: str, field: int, predictions:
             continue
         fa, fb = a.split("\t"), b.split("\t")
         assert fb[field] == next(expected)
-        assert fa[:field] + fa[field + 1:] == fb[:field] + fb[field + 1:]
+        assert fa[:field] + fa[field + 1 :] == fb[:field] + fb[field + 1 :]
     assert next(expected, None) is None
 
 
@@ -296,23 +307,33 @@ def test_conllu_input_is_tagged_as_conllu_with_every_line_kept(upos_tagger, tmp_
     result = tag_file(upos_tagger, EWT, out, batch_size=7)
     assert result.output_format == "conllu"
     predicted = upos_tagger.tag(read_corpus(EWT, label_column=None).sentences)
-    assert_only_field_changed(EWT.read_text(encoding="utf-8"), out.read_text(encoding="utf-8"), 3,
-                              [p for sentence in predicted for p in sentence])
+    assert_only_field_changed(
+        EWT.read_text(encoding="utf-8"),
+        out.read_text(encoding="utf-8"),
+        3,
+        [p for sentence in predicted for p in sentence],
+    )
 
 
 def test_conllu_prediction_goes_to_the_chosen_label_field(upos_tagger, tmp_path):
     out = tmp_path / "out.conllu"
     tag_file(upos_tagger, EWT, out, label_field="xpos", batch_size=50)
     predicted = upos_tagger.tag(read_corpus(EWT, label_column=None).sentences)
-    assert_only_field_changed(EWT.read_text(encoding="utf-8"), out.read_text(encoding="utf-8"), 4,
-                              [p for sentence in predicted for p in sentence])
+    assert_only_field_changed(
+        EWT.read_text(encoding="utf-8"),
+        out.read_text(encoding="utf-8"),
+        4,
+        [p for sentence in predicted for p in sentence],
+    )
 
 
 def test_span_records_are_tagged_as_span_records(tmp_path):
     source = tmp_path / "spans.jsonl"
-    texts = [("EU  rejects German call", [[0, 2, "ORG"], [12, 18, "MISC"]]),
-             ("Peter Blackburn spoke", [[0, 15, "PER"]]),
-             ("BRUSSELS said EU", [[0, 8, "LOC"], [14, 16, "ORG"]])]
+    texts = [
+        ("EU  rejects German call", [[0, 2, "ORG"], [12, 18, "MISC"]]),
+        ("Peter Blackburn spoke", [[0, 15, "PER"]]),
+        ("BRUSSELS said EU", [[0, 8, "LOC"], [14, 16, "ORG"]]),
+    ]
     records = [{"id": f"r{i}", "text": text, "label": spans} for i, (text, spans) in enumerate(texts * 4)]
     source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     tagger = _train(read_corpus(source))
@@ -343,8 +364,7 @@ def test_column_file_keeps_its_layout_and_gets_the_prediction_appended(tmp_path)
     tagger = _train(read_corpus(source, token_column=1))
     out = tmp_path / "out.txt"
     assert tag_file(tagger, source, out, token_column=1, batch_size=30).output_format == "conll"
-    predicted = iter(p for s in tagger.tag(read_corpus(source, token_column=1, label_column=None).sentences)
-                     for p in s)
+    predicted = iter(p for s in tagger.tag(read_corpus(source, token_column=1, label_column=None).sentences) for p in s)
     expected = [f"{line}\t{next(predicted)}" if line else "" for line in source.read_text().split("\n")]
     assert out.read_text().split("\n") == expected
 
@@ -354,10 +374,10 @@ def test_column_file_prediction_can_replace_a_column(tmp_path):
     tagger = _train(read_corpus(source, token_column=1))
     out = tmp_path / "out.txt"
     tag_file(tagger, source, out, token_column=1, label_column=-1, batch_size=30)
-    predicted = iter(p for s in tagger.tag(read_corpus(source, token_column=1, label_column=None).sentences)
-                     for p in s)
-    expected = [line.rsplit("\t", 1)[0] + f"\t{next(predicted)}" if line else ""
-                for line in source.read_text().split("\n")]
+    predicted = iter(p for s in tagger.tag(read_corpus(source, token_column=1, label_column=None).sentences) for p in s)
+    expected = [
+        line.rsplit("\t", 1)[0] + f"\t{next(predicted)}" if line else "" for line in source.read_text().split("\n")
+    ]
     assert out.read_text().split("\n") == expected
     with pytest.raises(BatchError, match="label column 7 does not exist"):
         tag_file(tagger, source, out, token_column=1, label_column=7)
@@ -377,6 +397,7 @@ def test_span_output_keeps_offsets_into_the_original_text(tmp_path):
     assert record["text"] == text
     assert [text[start:end] for start, end, _ in record["label"]] == ["EU", "German", "Peter"]
 
+
 # input columns: a chunker trained with POS on a tokens-only file
 
 
@@ -395,8 +416,11 @@ def test_a_file_without_the_trained_column_is_refused_and_nothing_written(tagger
     if by_path:
         model = tmp_path / "m.tagger"
         tagger.save(model)
-    with pytest.raises(TaggerInputError, match=r"plain\.txt: lacks the column\(s\) 'col1' .*expected loss: token "
-                                               r"accuracy [\d.]+ % with it, [\d.]+ % without"):
+    with pytest.raises(
+        TaggerInputError,
+        match=r"plain\.txt: lacks the column\(s\) 'col1' .*expected loss: token "
+        r"accuracy [\d.]+ % with it, [\d.]+ % without",
+    ):
         tag_file(model, source, out, "conll")
     assert not out.exists()
 
@@ -408,7 +432,8 @@ def test_allowed_missing_columns_tag_with_a_warning(tagger, tmp_path):
     written = read_corpus(out, label_column=-1)
     plain = read_corpus(source, label_column=None)
     assert [[next(iter(a)) for a in s.annotations] for s in written] == tagger.tag(
-        plain.sentences, allow_missing_columns=True)
+        plain.sentences, allow_missing_columns=True
+    )
 
 
 def test_a_file_with_the_column_gives_no_warning(tagger, tmp_path):

@@ -24,8 +24,24 @@ def _by_lines(text: str, rule: str) -> int:
     return total
 
 
-PIECES = ["EU NNP B-NP", "rejects VBZ O", "", "  ", "\t", "\u3000", "\u2028 ", "-DOCSTART- -X- O", "\ufeff-DOCSTART-",
-          " -DOCSTART-", "x-DOCSTART-", "\ufeffa B", "é è", "word " * 30, "-DOCSTART-" * 8, "\x85"]
+PIECES = [
+    "EU NNP B-NP",
+    "rejects VBZ O",
+    "",
+    "  ",
+    "\t",
+    "\u3000",
+    "\u2028 ",
+    "-DOCSTART- -X- O",
+    "\ufeff-DOCSTART-",
+    " -DOCSTART-",
+    "x-DOCSTART-",
+    "\ufeffa B",
+    "é è",
+    "word " * 30,
+    "-DOCSTART-" * 8,
+    "\x85",
+]
 
 
 @pytest.mark.parametrize("block", [1, 3, 7, 64, 1 << 20])

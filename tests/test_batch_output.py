@@ -91,8 +91,9 @@ def _reference(sentences, labels, token_column, label_column, sep) -> str:
 
 
 @pytest.mark.parametrize("name", SLICES)
-@pytest.mark.parametrize(("token_column", "label_column", "sep"),
-                         [(0, None, " "), (0, -1, "\t"), (1, 0, " "), (-1, 1, "\t"), (0, 5, " ")])
+@pytest.mark.parametrize(
+    ("token_column", "label_column", "sep"), [(0, None, " "), (0, -1, "\t"), (1, 0, " "), (-1, 1, "\t"), (0, 5, " ")]
+)
 def test_columns_text_writes_the_reference_writers_bytes(name, token_column, label_column, sep):
     from tagtool.store.formats import read_corpus
 
@@ -106,14 +107,17 @@ def test_columns_text_writes_the_reference_writers_bytes(name, token_column, lab
             _reference(sentences, labels, token_column, label_column, sep)
     else:
         assert text == _reference(sentences, labels, token_column, label_column, sep) and text.count("\n\n") == len(
-            sentences)
+            sentences
+        )
 
 
 def test_columns_text_leaves_a_refused_cell_to_the_reference_writer():
     from tagtool.core.corpus import Sentence
 
-    sentences = [Sentence(("EU", "rejects"), columns={"col1": ("NNP", "VBZ")}),
-                 Sentence(("x",), columns={"col1": ("X",)})]
+    sentences = [
+        Sentence(("EU", "rejects"), columns={"col1": ("NNP", "VBZ")}),
+        Sentence(("x",), columns={"col1": ("X",)}),
+    ]
     assert columns_text(sentences, ["B-NP", "O", "O"], 0, None, " ") == "EU NNP B-NP\nrejects VBZ O\n\nx X O\n\n"
     for refused in ("B NP", "", "O\t", " O", "O\u2028"):  # whitespace anywhere, or nothing
         assert columns_text(sentences, ["B-NP", "O", refused], 0, None, " ") is None

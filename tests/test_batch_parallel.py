@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.services.batch import BatchError, tag_file
 from tagtool.services.batch_parallel import pack, unpack
-from tagtool.errors import Cancelled, TagtoolError
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -34,8 +34,7 @@ def serial_output(tagger, tmp_path_factory):
 @pytest.fixture(scope="module")
 def cluster():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as local:
         yield local.scheduler_address
 
 
@@ -58,8 +57,7 @@ def test_two_worker_processes_write_the_same_bytes(tagger, serial_output, tmp_pa
     out = tmp_path / "out.txt"
     out.write_text("old\n")
     reports = []
-    result = tag_file(tagger, INPUT, out, "conll", batch_size=7, workers=2,
-                      progress=lambda f, m: reports.append(f))
+    result = tag_file(tagger, INPUT, out, "conll", batch_size=7, workers=2, progress=lambda f, m: reports.append(f))
     assert out.read_bytes() == serial_output
     assert (result.n_sentences, result.n_tokens) == (100, read_corpus(INPUT).n_tokens)
     assert len(reports) == 15 and reports == sorted(reports) and reports[-1] == pytest.approx(1.0)
@@ -121,8 +119,10 @@ def test_dask_missing_is_a_clear_error(tagger, tmp_path, monkeypatch):
 def test_core_imports_no_dask():
     import subprocess
 
-    code = ("import sys, tagtool.services.batch, tagtool.services.batch_parallel, tagtool.cli.main; "
-            "print('distributed' in sys.modules)")
+    code = (
+        "import sys, tagtool.services.batch, tagtool.services.batch_parallel, tagtool.cli.main; "
+        "print('distributed' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -151,8 +151,9 @@ def test_conllu_and_column_layouts_are_the_same_bytes_on_workers_and_dask(cluste
 
     gold = read_corpus(INPUT)  # tokens only: the tagger needs no column the inputs lack
     tokens_only = [Sentence(s.tokens, s.annotations) for s in gold.sentences[:30]]
-    tagger = train_tagger(Corpus.from_sentences(tokens_only, labels=gold.labels),
-                          make_learner("perceptron", max_iter=1))
+    tagger = train_tagger(
+        Corpus.from_sentences(tokens_only, labels=gold.labels), make_learner("perceptron", max_iter=1)
+    )
     ewt = DATA / "ewt_test_slice.conllu"
     tabbed = tmp_path / "tabbed.txt"
     tabbed.write_text(INPUT.read_text(encoding="utf-8").replace(" ", "\t"), encoding="utf-8")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tagtool.services.batch import tag_file
 from tagtool.cli.main import main
+from tagtool.services.batch import tag_file
 
 DATA = Path(__file__).parent / "data"
 SOURCE = DATA / "doccano_v1.jsonl"  # 3 records, the first one two sentences
@@ -46,8 +46,7 @@ def test_batches_never_split_a_record_on_dask(model, tmp_path):
     distributed = pytest.importorskip("distributed")
     whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
     tag_file(model, SOURCE, whole, batch_size=1000)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as local:
         tag_file(model, SOURCE, out, batch_size=1, dask_address=local.scheduler_address)
     assert out.read_bytes() == whole.read_bytes()
 

@@ -12,15 +12,15 @@ import pytest
 from tagtool.cli.main import main
 from tagtool.core import Corpus
 from tagtool.core.labels import LabelSet, invalid_inside
-from tagtool.services.experiment.config import ExperimentConfig
-from tagtool.services.experiment.runner import run_experiment
+from tagtool.core.params import SettingError
 from tagtool.learn import make_learner
 from tagtool.learn.chain import ChainModel, scheme_decoding
+from tagtool.services.experiment.config import ExperimentConfig
+from tagtool.services.experiment.runner import run_experiment
 from tagtool.services.pipeline import prepare, train_tagger
 from tagtool.services.settings import parse_settings
 from tagtool.services.simulate.config import SimulationConfig
 from tagtool.services.simulate.loop import Simulation
-from tagtool.core.params import SettingError
 from tagtool.store.formats import read_corpus
 from tagtool.tagger.file_format import META_MEMBER, TaggerFileError
 from tagtool.tagger.model import Tagger, load_tagger
@@ -111,8 +111,7 @@ def test_only_known_labels_are_evidence_of_iob1(gold):
     iob1 = [_iob1(s) for s in gold.sentences[:10]]
     assert scheme_decoding(snapshot(iob1))[0] is False
     # the same sentences with every token a candidate set {its label, O}: nothing is known
-    vague = [s.with_annotations([set(a) | {"O"} if a != {"O"} else {"O", "B-NP"} for a in s.annotations])
-             for s in iob1]
+    vague = [s.with_annotations([set(a) | {"O"} if a != {"O"} else {"O", "B-NP"} for a in s.annotations]) for s in iob1]
     assert scheme_decoding(snapshot(vague)) == (True, None)
     assert scheme_decoding(snapshot(gold.sentences[:10])) == (True, None)
 
@@ -167,11 +166,32 @@ class _Spy:
 @pytest.mark.parametrize("decode", [{}, {"bio_constraint": False}])
 def test_experiments_and_simulations_decode_as_set(gold, monkeypatch, decode):
     spy = _Spy(monkeypatch)
-    config = ExperimentConfig(learner="perceptron", params={"max_iter": 1}, decode=decode, labeled=(5,),
-                              unlabeled=(0,), holdout=10, repeats=1, min_length=1, max_length=1000, pool=60)
+    config = ExperimentConfig(
+        learner="perceptron",
+        params={"max_iter": 1},
+        decode=decode,
+        labeled=(5,),
+        unlabeled=(0,),
+        holdout=10,
+        repeats=1,
+        min_length=1,
+        max_length=1000,
+        pool=60,
+    )
     run_experiment(config, gold)
-    sim = SimulationConfig(learner="perceptron", params={"max_iter": 1}, decode=decode, strategy="uncertainty",
-                           mode="full", step=150, budget=400, full_data_f1=0.8)
-    Simulation(sim, Corpus.from_sentences(gold.sentences[:50], labels=gold.labels),
-               Corpus.from_sentences(gold.sentences[50:70], labels=gold.labels)).run()
+    sim = SimulationConfig(
+        learner="perceptron",
+        params={"max_iter": 1},
+        decode=decode,
+        strategy="uncertainty",
+        mode="full",
+        step=150,
+        budget=400,
+        full_data_f1=0.8,
+    )
+    Simulation(
+        sim,
+        Corpus.from_sentences(gold.sentences[:50], labels=gold.labels),
+        Corpus.from_sentences(gold.sentences[50:70], labels=gold.labels),
+    ).run()
     assert len(spy.seen) >= 3 and set(spy.seen) == {decode.get("bio_constraint", True)}

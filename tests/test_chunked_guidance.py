@@ -7,16 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tagtool.services import chunked_guidance
-from tagtool.services import guidance
-from tagtool.services import strategies
-from tagtool.services.chunked_guidance import ChunkedGuidance, chunk_rows, score_chunk
 from tagtool.core import Corpus
 from tagtool.gui.questions import build_plan, tie_ranks
 from tagtool.learn import make_learner
+from tagtool.services import chunked_guidance, guidance, strategies
+from tagtool.services.chunked_guidance import ChunkedGuidance, chunk_rows, score_chunk
 from tagtool.services.pipeline import train_tagger
-from tagtool.store.formats import read_corpus
 from tagtool.services.uncertainty import margin_scale
+from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"
 
@@ -45,8 +43,11 @@ def _tagger(gold, learner, **params):
     return train_tagger(train, make_learner(learner, **params), unlabeled=gold.sentences[80:90])
 
 
-@pytest.fixture(scope="module", params=[("mv-perceptron", {"max_iter": 3}), ("crf", {"max_iter": 20}),
-                                        ("wdpsl", {"max_iter": 2})], ids=lambda p: p[0])
+@pytest.fixture(
+    scope="module",
+    params=[("mv-perceptron", {"max_iter": 3}), ("crf", {"max_iter": 20}), ("wdpsl", {"max_iter": 2})],
+    ids=lambda p: p[0],
+)
 def tagger(request, gold):
     name, params = request.param
     return _tagger(gold, name, **params)
@@ -56,7 +57,7 @@ def _chunked(tagger, sentences, order, size):
     lengths = [len(s) for s in sentences]
     scores = ChunkedGuidance(range(len(sentences)), lengths, tagger)
     for i in range(0, len(order), size):
-        rows = np.asarray(order[i:i + size])
+        rows = np.asarray(order[i : i + size])
         scores.add(rows, score_chunk(tagger, [sentences[r] for r in rows]))
     return scores
 
@@ -111,10 +112,10 @@ def test_a_partial_analysis_ranks_only_the_scored_sentences(gold, sentences):
     plan = build_plan(ids, analysis, status, strategies.get("gain"), "review")
     assert sorted(plan.scores) == sorted(first.tolist()) and not plan.complete
     scored_open = [r for r in first.tolist() if status[r] != "full"]
-    assert sorted(plan.queue[:len(scored_open)]) == sorted(scored_open), "the scored sentences come first"
+    assert sorted(plan.queue[: len(scored_open)]) == sorted(scored_open), "the scored sentences come first"
     ranks = tie_ranks(plan.strategy, len(ids), plan.seed)
     rest = sorted((i for i in ids if status[i] != "full" and i not in first), key=lambda i: ranks[i])
-    assert plan.queue[len(scored_open):] == rest, "the others after them, in the tie order"
+    assert plan.queue[len(scored_open) :] == rest, "the others after them, in the tie order"
     unscored = np.repeat(~analysis.scored, np.diff(analysis.tokens.offsets))
     assert not plan.asked[unscored].any() and (analysis.evidence.uncertainty[unscored] == 0).all()
     # the margin scale is the median of the margins scored so far
@@ -133,9 +134,9 @@ def test_chunk_rows_puts_the_first_page_first_and_every_row_once():
     assert sorted(everything.tolist()) == list(range(50))
     rest = everything[6:].tolist()
     previous = [r for r in (40, 41, 1) if r not in head]
-    assert rest[:len(previous)] == previous, "then the previous queue's rows, in its order"
+    assert rest[: len(previous)] == previous, "then the previous queue's rows, in its order"
     full = [r for r in range(0, 50, 5) if r not in head and r not in previous]
-    assert rest[-len(full):] == full, "fully labeled sentences come last"
+    assert rest[-len(full) :] == full, "fully labeled sentences come last"
     assert all(len(c) <= 8 for c in chunks[1:])
     # without a previous queue, the first chunk is an even sample of the open rows
     sample = chunk_rows(open_, first_size=4, chunk=8)[0]

@@ -50,8 +50,9 @@ def test_table_lists_pairs_disagreements_and_progress(tmp_path, capsys):
 
 def test_fewer_than_two_annotators_is_a_clear_error(tmp_path, capsys):
     path = tmp_path / "one.tagproj"
-    corpus = Corpus.from_sentences([team_sentence(HAND_TOKENS, {"ana": ("O",) * 10})],
-                                   labels=LabelSet(["O", "B-X", "I-X"]))
+    corpus = Corpus.from_sentences(
+        [team_sentence(HAND_TOKENS, {"ana": ("O",) * 10})], labels=LabelSet(["O", "B-X", "I-X"])
+    )
     with Project.create(path, corpus):
         pass
     assert main(["agreement", str(path)]) == 1
@@ -62,8 +63,10 @@ def test_fewer_than_two_annotators_is_a_clear_error(tmp_path, capsys):
 
 def test_pos_labels_get_no_span_scores(tmp_path, capsys):
     path = tmp_path / "pos.tagproj"
-    corpus = Corpus.from_sentences([team_sentence(("a", "b", "c"), {"x": ("DT", "NN", "VB"), "y": ("DT", "VB", "VB")})],
-                                   labels=LabelSet(["DT", "NN", "VB"]))
+    corpus = Corpus.from_sentences(
+        [team_sentence(("a", "b", "c"), {"x": ("DT", "NN", "VB"), "y": ("DT", "VB", "VB")})],
+        labels=LabelSet(["DT", "NN", "VB"]),
+    )
     with Project.create(path, corpus):
         pass
     doc = agreement_json(path, capsys)

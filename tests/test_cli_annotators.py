@@ -52,8 +52,9 @@ def test_per_annotator_conll_files_make_candidate_sets_where_they_differ(tmp_pat
     project = _tokens_project(tmp_path)
     alice, bob = _team_files(tmp_path)
     capsys.readouterr()
-    assert main(["import", str(alice), str(bob), "-p", str(project), "--as-annotator",
-                 "--annotator-from-file-name"]) == 0
+    assert (
+        main(["import", str(alice), str(bob), "-p", str(project), "--as-annotator", "--annotator-from-file-name"]) == 0
+    )
     out = capsys.readouterr().out
     assert "alice.txt: 4 of 4 sentences answered by alice" in out and "2 became the candidate set" in out
     (first, by_annotator), *_ = _state(project)
@@ -90,8 +91,22 @@ def test_match_tokens_takes_a_part_of_the_project_in_any_order(tmp_path, capsys)
     assert answered == [["eve"], [], ["eve"], []]
     lines = _lines()
     lines[0] = "Sydney NP B-LOC\n"
-    assert main(["import", str(_write(tmp_path / "x.txt", lines)), "-p", str(project), "--as-annotator",
-                 "--annotator", "eve", "--match", "tokens"]) == 1
+    assert (
+        main(
+            [
+                "import",
+                str(_write(tmp_path / "x.txt", lines)),
+                "-p",
+                str(project),
+                "--as-annotator",
+                "--annotator",
+                "eve",
+                "--match",
+                "tokens",
+            ]
+        )
+        == 1
+    )
     assert "x.txt:1: no sentence of the project has the tokens 'Sydney ( Australia" in capsys.readouterr().err
 
 
@@ -107,7 +122,7 @@ def test_conllu_and_tsv_answers(tmp_path, capsys):
     assert first[0] == {"AUX"} and by_annotator["ann"][0] == {"VERB"} and "import" not in by_annotator
     moved = _write(tmp_path / "moved.conllu", [text.replace("\tyou\tyou\t", "\tyou'\tyou\t", 1)])
     assert main(["import", str(moved), "-p", str(project), "--as-annotator", "--annotator", "x"]) == 1
-    assert "moved.conllu:4: token 2 is \"you'\" here" in capsys.readouterr().err  # after two comment lines
+    assert 'moved.conllu:4: token 2 is "you\'" here' in capsys.readouterr().err  # after two comment lines
     table = tmp_path / "t.tsv"
     table.write_text("sentence\ttoken\tlabel\n1\tAnn\tB-PER\n1\tleft\tO\n2\tBob\tB-PER\n", encoding="utf-8")
     tproject = tmp_path / "t.tagproj"
@@ -119,8 +134,10 @@ def test_conllu_and_tsv_answers(tmp_path, capsys):
 
 def test_doccano_per_user_files_into_a_new_project(tmp_path, capsys):
     records = [{"id": 1, "text": "Ann Lee joined Acme."}, {"id": 2, "text": "Bob stayed home."}]
-    spans = {"alice": [[[0, 7, "PER"], [15, 19, "ORG"]], [[0, 3, "PER"]]],
-             "bob": [[[0, 7, "PER"], [15, 19, "LOC"]], None]}
+    spans = {
+        "alice": [[[0, 7, "PER"], [15, 19, "ORG"]], [[0, 3, "PER"]]],
+        "bob": [[[0, 7, "PER"], [15, 19, "LOC"]], None],
+    }
     for name, labels in spans.items():
         lines = [json.dumps({**r, **({} if s is None else {"label": s})}) + "\n" for r, s in zip(records, labels)]
         _write(tmp_path / f"{name}.jsonl", lines)
@@ -135,15 +152,17 @@ def test_doccano_per_user_files_into_a_new_project(tmp_path, capsys):
         assert {"I-PER", "I-LOC", "I-ORG"} <= set(p.labels)  # the scheme completed
     other = tmp_path / "other.tagproj"
     broken = _write(tmp_path / "zed.jsonl", [json.dumps({"text": "Something else."}) + "\n"])
-    assert main(["import", files[0], str(broken), "-p", str(other), "--as-annotator",
-                 "--annotator-from-file-name"]) == 1
+    assert (
+        main(["import", files[0], str(broken), "-p", str(other), "--as-annotator", "--annotator-from-file-name"]) == 1
+    )
     assert not other.exists()  # no half-made project
 
 
 def test_annotator_option_names_the_labels_of_a_new_import(tmp_path, capsys):
     project = tmp_path / "p.tagproj"
-    assert main(["import", str(_write(tmp_path / "a.txt", _lines(12))), "-p", str(project),
-                 "--annotator", " alice "]) == 0
+    assert (
+        main(["import", str(_write(tmp_path / "a.txt", _lines(12))), "-p", str(project), "--annotator", " alice "]) == 0
+    )
     ((labels, by_annotator),) = _state(project)
     assert by_annotator == {"alice": labels}
     with Project.open(project, readonly=True) as p:
@@ -154,8 +173,9 @@ def test_annotator_option_names_the_labels_of_a_new_import(tmp_path, capsys):
 def test_import_export_import_keeps_every_annotators_labels(tmp_path, capsys, fmt, name):
     project = _tokens_project(tmp_path)
     alice, bob = _team_files(tmp_path)
-    assert main(["import", str(alice), str(bob), "-p", str(project), "--as-annotator",
-                 "--annotator-from-file-name"]) == 0
+    assert (
+        main(["import", str(alice), str(bob), "-p", str(project), "--as-annotator", "--annotator-from-file-name"]) == 0
+    )
     out = tmp_path / name
     assert main(["export", str(project), "-o", str(out), "--format", fmt]) == 0
     again = tmp_path / "again.tagproj"
@@ -171,8 +191,9 @@ def test_import_export_import_keeps_every_annotators_labels(tmp_path, capsys, fm
 def test_adjudicated_labels_survive_the_jsonl_round_trip(tmp_path, capsys):
     project = _tokens_project(tmp_path)
     alice, bob = _team_files(tmp_path)
-    assert main(["import", str(alice), str(bob), "-p", str(project), "--as-annotator",
-                 "--annotator-from-file-name"]) == 0
+    assert (
+        main(["import", str(alice), str(bob), "-p", str(project), "--as-annotator", "--annotator-from-file-name"]) == 0
+    )
     with Project.open(project) as p:
         p.set_annotations(p.sentence_ids()[0], {0: ["B-LOC"]}, annotator="judge")
     out = tmp_path / "out.jsonl"
@@ -184,24 +205,55 @@ def test_adjudicated_labels_survive_the_jsonl_round_trip(tmp_path, capsys):
 
 #: A token where one annotator says O and the other B-PER: the file's candidate set names every
 #: label the file uses (O, B-PER), but not the I-PER the imported project's scheme adds.
-ALL_LABELS_SET = {"tokens": ["New", "York", "x"], "labels": ["O", ["O", "B-PER"], "O"],
-                  "annotators": {"ana": ["O", "O", "O"], "ben": ["O", "B-PER", "O"]}}
+ALL_LABELS_SET = {
+    "tokens": ["New", "York", "x"],
+    "labels": ["O", ["O", "B-PER"], "O"],
+    "annotators": {"ana": ["O", "O", "O"], "ben": ["O", "B-PER", "O"]},
+}
 
 #: A Label Studio task: annotator 1 marked nothing, annotator 2 marked "York".
-EMPTY_AND_SPAN_TASK = [{"id": 1, "data": {"text": "New York is big"}, "annotations": [
-    {"completed_by": 1, "result": []},
-    {"completed_by": 2, "result": [{"type": "labels", "from_name": "label", "to_name": "text",
-                                    "value": {"start": 4, "end": 8, "labels": ["LOC"]}}]}]}]
+EMPTY_AND_SPAN_TASK = [
+    {
+        "id": 1,
+        "data": {"text": "New York is big"},
+        "annotations": [
+            {"completed_by": 1, "result": []},
+            {
+                "completed_by": 2,
+                "result": [
+                    {
+                        "type": "labels",
+                        "from_name": "label",
+                        "to_name": "text",
+                        "value": {"start": 4, "end": 8, "labels": ["LOC"]},
+                    }
+                ],
+            },
+        ],
+    }
+]
 
 
-@pytest.mark.parametrize("name, content, labels, answers", [
-    ("a.jsonl", json.dumps(ALL_LABELS_SET) + "\n", "O,B-PER,I-PER",
-     {"ana": ["O", "O", "O"], "ben": ["O", "B-PER", "O"]}),
-    ("tasks.json", json.dumps(EMPTY_AND_SPAN_TASK), "O,B-LOC,I-LOC",
-     {"1": ["O", "O", "O", "O"], "2": ["O", "B-LOC", "O", "O"]}),
-])
-def test_a_candidate_set_of_every_label_in_the_file_keeps_the_annotators(tmp_path, capsys, name, content,
-                                                                          labels, answers):
+@pytest.mark.parametrize(
+    "name, content, labels, answers",
+    [
+        (
+            "a.jsonl",
+            json.dumps(ALL_LABELS_SET) + "\n",
+            "O,B-PER,I-PER",
+            {"ana": ["O", "O", "O"], "ben": ["O", "B-PER", "O"]},
+        ),
+        (
+            "tasks.json",
+            json.dumps(EMPTY_AND_SPAN_TASK),
+            "O,B-LOC,I-LOC",
+            {"1": ["O", "O", "O", "O"], "2": ["O", "B-LOC", "O", "O"]},
+        ),
+    ],
+)
+def test_a_candidate_set_of_every_label_in_the_file_keeps_the_annotators(
+    tmp_path, capsys, name, content, labels, answers
+):
     source = tmp_path / name
     source.write_text(content, encoding="utf-8")
     guessed, given = tmp_path / "guessed.tagproj", tmp_path / "given.tagproj"

@@ -58,8 +58,7 @@ def test_two_annotators_by_text_then_the_crossing_span_by_merging(tmp_path, caps
     assert f"{file}:2: span [" in captured.err and "'Paris. The' by bob: crosses the boundary" in captured.err
     with Project.open(project, readonly=True) as p:
         assert p.n_sentences == 6 and set(p.team.answering_annotators()) == {"alice", "bob"}
-    assert main(["import", str(file), "-p", str(project), "--as-annotator", "--match", "text",
-                 "--merge-crossing"]) == 0
+    assert main(["import", str(file), "-p", str(project), "--as-annotator", "--match", "text", "--merge-crossing"]) == 0
     assert "1 sentence(s) joined" in capsys.readouterr().out
     with Project.open(project, readonly=True) as p:
         assert p.n_sentences == 5
@@ -94,10 +93,13 @@ def test_one_record_of_the_whole_text_by_two_annotators_goes_onto_the_paragraphs
     """The text file as one doccano record per annotator; the project holds it paragraph by paragraph."""
     _, project = _project(tmp_path)
     whole = "\n\n".join(PARAGRAPHS) + "\n"
-    file = write_jsonl(tmp_path / "whole.jsonl", [
-        {"text": whole, "label": [span(whole, "Anna Berg", "PER"), span(whole, "Hot Pot", "ORG")], "user": "alice"},
-        {"text": whole, "label": [span(whole, "Anna", "PER")], "user": "bob"},
-    ])
+    file = write_jsonl(
+        tmp_path / "whole.jsonl",
+        [
+            {"text": whole, "label": [span(whole, "Anna Berg", "PER"), span(whole, "Hot Pot", "ORG")], "user": "alice"},
+            {"text": whole, "label": [span(whole, "Anna", "PER")], "user": "bob"},
+        ],
+    )
     assert main(["import", str(file), "-p", str(project), "--as-annotator"]) == 0
     assert "2 of 2 records found in the project's text" in capsys.readouterr().out
     with Project.open(project, readonly=True) as p:
@@ -105,8 +107,8 @@ def test_one_record_of_the_whole_text_by_two_annotators_goes_onto_the_paragraphs
         tokens = p.sentence(second).tokens
         anna = tokens.index("Anna")
         own = p.team.annotator_labels(second)
-        assert own["alice"][anna:anna + 2] == ({"B-PER"}, {"I-PER"})
-        assert own["bob"][anna:anna + 2] == ({"B-PER"}, {"O"})
+        assert own["alice"][anna : anna + 2] == ({"B-PER"}, {"I-PER"})
+        assert own["bob"][anna : anna + 2] == ({"B-PER"}, {"O"})
         assert p.annotations(second)[anna + 1] == {"I-PER", "O"}  # they differ: the candidate set
         assert p.team.annotator_labels(third)["alice"][1:3] == ({"B-ORG"}, {"I-ORG"})
 
@@ -127,9 +129,12 @@ def _team_export(tmp_path, capsys):
 
 def _answers_by_token(path):
     with Project.open(path, readonly=True) as p:
-        return {" ".join(p.sentence(sid).tokens): {name: [sorted(a) for a in labels]
-                                                   for name, labels in p.team.annotator_labels(sid).items()}
-                for sid in p.sentence_ids()}
+        return {
+            " ".join(p.sentence(sid).tokens): {
+                name: [sorted(a) for a in labels] for name, labels in p.team.annotator_labels(sid).items()
+            }
+            for sid in p.sentence_ids()
+        }
 
 
 def test_attaching_a_team_doccano_export_brings_each_annotators_answers(tmp_path, capsys):
@@ -160,5 +165,6 @@ def test_only_answers_of_a_team_doccano_export_by_text(tmp_path, capsys):
     # one annotator of the export: bob's answers again, alice's kept (the record naming nobody is bob's)
     assert main(["import", str(out), "-p", str(fresh), "--as-annotator", "--match", "text", "--annotator", "bob"]) == 0
     again, before = _answers_by_token(fresh), _answers_by_token(source)
-    assert {k: v for k, v in again.items() if "othing" not in k} == {k: v for k, v in before.items()
-                                                                      if "othing" not in k}
+    assert {k: v for k, v in again.items() if "othing" not in k} == {
+        k: v for k, v in before.items() if "othing" not in k
+    }

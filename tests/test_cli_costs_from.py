@@ -8,10 +8,10 @@ import pathlib
 import numpy as np
 import pytest
 
-from tagtool.services.annotation_costs import MIN_TOKENS
 from tagtool.cli.experiments import COSTS_MIN_TOKENS
 from tagtool.cli.main import main
 from tagtool.core import Corpus
+from tagtool.services.annotation_costs import MIN_TOKENS
 from tagtool.services.simulate.config import Costs
 from tagtool.services.simulate.oracle import Oracle
 from tagtool.store.actions import Action
@@ -65,9 +65,33 @@ def test_simulate_uses_and_prints_the_measured_costs(files, capsys):
     folder, gold, (data, test) = files
     project = _project(folder, gold, MEASURED)
     out = folder / "curve.json"
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "max_iter=1",
-                 "--strategy", "random", "--mode", "review", "--step", "150", "--budget", "300",
-                 "--full-data-f1", "80", "--costs-from", str(project), "--json", str(out)])
+    code = main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "perceptron",
+            "--set",
+            "max_iter=1",
+            "--strategy",
+            "random",
+            "--mode",
+            "review",
+            "--step",
+            "150",
+            "--budget",
+            "300",
+            "--full-data-f1",
+            "80",
+            "--costs-from",
+            str(project),
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith(f"costs measured in {project}") and "60 s" in printed[0]
@@ -97,24 +121,58 @@ def test_a_cost_given_on_the_command_line_replaces_the_measured_one(files, capsy
         raise KeyboardInterrupt
 
     monkeypatch.setattr(sim, "simulate", stop_here)
-    main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--strategy", "random",
-          "--costs-from", str(project), "--cost-partial", "0.4", "--cost-skip", "0.2"])
+    main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "perceptron",
+            "--strategy",
+            "random",
+            "--costs-from",
+            str(project),
+            "--cost-partial",
+            "0.4",
+            "--cost-skip",
+            "0.2",
+        ]
+    )
     printed = capsys.readouterr().out
     assert seen == [Costs(full=1.0, partial=0.4, skip=0.2, accept=pytest.approx(0.05))]
     assert "--cost-partial 0.4 replaces the measured 0.6" in printed and "--cost-skip 0.2 given" in printed
 
 
-@pytest.mark.parametrize("log, extra, message", [
-    (None, [], "no such"),
-    ([], [], "its action log is empty"),
-    ([("full", 5, 10.0), ("accept", 100, 10.0)], [], "its action log holds 5 full label(s) (at least 20"),
-    (MEASURED, ["--cost-full", "2"], "--cost-full cannot be used with --costs-from"),
-])
+@pytest.mark.parametrize(
+    "log, extra, message",
+    [
+        (None, [], "no such"),
+        ([], [], "its action log is empty"),
+        ([("full", 5, 10.0), ("accept", 100, 10.0)], [], "its action log holds 5 full label(s) (at least 20"),
+        (MEASURED, ["--cost-full", "2"], "--cost-full cannot be used with --costs-from"),
+    ],
+)
 def test_a_log_that_cannot_give_the_costs_is_one_error_line(files, capsys, log, extra, message):
     folder, gold, (data, test) = files
     project = folder / "missing.tagproj" if log is None else _project(folder, gold, log)
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--strategy", "random",
-                 "--costs-from", str(project), *extra])
+    code = main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "perceptron",
+            "--strategy",
+            "random",
+            "--costs-from",
+            str(project),
+            *extra,
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1, err
     assert err[0].startswith("tagtool: error: ") and message in err[0]
@@ -155,8 +213,21 @@ def test_costs_from_reads_the_cost_of_opening_a_sentence(files, capsys, monkeypa
         raise KeyboardInterrupt
 
     monkeypatch.setattr(sim, "simulate", stop_here)
-    main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--strategy", "gain",
-          "--costs-from", str(project)])
+    main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "perceptron",
+            "--strategy",
+            "gain",
+            "--costs-from",
+            str(project),
+        ]
+    )
     printed = capsys.readouterr().out.splitlines()
     rows = {" ".join(line.split()[:2]): line.split() for line in printed[2:7]}
     # the first labels' tokens count, their time went to opening the sentence

@@ -28,11 +28,10 @@ import pytest
 
 from tagtool.cli.main import main
 from tagtool.store import assign, atomic, lifecycle
-from tagtool.store.project import Project
 from tests.store.agreement_samples import ner_team_project
 from tests.store.project_damage import digest
-from tests.store.team_samples import answered_team, unlabeled_project
 from tests.store.sqlite_faults import statvfs_read_only_under
+from tests.store.team_samples import answered_team, unlabeled_project
 
 resource = pytest.importorskip("resource")
 
@@ -65,8 +64,9 @@ sys.exit(main(argv))
 
 def _on_full_disk(*argv: str, where: str = "process") -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run([sys.executable, "-c", _CHILD, str(LIMIT), where, *argv], env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", _CHILD, str(LIMIT), where, *argv], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def _sides(folder: Path) -> list[str]:
@@ -84,8 +84,11 @@ def team(tmp_path) -> Path:
 @pytest.mark.parametrize("command", ["info", "export", "agreement"])
 def test_an_intact_project_on_a_full_disk_is_read_by_info_export_and_agreement(team, command):
     before = digest(team)
-    argv = {"info": ["info", str(team)], "export": ["export", str(team), "-o", "-", "--format", "jsonl"],
-            "agreement": ["agreement", str(team)]}[command]
+    argv = {
+        "info": ["info", str(team)],
+        "export": ["export", str(team), "-o", "-", "--format", "jsonl"],
+        "agreement": ["agreement", str(team)],
+    }[command]
     done = _on_full_disk(*argv)
     assert done.returncode == 0, done.stderr
     assert "damaged" not in done.stderr and "I/O error" not in done.stderr
@@ -113,8 +116,9 @@ def test_assign_from_a_project_on_a_full_disk_into_another_folder(tmp_path):
     project, _ = unlabeled_project(tmp_path / "p.tagproj", 12)
     project.close()
     before = digest(project.path)
-    done = _on_full_disk("assign", str(project.path), "--annotators", "ana,ben", "-o", str(tmp_path / "out"),
-                         where="open")
+    done = _on_full_disk(
+        "assign", str(project.path), "--annotators", "ana,ben", "-o", str(tmp_path / "out"), where="open"
+    )
     assert done.returncode == 0, done.stderr
     assert sorted(os.listdir(tmp_path / "out")) == ["p.ana.tagproj", "p.ben.tagproj"]
     assert digest(project.path) == before and _sides(tmp_path) == []
@@ -139,8 +143,7 @@ def _disk_fills_after(monkeypatch, n_built: int) -> None:
 
 
 @pytest.mark.parametrize("n_built", [0, 1, 2])
-def test_assign_onto_a_full_disk_leaves_none_of_its_files_and_can_be_run_again(tmp_path, monkeypatch, capsys,
-                                                                               n_built):
+def test_assign_onto_a_full_disk_leaves_none_of_its_files_and_can_be_run_again(tmp_path, monkeypatch, capsys, n_built):
     project, _ = unlabeled_project(tmp_path / "p.tagproj", 12)
     project.close()
     argv = ["assign", str(project.path), "--annotators", "ana,ben,cy", "-o", str(tmp_path / "out" / "team")]
@@ -288,14 +291,15 @@ def test_an_os_error_no_command_explained_says_full_or_read_only_with_the_file(t
 
     out = tmp_path / "x.txt"
     assert _os_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out))) == f"{out}: the disk is full"
-    assert _os_error(OSError(errno.EROFS, os.strerror(errno.EROFS), str(out))) == \
-        f"{out}: the folder {tmp_path} is read-only (read-only file system)"
+    assert (
+        _os_error(OSError(errno.EROFS, os.strerror(errno.EROFS), str(out)))
+        == f"{out}: the folder {tmp_path} is read-only (read-only file system)"
+    )
     assert _os_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))).startswith("the disk is full")
     assert _os_error(OSError(errno.EIO, "Input/output error")) == "[Errno 5] Input/output error"
 
 
-def test_assign_on_a_file_system_without_hard_links_keeps_the_old_files_on_a_failure(tmp_path, monkeypatch,
-                                                                                     capsys):
+def test_assign_on_a_file_system_without_hard_links_keeps_the_old_files_on_a_failure(tmp_path, monkeypatch, capsys):
     """Where the old file cannot be kept by a hard link, a failed --force still puts it back."""
     argv, out, before = _assigned_once(tmp_path)
     real, placed = lifecycle.place_file, []
@@ -350,8 +354,9 @@ def test_opening_for_editing_on_a_full_disk_opens_read_only_and_leaves_no_side_f
     """What the app does: asked to edit, an intact project on a full disk is read, not refused."""
     before = digest(team)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONDONTWRITEBYTECODE": "1"}
-    done = subprocess.run([sys.executable, "-c", _OPEN_CHILD, str(LIMIT), str(team)], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _OPEN_CHILD, str(LIMIT), str(team)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     readonly, n, reason = done.stdout.splitlines()[:3]
     assert readonly == "True" and int(n) > 0 and "the disk is full" in reason, done.stdout

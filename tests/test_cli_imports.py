@@ -35,4 +35,3 @@ def test_the_parser_s_copy_of_the_match_modes_is_the_store_s():
     from tagtool.store.answer_files import MATCH_MODES
 
     assert parser_modes == MATCH_MODES
-

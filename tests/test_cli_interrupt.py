@@ -42,8 +42,14 @@ def _start(code: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     # SIGINT may be ignored where the suite itself runs in the background:
     # the child starts with the default disposition, as under a terminal.
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def test_a_second_ctrl_c_exits_with_130_even_while_cleanup_blocks():
@@ -60,7 +66,6 @@ def test_a_second_ctrl_c_exits_with_130_even_while_cleanup_blocks():
             child.kill()
     assert code == 130 and time.monotonic() - started < 10
     assert child.stderr.read().strip().endswith("tagtool: interrupted")
-
 
 
 def test_a_ctrl_c_after_the_command_returned_exits_with_130(monkeypatch):

@@ -13,8 +13,10 @@ from tagtool.store.project import Project
 
 DATA = Path(__file__).resolve().parent / "data"
 CONLL = DATA / "conll2000_train_head.txt"
-RAW = ("Great pizza in New Haven, Conn. and the staff were kind. We'll be back!\n"
-       "Visit https://example.com/menu or mail info@example.com, e.g. for bookings.\n")
+RAW = (
+    "Great pizza in New Haven, Conn. and the staff were kind. We'll be back!\n"
+    "Visit https://example.com/menu or mail info@example.com, e.g. for bookings.\n"
+)
 #: One sentence a line, tokens at spaces: pre-tokenised text.
 PRETOKENIZED = ("--tokenizer", "whitespace", "--no-sentence-split")
 
@@ -79,14 +81,22 @@ def test_import_document_unit(tmp_path, capsys):
     by_paragraph, by_line = tmp_path / "a.tagproj", tmp_path / "b.tagproj"
     assert run(capsys, "import", path, "-p", by_paragraph, "--labels", "O")[0] == 0
     assert [" ".join(s) for s in _sentences(by_paragraph)] == [
-        "A sentence wrapped over two lines .", "And another .", "Next paragraph ."]
+        "A sentence wrapped over two lines .",
+        "And another .",
+        "Next paragraph .",
+    ]
     assert run(capsys, "import", path, "-p", by_line, "--labels", "O", "--document-unit", "line")[0] == 0
     assert [" ".join(s) for s in _sentences(by_line)] == [
-        "A sentence wrapped", "over two lines .", "And another .", "Next paragraph ."]
+        "A sentence wrapped",
+        "over two lines .",
+        "And another .",
+        "Next paragraph .",
+    ]
 
 
-@pytest.mark.parametrize("option", [("--tokenizer", "whitespace"), ("--no-sentence-split",),
-                                    ("--document-unit", "line")])
+@pytest.mark.parametrize(
+    "option", [("--tokenizer", "whitespace"), ("--no-sentence-split",), ("--document-unit", "line")]
+)
 def test_import_refuses_options_no_input_reads(tmp_path, capsys, option):
     code, _, err = run(capsys, "import", CONLL, "-p", tmp_path / "p.tagproj", *option)
     assert code == 1
@@ -125,7 +135,9 @@ def test_tag_writes_raw_text_back_as_span_records(model, raw, tmp_path, capsys):
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["text"] for r in records] == RAW.splitlines()
     for record in records:
-        assert record["label"] and all(record["text"][s:e].strip() == record["text"][s:e] for s, e, _ in record["label"])
+        assert record["label"] and all(
+            record["text"][s:e].strip() == record["text"][s:e] for s, e, _ in record["label"]
+        )
 
 
 def test_tag_refuses_options_for_a_column_file(model, tmp_path, capsys):
@@ -163,10 +175,13 @@ def test_evaluate_honours_the_tokenizer_for_span_records_and_refuses_it_for_colu
     assert code == 1 and "--tokenizer applies to plain text" in err
 
 
-@pytest.mark.parametrize("command", [
-    ("experiment", "--data", CONLL, "--labeled", "5", "--unlabeled", "0"),
-    ("simulate", "--data", CONLL, "--test", CONLL, "--strategy", "random"),
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("experiment", "--data", CONLL, "--labeled", "5", "--unlabeled", "0"),
+        ("simulate", "--data", CONLL, "--test", CONLL, "--strategy", "random"),
+    ],
+)
 def test_experiment_and_simulate_refuse_options_for_column_files(command, capsys):
     code, _, err = run(capsys, *command, "--tokenizer", "whitespace")
     assert code == 1 and "--tokenizer applies to plain text" in err

@@ -36,8 +36,11 @@ def test_info_export_and_train_know_the_flags_and_skips(tmp_path, capsys):
     assert main(["import", str(out), "-p", str(again)]) == 0
     with Project.open(again) as p:
         new = p.sentence_ids()
-        assert p.review.all() == {new[0]: Review(True, "check the PP attachment"), new[1]: Review(skipped=True),
-                               new[2]: Review(skipped=True)}
+        assert p.review.all() == {
+            new[0]: Review(True, "check the PP attachment"),
+            new[1]: Review(skipped=True),
+            new[2]: Review(skipped=True),
+        }
     # a column file has no place for them
     plain = tmp_path / "out.txt"
     assert main(["export", str(project), "-o", str(plain), "--format", "conll"]) == 0

@@ -79,8 +79,9 @@ def test_tag_over_its_tagger_or_its_input_is_refused(files, capsys):
 
 def test_experiment_and_simulate_outputs_over_their_inputs_are_refused(files, tmp_path, capsys):
     d = files["data"]
-    _refused(capsys, files, ["experiment", "--learner", "perceptron", "--data", d, "--json", d], d,
-             "JSON output", "data")
+    _refused(
+        capsys, files, ["experiment", "--learner", "perceptron", "--data", d, "--json", d], d, "JSON output", "data"
+    )
     sim = ["simulate", "--learner", "perceptron", "--data", d, "--test", files["text"], "--strategy", "random"]
     _refused(capsys, files, [*sim, "--json", d], d, "JSON output")
     _refused(capsys, files, [*sim, "--plot", d], d, "plot")
@@ -112,8 +113,17 @@ def test_a_missing_input_is_the_one_line_error_of_import(files, tmp_path, capsys
         "train": ["train", missing, "--learner", "perceptron", "-o", tmp_path / "m.tagger"],
         "evaluate": ["evaluate", files["model"], missing],
         "experiment": ["experiment", "--learner", "perceptron", "--data", missing],
-        "simulate": ["simulate", "--learner", "perceptron", "--data", missing, "--test", missing,
-                     "--strategy", "random"],
+        "simulate": [
+            "simulate",
+            "--learner",
+            "perceptron",
+            "--data",
+            missing,
+            "--test",
+            missing,
+            "--strategy",
+            "random",
+        ],
     }[command]
     code, _, err = run(capsys, *argv)
     _, _, import_err = run(capsys, "import", missing, "-p", tmp_path / "p.tagproj")

@@ -12,10 +12,16 @@ from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 
 RECORDS = [
-    {"id": 1, "text": "Hot Pot, which opened in New Haven, Conn. last May, is great! The staff were kind.",
-     "label": [[25, 34, "LOC"], [36, 41, "LOC"]]},
-    {"id": 2, "text": "I ate at Joe's Diner in Boston. It was fine. Dr. Smith agreed.",
-     "label": [[9, 20, "ORG"], [24, 30, "LOC"], [45, 54, "PER"]]},
+    {
+        "id": 1,
+        "text": "Hot Pot, which opened in New Haven, Conn. last May, is great! The staff were kind.",
+        "label": [[25, 34, "LOC"], [36, 41, "LOC"]],
+    },
+    {
+        "id": 2,
+        "text": "I ate at Joe's Diner in Boston. It was fine. Dr. Smith agreed.",
+        "label": [[9, 20, "ORG"], [24, 30, "LOC"], [45, 54, "PER"]],
+    },
     {"id": 3, "text": "Nothing special here. Would not return."},  # nobody labeled it
 ]
 
@@ -38,9 +44,10 @@ def _labels(path):
         return [(s.tokens, s.annotations) for s in p.review.export_corpus()]
 
 
-@pytest.mark.parametrize("options, name", [
-    (["--spans"], "out.jsonl"), (["--format", "doccano"], "out.txt"),
-                                           (["--format", "labelstudio"], "out.json")])
+@pytest.mark.parametrize(
+    "options, name",
+    [(["--spans"], "out.jsonl"), (["--format", "doccano"], "out.txt"), (["--format", "labelstudio"], "out.json")],
+)
 def test_a_partly_labeled_project_goes_out_and_back(project, tmp_path, capsys, options, name):
     out = tmp_path / name
     assert main(["export", str(project), "-o", str(out), *options]) == 0, capsys.readouterr().err

@@ -38,8 +38,15 @@ def test_strict_import_refuses_the_file_in_one_line(tmp_path, capsys):
 
 def test_tokenizer_and_sentence_split_options(tmp_path, capsys):
     project = tmp_path / "p.tagproj"
-    args = ["import", str(DATA / "doccano_v1.jsonl"), "-p", str(project), "--tokenizer", "whitespace",
-            "--no-sentence-split"]
+    args = [
+        "import",
+        str(DATA / "doccano_v1.jsonl"),
+        "-p",
+        str(project),
+        "--tokenizer",
+        "whitespace",
+        "--no-sentence-split",
+    ]
     assert main(args) == 0
     with Project.open(project, readonly=True) as p:
         corpus = p.corpus()
@@ -130,8 +137,9 @@ def test_export_spans_to_standard_output_or_any_name(tmp_path, capsys):
 def test_import_of_a_file_without_labels_names_the_file(tmp_path, capsys):
     # It said "a label set needs at least one label", naming no file.
     source = tmp_path / "tasks.json"
-    source.write_text(json.dumps([{"id": 1, "data": {"text": "Nobody labeled this."}, "annotations": []}]),
-                      encoding="utf-8")
+    source.write_text(
+        json.dumps([{"id": 1, "data": {"text": "Nobody labeled this."}, "annotations": []}]), encoding="utf-8"
+    )
     assert main(["import", str(source), "-p", str(tmp_path / "p.tagproj")]) == 1
     err = capsys.readouterr().err
     assert f"{source}: holds no labels" in err and "--labels" in err and "\n" not in err.strip()
@@ -152,14 +160,28 @@ def test_the_skipped_span_count_is_by_kind_not_by_text(tmp_path, capsys):
 def test_label_studio_edge_cases_are_imported_with_a_word(tmp_path, capsys):
     text = "Anna met Ben ."
     span = {"type": "labels", "value": {"start": 0, "end": 4, "text": "Anna", "labels": ["PER"]}}
-    html = {"type": "hypertextlabels", "value": {"start": "/p[1]/text()[1]", "end": "/p[1]/text()[1]",
-            "startOffset": 9, "endOffset": 12, "globalOffsets": {"start": 9, "end": 12}, "text": "Ben",
-            "hypertextlabels": ["PER"]}}
+    html = {
+        "type": "hypertextlabels",
+        "value": {
+            "start": "/p[1]/text()[1]",
+            "end": "/p[1]/text()[1]",
+            "startOffset": 9,
+            "endOffset": 12,
+            "globalOffsets": {"start": 9, "end": 12},
+            "text": "Ben",
+            "hypertextlabels": ["PER"],
+        },
+    }
     tasks = [
-        {"id": 1, "data": {"text": text}, "annotations": [
-            {"id": 1, "completed_by": "unknown", "result": [span], "updated_at": "2024-01-02T00:00:00Z"},
-            {"id": 2, "completed_by": "unknown", "result": [], "updated_at": "2024-01-01T00:00:00Z"},
-            {"id": 3, "result": [{"type": "labels", "value": {"start": 9, "end": 12, "labels": ["LOC"]}}]}]},
+        {
+            "id": 1,
+            "data": {"text": text},
+            "annotations": [
+                {"id": 1, "completed_by": "unknown", "result": [span], "updated_at": "2024-01-02T00:00:00Z"},
+                {"id": 2, "completed_by": "unknown", "result": [], "updated_at": "2024-01-01T00:00:00Z"},
+                {"id": 3, "result": [{"type": "labels", "value": {"start": 9, "end": 12, "labels": ["LOC"]}}]},
+            ],
+        },
         {"id": 2, "data": {"html": f"<p>{text}</p>"}, "annotations": [{"id": 4, "completed_by": 5, "result": [html]}]},
     ]
     source = tmp_path / "tasks.json"

@@ -30,8 +30,9 @@ def model(tmp_path_factory):
 
     gold = read_corpus(CONLL)
     path = tmp_path_factory.mktemp("model") / "m.tagger"
-    train_tagger(Corpus.from_sentences(gold.sentences[:30], labels=gold.labels),
-                 make_learner("perceptron", max_iter=2)).save(path)
+    train_tagger(
+        Corpus.from_sentences(gold.sentences[:30], labels=gold.labels), make_learner("perceptron", max_iter=2)
+    ).save(path)
     return path
 
 
@@ -69,10 +70,12 @@ def test_workers_give_the_same_output(model, expected, tmp_path, capsys):
 def test_dask_gives_the_same_output(model, expected, tmp_path, capsys):
     distributed = pytest.importorskip("distributed")
     out = tmp_path / "out.txt"
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
-        code, _, err = run(capsys, "tag", model, CONLL, "-o", out, "--batch-size", "9",
-                           "--dask", cluster.scheduler_address)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        code, _, err = run(
+            capsys, "tag", model, CONLL, "-o", out, "--batch-size", "9", "--dask", cluster.scheduler_address
+        )
     assert code == 0, err
     assert out.read_bytes() == expected
 
@@ -168,8 +171,9 @@ def test_label_field_chooses_where_the_prediction_goes(upos_model, tmp_path, cap
     assert code == 0
     assert _differing_fields(EWT.read_text(encoding="utf-8"), out.read_text(encoding="utf-8")) == {9}
     serial = out.read_bytes()
-    code, _, _ = run(capsys, "tag", upos_model, EWT, "-o", out, "--label-field", "misc:Pred",
-                     "--workers", "2", "--batch-size", "7")
+    code, _, _ = run(
+        capsys, "tag", upos_model, EWT, "-o", out, "--label-field", "misc:Pred", "--workers", "2", "--batch-size", "7"
+    )
     assert code == 0 and out.read_bytes() == serial
     with pytest.raises(SystemExit):
         main(["tag", str(upos_model), str(EWT), "--label-field", "nonsense"])
@@ -182,13 +186,29 @@ def test_label_field_on_import_train_and_export(tmp_path, capsys):
     assert main(["export", str(project), "-o", str(out)]) == 0
     assert out.read_bytes() == EWT.read_bytes()  # deprel labels went back to DEPREL
     model = tmp_path / "m.tagger"
-    assert main(["train", str(EWT), "--learner", "perceptron", "--set", "max_iter=1", "-o", str(model),
-                 "--label-field", "deprel"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                str(EWT),
+                "--learner",
+                "perceptron",
+                "--set",
+                "max_iter=1",
+                "-o",
+                str(model),
+                "--label-field",
+                "deprel",
+            ]
+        )
+        == 0
+    )
     from tagtool.tagger.model import load_tagger
 
     assert "nsubj" in load_tagger(model).labels and "NOUN" not in load_tagger(model).labels
     code, _, err = run(capsys, "export", project, "-o", tmp_path / "y.txt", "--label-field", "xpos")
     assert code == 1 and "needs CoNLL-U output" in err
+
 
 # a chunker trained with POS, given a file without the POS column
 

@@ -3,8 +3,6 @@
 import json
 import pathlib
 
-import pytest
-
 from tagtool.cli.main import main
 from tagtool.store.project import Project
 from tagtool.tagger.model import load_tagger
@@ -41,8 +39,21 @@ def test_text_represent_and_train_use_the_stored_representations(tmp_path, capsy
     with Project.open(project, readonly=True) as p:
         stored = p.stored.representations().fingerprint
     model = tmp_path / "m.tagger"
-    assert main(["train", str(project), "--learner", "perceptron",
-                 "--set", "features.feature_set=crfsuite+dist", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                str(project),
+                "--learner",
+                "perceptron",
+                "--set",
+                "features.feature_set=crfsuite+dist",
+                "-o",
+                str(model),
+            ]
+        )
+        == 0
+    )
     assert load_tagger(model).extractor.representations.fingerprint == stored
 
 
@@ -63,7 +74,22 @@ def test_train_text_needs_features_that_read_it(tmp_path, capsys):
     model = tmp_path / "m.tagger"
     assert main(["train", str(CONLL), "--learner", "perceptron", "--text", str(raw), "-o", str(model)]) != 0
     assert "features.feature_set=crfsuite+dist" in capsys.readouterr().err
-    assert main(["train", str(CONLL), "--learner", "perceptron", "--text", str(raw),
-                 "--set", "features.feature_set=crfsuite+dist", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                str(CONLL),
+                "--learner",
+                "perceptron",
+                "--text",
+                str(raw),
+                "--set",
+                "features.feature_set=crfsuite+dist",
+                "-o",
+                str(model),
+            ]
+        )
+        == 0
+    )
     reps = load_tagger(model).extractor.representations
     assert reps.info["n_tokens"] == 2440 + 1960  # the training file's tokens and the text's

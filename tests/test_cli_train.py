@@ -66,8 +66,9 @@ class SlowTwoViewLearner(TinyLearner):
 @pytest.fixture(autouse=True)
 def toy_learners(monkeypatch):
     real = tagtool.learn.available_learners
-    monkeypatch.setattr(tagtool.learn, "available_learners",
-                        lambda: {**real(), "tiny": TinyLearner, "slow": SlowTwoViewLearner})
+    monkeypatch.setattr(
+        tagtool.learn, "available_learners", lambda: {**real(), "tiny": TinyLearner, "slow": SlowTwoViewLearner}
+    )
 
 
 def run(capsys, *argv):
@@ -78,8 +79,25 @@ def run(capsys, *argv):
 
 def test_train_tag_evaluate(tmp_path, capsys):
     model = tmp_path / "m.tagger"
-    code, out, err = run(capsys, "train", CONLL, "--learner", "tiny", "--set", "scale=2", "--set", "flag=yes",
-                         "--set", "features.min_count=1", "--set", "features.window=2", "--seed", 5, "-o", model)
+    code, out, err = run(
+        capsys,
+        "train",
+        CONLL,
+        "--learner",
+        "tiny",
+        "--set",
+        "scale=2",
+        "--set",
+        "flag=yes",
+        "--set",
+        "features.min_count=1",
+        "--set",
+        "features.window=2",
+        "--seed",
+        5,
+        "-o",
+        model,
+    )
     assert code == 0, err
     assert f"wrote {model}" in out
     tagger = load_tagger(model)
@@ -146,8 +164,9 @@ def test_partial_and_missing_labels_in_data_are_used_as_such(tmp_path, capsys):
 
 def test_unlabeled_file_and_views_setting(tmp_path, capsys):
     model = tmp_path / "m.tagger"
-    code, _, err = run(capsys, "train", CONLL, "--learner", "tiny", "--unlabeled", ESP,
-                       "--set", "views.kind=odd-even", "-o", model)
+    code, _, err = run(
+        capsys, "train", CONLL, "--learner", "tiny", "--unlabeled", ESP, "--set", "views.kind=odd-even", "-o", model
+    )
     assert code == 0, err
     tagger = load_tagger(model)
     assert tagger.view_split.kind == "odd-even"
@@ -180,8 +199,10 @@ def test_ctrl_c_stops_training_cleanly_without_a_model_file(tmp_path, capsys):
         (["train", "missing.txt", "--learner", "tiny", "-o", "m"], "missing.txt"),
         (["tag", CONLL, CONLL], "not a tagger file"),
         (["evaluate", "missing.tagger", CONLL], "missing.tagger"),
-        (["experiment", "--learner", "tiny", "--data", ESP, "--labeled", "5,10", "--unlabeled", "1,2,3"],
-         "element-wise"),
+        (
+            ["experiment", "--learner", "tiny", "--data", ESP, "--labeled", "5,10", "--unlabeled", "1,2,3"],
+            "element-wise",
+        ),
     ],
 )
 def test_errors_are_one_line_and_exit_1(tmp_path, monkeypatch, capsys, argv, message):
@@ -204,9 +225,31 @@ def test_a_bad_setting_is_a_usage_error(tmp_path, monkeypatch, capsys, setting, 
 
 def test_experiment_prints_a_table_and_writes_the_json_schema(tmp_path, capsys):
     out_json = tmp_path / "r.json"
-    argv = ["experiment", "--learner", "tiny", "--data", ESP, "--labeled", "5,10", "--unlabeled", "5,10",
-            "--holdout", 20, "--repeats", 2, "--min-length", 1, "--max-length", 100, "--pool", 100,
-            "--set", "passes=2", "--json", out_json]
+    argv = [
+        "experiment",
+        "--learner",
+        "tiny",
+        "--data",
+        ESP,
+        "--labeled",
+        "5,10",
+        "--unlabeled",
+        "5,10",
+        "--holdout",
+        20,
+        "--repeats",
+        2,
+        "--min-length",
+        1,
+        "--max-length",
+        100,
+        "--pool",
+        100,
+        "--set",
+        "passes=2",
+        "--json",
+        out_json,
+    ]
     code, out, err = run(capsys, *argv)
     assert code == 0, err
     result = json.loads(out_json.read_text())
@@ -214,8 +257,16 @@ def test_experiment_prints_a_table_and_writes_the_json_schema(tmp_path, capsys):
     assert result["scale"] == "percent"
     assert [(s["labeled"], s["unlabeled"], s["repeats"]) for s in result["settings"]] == [(5, 5, 2), (10, 10, 2)]
     for s in result["settings"]:
-        assert set(s) == {"labeled", "unlabeled", "repeats", "token_error_mean", "token_error_se", "f1_mean",
-                          "f1_se", "train_seconds_mean"}
+        assert set(s) == {
+            "labeled",
+            "unlabeled",
+            "repeats",
+            "token_error_mean",
+            "token_error_se",
+            "f1_mean",
+            "f1_se",
+            "train_seconds_mean",
+        }
         assert f"{s['token_error_mean']:.2f} ± {s['token_error_se']:.2f}" in out
     assert "cannot use unlabeled" in out
     again = tmp_path / "again.json"
@@ -249,11 +300,14 @@ def test_train_warns_when_a_named_feature_column_is_a_gold_layer(tmp_path, capsy
     assert load_tagger(model).extractor.columns_ == ("xpos", "feats")
 
 
-@pytest.mark.parametrize("data, setting, known", [
-    (UD, "features.columns=pos", "lemma, xpos, feats, head, deprel, deps, misc"),
-    (UD, "features.columns=upos", "lemma, xpos, feats, head, deprel, deps, misc"),  # upos is the label here
-    (CONLL, "features.pos_column=col2", "col1"),
-])
+@pytest.mark.parametrize(
+    "data, setting, known",
+    [
+        (UD, "features.columns=pos", "lemma, xpos, feats, head, deprel, deps, misc"),
+        (UD, "features.columns=upos", "lemma, xpos, feats, head, deprel, deps, misc"),  # upos is the label here
+        (CONLL, "features.pos_column=col2", "col1"),
+    ],
+)
 def test_unknown_feature_column_is_an_error_listing_the_known_ones(tmp_path, capsys, data, setting, known):
     model = tmp_path / "m.tagger"
     args = ["--set", "features.feature_set=crfsuite"] if "pos_column" in setting else []

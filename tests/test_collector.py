@@ -58,8 +58,10 @@ def test_a_pause_ends_on_an_error(collector_on):
 @pytest.mark.parametrize("slice_", [1, 7, 10_000])
 def test_allowed_rows_in_slices_are_each_tokens_mask(monkeypatch, slice_):
     corpus = read_corpus(DATA_DIR / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
-    sentences = [s if i % 3 == 0 else s.with_annotations([a if t % 2 else () for t, a in enumerate(s.annotations)])
-                 for i, s in enumerate(corpus.sentences[:40])]
+    sentences = [
+        s if i % 3 == 0 else s.with_annotations([a if t % 2 else () for t, a in enumerate(s.annotations)])
+        for i, s in enumerate(corpus.sentences[:40])
+    ]
     monkeypatch.setattr(snapshot, "SLICE", slice_)
     rows = snapshot._allowed_rows(sentences, corpus.labels)
     expected = np.stack([allowed_mask([a], corpus.labels)[0] for s in sentences for a in s.annotations])

@@ -11,6 +11,7 @@ from tagtool.core import Corpus
 from tagtool.core.corpus import Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.core.metrics import evaluate
+from tagtool.gui.training import TrainingInputs, run_training
 from tagtool.services.crossval import (
     bootstrap_se,
     column_check,
@@ -20,7 +21,6 @@ from tagtool.services.crossval import (
     plan_folds,
     sentence_counts,
 )
-from tagtool.gui.training import TrainingInputs, run_training
 from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
@@ -145,8 +145,8 @@ def test_the_app_records_the_loss_without_a_column_measured_on_held_out_sentence
     assert without["token_accuracy"] < m["token_accuracy"] - 0.05 and without["f1"] < m["f1"] - 0.05
     check = result.tagger.input_columns["check"]
     assert check == column_check(m) and check["held_out"] and check["accuracy_without"]["col1"] < check["accuracy"]
-    from tagtool.tagger.model import Tagger
     from tagtool.tagger.inputs import loss_text
+    from tagtool.tagger.model import Tagger
 
     again = Tagger.from_bytes(result.data, "stored")
     assert again.input_columns["check"] == check

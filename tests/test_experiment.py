@@ -5,11 +5,11 @@ import pathlib
 import numpy as np
 import pytest
 
+from tagtool.learn import available_learners
 from tagtool.services.experiment.config import ExperimentConfig, ExperimentError, pair_settings
 from tagtool.services.experiment.draws import candidate_mask, draw_split, gold_indices, label_presence, select_pool
 from tagtool.services.experiment.results import standard_error
 from tagtool.services.experiment.runner import run_experiment
-from tagtool.learn import available_learners
 from tagtool.store.formats import read_corpus
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2002_esp_train_head.txt"
@@ -76,8 +76,17 @@ needs_hmm = pytest.mark.skipif("hmm" not in available_learners(), reason="hmm no
 
 
 def _config(**kw):
-    base = dict(learner="hmm", labeled=(5, 10), unlabeled=(5, 10), holdout=20, repeats=3, min_length=1,
-                max_length=1000, pool=100, seed=0)
+    base = dict(
+        learner="hmm",
+        labeled=(5, 10),
+        unlabeled=(5, 10),
+        holdout=20,
+        repeats=3,
+        min_length=1,
+        max_length=1000,
+        pool=100,
+        seed=0,
+    )
     base.update(kw)
     return ExperimentConfig(**base)
 
@@ -86,8 +95,16 @@ def _config(**kw):
 def test_results_follow_the_json_schema_and_a_seed_reproduces_them(corpus):
     first = run_experiment(_config(), corpus).to_dict()
     assert first["learner"] == "hmm" and len(first["settings"]) == 2
-    keys = {"labeled", "unlabeled", "repeats", "token_error_mean", "token_error_se", "f1_mean", "f1_se",
-            "train_seconds_mean"}
+    keys = {
+        "labeled",
+        "unlabeled",
+        "repeats",
+        "token_error_mean",
+        "token_error_se",
+        "f1_mean",
+        "f1_se",
+        "train_seconds_mean",
+    }
     for setting, (n_l, n_u) in zip(first["settings"], [(5, 5), (10, 10)]):
         assert set(setting) == keys
         assert (setting["labeled"], setting["unlabeled"], setting["repeats"]) == (n_l, n_u, 3)
@@ -183,7 +200,9 @@ def test_draws_do_not_depend_on_u_or_the_learner(corpus):
     original = exp._arrays
 
     def spy(draw, train_ids, seed):
-        seen.setdefault(len(draw.unlabeled), []).append((tuple(draw.labeled), tuple(draw.holdout), tuple(draw.unlabeled)))
+        seen.setdefault(len(draw.unlabeled), []).append(
+            (tuple(draw.labeled), tuple(draw.holdout), tuple(draw.unlabeled))
+        )
         return original(draw, train_ids, seed)
 
     exp._arrays = spy

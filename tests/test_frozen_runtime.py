@@ -41,8 +41,14 @@ def run(tmp_path, bundle="-", mode="", **env_vars):
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     env.update(env_vars)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(bundle), mode], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(bundle), mode],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from tagtool.services import guidance
-from tagtool.core.corpus import Sentence
 from tagtool.services.uncertainty import (
     entropy_uncertainty,
     informativeness,
@@ -41,8 +40,7 @@ def test_margin_uncertainty_one_for_ties_and_falls_with_the_margin():
 def test_token_uncertainty_dispatches_on_the_model_kind():
     p = np.array([[0.5, 0.5]])
     assert token_uncertainty(p, probabilistic=True) == pytest.approx([1.0])
-    assert token_uncertainty(np.array([[0.0, -2.0]]), probabilistic=False, scale=2.0) == pytest.approx(
-        [math.exp(-1)])
+    assert token_uncertainty(np.array([[0.0, -2.0]]), probabilistic=False, scale=2.0) == pytest.approx([math.exp(-1)])
 
 
 def test_informativeness_weighs_missing_information_and_disagreement():

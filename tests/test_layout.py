@@ -29,7 +29,7 @@ SHARED = {"errors", "paths", "display", "pacing", "gil_slices", "collector", "_r
 #: Modules allowed to import above their layer, with the reason.
 EXCEPTIONS = {
     "tagtool": "the package's public front: tagtool.load_tagger, tagtool.Tagger and tagtool.train_tagger are "
-               "lazy names of the tagger and services layers, imported on first use",
+    "lazy names of the tagger and services layers, imported on first use",
 }
 
 #: A module named in a string: "tagtool.learn.crf" or "tagtool.learn.crf:CRF" (lazy-attribute maps).
@@ -112,8 +112,12 @@ def test_no_module_imports_a_higher_layer_or_its_sibling():
 
 def test_imports_are_absolute():
     """The layering check reads absolute names; a relative import (``from ..gui import x``) would pass it unseen."""
-    relative = [f"{module}:{node.lineno}" for module, tree in _modules() for node in ast.walk(tree)
-                if isinstance(node, ast.ImportFrom) and node.level > 0]
+    relative = [
+        f"{module}:{node.lineno}"
+        for module, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level > 0
+    ]
     assert not relative, f"write these imports as absolute ones (from tagtool....): {relative}"
 
 

@@ -16,9 +16,9 @@ import pytest
 
 import tagtool
 import tagtool.learn
-from tagtool.services import strategies
 from tagtool.cli.main import main
 from tagtool.cli.parser import build_parser
+from tagtool.core.params import Param, ParamTable
 from tagtool.learn import (
     REGISTRY,
     InvalidParameterError,
@@ -28,8 +28,8 @@ from tagtool.learn import (
     learner_names,
     make_learner,
 )
-from tagtool.core.params import Param, ParamTable
 from tagtool.learn.chain import ChainModel
+from tagtool.services import strategies
 
 PACKAGE = pathlib.Path(tagtool.__file__).parent
 README = PACKAGE.parent / "README.md"
@@ -139,8 +139,9 @@ def test_cli_trains_an_added_learner_with_its_seed_parameter(extra, tmp_path, ca
     from tagtool.tagger.model import load_tagger
 
     model = tmp_path / "m.tagger"
-    code = main(["train", str(CONLL), "--learner", "extra", "--seed", "7", "--set", "features.min_count=1",
-                 "-o", str(model)])
+    code = main(
+        ["train", str(CONLL), "--learner", "extra", "--seed", "7", "--set", "features.min_count=1", "-o", str(model)]
+    )
     assert code == 0, capsys.readouterr().err
     assert load_tagger(model).model.params == {"max_iter": 4, "random_state": 7, "rate": 0.5}
 
@@ -158,19 +159,22 @@ def test_the_app_retrain_caps_the_pass_parameter_the_class_names(extra):
 # parameter values are checked when they are set
 
 
-@pytest.mark.parametrize(("name", "params", "message"), [
-    ("svm", {"C": -1.0}, "svm: C: expected a number in (0.0, inf), got -1.0"),
-    ("cosvm", {"balance": 0.0}, "cosvm: balance: expected a number in (0.0, inf) or none, got 0.0"),
-    ("perceptron", {"max_iter": -1}, "perceptron: max_iter: expected an int in [0, inf), got -1"),
-    ("mv-perceptron", {"c_u": 2.0}, "mv-perceptron: c_u: expected a number in [0.0, 1.0], got 2.0"),
-    ("crf", {"c2": -0.5}, "crf: c2: expected a number in [0.0, inf), got -0.5"),
-    ("crf", {"max_iter": 0}, "crf: max_iter: expected an int in [1, inf), got 0"),
-    ("crf", {"n_jobs": "two"}, "crf: n_jobs: expected an int in [1, inf) or none, got 'two'"),
-    ("entropy-crf", {"gamma": -1.0}, "entropy-crf: gamma: expected a number in [0.0, inf), got -1.0"),
-    ("hmm", {"smoothing": 0.0}, "hmm: smoothing: expected a number in (0.0, inf), got 0.0"),
-    ("wdpsl", {"qp_solver": "gurobi"}, "wdpsl: qp_solver: expected one of smo, cvxopt, got 'gurobi'"),
-    ("cosvm", {"peer_margin": 0.5, "loss": "zero-one"}, "cosvm: peer_margin needs loss='hamming'"),
-])
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("svm", {"C": -1.0}, "svm: C: expected a number in (0.0, inf), got -1.0"),
+        ("cosvm", {"balance": 0.0}, "cosvm: balance: expected a number in (0.0, inf) or none, got 0.0"),
+        ("perceptron", {"max_iter": -1}, "perceptron: max_iter: expected an int in [0, inf), got -1"),
+        ("mv-perceptron", {"c_u": 2.0}, "mv-perceptron: c_u: expected a number in [0.0, 1.0], got 2.0"),
+        ("crf", {"c2": -0.5}, "crf: c2: expected a number in [0.0, inf), got -0.5"),
+        ("crf", {"max_iter": 0}, "crf: max_iter: expected an int in [1, inf), got 0"),
+        ("crf", {"n_jobs": "two"}, "crf: n_jobs: expected an int in [1, inf) or none, got 'two'"),
+        ("entropy-crf", {"gamma": -1.0}, "entropy-crf: gamma: expected a number in [0.0, inf), got -1.0"),
+        ("hmm", {"smoothing": 0.0}, "hmm: smoothing: expected a number in (0.0, inf), got 0.0"),
+        ("wdpsl", {"qp_solver": "gurobi"}, "wdpsl: qp_solver: expected one of smo, cvxopt, got 'gurobi'"),
+        ("cosvm", {"peer_margin": 0.5, "loss": "zero-one"}, "cosvm: peer_margin needs loss='hamming'"),
+    ],
+)
 def test_bad_values_are_refused_when_set(name, params, message):
     with pytest.raises(InvalidParameterError) as info:
         make_learner(name, **params)

@@ -25,8 +25,24 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGING = ROOT / "packaging"
 RESOURCES = ROOT / "resources"
 #: Top-level packages the app imports at run time; the spec must not exclude them.
-RUNTIME_PACKAGES = ("tagtool", "numpy", "scipy", "numba", "llvmlite", "cvxopt", "pandas", "seqeval", "sklearn",
-                    "conllu", "rich", "PySide6", "shiboken6", "pyqtgraph", "multiprocessing", "sqlite3")
+RUNTIME_PACKAGES = (
+    "tagtool",
+    "numpy",
+    "scipy",
+    "numba",
+    "llvmlite",
+    "cvxopt",
+    "pandas",
+    "seqeval",
+    "sklearn",
+    "conllu",
+    "rich",
+    "PySide6",
+    "shiboken6",
+    "pyqtgraph",
+    "multiprocessing",
+    "sqlite3",
+)
 
 
 class Recorder:
@@ -88,28 +104,44 @@ def spec(tmp_path, monkeypatch):
         "PyInstaller.utils.hooks": types.SimpleNamespace(collect_submodules=collect_submodules),
         "PyInstaller.depend": types.ModuleType("PyInstaller.depend"),
         "PyInstaller.depend.bindepend": types.SimpleNamespace(
-            get_imports=lambda path: [(name, None) for name in links.get(path, [])]),
+            get_imports=lambda path: [(name, None) for name in links.get(path, [])]
+        ),
     }
     fakes["PyInstaller.depend"].bindepend = fakes["PyInstaller.depend.bindepend"]
     fakes["PyInstaller.utils"].hooks = fakes["PyInstaller.utils.hooks"]
     for name, module in fakes.items():
         monkeypatch.setitem(sys.modules, name, module)
-    monkeypatch.setattr(Analysis, "binaries", [
-        ("PySide6/Qt/plugins/platforms/libqxcb.so", "/qt/libqxcb.so", "BINARY"),
-        ("PySide6/Qt/plugins/platforms/libqwayland-egl.so", "/qt/libqwayland-egl.so", "BINARY"),
-        ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", "/qt/libqgtk3.so", "BINARY"),
-        ("libxcb-icccm.so.4", "/lib/libxcb-icccm.so.4", "BINARY"),
-        ("libgtk-3.so.0", "/lib/libgtk-3.so.0", "BINARY"),  # needed only by the dropped GTK plugin
-        ("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"),
-        ("libpython3.11.so.1.0", "/lib/libpython3.11.so.1.0", "BINARY"),
-    ])
-    monkeypatch.setattr(Analysis, "datas", [
-        ("tagtool/cli/main.py", str(ROOT / "tagtool" / "cli" / "main.py"), "DATA"),
-        ("PySide6/Qt/translations/qtbase_de.qm", "/qt/qtbase_de.qm", "DATA"),
-    ])
+    monkeypatch.setattr(
+        Analysis,
+        "binaries",
+        [
+            ("PySide6/Qt/plugins/platforms/libqxcb.so", "/qt/libqxcb.so", "BINARY"),
+            ("PySide6/Qt/plugins/platforms/libqwayland-egl.so", "/qt/libqwayland-egl.so", "BINARY"),
+            ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", "/qt/libqgtk3.so", "BINARY"),
+            ("libxcb-icccm.so.4", "/lib/libxcb-icccm.so.4", "BINARY"),
+            ("libgtk-3.so.0", "/lib/libgtk-3.so.0", "BINARY"),  # needed only by the dropped GTK plugin
+            ("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"),
+            ("libpython3.11.so.1.0", "/lib/libpython3.11.so.1.0", "BINARY"),
+        ],
+    )
+    monkeypatch.setattr(
+        Analysis,
+        "datas",
+        [
+            ("tagtool/cli/main.py", str(ROOT / "tagtool" / "cli" / "main.py"), "DATA"),
+            ("PySide6/Qt/translations/qtbase_de.qm", "/qt/qtbase_de.qm", "DATA"),
+        ],
+    )
     Recorder.calls = {}
-    namespace = {"SPECPATH": str(PACKAGING), "workpath": str(tmp_path / "work"), "Analysis": Analysis,
-                 "PYZ": PYZ, "EXE": EXE, "COLLECT": COLLECT, "__name__": "__main__"}
+    namespace = {
+        "SPECPATH": str(PACKAGING),
+        "workpath": str(tmp_path / "work"),
+        "Analysis": Analysis,
+        "PYZ": PYZ,
+        "EXE": EXE,
+        "COLLECT": COLLECT,
+        "__name__": "__main__",
+    }
     exec(compile((PACKAGING / "tagtool.spec").read_text(encoding="utf-8"), "tagtool.spec", "exec"), namespace)
     return namespace, Recorder.calls, tmp_path / "work"
 
@@ -119,8 +151,9 @@ def test_spec_builds_the_console_entry_point_as_one_folder_app_named_tagtool(spe
     (script,), analysis = calls["Analysis"][0][0], calls["Analysis"][1]
     assert pathlib.Path(script) == PACKAGING / "tagtool_main.py"
     tree = ast.parse(pathlib.Path(script).read_text(encoding="utf-8"))
-    imported = {(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                for alias in node.names}
+    imported = {
+        (node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
     with open(ROOT / "pyproject.toml", "rb") as fh:
         module, func = tomllib.load(fh)["project"]["scripts"]["tagtool"].split(":")
     assert (module, func) in imported and "freeze_support" in pathlib.Path(script).read_text(encoding="utf-8")
@@ -151,8 +184,9 @@ def test_spec_collects_every_learner_and_excludes_nothing_the_app_imports(spec):
     used_qt = set()
     for path in (ROOT / "tagtool" / "gui").glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        used_qt |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
-                    and (n.module or "").startswith("PySide6")}
+        used_qt |= {
+            n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("PySide6")
+        }
     assert {"PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets"} <= used_qt
     for needed in [*RUNTIME_PACKAGES, *used_qt]:
         assert not any(needed == ex or needed.startswith(ex + ".") for ex in excludes), needed
@@ -161,29 +195,47 @@ def test_spec_collects_every_learner_and_excludes_nothing_the_app_imports(spec):
 def test_spec_keeps_the_xcb_and_offscreen_plugins_and_drops_the_rest(spec):
     namespace, _, _ = spec
     dropped = namespace["dropped"]
-    for kept in ("PySide6/Qt/plugins/platforms/libqxcb.so", "PySide6/Qt/plugins/platforms/libqoffscreen.so",
-                 "PySide6/Qt/lib/libQt6Widgets.so.6", "PySide6/Qt/plugins/imageformats/libqjpeg.so"):
+    for kept in (
+        "PySide6/Qt/plugins/platforms/libqxcb.so",
+        "PySide6/Qt/plugins/platforms/libqoffscreen.so",
+        "PySide6/Qt/lib/libQt6Widgets.so.6",
+        "PySide6/Qt/plugins/imageformats/libqjpeg.so",
+    ):
         assert not dropped(kept), kept
-    for gone in ("PySide6/Qt/plugins/platforms/libqwayland-egl.so", "PySide6/Qt/plugins/platforms/libqeglfs.so",
-                 "PySide6/Qt/plugins/platforms/libqvnc.so", "PySide6/Qt/plugins/platforms/libqminimal.so",
-                 "PySide6/Qt/plugins/platformthemes/libqgtk3.so", "PySide6/Qt/translations/qtbase_de.qm",
-                 "PySide6/Qt/lib/libQt6Quick.so.6", "PySide6/Qt/plugins/imageformats/libqsvg.so"):
+    for gone in (
+        "PySide6/Qt/plugins/platforms/libqwayland-egl.so",
+        "PySide6/Qt/plugins/platforms/libqeglfs.so",
+        "PySide6/Qt/plugins/platforms/libqvnc.so",
+        "PySide6/Qt/plugins/platforms/libqminimal.so",
+        "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
+        "PySide6/Qt/translations/qtbase_de.qm",
+        "PySide6/Qt/lib/libQt6Quick.so.6",
+        "PySide6/Qt/plugins/imageformats/libqsvg.so",
+    ):
         assert dropped(gone), gone
 
 
 def test_spec_leaves_out_libraries_only_dropped_plugins_needed(spec):
     _, calls, _ = spec
     kept = [dest for dest, _, _ in calls["COLLECT"][0][1]]
-    assert kept == ["PySide6/Qt/plugins/platforms/libqxcb.so", "libxcb-icccm.so.4", "libQt6Core.so.6",
-                    "libpython3.11.so.1.0"]
+    assert kept == [
+        "PySide6/Qt/plugins/platforms/libqxcb.so",
+        "libxcb-icccm.so.4",
+        "libQt6Core.so.6",
+        "libpython3.11.so.1.0",
+    ]
 
 
 def test_spec_precompiles_the_tagtool_sources_with_checked_hashes(spec):
     _, calls, work = spec
     datas = calls["COLLECT"][0][2]
     pyc = [(dest, src) for dest, src, _ in datas if dest.endswith(".pyc")]
-    assert pyc == [(f"tagtool/cli/__pycache__/main.{sys.implementation.cache_tag}.pyc",
-                    str(work / "pyc" / "tagtool" / "cli" / "__pycache__" / f"main.{sys.implementation.cache_tag}.pyc"))]
+    assert pyc == [
+        (
+            f"tagtool/cli/__pycache__/main.{sys.implementation.cache_tag}.pyc",
+            str(work / "pyc" / "tagtool" / "cli" / "__pycache__" / f"main.{sys.implementation.cache_tag}.pyc"),
+        )
+    ]
     header = pathlib.Path(pyc[0][1]).read_bytes()[:16]
     assert struct.unpack("<I", header[4:8])[0] == 0b11  # hash-based, checked against the source
     assert not any(dest.startswith("PySide6/Qt/translations") for dest, _, _ in datas)
@@ -193,10 +245,12 @@ def test_runtime_hook_sets_the_cache_folder_in_a_frozen_process(tmp_path):
     bundle = tmp_path / "bundle"
     (bundle / "tagtool").mkdir(parents=True)
     (bundle / "tagtool" / "BUILD_ID").write_text("hooktest", encoding="ascii")
-    code = ("import os, runpy, sys\n"
-            f"sys.frozen = True; sys._MEIPASS = {str(bundle)!r}\n"
-            f"runpy.run_path({str(PACKAGING / 'rthook_numba_cache.py')!r})\n"
-            "print(os.environ['NUMBA_CACHE_DIR'], 'numba' in sys.modules)\n")
+    code = (
+        "import os, runpy, sys\n"
+        f"sys.frozen = True; sys._MEIPASS = {str(bundle)!r}\n"
+        f"runpy.run_path({str(PACKAGING / 'rthook_numba_cache.py')!r})\n"
+        "print(os.environ['NUMBA_CACHE_DIR'], 'numba' in sys.modules)\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
@@ -240,8 +294,11 @@ def test_pyproject_has_the_packaging_extra_and_ships_every_resource_in_a_wheel()
         for name in files:
             assert (ROOT / name).is_file(), name
             if folder.startswith(paths.SHARED_RESOURCES.as_posix()):
-                shipped.add(pathlib.PurePosixPath(folder, pathlib.Path(name).name)
-                            .relative_to(paths.SHARED_RESOURCES.as_posix()))
+                shipped.add(
+                    pathlib.PurePosixPath(folder, pathlib.Path(name).name).relative_to(
+                        paths.SHARED_RESOURCES.as_posix()
+                    )
+                )
     in_tree = {p.relative_to(RESOURCES) for p in RESOURCES.rglob("*") if p.is_file()}
     assert {pathlib.PurePosixPath(p.as_posix()) for p in in_tree} == shipped
 
@@ -260,8 +317,9 @@ def test_resources_are_found_under_the_install_prefix_of_a_wheel(tmp_path, monke
 
 
 def test_build_script_documents_its_options_and_output_folders_are_ignored():
-    out = subprocess.run([sys.executable, str(PACKAGING / "build.py"), "--help"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(PACKAGING / "build.py"), "--help"], capture_output=True, text=True, check=True
+    ).stdout
     assert "--skip-build" in out and "--clean" in out
     if shutil.which("git") and (ROOT / ".git").exists():
         for path in ("packaging/dist/tagtool/tagtool", "packaging/build/tagtool/BUILD_ID"):

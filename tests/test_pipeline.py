@@ -13,12 +13,12 @@ import pytest
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.labels import LabelSet
+from tagtool.core.params import Param, ParamTable, SettingError
 from tagtool.core.views import ViewSplit
 from tagtool.errors import Cancelled
 from tagtool.learn import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.services.pipeline import train_tagger
-from tagtool.core.params import Param, ParamTable, SettingError
 from tagtool.services.settings import parse_settings
 from tagtool.services.training_setup import TrainingSetupError, feature_column_warnings
 from tagtool.store.formats import read_corpus
@@ -127,15 +127,17 @@ def test_warm_start_reuses_features_and_model(corpus):
     assert second.model.n_features == first.model.n_features
     cold = train_tagger(corpus, CountLearner(), features=first.extractor)
     # counts add up: warm = first 30 sentences counted twice + the rest once
-    again = train_tagger(Corpus.from_sentences(corpus.sentences[:30], corpus.labels), CountLearner(),
-                         features=first.extractor)
+    again = train_tagger(
+        Corpus.from_sentences(corpus.sentences[:30], corpus.labels), CountLearner(), features=first.extractor
+    )
     np.testing.assert_allclose(second.model.weights, cold.model.weights + again.model.weights)
     np.testing.assert_array_equal(first.model.weights, again.model.weights)  # never modified in place
 
 
 def test_warm_start_with_a_new_label_is_a_cold_start_with_a_note(corpus):
-    small = Corpus.from_sentences(corpus.sentences[:5], LabelSet.from_observed(
-        n for s in corpus.sentences[:5] for a in s.annotations for n in a))
+    small = Corpus.from_sentences(
+        corpus.sentences[:5], LabelSet.from_observed(n for s in corpus.sentences[:5] for a in s.annotations for n in a)
+    )
     first = train_tagger(small, CountLearner())
     learner = CountLearner()
     second = train_tagger(corpus, learner, warm_start=first)
@@ -175,14 +177,28 @@ def test_learner_by_registry_name(corpus):
 
 
 def test_settings_are_split_and_typed_by_their_tables():
-    s = parse_settings(CountLearner, [
-        "scale=2.5", "learner.passes=3", "features.min_count=1", "features.feature_set=crfsuite",
-        "features.hashing=yes", "features.columns=col1,col2", "features.pos_column=none", "views.kind=odd-even",
-        "views.seed=7",
-    ])
+    s = parse_settings(
+        CountLearner,
+        [
+            "scale=2.5",
+            "learner.passes=3",
+            "features.min_count=1",
+            "features.feature_set=crfsuite",
+            "features.hashing=yes",
+            "features.columns=col1,col2",
+            "features.pos_column=none",
+            "views.kind=odd-even",
+            "views.seed=7",
+        ],
+    )
     assert s.params == {"scale": 2.5, "passes": 3}
-    assert s.features == {"min_count": 1, "feature_set": "crfsuite", "hashing": True,
-                          "columns": ["col1", "col2"], "pos_column": None}
+    assert s.features == {
+        "min_count": 1,
+        "feature_set": "crfsuite",
+        "hashing": True,
+        "columns": ["col1", "col2"],
+        "pos_column": None,
+    }
     assert s.views == {"kind": "odd-even", "random_state": 7}, "views.seed is read as views.random_state"
     assert isinstance(s.params["passes"], int) and isinstance(s.params["scale"], float)
 

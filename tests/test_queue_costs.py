@@ -5,22 +5,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tagtool.gui.questions import Questions, build_plan, plan_in_worker
 from tagtool.services import strategies
 from tagtool.services.annotation_costs import MIN_TOKENS
-from tagtool.gui.questions import Questions, build_plan, plan_in_worker
 from tagtool.services.guidance import Analysis
 from tagtool.services.queue_costs import DEFAULT, QueueCosts, from_log
-from tagtool.store.record_types import ActionRecord
 from tagtool.services.strategies import Evidence, Tokens
+from tagtool.store.record_types import ActionRecord
 
 
 def visits_log(n: int, open_seconds: float) -> list[ActionRecord]:
     """``n`` visits: ``open_seconds`` to open, a first label (1 token), then 2 labels in 4 s (2 s per label)."""
     rows, i, t = [], 1, 0.0
     for sid in range(n):
-        rows += [ActionRecord(i, "open", sid, 6, t, t + open_seconds, open_seconds, "user", None),
-                 ActionRecord(i + 1, "full", sid, 1, t + open_seconds, t + open_seconds, 0.0, "user", None),
-                 ActionRecord(i + 2, "full", sid, 2, t + open_seconds, t + open_seconds + 4, 4.0, "user", None)]
+        rows += [
+            ActionRecord(i, "open", sid, 6, t, t + open_seconds, open_seconds, "user", None),
+            ActionRecord(i + 1, "full", sid, 1, t + open_seconds, t + open_seconds, 0.0, "user", None),
+            ActionRecord(i + 2, "full", sid, 2, t + open_seconds, t + open_seconds + 4, 4.0, "user", None),
+        ]
         i, t = i + 3, t + open_seconds + 4
     return rows
 
@@ -47,8 +49,9 @@ def _analysis() -> Analysis:
     q = np.array([0.9, 0.9, 0.9, 0.0, 0.0, 0.0, 0.0])
     allowed = np.ones((7, 3), dtype=bool)
     zeros = np.zeros(7, dtype=np.int64)
-    return Analysis(Evidence(q), Tokens.from_allowed(allowed, offsets), False, zeros, zeros + 1, np.zeros(7),
-                    ("O", "B-NP", "I-NP"))
+    return Analysis(
+        Evidence(q), Tokens.from_allowed(allowed, offsets), False, zeros, zeros + 1, np.zeros(7), ("O", "B-NP", "I-NP")
+    )
 
 
 @pytest.mark.parametrize("open_seconds, head", [(2.0, 10), (9.0, 11)])

@@ -80,7 +80,7 @@ def test_spherical_kmeans_finds_separated_directions():
     centres, ids = spherical_kmeans(points, 3, seed=0)
     assert len(set(ids.tolist())) == 3
     for block in range(3):
-        assert len(set(ids[block * 20:(block + 1) * 20].tolist())) == 1
+        assert len(set(ids[block * 20 : (block + 1) * 20].tolist())) == 1
     assert np.allclose(np.linalg.norm(centres, axis=1), 1, atol=1e-6)
 
 
@@ -129,7 +129,9 @@ def test_dims_features_are_binarised_dimensions(reps):
     feats = reps.dimension_features(word)
     high, low = reps._thresholds
     v = reps.vectors[3]
-    assert sorted(feats) == sorted([f"e={j}+" for j in np.flatnonzero(v >= high)] + [f"e={j}-" for j in np.flatnonzero(v <= low)])
+    assert sorted(feats) == sorted(
+        [f"e={j}+" for j in np.flatnonzero(v >= high)] + [f"e={j}-" for j in np.flatnonzero(v <= low)]
+    )
 
 
 def test_lexical_distributional_view_split(corpus, reps):
@@ -146,8 +148,12 @@ def test_lexical_distributional_view_split(corpus, reps):
 def test_tagger_file_round_trip_gives_identical_tags(tmp_path, corpus, reps, learner):
     sentences = corpus.sentences
     tagger = train_tagger(
-        sentences[:40], learner, features={"feature_set": "crfsuite+dist"}, unlabeled=sentences[40:],
-        representations=reps, views={"kind": "lexical-distributional"} if learner == "mv-perceptron" else None,
+        sentences[:40],
+        learner,
+        features={"feature_set": "crfsuite+dist"},
+        unlabeled=sentences[40:],
+        representations=reps,
+        views={"kind": "lexical-distributional"} if learner == "mv-perceptron" else None,
     )
     path = tmp_path / "t.tagger"
     tagger.save(path)
@@ -158,8 +164,9 @@ def test_tagger_file_round_trip_gives_identical_tags(tmp_path, corpus, reps, lea
 
 
 def test_tagger_without_its_representations_member_is_refused(tmp_path, corpus, reps):
-    tagger = train_tagger(corpus.sentences[:30], "perceptron", features={"feature_set": "crfsuite+dist"},
-                          representations=reps)
+    tagger = train_tagger(
+        corpus.sentences[:30], "perceptron", features={"feature_set": "crfsuite+dist"}, representations=reps
+    )
     data = tagger.to_bytes()
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
@@ -171,8 +178,9 @@ def test_tagger_without_its_representations_member_is_refused(tmp_path, corpus, 
 
 
 def test_train_learns_representations_when_none_given(corpus):
-    tagger = train_tagger(corpus.sentences[:30], "perceptron",
-                          features={"feature_set": "crfsuite+dist"}, unlabeled=corpus.sentences[30:])
+    tagger = train_tagger(
+        corpus.sentences[:30], "perceptron", features={"feature_set": "crfsuite+dist"}, unlabeled=corpus.sentences[30:]
+    )
     reps = tagger.extractor.representations
     assert reps is not None and reps.info["n_sentences"] == len(corpus.sentences)
 
@@ -184,8 +192,9 @@ def test_learning_is_cancellable_and_reports_progress(corpus):
         seen.append((fraction, message))
 
     with pytest.raises(Cancelled):
-        learn_representations(corpus.sentences, SMALL, progress=progress,
-                              should_stop=lambda: any("epoch 2" in m for _, m in seen))
+        learn_representations(
+            corpus.sentences, SMALL, progress=progress, should_stop=lambda: any("epoch 2" in m for _, m in seen)
+        )
     assert any("epoch 1/3" in m for _, m in seen)
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions)
@@ -198,7 +207,7 @@ def test_too_little_text_is_a_clear_error():
 
 def test_read_text_file_names_the_line_of_bad_bytes(tmp_path):
     path = tmp_path / "t.txt"
-    path.write_bytes("Hello world .\n\nSecond line here\n".encode() + b"bad \xff byte\n")
+    path.write_bytes(b"Hello world .\n\nSecond line here\n" + b"bad \xff byte\n")
     with pytest.raises(RepresentationError, match=r"t\.txt:4: not UTF-8"):
         read_text_file(path)
     path.write_text("Hello world .\n\nSecond line\n", encoding="utf-8")
@@ -307,9 +316,18 @@ def test_experiment_learns_representations_once_from_the_pool(corpus):
     from tagtool.services.experiment.config import ExperimentConfig
     from tagtool.services.experiment.runner import Experiment
 
-    config = ExperimentConfig(learner="perceptron", labeled=(5,), unlabeled=(10,), holdout=20, repeats=2,
-                              min_length=1, max_length=1000, pool=100, seed=0,
-                              features={"feature_set": "crfsuite+dist"})
+    config = ExperimentConfig(
+        learner="perceptron",
+        labeled=(5,),
+        unlabeled=(10,),
+        holdout=20,
+        repeats=2,
+        min_length=1,
+        max_length=1000,
+        pool=100,
+        seed=0,
+        features={"feature_set": "crfsuite+dist"},
+    )
     experiment = Experiment(config, corpus)
     result = experiment.run()
     reps = experiment.representations
@@ -321,7 +339,14 @@ def test_simulate_reads_representations_of_the_data_text(corpus):
     from tagtool.services.simulate.config import SimulationConfig
     from tagtool.services.simulate.loop import simulate
 
-    config = SimulationConfig(learner="perceptron", strategy="random", mode="full", step=20, growth=1.0,
-                              budget=40, features={"feature_set": "crfsuite+dist"})
+    config = SimulationConfig(
+        learner="perceptron",
+        strategy="random",
+        mode="full",
+        step=20,
+        growth=1.0,
+        budget=40,
+        features={"feature_set": "crfsuite+dist"},
+    )
     result = simulate(config, corpus, corpus)
     assert result.curve and result.curve[-1].f1 > 0

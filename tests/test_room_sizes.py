@@ -47,16 +47,21 @@ def function_lengths(tree: ast.AST):
 
 
 def test_no_module_is_over_the_limit():
-    too_long = {str(path.relative_to(PACKAGE.parent)): n for path in _sources()
-                if (n := path.read_text(encoding="utf-8").count("\n")) > MAX_MODULE_LINES}
+    too_long = {
+        str(path.relative_to(PACKAGE.parent)): n
+        for path in _sources()
+        if (n := path.read_text(encoding="utf-8").count("\n")) > MAX_MODULE_LINES
+    }
     assert not too_long, f"split these by job (lines): {too_long}"
 
 
 def test_no_function_outside_the_kernels_is_over_the_limit():
-    too_long = [f"{path.relative_to(PACKAGE.parent)}:{line} {name} ({length} lines)"
-                for path in _sources()
-                for name, line, length in function_lengths(ast.parse(path.read_text(encoding="utf-8")))
-                if length > MAX_FUNCTION_LINES]
+    too_long = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} {name} ({length} lines)"
+        for path in _sources()
+        for name, line, length in function_lengths(ast.parse(path.read_text(encoding="utf-8")))
+        if length > MAX_FUNCTION_LINES
+    ]
     assert not too_long, "split these into short functions:\n" + "\n".join(too_long)
 
 

@@ -10,21 +10,20 @@ import pathlib
 import numpy as np
 import pytest
 
-from tagtool.services import guidance
 from tagtool.cli.experiments import SIMULATE_MODES, SIMULATE_STRATEGIES
 from tagtool.cli.main import main
 from tagtool.core import Corpus
+from tagtool.core.chunks import F1Scorer
 from tagtool.core.labels import LabelSet
 from tagtool.core.metrics import evaluate
 from tagtool.learn.base import Learner
-from tagtool.core.chunks import F1Scorer
+from tagtool.services import guidance
 from tagtool.services.simulate.config import STRATEGIES, Costs, SimulationConfig, SimulationError
 from tagtool.services.simulate.loop import Simulation, simulate
 from tagtool.services.simulate.oracle import Oracle
 from tagtool.services.simulate.questions import Questions
 from tagtool.services.simulate.results import CurvePoint, SimulationResult, cost_to_reach
 from tagtool.services.strategies import MODES
-from tagtool.store.formats import read_corpus
 from tagtool.services.uncertainty import (
     candidate_uncertainty,
     contention_mask,
@@ -33,6 +32,7 @@ from tagtool.services.uncertainty import (
     sentence_informativeness,
     strongest_other,
 )
+from tagtool.store.formats import read_corpus
 
 DATA = pathlib.Path(__file__).parent / "data" / "conll2000_train_head.txt"
 #: A fast learner for each strategy (disagreement needs two views, confidence WD-PSL).
@@ -57,8 +57,17 @@ def corpora():
 
 def _config(strategy, mode, **kw):
     learner, params = LEARNER_FOR[strategy]
-    base = dict(learner=learner, params=params, strategy=strategy, mode=mode, step=150, growth=1.5, budget=700,
-                full_data_f1=0.8, max_unlabeled=10)
+    base = dict(
+        learner=learner,
+        params=params,
+        strategy=strategy,
+        mode=mode,
+        step=150,
+        growth=1.5,
+        budget=700,
+        full_data_f1=0.8,
+        max_unlabeled=10,
+    )
     base.update(kw)
     return SimulationConfig(**base)
 
@@ -138,7 +147,11 @@ def test_oracle_costs_match_the_cost_model_by_hand():
     cost = oracle.annotate(0, np.array([True, True, True, False]), np.array([-1, 0, -1, -1]))
     assert cost == pytest.approx(1 + 0.5 + 1 + 0.1)
     assert oracle.allowed[:4].tolist() == [
-        [True, False, False], [True, True, False], [False, False, True], [True, True, True]]
+        [True, False, False],
+        [True, True, False],
+        [False, False, True],
+        [True, True, True],
+    ]
     # shown again: tokens already annotated cost nothing, the skipped one gets its label
     assert oracle.annotate(0, np.ones(4, bool)) == pytest.approx(1.0)
     assert oracle.allowed[1].tolist() == [True, True, False]  # a candidate set is not asked again
@@ -198,8 +211,10 @@ def test_review_mode_pays_full_only_where_the_shown_suggestion_was_wrong(corpora
 
 def test_a_step_asks_only_uncertain_tokens_and_pays_for_reading_the_rest(corpora):
     data, _ = corpora
-    sim = Simulation(_config("uncertainty", "partial", threshold=0.5, close=0.8,
-                             costs=Costs(full=2.0, partial=0.75, skip=0.25)), *corpora)
+    sim = Simulation(
+        _config("uncertainty", "partial", threshold=0.5, close=0.8, costs=Costs(full=2.0, partial=0.75, skip=0.25)),
+        *corpora,
+    )
     n_tokens, n_labels = sim.pool.data.n_tokens, sim.pool.data.n_labels
     # a hand-made model view: only sentence 2 has questions, on its tokens 0 and 1;
     # the model is torn between gold and label g+1 on token 0, sure on token 1
@@ -251,8 +266,12 @@ def test_until_95_stops_at_the_first_point_reaching_the_target(corpora):
 
 
 def test_cost_to_95_is_the_first_cost_reaching_95_percent():
-    curve = [CurvePoint(100, 100, 0.5, 0.1), CurvePoint(250, 250, 0.94, 0.1), CurvePoint(400, 400, 0.9, 0.1),
-             CurvePoint(600, 600, 0.951, 0.1)]
+    curve = [
+        CurvePoint(100, 100, 0.5, 0.1),
+        CurvePoint(250, 250, 0.94, 0.1),
+        CurvePoint(400, 400, 0.9, 0.1),
+        CurvePoint(600, 600, 0.951, 0.1),
+    ]
     assert cost_to_reach(curve, 0.9) == 250
     assert cost_to_reach(curve, 0.95) == 600
     assert cost_to_reach(curve, 0.96) is None
@@ -352,15 +371,18 @@ def test_fast_scorer_matches_evaluate(corpora):
 # errors, JSON, plot
 
 
-@pytest.mark.parametrize("kw, message", [
-    ({"learner": "perceptron", "strategy": "disagreement"}, "two-view"),
-    ({"learner": "crf", "strategy": "confidence"}, "wdpsl"),
-    ({"strategy": "greedy"}, "unknown strategy"),
-    ({"mode": "half"}, "unknown mode"),
-    ({"step": 0}, "--step"),
-    ({"threshold": 1.5}, "--threshold"),
-    ({"costs": Costs(full=1, partial=-1, skip=0.1)}, "cost of partial"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"learner": "perceptron", "strategy": "disagreement"}, "two-view"),
+        ({"learner": "crf", "strategy": "confidence"}, "wdpsl"),
+        ({"strategy": "greedy"}, "unknown strategy"),
+        ({"mode": "half"}, "unknown mode"),
+        ({"step": 0}, "--step"),
+        ({"threshold": 1.5}, "--threshold"),
+        ({"costs": Costs(full=1, partial=-1, skip=0.1)}, "cost of partial"),
+    ],
+)
 def test_bad_settings_are_named(corpora, kw, message):
     config = SimulationConfig(**{"learner": "perceptron", **kw})
     with pytest.raises(SimulationError, match=message):
@@ -385,12 +407,17 @@ def _cli_files(tmp_path, corpora):
     return paths
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--learner", "perceptron", "--strategy", "disagreement"],
-     "strategy disagreement needs a two-view learner (cosvm, mv-perceptron); perceptron has one view"),
-    (["--learner", "svm", "--strategy", "confidence"], "strategy confidence needs WD-PSL"),
-    (["--learner", "perceptron", "--strategy", "random", "--cost-skip", "-1"], "cost of skip"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["--learner", "perceptron", "--strategy", "disagreement"],
+            "strategy disagreement needs a two-view learner (cosvm, mv-perceptron); perceptron has one view",
+        ),
+        (["--learner", "svm", "--strategy", "confidence"], "strategy confidence needs WD-PSL"),
+        (["--learner", "perceptron", "--strategy", "random", "--cost-skip", "-1"], "cost of skip"),
+    ],
+)
 def test_cli_bad_arguments_are_one_error_line(tmp_path, corpora, capsys, argv, message):
     data, test = _cli_files(tmp_path, corpora)
     code = main(["simulate", "--data", data, "--test", test, *argv])
@@ -402,8 +429,29 @@ def test_cli_bad_arguments_are_one_error_line(tmp_path, corpora, capsys, argv, m
 def test_cli_review_prints_the_accepted_suggestions(tmp_path, corpora, capsys):
     data, test = _cli_files(tmp_path, corpora)
     out = tmp_path / "curve.json"
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "max_iter=2",
-                 "--strategy", "combined", "--mode", "review", "--step", "200", "--budget", "700", "--json", str(out)])
+    code = main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "perceptron",
+            "--set",
+            "max_iter=2",
+            "--strategy",
+            "combined",
+            "--mode",
+            "review",
+            "--step",
+            "200",
+            "--budget",
+            "700",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "skipped or accepted token 0.1" in printed and " accepted " in printed.splitlines()[2]
@@ -416,9 +464,31 @@ def test_cli_review_prints_the_accepted_suggestions(tmp_path, corpora, capsys):
 def test_cli_json_has_its_schema(tmp_path, corpora, capsys):
     data, test = _cli_files(tmp_path, corpora)
     out = tmp_path / "curve.json"
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "perceptron", "--set", "max_iter=2",
-                 "--strategy", "uncertainty", "--mode", "tokens", "--step", "200", "--budget", "700",
-                 "--cost-skip", "0.2", "--json", str(out)])
+    code = main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "perceptron",
+            "--set",
+            "max_iter=2",
+            "--strategy",
+            "uncertainty",
+            "--mode",
+            "tokens",
+            "--step",
+            "200",
+            "--budget",
+            "700",
+            "--cost-skip",
+            "0.2",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "skipped token 0.2" in printed and "full-data F1" in printed
@@ -441,8 +511,29 @@ def test_cli_full_data_f1_skips_the_full_training_and_plot_writes_a_png(tmp_path
     pytest.importorskip("matplotlib")
     data, test = _cli_files(tmp_path, corpora)
     out, png = tmp_path / "c.json", tmp_path / "c.png"
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "hmm", "--strategy", "random",
-                 "--step", "300", "--budget", "600", "--full-data-f1", "50", "--json", str(out), "--plot", str(png)])
+    code = main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "hmm",
+            "--strategy",
+            "random",
+            "--step",
+            "300",
+            "--budget",
+            "600",
+            "--full-data-f1",
+            "50",
+            "--json",
+            str(out),
+            "--plot",
+            str(png),
+        ]
+    )
     assert code == 0
     result = json.loads(out.read_text())
     assert result["full_data_f1"] == 50.0 and result["scale"] == "percent"
@@ -461,8 +552,23 @@ def test_cli_plot_without_matplotlib_is_a_clear_error_before_any_work(tmp_path, 
 
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     data, test = _cli_files(tmp_path, corpora)
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "hmm", "--strategy", "random",
-                 "--plot", str(tmp_path / "x.png"), "--json", str(tmp_path / "x.json")])
+    code = main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "hmm",
+            "--strategy",
+            "random",
+            "--plot",
+            str(tmp_path / "x.png"),
+            "--json",
+            str(tmp_path / "x.json"),
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and err == ["tagtool: error: --plot needs matplotlib: pip install 'tagtool[plot]'"]
     assert not (tmp_path / "x.json").exists()
@@ -551,8 +657,25 @@ def test_json_scale_round_trip_and_old_fraction_records():
 
 def test_cli_full_data_f1_is_in_percent(tmp_path, corpora, capsys):
     data, test = _cli_files(tmp_path, corpora)
-    code = main(["simulate", "--data", data, "--test", test, "--learner", "hmm", "--strategy", "random",
-                 "--step", "300", "--budget", "300", "--full-data-f1", "150"])
+    code = main(
+        [
+            "simulate",
+            "--data",
+            data,
+            "--test",
+            test,
+            "--learner",
+            "hmm",
+            "--strategy",
+            "random",
+            "--step",
+            "300",
+            "--budget",
+            "300",
+            "--full-data-f1",
+            "150",
+        ]
+    )
     assert code == 1 and "percent" in capsys.readouterr().err
 
 

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import tagtool
-from tagtool.services import guidance
-from tagtool.services import strategies
+from tagtool.services import guidance, strategies
 from tagtool.services.strategies import Evidence, Showing, Tokens
 from tagtool.services.uncertainty import sentence_informativeness
 
@@ -68,11 +67,16 @@ def test_no_other_list_of_strategy_names_in_the_source_tree():
 
 def test_the_guard_finds_a_copied_list():
     """The scan above is not vacuous: a copied tuple, an ``in`` test or a dict is caught."""
-    copied = ast.parse('NAMES = ("random", "combined")\nif s in ("uncertainty", "gain"): pass\n'
-                       'COLOURS = {"sequential": 1, "confidence": 2}\n')
+    copied = ast.parse(
+        'NAMES = ("random", "combined")\nif s in ("uncertainty", "gain"): pass\n'
+        'COLOURS = {"sequential": 1, "confidence": 2}\n'
+    )
     found = [frozenset(strategies.names()).intersection(s) for s in _string_collections(copied)]
-    assert {f for f in found if len(f) >= 2} == {frozenset({"random", "combined"}), frozenset({"uncertainty", "gain"}),
-                                                 frozenset({"sequential", "confidence"})}
+    assert {f for f in found if len(f) >= 2} == {
+        frozenset({"random", "combined"}),
+        frozenset({"uncertainty", "gain"}),
+        frozenset({"sequential", "confidence"}),
+    }
 
 
 def test_get_and_availability():
@@ -151,12 +155,14 @@ def test_gain_per_cost_by_hand():
     review = strategies.gain_per_cost(q, tokens, Showing("review", threshold=0.7, sentence=s))
     assert review.tolist() == got.tolist()  # the asked tokens are corrected, the rest read and accepted
     assert strategies.gain_per_cost(q, tokens, Showing("full", sentence=s)) == pytest.approx(
-        [1.9 / (3 + s), 0.5 / (1 + s)])
+        [1.9 / (3 + s), 0.5 / (1 + s)]
+    )
     # without a sentence cost and in full mode it is combined's score
     q2 = np.array([0.3, 0.6, 0.1])
     t2 = _tokens(np.ones((3, 2), dtype=bool), [0, 2, 3])
     assert strategies.gain_per_cost(q2, t2, Showing("full", sentence=0.0)) == pytest.approx(
-        strategies.questions_per_cost(q2, t2, Showing("full")))
+        strategies.questions_per_cost(q2, t2, Showing("full"))
+    )
 
 
 def _headline_and_long_sentence():
@@ -256,5 +262,6 @@ def test_the_tie_order_is_fixed_by_the_seed_and_shared_by_the_guided_strategies(
     assert not np.array_equal(order, strategies.tie_order(strategies.get("random"), 50, seed=1))
     # the simulation's first random stream: what tagtool simulate --seed drew before the registry had it
     child = np.random.SeedSequence(7).spawn(2)[0]
-    assert np.array_equal(strategies.tie_order(strategies.get("random"), 30, 7),
-                          np.random.default_rng(child).permutation(30))
+    assert np.array_equal(
+        strategies.tie_order(strategies.get("random"), 30, 7), np.random.default_rng(child).permutation(30)
+    )

@@ -34,8 +34,15 @@ def random_tagger(corpus, n_views: int, seed: int = 0) -> Tagger:
     extractor = FeatureExtractor(min_count=1).fit(corpus)
     split = ViewSplit("random", seed) if n_views == 2 else None
     views = split.assign(extractor) if split else np.zeros(extractor.n_features_, np.int8)
-    model = ChainModel.zeros(corpus.labels, extractor.n_features_, views, n_views, learner="toy",
-                             params={"c": 1.5, "flag": True}, info={"notes": ["hello"]})
+    model = ChainModel.zeros(
+        corpus.labels,
+        extractor.n_features_,
+        views,
+        n_views,
+        learner="toy",
+        params={"c": 1.5, "flag": True},
+        info={"notes": ["hello"]},
+    )
     model.weights[:] = rng.normal(size=model.weights.shape)
     model.trans[:] = rng.normal(size=model.trans.shape)
     model.start[:] = rng.normal(size=model.start.shape)
@@ -275,8 +282,10 @@ def test_tagging_without_the_trained_columns_is_an_error_unless_allowed(tagger, 
 
 def test_input_columns_record_survives_save_and_load(corpus, tmp_path):
     tagger = random_tagger(corpus, 1)
-    tagger.input_columns = {"required": ["col1"], "check": {
-        "sentences": 9, "tokens": 99, "accuracy": 0.95, "accuracy_without": {"col1": 0.5}}}
+    tagger.input_columns = {
+        "required": ["col1"],
+        "check": {"sentences": 9, "tokens": 99, "accuracy": 0.95, "accuracy_without": {"col1": 0.5}},
+    }
     tagger.save(tmp_path / "m.tagger")
     back = load_tagger(tmp_path / "m.tagger")
     assert back.input_columns == tagger.input_columns
@@ -293,9 +302,15 @@ def test_old_tagger_files_without_the_record_infer_it_from_the_feature_columns(g
         tagger.tag([["a", "b"]])
 
 
-@pytest.mark.parametrize("record", [
-    [], {"required": "col1"}, {"required": ["pos"]}, {"required": ["col1"], "check": 3},
-])
+@pytest.mark.parametrize(
+    "record",
+    [
+        [],
+        {"required": "col1"},
+        {"required": ["pos"]},
+        {"required": ["col1"], "check": 3},
+    ],
+)
 def test_a_malformed_input_columns_record_is_a_tagger_file_error(good, tmp_path, record):
     data, meta, _ = good
     with pytest.raises(TaggerFileError, match="malformed.*input_columns"):

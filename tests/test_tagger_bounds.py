@@ -18,12 +18,12 @@ import zlib
 import numpy as np
 import pytest
 
-from tagtool.tagger import limits as tagger_limits
 from tagtool.cli.main import main
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureError, FeatureExtractor
 from tagtool.core.features.extractor import MAX_WINDOW
 from tagtool.learn.chain import ChainModel
+from tagtool.tagger import limits as tagger_limits
 from tagtool.tagger.file_format import TaggerFileError
 from tagtool.tagger.model import Tagger, load_tagger
 
@@ -92,14 +92,16 @@ def test_training_refuses_a_window_the_loader_would_refuse():
 
 
 def test_a_huge_n_hash_not_backed_by_weights_is_refused_before_allocation(tmp_path):
-    data = _with_meta(_tiny_tagger(hashing=True, n_hash=64).to_bytes(),
-                      lambda m: m["features"]["params"].update(n_hash=2**28))
+    data = _with_meta(
+        _tiny_tagger(hashing=True, n_hash=64).to_bytes(), lambda m: m["features"]["params"].update(n_hash=2**28)
+    )
     assert _refused(tmp_path, data, "feature extractor has 268435456 features") < PEAK_LIMIT
 
 
 def test_a_vocabulary_longer_than_the_weights_is_refused(tmp_path):
-    data = _with_meta(_tiny_tagger().to_bytes(),
-                      lambda m: m["features"]["vocabulary"].extend(f"w=x{i}" for i in range(1000)))
+    data = _with_meta(
+        _tiny_tagger().to_bytes(), lambda m: m["features"]["vocabulary"].extend(f"w=x{i}" for i in range(1000))
+    )
     _refused(tmp_path, data, "array 'weights' has shape .*features")
 
 
@@ -143,7 +145,9 @@ def test_a_nested_zip_bomb_in_the_weights_is_refused_unread(tmp_path):
     deflated, crc = _deflated_zeros(size, header.getvalue())
     members = _members(_tiny_tagger().to_bytes())
     arrays = [(name, *_deflated(content), len(content)) for name, content in _members(members["weights.npz"]).items()]
-    bomb = [e if e[0] != "weights.npy" else ("weights.npy", deflated, crc, size + len(header.getvalue())) for e in arrays]
+    bomb = [
+        e if e[0] != "weights.npy" else ("weights.npy", deflated, crc, size + len(header.getvalue())) for e in arrays
+    ]
     members["weights.npz"] = _raw_zip(bomb)
     data = _zip(members)
     assert len(data) < 16 * 1024

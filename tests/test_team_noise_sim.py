@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from _team_noise_sim import (  # noqa: E402
+from _team_noise_sim import (
     Annotator,
     aggregate,
     annotate,
@@ -139,26 +139,41 @@ C = ["B-ORG", "O", "O", "O"]
 def test_first_and_majority():
     assert aggregate([A, B, C], "first") == tuple(frozenset({t}) for t in A)
     assert aggregate([B, A, C], "majority") == (
-        frozenset({"B-ORG"}), frozenset({"I-LOC"}), frozenset({"O"}), frozenset({"B-PER"}))  # I-: a 3-way tie
+        frozenset({"B-ORG"}),
+        frozenset({"I-LOC"}),
+        frozenset({"O"}),
+        frozenset({"B-PER"}),
+    )  # I-: a 3-way tie
     assert aggregate([B, A], "majority") == aggregate([B, A], "first")  # two annotators: ties to the first
 
 
 def test_drop_and_candidates():
     assert aggregate([A, B], "drop") == (frozenset(), frozenset(), frozenset({"O"}), frozenset({"B-PER"}))
     assert aggregate([A, B, C], "candidates") == (
-        frozenset({"B-ORG", "B-LOC"}), frozenset({"I-ORG", "I-LOC", "O"}), frozenset({"O"}),
-        frozenset({"B-PER", "O"}))
+        frozenset({"B-ORG", "B-LOC"}),
+        frozenset({"I-ORG", "I-LOC", "O"}),
+        frozenset({"O"}),
+        frozenset({"B-PER", "O"}),
+    )
 
 
 def test_majority_then_candidates():
     assert aggregate([A, B, C], "majority+candidates") == (
-        frozenset({"B-ORG"}), frozenset({"I-ORG", "I-LOC", "O"}), frozenset({"O"}), frozenset({"B-PER"}))
+        frozenset({"B-ORG"}),
+        frozenset({"I-ORG", "I-LOC", "O"}),
+        frozenset({"O"}),
+        frozenset({"B-PER"}),
+    )
     assert aggregate([A, B], "majority+candidates") == aggregate([A, B], "candidates")
 
 
 def test_candidates_without_o():
     assert aggregate([A, B, C], "candidates-no-O") == (
-        frozenset({"B-ORG", "B-LOC"}), frozenset({"I-ORG", "I-LOC"}), frozenset({"O"}), frozenset({"B-PER"}))
+        frozenset({"B-ORG", "B-LOC"}),
+        frozenset({"I-ORG", "I-LOC"}),
+        frozenset({"O"}),
+        frozenset({"B-PER"}),
+    )
     assert aggregate([["O"], ["O"]], "candidates-no-O") == (frozenset({"O"}),)
 
 
@@ -174,4 +189,9 @@ def test_classify_errors_small_cases():
     answer = ["B-LOC", "I-LOC", "B-PER", "I-PER", "B-MISC", "O"]
     counts = classify_errors(gold, answer)
     assert (counts["type"], counts["boundary"], counts["missed"], counts["spurious"], counts["exact"]) == (
-        1, 1, 1, 1, 0)
+        1,
+        1,
+        1,
+        1,
+        0,
+    )

@@ -87,8 +87,15 @@ def test_an_app_retrain_extracts_each_sentence_once(gold, counted, learner, para
     _once(counted.take(), sentences)
     assert first.complete and len(first.guidance) == len(sentences)
     edited = tuple(gold.sentences[i] if i == 1 else s for i, s in enumerate(sentences))  # one more sentence labeled
-    again = run_training(replace(inputs, sentences=edited), learner, params, first.tagger, Quiet(),
-                         overrides={"max_iter": 1} if learner == "mv-perceptron" else None, queue=("gain", False))
+    again = run_training(
+        replace(inputs, sentences=edited),
+        learner,
+        params,
+        first.tagger,
+        Quiet(),
+        overrides={"max_iter": 1} if learner == "mv-perceptron" else None,
+        queue=("gain", False),
+    )
     _once(counted.take(), edited)
     assert again.tagger.extractor is first.tagger.extractor
 
@@ -98,16 +105,28 @@ def test_train_hands_over_the_snapshot_it_fitted(gold, counted):
     _once(counted.take(), [*gold.sentences, *gold.sentences[:5]])
     assert trained.snapshot.n_sentences == len(gold) + 5
     assert trained.snapshot.labels == tuple(trained.tagger.labels.names)
-    assert trained.snapshot.feature_view is trained.tagger.model.feature_view or (
-        trained.snapshot.feature_view == trained.tagger.model.feature_view).all()
+    assert (
+        trained.snapshot.feature_view is trained.tagger.model.feature_view
+        or (trained.snapshot.feature_view == trained.tagger.model.feature_view).all()
+    )
     assert not trained.snapshot.allowed.flags.writeable, "the snapshot is immutable"
 
 
 def test_a_simulation_extracts_each_sentence_once_over_all_its_retrains(gold, counted):
-    data, test = Corpus.from_sentences(gold.sentences[:45], gold.labels), Corpus.from_sentences(gold.sentences[45:],
-                                                                                                gold.labels)
-    config = SimulationConfig("perceptron", strategy="uncertainty", mode="tokens", step=60.0, growth=1.5,
-                              budget=300.0, params={"max_iter": 2}, full_data_f1=0.5)
+    data, test = (
+        Corpus.from_sentences(gold.sentences[:45], gold.labels),
+        Corpus.from_sentences(gold.sentences[45:], gold.labels),
+    )
+    config = SimulationConfig(
+        "perceptron",
+        strategy="uncertainty",
+        mode="tokens",
+        step=60.0,
+        growth=1.5,
+        budget=300.0,
+        params={"max_iter": 2},
+        full_data_f1=0.5,
+    )
     result = Simulation(config, data, test).run()
     assert len(result.curve) >= 3, "several retrains"
     _once(counted.take(), gold.sentences)

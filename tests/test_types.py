@@ -16,9 +16,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
-                    reason="mypy is not installed (pip install -e '.[test]' brings it; CI has it)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("mypy") is None,
+    reason="mypy is not installed (pip install -e '.[test]' brings it; CI has it)",
+)
 def test_core_decode_learn_store_tagger_and_services_type_check():
-    done = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT, capture_output=True, text=True
+    )
     assert done.returncode == 0, f"mypy found errors:\n{done.stdout}{done.stderr}"

@@ -76,8 +76,12 @@ def test_after_warm_kernels_the_first_model_compiles_nothing():
     from tagtool.learn import DEFAULT_LEARNER
 
     assert DEFAULT_LEARNER == "mv-perceptron"  # the script trains it by name
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(DATA / "conll2000_train_head.txt")],
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(DATA / "conll2000_train_head.txt")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["warm"] > 0
@@ -101,8 +105,9 @@ def test_the_child_process_fills_an_empty_cache(tmp_path):
 
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     assert _cached(env) == "False"
-    done = subprocess.run([sys.executable, "-m", "tagtool.services.warmup"], capture_output=True, text=True,
-                          env=env, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "tagtool.services.warmup"], capture_output=True, text=True, env=env, timeout=900
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert _cached(env) == "True"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from tools.demo_team import team_sentences
 from tagtool.store.actions import Action
+from tools.demo_team import team_sentences
 
 #: Seconds the panel's worker may take on the demo project.
 WAIT_SECONDS = 60.0
@@ -23,9 +23,9 @@ WAIT_SECONDS = 60.0
 
 def team_project(folder: Path) -> Path:
     """The demo team's project in ``folder`` (the sample's labeled sentences)."""
-    from tagtool.store.sample import SAMPLE_LABELED, sample_corpus
     from tagtool.core import Corpus
     from tagtool.store.project import Project
+    from tagtool.store.sample import SAMPLE_LABELED, sample_corpus
 
     sample = sample_corpus()
     gold = sample.sentences[:SAMPLE_LABELED]

@@ -28,17 +28,16 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings, QSize, Qt  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
-from tagtool.gui import window_layout  # noqa: E402
-from tools import agreement_shots, mouse_script  # noqa: E402
-from tagtool.gui.app import application  # noqa: E402
-from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tagtool.gui.window_layout import DEFAULT_SIZE  # noqa: E402
-from tagtool.gui.style import apply_theme  # noqa: E402
-
+from tagtool.gui import window_layout
+from tagtool.gui.app import application
+from tagtool.gui.main_window import MainWindow
+from tagtool.gui.style import apply_theme
+from tagtool.gui.window_layout import DEFAULT_SIZE
+from tools import agreement_shots, mouse_script
 
 #: The window's size for most states (the first start's default, ``window_layout.DEFAULT_SIZE``, for some).
 SHOT_SIZE = (1280, 760)
@@ -99,8 +98,7 @@ def _wait(app: QApplication, condition, seconds: float = 120.0) -> None:
 def _model_shots(app: QApplication, window: MainWindow, wdpsl: bool):
     """``(name, action)`` of the model states; each action prepares the window."""
     ids = window.session.project.sentence_ids()
-    return [*_training_shots(app, window, ids), *_guidance_shots(app, window, ids, wdpsl),
-            *_waiting_shot(app, window)]
+    return [*_training_shots(app, window, ids), *_guidance_shots(app, window, ids, wdpsl), *_waiting_shot(app, window)]
 
 
 def _training_shots(app: QApplication, window: MainWindow, ids):
@@ -161,8 +159,10 @@ def _guidance_shots(app: QApplication, window: MainWindow, ids, wdpsl: bool):
     loop = window.model_loop
 
     def disagreement():
-        best = max(ids, key=lambda sid: (loop.guidance(sid).disagreement_share()
-                                         if loop.result.status.get(sid) == "none" else -1))
+        best = max(
+            ids,
+            key=lambda sid: loop.guidance(sid).disagreement_share() if loop.result.status.get(sid) == "none" else -1,
+        )
         window.mark_actions["uncertainty"].setChecked(False)
         window.session.go_to(best)
 
@@ -210,8 +210,10 @@ def _adjudication(window: MainWindow) -> None:
         labels = project.annotations(sid)
         # as if the sentence had come to the team unlabeled (else its imported labels are a third voice)
         project.set_annotations(sid, {t: () for t in range(len(labels))}, "import")
-        ben = [frozenset({_CONFUSED.get(next(iter(a)), next(iter(a)))}) if (sid + t) % 3 == 0 else a
-               for t, a in enumerate(labels)]
+        ben = [
+            frozenset({_CONFUSED.get(next(iter(a)), next(iter(a)))}) if (sid + t) % 3 == 0 else a
+            for t, a in enumerate(labels)
+        ]
         given.append((sid, f"sentence {sid}", {"ana": labels, "ben": ben}))
     project.team.add_answers(given)
     session.reload()
@@ -248,8 +250,7 @@ def _install_wdpsl(window: MainWindow) -> None:
     inputs = TrainingInputs.from_project(session.project)
     keep = full + [target]
     corpus = [inputs.sentences[i] for i in keep]
-    tagger = train_tagger(corpus, make_learner("wdpsl", max_iter=2, max_rounds=8, max_passes=3),
-                          unlabeled=None)
+    tagger = train_tagger(corpus, make_learner("wdpsl", max_iter=2, max_rounds=8, max_passes=3), unlabeled=None)
 
     class _State:
         def should_stop(self):
@@ -295,8 +296,9 @@ def _save(widget, path: Path) -> Path:
     return path
 
 
-def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
-           picker: bool = False, team: bool = True) -> list[Path]:
+def render(
+    outdir: Path, project: Path, model: bool = True, wdpsl: bool = True, picker: bool = False, team: bool = True
+) -> list[Path]:
     app = application()
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -331,8 +333,10 @@ def render(outdir: Path, project: Path, model: bool = True, wdpsl: bool = True,
                     _settle(app)
                     written.append(_save(popup, outdir / f"picker-popup-{theme}.png"))
                     popup.hide()
-            for name, action in [*(_model_shots(app, window, wdpsl) if model else ()),
-                                 ("adjudication", lambda: _adjudication(window))]:
+            for name, action in [
+                *(_model_shots(app, window, wdpsl) if model else ()),
+                ("adjudication", lambda: _adjudication(window)),
+            ]:
                 action()
                 _settle(app)
                 if name in FIRST_START_SHOTS:
@@ -360,8 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         project = args.project or _fresh_sample(Path(tmp))
-        for path in render(args.outdir, project, model=not args.no_model, wdpsl=not args.no_wdpsl,
-                           picker=args.picker):
+        for path in render(args.outdir, project, model=not args.no_model, wdpsl=not args.no_wdpsl, picker=args.picker):
             print(path)
     return 0
 

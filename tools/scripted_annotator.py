@@ -63,9 +63,9 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtTest import QTest
 
-from tagtool.services.annotation_costs import logged_cost, logged_tokens
 from tagtool.core.annotation import annotation_status
 from tagtool.errors import TagtoolError
+from tagtool.services.annotation_costs import logged_cost, logged_tokens
 from tagtool.services.simulate.config import reached
 from tagtool.services.strategies import get as get_strategy
 
@@ -214,7 +214,9 @@ class ScriptedAnnotator:
         if head is None and self.session.queue:
             return False
         if head is not None and head == current:
-            if self.loop.hold.suggestions_waiting:  # a model trained since it opened: its suggestions, as the simulator's
+            if (
+                self.loop.hold.suggestions_waiting
+            ):  # a model trained since it opened: its suggestions, as the simulator's
                 self.press(Qt.Key_F5)
             self.press(Qt.Key_Home)
             return True
@@ -303,10 +305,15 @@ class ScriptedAnnotator:
                 return shown
         return shown + self._sentences(target, self.label_sentence)  # the simulator's fallback
 
-    def run(self, step: float, growth: float, budget: float,
-            score: Callable[[object], float] | None = None,
-            stop: Callable[[StepPoint], bool] | None = None,
-            report: Callable[[StepPoint], None] | None = None) -> list[StepPoint]:
+    def run(
+        self,
+        step: float,
+        growth: float,
+        budget: float,
+        score: Callable[[object], float] | None = None,
+        stop: Callable[[StepPoint], bool] | None = None,
+        report: Callable[[StepPoint], None] | None = None,
+    ) -> list[StepPoint]:
         """Steps of ``step`` cost growing by ``growth`` until ``budget`` (or ``stop``); a point per step.
 
         ``score(tagger)``: the model's F1 after each step's training.
@@ -324,10 +331,15 @@ class ScriptedAnnotator:
             project = self.session.project
             counts, statuses = project.annotation_counts(), project.status_counts()
             point = StepPoint(
-                cost=round(self.cost(), 6), logged=logged_tokens(self._records),
+                cost=round(self.cost(), 6),
+                logged=logged_tokens(self._records),
                 tokens_labeled=counts["full"] + counts["partial"],
-                sentences=statuses["full"] + statuses["partial"], shown=shown, keys=self.keys,
-                train_seconds=seconds, f1=None if score is None else score(self.loop.result.tagger))
+                sentences=statuses["full"] + statuses["partial"],
+                shown=shown,
+                keys=self.keys,
+                train_seconds=seconds,
+                f1=None if score is None else score(self.loop.result.tagger),
+            )
             points.append(point)
             if report is not None:
                 report(point)
@@ -346,8 +358,7 @@ def _wait_for_run(loop, start: Callable[[], None]) -> tuple:
         outcome.append(args)
         waiter.quit()
 
-    signals = ((loop.finished, done), (loop.failed, done), (loop.started, began.append),
-               (loop.waiting, began.append))
+    signals = ((loop.finished, done), (loop.failed, done), (loop.started, began.append), (loop.waiting, began.append))
     for signal, slot in signals:
         signal.connect(slot)
     timer = QTimer(singleShot=True, interval=TRAIN_TIMEOUT_MS)

@@ -34,7 +34,8 @@ def add_agreement_command(sub) -> None:
     from tagtool.services.agreement_limits import ANNOTATOR_LIMIT, PAIR_ANNOTATORS
 
     p = sub.add_parser(
-        "agreement", help="agreement between annotators: Cohen's kappa, Krippendorff's alpha, span F1, confusions",
+        "agreement",
+        help="agreement between annotators: Cohen's kappa, Krippendorff's alpha, span F1, confusions",
         description="Agreement between the annotators whose own answers PROJECT holds (a Label Studio import "
         "with several annotators, or their merged projects), per pair and overall: Cohen's kappa on tokens "
         "(overall: the mean over pairs), Krippendorff's alpha (nominal), span precision/recall/F1 (seqeval) "
@@ -44,17 +45,28 @@ def add_agreement_command(sub) -> None:
         "disagreements come from per-token label counts: time and memory grow with the answers, not with the "
         "pairs of annotators. Kappa, span scores and candidate sets are per pair: they are computed, and the "
         f"pairs listed, for up to --pairs-up-to annotators (default {PAIR_ANNOTATORS}); with more, only the "
-        "overall alpha, observed agreement and disagreements are given.")
+        "overall alpha, observed agreement and disagreements are given.",
+    )
     p.add_argument("project", type=Path, help="project file (.tagproj)")
     p.add_argument("--json", action="store_true", help="print one JSON object (scores in percent)")
-    p.add_argument("--limit", type=_positive, default=ANNOTATOR_LIMIT, metavar="N",
-                   help=f"refuse (exit 1, nothing computed) when more than N annotators have answers "
-                   f"(default {ANNOTATOR_LIMIT:,}); raise it for bigger teams")
-    p.add_argument("--pairs-up-to", type=_positive, default=PAIR_ANNOTATORS, metavar="N",
-                   help=f"compute the per-pair measures (Cohen's kappa, span F1, candidate sets) and list the pairs "
-                   f"when at most N annotators have answers "
-                   f"(default {PAIR_ANNOTATORS}: {PAIR_ANNOTATORS * (PAIR_ANNOTATORS - 1) // 2:,} "
-                   "pairs); their cost grows with the pairs that share tokens")
+    p.add_argument(
+        "--limit",
+        type=_positive,
+        default=ANNOTATOR_LIMIT,
+        metavar="N",
+        help=f"refuse (exit 1, nothing computed) when more than N annotators have answers "
+        f"(default {ANNOTATOR_LIMIT:,}); raise it for bigger teams",
+    )
+    p.add_argument(
+        "--pairs-up-to",
+        type=_positive,
+        default=PAIR_ANNOTATORS,
+        metavar="N",
+        help=f"compute the per-pair measures (Cohen's kappa, span F1, candidate sets) and list the pairs "
+        f"when at most N annotators have answers "
+        f"(default {PAIR_ANNOTATORS}: {PAIR_ANNOTATORS * (PAIR_ANNOTATORS - 1) // 2:,} "
+        "pairs); their cost grows with the pairs that share tokens",
+    )
     p.set_defaults(func=cmd_agreement)
 
 
@@ -89,8 +101,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from tagtool.store.project import Project
 
     try:
-        with Project.open(args.project, readonly=True) as project, stop_on_sigint() as stop, \
-                progress_when_slow(f"agreement {args.project.name}") as report:
+        with (
+            Project.open(args.project, readonly=True) as project,
+            stop_on_sigint() as stop,
+            progress_when_slow(f"agreement {args.project.name}") as report,
+        ):
             result = of_project(project, stop, report, args.limit, args.pairs_up_to)
     except Cancelled:
         print("tagtool: interrupted: agreement cancelled", file=sys.stderr)
@@ -99,7 +114,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         who = f"only {result.answering[0]!r} has" if result.answering else "no annotator has"
         raise TagtoolError(
             f"{args.project}: agreement needs the answers of two annotators or more, and {who} answers of "
-            "their own there (import a Label Studio export with several annotators, or merge their projects)")
+            "their own there (import a Label Studio export with several annotators, or merge their projects)"
+        )
     if args.json:
         print(json.dumps(to_json(result, str(args.project))))
     else:

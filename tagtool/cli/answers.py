@@ -26,23 +26,32 @@ MATCH_MODES = ("order", "tokens", "text")
 def add_annotator_import_options(parser: argparse.ArgumentParser) -> None:
     """Options of ``tagtool import`` about annotators (``--annotator`` itself is a span option)."""
     group = parser.add_argument_group("annotators")
-    group.add_argument("--annotator-from-file-name", action="store_true",
-                       help="the labels of each file that names nobody are the annotator named by the file's "
-                       "name without extension (doccano's per-user export: alice.jsonl, bob.jsonl)")
-    group.add_argument("--as-annotator", action="store_true",
-                       help="the files hold annotators' labels of the project's own sentences (same tokens), "
-                       "not new sentences (a new project takes the first file's sentences, unlabeled); each "
-                       "annotator's answers are kept and a "
-                       "token's training label becomes their common answer, or the candidate set of their "
-                       "answers where they differ (as tagtool merge does; tokens resolved in the app's "
-                       "adjudication view keep their labels)")
-    group.add_argument("--match", choices=MATCH_MODES,
-                       help="--as-annotator: order pairs the file's k-th sentence with the project's "
-                       "k-th; tokens pairs each with a project sentence of the same tokens (a part of the "
-                       "project, in any order); text places the spans of doccano / Label Studio records by "
-                       "character offsets on the project's text of the same text, whatever the tokenization "
-                       "and sentence split (default: text for span records when the project keeps its text, "
-                       "else order)")
+    group.add_argument(
+        "--annotator-from-file-name",
+        action="store_true",
+        help="the labels of each file that names nobody are the annotator named by the file's "
+        "name without extension (doccano's per-user export: alice.jsonl, bob.jsonl)",
+    )
+    group.add_argument(
+        "--as-annotator",
+        action="store_true",
+        help="the files hold annotators' labels of the project's own sentences (same tokens), "
+        "not new sentences (a new project takes the first file's sentences, unlabeled); each "
+        "annotator's answers are kept and a "
+        "token's training label becomes their common answer, or the candidate set of their "
+        "answers where they differ (as tagtool merge does; tokens resolved in the app's "
+        "adjudication view keep their labels)",
+    )
+    group.add_argument(
+        "--match",
+        choices=MATCH_MODES,
+        help="--as-annotator: order pairs the file's k-th sentence with the project's "
+        "k-th; tokens pairs each with a project sentence of the same tokens (a part of the "
+        "project, in any order); text places the spans of doccano / Label Studio records by "
+        "character offsets on the project's text of the same text, whatever the tokenization "
+        "and sentence split (default: text for span records when the project keeps its text, "
+        "else order)",
+    )
     add_attach_options(parser)
 
 
@@ -89,8 +98,11 @@ def import_answers(args: argparse.Namespace) -> int:
             files = [_read_answers(project, f, args) for f in args.files]
             used = sorted(set().union(*(a.labels for a in files)))
             added = check_new_labels(project.labels, used, args)
-            counts = project.team.add_answers([g for a in files for g in a.given], add_labels=added,
-                                         tokens={sid: t for a in files for sid, t in a.tokens.items()})
+            counts = project.team.add_answers(
+                [g for a in files for g in a.given],
+                add_labels=added,
+                tokens={sid: t for a in files for sid, t in a.tokens.items()},
+            )
     except BaseException:
         if created:  # a file refused: no half-made project is left behind
             for leftover in (args.project, *(args.project.with_name(args.project.name + x) for x in ("-wal", "-shm"))):
@@ -99,12 +111,16 @@ def import_answers(args: argparse.Namespace) -> int:
     for path, answers in zip(args.files, files):
         who = ", ".join(answers.annotators) or "nobody (no labels)"
         print(f"{path}: {len(answers.given)} of {answers.sentences} sentences answered by {who}")
-    print(f"{args.project}: answers for {counts.sentences} sentences ({counts.answers} tokens); "
-          f"{counts.changed} training labels changed, {counts.candidate_sets} became the candidate set of "
-          "differing answers")
+    print(
+        f"{args.project}: answers for {counts.sentences} sentences ({counts.answers} tokens); "
+        f"{counts.changed} training labels changed, {counts.candidate_sets} became the candidate set of "
+        "differing answers"
+    )
     if counts.seeded:
-        print(f"  {counts.seeded} earlier labels of these sentences (given before the answers, or edited in the "
-              "app) count as the answers of whoever gave them")
+        print(
+            f"  {counts.seeded} earlier labels of these sentences (given before the answers, or edited in the "
+            "app) count as the answers of whoever gave them"
+        )
     if counts.kept:
         print(f"  {counts.kept} tokens resolved by an adjudicator kept their labels")
     if added:
@@ -125,8 +141,12 @@ def _read_answers(project, path: Path, args: argparse.Namespace):
     except FormatError as exc:
         if not is_span_file(path) or not project.spans.has_texts():
             raise
-        raise FormatError(exc.path, exc.line, exc.message + "; --match text places the spans of doccano / Label "
-                          "Studio records by character offsets on the project's text") from None
+        raise FormatError(
+            exc.path,
+            exc.line,
+            exc.message + "; --match text places the spans of doccano / Label "
+            "Studio records by character offsets on the project's text",
+        ) from None
 
 
 def _create_from_first(args: argparse.Namespace) -> None:
@@ -155,8 +175,10 @@ def _create_from_first(args: argparse.Namespace) -> None:
     documents = [Document(d.name, [s.unlabeled() for s in d.sentences]) for d in corpora[0].documents]
     with Project.create(args.project, Corpus(labels, documents), name=args.name):
         pass
-    print(f"created {args.project} from the sentences of {args.files[0]} ({len(corpora[0])} sentences, "
-          f"{len(labels)} labels: {' '.join(labels)})")
+    print(
+        f"created {args.project} from the sentences of {args.files[0]} ({len(corpora[0])} sentences, "
+        f"{len(labels)} labels: {' '.join(labels)})"
+    )
 
 
 def check_new_labels(project_labels, used, args: argparse.Namespace) -> list[str]:

@@ -23,17 +23,26 @@ SHOWN_NOTES = 50
 def add_attach_options(parser: argparse.ArgumentParser) -> None:
     """``--attach``, ``--merge-crossing`` and ``--duplicates`` of ``tagtool import``."""
     group = parser.add_argument_group("span records onto the project's own text")
-    group.add_argument("--attach", choices=("fill", "replace"),
-                       help="existing project: the files' doccano / Label Studio spans become the training "
-                       "labels of the project's text they were made on, placed by character offsets (whatever "
-                       "the tokenization and sentence split): fill labels only tokens that have none, replace "
-                       "every token a record covers (--as-annotator keeps them as annotators' answers instead)")
-    group.add_argument("--merge-crossing", action="store_true",
-                       help="--attach or --as-annotator by text: join the project's sentences a span crosses "
-                       "(default: such spans are listed and left out)")
-    group.add_argument("--duplicates", choices=("add", "skip"),
-                       help="existing project: what to do with texts of the files the project holds already "
-                       "(same text): add them again, or skip them (default: refuse the import)")
+    group.add_argument(
+        "--attach",
+        choices=("fill", "replace"),
+        help="existing project: the files' doccano / Label Studio spans become the training "
+        "labels of the project's text they were made on, placed by character offsets (whatever "
+        "the tokenization and sentence split): fill labels only tokens that have none, replace "
+        "every token a record covers (--as-annotator keeps them as annotators' answers instead)",
+    )
+    group.add_argument(
+        "--merge-crossing",
+        action="store_true",
+        help="--attach or --as-annotator by text: join the project's sentences a span crosses "
+        "(default: such spans are listed and left out)",
+    )
+    group.add_argument(
+        "--duplicates",
+        choices=("add", "skip"),
+        help="existing project: what to do with texts of the files the project holds already "
+        "(same text): add them again, or skip them (default: refuse the import)",
+    )
 
 
 def text_match(args: argparse.Namespace) -> bool:
@@ -63,12 +72,19 @@ def attach_files(args: argparse.Namespace, answers: bool) -> int:
     options = {k: v for k, v in span_kwargs(args).items() if k not in ("tokenizer", "sentence_split")}
     with Project.open(args.project) as project:
         if not project.spans.has_texts():
-            raise TagtoolError(f"{args.project} keeps no text (its sentences were read as tokens); spans cannot "
-                               "be placed by character offsets (--match order or tokens matches sentences)")
+            raise TagtoolError(
+                f"{args.project} keeps no text (its sentences were read as tokens); spans cannot "
+                "be placed by character offsets (--match order or tokens matches sentences)"
+            )
         for path in args.files:
             records = read_span_records(path, encoding=args.encoding, **options)
-            kwargs = dict(mode=args.attach, answers=answers, owner=file_annotator(args, path),
-                          merge_crossing=args.merge_crossing, annotator=getattr(args, "annotator", None) or "import")
+            kwargs = dict(
+                mode=args.attach,
+                answers=answers,
+                owner=file_annotator(args, path),
+                merge_crossing=args.merge_crossing,
+                annotator=getattr(args, "annotator", None) or "import",
+            )
             try:
                 done = project.spans.attach(path, records, add_labels=args.add_labels, **kwargs)
             except NewLabelsError as exc:
@@ -85,18 +101,25 @@ def _report(path, done, answers: bool) -> None:
     if len(placed.notes) > SHOWN_NOTES:
         print(f"tagtool: ... and {len(placed.notes) - SHOWN_NOTES} more notes", file=sys.stderr)
     if placed.crossing and not done.joined:
-        print(f"tagtool: {len(placed.crossing)} span(s) cross a sentence boundary of the project and were left "
-              "out; --merge-crossing joins those sentences and attaches them", file=sys.stderr)
-    print(f"{path}: {placed.found} of {placed.records} records found in the project's text, "
-          f"{len(placed.labels)} sentences labeled by offsets"
-          + (f", {placed.snapped} span(s) moved out to token edges" if placed.snapped else "")
-          + (f", {done.joined} sentence(s) joined to hold the spans that crossed them" if done.joined else ""))
+        print(
+            f"tagtool: {len(placed.crossing)} span(s) cross a sentence boundary of the project and were left "
+            "out; --merge-crossing joins those sentences and attaches them",
+            file=sys.stderr,
+        )
+    print(
+        f"{path}: {placed.found} of {placed.records} records found in the project's text, "
+        f"{len(placed.labels)} sentences labeled by offsets"
+        + (f", {placed.snapped} span(s) moved out to token edges" if placed.snapped else "")
+        + (f", {done.joined} sentence(s) joined to hold the spans that crossed them" if done.joined else "")
+    )
     if not answers:
         print(f"  {done.changed} training labels changed")
     counts = done.counts  # answers mode, or the annotators' answers a tagtool doccano export keeps
     if counts is not None:
-        print(f"  answers for {counts.sentences} sentences ({counts.answers} tokens); {counts.changed} training "
-              f"labels changed, {counts.candidate_sets} became the candidate set of differing answers")
+        print(
+            f"  answers for {counts.sentences} sentences ({counts.answers} tokens); {counts.changed} training "
+            f"labels changed, {counts.candidate_sets} became the candidate set of differing answers"
+        )
 
 
 def refuse_or_skip(args: argparse.Namespace, project, corpus):
@@ -114,6 +137,7 @@ def refuse_or_skip(args: argparse.Namespace, project, corpus):
             f"{files}: {held.texts} of its {held.total} texts ({held.sentences} sentences) are already in "
             f"{args.project} (same text); --duplicates skip leaves them out, --duplicates add adds them again "
             "(to take the files' labels for the project's own sentences instead: --as-annotator, or for span "
-            "records --attach fill|replace)")
+            "records --attach fill|replace)"
+        )
     print(f"skipped {held.texts} of {held.total} texts ({held.sentences} sentences) already in {args.project}")
     return held.rest

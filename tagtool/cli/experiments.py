@@ -29,26 +29,43 @@ def _int_list(text: str) -> list[int]:
 
 def add_experiment_command(sub) -> None:
     """Add ``experiment`` to the subcommands ``sub``."""
-    p = add_learning_parser(sub, "experiment", help="the papers' resampling experiments",
-                            description="Per repeat, draw labeled, unlabeled and holdout sentences without "
-                            "replacement from the pool, train, and score the holdout (or --test). --labeled and "
-                            "--unlabeled pair up element-wise (5,10,20 with 25,50,100: L=5 U=25, ...). Reports "
-                            "mean ± standard error of token error (%) and span F1, and training seconds.")
+    p = add_learning_parser(
+        sub,
+        "experiment",
+        help="the papers' resampling experiments",
+        description="Per repeat, draw labeled, unlabeled and holdout sentences without "
+        "replacement from the pool, train, and score the holdout (or --test). --labeled and "
+        "--unlabeled pair up element-wise (5,10,20 with 25,50,100: L=5 U=25, ...). Reports "
+        "mean ± standard error of token error (%) and span F1, and training seconds.",
+    )
     p.add_argument("--data", type=Path, required=True, metavar="FILE")
     p.add_argument("--test", type=Path, metavar="FILE", help="score this file instead of a drawn holdout")
     p.add_argument("--labeled", type=_int_list, default=[5, 10, 20], metavar="5,10,20")
-    p.add_argument("--unlabeled", type=_int_list, default=[25, 50, 100], metavar="25,50,100",
-                   help="unlabeled sizes, paired with --labeled (one value: for every L; 0: none)")
+    p.add_argument(
+        "--unlabeled",
+        type=_int_list,
+        default=[25, 50, 100],
+        metavar="25,50,100",
+        help="unlabeled sizes, paired with --labeled (one value: for every L; 0: none)",
+    )
     p.add_argument("--holdout", type=int, default=300)
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--min-length", type=int, default=10)
     p.add_argument("--max-length", type=int, default=40)
     p.add_argument("--pool", type=int, default=3100, help="first N sentences of the length range (default 3100)")
-    p.add_argument("--partial-share", type=float, metavar="P",
-                   help="WD-PSL protocol: share of training tokens keeping the gold label")
+    p.add_argument(
+        "--partial-share",
+        type=float,
+        metavar="P",
+        help="WD-PSL protocol: share of training tokens keeping the gold label",
+    )
     p.add_argument("--candidates", type=int, metavar="K", help="WD-PSL protocol: candidates of the other tokens")
-    p.add_argument("--fit-features", choices=["train", "pool"], default="train",
-                   help="fit features per repeat on its training text (default) or once on the pool")
+    p.add_argument(
+        "--fit-features",
+        choices=["train", "pool"],
+        default="train",
+        help="fit features per repeat on its training text (default) or once on the pool",
+    )
     p.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
     add_column_options(p)
     p.set_defaults(func=cmd_experiment)
@@ -68,53 +85,106 @@ COSTS_MIN_TOKENS = 20
 def add_simulate_command(sub) -> None:
     """Add ``simulate`` to the subcommands ``sub``."""
     p = add_learning_parser(
-        sub, "simulate", help="measure annotation cost against F1 with a simulated annotator",
+        sub,
+        "simulate",
+        help="measure annotation cost against F1 with a simulated annotator",
         description="An oracle annotator labels DATA in the order --strategy picks (the app's queue), "
         "whole sentences (--mode full), only the tokens the model is unsure of (tokens), or also candidate "
         "sets {gold, strongest wrong} where the model is torn between the two (partial), or reviews whole "
         "sentences with the model's suggestions, correcting the wrong ones and accepting the rest (review, the "
         "app's Enter; a corrected token costs --cost-full, an accepted one --cost-accept). The learner "
         "retrains (warm start) after every step; the test F1 is recorded against the cost spent. Prints "
-        "the curve and the cost at which it reaches 95 percent of the F1 of the learner trained on all of DATA.")
+        "the curve and the cost at which it reaches 95 percent of the F1 of the learner trained on all of DATA.",
+    )
     p.add_argument("--data", type=Path, required=True, metavar="FILE", help="gold-labeled data the oracle annotates")
     p.add_argument("--test", type=Path, required=True, metavar="FILE", help="gold-labeled sentences to score")
     p.add_argument("--strategy", required=True, choices=SIMULATE_STRATEGIES, help=strategies.help_text())
     p.add_argument("--mode", choices=SIMULATE_MODES, default="full", help="what the annotator gives (default full)")
-    p.add_argument("--budget", type=float, metavar="TOKENS",
-                   help="total cost (default: the cost of labeling every token of DATA)")
-    p.add_argument("--step", type=float, default=500.0, metavar="TOKENS",
-                   help="cost per step; the learner retrains after each (default 500)")
-    p.add_argument("--growth", type=float, default=1.0, metavar="G",
-                   help="each step costs G times the previous one (default 1: fixed steps)")
-    p.add_argument("--threshold", type=float, default=None, metavar="U",
-                   help="tokens/partial: ask a token when its question (uncertainty) is >= U (default "
-                   f"{strategies.DEFAULT_THRESHOLD[False]:g} for margin-based learners, "
-                   f"{strategies.DEFAULT_THRESHOLD[True]:g} for CRFs)")
-    p.add_argument("--close", type=float, default=None, metavar="U",
-                   help="partial: candidate set where the model's uncertainty between the gold and its "
-                   f"strongest wrong label is >= U (default {strategies.DEFAULT_CLOSE:g})")
-    p.add_argument("--max-unlabeled", type=int, default=None, metavar="N",
-                   help="unlabeled sentences per step for learners that use them (default 500)")
+    p.add_argument(
+        "--budget", type=float, metavar="TOKENS", help="total cost (default: the cost of labeling every token of DATA)"
+    )
+    p.add_argument(
+        "--step",
+        type=float,
+        default=500.0,
+        metavar="TOKENS",
+        help="cost per step; the learner retrains after each (default 500)",
+    )
+    p.add_argument(
+        "--growth",
+        type=float,
+        default=1.0,
+        metavar="G",
+        help="each step costs G times the previous one (default 1: fixed steps)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        metavar="U",
+        help="tokens/partial: ask a token when its question (uncertainty) is >= U (default "
+        f"{strategies.DEFAULT_THRESHOLD[False]:g} for margin-based learners, "
+        f"{strategies.DEFAULT_THRESHOLD[True]:g} for CRFs)",
+    )
+    p.add_argument(
+        "--close",
+        type=float,
+        default=None,
+        metavar="U",
+        help="partial: candidate set where the model's uncertainty between the gold and its "
+        f"strongest wrong label is >= U (default {strategies.DEFAULT_CLOSE:g})",
+    )
+    p.add_argument(
+        "--max-unlabeled",
+        type=int,
+        default=None,
+        metavar="N",
+        help="unlabeled sentences per step for learners that use them (default 500)",
+    )
     p.add_argument("--cost-full", type=float, default=None, metavar="C", help="cost of a full label (default 1)")
-    p.add_argument("--cost-partial", type=float, default=None, metavar="C",
-                   help="cost of a candidate set (default 0.5)")
-    p.add_argument("--cost-skip", type=float, default=None, metavar="C",
-                   help="cost of reading a token left unlabeled (default 0.1)")
-    p.add_argument("--cost-accept", type=float, default=None, metavar="C",
-                   help="cost of a suggestion accepted in review (default: the cost of a skipped token)")
-    p.add_argument("--cost-sentence", type=float, default=None, metavar="C",
-                   help="cost of opening a sentence, in full labels: the gain strategy ranks with it, the "
-                   f"simulated annotator is not charged it (default {strategies.SENTENCE_COST:g})")
-    p.add_argument("--costs-from", type=Path, default=None, metavar="PROJECT",
-                   help="use the costs measured in the action log of a project annotated in the app (seconds per "
-                   "token of each action kind, relative to a full label, and the cost of opening a sentence; prints "
-                   f"them); a kind with fewer than {COSTS_MIN_TOKENS} tokens there (opening: sentences) keeps its "
-                   f"default, fewer than {COSTS_MIN_TOKENS} full labels is an error. --cost-partial, --cost-skip, "
-                   "--cost-accept and --cost-sentence given as well replace the measured value")
-    p.add_argument("--full-data-f1", type=float, metavar="X",
-                   help="F1 in percent of the learner trained on all of DATA, if known (skips that training)")
-    p.add_argument("--until-95", action="store_true",
-                   help="stop once the curve reaches 95%% of the full-data F1")
+    p.add_argument(
+        "--cost-partial", type=float, default=None, metavar="C", help="cost of a candidate set (default 0.5)"
+    )
+    p.add_argument(
+        "--cost-skip",
+        type=float,
+        default=None,
+        metavar="C",
+        help="cost of reading a token left unlabeled (default 0.1)",
+    )
+    p.add_argument(
+        "--cost-accept",
+        type=float,
+        default=None,
+        metavar="C",
+        help="cost of a suggestion accepted in review (default: the cost of a skipped token)",
+    )
+    p.add_argument(
+        "--cost-sentence",
+        type=float,
+        default=None,
+        metavar="C",
+        help="cost of opening a sentence, in full labels: the gain strategy ranks with it, the "
+        f"simulated annotator is not charged it (default {strategies.SENTENCE_COST:g})",
+    )
+    p.add_argument(
+        "--costs-from",
+        type=Path,
+        default=None,
+        metavar="PROJECT",
+        help="use the costs measured in the action log of a project annotated in the app (seconds per "
+        "token of each action kind, relative to a full label, and the cost of opening a sentence; prints "
+        f"them); a kind with fewer than {COSTS_MIN_TOKENS} tokens there (opening: sentences) keeps its "
+        f"default, fewer than {COSTS_MIN_TOKENS} full labels is an error. --cost-partial, --cost-skip, "
+        "--cost-accept and --cost-sentence given as well replace the measured value",
+    )
+    p.add_argument(
+        "--full-data-f1",
+        type=float,
+        metavar="X",
+        help="F1 in percent of the learner trained on all of DATA, if known (skips that training)",
+    )
+    p.add_argument("--until-95", action="store_true", help="stop once the curve reaches 95%% of the full-data F1")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the curve and cost_to_95 as JSON")
     p.add_argument("--plot", type=Path, metavar="OUT.png", help="plot F1 against cost (needs matplotlib)")
     add_column_options(p)
@@ -127,11 +197,21 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
     cls, settings = configured_learner(args, seeded=False)
     config = ExperimentConfig(
-        learner=cls.name, params=settings.params, features=settings.features, views=settings.views,
+        learner=cls.name,
+        params=settings.params,
+        features=settings.features,
+        views=settings.views,
         decode=settings.decode,
-        labeled=tuple(args.labeled), unlabeled=tuple(args.unlabeled or (0,)), holdout=args.holdout,
-        repeats=args.repeats, min_length=args.min_length, max_length=args.max_length, pool=args.pool,
-        partial_share=args.partial_share, candidates=args.candidates, seed=args.seed,
+        labeled=tuple(args.labeled),
+        unlabeled=tuple(args.unlabeled or (0,)),
+        holdout=args.holdout,
+        repeats=args.repeats,
+        min_length=args.min_length,
+        max_length=args.max_length,
+        pool=args.pool,
+        partial_share=args.partial_share,
+        candidates=args.candidates,
+        seed=args.seed,
         fit_features=args.fit_features,
     )
     check_not_input(args.json, {"data": args.data, "test data": args.test}, "JSON output")
@@ -169,13 +249,25 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from tagtool.services.simulate.plot import check_plotting, plot_curves
 
     cls, settings = configured_learner(args, seeded=False)
-    optional = {name: getattr(args, name) for name in ("threshold", "close", "max_unlabeled")
-                if getattr(args, name) is not None}
+    optional = {
+        name: getattr(args, name) for name in ("threshold", "close", "max_unlabeled") if getattr(args, name) is not None
+    }
     config = SimulationConfig(
-        learner=cls.name, strategy=args.strategy, mode=args.mode, budget=args.budget, step=args.step,
-        growth=args.growth, seed=args.seed, params=settings.params, features=settings.features,
-        views=settings.views, decode=settings.decode, costs=_simulation_costs(args, Costs),
-        full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"), until_95=args.until_95, **optional,
+        learner=cls.name,
+        strategy=args.strategy,
+        mode=args.mode,
+        budget=args.budget,
+        step=args.step,
+        growth=args.growth,
+        seed=args.seed,
+        params=settings.params,
+        features=settings.features,
+        views=settings.views,
+        decode=settings.decode,
+        costs=_simulation_costs(args, Costs),
+        full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"),
+        until_95=args.until_95,
+        **optional,
     )
     config.check(cls)
     inputs = {"data": args.data, "test data": args.test, "project of --costs-from": args.costs_from}
@@ -187,8 +279,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     data = read_files([args.data], args, args.label_column)
     test = read_files([args.test], args, args.label_column)
     with stop_on_sigint() as stop, progress_bar(f"simulate {cls.name} {args.strategy}+{args.mode}") as report:
-        result = simulate(config, data, test, progress=report, should_stop=stop,
-                          names=(str(args.data), str(args.test)))
+        result = simulate(config, data, test, progress=report, should_stop=stop, names=(str(args.data), str(args.test)))
     if args.costs_from is not None:
         result.notes.append(f"costs measured in the action log of {args.costs_from}")
     print(format_simulation(result))
@@ -206,8 +297,9 @@ def _simulation_costs(args: argparse.Namespace, costs_class):
     if args.costs_from is None:
         return costs_class(**given)
     if "full" in given:
-        raise TagtoolError("--cost-full cannot be used with --costs-from: measured costs are relative to a "
-                           "full label (1)")
+        raise TagtoolError(
+            "--cost-full cannot be used with --costs-from: measured costs are relative to a full label (1)"
+        )
     from tagtool.services.annotation_costs import costs_from_project
 
     measured = costs_from_project(args.costs_from)
@@ -216,8 +308,11 @@ def _simulation_costs(args: argparse.Namespace, costs_class):
     defaults["accept"] = measured.relative.get("skip", default.skip)  # an unmeasured accept costs a skip
     print(measured.table(defaults))
     for name, value in given.items():
-        print(f"  --cost-{name} {value:g} replaces the measured {measured.relative[name]:.3g}"
-              if name in measured.relative else f"  --cost-{name} {value:g} given")
+        print(
+            f"  --cost-{name} {value:g} replaces the measured {measured.relative[name]:.3g}"
+            if name in measured.relative
+            else f"  --cost-{name} {value:g} given"
+        )
     return costs_class(**{**measured.relative, **given})
 
 

@@ -39,9 +39,13 @@ def label_field(text: str) -> str:
 
 def add_label_field_option(parser: argparse.ArgumentParser, what: str = "the labels are read from") -> None:
     """Add ``--label-field`` (CoNLL-U: the field ``what``)."""
-    parser.add_argument("--label-field", type=label_field, metavar="FIELD",
-                        help=f"CoNLL-U files: the field {what}: upos (default), xpos, deprel, any other "
-                        "field, or misc:KEY for a KEY=VALUE entry of MISC (e.g. misc:NER)")
+    parser.add_argument(
+        "--label-field",
+        type=label_field,
+        metavar="FIELD",
+        help=f"CoNLL-U files: the field {what}: upos (default), xpos, deprel, any other "
+        "field, or misc:KEY for a KEY=VALUE entry of MISC (e.g. misc:NER)",
+    )
 
 
 def format_options(path: Path, format: str | None, label_field: str | None) -> dict:
@@ -93,38 +97,63 @@ def add_span_options(parser: argparse.ArgumentParser, annotators: bool = True) -
     """Add the raw-text and span-record options and ``--limit``; ``annotators=False`` for commands reading no labels."""
     group = parser.add_argument_group("raw text (plain text files) and span records (doccano, Label Studio)")
     add_text_options(group)
-    group.add_argument("--strict", action="store_true", default=None,
-                       help="a span that cannot be placed is an error (default: skipped and listed)")
-    parser.add_argument("--limit", action="append", default=[], type=read_limit, metavar="NAME=N",
-                        help="raise (or lower) a read limit, repeatable: max_line_chars, max_sentence_tokens, "
-                        "max_token_chars, max_labels, max_table_bytes (an input beyond one is refused with an "
-                        "error naming the limit; defaults in the formats package docs)")
+    group.add_argument(
+        "--strict",
+        action="store_true",
+        default=None,
+        help="a span that cannot be placed is an error (default: skipped and listed)",
+    )
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        type=read_limit,
+        metavar="NAME=N",
+        help="raise (or lower) a read limit, repeatable: max_line_chars, max_sentence_tokens, "
+        "max_token_chars, max_labels, max_table_bytes (an input beyond one is refused with an "
+        "error naming the limit; defaults in the formats package docs)",
+    )
     if annotators:
         who = group.add_mutually_exclusive_group()
-        who.add_argument("--annotator", metavar="NAME",
-                         help="the labels read are NAME's: in files that name annotators (Label Studio, "
-                         "doccano) only NAME's are read (an id, email or user name); the labels of files or "
-                         "records that name nobody are NAME's. tagtool import keeps them as NAME's answers and "
-                         "records NAME as who gave the training labels (without it: 'import')")
-        who.add_argument("--annotators", choices=["all"],
-                         help="Label Studio: read every annotator's annotations (the default); where they "
-                         "differ a token gets the candidate set of their labels")
+        who.add_argument(
+            "--annotator",
+            metavar="NAME",
+            help="the labels read are NAME's: in files that name annotators (Label Studio, "
+            "doccano) only NAME's are read (an id, email or user name); the labels of files or "
+            "records that name nobody are NAME's. tagtool import keeps them as NAME's answers and "
+            "records NAME as who gave the training labels (without it: 'import')",
+        )
+        who.add_argument(
+            "--annotators",
+            choices=["all"],
+            help="Label Studio: read every annotator's annotations (the default); where they "
+            "differ a token gets the candidate set of their labels",
+        )
 
 
 def add_text_options(group) -> None:
     """Add ``--tokenizer``, ``--no-sentence-split`` and ``--document-unit`` (defaults None: given or not)."""
-    group.add_argument("--tokenizer", choices=TOKENIZER_CHOICES,
-                       help="how raw text becomes tokens: default splits punctuation from words (U.S., 3.5, "
-                       "don't, URLs, e-mail addresses, @mentions handled), whitespace splits on spaces only; "
-                       "plain text that is already tokenised, one sentence a line: --tokenizer whitespace "
-                       "--no-sentence-split")
-    group.add_argument("--no-sentence-split", action="store_true", default=None,
-                       help="keep each record (plain text: each line) one sentence (default: split texts at "
-                       "sentence ends)")
-    group.add_argument("--document-unit", choices=DOCUMENT_UNIT_CHOICES,
-                       help="plain text: what one document (one record's text) is: a line, or a paragraph "
-                       "between blank lines (default auto: paragraph when the file has blank lines between "
-                       "lines of text, else line; line with --no-sentence-split)")
+    group.add_argument(
+        "--tokenizer",
+        choices=TOKENIZER_CHOICES,
+        help="how raw text becomes tokens: default splits punctuation from words (U.S., 3.5, "
+        "don't, URLs, e-mail addresses, @mentions handled), whitespace splits on spaces only; "
+        "plain text that is already tokenised, one sentence a line: --tokenizer whitespace "
+        "--no-sentence-split",
+    )
+    group.add_argument(
+        "--no-sentence-split",
+        action="store_true",
+        default=None,
+        help="keep each record (plain text: each line) one sentence (default: split texts at sentence ends)",
+    )
+    group.add_argument(
+        "--document-unit",
+        choices=DOCUMENT_UNIT_CHOICES,
+        help="plain text: what one document (one record's text) is: a line, or a paragraph "
+        "between blank lines (default auto: paragraph when the file has blank lines between "
+        "lines of text, else line; line with --no-sentence-split)",
+    )
 
 
 def span_kwargs(args: argparse.Namespace) -> dict:
@@ -144,8 +173,7 @@ def span_kwargs(args: argparse.Namespace) -> dict:
 
 def text_kwargs(args: argparse.Namespace) -> dict:
     """The raw-text reader options given (plain text read for word representations)."""
-    return {k: v for k, v in span_kwargs(args).items()
-            if k in ("tokenizer", "sentence_split", "document_unit")}
+    return {k: v for k, v in span_kwargs(args).items() if k in ("tokenizer", "sentence_split", "document_unit")}
 
 
 #: The raw-text options: their flag, their attribute, and their reader option (the formats taking
@@ -156,12 +184,20 @@ TEXT_FLAGS = (
     ("--document-unit", "document_unit", "document_unit"),
     ("--strict", "strict", "strict"),
 )
-_KINDS = {"text": "plain text", "jsonl": "JSON Lines", "conll": "a CoNLL column file", "conllu": "CoNLL-U",
-          "csv": "a CSV table", "tsv": "a TSV table", "project": "a project file"}
+_KINDS = {
+    "text": "plain text",
+    "jsonl": "JSON Lines",
+    "conll": "a CoNLL column file",
+    "conllu": "CoNLL-U",
+    "csv": "a CSV table",
+    "tsv": "a TSV table",
+    "project": "a project file",
+}
 
 
-def check_text_options(args: argparse.Namespace, inputs: Sequence[Path], format: str | None = None,
-                       text_files: Sequence[Path] = ()) -> None:
+def check_text_options(
+    args: argparse.Namespace, inputs: Sequence[Path], format: str | None = None, text_files: Sequence[Path] = ()
+) -> None:
     """Refuse a raw-text option that no input of the command reads (none is silently ignored).
 
     ``inputs`` are read in ``format`` (None: detected; project files are
@@ -182,7 +218,8 @@ def check_text_options(args: argparse.Namespace, inputs: Sequence[Path], format:
         if not any(f in takers for f in known.values()):
             what = ", ".join(f"{p} is {_KINDS.get(f, f)}" for p, f in known.items())
             readers = {("text",): "plain text", ("jsonl",): "span records (doccano, Label Studio)"}.get(
-                takers, "plain text and span records (doccano, Label Studio)")
+                takers, "plain text and span records (doccano, Label Studio)"
+            )
             raise TagtoolError(f"{flag} applies to {readers}, and no input is: {what}")
 
 
@@ -211,28 +248,44 @@ def report_reading(corpus) -> None:
         print(f"tagtool: {warning}", file=sys.stderr)
     skipped = corpus.skipped_spans
     if skipped:
-        print(f"tagtool: {skipped} span(s) could not be placed and were skipped (listed above; "
-              "--strict makes them errors)", file=sys.stderr)
+        print(
+            f"tagtool: {skipped} span(s) could not be placed and were skipped (listed above; "
+            "--strict makes them errors)",
+            file=sys.stderr,
+        )
     names = sorted({name for s in corpus for name in s.annotator_labels})
     if len(names) > 1:
         differ = sum(
             len({a for a in votes if a}) > 1
-            for s in corpus if len(s.annotator_labels) > 1
+            for s in corpus
+            if len(s.annotator_labels) > 1
             for votes in zip(*s.annotator_labels.values())
         )
-        print(f"tagtool: annotators {', '.join(names)}: each one's labels are kept; {differ} token(s) where "
-              "they differ got the candidate set of their labels (--annotator NAME reads one)", file=sys.stderr)
+        print(
+            f"tagtool: annotators {', '.join(names)}: each one's labels are kept; {differ} token(s) where "
+            "they differ got the candidate set of their labels (--annotator NAME reads one)",
+            file=sys.stderr,
+        )
 
 
 def add_column_options(parser: argparse.ArgumentParser, label_default: int | None = -1) -> None:
     """Options of the learning commands' input files (format, columns, label field, encoding, span options)."""
-    parser.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
-                        help="input format (default: from the extension and content)")
-    parser.add_argument("--token-column", type=int, default=0, metavar="N",
-                        help="0-based token column of column files (default 0)")
-    parser.add_argument("--label-column", type=int, default=label_default, metavar="N",
-                        help="0-based label column of column files (default -1, the last); "
-                        "labels A|B are candidate sets, _ means no label")
+    parser.add_argument(
+        "--format",
+        choices=["conll", "conllu", "text", "jsonl", "csv", "tsv"],
+        help="input format (default: from the extension and content)",
+    )
+    parser.add_argument(
+        "--token-column", type=int, default=0, metavar="N", help="0-based token column of column files (default 0)"
+    )
+    parser.add_argument(
+        "--label-column",
+        type=int,
+        default=label_default,
+        metavar="N",
+        help="0-based label column of column files (default -1, the last); "
+        "labels A|B are candidate sets, _ means no label",
+    )
     add_label_field_option(parser)
     parser.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
     add_span_options(parser)
@@ -244,9 +297,15 @@ def read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: in
     from tagtool.store.sources import read_source
 
     corpus = merge_corpora(
-        read_source(p, format=args.format, token_column=args.token_column, label_column=label_column,
-                    encoding=args.encoding, **format_options(p, args.format, args.label_field),
-                    **span_kwargs(args))
+        read_source(
+            p,
+            format=args.format,
+            token_column=args.token_column,
+            label_column=label_column,
+            encoding=args.encoding,
+            **format_options(p, args.format, args.label_field),
+            **span_kwargs(args),
+        )
         for p in paths
     )
     report_reading(corpus)
@@ -255,6 +314,9 @@ def read_files(paths: Sequence[Path], args: argparse.Namespace, label_column: in
 
 def add_missing_columns_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--allow-missing-columns`` (``tag`` and ``evaluate``: input without a column the tagger read)."""
-    parser.add_argument("--allow-missing-columns", action="store_true",
-                        help="tag input lacking an extra column the tagger was trained with (e.g. POS): "
-                        "a warning with the expected loss instead of an error")
+    parser.add_argument(
+        "--allow-missing-columns",
+        action="store_true",
+        help="tag input lacking an extra column the tagger was trained with (e.g. POS): "
+        "a warning with the expected loss instead of an error",
+    )

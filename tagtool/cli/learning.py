@@ -13,7 +13,13 @@ import json
 import sys
 from pathlib import Path
 
-from tagtool.cli.inputs import add_column_options, add_missing_columns_option, check_text_options, read_files, text_kwargs
+from tagtool.cli.inputs import (
+    add_column_options,
+    add_missing_columns_option,
+    check_text_options,
+    read_files,
+    text_kwargs,
+)
 from tagtool.cli.progress import progress_bar, stop_on_sigint
 from tagtool.cli.settings import add_learning_parser, configured_learner
 from tagtool.cli.text import stored_representations
@@ -23,19 +29,39 @@ from tagtool.store.outputs import check_not_input
 
 def add_train_command(sub) -> None:
     """Add ``train`` to the subcommands ``sub``."""
-    p = add_learning_parser(sub, "train", help="train a tagger on annotated files",
-                            description="Train a learner on DATA (full labels, candidate sets A|B and _ used as "
-                            "such) plus optional unlabeled text; write one tagger file. DATA may be a project "
-                            "file (.tagproj): its annotations as the app trains on them. Progress on stderr; "
-                            "Ctrl-C stops cleanly and writes nothing.")
+    p = add_learning_parser(
+        sub,
+        "train",
+        help="train a tagger on annotated files",
+        description="Train a learner on DATA (full labels, candidate sets A|B and _ used as "
+        "such) plus optional unlabeled text; write one tagger file. DATA may be a project "
+        "file (.tagproj): its annotations as the app trains on them. Progress on stderr; "
+        "Ctrl-C stops cleanly and writes nothing.",
+    )
     p.add_argument("data", nargs="+", type=Path, metavar="DATA")
-    p.add_argument("--unlabeled", action="append", type=Path, default=[], metavar="FILE",
-                   help="unlabeled text (any format; labels in it are ignored); repeatable")
-    p.add_argument("--text", action="append", type=Path, default=[], metavar="FILE",
-                   help="plain UTF-8 text whose words the word representations also learn from (with "
-                   "features.feature_set=...+dist); repeatable")
-    p.add_argument("--warm-start", type=Path, metavar="MODEL",
-                   help="continue from a tagger file of the same learner (keeps its features)")
+    p.add_argument(
+        "--unlabeled",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="unlabeled text (any format; labels in it are ignored); repeatable",
+    )
+    p.add_argument(
+        "--text",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="plain UTF-8 text whose words the word representations also learn from (with "
+        "features.feature_set=...+dist); repeatable",
+    )
+    p.add_argument(
+        "--warm-start",
+        type=Path,
+        metavar="MODEL",
+        help="continue from a tagger file of the same learner (keeps its features)",
+    )
     add_column_options(p)
     p.add_argument("-o", "--output", type=Path, required=True, metavar="MODEL", help="tagger file to write")
     p.set_defaults(func=cmd_train)
@@ -43,9 +69,12 @@ def add_train_command(sub) -> None:
 
 def add_evaluate_command(sub) -> None:
     """Add ``evaluate`` to the subcommands ``sub``."""
-    p = sub.add_parser("evaluate", help="score a tagger on a gold-labeled file",
-                       description="Tag the fully labeled sentences of GOLD and score token accuracy and "
-                       "span precision/recall/F1 (conlleval rules).")
+    p = sub.add_parser(
+        "evaluate",
+        help="score a tagger on a gold-labeled file",
+        description="Tag the fully labeled sentences of GOLD and score token accuracy and "
+        "span precision/recall/F1 (conlleval rules).",
+    )
     p.add_argument("model", type=Path, metavar="MODEL")
     p.add_argument("gold", type=Path, metavar="GOLD")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -59,8 +88,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     from tagtool.services.training_setup import check_feature_columns, feature_column_warnings
     from tagtool.tagger.model import load_tagger
 
-    check_not_input(args.output, {"training data": args.data, "unlabeled data": args.unlabeled,
-                                  "text": args.text, "warm-start tagger": args.warm_start}, "tagger file")
+    check_not_input(
+        args.output,
+        {
+            "training data": args.data,
+            "unlabeled data": args.unlabeled,
+            "text": args.text,
+            "warm-start tagger": args.warm_start,
+        },
+        "tagger file",
+    )
     check_text_options(args, [*args.data, *args.unlabeled], args.format, text_files=args.text)
     cls, settings = configured_learner(args)
     text = _representation_text(args, cls, settings)
@@ -78,15 +115,26 @@ def cmd_train(args: argparse.Namespace) -> int:
     views = None if warm is not None or not (cls.two_view or explicit_views) else settings.views
     with stop_on_sigint() as stop, progress_bar(f"training {cls.name}") as report:
         tagger = train_tagger(
-            corpus, cls().set_params(**settings.params), features=settings.features or None, views=views,
-            unlabeled=unlabeled, warm_start=warm, progress=report, should_stop=stop, seed=args.seed, text=text,
-            representations=reps, decode=settings.decode,
+            corpus,
+            cls().set_params(**settings.params),
+            features=settings.features or None,
+            views=views,
+            unlabeled=unlabeled,
+            warm_start=warm,
+            progress=report,
+            should_stop=stop,
+            seed=args.seed,
+            text=text,
+            representations=reps,
+            decode=settings.decode,
         )
     tagger.save(args.output)
     info = tagger.model.info
     kinds = ", ".join(f"{n} {k}" for k, n in info.get("sentences", {}).items())
-    print(f"wrote {args.output}: {cls.name}, {len(tagger.labels)} labels, {tagger.model.n_features} features, "
-          f"sentences {kinds}, trained in {info.get('train_seconds', 0.0):.2f} s")
+    print(
+        f"wrote {args.output}: {cls.name}, {len(tagger.labels)} labels, {tagger.model.n_features} features, "
+        f"sentences {kinds}, trained in {info.get('train_seconds', 0.0):.2f} s"
+    )
     for note in info.get("notes", []):
         print(f"note: {note}", file=sys.stderr)
     return 0
@@ -104,8 +152,8 @@ def _representation_text(args: argparse.Namespace, cls, settings) -> list[list[s
     """The token lists of ``train --text`` files; an error if the features read no word representations."""
     if not args.text:
         return None
-    from tagtool.services.training_setup import TrainingSetupError
     from tagtool.services.represent import read_text_file
+    from tagtool.services.training_setup import TrainingSetupError
 
     if args.warm_start or not _uses_representations(cls, settings):
         raise TrainingSetupError(

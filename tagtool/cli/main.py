@@ -71,9 +71,12 @@ def _main(argv: Sequence[str] | None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
     except MemoryError:  # numpy's _ArrayMemoryError too: a file beyond the read limits, or a small machine
-        print(f"tagtool: error: out of memory reading {_inputs_of(args) or 'the input'}: a file, record or "
-              "sentence too large for this machine's memory; split it, or refuse it early with a lower "
-              "--limit NAME=N", file=sys.stderr)
+        print(
+            f"tagtool: error: out of memory reading {_inputs_of(args) or 'the input'}: a file, record or "
+            "sentence too large for this machine's memory; split it, or refuse it early with a lower "
+            "--limit NAME=N",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     except Cancelled:
         print("tagtool: interrupted: training cancelled, nothing written", file=sys.stderr)

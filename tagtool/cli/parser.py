@@ -30,8 +30,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tagtool {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output on stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (add_project_commands, add_train_command, add_tag_command, add_evaluate_command,
-                add_experiment_command, add_simulate_command, add_text_commands, add_agreement_command,
-                add_team_commands, add_settings_command):
+    for add in (
+        add_project_commands,
+        add_train_command,
+        add_tag_command,
+        add_evaluate_command,
+        add_experiment_command,
+        add_simulate_command,
+        add_text_commands,
+        add_agreement_command,
+        add_team_commands,
+        add_settings_command,
+    ):
         add(sub)
     return parser

@@ -94,8 +94,13 @@ def progress_bar(description: str):
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-    columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-               TextColumn("{task.fields[message]}"))
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[message]}"),
+    )
     with Progress(*columns, console=Console(stderr=True)) as bar:
         task = bar.add_task(description, total=1.0, message="")
 
@@ -103,7 +108,6 @@ def progress_bar(description: str):
             bar.update(task, completed=fraction, message=message)
 
         yield report
-
 
 
 def interrupt_only_inside(function) -> None:

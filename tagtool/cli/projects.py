@@ -13,10 +13,15 @@ import json
 import sys
 from pathlib import Path
 
-from tagtool.cli.attach import attach_files, refuse_or_skip
 from tagtool.cli.answers import add_annotator_import_options, attributed, check_new_labels, import_answers
+from tagtool.cli.attach import attach_files, refuse_or_skip
 from tagtool.cli.inputs import (
-    add_label_field_option, add_reader_options, check_text_options, reader_kwargs, report_reading, text_kwargs,
+    add_label_field_option,
+    add_reader_options,
+    check_text_options,
+    reader_kwargs,
+    report_reading,
+    text_kwargs,
 )
 from tagtool.display import check_display
 from tagtool.errors import TagtoolError
@@ -31,22 +36,31 @@ def add_project_commands(sub) -> None:
     p.add_argument("-p", "--project", type=Path, required=True, help="project file (.tagproj)")
     p.add_argument("--labels", help="comma-separated label set (default: the labels in the files)")
     p.add_argument("--name", help="project name (new projects)")
-    p.add_argument("--add-labels", action="store_true",
-                   help="existing project: add the labels of the files that it does not have "
-                   "(without it they are an error, so a typo cannot grow the label set)")
+    p.add_argument(
+        "--add-labels",
+        action="store_true",
+        help="existing project: add the labels of the files that it does not have "
+        "(without it they are an error, so a typo cannot grow the label set)",
+    )
     add_reader_options(p)
     add_annotator_import_options(p)
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("export", help="write a project's tokens and annotations to a file (conllu and jsonl "
-                                      "also carry review flags: tagtool:flag, tagtool:skipped)")
+    p = sub.add_parser(
+        "export",
+        help="write a project's tokens and annotations to a file (conllu and jsonl "
+        "also carry review flags: tagtool:flag, tagtool:skipped)",
+    )
     p.add_argument("project", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True)
-    p.add_argument("--format", choices=["conll", "conllu", "text", "jsonl", "csv", "tsv", "doccano", "labelstudio"],
-                   help="default: from the extension; jsonl token records keep each annotator's labels "
-                   "(\"annotators\"); doccano (span records, as --spans) and labelstudio (tasks, one annotation "
-                   "per annotator) keep unlabeled tokens, candidate sets and answers in each record's \"tagtool\" "
-                   "metadata, so a partly labeled project reads back as it was")
+    p.add_argument(
+        "--format",
+        choices=["conll", "conllu", "text", "jsonl", "csv", "tsv", "doccano", "labelstudio"],
+        help="default: from the extension; jsonl token records keep each annotator's labels "
+        '("annotators"); doccano (span records, as --spans) and labelstudio (tasks, one annotation '
+        'per annotator) keep unlabeled tokens, candidate sets and answers in each record\'s "tagtool" '
+        "metadata, so a partly labeled project reads back as it was",
+    )
     p.add_argument("--spans", action="store_true", help="span records (doccano JSONL), as --format doccano")
     add_label_field_option(p, "that receives the labels (default: the one they were imported from)")
     p.set_defaults(func=cmd_export)
@@ -58,16 +72,20 @@ def add_project_commands(sub) -> None:
 
     p = sub.add_parser("gui", help="open the desktop app on a project (default: the sample project)")
     p.add_argument("project", type=Path, nargs="?", help="project file (.tagproj)")
-    p.add_argument("--quit-after", type=int, metavar="MS",
-                   help="smoke test of an installed or bundled build: close the window after MS "
-                   "milliseconds of running; exit status 0 only if the project opened")
+    p.add_argument(
+        "--quit-after",
+        type=int,
+        metavar="MS",
+        help="smoke test of an installed or bundled build: close the window after MS "
+        "milliseconds of running; exit status 0 only if the project opened",
+    )
     p.set_defaults(func=cmd_gui)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from tagtool.core import Corpus, LabelSet
-    from tagtool.core.labels import complete_scheme
     from tagtool.core.corpus import merge_corpora
+    from tagtool.core.labels import complete_scheme
     from tagtool.store.formats import read_corpus
     from tagtool.store.project import Project
     from tagtool.store.sources import text_options_meta
@@ -104,16 +122,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     if labels is None:
         if not len(corpus.labels):
             # A new project needs a label set; this file gives none (unlabeled text).
-            raise TagtoolError(f"{', '.join(map(str, args.files))}: holds no labels; "
-                               "give the project's label set with --labels A,B,...")
+            raise TagtoolError(
+                f"{', '.join(map(str, args.files))}: holds no labels; "
+                "give the project's label set with --labels A,B,..."
+            )
         completed, added = complete_scheme(corpus.labels)
         corpus = Corpus(completed, corpus.documents)
         if added:
             print(f"completed the label scheme with: {' '.join(added)} (edit it with the app's Labels dialog)")
     with Project.create(args.project, corpus, name=args.name, meta=text_options_meta(text_kwargs(args))):
         pass  # with the raw-text options given, which text added later is read with
-    print(f"created {args.project}: {len(corpus)} sentences, {corpus.n_tokens} tokens, "
-          f"{len(corpus.labels)} labels: {' '.join(corpus.labels)}")
+    print(
+        f"created {args.project}: {len(corpus)} sentences, {corpus.n_tokens} tokens, "
+        f"{len(corpus.labels)} labels: {' '.join(corpus.labels)}"
+    )
     return 0
 
 
@@ -121,8 +143,11 @@ def _warn_suspicious(labels) -> None:
     from tagtool.core.labels import suspicious_labels
 
     for name in suspicious_labels(labels):
-        print(f"warning: label {name!r} looks like a candidate set with the wrong separator; "
-              "candidate sets are written A|B", file=sys.stderr)
+        print(
+            f"warning: label {name!r} looks like a candidate set with the wrong separator; "
+            "candidate sets are written A|B",
+            file=sys.stderr,
+        )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -207,8 +232,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
         raise TagtoolError(f"{path}: no such project file")
     display = check_display()
     if not display.starts:
-        raise TagtoolError(f"gui: no display ({display.reason}); run it in a desktop session, "
-                           f"or look at the project with 'tagtool info {path}'")
+        raise TagtoolError(
+            f"gui: no display ({display.reason}); run it in a desktop session, "
+            f"or look at the project with 'tagtool info {path}'"
+        )
     from tagtool.gui.app import run
 
     quit_after = getattr(args, "quit_after", None)

@@ -43,8 +43,9 @@ class _SettingsHelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def add_learning_parser(sub, name: str, *, help: str, description: str) -> argparse.ArgumentParser:
     """The subcommand ``name`` of a command that trains: the learner options, and the settings as its epilog."""
-    parser = sub.add_parser(name, help=help, description=description, epilog=_SETTINGS_EPILOG,
-                            formatter_class=_SettingsHelpFormatter)
+    parser = sub.add_parser(
+        name, help=help, description=description, epilog=_SETTINGS_EPILOG, formatter_class=_SettingsHelpFormatter
+    )
     _add_learner_options(parser)
     return parser
 
@@ -52,7 +53,8 @@ def add_learning_parser(sub, name: str, *, help: str, description: str) -> argpa
 def add_settings_command(sub) -> None:
     """``tagtool settings [LEARNER] [--markdown]``: every setting's name, type, default, range and help."""
     parser = sub.add_parser(
-        "settings", help="list the learners' parameters and the feature, view and decoding settings",
+        "settings",
+        help="list the learners' parameters and the feature, view and decoding settings",
         description="List every setting --set takes, from the tables that declare them: name, type, "
         "default, range or choices, and a line of help.",
     )
@@ -72,11 +74,21 @@ def _add_learner_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--learner``, ``--set`` and ``--seed`` (their settings: the generated epilog)."""
     from tagtool.learn import DEFAULT_LEARNER, REGISTRY  # the registry's names: no learner is imported
 
-    parser.add_argument("--learner", default=DEFAULT_LEARNER, metavar="NAME",
-                        help=f"learner: {', '.join(REGISTRY)} (those installed; default {DEFAULT_LEARNER}, "
-                        "the best across the development suite)")
-    parser.add_argument("--set", action="append", default=[], dest="settings", metavar="KEY=VALUE",
-                        help="learner, feature or view setting (see below)")
+    parser.add_argument(
+        "--learner",
+        default=DEFAULT_LEARNER,
+        metavar="NAME",
+        help=f"learner: {', '.join(REGISTRY)} (those installed; default {DEFAULT_LEARNER}, "
+        "the best across the development suite)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="settings",
+        metavar="KEY=VALUE",
+        help="learner, feature or view setting (see below)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
 
 

@@ -21,20 +21,26 @@ from tagtool.cli.progress import progress_bar, stop_on_sigint
 
 
 def add_text_commands(sub) -> None:
-    p = sub.add_parser("text", help="add plain text to a project for its word representations",
-                       description="Add plain UTF-8 text FILEs to PROJECT: tokenised and kept as text the "
-                       "word representations learn from (features.feature_set=...+dist), not as sentences "
-                       "to annotate.")
+    p = sub.add_parser(
+        "text",
+        help="add plain text to a project for its word representations",
+        description="Add plain UTF-8 text FILEs to PROJECT: tokenised and kept as text the "
+        "word representations learn from (features.feature_set=...+dist), not as sentences "
+        "to annotate.",
+    )
     p.add_argument("project", type=Path, help="project file (.tagproj)")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
     add_text_options(p.add_argument_group("raw text"))
     p.set_defaults(func=cmd_text, strict=False, limit=[])
 
-    p = sub.add_parser("represent", help="learn a project's word representations from its text",
-                       description="Learn word representations (FastText vectors and their clusters) from "
-                       "every sentence of PROJECT and its added text, and store them in it. Skipped when "
-                       "the stored ones are current (the text changed by less than 10 %%) unless --force. "
-                       "Ctrl-C stops cleanly and changes nothing.")
+    p = sub.add_parser(
+        "represent",
+        help="learn a project's word representations from its text",
+        description="Learn word representations (FastText vectors and their clusters) from "
+        "every sentence of PROJECT and its added text, and store them in it. Skipped when "
+        "the stored ones are current (the text changed by less than 10 %%) unless --force. "
+        "Ctrl-C stops cleanly and changes nothing.",
+    )
     p.add_argument("project", type=Path, help="project file (.tagproj)")
     p.add_argument("--force", action="store_true", help="relearn even if the stored ones are current")
     p.set_defaults(func=cmd_represent)
@@ -51,9 +57,10 @@ def cmd_text(args: argparse.Namespace) -> int:
             project.stored.add_text(path.name, lines)
             print(f"added {path}: {len(lines)} sentences, {sum(map(len, lines))} tokens")
         stale = project.stored.representations_stale()
-        print(f"{args.project}: {project.stored.text_tokens()} tokens of text"
-              + ("; run `tagtool represent` (or open it in the app) to relearn the word representations"
-                 if stale else ""))
+        print(
+            f"{args.project}: {project.stored.text_tokens()} tokens of text"
+            + ("; run `tagtool represent` (or open it in the app) to relearn the word representations" if stale else "")
+        )
     return 0
 
 
@@ -69,8 +76,10 @@ def cmd_represent(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         record = project.stored.representations_record()
         if record is not None and not args.force and not project.stored.representations_stale():
-            print(f"{args.project}: the word representations are current "
-                  f"({record.info.get('n_words')} words from {record.text_tokens} tokens); --force relearns")
+            print(
+                f"{args.project}: the word representations are current "
+                f"({record.info.get('n_words')} words from {record.text_tokens} tokens); --force relearns"
+            )
             return 0
         text = project_text(project)
         n_tokens = sum(map(len, text))
@@ -78,8 +87,10 @@ def cmd_represent(args: argparse.Namespace) -> int:
             reps = learn_representations(text, progress=report, should_stop=stop)
         project.stored.set_representations(reps, n_tokens)
     info = reps.info
-    print(f"{args.project}: word representations of {len(reps.words)} words from {n_tokens} tokens, "
-          f"clusters {', '.join(map(str, reps.granularities))}, in {info.get('seconds', 0):.1f} s")
+    print(
+        f"{args.project}: word representations of {len(reps.words)} words from {n_tokens} tokens, "
+        f"clusters {', '.join(map(str, reps.granularities))}, in {info.get('seconds', 0):.1f} s"
+    )
     return 0
 
 
@@ -98,7 +109,10 @@ def stored_representations(paths, features_use_them: bool, file=sys.stderr):
     with Project.open(projects[0], readonly=True) as project:
         if project.stored.representations_stale():
             if project.stored.representations_record() is not None:
-                print(f"note: {projects[0]}: its word representations are out of date; learning new ones "
-                      "(`tagtool represent` stores them)", file=file)
+                print(
+                    f"note: {projects[0]}: its word representations are out of date; learning new ones "
+                    "(`tagtool represent` stores them)",
+                    file=file,
+                )
             return None, project.stored.text_lines()
         return project.stored.representations(), None

@@ -130,8 +130,9 @@ def attribute(corpus: Corpus, name: str) -> Corpus:
     def own(sentence: Sentence) -> Sentence:
         if sentence.annotator_labels or not any(sentence.annotations):
             return sentence
-        return Sentence(sentence.tokens, sentence.annotations, sentence.columns, sentence.meta,
-                        {name: sentence.annotations})
+        return Sentence(
+            sentence.tokens, sentence.annotations, sentence.columns, sentence.meta, {name: sentence.annotations}
+        )
 
     documents = [Document(d.name, [own(s) for s in d.sentences]) for d in corpus.documents]
     return Corpus(corpus.labels, documents, corpus.warnings)

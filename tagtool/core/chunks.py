@@ -41,7 +41,9 @@ class F1Scorer:
         self.outside, self.initial = len(names), len(names) + 1
         n = len(tags)
         self.ends = np.array([[end_of_chunk(tags[a], tags[b], types[a], types[b]) for b in range(n)] for a in range(n)])
-        self.starts = np.array([[start_of_chunk(tags[a], tags[b], types[a], types[b]) for b in range(n)] for a in range(n)])
+        self.starts = np.array(
+            [[start_of_chunk(tags[a], tags[b], types[a], types[b]) for b in range(n)] for a in range(n)]
+        )
         self.type_id = np.unique(types, return_inverse=True)[1]
         self.gold_keys = self.entities(self.gold) if self.span else None
 

@@ -20,9 +20,7 @@ def _freeze_columns(columns: Mapping[str, Sequence[str]] | None, n_tokens: int) 
     for name, values in (columns or {}).items():
         values = values if type(values) is tuple else tuple(values)
         if len(values) != n_tokens:
-            raise ValueError(
-                f"column {name!r} has {len(values)} values for {n_tokens} tokens"
-            )
+            raise ValueError(f"column {name!r} has {len(values)} values for {n_tokens} tokens")
         frozen[name] = values
     return MappingProxyType(frozen)
 
@@ -232,6 +230,4 @@ def merge_corpora(corpora: Iterable[Corpus]) -> Corpus:
     labels = corpora[0].labels
     for corpus in corpora[1:]:
         labels = labels.union(corpus.labels)
-    return Corpus(
-        labels, tuple(d for c in corpora for d in c.documents), tuple(w for c in corpora for w in c.warnings)
-    )
+    return Corpus(labels, tuple(d for c in corpora for d in c.documents), tuple(w for c in corpora for w in c.warnings))

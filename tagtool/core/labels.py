@@ -38,8 +38,7 @@ def check_label_name(name: str) -> str:
         raise LabelError(f"{NO_LABEL!r} means 'no label' and cannot be a label name")
     if CANDIDATE_SEPARATOR in name or any(ch.isspace() for ch in name):
         raise LabelError(
-            f"label {name!r} contains {CANDIDATE_SEPARATOR!r} or whitespace, "
-            "which the column formats use as separators"
+            f"label {name!r} contains {CANDIDATE_SEPARATOR!r} or whitespace, which the column formats use as separators"
         )
     return name
 
@@ -107,16 +106,12 @@ class LabelSet:
         try:
             return self._index[name]
         except KeyError:
-            raise LabelError(
-                f"label {name!r} is not in the label set ({', '.join(self.names)})"
-            ) from None
+            raise LabelError(f"label {name!r} is not in the label set ({', '.join(self.names)})") from None
 
     @property
     def is_span_scheme(self) -> bool:
         """True when every label is ``O`` or carries a B-/I-/E-/S- prefix."""
-        return all(n == "O" or n.startswith(_SPAN_PREFIXES) for n in self.names) and any(
-            n != "O" for n in self.names
-        )
+        return all(n == "O" or n.startswith(_SPAN_PREFIXES) for n in self.names) and any(n != "O" for n in self.names)
 
     @property
     def span_types(self) -> tuple[str, ...]:
@@ -198,7 +193,8 @@ def suspicious_labels(labels: Iterable[str]) -> list[str]:
         return part in known or part == "O" or (part[:2] in _SPAN_PREFIXES and len(part) > 2)
 
     return [
-        n for n in names
+        n
+        for n in names
         if any(len(parts := n.split(sep)) > 1 and all(map(label_like, parts)) for sep in (",", ";", "/"))
     ]
 

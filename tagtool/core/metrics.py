@@ -23,7 +23,6 @@ from seqeval.metrics import classification_report as _span_report
 
 from tagtool.core.labels import LabelSet
 
-
 #: The scale of every score that a command prints or writes in ``--json``:
 #: accuracy, error, precision, recall and F1 are all in percent.
 SCALE = "percent"
@@ -103,11 +102,15 @@ def token_label_scores(gold_flat: np.ndarray, pred_flat: np.ndarray) -> dict[str
     return scores
 
 
-def span_type_scores(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> tuple[dict[str, LabelScores], LabelScores]:
+def span_type_scores(
+    gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]
+) -> tuple[dict[str, LabelScores], LabelScores]:
     """Per-type and micro-averaged span scores (conlleval rules, via seqeval)."""
     report = _span_report([list(g) for g in gold], [list(p) for p in pred], output_dict=True, zero_division=0)
+
     def to_scores(row: dict) -> LabelScores:
         return LabelScores(float(row["precision"]), float(row["recall"]), float(row["f1-score"]), int(row["support"]))
+
     per_type = {k: to_scores(v) for k, v in report.items() if not k.endswith(" avg")}
     micro = to_scores(report["micro avg"]) if "micro avg" in report else LabelScores(0.0, 0.0, 0.0, 0)
     return per_type, micro

@@ -50,8 +50,12 @@ def split_label(name: str, labels: LabelSet) -> tuple[str | None, str | None]:
         return name, name
     prefix, kind = parts
     first, second = {
-        "B": ("B", "I"), "I": ("I", "I"), "E": ("I", "E"), "L": ("I", "L"),
-        "S": ("B", "E"), "U": ("B", "L"),
+        "B": ("B", "I"),
+        "I": ("I", "I"),
+        "E": ("I", "E"),
+        "L": ("I", "L"),
+        "S": ("B", "E"),
+        "U": ("B", "L"),
     }[prefix]
 
     def have(p: str) -> str | None:

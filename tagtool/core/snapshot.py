@@ -91,9 +91,7 @@ class Snapshot:
         if len(self.offsets) == 0 or self.offsets[0] != 0 or np.any(np.diff(self.offsets) <= 0):
             raise ValueError("offsets must start at 0 and increase strictly (no empty sentence)")
         if self.allowed.shape != (n_tokens, len(self.labels)):
-            raise ValueError(
-                f"allowed has shape {self.allowed.shape}, expected {(n_tokens, len(self.labels))}"
-            )
+            raise ValueError(f"allowed has shape {self.allowed.shape}, expected {(n_tokens, len(self.labels))}")
         if len(self.feat_indptr) != n_tokens + 1 or self.feat_indptr[-1] != len(self.feat_indices):
             raise ValueError("feat_indptr does not match the tokens and feat_indices")
         if len(self.feat_indices) and (
@@ -190,7 +188,7 @@ def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
     flat = [annotation for sentence in sentences for annotation in sentence.annotations]
     distinct: dict = {}
     for start in range(0, len(flat), SLICE):
-        distinct.update(dict.fromkeys(flat[start:start + SLICE]))  # first-seen order, as over the whole list
+        distinct.update(dict.fromkeys(flat[start : start + SLICE]))  # first-seen order, as over the whole list
     rows = {annotation: i for i, annotation in enumerate(distinct)}
     if not rows:
         return np.zeros((0, len(labels)), dtype=bool)
@@ -199,8 +197,8 @@ def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
         return np.repeat(table, len(flat), axis=0)
     codes = np.empty(len(flat), dtype=np.int64)
     for start in range(0, len(flat), SLICE):
-        part = flat[start:start + SLICE]
-        codes[start:start + len(part)] = np.fromiter(map(rows.__getitem__, part), dtype=np.int64, count=len(part))
+        part = flat[start : start + SLICE]
+        codes[start : start + len(part)] = np.fromiter(map(rows.__getitem__, part), dtype=np.int64, count=len(part))
     return table[codes]
 
 
@@ -211,8 +209,9 @@ def _allowed_rows(sentences: Sequence, labels: LabelSet) -> np.ndarray:
 TRANSFORM_BLOCK = 512
 
 
-def transform_in_blocks(extractor: FeatureExtractor, sentences: Sequence, block: int | None = None,
-                        should_stop=None) -> tuple[np.ndarray, np.ndarray]:
+def transform_in_blocks(
+    extractor: FeatureExtractor, sentences: Sequence, block: int | None = None, should_stop=None
+) -> tuple[np.ndarray, np.ndarray]:
     """``extractor.transform(sentences)``, :data:`TRANSFORM_BLOCK` sentences per call (the same arrays).
 
     A token's features depend on its sentence alone, so the blocks' rows
@@ -228,7 +227,7 @@ def transform_in_blocks(extractor: FeatureExtractor, sentences: Sequence, block:
             from tagtool.errors import Cancelled
 
             raise Cancelled("cancelled while extracting features")
-        indptr, cols = extractor.transform(sentences[start:start + block])
+        indptr, cols = extractor.transform(sentences[start : start + block])
         indptrs.append(np.asarray(indptr[1:], dtype=np.int64) + shift)
         indices.append(cols)
         shift += int(indptr[-1])

@@ -251,9 +251,7 @@ def _ends_sentence(token: str) -> bool | None:
 _WORD_START = re.compile(r"[^\W_]+")
 
 
-def split_sentences(
-    text: str, tokens: Offsets, keep_together: Collection[int] = ()
-) -> list[tuple[int, int]]:
+def split_sentences(text: str, tokens: Offsets, keep_together: Collection[int] = ()) -> list[tuple[int, int]]:
     """Token index ranges ``(first, stop)`` of the sentences of ``text``.
 
     Parameters

@@ -71,13 +71,18 @@ from tagtool.errors import TagtoolError
 #: The view settings of two-view learners (``--set views.NAME=VALUE``, the ``views`` of a project or
 #: experiment); the tagger file stores the split itself (:meth:`ViewSplit.to_dict`).
 VIEW_PARAMS = ParamTable(
-    Param("kind", str, None, "how the two views of a two-view learner divide the feature columns "
-          "(feature-sets: one view per set of a stack)",
-          choices=("token-surface", "random", "odd-even", "spelling-context", "feature-sets", "lexical-distributional"),
-          optional=True, none_means="feature-sets for a stack of two sets, lexical-distributional for one set "
-          "plus word representations, else random"),
-    Param("random_state", int, 0, "seed of the random split (the command line's default: --seed)",
-          aliases=("seed",)),
+    Param(
+        "kind",
+        str,
+        None,
+        "how the two views of a two-view learner divide the feature columns "
+        "(feature-sets: one view per set of a stack)",
+        choices=("token-surface", "random", "odd-even", "spelling-context", "feature-sets", "lexical-distributional"),
+        optional=True,
+        none_means="feature-sets for a stack of two sets, lexical-distributional for one set "
+        "plus word representations, else random",
+    ),
+    Param("random_state", int, 0, "seed of the random split (the command line's default: --seed)", aliases=("seed",)),
     owner="views",
 )
 VIEW_SPLIT_KINDS = VIEW_PARAMS["kind"].choices
@@ -144,7 +149,9 @@ class ViewSplit:
     def assign(self, extractor) -> np.ndarray:
         """View of every column of a fitted :class:`~tagtool.core.features.FeatureExtractor`."""
         return self.views(
-            extractor.n_features_, extractor.feature_group_, extractor.feature_names_,
+            extractor.n_features_,
+            extractor.feature_group_,
+            extractor.feature_names_,
             getattr(extractor, "feature_family_", None),
         )
 
@@ -192,7 +199,9 @@ class ViewSplit:
     def _lexical_distributional(self, n_features: int, names: Sequence[str] | None) -> np.ndarray:
         if names is None or len(names) != n_features:
             raise ViewSplitError("the lexical-distributional split needs feature names; hashed features have none")
-        views = np.fromiter((str(n).startswith(_DISTRIBUTIONAL_PREFIXES) for n in names), dtype=np.int8, count=n_features)
+        views = np.fromiter(
+            (str(n).startswith(_DISTRIBUTIONAL_PREFIXES) for n in names), dtype=np.int8, count=n_features
+        )
         if not views.any() or views.all():
             raise ViewSplitError(
                 "the lexical-distributional split needs word-representation features stacked on others "
@@ -207,7 +216,9 @@ class ViewSplit:
         if families is not None and names is not None and len(names) == n_features and families.max(initial=0) > 1:
             # Two template sets plus word representations (crfsuite+default+dist):
             # the representations join the first set's view, the smaller of the two.
-            dist = np.fromiter((str(n).startswith(_DISTRIBUTIONAL_PREFIXES) for n in names), dtype=bool, count=n_features)
+            dist = np.fromiter(
+                (str(n).startswith(_DISTRIBUTIONAL_PREFIXES) for n in names), dtype=bool, count=n_features
+            )
             families = np.where(dist, 0, families)
         if families is None or len(families) != n_features or set(np.unique(families).tolist()) != {0, 1}:
             raise ViewSplitError(
@@ -220,9 +231,7 @@ class ViewSplit:
         self, n_features: int, names: Sequence[str] | None, families: np.ndarray | None = None
     ) -> np.ndarray:
         if names is None or len(names) != n_features:
-            raise ViewSplitError(
-                "the spelling-context split needs feature names (offsets); hashed features have none"
-            )
+            raise ViewSplitError("the spelling-context split needs feature names (offsets); hashed features have none")
         if families is not None and np.any(families):
             names = [n.split("/", 1)[1] for n in names]  # stacked: "<set>/<feature>"
         views = np.fromiter((parse_feature_name(n)[1] != 0 for n in names), dtype=np.int8, count=n_features)

@@ -90,7 +90,7 @@ def _kernel_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def kernel_sources_digest(folder: str | None = None) -> str:
     """SHA-256 over the kernel modules of tagtool and of ``folder`` (a kernel's own folder).
 

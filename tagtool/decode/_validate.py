@@ -171,8 +171,7 @@ def offsets(value, n_tokens: int) -> np.ndarray:
     arr = np.asarray(value)
     if arr.dtype.kind not in "iu" or arr.ndim != 1 or arr.shape[0] == 0:
         raise DecoderInputError(
-            f"offsets: expected a 1-D integer array of shape (n_sent + 1,), "
-            f"got dtype {arr.dtype} and shape {arr.shape}"
+            f"offsets: expected a 1-D integer array of shape (n_sent + 1,), got dtype {arr.dtype} and shape {arr.shape}"
         )
     arr = np.ascontiguousarray(arr, dtype=np.int64)
     if arr[0] != 0 or arr[-1] != n_tokens:
@@ -184,7 +183,7 @@ def offsets(value, n_tokens: int) -> np.ndarray:
         i = int(np.argmax(lengths < 1))
         raise DecoderInputError(
             f"offsets: sentence {i} has length {lengths[i]} (offsets[{i}:{i + 2}] = "
-            f"{arr[i:i + 2].tolist()}); every sentence needs T >= 1"
+            f"{arr[i : i + 2].tolist()}); every sentence needs T >= 1"
         )
     return arr
 

@@ -21,7 +21,6 @@ import numpy as np
 
 from tagtool.decode._jit import _njit
 
-
 # From this many labels on, the step that loops over the previous label
 # outermost is faster: its inner loop over the current label is a branch-free
 # select that vectorises (2-3x at L = 45).  Below it the vector loop is too

@@ -111,9 +111,7 @@ def viterbi_batch(emit, offsets, trans, start, end, allowed=None) -> tuple[np.nd
     .. [1] L. R. Rabiner, "A tutorial on hidden Markov models and selected
        applications in speech recognition", Proc. IEEE 77(2), 1989, §III-B.
     """
-    emit, trans, start, end, allowed = _validate.chain(
-        emit, trans, start, end, allowed, allow_empty=True
-    )
+    emit, trans, start, end, allowed = _validate.chain(emit, trans, start, end, allowed, allow_empty=True)
     offsets = _validate.offsets(offsets, emit.shape[0])
     paths = np.empty(emit.shape[0], dtype=np.int64)
     scores = np.empty(offsets.shape[0] - 1)
@@ -185,9 +183,7 @@ def count_paths(allowed: np.ndarray, cap: int) -> int:
     return count
 
 
-def loss_augmented_viterbi(
-    emit, trans, start, end, target, loss_weight=1.0, allowed=None
-) -> tuple[np.ndarray, float]:
+def loss_augmented_viterbi(emit, trans, start, end, target, loss_weight=1.0, allowed=None) -> tuple[np.ndarray, float]:
     """Most violating path under margin rescaling with (weighted) Hamming loss.
 
     Finds ``argmax_y S(y) + sum_t w_t [y_t != target_t]`` over the allowed paths.

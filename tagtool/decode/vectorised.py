@@ -39,8 +39,9 @@ def numpy_suffices(n_tokens: int) -> bool:
     return "numba" not in sys.modules and n_tokens <= NUMPY_TOKENS
 
 
-def emission_sums(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray,
-                  feature_view: np.ndarray, view: int = -1) -> np.ndarray:
+def emission_sums(
+    indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray, feature_view: np.ndarray, view: int = -1
+) -> np.ndarray:
     """``emit[N, L]``: per token, the sum of the weight rows of its features (of ``view`` if >= 0).
 
     The kernel adds a token's rows one by one in feature order, starting
@@ -61,8 +62,9 @@ def emission_sums(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray,
     return out
 
 
-def viterbi_batch(emit: np.ndarray, offsets: np.ndarray, trans: np.ndarray, start: np.ndarray,
-                  end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def viterbi_batch(
+    emit: np.ndarray, offsets: np.ndarray, trans: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Best paths and scores of the stacked sentences ``emit[offsets[i]:offsets[i + 1]]``, all labels allowed.
 
     The same results as :func:`tagtool.decode.viterbi_batch` with

@@ -26,10 +26,13 @@ ADD_FILTER = open_filter("Corpus")
 
 def ask_duplicates(parent: QWidget | None, path: Path, held) -> str | None:
     """``"add"``, ``"skip"`` or None (cancel) for the texts of ``path`` the project holds."""
-    box = QMessageBox(QMessageBox.Question, "Add documents",
-                      f"{held.texts} of the {held.total} texts of {path.name} ({held.sentences} sentences) are "
-                      "already in the project (same text).\n\nAdd them again, or skip them and add the rest?",
-                      parent=parent)
+    box = QMessageBox(
+        QMessageBox.Question,
+        "Add documents",
+        f"{held.texts} of the {held.total} texts of {path.name} ({held.sentences} sentences) are "
+        "already in the project (same text).\n\nAdd them again, or skip them and add the rest?",
+        parent=parent,
+    )
     box.setObjectName("duplicates_question")
     add = box.addButton("Add again", QMessageBox.AcceptRole)
     skip = box.addButton("Skip them", QMessageBox.AcceptRole)

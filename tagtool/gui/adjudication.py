@@ -14,7 +14,6 @@ training label as they were.
 
 from __future__ import annotations
 
-
 from typing import TYPE_CHECKING
 
 from tagtool.core.annotation import make_annotation
@@ -73,7 +72,9 @@ class Adjudication:
             return False
         sides = {"after": (None, None), "before": (old.labels, None)}
         action_id = self.session.saving(lambda: self._write_resolution(sid, token, None, None, "adjudicate"))
-        self.session.undo_stack.push(self._resolution_command(sid, token, sides, action_id, f"Unresolve token {token + 1}"))
+        self.session.undo_stack.push(
+            self._resolution_command(sid, token, sides, action_id, f"Unresolve token {token + 1}")
+        )
         return True
 
     def _resolution_command(self, sid: int, token: int, sides: dict, action_id: int | None, text: str):
@@ -103,7 +104,11 @@ class Adjudication:
         if sid != self.session.current_id:
             self.session.go_to(sid)  # undo shows the sentence it changes
         else:
-            self.session.annotations = (*self.session.annotations[:token], after, *self.session.annotations[token + 1:])
-        self.session.cache.set_annotations(sid, lambda labels: (*labels[:token], after, *labels[token + 1:]))
+            self.session.annotations = (
+                *self.session.annotations[:token],
+                after,
+                *self.session.annotations[token + 1 :],
+            )
+        self.session.cache.set_annotations(sid, lambda labels: (*labels[:token], after, *labels[token + 1 :]))
         self.session.annotationsReplaced.emit(sid, {token: before}, {token: after})
         self.session.annotationsChanged.emit(sid, {token: after})

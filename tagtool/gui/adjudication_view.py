@@ -137,9 +137,11 @@ class AdjudicationView(QWidget):
     def _title(self, n_open: int) -> str:
         if not self.names:
             return "No annotator answered in this sentence (Tab: the next disagreement)."
-        return (f"{len(self.names)} annotators; {n_open} unresolved disagreement{'s' * (n_open != 1)} "
-                f"(≠).  1–{min(len(self.names), 9)}: pick an annotator's answer, {KEEP_KEY}: keep the set, "
-                "Backspace: take back, Tab: next.")
+        return (
+            f"{len(self.names)} annotators; {n_open} unresolved disagreement{'s' * (n_open != 1)} "
+            f"(≠).  1–{min(len(self.names), 9)}: pick an annotator's answer, {KEEP_KEY}: keep the set, "
+            "Backspace: take back, Tab: next."
+        )
 
     def _fill_column(self, t: int, word: str) -> None:
         answers = self.answers[t] if t < len(self.answers) else {}
@@ -202,7 +204,8 @@ class AdjudicationView(QWidget):
     def _resolve(self, t: int, labels: frozenset) -> None:
         if self._saving(lambda: self.session.team.resolve(t, labels)):
             self._next_in_sentence(t, 1) is not None or self.message.emit(
-                "No unresolved disagreement left in this sentence; Tab: the next sentence.")
+                "No unresolved disagreement left in this sentence; Tab: the next sentence."
+            )
 
     def _saving(self, write) -> bool:
         try:

@@ -27,11 +27,10 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tagtool import collector
-from tagtool.services.agreement.progress import ProjectAgreement, ProjectQuery, of_project
-from tagtool.services.agreement.report import disagreements, pair_rows, pairs_note, progress_rows
 from tagtool.errors import Cancelled
 from tagtool.gui.worker import TaskRunner
-
+from tagtool.services.agreement.progress import ProjectAgreement, ProjectQuery, of_project
+from tagtool.services.agreement.report import disagreements, pair_rows, pairs_note, progress_rows
 
 log = logging.getLogger(__name__)
 
@@ -39,22 +38,34 @@ log = logging.getLogger(__name__)
 PAUSE_FACTOR = 4.0
 #: Columns of :func:`tagtool.services.agreement.report.pair_rows` the dock shows (its width is small):
 #: a, b, compared, agree %, kappa, alpha, span F1, sets.
-DOCK_PAIR_COLUMNS = ((0, "a"), (1, "b"), (3, "compared"), (4, "agree %"), (5, "κ"), (6, "α"), (9, "span F1"),
-                     (10, "sets"))
+DOCK_PAIR_COLUMNS = (
+    (0, "a"),
+    (1, "b"),
+    (3, "compared"),
+    (4, "agree %"),
+    (5, "κ"),
+    (6, "α"),
+    (9, "span F1"),
+    (10, "sets"),
+)
 #: Disagreements listed under the table.
 DOCK_DISAGREEMENTS = 5
 #: Rows of each table the dock shows (a big team's pairs and annotators are for ``tagtool agreement``):
 #: a long rich-text label is laid out on the GUI thread.
 DOCK_ROWS = 30
-NO_AGREEMENT = ("Agreement needs the answers of two annotators or more (a Label Studio import with several "
-                "annotators, or their merged projects).")
+NO_AGREEMENT = (
+    "Agreement needs the answers of two annotators or more (a Label Studio import with several "
+    "annotators, or their merged projects)."
+)
 
 
 def _table(header: list[str], rows: list[list[str]], names: int = 1) -> str:
     """An HTML table; the first ``names`` columns left-aligned, the numbers right-aligned."""
+
     def cells(tag: str, row: list[str]) -> str:
-        return "".join(f"<{tag} align='{'left' if i < names else 'right'}'>{html.escape(c)}</{tag}>"
-                       for i, c in enumerate(row))
+        return "".join(
+            f"<{tag} align='{'left' if i < names else 'right'}'>{html.escape(c)}</{tag}>" for i, c in enumerate(row)
+        )
 
     body = "".join(f"<tr>{cells('td', row)}</tr>" for row in rows)
     return f"<table cellspacing='0' cellpadding='3'><tr>{cells('th', header)}</tr>{body}</table>"
@@ -64,7 +75,7 @@ def _clipped(rows: list[list[str]], what: str, keep_last: bool = False) -> tuple
     """At most :data:`DOCK_ROWS` rows (the last one kept, as the "all" row), and a note of the rest."""
     if len(rows) <= DOCK_ROWS:
         return rows, ""
-    shown = rows[:DOCK_ROWS - 1] + rows[-1:] if keep_last else rows[:DOCK_ROWS]
+    shown = rows[: DOCK_ROWS - 1] + rows[-1:] if keep_last else rows[:DOCK_ROWS]
     hidden = len(rows) - len(shown)
     return shown, f"<p><small>{hidden:,} more {what}: tagtool agreement lists them all</small></p>"
 
@@ -79,8 +90,10 @@ def agreement_html(result: ProjectAgreement) -> str:
         rows = [[row[i] for i, _ in DOCK_PAIR_COLUMNS] for row in pair_rows(agreement)]
         rows, more = _clipped(rows, "pairs", keep_last=len(agreement.pairs) > 1)
         parts.append(_table([name for _, name in DOCK_PAIR_COLUMNS], rows, names=2) + more)
-        note = ("κ: Cohen's kappa (all: mean over pairs) · α: Krippendorff's alpha · tokens with a candidate set "
-                "are left out and counted in sets (compatible/all)")
+        note = (
+            "κ: Cohen's kappa (all: mean over pairs) · α: Krippendorff's alpha · tokens with a candidate set "
+            "are left out and counted in sets (compatible/all)"
+        )
         if not agreement.span_scheme:
             note += " · labels are not spans: no span F1"
         if pairs_note(agreement):
@@ -88,11 +101,14 @@ def agreement_html(result: ProjectAgreement) -> str:
         parts.append(f"<p><small>{html.escape(note)}</small></p>")
         off = disagreements(agreement, DOCK_DISAGREEMENTS)
         if off:
-            parts.append("<p>Disagree most on: " + html.escape(", ".join(f"{x} · {y} ({n})" for x, y, n in off))
-                         + "</p>")
+            parts.append(
+                "<p>Disagree most on: " + html.escape(", ".join(f"{x} · {y} ({n})" for x, y, n in off)) + "</p>"
+            )
     if result.progress:
-        parts.append("<p>Per annotator: sentences and tokens answered; tokens per minute from their actions in "
-                     "this project's log</p>")
+        parts.append(
+            "<p>Per annotator: sentences and tokens answered; tokens per minute from their actions in "
+            "this project's log</p>"
+        )
         rows, more = _clipped(progress_rows(result.progress), "annotators")
         parts.append(_table(["annotator", "sentences", "tokens", "tokens/min"], rows) + more)
     return "".join(parts)

@@ -15,8 +15,8 @@ from tagtool.gui.main_window import MainWindow
 from tagtool.gui.qt_libraries import check_xcb
 from tagtool.gui.style import apply_theme
 from tagtool.logs import configure_app_logging, reset_app_logging
-from tagtool.services.warmup import start_filling_cache
 from tagtool.paths import ICON_PNG, resource
+from tagtool.services.warmup import start_filling_cache
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +80,7 @@ def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
         reset_app_logging()  # the log file closed; a caller's own logging as it was
 
 
-def _show(app: QApplication, window: MainWindow, project: Path | None, quit_after_ms: int | None,
-          child=None) -> int:
+def _show(app: QApplication, window: MainWindow, project: Path | None, quit_after_ms: int | None, child=None) -> int:
     apply_theme(app, window.settings.theme)
     state = {"looping": False}
     if quit_after_ms is not None:
@@ -111,7 +110,11 @@ def _end_smoke_test(app: QApplication, window: MainWindow, state: dict) -> None:
     if window.session is not None:
         from tagtool.learn import available_learners
 
-        log.info("smoke test: window %r shows %d sentences; learners offered: %s", window.windowTitle(),
-                 window.session.project.n_sentences, ", ".join(available_learners()))
+        log.info(
+            "smoke test: window %r shows %d sentences; learners offered: %s",
+            window.windowTitle(),
+            window.session.project.n_sentences,
+            ", ".join(available_learners()),
+        )
     window.close()
     app.exit(0)

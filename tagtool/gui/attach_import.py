@@ -71,9 +71,13 @@ def ask_join(parent: QWidget | None, placed) -> bool | None:
     """Join the sentences the spans cross? True, False (leave the spans out) or None (cancel)."""
     crossing = [note for note in placed.notes if "crosses the boundary" in note]
     shown = "\n".join(crossing[:SHOWN]) + (f"\n… and {len(crossing) - SHOWN} more" if len(crossing) > SHOWN else "")
-    box = QMessageBox(QMessageBox.Question, "Spans across sentences",
-                      f"{len(placed.crossing)} span(s) cross a sentence boundary of the project:\n\n{shown}\n\n"
-                      "Join those sentences so the spans can be attached, or leave the spans out?", parent=parent)
+    box = QMessageBox(
+        QMessageBox.Question,
+        "Spans across sentences",
+        f"{len(placed.crossing)} span(s) cross a sentence boundary of the project:\n\n{shown}\n\n"
+        "Join those sentences so the spans can be attached, or leave the spans out?",
+        parent=parent,
+    )
     box.setObjectName("crossing_question")
     join = box.addButton("Join sentences", QMessageBox.AcceptRole)
     leave = box.addButton("Leave them out", QMessageBox.RejectRole)
@@ -96,8 +100,13 @@ def attach_import(session, parent: QWidget | None, path: Path, confirm_new_label
         join = ask_join(parent, placed) if placed.crossing else False
         if join is None:
             return None, False
-        options = dict(mode=None if use == "answers" else use, answers=use == "answers", owner=owner,
-                       merge_crossing=join, annotator=session.annotator)
+        options = dict(
+            mode=None if use == "answers" else use,
+            answers=use == "answers",
+            owner=owner,
+            merge_crossing=join,
+            annotator=session.annotator,
+        )
         try:
             done = session.project.spans.attach(path, records, **options)
         except NewLabelsError as e:
@@ -115,11 +124,16 @@ def attach_import(session, parent: QWidget | None, path: Path, confirm_new_label
     if listing is not None:
         listing.exec()
     counts = done.counts
-    what = (f"{done.changed} training labels changed" if counts is None else
-            f"answers for {counts.sentences} sentences, {counts.changed} training labels changed"
-            + (f" ({counts.candidate_sets} to candidate sets of differing answers)" if counts.candidate_sets else ""))
+    what = (
+        f"{done.changed} training labels changed"
+        if counts is None
+        else f"answers for {counts.sentences} sentences, {counts.changed} training labels changed"
+        + (f" ({counts.candidate_sets} to candidate sets of differing answers)" if counts.candidate_sets else "")
+    )
     if counts is not None and use != "answers":  # training labels, and the answers a tagtool export keeps
         what = f"{done.changed} training labels changed; {what}"
     joined = f", {done.joined} sentence(s) joined" if done.joined else ""
-    return (f"Attached {done.placed.found} of {done.placed.records} records by their text: {what}{joined}",
-            bool(done.joined))
+    return (
+        f"Attached {done.placed.found} of {done.placed.records} records by their text: {what}{joined}",
+        bool(done.joined),
+    )

@@ -34,13 +34,13 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.errors import TagtoolError
-from tagtool.services.batch import tag_file
-from tagtool.services.batch_output import TAG_FORMATS
-from tagtool.store.sources import input_format, options_taken
 from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
 from tagtool.gui.span_import import SpanOptionsForm
 from tagtool.gui.worker import TaskRunner
+from tagtool.services.batch import tag_file
+from tagtool.services.batch_output import TAG_FORMATS
+from tagtool.store.sources import input_format, options_taken
 
 TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
 CURRENT, FILE = "current", "file"
@@ -48,15 +48,17 @@ CURRENT, FILE = "current", "file"
 
 def default_output(path: Path, fmt: str | None) -> Path:
     suffix = {"conll": ".conll", "conllu": ".conllu", "text": ".txt", "jsonl": ".jsonl"}.get(
-        fmt or "", path.suffix or ".txt")
+        fmt or "", path.suffix or ".txt"
+    )
     return path.with_name(f"{path.stem}.tagged{suffix}")
 
 
 class BatchTagDialog(QDialog):
     """Input, tagger (the current model or a file), output path and format."""
 
-    def __init__(self, has_current: bool, current_name: str = "", parent: QWidget | None = None,
-                 folders: Folders | None = None):
+    def __init__(
+        self, has_current: bool, current_name: str = "", parent: QWidget | None = None, folders: Folders | None = None
+    ):
         super().__init__(parent)
         self.folders = folders or Folders()
         self.setWindowTitle("Batch-tag a file")
@@ -85,7 +87,8 @@ class BatchTagDialog(QDialog):
         self.allow_missing.setToolTip(
             "A chunker trained with a POS column tags a tokens-only file much worse (CoNLL-2000: 95 % to "
             "66-82 % token accuracy). Unchecked, such a file is refused; checked, it is tagged with a warning "
-            "that gives the expected loss.")
+            "that gives the expected loss."
+        )
         form.addRow("", self.allow_missing)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         self.buttons.button(QDialogButtonBox.Ok).setText("Tag")
@@ -100,7 +103,6 @@ class BatchTagDialog(QDialog):
         self.input.textChanged.connect(self._update_text_options)
         self._update_text_options()
         self.resize(560, 0)
-
 
     def writes_conllu(self) -> bool:
         """Whether the output will be CoNLL-U: chosen, or the input's own format."""
@@ -162,8 +164,11 @@ class BatchTagDialog(QDialog):
             except ValueError as e:
                 QMessageBox.warning(self, "Batch-tag", str(e))
                 return
-        if self.input.text() and self.output.text() and (
-                self.tagger.currentData() == CURRENT or self.tagger_path.text()):
+        if (
+            self.input.text()
+            and self.output.text()
+            and (self.tagger.currentData() == CURRENT or self.tagger_path.text())
+        ):
             self.accept()
 
     def choice(self) -> dict:
@@ -181,9 +186,17 @@ class BatchTagDialog(QDialog):
 def _run(tagger_or_path, input, output, fmt, label_field, allow_missing_columns, reader_options, state):
     # A tagger file goes by path: tag_file loads it, after refusing an
     # output that is the input or the tagger file (as ``tagtool tag`` does).
-    return tag_file(tagger_or_path, input, output, fmt, label_field=label_field, progress=state.progress,
-                    should_stop=state.should_stop, allow_missing_columns=allow_missing_columns,
-                    reader_options=reader_options)
+    return tag_file(
+        tagger_or_path,
+        input,
+        output,
+        fmt,
+        label_field=label_field,
+        progress=state.progress,
+        should_stop=state.should_stop,
+        allow_missing_columns=allow_missing_columns,
+        reader_options=reader_options,
+    )
 
 
 class BatchTagging(QObject):
@@ -203,9 +216,16 @@ class BatchTagging(QObject):
         self.runner = TaskRunner(self)
         self.dialog: QProgressDialog | None = None
 
-    def start(self, tagger_or_path, input: Path, output: Path, fmt: str | None,
-              label_field: str | None = None, allow_missing_columns: bool = False,
-              reader_options: dict | None = None) -> None:
+    def start(
+        self,
+        tagger_or_path,
+        input: Path,
+        output: Path,
+        fmt: str | None,
+        label_field: str | None = None,
+        allow_missing_columns: bool = False,
+        reader_options: dict | None = None,
+    ) -> None:
         """Tag ``input`` into ``output`` in the background, behind a progress dialog.
 
         Returns at once; the outcome comes as ``done``, ``failed`` or
@@ -239,15 +259,17 @@ class BatchTagging(QObject):
         self.dialog = dialog
 
         def wire(task) -> None:  # before the task is queued: a refused file fails at once
-            task.signals.progress.connect(lambda f, m: (dialog.setValue(int(1000 * f)), dialog.setLabelText(
-                f"Tagging {input.name}: {m}")))
+            task.signals.progress.connect(
+                lambda f, m: (dialog.setValue(int(1000 * f)), dialog.setLabelText(f"Tagging {input.name}: {m}"))
+            )
             task.signals.returned.connect(self.done)
             task.signals.errored.connect(lambda message, _tb: self.failed.emit(message))
             task.signals.cancelled.connect(self.cancelled)
             task.signals.finished.connect(dialog.close)
 
-        self.runner.start(_run, tagger_or_path, input, output, fmt, label_field, allow_missing_columns,
-                          reader_options, wire=wire)
+        self.runner.start(
+            _run, tagger_or_path, input, output, fmt, label_field, allow_missing_columns, reader_options, wire=wire
+        )
         dialog.canceled.connect(self.runner.cancel)
 
     def shutdown(self) -> None:

@@ -70,8 +70,9 @@ class LineChart(QWidget):
             y1 = y0 + 1
 
         def at(x, y):
-            return QPointF(plot.left() + (x - x0) / (x1 - x0) * plot.width(),
-                           plot.bottom() - (y - y0) / (y1 - y0) * plot.height())
+            return QPointF(
+                plot.left() + (x - x0) / (x1 - x0) * plot.width(), plot.bottom() - (y - y0) / (y1 - y0) * plot.height()
+            )
 
         self._draw_axes(p, plot, fm, text, at, (x0, x1, y0, y1))
         self._draw_series(p, plot, fm, text, at, legend_h)
@@ -84,12 +85,14 @@ class LineChart(QWidget):
         for y in (y0, (y0 + y1) / 2, y1):
             pt = at(x0, y)
             label = f"{y:.2f}" if y1 - y0 <= 2 else f"{y:.0f}"
-            p.drawText(QRectF(0, pt.y() - fm.height() / 2, plot.left() - 4, fm.height()),
-                       Qt.AlignRight | Qt.AlignVCenter, label)
+            p.drawText(
+                QRectF(0, pt.y() - fm.height() / 2, plot.left() - 4, fm.height()),
+                Qt.AlignRight | Qt.AlignVCenter,
+                label,
+            )
         axis = plot.bottom() + 2
         p.drawText(QRectF(plot.left(), axis, plot.width() / 2, fm.height()), Qt.AlignLeft, self.x_format(x0))
-        p.drawText(QRectF(plot.center().x(), axis, plot.width() / 2, fm.height()), Qt.AlignRight,
-                   self.x_format(x1))
+        p.drawText(QRectF(plot.center().x(), axis, plot.width() / 2, fm.height()), Qt.AlignRight, self.x_format(x1))
 
     def _draw_series(self, p: QPainter, plot: QRectF, fm: QFontMetricsF, text: QColor, at, legend_h: float) -> None:
         """Each series' line (with its points, when few), and its name in the legend below."""
@@ -107,8 +110,7 @@ class LineChart(QWidget):
             legend_y = self.height() - legend_h
             p.fillRect(QRectF(x, legend_y + fm.height() / 2 - 1, 14, 3), color)
             p.setPen(text)
-            p.drawText(QRectF(x + 18, legend_y, fm.horizontalAdvance(s.name) + 4, fm.height()), Qt.AlignLeft,
-                       s.name)
+            p.drawText(QRectF(x + 18, legend_y, fm.horizontalAdvance(s.name) + 4, fm.height()), Qt.AlignLeft, s.name)
             x += fm.horizontalAdvance(s.name) + 34
 
 

@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 from PySide6.QtCore import QObject, Qt, Signal
 
 from tagtool.gui.id_reader import IdReader
-from tagtool.store.worker_reads import ReadOnlyCall
 from tagtool.store.project import Project
+from tagtool.store.worker_reads import ReadOnlyCall
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +53,9 @@ def kinds(annotations) -> tuple[int, int]:
     return full, partial
 
 
-def edit_delta(now: Sequence[frozenset], before: Mapping[int, frozenset],
-               after: Mapping[int, frozenset]) -> tuple[dict[str, int], dict[str, int]]:
+def edit_delta(
+    now: Sequence[frozenset], before: Mapping[int, frozenset], after: Mapping[int, frozenset]
+) -> tuple[dict[str, int], dict[str, int]]:
     """Changes of the sentence and token counts by one edit of one sentence.
 
     Parameters
@@ -154,8 +155,7 @@ class ProjectCounts(QObject):
             self.recount()  # the count running may or may not hold this edit
             return
         session = self.session
-        now = (session.annotations if sentence_id == session.current_id
-               else session.project.annotations(sentence_id))
+        now = session.annotations if sentence_id == session.current_id else session.project.annotations(sentence_id)
         sentences, tokens = edit_delta(now, before, after)
         for counts, delta in ((self.sentences, sentences), (self.tokens, tokens)):
             for kind, d in delta.items():

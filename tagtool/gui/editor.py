@@ -50,11 +50,11 @@ from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
 from tagtool.errors import LabelError, TagtoolError
 from tagtool.gui import edits
 from tagtool.gui.chips import ChipPainter, ChipState
+from tagtool.gui.editor_menu import token_menu
+from tagtool.gui.editor_mouse import MouseSelection
 from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
 from tagtool.gui.keys import EDITOR
 from tagtool.gui.label_keys import chord, commands, key_names
-from tagtool.gui.editor_menu import token_menu
-from tagtool.gui.editor_mouse import MouseSelection
 from tagtool.gui.label_picker import LabelPicker
 from tagtool.gui.session import Session
 
@@ -238,11 +238,17 @@ class TokenEditor(MouseSelection, QWidget):
 
     def next_question(self, direction: int = 1) -> bool:
         """Go to the next (``direction`` −1: previous) token the model asks about, across sentences."""
-        target = None if self.questions is None else self.questions.next_question(
-            self.session.current_id, self.focus, direction)
+        target = (
+            None
+            if self.questions is None
+            else self.questions.next_question(self.session.current_id, self.focus, direction)
+        )
         if target is None:
-            self.message.emit(self.questions.no_question_reason() if self.questions is not None
-                              else "No token questions: they come with a model.")
+            self.message.emit(
+                self.questions.no_question_reason()
+                if self.questions is not None
+                else "No token questions: they come with a model."
+            )
             return False
         sid, token = target
         if sid != self.session.current_id:
@@ -252,8 +258,11 @@ class TokenEditor(MouseSelection, QWidget):
 
     def give_pair(self) -> bool:
         """Give the focused token the two labels the model is torn between, as a candidate set."""
-        pair = None if self.questions is None or not self.tokens else self.questions.pair(
-            self.session.current_id, self.focus)
+        pair = (
+            None
+            if self.questions is None or not self.tokens
+            else self.questions.pair(self.session.current_id, self.focus)
+        )
         if pair is None:
             self.message.emit("The model is not torn between two labels here (Shift+Space gives them where it is).")
             return False
@@ -287,8 +296,12 @@ class TokenEditor(MouseSelection, QWidget):
         shift = bool(event.modifiers() & Qt.ShiftModifier)
         toggle = bool(event.modifiers() & (Qt.ControlModifier | Qt.AltModifier))
         if command == "move":
-            moves = {Qt.Key_Left: self.focus - 1, Qt.Key_Right: self.focus + 1,
-                     Qt.Key_Home: 0, Qt.Key_End: len(self.tokens) - 1}
+            moves = {
+                Qt.Key_Left: self.focus - 1,
+                Qt.Key_Right: self.focus + 1,
+                Qt.Key_Home: 0,
+                Qt.Key_End: len(self.tokens) - 1,
+            }
             self.set_focus(moves[event.key()], extend=shift)
         elif shift and self._label_key(event, toggle):
             pass  # Shift + a label key first: on some layouts Shift+7 is "/" (the picker)
@@ -301,22 +314,31 @@ class TokenEditor(MouseSelection, QWidget):
         if command == "navigate":
             self._navigate(key)
             return
-        {"clear": self.clear_selection, "picker": self.open_picker, "collapse": lambda: self.set_focus(self.focus),
-         "accept": self.accept_suggestions, "accept token": lambda: self.accept_suggestions(self.selection()),
-         "pair": self.give_pair}[command]()
+        {
+            "clear": self.clear_selection,
+            "picker": self.open_picker,
+            "collapse": lambda: self.set_focus(self.focus),
+            "accept": self.accept_suggestions,
+            "accept token": lambda: self.accept_suggestions(self.selection()),
+            "pair": self.give_pair,
+        }[command]()
 
     def _label_key(self, event: QKeyEvent, toggle: bool) -> bool:
         style = self.session.style
-        label = next((style.label_for_shortcut(n) for n in key_names(event, toggle)
-                      if style.label_for_shortcut(n)), None)
+        label = next(
+            (style.label_for_shortcut(n) for n in key_names(event, toggle) if style.label_for_shortcut(n)), None
+        )
         if label is None:
             return False
         (self.toggle_candidate if toggle else self.apply_full)(label)
         return True
 
     def _navigate(self, key: int) -> None:
-        moved = {Qt.Key_N: lambda: self.session.step(1), Qt.Key_P: lambda: self.session.step(-1),
-                 Qt.Key_J: self.session.next_unfinished}[key]()
+        moved = {
+            Qt.Key_N: lambda: self.session.step(1),
+            Qt.Key_P: lambda: self.session.step(-1),
+            Qt.Key_J: self.session.next_unfinished,
+        }[key]()
         if not moved:
             self.message.emit("No further sentence there.")
 

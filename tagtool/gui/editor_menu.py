@@ -22,7 +22,8 @@ def token_menu(editor) -> QMenu:
     for name in style.names:
         hint = f"\t{style.shortcut(name)}" if style.shortcut(name) else ""
         full.addAction(swatch(style.color(name)), name + hint).triggered.connect(
-            lambda _=False, n=name: editor.apply_full(n))
+            lambda _=False, n=name: editor.apply_full(n)
+        )
         action = candidates.addAction(swatch(style.color(name)), name)
         action.setCheckable(True)
         action.setChecked(name in current)
@@ -31,14 +32,17 @@ def token_menu(editor) -> QMenu:
     if suggested:
         names = sorted({next(iter(a)) for a in suggested.values()})
         menu.addAction(f"Accept suggestion {', '.join(names)}\tSpace").triggered.connect(
-            lambda: editor.accept_suggestions(editor.selection()))
+            lambda: editor.accept_suggestions(editor.selection())
+        )
     if editor.suggested_changes():
         menu.addAction("Accept all suggestions of the sentence\tEnter").triggered.connect(
-            lambda: editor.accept_suggestions())
+            lambda: editor.accept_suggestions()
+        )
     pair = editor.questions.pair(editor.session.current_id, editor.focus) if editor.questions is not None else None
     if pair is not None:
         menu.addAction(f"Candidates {pair[0]} | {pair[1]} (the model is torn)\tShift+Space").triggered.connect(
-            editor.give_pair)
+            editor.give_pair
+        )
     menu.addAction("Next token question\tTab").triggered.connect(lambda: editor.next_question(1))
     menu.addAction("Clear\t0").triggered.connect(editor.clear_selection)
     menu.addAction("Pick label…\t/").triggered.connect(editor.open_picker)

@@ -52,8 +52,11 @@ class MouseSelection:
         t = self.token_at(pos)
         if t is not None or not self._rects:
             return t
-        row = [(max(r.left() - pos.x(), 0.0, pos.x() - r.right()), t) for t, r in enumerate(self._rects)
-               if r.top() - GAP_Y / 2 <= pos.y() <= r.bottom() + GAP_Y / 2]
+        row = [
+            (max(r.left() - pos.x(), 0.0, pos.x() - r.right()), t)
+            for t, r in enumerate(self._rects)
+            if r.top() - GAP_Y / 2 <= pos.y() <= r.bottom() + GAP_Y / 2
+        ]
         if row:
             return min(row)[1]
         if pos.y() < self._rects[0].top():
@@ -112,8 +115,10 @@ class MouseSelection:
                 return False
             self._move_on(t)
             return True
-        suggestions = [None if self.annotations[u] or self.hints.get(u) is None else self.hints.get(u).suggestion
-                       for u in range(len(self.tokens))]
+        suggestions = [
+            None if self.annotations[u] or self.hints.get(u) is None else self.hints.get(u).suggestion
+            for u in range(len(self.tokens))
+        ]
         return self.accept_suggestions(edits.suggested_span(suggestions, t))
 
     def contextMenuEvent(self, event) -> None:

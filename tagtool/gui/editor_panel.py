@@ -55,12 +55,17 @@ class EditorPanel(QWidget):
         self.waiting.setMargin(4)
         self.waiting.setText(
             f"↻ <b>New suggestions</b> waiting: <a href='show'>show them</a> ({NEW_SUGGESTIONS_KEYS[0]}) "
-            "or leave the sentence. Enter accepts those on screen.")
-        self.waiting.setToolTip("A newer model suggests other labels here. The suggestions on screen stay as "
-                                "they were while you work on this sentence; Enter accepts them.")
+            "or leave the sentence. Enter accepts those on screen."
+        )
+        self.waiting.setToolTip(
+            "A newer model suggests other labels here. The suggestions on screen stay as "
+            "they were while you work on this sentence; Enter accepts them."
+        )
         tint = QColor(WAITING_COLOR)
-        self.waiting.setStyleSheet(f"QLabel {{ border-left: 4px solid {tint.name()}; "
-                                   f"background: rgba({tint.red()}, {tint.green()}, {tint.blue()}, 40); }}")
+        self.waiting.setStyleSheet(
+            f"QLabel {{ border-left: 4px solid {tint.name()}; "
+            f"background: rgba({tint.red()}, {tint.green()}, {tint.blue()}, 40); }}"
+        )
         self.waiting.linkActivated.connect(lambda _link: self.showSuggestions.emit())
         self.waiting.hide()
         self.scroll = QScrollArea(self)
@@ -92,8 +97,10 @@ class EditorPanel(QWidget):
         if s.sentence is None:
             self.header.setText("No sentence")
             return
-        summary = (f"Sentence {s.index_of(s.current_id) + 1} of {s.n_sentences}  ·  "
-                   f"{len(s.sentence)} tokens  ·  {annotation_status(s.annotations)}")
+        summary = (
+            f"Sentence {s.index_of(s.current_id) + 1} of {s.n_sentences}  ·  "
+            f"{len(s.sentence)} tokens  ·  {annotation_status(s.annotations)}"
+        )
         self.header.setText(summary)
         self._update_review()
 
@@ -126,6 +133,5 @@ class EditorPanel(QWidget):
         kind = annotation_kind(ann)
         text = f"{kind}: {format_annotation(ann, s.project.labels)}" if ann else "no label"
         self.token_info.setText(
-            f"Token {t + 1}: {s.sentence.tokens[t]}  {columns}  ·  {text}{picked}".replace(
-                "   ", "  ")
+            f"Token {t + 1}: {s.sentence.tokens[t]}  {columns}  ·  {text}{picked}".replace("   ", "  ")
         )

@@ -117,8 +117,13 @@ def suggested_span(suggestions: Sequence[str | None], token: int) -> list[int]:
     def continues(t: int) -> bool:
         """Token ``t`` carries on the span of token ``t - 1``."""
         here, before = suggestions[t], suggestions[t - 1]
-        return (bool(here) and bool(before) and span_type(here) == kind == span_type(before)
-                and here[0] in "IEL" and before[0] not in "ELSU")
+        return (
+            bool(here)
+            and bool(before)
+            and span_type(here) == kind == span_type(before)
+            and here[0] in "IEL"
+            and before[0] not in "ELSU"
+        )
 
     first = token
     while first > 0 and continues(first):

@@ -14,16 +14,18 @@ from tagtool.gui.style import LabelStyle
 
 def _rows(pairs) -> str:
     return "".join(
-        f"<tr><td style='padding:2px 14px 2px 0'><b>{html.escape(k)}</b></td>"
-        f"<td>{html.escape(v)}</td></tr>" for k, v in pairs
+        f"<tr><td style='padding:2px 14px 2px 0'><b>{html.escape(k)}</b></td><td>{html.escape(v)}</td></tr>"
+        for k, v in pairs
     )
 
 
 def shortcuts_html(style: LabelStyle) -> str:
     """Help › Keyboard shortcuts: the key table (:mod:`tagtool.gui.keys`), the mouse and the project's label keys."""
     labels = [(info.shortcut, info.name) for info in style.infos if info.shortcut]
-    keys = "".join(f"<h3>{html.escape(section)}</h3><table>{_rows((row.label, row.what) for row in rows)}</table>"
-                   for section, rows in sections().items())
+    keys = "".join(
+        f"<h3>{html.escape(section)}</h3><table>{_rows((row.label, row.what) for row in rows)}</table>"
+        for section, rows in sections().items()
+    )
     return (
         f"{keys}<p>{html.escape(MODES_NOTE)}</p>"
         f"<h3>Mouse</h3><table>{_rows(MOUSE)}</table>"

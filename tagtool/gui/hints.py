@@ -67,8 +67,9 @@ class Marks:
     confidences: bool = True
 
 
-def hints_for(sid: int, guidance: SentenceGuidance | None, annotations, marks: Marks,
-              questions=None, asking: bool = False) -> SentenceHints:
+def hints_for(
+    sid: int, guidance: SentenceGuidance | None, annotations, marks: Marks, questions=None, asking: bool = False
+) -> SentenceHints:
     """Editor hints of one sentence from its guidance and current annotations.
 
     ``questions`` (:class:`tagtool.gui.questions.SentenceQuestions`): the

@@ -24,8 +24,18 @@ _LETTER_KEYS = {getattr(Qt, f"Key_{c}"): c.lower() for c in string.ascii_upperca
 #: The digit row 1 … 9, 0 by physical key.
 _LINUX_SCAN_CODES = {10 + i: str((i + 1) % 10) for i in range(10)}
 _WINDOWS_VIRTUAL_KEYS = {0x30 + i: str(i) for i in range(10)}
-_MAC_VIRTUAL_KEYS = {0x12: "1", 0x13: "2", 0x14: "3", 0x15: "4", 0x17: "5",
-                     0x16: "6", 0x1A: "7", 0x1C: "8", 0x19: "9", 0x1D: "0"}
+_MAC_VIRTUAL_KEYS = {
+    0x12: "1",
+    0x13: "2",
+    0x14: "3",
+    0x15: "4",
+    0x17: "5",
+    0x16: "6",
+    0x1A: "7",
+    0x1C: "8",
+    0x19: "9",
+    0x1D: "0",
+}
 
 
 def _physical_digit(event: QKeyEvent) -> str | None:

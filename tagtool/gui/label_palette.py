@@ -43,8 +43,9 @@ class PaletteEntry:
     key: str | None
 
 
-def palette_entries(names: Sequence[str], shortcut: Callable[[str], str | None],
-                    span_scheme: bool) -> list[PaletteEntry]:
+def palette_entries(
+    names: Sequence[str], shortcut: Callable[[str], str | None], span_scheme: bool
+) -> list[PaletteEntry]:
     """The palette's buttons in label-set order: a span type once (its ``B-``), other labels each."""
     entries, types = [], set()
     for name in names:
@@ -111,8 +112,11 @@ class LabelPalette(QWidget):
 
     def _add(self, entry: PaletteEntry, style) -> None:
         key = f"  {entry.key}" if entry.key else ""
-        tip = [f"Click: {entry.label} on the selection" + (" (several tokens: the whole span)" if entry.inside else "")
-               + (f" — key {entry.key}" if entry.key else "")]
+        tip = [
+            f"Click: {entry.label} on the selection"
+            + (" (several tokens: the whole span)" if entry.inside else "")
+            + (f" — key {entry.key}" if entry.key else "")
+        ]
         if entry.inside:
             tip.append(f"Shift+click: {entry.inside}, a token inside a span")
         tip.append("Ctrl+click: add it to the candidate set, or remove it (a partial label)")
@@ -121,7 +125,8 @@ class LabelPalette(QWidget):
         button.setStyleSheet(
             f"QToolButton {{ background: {color.name()}; color: {text.name()}; border: 1px solid "
             f"{color.darker(140).name()}; border-radius: 4px; padding: 2px 8px; }}"
-            f"QToolButton:pressed {{ background: {color.darker(120).name()}; }}")
+            f"QToolButton:pressed {{ background: {color.darker(120).name()}; }}"
+        )
         button.clicked.connect(lambda _=False, b=button, e=entry: self._clicked(e, b.modifiers))
         self.buttons[entry.label] = button
 

@@ -47,8 +47,10 @@ class LabelsDialog(QDialog):
         self.table.itemChanged.connect(self._item_changed)
         add, remove, color = (QPushButton(t, self) for t in ("Add…", "Remove", "Colour…"))
         self.defaults = QPushButton("Default keys && colours", self)
-        self.defaults.setToolTip("The keys and colours every project with these labels gets: 1 is O, then the "
-                                 "types in alphabetical order, Shift for I- (Help › Keyboard shortcuts)")
+        self.defaults.setToolTip(
+            "The keys and colours every project with these labels gets: 1 is O, then the "
+            "types in alphabetical order, Shift for I- (Help › Keyboard shortcuts)"
+        )
         add.clicked.connect(self._add)
         remove.clicked.connect(self._remove)
         color.clicked.connect(lambda: self._choose_color(self.table.currentRow()))

@@ -47,11 +47,18 @@ AXIS_NAMES = ("left", "bottom")
 
 #: (x field of CurvePoint, caption, axis label, text when no point has an x)
 AXES = (
-    ("labeled_tokens", "against labeled tokens", "labeled tokens (full labels)",
-     "No cross-validated model yet: train one with cross-validation on (Model panel)."),
-    ("minutes", "against annotation minutes", f"annotation minutes (gaps over {IDLE_SECONDS:g} s count as "
-     f"{IDLE_SECONDS:g} s)",
-     "No annotation time logged before these models: the app logs the time of each edit from now on."),
+    (
+        "labeled_tokens",
+        "against labeled tokens",
+        "labeled tokens (full labels)",
+        "No cross-validated model yet: train one with cross-validation on (Model panel).",
+    ),
+    (
+        "minutes",
+        "against annotation minutes",
+        f"annotation minutes (gaps over {IDLE_SECONDS:g} s count as {IDLE_SECONDS:g} s)",
+        "No annotation time logged before these models: the app logs the time of each edit from now on.",
+    ),
 )
 
 
@@ -241,9 +248,18 @@ class LearningCurvePlots(QWidget):
                 ys = [100.0 * p.f1 for p in points]
                 item.plot(xs, ys, pen=pg.mkPen(color, width=2), name=learner)
                 # the points in an item of their own: a line's built-in symbols would drop the tooltips
-                item.addItem(pg.ScatterPlotItem(
-                    xs, ys, data=[_tip(p) for p in points], hoverable=True, tip=lambda x, y, data: data,
-                    brush=pg.mkBrush(color), pen=pg.mkPen(background, width=1), size=8))
+                item.addItem(
+                    pg.ScatterPlotItem(
+                        xs,
+                        ys,
+                        data=[_tip(p) for p in points],
+                        hoverable=True,
+                        tip=lambda x, y, data: data,
+                        brush=pg.mkBrush(color),
+                        pen=pg.mkPen(background, width=1),
+                        size=8,
+                    )
+                )
             top = max(100.0 * p.f1 for p in self.points)
             low = min(100.0 * p.f1 for p in self.points)
             item.setYRange(max(0.0, low - 5.0), min(100.0, top + 5.0), padding=0.02)
@@ -276,6 +292,8 @@ class LearningCurvePlots(QWidget):
 
 def _tip(p: CurvePoint) -> str:
     accuracy = "" if p.token_accuracy is None else f", token accuracy {100 * p.token_accuracy:.1f}%"
-    return (f"model {p.model_id} ({p.learner}), {time.strftime('%d %b %H:%M', time.localtime(p.created))}\n"
-            f"CV span F1 {100 * p.f1:.1f}%{accuracy}\n"
-            f"{p.labeled_tokens} labeled tokens, {p.minutes:.1f} annotation minutes")
+    return (
+        f"model {p.model_id} ({p.learner}), {time.strftime('%d %b %H:%M', time.localtime(p.created))}\n"
+        f"CV span F1 {100 * p.f1:.1f}%{accuracy}\n"
+        f"{p.labeled_tokens} labeled tokens, {p.minutes:.1f} annotation minutes"
+    )

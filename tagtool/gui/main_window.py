@@ -18,27 +18,26 @@ from PySide6.QtGui import QUndoGroup
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter
 
 from tagtool.errors import TagtoolError
-from tagtool.gui import transfer
+from tagtool.gui import transfer, window_layout
+from tagtool.gui.add_documents import ask_add_documents
 from tagtool.gui.adjudication_view import AdjudicationDock
 from tagtool.gui.batch_dialog import BatchTagDialog, BatchTagging
 from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.file_fields import Folders
 from tagtool.gui.help import Legend, ShortcutsDialog
-from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.hints import Marks
+from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.model_panel import ModelPanel, export_note
 from tagtool.gui.new_project import NewProjectDialog
-from tagtool.gui.add_documents import ask_add_documents
+from tagtool.gui.readonly_banner import ReadonlyBanner, say_if_readonly
 from tagtool.gui.representations import RepresentationsController, ask_add_text
 from tagtool.gui.sentence_list_panel import SentenceListPanel
-from tagtool.gui.readonly_banner import ReadonlyBanner, say_if_readonly
 from tagtool.gui.session import Session
 from tagtool.gui.settings import GuiSettings
 from tagtool.gui.statistics_panel import StatisticsPanel
 from tagtool.gui.status_log import StatusBarLog, WarningLabel
 from tagtool.gui.style import LabelStyle, apply_theme
-from tagtool.gui import window_layout
 from tagtool.gui.warmup import KernelWarmup
 from tagtool.gui.window_menus import WindowMenus
 from tagtool.store import window_lock
@@ -88,7 +87,8 @@ class MainWindow(WindowMenus, QMainWindow):
         self.stats_dock = self.add_panel("Statistics", QLabel("No project open.", self), Qt.RightDockWidgetArea)
         self.tabifyDockWidget(self.legend_dock, self.stats_dock)
         self.stats_dock.visibilityChanged.connect(
-            lambda shown: shown and self.stats_panel is not None and self.stats_panel.refresh_when_seen())
+            lambda shown: shown and self.stats_panel is not None and self.stats_panel.refresh_when_seen()
+        )
         self.model_dock.raise_()
         self.legend_dock.raise_()
         self._build_menus()
@@ -164,9 +164,12 @@ class MainWindow(WindowMenus, QMainWindow):
         loop.attach(self.editor, self.list_panel)
         self.queue_menu.attach(loop, self.list_panel)
         loop.failed.connect(lambda message, _tb: self.show_error("Training", message))
-        loop.modelChanged.connect(lambda r: self._report(
-            f"Suggestions from {r.learner} updated" + ("; this sentence's wait (F5 shows them)."
-                                                       if loop.hold.suggestions_waiting else ".")))
+        loop.modelChanged.connect(
+            lambda r: self._report(
+                f"Suggestions from {r.learner} updated"
+                + ("; this sentence's wait (F5 shows them)." if loop.hold.suggestions_waiting else ".")
+            )
+        )
         loop.suggestionsWaiting.connect(self.editor_panel.set_waiting)  # the open sentence's are held still
         self.editor_panel.showSuggestions.connect(self.show_new_suggestions)
         loop.models.load_last()
@@ -333,12 +336,20 @@ class MainWindow(WindowMenus, QMainWindow):
         except TagtoolError as e:
             self.show_error("Batch-tag", str(e))
             return
-        self.batch.start(source, choice["input"], choice["output"], choice["format"], choice["label_field"],
-                         choice["allow_missing_columns"], choice["reader_options"])
+        self.batch.start(
+            source,
+            choice["input"],
+            choice["output"],
+            choice["format"],
+            choice["label_field"],
+            choice["allow_missing_columns"],
+            choice["reader_options"],
+        )
 
     def _batch_done(self, result) -> None:
-        self._report(f"Batch-tagged {result.n_sentences} sentences ({result.n_tokens} tokens) "
-                     f"in {result.seconds:.1f} s.")
+        self._report(
+            f"Batch-tagged {result.n_sentences} sentences ({result.n_tokens} tokens) in {result.seconds:.1f} s."
+        )
         if result.warnings:
             self.show_error("Batch-tag", "Tagged, but:\n" + "\n".join(result.warnings))
 
@@ -360,8 +371,11 @@ class MainWindow(WindowMenus, QMainWindow):
     def _go(self, where: str) -> None:
         if self.session is None:
             return
-        moved = {"next": lambda: self.session.step(1), "previous": lambda: self.session.step(-1),
-                 "unfinished": self.session.next_unfinished}[where]()
+        moved = {
+            "next": lambda: self.session.step(1),
+            "previous": lambda: self.session.step(-1),
+            "unfinished": self.session.next_unfinished,
+        }[where]()
         if not moved:
             self.statusBar().showMessage("No further sentence there.", 4000)
         self.editor.setFocus()
@@ -381,8 +395,9 @@ class MainWindow(WindowMenus, QMainWindow):
     def _about(self) -> None:
         from tagtool import __version__
 
-        QMessageBox.about(self, "About tagtool", f"tagtool {__version__}\nToken annotation with "
-                          "full, partial and no labels.")
+        QMessageBox.about(
+            self, "About tagtool", f"tagtool {__version__}\nToken annotation with full, partial and no labels."
+        )
 
     def _update_progress(self, *_args) -> None:
         """The status bar's counts (kept up to date per edit by ``Session.counts``; a big project's first

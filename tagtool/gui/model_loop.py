@@ -49,12 +49,10 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tagtool.services.guidance import SentenceGuidance
 from tagtool.core.params import MAX_ITER
-from tagtool.learn import DEFAULT_LEARNER, find_learner
 from tagtool.gui.hints import Marks, hints_for
-from tagtool.gui.queue_costs_watch import QueueCostsWatch
 from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions
+from tagtool.gui.queue_costs_watch import QueueCostsWatch
 from tagtool.gui.queue_steering import QueueSteering
 from tagtool.gui.retire import Retirer
 from tagtool.gui.session import Session
@@ -62,6 +60,8 @@ from tagtool.gui.stored_models import MAX_STORED_MODELS, StoredModels
 from tagtool.gui.suggestion_hold import SuggestionHold
 from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
 from tagtool.gui.worker import TaskRunner
+from tagtool.learn import DEFAULT_LEARNER, find_learner
+from tagtool.services.guidance import SentenceGuidance
 from tagtool.store.review import for_training
 
 log = logging.getLogger(__name__)
@@ -154,8 +154,16 @@ class ModelLoop(QObject):
         # guidance for them names other tokens (possibly as many), so it is not shown.
         self._retokenized: dict[int, float] = {}
         self.hold = SuggestionHold(session, self.guidance, self.questions, self._refresh_hints, self.suggestionsWaiting)
-        self.queue = QueueSteering(session, self.questions, self.planner, self.hold, self._retokenized,
-                                   lambda: self.result, self._refresh_hints, self.queueChanged)
+        self.queue = QueueSteering(
+            session,
+            self.questions,
+            self.planner,
+            self.hold,
+            self._retokenized,
+            lambda: self.result,
+            self._refresh_hints,
+            self.queueChanged,
+        )
         self.models = StoredModels(self)
         #: The annotation costs the queue ranks with, measured in a worker (:mod:`tagtool.gui.queue_costs_watch`).
         self.costs_watch = QueueCostsWatch(self)
@@ -215,8 +223,11 @@ class ModelLoop(QObject):
     def _settings_changed(self) -> None:
         counts = self.session.counts.token_counts()
         result = self.result
-        in_use = result is not None and result.learner == self.learner_name and _same_params(
-            dict(result.params), self.full_params())
+        in_use = (
+            result is not None
+            and result.learner == self.learner_name
+            and _same_params(dict(result.params), self.full_params())
+        )
         if self.auto and counts["full"] + counts["partial"] and not in_use:
             self.train()
 
@@ -256,8 +267,14 @@ class ModelLoop(QObject):
         self._inputs_at = time.perf_counter()
         sentences = for_training(ids, sentences, self.session.edits.skipped)  # skipped: unlabeled text
         reps = self.representations.for_training() if self.representations is not None else None
-        inputs = TrainingInputs(ids, sentences, project.labels, self.cv_folds,
-                                features=self._features(reps, sentences), representations=reps)
+        inputs = TrainingInputs(
+            ids,
+            sentences,
+            project.labels,
+            self.cv_folds,
+            features=self._features(reps, sentences),
+            representations=reps,
+        )
         params = self.full_params()
         warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
         overrides = {}
@@ -265,8 +282,13 @@ class ModelLoop(QObject):
             passes = MAX_ITER if MAX_ITER in getattr(find_learner(self.learner_name), "params", ()) else None
             overrides = retrain_overrides(passes, params, self.retrain_epochs)
         store_to = None if project.readonly else (project.path, MAX_STORED_MODELS)  # stored by the worker
-        run = partial(run_training, overrides=overrides, queue=self.questions.choice, priority=self.queue.priority(),
-                      store_to=store_to)
+        run = partial(
+            run_training,
+            overrides=overrides,
+            queue=self.questions.choice,
+            priority=self.queue.priority(),
+            store_to=store_to,
+        )
         self.runner.start(run, inputs, self.learner_name, params, warm, wire=partial(self._connect, store=True))
         self.run_started = time.perf_counter()
         self.run_overrides = overrides
@@ -304,11 +326,14 @@ class ModelLoop(QObject):
     def _can_warm_start(self, params: dict, reps=None) -> bool:
         result = self.result
         old = getattr(result.tagger.extractor, "representations", None) if result is not None else None
-        return (result is not None and result.learner == self.learner_name
-                and _same_params(dict(result.params), params)
-                and tuple(result.tagger.labels) == tuple(self.session.project.labels)
-                # new (or no longer used) representations change the features: a cold start
-                and getattr(old, "fingerprint", None) == getattr(reps, "fingerprint", None))
+        return (
+            result is not None
+            and result.learner == self.learner_name
+            and _same_params(dict(result.params), params)
+            and tuple(result.tagger.labels) == tuple(self.session.project.labels)
+            # new (or no longer used) representations change the features: a cold start
+            and getattr(old, "fingerprint", None) == getattr(reps, "fingerprint", None)
+        )
 
     def cancel(self) -> bool:
         """Stop the running (or waiting) run; False if there was none."""
@@ -366,8 +391,13 @@ class ModelLoop(QObject):
         two_view = getattr(result.tagger.model, "n_views", 1) == 2
         ids = result.plan.ids if result.plan is not None else tuple(result.status)
         big = result.analysis is not None and len(result.analysis.tokens.unlabeled) > SYNC_PLAN_TOKENS
-        if self.questions.update(ids, result.analysis, result.status, result.learner, two_view, ready=result.plan,
-                                 build=not big) is None and big:
+        if (
+            self.questions.update(
+                ids, result.analysis, result.status, result.learner, two_view, ready=result.plan, build=not big
+            )
+            is None
+            and big
+        ):
             self.queue.replan()  # the choice changed since the worker planned: its plan serves meanwhile
         self.queue.requeue()
         # Painted now, not in a later turn of the event loop: a worker scoring a big project waits
@@ -414,6 +444,6 @@ class ModelLoop(QObject):
             return
         sid = self.session.current_id
         guidance, questions = self.hold.shown(sid)  # the open sentence's are held still
-        self.editor.set_hints(hints_for(sid, guidance, self.session.annotations, self.marks, questions,
-                                        self.questions.asking))
-
+        self.editor.set_hints(
+            hints_for(sid, guidance, self.session.annotations, self.marks, questions, self.questions.asking)
+        )

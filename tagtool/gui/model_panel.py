@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from tagtool.errors import TagtoolError
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.representations import RepresentationsBox
-from tagtool.gui.settings_form import SettingsForm
 from tagtool.gui.run_plan import phase_progress
+from tagtool.gui.settings_form import SettingsForm
 from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.learn import available_learners
 
@@ -58,8 +58,10 @@ def export_note(tagger) -> str:
     m = tagger.metrics or {}
     parts = []
     if "f1" in m and "cv_folds" in m:
-        parts.append(f"Expected span F1 on new text {_score(m, 'f1')} ({m['cv_folds']}-fold CV"
-                     f"{' of a full fit; this model is a quick retrain' if m.get('retrain') else ''}).")
+        parts.append(
+            f"Expected span F1 on new text {_score(m, 'f1')} ({m['cv_folds']}-fold CV"
+            f"{' of a full fit; this model is a quick retrain' if m.get('retrain') else ''})."
+        )
     required = (tagger.input_columns or {}).get("required") or []
     if required:
         without = (m.get("cv_without") or {}).get(required[0] if len(required) == 1 else "*")
@@ -118,7 +120,8 @@ class ModelPanel(QWidget):
             "Passes over the data when the model retrains by itself after an edit (0: the learner's full "
             "settings).\nThat run starts from the last model (warm start), so a few passes (max_iter: epochs of a "
             "perceptron or SVM, iterations of a CRF, outer iterations of WD-PSL) bring the edit into the suggestions "
-            "within about a second; Train now always fits with the full settings.")
+            "within about a second; Train now always fits with the full settings."
+        )
         self.folds = QSpinBox(self)
         self.folds.setRange(0, 10)
         self.folds.setValue(loop.cv_folds)
@@ -127,7 +130,8 @@ class ModelPanel(QWidget):
             "k-fold cross-validation over the fully labeled sentences after each run (k more trainings; off is "
             "fastest).\nIt estimates the F1 on new text: each fold holds out a contiguous block of sentences, "
             "trains on the others only (features refitted) with the full settings, and the ± is the bootstrap "
-            "standard error over the held-out sentences.")
+            "standard error over the held-out sentences."
+        )
         guard_wheel(self.learner, self.retrain, self.folds)  # the panel scrolls: no wheel edits unfocused
         self.train_button = QPushButton("Train now", self)
         self.cancel_button = QPushButton("Cancel", self)
@@ -219,8 +223,11 @@ class ModelPanel(QWidget):
             self.status.setText(f"Setting not valid: {exc}")
             return False
         if self.loop.set_learner(self.learner.currentData(), params) and self.loop.result is not None:
-            self.status.setText("Learner settings changed: retraining with them…" if self.loop.auto else
-                                "Learner settings changed: Train now (Ctrl+T) makes a model with them.")
+            self.status.setText(
+                "Learner settings changed: retraining with them…"
+                if self.loop.auto
+                else "Learner settings changed: Train now (Ctrl+T) makes a model with them."
+            )
         return True
 
     def train(self) -> None:
@@ -266,8 +273,11 @@ class ModelPanel(QWidget):
         self._phase = report.phase
         self.bar.setValue(int(1000 * report.fraction))
         self._bar_text()
-        self.status.setText(f"{self.loop.learner_name} — {_phase_text(report)}"
-                            + (f"\n{report.detail}" if report.detail else "") + f" ({seconds:.1f} s)")
+        self.status.setText(
+            f"{self.loop.learner_name} — {_phase_text(report)}"
+            + (f"\n{report.detail}" if report.detail else "")
+            + f" ({seconds:.1f} s)"
+        )
 
     def _idle(self, text: str) -> None:
         self._elapsed.stop()
@@ -297,13 +307,22 @@ class ModelPanel(QWidget):
         rows = [("Learner", result.learner)]
         counts = m.get("sentences")
         if counts:
-            rows.append(("Trained on", f"{counts.get('full', 0)} full · {counts.get('partial', 0)} partial · "
-                                       f"{counts.get('none', 0)} unlabeled sentences"))
+            rows.append(
+                (
+                    "Trained on",
+                    f"{counts.get('full', 0)} full · {counts.get('partial', 0)} partial · "
+                    f"{counts.get('none', 0)} unlabeled sentences",
+                )
+            )
         if "train_seconds" in m:
             rows.append(("Training time", f"{m['train_seconds']:.2f} s"))
         extractor = result.tagger.extractor
-        rows.append(("Features", f"{extractor.feature_set}"
-                     + (" (with word representations)" if extractor.uses_representations else "")))
+        rows.append(
+            (
+                "Features",
+                f"{extractor.feature_set}" + (" (with word representations)" if extractor.uses_representations else ""),
+            )
+        )
         if m.get("retrain"):
             passes = ", ".join(f"{k}={v}" for k, v in m["retrain"].items())
             rows.append(("Retrained after an edit", f"warm start, {passes}"))
@@ -314,7 +333,9 @@ class ModelPanel(QWidget):
         notes = result.tagger.model.info.get("notes") or []
         if m.get("retrain") and "f1" in m:
             notes = ["The cross-validation measures a full fit (Train now); this model is a quick retrain.", *notes]
-        body = "".join(f"<tr><td style='padding-right:8px'>{html.escape(k)}</td><td><b>{html.escape(v)}</b></td></tr>"
-                       for k, v in rows)
+        body = "".join(
+            f"<tr><td style='padding-right:8px'>{html.escape(k)}</td><td><b>{html.escape(v)}</b></td></tr>"
+            for k, v in rows
+        )
         extra = "".join(f"<br><small>{html.escape(n)}</small>" for n in notes[:3])
         self.metrics.setText(f"<table>{body}</table>{extra}")

@@ -35,14 +35,13 @@ from PySide6.QtWidgets import (
 from tagtool.core.corpus import Corpus
 from tagtool.core.labels import LabelSet, complete_scheme, suspicious_labels
 from tagtool.errors import TagtoolError
+from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
+from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
+from tagtool.gui.span_import import SpanOptionsForm, warnings_box
 from tagtool.store.formats import FORMATS, TEXT_OPTIONS, read_corpus
 from tagtool.store.formats.pasted import read_text
 from tagtool.store.project import SUFFIX, Project
 from tagtool.store.sources import input_format, options_taken, text_options_meta
-from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
-from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
-from tagtool.gui.span_import import SpanOptionsForm, warnings_box
-
 
 
 def parse_labels(text: str) -> LabelSet | None:
@@ -56,9 +55,16 @@ def parse_labels(text: str) -> LabelSet | None:
 AUTO_FILL_BYTES = 20_000_000
 
 
-def create_project(corpus_path: Path | None, project_path: Path, format: str | None,
-                   labels: LabelSet | None, read_labels: bool, reader_options: dict | None = None,
-                   warnings: list[str] | None = None, pasted: str | None = None) -> Path:
+def create_project(
+    corpus_path: Path | None,
+    project_path: Path,
+    format: str | None,
+    labels: LabelSet | None,
+    read_labels: bool,
+    reader_options: dict | None = None,
+    warnings: list[str] | None = None,
+    pasted: str | None = None,
+) -> Path:
     """Read the corpus (or the ``pasted`` text) and write the project; raises on bad input (nothing written).
 
     ``reader_options`` go to ``read_corpus`` (CoNLL-U: label_field; raw text
@@ -72,8 +78,9 @@ def create_project(corpus_path: Path | None, project_path: Path, format: str | N
         options = {k: v for k, v in (reader_options or {}).items() if k in TEXT_OPTIONS}
         corpus = read_text(pasted or "", project_path.with_suffix(".txt").name, labels, **options)
     else:
-        corpus = read_corpus(corpus_path, format, labels=labels,
-                             label_column=-1 if read_labels else None, **(reader_options or {}))
+        corpus = read_corpus(
+            corpus_path, format, labels=labels, label_column=-1 if read_labels else None, **(reader_options or {})
+        )
         taken = options_taken(input_format(corpus_path, format))
         options = {k: v for k, v in (reader_options or {}).items() if k in taken}
     if warnings is not None:
@@ -202,7 +209,9 @@ class NewProjectDialog(QDialog):
     def _note(self, text: str) -> None:
         self.labels_note.setText(text)
         self.form.setRowVisible(self.labels_note, bool(text))  # no empty row without a note
-        self.resize(self.width(), self.heightForWidth(self.width()) if self.hasHeightForWidth() else self.sizeHint().height())
+        self.resize(
+            self.width(), self.heightForWidth(self.width()) if self.hasHeightForWidth() else self.sizeHint().height()
+        )
 
     def fill_labels(self, automatic: bool = False) -> None:
         """Fill the label set in from the corpus file, unless the user typed one.
@@ -237,8 +246,11 @@ class NewProjectDialog(QDialog):
 
     def _corpus_changed(self, *_) -> None:
         text = self.corpus.text().strip()
-        self.span_options.set_file(Path(text) if text else None, self.format.currentData(),
-                                   pasted=not text and bool(self.pasted.toPlainText().strip()))
+        self.span_options.set_file(
+            Path(text) if text else None,
+            self.format.currentData(),
+            pasted=not text and bool(self.pasted.toPlainText().strip()),
+        )
 
     def _suggest_project(self, text: str) -> None:
         problem = corpus_path_problem(text)
@@ -255,9 +267,13 @@ class NewProjectDialog(QDialog):
             if not self.project.text().strip():
                 raise TagtoolError("choose the project file")
             self.created = create_project(
-                Path(corpus) if corpus else None, Path(self.project.text().strip()),
-                self.format.currentData(), parse_labels(self.labels.text()),
-                self.read_labels.isChecked(), self._reader_options(), warnings,
+                Path(corpus) if corpus else None,
+                Path(self.project.text().strip()),
+                self.format.currentData(),
+                parse_labels(self.labels.text()),
+                self.read_labels.isChecked(),
+                self._reader_options(),
+                warnings,
                 pasted=None if corpus else self.pasted.toPlainText(),
             )
         except (TagtoolError, OSError, ValueError) as e:  # ValueError: a label field CoNLL-U lacks

@@ -28,8 +28,9 @@ class PreferencesDialog(QDialog):
         self.settings = settings
         self.name = QLineEdit(settings.annotator, self)
         self.name.setPlaceholderText("your name, e.g. maria")
-        self.name.setToolTip("Recorded with every label, flag and resolution you make: "
-                             "agreement and merges tell annotators apart by it.")
+        self.name.setToolTip(
+            "Recorded with every label, flag and resolution you make: agreement and merges tell annotators apart by it."
+        )
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, parent=self)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -39,8 +40,10 @@ class PreferencesDialog(QDialog):
         form.addRow(QLabel("Every edit you make is recorded with this name.", self))
         self.advance = QCheckBox("Next sentence after Enter", self)
         self.advance.setChecked(settings.advance_after_accept)
-        self.advance.setToolTip("Once Enter has accepted the suggestions and the sentence is fully labeled, "
-                                "open the queue's next unfinished sentence (as J)")
+        self.advance.setToolTip(
+            "Once Enter has accepted the suggestions and the sentence is fully labeled, "
+            "open the queue's next unfinished sentence (as J)"
+        )
         form.addRow(self.advance)
         form.addRow(self.buttons)
 

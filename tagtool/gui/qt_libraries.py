@@ -45,8 +45,15 @@ PACKAGES = {
     "libdbus-1.so.3": ("libdbus-1-3", "dbus-libs"),
 }
 #: What a desktop without them usually lacks (the README's first command names these).
-DESKTOP_EXTRAS = ("libxcb-cursor.so.0", "libxcb-icccm.so.4", "libxcb-image.so.0", "libxcb-keysyms.so.1",
-                  "libxcb-render-util.so.0", "libxcb-shape.so.0", "libxkbcommon-x11.so.0")
+DESKTOP_EXTRAS = (
+    "libxcb-cursor.so.0",
+    "libxcb-icccm.so.4",
+    "libxcb-image.so.0",
+    "libxcb-keysyms.so.1",
+    "libxcb-render-util.so.0",
+    "libxcb-shape.so.0",
+    "libxkbcommon-x11.so.0",
+)
 _NOT_FOUND = re.compile(r"([\w.+-]+\.so[\d.]*): cannot open shared object file")
 
 
@@ -86,8 +93,10 @@ def install_line(missing: str) -> str:
     names = list(dict.fromkeys((missing, *DESKTOP_EXTRAS))) if missing in PACKAGES else list(DESKTOP_EXTRAS)
     debian = " ".join(dict.fromkeys(PACKAGES[n][0] for n in names))
     fedora = " ".join(dict.fromkeys(PACKAGES[n][1] for n in names))
-    return (f"the window cannot open: Qt's X11 plugin needs {missing}, which is not installed; "
-            f"install it with 'sudo apt install {debian}' (Debian/Ubuntu) or 'sudo dnf install {fedora}' (Fedora)")
+    return (
+        f"the window cannot open: Qt's X11 plugin needs {missing}, which is not installed; "
+        f"install it with 'sudo apt install {debian}' (Debian/Ubuntu) or 'sudo dnf install {fedora}' (Fedora)"
+    )
 
 
 def check_xcb(plugin: Path | None = None) -> str | None:

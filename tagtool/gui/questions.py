@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tagtool.services import guidance
-from tagtool.services import strategies
 from tagtool.gil_slices import dict_of, index_of, list_of
+from tagtool.services import guidance, strategies
 from tagtool.services.queue_costs import DEFAULT as DEFAULT_COSTS
 from tagtool.services.queue_costs import QueueCosts
 from tagtool.services.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Strategy
@@ -159,8 +158,14 @@ class QueuePlan:
             return None
         return self.labels[self.best[rows.start + token]], self.labels[self.runner_up[rows.start + token]]
 
-    def next_question(self, sid: int | None, focus: int, annotations_of: Callable[[int], Sequence[frozenset]],
-                      direction: int = 1, passed_over: Container[int] = ()) -> tuple[int, int] | None:
+    def next_question(
+        self,
+        sid: int | None,
+        focus: int,
+        annotations_of: Callable[[int], Sequence[frozenset]],
+        direction: int = 1,
+        passed_over: Container[int] = (),
+    ) -> tuple[int, int] | None:
         """The next open question from token ``focus`` of ``sid``: ``(sentence id, token)`` or None.
 
         Forward: the next one after ``focus`` in ``sid``, else the first
@@ -197,9 +202,16 @@ class QueuePlan:
         return (self.ids[r] for r in order.tolist() if r != row)
 
 
-def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[int, str], strategy: Strategy,
-               mode: str, close: float = DEFAULT_CLOSE, seed: int = DEFAULT_SEED,
-               costs: QueueCosts = DEFAULT_COSTS) -> QueuePlan:
+def build_plan(
+    ids: Sequence[int],
+    analysis: guidance.Analysis,
+    status: Mapping[int, str],
+    strategy: Strategy,
+    mode: str,
+    close: float = DEFAULT_CLOSE,
+    seed: int = DEFAULT_SEED,
+    costs: QueueCosts = DEFAULT_COSTS,
+) -> QueuePlan:
     """The queue and questions of a model's ``analysis`` of sentences ``ids`` (document order).
 
     The sentence scores read ``costs`` (:meth:`QueueCosts.showing`).
@@ -224,9 +236,24 @@ def build_plan(ids: Sequence[int], analysis: guidance.Analysis, status: Mapping[
             scores = dict_of(list_of(np.asarray(ids, dtype=np.int64)[rows]), ranked[rows])
     open_ = np.fromiter((status.get(sid, "none") != "full" for sid in ids), dtype=bool, count=n)
     ties = None if strategy.file_order else tie_ranks(strategy, n, seed)
-    return QueuePlan(strategy, mode, threshold, tuple(ids), tokens.offsets, q, tokens.unlabeled & (q >= threshold),
-                     analysis.torn >= close, analysis.best, analysis.runner_up, analysis.labels, scores,
-                     guidance.queue_order(ranked, open_, ties), seed, analysis.scored, costs)
+    return QueuePlan(
+        strategy,
+        mode,
+        threshold,
+        tuple(ids),
+        tokens.offsets,
+        q,
+        tokens.unlabeled & (q >= threshold),
+        analysis.torn >= close,
+        analysis.best,
+        analysis.runner_up,
+        analysis.labels,
+        scores,
+        guidance.queue_order(ranked, open_, ties),
+        seed,
+        analysis.scored,
+        costs,
+    )
 
 
 def tie_ranks(strategy: Strategy, n: int, seed: int = DEFAULT_SEED) -> np.ndarray:
@@ -246,8 +273,13 @@ class Questions:
     scores read (:mod:`tagtool.services.queue_costs`).
     """
 
-    def __init__(self, strategy: str = DEFAULT_STRATEGY, asking: bool = False, seed: int = DEFAULT_SEED,
-                 costs: QueueCosts = DEFAULT_COSTS):
+    def __init__(
+        self,
+        strategy: str = DEFAULT_STRATEGY,
+        asking: bool = False,
+        seed: int = DEFAULT_SEED,
+        costs: QueueCosts = DEFAULT_COSTS,
+    ):
         self.strategy = strategy if strategy in strategies.REGISTRY else DEFAULT_STRATEGY
         self.asking = asking
         self.seed = int(seed)
@@ -266,14 +298,24 @@ class Questions:
             return chosen
         return strategies.get(DEFAULT_STRATEGY)
 
-    def set(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None,
-            costs: QueueCosts | None = None) -> QueuePlan | None:
+    def set(
+        self,
+        strategy: str | None = None,
+        asking: bool | None = None,
+        seed: int | None = None,
+        costs: QueueCosts | None = None,
+    ) -> QueuePlan | None:
         """Change the choice; returns the new plan (None without a model)."""
         self.choose(strategy, asking, seed, costs)
         return self._build()
 
-    def choose(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None,
-               costs: QueueCosts | None = None) -> None:
+    def choose(
+        self,
+        strategy: str | None = None,
+        asking: bool | None = None,
+        seed: int | None = None,
+        costs: QueueCosts | None = None,
+    ) -> None:
         """Change the choice only: the plan is made elsewhere (:func:`replan` in a worker, for a big project)."""
         if strategy is not None:
             self.strategy = strategies.get(strategy).name
@@ -308,8 +350,9 @@ class Questions:
         """
         return self.strategy, self.asking, self.seed, self.costs
 
-    def update(self, ids, analysis, status, learner: str, two_view: bool,
-               ready: QueuePlan | None = None, build: bool = True) -> QueuePlan | None:
+    def update(
+        self, ids, analysis, status, learner: str, two_view: bool, ready: QueuePlan | None = None, build: bool = True
+    ) -> QueuePlan | None:
         """A new model's analysis (None: it has none, e.g. no sentence).
 
         ``ready``: the plan a worker made for the model; used when it is
@@ -318,9 +361,14 @@ class Questions:
         is kept for now and None returned (the caller replans in a worker).
         """
         self._source = None if analysis is None else (tuple(ids), analysis, status, learner, two_view)
-        if ready is not None and self._source is not None and ready.mode == self.mode \
-                and ready.strategy is self.effective(learner, two_view) and ready.seed == self.seed \
-                and ready.costs == self.costs:
+        if (
+            ready is not None
+            and self._source is not None
+            and ready.mode == self.mode
+            and ready.strategy is self.effective(learner, two_view)
+            and ready.seed == self.seed
+            and ready.costs == self.costs
+        ):
             self.plan = ready
             return ready
         if not build and ready is not None:
@@ -333,8 +381,9 @@ class Questions:
             self.plan = None
             return None
         ids, analysis, status, learner, two_view = self._source
-        self.plan = build_plan(ids, analysis, status, self.effective(learner, two_view), self.mode, seed=self.seed,
-                               costs=self.costs)
+        self.plan = build_plan(
+            ids, analysis, status, self.effective(learner, two_view), self.mode, seed=self.seed, costs=self.costs
+        )
         return self.plan
 
 
@@ -349,8 +398,9 @@ def replan(job: tuple, state=None) -> QueuePlan | None:
     return plan
 
 
-def plan_in_worker(choice: tuple | None, ids, analysis, status, learner: str,
-                   model, index: dict[int, int] | None = None) -> QueuePlan | None:
+def plan_in_worker(
+    choice: tuple | None, ids, analysis, status, learner: str, model, index: dict[int, int] | None = None
+) -> QueuePlan | None:
     """The plan of a new model under ``choice`` (:meth:`Questions.choice`), made in the worker thread.
 
     Scoring and ordering a 100,000-sentence project takes a tenth of a

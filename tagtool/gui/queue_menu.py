@@ -51,14 +51,16 @@ class QueueMenu(QObject):
         self.window = window
         settings = window.settings
         self.next_question_action = self._add(go_menu, "Next token &question\tTab", lambda: self._question(1))
-        self.previous_question_action = self._add(go_menu, "Previous token q&uestion\tShift+Tab",
-                                                  lambda: self._question(-1))
+        self.previous_question_action = self._add(
+            go_menu, "Previous token q&uestion\tShift+Tab", lambda: self._question(-1)
+        )
         self.pair_action = self._add(go_menu, "Candidates the model is &torn between\tShift+Space", self._pair)
         self.asking_action = self._add(go_menu, "Token &questions mode", self._toggle_asking)
         self.asking_action.setCheckable(True)
         self.asking_action.setShortcut(QKeySequence(TOKEN_QUESTIONS_KEY))
-        self.asking_action.setToolTip("Mark the tokens the model asks about (tagtool simulate --mode tokens); "
-                                      "Tab goes to the next one")
+        self.asking_action.setToolTip(
+            "Mark the tokens the model asks about (tagtool simulate --mode tokens); Tab goes to the next one"
+        )
         self.strategy_menu = go_menu.addMenu("Queue &strategy")
         self.strategy_menu.setToolTipsVisible(True)
         self.strategy_menu.aboutToShow.connect(self.update_state)
@@ -79,7 +81,8 @@ class QueueMenu(QObject):
         self.measured_costs_action.setChecked(settings.measured_costs)
         self.measured_costs_action.setToolTip(
             "The cost-aware strategies (gain, combined) rank with the costs timed in this project's action log "
-            "once it holds enough (as tagtool simulate --costs-from); otherwise with the defaults")
+            "once it holds enough (as tagtool simulate --costs-from); otherwise with the defaults"
+        )
         self.measured_costs_action.toggled.connect(self.set_measured_costs)
         self.costs_action = self.strategy_menu.addAction("Default annotation costs")
         self.costs_action.setEnabled(False)  # information: which costs are in use
@@ -129,8 +132,9 @@ class QueueMenu(QObject):
         self.strategy_actions[name].setChecked(True)
         if self.loop is not None:
             self.loop.queue.set_queue(strategy=name)
-            self.window.statusBar().showMessage(f"Queue: {self._label(name)} ({strategies.get(name).description}).",
-                                                6000)
+            self.window.statusBar().showMessage(
+                f"Queue: {self._label(name)} ({strategies.get(name).description}).", 6000
+            )
 
     def set_asking(self, on: bool) -> None:
         """Turn the token-question mode on or off (kept in the open project)."""
@@ -147,8 +151,11 @@ class QueueMenu(QObject):
             plan = self.loop.questions.plan
             count = f" ({plan.n_asking} sentences have one)" if plan is not None and on else ""
             self.window.statusBar().showMessage(
-                ("Token questions: Tab goes to the next token the model asks about" + count) if on
-                else "Token questions off (review: correct the wrong suggestions, Enter accepts the rest).", 6000)
+                ("Token questions: Tab goes to the next token the model asks about" + count)
+                if on
+                else "Token questions off (review: correct the wrong suggestions, Enter accepts the rest).",
+                6000,
+            )
 
     def set_measured_costs(self, on: bool) -> None:
         """Rank by the project's measured annotation costs, or by the defaults (kept in the settings)."""
@@ -186,9 +193,13 @@ class QueueMenu(QObject):
     def _show_mode(self, on: bool) -> None:
         self.mode_button.setText("Mode: token questions" if on else "Mode: whole sentences")
         self.mode_button.setToolTip(
-            ("Token questions: the editor marks the tokens the model asks about; Tab goes to the next one. "
-             if on else "Whole sentences: label or correct every token; Enter accepts the suggestions on screen. ")
-            + f"Click (or {TOKEN_QUESTIONS_KEY}) to switch; the mode is kept in this project.")
+            (
+                "Token questions: the editor marks the tokens the model asks about; Tab goes to the next one. "
+                if on
+                else "Whole sentences: label or correct every token; Enter accepts the suggestions on screen. "
+            )
+            + f"Click (or {TOKEN_QUESTIONS_KEY}) to switch; the mode is kept in this project."
+        )
 
     def _toggle_asking(self) -> None:
         self.set_asking(self.asking_action.isChecked())
@@ -213,8 +224,10 @@ class QueueMenu(QObject):
 
     def _info_tip(self, list_panel) -> None:
         effective = self.loop.questions.plan.strategy.name if self.loop.questions.plan else self.loop.questions.strategy
-        list_panel.model.info_tip = (f"Queue score ({self._label(effective)}): {strategies.get(effective).description}"
-                                     ". Click to sort; right-click to pick the queue strategy.")
+        list_panel.model.info_tip = (
+            f"Queue score ({self._label(effective)}): {strategies.get(effective).description}"
+            ". Click to sort; right-click to pick the queue strategy."
+        )
 
     @staticmethod
     def _label(name: str) -> str:

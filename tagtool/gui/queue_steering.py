@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tagtool.gui.questions import replan
+from tagtool.gui.scoring import Priority
 from tagtool.services import strategies
 from tagtool.services.chunked_guidance import FIRST
 from tagtool.services.guidance import queue
-from tagtool.gui.questions import replan
-from tagtool.gui.scoring import Priority
 
 if TYPE_CHECKING:
     from tagtool.gui.questions import Questions
@@ -56,9 +56,17 @@ class QueueSteering:
         The sentence list whose Info column shows the scores (set by ``ModelLoop.attach``).
     """
 
-    def __init__(self, session: Session, questions: Questions, planner: TaskRunner, hold: SuggestionHold,
-                 retokenized: dict[int, float], result: Callable[[], TrainingResult | None],
-                 refresh: Callable[[], None], changed: Any):
+    def __init__(
+        self,
+        session: Session,
+        questions: Questions,
+        planner: TaskRunner,
+        hold: SuggestionHold,
+        retokenized: dict[int, float],
+        result: Callable[[], TrainingResult | None],
+        refresh: Callable[[], None],
+        changed: Any,
+    ):
         self.session, self.questions, self.planner, self.hold = session, questions, planner, hold
         self._retokenized, self._result, self._refresh, self._changed = retokenized, result, refresh, changed
         self.list_panel: Any = None
@@ -128,15 +136,17 @@ class QueueSteering:
         """A skipped sentence leaves the queue at once; an un-skipped one takes its place in it again."""
         if sid in self.session.edits.skipped:
             self.session.queue = [s for s in self.session.queue if s != sid]
-        elif (self.result is not None and self.result.status.get(sid, "full") != "full"
-              and sid not in self.session.queue):
+        elif (
+            self.result is not None and self.result.status.get(sid, "full") != "full" and sid not in self.session.queue
+        ):
             self.requeue()
 
     # ------------------------------------------------------------------
     # queue strategy and token questions
 
-    def set_queue(self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None,
-                  costs=None) -> None:
+    def set_queue(
+        self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None, costs=None
+    ) -> None:
         """Pick the queue strategy (a :mod:`tagtool.services.strategies` name), the token-question mode, the tie
         order's seed, the annotation costs (a :class:`~tagtool.services.queue_costs.QueueCosts`).
 
@@ -160,7 +170,9 @@ class QueueSteering:
         job = self.questions.job()
 
         def wire(task) -> None:
-            task.signals.returned.connect(lambda plan, t=task: self.planner.is_current(t) and self._replanned(plan, job))
+            task.signals.returned.connect(
+                lambda plan, t=task: self.planner.is_current(t) and self._replanned(plan, job)
+            )
 
         self.planner.start(replan, job, wire=wire)
 
@@ -202,8 +214,10 @@ class QueueSteering:
         plan = self.questions.plan
         if plan is None:
             return "No token questions yet: they come with a model (label a few sentences, or Model › Train now)."
-        return (f"No token question left: the model is sure (question below {plan.threshold:g}) of every "
-                "unlabeled token it scored.")
+        return (
+            f"No token question left: the model is sure (question below {plan.threshold:g}) of every "
+            "unlabeled token it scored."
+        )
 
     def _annotations_of(self, sid: int):
         session = self.session

@@ -23,7 +23,16 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import ProjectError
@@ -110,15 +119,18 @@ class RepresentationsController(QObject):
         if not self.wanted():
             if self.mode == "off":
                 return "Word representations: off"
-            return (f"Word representations: off — {tokens:,} tokens of text, they pay from "
-                    f"{MIN_AUTO_TEXT_TOKENS:,} (File ▸ Add text…, or set them on)")
+            return (
+                f"Word representations: off — {tokens:,} tokens of text, they pay from "
+                f"{MIN_AUTO_TEXT_TOKENS:,} (File ▸ Add text…, or set them on)"
+            )
         if self.current is None:
             return "Word representations: waiting to be learned"
         info = self.current.info
         unsaved = f" (not saved in the project: {self.store_error})" if self.store_error else ""
-        return (f"Word representations: in use — {len(self.current.words):,} words from "
-                f"{info.get('n_tokens', 0):,} tokens, clusters {', '.join(map(str, self.current.granularities))}"
-                + unsaved)
+        return (
+            f"Word representations: in use — {len(self.current.words):,} words from "
+            f"{info.get('n_tokens', 0):,} tokens, clusters {', '.join(map(str, self.current.granularities))}" + unsaved
+        )
 
     # -- actions -----------------------------------------------------------
 
@@ -220,7 +232,8 @@ class RepresentationsBox(QWidget):
         self.mode.setToolTip(
             "Word representations: clusters of FastText vectors learned from all the project's text "
             "(labeled or not, plus File ▸ Add text…), as extra features of every token and its neighbours.\n"
-            f"auto: on once the project holds {MIN_AUTO_TEXT_TOKENS:,} tokens of text.")
+            f"auto: on once the project holds {MIN_AUTO_TEXT_TOKENS:,} tokens of text."
+        )
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.bar = QProgressBar(self)
@@ -263,8 +276,9 @@ def ask_add_text(controller: RepresentationsController, parent: QWidget, folders
     from tagtool.services.represent import read_text_file
 
     start = folders.start("import") if folders is not None else ""
-    paths, _ = QFileDialog.getOpenFileNames(parent, "Add text for word representations", start,
-                                            "Text files (*.txt);;All files (*)")
+    paths, _ = QFileDialog.getOpenFileNames(
+        parent, "Add text for word representations", start, "Text files (*.txt);;All files (*)"
+    )
     if not paths:
         return ""
     if folders is not None:

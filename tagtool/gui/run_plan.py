@@ -145,8 +145,10 @@ def plan_run(inputs: TrainingInputs, learner, chosen, overrides: Mapping) -> Run
         name = f"quick retrain (warm start, {what})"
     else:
         name = "training" + (f" ({passes[0]}={passes[1]})" if passes else "")
-    steps = [RunStep(name, _fit_cost(learner, inputs.sentences)),
-             RunStep("computing suggestions", float(max(len(inputs.sentences), 1)))]
+    steps = [
+        RunStep(name, _fit_cost(learner, inputs.sentences)),
+        RunStep("computing suggestions", float(max(len(inputs.sentences), 1))),
+    ]
     k = min(inputs.cv_folds, sum(1 for s in inputs.sentences if s.status == "full"))
     if inputs.cv_folds and k >= 2:
         fold_cost = _fit_cost(chosen, inputs.sentences) * (k - 1) / k

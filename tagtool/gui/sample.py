@@ -28,10 +28,13 @@ def ask_reset_sample(window) -> bool:
 
     path = sample_path()
     answer = QMessageBox.question(
-        window, "Reset the sample project",
+        window,
+        "Reset the sample project",
         f"Replace the sample project ({path}) with the built-in one? Its labels, trained models and "
         "every other change are lost; your own projects are not touched.",
-        QMessageBox.Reset | QMessageBox.Cancel, QMessageBox.Cancel)
+        QMessageBox.Reset | QMessageBox.Cancel,
+        QMessageBox.Cancel,
+    )
     if answer != QMessageBox.Reset:
         return False
     showing = window.session is not None and _same_file(window.session.project.path, path)

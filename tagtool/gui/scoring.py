@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tagtool.services import chunked_guidance
 from tagtool.gil_slices import index_of
 from tagtool.gui.questions import plan_in_worker
+from tagtool.services import chunked_guidance
 
 #: Seconds between two updates of a model's queue while the rest is scored (each costs the GUI thread a swap).
 UPDATE_SECONDS = 3.0
@@ -51,9 +51,17 @@ def _rows(index: dict[int, int], ids: Sequence[int]) -> np.ndarray:
     return np.fromiter((index[sid] for sid in ids if sid in index), dtype=np.int64)
 
 
-def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callable | None = None,
-                   priority: Priority | None = None, report: Callable | None = None,
-                   last_update: bool = True, snapshot=None):
+def score_guidance(
+    tagger,
+    inputs,
+    state,
+    make_result: Callable,
+    choice: Callable | None = None,
+    priority: Priority | None = None,
+    report: Callable | None = None,
+    last_update: bool = True,
+    snapshot=None,
+):
     """Score ``inputs`` under ``tagger`` chunk by chunk; see the module doc.
 
     Parameters
@@ -97,7 +105,7 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
     whole = chunked_guidance.training_rows(snapshot, tagger, sentences)
     # The first page's sentences too are scored a chunk at a time, and handed over when all are in.
     step = chunked_guidance.CHUNK
-    head = [chunks[0][i:i + step] for i in range(0, len(chunks[0]), step)] if chunks else []
+    head = [chunks[0][i : i + step] for i in range(0, len(chunks[0]), step)] if chunks else []
     pieces = head + chunks[1:]
     updated, result = 0.0, None
     pause = getattr(state, "pause", None)  # a paced worker's: the GUI thread's turn between chunks
@@ -116,8 +124,11 @@ def score_guidance(tagger, inputs, state, make_result: Callable, choice: Callabl
         last = k == len(pieces) - 1
         if k == len(head) - 1 or last or (k >= len(head) and time.perf_counter() - updated >= UPDATE_SECONDS):
             analysis, view = scores.analysis()
-            plan = None if choice is None else plan_in_worker(choice(), ids, analysis, status, tagger.learner,
-                                                              tagger.model, index)
+            plan = (
+                None
+                if choice is None
+                else plan_in_worker(choice(), ids, analysis, status, tagger.learner, tagger.model, index)
+            )
             result = make_result(view, analysis, plan)
             if not last or last_update:
                 state.model_ready(result)

@@ -65,24 +65,32 @@ class WrittenCommand(QUndoCommand):
             QTimer.singleShot(0, self.session, step_back)
 
 
-def review_command(edits: SentenceEdits, sentence_id: int, before: Review, after: Review, text: str,
-                   action_id: int | None) -> WrittenCommand:
+def review_command(
+    edits: SentenceEdits, sentence_id: int, before: Review, after: Review, text: str, action_id: int | None
+) -> WrittenCommand:
     """A sentence flagged, unflagged, skipped or un-skipped."""
     states = {"before": before, "after": after}
-    return WrittenCommand(edits.session, text, lambda side, kind: edits._write_review(
-        sentence_id, states[side], kind, action_id))
+    return WrittenCommand(
+        edits.session, text, lambda side, kind: edits._write_review(sentence_id, states[side], kind, action_id)
+    )
 
 
-def retokenize_command(edits: SentenceEdits, sentence_id: int, at: int, done: Retokenized,
-                       text: str) -> WrittenCommand:
+def retokenize_command(edits: SentenceEdits, sentence_id: int, at: int, done: Retokenized, text: str) -> WrittenCommand:
     """A token split in two or merged with the next; undo puts the sentence back exactly."""
     states = {"before": (done.before, done.after), "after": (done.after, done.before)}
 
     def write(side: str, kind: str) -> None:
         state, expected = states[side]
-        edits._write_tokens(sentence_id, at, kind, len(state.tokens) - len(expected.tokens), done.action_id,
-                            lambda action: edits.session.project.review.restore_tokens(
-                                sentence_id, state, at, expected=expected, action=action))
+        edits._write_tokens(
+            sentence_id,
+            at,
+            kind,
+            len(state.tokens) - len(expected.tokens),
+            done.action_id,
+            lambda action: edits.session.project.review.restore_tokens(
+                sentence_id, state, at, expected=expected, action=action
+            ),
+        )
 
     return WrittenCommand(edits.session, text, write)
 
@@ -162,7 +170,9 @@ class SentenceEdits:
     def set_skipped(self, skipped: bool) -> bool:
         """Skip the current sentence (it leaves the queue and training), or put it back."""
         old = self.review()
-        return self.set_review(Review(old.flagged, old.comment, skipped), "Skip sentence" if skipped else "Un-skip sentence")
+        return self.set_review(
+            Review(old.flagged, old.comment, skipped), "Skip sentence" if skipped else "Un-skip sentence"
+        )
 
     def _write_review(self, sentence_id: int, review: Review, kind: str, ref: int | None = None) -> int | None:
         """Store a review with its action (raises TagtoolError when refused), show it, tell the widgets.
@@ -193,9 +203,18 @@ class SentenceEdits:
         sid = self.session.current_id
         if sid is None:
             return False
-        done = self.session.saving(lambda: self._write_tokens(
-            sid, token, "retokenize", 1, None,
-            lambda action: self.session.project.review.split_token(sid, token, offset, self.session.annotator, action)))
+        done = self.session.saving(
+            lambda: self._write_tokens(
+                sid,
+                token,
+                "retokenize",
+                1,
+                None,
+                lambda action: self.session.project.review.split_token(
+                    sid, token, offset, self.session.annotator, action
+                ),
+            )
+        )
         self.session.undo_stack.push(retokenize_command(self, sid, token, done, f"Split token {token + 1}"))
         return True
 
@@ -204,14 +223,30 @@ class SentenceEdits:
         sid = self.session.current_id
         if sid is None:
             return False
-        done = self.session.saving(lambda: self._write_tokens(
-            sid, token, "retokenize", -1, None,
-            lambda action: self.session.project.review.merge_tokens(sid, token, self.session.annotator, action)))
-        self.session.undo_stack.push(retokenize_command(self, sid, token, done, f"Merge tokens {token + 1}–{token + 2}"))
+        done = self.session.saving(
+            lambda: self._write_tokens(
+                sid,
+                token,
+                "retokenize",
+                -1,
+                None,
+                lambda action: self.session.project.review.merge_tokens(sid, token, self.session.annotator, action),
+            )
+        )
+        self.session.undo_stack.push(
+            retokenize_command(self, sid, token, done, f"Merge tokens {token + 1}–{token + 2}")
+        )
         return True
 
-    def _write_tokens(self, sentence_id: int, at: int, kind: str, grown: int, ref: int | None,
-                      write: Callable[[Action | None], object]):
+    def _write_tokens(
+        self,
+        sentence_id: int,
+        at: int,
+        kind: str,
+        grown: int,
+        ref: int | None,
+        write: Callable[[Action | None], object],
+    ):
         """``write(action)`` a split, merge or its undo or redo, then show it; what ``write`` returned.
 
         Raises :class:`~tagtool.errors.TagtoolError` when the project refuses.

@@ -54,10 +54,10 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QPixmap
 
 from tagtool.gui.id_reader import IdReader
-from tagtool.gui.session import Session
 from tagtool.gui.sentence_status import flag_pixmaps, row_tooltip, status_color, status_text
-from tagtool.store.worker_reads import SentenceIdQuery
+from tagtool.gui.session import Session
 from tagtool.store.record_types import SentenceSummary
+from tagtool.store.worker_reads import SentenceIdQuery
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +85,9 @@ STATUS_FILTERS = {
     "Skipped": "skipped",
     "Annotators disagree": "disagree",  # unresolved: tokens left to adjudicate (tagtool.store.team)
 }
-_ROLES = frozenset({Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole,
-                    Qt.DecorationRole})
+_ROLES = frozenset(
+    {Qt.DisplayRole, Qt.ForegroundRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.UserRole, Qt.DecorationRole}
+)
 _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 _LEFT = Qt.AlignLeft | Qt.AlignVCenter
 
@@ -114,8 +115,10 @@ class SentenceListModel(QAbstractTableModel):
         self.search: str = ""
         self.scores: dict[int, float] = {}
         #: The Info header's tooltip (the window names the queue strategy whose scores it shows).
-        self.info_tip = ("Informativeness: how much the model would learn from labeling the sentence "
-                         "(once a model is trained); click to sort")
+        self.info_tip = (
+            "Informativeness: how much the model would learn from labeling the sentence "
+            "(once a model is trained); click to sort"
+        )
         self.sort_column, self.sort_order = 0, Qt.AscendingOrder
         self._ids: Sequence[int] = ()
         self._rows: dict[int, int] | None = None  # id -> row, built when first asked
@@ -165,8 +168,9 @@ class SentenceListModel(QAbstractTableModel):
     @property
     def _whole_project(self) -> bool:
         """Every sentence in document order: the rows are the session's own id list."""
-        return (self.status is None and not self.search and self.sort_column == 0
-                and self.sort_order == Qt.AscendingOrder)
+        return (
+            self.status is None and not self.search and self.sort_column == 0 and self.sort_order == Qt.AscendingOrder
+        )
 
     def _reload(self) -> None:
         """Read the rows' ids again: at once, or for a big project in a worker."""
@@ -191,8 +195,9 @@ class SentenceListModel(QAbstractTableModel):
         if self._whole_project:
             return self.session.sentence_ids
         order_by, descending = self._query_order()
-        return self.session.project.sentence_ids(status=self.status, search=self.search or None,
-                                                 order_by=order_by, descending=descending)
+        return self.session.project.sentence_ids(
+            status=self.status, search=self.search or None, order_by=order_by, descending=descending
+        )
 
     def _set_ids(self, ids: Sequence[int], by_info: bool = False) -> None:
         """Take the ids of the rows (sorted by Info here unless ``by_info``: a worker did), dropping the pages read."""
@@ -215,8 +220,13 @@ class SentenceListModel(QAbstractTableModel):
         if self._whole_project or self.session.n_sentences < BACKGROUND_LIST_MIN:
             return None
         order_by, descending = self._query_order()
-        query = SentenceIdQuery.of(self.session.project, status=self.status, search=self.search or None,
-                                   order_by=order_by, descending=descending)
+        query = SentenceIdQuery.of(
+            self.session.project,
+            status=self.status,
+            search=self.search or None,
+            order_by=order_by,
+            descending=descending,
+        )
         if query is None or self.sort_column != INFO:
             return query
         # set_scores replaces the dictionary, never changes it: the worker may read this one.
@@ -259,7 +269,7 @@ class SentenceListModel(QAbstractTableModel):
         page = row // PAGE
         rows = self._pages.get(page)
         if rows is None:
-            ids = self._ids[page * PAGE:(page + 1) * PAGE]
+            ids = self._ids[page * PAGE : (page + 1) * PAGE]
             rows = self._pages[page] = self.session.project.sentence_summaries_by_id(ids)
             while len(self._pages) > MAX_PAGES:
                 self._pages.popitem(last=False)
@@ -292,11 +302,13 @@ class SentenceListModel(QAbstractTableModel):
         rows = self._pages.get(row // PAGE)
         if rows is None:
             return  # not held: read with its new counts when it is shown
-        anns = (self.session.annotations if sentence_id == self.session.current_id
-                else self.session.project.annotations(sentence_id))
+        anns = (
+            self.session.annotations
+            if sentence_id == self.session.current_id
+            else self.session.project.annotations(sentence_id)
+        )
         i = row - (row // PAGE) * PAGE
-        rows[i] = rows[i]._replace(n_full=sum(len(a) == 1 for a in anns),
-                                   n_partial=sum(len(a) > 1 for a in anns))
+        rows[i] = rows[i]._replace(n_full=sum(len(a) == 1 for a in anns), n_partial=sum(len(a) > 1 for a in anns))
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     def _row_changed(self, sentence_id: int) -> None:

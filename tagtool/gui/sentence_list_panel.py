@@ -42,9 +42,11 @@ class SentenceListPanel(QWidget):
         self.model = SentenceListModel(session, self)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search text…")
-        self.search.setToolTip("Sentences containing this text, as written or as tokens (\"Hot Pot, which\" "
-                               "finds Hot Pot , which): A–Z in either case, every other character as typed "
-                               "(é does not find É). Enter opens the first hit.")
+        self.search.setToolTip(
+            'Sentences containing this text, as written or as tokens ("Hot Pot, which" '
+            "finds Hot Pot , which): A–Z in either case, every other character as typed "
+            "(é does not find É). Enter opens the first hit."
+        )
         self.search.setClearButtonEnabled(True)
         self.status = QComboBox(self)
         self.status.addItems(list(STATUS_FILTERS))

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from tagtool.errors import TagtoolError
 from tagtool.gui.keys import NEXT_FLAGGED_KEY, SKIP_KEY
 
+
 class FlagDialog(QDialog):
     """The comment of a review flag: Flag (OK), Remove flag (when flagged), Cancel.
 
@@ -113,8 +114,7 @@ class SplitDialog(QDialog):
         at = self.offset()
         ok = self.buttons.button(QDialogButtonBox.Ok)
         ok.setEnabled(at is not None)
-        self.preview.setText("→ cannot split there" if at is None
-                             else f"→ “{self.token[:at]}”  +  “{self.token[at:]}”")
+        self.preview.setText("→ cannot split there" if at is None else f"→ “{self.token[:at]}”  +  “{self.token[at:]}”")
 
 
 class SentenceActions(QObject):
@@ -129,8 +129,7 @@ class SentenceActions(QObject):
         self.skip_action = window._action(edit_menu, "S&kip sentence", self.toggle_skip, "skip")
         self.split_action = window._action(edit_menu, "S&plit token…", self.ask_split, "split")
         self.merge_action = window._action(edit_menu, "&Merge token with next", self.merge, "merge")
-        self.next_flagged_action = window._action(go_menu, "Next &flagged sentence", self.next_flagged,
-                                                  "next flagged")
+        self.next_flagged_action = window._action(go_menu, "Next &flagged sentence", self.next_flagged, "next flagged")
         edit_menu.aboutToShow.connect(self._name_skip)
 
     @property

@@ -51,8 +51,10 @@ def flag_pixmaps() -> tuple[QPixmap, QPixmap]:
 
 def row_tooltip(summary: SentenceSummary, review: Review) -> str:
     """Where the sentence is, its counts, and its flag's comment or its skip."""
-    text = (f"{summary.document}, sentence {summary.position + 1}: "
-            f"{summary.n_full} full, {summary.n_partial} partial of {summary.n_tokens} tokens")
+    text = (
+        f"{summary.document}, sentence {summary.position + 1}: "
+        f"{summary.n_full} full, {summary.n_partial} partial of {summary.n_tokens} tokens"
+    )
     if review.flagged:
         text += "\nFlagged for review" + (f": {review.comment}" if review.comment else "")
     if review.skipped:

@@ -35,7 +35,6 @@ from typing import TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from tagtool.services.annotation_costs import ActionClock, action_tokens, infer_kind
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
@@ -44,12 +43,14 @@ from tagtool.gui.counts import ProjectCounts
 from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.session_cache import SentenceCache
 from tagtool.gui.style import LabelStyle
+from tagtool.services.annotation_costs import ActionClock, action_tokens, infer_kind
 from tagtool.store.actions import OPENING, Action
 from tagtool.store.project import Project
 from tagtool.store.retokenize import RetokenizeError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
 
 class EditCommand(QUndoCommand):
     """One edit of one sentence's annotations (any number of tokens).
@@ -62,8 +63,9 @@ class EditCommand(QUndoCommand):
     step stays on the stack, so Undo or Redo can be tried again.
     """
 
-    def __init__(self, session: Session, sentence_id: int, before: dict, after: dict, text: str,
-                 action_id: int | None = None):
+    def __init__(
+        self, session: Session, sentence_id: int, before: dict, after: dict, text: str, action_id: int | None = None
+    ):
         super().__init__(text)
         self.session, self.sentence_id = session, sentence_id
         self.before, self.after = before, after
@@ -215,8 +217,11 @@ class Session(QObject):
             return False
         skipped = self.edits.skipped
         for sid in self.queue:
-            if (sid != self.current_id and sid not in skipped
-                    and annotation_status(self.project.annotations(sid)) != "full"):
+            if (
+                sid != self.current_id
+                and sid not in skipped
+                and annotation_status(self.project.annotations(sid)) != "full"
+            ):
                 self.go_to(sid)
                 return True
         target = self.project.next_sentence(self.current_id, status="open")
@@ -270,8 +275,9 @@ class Session(QObject):
             "the current labels are shown now and nothing was saved."
         )
 
-    def _write_reporting(self, sentence_id: int, changes: Mapping[int, frozenset],
-                         kind: str | None = None, ref: int | None = None) -> bool:
+    def _write_reporting(
+        self, sentence_id: int, changes: Mapping[int, frozenset], kind: str | None = None, ref: int | None = None
+    ) -> bool:
         """:meth:`_write`, with a refusal reported by ``saveFailed``; False then."""
         try:
             self._write(sentence_id, changes, kind, ref)
@@ -290,11 +296,14 @@ class Session(QObject):
             elif self.project.readonly_reason:
                 why += f" because {self.project.readonly_reason}"
             return f"{why}: edits cannot be saved.\n\n{error}"
-        return (f"{error}\n\nThe annotations were left as they are in the file. "
-                "Try again once the file can be written (free some disk space, or make it writable).")
+        return (
+            f"{error}\n\nThe annotations were left as they are in the file. "
+            "Try again once the file can be written (free some disk space, or make it writable)."
+        )
 
-    def _write(self, sentence_id: int, changes: Mapping[int, frozenset],
-               kind: str | None = None, ref: int | None = None) -> int | None:
+    def _write(
+        self, sentence_id: int, changes: Mapping[int, frozenset], kind: str | None = None, ref: int | None = None
+    ) -> int | None:
         """Write ``changes`` (and, with ``kind``, their action in the same transaction); the action's id."""
         before = self._annotations_of(sentence_id)
         if sentence_id != self.current_id:
@@ -318,8 +327,9 @@ class Session(QObject):
             self.actionLogged.emit(kind)
         return action_id
 
-    def _write_action(self, sentence_id: int, changes: Mapping[int, frozenset], kind: str, ref: int | None,
-                      opens: bool) -> int | None:
+    def _write_action(
+        self, sentence_id: int, changes: Mapping[int, frozenset], kind: str, ref: int | None, opens: bool
+    ) -> int | None:
         """Write ``changes`` with their action; with ``opens``, the visit's ``open`` before it."""
         n_tokens = action_tokens(kind, changes)
         if opens and kind in OPENING:

@@ -61,8 +61,15 @@ class SentenceCache:
         The cached sentences in document order; None until read.
     """
 
-    def __init__(self, owner: QObject, project: Any, order: Sequence[int], position: Mapping[int, int],
-                 annotations_of: Callable[[int], tuple[frozenset, ...]], ready: Any):
+    def __init__(
+        self,
+        owner: QObject,
+        project: Any,
+        order: Sequence[int],
+        position: Mapping[int, int],
+        annotations_of: Callable[[int], tuple[frozenset, ...]],
+        ready: Any,
+    ):
         self._owner, self.project, self._order, self._position = owner, project, order, position
         self._annotations_of, self._ready = annotations_of, ready
         self.sentences: list[Sentence] | None = None  # document order, built on first use
@@ -199,8 +206,7 @@ class SentenceCache:
         if read is not self._read:
             return
         self._read = None
-        log.warning("reading %s in the background failed (%s); reading it when needed",
-                    self.project.path, message)
+        log.warning("reading %s in the background failed (%s); reading it when needed", self.project.path, message)
         self._run_ready_actions()
 
     def _run_ready_actions(self) -> None:

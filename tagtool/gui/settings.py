@@ -9,8 +9,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-from tagtool.services import strategies
 from tagtool.core.annotators import check_name
+from tagtool.services import strategies
 
 MAX_RECENT = 8
 THEMES = ("system", "light", "dark")
@@ -99,7 +99,8 @@ class GuiSettings:
         self.qsettings.sync()
 
     measured_costs = _on_unless_off(
-        "measured_costs", "Go › Queue strategy › Rank by measured annotation costs (on unless turned off).")
+        "measured_costs", "Go › Queue strategy › Rank by measured annotation costs (on unless turned off)."
+    )
 
     @property
     def queue_seed(self) -> int:
@@ -122,7 +123,8 @@ class GuiSettings:
 
     advance_after_accept = _on_unless_off(
         "advance_after_accept",
-        "After Enter accepts a sentence's suggestions, open the queue's next sentence (on unless turned off).")
+        "After Enter accepts a sentence's suggestions, open the queue's next sentence (on unless turned off).",
+    )
 
     @property
     def annotator(self) -> str:

@@ -123,8 +123,12 @@ class SpanOptionsForm:
         input's format, the rule by which the CLI refuses an option.
         """
         self.annotator.clear()
-        for widget, option in ((self.tokenizer, "tokenizer"), (self.split, "sentence_split"),
-                               (self.document, "document_unit"), (self.annotator, "")):
+        for widget, option in (
+            (self.tokenizer, "tokenizer"),
+            (self.split, "sentence_split"),
+            (self.document, "document_unit"),
+            (self.annotator, ""),
+        ):
             self._show(widget, option in taken)
 
     def set_options(self, options: dict) -> None:
@@ -189,8 +193,9 @@ def warnings_box(parent: QWidget | None, title: str, warnings: list[str]) -> QMe
     if not warnings:
         return None
     skipped = skipped_spans(warnings)
-    head = (f"{skipped} span(s) could not be placed and were skipped." if skipped
-            else "The file was read with these notes.")
+    head = (
+        f"{skipped} span(s) could not be placed and were skipped." if skipped else "The file was read with these notes."
+    )
     shown = "\n".join(warnings[:SHOWN]) + (f"\n… and {len(warnings) - SHOWN} more" if len(warnings) > SHOWN else "")
     box = QMessageBox(QMessageBox.Information, title, f"{head}\n\n{shown}", parent=parent)
     box.setDetailedText("\n".join(warnings))

@@ -73,8 +73,18 @@ def learning_curve(records: Sequence, actions: Sequence = ()) -> list[CurvePoint
     """The stored models with a cross-validated F1, oldest first (models trained without CV are left out)."""
     chosen = [r for r in records if (r.metrics or {}).get("f1") is not None]
     minutes = active_minutes_at(actions, [r.created for r in chosen])
-    return [CurvePoint(r.id, r.learner, r.created, int(r.metrics.get("labeled_tokens", 0)), float(r.metrics["f1"]),
-                       r.metrics.get("token_accuracy"), m) for r, m in zip(chosen, minutes)]
+    return [
+        CurvePoint(
+            r.id,
+            r.learner,
+            r.created,
+            int(r.metrics.get("labeled_tokens", 0)),
+            float(r.metrics["f1"]),
+            r.metrics.get("token_accuracy"),
+            m,
+        )
+        for r, m in zip(chosen, minutes)
+    ]
 
 
 def by_learner(points: Sequence[CurvePoint]) -> dict[str, list[CurvePoint]]:

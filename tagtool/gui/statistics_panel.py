@@ -37,9 +37,16 @@ log = logging.getLogger(__name__)
 BACKGROUND_LABEL_COUNT_MIN = 20_000
 
 #: Bar colours of the action kinds (the sentence list's status colours where they match).
-KIND_COLORS = {"full label": STATUS_COLORS["full"], "candidate set": STATUS_COLORS["partial"],
-               "accepted suggestion": "#3b82c4", "skipped token": STATUS_COLORS["none"],
-               "cleared": "#b05a5a", "undo": "#8a6fb0", "redo": "#8a6fb0", "opened sentence": "#c48a3b"}
+KIND_COLORS = {
+    "full label": STATUS_COLORS["full"],
+    "candidate set": STATUS_COLORS["partial"],
+    "accepted suggestion": "#3b82c4",
+    "skipped token": STATUS_COLORS["none"],
+    "cleared": "#b05a5a",
+    "undo": "#8a6fb0",
+    "redo": "#8a6fb0",
+    "opened sentence": "#c48a3b",
+}
 
 
 def _clock(t: float) -> str:
@@ -60,15 +67,25 @@ class StatisticsPanel(QScrollArea):
         self.progress = LineChart("Labeled tokens over time", parent=body)
         self.progress.empty_text = "No edits made in the app yet."
         self.labels = BarChart("Label distribution (full labels · in candidate sets)", body)
-        self.speed = BarChart(f"Annotation speed: tokens per minute by action (gaps over {IDLE_SECONDS:g} s "
-                              f"count as {IDLE_SECONDS:g} s)", body)
+        self.speed = BarChart(
+            f"Annotation speed: tokens per minute by action (gaps over {IDLE_SECONDS:g} s count as {IDLE_SECONDS:g} s)",
+            body,
+        )
         self.speed_note = QLabel(body)
         self.speed_note.setWordWrap(True)
         self.curve = LearningCurvePlots(body)
         self.team = AgreementPanel(body)  # computed in a worker thread (agreement_panel)
         layout = QVBoxLayout(body)
-        for w in (self.summary, self.status, self.progress, self.speed, self.speed_note, self.team, self.curve,
-                  self.labels):
+        for w in (
+            self.summary,
+            self.status,
+            self.progress,
+            self.speed,
+            self.speed_note,
+            self.team,
+            self.curve,
+            self.labels,
+        ):
             layout.addWidget(w)
         layout.addStretch(1)
         self.setWidget(body)
@@ -125,8 +142,9 @@ class StatisticsPanel(QScrollArea):
 
     def _show_labels(self) -> None:
         style = self.session.style
-        self.labels.set_items([(n, f + c, style.color(n).name(), f"{f} · {c}")
-                               for n, (f, c) in self.label_counts().items()])
+        self.labels.set_items(
+            [(n, f + c, style.color(n).name(), f"{f} · {c}") for n, (f, c) in self.label_counts().items()]
+        )
 
     def _count_in_background(self) -> None:
         """Count the labels of a big project in a worker thread (110 ms of SQL for 100,000 sentences).
@@ -209,8 +227,12 @@ class StatisticsPanel(QScrollArea):
             return
         s = self.session.counts.sentences
         total = sum(s.values()) or 1
-        self.status.set_items([(kind, s[kind], STATUS_COLORS[kind], f"{s[kind]} ({100 * s[kind] / total:.0f}%)")
-                               for kind in ("full", "partial", "none")])
+        self.status.set_items(
+            [
+                (kind, s[kind], STATUS_COLORS[kind], f"{s[kind]} ({100 * s[kind] / total:.0f}%)")
+                for kind in ("full", "partial", "none")
+            ]
+        )
         if self.session.n_sentences >= BACKGROUND_LABEL_COUNT_MIN:
             QTimer.singleShot(0, self, self._refresh_rest)
         else:
@@ -222,13 +244,18 @@ class StatisticsPanel(QScrollArea):
             return
         t = self.session.counts.tokens
         tokens = sum(t.values()) or 1
-        self.summary.setText(f"{t['full']} of {tokens} tokens fully labeled ({100 * t['full'] / tokens:.1f}%), "
-                             f"{t['partial']} with a candidate set.")
+        self.summary.setText(
+            f"{t['full']} of {tokens} tokens fully labeled ({100 * t['full'] / tokens:.1f}%), "
+            f"{t['partial']} with a candidate set."
+        )
         points = stats.progress_over_time(project.annotation_history(), t["full"], t["partial"])
         self.progress.set_series(
-            [Series("full", STATUS_COLORS["full"], [(w, f) for w, f, _ in points]),
-             Series("partial", STATUS_COLORS["partial"], [(w, q) for w, _, q in points])],
-            x_format=_clock)
+            [
+                Series("full", STATUS_COLORS["full"], [(w, f) for w, f, _ in points]),
+                Series("partial", STATUS_COLORS["partial"], [(w, q) for w, _, q in points]),
+            ],
+            x_format=_clock,
+        )
         if self._label_counts is None and self.session.n_sentences >= BACKGROUND_LABEL_COUNT_MIN:
             self._count_in_background()  # the label chart follows when the count is in
         else:
@@ -250,18 +277,33 @@ class StatisticsPanel(QScrollArea):
         for name, k in kinds:
             if k.kind == "open":  # per sentence: getting there and reading it before its first action
                 per_minute = 60.0 * k.actions / k.seconds if k.seconds > 0 else 0.0
-                items.append((name, per_minute, KIND_COLORS[name], f"{per_minute:.1f}/min · "
-                              f"{k.seconds / max(k.actions, 1):.1f} s each (read before the first action) · "
-                              f"{k.actions} in {k.seconds / 60:.1f} min"))
+                items.append(
+                    (
+                        name,
+                        per_minute,
+                        KIND_COLORS[name],
+                        f"{per_minute:.1f}/min · "
+                        f"{k.seconds / max(k.actions, 1):.1f} s each (read before the first action) · "
+                        f"{k.actions} in {k.seconds / 60:.1f} min",
+                    )
+                )
                 continue
             per_minute = k.tokens_per_minute or 0.0
             per_token = "" if k.seconds_per_token is None else f" · {k.seconds_per_token:.1f} s/token"
-            items.append((name, per_minute, KIND_COLORS.get(name, STATUS_COLORS["none"]),
-                          f"{per_minute:.0f}/min{per_token} · {k.tokens} in {k.seconds / 60:.1f} min"))
+            items.append(
+                (
+                    name,
+                    per_minute,
+                    KIND_COLORS.get(name, STATUS_COLORS["none"]),
+                    f"{per_minute:.0f}/min{per_token} · {k.tokens} in {k.seconds / 60:.1f} min",
+                )
+            )
         self.speed.set_items(items)
         minutes = sum(a.active for a in actions) / 60.0
         self.speed_note.setForegroundRole(QPalette.WindowText if actions else QPalette.PlaceholderText)
         self.speed_note.setText(
             f"{len(actions)} actions in {minutes:.1f} annotation minutes; undo and redo time counts toward the "
-            "action they reverse in tagtool simulate --costs-from." if actions else
-            "No annotation action logged yet: the app times each edit from now on.")
+            "action they reverse in tagtool simulate --costs-from."
+            if actions
+            else "No annotation action logged yet: the app times each edit from now on."
+        )

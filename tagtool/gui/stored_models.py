@@ -38,8 +38,17 @@ def run_guidance(inputs: TrainingInputs, tagger, state, queue=None, priority: Pr
     arrived, status = time.perf_counter(), inputs.status
 
     def make_result(guidance, analysis, plan) -> TrainingResult:
-        return TrainingResult(tagger, tagger.learner, dict(tagger.model.params), guidance, status,
-                              dict(tagger.metrics), analysis=analysis, plan=plan, arrived=arrived)
+        return TrainingResult(
+            tagger,
+            tagger.learner,
+            dict(tagger.model.params),
+            guidance,
+            status,
+            dict(tagger.metrics),
+            analysis=analysis,
+            plan=plan,
+            arrived=arrived,
+        )
 
     return score_guidance(tagger, inputs, state, make_result, queue, priority)
 
@@ -74,9 +83,11 @@ class StoredModels:
 
         def wire(task) -> None:
             task.signals.returned.connect(
-                lambda tagger, t=task: self.loop.runner.is_current(t) and self._loaded(record, tagger))
+                lambda tagger, t=task: self.loop.runner.is_current(t) and self._loaded(record, tagger)
+            )
             task.signals.errored.connect(
-                lambda message, _tb: log.warning("stored model %d unreadable: %s", record.id, message))
+                lambda message, _tb: log.warning("stored model %d unreadable: %s", record.id, message)
+            )
 
         self.loop.runner.start(_read_tagger, project.stored.model_data(record.id), f"model {record.id}", wire=wire)
         return True
@@ -97,9 +108,12 @@ class StoredModels:
             return
         ids, sentences = self.loop.session.cache.training_sentences()
         self.loop._inputs_at = time.perf_counter()
-        self.loop.runner.start(partial(run_guidance, queue=self.loop.questions.choice, priority=self.loop.queue.priority()),
-                          TrainingInputs(ids, sentences, self.loop.session.project.labels), tagger,
-                          wire=partial(self.loop._connect, store=False))
+        self.loop.runner.start(
+            partial(run_guidance, queue=self.loop.questions.choice, priority=self.loop.queue.priority()),
+            TrainingInputs(ids, sentences, self.loop.session.project.labels),
+            tagger,
+            wire=partial(self.loop._connect, store=False),
+        )
 
     def store(self, result: TrainingResult) -> None:
         project = self.loop.session.project
@@ -108,8 +122,9 @@ class StoredModels:
         self.loop._unstored = None
         try:
             data = result.data if result.data is not None else result.tagger.to_bytes()  # CV cancelled
-            model_id = project.stored.add_model(result.learner, result.params, result.metrics, data,
-                                                note="trained in the app")
+            model_id = project.stored.add_model(
+                result.learner, result.params, result.metrics, data, note="trained in the app"
+            )
             records = project.stored.models()
             for old in records[:-MAX_STORED_MODELS]:
                 project.stored.delete_model(old.id)

@@ -25,11 +25,7 @@ def relative_luminance(color: QColor) -> float:
     def channel(value: float) -> float:
         return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
 
-    return (
-        0.2126 * channel(color.redF())
-        + 0.7152 * channel(color.greenF())
-        + 0.0722 * channel(color.blueF())
-    )
+    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
 
 
 def contrast_ratio(a: QColor, b: QColor) -> float:
@@ -86,27 +82,48 @@ def _stored_key(key: str) -> str:
 def light_palette() -> QPalette:
     """A plain light palette (Fusion's defaults, explicit for screenshots)."""
     return _palette(
-        window="#efefef", base="#ffffff", alt="#f5f5f5", text="#1a1a1a",
-        button="#e6e6e6", highlight="#2a6fdb", disabled="#8a8a8a", link="#1a5fb4",
+        window="#efefef",
+        base="#ffffff",
+        alt="#f5f5f5",
+        text="#1a1a1a",
+        button="#e6e6e6",
+        highlight="#2a6fdb",
+        disabled="#8a8a8a",
+        link="#1a5fb4",
     )
 
 
 def dark_palette() -> QPalette:
     """A dark palette with light text (for dark desktops and screenshots)."""
     return _palette(
-        window="#2b2b2b", base="#1e1e1e", alt="#262626", text="#e8e8e8",
-        button="#353535", highlight="#4a90e2", disabled="#7a7a7a", link="#8ab4f8",
+        window="#2b2b2b",
+        base="#1e1e1e",
+        alt="#262626",
+        text="#e8e8e8",
+        button="#353535",
+        highlight="#4a90e2",
+        disabled="#7a7a7a",
+        link="#8ab4f8",
     )
 
 
 def _palette(*, window, base, alt, text, button, highlight, disabled, link) -> QPalette:
     p = QPalette()
     roles = {
-        QPalette.Window: window, QPalette.WindowText: text, QPalette.Base: base,
-        QPalette.AlternateBase: alt, QPalette.Text: text, QPalette.Button: button,
-        QPalette.ButtonText: text, QPalette.ToolTipBase: base, QPalette.ToolTipText: text,
-        QPalette.PlaceholderText: disabled, QPalette.Highlight: highlight,
-        QPalette.HighlightedText: "#ffffff", QPalette.Link: link, QPalette.BrightText: "#ff5555",
+        QPalette.Window: window,
+        QPalette.WindowText: text,
+        QPalette.Base: base,
+        QPalette.AlternateBase: alt,
+        QPalette.Text: text,
+        QPalette.Button: button,
+        QPalette.ButtonText: text,
+        QPalette.ToolTipBase: base,
+        QPalette.ToolTipText: text,
+        QPalette.PlaceholderText: disabled,
+        QPalette.Highlight: highlight,
+        QPalette.HighlightedText: "#ffffff",
+        QPalette.Link: link,
+        QPalette.BrightText: "#ff5555",
     }
     for role, color in roles.items():
         p.setColor(role, QColor(color))

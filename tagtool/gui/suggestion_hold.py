@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from tagtool.gui.questions import Questions
     from tagtool.gui.session import Session
 
+
 class SuggestionHold:
     """What the open sentence shows, kept still (module doc).
 
@@ -54,8 +55,14 @@ class SuggestionHold:
         The loop's ``suggestionsWaiting(bool)``, emitted when :attr:`suggestions_waiting` changes.
     """
 
-    def __init__(self, session: Session, guidance: Callable[[int | None], SentenceGuidance | None],
-                 questions: Questions, refresh: Callable[[], None], waiting: Any):
+    def __init__(
+        self,
+        session: Session,
+        guidance: Callable[[int | None], SentenceGuidance | None],
+        questions: Questions,
+        refresh: Callable[[], None],
+        waiting: Any,
+    ):
         self.session, self.guidance, self.questions = session, guidance, questions
         self._refresh, self._waiting_signal = refresh, waiting
         self._held_sid: int | None = None
@@ -75,8 +82,7 @@ class SuggestionHold:
         guidance = self.guidance(sid)
         plan = self.questions.plan
         questions = plan.sentence(sid) if plan is not None and sid is not None else None
-        if sid != self._held_sid or self._held_guidance is None or guidance is None \
-                or guidance is self._held_guidance:
+        if sid != self._held_sid or self._held_guidance is None or guidance is None or guidance is self._held_guidance:
             return self._take(sid, guidance, questions)
         if _same_suggestions(guidance, self._held_guidance):
             return self._take(sid, guidance, questions)

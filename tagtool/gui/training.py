@@ -25,14 +25,14 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from tagtool.services import crossval
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
+from tagtool.gui import scoring
+from tagtool.gui.run_plan import RunPlan, RunState, plan_run
+from tagtool.services import crossval
 from tagtool.services.crossval import column_check, fold_trainer
 from tagtool.services.guidance import Analysis, SentenceGuidance
 from tagtool.services.warmup import wait_for_warm_up
-from tagtool.gui import scoring
-from tagtool.gui.run_plan import RunPlan, RunState, plan_run
 
 log = logging.getLogger(__name__)
 
@@ -184,10 +184,16 @@ def run_training(
     plan = plan_run(inputs, learner, chosen_learner, overrides)
     corpus = Corpus.from_sentences(inputs.sentences, labels=inputs.labels)
     plan.start(state, 0)
-    trained = train(corpus, learner, warm_start=warm_start, progress=plan.reporter(state, 0),
-                    should_stop=state.should_stop, seed=inputs.seed,
-                    features=None if warm_start is not None else inputs.features,
-                    representations=inputs.representations)
+    trained = train(
+        corpus,
+        learner,
+        warm_start=warm_start,
+        progress=plan.reporter(state, 0),
+        should_stop=state.should_stop,
+        seed=inputs.seed,
+        features=None if warm_start is not None else inputs.features,
+        representations=inputs.representations,
+    )
     tagger = trained.tagger  # trained.snapshot: the guidance slices its rows (tagtool.gui.scoring)
     plan.start(state, 1)
     arrived = time.perf_counter()
@@ -202,13 +208,31 @@ def run_training(
         metrics["retrain"] = overrides
 
     def make_result(guidance, analysis, queue_plan) -> TrainingResult:
-        return TrainingResult(tagger, learner_name, chosen, guidance, status, metrics, analysis=analysis,
-                              plan=queue_plan, arrived=arrived, seconds=time.perf_counter() - started)
+        return TrainingResult(
+            tagger,
+            learner_name,
+            chosen,
+            guidance,
+            status,
+            metrics,
+            analysis=analysis,
+            plan=queue_plan,
+            arrived=arrived,
+            seconds=time.perf_counter() - started,
+        )
 
     report = plan.reporter(state, 1)
-    result = scoring.score_guidance(tagger, inputs, state, make_result, _choice(queue), priority,
-                                    report=lambda f: report(f, "first page" if f < 1 else ""),
-                                    last_update=bool(inputs.cv_folds), snapshot=trained.snapshot)
+    result = scoring.score_guidance(
+        tagger,
+        inputs,
+        state,
+        make_result,
+        _choice(queue),
+        priority,
+        report=lambda f: report(f, "first page" if f < 1 else ""),
+        last_update=bool(inputs.cv_folds),
+        snapshot=trained.snapshot,
+    )
     del trained  # the snapshot's memory, before the cross-validation
     if inputs.cv_folds:
         metrics.update(cross_validate(inputs, learner_name, params, tagger, state, plan))
@@ -236,8 +260,9 @@ def _store(result: TrainingResult, path, keep: int) -> None:
     from tagtool.store.model_file import add_model_in_file
 
     try:
-        result.model_id = add_model_in_file(path, result.learner, result.params, result.metrics, result.data,
-                                            note="trained in the app", keep=keep)
+        result.model_id = add_model_in_file(
+            path, result.learner, result.params, result.metrics, result.data, note="trained in the app", keep=keep
+        )
     except ProjectError as exc:  # the GUI thread tries again, and reports
         log.warning("could not store the model from the worker: %s", exc)
         result.store_error = str(exc)
@@ -255,8 +280,9 @@ def _finish(result: TrainingResult, started: float) -> None:
     result.seconds = time.perf_counter() - started
 
 
-def cross_validate(inputs: TrainingInputs, learner_name: str, params: Mapping, tagger, state: RunState,
-                   plan: RunPlan) -> dict:
+def cross_validate(
+    inputs: TrainingInputs, learner_name: str, params: Mapping, tagger, state: RunState, plan: RunPlan
+) -> dict:
     """k-fold cross-validation of a full fit of ``params`` (:mod:`tagtool.services.crossval`, new-text protocol).
 
     Folds are contiguous blocks of the fully labeled sentences; each fold
@@ -275,7 +301,14 @@ def cross_validate(inputs: TrainingInputs, learner_name: str, params: Mapping, t
 
     train = fold_trainer(learner_name, params, tagger, seed=inputs.seed)
     try:
-        return crossval.cross_validate(inputs.sentences, inputs.labels, train, inputs.cv_folds, seed=inputs.seed,
-                                       progress=fold_progress, should_stop=state.should_stop)
+        return crossval.cross_validate(
+            inputs.sentences,
+            inputs.labels,
+            train,
+            inputs.cv_folds,
+            seed=inputs.seed,
+            progress=fold_progress,
+            should_stop=state.should_stop,
+        )
     except (NothingToLearnError, TrainingSetupError) as exc:
         return {"cv": f"not possible: {exc}"}

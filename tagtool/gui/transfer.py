@@ -31,12 +31,12 @@ from tagtool.gui.file_fields import Folders
 from tagtool.gui.label_field import CHOICES, is_conllu
 from tagtool.gui.session import Session
 from tagtool.gui.span_import import ask_span_options, warnings_box
-from tagtool.store.sources import input_format, stored_text_options
 from tagtool.gui.worker import TaskRunner
-from tagtool.store.worker_reads import ReadOnlyCall
-from tagtool.store.outputs import check_not_input
 from tagtool.store.format_catalog import export_filters, export_suffix, open_filter
 from tagtool.store.formats import read_corpus, write_corpus
+from tagtool.store.outputs import check_not_input
+from tagtool.store.sources import input_format, stored_text_options
+from tagtool.store.worker_reads import ReadOnlyCall
 
 #: The export dialog's filters → format, and the extension each adds (the format catalog's).
 EXPORT_FILTERS = export_filters()
@@ -118,8 +118,14 @@ def new_labels(session: Session, path: Path, reader_options: dict | None = None)
     return [n for n in read_corpus(path, **(reader_options or {})).labels if n not in known]
 
 
-def import_annotations(session: Session, path: Path, mode: str = "replace", reader_options: dict | None = None,
-                       warnings: list[str] | None = None, add_labels: bool = False) -> int:
+def import_annotations(
+    session: Session,
+    path: Path,
+    mode: str = "replace",
+    reader_options: dict | None = None,
+    warnings: list[str] | None = None,
+    add_labels: bool = False,
+) -> int:
     """Take the annotations of ``path`` (same sentences); returns tokens changed.
 
     ``reader_options`` go to ``read_corpus`` (CoNLL-U: label_field; span
@@ -144,14 +150,14 @@ def import_annotations(session: Session, path: Path, mode: str = "replace", read
     return changed
 
 
-def ask_export(session: Session, parent: QWidget, folders: Folders | None = None,
-               background: BackgroundExport | None = None) -> str | None:
+def ask_export(
+    session: Session, parent: QWidget, folders: Folders | None = None, background: BackgroundExport | None = None
+) -> str | None:
     """Ask where to export and write it: here, or for a big project through ``background``
     (the message then says it is being written; ``background.done`` says when it is)."""
     folders = folders or Folders(None, session.project.path)
     default = folders.start("export", session.project.path.with_suffix(".conll").name)
-    path, chosen = QFileDialog.getSaveFileName(
-        parent, "Export annotations", default, ";;".join(EXPORT_FILTERS))
+    path, chosen = QFileDialog.getSaveFileName(parent, "Export annotations", default, ";;".join(EXPORT_FILTERS))
     if not path:
         return None
     folders.remember("export", path)
@@ -159,8 +165,11 @@ def ask_export(session: Session, parent: QWidget, folders: Folders | None = None
     if not Path(path).suffix:
         path += EXPORT_SUFFIX[format]
     try:
-        if (background is not None and session.n_sentences >= BACKGROUND_EXPORT_MIN
-                and background.start(session, Path(path), format)):
+        if (
+            background is not None
+            and session.n_sentences >= BACKGROUND_EXPORT_MIN
+            and background.start(session, Path(path), format)
+        ):
             return f"Exporting {session.n_sentences} sentences to {path}…"
         n = export_annotations(session, Path(path), format)
     except (TagtoolError, OSError) as e:
@@ -179,8 +188,9 @@ def ask_import(session: Session, parent: QWidget, folders: Folders | None = None
         return attach_import(session, parent, Path(path), confirm_new_labels)[0]
     options: dict = {}
     if is_conllu(path, None):
-        label_field, ok = QInputDialog.getItem(parent, "Import annotations",
-                                               "CoNLL-U field that holds the labels:", CHOICES, 0, True)
+        label_field, ok = QInputDialog.getItem(
+            parent, "Import annotations", "CoNLL-U field that holds the labels:", CHOICES, 0, True
+        )
         if not ok:
             return None
         options["label_field"] = label_field
@@ -188,9 +198,12 @@ def ask_import(session: Session, parent: QWidget, folders: Folders | None = None
         options = ask_span_options(Path(path), parent, stored_text_options(session.project.meta, input_format(path)))
         if options is None:
             return None
-    box = QMessageBox(QMessageBox.Question, "Import annotations",
-                      "Replace every annotation with the file's, or only fill tokens "
-                      "that have none? This cannot be undone.", parent=parent)
+    box = QMessageBox(
+        QMessageBox.Question,
+        "Import annotations",
+        "Replace every annotation with the file's, or only fill tokens that have none? This cannot be undone.",
+        parent=parent,
+    )
     replace = box.addButton("Replace", QMessageBox.AcceptRole)
     fill = box.addButton("Fill empty", QMessageBox.AcceptRole)
     box.addButton(QMessageBox.Cancel)
@@ -218,11 +231,14 @@ def ask_import(session: Session, parent: QWidget, folders: Folders | None = None
 def confirm_new_labels(parent: QWidget, error: NewLabelsError) -> bool:
     """Ask before labels the project lacks are added; False cancels the import."""
     suspicious = suspicious_labels(error.labels)
-    text = (f"The file uses {len(error.labels)} label(s) the project does not have:\n\n"
-            f"{', '.join(error.labels)}\n\nAdd them to the project's label set?")
+    text = (
+        f"The file uses {len(error.labels)} label(s) the project does not have:\n\n"
+        f"{', '.join(error.labels)}\n\nAdd them to the project's label set?"
+    )
     if suspicious:
-        text += (f"\n\n{', '.join(suspicious)} look(s) like a candidate set written with the wrong "
-                 "separator (candidate sets are written A|B).")
-    answer = QMessageBox.question(parent, "New labels", text,
-                                  QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
+        text += (
+            f"\n\n{', '.join(suspicious)} look(s) like a candidate set written with the wrong "
+            "separator (candidate sets are written A|B)."
+        )
+    answer = QMessageBox.question(parent, "New labels", text, QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
     return answer == QMessageBox.Yes

@@ -42,8 +42,7 @@ class KernelWarmup(QObject):
         """Warm up ``learner_name``'s kernels, after ``child`` (compiling them into the cache) has ended."""
         if self.thread is not None:
             return
-        self.thread = threading.Thread(target=self._run, args=(learner_name, child), name="kernel-warmup",
-                                       daemon=True)
+        self.thread = threading.Thread(target=self._run, args=(learner_name, child), name="kernel-warmup", daemon=True)
         self.thread.start()
 
     def _run(self, learner_name: str | None, child: subprocess.Popen | None) -> None:

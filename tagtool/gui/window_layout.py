@@ -35,8 +35,7 @@ GEOMETRY, STATE, SPLITTER = "window/geometry", "window/state", "window/splitter"
 
 def side_docks(window: QMainWindow) -> list[QDockWidget]:
     """The docks in the right-hand area (the adjudication dock at the bottom is not one)."""
-    return [dock for dock in window.findChildren(QDockWidget)
-            if window.dockWidgetArea(dock) == Qt.RightDockWidgetArea]
+    return [dock for dock in window.findChildren(QDockWidget) if window.dockWidgetArea(dock) == Qt.RightDockWidgetArea]
 
 
 def _saved(settings, key: str) -> QByteArray | None:

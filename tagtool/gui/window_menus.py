@@ -21,8 +21,12 @@ from tagtool.gui.settings import THEMES
 from tagtool.gui.window_layout import SidePanels
 
 #: The View menu's toggles of what the model marks in the editor: ``(Marks field, menu text)``.
-MARKS = (("suggestions", "Model &suggestions"), ("uncertainty", "&Uncertainty shading"),
-         ("disagreement", "View &disagreement marks"), ("confidences", "WD-PSL candidate &confidences"))
+MARKS = (
+    ("suggestions", "Model &suggestions"),
+    ("uncertainty", "&Uncertainty shading"),
+    ("disagreement", "View &disagreement marks"),
+    ("confidences", "WD-PSL candidate &confidences"),
+)
 
 
 def key_sequences(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
@@ -117,10 +121,12 @@ class WindowMenus:
         self._action(model, "&Settings…", self._show_model_panel)
         self.train_action = self._action(model, "&Train now", self.train_now, "train")
         self.cancel_action = self._action(model, "&Cancel training", self.cancel_training, "cancel training")
-        self.new_suggestions_action = self._action(model, "Show &new suggestions", self.show_new_suggestions,
-                                                   "new suggestions")
-        self.new_suggestions_action.setToolTip("The open sentence keeps its suggestions while you work on it; "
-                                               "this shows the latest model's")
+        self.new_suggestions_action = self._action(
+            model, "Show &new suggestions", self.show_new_suggestions, "new suggestions"
+        )
+        self.new_suggestions_action.setToolTip(
+            "The open sentence keeps its suggestions while you work on it; this shows the latest model's"
+        )
 
     def _view_menu(self, view) -> None:
         for dock in (self.legend_dock, self.model_dock, self.stats_dock):
@@ -137,8 +143,7 @@ class WindowMenus:
             action.setChecked(True)
             action.toggled.connect(lambda on, n=name: self.model_loop and self.model_loop.set_marks(**{n: on}))
             self.mark_actions[name] = action
-        self._action(view, "Order list by the &queue (Info)",
-                     lambda: self.list_panel.sort_by_informativeness())
+        self._action(view, "Order list by the &queue (Info)", lambda: self.list_panel.sort_by_informativeness())
         view.addSeparator()
         theme_menu = view.addMenu("&Theme")
         group = QActionGroup(self)
@@ -167,8 +172,7 @@ class WindowMenus:
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.settings.recent_projects():
-            self.recent_menu.addAction(str(path)).triggered.connect(
-                lambda _=False, p=path: self.open_project(p))
+            self.recent_menu.addAction(str(path)).triggered.connect(lambda _=False, p=path: self.open_project(p))
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none)").setEnabled(False)
 

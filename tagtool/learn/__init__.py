@@ -16,7 +16,6 @@ import logging
 from typing import TYPE_CHECKING
 
 from tagtool._lazy import lazy_getattr
-
 from tagtool.errors import TagtoolError
 
 if TYPE_CHECKING:
@@ -91,8 +90,11 @@ def find_learner(name: str) -> type[Learner] | None:
 
 def learner_names(**metadata) -> tuple[str, ...]:
     """The available learners whose class attributes equal ``metadata``, e.g. ``two_view=True``."""
-    return tuple(name for name, cls in available_learners().items()
-                 if all(getattr(cls, key) == value for key, value in metadata.items()))
+    return tuple(
+        name
+        for name, cls in available_learners().items()
+        if all(getattr(cls, key) == value for key, value in metadata.items())
+    )
 
 
 def get_learner(name: str) -> type[Learner]:

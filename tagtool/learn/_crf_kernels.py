@@ -274,15 +274,31 @@ def _chunk_tables(trans, start, end):
     exp_end = np.exp(end - end.max())
     weighted = exp_trans * trans
     weighted_t = np.ascontiguousarray(weighted.T)
-    return (
-        exp_trans, exp_trans_t, exp_start, exp_end, start.max(), end.max(), trans.max(), weighted, weighted_t
-    )
+    return (exp_trans, exp_trans_t, exp_start, exp_end, start.max(), end.max(), trans.max(), weighted, weighted_t)
 
 
 @_fast
 def objective_chunk(
-    weights, trans, start, end, offsets, feat_indptr, feat_indices, allowed, gold, kinds, gamma,
-    lo, hi, max_range, grad_w, grad_trans, grad_start, grad_end, totals, skipped,
+    weights,
+    trans,
+    start,
+    end,
+    offsets,
+    feat_indptr,
+    feat_indices,
+    allowed,
+    gold,
+    kinds,
+    gamma,
+    lo,
+    hi,
+    max_range,
+    grad_w,
+    grad_trans,
+    grad_start,
+    grad_end,
+    totals,
+    skipped,
 ):
     """Add the objective terms and gradients of sentences ``lo .. hi-1``.
 
@@ -327,8 +343,11 @@ def objective_chunk(
     ea = np.empty((longest, n_labels))
     eb = np.empty((longest, n_labels))
     work = (
-        np.empty((longest, n_labels)), np.empty((longest, n_labels)), np.empty((longest, n_labels)),
-        np.empty(longest + 1), np.empty(n_labels),
+        np.empty((longest, n_labels)),
+        np.empty((longest, n_labels)),
+        np.empty((longest, n_labels)),
+        np.empty(longest + 1),
+        np.empty(n_labels),
     )
     outer_lik = np.zeros((n_labels, n_labels))
     outer_ent = np.zeros((n_labels, n_labels))
@@ -347,16 +366,14 @@ def objective_chunk(
             continue
         if kind == KIND_FULL:
             log_z = _posterior(emit, n_tokens, allowed, s0, False, tables, work, grad_emit, 1.0, outer_lik)
-            totals[0] += log_z - path_score(emit, trans, start, end, gold[s0:s0 + n_tokens])
+            totals[0] += log_z - path_score(emit, trans, start, end, gold[s0 : s0 + n_tokens])
             for t in range(n_tokens):
                 grad_emit[t, gold[s0 + t]] -= 1.0
             for t in range(1, n_tokens):
                 grad_trans[gold[s0 + t - 1], gold[s0 + t]] -= 1.0
         elif kind == KIND_PARTIAL:
             log_z = _posterior(emit, n_tokens, allowed, s0, False, tables, work, grad_emit, 1.0, outer_lik)
-            log_za = _posterior(
-                emit, n_tokens, allowed, s0, True, tables, work, constrained_marginals, -1.0, outer_lik
-            )
+            log_za = _posterior(emit, n_tokens, allowed, s0, True, tables, work, constrained_marginals, -1.0, outer_lik)
             totals[1] += log_z - log_za
             for t in range(n_tokens):
                 for b in range(n_labels):
@@ -368,7 +385,5 @@ def objective_chunk(
         _scatter(grad_emit, n_tokens, feat_indptr, feat_indices, s0, grad_w, grad_start, grad_end)
     for a in range(n_labels):
         for b in range(n_labels):
-            grad_trans[a, b] += exp_trans[a, b] * (
-                outer_lik[a, b] - cross_ent[a, b] - trans[a, b] * outer_ent[a, b]
-            )
+            grad_trans[a, b] += exp_trans[a, b] * (outer_lik[a, b] - cross_ent[a, b] - trans[a, b] * outer_ent[a, b])
     return n_skipped

@@ -44,8 +44,24 @@ def _add(array_w, array_acc, index, amount, scaled):
 
 @_njit
 def _update_view(
-    indptr, indices, feature_view, view, lo, n_tokens, target, pred, eta, step,
-    weights, trans, start, end, acc_weights, acc_trans, acc_start, acc_end,
+    indptr,
+    indices,
+    feature_view,
+    view,
+    lo,
+    n_tokens,
+    target,
+    pred,
+    eta,
+    step,
+    weights,
+    trans,
+    start,
+    end,
+    acc_weights,
+    acc_trans,
+    acc_start,
+    acc_end,
 ):
     """``w^v += η (Φ^v(x, target) − Φ^v(x, pred))`` touching only the differing parts."""
     later = (step - 1) * eta
@@ -110,8 +126,7 @@ def _gated_mask(allowed, lo, n_tokens, peer_path, peer_gap, threshold, mask):
 
 
 @_njit
-def peer_margins(offsets, indptr, indices, feature_view, allowed, is_full, order,
-                 weights, trans, start, end):
+def peer_margins(offsets, indptr, indices, feature_view, allowed, is_full, order, weights, trans, start, end):
     """Per view, the token margins of its constrained argmax on the free tokens of ``order``.
 
     Free tokens: those of sentences that are not fully labeled whose allowed
@@ -161,8 +176,26 @@ def peer_margins(offsets, indptr, indices, feature_view, allowed, is_full, order
 
 @_njit
 def perceptron_chunk(
-    offsets, indptr, indices, feature_view, allowed, gold, is_full, eta, order, first_step,
-    weights, trans, start, end, acc_weights, acc_trans, acc_start, acc_end, gating, thresholds,
+    offsets,
+    indptr,
+    indices,
+    feature_view,
+    allowed,
+    gold,
+    is_full,
+    eta,
+    order,
+    first_step,
+    weights,
+    trans,
+    start,
+    end,
+    acc_weights,
+    acc_trans,
+    acc_start,
+    acc_end,
+    gating,
+    thresholds,
 ):
     """One chunk of an epoch of the (multi-view) hidden Markov perceptron.
 
@@ -223,14 +256,27 @@ def perceptron_chunk(
                     target[v, t] = gold[lo + t]
             elif not gated and (v == 0 or n_views > 1):
                 peer = n_views - 1 - v
-                span_wide(emit[peer], trans[peer], start[peer], end[peer], allowed[lo:hi], first, n_tokens,
-                          delta, prev, bp, target[v])
+                span_wide(
+                    emit[peer],
+                    trans[peer],
+                    start[peer],
+                    end[peer],
+                    allowed[lo:hi],
+                    first,
+                    n_tokens,
+                    delta,
+                    prev,
+                    bp,
+                    target[v],
+                )
         if gated and not is_full[i]:
             for v in range(n_views):  # each view's guess and its per-token confidence
-                span_wide(emit[v], trans[v], start[v], end[v], allowed[lo:hi], first, n_tokens,
-                          delta, prev, bp, guess[v])
-                _max_marginal_gaps(emit[v], n_tokens, trans[v], start[v], end[v], allowed[lo:hi],
-                                   guess[v], fwd, bwd, gap[v])
+                span_wide(
+                    emit[v], trans[v], start[v], end[v], allowed[lo:hi], first, n_tokens, delta, prev, bp, guess[v]
+                )
+                _max_marginal_gaps(
+                    emit[v], n_tokens, trans[v], start[v], end[v], allowed[lo:hi], guess[v], fwd, bwd, gap[v]
+                )
             for v in range(n_views):
                 peer = n_views - 1 - v
                 _gated_mask(allowed, lo, n_tokens, guess[peer], gap[peer], thresholds[peer], mask)
@@ -239,8 +285,24 @@ def perceptron_chunk(
             if _differs(pred[v], target[v], n_tokens):
                 view = v if n_views > 1 else -1
                 _update_view(
-                    indptr, indices, feature_view, view, lo, n_tokens, target[v], pred[v], eta[i], step,
-                    weights, trans[v], start[v], end[v], acc_weights, acc_trans[v], acc_start[v], acc_end[v],
+                    indptr,
+                    indices,
+                    feature_view,
+                    view,
+                    lo,
+                    n_tokens,
+                    target[v],
+                    pred[v],
+                    eta[i],
+                    step,
+                    weights,
+                    trans[v],
+                    start[v],
+                    end[v],
+                    acc_weights,
+                    acc_trans[v],
+                    acc_start[v],
+                    acc_end[v],
                 )
                 updates += 1
         step += 1

@@ -39,7 +39,6 @@ class InvalidParameterError(SettingError):
     """A learner parameter that does not exist, or a value outside its range (raised when it is set)."""
 
 
-
 class Learner(ABC):
     """Base class: parameters, the fit contract, and notes on ignored data.
 

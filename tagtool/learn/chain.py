@@ -45,8 +45,12 @@ class ModelMismatchError(TagtoolError, ValueError):
 #: the model's meta).  A tagger file written before they existed decodes
 #: with the defaults.
 DECODE_PARAMS = ParamTable(
-    Param("bio_constraint", bool, True, "BIO label sets: I-X only after B-X or I-X (off by default for IOB1 "
-          "data); kept in the tagger file"),
+    Param(
+        "bio_constraint",
+        bool,
+        True,
+        "BIO label sets: I-X only after B-X or I-X (off by default for IOB1 data); kept in the tagger file",
+    ),
     owner="decode",
 )
 DECODE_DEFAULTS = DECODE_PARAMS.defaults()
@@ -192,8 +196,16 @@ class ChainModel:
     def copy(self) -> ChainModel:
         """A deep copy (learners warm-start from copies, never in place)."""
         return ChainModel(
-            self.labels, self.weights.copy(), self.trans.copy(), self.start.copy(), self.end.copy(),
-            self.feature_view.copy(), self.learner, dict(self.params), self.probabilistic, dict(self.info),
+            self.labels,
+            self.weights.copy(),
+            self.trans.copy(),
+            self.start.copy(),
+            self.end.copy(),
+            self.feature_view.copy(),
+            self.learner,
+            dict(self.params),
+            self.probabilistic,
+            dict(self.info),
             self.bio_constraint,
         )
 
@@ -202,9 +214,7 @@ class ChainModel:
         if tuple(snapshot.labels) != self.labels:
             raise ModelMismatchError(f"model labels {self.labels} differ from the data's {snapshot.labels}")
         if snapshot.n_features != self.n_features:
-            raise ModelMismatchError(
-                f"model has {self.n_features} features, the data {snapshot.n_features}"
-            )
+            raise ModelMismatchError(f"model has {self.n_features} features, the data {snapshot.n_features}")
 
     # ------------------------------------------------------------------
     # scores
@@ -344,13 +354,21 @@ class ChainModel:
             if not np.all(np.isfinite(parts[name])):
                 raise ModelMismatchError(f"array {name!r} holds non-finite values")
             if parts[name].size and np.abs(parts[name]).max() > MAX_SCORE:
-                raise ModelMismatchError(f"array {name!r} holds a value of magnitude over {MAX_SCORE:g}: "
-                                         "no learner makes such scores")
+                raise ModelMismatchError(
+                    f"array {name!r} holds a value of magnitude over {MAX_SCORE:g}: no learner makes such scores"
+                )
         if feature_view.shape != (n_features,) or not np.isin(feature_view, (0, 1)).all():
             raise ModelMismatchError("array 'feature_view' does not give a view (0 or 1) for every feature")
         model = cls(
-            labels, parts["weights"], parts["trans"], parts["start"], parts["end"], feature_view,
-            meta.get("learner", ""), dict(meta.get("params", {})), bool(meta.get("probabilistic", False)),
+            labels,
+            parts["weights"],
+            parts["trans"],
+            parts["start"],
+            parts["end"],
+            feature_view,
+            meta.get("learner", ""),
+            dict(meta.get("params", {})),
+            bool(meta.get("probabilistic", False)),
             dict(meta.get("info", {})),
         )
         decode = meta.get("decode", {})  # absent before the setting existed: the defaults

@@ -74,17 +74,21 @@ import numpy as np
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.params import Param
 from tagtool.core.snapshot import Snapshot
+from tagtool.learn.base import Learner
+from tagtool.learn.chain import ChainModel
+from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.structsvm.coviews import gated_target, joined_views, split_views, token_margins
 from tagtool.learn.structsvm.layout import Layout
 from tagtool.learn.structsvm.subqp import SVMSettings
 from tagtool.learn.structsvm.trainer import ViewTrainer, cu_schedule
-from tagtool.learn.base import Learner
-from tagtool.learn.chain import ChainModel
-from tagtool.learn.progress import TrainingMonitor
-from tagtool.learn.unlabeled import (
-    SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled,
-)
 from tagtool.learn.svm import HMSVM, gold_paths, partial_cost
+from tagtool.learn.unlabeled import (
+    SEMI_RUN,
+    SUPERVISED_RUN,
+    balanced_weight,
+    choose_model,
+    has_unlabeled,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -180,17 +184,36 @@ class CoSVM(Learner):
     description = "Co-trained structural SVM: two views agree on unlabeled sentences (Brefeld & Scheffer 2006)"
 
     params = HMSVM.params.extend(
-        Param("cu_max", float, 0.05, "final weight C_u of an unlabeled sentence relative to a labeled one",
-              low=0.0),
-        Param("cu_ramp_iter", int, 5, "pass at which C_u reaches cu_max (grows geometrically until then)", low=0,
-              aliases=("cu_epochs",)),
+        Param("cu_max", float, 0.05, "final weight C_u of an unlabeled sentence relative to a labeled one", low=0.0),
+        Param(
+            "cu_ramp_iter",
+            int,
+            5,
+            "pass at which C_u reaches cu_max (grows geometrically until then)",
+            low=0,
+            aliases=("cu_epochs",),
+        ),
         Param("r_max", int, 10, "repetitions of Algorithm 1 per unlabeled sentence and visit", low=1),
-        Param("peer_margin", float, 0.0, "a peer's token label is passed on only with at least this margin "
-              "(0: every token, Alg. 1)", low=0.0),
-        Param("balance", float, 1.0, "at most this many unlabeled tokens count per labeled one (scales cu_max)",
-              low=0.0, low_open=True, optional=True, none_means="cu_max as given"),
+        Param(
+            "peer_margin",
+            float,
+            0.0,
+            "a peer's token label is passed on only with at least this margin (0: every token, Alg. 1)",
+            low=0.0,
+        ),
+        Param(
+            "balance",
+            float,
+            1.0,
+            "at most this many unlabeled tokens count per labeled one (scales cu_max)",
+            low=0.0,
+            low_open=True,
+            optional=True,
+            none_means="cu_max as given",
+        ),
         Param("guard", bool, True, "collapse guard: fall back to the supervised twin svm if co-training collapses"),
-        owner="cosvm", max_iter={"help": "passes (epochs) over all sentences"},
+        owner="cosvm",
+        max_iter={"help": "passes (epochs) over all sentences"},
     )
 
     def __init__(
@@ -230,8 +253,15 @@ class CoSVM(Learner):
         self.guard = guard
 
     def settings(self) -> SVMSettings:
-        return SVMSettings(float(self.C), int(self.norm), self.loss, self.rescaling, float(self.epsilon),
-                           int(self.kbest), self.qp_solver)
+        return SVMSettings(
+            float(self.C),
+            int(self.norm),
+            self.loss,
+            self.rescaling,
+            float(self.epsilon),
+            int(self.kbest),
+            self.qp_solver,
+        )
 
     def _check_params(self) -> None:
         if self.peer_margin > 0 and self.loss != "hamming":
@@ -252,19 +282,34 @@ class CoSVM(Learner):
         # sentence numbers of the supervised run are positions in ``labeled``: renumber them as in ``snapshot``
         supervised.extras["support"] = [(v, int(kept[i]), *rest) for v, i, *rest in supervised.extras["support"]]
         semi = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), settings, cu_max)
-        model, _ = choose_model(snapshot, semi, supervised, learner=self.name, weight=self.cu_max,
-                                weight_used=cu_max, drift_tolerance=self.guard_drift_tolerance,
-                                fit_tolerance=self.guard_fit_tolerance)
+        model, _ = choose_model(
+            snapshot,
+            semi,
+            supervised,
+            learner=self.name,
+            weight=self.cu_max,
+            weight_used=cu_max,
+            drift_tolerance=self.guard_drift_tolerance,
+            fit_tolerance=self.guard_fit_tolerance,
+        )
         return model
 
     def twin(self) -> HMSVM:
         """The supervised twin: ``svm`` with this learner's SVM settings, on all features at once."""
-        return HMSVM(C=self.C, norm=self.norm, loss=self.loss, rescaling=self.rescaling, epsilon=self.epsilon,
-                     max_iter=self.max_iter, kbest=self.kbest, qp_solver=self.qp_solver, shuffle=self.shuffle,
-                     random_state=self.random_state)
+        return HMSVM(
+            C=self.C,
+            norm=self.norm,
+            loss=self.loss,
+            rescaling=self.rescaling,
+            epsilon=self.epsilon,
+            max_iter=self.max_iter,
+            kbest=self.kbest,
+            qp_solver=self.qp_solver,
+            shuffle=self.shuffle,
+            random_state=self.random_state,
+        )
 
-    def _train_twin(self, labeled: Snapshot, warm_start: ChainModel | None,
-                    monitor) -> ChainModel:
+    def _train_twin(self, labeled: Snapshot, warm_start: ChainModel | None, monitor) -> ChainModel:
         """The guard's supervised solution: the twin on the labeled sentences, as a model of two views.
 
         Why the twin and not co-training without the unlabeled sentences:
@@ -283,8 +328,9 @@ class CoSVM(Learner):
         model.extras["support"] = [(-1, *s) for s in fitted.extras["support"]]
         return model
 
-    def _train(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor, settings: SVMSettings,
-               cu_max: float) -> ChainModel:
+    def _train(
+        self, snapshot: Snapshot, warm_start: ChainModel | None, monitor, settings: SVMSettings, cu_max: float
+    ) -> ChainModel:
         """Alg. 1 over ``snapshot``; the model's ``extras["support"]`` holds its support."""
         layout = Layout(snapshot.n_features, snapshot.n_labels, 2)
         theta = layout.from_model(warm_start) if warm_start is not None else np.zeros(layout.size)
@@ -324,13 +370,15 @@ class CoSVM(Learner):
         support = [(v, *s) for v, view in enumerate(views) for s in view.support()]
         model = layout.to_model(theta, snapshot.labels, snapshot.feature_view)
         model.extras["support"] = support
-        model.info.update({
-            "epochs": epoch + 1,
-            "converged": converged,
-            "support_vectors": len(support),
-            "passes": history,
-            "warm_start": "previous weights as fixed offset w0" if warm_start is not None else None,
-        })
+        model.info.update(
+            {
+                "epochs": epoch + 1,
+                "converged": converged,
+                "support_vectors": len(support),
+                "passes": history,
+                "warm_start": "previous weights as fixed offset w0" if warm_start is not None else None,
+            }
+        )
         return model
 
     def _unlabeled(self, views, snapshot, i, c_u, info, monitor) -> tuple[int, int]:

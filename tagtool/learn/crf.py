@@ -107,10 +107,10 @@ class CRF(Learner):
     params = ParamTable(
         Param("c2", float, 1.0, "L2 weight: the objective subtracts c2 ||theta||^2 (CRFsuite's c2)", low=0.0),
         Param("max_iter", int, 100, "L-BFGS iterations", low=1, aliases=("max_iterations",)),
-        Param("tol", float, 1e-7, "stop when the objective's relative decrease in one iteration is below this",
-              low=0.0),
-        Param("n_jobs", int, None, "threads evaluating the objective", low=1, optional=True,
-              none_means="up to two"),
+        Param(
+            "tol", float, 1e-7, "stop when the objective's relative decrease in one iteration is below this", low=0.0
+        ),
+        Param("n_jobs", int, None, "threads evaluating the objective", low=1, optional=True, none_means="up to two"),
         owner="crf",
     )
 
@@ -198,14 +198,30 @@ class EntropyCRF(CRF):
     description = "Semi-supervised CRF: likelihood of (partially) labeled sentences minus unlabeled entropy."
 
     params = CRF.params.extend(
-        Param("gamma", float, 0.1, "weight of the unlabeled sentences' conditional entropy (Jiao et al. 2006)",
-              low=0.0),
-        Param("supervised_max_iter", int, 100, "L-BFGS iterations of the supervised start (gamma = 0)", low=0,
-              aliases=("supervised_iterations",)),
-        Param("balance", float, 0.1, "at most this many unlabeled tokens count per labeled one (scales gamma)",
-              low=0.0, low_open=True, optional=True, none_means="gamma as given, the paper's objective"),
+        Param(
+            "gamma", float, 0.1, "weight of the unlabeled sentences' conditional entropy (Jiao et al. 2006)", low=0.0
+        ),
+        Param(
+            "supervised_max_iter",
+            int,
+            100,
+            "L-BFGS iterations of the supervised start (gamma = 0)",
+            low=0,
+            aliases=("supervised_iterations",),
+        ),
+        Param(
+            "balance",
+            float,
+            0.1,
+            "at most this many unlabeled tokens count per labeled one (scales gamma)",
+            low=0.0,
+            low_open=True,
+            optional=True,
+            none_means="gamma as given, the paper's objective",
+        ),
         Param("guard", bool, True, "collapse guard: fall back to the supervised start if the entropy term collapses"),
-        owner="entropy-crf", max_iter={"help": "L-BFGS iterations with the entropy term"},
+        owner="entropy-crf",
+        max_iter={"help": "L-BFGS iterations with the entropy term"},
     )
 
     def __init__(
@@ -247,7 +263,13 @@ class EntropyCRF(CRF):
             split = self.supervised_max_iter / total if total else 0.0
             start = theta if theta is not None else np.zeros(supervised.size)
             theta, info["supervised"] = lbfgs(
-                supervised, start, self.supervised_max_iter, self.tol, monitor, (0.0, split), "supervised start",
+                supervised,
+                start,
+                self.supervised_max_iter,
+                self.tol,
+                monitor,
+                (0.0, split),
+                "supervised start",
             )
         theta_supervised = theta
         objective = CRFObjective(snapshot, c2=self.c2, gamma=gamma, monitor=monitor, n_jobs=self._jobs())
@@ -259,10 +281,19 @@ class EntropyCRF(CRF):
         semi = _to_model(snapshot, theta, {"optimiser": info})
         fallback = None
         if guarded:
+
             def fallback():
                 return _to_model(snapshot, theta_supervised, {"optimiser": {"supervised": info["supervised"]}})
-        model, _ = choose_model(snapshot, semi, fallback, learner=self.name, weight=self.gamma,
-                                weight_used=gamma, drift_tolerance=self.guard_drift_tolerance)
+
+        model, _ = choose_model(
+            snapshot,
+            semi,
+            fallback,
+            learner=self.name,
+            weight=self.gamma,
+            weight_used=gamma,
+            drift_tolerance=self.guard_drift_tolerance,
+        )
         return model
 
 

@@ -237,9 +237,26 @@ class CRFObjective:
         grad = unpack(flat_grad, self.n_features, self.n_labels)
         skipped = np.empty(hi - lo, dtype=np.int64)
         n_skipped = kernels.objective_chunk(
-            params.weights, params.trans, params.start, params.end, s.offsets, s.feat_indptr, s.feat_indices,
-            s.allowed, self.gold, self.kinds, self.gamma, lo, hi, self.max_range,
-            grad.weights, grad.trans, grad.start, grad.end, totals, skipped,
+            params.weights,
+            params.trans,
+            params.start,
+            params.end,
+            s.offsets,
+            s.feat_indptr,
+            s.feat_indices,
+            s.allowed,
+            self.gold,
+            self.kinds,
+            self.gamma,
+            lo,
+            hi,
+            self.max_range,
+            grad.weights,
+            grad.trans,
+            grad.start,
+            grad.end,
+            totals,
+            skipped,
         )
         self._log_space_counts[job] += n_skipped
         for i in skipped[:n_skipped]:
@@ -280,4 +297,3 @@ class CRFObjective:
         grad.start[...] += grad_emit[0]
         grad.end[...] += grad_emit[-1]
         np.add.at(grad.weights, feats, grad_emit[token_of_entry])
-

@@ -87,9 +87,7 @@ def emission_counts(snapshot: Snapshot, labels: np.ndarray) -> np.ndarray:
         (np.ones(len(snapshot.feat_indices)), snapshot.feat_indices, snapshot.feat_indptr),
         shape=(n_tokens, snapshot.n_features),
     )
-    onehot = scipy.sparse.csr_matrix(
-        (np.ones(n_tokens), labels, np.arange(n_tokens + 1)), shape=(n_tokens, n_labels)
-    )
+    onehot = scipy.sparse.csr_matrix((np.ones(n_tokens), labels, np.arange(n_tokens + 1)), shape=(n_tokens, n_labels))
     return np.asarray((features.T @ onehot).todense())
 
 
@@ -127,10 +125,15 @@ class HMM(Learner):
     two_view = False
     description = "Generative HMM (smoothed counts, naive-Bayes emissions over the token's features)"
     params = ParamTable(
-        Param("smoothing", float, 1.0, "lambda added to every emission count (Laplace at 1)", low=0.0,
-              low_open=True),
-        Param("transition_smoothing", float, 1.0, "lambda added to every start, transition and stop count",
-              low=0.0, low_open=True),
+        Param("smoothing", float, 1.0, "lambda added to every emission count (Laplace at 1)", low=0.0, low_open=True),
+        Param(
+            "transition_smoothing",
+            float,
+            1.0,
+            "lambda added to every start, transition and stop count",
+            low=0.0,
+            low_open=True,
+        ),
         owner="hmm",
     )
 

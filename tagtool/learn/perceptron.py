@@ -26,9 +26,8 @@ References
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import logging
+from typing import ClassVar
 
 import numpy as np
 
@@ -40,7 +39,12 @@ from tagtool.learn.chain import ChainModel
 from tagtool.learn.perceptron_run import PerceptronRun, epoch_order
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.unlabeled import (
-    DRIFT_TOLERANCE, SEMI_RUN, SUPERVISED_RUN, balanced_weight, choose_model, has_unlabeled,
+    DRIFT_TOLERANCE,
+    SEMI_RUN,
+    SUPERVISED_RUN,
+    balanced_weight,
+    choose_model,
+    has_unlabeled,
     supervised_part,
 )
 
@@ -101,8 +105,15 @@ class Perceptron(Learner):
     two_view = False
     description = "Hidden Markov perceptron (averaged; partial labels via constrained Viterbi)"
     params = ParamTable(
-        Param("max_iter", int, 10, "passes (epochs) over the sentences, stopping after a pass without update "
-              "(0: a warm start's weights as they are)", low=0, aliases=("epochs",)),
+        Param(
+            "max_iter",
+            int,
+            10,
+            "passes (epochs) over the sentences, stopping after a pass without update "
+            "(0: a warm start's weights as they are)",
+            low=0,
+            aliases=("epochs",),
+        ),
         Param("averaged", bool, True, "return the weights averaged over all sentence visits (Collins 2002)"),
         Param("shuffle", bool, True, "visit the sentences in a fresh random order every pass"),
         Param("random_state", int, 0, "seed of the visiting orders", aliases=("seed",)),
@@ -254,13 +265,28 @@ class MultiViewPerceptron(Perceptron):
     params = Perceptron.params.extend(
         Param("c_u", float, 0.5, "weight C_u of an unlabeled sentence's update (Eq. 16)", low=0.0, high=1.0),
         Param("labeled_first", bool, False, "visit the fully labeled sentences before the others in every pass"),
-        Param("peer_share", float, 1.0, "share of the peer's most confident free tokens passed on as targets "
-              "(1: all, Table 1)", low=0.0, high=1.0),
+        Param(
+            "peer_share",
+            float,
+            1.0,
+            "share of the peer's most confident free tokens passed on as targets (1: all, Table 1)",
+            low=0.0,
+            high=1.0,
+        ),
         Param("peer_balance", bool, False, "with peer_share < 1, take the confident share per predicted label"),
-        Param("balance", float, None, "at most this many unlabeled tokens count per labeled one (scales c_u)",
-              low=0.0, low_open=True, optional=True, none_means="c_u as given"),
+        Param(
+            "balance",
+            float,
+            None,
+            "at most this many unlabeled tokens count per labeled one (scales c_u)",
+            low=0.0,
+            low_open=True,
+            optional=True,
+            none_means="c_u as given",
+        ),
         Param("guard", bool, True, "collapse guard: fall back to the supervised run if co-training collapses"),
-        owner="mv-perceptron", max_iter={"default": 30},
+        owner="mv-perceptron",
+        max_iter={"default": 30},
     )
 
     def __init__(
@@ -293,11 +319,22 @@ class MultiViewPerceptron(Perceptron):
             return model
         labeled = supervised_part(snapshot)
         share = labeled.n_tokens / (labeled.n_tokens + snapshot.n_tokens)
-        supervised = self._train(labeled, warm_start.copy() if warm_start is not None else None,
-                                 monitor.span(0.0, share, SUPERVISED_RUN), sentence_weights(labeled, c_u))
+        supervised = self._train(
+            labeled,
+            warm_start.copy() if warm_start is not None else None,
+            monitor.span(0.0, share, SUPERVISED_RUN),
+            sentence_weights(labeled, c_u),
+        )
         model = self._train(snapshot, warm_start, monitor.span(share, 1.0, SEMI_RUN), sentence_weights(snapshot, c_u))
-        model, _ = choose_model(snapshot, model, supervised, learner=self.name, weight=self.c_u,
-                                weight_used=c_u, drift_tolerance=self.guard_drift_tolerance)
+        model, _ = choose_model(
+            snapshot,
+            model,
+            supervised,
+            learner=self.name,
+            weight=self.c_u,
+            weight_used=c_u,
+            drift_tolerance=self.guard_drift_tolerance,
+        )
         return model
 
     def _gate(self) -> tuple[float, bool]:

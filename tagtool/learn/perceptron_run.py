@@ -34,8 +34,14 @@ CHUNK_SENTENCES = 500
 class PerceptronRun:
     """Arrays and loop of one perceptron run (shared by both learners)."""
 
-    def __init__(self, snapshot: Snapshot, model: ChainModel, eta: np.ndarray, peer_share: float = 1.0,
-                 peer_balance: bool = False):
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        model: ChainModel,
+        eta: np.ndarray,
+        peer_share: float = 1.0,
+        peer_balance: bool = False,
+    ):
         self.snapshot = snapshot
         self.peer_share = float(peer_share)
         self.peer_balance = bool(peer_balance)
@@ -55,9 +61,23 @@ class PerceptronRun:
             chunk = np.ascontiguousarray(order[first : first + CHUNK_SENTENCES], dtype=np.int64)
             gating, thresholds = self.thresholds(chunk)
             updates += perceptron_chunk(
-                snap.offsets, snap.feat_indptr, snap.feat_indices, snap.feature_view, snap.allowed,
-                self.gold, self.is_full, self.eta, chunk, self.step,
-                model.weights, model.trans, model.start, model.end, *self.acc, gating, thresholds,
+                snap.offsets,
+                snap.feat_indptr,
+                snap.feat_indices,
+                snap.feature_view,
+                snap.allowed,
+                self.gold,
+                self.is_full,
+                self.eta,
+                chunk,
+                self.step,
+                model.weights,
+                model.trans,
+                model.start,
+                model.end,
+                *self.acc,
+                gating,
+                thresholds,
             )
             self.step += len(chunk)
             monitor.report(done + share * (first + len(chunk)) / len(order), message)
@@ -76,9 +96,19 @@ class PerceptronRun:
         if n_views < 2 or self.peer_share >= 1.0:
             return False, thresholds
         snap, model = self.snapshot, self.model
-        margins, labels = peer_margins(snap.offsets, snap.feat_indptr, snap.feat_indices, snap.feature_view,
-                                       snap.allowed, self.is_full, chunk, model.weights, model.trans, model.start,
-                                       model.end)
+        margins, labels = peer_margins(
+            snap.offsets,
+            snap.feat_indptr,
+            snap.feat_indices,
+            snap.feature_view,
+            snap.allowed,
+            self.is_full,
+            chunk,
+            model.weights,
+            model.trans,
+            model.start,
+            model.end,
+        )
         for v in range(n_views):
             if self.peer_balance:
                 for b in range(n_labels):

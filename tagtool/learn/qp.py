@@ -79,8 +79,14 @@ def solve_qp(P, q, G=None, h=None, A=None, b=None, *, ridge: float = 1e-10, init
     P = 0.5 * (P + P.T) + ridge * np.eye(P.shape[0])
     try:
         res = solvers.qp(
-            _as_matrix(P), _as_matrix(q), _as_matrix(G), _as_matrix(h), _as_matrix(A), _as_matrix(b),
-            initvals=initvals, options=_OPTIONS,
+            _as_matrix(P),
+            _as_matrix(q),
+            _as_matrix(G),
+            _as_matrix(h),
+            _as_matrix(A),
+            _as_matrix(b),
+            initvals=initvals,
+            options=_OPTIONS,
         )
     except (ValueError, ArithmeticError) as exc:
         raise QPError(f"QP with {P.shape[0]} variables failed: {exc}") from exc

@@ -35,12 +35,12 @@ import numpy as np
 from tagtool.core.annotation import information_from_mask
 from tagtool.core.params import Param, ParamTable
 from tagtool.core.snapshot import Snapshot
-from tagtool.learn.structsvm.layout import Layout
-from tagtool.learn.structsvm.subqp import SVMSettings
-from tagtool.learn.structsvm.trainer import ViewTrainer
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
+from tagtool.learn.structsvm.layout import Layout
+from tagtool.learn.structsvm.subqp import SVMSettings
+from tagtool.learn.structsvm.trainer import ViewTrainer
 
 logger = logging.getLogger(__name__)
 
@@ -129,13 +129,30 @@ class HMSVM(Learner):
     params = ParamTable(
         Param("C", float, 1.0, "trade-off between margin and slack, per sentence", low=0.0, low_open=True),
         Param("norm", int, 1, "slack penalty: 1 linear, 2 quadratic", choices=(1, 2)),
-        Param("loss", str, "hamming", "loss between outputs: differing tokens, or 1 for any difference",
-              choices=("hamming", "zero-one")),
+        Param(
+            "loss",
+            str,
+            "hamming",
+            "loss between outputs: differing tokens, or 1 for any difference",
+            choices=("hamming", "zero-one"),
+        ),
         Param("rescaling", str, "margin", "how the loss enters the constraints", choices=("margin", "slack")),
-        Param("epsilon", float, 0.1, "an output joins a working set if it violates by more than this (tokens)",
-              low=0.0, low_open=True),
-        Param("max_iter", int, 10, "passes (epochs) over the sentences; stops early once a pass adds no output",
-              low=1, aliases=("max_epochs",)),
+        Param(
+            "epsilon",
+            float,
+            0.1,
+            "an output joins a working set if it violates by more than this (tokens)",
+            low=0.0,
+            low_open=True,
+        ),
+        Param(
+            "max_iter",
+            int,
+            10,
+            "passes (epochs) over the sentences; stops early once a pass adds no output",
+            low=1,
+            aliases=("max_epochs",),
+        ),
         Param("kbest", int, 10, "paths searched for slack rescaling with fractional token weights", low=2),
         Param("qp_solver", str, "smo", "solver of the per-sentence sub-QPs", choices=("smo", "cvxopt")),
         Param("shuffle", bool, True, "visit the sentences in a new random order every pass"),
@@ -168,8 +185,15 @@ class HMSVM(Learner):
         self.random_state = random_state
 
     def settings(self) -> SVMSettings:
-        return SVMSettings(float(self.C), int(self.norm), self.loss, self.rescaling, float(self.epsilon),
-                           int(self.kbest), self.qp_solver)
+        return SVMSettings(
+            float(self.C),
+            int(self.norm),
+            self.loss,
+            self.rescaling,
+            float(self.epsilon),
+            int(self.kbest),
+            self.qp_solver,
+        )
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         settings = self.settings()
@@ -204,10 +228,12 @@ class HMSVM(Learner):
         support = trainer.support()
         model = layout.to_model(theta, snapshot.labels, snapshot.feature_view)
         model.extras["support"] = support
-        model.info.update({
-            "epochs": epoch + 1,
-            "converged": converged,
-            "support_vectors": len(support),
-            "warm_start": "previous weights as fixed offset w0" if warm_start is not None else None,
-        })
+        model.info.update(
+            {
+                "epochs": epoch + 1,
+                "converged": converged,
+                "support_vectors": len(support),
+                "warm_start": "previous weights as fixed offset w0" if warm_start is not None else None,
+            }
+        )
         return model

@@ -195,8 +195,17 @@ def check_unlabeled(
     other_semi = float(np.mean(semi_pred[unlabeled] != favoured))
     name = snapshot.labels[favoured]
     reasons = guard_reasons(fit_sup, fit_semi, other_sup, other_semi, name, fit_tolerance, drift_tolerance)
-    return GuardCheck(bool(reasons), tuple(reasons), name, int(labeled.sum()), int(unlabeled.sum()),
-                      fit_sup, fit_semi, other_sup, other_semi)
+    return GuardCheck(
+        bool(reasons),
+        tuple(reasons),
+        name,
+        int(labeled.sum()),
+        int(unlabeled.sum()),
+        fit_sup,
+        fit_semi,
+        other_sup,
+        other_semi,
+    )
 
 
 def guard_reasons(
@@ -261,22 +270,33 @@ def choose_model(
         The one not chosen (None when there was no comparison), also kept
         as ``chosen.extras["alternative"]`` so that a benchmark can score both.
     """
-    record = {"weight": float(weight), "weight_used": float(weight_used), "guard": supervised is not None,
-              "guard_fired": False, "backed_off": False}
+    record = {
+        "weight": float(weight),
+        "weight_used": float(weight_used),
+        "guard": supervised is not None,
+        "guard_fired": False,
+        "backed_off": False,
+    }
     if supervised is None or not has_unlabeled(snapshot):
         semi.info["unlabeled"] = record
         return semi, None
     sup_model = supervised() if callable(supervised) else supervised
-    check = check_unlabeled(snapshot, sup_model.predict(snapshot), semi.predict(snapshot),
-                            fit_tolerance=fit_tolerance, drift_tolerance=drift_tolerance)
+    check = check_unlabeled(
+        snapshot,
+        sup_model.predict(snapshot),
+        semi.predict(snapshot),
+        fit_tolerance=fit_tolerance,
+        drift_tolerance=drift_tolerance,
+    )
     if check is not None:
         record["check"] = check.to_info()
     if check is None or not check.fired:
         semi.info["unlabeled"] = record
         semi.extras["alternative"] = sup_model
         return semi, sup_model
-    logger.warning("%s: unlabeled sentences ignored, the model trained without them is used: %s", learner,
-                   "; ".join(check.reasons))
+    logger.warning(
+        "%s: unlabeled sentences ignored, the model trained without them is used: %s", learner, "; ".join(check.reasons)
+    )
     record.update(guard_fired=True, backed_off=True, weight_used=0.0)
     sup_model.info["unlabeled"] = record
     sup_model.info.setdefault("notes", []).append(

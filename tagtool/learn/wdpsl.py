@@ -160,33 +160,67 @@ class WDPSL(Learner):
     gives_confidences = True
     description = "WD-PSL: piecewise max-margin learning from candidate label sets (Lu & Chow)"
     params = ParamTable(
-        Param("c1", float, 100.0, "C1 of Eq. 17: candidates against non-candidates (Eq. 18)", low=0.0,
-              low_open=True),
-        Param("c2", float, 1.0, "C2 of Eq. 17: confidence-weighted candidate margins (Eq. 20)", low=0.0,
-              low_open=True),
+        Param("c1", float, 100.0, "C1 of Eq. 17: candidates against non-candidates (Eq. 18)", low=0.0, low_open=True),
+        Param("c2", float, 1.0, "C2 of Eq. 17: confidence-weighted candidate margins (Eq. 20)", low=0.0, low_open=True),
         Param("k_neighbours", int, 10, "K of Eq. 23: neighbours giving a piece its first confidences", low=1),
         Param("tol", float, 1e-3, "epsilon of Algorithm 1: stop when |dJ / J| < tol", low=0.0),
-        Param("max_iter", int, 10, "bound on Algorithm 1's iterations (a QP, then Eq. 22)", low=1,
-              aliases=("max_alternations",)),
-        Param("epsilon", float, 0.05, "a constraint joins a working set when violated by more than this",
-              low=0.0, low_open=True),
+        Param(
+            "max_iter",
+            int,
+            10,
+            "bound on Algorithm 1's iterations (a QP, then Eq. 22)",
+            low=1,
+            aliases=("max_alternations",),
+        ),
+        Param(
+            "epsilon",
+            float,
+            0.05,
+            "a constraint joins a working set when violated by more than this",
+            low=0.0,
+            low_open=True,
+        ),
         Param("max_rounds", int, 30, "bound on cutting-plane rounds per QP (inside one iteration)", low=1),
-        Param("qp_tol", float, 1e-2, "KKT tolerance of the block-coordinate solution of a restricted QP",
-              low=0.0, low_open=True),
+        Param(
+            "qp_tol",
+            float,
+            1e-2,
+            "KKT tolerance of the block-coordinate solution of a restricted QP",
+            low=0.0,
+            low_open=True,
+        ),
         Param("max_passes", int, 5, "bound on block-coordinate passes per cutting-plane round", low=1),
         Param("bias", bool, True, "learn the regularised bias b of Eq. 3"),
-        Param("max_df", float, 0.01, "features in more than this share of pieces are ignored by Eq. 23",
-              low=0.0, low_open=True, high=1.0),
+        Param(
+            "max_df",
+            float,
+            0.01,
+            "features in more than this share of pieces are ignored by Eq. 23",
+            low=0.0,
+            low_open=True,
+            high=1.0,
+        ),
         Param("qp_solver", str, "smo", "solver of the block QPs", choices=("smo", "cvxopt")),
-        Param("drop_after", int, 3, "drop a working-set entry idle for more than this many rounds (0: never)",
-              low=0),
+        Param("drop_after", int, 3, "drop a working-set entry idle for more than this many rounds (0: never)", low=0),
         owner="wdpsl",
     )
 
-    def __init__(self, c1: float = 100.0, c2: float = 1.0, k_neighbours: int = 10, tol: float = 1e-3,
-                 max_iter: int = 10, epsilon: float = 0.05, max_rounds: int = 30,
-                 qp_tol: float = 1e-2, max_passes: int = 5, bias: bool = True, max_df: float = 0.01,
-                 qp_solver: str = "smo", drop_after: int = 3):
+    def __init__(
+        self,
+        c1: float = 100.0,
+        c2: float = 1.0,
+        k_neighbours: int = 10,
+        tol: float = 1e-3,
+        max_iter: int = 10,
+        epsilon: float = 0.05,
+        max_rounds: int = 30,
+        qp_tol: float = 1e-2,
+        max_passes: int = 5,
+        bias: bool = True,
+        max_df: float = 0.01,
+        qp_solver: str = "smo",
+        drop_after: int = 3,
+    ):
         self.c1 = c1
         self.c2 = c2
         self.k_neighbours = k_neighbours
@@ -232,8 +266,13 @@ class WDPSL(Learner):
         model.weights[...] = dual.W
         model.trans[0] = dual.T
         model.info.update(
-            objective=history, alternations=len(history), cutting_plane_rounds=rounds_total,
-            pieces=pieces.n_pieces, working_set=dual.n_entries(), bias=dual.b, notes=notes,
+            objective=history,
+            alternations=len(history),
+            cutting_plane_rounds=rounds_total,
+            pieces=pieces.n_pieces,
+            working_set=dual.n_entries(),
+            bias=dual.b,
+            notes=notes,
         )
         return model
 
@@ -257,12 +296,18 @@ class WDPSL(Learner):
         """n-slack cutting-plane loop for fixed ``P`` (Joachims et al. 2009); returns the rounds run."""
         for rnd in range(self.max_rounds):
             frac = (alternation + rnd / self.max_rounds) / self.max_iter
-            monitor.report(frac, f"alternation {alternation + 1}/{self.max_iter}, cutting-plane round "
-                                 f"{rnd + 1}/{self.max_rounds}")
+            monitor.report(
+                frac, f"alternation {alternation + 1}/{self.max_iter}, cutting-plane round {rnd + 1}/{self.max_rounds}"
+            )
             added = self._add_violators(dual)
             converged = self._optimise_restricted(dual, monitor)
-            logger.debug("wdpsl round %d: %d entries added, %d in the working sets, restricted QP %s", rnd + 1,
-                         added, dual.n_entries(), "solved" if converged else "not solved")
+            logger.debug(
+                "wdpsl round %d: %d entries added, %d in the working sets, restricted QP %s",
+                rnd + 1,
+                added,
+                dual.n_entries(),
+                "solved" if converged else "not solved",
+            )
             if added == 0 and converged:
                 return rnd + 1
             if self.drop_after > 0:
@@ -275,8 +320,7 @@ class WDPSL(Learner):
         emit = dual.emissions() if emit is None else emit
         trans = dual.T if trans is None else trans
         bias = dual.bias_value if bias is None else bias
-        return dual.add_violators(emit, np.asarray(trans, dtype=np.float64).reshape(dual.T.shape), bias,
-                                  self.epsilon)
+        return dual.add_violators(emit, np.asarray(trans, dtype=np.float64).reshape(dual.T.shape), bias, self.epsilon)
 
     def _optimise_restricted(self, dual: Dual, monitor: TrainingMonitor) -> bool:
         """Block-coordinate passes over the pieces; True once no block needed an update."""
@@ -328,8 +372,9 @@ def candidate_confidences(model: ChainModel, snapshot: Snapshot) -> np.ndarray:
     emit, trans, _, _ = model.chain_scores(snapshot)
     conf = eq22(pieces, piece_energies(pieces, emit, trans))
     mass = np.zeros((snapshot.n_tokens, snapshot.n_labels))
-    _piece_kernels.token_confidence_mass(conf, pieces.cand_ptr, pieces.cand_a, pieces.cand_c, pieces.left,
-                               snapshot.n_tokens, snapshot.n_labels, mass)
+    _piece_kernels.token_confidence_mass(
+        conf, pieces.cand_ptr, pieces.cand_a, pieces.cand_c, pieces.left, snapshot.n_tokens, snapshot.n_labels, mass
+    )
     allowed = snapshot.allowed
     mass = np.where(allowed, mass, 0.0)
     total = mass.sum(axis=1, keepdims=True)

@@ -49,8 +49,8 @@ from itertools import accumulate
 from os import PathLike
 
 from tagtool.errors import TagtoolError
-from tagtool.store.actions import COST_KINDS, IDLE_SECONDS, KINDS, REVERSING, Action, first_ids, undone_ids
 from tagtool.services.strategies import Showing
+from tagtool.store.actions import COST_KINDS, IDLE_SECONDS, KINDS, REVERSING, Action, first_ids, undone_ids
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +62,16 @@ MIN_TOKENS = 20
 SIMULATE_NAMES = {"full": "full", "candidate": "partial", "accept": "accept", "skip": "skip", "open": "sentence"}
 #: The kinds in words (the dock and the CLI).
 KIND_NAMES = {
-    "full": "full label", "candidate": "candidate set", "accept": "accepted suggestion",
-    "skip": "skipped token", "clear": "cleared", "review": "flagged / skipped sentence",
-    "retokenize": "split / merged token", "adjudicate": "resolved token", "undo": "undo", "redo": "redo",
+    "full": "full label",
+    "candidate": "candidate set",
+    "accept": "accepted suggestion",
+    "skip": "skipped token",
+    "clear": "cleared",
+    "review": "flagged / skipped sentence",
+    "retokenize": "split / merged token",
+    "adjudicate": "resolved token",
+    "undo": "undo",
+    "redo": "redo",
     "open": "opened sentence",
 }
 
@@ -254,8 +261,11 @@ def opening_cost(records: Sequence, per_token: Mapping[str, float]) -> OpeningCo
     (:data:`COST_KINDS`), subtracted for each ``open``'s first action.
     """
     opened = sum(1 for r in records if r.kind == "open")
-    pairs = [(a, b) for a, b in zip(records, records[1:])
-             if a.kind == "open" and b.kind in COST_KINDS and b.sentence_id == a.sentence_id]
+    pairs = [
+        (a, b)
+        for a, b in zip(records, records[1:])
+        if a.kind == "open" and b.kind in COST_KINDS and b.sentence_id == a.sentence_id
+    ]
     if not pairs:
         return OpeningCost(opened)
     seconds = sum(a.active for a, _ in pairs)
@@ -269,8 +279,13 @@ def default_relative() -> dict[str, float]:
     Those of :class:`tagtool.services.strategies.Showing`.
     """
     showing = Showing()
-    return {"full": showing.full, "partial": showing.partial, "skip": showing.skip, "accept": showing.skip,
-            "sentence": showing.sentence}
+    return {
+        "full": showing.full,
+        "partial": showing.partial,
+        "skip": showing.skip,
+        "accept": showing.skip,
+        "sentence": showing.sentence,
+    }
 
 
 @dataclass(frozen=True)
@@ -302,21 +317,29 @@ class MeasuredCosts:
     def table(self, defaults: Mapping[str, float]) -> str:
         """The measured costs in seconds and relative to a full label (printed by the CLI)."""
         defaults = {**default_relative(), **defaults}
-        lines = [f"costs measured in {self.source} (gaps over {IDLE_SECONDS:g} s between actions count as "
-                 f"{IDLE_SECONDS:g} s):",
-                 f"  {'action':<20} {'actions':>7} {'tokens':>7} {'seconds':>9} {'s/token':>8} {'cost':>6}"]
+        lines = [
+            f"costs measured in {self.source} (gaps over {IDLE_SECONDS:g} s between actions count as "
+            f"{IDLE_SECONDS:g} s):",
+            f"  {'action':<20} {'actions':>7} {'tokens':>7} {'seconds':>9} {'s/token':>8} {'cost':>6}",
+        ]
         for kind in COST_KINDS:
             k, name = self.kinds[kind], SIMULATE_NAMES[kind]
             per = "-" if k.seconds_per_token is None else f"{k.seconds_per_token:.2f}"
-            lines.append(f"  {KIND_NAMES[kind]:<20} {k.actions:>7} {k.tokens:>7} {k.seconds:>9.1f} {per:>8} "
-                         f"{self._cost(name, defaults):>6}")
+            lines.append(
+                f"  {KIND_NAMES[kind]:<20} {k.actions:>7} {k.tokens:>7} {k.seconds:>9.1f} {per:>8} "
+                f"{self._cost(name, defaults):>6}"
+            )
         o = self.opening
         per = "-" if o.seconds_per_sentence is None else f"{o.seconds_per_sentence:.2f}"
-        lines.append(f"  {KIND_NAMES['open']:<20} {o.observations:>7} {'':>7} {o.seconds:>9.1f} {per:>8} "
-                     f"{self._cost('sentence', defaults):>6}")
-        lines.append(f"  (opened sentence: {o.observations} of the {o.opened} sentences opened in the log are "
-                     "observations, those whose first action is a label, candidate set or accepted suggestion; "
-                     "its s/token column is seconds per sentence beyond its first action's tokens)")
+        lines.append(
+            f"  {KIND_NAMES['open']:<20} {o.observations:>7} {'':>7} {o.seconds:>9.1f} {per:>8} "
+            f"{self._cost('sentence', defaults):>6}"
+        )
+        lines.append(
+            f"  (opened sentence: {o.observations} of the {o.opened} sentences opened in the log are "
+            "observations, those whose first action is a label, candidate set or accepted suggestion; "
+            "its s/token column is seconds per sentence beyond its first action's tokens)"
+        )
         for kind, why in self.missing.items():
             lines.append(f"  * {KIND_NAMES[kind]}: {why}; the default {defaults[SIMULATE_NAMES[kind]]:g} is used")
         return "\n".join(lines)
@@ -341,7 +364,8 @@ def relative_costs(records: Sequence, source: str, min_tokens: int = MIN_TOKENS)
         raise CostsError(
             f"{source}: its action log holds {full.rated} full label(s) (at least {min_tokens} are needed); "
             "the costs are relative to a full label, so they cannot be measured. Label more tokens in the app "
-            "(tagtool gui), or leave out --costs-from")
+            "(tagtool gui), or leave out --costs-from"
+        )
     per_full = full.seconds_per_token
     relative, missing = {"full": 1.0}, {}
     for kind in COST_KINDS[1:]:
@@ -366,6 +390,8 @@ def costs_from_project(path: str | PathLike, min_tokens: int = MIN_TOKENS) -> Me
     with Project.open(path, readonly=True) as project:
         records = project.actions()
     if not records:
-        raise CostsError(f"{path}: its action log is empty (no annotation was made in the app since "
-                         "tagtool logs actions); the costs cannot be measured")
+        raise CostsError(
+            f"{path}: its action log is empty (no annotation was made in the app since "
+            "tagtool logs actions); the costs cannot be measured"
+        )
     return relative_costs(records, str(path), min_tokens)

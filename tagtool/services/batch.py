@@ -27,11 +27,12 @@ from os import PathLike
 from pathlib import Path
 
 from tagtool import collector
+from tagtool.core.corpus import Sentence
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.services.batch_count import count_sentences, quick_count
 from tagtool.services.batch_job import BatchError, BatchJob, format_batch
-from tagtool.services.batch_output import TAG_FORMATS, output_format_for, output_plan
-from tagtool.core.corpus import Sentence
-from tagtool.errors import Cancelled, FormatError, TagtoolError
+from tagtool.services.batch_output import output_format_for, output_plan
+
 
 @dataclass(frozen=True)
 class BatchResult:
@@ -88,8 +89,9 @@ def _runner(tagger, job: BatchJob, workers: int, dask_address: str | None):
     return _serial_runner(tagger, job)
 
 
-def ordered_results(submit, batches: Iterable[tuple[int, list[Sentence]]], in_flight: int,
-                    describe: Callable[[int, int], str]) -> Iterator[tuple[int, int, str]]:
+def ordered_results(
+    submit, batches: Iterable[tuple[int, list[Sentence]]], in_flight: int, describe: Callable[[int, int], str]
+) -> Iterator[tuple[int, int, str]]:
     """Submit batches, keep at most ``in_flight`` of them pending, yield results in input order.
 
     Yields ``(n_sentences, n_tokens, text)`` per batch.  Only the counts of a
@@ -262,12 +264,31 @@ def tag_file(
             from tagtool.tagger.model import load_tagger
 
             tagger = load_tagger(tagger)  # once: the column check then needs no second read of its meta
-        return _tag(tagger, source, job, output, batch_size=batch_size, progress=progress, should_stop=should_stop,
-                    workers=workers, dask_address=dask_address)
+        return _tag(
+            tagger,
+            source,
+            job,
+            output,
+            batch_size=batch_size,
+            progress=progress,
+            should_stop=should_stop,
+            workers=workers,
+            dask_address=dask_address,
+        )
 
 
-def _tag(tagger, source: _Source, job: BatchJob, output, *, batch_size: int, progress, should_stop,
-         workers: int, dask_address: str | None) -> BatchResult:
+def _tag(
+    tagger,
+    source: _Source,
+    job: BatchJob,
+    output,
+    *,
+    batch_size: int,
+    progress,
+    should_stop,
+    workers: int,
+    dask_address: str | None,
+) -> BatchResult:
     """The run of :func:`tag_file` once its input, output and job are settled."""
     sentences = source.read()
     try:
@@ -298,8 +319,14 @@ class _Source:
     def read(self) -> Iterator[Sentence]:
         from tagtool.store.formats import iter_sentences
 
-        return iter_sentences(self.path, self.format, token_column=self.token_column, label_column=None,
-                              encoding=self.encoding, **self.reader_options)
+        return iter_sentences(
+            self.path,
+            self.format,
+            token_column=self.token_column,
+            label_column=None,
+            encoding=self.encoding,
+            **self.reader_options,
+        )
 
     def count(self, should_stop: Callable[[], bool] | None) -> int:
         """The progress bar's total: :func:`quick_count`, else a reading pass that keeps nothing."""
@@ -312,16 +339,29 @@ class _Source:
         return counted if counted is not None else count_sentences(self.read(), should_stop)
 
 
-def _job(source: _Source, output, format: str | None, label_column: int | None, label_field: str | None,
-         allow_missing_columns: bool) -> BatchJob:
+def _job(
+    source: _Source,
+    output,
+    format: str | None,
+    label_column: int | None,
+    label_field: str | None,
+    allow_missing_columns: bool,
+) -> BatchJob:
     """The :class:`BatchJob` of a run: output format, write options and names."""
     if output is None or hasattr(output, "write"):
         output_name = "stdout" if output is None else str(getattr(output, "name", "<stream>"))
     else:
         output_name = str(output)
     out_format = output_format_for(source.format, format)
-    options = output_plan(source.format, out_format, source.path, source.encoding, token_column=source.token_column,
-                          label_column=label_column, label_field=label_field)
+    options = output_plan(
+        source.format,
+        out_format,
+        source.path,
+        source.encoding,
+        token_column=source.token_column,
+        label_column=label_column,
+        label_field=label_field,
+    )
     return BatchJob(out_format, output_name, str(source.path), options, allow_missing_columns)
 
 

@@ -94,7 +94,7 @@ class _Counter:
         whole = content[:-1]  # the lines this block finishes
         if len(whole):
             self._count(whole)
-            self.open_head = block[int(bounds[-2]):]
+            self.open_head = block[int(bounds[-2]) :]
         elif len(self.open_head) < 64:
             self.open_head = head
         self.open_ink = bool(content[-1]) if len(whole) else bool(content[0])
@@ -123,7 +123,7 @@ class _Counter:
         at = block.find(DOCSTART_PREFIX, 1)
         while at >= 0:
             line = int(np.searchsorted(bounds, at, side="right")) - 1
-            if line > 0 and not block[int(bounds[line]):at].strip("\ufeff"):
+            if line > 0 and not block[int(bounds[line]) : at].strip("\ufeff"):
                 content[line] = False
             at = block.find(DOCSTART_PREFIX, at + 1)
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from tagtool import collector
 from tagtool.core.annotation import format_annotation
-from tagtool.services.batch_output import Options, column_layout, columns_text, writer
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.errors import FormatError, TagtoolError
+from tagtool.services.batch_output import Options, column_layout, columns_text, writer
 
 
 class BatchError(TagtoolError):

@@ -149,8 +149,9 @@ def column_layout(out_format: str, options: Options) -> tuple[int, int | None, s
     return dict(options).get(LAYOUT) if out_format == "conll" else None
 
 
-def columns_text(sentences: Sequence[Sentence], labels: list[str], token_column: int, label_column: int | None,
-                 sep: str) -> str | None:
+def columns_text(
+    sentences: Sequence[Sentence], labels: list[str], token_column: int, label_column: int | None, sep: str
+) -> str | None:
     """What :func:`write_columns` writes for ``sentences`` with the spelled ``labels`` of all their tokens.
 
     Built column by column over the whole batch (one join per row, no
@@ -177,8 +178,8 @@ def columns_text(sentences: Sequence[Sentence], labels: list[str], token_column:
     width, n_tokens = 2 * len(cells), len(cells[0])
     pieces = [sep] * (width * n_tokens)
     for k, column in enumerate(cells):
-        pieces[2 * k::width] = column
-    pieces[width - 1::width] = ["\n"] * n_tokens
+        pieces[2 * k :: width] = column
+    pieces[width - 1 :: width] = ["\n"] * n_tokens
     for end in accumulate(map(len, sentences)):
         pieces[width * end - 1] = "\n\n"  # a blank line after each sentence
     return "".join(pieces)

@@ -30,9 +30,9 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from tagtool.services.batch_job import BatchError, BatchJob, format_batch
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
+from tagtool.services.batch_job import BatchError, BatchJob, format_batch
 
 logger = logging.getLogger(__name__)
 

@@ -42,10 +42,10 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from tagtool.services import guidance
 from tagtool.core.features import concat_ranges
 from tagtool.core.snapshot import build_snapshot
 from tagtool.gil_slices import index_of
+from tagtool.services import guidance
 from tagtool.services.guidance import Analysis, SentenceGuidance
 from tagtool.services.strategies import Evidence, Tokens
 from tagtool.services.uncertainty import (
@@ -72,8 +72,13 @@ def _first_seen(rows: np.ndarray) -> np.ndarray:
     return rows[np.sort(first)]
 
 
-def chunk_rows(open_: np.ndarray, first: Sequence[int] = (), order: Sequence[int] = (), first_size: int | None = None,
-               chunk: int | None = None) -> list[np.ndarray]:
+def chunk_rows(
+    open_: np.ndarray,
+    first: Sequence[int] = (),
+    order: Sequence[int] = (),
+    first_size: int | None = None,
+    chunk: int | None = None,
+) -> list[np.ndarray]:
     """The sentence rows to score, chunk by chunk (see the module doc); every row exactly once.
 
     Parameters
@@ -115,15 +120,14 @@ def chunk_rows(open_: np.ndarray, first: Sequence[int] = (), order: Sequence[int
     if n <= first_size:  # a small project: one chunk, no first page before the whole
         return [np.concatenate([head, rest])] if n else []
     chunks = [head] if len(head) else []
-    chunks += [rest[i:i + chunk] for i in range(0, len(rest), chunk)]
+    chunks += [rest[i : i + chunk] for i in range(0, len(rest), chunk)]
     return chunks
 
 
 class ChunkScores:
     """One chunk's numbers per token, its sentences' tokens in the chunk's order (:func:`score_chunk`)."""
 
-    def __init__(self, allowed, suggested, raw, top, other, pair, views=None, conf=None, contention=None,
-                 status=None):
+    def __init__(self, allowed, suggested, raw, top, other, pair, views=None, conf=None, contention=None, status=None):
         self.allowed, self.suggested, self.raw = allowed, suggested, raw
         self.status = status  # each sentence's (Snapshot.sentence_status: 2 fully labeled)
         self.top, self.other, self.pair = top, other, pair
@@ -158,8 +162,9 @@ def score_chunk(tagger, sentences: Sequence, snapshot=None) -> ChunkScores:
     views = model.disagreement(snapshot) if model.n_views == 2 else None
     conf = candidate_confidences(tagger, snapshot)
     contention = contention_question(model, snapshot, scores) if conf is not None else None
-    return ChunkScores(snapshot.allowed, suggested, raw, top, other, pair, views, conf, contention,
-                       snapshot.sentence_status())
+    return ChunkScores(
+        snapshot.allowed, suggested, raw, top, other, pair, views, conf, contention, snapshot.sentence_status()
+    )
 
 
 def training_rows(snapshot, tagger, sentences: Sequence):
@@ -175,7 +180,8 @@ def training_rows(snapshot, tagger, sentences: Sequence):
     if snapshot is None or snapshot.n_sentences != len(sentences) or snapshot.labels != tuple(tagger.labels.names):
         return None
     if snapshot.feature_view is not tagger.model.feature_view and not np.array_equal(
-            snapshot.feature_view, tagger.model.feature_view):
+        snapshot.feature_view, tagger.model.feature_view
+    ):
         return None
     lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
     if not np.array_equal(np.diff(snapshot.offsets), lengths):
@@ -272,9 +278,16 @@ class ChunkedGuidance:
         torn[~scored_tokens] = 0.0
         disagree = None if self.views is None else self.views[0] != self.views[1]
         contention = None if self.contention is None else self.contention.copy()
-        result = Analysis(Evidence(uncertainty, disagree, contention), Tokens.from_allowed(self.allowed, self.offsets),
-                          self.probabilistic, self.top.copy(), self.other.copy(), torn, self.labels,
-                          scored=self.scored.copy())
+        result = Analysis(
+            Evidence(uncertainty, disagree, contention),
+            Tokens.from_allowed(self.allowed, self.offsets),
+            self.probabilistic,
+            self.top.copy(),
+            self.other.copy(),
+            torn,
+            self.labels,
+            scored=self.scored.copy(),
+        )
         return result, GuidanceView(self, result.scored, uncertainty, disagree)
 
 
@@ -307,9 +320,15 @@ class GuidanceView(Mapping):
         views = None if s.views is None else (names[s.views[0][rows]], names[s.views[1][rows]])
         whole = slice(0, rows.stop - rows.start)
         return guidance.sentence_guidance(
-            whole, names[s.suggested[rows]], self._uncertainty[rows], s.allowed[rows], views,
-            None if s.conf is None else s.conf[rows], None if self._disagree is None else self._disagree[rows],
-            names)
+            whole,
+            names[s.suggested[rows]],
+            self._uncertainty[rows],
+            s.allowed[rows],
+            views,
+            None if s.conf is None else s.conf[rows],
+            None if self._disagree is None else self._disagree[rows],
+            names,
+        )
 
     def __iter__(self) -> Iterator[int]:
         ids = self._source.ids

@@ -113,9 +113,16 @@ def fold_trainer(learner_name: str, params: Mapping, tagger, protocol: str = "ne
     def train(corpus: Corpus, progress: ProgressCallback | None, should_stop: StopCallback | None):
         # The project's word representations are reused, not relearned per fold: they read no
         # labels, and learning them takes longer than a fold's fit.
-        return train_tagger(corpus, make_learner(learner_name, **dict(params)), features=features,
-                            views=tagger.view_split, progress=progress, should_stop=should_stop, seed=seed,
-                            representations=tagger.extractor.representations)
+        return train_tagger(
+            corpus,
+            make_learner(learner_name, **dict(params)),
+            features=features,
+            views=tagger.view_split,
+            progress=progress,
+            should_stop=should_stop,
+            seed=seed,
+            representations=tagger.extractor.representations,
+        )
 
     return train
 
@@ -241,8 +248,10 @@ def summarise(pooled: Pooled, labels: LabelSet, seed: int = 0) -> dict:
     spans = sentence_counts(pooled.gold, pooled.pred, labels.is_span_scheme)
     tokens = sentence_counts(pooled.gold, pooled.pred, False)
     out = {
-        "cv_sentences": len(pooled.gold), "cv_tokens": int(tokens[:, 2].sum()),
-        "token_accuracy": round(scores.token_accuracy, 4), "f1": round(scores.f1, 4),
+        "cv_sentences": len(pooled.gold),
+        "cv_tokens": int(tokens[:, 2].sum()),
+        "token_accuracy": round(scores.token_accuracy, 4),
+        "f1": round(scores.f1, 4),
         "token_accuracy_se": round(bootstrap_se(tokens, seed=seed), 4),
         "f1_se": round(bootstrap_se(spans, seed=seed), 4),
     }
@@ -250,8 +259,7 @@ def summarise(pooled: Pooled, labels: LabelSet, seed: int = 0) -> dict:
         out["cv_without"] = {}
         for key, pred in pooled.without.items():
             missing = evaluate(pooled.gold, pred, labels)
-            out["cv_without"][key] = {"token_accuracy": round(missing.token_accuracy, 4),
-                                      "f1": round(missing.f1, 4)}
+            out["cv_without"][key] = {"token_accuracy": round(missing.token_accuracy, 4), "f1": round(missing.f1, 4)}
     return out
 
 
@@ -261,7 +269,8 @@ def column_check(metrics: Mapping) -> dict | None:
     if not without:
         return None
     return {
-        "sentences": int(metrics["cv_sentences"]), "tokens": int(metrics["cv_tokens"]),
+        "sentences": int(metrics["cv_sentences"]),
+        "tokens": int(metrics["cv_tokens"]),
         "accuracy": float(metrics["token_accuracy"]),
         "accuracy_without": {key: float(v["token_accuracy"]) for key, v in without.items()},
         "held_out": True,

@@ -185,11 +185,20 @@ def analyse_all(tagger, sentences: Sequence, should_stop=None) -> tuple[list[Sen
             from tagtool.errors import Cancelled
 
             raise Cancelled("cancelled")
-        out.append(sentence_guidance(snapshot.sentence_slice(i), best, uncertainty, snapshot.allowed, views, conf,
-                                     disagree, names))
+        out.append(
+            sentence_guidance(
+                snapshot.sentence_slice(i), best, uncertainty, snapshot.allowed, views, conf, disagree, names
+            )
+        )
     contention = contention_question(model, snapshot, scores) if conf is not None else None
-    return out, _analysis(snapshot, scores, scale, model.probabilistic, Evidence(uncertainty, disagree, contention),
-                          tuple(tagger.labels.names))
+    return out, _analysis(
+        snapshot,
+        scores,
+        scale,
+        model.probabilistic,
+        Evidence(uncertainty, disagree, contention),
+        tuple(tagger.labels.names),
+    )
 
 
 def sentence_guidance(rows: slice, best, uncertainty, allowed, views, conf, disagree, names) -> SentenceGuidance:
@@ -219,8 +228,9 @@ def _open_rows(snapshot) -> np.ndarray:
 def _analysis(snapshot, scores, scale, probabilistic: bool, evidence: Evidence, labels) -> Analysis:
     top, other = best_and_runner_up(scores)
     torn = np.zeros(len(scores)) if scores.shape[1] < 2 else pair_uncertainty(scores, top, other, probabilistic, scale)
-    return Analysis(evidence, Tokens.from_allowed(snapshot.allowed, snapshot.offsets), bool(probabilistic),
-                    top, other, torn, labels)
+    return Analysis(
+        evidence, Tokens.from_allowed(snapshot.allowed, snapshot.offsets), bool(probabilistic), top, other, torn, labels
+    )
 
 
 def _token_confidences(conf: np.ndarray, allowed: np.ndarray, names: np.ndarray) -> tuple[dict, ...]:

@@ -240,7 +240,10 @@ def train(
         raise Cancelled("training cancelled")
     logger.info(
         "training %s on %d sentences (%d tokens, %d features)",
-        learner.name, prepared.snapshot.n_sentences, prepared.snapshot.n_tokens, prepared.snapshot.n_features,
+        learner.name,
+        prepared.snapshot.n_sentences,
+        prepared.snapshot.n_tokens,
+        prepared.snapshot.n_features,
     )
     model = learner.fit(prepared.snapshot, warm_start=prepared.warm_model, progress=progress, should_stop=should_stop)
     model.extras.clear()  # a tagger holds what its file holds; the fit's by-products could double its memory

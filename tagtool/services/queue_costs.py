@@ -30,8 +30,13 @@ log = logging.getLogger(__name__)
 
 #: The costs' names, in the order they are described.
 NAMES = ("full", "partial", "skip", "accept", "sentence")
-_WORDS = {"full": "full label", "partial": "candidate set", "skip": "skipped token",
-          "accept": "accepted suggestion", "sentence": "opening a sentence"}
+_WORDS = {
+    "full": "full label",
+    "partial": "candidate set",
+    "skip": "skipped token",
+    "accept": "accepted suggestion",
+    "sentence": "opening a sentence",
+}
 
 
 def _rounded(value: float) -> float:
@@ -78,11 +83,11 @@ class QueueCosts:
         """One line: which costs are in use (the Go menu shows it)."""
         if not self.measured:
             return f"Default annotation costs ({self.why})" if self.why else "Default annotation costs"
-        parts = [f"{_WORDS[name]} {self.value(name):g}" + ("" if name in self.measured else "*")
-                 for name in NAMES[1:]]
+        parts = [f"{_WORDS[name]} {self.value(name):g}" + ("" if name in self.measured else "*") for name in NAMES[1:]]
         sentence = f"; opening a sentence measured on {self.observations}" if "sentence" in self.measured else ""
         return f"Measured annotation costs (full label 1): {', '.join(parts)}{sentence}" + (
-            " (* default: too few in the log)" if len(self.measured) < len(NAMES) else "")
+            " (* default: too few in the log)" if len(self.measured) < len(NAMES) else ""
+        )
 
 
 #: The defaults (``tagtool simulate``'s without ``--costs-from``).
@@ -101,8 +106,11 @@ def from_log(records: Sequence, min_tokens: int = MIN_TOKENS) -> QueueCosts:
     values = {name: _rounded(relative[name]) for name in NAMES[1:] if name in relative}
     if "accept" not in values and "skip" in values:
         values["accept"] = values["skip"]  # an unmeasured accept costs a (measured) skip, as in --costs-from
-    return QueueCosts(**values, measured=("full", *(name for name in NAMES[1:] if name in relative)),
-                      observations=measured.opening.observations if "sentence" in relative else 0)
+    return QueueCosts(
+        **values,
+        measured=("full", *(name for name in NAMES[1:] if name in relative)),
+        observations=measured.opening.observations if "sentence" in relative else 0,
+    )
 
 
 def of_project(path: str | PathLike, state=None) -> QueueCosts:

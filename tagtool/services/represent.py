@@ -182,7 +182,9 @@ def learn_representations(
         "seconds": round(time.perf_counter() - tic, 2),
     }  # fmt: skip
     monitor.done(f"word representations: {len(words)} words, {n_tokens} tokens of text")
-    logger.info("learned word representations of %d words from %d tokens in %.1f s", len(words), n_tokens, info["seconds"])
+    logger.info(
+        "learned word representations of %d words from %d tokens in %.1f s", len(words), n_tokens, info["seconds"]
+    )
     return WordRepresentations(
         words=words, vectors=vectors, clusters=clusters, centres=centres,
         **dict(zip(("ngrams", "ngram_vectors", "ngram_scale"), quantised_ngrams(ngrams, ngram_vectors))),

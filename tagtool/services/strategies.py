@@ -286,21 +286,57 @@ class Strategy:
 
 _VIEWS, _CONTENTION = frozenset({"views"}), frozenset({"contention"})
 
-REGISTRY: dict[str, Strategy] = {s.name: s for s in (
-    Strategy("sequential", "&Document order", "file order", uncertainty_question, file_order=True),
-    Strategy("random", "&Random order", "a random order fixed by the seed", uncertainty_question),
-    Strategy("uncertainty", "Most &uncertain", "the highest mean token uncertainty first",
-             uncertainty_question, mean_question),
-    Strategy("disagreement", "View &disagreement", "the largest share of tokens where the two views "
-             "disagree first; two-view learners", disagreement_question, mean_question, "two views", _VIEWS),
-    Strategy("confidence", "WD-PSL &confidence", "the closest WD-PSL candidate confidences between each "
-             "token's two best labels first; wdpsl", contention_question, mean_question, "confidences", _CONTENTION),
-    Strategy("combined", "&Combined, per unit of cost", "the app's question, disagreement else uncertainty, "
-             "per unit of annotation cost", combined_question, questions_per_cost, None, _VIEWS | _CONTENTION),
-    Strategy("gain", "Expected &gain per unit of cost", "as combined, with a cost of opening each sentence "
-             f"of {SENTENCE_COST:g} full labels, so that short sentences do not come first; the app's default",
-             combined_question, gain_per_cost, None, _VIEWS | _CONTENTION),
-)}
+REGISTRY: dict[str, Strategy] = {
+    s.name: s
+    for s in (
+        Strategy("sequential", "&Document order", "file order", uncertainty_question, file_order=True),
+        Strategy("random", "&Random order", "a random order fixed by the seed", uncertainty_question),
+        Strategy(
+            "uncertainty",
+            "Most &uncertain",
+            "the highest mean token uncertainty first",
+            uncertainty_question,
+            mean_question,
+        ),
+        Strategy(
+            "disagreement",
+            "View &disagreement",
+            "the largest share of tokens where the two views disagree first; two-view learners",
+            disagreement_question,
+            mean_question,
+            "two views",
+            _VIEWS,
+        ),
+        Strategy(
+            "confidence",
+            "WD-PSL &confidence",
+            "the closest WD-PSL candidate confidences between each token's two best labels first; wdpsl",
+            contention_question,
+            mean_question,
+            "confidences",
+            _CONTENTION,
+        ),
+        Strategy(
+            "combined",
+            "&Combined, per unit of cost",
+            "the app's question, disagreement else uncertainty, per unit of annotation cost",
+            combined_question,
+            questions_per_cost,
+            None,
+            _VIEWS | _CONTENTION,
+        ),
+        Strategy(
+            "gain",
+            "Expected &gain per unit of cost",
+            "as combined, with a cost of opening each sentence "
+            f"of {SENTENCE_COST:g} full labels, so that short sentences do not come first; the app's default",
+            combined_question,
+            gain_per_cost,
+            None,
+            _VIEWS | _CONTENTION,
+        ),
+    )
+}
 
 
 def names() -> tuple[str, ...]:
@@ -326,8 +362,10 @@ def unavailable(strategy: Strategy, learner: str, two_view: bool) -> str | None:
     from tagtool.learn import find_learner, learner_names
 
     if strategy.needs == "two views" and not two_view:
-        return (f"strategy {strategy.name} needs a two-view learner ({', '.join(learner_names(two_view=True))}); "
-                f"{learner} has one view")
+        return (
+            f"strategy {strategy.name} needs a two-view learner ({', '.join(learner_names(two_view=True))}); "
+            f"{learner} has one view"
+        )
     if strategy.needs == "confidences" and not getattr(find_learner(learner), "gives_confidences", False):
         offered = " or ".join(f"--learner {name}" for name in learner_names(gives_confidences=True))
         return f"strategy {strategy.name} needs WD-PSL's candidate confidences ({offered}), not {learner}"

@@ -41,8 +41,8 @@ from tagtool.core.corpus import Sentence
 from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
 from tagtool.core.features.columns import input_columns
 from tagtool.core.features.extractor import FEATURE_PARAMS
-from tagtool.core.params import RANDOM_STATE
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
+from tagtool.core.params import RANDOM_STATE
 from tagtool.core.views import VIEW_PARAMS, ViewSplit
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner
@@ -108,9 +108,7 @@ def attach_representations(
     if representations is None:
         from tagtool.services.represent import learn_representations
 
-        representations = learn_representations(
-            [*sentences, *(text or ())], progress=progress, should_stop=should_stop
-        )
+        representations = learn_representations([*sentences, *(text or ())], progress=progress, should_stop=should_stop)
     extractor.representations = representations
     for part in getattr(extractor, "_parts", None) or ():
         part.representations = representations
@@ -135,8 +133,9 @@ def representation_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
     return ("dist",) if input_columns(tuple(names)) else ("dist", "dist-dims")
 
 
-def with_representations(learner: Learner | type[Learner], features: Mapping | None = None,
-                         sentences: Iterable | None = None) -> dict:
+def with_representations(
+    learner: Learner | type[Learner], features: Mapping | None = None, sentences: Iterable | None = None
+) -> dict:
     """Feature settings that add the word-representation sets to the learner's (or the given) feature set.
 
     What the app trains with once the project's word representations are
@@ -191,7 +190,9 @@ def default_view_kind(extractor: FeatureExtractor | None = None) -> str:
 
 
 def view_split_for(
-    learner: Learner | type[Learner], views: ViewSplit | Mapping | None, seed: int = 0,
+    learner: Learner | type[Learner],
+    views: ViewSplit | Mapping | None,
+    seed: int = 0,
     extractor: FeatureExtractor | None = None,
 ) -> ViewSplit | None:
     """The view split to use: given, or the default of two-view learners, or None.
@@ -215,7 +216,6 @@ def feature_views(extractor: FeatureExtractor, view_split: ViewSplit | None) -> 
     if view_split is None:
         return np.zeros(extractor.n_features_, dtype=np.int8)
     return view_split.assign(extractor)
-
 
 
 def seeded_learner(learner_cls: type[Learner], params: Mapping, seed: int) -> Learner:

@@ -36,8 +36,15 @@ log = logging.getLogger(__name__)
 
 #: The tiny corpus: tokens and BIO labels (None: no label; a tuple: a candidate set).
 _SENTENCES = (
-    (("Ada", "B-PER"), ("Lovelace", "I-PER"), ("met", "O"), ("Babbage", "B-PER"), ("in", "O"),
-     ("London", "B-LOC"), (".", "O")),
+    (
+        ("Ada", "B-PER"),
+        ("Lovelace", "I-PER"),
+        ("met", "O"),
+        ("Babbage", "B-PER"),
+        ("in", "O"),
+        ("London", "B-LOC"),
+        (".", "O"),
+    ),
     (("The", "O"), ("engine", "O"), ("ran", "O"), ("in", "O"), ("Paris", "B-LOC"), (".", "O")),
     (("Turing", "B-PER"), ("visited", "O"), ("New", "B-LOC"), ("York", "I-LOC"), (".", "O")),
     (("Hopper", ("B-PER", "B-LOC")), ("wrote", None), ("code", "O"), (".", None)),
@@ -55,8 +62,9 @@ def tiny_corpus():
     sentences = []
     for rows in _SENTENCES:
         tokens = tuple(token for token, _ in rows)
-        annotations = tuple(() if label is None else (label,) if isinstance(label, str) else tuple(label)
-                            for _, label in rows)
+        annotations = tuple(
+            () if label is None else (label,) if isinstance(label, str) else tuple(label) for _, label in rows
+        )
         sentences.append(Sentence(tokens, annotations=annotations))
     return Corpus.from_sentences(sentences, labels=labels)
 
@@ -112,8 +120,12 @@ def start_filling_cache() -> subprocess.Popen | None:
     if is_frozen() or not jit_cache_enabled():
         return None
     try:
-        return subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return subprocess.Popen(
+            [sys.executable, "-m", __name__],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     except OSError as exc:
         log.warning("could not start compiling the kernels in a child process: %s", exc)
         return None
@@ -129,8 +141,10 @@ def warm_up(learner_name: str | None = None, child: subprocess.Popen | None = No
     try:
         # On a filled cache the child only looks and ends: no need to wait for it (a later start).
         if child is not None and not default_kernels_cached() and child.wait() != 0:
-            log.warning("compiling the kernels in a child process failed (exit status %s); compiling them here",
-                        child.returncode)
+            log.warning(
+                "compiling the kernels in a child process failed (exit status %s); compiling them here",
+                child.returncode,
+            )
         warm_kernels(learner_name)
     finally:
         _idle.set()

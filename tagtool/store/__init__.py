@@ -13,8 +13,12 @@ from tagtool._lazy import lazy_getattr
 __all__ = ["NewerSchemaWarning", "NotFoundError", "Project"]
 
 
-__getattr__ = lazy_getattr(__name__, globals(), {
-    "NewerSchemaWarning": "tagtool.store.lifecycle",
-    "NotFoundError": "tagtool.store.record_types",
-    "Project": "tagtool.store.project",
-})
+__getattr__ = lazy_getattr(
+    __name__,
+    globals(),
+    {
+        "NewerSchemaWarning": "tagtool.store.lifecycle",
+        "NotFoundError": "tagtool.store.record_types",
+        "Project": "tagtool.store.project",
+    },
+)

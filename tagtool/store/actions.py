@@ -106,8 +106,7 @@ from typing import NamedTuple
 from tagtool.store.record_types import ActionRecord
 
 #: Every kind of action the app logs (see the module doc).
-KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "adjudicate", "undo", "redo",
-         "open")
+KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "adjudicate", "undo", "redo", "open")
 #: The kinds whose cost ``tagtool simulate`` models (full label, candidate
 #: set, accepted suggestion, skipped token).
 COST_KINDS = ("full", "candidate", "accept", "skip")
@@ -163,8 +162,16 @@ def insert(conn: sqlite3.Connection, action: Action, sentence_id: int | None, an
     cursor = conn.execute(
         "INSERT INTO actions (kind, sentence_id, n_tokens, started, ended, active, annotator, ref) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (action.kind, sentence_id, int(action.n_tokens), float(action.started), float(action.ended),
-         float(action.active), annotator, action.ref),
+        (
+            action.kind,
+            sentence_id,
+            int(action.n_tokens),
+            float(action.started),
+            float(action.ended),
+            float(action.active),
+            annotator,
+            action.ref,
+        ),
     )
     return cursor.lastrowid
 
@@ -195,15 +202,19 @@ def read(
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     rows = conn.execute(
         "SELECT id, kind, sentence_id, n_tokens, started, ended, active, annotator, ref "
-        f"FROM actions {where} ORDER BY id", params,
+        f"FROM actions {where} ORDER BY id",
+        params,
     )
     return [ActionRecord(*row) for row in rows]
 
 
 def first_ids(records: Sequence[ActionRecord]) -> set[int]:
     """Ids of the actions that begin a visit: each one logged right after an ``open`` of its sentence."""
-    return {b.id for a, b in zip(records, records[1:])
-            if a.kind == "open" and b.kind in OPENING and b.sentence_id == a.sentence_id}
+    return {
+        b.id
+        for a, b in zip(records, records[1:])
+        if a.kind == "open" and b.kind in OPENING and b.sentence_id == a.sentence_id
+    }
 
 
 def undone_ids(records: Sequence[ActionRecord]) -> set[int]:

@@ -44,11 +44,12 @@ def answers(
     if shared:
         where += (" AND" if where else " WHERE") + (
             " EXISTS (SELECT 1 FROM annotator_labels b WHERE b.sentence_id = a.sentence_id "
-            "AND b.token = a.token AND b.annotator <> a.annotator)")
+            "AND b.token = a.token AND b.annotator <> a.annotator)"
+        )
     parsed: dict[str, frozenset[str]] = {}
     for sid, token, name, text in conn.execute(
-        f"SELECT sentence_id, token, annotator, labels FROM annotator_labels a{where} "
-        "ORDER BY sentence_id, token", args,
+        f"SELECT sentence_id, token, annotator, labels FROM annotator_labels a{where} ORDER BY sentence_id, token",
+        args,
     ):
         labels = parsed.get(text)
         if labels is None:

@@ -125,7 +125,8 @@ def _training(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> dict[int
     out: dict[int, dict[int, tuple[str, str]]] = {}
     for sid, t, text, who in conn.execute(
         "SELECT sentence_id, token, labels, annotator FROM annotations "
-        "WHERE sentence_id IN (SELECT value FROM json_each(?))", (_json_ids(sentence_ids),)
+        "WHERE sentence_id IN (SELECT value FROM json_each(?))",
+        (_json_ids(sentence_ids),),
     ):
         out.setdefault(sid, {})[t] = (text, who)
     return out
@@ -133,10 +134,13 @@ def _training(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> dict[int
 
 def _resolved(conn: sqlite3.Connection, sentence_ids: Sequence[int]) -> dict[tuple[int, int], str]:
     """``{(sentence, token): stored labels}`` of the tokens an adjudicator resolved (:mod:`tagtool.store.team`)."""
-    return {(sid, t): text for sid, t, text in conn.execute(
-        "SELECT sentence_id, token, labels FROM adjudicated WHERE sentence_id IN (SELECT value FROM json_each(?))",
-        (_json_ids(sentence_ids),),
-    )}
+    return {
+        (sid, t): text
+        for sid, t, text in conn.execute(
+            "SELECT sentence_id, token, labels FROM adjudicated WHERE sentence_id IN (SELECT value FROM json_each(?))",
+            (_json_ids(sentence_ids),),
+        )
+    }
 
 
 def _follow_edits(conn: sqlite3.Connection, training, resolved: dict[tuple[int, int], str]) -> set[tuple[int, int]]:
@@ -187,7 +191,7 @@ def _put(answers: Answers, labels: LabelSet, sid: int, name: str, given, where: 
     for by_name in tokens.values():
         by_name.pop(name, None)
     n = 0
-    for t, ann in (given.items() if isinstance(given, Mapping) else enumerate(given)):
+    for t, ann in given.items() if isinstance(given, Mapping) else enumerate(given):
         try:
             ann = make_annotation(ann, labels)
         except LabelError as exc:
@@ -250,17 +254,24 @@ def write_answers(
     training = _training(conn, sids)
     resolved = _follow_edits(conn, training, _resolved(conn, sids))
     seeded = _seed(answers, training, resolved, labels, sids, names)
-    n_answers = sum(_put(answers, labels, int(sid), name, anns, where)
-                    for sid, where, by_name in given for name, anns in by_name.items())
+    n_answers = sum(
+        _put(answers, labels, int(sid), name, anns, where)
+        for sid, where, by_name in given
+        for name, anns in by_name.items()
+    )
     moved = _moved(before, answers, given)
-    rows = [(sid, t, name, _rows.spell(ann, labels))
-            for sid in sids for t, by_name in answers.get(sid, {}).items() for name, ann in by_name.items()]
+    rows = [
+        (sid, t, name, _rows.spell(ann, labels))
+        for sid in sids
+        for t, by_name in answers.get(sid, {}).items()
+        for name, ann in by_name.items()
+    ]
     token_checks.check_indexes(conn, rows, "an answer")  # before anything is written
     changed, candidate_sets = _recompute(conn, labels, sids, answers, training, moved - resolved)
-    conn.execute("DELETE FROM annotator_labels WHERE sentence_id IN (SELECT value FROM json_each(?))",
-                 (_json_ids(sids),))
-    conn.executemany(
-        "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)", rows)
+    conn.execute(
+        "DELETE FROM annotator_labels WHERE sentence_id IN (SELECT value FROM json_each(?))", (_json_ids(sids),)
+    )
+    conn.executemany("INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)", rows)
     _rows.refresh_counts(conn, sids)
     return AnswerCounts(len(sids), n_answers, len(moved), changed, candidate_sets, len(moved & resolved), seeded)
 
@@ -312,14 +323,16 @@ def _recompute(conn, labels, sids, answers, training, tokens: set[tuple[int, int
             upserts.append((sid, t, *row, now))
         if (row or (None,))[0] != (cur or (None,))[0]:  # the label itself changed, not only its giver
             changed += 1
-            log.append((sid, t, cur[0] if cur else NO_LABEL, row[0] if row else NO_LABEL,
-                        row[1] if row else cur[1], now))
+            log.append(
+                (sid, t, cur[0] if cur else NO_LABEL, row[0] if row else NO_LABEL, row[1] if row else cur[1], now)
+            )
     _rows.write_annotations(conn, deletes, upserts, log)
     return changed, candidate_sets
 
 
-def derived_label(conn: sqlite3.Connection, labels: LabelSet, sentence_id: int,
-                  token: int) -> tuple[frozenset[str], str]:
+def derived_label(
+    conn: sqlite3.Connection, labels: LabelSet, sentence_id: int, token: int
+) -> tuple[frozenset[str], str]:
     """The training label a token's stored answers make, and its giver (``nobody`` without answers).
 
     For a resolution taken back (:meth:`tagtool.store.project_team.TeamPart.unresolve_token`).
@@ -345,9 +358,7 @@ def with_answers(conn: sqlite3.Connection, corpus: Corpus, sentence_ids: Sequenc
         if not tokens:
             return sentence
         names = sorted({name for by_name in tokens.values() for name in by_name})
-        by_annotator = {
-            name: [tokens.get(t, {}).get(name, EMPTY) for t in range(len(sentence))] for name in names
-        }
+        by_annotator = {name: [tokens.get(t, {}).get(name, EMPTY) for t in range(len(sentence))] for name in names}
         return Sentence(sentence.tokens, sentence.annotations, sentence.columns, sentence.meta, by_annotator)
 
     documents = [Document(d.name, [own(s) for s in d.sentences]) for d in corpus.documents]

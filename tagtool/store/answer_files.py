@@ -108,13 +108,15 @@ def _owned(sentence: Sentence, annotator: str | None, path: Path, line: int) -> 
     if not any(sentence.annotations):
         return {}
     if annotator is None:
-        raise FormatError(path, line, "the file does not say whose labels these are; name the annotator "
-                          "(tagtool import --annotator NAME)")
+        raise FormatError(
+            path,
+            line,
+            "the file does not say whose labels these are; name the annotator (tagtool import --annotator NAME)",
+        )
     return {annotator: sentence.annotations}
 
 
-def read_answer_file(project, path, match: str = "order", owner: str | None = None,
-                     **reader_options) -> AnswerFile:
+def read_answer_file(project, path, match: str = "order", owner: str | None = None, **reader_options) -> AnswerFile:
     """The answers of one annotator's (or several annotators') file of ``project``'s sentences.
 
     Parameters
@@ -157,8 +159,12 @@ def read_answer_file(project, path, match: str = "order", owner: str | None = No
             names.update(owned)
             labels.update(label for anns in owned.values() for ann in anns for label in ann)
     if match == "order" and n != len(ours):
-        raise FormatError(path, None, f"{n} sentences, the project {len(ours)}: with --match order the file "
-                          "must hold all of the project's sentences in order (--match tokens takes a part)")
+        raise FormatError(
+            path,
+            None,
+            f"{n} sentences, the project {len(ours)}: with --match order the file "
+            "must hold all of the project's sentences in order (--match tokens takes a part)",
+        )
     return AnswerFile(given, sorted(names), labels, n, tokens)
 
 

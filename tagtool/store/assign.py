@@ -43,12 +43,12 @@ from pathlib import Path
 from tagtool.core.annotators import check_name
 from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.errors import ProjectError, TagtoolError
-from tagtool.store.outputs import check_not_input
 from tagtool.store import colors as _colors
 from tagtool.store import disk as _disk
 from tagtool.store import lifecycle
 from tagtool.store import merge as _merge
 from tagtool.store import review as _review
+from tagtool.store.outputs import check_not_input
 
 
 class AssignError(TagtoolError):
@@ -89,8 +89,11 @@ def check_annotators(names: Sequence[str]) -> list[str]:
 
 
 def plan(
-    lengths: Sequence[tuple[int, int]], annotators: Sequence[str], overlap: float,
-    shared_by: int = 2, seed: int = 0,
+    lengths: Sequence[tuple[int, int]],
+    annotators: Sequence[str],
+    overlap: float,
+    shared_by: int = 2,
+    seed: int = 0,
 ) -> Assignment:
     """Deal sentences ``(id, n_tokens)`` to annotators (module doc).
 
@@ -101,8 +104,10 @@ def plan(
     if not 0.0 <= overlap <= 1.0 or math.isnan(overlap):
         raise AssignError(f"--overlap {overlap}: a share between 0 and 1")
     if overlap > 0 and not 2 <= shared_by <= len(annotators):
-        raise AssignError(f"--shared-by {shared_by}: between 2 and the number of annotators ({len(annotators)}); "
-                          "with one annotator use --overlap 0")
+        raise AssignError(
+            f"--shared-by {shared_by}: between 2 and the number of annotators ({len(annotators)}); "
+            "with one annotator use --overlap 0"
+        )
     rng = random.Random(seed)
     n_shared = min(len(lengths), max(1, round(overlap * len(lengths)))) if overlap > 0 and lengths else 0
     shared = set(rng.sample([sid for sid, _ in lengths], n_shared))
@@ -135,8 +140,10 @@ def target_paths(project_path: Path, annotators: Sequence[str], out_dir: Path, f
     lower = [str(p).lower() for p in paths.values()]
     clash = [a for a in annotators if lower.count(str(paths[a]).lower()) > 1]
     if clash:
-        raise AssignError(f"annotators {', '.join(clash)} would share the file name {paths[clash[0]].name}; "
-                          "give names that differ in letters or digits")
+        raise AssignError(
+            f"annotators {', '.join(clash)} would share the file name {paths[clash[0]].name}; "
+            "give names that differ in letters or digits"
+        )
     for path in paths.values():
         check_not_input(path, {"project": project_path}, "annotator's file")
         if path.is_symlink() or (path.exists() and not path.is_file()):
@@ -153,7 +160,9 @@ def annotator_corpus(project, annotator: str, sentence_ids: Sequence[int]) -> Co
     for doc in project.documents():
         ids = [sid for sid in project.sentence_ids(doc.id) if sid in wanted]
         if ids:
-            documents.append(Document(doc.name, tuple(_unlabeled(s, sid) for sid, s in zip(ids, project.sentences(ids)))))
+            documents.append(
+                Document(doc.name, tuple(_unlabeled(s, sid) for sid, s in zip(ids, project.sentences(ids))))
+            )
     return Corpus(project.labels, tuple(documents))
 
 
@@ -183,10 +192,14 @@ def write_files(project, assignment: Assignment, out_dir: Path, force: bool = Fa
     try:
         for annotator in names:
             corpus = annotator_corpus(project, annotator, assignment.sentences[annotator])
-            meta = {_merge.SOURCE_PROJECT_KEY: identity, _merge.SOURCE_NAME_KEY: project.name,
-                    _merge.ANNOTATOR_KEY: annotator}
-            built[annotator] = _build_one(paths[annotator], corpus, f"{project.name} ({annotator})",
-                                          palette, annotator, meta, len(names))
+            meta = {
+                _merge.SOURCE_PROJECT_KEY: identity,
+                _merge.SOURCE_NAME_KEY: project.name,
+                _merge.ANNOTATOR_KEY: annotator,
+            }
+            built[annotator] = _build_one(
+                paths[annotator], corpus, f"{project.name} ({annotator})", palette, annotator, meta, len(names)
+            )
         _place_all(built, paths, force)
     except BaseException:
         for tmp in built.values():
@@ -215,15 +228,18 @@ def _make_folder(out_dir: Path) -> list[Path]:
     return made
 
 
-def _build_one(path: Path, corpus: Corpus, name: str, colors: list[str], annotator: str,
-               meta: dict[str, str], n_files: int) -> Path:
+def _build_one(
+    path: Path, corpus: Corpus, name: str, colors: list[str], annotator: str, meta: dict[str, str], n_files: int
+) -> Path:
     try:
         return lifecycle.build_file(path, corpus, name, colors, annotator, meta)
     except ProjectError as e:
         cause = e.__cause__ if e.__cause__ is not None else e
         why = _disk.describe(cause, path) if e.__cause__ is not None else str(e)
-        raise AssignError(f"{path}: the annotator's file cannot be written: {why}; "
-                          f"none of the {n_files} annotators' files was written") from e
+        raise AssignError(
+            f"{path}: the annotator's file cannot be written: {why}; "
+            f"none of the {n_files} annotators' files was written"
+        ) from e
 
 
 def _place_all(built: dict[str, Path], paths: dict[str, Path], force: bool) -> None:
@@ -253,8 +269,9 @@ def _place_all(built: dict[str, Path], paths: dict[str, Path], force: bool) -> N
                     done.unlink()
         if isinstance(e, OSError):
             why = _disk.describe(e, path)
-            raise AssignError(f"{path}: the annotators' files cannot be moved into place: {why}; "
-                              "none was written") from e
+            raise AssignError(
+                f"{path}: the annotators' files cannot be moved into place: {why}; none was written"
+            ) from e
         if isinstance(e, ProjectError):
             raise AssignError(f"{e}; none of the annotators' files was written") from e
         raise

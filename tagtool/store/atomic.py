@@ -16,8 +16,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
-from tagtool.store import disk, outputs
 from tagtool.errors import FormatError
+from tagtool.store import disk, outputs
 
 
 def _default_mode() -> int:
@@ -61,8 +61,7 @@ def atomic_write(path: Path, encoding: str | None) -> Iterator[IO]:
     outputs.remove_stale_temps(target)
     mode = target.stat().st_mode & 0o7777 if target.exists() else _default_mode()
     try:
-        fd, tmp = tempfile.mkstemp(prefix=outputs.temp_prefix(target), suffix=outputs.TEMP_SUFFIX,
-                                   dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=outputs.temp_prefix(target), suffix=outputs.TEMP_SUFFIX, dir=target.parent)
     except OSError as exc:  # a read-only or missing folder: name the output, not our temp file
         why = disk.describe(exc, target)
         raise outputs.OutputError(f"{path}: cannot be written: {why}") from None
@@ -109,6 +108,4 @@ def _encode_errors(path: Path, encoding: str | None) -> Iterator[None]:
     except UnicodeEncodeError as exc:
         if encoding is None:  # not from the file: a binary writer's own error
             raise
-        raise FormatError(
-            path, None, f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}"
-        ) from None
+        raise FormatError(path, None, f"cannot encode {exc.object[exc.start : exc.end]!r} as {encoding}") from None

@@ -81,15 +81,15 @@ def check_shortcut(shortcut: str | None) -> str | None:
         return None
     if not isinstance(shortcut, str) or not shortcut or shortcut != shortcut.strip():
         raise LabelError(f"a shortcut must be a non-empty key name, got {shortcut!r}")
-    shifted = shortcut[:len(SHIFT)].lower() == SHIFT.lower() and len(shortcut) > len(SHIFT)
-    base = shortcut[len(SHIFT):] if shifted else shortcut
+    shifted = shortcut[: len(SHIFT)].lower() == SHIFT.lower() and len(shortcut) > len(SHIFT)
+    base = shortcut[len(SHIFT) :] if shifted else shortcut
     base = base.lower() if len(base) == 1 else base
     return SHIFT + base if shifted else base
 
 
 def base_key(shortcut: str) -> str:
     """The key of a shortcut without Shift (``"Shift+2"`` → ``"2"``)."""
-    return shortcut[len(SHIFT):] if shortcut.startswith(SHIFT) else shortcut
+    return shortcut[len(SHIFT) :] if shortcut.startswith(SHIFT) else shortcut
 
 
 def _span_type(name: str) -> str | None:
@@ -119,8 +119,9 @@ def key_groups(labels: Sequence[str]) -> list[list[str]]:
     for name in names:
         if name != "O":
             by_type.setdefault(name[2:], []).append(name)
-    return outside + [sorted(by_type[kind], key=lambda n: _PREFIX_ORDER.index(n[0]))
-                      for kind in sorted(by_type, key=_name_order)]
+    return outside + [
+        sorted(by_type[kind], key=lambda n: _PREFIX_ORDER.index(n[0])) for kind in sorted(by_type, key=_name_order)
+    ]
 
 
 def default_colors(labels: Sequence[str]) -> list[str]:
@@ -169,8 +170,7 @@ def _group_letter(group: list[str], taken: set[str], reserved: frozenset[str]) -
     return None
 
 
-def default_shortcuts(labels: Sequence[str] | LabelSet,
-                      reserved: frozenset[str] = COMMAND_KEYS) -> list[str | None]:
+def default_shortcuts(labels: Sequence[str] | LabelSet, reserved: frozenset[str] = COMMAND_KEYS) -> list[str | None]:
     """The default key of every label (see the module docstring), None for labels left to the picker.
 
     Parameters

@@ -29,23 +29,27 @@ Renumber = Callable[[int], tuple[int, int]]
 
 def split_ids(t: int) -> Renumber:
     """New ids after the word at 0-based ``t`` is split in two."""
+
     def new(i: int) -> tuple[int, int]:
         if i <= t:
             return i, i
         if i == t + 1:
             return i, i + 1
         return i + 1, i + 1
+
     return new
 
 
 def merge_ids(t: int) -> Renumber:
     """New ids after the words at 0-based ``t`` and ``t + 1`` are merged."""
+
     def new(i: int) -> tuple[int, int]:
         if i <= t + 1:
             return i, i
         if i == t + 2:
             return t + 1, t + 1
         return i - 1, i - 1
+
     return new
 
 

@@ -60,8 +60,7 @@ def broken_sentence(path: Path) -> Iterator[Callable[[int], int]]:
         yield current
     except (ValueError, TypeError) as e:
         raise ProjectError(
-            f"{path} is damaged: sentence {last[0]} holds broken data ({e}); "
-            "was the file changed outside tagtool?"
+            f"{path} is damaged: sentence {last[0]} holds broken data ({e}); was the file changed outside tagtool?"
         ) from e
 
 
@@ -94,9 +93,7 @@ def _read_sentences(conn: sqlite3.Connection, path: Path, ids: list[int]) -> lis
         )
     }
     require_ids(ids, rows)
-    annotations = _rows.annotations_by_sentence(
-        conn, "WHERE sentence_id IN (SELECT value FROM json_each(?))", (key,)
-    )
+    annotations = _rows.annotations_by_sentence(conn, "WHERE sentence_id IN (SELECT value FROM json_each(?))", (key,))
     with broken_sentence(path) as current:
         return [_rows.make_sentence(*rows[current(i)], annotations.get(i, {})) for i in ids]
 

@@ -21,7 +21,6 @@ from tagtool.errors import ProjectError
 from tagtool.store import disk, sqlite_locks
 from tagtool.store.schema import APPLICATION_ID
 
-
 log = logging.getLogger(__name__)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -120,9 +119,7 @@ def check_header(path: Path) -> None:
         raise ProjectError(f"{path} is not a tagtool project (not an SQLite database)")
     app_id = int.from_bytes(header[_APPLICATION_ID_OFFSET : _APPLICATION_ID_OFFSET + 4], "big")
     if app_id != APPLICATION_ID:
-        raise ProjectError(
-            f"{path} is not a tagtool project (an SQLite database of another application)"
-        )
+        raise ProjectError(f"{path} is not a tagtool project (an SQLite database of another application)")
 
 
 def _uri(path: Path, mode: str) -> str:
@@ -222,8 +219,10 @@ def _connect_on_full_disk(path: Path) -> sqlite3.Connection:
     except (OSError, sqlite3.Error) as e:
         if conn is not None:
             conn.close()
-        raise ProjectError(f"{path} cannot be read: {disk.FULL}, and SQLite needs room for the index "
-                           f"file {shm.name} beside it ({e}); free some space and try again") from e
+        raise ProjectError(
+            f"{path} cannot be read: {disk.FULL}, and SQLite needs room for the index "
+            f"file {shm.name} beside it ({e}); free some space and try again"
+        ) from e
     conn._after_close = lambda: remove_unused_empty_sides(path)
     log.info("%s: the disk is full; read through a read-only WAL index", path)
     return conn

@@ -56,8 +56,12 @@ def _units(rows: Iterable[Row]) -> Iterator[tuple[object, list[int]]]:
 
 def project_keys(conn) -> set:
     """The keys of every text the project holds."""
-    rows = ((name, tuple(json.loads(tokens)), json.loads(meta)) for name, tokens, meta in conn.execute(
-        f"SELECT d.name, s.tokens, s.meta {ORDERED_SENTENCES} ORDER BY d.position, s.position"))
+    rows = (
+        (name, tuple(json.loads(tokens)), json.loads(meta))
+        for name, tokens, meta in conn.execute(
+            f"SELECT d.name, s.tokens, s.meta {ORDERED_SENTENCES} ORDER BY d.position, s.position"
+        )
+    )
     return {key for key, _ in _units(rows)}
 
 

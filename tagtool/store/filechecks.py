@@ -46,9 +46,7 @@ def check_json(conn: sqlite3.Connection, path: Path) -> None:
     benchmarks/results/reliability.md).
     """
     for table, columns in _JSON_COLUMNS.items():
-        bad = " OR ".join(
-            f"(CASE WHEN json_valid({c}) THEN json_type({c}) END) IS NOT '{kind}'" for c, kind in columns
-        )
+        bad = " OR ".join(f"(CASE WHEN json_valid({c}) THEN json_type({c}) END) IS NOT '{kind}'" for c, kind in columns)
         row = conn.execute(f"SELECT rowid FROM {table} WHERE {bad} LIMIT 1").fetchone()
         if row is not None:
             raise ProjectError(
@@ -87,8 +85,13 @@ def _expected_columns() -> dict[str, frozenset[str]]:
             schema.create_schema(mem)
             # The search index may be absent from a sound file (an SQLite without FTS5 wrote it); it is
             # checked, and rebuilt, on its own (tagtool.store.search_index.ensure).
-            tables = [r[0] for r in mem.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                                "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sentences_fts%'")]
+            tables = [
+                r[0]
+                for r in mem.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' "
+                    "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sentences_fts%'"
+                )
+            ]
             for table in tables:
                 _EXPECTED[table] = frozenset(r[1] for r in mem.execute(f'PRAGMA table_info("{table}")'))
         finally:

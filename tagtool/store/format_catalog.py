@@ -59,23 +59,66 @@ class FormatInfo:
     counted_by: str | None = None
 
 
-CATALOG: dict[str, FormatInfo] = {f.name: f for f in (
-    FormatInfo("conll", "CoNLL column file (one token a line)", True,
-               (".conll", ".iob", ".iob2", ".bio", ".bioes"), (".txt",), export_label="CoNLL column file",
-               tagged_output=True, counted_by="block-docstart"),
-    FormatInfo("conllu", "CoNLL-U (Universal Dependencies)", True, (".conllu",), export_label="CoNLL-U",
-               tagged_output=True, counted_by="block"),
-    FormatInfo("text", "plain text: raw text tokenised and split into sentences", True, (), (".txt",), tagged_output=True,
-               counted_by="line"),
-    FormatInfo("jsonl", "JSON Lines, token or span records", True, (".jsonl", ".ndjson", ".json"),
-               export_label="JSON Lines (token records)", tagged_output=True, counted_by="line"),
-    FormatInfo("csv", "CSV table, one token a row", False, (".csv",)),
-    FormatInfo("tsv", "TSV table, one token a row", False, (".tsv",), export_label="TSV table"),
-    FormatInfo("doccano", "doccano JSONL span records (jsonl --spans)", True, (".jsonl",), readable=False,
-               export_label="doccano JSONL (spans)"),
-    FormatInfo("labelstudio", "Label Studio JSON tasks, one annotation per annotator", False, (".json",),
-               readable=False, export_label="Label Studio JSON (tasks)"),
-)}
+CATALOG: dict[str, FormatInfo] = {
+    f.name: f
+    for f in (
+        FormatInfo(
+            "conll",
+            "CoNLL column file (one token a line)",
+            True,
+            (".conll", ".iob", ".iob2", ".bio", ".bioes"),
+            (".txt",),
+            export_label="CoNLL column file",
+            tagged_output=True,
+            counted_by="block-docstart",
+        ),
+        FormatInfo(
+            "conllu",
+            "CoNLL-U (Universal Dependencies)",
+            True,
+            (".conllu",),
+            export_label="CoNLL-U",
+            tagged_output=True,
+            counted_by="block",
+        ),
+        FormatInfo(
+            "text",
+            "plain text: raw text tokenised and split into sentences",
+            True,
+            (),
+            (".txt",),
+            tagged_output=True,
+            counted_by="line",
+        ),
+        FormatInfo(
+            "jsonl",
+            "JSON Lines, token or span records",
+            True,
+            (".jsonl", ".ndjson", ".json"),
+            export_label="JSON Lines (token records)",
+            tagged_output=True,
+            counted_by="line",
+        ),
+        FormatInfo("csv", "CSV table, one token a row", False, (".csv",)),
+        FormatInfo("tsv", "TSV table, one token a row", False, (".tsv",), export_label="TSV table"),
+        FormatInfo(
+            "doccano",
+            "doccano JSONL span records (jsonl --spans)",
+            True,
+            (".jsonl",),
+            readable=False,
+            export_label="doccano JSONL (spans)",
+        ),
+        FormatInfo(
+            "labelstudio",
+            "Label Studio JSON tasks, one annotation per annotator",
+            False,
+            (".json",),
+            readable=False,
+            export_label="Label Studio JSON (tasks)",
+        ),
+    )
+}
 
 #: The formats ``tagtool tag`` writes, in catalog order.
 TAG_FORMATS: tuple[str, ...] = tuple(f.name for f in CATALOG.values() if f.tagged_output)
@@ -98,8 +141,11 @@ def open_filter(label: str) -> str:
 
 def export_filters() -> dict[str, str]:
     """The app's export dialog: filter text → format (each format's own extension, and those shown for it)."""
-    return {f"{f.export_label} ({_patterns((f.extensions[0], *f.shown))})": f.name
-            for f in CATALOG.values() if f.export_label is not None}
+    return {
+        f"{f.export_label} ({_patterns((f.extensions[0], *f.shown))})": f.name
+        for f in CATALOG.values()
+        if f.export_label is not None
+    }
 
 
 def export_suffix(name: str) -> str:

@@ -137,9 +137,11 @@ def reset_style(conn: sqlite3.Connection, names: tuple[str, ...] | list[str]) ->
 
 def set_shortcut(conn: sqlite3.Connection, name: str, shortcut: str | None) -> None:
     """Give ``name`` the key ``shortcut`` (None: no key); :class:`LabelError` when another label has it."""
-    row = None if shortcut is None else conn.execute(
-        "SELECT name FROM labels WHERE shortcut = ? AND name <> ?", (shortcut, name)
-    ).fetchone()
+    row = (
+        None
+        if shortcut is None
+        else conn.execute("SELECT name FROM labels WHERE shortcut = ? AND name <> ?", (shortcut, name)).fetchone()
+    )
     if row is not None:
         raise LabelError(f"shortcut {shortcut!r} already belongs to label {row[0]!r}")
     conn.execute("UPDATE labels SET shortcut = ? WHERE name = ?", (shortcut, name))
@@ -241,8 +243,8 @@ def annotator_rows_without(
 ) -> list[tuple[str | None, int, int, str]]:
     """``annotator_labels`` rows that hold ``name``: (new spelling or None, sentence, token, annotator)."""
     rows = conn.execute(
-        "SELECT sentence_id, token, annotator, labels FROM annotator_labels "
-        "WHERE instr(labels, '|') > 0 OR labels = ?", (name,)
+        "SELECT sentence_id, token, annotator, labels FROM annotator_labels WHERE instr(labels, '|') > 0 OR labels = ?",
+        (name,),
     ).fetchall()
     out = []
     for sid, t, who, text in rows:
@@ -252,8 +254,9 @@ def annotator_rows_without(
     return out
 
 
-def drop(conn: sqlite3.Connection, name: str, position: int, remaining: LabelSet,
-         own: list[tuple[str | None, int, int, str]]) -> None:
+def drop(
+    conn: sqlite3.Connection, name: str, position: int, remaining: LabelSet, own: list[tuple[str | None, int, int, str]]
+) -> None:
     """Take ``name`` out of the label set, the annotators' rows ``own`` and the resolutions
     (the training labels are the caller's: they are logged)."""
     where = "WHERE sentence_id = ? AND token = ? AND annotator = ?"

@@ -22,9 +22,9 @@ from pathlib import Path
 import tagtool
 from tagtool.core.corpus import Corpus
 from tagtool.errors import ProjectError
-from tagtool.store.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store import colors as _colors
 from tagtool.store import dbfile, disk, filechecks, schema, search_index
+from tagtool.store.outputs import TEMP_SUFFIX, remove_stale_temps, temp_prefix
 from tagtool.store.sentence_rows import insert_corpus
 
 log = logging.getLogger(__name__)
@@ -83,8 +83,9 @@ def create_file(
     except BaseException as e:
         discard(tmp)
         if isinstance(e, OSError):
-            raise ProjectError(f"{path}: the project could not be created ({disk.describe(e, path)}); "
-                               "nothing was written") from e
+            raise ProjectError(
+                f"{path}: the project could not be created ({disk.describe(e, path)}); nothing was written"
+            ) from e
         raise
     log.info("created project %s (%d sentences)", path, len(corpus))
 
@@ -104,8 +105,9 @@ def check_target(path: Path, overwrite: bool) -> Path:
     return path
 
 
-def build_file(path: Path, corpus: Corpus, name: str, colors: list[str], annotator: str,
-               meta: Mapping[str, str] | None = None) -> Path:
+def build_file(
+    path: Path, corpus: Corpus, name: str, colors: list[str], annotator: str, meta: Mapping[str, str] | None = None
+) -> Path:
     """Build a complete project for ``path`` under a temporary name beside it, synced; the
     temporary file (moved into place by :func:`place_file`, or removed by :func:`discard`).
 
@@ -121,8 +123,9 @@ def build_file(path: Path, corpus: Corpus, name: str, colors: list[str], annotat
     except BaseException as e:
         discard(tmp)
         if isinstance(e, (sqlite3.Error, OSError)):
-            raise ProjectError(f"{path}: the project could not be created ({disk.describe(e, tmp)}); "
-                               "nothing was written") from e
+            raise ProjectError(
+                f"{path}: the project could not be created ({disk.describe(e, tmp)}); nothing was written"
+            ) from e
         raise
     return tmp
 
@@ -146,8 +149,7 @@ def temp_path(path: Path) -> Path:
     return path.with_name(f"{temp_prefix(path)}{secrets.token_hex(4)}{TEMP_SUFFIX}")
 
 
-def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: str,
-           meta: Mapping[str, str]) -> None:
+def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: str, meta: Mapping[str, str]) -> None:
     conn = sqlite3.connect(tmp, isolation_level=None)
     try:
         # The temporary file is thrown away on failure, so skip the
@@ -157,11 +159,16 @@ def _build(tmp: Path, corpus: Corpus, name: str, colors: list[str], annotator: s
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("BEGIN")
         schema.create_schema(conn)
-        created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         conn.executemany(
             "INSERT INTO meta (key, value) VALUES (?, ?)",
-            [("created", created), ("tagtool_version", tagtool.__version__), ("name", name),
-             (PROJECT_ID_KEY, uuid.uuid4().hex), *((str(k), str(v)) for k, v in meta.items())],
+            [
+                ("created", created),
+                ("tagtool_version", tagtool.__version__),
+                ("name", name),
+                (PROJECT_ID_KEY, uuid.uuid4().hex),
+                *((str(k), str(v)) for k, v in meta.items()),
+            ],
         )
         shortcuts = _colors.default_shortcuts(corpus.labels)
         conn.executemany(
@@ -271,8 +278,7 @@ def _open_checked(path: Path, readonly: bool) -> OpenedFile:
         # As in a folder that cannot be written: it can still be read
         reason = f"{disk.FULL}: SQLite has no room for its files beside it"
         log.info("%s: %s; it is opened read-only", path, reason)
-        return OpenedFile(dbfile.connect_readonly(path), readonly=True, schema_version=version,
-                          readonly_reason=reason)
+        return OpenedFile(dbfile.connect_readonly(path), readonly=True, schema_version=version, readonly_reason=reason)
     if readonly or reason:
         opened = _migrate_in_memory(path, conn, version)
         opened.readonly_reason = reason
@@ -294,9 +300,7 @@ def _connect_for_editing(path: Path) -> sqlite3.Connection:
     try:
         return dbfile.connect_readwrite(path)
     except sqlite3.Error as e:
-        raise ProjectError(
-            f"{path} cannot be opened for editing ({e}); it can still be opened read-only"
-        ) from e
+        raise ProjectError(f"{path} cannot be opened for editing ({e}); it can still be opened read-only") from e
 
 
 def _migrate_file(path: Path, ro_conn: sqlite3.Connection, version: int) -> OpenedFile:
@@ -329,16 +333,15 @@ def _migrate_file(path: Path, ro_conn: sqlite3.Connection, version: int) -> Open
     except (sqlite3.Error, ValueError) as e:
         conn.close()
         raise ProjectError(
-            f"{path}: the upgrade from schema {version} failed ({e}); the file is "
-            f"unchanged, and a copy is at {backup}"
+            f"{path}: the upgrade from schema {version} failed ({e}); the file is unchanged, and a copy is at {backup}"
         ) from e
     except BaseException:
         conn.close()
         raise
-    log.info("migrated %s from schema %d to %d (backup %s)",
-             path, version, schema.CURRENT_VERSION, backup)
-    return OpenedFile(conn, readonly=False, schema_version=schema.CURRENT_VERSION,
-                      migrated_from=version, backup_path=backup)
+    log.info("migrated %s from schema %d to %d (backup %s)", path, version, schema.CURRENT_VERSION, backup)
+    return OpenedFile(
+        conn, readonly=False, schema_version=schema.CURRENT_VERSION, migrated_from=version, backup_path=backup
+    )
 
 
 def _migrate_in_memory(path: Path, ro_conn: sqlite3.Connection, version: int) -> OpenedFile:
@@ -355,5 +358,4 @@ def _migrate_in_memory(path: Path, ro_conn: sqlite3.Connection, version: int) ->
         raise ProjectError(f"{path}: cannot read schema {version} ({e})") from e
     finally:
         ro_conn.close()
-    return OpenedFile(mem, readonly=True, schema_version=schema.CURRENT_VERSION,
-                      migrated_from=version)
+    return OpenedFile(mem, readonly=True, schema_version=schema.CURRENT_VERSION, migrated_from=version)

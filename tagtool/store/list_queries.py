@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from tagtool.store import review as _review
-from tagtool.store import sentence_rows as _rows
 from tagtool.store import search_index
+from tagtool.store import sentence_rows as _rows
 from tagtool.store import team as _team
 from tagtool.store.corpus_reads import require_ids
 from tagtool.store.record_types import NotFoundError, SentenceSummary
@@ -75,8 +75,13 @@ def summary_filter(
 
 
 def sentence_ids(
-    conn: sqlite3.Connection, indexed: bool, document_id: int | None, status: Status, search: str | None,
-    order_by: str, descending: bool,
+    conn: sqlite3.Connection,
+    indexed: bool,
+    document_id: int | None,
+    status: Status,
+    search: str | None,
+    order_by: str,
+    descending: bool,
 ) -> list[int]:
     """Ids of the sentences passing the filters, sorted by ``order_by`` (:data:`ORDER_KEYS`),
     ties in document order; one query returning only ids."""
@@ -111,8 +116,8 @@ def next_sentence(
     if after is None:
         return _one(conn, first, [*params, -1])
     row = conn.execute(
-        "SELECT d.position, s.position FROM sentences s JOIN documents d ON d.id = s.document_id "
-        "WHERE s.id = ?", (int(after),)
+        "SELECT d.position, s.position FROM sentences s JOIN documents d ON d.id = s.document_id WHERE s.id = ?",
+        (int(after),),
     ).fetchone()
     if row is None:
         raise NotFoundError(f"no sentence with id {after}")
@@ -128,8 +133,14 @@ def next_sentence(
 
 
 def summaries(
-    conn: sqlite3.Connection, indexed: bool, status: Status, search: str | None, document_id: int | None,
-    offset: int, limit: int | None, preview_chars: int,
+    conn: sqlite3.Connection,
+    indexed: bool,
+    status: Status,
+    search: str | None,
+    document_id: int | None,
+    offset: int,
+    limit: int | None,
+    preview_chars: int,
 ) -> list[SentenceSummary]:
     """A page of the sentence list's rows passing the filters, in document order."""
     source, where, params = summary_filter(conn, indexed, status, search, document_id)
@@ -138,9 +149,7 @@ def summaries(
     return [SentenceSummary(*row) for row in conn.execute(sql, params)]
 
 
-def summaries_by_id(
-    conn: sqlite3.Connection, sentence_ids: Iterable[int], preview_chars: int
-) -> list[SentenceSummary]:
+def summaries_by_id(conn: sqlite3.Connection, sentence_ids: Iterable[int], preview_chars: int) -> list[SentenceSummary]:
     """Rows of the sentence list for these ids, in their order: primary-key lookups, so a page
     deep down a long list costs what the first page costs (:class:`NotFoundError` for an unknown id)."""
     ids = [int(i) for i in sentence_ids]
@@ -158,8 +167,7 @@ def summaries_by_id(
     return [rows[i] for i in ids]
 
 
-def count(conn: sqlite3.Connection, indexed: bool, status: Status, search: str | None,
-          document_id: int | None) -> int:
+def count(conn: sqlite3.Connection, indexed: bool, status: Status, search: str | None, document_id: int | None) -> int:
     """How many sentences pass the filters."""
     source, where, params = summary_filter(conn, indexed, status, search, document_id)
     return _one(conn, f"SELECT count(*) {source} {where}", params)
@@ -177,14 +185,14 @@ def status_counts(conn: sqlite3.Connection) -> dict[str, int]:
 def annotation_counts(conn: sqlite3.Connection) -> dict[str, int]:
     """Tokens with a full label, a partial label, and none."""
     full, partial, total = conn.execute(
-        "SELECT coalesce(sum(n_full), 0), coalesce(sum(n_partial), 0), "
-        "coalesce(sum(n_tokens), 0) FROM sentences"
+        "SELECT coalesce(sum(n_full), 0), coalesce(sum(n_partial), 0), coalesce(sum(n_tokens), 0) FROM sentences"
     ).fetchone()
     return {"full": full, "partial": partial, "none": total - full - partial}
 
 
-def label_counts(conn: sqlite3.Connection, names: Iterable[str], first_id: int | None,
-                 last_id: int | None) -> dict[str, tuple[int, int]]:
+def label_counts(
+    conn: sqlite3.Connection, names: Iterable[str], first_id: int | None, last_id: int | None
+) -> dict[str, tuple[int, int]]:
     """``label -> (tokens with it as full label, candidate sets holding it)``, in the order of ``names``.
 
     One aggregate query over the stored spellings (``A`` or ``A|B``):

@@ -123,8 +123,10 @@ def read_file(path: Path, labels: LabelSet) -> AnnotatorFile:
     with project, project.read_transaction():  # its tokens and labels of one moment
         meta = project.meta
         if not meta.get(ANNOTATOR_KEY) or not meta.get(SOURCE_PROJECT_KEY):
-            raise MergeError(f"{path} is not an annotator's file written by 'tagtool assign' "
-                             "(its meta names no source project or annotator)")
+            raise MergeError(
+                f"{path} is not an annotator's file written by 'tagtool assign' "
+                "(its meta names no source project or annotator)"
+            )
         sentences = [_file_sentence(path, s, labels) for s in project.sentences(project.sentence_ids())]
     return AnnotatorFile(path, meta[ANNOTATOR_KEY], meta[SOURCE_PROJECT_KEY], tuple(sentences))
 
@@ -133,12 +135,16 @@ def _file_sentence(path: Path, sentence, labels: LabelSet) -> FileSentence:
     try:
         source_id, recorded = int(sentence.meta[SOURCE_KEY]), sentence.meta[FINGERPRINT_KEY]
     except (KeyError, ValueError):
-        raise MergeError(f"{path}: sentence {' '.join(sentence.tokens)[:60]!r} names no source "
-                         "sentence (was it added to the file by hand?)") from None
+        raise MergeError(
+            f"{path}: sentence {' '.join(sentence.tokens)[:60]!r} names no source "
+            "sentence (was it added to the file by hand?)"
+        ) from None
     where = f"{path}, source sentence {source_id}"
     if fingerprint(sentence.tokens) != recorded:
-        raise MergeError(f"{where}: its tokens were changed in the file (split or merged) since it "
-                         "was assigned; it cannot be matched to the project's sentence")
+        raise MergeError(
+            f"{where}: its tokens were changed in the file (split or merged) since it "
+            "was assigned; it cannot be matched to the project's sentence"
+        )
     answers = {}
     for t, ann in enumerate(sentence.annotations):
         if not ann:
@@ -169,12 +175,16 @@ def check_files(conn: sqlite3.Connection, path: Path, files: Sequence[AnnotatorF
             if s.source_id not in current:
                 raise MergeError(f"{s.where}: the project has no such sentence any more")
             if current[s.source_id] != s.fingerprint:
-                raise MergeError(f"{s.where}: the project's sentence was retokenized since it was "
-                                 "assigned; its tokens differ from the file's")
+                raise MergeError(
+                    f"{s.where}: the project's sentence was retokenized since it was "
+                    "assigned; its tokens differ from the file's"
+                )
             other = seen.setdefault((f.annotator, s.source_id), f.path)
             if other != f.path:
-                raise MergeError(f"{f.path} and {other} both hold {f.annotator}'s answers for source "
-                                 f"sentence {s.source_id}; merge one of them")
+                raise MergeError(
+                    f"{f.path} and {other} both hold {f.annotator}'s answers for source "
+                    f"sentence {s.source_id}; merge one of them"
+                )
 
 
 def _fingerprints(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
@@ -182,9 +192,8 @@ def _fingerprints(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str
     ids = sorted(set(ids))
     out: dict[int, str] = {}
     for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start:start + _CHUNK]
-        rows = conn.execute(
-            f"SELECT id, tokens FROM sentences WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+        chunk = ids[start : start + _CHUNK]
+        rows = conn.execute(f"SELECT id, tokens FROM sentences WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
         out.update((sid, fingerprint(json.loads(tokens))) for sid, tokens in rows)
     return out
 

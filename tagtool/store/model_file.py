@@ -44,8 +44,9 @@ def encode(params: Mapping[str, Any], metrics: Mapping[str, Any], data: bytes) -
     return _json(params), _json(metrics), bytes(data)
 
 
-def insert(conn: sqlite3.Connection, learner: str, params_json: str, metrics_json: str, data: bytes,
-           note: str = "") -> int:
+def insert(
+    conn: sqlite3.Connection, learner: str, params_json: str, metrics_json: str, data: bytes, note: str = ""
+) -> int:
     """Insert a model's row (inside the caller's transaction); its id."""
     return conn.execute(
         "INSERT INTO models (learner, params, metrics, created, note, size, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -76,8 +77,9 @@ def delete(conn: sqlite3.Connection, model_id: int) -> None:
         raise NotFoundError(f"no model with id {model_id}")
 
 
-def add_model_in_file(path, learner: str, params: Mapping, metrics: Mapping, data: bytes, note: str = "",
-                      keep: int | None = None) -> int:
+def add_model_in_file(
+    path, learner: str, params: Mapping, metrics: Mapping, data: bytes, note: str = "", keep: int | None = None
+) -> int:
     """Store a model in the project file at ``path``; returns its id.
 
     As :meth:`tagtool.store.project_stored.StoredPart.add_model`, from another connection.
@@ -97,8 +99,7 @@ def add_model_in_file(path, learner: str, params: Mapping, metrics: Mapping, dat
     def insert_and_trim(conn: sqlite3.Connection) -> int:
         model_id = insert(conn, learner, params_json, metrics_json, data, note)
         if keep is not None:
-            conn.execute("DELETE FROM models WHERE id NOT IN (SELECT id FROM models ORDER BY id DESC LIMIT ?)",
-                         (keep,))
+            conn.execute("DELETE FROM models WHERE id NOT IN (SELECT id FROM models ORDER BY id DESC LIMIT ?)", (keep,))
         return model_id
 
     return write_in_own_transaction(path, "the model", insert_and_trim)

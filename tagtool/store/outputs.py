@@ -87,8 +87,9 @@ def check_not_input(output, inputs: Inputs, output_role: str = "output") -> None
         raise OutputError(f"{output}: the {output_role} is a folder; choose a file to write")
     for role, path in _flatten(inputs):
         if same_file(output, path):
-            raise OutputError(f"{output}: the {output_role} would overwrite the {role} ({path}); "
-                              f"choose another {output_role}")
+            raise OutputError(
+                f"{output}: the {output_role} would overwrite the {role} ({path}); choose another {output_role}"
+            )
 
 
 def write_target(path: str | PathLike) -> tuple[Path, bool]:
@@ -253,7 +254,7 @@ def stale_temps(target: str | PathLike, extra_suffixes: tuple[str, ...] = ()) ->
         if not name.startswith(head) or not entry.is_file(follow_symlinks=False):
             continue
         for suffix in (TEMP_SUFFIX, *(TEMP_SUFFIX + s for s in extra_suffixes)):
-            if name.endswith(suffix) and _is_stale(entry, name[len(head):-len(suffix)], now):
+            if name.endswith(suffix) and _is_stale(entry, name[len(head) : -len(suffix)], now):
                 found.append(Path(entry.path))
                 break
     return found

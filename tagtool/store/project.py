@@ -44,20 +44,22 @@ from tagtool.core.labels import LabelSet
 from tagtool.store import actions as _actions
 from tagtool.store import colors as _colors
 from tagtool.store import corpus_reads as reading
-from tagtool.store import dbfile, lifecycle, writes
+from tagtool.store import dbfile, lifecycle, search_index, writes
 from tagtool.store import label_rows as _labels
 from tagtool.store import list_queries as queries
 from tagtool.store import sentence_rows as _rows
-from tagtool.store import search_index
+from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.project_attach import SpansPart
 from tagtool.store.project_db import ProjectDb
 from tagtool.store.project_labels import LabelSetPart
 from tagtool.store.project_review import ReviewPart
 from tagtool.store.project_stored import StoredPart
 from tagtool.store.project_team import TeamPart
-from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.record_types import (
-    ActionRecord, DocumentInfo, LogEntry, SentenceSummary,
+    ActionRecord,
+    DocumentInfo,
+    LogEntry,
+    SentenceSummary,
 )
 
 # NewerSchemaWarning (tagtool.store.lifecycle): what Project.open warns, named with it as before.
@@ -114,9 +116,19 @@ class Project:
         The copy written before migrating (``<file>.bak-v<N>``).
     """
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, *, readonly: bool, schema_version: int,
-                 newer_schema: bool = False, migrated_from: int | None = None, backup_path: Path | None = None,
-                 readonly_reason: str | None = None, tidy_sides: bool = False):
+    def __init__(
+        self,
+        path: Path,
+        conn: sqlite3.Connection,
+        *,
+        readonly: bool,
+        schema_version: int,
+        newer_schema: bool = False,
+        migrated_from: int | None = None,
+        backup_path: Path | None = None,
+        readonly_reason: str | None = None,
+        tidy_sides: bool = False,
+    ):
         self.path, self.readonly = Path(path), readonly
         self.schema_version, self.newer_schema, self.migrated_from = schema_version, newer_schema, migrated_from
         self.backup_path, self.readonly_reason, self._tidy_sides = backup_path, readonly_reason, tidy_sides
@@ -129,9 +141,17 @@ class Project:
     # -- creating, opening, closing (tagtool.store.lifecycle)
 
     @classmethod
-    def create(cls, path: str | os.PathLike, corpus: Corpus, name: str | None = None,
-               label_colors: Mapping[str, str] | None = None, *, overwrite: bool = False,
-               annotator: str = "import", meta: Mapping[str, str] | None = None) -> Project:
+    def create(
+        cls,
+        path: str | os.PathLike,
+        corpus: Corpus,
+        name: str | None = None,
+        label_colors: Mapping[str, str] | None = None,
+        *,
+        overwrite: bool = False,
+        annotator: str = "import",
+        meta: Mapping[str, str] | None = None,
+    ) -> Project:
         """Write a new project holding ``corpus`` and open it read-write.
 
         The file is built under a temporary name and moved into place once
@@ -165,13 +185,21 @@ class Project:
         """
         path = Path(path)
         opened = lifecycle.open_file(path, readonly)
-        project = cls(path, opened.conn, readonly=opened.readonly, schema_version=opened.schema_version,
-                      newer_schema=opened.newer_schema, migrated_from=opened.migrated_from,
-                      backup_path=opened.backup_path, readonly_reason=opened.readonly_reason,
-                      tidy_sides=opened.tidy_sides)
+        project = cls(
+            path,
+            opened.conn,
+            readonly=opened.readonly,
+            schema_version=opened.schema_version,
+            newer_schema=opened.newer_schema,
+            migrated_from=opened.migrated_from,
+            backup_path=opened.backup_path,
+            readonly_reason=opened.readonly_reason,
+            tidy_sides=opened.tidy_sides,
+        )
         if not project._search_index:
-            log.warning("%s: no search index this SQLite (%s) can use; searching scans the text",
-                        path, sqlite3.sqlite_version)
+            log.warning(
+                "%s: no search index this SQLite (%s) can use; searching scans the text", path, sqlite3.sqlite_version
+            )
         return project
 
     def close(self) -> None:
@@ -258,8 +286,10 @@ class Project:
     def set_meta(self, key: str, value: str) -> None:
         """Set one ``meta`` row: a setting kept in the project (e.g. the app's token-question mode)."""
         with self._write() as conn:
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
-                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, str(value)))
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, str(value)),
+            )
 
     @property
     def name(self) -> str:
@@ -271,8 +301,10 @@ class Project:
         value = self.meta.get(lifecycle.PROJECT_ID_KEY)
         if not value:
             with self._write() as conn:
-                conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
-                             (lifecycle.PROJECT_ID_KEY, uuid.uuid4().hex))
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                    (lifecycle.PROJECT_ID_KEY, uuid.uuid4().hex),
+                )
             value = self.meta[lifecycle.PROJECT_ID_KEY]
         return value
 
@@ -292,8 +324,15 @@ class Project:
         """Documents in order, with their sentence and token counts."""
         return reading.documents(self._db)
 
-    def sentence_ids(self, document_id: int | None = None, *, status: Status = None, search: str | None = None,
-                     order_by: str = "position", descending: bool = False) -> list[int]:
+    def sentence_ids(
+        self,
+        document_id: int | None = None,
+        *,
+        status: Status = None,
+        search: str | None = None,
+        order_by: str = "position",
+        descending: bool = False,
+    ) -> list[int]:
         """Ids of the sentences passing the filters (as :meth:`sentence_summaries`), in document order
         or by ``order_by`` (:func:`tagtool.store.list_queries.sentence_ids`)."""
         return queries.sentence_ids(self._db, self._search_index, document_id, status, search, order_by, descending)
@@ -323,21 +362,27 @@ class Project:
         """Ids and sentences of the whole project, in one transaction (:func:`tagtool.store.corpus_reads.snapshot`)."""
         return reading.snapshot(self._db, self.path, checkpoint)
 
-    def sentence_summaries(self, status: Status = None, search: str | None = None, document_id: int | None = None,
-                           offset: int = 0, limit: int | None = None,
-                           preview_chars: int = 80) -> list[SentenceSummary]:
+    def sentence_summaries(
+        self,
+        status: Status = None,
+        search: str | None = None,
+        document_id: int | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+        preview_chars: int = 80,
+    ) -> list[SentenceSummary]:
         """A page of the sentence list's rows, without token data: of the sentences with a status of
         :data:`tagtool.store.list_queries.STATUSES`, holding a text (case-insensitive for ASCII letters), of a
         document."""
-        return queries.summaries(self._db, self._search_index, status, search, document_id, offset, limit,
-                                 preview_chars)
+        return queries.summaries(
+            self._db, self._search_index, status, search, document_id, offset, limit, preview_chars
+        )
 
     def sentence_summaries_by_id(self, sentence_ids: Iterable[int], preview_chars: int = 80) -> list[SentenceSummary]:
         """Rows of the sentence list for these ids, in their order (one query of primary-key lookups)."""
         return queries.summaries_by_id(self._db, sentence_ids, preview_chars)
 
-    def count_sentences(self, status: Status = None, search: str | None = None,
-                        document_id: int | None = None) -> int:
+    def count_sentences(self, status: Status = None, search: str | None = None, document_id: int | None = None) -> int:
         """How many rows :meth:`sentence_summaries` has with these filters."""
         return queries.count(self._db, self._search_index, status, search, document_id)
 
@@ -381,15 +426,22 @@ class Project:
         with self._write() as conn:
             return writes.apply(conn, self.path, self.labels, int(sentence_id), normalized, annotator)
 
-    def apply_action(self, sentence_id: int, changes: Mapping[int, Labels], action: _actions.Action,
-                     annotator: str = "user", opened: Action = None) -> int | None:
+    def apply_action(
+        self,
+        sentence_id: int,
+        changes: Mapping[int, Labels],
+        action: _actions.Action,
+        annotator: str = "user",
+        opened: Action = None,
+    ) -> int | None:
         """:meth:`set_annotations` and the app's ``action`` (after ``opened``, the ``open`` action of the
         visit it begins) in one transaction; the action's id, None when no token changed."""
         normalized = {int(t): self._normalize(labels) for t, labels in changes.items()}
         writes.check_opening(action, opened)
         with self._write() as conn:
-            return writes.apply_action(conn, self.path, self.labels, int(sentence_id), normalized, annotator,
-                                       action, opened)
+            return writes.apply_action(
+                conn, self.path, self.labels, int(sentence_id), normalized, annotator, action, opened
+            )
 
     def log_action(self, action: _actions.Action, sentence_id: int | None = None, annotator: str = "user") -> int:
         """Log an action that changes no annotation (a ``skip``); its id."""
@@ -398,13 +450,24 @@ class Project:
         with self._write() as conn:
             return _actions.insert(conn, action, sentence_id, annotator)
 
-    def actions(self, kinds: Iterable[str] | None = None, since: float | None = None, annotator: str | None = None,
-                after_id: int | None = None) -> list[ActionRecord]:
+    def actions(
+        self,
+        kinds: Iterable[str] | None = None,
+        since: float | None = None,
+        annotator: str | None = None,
+        after_id: int | None = None,
+    ) -> list[ActionRecord]:
         """The action log, oldest first (:func:`tagtool.store.actions.read`); only those after ``after_id``."""
         return _actions.read(self._db, kinds, since, annotator, after_id)
 
-    def import_annotations(self, corpus: Corpus, mode: str = "replace", annotator: str = "import",
-                           match: str = "order", add_labels: bool = False) -> int:
+    def import_annotations(
+        self,
+        corpus: Corpus,
+        mode: str = "replace",
+        annotator: str = "import",
+        match: str = "order",
+        add_labels: bool = False,
+    ) -> int:
         """Take the annotations of a corpus whose sentences are the project's (matched by ``match``:
         :func:`tagtool.store.sentence_rows.match_sentences`; ``mode``: :func:`tagtool.store.writes.take_annotations`),
         ``add_labels`` appending its labels the project lacks; tokens changed, not logged."""
@@ -417,7 +480,12 @@ class Project:
                 _labels.add_missing(conn, self.db.label_cache, corpus.labels)
             return writes.take_annotations(conn, self.labels, pairs, mode, annotator)
 
-    def annotation_history(self, sentence_id: int | None = None, since: float | None = None,
-                           limit: int | None = None, newest_first: bool = False) -> list[LogEntry]:
+    def annotation_history(
+        self,
+        sentence_id: int | None = None,
+        since: float | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[LogEntry]:
         """Edits made in the app (the annotation log), oldest first unless ``newest_first``."""
         return writes.history(self._db, sentence_id, since, limit, newest_first)

@@ -12,11 +12,11 @@ from typing import Any
 from tagtool.core.annotators import combine
 from tagtool.core.corpus import Sentence
 from tagtool.errors import ProjectError
-from tagtool.store.project_db import ProjectDb
 from tagtool.store import annotators as _annotators
 from tagtool.store import label_rows as _labels
 from tagtool.store import project_texts, sentence_join, span_attach, writes
 from tagtool.store.formats.spans import SpanRecord
+from tagtool.store.project_db import ProjectDb
 
 #: How attached spans become training labels: only where a token has none, or over every covered token.
 ATTACH_MODES = ("fill", "replace")
@@ -56,9 +56,18 @@ class SpansPart:
         with self.db.read():
             return span_attach.place_records(Path(path), records, project_texts.project_texts(self.db.conn))
 
-    def attach(self, path: Path, records: list[SpanRecord], *, mode: str | None = "fill",
-                     answers: bool = False, owner: str | None = None, merge_crossing: bool = False,
-                     add_labels: bool = False, annotator: str = "import") -> Attached:
+    def attach(
+        self,
+        path: Path,
+        records: list[SpanRecord],
+        *,
+        mode: str | None = "fill",
+        answers: bool = False,
+        owner: str | None = None,
+        merge_crossing: bool = False,
+        add_labels: bool = False,
+        annotator: str = "import",
+    ) -> Attached:
         """Place ``records`` on the project's text and store them, one transaction.
 
         ``answers``: as annotators' answers (those the records name, else
@@ -107,10 +116,17 @@ def _given(placed: span_attach.Placed, owner: str | None, path: Path) -> list:
         if sid in placed.answers:
             by.pop(span_attach.NOBODY, None)
         if None in by and owner is None:
-            raise ProjectError(f"{path}: the file does not say whose labels these are; name the annotator "
-                               "(tagtool import --annotator NAME)")
-        given.append((sid, placed.where[sid],
-                      {(owner if who is None else who): span_attach.as_sets(bio) for who, bio in by.items()}))
+            raise ProjectError(
+                f"{path}: the file does not say whose labels these are; name the annotator "
+                "(tagtool import --annotator NAME)"
+            )
+        given.append(
+            (
+                sid,
+                placed.where[sid],
+                {(owner if who is None else who): span_attach.as_sets(bio) for who, bio in by.items()},
+            )
+        )
     return given
 
 

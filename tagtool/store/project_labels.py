@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from tagtool.core.labels import check_label_name
-from tagtool.store.project_db import ProjectDb
 from tagtool.store import label_rows as _labels
 from tagtool.store.label_rows import AUTO, UNCHANGED
+from tagtool.store.project_db import ProjectDb
 from tagtool.store.record_types import LabelInfo
 
 

@@ -35,8 +35,9 @@ class ReviewPart:
         """Ids of the skipped sentences (they leave the queue and are not trained on)."""
         return {sid for sid, r in self.all().items() if r.skipped}
 
-    def set(self, sentence_id: int, review: _review.Review, annotator: str = "user",
-                   action: Action = None) -> int | None:
+    def set(
+        self, sentence_id: int, review: _review.Review, annotator: str = "user", action: Action = None
+    ) -> int | None:
         """Store a sentence's flag, comment and skip at once, and the app's ``action`` with them; its id."""
         if not isinstance(review, _review.Review):
             raise TypeError(f"review must be a Review, got {type(review).__name__}")
@@ -86,29 +87,38 @@ class ReviewPart:
 
     # -- tokenization fixes (tagtool.store.retokenize)
 
-    def split_token(self, sentence_id: int, token_index: int, offset: int, annotator: str = "user",
-                    action: Action = None) -> _retokenize.Retokenized:
+    def split_token(
+        self, sentence_id: int, token_index: int, offset: int, annotator: str = "user", action: Action = None
+    ) -> _retokenize.Retokenized:
         """Split a token before its character ``offset``, labels following; the sentence before and
         after (for :meth:`restore_tokens`) and ``action``'s id, logged with it."""
         change = _retokenize.splitting(int(token_index), int(offset), annotator)
         return self._retokenize(sentence_id, int(token_index), change, annotator, action)
 
-    def merge_tokens(self, sentence_id: int, token_index: int, annotator: str = "user",
-                     action: Action = None) -> _retokenize.Retokenized:
+    def merge_tokens(
+        self, sentence_id: int, token_index: int, annotator: str = "user", action: Action = None
+    ) -> _retokenize.Retokenized:
         """Merge a token with the next one (their texts joined); as :meth:`split_token`."""
         change = _retokenize.merging(int(token_index), annotator)
         return self._retokenize(sentence_id, int(token_index), change, annotator, action)
 
-    def restore_tokens(self, sentence_id: int, state: _retokenize.TokenState, at: int,
-                       expected: _retokenize.TokenState | None = None, annotator: str = "user",
-                       action: Action = None) -> int | None:
+    def restore_tokens(
+        self,
+        sentence_id: int,
+        state: _retokenize.TokenState,
+        at: int,
+        expected: _retokenize.TokenState | None = None,
+        annotator: str = "user",
+        action: Action = None,
+    ) -> int | None:
         """Put a sentence back into ``state`` (undo or redo of a split or merge at token ``at``),
         unless its tokens are no longer ``expected``'s; the id of ``action``, logged with it."""
         change = _retokenize.restoring(sentence_id, state, expected)
         return self._retokenize(sentence_id, int(at), change, annotator, action).action_id
 
-    def _retokenize(self, sentence_id: int, at: int, change: _retokenize.Change, annotator: str,
-                    action: Action) -> _retokenize.Retokenized:
+    def _retokenize(
+        self, sentence_id: int, at: int, change: _retokenize.Change, annotator: str, action: Action
+    ) -> _retokenize.Retokenized:
         self.db.length(sentence_id)
         if action is not None:
             _actions.check(action)

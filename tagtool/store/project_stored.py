@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tagtool.core.features.wordreps import WordRepresentations
-from tagtool.store.project_db import ProjectDb
 from tagtool.store import model_file as _models
 from tagtool.store import representations as reps_store
+from tagtool.store.project_db import ProjectDb
 from tagtool.store.record_types import ModelRecord
 
 
@@ -21,8 +21,9 @@ class StoredPart:
     def __init__(self, db: ProjectDb):
         self.db = db
 
-    def add_model(self, learner: str, params: Mapping[str, Any], metrics: Mapping[str, Any], data: bytes,
-                  note: str = "") -> int:
+    def add_model(
+        self, learner: str, params: Mapping[str, Any], metrics: Mapping[str, Any], data: bytes, note: str = ""
+    ) -> int:
         """Store a trained model (its exported tagger file's bytes); returns its id."""
         params_json, metrics_json, data = _models.encode(params, metrics, data)
         with self.db.write() as conn:
@@ -77,7 +78,9 @@ class StoredPart:
         """The stored word representations' ``.npz`` bytes (decoded elsewhere: the app's worker)."""
         return reps_store.load_bytes(self.db.conn)
 
-    def set_representations(self, reps: WordRepresentations, learned_from_tokens: int, data: bytes | None = None) -> None:
+    def set_representations(
+        self, reps: WordRepresentations, learned_from_tokens: int, data: bytes | None = None
+    ) -> None:
         """Keep ``reps``, learned from ``learned_from_tokens`` tokens of this project's text (``data``: their bytes)."""
         with self.db.write() as conn:
             reps_store.store(conn, reps, learned_from_tokens, data)

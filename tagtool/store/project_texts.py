@@ -89,8 +89,9 @@ def project_texts(conn: sqlite3.Connection) -> list[ProjectText]:
     texts: list[ProjectText] = []
     current: ProjectText | None = None
     broken = False
-    rows = conn.execute(f"SELECT s.id, d.name, s.position, s.tokens, s.meta {ORDERED_SENTENCES} "
-                        "ORDER BY d.position, s.position")
+    rows = conn.execute(
+        f"SELECT s.id, d.name, s.position, s.tokens, s.meta {ORDERED_SENTENCES} ORDER BY d.position, s.position"
+    )
     for sid, document, position, tokens, meta in rows:
         meta = json.loads(meta)
         text = meta.get(META_TEXT)
@@ -111,13 +112,15 @@ def project_texts(conn: sqlite3.Connection) -> list[ProjectText]:
         tokens = tuple(json.loads(tokens))
         offsets = align(tokens, current.text, start) if 0 <= start <= len(current.text) else None
         if offsets is None:
-            logger.info("document %r, sentence %d: its tokens are not in its text; not attachable by offsets",
-                        document, position + 1)
+            logger.info(
+                "document %r, sentence %d: its tokens are not in its text; not attachable by offsets",
+                document,
+                position + 1,
+            )
             texts.remove(current)
             current, broken = None, True
             continue
-        current.sentences.append(TextSentence(sid, f"document {document!r}, sentence {position + 1}",
-                                              tokens, offsets))
+        current.sentences.append(TextSentence(sid, f"document {document!r}, sentence {position + 1}", tokens, offsets))
     return texts
 
 

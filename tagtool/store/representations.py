@@ -64,7 +64,9 @@ def add_text(conn: sqlite3.Connection, name: str, lines: Iterable[Sequence[str]]
 
 def _has(conn: sqlite3.Connection, table: str) -> bool:
     """False for a file of schema 3 or older opened read-only (its tables were never added)."""
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is not None
+    return (
+        conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is not None
+    )
 
 
 def texts(conn: sqlite3.Connection) -> list[TextInfo]:
@@ -108,14 +110,17 @@ def store(
     conn.execute(
         "INSERT OR REPLACE INTO representations (id, created, fingerprint, text_tokens, info, data) "
         "VALUES (1, ?, ?, ?, ?, ?)",
-        (time.time(), reps.fingerprint, int(learned_from_tokens), json.dumps(dict(reps.info)),
-         reps.to_bytes() if data is None else bytes(data)),
+        (
+            time.time(),
+            reps.fingerprint,
+            int(learned_from_tokens),
+            json.dumps(dict(reps.info)),
+            reps.to_bytes() if data is None else bytes(data),
+        ),
     )
 
 
-def store_in_file(
-    path, reps: WordRepresentations, learned_from_tokens: int, data: bytes | None = None
-) -> None:
+def store_in_file(path, reps: WordRepresentations, learned_from_tokens: int, data: bytes | None = None) -> None:
     """:func:`store` through a connection of the calling thread: one transaction, committed or rolled back.
 
     For the app's worker thread: writing several megabytes and committing
@@ -132,8 +137,9 @@ def store_in_file(
     """
     from tagtool.store.dbfile import write_in_own_transaction
 
-    write_in_own_transaction(path, "the word representations",
-                             lambda conn: store(conn, reps, learned_from_tokens, data))
+    write_in_own_transaction(
+        path, "the word representations", lambda conn: store(conn, reps, learned_from_tokens, data)
+    )
 
 
 def stored(conn: sqlite3.Connection) -> StoredRepresentations | None:

@@ -68,7 +68,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from tagtool.core.labels import LabelSet, NO_LABEL
+from tagtool.core.labels import NO_LABEL, LabelSet
 from tagtool.core.retokenize import merge_annotations, split_annotation
 from tagtool.errors import ProjectError
 from tagtool.store import actions as _actions
@@ -118,41 +118,45 @@ class RetokenizeError(ProjectError, ValueError):
 
 def read_state(conn: sqlite3.Connection, sentence_id: int) -> TokenState:
     """The sentence as stored now; :class:`~tagtool.store.record_types.NotFoundError` by the caller if absent."""
-    row = conn.execute(
-        "SELECT tokens, columns, meta FROM sentences WHERE id = ?", (int(sentence_id),)
-    ).fetchone()
+    row = conn.execute("SELECT tokens, columns, meta FROM sentences WHERE id = ?", (int(sentence_id),)).fetchone()
     if row is None:
         raise LookupError(sentence_id)
-    annotations = tuple(conn.execute(
-        "SELECT token, labels, annotator, time FROM annotations WHERE sentence_id = ? ORDER BY token",
-        (sentence_id,),
-    ))
-    own = tuple(conn.execute(
-        "SELECT token, annotator, labels FROM annotator_labels WHERE sentence_id = ? ORDER BY token, annotator",
-        (sentence_id,),
-    ))
-    resolved = tuple(conn.execute(
-        "SELECT token, labels, annotator, time FROM adjudicated WHERE sentence_id = ? ORDER BY token",
-        (sentence_id,),
-    ))
-    return TokenState(tuple(json.loads(row[0])), json.loads(row[1]), json.loads(row[2]), annotations, own,
-                      resolved)
+    annotations = tuple(
+        conn.execute(
+            "SELECT token, labels, annotator, time FROM annotations WHERE sentence_id = ? ORDER BY token",
+            (sentence_id,),
+        )
+    )
+    own = tuple(
+        conn.execute(
+            "SELECT token, annotator, labels FROM annotator_labels WHERE sentence_id = ? ORDER BY token, annotator",
+            (sentence_id,),
+        )
+    )
+    resolved = tuple(
+        conn.execute(
+            "SELECT token, labels, annotator, time FROM adjudicated WHERE sentence_id = ? ORDER BY token",
+            (sentence_id,),
+        )
+    )
+    return TokenState(tuple(json.loads(row[0])), json.loads(row[1]), json.loads(row[2]), annotations, own, resolved)
 
 
-def split_state(
-    state: TokenState, t: int, offset: int, labels: LabelSet, annotator: str, now: float
-) -> TokenState:
+def split_state(state: TokenState, t: int, offset: int, labels: LabelSet, annotator: str, now: float) -> TokenState:
     """``state`` with token ``t`` cut before its character ``offset``."""
     if not 0 <= t < len(state.tokens):
         raise RetokenizeError(f"the sentence has {len(state.tokens)} tokens; no token {t + 1}")
     token = state.tokens[t]
     if not 0 < offset < len(token):
         raise RetokenizeError(f"token {token!r} cannot be split at character {offset}: both parts must hold text")
-    keep = (any(i == t for i, *_ in state.adjudicated) or not team_rule.answered(state, {t})
-            or team_rule.project_labeled(state, {t}, labels))
+    keep = (
+        any(i == t for i, *_ in state.adjudicated)
+        or not team_rule.answered(state, {t})
+        or team_rule.project_labeled(state, {t}, labels)
+    )
     state = team_rule.seeded(state, {t}, labels)
-    tokens = (*state.tokens[:t], token[:offset], token[offset:], *state.tokens[t + 1:])
-    columns = {name: [*v[: t + 1], v[t], *v[t + 1:]] for name, v in state.columns.items()}
+    tokens = (*state.tokens[:t], token[:offset], token[offset:], *state.tokens[t + 1 :])
+    columns = {name: [*v[: t + 1], v[t], *v[t + 1 :]] for name, v in state.columns.items()}
     meta = dict(state.meta)
     if conllu_ids.is_conllu(meta):
         conllu_ids.split(state.tokens, state.columns, tokens, columns, meta, t)
@@ -183,22 +187,29 @@ def split_state(
         for k, half in enumerate(halves(text)):
             if half is not None:
                 own.append((t + k, who, half))
-    new = TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own),
-                     tuple((i + (i > t), *rest) for i, *rest in state.adjudicated if i != t))
+    new = TokenState(
+        tokens,
+        columns,
+        meta,
+        _sorted(annotations),
+        _sorted(own),
+        tuple((i + (i > t), *rest) for i, *rest in state.adjudicated if i != t),
+    )
     return new if keep else team_rule.ruled(new, {t, t + 1}, labels, now)
 
 
 def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now: float) -> TokenState:
     """``state`` with tokens ``t`` and ``t + 1`` made one."""
     if not 0 <= t < len(state.tokens) - 1:
-        raise RetokenizeError(
-            f"token {t + 1} of {len(state.tokens)} has no next token to merge with"
-        )
-    keep = (any(i in (t, t + 1) for i, *_ in state.adjudicated) or not team_rule.answered(state, {t, t + 1})
-            or team_rule.project_labeled(state, {t, t + 1}, labels))
+        raise RetokenizeError(f"token {t + 1} of {len(state.tokens)} has no next token to merge with")
+    keep = (
+        any(i in (t, t + 1) for i, *_ in state.adjudicated)
+        or not team_rule.answered(state, {t, t + 1})
+        or team_rule.project_labeled(state, {t, t + 1}, labels)
+    )
     state = team_rule.seeded(state, {t, t + 1}, labels)
-    tokens = (*state.tokens[:t], state.tokens[t] + state.tokens[t + 1], *state.tokens[t + 2:])
-    columns = {name: [*v[: t + 1], *v[t + 2:]] for name, v in state.columns.items()}
+    tokens = (*state.tokens[:t], state.tokens[t] + state.tokens[t + 1], *state.tokens[t + 2 :])
+    columns = {name: [*v[: t + 1], *v[t + 2 :]] for name, v in state.columns.items()}
     meta = dict(state.meta)
     if conllu_ids.is_conllu(meta):
         conllu_ids.merge(state.tokens, state.columns, tokens, columns, meta, t)
@@ -209,8 +220,9 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
         ann = merge_annotations(_rows.parse_stored(text_a), _rows.parse_stored(text_b), labels)
         return _rows.spell(ann, labels)
 
-    annotations = [(i - (i > t + 1), text, who, when) for i, text, who, when in state.annotations
-                   if i not in (t, t + 1)]
+    annotations = [
+        (i - (i > t + 1), text, who, when) for i, text, who, when in state.annotations if i not in (t, t + 1)
+    ]
     text = merged(state.labels_of(t), state.labels_of(t + 1))
     if text is not None:
         kept = next(((who, when) for i, old, who, when in state.annotations if i == t and old == text), None)
@@ -224,8 +236,14 @@ def merge_state(state: TokenState, t: int, labels: LabelSet, annotator: str, now
         text = merged(pair.get(t), pair.get(t + 1))
         if text is not None:
             own.append((t, who, text))
-    new = TokenState(tokens, columns, meta, _sorted(annotations), _sorted(own),
-                     tuple((i - (i > t + 1), *rest) for i, *rest in state.adjudicated if i not in (t, t + 1)))
+    new = TokenState(
+        tokens,
+        columns,
+        meta,
+        _sorted(annotations),
+        _sorted(own),
+        tuple((i - (i > t + 1), *rest) for i, *rest in state.adjudicated if i not in (t, t + 1)),
+    )
     return new if keep else team_rule.ruled(new, {t}, labels, now)
 
 
@@ -245,8 +263,14 @@ def write_state(
         raise RetokenizeError(f"a split or merge changes one token, not {grown:+d}")
     conn.execute(
         "UPDATE sentences SET tokens = ?, columns = ?, meta = ?, text = ?, n_tokens = ? WHERE id = ?",
-        (_rows.dumps(list(new.tokens)), _rows.dumps(new.columns), _rows.dumps(new.meta),
-         " ".join(new.tokens), len(new.tokens), sentence_id),
+        (
+            _rows.dumps(list(new.tokens)),
+            _rows.dumps(new.columns),
+            _rows.dumps(new.meta),
+            " ".join(new.tokens),
+            len(new.tokens),
+            sentence_id,
+        ),
     )
     conn.execute("DELETE FROM annotations WHERE sentence_id = ?", (sentence_id,))
     conn.executemany(
@@ -265,8 +289,10 @@ def write_state(
     )
     conn.executemany(
         "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)",
-        [(sentence_id, t, before or NO_LABEL, after or NO_LABEL, annotator, time.time())
-         for t, before, after in _log_entries(old, new, at, grown)],
+        [
+            (sentence_id, t, before or NO_LABEL, after or NO_LABEL, annotator, time.time())
+            for t, before, after in _log_entries(old, new, at, grown)
+        ],
     )
     _rows.refresh_counts(conn, [sentence_id])
 
@@ -299,17 +325,25 @@ def merging(t: int, annotator: str) -> Change:
 
 def restoring(sentence_id: int, state: TokenState, expected: TokenState | None) -> Change:
     """The change putting ``state`` back (undo, redo); refused when the tokens are no longer ``expected``'s."""
+
     def change(old: TokenState, _labels: LabelSet, _now: float) -> TokenState:
         if expected is not None and old.tokens != expected.tokens:
             raise RetokenizeError(
                 f"sentence {sentence_id} was changed since (its tokens are {' '.join(old.tokens)!r}); "
-                "it was left as it is")
+                "it was left as it is"
+            )
         return state
+
     return change
 
 
 def retokenize(
-    conn: sqlite3.Connection, labels: LabelSet, sentence_id: int, at: int, change: Change, annotator: str,
+    conn: sqlite3.Connection,
+    labels: LabelSet,
+    sentence_id: int,
+    at: int,
+    change: Change,
+    annotator: str,
     action: Action | None,
 ) -> Retokenized:
     """Rewrite a sentence by ``change`` at token ``at`` and log ``action`` with it, inside the

@@ -62,9 +62,11 @@ def _unruled(state: TokenState, tokens: set[int], labels: LabelSet) -> list[tupl
     the rule makes of them; resolved tokens left out."""
     votes = _votes(state)
     resolved = {t for t, *_ in state.adjudicated}
-    return [(t, text, who) for t, text, who, _ in state.annotations
-            if t in tokens and t not in resolved and votes.get(t)
-            and (derived(votes[t], labels) or (None,))[0] != text]
+    return [
+        (t, text, who)
+        for t, text, who, _ in state.annotations
+        if t in tokens and t not in resolved and votes.get(t) and (derived(votes[t], labels) or (None,))[0] != text
+    ]
 
 
 def project_labeled(state: TokenState, tokens: set[int], labels: LabelSet) -> bool:

@@ -71,8 +71,12 @@ def is_conllu(meta: dict) -> bool:
 
 
 def split(
-    before_tokens: Sequence[str], before: dict[str, list[str]], tokens: Sequence[str],
-    columns: dict[str, list[str]], meta: dict, t: int,
+    before_tokens: Sequence[str],
+    before: dict[str, list[str]],
+    tokens: Sequence[str],
+    columns: dict[str, list[str]],
+    meta: dict,
+    t: int,
 ) -> None:
     """Apply the split rules in place: word ``t`` (0-based) became ``t`` and ``t + 1``.
 
@@ -96,14 +100,19 @@ def split(
     extras.renumber(ids)
     extras.store(meta)
     if meta.get(MISC_AT_KEY):
-        meta[MISC_AT_KEY] = _misc_at(str(meta[MISC_AT_KEY]), lambda i: [i] if i < t else [i, i + 1] if i == t
-                                     else [i + 1])
+        meta[MISC_AT_KEY] = _misc_at(
+            str(meta[MISC_AT_KEY]), lambda i: [i] if i < t else [i, i + 1] if i == t else [i + 1]
+        )
     _retext(meta, was, tokens, columns, extras)
 
 
 def merge(
-    before_tokens: Sequence[str], before: dict[str, list[str]], tokens: Sequence[str],
-    columns: dict[str, list[str]], meta: dict, t: int,
+    before_tokens: Sequence[str],
+    before: dict[str, list[str]],
+    tokens: Sequence[str],
+    columns: dict[str, list[str]],
+    meta: dict,
+    t: int,
 ) -> None:
     """Apply the merge rules in place: words ``t`` and ``t + 1`` (0-based) became ``t``.
 
@@ -117,8 +126,10 @@ def merge(
         if name != "misc":
             columns[name][t] = values[keep]
     after_first = sum(1 for n in extras.nodes if n.major == t + 1)
-    ids = Ids(words.merge_ids(t), {f"{t + 2}.{n.minor}": f"{t + 1}.{n.minor + after_first}"
-                                   for n in extras.nodes if n.major == t + 2})
+    ids = Ids(
+        words.merge_ids(t),
+        {f"{t + 2}.{n.minor}": f"{t + 1}.{n.minor + after_first}" for n in extras.nodes if n.major == t + 2},
+    )
     _renumber_columns(columns, ids)
     other = 2 * t + 1 - keep
     _no_self_reference(columns, t, ids.ref(before["head"][other]) if "head" in before else "_")
@@ -129,8 +140,7 @@ def merge(
     extras.ranges = [r for r in extras.ranges if r.end > r.start]
     extras.store(meta)
     if meta.get(MISC_AT_KEY):
-        meta[MISC_AT_KEY] = _misc_at(str(meta[MISC_AT_KEY]), lambda i: [i] if i <= t else [] if i == t + 1
-                                     else [i - 1])
+        meta[MISC_AT_KEY] = _misc_at(str(meta[MISC_AT_KEY]), lambda i: [i] if i <= t else [] if i == t + 1 else [i - 1])
     _retext(meta, was, tokens, columns, extras)
 
 
@@ -177,8 +187,9 @@ def _no_self_reference(columns: dict[str, list[str]], t: int, other_head: str) -
     deps[t] = "|".join(kept) or fallback
 
 
-def _merge_ranges(extras: Extras, t: int, tokens: Sequence[str], misc: Sequence[str] | None,
-                  columns: dict[str, list[str]]) -> None:
+def _merge_ranges(
+    extras: Extras, t: int, tokens: Sequence[str], misc: Sequence[str] | None, columns: dict[str, list[str]]
+) -> None:
     """Multiword tokens after merging words ``t + 1`` and ``t + 2`` (1-based, ids not yet renumbered).
 
     Renumbering does the ids (a token inside shrinks, one across the edge
@@ -197,8 +208,13 @@ def _merge_ranges(extras: Extras, t: int, tokens: Sequence[str], misc: Sequence[
     right = second.form if second is not None else tokens[t + 1]
     right_misc = second.misc if second is not None else (misc[t + 1] if misc is not None else "_")
     keeper = first if first is not None else second
-    own = [e for r in (first, second) if r is not None for e in words.entries(r.misc)
-           if not e.startswith(words.SPACE_AFTER)]
+    own = [
+        e
+        for r in (first, second)
+        if r is not None
+        for e in words.entries(r.misc)
+        if not e.startswith(words.SPACE_AFTER)
+    ]
     keeper.fields[1] = left + right
     keeper.fields[9] = with_space_after("|".join(own) or "_", right_misc)
     if first is not None and second is not None:

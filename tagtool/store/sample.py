@@ -33,7 +33,8 @@ def sample_corpus():
     gold = read_corpus(resource(SAMPLE_CORPUS), format="conll")
     return Corpus.from_sentences(
         [s if i < SAMPLE_LABELED else s.unlabeled() for i, s in enumerate(gold)],
-        labels=gold.labels, name="conll2000-train-400",
+        labels=gold.labels,
+        name="conll2000-train-400",
     )
 
 

@@ -177,10 +177,7 @@ def migrate_1_to_2(conn: sqlite3.Connection) -> None:
         "UPDATE sentences SET text = ? WHERE id = ?",
         ((" ".join(json.loads(tokens)), sid) for sid, tokens in rows),
     )
-    conn.execute(
-        "CREATE INDEX sentences_list "
-        "ON sentences (document_id, position, n_tokens, n_full, n_partial)"
-    )
+    conn.execute("CREATE INDEX sentences_list ON sentences (document_id, position, n_tokens, n_full, n_partial)")
 
 
 def migrate_2_to_3(conn: sqlite3.Connection) -> None:
@@ -319,8 +316,11 @@ def migrate_6_to_7(conn: sqlite3.Connection) -> None:
     from tagtool.store import search_index  # it imports this module
 
     if not search_index.available():
-        log.warning("this SQLite (%s) has no FTS5 trigram tokenizer: the project gets no search index, "
-                    "and searching scans the text", sqlite3.sqlite_version)
+        log.warning(
+            "this SQLite (%s) has no FTS5 trigram tokenizer: the project gets no search index, "
+            "and searching scans the text",
+            sqlite3.sqlite_version,
+        )
         return
     for statement in SEARCH_INDEX:
         conn.execute(statement)
@@ -352,7 +352,12 @@ def migrate_7_to_8(conn: sqlite3.Connection) -> None:
 
 #: ``MIGRATIONS[i]`` turns a version ``i + 1`` file into version ``i + 2``.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5, migrate_5_to_6, migrate_6_to_7,
+    migrate_1_to_2,
+    migrate_2_to_3,
+    migrate_3_to_4,
+    migrate_4_to_5,
+    migrate_5_to_6,
+    migrate_6_to_7,
     migrate_7_to_8,
 )
 

@@ -68,8 +68,7 @@ MAX_TRIGRAMS = 16
 #: :data:`~tagtool.store.sentence_rows.ORDERED_SENTENCES` (``s``, ``d``); the index is
 #: read first, the few rows it names are then sorted.
 INDEXED_SENTENCES = (
-    f"FROM {TABLE} CROSS JOIN sentences s ON s.id = {TABLE}.rowid "
-    "CROSS JOIN documents d ON d.id = s.document_id"
+    f"FROM {TABLE} CROSS JOIN sentences s ON s.id = {TABLE}.rowid CROSS JOIN documents d ON d.id = s.document_id"
 )
 
 
@@ -87,7 +86,9 @@ def available() -> bool:
 
 
 def _has_table(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)).fetchone() is not None
+    return (
+        conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)).fetchone() is not None
+    )
 
 
 def _triggers(conn: sqlite3.Connection) -> set[str]:
@@ -145,9 +146,13 @@ def ensure(conn: sqlite3.Connection, path: Path) -> bool:
                 with _transaction(conn):
                     for name in dropped:
                         conn.execute(f"DROP TRIGGER {name}")
-                log.warning("%s: this SQLite (%s) cannot use the project's search index; it is no longer "
-                            "kept up to date, and opening the project with an SQLite that has FTS5 "
-                            "rebuilds it", path, sqlite3.sqlite_version)
+                log.warning(
+                    "%s: this SQLite (%s) cannot use the project's search index; it is no longer "
+                    "kept up to date, and opening the project with an SQLite that has FTS5 "
+                    "rebuilds it",
+                    path,
+                    sqlite3.sqlite_version,
+                )
             return False
         if ready(conn) or not available():
             return ready(conn)

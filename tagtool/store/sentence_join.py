@@ -33,8 +33,9 @@ class JoinError(ProjectError, ValueError):
 
 
 def _row(conn: sqlite3.Connection, sentence_id: int) -> tuple:
-    row = conn.execute("SELECT document_id, position, tokens, columns, meta FROM sentences WHERE id = ?",
-                       (int(sentence_id),)).fetchone()
+    row = conn.execute(
+        "SELECT document_id, position, tokens, columns, meta FROM sentences WHERE id = ?", (int(sentence_id),)
+    ).fetchone()
     if row is None:
         raise JoinError(f"no sentence {sentence_id}")
     return row
@@ -42,8 +43,10 @@ def _row(conn: sqlite3.Connection, sentence_id: int) -> tuple:
 
 def _record_text(conn: sqlite3.Connection, document_id: int, position: int) -> str | None:
     """The whole text of the record the sentence at ``position`` belongs to (kept by its first sentence)."""
-    for (meta,) in conn.execute("SELECT meta FROM sentences WHERE document_id = ? AND position <= ? "
-                                "ORDER BY position DESC", (document_id, position)):
+    for (meta,) in conn.execute(
+        "SELECT meta FROM sentences WHERE document_id = ? AND position <= ? ORDER BY position DESC",
+        (document_id, position),
+    ):
         meta = json.loads(meta)
         if META_FULL in meta:
             return meta[META_FULL]
@@ -60,8 +63,8 @@ def _joined_meta(conn: sqlite3.Connection, doc: int, position: int, a: dict, b: 
             start, b_start = int(a.get(META_START, 0)), int(b[META_START])
         except (KeyError, ValueError):
             full = None
-        if full is not None and full[b_start:b_start + len(b[META_TEXT])] == b[META_TEXT]:
-            meta[META_TEXT] = full[start:b_start + len(b[META_TEXT])]
+        if full is not None and full[b_start : b_start + len(b[META_TEXT])] == b[META_TEXT]:
+            meta[META_TEXT] = full[start : b_start + len(b[META_TEXT])]
         else:
             meta[META_TEXT] = a[META_TEXT] + " " + b[META_TEXT]
     return meta
@@ -70,8 +73,9 @@ def _joined_meta(conn: sqlite3.Connection, doc: int, position: int, a: dict, b: 
 def join_next(conn: sqlite3.Connection, sentence_id: int) -> int:
     """Join sentence ``sentence_id`` with the next of its document (module doc); the id of the second, gone."""
     doc, position, tokens, columns, meta = _row(conn, sentence_id)
-    row = conn.execute("SELECT id, tokens, columns, meta FROM sentences WHERE document_id = ? AND position = ?",
-                       (doc, position + 1)).fetchone()
+    row = conn.execute(
+        "SELECT id, tokens, columns, meta FROM sentences WHERE document_id = ? AND position = ?", (doc, position + 1)
+    ).fetchone()
     if row is None:
         raise JoinError(f"sentence {sentence_id} is the last of its document; there is no next to join")
     second, tokens_b, columns_b, meta_b = row
@@ -81,30 +85,46 @@ def join_next(conn: sqlite3.Connection, sentence_id: int) -> int:
     tokens, tokens_b = json.loads(tokens), json.loads(tokens_b)
     shift = len(tokens)
     columns, columns_b = json.loads(columns), json.loads(columns_b)
-    joined_columns = {name: list(columns.get(name, ["_"] * shift)) + list(columns_b.get(name, ["_"] * len(tokens_b)))
-                      for name in {**columns, **columns_b}}
-    conn.execute("UPDATE sentences SET tokens = ?, columns = ?, meta = ?, text = ?, n_tokens = ? WHERE id = ?",
-                 (_rows.dumps(tokens + tokens_b), _rows.dumps(joined_columns),
-                  _rows.dumps(_joined_meta(conn, doc, position, a_meta, b_meta)),
-                  " ".join(tokens + tokens_b), shift + len(tokens_b), sentence_id))
+    joined_columns = {
+        name: list(columns.get(name, ["_"] * shift)) + list(columns_b.get(name, ["_"] * len(tokens_b)))
+        for name in {**columns, **columns_b}
+    }
+    conn.execute(
+        "UPDATE sentences SET tokens = ?, columns = ?, meta = ?, text = ?, n_tokens = ? WHERE id = ?",
+        (
+            _rows.dumps(tokens + tokens_b),
+            _rows.dumps(joined_columns),
+            _rows.dumps(_joined_meta(conn, doc, position, a_meta, b_meta)),
+            " ".join(tokens + tokens_b),
+            shift + len(tokens_b),
+            sentence_id,
+        ),
+    )
     for table in ("annotations", "annotator_labels", "adjudicated", "annotation_log"):
-        conn.execute(f"UPDATE {table} SET sentence_id = ?, token = token + ? WHERE sentence_id = ?",
-                     (sentence_id, shift, second))
+        conn.execute(
+            f"UPDATE {table} SET sentence_id = ?, token = token + ? WHERE sentence_id = ?", (sentence_id, shift, second)
+        )
     conn.execute("UPDATE actions SET sentence_id = ? WHERE sentence_id = ?", (sentence_id, second))
     _join_reviews(conn, sentence_id, second)
     conn.execute("DELETE FROM sentences WHERE id = ?", (second,))
     # Two steps: UNIQUE (document_id, position) is checked row by row.
-    conn.execute("UPDATE sentences SET position = -position WHERE document_id = ? AND position > ?",
-                 (doc, position + 1))
+    conn.execute(
+        "UPDATE sentences SET position = -position WHERE document_id = ? AND position > ?", (doc, position + 1)
+    )
     conn.execute("UPDATE sentences SET position = -position - 1 WHERE document_id = ? AND position < 0", (doc,))
     _rows.refresh_counts(conn, [sentence_id])
     return second
 
 
 def _join_reviews(conn: sqlite3.Connection, first: int, second: int) -> None:
-    rows = {sid: row for sid, *row in conn.execute(
-        "SELECT sentence_id, flagged, comment, skipped, annotator, time FROM sentence_review "
-        "WHERE sentence_id IN (?, ?)", (first, second))}
+    rows = {
+        sid: row
+        for sid, *row in conn.execute(
+            "SELECT sentence_id, flagged, comment, skipped, annotator, time FROM sentence_review "
+            "WHERE sentence_id IN (?, ?)",
+            (first, second),
+        )
+    }
     if second not in rows:
         return
     if first not in rows:
@@ -113,8 +133,10 @@ def _join_reviews(conn: sqlite3.Connection, first: int, second: int) -> None:
     (fa, ca, sa, _, _), (fb, cb, sb, _, _) = rows[first], rows[second]
     comment = " / ".join(c for c in (ca, cb) if c)
     conn.execute("DELETE FROM sentence_review WHERE sentence_id = ?", (second,))
-    conn.execute("UPDATE sentence_review SET flagged = ?, comment = ?, skipped = ? WHERE sentence_id = ?",
-                 (int(fa or fb), comment, int(sa or sb), first))
+    conn.execute(
+        "UPDATE sentence_review SET flagged = ?, comment = ?, skipped = ? WHERE sentence_id = ?",
+        (int(fa or fb), comment, int(sa or sb), first),
+    )
 
 
 def join_runs(conn: sqlite3.Connection, runs: list[tuple[int, ...]]) -> int:

@@ -45,9 +45,7 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def make_sentence(
-    tokens: str, columns: str, meta: str, annotations: Mapping[int, frozenset]
-) -> Sentence:
+def make_sentence(tokens: str, columns: str, meta: str, annotations: Mapping[int, frozenset]) -> Sentence:
     """A :class:`Sentence` from its row's JSON fields and ``{token: annotation}``.
 
     Raises ValueError (see :func:`build_sentence`) for values a program
@@ -68,9 +66,7 @@ def _strings(values: Any) -> bool:
     return True
 
 
-def build_sentence(
-    tokens: Any, annotations: Iterable[tuple[int, frozenset]], columns: Any, meta: Any
-) -> Sentence:
+def build_sentence(tokens: Any, annotations: Iterable[tuple[int, frozenset]], columns: Any, meta: Any) -> Sentence:
     """A :class:`Sentence` from decoded row values, checked.
 
     The opening checks see that each value is JSON of the right kind; a
@@ -111,7 +107,8 @@ def annotations_by_sentence(
     result = {}
     for sid, tokens, texts in conn.execute(
         "SELECT sentence_id, group_concat(token, ' '), group_concat(labels, ' ') "
-        f"FROM annotations {where} GROUP BY sentence_id", params
+        f"FROM annotations {where} GROUP BY sentence_id",
+        params,
     ):
         result[sid] = dict(zip(map(int, tokens.split(" ")), map(parse_stored, texts.split(" "))))
     return result
@@ -142,9 +139,7 @@ def check_sentence(sentence: Sentence, where: str) -> None:
     """Refuse what a project cannot store faithfully: non-string tokens or columns."""
     for t, token in enumerate(sentence.tokens):
         if not isinstance(token, str) or not token:
-            raise FormatError(
-                None, None, f"{where}, token {t + 1}: {token!r} is not a non-empty string"
-            )
+            raise FormatError(None, None, f"{where}, token {t + 1}: {token!r} is not a non-empty string")
     for name, values in sentence.columns.items():
         if not isinstance(name, str) or not all(isinstance(v, str) for v in values):
             raise FormatError(None, None, f"{where}: column {name!r} must hold strings")
@@ -153,9 +148,7 @@ def check_sentence(sentence: Sentence, where: str) -> None:
             raise FormatError(None, None, f"{where}: meta {key!r} must map to a plain value")
 
 
-def insert_corpus(
-    conn: sqlite3.Connection, corpus: Corpus, labels: LabelSet, annotator: str
-) -> list[int]:
+def insert_corpus(conn: sqlite3.Connection, corpus: Corpus, labels: LabelSet, annotator: str) -> list[int]:
     """Append the documents of ``corpus`` inside the caller's transaction.
 
     Rows are validated as they stream into SQLite, document by document, so a
@@ -225,9 +218,16 @@ class _CorpusRows:
             if not marks.empty:
                 self.reviews.append((sid, marks))
             yield (
-                sid, doc_id, position, len(sentence.tokens), n_full, n_partial,
-                dumps(sentence.tokens), dumps({k: list(v) for k, v in sentence.columns.items()}),
-                dumps(meta), " ".join(sentence.tokens),
+                sid,
+                doc_id,
+                position,
+                len(sentence.tokens),
+                n_full,
+                n_partial,
+                dumps(sentence.tokens),
+                dumps({k: list(v) for k, v in sentence.columns.items()}),
+                dumps(meta),
+                " ".join(sentence.tokens),
             )
 
     def _tokens(self, sentence: Sentence, sid: int, where: str) -> tuple[int, int]:
@@ -289,36 +289,30 @@ def write_annotations(
         upserts,
     )
     conn.executemany(
-        "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)", log,
+        "INSERT INTO annotation_log (sentence_id, token, old, new, annotator, time) VALUES (?, ?, ?, ?, ?, ?)",
+        log,
     )
 
 
 #: Every sentence in document order (``CROSS JOIN`` keeps SQLite walking the
 #: documents' position index, so no sort is needed).
-ORDERED_SENTENCES = (
-    "FROM documents d CROSS JOIN sentences s INDEXED BY sentences_list "
-    "ON s.document_id = d.id"
-)
+ORDERED_SENTENCES = "FROM documents d CROSS JOIN sentences s INDEXED BY sentences_list ON s.document_id = d.id"
 
 
-def match_sentences(
-    conn: sqlite3.Connection, corpus: Corpus, match: str
-) -> list[tuple[int, str, Sentence]]:
+def match_sentences(conn: sqlite3.Connection, corpus: Corpus, match: str) -> list[tuple[int, str, Sentence]]:
     """Pair each sentence of ``corpus`` with the project sentence it annotates.
 
     Returns ``(sentence_id, description, sentence)`` triples; raises
     :class:`ProjectError` when counts or tokens do not agree.
     """
     rows = conn.execute(
-        f"SELECT s.id, d.name, s.position, s.tokens {ORDERED_SENTENCES} "
-        "ORDER BY d.position, s.position"
+        f"SELECT s.id, d.name, s.position, s.tokens {ORDERED_SENTENCES} ORDER BY d.position, s.position"
     ).fetchall()
     if match == "order":
         ours, theirs = rows, list(corpus)
         if len(theirs) != len(ours):
             raise ProjectError(
-                f"the corpus has {len(theirs)} sentences, the project {len(ours)}; "
-                "they cannot be matched in order"
+                f"the corpus has {len(theirs)} sentences, the project {len(ours)}; they cannot be matched in order"
             )
     elif match == "document":
         by_name: dict[str, list] = {}

@@ -92,8 +92,15 @@ class Placed:
 
     @property
     def used_labels(self) -> set[str]:
-        return {name for placed in (self.labels, self.answers) for by in placed.values() for bio in by.values()
-                for cell in bio if cell for name in cell.split(CANDIDATE_SEPARATOR)}
+        return {
+            name
+            for placed in (self.labels, self.answers)
+            for by in placed.values()
+            for bio in by.values()
+            for cell in bio
+            if cell
+            for name in cell.split(CANDIDATE_SEPARATOR)
+        }
 
 
 class _Index:
@@ -146,8 +153,9 @@ def place_records(path: Path, records: list[SpanRecord], texts: list[ProjectText
     return out
 
 
-def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[ProjectText], out: Placed,
-           into: dict) -> None:
+def _place(
+    path: Path, rec: SpanRecord, who, items: list, segments, texts: list[ProjectText], out: Placed, into: dict
+) -> None:
     """One annotator's spans of one record, on the segments of project text it covers, put ``into``
     :attr:`Placed.labels` or :attr:`Placed.answers`."""
     bios: dict[int, list[str]] = {}  # text index -> flat labels over the text's tokens
@@ -165,7 +173,7 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
             out.notes.append(f"{path}:{rec.line}: span{by}: {exc}; left out")
     taken: dict[int, set[int]] = {}
     for start, end, label in sorted(dict.fromkeys(spans), key=lambda s: s[:2]):
-        what = f"{path}:{rec.line}: span [{start}, {end}) {label!r} {rec.text[max(start, 0):max(end, 0)][:60]!r}{by}"
+        what = f"{path}:{rec.line}: span [{start}, {end}) {label!r} {rec.text[max(start, 0) : max(end, 0)][:60]!r}{by}"
         seg = next((g for g in segments if g[1] <= start and end <= g[1] + g[3]), None)
         if start >= end or seg is None:
             reason = "empty" if start >= end else "outside the project's texts (or across two of them)"
@@ -188,17 +196,21 @@ def _place(path: Path, rec: SpanRecord, who, items: list, segments, texts: list[
         if owner[i] != owner[j]:
             run = tuple(text.sentences[n].id for n in range(owner[i], owner[j] + 1))
             out.crossing.append(run)
-            out.notes.append(f"{what}: crosses the boundary of the project's {text.sentences[owner[i]].where} "
-                             f"and the next; left out (merging the sentences attaches it)")
-            bio[i:j + 1] = [""] * (j + 1 - i)
+            out.notes.append(
+                f"{what}: crosses the boundary of the project's {text.sentences[owner[i]].where} "
+                f"and the next; left out (merging the sentences attaches it)"
+            )
+            bio[i : j + 1] = [""] * (j + 1 - i)
             continue
         if (starts[i], ends[j]) != (ps, pe):
             out.snapped += 1
-            out.notes.append(f"{what}: an edge inside a token; moved out to the token's edges "
-                             f"{text.text[starts[i]:ends[j]][:60]!r}")
+            out.notes.append(
+                f"{what}: an edge inside a token; moved out to the token's edges "
+                f"{text.text[starts[i] : ends[j]][:60]!r}"
+            )
         taken[k].update(range(i, j + 1))
         bio[i] = f"B-{label}"
-        bio[i + 1:j + 1] = [f"I-{label}"] * (j - i)
+        bio[i + 1 : j + 1] = [f"I-{label}"] * (j - i)
     for start, end, names in _amendments(rec, who):
         for k, r0, p0, length in segments:
             a, b = max(start, r0) - r0 + p0, min(end, r0 + length) - r0 + p0
@@ -250,8 +262,14 @@ def _amendments(rec: SpanRecord, who) -> list[tuple[int, int, str]]:
         if isinstance(run, list) and len(run) == 2 and all(isinstance(v, int) for v in run):
             out.append((run[0], run[1], ""))
     for run in entry.get("candidates") if isinstance(entry.get("candidates"), list) else []:
-        if (isinstance(run, list) and len(run) == 3 and all(isinstance(v, int) for v in run[:2])
-                and isinstance(run[2], list) and run[2] and all(isinstance(n, str) for n in run[2])):
+        if (
+            isinstance(run, list)
+            and len(run) == 3
+            and all(isinstance(v, int) for v in run[:2])
+            and isinstance(run[2], list)
+            and run[2]
+            and all(isinstance(n, str) for n in run[2])
+        ):
             out.append((run[0], run[1], CANDIDATE_SEPARATOR.join(run[2])))
     return [run for run in out if run[0] < run[1]]
 
@@ -260,7 +278,7 @@ def _store(text: ProjectText, who, bio: list[str], out: Placed, into: dict) -> N
     """Split a text's flat labels into its sentences' (a later record of the same annotator adds, not replaces)."""
     pos = 0
     for s in text.sentences:
-        part, pos = bio[pos:pos + len(s.tokens)], pos + len(s.tokens)
+        part, pos = bio[pos : pos + len(s.tokens)], pos + len(s.tokens)
         if not any(part):
             continue
         mine = into.setdefault(s.id, {})
@@ -274,26 +292,28 @@ def as_sets(bio: list[str]) -> list[frozenset[str]]:
     return [frozenset(cell.split(CANDIDATE_SEPARATOR)) if cell else EMPTY for cell in bio]
 
 
-def read_span_records(path, encoding: str = "utf-8", strict: bool = False, annotator: str | None = None,
-                      **limits) -> list[SpanRecord]:
+def read_span_records(
+    path, encoding: str = "utf-8", strict: bool = False, annotator: str | None = None, **limits
+) -> list[SpanRecord]:
     """The span records of a doccano or Label Studio file, untokenized.
 
     See :func:`~tagtool.store.formats.jsonl.span_records`.
 
     ``annotator``: only that annotator's spans (a record naming nobody is theirs); ``limits``: read limits.
     """
+    from tagtool.errors import FormatError
     from tagtool.store.formats import detect_format
     from tagtool.store.formats._common import ReadContext
     from tagtool.store.formats.jsonl import span_records
     from tagtool.store.formats.limits import ReadLimits
-    from tagtool.errors import FormatError
 
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     if detect_format(path) != "jsonl":
-        raise FormatError(path, None, "holds no span records (doccano or Label Studio JSON/JSONL) to attach by "
-                          "character offsets")
+        raise FormatError(
+            path, None, "holds no span records (doccano or Label Studio JSON/JSONL) to attach by character offsets"
+        )
     ctx = ReadContext(path, None, encoding=encoding, limits=ReadLimits.from_options(dict(limits)))
     out = [rec for _, rec in span_records(ctx, strict=strict, annotator=annotator)]
     if not out:

@@ -32,8 +32,7 @@ class StaleTokensError(ProjectError):
 
 def _lengths(conn: sqlite3.Connection, sentence_ids: Iterable[int]) -> dict[int, int]:
     ids = json.dumps(sorted({int(i) for i in sentence_ids}))
-    return dict(conn.execute(
-        "SELECT id, n_tokens FROM sentences WHERE id IN (SELECT value FROM json_each(?))", (ids,)))
+    return dict(conn.execute("SELECT id, n_tokens FROM sentences WHERE id IN (SELECT value FROM json_each(?))", (ids,)))
 
 
 def check_indexes(conn: sqlite3.Connection, rows: Iterable[Sequence], what: str = "a label") -> None:
@@ -66,19 +65,25 @@ def check_indexes(conn: sqlite3.Connection, rows: Iterable[Sequence], what: str 
         if not 0 <= bad < lengths[sid]:
             raise StaleTokensError(
                 f"sentence {sid} has {lengths[sid]} tokens; {what} for token index {bad} cannot be stored "
-                "(was the sentence split or merged meanwhile?); nothing was saved")
+                "(was the sentence split or merged meanwhile?); nothing was saved"
+            )
 
 
 def check_tokens(conn: sqlite3.Connection, tokens: Mapping[int, Sequence[str]]) -> None:
     """Refuse a write when a sentence's tokens are no longer ``tokens[sentence id]``
     (inside the caller's write transaction; :class:`StaleTokensError`)."""
     ids = json.dumps(sorted(int(i) for i in tokens))
-    now = {sid: json.loads(text) for sid, text in conn.execute(
-        "SELECT id, tokens FROM sentences WHERE id IN (SELECT value FROM json_each(?))", (ids,))}
+    now = {
+        sid: json.loads(text)
+        for sid, text in conn.execute(
+            "SELECT id, tokens FROM sentences WHERE id IN (SELECT value FROM json_each(?))", (ids,)
+        )
+    }
     for sid in sorted(tokens):
         if sid not in now:
             raise NotFoundError(f"no sentence with id {sid}")
         if tuple(now[sid]) != tuple(tokens[sid]):
             raise StaleTokensError(
                 f"sentence {sid} was split or merged (by another program?) since its answers were matched "
-                f"to it: its tokens are now {' '.join(now[sid])[:80]!r}; nothing was saved, run it again")
+                f"to it: its tokens are now {' '.join(now[sid])[:80]!r}; nothing was saved, run it again"
+            )

@@ -61,13 +61,19 @@ class SentenceIdQuery:
     def __call__(self, should_stop: Callable[[], bool] | None = None) -> list[int]:
         """Run it (on any thread); ``should_stop`` returning True interrupts it
         (:class:`sqlite3.OperationalError`)."""
-        return read_only(self.path, self.schema_version, lambda reader: reader.sentence_ids(
-            status=self.status, search=self.search, order_by=self.order_by, descending=self.descending),
-            should_stop)
+        return read_only(
+            self.path,
+            self.schema_version,
+            lambda reader: reader.sentence_ids(
+                status=self.status, search=self.search, order_by=self.order_by, descending=self.descending
+            ),
+            should_stop,
+        )
 
 
-def read_only(path: Path, schema_version: int, fn: Callable[[Project], Any],
-              should_stop: Callable[[], bool] | None = None) -> Any:
+def read_only(
+    path: Path, schema_version: int, fn: Callable[[Project], Any], should_stop: Callable[[], bool] | None = None
+) -> Any:
     """``fn(project)`` on a read-only connection of its own to ``path`` (any thread).
 
     ``should_stop`` returning True interrupts its SQLite queries

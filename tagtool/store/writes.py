@@ -40,8 +40,7 @@ def current(path: Path, ann: frozenset, labels: LabelSet) -> frozenset:
         return make_annotation(ann, labels)
     except LabelError as e:
         raise LabelError(
-            f"{path}: {e}: the label set was changed (by another program?) since this "
-            "edit was made; it was not saved"
+            f"{path}: {e}: the label set was changed (by another program?) since this edit was made; it was not saved"
         ) from None
 
 
@@ -51,13 +50,19 @@ def check_opening(action: _actions.Action, opened: _actions.Action | None) -> No
     if opened is not None:
         _actions.check(opened)
         if opened.kind != "open" or action.kind not in _actions.OPENING:
-            raise ValueError(f"an open action goes with a first action of {_actions.OPENING}, "
-                             f"not {opened.kind!r} with {action.kind!r}")
+            raise ValueError(
+                f"an open action goes with a first action of {_actions.OPENING}, "
+                f"not {opened.kind!r} with {action.kind!r}"
+            )
 
 
 def apply(
-    conn: sqlite3.Connection, path: Path, labels: LabelSet, sentence_id: int,
-    changes: Mapping[int, frozenset], annotator: str,
+    conn: sqlite3.Connection,
+    path: Path,
+    labels: LabelSet,
+    sentence_id: int,
+    changes: Mapping[int, frozenset],
+    annotator: str,
 ) -> int:
     """Write ``changes`` of one sentence, log them, refresh its counts; tokens changed.
 
@@ -97,8 +102,14 @@ def apply(
 
 
 def apply_action(
-    conn: sqlite3.Connection, path: Path, labels: LabelSet, sentence_id: int, changes: Mapping[int, frozenset],
-    annotator: str, action: _actions.Action, opened: _actions.Action | None,
+    conn: sqlite3.Connection,
+    path: Path,
+    labels: LabelSet,
+    sentence_id: int,
+    changes: Mapping[int, frozenset],
+    annotator: str,
+    action: _actions.Action,
+    opened: _actions.Action | None,
 ) -> int | None:
     """:func:`apply` and log the app's ``action`` (after ``opened``, the ``open`` action of the visit
     it begins); the action's id, None when no token changed (nothing is written)."""
@@ -110,7 +121,11 @@ def apply_action(
 
 
 def take_annotations(
-    conn: sqlite3.Connection, labels: LabelSet, pairs: Sequence[tuple[int, str, object]], mode: str, annotator: str,
+    conn: sqlite3.Connection,
+    labels: LabelSet,
+    pairs: Sequence[tuple[int, str, object]],
+    mode: str,
+    annotator: str,
     keep: Mapping[int, set[int]] | None = None,
 ) -> int:
     """Give the project's sentences of ``pairs`` (:func:`tagtool.store.sentence_rows.match_sentences`) the
@@ -147,20 +162,33 @@ def take_annotations(
 
 
 def resolve(
-    conn: sqlite3.Connection, path: Path, labels: LabelSet, sentence_id: int, token: int,
-    ann: frozenset, annotator: str, action: _actions.Action | None,
+    conn: sqlite3.Connection,
+    path: Path,
+    labels: LabelSet,
+    sentence_id: int,
+    token: int,
+    ann: frozenset,
+    annotator: str,
+    action: _actions.Action | None,
 ) -> int | None:
     """Make ``ann`` a token's training label and record it as resolved (:mod:`tagtool.store.team`);
     the action's id (None without an action)."""
     apply(conn, path, labels, sentence_id, {token: ann}, annotator)
-    _team.put_resolution(conn, sentence_id, token, _rows.spell(current(path, ann, labels), labels), annotator,
-                         time.time())
+    _team.put_resolution(
+        conn, sentence_id, token, _rows.spell(current(path, ann, labels), labels), annotator, time.time()
+    )
     return None if action is None else _actions.insert(conn, action, sentence_id, annotator)
 
 
 def unresolve(
-    conn: sqlite3.Connection, path: Path, labels: LabelSet, sentence_id: int, token: int,
-    restored: frozenset | None, annotator: str, action: _actions.Action | None,
+    conn: sqlite3.Connection,
+    path: Path,
+    labels: LabelSet,
+    sentence_id: int,
+    token: int,
+    restored: frozenset | None,
+    annotator: str,
+    action: _actions.Action | None,
 ) -> int | None:
     """Take a token's resolution back: its training label becomes ``restored``, else the one its
     answers make (by the annotators who gave it); the action's id (None without an action)."""
@@ -190,7 +218,8 @@ def history(
     params.append(-1 if limit is None else limit)
     rows = conn.execute(
         f"SELECT id, sentence_id, token, old, new, annotator, time FROM annotation_log {where} "
-        f"ORDER BY id {order} LIMIT ?", params,
+        f"ORDER BY id {order} LIMIT ?",
+        params,
     )
     return [
         LogEntry(i, sid, t, _rows.parse_logged(old), _rows.parse_logged(new), who, when)

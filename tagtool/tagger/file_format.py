@@ -68,15 +68,26 @@ class TaggerFileError(TagtoolError):
     """A tagger file that cannot be read: not one, damaged, altered or too new."""
 
 
-
 #: What the zip, compression and ``.npy`` header parsers raise on damaged
 #: data besides ``zipfile.BadZipFile``: an encrypted member (RuntimeError),
 #: an unknown compression method (NotImplementedError), a bad stream (zlib,
 #: bz2 (OSError) and lzma errors), a header that is not a Python literal
 #: (SyntaxError, tokenize.TokenError), absurd sizes (OverflowError, MemoryError).
 DAMAGED = (
-    zlib.error, lzma.LZMAError, EOFError, OSError, ValueError, TypeError, KeyError, struct.error,
-    RuntimeError, NotImplementedError, SyntaxError, tokenize.TokenError, OverflowError, MemoryError,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+    OSError,
+    ValueError,
+    TypeError,
+    KeyError,
+    struct.error,
+    RuntimeError,
+    NotImplementedError,
+    SyntaxError,
+    tokenize.TokenError,
+    OverflowError,
+    MemoryError,
 )
 
 

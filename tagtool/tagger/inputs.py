@@ -94,8 +94,11 @@ def loss_text(record: Mapping, column: str) -> str:
     without = (check or {}).get("accuracy_without", {})
     if column not in without:
         return "expected loss unknown (the tagger file does not record it)"
-    where = (f"on {check['sentences']} held-out sentences (cross-validation)" if check.get("held_out")
-             else f"on {check['sentences']} of its training sentences")
+    where = (
+        f"on {check['sentences']} held-out sentences (cross-validation)"
+        if check.get("held_out")
+        else f"on {check['sentences']} of its training sentences"
+    )
     return (
         f"expected loss: token accuracy {100 * check['accuracy']:.1f} % with it, "
         f"{100 * without[column]:.1f} % without, {where}"

@@ -96,9 +96,7 @@ def member_info(
     return info
 
 
-def read_member(
-    archive: zipfile.ZipFile, name: str, budget: Budget, fail: Fail, limit: int | None = None
-) -> bytes:
+def read_member(archive: zipfile.ZipFile, name: str, budget: Budget, fail: Fail, limit: int | None = None) -> bytes:
     """The bytes of member ``name``, read in chunks and never more than it declared."""
     info = member_info(archive, name, budget, fail, limit)
     chunks, size = [], 0

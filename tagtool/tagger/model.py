@@ -14,7 +14,7 @@ import io
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
 
@@ -82,11 +82,10 @@ class Tagger:
             raise ModelMismatchError(f"tagger labels {tuple(self.labels)} differ from the model's {self.model.labels}")
         if self.extractor.n_features_ != self.model.n_features:
             raise ModelMismatchError(
-                f"the feature extractor has {self.extractor.n_features_} features, "
-                f"the model {self.model.n_features}"
+                f"the feature extractor has {self.extractor.n_features_} features, the model {self.model.n_features}"
             )
         if not self.created:
-            self.created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            self.created = datetime.now(UTC).isoformat(timespec="seconds")
         if self.input_columns is None:
             self.input_columns = record_for(self.extractor.columns_)
 
@@ -143,8 +142,9 @@ class Tagger:
         names, bounds = self.tag_flat(sentences, allow_missing_columns=allow_missing_columns)
         return [names[a:b] for a, b in zip(bounds, bounds[1:])]
 
-    def tag_flat(self, sentences: Iterable, *, allow_missing_columns: bool = False,
-                 block: int | None = None) -> tuple[list[str], list[int]]:
+    def tag_flat(
+        self, sentences: Iterable, *, allow_missing_columns: bool = False, block: int | None = None
+    ) -> tuple[list[str], list[int]]:
         """Predicted labels of every token, concatenated, and the sentence bounds into them.
 
         Sentence ``i``'s labels are ``names[bounds[i]:bounds[i + 1]]``; what

@@ -44,7 +44,9 @@ def read_meta(path: str | PathLike) -> dict:
     with open(path, "rb") as fh:
         archive, budget = open_archive(fh, fail)
         with archive:
-            return parse_meta(read_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail)
+            return parse_meta(
+                read_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail
+            )
 
 
 def check_readable_path(path: Path) -> None:

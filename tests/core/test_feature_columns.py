@@ -49,11 +49,14 @@ def test_crfsuite_default_pos_column_skips_annotation_layers():
     assert named.columns_ == ("xpos",)
 
 
-@pytest.mark.parametrize("params, setting", [
-    ({"columns": ["pos"]}, "features.columns"),
-    ({"feature_set": "crfsuite", "pos_column": "pos"}, "features.pos_column"),
-    ({"feature_set": "crfsuite+default", "columns": ["pos"]}, "features.columns"),
-])
+@pytest.mark.parametrize(
+    "params, setting",
+    [
+        ({"columns": ["pos"]}, "features.columns"),
+        ({"feature_set": "crfsuite", "pos_column": "pos"}, "features.pos_column"),
+        ({"feature_set": "crfsuite+default", "columns": ["pos"]}, "features.columns"),
+    ],
+)
 def test_an_unknown_named_column_is_an_error_listing_the_known_ones(params, setting):
     message = rf"{setting}: unknown column\(s\) 'pos' \(columns of the training data: col1;"
     with pytest.raises(FeatureError, match=message):

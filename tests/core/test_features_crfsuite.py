@@ -128,9 +128,7 @@ def test_without_a_pos_column_the_pos_features_are_absent():
 
 
 def test_pos_column_is_configurable():
-    sentences = [
-        Sentence(s.tokens, columns={"chunk": ["B-NP"] * len(s), "tag": s.columns["col1"]}) for s in SENTENCES
-    ]
+    sentences = [Sentence(s.tokens, columns={"chunk": ["B-NP"] * len(s), "tag": s.columns["col1"]}) for s in SENTENCES]
     fx = FeatureExtractor("crfsuite", min_count=1, pos_column="tag").fit(sentences)
     assert our_names(fx, sentences) == tutorial_names(sentences, "tag")
     first = FeatureExtractor("crfsuite", min_count=1).fit(sentences)  # default: the first extra column

@@ -24,7 +24,9 @@ SLICES = {"crfsuite": "conll2000_train_head.txt", "default": "conll2002_esp_trai
 
 
 def _reference(monkeypatch):
-    monkeypatch.setattr(_BaseTable, "_encode_frozen", lambda self, units, features: self._encode_each(units, features, False))
+    monkeypatch.setattr(
+        _BaseTable, "_encode_frozen", lambda self, units, features: self._encode_each(units, features, False)
+    )
 
 
 @pytest.mark.parametrize("feature_set", ["crfsuite", "default"])
@@ -57,8 +59,22 @@ def test_a_unit_without_known_names_keeps_its_empty_row():
 def test_parse_feature_names_agrees_with_parse_feature_name():
     sentences = list(read_corpus(DATA / SLICES["default"]))[:30]
     names = list(FeatureExtractor("default", window=2).fit(sentences).feature_names_)
-    names += ["BOS", "EOS", "-1:BOS", "+2:EOS", "+0:BOS", "+0:x", "-x:y", "+:y", "", "+", "-12:lw=a:b",
-              "lw=+1:x", "+1", "-٣:lw=a"]  # odd spellings, an Arabic-Indic digit (\d matches it)
+    names += [
+        "BOS",
+        "EOS",
+        "-1:BOS",
+        "+2:EOS",
+        "+0:BOS",
+        "+0:x",
+        "-x:y",
+        "+:y",
+        "",
+        "+",
+        "-12:lw=a:b",
+        "lw=+1:x",
+        "+1",
+        "-٣:lw=a",
+    ]  # odd spellings, an Arabic-Indic digit (\d matches it)
     bases, offsets = parse_feature_names(names)
     assert list(zip(bases, offsets)) == [parse_feature_name(n) for n in names]
 

@@ -22,7 +22,7 @@ def sentences():
 
 
 def rows(indptr, indices, names):
-    return [sorted(names[indices[indptr[t]:indptr[t + 1]]]) for t in range(len(indptr) - 1)]
+    return [sorted(names[indices[indptr[t] : indptr[t + 1]]]) for t in range(len(indptr) - 1)]
 
 
 def test_a_stack_is_its_parts_side_by_side(sentences):
@@ -40,7 +40,7 @@ def test_a_stack_is_its_parts_side_by_side(sentences):
     # columns are distinct within every token and stay in range
     indptr, indices = stacked.transform(other)
     for t in range(len(indptr) - 1):
-        cols = indices[indptr[t]:indptr[t + 1]]
+        cols = indices[indptr[t] : indptr[t + 1]]
         assert len(set(cols.tolist())) == len(cols) and cols.max() < stacked.n_features_
 
 
@@ -91,7 +91,10 @@ def test_feature_sets_split_gives_each_set_one_view(sentences):
 def test_two_view_tagger_on_stacked_sets_round_trips(sentences, tmp_path):
     learner = make_learner("mv-perceptron", max_iter=3)
     tagger = train_tagger(
-        sentences[:40], learner, features={"feature_set": "crfsuite+default"}, views={"kind": "feature-sets"},
+        sentences[:40],
+        learner,
+        features={"feature_set": "crfsuite+default"},
+        views={"kind": "feature-sets"},
         unlabeled=sentences[40:60],
     )
     path = tmp_path / "stacked.tagger"

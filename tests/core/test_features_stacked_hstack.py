@@ -16,8 +16,13 @@ def test_blockwise_hstack_equals_one_hstack(monkeypatch):
     rng = np.random.default_rng(0)
     widths = [7, 3, 11]
     arrays = [_random_csr(rng, 50, w) for w in widths]
-    whole = scipy.sparse.hstack([scipy.sparse.csr_array((np.ones(len(i), dtype=np.int8), i, p), shape=(50, w))
-                                 for (p, i), w in zip(arrays, widths)], format="csr")
+    whole = scipy.sparse.hstack(
+        [
+            scipy.sparse.csr_array((np.ones(len(i), dtype=np.int8), i, p), shape=(50, w))
+            for (p, i), w in zip(arrays, widths)
+        ],
+        format="csr",
+    )
     monkeypatch.setattr(extractor, "HSTACK_ROWS", 8)  # 7 blocks, the last one short
     indptr, indices = extractor._hstack(arrays, widths)
     np.testing.assert_array_equal(indptr, whole.indptr)
@@ -38,8 +43,11 @@ def test_a_snapshot_transformed_in_blocks_equals_one_transform():
 
     data = Path(__file__).resolve().parents[1] / "data" / "conll2000_train_head.txt"
     sentences = read_corpus(data, column_names=["token", "pos", "chunk"]).sentences
-    for fx in (FeatureExtractor(min_count=2), FeatureExtractor(hashing=True, n_hash=4096),
-               FeatureExtractor(feature_set="crfsuite+default", min_count=1)):
+    for fx in (
+        FeatureExtractor(min_count=2),
+        FeatureExtractor(hashing=True, n_hash=4096),
+        FeatureExtractor(feature_set="crfsuite+default", min_count=1),
+    ):
         fx.fit(sentences[:60])
         whole = fx.transform(sentences)
         for block in (1, 7, 64):

@@ -17,8 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tagtool.core.features import FeatureError, FeatureExtractor
-from tagtool.core.features import serialised
+from tagtool.core.features import FeatureError, FeatureExtractor, serialised
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -61,8 +60,11 @@ def test_the_table_gives_the_extractor_the_names_give(feature_set, window, monke
 
 
 def _edit_name(data):
-    data["vocabulary"][3] = "+1:" + data["vocabulary"][3].partition(":")[2] if ":" in data["vocabulary"][3] else (
-        "-1:" + data["vocabulary"][3])
+    data["vocabulary"][3] = (
+        "+1:" + data["vocabulary"][3].partition(":")[2]
+        if ":" in data["vocabulary"][3]
+        else ("-1:" + data["vocabulary"][3])
+    )
 
 
 def _swap_names(data):
@@ -76,21 +78,37 @@ def _swap_keys(data):
     _with_keys(data, keys)
 
 
-@pytest.mark.parametrize("damage", [
-    _edit_name,
-    _swap_names,
-    _swap_keys,
-    lambda d: _with_keys(d, _keys(d)[:-1]),
-    lambda d: _with_keys(d, np.concatenate([_keys(d)[:-1], _keys(d)[:1]])),  # a column twice
-    lambda d: _with_keys(d, _keys(d) + 10**6),  # outside the table
-    lambda d: d["table"].update(columns="not base64!"),
-    lambda d: d["table"].update(bases=d["table"]["bases"] + "\n" + d["table"]["bases"].split("\n")[0]),  # twice
-    lambda d: d["table"].update(bases="BOS\n" + d["table"]["bases"].partition("\n")[2]),
-    lambda d: d["table"].update(bases="bogus=1\n" + d["table"]["bases"].partition("\n")[2]),
-    lambda d: d["table"].update(bases=d["table"]["bases"].split("\n")),
-    lambda d: d.update(table=[1, 2]),
-], ids=["name", "names-swapped", "keys-swapped", "keys-short", "key-twice", "key-outside", "base64", "base-twice", "padding", "bogus",
-        "not-str", "not-dict"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _edit_name,
+        _swap_names,
+        _swap_keys,
+        lambda d: _with_keys(d, _keys(d)[:-1]),
+        lambda d: _with_keys(d, np.concatenate([_keys(d)[:-1], _keys(d)[:1]])),  # a column twice
+        lambda d: _with_keys(d, _keys(d) + 10**6),  # outside the table
+        lambda d: d["table"].update(columns="not base64!"),
+        lambda d: d["table"].update(bases=d["table"]["bases"] + "\n" + d["table"]["bases"].split("\n")[0]),  # twice
+        lambda d: d["table"].update(bases="BOS\n" + d["table"]["bases"].partition("\n")[2]),
+        lambda d: d["table"].update(bases="bogus=1\n" + d["table"]["bases"].partition("\n")[2]),
+        lambda d: d["table"].update(bases=d["table"]["bases"].split("\n")),
+        lambda d: d.update(table=[1, 2]),
+    ],
+    ids=[
+        "name",
+        "names-swapped",
+        "keys-swapped",
+        "keys-short",
+        "key-twice",
+        "key-outside",
+        "base64",
+        "base-twice",
+        "padding",
+        "bogus",
+        "not-str",
+        "not-dict",
+    ],
+)
 def test_a_table_that_does_not_spell_the_names_is_not_used(damage):
     fx, sentences = _fitted("default", 2)
     data = json.loads(json.dumps(fx.to_dict()))

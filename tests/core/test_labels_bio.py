@@ -31,13 +31,16 @@ def test_a_type_without_b_is_left_free_and_order_does_not_matter():
     assert ("O", "I-NP") not in pairs and ("I-LST", "I-NP") not in pairs and ("B-NP", "I-NP") in pairs
 
 
-@pytest.mark.parametrize("names", [
-    ("NN", "VB", "DT"),  # part of speech
-    ("O", "B-X", "I-X", "E-X", "S-X"),  # BIOES: not constrained here
-    ("O", "B-X", "I-X", "MISC"),  # a label outside the scheme
-    ("O", "I-X", "I-Y"),  # IOB1 without any B-: nothing to constrain
-    ("O",),
-])
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("NN", "VB", "DT"),  # part of speech
+        ("O", "B-X", "I-X", "E-X", "S-X"),  # BIOES: not constrained here
+        ("O", "B-X", "I-X", "MISC"),  # a label outside the scheme
+        ("O", "I-X", "I-Y"),  # IOB1 without any B-: nothing to constrain
+        ("O",),
+    ],
+)
 def test_no_rules_for_other_label_sets(names):
     assert bio_transitions(names) is None
 

@@ -43,7 +43,7 @@ def test_a_split_keeps_every_span_of_every_valid_sequence(labels):
         for t in range(3):
             first, second = split_label(tags[t], labels)
             assert first is not None and second is not None, tags
-            new = tags[:t] + [first, second] + tags[t + 1:]
+            new = tags[:t] + [first, second] + tags[t + 1 :]
             shifted = {(s + (s > t), e + (e > t), k) for s, e, k in spans(tags)}
             assert spans(new) == shifted, (tags, t, new)
 
@@ -64,7 +64,7 @@ def test_a_merge_keeps_the_spans_when_the_two_tokens_agree(labels):
             if merged is None:
                 assert not same_span, (tags, t)
                 continue
-            new = tags[:t] + [merged] + tags[t + 2:]
+            new = tags[:t] + [merged] + tags[t + 2 :]
             squeezed = {(s - (s > t), e - (e > t + 1), k) for s, e, k in before}
             assert spans(new) == squeezed, (tags, t, new)
 

@@ -12,9 +12,7 @@ from tagtool.errors import LabelError
 
 LABELS = LabelSet(["O", "B-PER", "I-PER", "B-LOC"])
 FULL = Sentence(["Mr.", "Smith", "left"], [{"B-PER"}, {"I-PER"}, {"O"}], columns={"col1": ["NNP", "NNP", "VBD"]})
-PARTIAL = Sentence(
-    ["Paris", "is", "big"], [{"B-LOC", "B-PER"}, {"O"}, set()], columns={"col1": ["NNP", "VBZ", "JJ"]}
-)
+PARTIAL = Sentence(["Paris", "is", "big"], [{"B-LOC", "B-PER"}, {"O"}, set()], columns={"col1": ["NNP", "VBZ", "JJ"]})
 NONE = Sentence(["Smith", "saw", "Paris", "."], columns={"col1": ["NNP", "VBD", "NNP", "."]})
 SENTENCES = [FULL, PARTIAL, NONE]
 

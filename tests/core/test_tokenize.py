@@ -18,7 +18,10 @@ def _words(text: str) -> list[str]:
     [
         ("EU rejects German call.", ["EU", "rejects", "German", "call", "."]),
         ("the U.S. and the U.K.", ["the", "U.S.", "and", "the", "U.K."]),
-        ("It costs 3.5 or 1,000.50 at 12:30, 1/2 off", ["It", "costs", "3.5", "or", "1,000.50", "at", "12:30", ",", "1/2", "off"]),
+        (
+            "It costs 3.5 or 1,000.50 at 12:30, 1/2 off",
+            ["It", "costs", "3.5", "or", "1,000.50", "at", "12:30", ",", "1/2", "off"],
+        ),
         ("don't can't it's we're I'd", ["do", "n't", "ca", "n't", "it", "'s", "we", "'re", "I", "'d"]),
         ("O'Brien's state-of-the-art lab", ["O'Brien", "'s", "state-of-the-art", "lab"]),
         ("Dr. Smith, Ph.D., e.g. here", ["Dr.", "Smith", ",", "Ph.D.", ",", "e.g.", "here"]),

@@ -82,6 +82,7 @@ def test_hashing_extractors_can_be_split():
     with pytest.raises(ViewSplitError, match="needs feature names"):
         ViewSplit("lexical-distributional").assign(fx)
 
+
 def test_spelling_context_puts_the_token_itself_in_view_0_and_its_neighbours_in_view_1(fitted):
     views = dict(zip(fitted.feature_names_, ViewSplit("spelling-context").assign(fitted).tolist()))
     assert views["w=cat"] == views["shape=xxx"] == views["g3=<ca"] == 0

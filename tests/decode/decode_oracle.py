@@ -111,9 +111,7 @@ class Enumeration:
 def path_score(path, emit, trans, start, end) -> float:
     path = np.asarray(path)
     t = np.arange(len(path))
-    return float(
-        start[path[0]] + emit[t, path].sum() + trans[path[:-1], path[1:]].sum() + end[path[-1]]
-    )
+    return float(start[path[0]] + emit[t, path].sum() + trans[path[:-1], path[1:]].sum() + end[path[-1]])
 
 
 def enumerate_paths(emit, trans, start, end, allowed=None) -> Enumeration:
@@ -157,9 +155,7 @@ def feature_counts(paths, n_labels) -> np.ndarray:
     n_paths, n_tokens = paths.shape
     tok = np.eye(n_labels)[paths]  # (P, T, L)
     pairs = np.einsum("pta,ptb->pab", tok[:, :-1], tok[:, 1:])
-    return np.hstack(
-        [tok.reshape(n_paths, -1), pairs.reshape(n_paths, -1), tok[:, 0], tok[:, -1]]
-    )
+    return np.hstack([tok.reshape(n_paths, -1), pairs.reshape(n_paths, -1), tok[:, 0], tok[:, -1]])
 
 
 def entropy_of_scores(scores) -> float:

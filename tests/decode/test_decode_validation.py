@@ -39,18 +39,14 @@ DECODERS = {
     "viterbi_batch": lambda emit, trans, start, end, allowed=None: viterbi_batch(
         emit, [0, len(emit)] if np.ndim(emit) == 2 else [0], trans, start, end, allowed
     ),
-    "kbest_viterbi": lambda emit, trans, start, end, allowed=None: kbest_viterbi(
-        emit, trans, start, end, 3, allowed
-    ),
+    "kbest_viterbi": lambda emit, trans, start, end, allowed=None: kbest_viterbi(emit, trans, start, end, 3, allowed),
     "loss_augmented_viterbi": lambda emit, trans, start, end, allowed=None: loss_augmented_viterbi(
         emit, trans, start, end, np.zeros(np.shape(emit)[0], dtype=int), 1.0, allowed
     ),
     "forward_backward": lambda emit, trans, start, end, allowed=None: forward_backward(
         emit, trans, start, end, allowed
     ),
-    "log_partition": lambda emit, trans, start, end, allowed=None: log_partition(
-        emit, trans, start, end, allowed
-    ),
+    "log_partition": lambda emit, trans, start, end, allowed=None: log_partition(emit, trans, start, end, allowed),
     "entropy_and_gradient": lambda emit, trans, start, end, allowed=None: entropy_and_gradient(
         emit, trans, start, end, allowed
     ),

@@ -56,8 +56,11 @@ def test_a_short_tag_run_never_loads_numba_or_scipy_and_tags_as_the_kernels_do(t
     from tagtool.store.formats import read_corpus
 
     corpus = read_corpus(DATA / "conll2000_train_head.txt")
-    tagger = train_tagger(corpus, make_learner("perceptron", max_iter=2),
-                          features=FeatureExtractor("crfsuite", min_count=1, pos_column="col1"))
+    tagger = train_tagger(
+        corpus,
+        make_learner("perceptron", max_iter=2),
+        features=FeatureExtractor("crfsuite", min_count=1, pos_column="col1"),
+    )
     model = tmp_path / "m.tagger"
     tagger.save(model)
     assert main(["tag", str(model), str(DATA / "conll2000_train_head.txt"), "-o", str(tmp_path / "kernels.txt")]) == 0

@@ -59,8 +59,9 @@ def run(folder: pathlib.Path, **env_vars) -> tuple[dict, str]:
     env["PYTHONPATH"] = os.pathsep.join([str(folder), str(ROOT)])
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(env_vars)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env,
-                          cwd=folder, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, cwd=folder, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
@@ -86,8 +87,12 @@ def test_kernels_run_uncached_when_no_folder_can_be_written(tmp_path):
     blocker.write_text("no folder can be made below a file", encoding="utf-8")
     # numba's candidates: NUMBA_CACHE_DIR, the package's __pycache__, the user-wide folder
     (tmp_path / "kpkg" / "__pycache__").write_text("not a folder", encoding="utf-8")
-    result, stderr = run(tmp_path, NUMBA_CACHE_DIR=str(blocker / "numba"), XDG_CACHE_HOME=str(blocker / "xdg"),
-                         HOME=str(blocker / "home"))
+    result, stderr = run(
+        tmp_path,
+        NUMBA_CACHE_DIR=str(blocker / "numba"),
+        XDG_CACHE_HOME=str(blocker / "xdg"),
+        HOME=str(blocker / "home"),
+    )
     assert result["value"] == 4 and result["hits"] == 0
     assert "will not be cached" in stderr
     assert not any(tmp_path.rglob("*.nbi"))

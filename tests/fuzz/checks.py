@@ -78,7 +78,9 @@ def try_read(case: ReaderCase, path: Path, encoding: str = "utf-8", schema: bool
                 streamed.append(sentence)
         except FormatError:
             return "refused"
-        raise InvalidResult(f"read_corpus refused the file ({exc}), iter_sentences read {len(streamed)} sentences") from exc
+        raise InvalidResult(
+            f"read_corpus refused the file ({exc}), iter_sentences read {len(streamed)} sentences"
+        ) from exc
     check_corpus(corpus)
     streamed = list(iter_sentences(path, **kwargs))
     _require([s.tokens for s in streamed] == [s.tokens for s in corpus], "iter_sentences and read_corpus differ")

@@ -54,21 +54,21 @@ CONLL_TAB_SEEDS = [
 ]
 
 CONLLU_SEEDS = [
-    "# newdoc id = doc1\n# sent_id = 1\n# text = The cats sleep.\n"
-    "1\tThe\tthe\tDET\tDT\tDefinite=Def\t2\tdet\t_\t_\n"
-    "2\tcats\tcat\tNOUN\tNNS\tNumber=Plur\t3\tnsubj\t_\tNER=O\n"
-    "3\tsleep\tsleep\tVERB\tVBP\t_\t0\troot\t_\tSpaceAfter=No\n"
-    "4\t.\t.\tPUNCT\t.\t_\t3\tpunct\t_\t_\n\n"
-    "# sent_id = 2\n# a comment without equals\n"
-    "1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_\n"
-    "1\tde\tde\tADP\t_\t_\t2\tcase\t_\tNER=B-LOC\n"
-    "2\tel\tel\tDET|PRON\t_\t_\t0\troot\t_\tNER=I-LOC\n"
-    "2.1\tvisto\tver\tVERB\t_\t_\t_\t_\t0:root\t_\n\n".encode(),
+    b"# newdoc id = doc1\n# sent_id = 1\n# text = The cats sleep.\n"
+    b"1\tThe\tthe\tDET\tDT\tDefinite=Def\t2\tdet\t_\t_\n"
+    b"2\tcats\tcat\tNOUN\tNNS\tNumber=Plur\t3\tnsubj\t_\tNER=O\n"
+    b"3\tsleep\tsleep\tVERB\tVBP\t_\t0\troot\t_\tSpaceAfter=No\n"
+    b"4\t.\t.\tPUNCT\t.\t_\t3\tpunct\t_\t_\n\n"
+    b"# sent_id = 2\n# a comment without equals\n"
+    b"1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_\n"
+    b"1\tde\tde\tADP\t_\t_\t2\tcase\t_\tNER=B-LOC\n"
+    b"2\tel\tel\tDET|PRON\t_\t_\t0\troot\t_\tNER=I-LOC\n"
+    b"2.1\tvisto\tver\tVERB\t_\t_\t_\t_\t0:root\t_\n\n",
 ]
 
 TEXT_SEEDS = [
     "EU rejects German call to boycott British lamb .\nPeter Blackburn\n\n"
-    "Don't stop state-of-the-art \"quotes\", naïve 東京 😀.\n".encode(),
+    'Don\'t stop state-of-the-art "quotes", naïve 東京 😀.\n'.encode(),
 ]
 
 TAGGED_TEXT_SEEDS = [
@@ -76,17 +76,30 @@ TAGGED_TEXT_SEEDS = [
 ]
 
 _TOKEN_RECORDS = [
-    {"tokens": ["EU", "rejects", "German"], "labels": ["B-ORG", ["O", "B-MISC"], None],
-     "pos": ["NNP", "VBZ", "JJ"], "document": "d1", "id": 7},
+    {
+        "tokens": ["EU", "rejects", "German"],
+        "labels": ["B-ORG", ["O", "B-MISC"], None],
+        "pos": ["NNP", "VBZ", "JJ"],
+        "document": "d1",
+        "id": 7,
+    },
     {"tokens": ["Peter", "Blackburn"], "labels": ["B-PER", "I-PER|O"], "source": {"a": [1, 2]}},
     {"tokens": ["unlabeled", "tokens"]},
 ]
 _SPAN_RECORDS = [
     {"text": "EU rejects German call", "label": [[0, 2, "ORG"], [11, 17, "MISC"]]},
     {"text": "Peter Blackburn spoke", "entities": [{"start_offset": 0, "end_offset": 15, "label": "PER"}]},
-    {"data": {"text": "Paris is nice"},
-     "annotations": [{"result": [{"value": {"start": 0, "end": 5, "labels": ["LOC"]}, "type": "labels"},
-                                 {"type": "relation", "from_id": "a"}]}]},
+    {
+        "data": {"text": "Paris is nice"},
+        "annotations": [
+            {
+                "result": [
+                    {"value": {"start": 0, "end": 5, "labels": ["LOC"]}, "type": "labels"},
+                    {"type": "relation", "from_id": "a"},
+                ]
+            }
+        ],
+    },
 ]
 #: Records the JSON seeds are made of (structured mutations start from them).
 JSON_RECORDS = _TOKEN_RECORDS + _SPAN_RECORDS
@@ -104,12 +117,12 @@ JSON_SEEDS = [
 ]
 
 CSV_SEEDS = [
-    b"document,sentence,token,label,pos\nd1,1,EU,B-ORG,NNP\nd1,1,rejects,O,VBZ\nd1,1,\"a,b\",_,NN\n"
-    b"d1,2,German,B-MISC|O,JJ\n\nd2,1,\"say \"\"hi\"\"\",,NN\n",
+    b'document,sentence,token,label,pos\nd1,1,EU,B-ORG,NNP\nd1,1,rejects,O,VBZ\nd1,1,"a,b",_,NN\n'
+    b'd1,2,German,B-MISC|O,JJ\n\nd2,1,"say ""hi""",,NN\n',
     b"sentence,token\ns1,NA\ns1,null\ns2,1e5\n",
 ]
 TSV_SEEDS = [
-    b"sentence\ttoken\tlabel\tlemma\n1\tEU\tB-ORG\teu\n1\trejects\tO\treject\n2\t\"quoted\"\tB-MISC|O\t_\n",
+    b'sentence\ttoken\tlabel\tlemma\n1\tEU\tB-ORG\teu\n1\trejects\tO\treject\n2\t"quoted"\tB-MISC|O\t_\n',
 ]
 
 
@@ -135,8 +148,15 @@ class ReaderCase:
 
 
 _ALL_SEEDS = tuple(
-    CONLL_SEEDS + CONLL_TAB_SEEDS + CONLLU_SEEDS + TEXT_SEEDS + TAGGED_TEXT_SEEDS + JSONL_SEEDS
-    + JSON_SEEDS + CSV_SEEDS + TSV_SEEDS
+    CONLL_SEEDS
+    + CONLL_TAB_SEEDS
+    + CONLLU_SEEDS
+    + TEXT_SEEDS
+    + TAGGED_TEXT_SEEDS
+    + JSONL_SEEDS
+    + JSON_SEEDS
+    + CSV_SEEDS
+    + TSV_SEEDS
 )
 
 READER_CASES: dict[str, ReaderCase] = {
@@ -147,8 +167,9 @@ READER_CASES: dict[str, ReaderCase] = {
         ReaderCase("conllu", "conllu", ".conllu", tuple(CONLLU_SEEDS)),
         ReaderCase("conllu-misc", "conllu", ".conllu", tuple(CONLLU_SEEDS), {"label_field": "misc:NER"}),
         ReaderCase("text", "text", ".txt", tuple(TEXT_SEEDS)),
-        ReaderCase("text-pretokenized", "text", ".txt", tuple(TEXT_SEEDS),
-                   {"tokenizer": "whitespace", "sentence_split": False}),
+        ReaderCase(
+            "text-pretokenized", "text", ".txt", tuple(TEXT_SEEDS), {"tokenizer": "whitespace", "sentence_split": False}
+        ),
         ReaderCase("text-paragraphs", "text", ".txt", tuple(TEXT_SEEDS), {"document_unit": "paragraph"}),
         ReaderCase("text-tagged", "text", ".txt", tuple(TAGGED_TEXT_SEEDS), {"tagged": True}),
         ReaderCase("jsonl", "jsonl", ".jsonl", tuple(JSONL_SEEDS)),
@@ -168,15 +189,79 @@ READER_CASES: dict[str, ReaderCase] = {
 INVALID_UTF8 = [b"\xff", b"\xc3", b"\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\xfe\xff"]
 BOMS = [b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00"]
 ODD_TEXT = [
-    "\u2028", "\u2029", "\u0085", "\u00a0", "\u200b", "\ufeff", "\U0010ffff", "e\u0301\u0301\u0301",
-    "\u202e", "😀", "東京", "\x1c", "\x0b", "\x0c", "\r", "\t", "\ufffd", "ǅ", "ß", "\u0130",
+    "\u2028",
+    "\u2029",
+    "\u0085",
+    "\u00a0",
+    "\u200b",
+    "\ufeff",
+    "\U0010ffff",
+    "e\u0301\u0301\u0301",
+    "\u202e",
+    "😀",
+    "東京",
+    "\x1c",
+    "\x0b",
+    "\x0c",
+    "\r",
+    "\t",
+    "\ufffd",
+    "ǅ",
+    "ß",
+    "\u0130",
 ]
 #: Pieces of every format's syntax, for token soup and inserted lines.
 SYNTAX = [
-    "-DOCSTART-", "-X-", "#", "# newdoc", "# newdoc id = d", "# sent_id = 1", "# text = a b", "1", "2", "0",
-    "1-2", "1.1", "10", "_", "|", "A|B", "B-PER", "I-PER", "O", "B-", "-", "NN", "{", "}", "[", "]", "[[0, 2, \"X\"]]",
-    '"', "'", ",", ":", "null", "true", "1e999", "-1", "NaN", '{"tokens": ["a"]}', '{"text": "a b"}',
-    "sentence", "token", "label", "document", "x/y", "/", "//", "a/B", "\\", "=", "NER=B-X", "SpaceAfter=No",
+    "-DOCSTART-",
+    "-X-",
+    "#",
+    "# newdoc",
+    "# newdoc id = d",
+    "# sent_id = 1",
+    "# text = a b",
+    "1",
+    "2",
+    "0",
+    "1-2",
+    "1.1",
+    "10",
+    "_",
+    "|",
+    "A|B",
+    "B-PER",
+    "I-PER",
+    "O",
+    "B-",
+    "-",
+    "NN",
+    "{",
+    "}",
+    "[",
+    "]",
+    '[[0, 2, "X"]]',
+    '"',
+    "'",
+    ",",
+    ":",
+    "null",
+    "true",
+    "1e999",
+    "-1",
+    "NaN",
+    '{"tokens": ["a"]}',
+    '{"text": "a b"}',
+    "sentence",
+    "token",
+    "label",
+    "document",
+    "x/y",
+    "/",
+    "//",
+    "a/B",
+    "\\",
+    "=",
+    "NER=B-X",
+    "SpaceAfter=No",
 ]
 SEPARATORS = [" ", "\t", ",", "  ", "\t\t", " \t", "|", "\u00a0", "\u3000"]
 
@@ -212,17 +297,32 @@ def odd_bytes(draw) -> bytes:
 
 
 def _splice(data: bytes, at: int, insert: bytes = b"", delete: int = 0) -> bytes:
-    return data[:at] + insert + data[at + delete:]
+    return data[:at] + insert + data[at + delete :]
 
 
 @st.composite
 def mutation(draw, data: bytes) -> bytes:
     """``data`` with one mutation (see the module docstring)."""
     lines = _lines(data)
-    op = draw(st.sampled_from([
-        "flip", "truncate", "insert", "delete", "delete_line", "duplicate_line", "swap_lines",
-        "insert_line", "add_field", "drop_field", "newlines", "bom", "replace_line",
-    ]))
+    op = draw(
+        st.sampled_from(
+            [
+                "flip",
+                "truncate",
+                "insert",
+                "delete",
+                "delete_line",
+                "duplicate_line",
+                "swap_lines",
+                "insert_line",
+                "add_field",
+                "drop_field",
+                "newlines",
+                "bom",
+                "replace_line",
+            ]
+        )
+    )
     at = draw(st.integers(0, len(data)))
     if op == "flip":
         if not data:
@@ -252,11 +352,11 @@ def mutation(draw, data: bytes) -> bytes:
     elif op == "add_field":
         sep = draw(st.sampled_from(SEPARATORS)).encode()
         body = lines[i].rstrip(b"\r\n")
-        lines[i] = body + sep + draw(st.sampled_from(SYNTAX)).encode() + lines[i][len(body):]
+        lines[i] = body + sep + draw(st.sampled_from(SYNTAX)).encode() + lines[i][len(body) :]
     elif op == "drop_field":
         sep = draw(st.sampled_from([b" ", b"\t", b","]))
         body = lines[i].rstrip(b"\r\n")
-        lines[i] = body.rsplit(sep, 1)[0] + lines[i][len(body):]
+        lines[i] = body.rsplit(sep, 1)[0] + lines[i][len(body) :]
     elif op == "newlines":
         ending = draw(st.sampled_from([b"\r\n", b"\r", b"\n\n", b"\x85", "\u2028".encode()]))
         return data.replace(b"\n", ending)
@@ -303,19 +403,49 @@ def random_text() -> st.SearchStrategy[bytes]:
 # structured JSON mutations
 
 JSON_ODD_VALUES = [
-    None, True, False, 0, -1, 1.5, 10**30, float("nan"), float("inf"), "", "x", "B-X", "a b", "\x00", "_",
-    [], {}, [None], [[]], [[0, 2]], [[0, 2, 3]], [[2, 0, "X"]], [[0, 99, "X"]], [[True, 2, "X"]],
-    [{"start": 0}], [{"value": []}], [1, 2, 3], ["a", ["b"]], {"text": 5}, {"result": {}},
-    [{"result": [{"value": {"start": 0, "end": 1, "labels": ["A", "B"]}}]}], [[[[[[[[[[]]]]]]]]]],
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1.5,
+    10**30,
+    float("nan"),
+    float("inf"),
+    "",
+    "x",
+    "B-X",
+    "a b",
+    "\x00",
+    "_",
+    [],
+    {},
+    [None],
+    [[]],
+    [[0, 2]],
+    [[0, 2, 3]],
+    [[2, 0, "X"]],
+    [[0, 99, "X"]],
+    [[True, 2, "X"]],
+    [{"start": 0}],
+    [{"value": []}],
+    [1, 2, 3],
+    ["a", ["b"]],
+    {"text": 5},
+    {"result": {}},
+    [{"result": [{"value": {"start": 0, "end": 1, "labels": ["A", "B"]}}]}],
+    [[[[[[[[[[]]]]]]]]]],
 ]
 
 
 def json_values() -> st.SearchStrategy:
     """A JSON value of any type, odd ones included (NaN, huge ints, deep lists)."""
     leaves = st.one_of(st.sampled_from(JSON_ODD_VALUES), st.text(max_size=8), st.integers(), st.floats())
-    return st.recursive(leaves, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                         st.dictionaries(st.text(max_size=6), inner, max_size=3)),
-                        max_leaves=8)
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+        max_leaves=8,
+    )
 
 
 def json_paths(value, prefix=()) -> list[tuple]:

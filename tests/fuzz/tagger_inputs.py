@@ -50,13 +50,17 @@ def seed_files() -> tuple[bytes, ...]:
     corpus = Corpus.from_sentences(full.sentences[:8])
     rng = np.random.default_rng(0)
     seeds = []
-    for n_views, extractor in ((1, FeatureExtractor(min_count=2)), (2, FeatureExtractor(min_count=2)),
-                               (1, FeatureExtractor(hashing=True, n_hash=256))):
+    for n_views, extractor in (
+        (1, FeatureExtractor(min_count=2)),
+        (2, FeatureExtractor(min_count=2)),
+        (1, FeatureExtractor(hashing=True, n_hash=256)),
+    ):
         extractor.fit(corpus)
         split = ViewSplit("random", 3) if n_views == 2 else None
         views = split.assign(extractor) if split else np.zeros(extractor.n_features_, np.int8)
-        model = ChainModel.zeros(corpus.labels, extractor.n_features_, views, n_views, learner="toy",
-                                 params={"max_iter": 2})
+        model = ChainModel.zeros(
+            corpus.labels, extractor.n_features_, views, n_views, learner="toy", params={"max_iter": 2}
+        )
         for array in (model.weights, model.trans, model.start, model.end):
             array[:] = rng.normal(size=array.shape)
         data = Tagger(corpus.labels, extractor, split, model, metrics={"f1": 0.5}, created="2024-01-01").to_bytes()
@@ -100,8 +104,11 @@ def _patch_headers(data: bytes, offset: int, value: bytes) -> bytes:
 @st.composite
 def archive_mutation(draw, data: bytes) -> bytes:
     members = unzip(data)
-    op = draw(st.sampled_from(["remove", "duplicate", "rename", "replace", "extra", "compression",
-                               "encrypted", "method", "empty"]))
+    op = draw(
+        st.sampled_from(
+            ["remove", "duplicate", "rename", "replace", "extra", "compression", "encrypted", "method", "empty"]
+        )
+    )
     i = draw(st.integers(0, len(members) - 1))
     name, content = members[i]
     if op == "remove":
@@ -233,8 +240,10 @@ def weights_mutation(draw, data: bytes) -> bytes:
     if op == "header":  # a damaged .npy header inside a valid npz
         inner = unzip(_npz_bytes(arrays))
         at = draw(st.integers(0, 127))
-        npy = [(n, c[:at] + bytes([c[at] ^ 0xFF]) + c[at + 1:] if n == f"{name}.npy" and len(c) > at else c)
-               for n, c in inner]
+        npy = [
+            (n, c[:at] + bytes([c[at] ^ 0xFF]) + c[at + 1 :] if n == f"{name}.npy" and len(c) > at else c)
+            for n, c in inner
+        ]
         content = rezip(npy, zipfile.ZIP_STORED)
     else:
         content = _npz_bytes(arrays)

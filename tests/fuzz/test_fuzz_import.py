@@ -54,8 +54,11 @@ def test_importing_annotations_takes_the_file_or_changes_nothing(name, tmp_path_
     with Project.create(base / "p.tagproj", corpus) as project:
 
         @FUZZ_PIPELINE
-        @given(data=corpus_file(case), mode=st.sampled_from(["replace", "fill"]),
-               match=st.sampled_from(["order", "document"]))
+        @given(
+            data=corpus_file(case),
+            mode=st.sampled_from(["replace", "fill"]),
+            match=st.sampled_from(["order", "document"]),
+        )
         def run(data, mode, match):
             with warnings_as_errors():
                 try_import_annotations(project, write_input(folder, case, data), case, mode, match)

@@ -57,7 +57,12 @@ def test_detect_format_names_a_format_for_any_bytes(data, suffix, folder):
         # an exact separator keeps empty cells: an empty token was accepted
         ("conll-tab", b"\tNNP\tB-ORG\nrejects\tVBZ\tO\n", "utf-8", r":1: empty token"),
         # pandas dropped the extra cells of a first row longer than the header, with a warning
-        ("csv", b"sentence,token\ns1,NA2,1e5\ns1,x\n", "utf-8", r":2: malformed table: 3 fields where the header has 2"),
+        (
+            "csv",
+            b"sentence,token\ns1,NA2,1e5\ns1,x\n",
+            "utf-8",
+            r":2: malformed table: 3 fields where the header has 2",
+        ),
         ("tsv", b"sentence\ttoken\n1\ta\tb\n", "utf-8", r":2: malformed table: 3 fields"),
     ],
     ids=["utf16-text", "utf16-csv", "utf16-conllu", "empty-token", "long-first-row", "long-first-row-tsv"],

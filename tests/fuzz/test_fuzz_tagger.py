@@ -82,19 +82,33 @@ def _npy_header(header: str) -> bytes:
         # np.load hands back the raw bytes of a member that is not a .npy file
         (lambda: _npy_member("trans", b"just bytes"), "array 'trans' in weights.npz is damaged"),
         # numpy's header parser raised tokenize.TokenError
-        (lambda: _npy_member("start", _npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (3,")),
-         "array 'start' in weights.npz is damaged"),
+        (
+            lambda: _npy_member("start", _npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (3,")),
+            "array 'start' in weights.npz is damaged",
+        ),
         # a header announcing far more data than follows (np.load allocated it first)
-        (lambda: _npy_member("end", _npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }")),
-         "announces shape"),
+        (
+            lambda: _npy_member(
+                "end", _npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }")
+            ),
+            "announces shape",
+        ),
         # NaN views were cast to int8 (with a RuntimeWarning) before they were checked
         (lambda: _with(WEIGHTS, _npz(feature_view=np.full(len(_npz_views()), np.nan))), "feature_view"),
         # column names that are JSON objects crashed the first tagging, not the load
         (lambda: _meta(lambda m: m["features"].update(columns_=[{"a": 1}])), "feature columns must be names"),
         (lambda: _with(META, b"[" * 100_000), "nested too deeply"),
     ],
-    ids=["encrypted", "compression-method", "npy-not-npy", "npy-header-syntax", "npy-huge-shape",
-         "nan-views", "dict-columns", "deep-json"],
+    ids=[
+        "encrypted",
+        "compression-method",
+        "npy-not-npy",
+        "npy-header-syntax",
+        "npy-huge-shape",
+        "nan-views",
+        "dict-columns",
+        "deep-json",
+    ],
 )
 def test_files_the_fuzzers_found_raise_tagger_file_error(folder, make, message):
     path = folder / "found.tagger"

@@ -8,13 +8,13 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-from tagtool.core import Corpus  # noqa: E402
-from tagtool.gui.main_window import MainWindow  # noqa: E402
-from tagtool.store.formats import read_corpus  # noqa: E402
-from tagtool.store.project import Project  # noqa: E402
-from tests.gui.helpers import LABELED  # noqa: E402
+from tagtool.core import Corpus
+from tagtool.gui.main_window import MainWindow
+from tagtool.store.formats import read_corpus
+from tagtool.store.project import Project
+from tests.gui.helpers import LABELED
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

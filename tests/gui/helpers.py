@@ -45,6 +45,7 @@ def go_unlabeled(window):
     assert window.session.index_of(window.session.current_id) == LABELED
     return editor
 
+
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 

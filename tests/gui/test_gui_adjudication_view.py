@@ -71,8 +71,9 @@ def test_tab_goes_to_the_next_disagreement_across_sentences_most_disputed_first(
     with Project.open(chunk_project) as p:
         ids = p.sentence_ids()
     few, many = ids[4], ids[9]
-    _disagree(chunk_project, {few: {2: ("B-NP", "I-NP")}, many: {0: ("B-NP", "B-VP"), 1: ("I-NP", "B-VP"),
-                                                                    4: ("B-NP", "O")}})
+    _disagree(
+        chunk_project, {few: {2: ("B-NP", "I-NP")}, many: {0: ("B-NP", "B-VP"), 1: ("I-NP", "B-VP"), 4: ("B-NP", "O")}}
+    )
     window = open_window(chunk_project)
     session, view = window.session, window.adjudication.view
     window.adjudication.show()
@@ -100,8 +101,9 @@ def test_tab_goes_to_the_next_disagreement_across_sentences_most_disputed_first(
 def test_the_disagree_filter_lists_the_most_disputed_sentences_first(open_window, chunk_project):
     with Project.open(chunk_project) as p:
         ids = p.sentence_ids()
-    _disagree(chunk_project, {ids[4]: {2: ("B-NP", "I-NP")}, ids[9]: {0: ("B-NP", "B-VP"), 1: ("I-NP", "B-VP")},
-                              ids[6]: {}})
+    _disagree(
+        chunk_project, {ids[4]: {2: ("B-NP", "I-NP")}, ids[9]: {0: ("B-NP", "B-VP"), 1: ("I-NP", "B-VP")}, ids[6]: {}}
+    )
     window = open_window(chunk_project)
     panel = window.list_panel
     rows = lambda: [panel.model.index(r, 0).data(Qt.UserRole) for r in range(panel.model.rowCount())]  # noqa: E731

@@ -8,7 +8,6 @@ import pytest
 
 from tagtool.cli.main import main
 from tagtool.store.actions import Action
-from tagtool.store.project import Project
 from tests.gui.helpers import statistics_shown
 from tests.store.agreement_samples import hand_project, ner_team_project
 
@@ -108,8 +107,7 @@ def test_closing_the_project_stops_the_computation(open_window, tmp_path, qtbot,
     assert team.result is None
 
 
-def test_requests_during_a_computation_make_one_more_and_errors_are_shown(open_window, tmp_path, qtbot,
-                                                                           monkeypatch):
+def test_requests_during_a_computation_make_one_more_and_errors_are_shown(open_window, tmp_path, qtbot, monkeypatch):
     import time
 
     import tagtool.services.agreement.progress as progress
@@ -138,8 +136,9 @@ def test_requests_during_a_computation_make_one_more_and_errors_are_shown(open_w
     qtbot.waitUntil(lambda: "Could not compute the agreement: ZeroDivisionError" in team.body.text(), timeout=10_000)
 
 
-def test_a_big_team_shows_clipped_tables_and_the_computation_reports_progress(open_window, tmp_path, qtbot,
-                                                                               monkeypatch):
+def test_a_big_team_shows_clipped_tables_and_the_computation_reports_progress(
+    open_window, tmp_path, qtbot, monkeypatch
+):
     """60 annotators on one task: 1,770 pairs and 60 progress rows would be a long label laid out on the GUI
     thread; the dock shows DOCK_ROWS of each and says where the rest are.  Above the pair limit only the
     overall figures; the worker's progress reaches the panel."""

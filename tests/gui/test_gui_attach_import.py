@@ -34,6 +34,7 @@ def click(qtbot, text: str):
     def step(dialog):
         button = next(b for b in dialog.findChildren(QPushButton) if b.text().replace("&", "") == text)
         qtbot.mouseClick(button, Qt.LeftButton)
+
     return step
 
 
@@ -41,6 +42,7 @@ def ok(qtbot):
     def step(dialog):
         box = dialog.findChild(QDialogButtonBox)
         qtbot.mouseClick(box.button(QDialogButtonBox.Ok), Qt.LeftButton)
+
     return step
 
 
@@ -49,6 +51,7 @@ def use(qtbot, how: str):
         assert isinstance(dialog, AttachDialog)
         dialog.use.setCurrentIndex(dialog.use.findData(how))
         ok(qtbot)(dialog)
+
     return step
 
 
@@ -62,11 +65,14 @@ def test_import_attaches_two_annotators_and_joins_the_crossed_sentences(qtbot, t
     n = window.session.n_sentences
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(file), ""))
     shown = []
-    pending, timer = drive(qtbot, [
-        ok(qtbot),  # a file naming its annotators: their answers by default
-        lambda box: (shown.append(box.text()), click(qtbot, "Join sentences")(box)),
-        lambda box: (shown.append(box.text()), click(qtbot, "OK")(box)),  # what was moved or left out
-    ])
+    pending, timer = drive(
+        qtbot,
+        [
+            ok(qtbot),  # a file naming its annotators: their answers by default
+            lambda box: (shown.append(box.text()), click(qtbot, "Join sentences")(box)),
+            lambda box: (shown.append(box.text()), click(qtbot, "OK")(box)),  # what was moved or left out
+        ],
+    )
     _menu_action(window, "&Import annotations…").trigger()
     timer.stop()
     assert not pending

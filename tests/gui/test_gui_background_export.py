@@ -27,8 +27,9 @@ def choose(monkeypatch, path, kind="CoNLL column file (*.conll *.txt)"):
 def test_a_big_projects_export_is_written_by_a_worker(window, background, monkeypatch, qtbot, tmp_path):
     threads = []
     real = ReviewPart.export_corpus
-    monkeypatch.setattr(ReviewPart, "export_corpus",
-                        lambda self: threads.append(threading.current_thread()) or real(self))
+    monkeypatch.setattr(
+        ReviewPart, "export_corpus", lambda self: threads.append(threading.current_thread()) or real(self)
+    )
     session = window.session
     session.go_to(session.sentence_ids[7])
     session.edit({0: frozenset({"B-NP"}), 1: frozenset({"B-NP", "I-NP"})}, "an edit just before")

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tagtool.gui import sentence_list
-from tagtool.store.worker_reads import SentenceIdQuery
 from tagtool.store.project import Project
+from tagtool.store.worker_reads import SentenceIdQuery
 from tests.store.project_samples import sample_corpus, write_v1_project
 
 TIMEOUT = 30_000
@@ -48,8 +48,7 @@ def search(panel, text: str) -> None:
     panel.apply_filter()
 
 
-def test_the_answer_arrives_from_a_worker_and_the_current_row_follows(
-        window, background, gui_thread_searches, qtbot):
+def test_the_answer_arrives_from_a_worker_and_the_current_row_follows(window, background, gui_thread_searches, qtbot):
     panel, session, model = window.list_panel, window.session, window.list_panel.model
     project = session.project
     expected = project.sentence_ids(search="the")
@@ -61,8 +60,9 @@ def test_the_answer_arrives_from_a_worker_and_the_current_row_follows(
         pass
     assert not model.reading and row_ids(model) == expected
     assert panel.table.currentIndex().row() == 2, "the current sentence is selected in the new rows"
-    assert all(owner is not project and thread is not threading.main_thread()
-               for owner, thread in gui_thread_searches), "no search query on the GUI thread"
+    assert all(
+        owner is not project and thread is not threading.main_thread() for owner, thread in gui_thread_searches
+    ), "no search query on the GUI thread"
     assert gui_thread_searches, "the worker's own reader ran it"
 
 
@@ -153,7 +153,8 @@ def test_closing_the_project_while_searching(window, background, qtbot):
 
 
 def test_ordering_by_info_sorts_in_the_worker_and_new_scores_drop_the_old_answer(
-        window, background, qtbot, monkeypatch):
+    window, background, qtbot, monkeypatch
+):
     panel, model, session = window.list_panel, window.list_panel.model, window.session
     threads = []
     real = sentence_list.by_score

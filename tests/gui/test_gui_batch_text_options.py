@@ -31,8 +31,11 @@ def test_the_text_choices_appear_for_plain_text_and_not_for_conll(qtbot, monkeyp
     options = dialog.text_options
     assert all(_visible(dialog, w) for w in (options.tokenizer, options.split, options.document))
     assert not _visible(dialog, options.annotator)
-    assert dialog.choice()["reader_options"] == {"tokenizer": "default", "sentence_split": True,
-                                                 "document_unit": "auto"}
+    assert dialog.choice()["reader_options"] == {
+        "tokenizer": "default",
+        "sentence_split": True,
+        "document_unit": "auto",
+    }
     dialog.input.setText(str(DATA_DIR / "conll2000_train_head.txt"))
     assert not any(_visible(dialog, w) for w in (options.tokenizer, options.split, options.document))
     assert dialog.choice()["reader_options"] == {}  # nothing a CoNLL file would refuse
@@ -43,8 +46,15 @@ def _tag(qtbot, dialog, tagger) -> list[list[str]]:
     choice = dialog.choice()
     batch = BatchTagging(dialog)
     with qtbot.waitSignal(batch.done, timeout=TIMEOUT):  # a tokens-only input for a chunker read with POS
-        batch.start(tagger, choice["input"], choice["output"], choice["format"], choice["label_field"],
-                    True, choice["reader_options"])
+        batch.start(
+            tagger,
+            choice["input"],
+            choice["output"],
+            choice["format"],
+            choice["label_field"],
+            True,
+            choice["reader_options"],
+        )
     batch.shutdown()
     lines = [line for line in choice["output"].read_text(encoding="utf-8").splitlines() if line.strip()]
     return [[item.rsplit("/", 1)[0] for item in line.split(" ")] for line in lines]

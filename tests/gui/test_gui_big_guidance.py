@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from tagtool.services import chunked_guidance
 from tagtool.gui import questions as questions_module
 from tagtool.gui import scoring
+from tagtool.services import chunked_guidance
 from tests.gui.helpers import go_unlabeled
 
 TIMEOUT = 60_000

@@ -141,14 +141,14 @@ def test_search_lists_matching_rows_in_document_order(open_window, big_project):
     panel.search.setText("pound")
     panel.apply_filter()
     ids = row_ids(panel.model)
-    assert len(ids) == N // 100 * sum("pound" in " ".join(s.tokens).lower()
-                                      for s in project.sentences(project.sentence_ids()[:100]))
+    assert len(ids) == N // 100 * sum(
+        "pound" in " ".join(s.tokens).lower() for s in project.sentences(project.sentence_ids()[:100])
+    )
     assert ids == [sid for sid in project.sentence_ids() if sid in set(ids)]
     assert all("pound" in " ".join(project.sentence(sid).tokens) for sid in ids[:5])
 
 
-def test_a_sentence_far_down_a_filtered_list_is_selected_and_edited_in_place(open_window, big_project,
-                                                                              statuses, qtbot):
+def test_a_sentence_far_down_a_filtered_list_is_selected_and_edited_in_place(open_window, big_project, statuses, qtbot):
     window = open_window(big_project)
     panel, session, model = window.list_panel, window.session, window.list_panel.model
     window.model_loop.auto = False
@@ -195,8 +195,7 @@ def test_sorted_lists_find_the_current_row(open_window, big_project, statuses):
     assert model.index(panel.table.currentIndex().row(), 0).data(Qt.UserRole) == target
 
 
-def test_edits_made_while_the_worker_reads_reach_the_training_sentences(open_window, big_project, qtbot,
-                                                                          monkeypatch):
+def test_edits_made_while_the_worker_reads_reach_the_training_sentences(open_window, big_project, qtbot, monkeypatch):
     # The worker's read transaction starts before the edits, so its copy lacks them.
     began, go = threading.Event(), threading.Event()
     snapshot = Project.snapshot
@@ -264,7 +263,9 @@ def test_cancel_while_a_run_waits_for_the_sentences_drops_it(open_window, big_pr
     assert not session.cache.sentences_ready
     with qtbot.waitSignal(loop.waiting, timeout=TIMEOUT):
         assert loop.train()
-    assert panel.cancel_button.isEnabled() and "Reading" in panel.status.text(), "the wait is shown and can be cancelled"
+    assert panel.cancel_button.isEnabled() and "Reading" in panel.status.text(), (
+        "the wait is shown and can be cancelled"
+    )
     started = []
     loop.started.connect(started.append)
     with qtbot.waitSignal(loop.cancelled, timeout=TIMEOUT):
@@ -294,8 +295,11 @@ def test_a_big_projects_labels_are_counted_in_a_worker(open_window, big_project,
     monkeypatch.setattr(statistics, "BACKGROUND_LABEL_COUNT_MIN", 1000)
     threads = []
     label_counts = Project.label_counts
-    monkeypatch.setattr(Project, "label_counts",
-                        lambda self, *ids: threads.append(threading.current_thread()) or label_counts(self, *ids))
+    monkeypatch.setattr(
+        Project,
+        "label_counts",
+        lambda self, *ids: threads.append(threading.current_thread()) or label_counts(self, *ids),
+    )
     window = open_window(big_project)
     window.model_loop.auto = False
     panel = window.stats_panel

@@ -122,7 +122,8 @@ def test_gui_with_a_platform_list_and_no_display_exits_1_instead_of_aborting(chu
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env.update(QT_QPA_PLATFORM="wayland;xcb", PYTHONPATH=os.pathsep.join(sys.path))
     code = "import sys; from tagtool.cli.main import main; sys.exit(main(sys.argv[1:]))"
-    done = subprocess.run([sys.executable, "-c", code, "gui", str(chunk_project)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code, "gui", str(chunk_project)], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 1, (done.returncode, done.stderr)
     assert done.stderr.startswith("tagtool: error: gui: no display") and done.stderr.count("\n") == 1

@@ -43,8 +43,14 @@ def background(monkeypatch):
 
 def test_edit_delta_against_counting_before_and_after():
     full, cand, none = frozenset({"B-NP"}), frozenset({"B-NP", "O"}), frozenset()
-    cases = [((none, none), {0: full, 1: full}), ((full, none), {1: cand}), ((full, full), {0: none}),
-             ((cand, full), {0: full}), ((cand,), {0: none}), ((none, cand), {1: full})]
+    cases = [
+        ((none, none), {0: full, 1: full}),
+        ((full, none), {1: cand}),
+        ((full, full), {0: none}),
+        ((cand, full), {0: full}),
+        ((cand,), {0: none}),
+        ((none, cand), {1: full}),
+    ]
     for before_all, change in cases:
         after_all = tuple(change.get(t, a) for t, a in enumerate(before_all))
         sentences, tokens = edit_delta(after_all, {t: before_all[t] for t in change}, change)
@@ -105,7 +111,8 @@ def test_a_big_projects_count_comes_from_a_worker(open_window, chunk_project, ba
 
 
 def test_an_edit_while_the_worker_counts_drops_its_answer_and_counts_again(
-        open_window, chunk_project, background, monkeypatch, qtbot):
+    open_window, chunk_project, background, monkeypatch, qtbot
+):
     release, started, answers = threading.Event(), threading.Event(), []
     real = counts_module.read_counts
 

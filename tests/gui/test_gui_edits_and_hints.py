@@ -16,15 +16,18 @@ BIOES = LabelSet(["O", "B-X", "I-X", "E-X", "S-X"])
 POS = LabelSet(["NN", "VB", "DT", "B-ish"])
 
 
-@pytest.mark.parametrize("labels,label,n,expected", [
-    (BIO, "B-NP", 3, ["B-NP", "I-NP", "I-NP"]),
-    (BIO, "I-NP", 2, ["B-NP", "I-NP"]),
-    (BIO, "I-NP", 1, ["I-NP"]),
-    (BIO, "O", 3, ["O", "O", "O"]),
-    (BIOES, "I-X", 3, ["B-X", "I-X", "E-X"]),
-    (BIOES, "B-X", 2, ["B-X", "E-X"]),
-    (POS, "B-ish", 2, ["B-ish", "B-ish"]),  # not a span scheme
-])
+@pytest.mark.parametrize(
+    "labels,label,n,expected",
+    [
+        (BIO, "B-NP", 3, ["B-NP", "I-NP", "I-NP"]),
+        (BIO, "I-NP", 2, ["B-NP", "I-NP"]),
+        (BIO, "I-NP", 1, ["I-NP"]),
+        (BIO, "O", 3, ["O", "O", "O"]),
+        (BIOES, "I-X", 3, ["B-X", "I-X", "E-X"]),
+        (BIOES, "B-X", 2, ["B-X", "E-X"]),
+        (POS, "B-ish", 2, ["B-ish", "B-ish"]),  # not a span scheme
+    ],
+)
 def test_span_labels(labels, label, n, expected):
     assert edits.span_labels(labels, label, n) == expected
 
@@ -55,8 +58,9 @@ def test_editor_has_no_hints_until_a_model_gives_some(window, qtbot):
     editor = window.editor
     assert editor.hints is NO_HINTS
     sid = window.session.current_id
-    editor.set_hints(SentenceHints(sid, {0: TokenHint(suggestion="B-NP", disagreement=("B-NP", "O")),
-                                         1: TokenHint(uncertainty=0.7)}))
+    editor.set_hints(
+        SentenceHints(sid, {0: TokenHint(suggestion="B-NP", disagreement=("B-NP", "O")), 1: TokenHint(uncertainty=0.7)})
+    )
     assert editor.hints.get(0).suggestion == "B-NP"
     assert not editor.grab().isNull()
     editor.set_hints(SentenceHints(sid + 1, {0: TokenHint(suggestion="O")}))

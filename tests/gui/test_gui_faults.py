@@ -30,8 +30,9 @@ def digest(path) -> str:
 
 def error_shown(window, title: str, *words: str) -> bool:
     box = window.error_box
-    return (box is not None and box.isVisible() and box.windowTitle() == title
-            and all(word in box.text() for word in words))
+    return (
+        box is not None and box.isVisible() and box.windowTitle() == title and all(word in box.text() for word in words)
+    )
 
 
 def quiet(window):
@@ -249,8 +250,10 @@ def test_a_label_removed_by_another_program_is_refused_and_the_labels_reloaded(w
     session, editor = quiet(window).session, go_unlabeled(window)
     key = key_of(window, "B-PP")
     sid, before = session.current_id, session.annotations
-    script = (f"from tagtool.store.project import Project\n"
-              f"with Project.open({str(chunk_project)!r}) as p:\n    p.label_set.remove_label('B-PP', force=True)\n")
+    script = (
+        f"from tagtool.store.project import Project\n"
+        f"with Project.open({str(chunk_project)!r}) as p:\n    p.label_set.remove_label('B-PP', force=True)\n"
+    )
     subprocess.run([sys.executable, "-c", script], check=True)
     qtbot.keyClick(editor, key)
     assert error_shown(window, "Not saved", "B-PP", "label set was changed by another program")

@@ -43,8 +43,11 @@ def test_batch_tag_and_export_tagger_over_the_open_project_are_refused(window, t
     started = []
     monkeypatch.setattr(window.batch, "start", lambda *a: started.append(a))
     monkeypatch.setattr(BatchTagDialog, "exec", lambda dialog: 1)
-    monkeypatch.setattr(BatchTagDialog, "choice", lambda dialog: {
-        "input": source, "output": project, "format": "conll", "tagger": model})
+    monkeypatch.setattr(
+        BatchTagDialog,
+        "choice",
+        lambda dialog: {"input": source, "output": project, "format": "conll", "tagger": model},
+    )
     window.batch_tag()
     assert started == [] and "would overwrite the open project" in window.error_box.text()
 

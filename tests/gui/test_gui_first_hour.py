@@ -23,10 +23,10 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QMess
 
 from tagtool.gui.attach_import import AttachDialog
 from tagtool.gui.main_window import MainWindow
-from tools.mouse_script import click, click_button, drag
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.store.project import Project
 from tests.gui.helpers import label_keys
+from tools.mouse_script import click, click_button, drag
 
 #: The first model of a fresh clone compiles the learner's kernels (numba) on a possibly busy machine.
 TIMEOUT = 240_000
@@ -114,6 +114,7 @@ def all_o_by_keys(window) -> None:
 def new_project(window, dialogs, qtbot, corpus, path, labels: str | None = None) -> None:
     """File › New project: the corpus file, the label set typed (or filled in from the file), the defaults
     kept, OK."""
+
     def fill(dialog):
         assert isinstance(dialog, NewProjectDialog)
         dialog.corpus.setFocus()
@@ -161,8 +162,11 @@ def doccano_two_annotators(tmp_path):
 
     a, b = PARAGRAPHS[0], PARAGRAPHS[1]
     records = [
-        {"text": a, "user": "alice", "label": [at(a, "Dr. Smith", "PER"), at(a, "Boston", "LOC"),
-                                               at(a, "New Haven, Conn.", "LOC")]},
+        {
+            "text": a,
+            "user": "alice",
+            "label": [at(a, "Dr. Smith", "PER"), at(a, "Boston", "LOC"), at(a, "New Haven, Conn.", "LOC")],
+        },
         {"text": a, "user": "bob", "label": [at(a, "Smith", "PER"), at(a, "Anna Berg", "PER")]},
         {"text": b, "user": "alice", "label": [at(b, "Hot Pot", "ORG"), at(b, "Chapel Street", "LOC")]},
         {"text": b, "user": "bob", "label": [at(b, "Hot Pot", "ORG")]},
@@ -199,8 +203,22 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     with Project.open(path, readonly=True) as p:
         sentences = [s.tokens for s in p.corpus()]
     assert len(sentences) == 9, sentences
-    assert sentences[0] == ("Dr.", "Smith", "drove", "from", "Boston", "to", "New", "Haven", ",", "Conn.", "for",
-                            "the", "opening", ".")
+    assert sentences[0] == (
+        "Dr.",
+        "Smith",
+        "drove",
+        "from",
+        "Boston",
+        "to",
+        "New",
+        "Haven",
+        ",",
+        "Conn.",
+        "for",
+        "the",
+        "opening",
+        ".",
+    )
     assert sentences[1] == ("The", "pizza", "was", "great", "!")
     assert "https://hotpot.example.com" in sentences[4]
     records = [s.meta["record_text"] for s in session.project.corpus().sentences if "record_text" in s.meta]
@@ -219,8 +237,22 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     QTest.keyClick(editor, *keys(window, "B-LOC"))
     label_span_by_keys(window, token(editor, "New"), token(editor, "Conn."), "B-LOC")
     first = session.project.annotations(ids[0])
-    assert [next(iter(a)) for a in first] == ["B-PER", "I-PER", "O", "O", "B-LOC", "O", "B-LOC", "I-LOC", "I-LOC",
-                                              "I-LOC", "O", "O", "O", "O"]
+    assert [next(iter(a)) for a in first] == [
+        "B-PER",
+        "I-PER",
+        "O",
+        "O",
+        "B-LOC",
+        "O",
+        "B-LOC",
+        "I-LOC",
+        "I-LOC",
+        "I-LOC",
+        "O",
+        "O",
+        "O",
+        "O",
+    ]
     QTest.keyClick(editor, Qt.Key_N)
     assert session.current_id == ids[1]
     all_o_by_keys(window)  # "The pizza was great !"
@@ -257,8 +289,9 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     result = loop.result
     other = {name: next(n for n in session.project.labels.names if n != name) for name in session.project.labels.names}
     old = result.guidance[ids[3]]
-    newer = replace(result, guidance={**result.guidance, ids[3]: replace(
-        old, suggestions=tuple(other[s] for s in old.suggestions))})
+    newer = replace(
+        result, guidance={**result.guidance, ids[3]: replace(old, suggestions=tuple(other[s] for s in old.suggestions))}
+    )
     loop._use(newer, unstored=False)
     assert shown(editor)[1:] == before[1:]
     assert window.editor_panel.waiting.isVisible()  # the mark
@@ -280,8 +313,11 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     n = session.n_sentences
     action(window, "&Import annotations…").trigger()
     assert not dialogs.pending and not dialogs.unexpected
-    assert window.statusBar().currentMessage().startswith("Attached 4 of 4 records by their text: answers for 6 "
-                                                          "sentences, ")
+    assert (
+        window.statusBar()
+        .currentMessage()
+        .startswith("Attached 4 of 4 records by their text: answers for 6 sentences, ")
+    )
     assert "training labels changed" in window.statusBar().currentMessage()
     session = window.session
     assert session.n_sentences == n
@@ -290,10 +326,20 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     # the person's own edits (under no name of theirs) are the project's labels, not one more annotator's
     assert set(team_labels) == {"alice", "bob"} and session.annotator not in project.team.answering_annotators()
     sentence = project.sentence(ids[0]).tokens
-    spans = {name: [(w, next(iter(a))) for w, a in zip(sentence, labels) if a and a != {"O"}]
-             for name, labels in team_labels.items() if name != session.annotator}
-    assert spans["alice"] == [("Dr.", "B-PER"), ("Smith", "I-PER"), ("Boston", "B-LOC"), ("New", "B-LOC"),
-                              ("Haven", "I-LOC"), (",", "I-LOC"), ("Conn.", "I-LOC")]
+    spans = {
+        name: [(w, next(iter(a))) for w, a in zip(sentence, labels) if a and a != {"O"}]
+        for name, labels in team_labels.items()
+        if name != session.annotator
+    }
+    assert spans["alice"] == [
+        ("Dr.", "B-PER"),
+        ("Smith", "I-PER"),
+        ("Boston", "B-LOC"),
+        ("New", "B-LOC"),
+        ("Haven", "I-LOC"),
+        (",", "I-LOC"),
+        ("Conn.", "I-LOC"),
+    ]
     assert spans["bob"] == [("Smith", "B-PER")]
     waiter = project.team.annotator_labels(ids[2])  # "Our waiter , Anna Berg , ...": in both records of the paragraph
     assert waiter["bob"][3:5] == ({"B-PER"}, {"I-PER"}) and all(a == {"O"} for a in waiter["alice"])
@@ -302,12 +348,16 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     open_now = session.current_id  # the sentence Enter moved to: its paragraph's answers made its training labels
     assert window.editor.annotations == project.annotations(open_now) and any(window.editor.annotations)
     # the person's "pizza" O|B-ORG stands beside alice's and bob's O (their records cover it), as a curated label
-    assert project.annotations(ids[1])[1] == {"O", "B-ORG"} and project.team.annotator_labels(ids[1])["alice"][1] == {"O"}
+    assert project.annotations(ids[1])[1] == {"O", "B-ORG"} and project.team.annotator_labels(ids[1])["alice"][1] == {
+        "O"
+    }
 
     # 5. Exports while partly labeled, from File › Export annotations…
     exported = {}
-    for kind, name in [("doccano JSONL (spans) (*.jsonl)", "out.jsonl"),
-                       ("Label Studio JSON (tasks) (*.json)", "out.json")]:
+    for kind, name in [
+        ("doccano JSONL (spans) (*.jsonl)", "out.jsonl"),
+        ("Label Studio JSON (tasks) (*.json)", "out.json"),
+    ]:
         chosen = tmp_path / name
         monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, c=chosen, k=kind, **kw: (str(c), k))
         action(window, "&Export annotations…").trigger()
@@ -317,8 +367,9 @@ def _hour(window, dialogs, qtbot, tmp_path, monkeypatch, raw, path):
     assert not dialogs.unexpected
     lines = exported["doccano JSONL (spans) (*.jsonl)"].read_text(encoding="utf-8").splitlines()
     tasks = json.loads(exported["Label Studio JSON (tasks) (*.json)"].read_text(encoding="utf-8"))
-    assert [json.loads(line)["text"] for line in lines] == PARAGRAPHS == [t["data"]["text"] for t in tasks], \
+    assert [json.loads(line)["text"] for line in lines] == PARAGRAPHS == [t["data"]["text"] for t in tasks], (
         "one record per paragraph, its text once"
+    )
 
     # 6. Each export made into a new project (File › New project, its labels filled in from the file):
     # every label, annotator's answer and candidate set of the first project is there

@@ -25,15 +25,17 @@ def upos_tagger():
     from tagtool.store.formats import read_corpus
 
     gold = read_corpus(EWT)
-    return train_tagger(Corpus.from_sentences(gold.sentences, labels=gold.labels),
-                        make_learner("perceptron", max_iter=1))
+    return train_tagger(
+        Corpus.from_sentences(gold.sentences, labels=gold.labels), make_learner("perceptron", max_iter=1)
+    )
 
 
 def _changed_fields(source: str, tagged: str) -> set[int]:
     old, new = source.split("\n"), tagged.split("\n")
     assert len(old) == len(new)
-    return {i for a, b in zip(old, new) if a != b
-            for i, (x, y) in enumerate(zip(a.split("\t"), b.split("\t"))) if x != y}
+    return {
+        i for a, b in zip(old, new) if a != b for i, (x, y) in enumerate(zip(a.split("\t"), b.split("\t"))) if x != y
+    }
 
 
 def test_batch_dialog_writes_conllu_for_conllu_input(upos_tagger, qtbot, tmp_path, monkeypatch):
@@ -118,7 +120,8 @@ def test_import_annotations_asks_for_the_label_field_of_a_conllu_file(open_windo
     Project.create(project_path, read_corpus(EWT)).close()
     window = open_window(project_path)
     line = 1 + EWT.read_text(encoding="utf-8").split("\n").index(
-        next(x for x in EWT.read_text(encoding="utf-8").split("\n") if x.startswith("24\tmany\t")))
+        next(x for x in EWT.read_text(encoding="utf-8").split("\n") if x.startswith("24\tmany\t"))
+    )
     source = _xpos_holds_upos(tmp_path / "relabeled.conllu", line, "NOUN")
     asked = []
 

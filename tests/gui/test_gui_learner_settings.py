@@ -60,4 +60,6 @@ def test_the_form_is_built_from_the_learners_table(window):
     jobs = panel.form.widgets["n_jobs"]
     jobs.setText("two")
     jobs.editingFinished.emit()
-    assert panel.status.text() == "Setting not valid: entropy-crf: n_jobs: expected an int in [1, inf) or none, got 'two'"
+    assert (
+        panel.status.text() == "Setting not valid: entropy-crf: n_jobs: expected an int in [1, inf) or none, got 'two'"
+    )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -68,9 +66,9 @@ def test_disagreement_marks_exactly_where_the_views_differ(window, qtbot):
     result = train(window, qtbot)
     session, editor = window.session, window.editor
     marked = 0
-    for sid in session.project.sentence_ids()[LABELED:LABELED + 40]:
+    for sid in session.project.sentence_ids()[LABELED : LABELED + 40]:
         session.go_to(sid)
-        (v0, v1), = result.tagger.disagreement([session.sentence])
+        ((v0, v1),) = result.tagger.disagreement([session.sentence])
         expected = {t for t in range(len(v0)) if v0[t] != v1[t]}
         shown = {t for t, h in editor.hints.tokens.items() if h.disagreement}
         assert shown == expected, sid
@@ -213,8 +211,7 @@ def test_reopen_loads_the_last_model(open_window, chunk_project, qtbot):
     assert "CV accuracy" in again.model_panel.metrics.text() or loop.result.metrics.get("cv_folds") == 2
 
 
-def test_an_unreadable_stored_model_is_logged_and_the_window_stays_usable(open_window, chunk_project, qtbot,
-                                                                            caplog):
+def test_an_unreadable_stored_model_is_logged_and_the_window_stays_usable(open_window, chunk_project, qtbot, caplog):
     window = open_window(chunk_project)
     train(window, qtbot, learner="perceptron", folds=0, max_iter=1)
     model_id = window.session.project.stored.models()[-1].id
@@ -251,11 +248,15 @@ def test_statistics_panel_shows_progress_and_learning_curve(window, qtbot):
 
 
 def test_hints_follow_annotations_and_view_toggles():
-    from tagtool.services.guidance import SentenceGuidance
     from tagtool.gui.hints import Marks, hints_for
+    from tagtool.services.guidance import SentenceGuidance
 
-    g = SentenceGuidance(("B-NP", "I-NP", "O"), (0.2, 0.9, 0.5), views=(("B-NP", "B-NP", "O"), ("B-NP", "I-NP", "O")),
-                         confidences=({}, {"I-NP": 0.7, "B-NP": 0.3}, {}))
+    g = SentenceGuidance(
+        ("B-NP", "I-NP", "O"),
+        (0.2, 0.9, 0.5),
+        views=(("B-NP", "B-NP", "O"), ("B-NP", "I-NP", "O")),
+        confidences=({}, {"I-NP": 0.7, "B-NP": 0.3}, {}),
+    )
     anns = (frozenset({"B-NP"}), frozenset({"B-NP", "I-NP"}), frozenset())
     hints = hints_for(7, g, anns, Marks())
     assert hints.get(0) is None, "a full label needs no hint"
@@ -266,8 +267,10 @@ def test_hints_follow_annotations_and_view_toggles():
     other = hints_for(7, g, (frozenset(), frozenset({"O", "B-VP"}), frozenset()), Marks())
     assert other.get(1).suggestion is None
     off = hints_for(7, g, anns, Marks(suggestions=False, uncertainty=False, disagreement=False, confidences=False))
-    assert all(h.suggestion is None and h.uncertainty is None and not h.disagreement
-               and not h.candidate_confidence for h in off.tokens.values())
+    assert all(
+        h.suggestion is None and h.uncertainty is None and not h.disagreement and not h.candidate_confidence
+        for h in off.tokens.values()
+    )
 
 
 def test_a_new_project_starts_with_the_default_learner(window):

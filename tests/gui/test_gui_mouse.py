@@ -8,9 +8,9 @@ from PySide6.QtTest import QTest
 from tagtool.gui.edits import suggested_span
 from tagtool.gui.help import shortcuts_html
 from tagtool.gui.label_palette import palette_entries
-from tools.mouse_script import chip_point, click, click_button, drag
 from tests.gui.helpers import LABELED, go_unlabeled, label_keys, stored
 from tests.gui.test_gui_token_questions import asking_on, first_torn, train
+from tools.mouse_script import chip_point, click, click_button, drag
 
 
 def test_a_drag_across_tokens_selects_the_span(window):
@@ -161,8 +161,11 @@ def test_the_palette_has_a_button_per_span_type():
     names = ["O", "B-NP", "I-NP", "B-PP", "I-PP", "I-LST"]
     entries = palette_entries(names, lambda n: {"O": "1", "B-NP": "2", "I-LST": "Shift+4"}.get(n), True)
     assert [(e.text, e.label, e.inside, e.key) for e in entries] == [
-        ("O", "O", None, "1"), ("NP", "B-NP", "I-NP", "2"), ("PP", "B-PP", "I-PP", None),
-        ("LST", "I-LST", None, "Shift+4")]
+        ("O", "O", None, "1"),
+        ("NP", "B-NP", "I-NP", "2"),
+        ("PP", "B-PP", "I-PP", None),
+        ("LST", "I-LST", None, "Shift+4"),
+    ]
     assert [e.text for e in palette_entries(["NN", "B-X"], lambda n: None, False)] == ["NN", "B-X"]
 
 

@@ -58,7 +58,10 @@ def test_new_project_from_raw_text_is_tokenised_and_split(qtbot, tmp_path):
     qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok), Qt.LeftButton)
     assert dialog.created == tmp_path / "r.tagproj"
     assert _tokens(dialog.created) == [
-        "Great pizza in New Haven , Conn. and the staff were kind .", "We 'll be back !", "Second review here ."]
+        "Great pizza in New Haven , Conn. and the staff were kind .",
+        "We 'll be back !",
+        "Second review here .",
+    ]
 
 
 def test_pretokenised_lines_and_paragraphs_are_choices(qtbot, tmp_path):
@@ -89,8 +92,11 @@ def test_pasted_text_makes_a_project(qtbot, tmp_path):
     dialog.labels.setText("O B-PER I-PER")
     dialog.accept()
     assert dialog.created == tmp_path / "notes.tagproj"
-    assert _tokens(dialog.created) == ["First paragraph .", "It has two sentences .",
-                                       "Dr. Lee wrote the second one at https://example.com today ."]
+    assert _tokens(dialog.created) == [
+        "First paragraph .",
+        "It has two sentences .",
+        "Dr. Lee wrote the second one at https://example.com today .",
+    ]
     with Project.open(dialog.created, readonly=True) as p:
         corpus = p.corpus()
     assert [d.name for d in corpus.documents] == ["notes.txt"]

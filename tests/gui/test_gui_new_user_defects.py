@@ -17,21 +17,20 @@ def _portable(sequences) -> list[str]:
     return [s.toString(QKeySequence.PortableText) for s in sequences]
 
 
-def test_redo_key_redoes_where_the_platform_binds_redo_to_ctrl_shift_z(monkeypatch, open_window, chunk_project,
-                                                                      qtbot):
+def test_redo_key_redoes_where_the_platform_binds_redo_to_ctrl_shift_z(monkeypatch, open_window, chunk_project, qtbot):
     """Linux binds QKeySequence.Redo to Ctrl+Shift+Z: the extra Ctrl+Shift+Z made the key ambiguous (nothing
     happened). The offscreen platform binds Ctrl+Y first, so X11's list is put in place here."""
     offscreen = _portable(QKeySequence.keyBindings(QKeySequence.Redo))
     x11 = [QKeySequence("Ctrl+Shift+Z")]
     real = QKeySequence.keyBindings
-    monkeypatch.setattr(QKeySequence, "keyBindings",
-                        lambda key: list(x11) if key == QKeySequence.Redo else real(key))
+    monkeypatch.setattr(QKeySequence, "keyBindings", lambda key: list(x11) if key == QKeySequence.Redo else real(key))
     window = open_window(chunk_project)
     keys = _portable(window.redo_action.shortcuts())
     assert keys == ["Ctrl+Shift+Z"], "each key once"
     monkeypatch.undo()
     assert _portable(window_menus.key_sequences(QKeySequence.Redo, "Ctrl+Shift+Z")) == list(
-        dict.fromkeys([*offscreen, "Ctrl+Shift+Z"])), "every platform binding kept, and Ctrl+Shift+Z"
+        dict.fromkeys([*offscreen, "Ctrl+Shift+Z"])
+    ), "every platform binding kept, and Ctrl+Shift+Z"
 
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)  # window shortcuts need the active window
@@ -48,8 +47,16 @@ def test_redo_key_redoes_where_the_platform_binds_redo_to_ctrl_shift_z(monkeypat
 
 def _wheel(widget, notches: int) -> None:
     """A mouse-wheel turn over ``widget`` (negative: towards the user, which lowers a value)."""
-    event = QWheelEvent(QPointF(5, 5), QPointF(widget.mapToGlobal(QPoint(5, 5))), QPoint(0, 0),
-                        QPoint(0, 120 * notches), Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+    event = QWheelEvent(
+        QPointF(5, 5),
+        QPointF(widget.mapToGlobal(QPoint(5, 5))),
+        QPoint(0, 0),
+        QPoint(0, 120 * notches),
+        Qt.NoButton,
+        Qt.NoModifier,
+        Qt.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(widget, event)
 
 
@@ -63,6 +70,7 @@ def test_the_wheel_changes_model_settings_only_once_focused(window, qtbot):
     qtbot.waitUntil(window.isActiveWindow)
     form = panel.form.widgets
     loss, epochs = form["loss"], form["max_iter"]
+
     def value(box):
         return box.currentIndex() if isinstance(box, QComboBox) else box.value()
 
@@ -172,8 +180,9 @@ def test_a_higher_wdpsl_confidence_never_draws_a_shorter_bar(window):
         confidence = {n: rng.random() for n in ann}
         token = rng.choice(["a", "Commodities", "of"])
         width = chips.chip_width(token, ann)
-        geometry = chips.candidate_geometry(QRectF(0, 0, width, chips.height), ann,
-                                            TokenHint(candidate_confidence=confidence))
+        geometry = chips.candidate_geometry(
+            QRectF(0, 0, width, chips.height), ann, TokenHint(candidate_confidence=confidence)
+        )
         bars = {name: bar for name, seg, bar in geometry}
         for (a, seg_a, bar_a), (b, seg_b, bar_b) in itertools.combinations(geometry, 2):
             assert seg_a.contains(bar_a) and seg_b.contains(bar_b), "a bar stays under its candidate"
@@ -183,8 +192,11 @@ def test_a_higher_wdpsl_confidence_never_draws_a_shorter_bar(window):
     assert checked > 200
     # the case seen: 45 % on the wide B-ADJP, 55 % on O
     ann = frozenset({"O", "B-ADJP"})
-    geometry = chips.candidate_geometry(QRectF(0, 0, chips.chip_width("x", ann), chips.height), ann,
-                                        TokenHint(candidate_confidence={"O": 0.55, "B-ADJP": 0.45}))
+    geometry = chips.candidate_geometry(
+        QRectF(0, 0, chips.chip_width("x", ann), chips.height),
+        ann,
+        TokenHint(candidate_confidence={"O": 0.55, "B-ADJP": 0.45}),
+    )
     bars = {name: bar.width() for name, _, bar in geometry}
     assert bars["O"] > bars["B-ADJP"] > 0
 
@@ -193,9 +205,17 @@ def _project(path, labels, sentences):
     from tagtool.core import Corpus, Document, LabelSet, Sentence
     from tagtool.store.project import Project
 
-    docs = [Document("d", [Sentence(tuple(f"w{i}" for i in range(len(tags))),
-                                    tuple(frozenset([t]) if t else frozenset() for t in tags))
-                           for tags in sentences])]
+    docs = [
+        Document(
+            "d",
+            [
+                Sentence(
+                    tuple(f"w{i}" for i in range(len(tags))), tuple(frozenset([t]) if t else frozenset() for t in tags)
+                )
+                for tags in sentences
+            ],
+        )
+    ]
     Project.create(path, Corpus(LabelSet(labels), docs)).close()
     return path
 
@@ -214,14 +234,24 @@ def test_label_keys_and_colours_are_the_same_in_every_project_with_the_labels(op
         window.close()
     assert styles[0] == styles[1]
     keys = {n: k for n, (k, _) in styles[0].items()}
-    assert keys == {"O": "1", "B-LOC": "2", "I-LOC": "Shift+2", "B-MISC": "3", "I-MISC": "Shift+3",
-                    "B-ORG": "4", "I-ORG": "Shift+4", "B-PER": "5", "I-PER": "Shift+5"}
+    assert keys == {
+        "O": "1",
+        "B-LOC": "2",
+        "I-LOC": "Shift+2",
+        "B-MISC": "3",
+        "I-MISC": "Shift+3",
+        "B-ORG": "4",
+        "I-ORG": "Shift+4",
+        "B-PER": "5",
+        "I-PER": "Shift+5",
+    }
     colours = {n: c for n, (_, c) in styles[0].items()}
     assert colours["B-PER"] == colours["I-PER"] != colours["B-ORG"] == colours["I-ORG"]
 
 
-CHUNKS = ["O"] + [f"{p}-{k}" for k in ["NP", "VP", "PP", "ADVP", "ADJP", "SBAR", "PRT", "CONJP", "INTJ", "LST"]
-                 for p in "BI"]  # the sample project's labels, in its first-seen order
+CHUNKS = ["O"] + [
+    f"{p}-{k}" for k in ["NP", "VP", "PP", "ADVP", "ADJP", "SBAR", "PRT", "CONJP", "INTJ", "LST"] for p in "BI"
+]  # the sample project's labels, in its first-seen order
 
 
 def test_every_label_is_reachable_by_its_keys_and_the_keys_are_shown(open_window, tmp_path, qtbot):
@@ -335,8 +365,9 @@ def test_reset_sample_project_gives_back_the_built_in_sample_after_asking(tmp_pa
     assert "50 full" in window.progress.text() and window.session.style.color("O").name() == "#e0e0e0"
 
 
-def test_file_dialogs_start_in_the_project_folder_then_the_last_one_used(window, chunk_project, settings, tmp_path,
-                                                                         monkeypatch):
+def test_file_dialogs_start_in_the_project_folder_then_the_last_one_used(
+    window, chunk_project, settings, tmp_path, monkeypatch
+):
     """Export tagger (and the batch output) started in the working directory, wherever the app was launched."""
     from pathlib import Path
     from types import SimpleNamespace
@@ -364,8 +395,12 @@ def test_file_dialogs_start_in_the_project_folder_then_the_last_one_used(window,
     window._export()
     window._import()
     BatchTagDialog(True, "perceptron", window, window.folders()).browse_output()
-    assert [s.resolve() for s in starts] == [project_folder / "perceptron.tagger", project_folder / "chunks.conll",
-                                             project_folder, project_folder / ""]
+    assert [s.resolve() for s in starts] == [
+        project_folder / "perceptron.tagger",
+        project_folder / "chunks.conll",
+        project_folder,
+        project_folder / "",
+    ]
     window.model_loop.result = None
 
     # a folder the user chooses is where the next dialog of its kind starts, in the next session too

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tagtool.store.sample import ensure_sample_project
 from tagtool.core.labels import LabelSet
 from tagtool.errors import TagtoolError
 from tagtool.gui import transfer
@@ -13,6 +12,7 @@ from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.new_project import create_project, parse_labels
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
+from tagtool.store.sample import ensure_sample_project
 from tests.gui.helpers import DATA_DIR, go_unlabeled, key_of, stored
 
 
@@ -26,8 +26,7 @@ def test_close_and_reopen_finds_every_edit(open_window, chunk_project, qtbot):
     qtbot.keyClick(editor, Qt.Key_N)
     qtbot.keyClick(editor, Qt.Key_End)
     qtbot.keyClick(editor, key_of(window, "O"))
-    edited = {sid: window.session.project.annotations(sid) for sid in
-              window.session.project.sentence_ids()}
+    edited = {sid: window.session.project.annotations(sid) for sid in window.session.project.sentence_ids()}
     window.close()
     assert window.session is None
 
@@ -50,8 +49,17 @@ def test_sample_project_opens_and_labels(tmp_path, monkeypatch, open_window, qtb
     # keys follow the label set, not the corpus: O, then the types in alphabetical order, Shift for I-;
     # the tenth and eleventh groups (SBAR, VP) take a letter of their name
     style = window.session.style
-    assert [style.shortcut(n) for n in ("O", "B-ADJP", "B-NP", "I-NP", "B-PP", "B-PRT", "B-SBAR", "B-VP", "I-VP")] \
-        == ["1", "2", "7", "Shift+7", "8", "9", "s", "v", "Shift+v"]
+    assert [style.shortcut(n) for n in ("O", "B-ADJP", "B-NP", "I-NP", "B-PP", "B-PRT", "B-SBAR", "B-VP", "I-VP")] == [
+        "1",
+        "2",
+        "7",
+        "Shift+7",
+        "8",
+        "9",
+        "s",
+        "v",
+        "Shift+v",
+    ]
     assert all(style.shortcut(n) for n in style.names), "every label has a key"
     legend = window.legend.text.text()
     for name, key in (("B-NP", "7"), ("I-NP", "Shift+7"), ("B-VP", "v")):
@@ -135,8 +143,7 @@ def test_text_added_in_the_app_is_read_with_the_projects_options(tmp_path, qtbot
 
 
 def test_new_project_reads_labels_from_a_conll_file(tmp_path):
-    path = create_project(DATA_DIR / "conll2000_train_head.txt", tmp_path / "c.tagproj",
-                          None, None, True)
+    path = create_project(DATA_DIR / "conll2000_train_head.txt", tmp_path / "c.tagproj", None, None, True)
     with Project.open(path) as project:
         assert "B-NP" in project.labels and project.status_counts()["full"] == 100
 
@@ -210,6 +217,7 @@ def test_import_annotations_asks_before_adding_labels(window, qtbot, tmp_path, m
         def question(parent, title, text, *args):
             asked.append(text)
             return reply
+
         return question
 
     monkeypatch.setattr(QMessageBox, "exec", lambda self: None)

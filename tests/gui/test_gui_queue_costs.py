@@ -44,8 +44,10 @@ def test_the_queue_takes_the_measured_costs_and_the_menu_says_which(window, qtbo
     qtbot.waitUntil(lambda: loop.questions.costs.measured != (), timeout=10_000)
     costs = loop.questions.costs
     assert costs.sentence == 3.5 and costs.observations == MIN_TOKENS and costs.full == 1.0
-    assert menu.costs_action.text().startswith("Measured annotation costs") and "opening a sentence 3.5" in \
-        menu.costs_action.text()
+    assert (
+        menu.costs_action.text().startswith("Measured annotation costs")
+        and "opening a sentence 3.5" in menu.costs_action.text()
+    )
 
     menu.measured_costs_action.trigger()  # off: the defaults, kept in the settings
     assert loop.questions.costs == DEFAULT and not window.settings.measured_costs

@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
-
 from tagtool.gui.representations import RepresentationsController
 from tagtool.gui.session import Session
 from tagtool.store.project import Project
@@ -116,8 +114,9 @@ def test_window_trains_with_the_representations_once_they_are_on(qtbot, window):
     controller = loop.representations
     _wait_idle(qtbot, controller)
     assert "in use" in box.status.text()
-    qtbot.waitUntil(lambda: loop.tagger is not None and loop.tagger.extractor.uses_representations
-                    and not loop.busy, timeout=120000)
+    qtbot.waitUntil(
+        lambda: loop.tagger is not None and loop.tagger.extractor.uses_representations and not loop.busy, timeout=120000
+    )
     reps = loop.tagger.extractor.representations
     assert reps.fingerprint == controller.current.fingerprint
     assert any(n.startswith("dist/") for n in loop.tagger.extractor.feature_names_)
@@ -133,7 +132,15 @@ def test_wheel_over_the_mode_does_not_change_it(qtbot, window):
 
     box = window.model_panel.representations
     before = box.mode.currentData()
-    event = QWheelEvent(QPointF(5, 5), QPointF(box.mode.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, -120),
-                        Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+    event = QWheelEvent(
+        QPointF(5, 5),
+        QPointF(box.mode.mapToGlobal(QPoint(5, 5))),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.NoButton,
+        Qt.NoModifier,
+        Qt.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(box.mode, event)
     assert box.mode.currentData() == before

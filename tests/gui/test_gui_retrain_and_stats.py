@@ -147,8 +147,11 @@ def _check_steps(reports, first_step: str, folds: int) -> dict[int, str]:
         assert re.search(r"· \d+ %$", message), "the step's own share done, whatever the learner says"
         steps[int(m[1])] = m[3]
     assert reports[-1][1] == "done"
-    assert steps == {1: first_step, 2: "computing suggestions",
-                     **{2 + f: f"cross-validation fold {f} of {folds}" for f in range(1, folds + 1)}}
+    assert steps == {
+        1: first_step,
+        2: "computing suggestions",
+        **{2 + f: f"cross-validation fold {f} of {folds}" for f in range(1, folds + 1)},
+    }
     return steps
 
 

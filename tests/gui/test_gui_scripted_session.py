@@ -12,16 +12,16 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from tagtool.core import Corpus
+from tagtool.core.chunks import F1Scorer
 from tagtool.services import strategies
 from tagtool.services.annotation_costs import logged_cost, logged_tokens
-from tagtool.core import Corpus
-from tools.scripted_annotator import ScriptedAnnotator
-from tagtool.core.chunks import F1Scorer
 from tagtool.services.simulate.config import Costs, SimulationConfig
 from tagtool.services.simulate.loop import Simulation
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
 from tests.gui.helpers import DATA_DIR
+from tools.scripted_annotator import ScriptedAnnotator
 
 #: Sentences of the project (the rest of the 100-sentence slice is the test set).
 N_PROJECT = 40
@@ -67,8 +67,9 @@ def _allowed(project: Project, ids, names) -> np.ndarray:
 
 
 @pytest.mark.parametrize("mode", ["tokens", "review"])
-def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simulator_charged(open_window, ner_project,
-                                                                                            ner, mode):
+def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simulator_charged(
+    open_window, ner_project, ner, mode
+):
     pool, test = ner
     window = open_window(ner_project)
     ids = window.session.sentence_ids
@@ -78,8 +79,20 @@ def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simula
     assert window.model_loop.questions.asking == (mode == "tokens") and not window.model_loop.auto
     points = annotator.run(**STEPS, score=_scorer(test))
 
-    sim = Simulation(SimulationConfig(learner=LEARNER, params=PARAMS, strategy="gain", mode=mode, seed=0,
-                                      max_unlabeled=len(pool), full_data_f1=1.0, **STEPS), pool, test)
+    sim = Simulation(
+        SimulationConfig(
+            learner=LEARNER,
+            params=PARAMS,
+            strategy="gain",
+            mode=mode,
+            seed=0,
+            max_unlabeled=len(pool),
+            full_data_f1=1.0,
+            **STEPS,
+        ),
+        pool,
+        test,
+    )
     result = sim.run()
     assert len(points) == len(result.curve) >= 2
     # the same decisions, sentence by sentence and token by token

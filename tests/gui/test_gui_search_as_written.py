@@ -24,7 +24,8 @@ def _written_phrase(window) -> tuple[int, str]:
 
 @pytest.mark.parametrize("in_worker", [False, True])
 def test_enter_in_the_search_box_opens_the_first_sentence_with_the_text_as_written(
-        window, qtbot, monkeypatch, in_worker):
+    window, qtbot, monkeypatch, in_worker
+):
     if in_worker:
         monkeypatch.setattr(sentence_list, "BACKGROUND_LIST_MIN", 0)
     window.model_loop.auto = False

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-from PySide6.QtCore import Qt
 
 from tagtool.gui.main_window import MainWindow
 from tagtool.store import window_lock
@@ -63,9 +62,19 @@ def test_the_command_line_still_writes_beside_a_window(window, chunk_project, tm
     n = window.session.project.n_sentences
     more = tmp_path / "more.txt"  # new text: not a duplicate of the project's documents
     more.write_text("Zebras NNS B-NP\nrun VBP B-VP\n. . O\n\nOkapis NNS B-NP\nhide VBP B-VP\n. . O\n\n")
-    done = subprocess.run([sys.executable, "-c", "import sys; from tagtool.cli.main import main; sys.exit(main())",
-                           "import", str(more), "-p", str(chunk_project)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from tagtool.cli.main import main; sys.exit(main())",
+            "import",
+            str(more),
+            "-p",
+            str(chunk_project),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     with Project.open(chunk_project, readonly=True) as project:
         assert project.n_sentences == n + 2

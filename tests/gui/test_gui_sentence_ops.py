@@ -211,8 +211,7 @@ def test_a_split_while_the_models_guidance_is_cached_draws_no_stale_hints(window
     assert sentences[list(ids).index(sid)].tokens == session.sentence.tokens
 
 
-def test_a_split_while_the_worker_reads_reaches_the_training_sentences(open_window, chunk_project, qtbot,
-                                                                        monkeypatch):
+def test_a_split_while_the_worker_reads_reaches_the_training_sentences(open_window, chunk_project, qtbot, monkeypatch):
     monkeypatch.setattr(session_module, "BACKGROUND_READ_MIN", 10)
     began, go = threading.Event(), threading.Event()
     snapshot = Project.snapshot
@@ -273,16 +272,26 @@ def test_the_keys_are_in_the_shortcuts_help_and_free_of_label_keys(window):
     shortcuts = {a.shortcut().toString() for a in window.findChildren(type(window.undo_action)) if a.shortcut()}
     for key, _ in KEYS:
         assert key in shortcuts
-    taken = [a.shortcut().toString() for a in window.findChildren(type(window.undo_action))
-             if a.shortcut().toString() in {k for k, _ in KEYS}]
+    taken = [
+        a.shortcut().toString()
+        for a in window.findChildren(type(window.undo_action))
+        if a.shortcut().toString() in {k for k, _ in KEYS}
+    ]
     assert len(taken) == len(set(taken)) == len(KEYS), "each key names one command"
 
 
-@pytest.mark.parametrize("token, text, cursor, expected", [
-    ("NewYork", "NewYork", 3, 3), ("NewYork", "New York", 0, 3), ("end.", "end.", 3, 3),
-    ("NewYork", "NewYork", 0, None), ("NewYork", "NewYork", 7, None), ("NewYork", "New Yrk", 3, None),
-    ("NewYork", "Ne w York", 3, None),
-])
+@pytest.mark.parametrize(
+    "token, text, cursor, expected",
+    [
+        ("NewYork", "NewYork", 3, 3),
+        ("NewYork", "New York", 0, 3),
+        ("end.", "end.", 3, 3),
+        ("NewYork", "NewYork", 0, None),
+        ("NewYork", "NewYork", 7, None),
+        ("NewYork", "New Yrk", 3, None),
+        ("NewYork", "Ne w York", 3, None),
+    ],
+)
 def test_split_offset_from_the_dialog(token, text, cursor, expected):
     assert split_offset(token, text, cursor) == expected
 
@@ -314,7 +323,6 @@ def test_each_is_an_action_of_the_log_with_its_own_time(window, qtbot):
     now[0] += 4
     session.edit({1: frozenset({"O"})}, "label")
     got = [(a.kind, a.sentence_id, a.n_tokens, a.active) for a in session.project.actions()]
-    assert got == [("review", sid, n, 30.0), ("retokenize", sid, 2, 5.0), ("undo", sid, 1, 2.0),
-                   ("full", sid, 1, 4.0)]
+    assert got == [("review", sid, n, 30.0), ("retokenize", sid, 2, 5.0), ("undo", sid, 1, 2.0), ("full", sid, 1, 4.0)]
     actions = session.project.actions()
     assert actions[2].ref == actions[1].id

@@ -20,17 +20,24 @@ TEXT = "Ann Lee met Bob in Paris. Acme Corp. hired them. Nobody knew why."
 @pytest.fixture
 def doccano_project(tmp_path):
     source = tmp_path / "spans.jsonl"
-    source.write_text(json.dumps({"id": 1, "text": TEXT, "label": [[0, 7, "PER"], [12, 15, "PER"]]}) + "\n"
-                      + json.dumps({"id": 2, "text": "Plain words here."}) + "\n", encoding="utf-8")
+    source.write_text(
+        json.dumps({"id": 1, "text": TEXT, "label": [[0, 7, "PER"], [12, 15, "PER"]]})
+        + "\n"
+        + json.dumps({"id": 2, "text": "Plain words here."})
+        + "\n",
+        encoding="utf-8",
+    )
     path = tmp_path / "p.tagproj"
     Project.create(path, read_corpus(source)).close()
     return path
 
 
-@pytest.mark.parametrize("kind, name", [("doccano JSONL (spans) (*.jsonl)", "out"),
-                                        ("Label Studio JSON (tasks) (*.json)", "out")])
-def test_export_to_span_records_while_partly_labeled(open_window, doccano_project, qtbot, monkeypatch, tmp_path,
-                                                     kind, name):
+@pytest.mark.parametrize(
+    "kind, name", [("doccano JSONL (spans) (*.jsonl)", "out"), ("Label Studio JSON (tasks) (*.json)", "out")]
+)
+def test_export_to_span_records_while_partly_labeled(
+    open_window, doccano_project, qtbot, monkeypatch, tmp_path, kind, name
+):
     assert kind in EXPORT_FILTERS
     window = open_window(doccano_project)
     session = window.session

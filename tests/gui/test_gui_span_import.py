@@ -7,10 +7,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox
 
+from tagtool.core.corpus import SKIPPED_SPAN, ReadWarning
 from tagtool.gui import transfer
 from tagtool.gui.new_project import NewProjectDialog, create_project
 from tagtool.gui.session import Session
-from tagtool.core.corpus import SKIPPED_SPAN, ReadWarning
 from tagtool.gui.span_import import SpanOptionsDialog, warnings_box
 from tagtool.store.project import Project
 from tests.gui.helpers import DATA_DIR
@@ -30,8 +30,7 @@ def test_new_project_offers_the_annotators_of_a_label_studio_file(qtbot, tmp_pat
     dialog = _dialog(qtbot, DATA_DIR / "labelstudio_full.json", tmp_path / "ls.tagproj")
     options = dialog.span_options
     assert not options.annotator.isHidden() and not options.tokenizer.isHidden()
-    assert [options.annotator.itemData(i) for i in range(options.annotator.count())] == [
-        "all", "1", "ben@example.com"]
+    assert [options.annotator.itemData(i) for i in range(options.annotator.count())] == ["all", "1", "ben@example.com"]
     options.annotator.setCurrentIndex(2)
     dialog.accept()
     assert dialog.created == tmp_path / "ls.tagproj"
@@ -68,15 +67,18 @@ def test_new_project_lists_the_skipped_spans(qtbot, tmp_path, monkeypatch):
 
 
 def test_import_annotations_from_a_span_file_with_options(qtbot, tmp_path):
-    project = create_project(DATA_DIR / "labelstudio_full.json", tmp_path / "ls.tagproj", None, None, True,
-                             {"annotator": "1"})
+    project = create_project(
+        DATA_DIR / "labelstudio_full.json", tmp_path / "ls.tagproj", None, None, True, {"annotator": "1"}
+    )
     session = Session(Project.open(project))
     try:
         warnings: list[str] = []
-        changed = transfer.import_annotations(session, DATA_DIR / "labelstudio_full.json", "replace",
-                                              {"annotator": "ben@example.com"}, warnings)
+        changed = transfer.import_annotations(
+            session, DATA_DIR / "labelstudio_full.json", "replace", {"annotator": "ben@example.com"}, warnings
+        )
         assert changed >= 1 and [w.split(": ", 1)[1] for w in warnings] == [
-            "task 101: 1 cancelled annotation(s) skipped (by 3)"]
+            "task 101: 1 cancelled annotation(s) skipped (by 3)"
+        ]
         assert session.project.annotations(session.project.sentence_ids()[0])[5] == {"B-ORG"}
     finally:
         session.project.close()
@@ -87,8 +89,9 @@ def test_span_options_dialog_and_warnings_box(qtbot):
     qtbot.addWidget(dialog)
     assert dialog.form.options() == {"tokenizer": "default", "sentence_split": True, "annotator": "all"}
     assert warnings_box(None, "x", []) is None
-    box = warnings_box(None, "x", [ReadWarning(f"f:{i}: span [0, 1) 'X' 'a': empty; skipped", SKIPPED_SPAN)
-                                   for i in range(20)])
+    box = warnings_box(
+        None, "x", [ReadWarning(f"f:{i}: span [0, 1) 'X' 'a': empty; skipped", SKIPPED_SPAN) for i in range(20)]
+    )
     assert "20 span(s)" in box.text() and "and 8 more" in box.text() and box.detailedText().count("\n") == 19
 
 

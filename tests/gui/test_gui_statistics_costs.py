@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QPalette, QWheelEvent
-from PySide6.QtWidgets import QApplication
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
-from tagtool.services.annotation_costs import ActionClock
 from tagtool.gui.hints import SentenceHints, TokenHint
 from tagtool.gui.style import dark_palette, light_palette
+from tagtool.services.annotation_costs import ActionClock
 from tests.gui.helpers import go_unlabeled, key_of, statistics_shown
 
 START = 1_700_000_000.0
@@ -44,15 +44,15 @@ def test_the_dock_shows_tokens_per_minute_by_action_kind(window, qtbot, monkeypa
     window.session.clock = ActionClock(now)
     editor = go_unlabeled(window)
     sid = window.session.current_id
-    for t in range(3):                      # 3 full labels, 4 s each: 15 tokens per minute (the first's 4 s
-                                            # go to opening the sentence: 2 labels in 8 s)
+    for t in range(3):  # 3 full labels, 4 s each: 15 tokens per minute (the first's 4 s
+        # go to opening the sentence: 2 labels in 8 s)
         now.t += 4.0
         editor.set_focus(t)
         QTest.keyClick(editor, key_of(window, "O"))
     editor.set_hints(SentenceHints(sid, {t: TokenHint(suggestion="O") for t in range(3, 9)}))
-    now.t += 3.0                           # 6 suggestions in 3 s: 120 per minute
+    now.t += 3.0  # 6 suggestions in 3 s: 120 per minute
     QTest.keyClick(editor, Qt.Key_Return)
-    now.t += 300.0                         # idle: counts as 60 s for the skipped rest
+    now.t += 300.0  # idle: counts as 60 s for the skipped rest
     QTest.keyClick(editor, Qt.Key_N)
     panel.refresh()
     rows = {name: (value, note) for name, value, _, note in panel.speed.items}
@@ -84,7 +84,7 @@ def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_
     now = FakeTime()
     window.session.clock = ActionClock(now)
     editor = go_unlabeled(window)
-    for t in range(4):                      # 4 actions of 30 s: 2 annotation minutes
+    for t in range(4):  # 4 actions of 30 s: 2 annotation minutes
         now.t += 30.0
         editor.set_focus(t)
         QTest.keyClick(editor, key_of(window, "O"))
@@ -95,7 +95,10 @@ def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_
     _drawn(panel, qtbot)
     curve = panel.curve
     assert [(p.learner, p.labeled_tokens, p.minutes) for p in curve.points] == [
-        ("perceptron", 100, 1.0), ("cosvm", 100, 1.0), ("perceptron", 200, 2.0)]
+        ("perceptron", 100, 1.0),
+        ("cosvm", 100, 1.0),
+        ("perceptron", 200, 2.0),
+    ]
     assert len(curve.plots) == 2 and all(p.isVisible() for p in curve.plots)
     for plot, axis in zip(curve.plots, ("labeled tokens", "annotation minutes")):
         item = plot.getPlotItem()
@@ -111,8 +114,9 @@ def test_the_learning_curve_has_one_named_series_per_learner_against_tokens_and_
     view = curve.plots[0].viewport()
     shown = curve.plots[0].getPlotItem().viewRange()
     at = QPointF(view.width() / 2, view.height() / 2)
-    wheel = QWheelEvent(at, view.mapToGlobal(at), QPoint(), QPoint(0, -120), Qt.NoButton, Qt.NoModifier,
-                        Qt.NoScrollPhase, False)
+    wheel = QWheelEvent(
+        at, view.mapToGlobal(at), QPoint(), QPoint(0, -120), Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False
+    )
     QApplication.sendEvent(view, wheel)
     assert not wheel.isAccepted() and curve.plots[0].getPlotItem().viewRange() == shown
 

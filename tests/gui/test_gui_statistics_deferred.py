@@ -15,8 +15,9 @@ from tests.gui.helpers import statistics_shown
 
 
 def _store_cv_model(project) -> None:
-    project.stored.add_model("perceptron", {}, {"f1": 0.5, "token_accuracy": 0.9, "labeled_tokens": 80,
-                                         "cv_folds": 2}, b"-")
+    project.stored.add_model(
+        "perceptron", {}, {"f1": 0.5, "token_accuracy": 0.9, "labeled_tokens": 80, "cv_folds": 2}, b"-"
+    )
 
 
 def test_the_plots_are_built_a_piece_per_turn_of_the_event_loop(window, qtbot):
@@ -87,8 +88,7 @@ def test_a_project_closed_while_the_plots_are_built(window, qtbot):
 
 
 def test_background_import_runs_the_import_on_another_thread(tmp_path, qtbot, monkeypatch):
-    (tmp_path / "tagtool_bg_import_probe.py").write_text(
-        "import threading\nTHREAD = threading.current_thread().name\n")
+    (tmp_path / "tagtool_bg_import_probe.py").write_text("import threading\nTHREAD = threading.current_thread().name\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "tagtool_bg_import_probe", raising=False)
     importer = BackgroundImport("tagtool_bg_import_probe")
@@ -114,8 +114,7 @@ class _Paints(QObject):
 
 def test_the_first_click_on_the_statistics_tab_repaints_neither_list_nor_editor(window, qtbot):
     qtbot.wait(100)
-    bar = next(b for b in window.findChildren(QTabBar)
-               if "Statistics" in [b.tabText(i) for i in range(b.count())])
+    bar = next(b for b in window.findChildren(QTabBar) if "Statistics" in [b.tabText(i) for i in range(b.count())])
     paints = _Paints([window.editor, window.list_panel.table.viewport()])
     bar.setCurrentIndex([bar.tabText(i) for i in range(bar.count())].index("Statistics"))
     qtbot.waitUntil(lambda: window.stats_panel.on_screen())
@@ -146,5 +145,4 @@ def test_the_plots_show_only_their_left_and_bottom_axes(window, qtbot):
     panel.refresh()
     qtbot.waitUntil(lambda: panel.curve.settled, timeout=30_000)
     item = panel.curve.plots[0].getPlotItem()
-    assert [name for name in ("left", "bottom", "top", "right") if item.getAxis(name).isVisible()] == [
-        "left", "bottom"]
+    assert [name for name in ("left", "bottom", "top", "right") if item.getAxis(name).isVisible()] == ["left", "bottom"]

@@ -114,7 +114,8 @@ def test_enter_opens_the_queue_next_sentence_and_the_list_follows(window, qtbot)
     rows = {i.row() for i in table.selectionModel().selectedRows()}
     assert rows == {window.list_panel.model.row_of(head)}
     assert table.visualRect(window.list_panel.model.index(window.list_panel.model.row_of(head), 0)).intersects(
-        table.viewport().rect())  # scrolled to
+        table.viewport().rect()
+    )  # scrolled to
     # Edit › Preferences › Next sentence after Enter, off: Enter stays
     dialog = PreferencesDialog(window.settings, window)
     assert dialog.advance.isChecked()  # on by default

@@ -25,8 +25,10 @@ def _answers(path, sid: int, token: int, answers: dict[str, str]) -> None:
     """Give ``token`` of ``sid`` these annotators' answers and the training label they make."""
     conn = sqlite3.connect(path)
     with conn:
-        conn.executemany("INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
-                         [(sid, token, who, lab) for who, lab in answers.items()])
+        conn.executemany(
+            "INSERT INTO annotator_labels (sentence_id, token, annotator, labels) VALUES (?, ?, ?, ?)",
+            [(sid, token, who, lab) for who, lab in answers.items()],
+        )
     conn.close()
     with Project.open(path) as p:
         p.team.unresolve_token(sid, token, "setup")  # the training label their answers make
@@ -91,8 +93,13 @@ def test_resolving_a_token_is_saved_logged_and_undone(open_window, chunk_project
     window.undo_action.trigger()
     assert session.team.resolutions()[1].labels == {"I-NP"}
     kinds = [(a.kind, a.annotator) for a in session.project.actions()]
-    assert kinds == [("adjudicate", "judge"), ("undo", "judge"), ("redo", "judge"), ("adjudicate", "judge"),
-                     ("undo", "judge")]
+    assert kinds == [
+        ("adjudicate", "judge"),
+        ("undo", "judge"),
+        ("redo", "judge"),
+        ("adjudicate", "judge"),
+        ("undo", "judge"),
+    ]
     with Project.open(chunk_project, readonly=True) as p:
         assert p.annotations(sid)[1] == {"I-NP"}
 

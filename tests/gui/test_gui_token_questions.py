@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
 
-from tagtool.services import guidance
-from tagtool.services import strategies
 from tagtool.gui.main_window import MainWindow
 from tagtool.gui.questions import QueuePlan, build_plan
+from tagtool.services import guidance, strategies
 from tagtool.services.strategies import Evidence, Tokens
-from tests.gui.helpers import LABELED
 
 TIMEOUT = 60_000
 
@@ -36,8 +33,15 @@ def asking_on(window):
 
 def first_torn(plan, session) -> tuple[int, int]:
     """``(sentence id, token)`` of the first open question in queue order whose model is torn between two labels."""
-    torn = next(((sid, t) for sid in plan.queue for t in plan.open_questions(sid, session.project.annotations(sid))
-                 if plan.pair(sid, t) is not None), None)
+    torn = next(
+        (
+            (sid, t)
+            for sid in plan.queue
+            for t in plan.open_questions(sid, session.project.annotations(sid))
+            if plan.pair(sid, t) is not None
+        ),
+        None,
+    )
     assert torn is not None, "a 2-epoch model is torn somewhere"
     return torn
 
@@ -55,11 +59,11 @@ def open_questions(window, plan: QueuePlan) -> list[tuple[int, int]]:
 def test_the_go_menu_lists_the_registry_and_disables_what_the_learner_lacks(window):
     menu = window.queue_menu
     # the strategies, then (after a separator) the measured-costs switch and the line saying which costs are used
-    listed = menu.strategy_menu.actions()[:len(strategies.REGISTRY)]
+    listed = menu.strategy_menu.actions()[: len(strategies.REGISTRY)]
     assert tuple(a.data() for a in listed) == strategies.names()
     assert [a.text() for a in listed] == [s.label for s in strategies.REGISTRY.values()]
     assert menu.strategy_menu.actions()[len(listed)].isSeparator()
-    assert menu.strategy_menu.actions()[len(listed) + 1:] == [menu.measured_costs_action, menu.costs_action]
+    assert menu.strategy_menu.actions()[len(listed) + 1 :] == [menu.measured_costs_action, menu.costs_action]
     checked = [a.data() for a in listed if a.isChecked()]
     assert checked == [strategies.DEFAULT_STRATEGY]
     window.model_panel.select_learner("crf", {})
@@ -129,7 +133,7 @@ def test_tab_visits_the_questions_in_queue_order_across_sentences(window, qtbot)
     assert len(sentences) >= 3, "a 2-epoch model has questions in several sentences"
     # in tokens mode the sentences with questions come first in the queue (the others would cost nothing)
     assert set(plan.queue[: len(sentences)]) == set(sentences)
-    assert all(plan.scores[a] > 0 >= plan.scores[b] for a in sentences[-1:] for b in plan.queue[len(sentences):])
+    assert all(plan.scores[a] > 0 >= plan.scores[b] for a in sentences[-1:] for b in plan.queue[len(sentences) :])
     session, editor = window.session, window.editor
     session.go_to(session.project.sentence_ids()[0])  # fully labeled: no question here
     visited = []
@@ -239,9 +243,15 @@ def _plan(asked_rows, queue_scores):
     """Three sentences of 3 tokens; ``asked_rows``: the tokens with q 0.9 (the rest 0.1)."""
     q = np.full(9, 0.1)
     q[list(asked_rows)] = 0.9
-    analysis = guidance.Analysis(Evidence(q), Tokens.from_allowed(np.ones((9, 4), bool), np.array([0, 3, 6, 9])),
-                                 False, np.zeros(9, int), np.ones(9, int), np.where(q > 0.5, 0.95, 0.2),
-                                 ("O", "B-X", "I-X", "B-Y"))
+    analysis = guidance.Analysis(
+        Evidence(q),
+        Tokens.from_allowed(np.ones((9, 4), bool), np.array([0, 3, 6, 9])),
+        False,
+        np.zeros(9, int),
+        np.ones(9, int),
+        np.where(q > 0.5, 0.95, 0.2),
+        ("O", "B-X", "I-X", "B-Y"),
+    )
     return build_plan((10, 11, 12), analysis, {10: "none", 11: "none", 12: "none"}, strategies.get("gain"), "tokens")
 
 
@@ -271,8 +281,15 @@ def test_a_strategy_the_model_cannot_serve_falls_back_to_the_default():
     assert questions.effective("crf", two_view=False).name == strategies.DEFAULT_STRATEGY
     assert questions.effective("mv-perceptron", two_view=True).name == "disagreement"
     plan = _plan([1, 3], None)
-    analysis = guidance.Analysis(Evidence(plan.q), Tokens.from_allowed(np.ones((9, 4), bool), plan.offsets), False,
-                                 plan.best, plan.runner_up, np.zeros(9), plan.labels)
+    analysis = guidance.Analysis(
+        Evidence(plan.q),
+        Tokens.from_allowed(np.ones((9, 4), bool), plan.offsets),
+        False,
+        plan.best,
+        plan.runner_up,
+        np.zeros(9),
+        plan.labels,
+    )
     made = questions.update((10, 11, 12), analysis, {}, "crf", False)
     assert made.strategy.name == strategies.DEFAULT_STRATEGY and questions.strategy == "disagreement"
     assert Questions("no-such").strategy == strategies.DEFAULT_STRATEGY

@@ -30,8 +30,7 @@ def test_the_editor_gets_the_largest_share_at_the_default_size(qtbot, settings, 
     assert editor >= 0.4 * window.width()  # was 266 of 1200 px
 
 
-def test_at_1024_by_700_the_list_keeps_its_columns_and_the_model_panel_its_controls(qtbot, settings,
-                                                                                   chunk_project):
+def test_at_1024_by_700_the_list_keeps_its_columns_and_the_model_panel_its_controls(qtbot, settings, chunk_project):
     window = _shown(qtbot, settings, chunk_project, (1024, 700))
     table = window.list_panel.table
     viewport = table.viewport().width()

@@ -27,10 +27,22 @@ def broken_plugin(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("plugin")
     (folder / "gone.c").write_text("int gone(void) { return 1; }\n")
     (folder / "plugin.c").write_text("int gone(void);\nint plugin(void) { return gone(); }\n")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", folder / "libxcb-gone.so.0", "-Wl,-soname,libxcb-gone.so.0",
-                    folder / "gone.c"], check=True)
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", folder / "libqxcb.so", folder / "plugin.c",
-                    folder / "libxcb-gone.so.0"], check=True)
+    subprocess.run(
+        [
+            "cc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            folder / "libxcb-gone.so.0",
+            "-Wl,-soname,libxcb-gone.so.0",
+            folder / "gone.c",
+        ],
+        check=True,
+    )
+    subprocess.run(
+        ["cc", "-shared", "-fPIC", "-o", folder / "libqxcb.so", folder / "plugin.c", folder / "libxcb-gone.so.0"],
+        check=True,
+    )
     (folder / "libxcb-gone.so.0").unlink()
     return folder / "libqxcb.so"
 
@@ -62,8 +74,9 @@ def test_only_an_xcb_start_is_checked():
     assert qt_libraries.uses_xcb({"DISPLAY": ":0"}, linux)
     assert qt_libraries.uses_xcb({"QT_QPA_PLATFORM": "xcb", "DISPLAY": ":0"}, linux)
     assert not qt_libraries.uses_xcb({"QT_QPA_PLATFORM": "offscreen", "DISPLAY": ":0"}, linux)
-    assert not qt_libraries.uses_xcb({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0",
-                                      "XDG_SESSION_TYPE": "wayland"}, linux)
+    assert not qt_libraries.uses_xcb(
+        {"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}, linux
+    )
     assert not qt_libraries.uses_xcb({"DISPLAY": ":0"}, "darwin")
     assert not qt_libraries.uses_xcb({}, linux)
 

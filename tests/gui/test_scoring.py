@@ -5,15 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tagtool.services import chunked_guidance
-from tagtool.services import guidance
-from tagtool.services import strategies
 from tagtool.core import Corpus
 from tagtool.errors import Cancelled
 from tagtool.gui import scoring
 from tagtool.gui.questions import build_plan
 from tagtool.gui.training import TrainingInputs, TrainingResult
 from tagtool.learn import make_learner
+from tagtool.services import chunked_guidance, guidance, strategies
 from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
@@ -40,8 +38,9 @@ class State:
 def setup():
     gold = read_corpus(DATA_DIR / "conll2000_train_head.txt", column_names=["token", "pos", "chunk"])
     sentences = tuple(s if i % 10 == 0 else s.unlabeled() for i, s in enumerate(gold.sentences[:80]))
-    tagger = train_tagger(Corpus.from_sentences(gold.sentences[:20], labels=gold.labels),
-                          make_learner("mv-perceptron", max_iter=2))
+    tagger = train_tagger(
+        Corpus.from_sentences(gold.sentences[:20], labels=gold.labels), make_learner("mv-perceptron", max_iter=2)
+    )
     return TrainingInputs(tuple(range(1000, 1080)), sentences, gold.labels), tagger
 
 
@@ -84,7 +83,7 @@ def test_the_first_page_is_handed_over_before_the_rest_is_scored(setup, events):
     first = state.ready[0]
     assert not first.plan.complete and set(first.plan.scores) == scored
     open_scored = {sid for sid in scored if inputs.status[sid] != "full"}
-    assert set(first.plan.queue[:len(open_scored)]) == open_scored, "J goes to the scored sentences first"
+    assert set(first.plan.queue[: len(open_scored)]) == open_scored, "J goes to the scored sentences first"
     # the final queue is the whole-at-once analysis's
     _, whole = guidance.analyse_all(tagger, inputs.sentences)
     plan = build_plan(inputs.ids, whole, inputs.status, strategies.get("gain"), "review")

@@ -74,9 +74,11 @@ def test_the_training_run_module_imports_no_qt():
     import subprocess
     import sys
 
-    code = ("import sys, tagtool.gui.training, tagtool.gui.statistics_numbers, tagtool.services.guidance, "
-            "tagtool.services.batch\n"
-            "print(any(m.split('.')[0] in ('PySide6', 'shiboken6') for m in sys.modules))")
+    code = (
+        "import sys, tagtool.gui.training, tagtool.gui.statistics_numbers, tagtool.services.guidance, "
+        "tagtool.services.batch\n"
+        "print(any(m.split('.')[0] in ('PySide6', 'shiboken6') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

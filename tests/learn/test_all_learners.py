@@ -17,8 +17,8 @@ from tagtool.core.corpus import Corpus
 from tagtool.core.labels import invalid_inside
 from tagtool.decode import viterbi_batch
 from tagtool.errors import Cancelled
-from tagtool.services.guidance import analyse
 from tagtool.learn import available_learners
+from tagtool.services.guidance import analyse
 from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 from tagtool.tagger.model import Tagger, load_tagger
@@ -28,9 +28,13 @@ LEARNERS = available_learners()
 
 #: Small iteration budgets, by learner (every one has the common max_iter but for the HMM).
 FAST = {
-    "perceptron": {"max_iter": 5}, "mv-perceptron": {"max_iter": 5}, "svm": {"max_iter": 2},
-    "cosvm": {"max_iter": 2, "cu_ramp_iter": 1}, "crf": {"max_iter": 60},
-    "entropy-crf": {"max_iter": 60, "supervised_max_iter": 60}, "wdpsl": {"max_iter": 1, "max_rounds": 5, "max_passes": 1},
+    "perceptron": {"max_iter": 5},
+    "mv-perceptron": {"max_iter": 5},
+    "svm": {"max_iter": 2},
+    "cosvm": {"max_iter": 2, "cu_ramp_iter": 1},
+    "crf": {"max_iter": 60},
+    "entropy-crf": {"max_iter": 60, "supervised_max_iter": 60},
+    "wdpsl": {"max_iter": 1, "max_rounds": 5, "max_passes": 1},
 }
 
 
@@ -119,8 +123,13 @@ def test_cancel_takes_effect_within_a_second(name, data):
     unlabeled = test if uses_unlabeled(name) else None
     learner = LEARNERS[name]()  # default (long) budgets: the cancel must cut them short
     with pytest.raises(Cancelled):
-        train_tagger(Corpus.from_sentences(train, labels), learner, unlabeled=unlabeled,
-                     progress=progress, should_stop=should_stop)
+        train_tagger(
+            Corpus.from_sentences(train, labels),
+            learner,
+            unlabeled=unlabeled,
+            progress=progress,
+            should_stop=should_stop,
+        )
     assert time.monotonic() - flagged[0] < 1.0
 
 

@@ -15,7 +15,7 @@ from tagtool.learn.svm import HMSVM
 def semi_supervised(seed, n_labeled, n_unlabeled=56, vocab=10):
     data, _ = two_view_data(n_labeled + n_unlabeled, seed=seed, noise=0.1, vocab=vocab)
     allowed = data.allowed.copy()
-    allowed[data.offsets[n_labeled]:] = True
+    allowed[data.offsets[n_labeled] :] = True
     return with_allowed(data, allowed)
 
 
@@ -165,6 +165,7 @@ def trained_views(seed=11):
 
 def decoder_of(model, data, i, view):
     from tagtool.learn.structsvm.search import Decoder
+
     emit, trans, start, end = model.chain_scores(data.subset([i]), view=view)
     return Decoder(emit, trans, start, end, np.ones(emit.shape, dtype=bool))
 
@@ -202,8 +203,6 @@ def test_gate_nobody_passes_is_no_unlabeled_influence():
     silent = CoSVM(max_iter=4, cu_max=0.0, qp_solver="smo").fit(data)
     np.testing.assert_allclose(gated.weights, silent.weights, atol=1e-12)
     np.testing.assert_allclose(gated.trans, silent.trans, atol=1e-12)
-
-
 
 
 def test_gated_cosvm_learns_from_partial_and_unlabeled_sentences():

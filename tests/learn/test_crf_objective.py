@@ -186,9 +186,9 @@ def test_threads_and_chunks_do_not_change_the_result():
     theta = rng.normal(size=parameter_count(snapshot.n_features, snapshot.n_labels))
     value, grad = CRFObjective(snapshot, c2=0.1, gamma=0.5)(theta)
     for n_jobs, chunk_tokens in ((2, 17), (1, 5), (3, 1)):
-        other_value, other_grad = CRFObjective(
-            snapshot, c2=0.1, gamma=0.5, n_jobs=n_jobs, chunk_tokens=chunk_tokens
-        )(theta)
+        other_value, other_grad = CRFObjective(snapshot, c2=0.1, gamma=0.5, n_jobs=n_jobs, chunk_tokens=chunk_tokens)(
+            theta
+        )
         assert other_value == pytest.approx(value, rel=1e-12)
         np.testing.assert_allclose(other_grad, grad, rtol=1e-10, atol=1e-12)
 

@@ -77,10 +77,7 @@ def test_emission_probabilities_match_hand_counts():
     lam = 0.25
     model = HMM(smoothing=lam).fit(tiny_snapshot())
     counts = np.array(  # rows: features 0..3, columns: A, B, C
-        [[2, 0, 0],
-         [2, 1, 0],
-         [1, 1, 1],
-         [0, 0, 0]]
+        [[2, 0, 0], [2, 1, 0], [1, 1, 1], [0, 0, 0]]
     )
     expected = (counts + lam) / (counts.sum(axis=0) + 4 * lam)
     np.testing.assert_allclose(np.exp(model.weights), expected)

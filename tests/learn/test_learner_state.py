@@ -16,8 +16,17 @@ LEARNERS = available_learners()
 
 #: Small budgets, by parameter name, applied where a learner has the parameter (old and new names).
 FAST = {
-    "epochs": 3, "max_epochs": 2, "max_iter": 2, "cu_epochs": 1, "cu_ramp_iter": 1, "max_iterations": 20,
-    "supervised_iterations": 20, "supervised_max_iter": 20, "max_alternations": 1, "max_rounds": 3, "max_passes": 1,
+    "epochs": 3,
+    "max_epochs": 2,
+    "max_iter": 2,
+    "cu_epochs": 1,
+    "cu_ramp_iter": 1,
+    "max_iterations": 20,
+    "supervised_iterations": 20,
+    "supervised_max_iter": 20,
+    "max_alternations": 1,
+    "max_rounds": 3,
+    "max_passes": 1,
 }
 
 
@@ -31,8 +40,8 @@ def mixed(seed: int):
     data, _ = two_view_data(20, seed=seed, noise=0.1, vocab=10)
     allowed = data.allowed.copy()
     for i in range(8, 12):  # every other token free
-        allowed[data.offsets[i]:data.offsets[i + 1]:2] = True
-    allowed[data.offsets[12]:] = True
+        allowed[data.offsets[i] : data.offsets[i + 1] : 2] = True
+    allowed[data.offsets[12] :] = True
     return with_allowed(data, allowed)
 
 

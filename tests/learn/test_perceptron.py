@@ -4,14 +4,13 @@ import time
 
 import numpy as np
 import pytest
+from test_perceptron_data import conll2000_head_split, make_snapshot, token_accuracy, unlabel, word_data
 
 from tagtool.core.annotation import sentence_weight
 from tagtool.errors import Cancelled
 from tagtool.learn import get_learner
 from tagtool.learn.hmm import HMM
 from tagtool.learn.perceptron import MultiViewPerceptron, Perceptron, sentence_weights
-
-from test_perceptron_data import conll2000_head_split, make_snapshot, token_accuracy, unlabel, word_data
 
 
 def test_registry_and_parameters():
@@ -58,8 +57,9 @@ def candidate_sets(snapshot, sentences, seed):
             other = (gold + 1 + int(rng.integers(snapshot.n_labels - 1))) % snapshot.n_labels
             allowed[t, other] = True
     snap = unlabel(snapshot, [])
-    return type(snap)(snap.labels, snap.offsets, snap.feat_indptr, snap.feat_indices, allowed,
-                      snap.feature_view, snap.sentence_ids)
+    return type(snap)(
+        snap.labels, snap.offsets, snap.feat_indptr, snap.feat_indices, allowed, snap.feature_view, snap.sentence_ids
+    )
 
 
 def test_partial_labels_teach_more_than_leaving_them_out():
@@ -90,8 +90,9 @@ def test_averaging_is_the_mean_of_the_weights_after_every_step():
         for n in range(1, data.n_sentences + 1):
             # the weights after visiting the first n sentences of epoch `epochs`
             order_prefix = Perceptron(max_iter=epochs - 1, averaged=False, shuffle=False).fit(data)
-            step = Perceptron(max_iter=1, averaged=False, shuffle=False).fit(data.subset(np.arange(n)),
-                                                                          warm_start=order_prefix)
+            step = Perceptron(max_iter=1, averaged=False, shuffle=False).fit(
+                data.subset(np.arange(n)), warm_start=order_prefix
+            )
             snapshots.append(step)
     averaged = Perceptron(max_iter=2, averaged=True, shuffle=False).fit(data)
     assert averaged.info["epochs_run"] == 2

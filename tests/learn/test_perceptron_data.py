@@ -85,8 +85,13 @@ def unlabel(snapshot, sentences):
     for i in sentences:
         allowed[snapshot.sentence_slice(i)] = True
     return Snapshot(
-        snapshot.labels, snapshot.offsets, snapshot.feat_indptr, snapshot.feat_indices, allowed,
-        snapshot.feature_view, snapshot.sentence_ids,
+        snapshot.labels,
+        snapshot.offsets,
+        snapshot.feat_indptr,
+        snapshot.feat_indices,
+        allowed,
+        snapshot.feature_view,
+        snapshot.sentence_ids,
     )
 
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from test_perceptron_data import DATA, conll2000_head_split, token_accuracy, two_view_data, unlabel, word_data
 
 from tagtool.core.annotation import sentence_weight
 from tagtool.core.features import FeatureExtractor
@@ -12,8 +13,6 @@ from tagtool.learn.hmm import HMM
 from tagtool.learn.perceptron import MultiViewPerceptron, Perceptron
 from tagtool.learn.perceptron_run import confidence_threshold
 from tagtool.store.formats import read_corpus
-
-from test_perceptron_data import DATA, conll2000_head_split, token_accuracy, two_view_data, unlabel, word_data
 
 
 def reference_epochs(snapshot, epochs, c_u):
@@ -27,8 +26,9 @@ def reference_epochs(snapshot, epochs, c_u):
             feats = [snapshot.token_features(t) for t in range(rows.start, rows.stop)]
             emit = [np.array([weights[f[views[f] == v]].sum(axis=0) for f in feats]) for v in (0, 1)]
             own = [viterbi(emit[v], trans[v], start[v], end[v])[0] for v in (0, 1)]
-            peer = [viterbi(emit[1 - v], trans[1 - v], start[1 - v], end[1 - v], snapshot.allowed[rows])[0]
-                    for v in (0, 1)]
+            peer = [
+                viterbi(emit[1 - v], trans[1 - v], start[1 - v], end[1 - v], snapshot.allowed[rows])[0] for v in (0, 1)
+            ]
             eta = sentence_weight(snapshot.allowed[rows], c_u)
             for v in (0, 1):
                 if np.array_equal(own[v], peer[v]):
@@ -47,8 +47,17 @@ def test_registry_parameters_and_kinds():
     learner = MultiViewPerceptron()
     assert learner.two_view and learner.uses == {"full", "partial", "none"}
     assert set(learner.get_params()) == {
-        "max_iter", "averaged", "shuffle", "random_state", "c_u", "labeled_first", "peer_share", "peer_balance", "balance",
-        "guard"}
+        "max_iter",
+        "averaged",
+        "shuffle",
+        "random_state",
+        "c_u",
+        "labeled_first",
+        "peer_share",
+        "peer_balance",
+        "balance",
+        "guard",
+    }
     with pytest.raises(ValueError, match="c_u"):
         MultiViewPerceptron(c_u=1.5).fit(two_view_data(0, 5))
     with pytest.raises(ValueError, match="peer_share"):
@@ -64,8 +73,9 @@ def test_epochs_match_the_plain_algorithm_of_table_1():
     rows = data.sentence_slice(3)
     allowed[rows, :] = False
     allowed[rows, :2] = True  # sentence 3: every token has the candidates {L0, L1}
-    data = type(data)(data.labels, data.offsets, data.feat_indptr, data.feat_indices, allowed,
-                      data.feature_view, data.sentence_ids)
+    data = type(data)(
+        data.labels, data.offsets, data.feat_indptr, data.feat_indices, allowed, data.feature_view, data.sentence_ids
+    )
     assert list(data.sentence_status()) == [2, 2, 2, 1] + [0] * 8
     model = MultiViewPerceptron(guard=False, max_iter=5, averaged=False, shuffle=False, c_u=0.25).fit(data)
     expected = reference_epochs(data, model.info["epochs_run"], 0.25)
@@ -104,8 +114,12 @@ def test_labeled_first_visits_the_labeled_sentences_first():
     ordered = MultiViewPerceptron(guard=False, max_iter=3, averaged=False, labeled_first=True).fit(data)
     assert not np.array_equal(interleaved.weights, ordered.weights)
     # with c_u = 0 the unlabeled sentences cannot move the weights: only the labeled order matters
-    a = MultiViewPerceptron(guard=False, max_iter=3, averaged=False, labeled_first=True, c_u=0.0, shuffle=False).fit(data)
-    b = MultiViewPerceptron(guard=False, max_iter=3, averaged=False, c_u=0.0, shuffle=False).fit(data.subset(range(1, 20, 2)))
+    a = MultiViewPerceptron(guard=False, max_iter=3, averaged=False, labeled_first=True, c_u=0.0, shuffle=False).fit(
+        data
+    )
+    b = MultiViewPerceptron(guard=False, max_iter=3, averaged=False, c_u=0.0, shuffle=False).fit(
+        data.subset(range(1, 20, 2))
+    )
     np.testing.assert_allclose(a.weights, b.weights)
 
 
@@ -212,12 +226,17 @@ def test_confidence_threshold_keeps_the_given_share():
 def test_gated_epochs_match_the_plain_rule(balance):
     data = unlabel(two_view_data(5, 14, n_labels=4), range(4, 14))
     epochs, c_u, share = 3, 0.5, 0.4
-    model = MultiViewPerceptron(guard=False, max_iter=epochs, averaged=False, shuffle=False, c_u=c_u, peer_share=share,
-                                peer_balance=balance).fit(data)
+    model = MultiViewPerceptron(
+        guard=False, max_iter=epochs, averaged=False, shuffle=False, c_u=c_u, peer_share=share, peer_balance=balance
+    ).fit(data)
     assert model.info["epochs_run"] == epochs
     n_labels = data.n_labels
-    arrays = [np.zeros((data.n_features, n_labels)), np.zeros((2, n_labels, n_labels)),
-              np.zeros((2, n_labels)), np.zeros((2, n_labels))]
+    arrays = [
+        np.zeros((data.n_features, n_labels)),
+        np.zeros((2, n_labels, n_labels)),
+        np.zeros((2, n_labels)),
+        np.zeros((2, n_labels)),
+    ]
     for _ in range(epochs):
         gated_reference_epoch(data, *arrays, c_u, share, balance)
     for name, array in zip(("weights", "trans", "start", "end"), arrays):
@@ -239,8 +258,9 @@ def test_gating_stops_the_drift_to_the_majority_label():
     """CoNLL-2002 head, 10 labeled + 90 unlabeled: ungated co-training drifts towards "O", gating much less."""
     corpus = read_corpus(DATA / "conll2002_esp_train_head.txt")
     sentences = list(corpus)
-    snap = build_snapshot(sentences, corpus.labels, FeatureExtractor(feature_set="crfsuite").fit(sentences),
-                          ViewSplit("token-surface"))
+    snap = build_snapshot(
+        sentences, corpus.labels, FeatureExtractor(feature_set="crfsuite").fit(sentences), ViewSplit("token-surface")
+    )
     data = unlabel(snap, range(10, snap.n_sentences))
     rest = slice(int(snap.offsets[10]), None)
     gold = np.argmax(snap.allowed, axis=1)[rest]
@@ -248,7 +268,11 @@ def test_gating_stops_the_drift_to_the_majority_label():
     for seed in range(2):
         shares, accuracy = [], []
         for share in (1.0, 0.2):
-            pred = MultiViewPerceptron(guard=False, random_state=seed, c_u=1.0, peer_share=share).fit(data).predict(snap)[rest]
+            pred = (
+                MultiViewPerceptron(guard=False, random_state=seed, c_u=1.0, peer_share=share)
+                .fit(data)
+                .predict(snap)[rest]
+            )
             shares.append(np.mean(pred == o))
             accuracy.append(np.mean(pred == gold))
         assert shares[0] > np.mean(gold == o) + 0.1, shares  # the drift

@@ -8,13 +8,13 @@ import pytest
 from tagtool.core.snapshot import Snapshot
 from tagtool.errors import Cancelled
 from tagtool.learn import available_learners
-from tagtool.learn.structsvm import _joint_kernels as kernels
 from tagtool.learn._emission import sentence_emission
+from tagtool.learn.qp import kkt_residuals, solve_qp
+from tagtool.learn.structsvm import _joint_kernels as kernels
 from tagtool.learn.structsvm.layout import Layout
 from tagtool.learn.structsvm.search import Decoder, hamming, most_violating, violation
 from tagtool.learn.structsvm.subqp import SVMSettings, solve_subproblem, subproblem
 from tagtool.learn.structsvm.trainer import ViewTrainer, WorkingSet, cu_schedule
-from tagtool.learn.qp import kkt_residuals, solve_qp
 from tagtool.learn.svm import HMSVM
 
 LABELS = ("O", "A", "B")
@@ -59,8 +59,15 @@ def two_view_data(n_sent, seed, n_tokens=8, vocab=30, n_labels=3, noise=0.0, n_w
 
 
 def with_allowed(snapshot, allowed):
-    return Snapshot(snapshot.labels, snapshot.offsets, snapshot.feat_indptr, snapshot.feat_indices, allowed,
-                    snapshot.feature_view, snapshot.sentence_ids)
+    return Snapshot(
+        snapshot.labels,
+        snapshot.offsets,
+        snapshot.feat_indptr,
+        snapshot.feat_indices,
+        allowed,
+        snapshot.feature_view,
+        snapshot.sentence_ids,
+    )
 
 
 def phi(snapshot, lo, path, layout, view, block_view):
@@ -87,8 +94,16 @@ def test_registered():
 def token_kernel(snap, i, view):
     lo, hi = int(snap.offsets[i]), int(snap.offsets[i + 1])
     K = np.empty((hi - lo, hi - lo), dtype=np.int64)
-    kernels.token_kernel(snap.feat_indptr, snap.feat_indices, snap.feature_view, view, lo, hi,
-                         np.zeros(snap.n_features, dtype=np.int64), K)
+    kernels.token_kernel(
+        snap.feat_indptr,
+        snap.feat_indices,
+        snap.feature_view,
+        view,
+        lo,
+        hi,
+        np.zeros(snap.n_features, dtype=np.int64),
+        K,
+    )
     return K
 
 
@@ -117,8 +132,15 @@ def with_duplicate_features(snap):
         feats = list(snap.token_features(t))
         indices.extend([feats[0]] + feats)
         indptr.append(len(indices))
-    return Snapshot(snap.labels, snap.offsets, np.array(indptr), np.array(indices, dtype=np.int32), snap.allowed,
-                    snap.feature_view, snap.sentence_ids)
+    return Snapshot(
+        snap.labels,
+        snap.offsets,
+        np.array(indptr),
+        np.array(indices, dtype=np.int32),
+        snap.allowed,
+        snap.feature_view,
+        snap.sentence_ids,
+    )
 
 
 def test_update_from_paths_matches_dense_joint_features():
@@ -205,14 +227,22 @@ def test_one_variable_closed_form_equals_cvxopt(norm, rescaling):
         gram = np.array([[rng.uniform(0.5, 5)]])
         margin, loss, cost = rng.normal(size=1) * 3, np.array([float(rng.integers(1, 6))]), rng.uniform(0.1, 2)
         P, q, G, h = subproblem(gram, margin, loss, cost, norm, rescaling)
-        np.testing.assert_allclose(solve_subproblem(gram, margin, loss, cost, norm, rescaling),
-                                   solve_qp(P, q, G, h).x, atol=1e-6)
+        np.testing.assert_allclose(
+            solve_subproblem(gram, margin, loss, cost, norm, rescaling), solve_qp(P, q, G, h).x, atol=1e-6
+        )
 
 
-@pytest.mark.parametrize("kw", [
-    {}, {"loss": "zero-one"}, {"rescaling": "slack"}, {"norm": 2, "C": 10.0},
-    {"norm": 2, "rescaling": "slack", "C": 10.0}, {"qp_solver": "smo"},
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"loss": "zero-one"},
+        {"rescaling": "slack"},
+        {"norm": 2, "C": 10.0},
+        {"norm": 2, "rescaling": "slack", "C": 10.0},
+        {"qp_solver": "smo"},
+    ],
+)
 def test_separable_data_is_learned_perfectly(kw):
     snap, gold = two_view_data(12, seed=7)
     model = HMSVM(**kw).fit(snap)
@@ -341,8 +371,9 @@ def test_slack_rescaled_search_is_exact(norm):
             assert path is None
             continue
         assert h == pytest.approx(brute, abs=1e-9)
-        assert violation(hamming(path, target, weights), target_score - dec.score(path), norm, "slack") == \
-            pytest.approx(h, abs=1e-9)
+        assert violation(
+            hamming(path, target, weights), target_score - dec.score(path), norm, "slack"
+        ) == pytest.approx(h, abs=1e-9)
 
 
 def test_working_sets_grow_past_their_capacity_and_stay_exact():

@@ -131,8 +131,10 @@ def test_guard_backs_off_when_entropy_swamps_five_labeled_sentences(caplog):
     assert "unlabeled sentences ignored" in caplog.text
     collapsed = model.extras["alternative"]
     rows = snapshot.allowed.sum(axis=1) > 1
-    assert np.mean(model.predict(snapshot)[rows] == truth[rows]) > np.mean(collapsed.predict(snapshot)[rows] ==
-                                                                           truth[rows]) + 0.1
+    assert (
+        np.mean(model.predict(snapshot)[rows] == truth[rows])
+        > np.mean(collapsed.predict(snapshot)[rows] == truth[rows]) + 0.1
+    )
     crf = CRF(max_iter=100).fit(supervised_part(snapshot))
     np.testing.assert_allclose(pack(model), pack(crf), atol=1e-6)
     json.dumps(model.info)
@@ -143,7 +145,8 @@ def test_guard_stays_silent_when_entropy_is_balanced():
     learner = EntropyCRF(max_iter=50)
     model = learner.fit(snapshot)
     assert model.guard_fired is False and model.unlabeled_weight_used == pytest.approx(
-        balanced_weight(0.1, snapshot, 0.1))
+        balanced_weight(0.1, snapshot, 0.1)
+    )
     assert model.extras["alternative"] is not None and model is not model.extras["alternative"]
 
 
@@ -176,17 +179,23 @@ class _TwinOfCoSVM:
         return split_views(CoSVM(max_iter=3, cu_ramp_iter=1, cu_max=0.5).twin().fit(data))
 
 
-@pytest.mark.parametrize("make, supervised", [
-    (lambda guard: MultiViewPerceptron(guard=guard, max_iter=5), lambda: MultiViewPerceptron(guard=False, max_iter=5)),
-    (lambda guard: CoSVM(guard=guard, max_iter=3, cu_ramp_iter=1, cu_max=0.5), _TwinOfCoSVM),
-])
+@pytest.mark.parametrize(
+    "make, supervised",
+    [
+        (
+            lambda guard: MultiViewPerceptron(guard=guard, max_iter=5),
+            lambda: MultiViewPerceptron(guard=False, max_iter=5),
+        ),
+        (lambda guard: CoSVM(guard=guard, max_iter=3, cu_ramp_iter=1, cu_max=0.5), _TwinOfCoSVM),
+    ],
+)
 def test_guarded_fit_is_the_choice_between_both_fits(make, supervised):
     """guard=True returns exactly what choose_model picks between the unguarded fit and the supervised
     solution on the labeled sentences (mv-perceptron itself, svm for cosvm), and keeps the other one in
     the model's extras."""
     data, _ = two_view_data(24, seed=5, noise=0.1, vocab=10)
     allowed = data.allowed.copy()
-    allowed[data.offsets[8]:] = True
+    allowed[data.offsets[8] :] = True
     data = with_allowed(data, allowed)
     learner = make(True)
     model = learner.fit(data)
@@ -200,7 +209,7 @@ def test_guarded_fit_is_the_choice_between_both_fits(make, supervised):
 def test_guarded_fit_reports_monotone_progress_to_one():
     data, _ = two_view_data(30, seed=6, noise=0.1, vocab=10)
     allowed = data.allowed.copy()
-    allowed[data.offsets[10]:] = True
+    allowed[data.offsets[10] :] = True
     seen = []
     CoSVM(max_iter=3).fit(with_allowed(data, allowed), progress=lambda f, m: seen.append((f, m)))
     fractions = [f for f, _ in seen]
@@ -249,8 +258,15 @@ def test_cosvm_backs_off_when_it_loses_any_labeled_token():
     assert not check_unlabeled(snap, gold, gold).fired
     assert check_unlabeled(snap, gold, worse, fit_tolerance=CoSVM.guard_fit_tolerance).fired
     assert not check_unlabeled(snap, gold, worse, fit_tolerance=0.02).fired
-    chosen, _ = choose_model(snap, _Fixed(worse), _Fixed(gold), learner="cosvm", weight=1.0, weight_used=1.0,
-                             fit_tolerance=CoSVM.guard_fit_tolerance)
+    chosen, _ = choose_model(
+        snap,
+        _Fixed(worse),
+        _Fixed(gold),
+        learner="cosvm",
+        weight=1.0,
+        weight_used=1.0,
+        fit_tolerance=CoSVM.guard_fit_tolerance,
+    )
     assert chosen.guard_fired is True and "labeled tokens" in chosen.info["unlabeled"]["check"]["reasons"][0]
 
 

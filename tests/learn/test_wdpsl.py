@@ -10,7 +10,8 @@ from tagtool.core.views import ViewSplit
 from tagtool.errors import Cancelled
 from tagtool.learn import get_learner
 from tagtool.learn.piecewise import _block_kernels, _piece_kernels
-from tagtool.learn.piecewise.dual import Dual as _Dual, primal_objective
+from tagtool.learn.piecewise.dual import Dual as _Dual
+from tagtool.learn.piecewise.dual import primal_objective
 from tagtool.learn.piecewise.pieces import build_pieces, eq22, eq23
 from tagtool.learn.qp import kkt_residuals, solve_qp
 from tagtool.learn.wdpsl import WDPSL, candidate_confidences
@@ -38,8 +39,9 @@ def synthetic(n_sent, seed, share=0.5, k=3, n_labels=4, length=6, noise=0.1):
     gold_s, part_s = [], []
     for _ in range(n_sent):
         ws = list(rng.choice(words, size=length))
-        ys = [labels[int(w[1:]) % n_labels] if rng.random() > noise else labels[int(rng.integers(n_labels))]
-              for w in ws]
+        ys = [
+            labels[int(w[1:]) % n_labels] if rng.random() > noise else labels[int(rng.integers(n_labels))] for w in ws
+        ]
         anns = []
         for y in ys:
             if rng.random() < share:
@@ -88,7 +90,9 @@ def test_most_violated_matches_brute_force():
     pc = build_pieces(snap)
     emit, trans, bias = rng.normal(size=(5, L)), rng.normal(size=(L, L)), 0.3
     a_out, c_out, xi = np.zeros(pc.n_pieces, np.int64), np.zeros(pc.n_pieces, np.int64), np.zeros(pc.n_pieces)
-    _piece_kernels.most_violated(emit, trans, bias, pc.left, snap.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c, a_out, c_out, xi)
+    _piece_kernels.most_violated(
+        emit, trans, bias, pc.left, snap.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c, a_out, c_out, xi
+    )
     for i, t in enumerate(pc.left):
         energy = emit[t][:, None] + emit[t + 1][None, :] + trans + bias
         cand = snap.allowed[t][:, None] & snap.allowed[t + 1][None, :]
@@ -143,10 +147,10 @@ def dense_restricted_qp(dual):
         for k in range(len(r)):
             z = np.zeros(dim)
             for f in snap.token_features(t):
-                z[f * L:(f + 1) * L] += C1[k]
+                z[f * L : (f + 1) * L] += C1[k]
             for f in snap.token_features(t + 1):
-                z[f * L:(f + 1) * L] += C2[k]
-            z[nf * L:nf * L + L * L] = M[k]
+                z[f * L : (f + 1) * L] += C2[k]
+            z[nf * L : nf * L + L * L] = M[k]
             z[-1] = bb[k]
             rows.append(z)
         blocks.append((len(r_all), r, ub, is_alpha))
@@ -158,7 +162,7 @@ def dense_restricted_qp(dual):
     h = [np.zeros(m)]
     for start, r, ub, is_alpha in blocks:
         row = np.zeros(m)
-        row[start:start + len(r)] = is_alpha
+        row[start : start + len(r)] = is_alpha
         G.append(row[None])
         h.append([dual.c1n])
         for k in np.flatnonzero(~is_alpha):
@@ -173,11 +177,11 @@ def small_dual(seed=0, bias=True, rounds=3, qp_solver="cvxopt", drop_after=0):
     labels, gold_s, part_s = synthetic(4, seed, n_labels=3, length=4)
     _, snap, _ = snapshots(labels, gold_s, part_s)
     pc = build_pieces(snap)
-    learner = WDPSL(c1=20.0, c2=5.0, qp_tol=1e-9, max_passes=500, bias=bias, qp_solver=qp_solver,
-                    drop_after=drop_after)
+    learner = WDPSL(c1=20.0, c2=5.0, qp_tol=1e-9, max_passes=500, bias=bias, qp_solver=qp_solver, drop_after=drop_after)
     dual = _Dual(snap, pc, learner.c1, learner.c2, bias)
     dual.conf = np.random.default_rng(seed).uniform(0.1, 1.0, size=len(pc.cand_a))
     from tagtool.learn.progress import TrainingMonitor
+
     for _ in range(rounds):
         learner._add_violators(dual)
         learner._optimise_restricted(dual, TrainingMonitor())
@@ -235,6 +239,7 @@ def test_primal_objective_at_least_the_dual_and_gap_closes():
     learner = WDPSL(c1=20.0, c2=5.0, qp_tol=1e-6, epsilon=1e-3, max_rounds=40, max_passes=50)
     _, dual = small_dual(rounds=1)
     from tagtool.learn.progress import TrainingMonitor
+
     learner._cutting_plane(dual, TrainingMonitor(), 0)
     j = primal_objective(dual)[0]
     d = dual.dual_objective()
@@ -279,6 +284,7 @@ def test_confidences_are_distributions_over_allowed_sets():
     assert np.mean(conf[partial].argmax(axis=1) == gold[partial]) > 0.6
     # computable from the saved arrays alone
     from tagtool.learn import ChainModel
+
     reloaded = ChainModel.from_parts(model.to_meta(), model.to_arrays())
     np.testing.assert_allclose(candidate_confidences(reloaded, snap), conf)
 
@@ -288,6 +294,7 @@ def test_confidences_by_hand_from_eq22():
     rows = [[1, 1, 0], [1, 0, 0]]
     snap = tiny_snapshot(rows, [[0], [1]], 2, [2])
     from tagtool.learn import ChainModel
+
     model = ChainModel.zeros(snap.labels, 2, snap.feature_view)
     model.weights[0] = [1.0, 3.0, 0.0]
     conf = candidate_confidences(model, snap)
@@ -336,9 +343,9 @@ def test_cancel_takes_effect_at_the_next_check():
 
 def copy_dual(dual):
     import copy
+
     out = copy.copy(dual)
-    for name in ("W", "T", "bvec", "ws_n", "ws_a", "ws_c", "ws_lam", "ws_idle", "beta", "beta_in", "beta_idle",
-                 "conf"):
+    for name in ("W", "T", "bvec", "ws_n", "ws_a", "ws_c", "ws_lam", "ws_idle", "beta", "beta_in", "beta_idle", "conf"):
         setattr(out, name, getattr(dual, name).copy())
     return out
 
@@ -388,8 +395,9 @@ def cvxopt_block(K, q, is_alpha, ub, c1n):
 def test_smo_block_solver_is_exact_against_cvxopt_and_kkt(seed):
     rng = np.random.default_rng(seed)
     m = int(rng.integers(1, 8))
-    K, q, is_alpha, ub, c1n = random_block(rng, m, int(rng.integers(0, m + 1)),
-                                           rank=int(rng.integers(1, m + 1)) if seed % 3 == 0 else None)
+    K, q, is_alpha, ub, c1n = random_block(
+        rng, m, int(rng.integers(0, m + 1)), rank=int(rng.integers(1, m + 1)) if seed % 3 == 0 else None
+    )
     lam = np.zeros(m)
     g = q.copy()
     _block_kernels.solve_block(m, K, g, lam, ub, is_alpha, c1n, 1e-10, 100000)
@@ -407,6 +415,7 @@ def test_smo_block_solver_is_exact_against_cvxopt_and_kkt(seed):
 
 def test_smo_block_solver_agrees_with_svm_common_smo_on_alpha_blocks():
     from tagtool.learn.structsvm._dual_kernels import smo as _smo_kernel
+
     rng = np.random.default_rng(5)
     for _ in range(5):
         K, q, is_alpha, ub, c1n = random_block(rng, 5, 5)
@@ -445,8 +454,10 @@ def test_numba_pass_equals_the_cvxopt_pass(bias):
 def test_dropping_idle_entries_keeps_omega_and_the_restricted_optimum():
     _, dual = small_dual(rounds=3, qp_solver="smo")
     before, n_before, obj = omega(dual), dual.n_entries(), dual.dual_objective()
-    idle = int(np.sum(dual.ws_lam[np.arange(dual.ws_a.shape[1])[None] < dual.ws_n[:, None]] == 0)
-               + np.sum(dual.beta[dual.beta_in] == 0))
+    idle = int(
+        np.sum(dual.ws_lam[np.arange(dual.ws_a.shape[1])[None] < dual.ws_n[:, None]] == 0)
+        + np.sum(dual.beta[dual.beta_in] == 0)
+    )
     assert idle > 0
     assert dual.drop_inactive(0) == idle
     assert dual.n_entries() == n_before - idle
@@ -469,8 +480,7 @@ def test_rescale_boxes_clips_betas_and_keeps_omega_consistent():
 def test_fit_with_smo_matches_fit_with_cvxopt():
     labels, gold_s, part_s = synthetic(3, seed=11, length=5)
     _, snap, _ = snapshots(labels, gold_s, part_s)
-    kw = dict(c1=10.0, c2=10.0, max_iter=2, qp_tol=1e-6, epsilon=1e-3, max_passes=50, max_rounds=30,
-              drop_after=0)
+    kw = dict(c1=10.0, c2=10.0, max_iter=2, qp_tol=1e-6, epsilon=1e-3, max_passes=50, max_rounds=30, drop_after=0)
     ref = WDPSL(qp_solver="cvxopt", **kw).fit(snap)
     fast = WDPSL(qp_solver="smo", **kw).fit(snap)
     np.testing.assert_allclose(fast.info["objective"], ref.info["objective"], rtol=1e-5)
@@ -484,11 +494,14 @@ def test_sparse_top_k_matches_a_dense_ranking(seed):
     n, k = 40, 5
     dense = np.where(rng.random((n, n)) < 0.15, rng.integers(1, 4, size=(n, n)) / 4.0, 0.0)
     import scipy.sparse
+
     sim = scipy.sparse.csr_matrix(dense)
     noise = 1e-9 * rng.random(sim.nnz)
     fill = rng.integers(n, size=(n, 3))  # short on purpose: exercises the in-order fallback
     out = np.full((n, k), -1, dtype=np.int64)
-    _piece_kernels.top_k_rows(sim.indptr.astype(np.int64), sim.indices.astype(np.int64), sim.data, 0, n, k, noise, fill, out)
+    _piece_kernels.top_k_rows(
+        sim.indptr.astype(np.int64), sim.indices.astype(np.int64), sim.data, 0, n, k, noise, fill, out
+    )
     noisy = sim.copy()
     noisy.data = noisy.data + noise
     ranked = noisy.toarray()
@@ -498,8 +511,8 @@ def test_sparse_top_k_matches_a_dense_ranking(seed):
         scores[r] = -1
         positive = np.flatnonzero(scores > 0)
         expect = positive[np.argsort(-scores[positive], kind="stable")][:k]
-        np.testing.assert_array_equal(out[r, :len(expect)], expect)
-        assert np.all(scores[out[r, len(expect):]] == 0)  # the rest: pieces of similarity 0
+        np.testing.assert_array_equal(out[r, : len(expect)], expect)
+        assert np.all(scores[out[r, len(expect) :]] == 0)  # the rest: pieces of similarity 0
 
 
 def test_unknown_qp_solver_is_refused():

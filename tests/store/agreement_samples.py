@@ -25,8 +25,10 @@ def training_labels(*answers) -> tuple[frozenset, ...]:
 
 def team_sentence(tokens, by_name: dict[str, tuple]) -> Sentence:
     """A sentence with each annotator's answers (labels as text, ``None`` for no answer)."""
-    answers = {name: tuple(frozenset() if a is None else frozenset(a.split("|")) for a in labels)
-               for name, labels in by_name.items()}
+    answers = {
+        name: tuple(frozenset() if a is None else frozenset(a.split("|")) for a in labels)
+        for name, labels in by_name.items()
+    }
     return Sentence(tokens, training_labels(*answers.values()), annotator_labels=answers)
 
 
@@ -76,8 +78,9 @@ def crowd_project(path: Path, n: int, seed: int = 0) -> Path:
     import random
 
     rng = random.Random(seed)
-    answers = {f"a{i:05d}": tuple(g if rng.random() > 0.1 else rng.choice(CROWD_LABELS) for g in CROWD_GOLD)
-               for i in range(n)}
+    answers = {
+        f"a{i:05d}": tuple(g if rng.random() > 0.1 else rng.choice(CROWD_LABELS) for g in CROWD_GOLD) for i in range(n)
+    }
     sentence = team_sentence(tuple(f"w{i}" for i in range(len(CROWD_GOLD))), answers)
     with Project.create(path, Corpus.from_sentences([sentence], labels=LabelSet(list(CROWD_LABELS)))):
         pass

@@ -53,8 +53,13 @@ def main(path: str, seed: int, actions: str | None = None) -> None:
         plan = planned_edits(project.sentence_ids(), lengths, project.labels.names, seed)
         for i, (sid, t, labels) in enumerate(plan):
             if actions == "opens" and opens(i):
-                project.apply_action(sid, {t: labels}, planned_action(i, labels), annotator="crash-test",
-                                     opened=planned_open(i, lengths[sid]))
+                project.apply_action(
+                    sid,
+                    {t: labels},
+                    planned_action(i, labels),
+                    annotator="crash-test",
+                    opened=planned_open(i, lengths[sid]),
+                )
             elif actions:
                 project.apply_action(sid, {t: labels}, planned_action(i, labels), annotator="crash-test")
             else:

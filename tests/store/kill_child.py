@@ -12,7 +12,9 @@ def run_and_kill(editor: Path, path: Path, kill_after: int, delay: float, *extra
     """Start ``editor`` on ``path``, kill it once it reported ``kill_after`` changes (plus ``delay``); its lines."""
     child = subprocess.Popen(
         [sys.executable, str(editor), str(path), str(kill_after), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     lines = []
     try:

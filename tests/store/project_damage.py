@@ -50,7 +50,9 @@ def corruptions(data: bytes, rng: random.Random, n: int) -> Iterator[tuple[str, 
         else:
             a, b = rng.sample(range(1, n_pages), 2)
             out[a * PAGE : (a + 1) * PAGE], out[b * PAGE : (b + 1) * PAGE] = (
-                data[b * PAGE : (b + 1) * PAGE], data[a * PAGE : (a + 1) * PAGE])
+                data[b * PAGE : (b + 1) * PAGE],
+                data[a * PAGE : (a + 1) * PAGE],
+            )
         yield kind, bytes(out[: len(data)])
 
 

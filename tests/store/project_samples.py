@@ -46,9 +46,7 @@ def sample_corpus() -> Corpus:
 
 def plain_corpus(n_sentences: int, n_tokens: int, labels: LabelSet = LABELS) -> Corpus:
     """Unannotated sentences ``w<i>_<t>`` in one document."""
-    sentences = [
-        Sentence(tuple(f"w{i}_{t}" for t in range(n_tokens))) for i in range(n_sentences)
-    ]
+    sentences = [Sentence(tuple(f"w{i}_{t}" for t in range(n_tokens))) for i in range(n_sentences)]
     return Corpus(labels, (Document("plain", sentences),))
 
 
@@ -75,9 +73,7 @@ def write_v1_project(path: Path, corpus: Corpus) -> None:
     )
     sid = 0
     for d, doc in enumerate(corpus.documents):
-        conn.execute(
-            "INSERT INTO documents (id, name, position) VALUES (?, ?, ?)", (d + 1, doc.name, d)
-        )
+        conn.execute("INSERT INTO documents (id, name, position) VALUES (?, ?, ?)", (d + 1, doc.name, d))
         for p, s in enumerate(doc.sentences):
             sid += 1
             n_full = sum(len(a) == 1 for a in s.annotations)
@@ -85,8 +81,17 @@ def write_v1_project(path: Path, corpus: Corpus) -> None:
             conn.execute(
                 "INSERT INTO sentences (id, document_id, position, n_tokens, n_full, n_partial, "
                 "tokens, columns, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (sid, d + 1, p, len(s), n_full, n_partial, json.dumps(list(s.tokens)),
-                 json.dumps({k: list(v) for k, v in s.columns.items()}), json.dumps(dict(s.meta))),
+                (
+                    sid,
+                    d + 1,
+                    p,
+                    len(s),
+                    n_full,
+                    n_partial,
+                    json.dumps(list(s.tokens)),
+                    json.dumps({k: list(v) for k, v in s.columns.items()}),
+                    json.dumps(dict(s.meta)),
+                ),
             )
             for t, a in enumerate(s.annotations):
                 if a:

@@ -32,8 +32,7 @@ def tricky_sentences(n: int, seed: int = 0) -> list[Sentence]:
     letters = TRICKY.replace(" ", "")
     sentences = []
     for _ in range(n):
-        tokens = tuple("".join(rng.choice(letters) for _ in range(rng.randint(1, 5)))
-                       for _ in range(rng.randint(1, 6)))
+        tokens = tuple("".join(rng.choice(letters) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 6)))
         sentences.append(Sentence(tokens))
     return sentences
 
@@ -41,12 +40,24 @@ def tricky_sentences(n: int, seed: int = 0) -> list[Sentence]:
 def tricky_corpus(n: int = 300, seed: int = 0) -> Corpus:
     """Tricky sentences in three documents, plus some plain words."""
     sentences = tricky_sentences(n, seed)
-    sentences += [Sentence(tuple(text.split())) for text in (
-        "The pound rose", "THE POUND FELL", "50 % of the shares", "a_b and a%b", "back\\slash",
-        "Ñandú grande", "un ñandú", "École normale", "une école", "don't \"quote\" me", "KELVIN \u212aelvin",
-    )]
+    sentences += [
+        Sentence(tuple(text.split()))
+        for text in (
+            "The pound rose",
+            "THE POUND FELL",
+            "50 % of the shares",
+            "a_b and a%b",
+            "back\\slash",
+            "Ñandú grande",
+            "un ñandú",
+            "École normale",
+            "une école",
+            'don\'t "quote" me',
+            "KELVIN \u212aelvin",
+        )
+    ]
     third = len(sentences) // 3
-    parts = [sentences[:third], sentences[third:2 * third], sentences[2 * third:]]
+    parts = [sentences[:third], sentences[third : 2 * third], sentences[2 * third :]]
     return Corpus(LABELS, tuple(Document(f"doc{i}", part) for i, part in enumerate(parts)))
 
 
@@ -64,8 +75,9 @@ def expected_search(project, search: str) -> list[int]:
     from tagtool.store.search_index import search_forms
 
     wanted = [like_fold(form) for form in search_forms(search)]
-    return [s.id for s in project.sentence_summaries(preview_chars=10_000)
-            if any(w in like_fold(s.preview) for w in wanted)]
+    return [
+        s.id for s in project.sentence_summaries(preview_chars=10_000) if any(w in like_fold(s.preview) for w in wanted)
+    ]
 
 
 def write_pre_index_project(path: Path, corpus: Corpus) -> None:

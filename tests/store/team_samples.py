@@ -25,17 +25,22 @@ def gold_corpus(n_sentences: int = 40, seed: int = 0) -> Corpus:
         n = rng.randint(3, 12)
         tokens = tuple(f"{rng.choice(_WORDS)}{i}_{t}" for t in range(n))
         labels = [rng.choice(["O", "O", "O", "B-PER", "B-ORG"]) for _ in range(n)]
-        labels = [("I-PER" if lab == "B-PER" and t and labels[t - 1] == "B-PER" else lab) for t, lab in enumerate(labels)]
-        sentences.append(Sentence(tokens, tuple(frozenset({lab}) for lab in labels), {"pos": ("X",) * n},
-                                  {"sent_id": f"s{i}"}))
-    return Corpus(LABELS, (Document("a", sentences[: n_sentences // 2]), Document("b", sentences[n_sentences // 2:])))
+        labels = [
+            ("I-PER" if lab == "B-PER" and t and labels[t - 1] == "B-PER" else lab) for t, lab in enumerate(labels)
+        ]
+        sentences.append(
+            Sentence(tokens, tuple(frozenset({lab}) for lab in labels), {"pos": ("X",) * n}, {"sent_id": f"s{i}"})
+        )
+    return Corpus(LABELS, (Document("a", sentences[: n_sentences // 2]), Document("b", sentences[n_sentences // 2 :])))
 
 
 def unlabeled_project(path: Path, n_sentences: int = 40) -> tuple[Project, dict]:
     """A project of :func:`gold_corpus` without labels, and the gold labels by tokens."""
     gold = gold_corpus(n_sentences)
-    project = Project.create(path, Corpus(gold.labels, tuple(
-        Document(d.name, tuple(s.unlabeled() for s in d.sentences)) for d in gold.documents)))
+    project = Project.create(
+        path,
+        Corpus(gold.labels, tuple(Document(d.name, tuple(s.unlabeled() for s in d.sentences)) for d in gold.documents)),
+    )
     return project, {s.tokens: s.annotations for s in gold}
 
 
@@ -66,8 +71,9 @@ def answer_file(path: Path, gold: dict, noise: float, seed: int, skip: float = 0
     return given
 
 
-def answered_team(path: Path, names: list[str], n_sentences: int, overlap: float = 0.1,
-                  noise: float = 0.2) -> tuple[object, dict[str, Path]]:
+def answered_team(
+    path: Path, names: list[str], n_sentences: int, overlap: float = 0.1, noise: float = 0.2
+) -> tuple[object, dict[str, Path]]:
     """A closed project of ``n_sentences`` at ``path``, assigned to ``names`` (files in the folder
     ``out`` beside it, :func:`tagtool.store.assign.write_files`), each file answered by
     :func:`answer_file` (seeds 0, 1, ...); the assignment and the files by annotator."""

@@ -58,14 +58,17 @@ def test_a_failing_action_row_rolls_the_edit_back(project, monkeypatch):
     assert project.annotations(sid)[0] == frozenset() and project.annotation_history() == []
 
 
-@pytest.mark.parametrize("action, message", [
-    (Action("typing", 1, 0.0, 1.0, 1.0), "unknown action kind"),
-    (Action("full", -1, 0.0, 1.0, 1.0), "0 tokens or more"),
-    (Action("full", 1, 2.0, 1.0, 1.0), "ended >= started"),
-    (Action("full", 1, 0.0, float("nan"), 1.0), "finite"),
-    (Action("undo", 1, 0.0, 1.0, 1.0), "needs ref"),
-    (Action("full", 1, 0.0, 1.0, 1.0, ref=3), "has no ref"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        (Action("typing", 1, 0.0, 1.0, 1.0), "unknown action kind"),
+        (Action("full", -1, 0.0, 1.0, 1.0), "0 tokens or more"),
+        (Action("full", 1, 2.0, 1.0, 1.0), "ended >= started"),
+        (Action("full", 1, 0.0, float("nan"), 1.0), "finite"),
+        (Action("undo", 1, 0.0, 1.0, 1.0), "needs ref"),
+        (Action("full", 1, 0.0, 1.0, 1.0, ref=3), "has no ref"),
+    ],
+)
 def test_malformed_actions_are_refused_before_anything_is_written(project, action, message):
     with pytest.raises(ValueError, match=message):
         project.apply_action(project.sentence_ids()[0], {0: "O"}, action)
@@ -182,7 +185,9 @@ def test_an_open_is_written_just_before_its_first_action_or_not_at_all(project):
     assert project.actions() == [], "a refused first action takes its open with it"
     assert project.apply_action(sid, {0: "O"}, first, opened=opened) is not None
     assert [(a.kind, a.sentence_id, a.n_tokens, a.active) for a in project.actions()] == [
-        ("open", sid, 4, 7.0), ("full", sid, 1, 0.0)]
+        ("open", sid, 4, 7.0),
+        ("full", sid, 1, 0.0),
+    ]
     assert project.apply_action(sid, {0: "O"}, first, opened=opened) is None, "nothing changed: no open either"
     with pytest.raises(ValueError, match="an open action goes with"):
         project.apply_action(sid, {1: "O"}, Action("skip", 1, 17.0, 18.0, 1.0), opened=opened)

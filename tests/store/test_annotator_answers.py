@@ -15,7 +15,9 @@ def list_answers(project, *args, **kwargs) -> list:
 def test_answers_in_order_and_by_range(tmp_path):
     with Project.open(ner_team_project(tmp_path / "p.tagproj", n_sentences=6), readonly=True) as p:
         ids = p.sentence_ids()
-        rows = list_answers(p, )
+        rows = list_answers(
+            p,
+        )
         assert rows == sorted(rows, key=lambda r: (r[0], r[1]))
         assert {name for _, _, name, _ in rows} == {"ana", "ben"}
         assert all(isinstance(labels, frozenset) and labels for *_, labels in rows)
@@ -41,14 +43,21 @@ def test_progress_counts_answers_and_own_edits_not_the_imported_labels(tmp_path)
         assert p.team.annotator_progress()["ben"] == (4, sum(tokens[:3]) + 2)
         ids = p.sentence_ids()
         halves = [p.team.annotator_progress(ids[0], ids[2]), p.team.annotator_progress(ids[3], ids[-1])]
-        assert {k: tuple(map(sum, zip(*(h.get(k, (0, 0)) for h in halves)))) for k in ("ana", "ben")} == \
-            p.team.annotator_progress()
+        assert {
+            k: tuple(map(sum, zip(*(h.get(k, (0, 0)) for h in halves)))) for k in ("ana", "ben")
+        } == p.team.annotator_progress()
 
 
 def test_shared_answers_are_those_of_tokens_two_annotators_answered(tmp_path):
     with Project.open(ner_team_project(tmp_path / "p.tagproj", n_sentences=6), readonly=True) as p:
         ids = p.sentence_ids()
         shared = list_answers(p, shared=True)
-        assert shared == [r for r in list_answers(p, ) if r[0] in ids[:3]]  # ben answered the first half
+        assert shared == [
+            r
+            for r in list_answers(
+                p,
+            )
+            if r[0] in ids[:3]
+        ]  # ben answered the first half
         assert p.team.answering_annotators() == ["ana", "ben"]
         assert list_answers(p, ids[3], None, shared=True) == []

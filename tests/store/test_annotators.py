@@ -74,10 +74,14 @@ def test_attribute_gives_unnamed_labeled_sentences_to_the_annotator():
 
 
 def test_import_names_the_giver_of_each_training_label(tmp_path):
-    sentence = Sentence(TOKENS, [_ann("B-PER"), _ann("O"), _ann("B-ORG", "B-PER")], annotator_labels={
-        "alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
-        "bob": [_ann("B-PER"), _ann(), _ann("B-PER")],
-    })
+    sentence = Sentence(
+        TOKENS,
+        [_ann("B-PER"), _ann("O"), _ann("B-ORG", "B-PER")],
+        annotator_labels={
+            "alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+            "bob": [_ann("B-PER"), _ann(), _ann("B-PER")],
+        },
+    )
     with _project(tmp_path, [sentence]) as p:
         (sid,) = p.sentence_ids()
         assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice"), 2: ("B-PER|B-ORG", "alice+bob")}
@@ -91,8 +95,7 @@ def test_answers_of_two_annotators_make_candidate_sets_where_they_differ(tmp_pat
         assert _training(p, sid) == {0: ("B-PER", "alice"), 1: ("O", "alice"), 2: ("B-ORG", "alice")}
         counts = p.team.add_answers([(sid, "s1", {"bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
         assert (counts.sentences, counts.answers, counts.changed, counts.candidate_sets) == (1, 3, 1, 1)
-        assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice+bob"),
-                                     2: ("B-PER|B-ORG", "alice+bob")}
+        assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice+bob"), 2: ("B-PER|B-ORG", "alice+bob")}
         assert p.annotations(sid)[2] == {"B-PER", "B-ORG"}
         assert set(p.team.annotator_labels(sid)) == {"alice", "bob"} and not p.team.annotator_labels(other)
         assert p.status_counts()["full"] == 0 and p.status_counts()["partial"] == 1
@@ -101,8 +104,18 @@ def test_answers_of_two_annotators_make_candidate_sets_where_they_differ(tmp_pat
 def test_an_annotators_new_answers_replace_their_old_ones(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
-                                    "bob": [_ann("B-ORG"), _ann("O"), _ann("B-ORG")]})])
+        p.team.add_answers(
+            [
+                (
+                    sid,
+                    "s1",
+                    {
+                        "alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+                        "bob": [_ann("B-ORG"), _ann("O"), _ann("B-ORG")],
+                    },
+                )
+            ]
+        )
         p.team.add_answers([(sid, "s1", {"bob": [_ann("B-PER"), _ann(), _ann("B-ORG")]})])
         assert p.team.annotator_labels(sid)["bob"] == (_ann("B-PER"), _ann(), _ann("B-ORG"))
         assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice"), 2: ("B-ORG", "alice+bob")}
@@ -115,8 +128,7 @@ def test_labels_a_named_person_gave_before_any_answer_become_their_answers(tmp_p
         counts = p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
         assert counts.seeded == 2
         assert p.team.annotator_labels(sid)["carol"] == (_ann("B-PER"), _ann(), _ann("B-ORG"))
-        assert _training(p, sid) == {0: ("B-PER", "alice+carol"), 1: ("O", "alice"),
-                                     2: ("B-PER|B-ORG", "alice+carol")}
+        assert _training(p, sid) == {0: ("B-PER", "alice+carol"), 1: ("O", "alice"), 2: ("B-PER|B-ORG", "alice+carol")}
 
 
 @pytest.mark.parametrize("giver", ["user", "import"])
@@ -126,10 +138,20 @@ def test_the_projects_own_labels_stand_beside_the_answers_and_make_no_annotator(
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
         p.set_annotations(sid, {0: ["B-PER"], 2: ["B-ORG"]}, annotator=giver)
-        counts = p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
-                                             "bob": [_ann("O"), _ann("O"), _ann("B-PER")]})])
+        counts = p.team.add_answers(
+            [
+                (
+                    sid,
+                    "s1",
+                    {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")], "bob": [_ann("O"), _ann("O"), _ann("B-PER")]},
+                )
+            ]
+        )
         assert (counts.seeded, counts.kept) == (0, 2)
-        assert set(p.team.annotator_labels(sid)) == {"alice", "bob"} and p.team.answering_annotators() == ["alice", "bob"]
+        assert set(p.team.annotator_labels(sid)) == {"alice", "bob"} and p.team.answering_annotators() == [
+            "alice",
+            "bob",
+        ]
         # tokens 0 and 2 keep the project's labels (the answers would make {B-PER, O} and B-PER); token 1,
         # which the project left unlabeled, takes what the answers make
         assert _training(p, sid) == {0: ("B-PER", giver), 1: ("O", "alice+bob"), 2: ("B-ORG", giver)}
@@ -142,13 +164,27 @@ def test_the_projects_own_labels_stand_beside_the_answers_and_make_no_annotator(
 def test_an_edit_after_the_answers_becomes_its_editors_answer(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
-                                    "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
+        p.team.add_answers(
+            [
+                (
+                    sid,
+                    "s1",
+                    {
+                        "alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+                        "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
+                    },
+                )
+            ]
+        )
         p.set_annotations(sid, {2: ["B-ORG"]}, annotator="judge")  # an edit in the editor, not a resolution
         counts = p.team.add_answers([(sid, "s1", {"carol": [_ann("B-ORG"), _ann("O"), _ann("B-PER")]})])
         assert (counts.seeded, counts.kept) == (1, 0)
-        assert p.team.answers(sid)[2] == {"alice": _ann("B-ORG"), "bob": _ann("B-PER"), "carol": _ann("B-PER"),
-                                     "judge": _ann("B-ORG")}
+        assert p.team.answers(sid)[2] == {
+            "alice": _ann("B-ORG"),
+            "bob": _ann("B-PER"),
+            "carol": _ann("B-PER"),
+            "judge": _ann("B-ORG"),
+        }
         assert _training(p, sid)[2] == ("B-PER|B-ORG", "alice+bob+carol+judge")  # two against two
         assert _training(p, sid)[0] == ("B-PER", "alice+bob")  # two of three: the majority
 
@@ -156,8 +192,18 @@ def test_an_edit_after_the_answers_becomes_its_editors_answer(tmp_path):
 def test_a_resolved_token_keeps_its_label_when_more_answers_come(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
-                                    "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
+        p.team.add_answers(
+            [
+                (
+                    sid,
+                    "s1",
+                    {
+                        "alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+                        "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
+                    },
+                )
+            ]
+        )
         p.team.resolve_token(sid, 2, "B-ORG", "judge")
         counts = p.team.add_answers([(sid, "s1", {"carol": [_ann("B-ORG"), _ann("O"), _ann("I-PER")]})])
         assert (counts.seeded, counts.kept, counts.answers_changed) == (0, 1, 3)
@@ -169,8 +215,10 @@ def test_a_resolved_token_keeps_its_label_when_more_answers_come(tmp_path):
 def test_a_label_outside_the_label_set_changes_nothing(tmp_path):
     with _project(tmp_path) as p:
         sid, other = p.sentence_ids()
-        given = [(other, "s2", {"alice": [_ann("B-PER"), _ann("O")]}),
-                 (sid, "document 'x', sentence 1", {"alice": [_ann("B-PER"), _ann("B-LOC"), _ann("O")]})]
+        given = [
+            (other, "s2", {"alice": [_ann("B-PER"), _ann("O")]}),
+            (sid, "document 'x', sentence 1", {"alice": [_ann("B-PER"), _ann("B-LOC"), _ann("O")]}),
+        ]
         with pytest.raises(LabelError, match="document 'x', sentence 1, token 2"):
             p.team.add_answers(given)
         assert not p.team.annotator_labels(other) and not _training(p, other)
@@ -190,8 +238,18 @@ def test_export_corpus_carries_each_annotators_labels(tmp_path):
 def test_a_split_keeps_the_projects_own_label_and_makes_no_annotator(tmp_path):
     with _project(tmp_path) as p:
         sid, _ = p.sentence_ids()
-        p.team.add_answers([(sid, "s1", {"alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
-                                    "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")]})])
+        p.team.add_answers(
+            [
+                (
+                    sid,
+                    "s1",
+                    {
+                        "alice": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
+                        "bob": [_ann("B-PER"), _ann("O"), _ann("B-PER")],
+                    },
+                )
+            ]
+        )
         p.set_annotations(sid, {2: ["B-ORG"]}, annotator="user")  # the person, under no name of theirs
         p.review.split_token(sid, 2, 2, annotator="user")  # "Ac" + "me"
         assert p.annotations(sid)[2:] == (_ann("B-ORG"), _ann("I-ORG"))  # the split of the person's label

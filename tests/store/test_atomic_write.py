@@ -16,8 +16,8 @@ import time
 import pytest
 
 from tagtool.errors import TagtoolError
-from tagtool.store.outputs import STALE_SECONDS, stale_temps, temp_prefix
 from tagtool.store.atomic import atomic_write
+from tagtool.store.outputs import STALE_SECONDS, stale_temps, temp_prefix
 
 
 def write(path, text="new\n"):
@@ -95,8 +95,7 @@ def test_temporary_files_of_a_killed_write_are_removed_by_the_next_write(tmp_pat
     os.utime(legacy_old, (old, old))
     write(out)
     assert out.read_text() == "new\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["out.txt", legacy_new.name, live.name, other.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.txt", legacy_new.name, live.name, other.name])
 
 
 def test_a_killed_writer_leaves_a_temp_file_that_the_next_write_removes(tmp_path):
@@ -164,7 +163,9 @@ def test_a_folder_that_cannot_be_written_names_the_output_not_a_temp_file(tmp_pa
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(tmp_path / ".out.txt.1.x.tmp"))
 
     monkeypatch.setattr(tempfile, "mkstemp", read_only)
-    with pytest.raises(TagtoolError, match=r"out.txt: cannot be written: the folder .* is read-only \(read-only file system\)") as ro:
+    with pytest.raises(
+        TagtoolError, match=r"out.txt: cannot be written: the folder .* is read-only \(read-only file system\)"
+    ) as ro:
         write(tmp_path / "out.txt")
     assert ".tmp" not in str(ro.value) and not (tmp_path / "out.txt").exists()
 

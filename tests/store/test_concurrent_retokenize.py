@@ -95,7 +95,8 @@ def _sound(path: Path) -> None:
         for table in ("annotations", "annotator_labels", "adjudicated"):
             outside = conn.execute(
                 f"SELECT count(*) FROM {table} r JOIN sentences s ON s.id = r.sentence_id "
-                "WHERE r.token < 0 OR r.token >= s.n_tokens").fetchone()[0]
+                "WHERE r.token < 0 OR r.token >= s.n_tokens"
+            ).fetchone()[0]
             assert outside == 0, f"{outside} rows of {table} lie outside their sentence"
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
@@ -153,8 +154,16 @@ def test_an_answer_past_the_sentences_end_is_refused_and_nothing_stored(assigned
         with pytest.raises(StaleTokensError, match=rf"{n} tokens; an answer for token index {n}"):
             p.team.merge_answers([crafted])
         with pytest.raises(StaleTokensError, match="token index -1"):
-            p.team.merge_answers([AnnotatorFile(crafted.path, "ana", crafted.source_project, (
-                FileSentence(sid, sentence.fingerprint, {-1: frozenset({"O"})}, "here"),))])
+            p.team.merge_answers(
+                [
+                    AnnotatorFile(
+                        crafted.path,
+                        "ana",
+                        crafted.source_project,
+                        (FileSentence(sid, sentence.fingerprint, {-1: frozenset({"O"})}, "here"),),
+                    )
+                ]
+            )
     assert dump(path) == before
 
 
@@ -174,8 +183,10 @@ def _annotator_conll(tmp_path: Path) -> tuple[Path, Path]:
     """An unlabeled project of :func:`gold_corpus` and a CoNLL file of its sentences with the gold labels."""
     gold = gold_corpus(12)
     path = tmp_path / "p.tagproj"
-    Project.create(path, Corpus(gold.labels, tuple(
-        Document(d.name, tuple(s.unlabeled() for s in d.sentences)) for d in gold.documents))).close()
+    Project.create(
+        path,
+        Corpus(gold.labels, tuple(Document(d.name, tuple(s.unlabeled() for s in d.sentences)) for d in gold.documents)),
+    ).close()
     answers = tmp_path / "ana.conll"
     write_corpus(gold, answers)
     return path, answers
@@ -243,8 +254,11 @@ def test_corpus_and_sentences_read_one_moment(labeled, monkeypatch, reader, afte
     path, sid = labeled
     states = (_state(path), _after_retokenizing(path, sid))
     with Project.open(path, readonly=True) as p:
-        read = {"sentences": lambda: p.sentences(p.sentence_ids()), "corpus": p.corpus,
-                "training_corpus": p.review.training_corpus}[reader]
+        read = {
+            "sentences": lambda: p.sentences(p.sentence_ids()),
+            "corpus": p.corpus,
+            "training_corpus": p.review.training_corpus,
+        }[reader]
         _between_reads(monkeypatch, path, sid, after)
         assert [(s.tokens, s.annotations) for s in read()] in states
 
@@ -274,8 +288,12 @@ def _derivable_project(path: Path, rng: random.Random) -> None:
             tokens += ["".join(rng.choice(alphabet) for _ in range(rng.randint(2, 4))) for _ in range(2)]
         sentences.append(Sentence(tuple(tokens), tuple(frozenset({label_of(w)}) for w in tokens)))
     with Project.create(path, Corpus(LabelSet(["LOW", "NUM"]), [Document("d", sentences)])) as p:
-        p.team.add_answers([(sid, "", {name: [{label_of(w)} for w in p.sentence(sid).tokens] for name in ("a", "b")})
-                       for sid in p.sentence_ids()])
+        p.team.add_answers(
+            [
+                (sid, "", {name: [{label_of(w)} for w in p.sentence(sid).tokens] for name in ("a", "b")})
+                for sid in p.sentence_ids()
+            ]
+        )
 
 
 def _misaligned_records(out: Path) -> int:
@@ -291,8 +309,9 @@ def _misaligned_records(out: Path) -> int:
 def test_exports_and_reads_against_a_retokenizing_process_see_aligned_labels(tmp_path):
     path, out = tmp_path / "p.tagproj", tmp_path / "out.jsonl"
     _derivable_project(path, random.Random(3))
-    child = subprocess.Popen([sys.executable, str(RETOKENIZER), str(path), "7"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, str(RETOKENIZER), str(path), "7"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     exports = 0
     try:
         assert child.stdout.readline().startswith("committed"), child.stderr.read()

@@ -26,8 +26,9 @@ CORPORA = {name: read_corpus(DATA / name) for name in SLICES}
 
 def state_of(sentence: Sentence) -> TokenState:
     annotations = tuple((t, "|".join(sorted(a)), "file", 0.0) for t, a in enumerate(sentence.annotations) if a)
-    return TokenState(sentence.tokens, {k: list(v) for k, v in sentence.columns.items()}, dict(sentence.meta),
-                      annotations, ())
+    return TokenState(
+        sentence.tokens, {k: list(v) for k, v in sentence.columns.items()}, dict(sentence.meta), annotations, ()
+    )
 
 
 def sentence_of(state: TokenState, n: int) -> Sentence:
@@ -145,7 +146,9 @@ def test_empty_nodes_of_merged_words_do_not_collide():
     merged = {k: [v[0]] for k, v in columns.items()}
     retokenize_conllu.merge(("p", "q"), before, ("pq",), merged, meta, 0)
     assert meta["conllu:lines"].split("\n") == [
-        "1.1\ta\t_\t_\t_\t_\t_\t_\t1:x\t_", "1.2\tb\t_\t_\t_\t_\t_\t_\t1.1:y\t_"]
+        "1.1\ta\t_\t_\t_\t_\t_\t_\t1:x\t_",
+        "1.2\tb\t_\t_\t_\t_\t_\t_\t1.1:y\t_",
+    ]
     assert merged["deps"] == ["0:root|1.2:z"] and meta["text"] == "pq"
 
 
@@ -199,8 +202,10 @@ def synthetic(rng: random.Random) -> str:
         deps = f"{heads[i]}:{'root' if heads[i] == 0 else 'dep'}"
         if nodes[i - 1] and rng.random() < 0.5:
             deps += f"|{i - 1}.1:ref" if i - 1 else ""
-        lines.append(f"{i}\t{forms[i - 1]}\t_\tX\t_\t_\t{heads[i]}\t{'root' if heads[i] == 0 else 'dep'}\t{deps}\t"
-                     f"{'_' if inside else misc[i]}")
+        lines.append(
+            f"{i}\t{forms[i - 1]}\t_\tX\t_\t_\t{heads[i]}\t{'root' if heads[i] == 0 else 'dep'}\t{deps}\t"
+            f"{'_' if inside else misc[i]}"
+        )
         for k in range(nodes[i]):
             lines.append(f"{i}.{k + 1}\tE\t_\t_\t_\t_\t_\t_\t{i}:orphan\t_")
     return f"# text = {''.join(text[:-1])}\n" + "\n".join(lines) + "\n\n"

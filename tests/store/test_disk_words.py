@@ -43,8 +43,10 @@ def test_read_only_places_are_named(tmp_path):
     denied = OSError(errno.EACCES, os.strerror(errno.EACCES), str(out))
     assert disk.problem(denied, out) == f"the file {out} is read-only"
     missing = tmp_path / "a" / "b" / "c.txt"
-    assert disk.problem(OSError(errno.EACCES, "Permission denied", str(missing.parent)), missing) == \
-        f"the folder {tmp_path} is read-only (permission denied)"
+    assert (
+        disk.problem(OSError(errno.EACCES, "Permission denied", str(missing.parent)), missing)
+        == f"the folder {tmp_path} is read-only (permission denied)"
+    )
 
 
 @pytest.fixture
@@ -56,10 +58,13 @@ def project(tmp_path) -> Path:
 
 def _holder(path: Path) -> subprocess.Popen:
     """Another program with ``path`` open in WAL mode (it holds SQLite's SHARED lock)."""
-    code = ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-            "c.execute('select count(*) from sqlite_master').fetchone(); print('open', flush=True); sys.stdin.read()")
-    child = subprocess.Popen([sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True)
+    code = (
+        "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+        "c.execute('select count(*) from sqlite_master').fetchone(); print('open', flush=True); sys.stdin.read()"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert child.stdout.readline() == "open\n"
     return child
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tagtool.cli.parser import build_parser
 from tagtool.services import batch_output
 from tagtool.services.batch_count import quick_count
-from tagtool.cli.parser import build_parser
 from tagtool.store.format_catalog import CATALOG, TAG_FORMATS, extension_formats, open_filter
 from tagtool.store.formats import EXPORT_FORMATS, FORMATS, detect_format
 from tagtool.store.formats.detect import EXTENSIONS

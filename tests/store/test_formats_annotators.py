@@ -36,8 +36,9 @@ def test_doccano_record_user_names_the_annotator():
 
 
 def test_doccano_record_without_a_name_is_the_chosen_annotators(tmp_path):
-    source = _jsonl(tmp_path / "alice.jsonl", [{"text": "Ann met Bob", "label": [[0, 3, "PER"]]},
-                                              {"text": "Nothing here"}])
+    source = _jsonl(
+        tmp_path / "alice.jsonl", [{"text": "Ann met Bob", "label": [[0, 3, "PER"]]}, {"text": "Nothing here"}]
+    )
     assert not read_corpus(source).sentences[0].annotator_labels
     labeled, unlabeled = read_corpus(source, annotator="alice").sentences
     assert labeled.annotator_labels == {"alice": (_ann("B-PER"), _ann("O"), _ann("O"))}
@@ -45,8 +46,10 @@ def test_doccano_record_without_a_name_is_the_chosen_annotators(tmp_path):
     with pytest.raises(FormatError, match="no annotations by 'zoe'; annotators in the file: 1, 2"):
         read_corpus(DATA / "doccano_v1.jsonl", annotator="zoe")
     assert {n for s in read_corpus(DATA / "doccano_v1.jsonl", annotator="2") for n in s.annotator_labels} == {"2"}
-    mixed = _jsonl(tmp_path / "mixed.jsonl", [{"text": "Ann left", "label": [[0, 3, "PER"]], "user": "bob"},
-                                             {"text": "Cy left", "label": [[0, 2, "PER"]]}])
+    mixed = _jsonl(
+        tmp_path / "mixed.jsonl",
+        [{"text": "Ann left", "label": [[0, 3, "PER"]], "user": "bob"}, {"text": "Cy left", "label": [[0, 2, "PER"]]}],
+    )
     bob, unnamed = read_corpus(mixed, annotator="zoe").sentences
     assert not bob.annotator_labels and set(unnamed.annotator_labels) == {"zoe"}
 
@@ -56,14 +59,19 @@ def test_label_studio_task_of_one_annotator_keeps_the_name_in_the_project(tmp_pa
     with Project.create(tmp_path / "p.tagproj", corpus) as p:
         _, nile = p.sentence_ids()
         assert set(p.team.annotator_labels(nile)) == {"1"}
-        givers = {who for (who,) in p._db.execute(
-            "SELECT annotator FROM annotations WHERE sentence_id = ?", (nile,))}
+        givers = {who for (who,) in p._db.execute("SELECT annotator FROM annotations WHERE sentence_id = ?", (nile,))}
         assert givers == {"1"}
 
 
 def test_jsonl_token_records_carry_each_annotators_labels(tmp_path):
-    sentence = Sentence(("Ann", "met", "Acme"), [_ann("B-PER"), _ann("O"), _ann("B-ORG")], annotator_labels={
-        "alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG", "B-LOC")], "bob b.": [_ann("B-PER"), _ann(), _ann("B-ORG")]})
+    sentence = Sentence(
+        ("Ann", "met", "Acme"),
+        [_ann("B-PER"), _ann("O"), _ann("B-ORG")],
+        annotator_labels={
+            "alice": [_ann("B-PER"), _ann("O"), _ann("B-ORG", "B-LOC")],
+            "bob b.": [_ann("B-PER"), _ann(), _ann("B-ORG")],
+        },
+    )
     corpus = Corpus.from_sentences([sentence, Sentence(("x",), [_ann("O")])], LABELS, name="out.jsonl")
     out = tmp_path / "out.jsonl"
     write_corpus(corpus, out)
@@ -74,15 +82,20 @@ def test_jsonl_token_records_carry_each_annotators_labels(tmp_path):
     assert read_corpus(out, labels=LABELS) == corpus
 
 
-@pytest.mark.parametrize("value, message", [
-    ([1], '"annotators" must be an object'),
-    ({"alice": ["O"]}, "'alice' must have a list of 2 labels"),
-    ({" ": ["O", "O"]}, "name must not be empty"),
-    ({"alice": ["O", 3]}, "a label must be a string"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ([1], '"annotators" must be an object'),
+        ({"alice": ["O"]}, "'alice' must have a list of 2 labels"),
+        ({" ": ["O", "O"]}, "name must not be empty"),
+        ({"alice": ["O", 3]}, "a label must be a string"),
+    ],
+)
 def test_jsonl_annotators_errors_name_the_line(tmp_path, value, message):
-    source = _jsonl(tmp_path / "bad.jsonl", [{"tokens": ["a"], "labels": ["O"]},
-                                            {"tokens": ["a", "b"], "labels": ["O", "O"], "annotators": value}])
+    source = _jsonl(
+        tmp_path / "bad.jsonl",
+        [{"tokens": ["a"], "labels": ["O"]}, {"tokens": ["a", "b"], "labels": ["O", "O"], "annotators": value}],
+    )
     with pytest.raises(FormatError, match=message) as info:
         read_corpus(source)
     assert info.value.line == 2
@@ -101,14 +114,27 @@ def test_each_token_has_its_line(tmp_path):
 
 def _two_annotators(tmp_path):
     """A Label Studio export whose tasks two annotators labeled (alice: PER, 7: ORG) and the project from it."""
-    tasks = [{"id": 11, "data": {"text": "Ann Lee left. Then Acme came.", "source": "web"}, "project": 4,
-              "annotations": [
-                  {"completed_by": {"id": 3, "email": "alice"}, "result": [
-                      {"type": "labels", "value": {"start": 0, "end": 7, "text": "Ann Lee", "labels": ["PER"]}},
-                      {"type": "labels", "value": {"start": 19, "end": 23, "text": "Acme", "labels": ["ORG"]}}]},
-                  {"completed_by": 7, "result": [
-                      {"type": "labels", "value": {"start": 0, "end": 3, "text": "Ann", "labels": ["ORG"]}}]}]},
-             {"id": 12, "data": {"text": "Unlabeled text"}, "annotations": []}]
+    tasks = [
+        {
+            "id": 11,
+            "data": {"text": "Ann Lee left. Then Acme came.", "source": "web"},
+            "project": 4,
+            "annotations": [
+                {
+                    "completed_by": {"id": 3, "email": "alice"},
+                    "result": [
+                        {"type": "labels", "value": {"start": 0, "end": 7, "text": "Ann Lee", "labels": ["PER"]}},
+                        {"type": "labels", "value": {"start": 19, "end": 23, "text": "Acme", "labels": ["ORG"]}},
+                    ],
+                },
+                {
+                    "completed_by": 7,
+                    "result": [{"type": "labels", "value": {"start": 0, "end": 3, "text": "Ann", "labels": ["ORG"]}}],
+                },
+            ],
+        },
+        {"id": 12, "data": {"text": "Unlabeled text"}, "annotations": []},
+    ]
     source = tmp_path / "tasks.json"
     source.write_text(json.dumps(tasks), encoding="utf-8")
     return source, tasks
@@ -135,25 +161,46 @@ def test_label_studio_tasks_written_back_with_one_annotation_per_annotator(tmp_p
 
 
 def test_label_studio_tasks_keep_an_annotators_candidate_set(tmp_path):
-    sentence = Sentence(("Ann", "left"), [_ann("B-PER"), _ann("O")],
-                        annotator_labels={"alice": [_ann("B-PER"), _ann("O")], "bob": [_ann("B-PER", "B-ORG"), _ann("O")]})
+    sentence = Sentence(
+        ("Ann", "left"),
+        [_ann("B-PER"), _ann("O")],
+        annotator_labels={"alice": [_ann("B-PER"), _ann("O")], "bob": [_ann("B-PER", "B-ORG"), _ann("O")]},
+    )
     single = Sentence(("Bob",), [_ann("B-PER")])
     out = tmp_path / "x.json"
     write_corpus(Corpus.from_sentences([sentence, single], LABELS), out, format="labelstudio")
     first, second = json.loads(out.read_text(encoding="utf-8"))
     assert first["meta"]["tagtool"]["annotators"] == {"bob": {"candidates": [[0, 3, ["B-ORG", "B-PER"]]]}}
     assert [a["completed_by"] for a in first["annotations"]] == ["alice", "bob"]
-    assert second["annotations"] == [{"result": [{"from_name": "label", "to_name": "text", "type": "labels", "value": {
-        "start": 0, "end": 3, "text": "Bob", "labels": ["PER"]}}]}]
+    assert second["annotations"] == [
+        {
+            "result": [
+                {
+                    "from_name": "label",
+                    "to_name": "text",
+                    "type": "labels",
+                    "value": {"start": 0, "end": 3, "text": "Bob", "labels": ["PER"]},
+                }
+            ]
+        }
+    ]
     again = read_corpus(out, labels=LABELS)
     assert [s.annotator_labels for s in again] == [sentence.annotator_labels, {}]
     assert [s.annotations for s in again] == [sentence.annotations, single.annotations]
 
 
 def test_a_set_of_every_observed_label_is_no_label_but_the_sentence_keeps_the_rest(tmp_path):
-    source = _jsonl(tmp_path / "a.jsonl", [{
-        "tokens": ["New", "York", "x"], "labels": ["O", ["O", "B-PER"], "O"], "flag": "x",
-        "annotators": {"ana": ["O", "O", "O"], "ben": ["O", ["O", "B-PER"], "O"]}}])
+    source = _jsonl(
+        tmp_path / "a.jsonl",
+        [
+            {
+                "tokens": ["New", "York", "x"],
+                "labels": ["O", ["O", "B-PER"], "O"],
+                "flag": "x",
+                "annotators": {"ana": ["O", "O", "O"], "ben": ["O", ["O", "B-PER"], "O"]},
+            }
+        ],
+    )
     (sentence,) = read_corpus(source).sentences
     assert sentence.annotations == (_ann("O"), _ann(), _ann("O"))  # O|B-PER allows every label observed
     assert sentence.annotator_labels == {"ana": (_ann("O"),) * 3, "ben": (_ann("O"), _ann(), _ann("O"))}

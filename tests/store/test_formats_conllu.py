@@ -29,7 +29,9 @@ SAMPLE = "\n".join(
         "",
         "# sent_id = a-2",
         "# a free comment",
-        T.join(["1", "Oslo", "Oslo", "PROPN", "NNP", "_", "2", "nsubj", "2:nsubj|2.1:nsubj", "SpaceAfter=No|NER=B-LOC"]),
+        T.join(
+            ["1", "Oslo", "Oslo", "PROPN", "NNP", "_", "2", "nsubj", "2:nsubj|2.1:nsubj", "SpaceAfter=No|NER=B-LOC"]
+        ),
         T.join(["2", "wins", "win", "VERB", "VBZ", "_", "0", "root", "0:root", "NER=O"]),
         T.join(["2.1", "wins", "win", "VERB", "VBZ", "_", "_", "_", "0:root", "_"]),
         "",
@@ -68,7 +70,10 @@ def test_reads_forms_upos_columns_and_comments(sample):
     assert first.columns["head"] == ("3", "1", "4", "0", "4")
     range_line = T.join(["1-2", "Anna's", "_", "_", "_", "_", "_", "_", "_", "_"])
     assert dict(first.meta) == {
-        "newdoc id": "doc-a", "sent_id": "a-1", "text": "Anna's cats sleep.", LINES_KEY: range_line,
+        "newdoc id": "doc-a",
+        "sent_id": "a-1",
+        "text": "Anna's cats sleep.",
+        LINES_KEY: range_line,
     }
     assert second.tokens == ("Oslo", "wins")  # empty node 2.1 is no token, kept in meta
     assert second.meta[LINES_KEY].startswith("2.1\twins")
@@ -216,8 +221,10 @@ def test_other_label_field_goes_back_where_it_came_from(tmp_path):
     assert first.meta[LABEL_FIELD_KEY] == "xpos" and "xpos" not in first.columns
     relabeled = Corpus(
         corpus.labels.union(read_corpus(EWT).labels),
-        [type(d)(d.name, [s.with_annotations([{"NN"}] + [set(a) for a in s.annotations[1:]])
-                          for s in d.sentences]) for d in corpus.documents],
+        [
+            type(d)(d.name, [s.with_annotations([{"NN"}] + [set(a) for a in s.annotations[1:]]) for s in d.sentences])
+            for d in corpus.documents
+        ],
     )
     written = _rewrite(relabeled, tmp_path, "y.conllu")
     for before, after in _changed_lines(EWT.read_bytes(), written.read_bytes()):
@@ -256,8 +263,14 @@ def test_odd_comments_are_kept_verbatim_until_meta_changes(tmp_path):
     assert dict(sentence.meta)["sent_id"] == "s1-again"
     assert _rewrite(corpus, tmp_path, "odd.conllu").read_text(encoding="utf-8") == ODD
     meta = {**sentence.meta, "sent_id": "new"}
-    changed = Corpus(corpus.labels, [type(corpus.documents[0])("odd.conllu", [
-        Sentence(sentence.tokens, sentence.annotations, sentence.columns, meta)])])
+    changed = Corpus(
+        corpus.labels,
+        [
+            type(corpus.documents[0])(
+                "odd.conllu", [Sentence(sentence.tokens, sentence.annotations, sentence.columns, meta)]
+            )
+        ],
+    )
     text = _rewrite(changed, tmp_path, "odd.conllu").read_text(encoding="utf-8")
     assert text.startswith("# text = No space\n# sent_id = new\n# newpar\n0.1\t")
 
@@ -282,8 +295,13 @@ def test_misc_label_goes_back_to_its_place_in_misc(tmp_path):
     (sentence,) = corpus.sentences
     assert sentence.columns["misc"] == ("SpaceAfter=No", "A=1|Z=2", "Z=1")
     assert _rewrite(corpus, tmp_path, "misc.conllu").read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
-    relabeled = Corpus(corpus.labels.union(read_corpus(path, label_field="misc:NER").labels), [
-        type(corpus.documents[0])("misc.conllu", [sentence.with_annotations([{"B-LOC"}, {"B-PER"}, {"B-PER"}])])])
+    relabeled = Corpus(
+        corpus.labels.union(read_corpus(path, label_field="misc:NER").labels),
+        [type(corpus.documents[0])("misc.conllu", [sentence.with_annotations([{"B-LOC"}, {"B-PER"}, {"B-PER"}])])],
+    )
     lines = _rewrite(relabeled, tmp_path, "misc.conllu").read_text(encoding="utf-8").splitlines()
     assert [line.split("\t")[9] for line in lines[1:4]] == [
-        "NER=B-LOC|SpaceAfter=No", "A=1|NER=B-PER|Z=2", "Z=1|NER=B-PER"]
+        "NER=B-LOC|SpaceAfter=No",
+        "A=1|NER=B-PER|Z=2",
+        "Z=1|NER=B-PER",
+    ]

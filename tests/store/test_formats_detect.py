@@ -18,8 +18,15 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("a.conllu", "conllu"), ("a.CONLLU", "conllu"), ("a.jsonl", "jsonl"), ("a.json", "jsonl"),
-        ("a.csv", "csv"), ("a.tsv", "tsv"), ("a.conll", "conll"), ("a.iob", "conll"), ("a.bio", "conll"),
+        ("a.conllu", "conllu"),
+        ("a.CONLLU", "conllu"),
+        ("a.jsonl", "jsonl"),
+        ("a.json", "jsonl"),
+        ("a.csv", "csv"),
+        ("a.tsv", "tsv"),
+        ("a.conll", "conll"),
+        ("a.iob", "conll"),
+        ("a.bio", "conll"),
     ],
 )
 def test_extensions_win(tmp_path, name, expected):

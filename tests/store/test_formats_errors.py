@@ -81,9 +81,13 @@ def test_nul_byte_after_the_sniffed_head(tmp_path):
 @pytest.mark.parametrize("fmt", ["conll", "conllu", "jsonl", "csv", "tsv"])
 def test_label_outside_schema(tmp_path, fmt):
     lines = list(GOOD_LINES[fmt])
-    bad = {"conll": "left VBD B-LOC", "conllu": "1\tleft\tleave\tNOUN\tVBD\t_\t0\troot\t_\t_",
-           "jsonl": json.dumps({"tokens": ["left"], "labels": ["B-LOC"]}),
-           "csv": "2,left,B-LOC", "tsv": "2\tleft\tB-LOC"}[fmt]
+    bad = {
+        "conll": "left VBD B-LOC",
+        "conllu": "1\tleft\tleave\tNOUN\tVBD\t_\t0\troot\t_\t_",
+        "jsonl": json.dumps({"tokens": ["left"], "labels": ["B-LOC"]}),
+        "csv": "2,left,B-LOC",
+        "tsv": "2\tleft\tB-LOC",
+    }[fmt]
     index = {"conll": 3, "conllu": 2, "jsonl": 1, "csv": 2, "tsv": 2}[fmt]
     lines[index] = bad
     path = _bytes_file(tmp_path, fmt, ("\n".join(lines) + "\n").encode())

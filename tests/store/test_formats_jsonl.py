@@ -16,16 +16,31 @@ TEXT = "Anna Berg visited Oslo ."  # Anna 0-4, Berg 5-9, visited 10-17, Oslo 18-
 BIO = ({"B-PER"}, {"I-PER"}, {"O"}, {"B-LOC"}, {"O"})
 
 TOKEN_RECORDS = [
-    {"id": 7, "tokens": ["Anna", "Berg", "left"], "labels": ["B-PER", ["I-PER", "O"], None], "pos": ["NNP", "NNP", "VBD"]},
+    {
+        "id": 7,
+        "tokens": ["Anna", "Berg", "left"],
+        "labels": ["B-PER", ["I-PER", "O"], None],
+        "pos": ["NNP", "NNP", "VBD"],
+    },
     {"tokens": ["NA", "null"], "labels": ["_", "O"], "source": "wiki"},
 ]
 
 SPAN_RECORDS = [
     {"id": 1, "text": TEXT, "label": [[0, 9, "PER"], [18, 22, "LOC"]]},  # doccano (old)
-    {"text": TEXT, "entities": [{"id": 3, "start_offset": 18, "end_offset": 22, "label": "LOC"},
-                                {"id": 4, "start_offset": 0, "end_offset": 9, "label": "PER"}]},  # doccano 1.x
-    {"text": TEXT, "label": [{"start": 0, "end": 9, "text": "Anna Berg", "labels": ["PER"]},
-                             {"start": 18, "end": 22, "text": "Oslo", "labels": ["LOC"]}]},  # Label Studio JSON-MIN
+    {
+        "text": TEXT,
+        "entities": [
+            {"id": 3, "start_offset": 18, "end_offset": 22, "label": "LOC"},
+            {"id": 4, "start_offset": 0, "end_offset": 9, "label": "PER"},
+        ],
+    },  # doccano 1.x
+    {
+        "text": TEXT,
+        "label": [
+            {"start": 0, "end": 9, "text": "Anna Berg", "labels": ["PER"]},
+            {"start": 18, "end": 22, "text": "Oslo", "labels": ["LOC"]},
+        ],
+    },  # Label Studio JSON-MIN
     {"text": TEXT, "spans": [{"start": 0, "end": 9, "label": "PER"}, {"start": 18, "end": 22, "label": "LOC"}]},
 ]
 
@@ -36,10 +51,18 @@ LABEL_STUDIO_FULL = [
         "annotations": [
             {
                 "result": [
-                    {"value": {"start": 0, "end": 9, "text": "Anna Berg", "labels": ["PER"]},
-                     "from_name": "label", "to_name": "text", "type": "labels"},
-                    {"value": {"start": 18, "end": 22, "text": "Oslo", "labels": ["LOC"]},
-                     "from_name": "label", "to_name": "text", "type": "labels"},
+                    {
+                        "value": {"start": 0, "end": 9, "text": "Anna Berg", "labels": ["PER"]},
+                        "from_name": "label",
+                        "to_name": "text",
+                        "type": "labels",
+                    },
+                    {
+                        "value": {"start": 18, "end": 22, "text": "Oslo", "labels": ["LOC"]},
+                        "from_name": "label",
+                        "to_name": "text",
+                        "type": "labels",
+                    },
                     {"from_id": "a", "to_id": "b", "type": "relation"},
                 ]
             }
@@ -142,8 +165,10 @@ def test_span_writer_refuses_labels_that_are_not_bio_naming_the_token(tmp_path, 
     assert not (tmp_path / "x.jsonl").exists()
 
 
-@pytest.mark.parametrize("annotations", [
-    ({"B-PER"}, {"I-PER", "O"}, {"O"}), ({"B-PER"}, set(), {"O"}), (set(), {"I-PER"}, {"O"}), (set(), set(), set())])
+@pytest.mark.parametrize(
+    "annotations",
+    [({"B-PER"}, {"I-PER", "O"}, {"O"}), ({"B-PER"}, set(), {"O"}), (set(), {"I-PER"}, {"O"}), (set(), set(), set())],
+)
 def test_span_writer_keeps_unlabeled_tokens_and_candidate_sets(tmp_path, annotations):
     labels = LabelSet(["O", "B-PER", "I-PER", "I-LOC"])
     corpus = Corpus.from_sentences([Sentence(["a", "b", "c"], annotations)], labels)
@@ -325,9 +350,14 @@ def test_span_records_read_a_stray_i_label_as_a_chunk_start(tmp_path):
 def test_pretty_printed_records_in_a_jsonl_file_are_read(tmp_path):
     # doccano's relation example is pretty-printed JSON named .jsonl: it was
     # refused as invalid JSON at line 2.
-    records = [{"text": "Apple hired Tim Cook.", "entities": [
-        {"id": 1, "label": "ORG", "start_offset": 0, "end_offset": 5}], "relations": []},
-        {"text": "Paris is big.", "entities": [], "relations": []}]
+    records = [
+        {
+            "text": "Apple hired Tim Cook.",
+            "entities": [{"id": 1, "label": "ORG", "start_offset": 0, "end_offset": 5}],
+            "relations": [],
+        },
+        {"text": "Paris is big.", "entities": [], "relations": []},
+    ]
     path = tmp_path / "relations.jsonl"
     path.write_text("".join(json.dumps(r, indent=2) + "\n" for r in records), encoding="utf-8")
     corpus = read_corpus(path)
@@ -346,5 +376,9 @@ def test_span_export_keeps_a_candidate_set_in_its_metadata(tmp_path):
     corpus = Corpus.from_sentences([Sentence(["a", "b"], [{"B-PER", "B-ORG"}, {"O"}])], labels)
     write_corpus(corpus, tmp_path / "x.jsonl", spans=True)
     record = json.loads((tmp_path / "x.jsonl").read_text())
-    assert record == {"text": "a b", "label": [], "tagtool": {"state": "partial", "candidates": [[0, 1, ["B-ORG", "B-PER"]]]}}
+    assert record == {
+        "text": "a b",
+        "label": [],
+        "tagtool": {"state": "partial", "candidates": [[0, 1, ["B-ORG", "B-PER"]]]},
+    }
     assert read_corpus(tmp_path / "x.jsonl", labels=labels).sentences[0].annotations == corpus.sentences[0].annotations

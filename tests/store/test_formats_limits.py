@@ -12,9 +12,9 @@ import tracemalloc
 
 import pytest
 
+from tagtool.errors import FormatError
 from tagtool.services.batch import tag_file
 from tagtool.services.batch_count import quick_count
-from tagtool.errors import FormatError
 from tagtool.store.formats import ReadLimits, iter_sentences, read_corpus
 from tagtool.store.formats.limits import DEFAULT_LIMITS
 
@@ -28,9 +28,11 @@ WRITERS = {
     "conll": lambda n, token="w", k=0: "".join(f"{token if i == k else 'w'} L{i % 3}\n" for i in range(1, n + 1)),
     "conllu": lambda n, token="w", k=0: "".join(_conllu_row(i, token if i == k else "w") for i in range(1, n + 1)),
     "text": lambda n, token="w", k=0: " ".join(token if i == k else "w" for i in range(1, n + 1)) + "\n",
-    "jsonl": lambda n, token="w", k=0: json.dumps({"tokens": [token if i == k else "w" for i in range(1, n + 1)]}) + "\n",
-    "csv": lambda n, token="w", k=0: "sentence,token,label\n" + "".join(
-        f"1,{token if i == k else 'w'},L\n" for i in range(1, n + 1)
+    "jsonl": lambda n, token="w", k=0: (
+        json.dumps({"tokens": [token if i == k else "w" for i in range(1, n + 1)]}) + "\n"
+    ),
+    "csv": lambda n, token="w", k=0: (
+        "sentence,token,label\n" + "".join(f"1,{token if i == k else 'w'},L\n" for i in range(1, n + 1))
     ),
 }
 
@@ -49,8 +51,13 @@ def _error(path, fmt: str, **limits) -> FormatError:
 
 
 # A first sentence that is fine, so the hostile one starts on a known line.
-OK = {"conll": "ok L0\n\n", "conllu": _conllu_row(1, "ok") + "\n", "text": "ok\n", "jsonl": '{"tokens": ["ok"]}\n',
-      "csv": ""}
+OK = {
+    "conll": "ok L0\n\n",
+    "conllu": _conllu_row(1, "ok") + "\n",
+    "text": "ok\n",
+    "jsonl": '{"tokens": ["ok"]}\n',
+    "csv": "",
+}
 START = {"conll": 3, "conllu": 3, "text": 2, "jsonl": 2, "csv": 2}
 
 

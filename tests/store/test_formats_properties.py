@@ -20,8 +20,36 @@ from tagtool.core.corpus import Corpus, Document, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.store.formats import read_corpus, write_corpus
 
-TRICKY = ["NA", "N/A", "null", "None", "nan", "NaN", "#", "##", "_", "|", "A|B", '"', "''", "``", "1e5",
-          "-", "-X-", "\\", "O", "東京", "naïve", "😀", "x\u00a0y", "a\u2028b", "\x85", "=", "',\"", "true"]
+TRICKY = [
+    "NA",
+    "N/A",
+    "null",
+    "None",
+    "nan",
+    "NaN",
+    "#",
+    "##",
+    "_",
+    "|",
+    "A|B",
+    '"',
+    "''",
+    "``",
+    "1e5",
+    "-",
+    "-X-",
+    "\\",
+    "O",
+    "東京",
+    "naïve",
+    "😀",
+    "x\u00a0y",
+    "a\u2028b",
+    "\x85",
+    "=",
+    "',\"",
+    "true",
+]
 
 # No ASCII whitespace (separates CoNLL columns), no surrogates (not
 # encodable), no NUL (binary), no byte-order mark (dropped at file start).
@@ -29,9 +57,7 @@ _CHARS = st.characters(
     blacklist_categories=("Cs",),
     blacklist_characters="\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x00\ufeff",
 )
-TOKENS = st.one_of(st.sampled_from(TRICKY), st.text(_CHARS, min_size=1, max_size=6)).filter(
-    lambda t: t != "-DOCSTART-"
-)
+TOKENS = st.one_of(st.sampled_from(TRICKY), st.text(_CHARS, min_size=1, max_size=6)).filter(lambda t: t != "-DOCSTART-")
 LABEL_NAMES = st.text(st.sampled_from("ABOIPERLOCnn-#$.:é"), min_size=1, max_size=4)
 
 

@@ -21,13 +21,27 @@ TEXT = "Ann Lee met Bob in Paris. Acme Corp. hired them. Nobody knew why."
 
 def _tasks(tmp_path):
     """Two annotators on one task of three sentences, and a task nobody labeled."""
+
     def result(start, end, label):
         return {"type": "labels", "value": {"start": start, "end": end, "text": TEXT[start:end], "labels": [label]}}
+
     tasks = [
-        {"id": 1, "data": {"text": TEXT}, "annotations": [
-            {"completed_by": "alice", "result": [result(0, 7, "PER"), result(12, 15, "PER"), result(19, 24, "LOC"),
-                                                 result(26, 35, "ORG")]},
-            {"completed_by": "bob", "result": [result(0, 7, "PER"), result(12, 15, "ORG"), result(19, 24, "LOC")]}]},
+        {
+            "id": 1,
+            "data": {"text": TEXT},
+            "annotations": [
+                {
+                    "completed_by": "alice",
+                    "result": [
+                        result(0, 7, "PER"),
+                        result(12, 15, "PER"),
+                        result(19, 24, "LOC"),
+                        result(26, 35, "ORG"),
+                    ],
+                },
+                {"completed_by": "bob", "result": [result(0, 7, "PER"), result(12, 15, "ORG"), result(19, 24, "LOC")]},
+            ],
+        },
         {"id": 2, "data": {"text": "Plain words here. More of them."}, "annotations": []},
     ]
     path = tmp_path / "tasks.json"
@@ -37,8 +51,10 @@ def _tasks(tmp_path):
 
 def _state(project: Project) -> list[tuple]:
     corpus, reviews = project.review.export_corpus(), project.review.all()
-    return [(s.tokens, s.annotations, dict(s.annotator_labels), reviews.get(i))
-            for s, i in zip(corpus, project.sentence_ids())]
+    return [
+        (s.tokens, s.annotations, dict(s.annotator_labels), reviews.get(i))
+        for s, i in zip(corpus, project.sentence_ids())
+    ]
 
 
 @pytest.fixture
@@ -50,7 +66,7 @@ def worked_on(tmp_path):
     assert len(ids) == 5
     first = project.annotations(ids[0])
     assert first[3] == {"B-PER", "B-ORG"}  # Bob: alice PER, bob ORG
-    project.set_annotations(ids[0], {0: "_", 1: "_"}, annotator="carol")     # cleared
+    project.set_annotations(ids[0], {0: "_", 1: "_"}, annotator="carol")  # cleared
     project.set_annotations(ids[1], {0: "B-ORG|B-LOC", 2: "_"}, annotator="carol")  # a candidate set, a gap
     project.set_annotations(ids[3], {0: "O", 2: "I-PER"}, annotator="carol")  # unfinished, a lone I- after a gap
     project.review.flag(ids[1], "is Acme Corp. one name?")
@@ -101,18 +117,33 @@ def test_the_doccano_export_of_unfinished_work(worked_on, tmp_path):
 
 
 def test_errors_name_the_sentence_and_token_that_do_not_fit(tmp_path):
-    good = Sentence(("Ann", "left", "."), [{"B-PER"}, {"O"}, {"O"}], meta={
-        "text": "Ann left.", "text_start": "0", "record_text": "Ann left. Then Bob came."})
-    bad = Sentence(("Then", "Bob", "came", "."), [{"O"}, {"I-PER"}, {"O"}, {"O"}],
-                   meta={"text": "Then Bob came.", "text_start": "10"})
+    good = Sentence(
+        ("Ann", "left", "."),
+        [{"B-PER"}, {"O"}, {"O"}],
+        meta={"text": "Ann left.", "text_start": "0", "record_text": "Ann left. Then Bob came."},
+    )
+    bad = Sentence(
+        ("Then", "Bob", "came", "."),
+        [{"O"}, {"I-PER"}, {"O"}, {"O"}],
+        meta={"text": "Then Bob came.", "text_start": "10"},
+    )
     corpus = Corpus.from_sentences([good, bad], LABELS)
     for fmt in ("doccano", "labelstudio"):
         with pytest.raises(FormatError, match=r"sentence 2: label 'I-PER' of token 2 does not fit the BIO scheme"):
             write_corpus(corpus, tmp_path / "x.json", format=fmt)
 
 
-LABEL = st.sampled_from([frozenset(), frozenset({"O"}), frozenset({"B-PER"}), frozenset({"I-PER"}),
-                         frozenset({"B-LOC"}), frozenset({"B-PER", "B-LOC"}), frozenset({"O", "I-PER"})])
+LABEL = st.sampled_from(
+    [
+        frozenset(),
+        frozenset({"O"}),
+        frozenset({"B-PER"}),
+        frozenset({"I-PER"}),
+        frozenset({"B-LOC"}),
+        frozenset({"B-PER", "B-LOC"}),
+        frozenset({"O", "I-PER"}),
+    ]
+)
 
 
 def _bio(labels: list[frozenset]) -> bool:
@@ -125,8 +156,10 @@ def _bio(labels: list[frozenset]) -> bool:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.lists(LABEL, min_size=1, max_size=6).filter(_bio), min_size=1, max_size=3),
-       st.sampled_from(["doccano", "labelstudio"]))
+@given(
+    st.lists(st.lists(LABEL, min_size=1, max_size=6).filter(_bio), min_size=1, max_size=3),
+    st.sampled_from(["doccano", "labelstudio"]),
+)
 def test_any_labels_of_a_record_read_back_the_same(tmp_path, sentences, fmt):
     words = ["Ann", "saw", "Rome", "and", "Bob", "there"]
     parts, sents, pos = [], [], 0
@@ -161,8 +194,9 @@ def test_one_annotators_answers_read_from_an_export(worked_on, tmp_path, fmt, na
 
 @pytest.mark.parametrize("fmt", ["doccano", "labelstudio"])
 def test_tokens_the_default_tokenizer_would_not_give_are_kept(tmp_path, fmt):
-    sentence = Sentence(("Joe's", "Diner", "opened."), [{"B-ORG"}, {"I-ORG"}, set()],
-                        meta={"text": "Joe's Diner opened."})  # read with the whitespace tokenizer
+    sentence = Sentence(
+        ("Joe's", "Diner", "opened."), [{"B-ORG"}, {"I-ORG"}, set()], meta={"text": "Joe's Diner opened."}
+    )  # read with the whitespace tokenizer
     out = tmp_path / "x.json"
     write_corpus(Corpus.from_sentences([sentence], LABELS), out, format=fmt)
     again = read_corpus(out, labels=LABELS)

@@ -188,8 +188,13 @@ def test_a_5000_digit_json_integer_is_a_format_error(tmp_path, name, text, line)
 
 
 def test_label_studio_text_under_another_data_key(tmp_path):
-    task = {"id": 1, "data": {"sentence": "Anna left .", "batch": 2},
-            "annotations": [{"completed_by": 1, "result": [{"type": "labels", "value": {"start": 0, "end": 4, "labels": ["PER"]}}]}]}
+    task = {
+        "id": 1,
+        "data": {"sentence": "Anna left .", "batch": 2},
+        "annotations": [
+            {"completed_by": 1, "result": [{"type": "labels", "value": {"start": 0, "end": 4, "labels": ["PER"]}}]}
+        ],
+    }
     path = tmp_path / "t.json"
     path.write_text(json.dumps([task]), encoding="utf-8")
     (sentence,) = read_corpus(path).sentences
@@ -225,15 +230,19 @@ def test_label_studio_utf16_offsets_are_moved_to_code_points():
     corpus = read_corpus(DATA / "labelstudio_utf16.json")
     words = [(t, a) for s in corpus.sentences[:2] for t, a in zip(s.tokens, _labels(s))]
     assert [w for w in words if w[1] != "O"] == [
-        ("annotation", "B-ANN"), ("Ping", "B-PER"), ("Li", "I-PER"),
-        ("Anna", "B-PER"), ("Smith", "I-PER"), ("Paris", "B-LOC"),
+        ("annotation", "B-ANN"),
+        ("Ping", "B-PER"),
+        ("Li", "I-PER"),
+        ("Anna", "B-PER"),
+        ("Smith", "I-PER"),
+        ("Paris", "B-LOC"),
     ]
     assert not any("snapped" in w or "skipped" in w for w in corpus.warnings)
 
 
 def test_label_studio_json_min_utf16_offsets():
     (sentence,) = read_corpus(DATA / "labelstudio_min_utf16.json").sentences
-    assert _labels(sentence)[sentence.tokens.index("annotation"):] == ["B-Annotation", "O"]
+    assert _labels(sentence)[sentence.tokens.index("annotation") :] == ["B-Annotation", "O"]
 
 
 def test_label_studio_before_1_0_completions_are_annotations():
@@ -249,7 +258,9 @@ def test_doccano_1_0_download_annotations_with_label_names_and_users(tmp_path):
     source = DATA / "doccano_1_0_download.jsonl"
     corpus = read_corpus(source)
     assert [_labels(s) for s in corpus.sentences] == [
-        ["B-ORG", "O", "O"], ["B-PERSON", "I-PERSON"], ["O", "B-PERSON"],
+        ["B-ORG", "O", "O"],
+        ["B-PERSON", "I-PERSON"],
+        ["O", "B-PERSON"],
     ]
     assert corpus.sentences[1].annotator_labels.keys() == {"user1"}
     out = tmp_path / source.name

@@ -8,9 +8,16 @@ from pathlib import Path
 
 from tagtool.store.formats import read_corpus, write_corpus
 
-TASK = {"id": 7, "data": {"text": "Apple hired Tim Cook.", "source": "news"},
-        "annotations": [{"completed_by": 1, "result": [
-            {"type": "labels", "value": {"start": 0, "end": 5, "text": "Apple", "labels": ["ORG"]}}]}]}
+TASK = {
+    "id": 7,
+    "data": {"text": "Apple hired Tim Cook.", "source": "news"},
+    "annotations": [
+        {
+            "completed_by": 1,
+            "result": [{"type": "labels", "value": {"start": 0, "end": 5, "text": "Apple", "labels": ["ORG"]}}],
+        }
+    ],
+}
 
 
 def _labels(sentence) -> list[str]:
@@ -54,9 +61,14 @@ def test_tokens_of_a_skipped_span_are_left_unlabeled_not_o(tmp_path):
 
 
 def test_doccano_download_with_label_ids_only_labels_no_span_token_o(tmp_path):
-    record = {"id": 1, "text": "Dr. Chen works in Silver Spring.", "annotations": [
-        {"id": 9, "label": 3, "start_offset": 4, "end_offset": 8, "user": 1},
-        {"id": 10, "label": 4, "start_offset": 18, "end_offset": 31, "user": 1}]}
+    record = {
+        "id": 1,
+        "text": "Dr. Chen works in Silver Spring.",
+        "annotations": [
+            {"id": 9, "label": 3, "start_offset": 4, "end_offset": 8, "user": 1},
+            {"id": 10, "label": 4, "start_offset": 18, "end_offset": 31, "user": 1},
+        ],
+    }
     corpus = read_corpus(_spans_file(tmp_path, record))
     assert _labels(corpus.sentences[0]) == ["O", "", "O", "O", "", "", "O"]
 

@@ -56,7 +56,7 @@ def test_raw_text_is_tokenised_and_split_with_offsets(tmp_path):
     first, second, third = corpus.sentences
     line = text.split("\n")[0]
     # stored exactly as the span record {"text": line} is stored
-    assert first.meta == {"text": line[:line.index("!") + 1], "text_start": "0", "record_text": line}
+    assert first.meta == {"text": line[: line.index("!") + 1], "text_start": "0", "record_text": line}
     assert second.meta == {"text": "We'll be back.", "text_start": str(line.index("We"))}
     assert third.meta == {"text": "Second review, e.g. this one."}
     records = tmp_path / "reviews.jsonl"
@@ -69,7 +69,10 @@ def test_paragraphs_are_documents_when_the_file_has_blank_lines(tmp_path):
     path = _file(tmp_path, "p.txt", "First line of a\nparagraph. Its second\nsentence.\n\n\nNext paragraph.\n")
     corpus = read_corpus(path)
     assert [" ".join(s.tokens) for s in corpus] == [
-        "First line of a paragraph .", "Its second sentence .", "Next paragraph ."]
+        "First line of a paragraph .",
+        "Its second sentence .",
+        "Next paragraph .",
+    ]
     assert corpus.sentences[0].meta["record_text"] == "First line of a\nparagraph. Its second\nsentence."
     lines = [line for _, _, line in iter_located(path)]
     assert [ls[0] for ls in lines] == [1, 2, 6]
@@ -77,7 +80,12 @@ def test_paragraphs_are_documents_when_the_file_has_blank_lines(tmp_path):
     # the other unit, asked for
     by_line = read_corpus(path, document_unit="line")
     assert [" ".join(s.tokens) for s in by_line] == [
-        "First line of a", "paragraph .", "Its second", "sentence .", "Next paragraph ."]
+        "First line of a",
+        "paragraph .",
+        "Its second",
+        "sentence .",
+        "Next paragraph .",
+    ]
     # one sentence a line: lines, whatever the file
     assert len(read_corpus(path, **PRE)) == 4
 
@@ -89,7 +97,8 @@ def test_lines_are_documents_without_blank_lines(tmp_path):
     assert len(read_corpus(path, sentence_split=False)) == 2
     assert len(read_corpus(path, document_unit="paragraph")) == 3
     assert [" ".join(s.tokens) for s in read_corpus(path, document_unit="paragraph", sentence_split=False)] == [
-        "One review . Two sentences . Another review"]
+        "One review . Two sentences . Another review"
+    ]
 
 
 def test_bad_options_are_refused(tmp_path):
@@ -106,7 +115,10 @@ def test_round_trip(tmp_path):
     corpus = read_corpus(DATA / out_name)
     bare = Corpus.from_sentences([Sentence(s.tokens) for s in corpus], corpus.labels, name=out_name)
     write_corpus(corpus, out, "text")
-    assert out.read_text().splitlines()[0] == "Pierre Vinken , 61 years old , will join the board as a nonexecutive director Nov. 29 ."
+    assert (
+        out.read_text().splitlines()[0]
+        == "Pierre Vinken , 61 years old , will join the board as a nonexecutive director Nov. 29 ."
+    )
     back = read_corpus(out, "text", labels=corpus.labels, **PRE)
     assert [s.tokens for s in back] == [s.tokens for s in bare]
 
@@ -144,13 +156,16 @@ def test_raw_text_goes_back_out_as_span_records_of_its_documents(tmp_path):
     text = "Dr. Lee lives in New Haven, Conn. He cooks.\n\nSecond   paragraph,\nwrapped.\n"
     path = _file(tmp_path, "raw.txt", text)
     corpus = read_corpus(path, labels=LABELS)
-    sentences = [Sentence(s.tokens, [{"B-PER"} if t == "Lee" else {"O"} for t in s.tokens], meta=s.meta)
-                 for s in corpus]
+    sentences = [
+        Sentence(s.tokens, [{"B-PER"} if t == "Lee" else {"O"} for t in s.tokens], meta=s.meta) for s in corpus
+    ]
     out = tmp_path / "out.jsonl"
     write_corpus(Corpus.from_sentences(sentences, LABELS, name="raw.txt"), out, spans=True)
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [r["text"] for r in records] == ["Dr. Lee lives in New Haven, Conn. He cooks.",
-                                            "Second   paragraph,\nwrapped."]
+    assert [r["text"] for r in records] == [
+        "Dr. Lee lives in New Haven, Conn. He cooks.",
+        "Second   paragraph,\nwrapped.",
+    ]
     assert records[0]["label"] == [[4, 7, "PER"]]
 
 

@@ -25,15 +25,23 @@ def test_a_model_stored_from_another_thread_is_read_by_the_project(path):
     with Project.open(path) as project:
         first = project.stored.add_model("hmm", {"a": 1}, {}, b"one")
         ids = []
-        worker = threading.Thread(target=lambda: ids.append(
-            add_model_in_file(path, "perceptron", {"max_iter": 3}, {"f1": 0.5}, b"two" * 1000, note="worker")))
+        worker = threading.Thread(
+            target=lambda: ids.append(
+                add_model_in_file(path, "perceptron", {"max_iter": 3}, {"f1": 0.5}, b"two" * 1000, note="worker")
+            )
+        )
         worker.start()
         worker.join()
         records = project.stored.models()
         assert [r.id for r in records] == [first, ids[0]]
         last = records[-1]
         assert (last.learner, last.params, last.metrics, last.note, last.size) == (
-            "perceptron", {"max_iter": 3}, {"f1": 0.5}, "worker", 3000)
+            "perceptron",
+            {"max_iter": 3},
+            {"f1": 0.5},
+            "worker",
+            3000,
+        )
         assert project.stored.model_data(ids[0]) == b"two" * 1000
 
 

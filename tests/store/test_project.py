@@ -113,11 +113,8 @@ def corpora(draw):
         sentences = []
         for _ in range(draw(st.integers(1, 4))):
             tokens = draw(st.lists(_text, min_size=1, max_size=6))
-            anns = [
-                make_annotation(draw(st.sets(st.sampled_from(names))), labels) for _ in tokens
-            ]
-            columns = {c: draw(st.lists(_text, min_size=len(tokens), max_size=len(tokens)))
-                       for c in column_names}
+            anns = [make_annotation(draw(st.sets(st.sampled_from(names))), labels) for _ in tokens]
+            columns = {c: draw(st.lists(_text, min_size=len(tokens), max_size=len(tokens))) for c in column_names}
             meta = draw(st.dictionaries(_text, _text, max_size=2))
             sentences.append(Sentence(tokens, anns, columns, meta))
         documents.append(Document(draw(st.text(max_size=5)), sentences))
@@ -302,8 +299,9 @@ def test_import_corpus_is_all_or_nothing(project, bad):
 def test_import_annotations_replace_and_fill(project):
     corpus = project.corpus()
     other = [s.with_annotations([["O"]] * len(s)) for s in corpus]
-    replacement = Corpus(LABELS, [Document(d.name, other[i:j]) for d, i, j in
-                                  ((corpus.documents[0], 0, 2), (corpus.documents[1], 2, 4))])
+    replacement = Corpus(
+        LABELS, [Document(d.name, other[i:j]) for d, i, j in ((corpus.documents[0], 0, 2), (corpus.documents[1], 2, 4))]
+    )
     fill_changed = project.import_annotations(replacement, mode="fill")
     filled = project.corpus()
     for old, new in zip(corpus, filled):
@@ -381,13 +379,15 @@ def test_default_keys_and_colours_follow_the_label_set_alone(tmp_path):
     assert len({colour[f"B-{k}"] for k in kinds} | {colour["O"]}) == len(kinds) + 1
 
     # letters never take a command key (n, p, j): such a type is left to the picker
-    names = ["O"] + [f"{p}-{k}" for k in ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "NP", "JN", "ZNP"]
-                     for p in "BI"]
+    names = ["O"] + [
+        f"{p}-{k}" for k in ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "NP", "JN", "ZNP"] for p in "BI"
+    ]
     key = {n: k for n, (k, _) in _style(tmp_path / "c.tagproj", names, [["O"]]).items()}
     assert key["B-NP"] is None and key["I-NP"] is None and key["B-JN"] is None and key["B-ZNP"] == "z"
     # BIOES: B- and I- have keys, E- and S- come from the picker; IOB1's lone I- type takes the digit
-    key = {n: k for n, (k, _) in _style(tmp_path / "d.tagproj", ["O", "B-X", "I-X", "E-X", "S-X", "I-Y"],
-                                        [["O"]]).items()}
+    key = {
+        n: k for n, (k, _) in _style(tmp_path / "d.tagproj", ["O", "B-X", "I-X", "E-X", "S-X", "I-Y"], [["O"]]).items()
+    }
     assert key == {"O": "1", "B-X": "2", "I-X": "Shift+2", "E-X": None, "S-X": None, "I-Y": "3"}
     # outside span schemes: alphabetical, nine digits
     pos = ["VBZ", "NN", "DT", "CC", "IN", "JJ", "NNS", "PRP", "RB", "VB", "VBD"]
@@ -504,9 +504,13 @@ def test_remove_label_refuses_when_used_unless_forced(project):
 
 def test_models_round_trip_bytes_and_metadata(project):
     blob = os.urandom(300_000) + b"\x00" * 10
-    first = project.stored.add_model("crf", {"c2": 0.1, "max_iter": np.int64(5)},
-                              {"f1": np.float64(0.93), "per_label": np.array([0.5, 1.0])},
-                              blob, note="baseline")
+    first = project.stored.add_model(
+        "crf",
+        {"c2": 0.1, "max_iter": np.int64(5)},
+        {"f1": np.float64(0.93), "per_label": np.array([0.5, 1.0])},
+        blob,
+        note="baseline",
+    )
     second = project.stored.add_model("mvhmp", {}, {}, b"")
     records = project.stored.models()
     assert [r.id for r in records] == [first, second]

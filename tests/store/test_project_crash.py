@@ -106,7 +106,7 @@ def test_every_reported_edit_survives_a_kill(tmp_path, kill_after, delay):
         in_flight = state[sid][token] == labels_set
         assert in_flight or state[sid][token] == frozenset()
         # ... and nothing after it was
-        assert all(state[sid][token] == frozenset() for sid, token, _ in plan[n + 1:])
+        assert all(state[sid][token] == frozenset() for sid, token, _ in plan[n + 1 :])
         history = p.annotation_history()
         assert [(e.sentence_id, e.token, e.new) for e in history] == plan[: n + in_flight]
         counts = p.annotation_counts()

@@ -102,10 +102,13 @@ def test_a_failing_disk_at_the_final_sync_is_a_project_error(tmp_path, monkeypat
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("edit", [
-    "UPDATE annotations SET labels = 'ZZZ' WHERE sentence_id = 2",
-    "DELETE FROM labels WHERE name = 'B-NP'",
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "UPDATE annotations SET labels = 'ZZZ' WHERE sentence_id = 2",
+        "DELETE FROM labels WHERE name = 'B-NP'",
+    ],
+)
 def test_a_label_outside_the_label_set_is_a_project_error_naming_file_and_sentence(tmp_path, capsys, edit):
     path = tmp_path / "labels.tagproj"
     with Project.create(path, plain_corpus(4, 6)) as p:

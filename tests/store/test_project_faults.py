@@ -64,7 +64,7 @@ def test_damage_inside_json_values_is_refused_at_opening(tmp_path):
     path = tmp_path / "json.tagproj"
     Project.create(path, sample_corpus()).close()
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE sentences SET tokens = '[\"Confidence\", \"in' WHERE id = 1")
+    conn.execute('UPDATE sentences SET tokens = \'["Confidence", "in\' WHERE id = 1')
     conn.commit()
     conn.close()
     before = digest(path)
@@ -210,10 +210,12 @@ def test_read_only_disk_refuses_every_kind_of_change_and_keeps_the_file(project)
     sid = project.sentence_ids()[0]
     project.set_annotation(sid, 0, ["O"])
     with read_only_disk(project):
-        for change in (lambda: project.set_annotation(sid, 1, ["O"]),
-                       lambda: project.label_set.add_label("B-X"),
-                       lambda: project.stored.add_model("crf", {}, {}, b"x"),
-                       lambda: project.import_corpus(plain_corpus(1, 2))):
+        for change in (
+            lambda: project.set_annotation(sid, 1, ["O"]),
+            lambda: project.label_set.add_label("B-X"),
+            lambda: project.stored.add_model("crf", {}, {}, b"x"),
+            lambda: project.import_corpus(plain_corpus(1, 2)),
+        ):
             with pytest.raises(ProjectError, match="read-only"):
                 change()
         assert project.annotations(sid)[:2] == (ann("O"), ann())
@@ -234,7 +236,9 @@ def test_closing_on_a_failing_disk_is_logged_not_raised(project, caplog):
     real.close()
 
 
-@pytest.mark.parametrize("table, column", [("labels", "shortcut"), ("sentences", "n_tokens"), ("adjudicated", "labels")])
+@pytest.mark.parametrize(
+    "table, column", [("labels", "shortcut"), ("sentences", "n_tokens"), ("adjudicated", "labels")]
+)
 def test_a_flipped_byte_in_a_column_name_of_the_schema_is_refused_at_opening(tmp_path, table, column):
     """A byte flipped inside the schema's text passes every page check; the file opened, then its
     first read of that column failed with "no such column" instead of a named error."""
@@ -246,8 +250,10 @@ def test_a_flipped_byte_in_a_column_name_of_the_schema_is_refused_at_opening(tmp
     Project.create(path, sample_corpus()).close()
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA writable_schema = ON")
-    conn.execute("UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = ?",
-                 (column, column[:-1] + chr(ord(column[-1]) ^ 1), table))
+    conn.execute(
+        "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = ?",
+        (column, column[:-1] + chr(ord(column[-1]) ^ 1), table),
+    )
     conn.commit()
     conn.close()
     before = path.read_bytes()

@@ -162,8 +162,17 @@ def _page_overwritten(path: Path) -> None:
         (_truncated(0.05), "damaged"),
         (_page_overwritten, "damaged"),
     ],
-    ids=["empty", "text", "garbage", "sqlite-magic", "other-sqlite", "no-meta", "truncated",
-         "truncated-to-header", "overwritten-page"],
+    ids=[
+        "empty",
+        "text",
+        "garbage",
+        "sqlite-magic",
+        "other-sqlite",
+        "no-meta",
+        "truncated",
+        "truncated-to-header",
+        "overwritten-page",
+    ],
 )
 def test_non_projects_and_damaged_files_are_refused_and_left_alone(tmp_path, make, message):
     path = tmp_path / "x.tagproj"

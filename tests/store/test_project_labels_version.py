@@ -91,8 +91,13 @@ def _two_annotator_project(tmp_path):
 
 
 def _own_labels(project):
-    return {n for sid in project.sentence_ids() for anns in project.team.annotator_labels(sid).values()
-            for a in anns for n in a}
+    return {
+        n
+        for sid in project.sentence_ids()
+        for anns in project.team.annotator_labels(sid).values()
+        for a in anns
+        for n in a
+    }
 
 
 def test_rename_and_remove_reach_every_annotators_own_labels(tmp_path):

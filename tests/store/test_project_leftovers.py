@@ -51,8 +51,9 @@ def test_a_killed_upgrade_leaves_no_partial_backup_after_the_next_open(tmp_path)
     path = tmp_path / "old.tagproj"
     write_v1_project(path, sample_corpus())
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = subprocess.Popen([sys.executable, "-c", KILLED_UPGRADE, str(path)], stdout=subprocess.PIPE,
-                             text=True, env=env)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_UPGRADE, str(path)], stdout=subprocess.PIPE, text=True, env=env
+    )
     try:
         assert child.stdout.readline() == "ready\n"
     finally:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tagtool.core import Corpus, Document, Sentence
-from tagtool.store.project import Project
 from tagtool.store.corpus_reads import CHECKPOINT_EVERY
+from tagtool.store.project import Project
 from tagtool.store.record_types import NotFoundError
 from tests.store.project_samples import LABELS, ann, plain_corpus, sample_corpus, write_v1_project
 
@@ -57,7 +57,8 @@ def test_sentence_ids_filter_like_the_summaries(mixed):
     doc1 = mixed.documents()[1].id
     assert mixed.sentence_ids(doc1) == mixed.sentence_ids()[20:40]
     assert mixed.sentence_ids(doc1, status="full") == [
-        sid for sid in mixed.sentence_ids(status="full") if sid in set(mixed.sentence_ids(doc1))]
+        sid for sid in mixed.sentence_ids(status="full") if sid in set(mixed.sentence_ids(doc1))
+    ]
 
 
 @pytest.mark.parametrize("descending", [False, True])
@@ -65,11 +66,14 @@ def test_sentence_ids_sorted_with_ties_in_document_order(mixed, descending):
     rank = {"none": 0, "partial": 1, "full": 2}
     assert mixed.sentence_ids(descending=descending) == expected_ids(mixed, descending=descending)
     assert mixed.sentence_ids(order_by="status", descending=descending) == expected_ids(
-        mixed, key=lambda s: rank[s.status], descending=descending)
+        mixed, key=lambda s: rank[s.status], descending=descending
+    )
     assert mixed.sentence_ids(order_by="length", status="incomplete", descending=descending) == expected_ids(
-        mixed, lambda s: s.status != "full", key=len, descending=descending)
+        mixed, lambda s: s.status != "full", key=len, descending=descending
+    )
     assert mixed.sentence_ids(order_by="text", descending=descending) == expected_ids(
-        mixed, key=lambda s: " ".join(s.tokens).lower(), descending=descending)
+        mixed, key=lambda s: " ".join(s.tokens).lower(), descending=descending
+    )
     with pytest.raises(ValueError, match="order_by"):
         mixed.sentence_ids(order_by="informativeness")
 

@@ -16,7 +16,6 @@ import subprocess
 import sys
 
 import pytest
-
 from project_samples import plain_corpus
 
 from tagtool.store import dbfile

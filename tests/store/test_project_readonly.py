@@ -87,6 +87,7 @@ def test_root_on_a_read_only_mount_opens_read_only(project, monkeypatch):
 
 def test_root_in_a_folder_that_refuses_new_files_opens_read_only(project, monkeypatch):
     """Root mapped to nobody (NFS root_squash), an immutable folder: a file cannot be created there."""
+
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 

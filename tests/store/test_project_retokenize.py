@@ -158,7 +158,7 @@ def check_conllu(path: Path) -> None:
             if "-" in w[0]:
                 a, b = map(int, w[0].split("-"))
                 assert 1 <= a < b <= len(ids)
-        text = next((line[len("# text = "):] for line in block.splitlines() if line.startswith("# text = ")), None)
+        text = next((line[len("# text = ") :] for line in block.splitlines() if line.startswith("# text = ")), None)
         if text is not None:
             assert surface(block) == text
 
@@ -166,7 +166,9 @@ def check_conllu(path: Path) -> None:
 def test_conllu_merge_of_a_multiword_token_and_heads(tmp_path):
     corpus = read_corpus(DATA / "ewt_test_slice.conllu")
     with Project.create(tmp_path / "ud.tagproj", corpus) as p:
-        sid = next(i for i, s in zip(p.sentence_ids(), p.corpus()) if s.meta.get("sent_id") == "email-enronsent28_01-0018")
+        sid = next(
+            i for i, s in zip(p.sentence_ids(), p.corpus()) if s.meta.get("sent_id") == "email-enronsent28_01-0018"
+        )
         p.review.merge_tokens(sid, 1)  # that + 's
         s = p.sentence(sid)
         assert s.tokens[:3] == ("And", "that's", "the")
@@ -207,9 +209,7 @@ def test_the_conllu_key_names_are_the_readers():
 
 def test_misc_label_positions_follow(tmp_path):
     conllu_text = (
-        "# text = Ab cd\n"
-        "1\tAb\t_\t_\t_\t_\t0\troot\t_\tNER=B-PER|X=1\n"
-        "2\tcd\t_\t_\t_\t_\t1\tdep\t_\tNER=I-PER\n\n"
+        "# text = Ab cd\n1\tAb\t_\t_\t_\t_\t0\troot\t_\tNER=B-PER|X=1\n2\tcd\t_\t_\t_\t_\t1\tdep\t_\tNER=I-PER\n\n"
     )
     path = tmp_path / "in.conllu"
     path.write_text(conllu_text)
@@ -232,7 +232,9 @@ def test_conllu_ids_of_ranges_empty_nodes_and_deps():
     split.renumber(conllu_words.Ids(conllu_words.split_ids(2)))  # word 3 becomes 3 and 4
     split.store(split_meta := {})
     assert split_meta[conllu_words.LINES_KEY].split("\n") == [
-        "2-4\tthat's\t_\t_\t_\t_\t_\t_\t_\t_", "4.1\tx\t_\t_\t_\t_\t_\t_\t3:dep|5:obj\t_"]
+        "2-4\tthat's\t_\t_\t_\t_\t_\t_\t_\t_",
+        "4.1\tx\t_\t_\t_\t_\t_\t_\t3:dep|5:obj\t_",
+    ]
     ids = conllu_words.Ids(conllu_words.merge_ids(1))
     assert ids.deps("3:nsubj|1:x|2:nsubj") == "2:nsubj|1:x"  # a repeated entry once
     assert [ids.ref(v) for v in ("0", "3", "1", "_", "4.1")] == ["0", "2", "1", "_", "3.1"]
@@ -246,8 +248,9 @@ def test_the_apps_action_is_logged_in_the_same_transaction(project):
 
     sid = project.sentence_ids()[0]
     done = project.review.split_token(sid, 0, 4, action=Action("retokenize", 2, 10.0, 12.5, 2.5))
-    undo = project.review.restore_tokens(sid, done.before, 0, expected=done.after,
-                                  action=Action("undo", 1, 12.5, 13.0, 0.5, done.action_id))
+    undo = project.review.restore_tokens(
+        sid, done.before, 0, expected=done.after, action=Action("undo", 1, 12.5, 13.0, 0.5, done.action_id)
+    )
     kinds = [(a.kind, a.sentence_id, a.n_tokens, a.ref) for a in project.actions()]
     assert kinds == [("retokenize", sid, 2, None), ("undo", sid, 1, done.action_id)] and undo == project.actions()[1].id
     # an impossible change logs nothing

@@ -56,7 +56,9 @@ def test_every_reported_split_and_merge_survives_a_kill(tmp_path, kill_after, de
     lines = run_and_kill(EDITOR, path, kill_after, delay)
     n = len(lines)
     plan = []
-    for _, (op, sid, t, offset) in zip(range(n + 1), planned_changes(ids, {s: start[s].tokens for s in ids}, kill_after)):
+    for _, (op, sid, t, offset) in zip(
+        range(n + 1), planned_changes(ids, {s: start[s].tokens for s in ids}, kill_after)
+    ):
         plan.append((op, sid, t, offset))
     assert [tuple(line.split()[1:]) for line in lines] == [tuple(map(str, c)) for c in plan[:n]]
 
@@ -70,8 +72,9 @@ def test_every_reported_split_and_merge_survives_a_kill(tmp_path, kill_after, de
         assert n_tokens == len(tokens) and text == " ".join(tokens)
         stored = [r[0] for r in conn.execute("SELECT labels FROM annotations WHERE sentence_id = ?", (sid,))]
         assert n_full == sum("|" not in s for s in stored) and n_partial == sum("|" in s for s in stored)
-    assert conn.execute("SELECT count(*) FROM annotations a JOIN sentences s ON s.id = a.sentence_id "
-                        "WHERE a.token >= s.n_tokens").fetchone() == (0,)
+    assert conn.execute(
+        "SELECT count(*) FROM annotations a JOIN sentences s ON s.id = a.sentence_id WHERE a.token >= s.n_tokens"
+    ).fetchone() == (0,)
     conn.close()
 
     done, with_in_flight = replay(start, plan[:n]), replay(start, plan[: n + 1])

@@ -98,8 +98,11 @@ def test_flags_and_skips_go_out_with_an_export_and_come_back_with_an_import(proj
     corpus = read_corpus(out)
     with Project.create(tmp_path / f"back{suffix}.tagproj", corpus) as back:
         new = back.sentence_ids()
-        assert back.review.all() == {new[0]: Review(True, "boundary of the NP?"), new[2]: Review(skipped=True),
-                                  new[3]: Review(True, "")}
+        assert back.review.all() == {
+            new[0]: Review(True, "boundary of the NP?"),
+            new[2]: Review(skipped=True),
+            new[3]: Review(True, ""),
+        }
         # the keys became flags: they are not sentence attributes any more
         assert all("tagtool:flag" not in s.meta and "tagtool:skipped" not in s.meta for s in back.corpus())
         assert [s.tokens for s in back.corpus()] == [s.tokens for s in project.corpus()]
@@ -144,4 +147,5 @@ def test_an_older_file_is_migrated_to_hold_reviews(tmp_path):
 def test_the_table_refuses_a_row_that_says_nothing(project):
     with pytest.raises(sqlite3.IntegrityError):
         project._db.execute(
-            "INSERT INTO sentence_review (sentence_id, flagged, skipped, annotator, time) VALUES (1, 0, 0, 'x', 0)")
+            "INSERT INTO sentence_review (sentence_id, flagged, skipped, annotator, time) VALUES (1, 0, 0, 'x', 0)"
+        )

@@ -55,9 +55,45 @@ def tricky(tmp_path_factory):
 
 
 SPECIAL_SEARCHES = [
-    "the", "THE", "pound", "the pound", "50 %", "%", "_", "a_b", "a%b", "\\", "back\\slash", "'", "\"",
-    "don't", "\"quote\"", "Ñandú", "ñandú", "ÑAND", "École", "école", "ÉCOLE", "\u212aelvin", "kelvin",
-    "KELVIN", "ſ", "ss", "ß", "İ", "😀", "e", "ee", "eee", " ", "  ", "a b", "%%%", "___", "\\\\", "zzz",
+    "the",
+    "THE",
+    "pound",
+    "the pound",
+    "50 %",
+    "%",
+    "_",
+    "a_b",
+    "a%b",
+    "\\",
+    "back\\slash",
+    "'",
+    '"',
+    "don't",
+    '"quote"',
+    "Ñandú",
+    "ñandú",
+    "ÑAND",
+    "École",
+    "école",
+    "ÉCOLE",
+    "\u212aelvin",
+    "kelvin",
+    "KELVIN",
+    "ſ",
+    "ss",
+    "ß",
+    "İ",
+    "😀",
+    "e",
+    "ee",
+    "eee",
+    " ",
+    "  ",
+    "a b",
+    "%%%",
+    "___",
+    "\\\\",
+    "zzz",
 ]
 
 
@@ -78,7 +114,8 @@ def test_special_searches_find_what_a_substring_test_finds(tricky, how):
 def _substrings(texts: list[str]):
     """A piece of one of the texts, its ASCII letters' case maybe swapped."""
     return st.tuples(st.sampled_from(texts), st.integers(0, 40), st.integers(1, 12), st.booleans()).map(
-        lambda t: (lambda piece: piece.swapcase() if t[3] else piece)(t[0][t[1] % len(t[0]):][: t[2]]))
+        lambda t: (lambda piece: piece.swapcase() if t[3] else piece)(t[0][t[1] % len(t[0]) :][: t[2]])
+    )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -98,7 +135,8 @@ def test_searches_combine_with_filters_order_and_next(tricky):
     with plan(tricky, "index"):
         ids = tricky.sentence_ids(search="the")
         assert ids and tricky.sentence_ids(first, search="the") == [
-            sid for sid in ids if tricky.sentence_summaries_by_id([sid])[0].document_id == first]
+            sid for sid in ids if tricky.sentence_summaries_by_id([sid])[0].document_id == first
+        ]
         by_length = tricky.sentence_ids(search="the", order_by="length", descending=True)
         assert sorted(by_length) == sorted(ids)
         lengths = [s.n_tokens for s in tricky.sentence_summaries_by_id(by_length)]
@@ -155,8 +193,11 @@ def test_imported_sentences_are_indexed_and_the_trigger_stays(project):
     assert index_in_step(project._db)
     assert found(project, "quokka") == new
     assert "sentences_fts_insert" in index_objects(project._db)
-    project._db.execute("INSERT INTO sentences (document_id, position, n_tokens, tokens, text) "
-                        "VALUES (?, 99, 1, '[\"wombat\"]', 'wombat')", (project.documents()[0].id,))
+    project._db.execute(
+        "INSERT INTO sentences (document_id, position, n_tokens, tokens, text) "
+        "VALUES (?, 99, 1, '[\"wombat\"]', 'wombat')",
+        (project.documents()[0].id,),
+    )
     assert index_in_step(project._db) and len(found(project, "wombat")) == 1, "an insert by plain SQL"
 
 
@@ -173,8 +214,10 @@ def test_a_failed_import_leaves_index_and_trigger_as_they_were(project):
 def test_a_changed_text_is_found_by_its_new_text_only(project):
     """What a split or merge of tokens does to a sentence row, by plain SQL."""
     sid = project.sentence_ids()[5]
-    project._db.execute("UPDATE sentences SET tokens = '[\"platypus\",\"swims\"]', text = 'platypus swims', "
-                        "n_tokens = 2 WHERE id = ?", (sid,))
+    project._db.execute(
+        "UPDATE sentences SET tokens = '[\"platypus\",\"swims\"]', text = 'platypus swims', n_tokens = 2 WHERE id = ?",
+        (sid,),
+    )
     assert index_in_step(project._db)
     assert found(project, "platypus") == [sid] and found(project, "swims") == [sid]
     project._db.execute("UPDATE sentences SET text = 'echidna' WHERE id = ?", (sid,))
@@ -195,8 +238,12 @@ def test_deleted_sentences_leave_the_index(project):
     gone = set(project.sentence_ids(doc.id))
     project._db.execute("DELETE FROM documents WHERE id = ?", (doc.id,))  # sentences go by cascade
     assert index_in_step(project._db)
-    rows = {r for (r,) in project._db.execute("SELECT rowid FROM sentences_fts WHERE sentences_fts MATCH ?",
-                                                 (search_index.match_query("the"),))}
+    rows = {
+        r
+        for (r,) in project._db.execute(
+            "SELECT rowid FROM sentences_fts WHERE sentences_fts MATCH ?", (search_index.match_query("the"),)
+        )
+    }
     assert not rows & gone
     assert set(found(project, "%")).isdisjoint(gone)
 
@@ -227,8 +274,10 @@ def _break_tokenizer(path, tokenizer: str) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA writable_schema = ON")
     current = "trigram" if tokenizer != "trigram" else "no_such_tokenizer"
-    conn.execute("UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'sentences_fts'",
-                 (f"'{current}'", f"'{tokenizer}'"))
+    conn.execute(
+        "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'sentences_fts'",
+        (f"'{current}'", f"'{tokenizer}'"),
+    )
     conn.execute("PRAGMA writable_schema = OFF")
     conn.close()
 
@@ -285,9 +334,17 @@ def _project_of(tmp_path, sentences: list[list[str]]) -> Project:
 
 @pytest.mark.parametrize("how", ["auto", "index", "scan"])
 def test_text_as_written_finds_its_tokens(tmp_path, how):
-    with _project_of(tmp_path, [["We", "ate", "at", "Hot", "Pot", ",", "which", "was", "fine", "."],
-                                ["They", "do", "n't", "like", "U.S.", "food", "."],
-                                ["Hot", "Pot", "closed", "."]]) as project, plan(project, how):
+    with (
+        _project_of(
+            tmp_path,
+            [
+                ["We", "ate", "at", "Hot", "Pot", ",", "which", "was", "fine", "."],
+                ["They", "do", "n't", "like", "U.S.", "food", "."],
+                ["Hot", "Pot", "closed", "."],
+            ],
+        ) as project,
+        plan(project, how),
+    ):
         first, second, third = project.sentence_ids()
         assert project.sentence_ids(search="Hot Pot, which") == [first]
         assert project.sentence_ids(search="Hot Pot , which") == [first]  # the tokens as they are

@@ -55,7 +55,9 @@ def version_in(path: Path) -> int:
 def schema_sql(path: Path) -> list[tuple]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        return sorted(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"))
+        return sorted(
+            conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        )
     finally:
         conn.close()
 
@@ -124,8 +126,12 @@ def test_a_kill_during_the_migration_leaves_the_old_file(tmp_path):
     corpus = tricky_corpus(200, seed=14)
     write_pre_index_project(path, corpus)
     content = dump(path)
-    child = subprocess.Popen([sys.executable, str(MIGRATOR), str(path), str(marker)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, str(MIGRATOR), str(path), str(marker)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not marker.exists() and child.poll() is None and time.monotonic() < deadline:

@@ -50,13 +50,19 @@ def make_project(tmp_path: Path, tokenizer: str = "default") -> Path:
 def two_annotators(tmp_path: Path) -> Path:
     """doccano: alice and bob each labeled paragraphs 1 and 2 (bob's span crosses "Paris. The")."""
     a, b = PARAGRAPHS[0], PARAGRAPHS[1]
-    return write_jsonl(tmp_path / "doccano.jsonl", [
-        {"text": a, "label": [span(a, "Smith", "PER"), span(a, "Anna Berg", "PER"), span(a, "Louvre", "LOC")],
-         "user": "alice"},
-        {"text": a, "label": [span(a, "Dr. Smith", "PER"), span(a, "Paris. The", "LOC")], "user": "bob"},
-        {"text": b, "label": [span(b, "Hot Pot", "ORG"), span(b, "New Haven, Conn", "LOC")], "user": "alice"},
-        {"text": b, "label": [span(b, "Hot Po", "ORG")], "user": "bob"},
-    ])
+    return write_jsonl(
+        tmp_path / "doccano.jsonl",
+        [
+            {
+                "text": a,
+                "label": [span(a, "Smith", "PER"), span(a, "Anna Berg", "PER"), span(a, "Louvre", "LOC")],
+                "user": "alice",
+            },
+            {"text": a, "label": [span(a, "Dr. Smith", "PER"), span(a, "Paris. The", "LOC")], "user": "bob"},
+            {"text": b, "label": [span(b, "Hot Pot", "ORG"), span(b, "New Haven, Conn", "LOC")], "user": "alice"},
+            {"text": b, "label": [span(b, "Hot Po", "ORG")], "user": "bob"},
+        ],
+    )
 
 
 def tokens_of(project: Project, sid: int, labels) -> list[str]:
@@ -121,8 +127,9 @@ def test_the_crossed_sentences_are_joined_on_request(tmp_path):
 def test_training_labels_fill_and_replace_only_what_the_file_covers(tmp_path):
     path = make_project(tmp_path)
     a = PARAGRAPHS[0]
-    one = write_jsonl(tmp_path / "one.jsonl", [{"text": "Anna Berg at the Louvre.",
-                                                "label": [[0, 9, "PER"]]}])  # a part of paragraph 1
+    one = write_jsonl(
+        tmp_path / "one.jsonl", [{"text": "Anna Berg at the Louvre.", "label": [[0, 9, "PER"]]}]
+    )  # a part of paragraph 1
     with Project.open(path) as p:
         first, second = p.sentence_ids()[:2]
         p.set_annotation(first, 0, "B-ORG")
@@ -153,8 +160,10 @@ def test_a_file_of_one_whole_text_attaches_to_a_project_of_paragraphs(tmp_path):
 
 def test_records_the_project_lacks_and_new_labels_are_reported(tmp_path):
     path = make_project(tmp_path)
-    file = write_jsonl(tmp_path / "x.jsonl", [{"text": "Not in the project.", "label": []},
-                                              {"text": PARAGRAPHS[2], "label": [[0, 7, "MISC"]]}])
+    file = write_jsonl(
+        tmp_path / "x.jsonl",
+        [{"text": "Not in the project.", "label": []}, {"text": PARAGRAPHS[2], "label": [[0, 7, "MISC"]]}],
+    )
     with Project.open(path) as p:
         with pytest.raises(NewLabelsError) as caught:
             p.spans.attach(file, read_span_records(file), mode="fill")
@@ -240,7 +249,9 @@ def test_a_span_over_three_sentences_joins_them_into_one(tmp_path):
     from tagtool.core import LabelSet
 
     Project.create(path, Corpus(LabelSet(LABELS), corpus.documents)).close()
-    file = write_jsonl(tmp_path / "x.jsonl", [{"text": text, "label": [span(text, "day. It pours at night. It", "ORG")]}])
+    file = write_jsonl(
+        tmp_path / "x.jsonl", [{"text": text, "label": [span(text, "day. It pours at night. It", "ORG")]}]
+    )
     with Project.open(path) as p:
         assert p.n_sentences == 4
         done = p.spans.attach(file, read_span_records(file), mode="fill", merge_crossing=True)
@@ -256,11 +267,17 @@ def test_an_exported_partly_labeled_record_attaches_back_unlabeled_where_it_was(
     """A doccano export keeps unlabeled tokens in its ``tagtool`` metadata; attaching it must not make them O."""
     path = make_project(tmp_path)
     a = PARAGRAPHS[0]
-    out = write_jsonl(tmp_path / "export.jsonl", [
-        {"text": a, "label": [span(a, "Dr. Smith", "PER")],
-         "tagtool": {"state": "partial", "unlabeled": [[a.index("The next"), len(a)]]}},
-        {"text": PARAGRAPHS[2], "label": [], "tagtool": {"state": "none", "unlabeled": [[0, len(PARAGRAPHS[2])]]}},
-    ])
+    out = write_jsonl(
+        tmp_path / "export.jsonl",
+        [
+            {
+                "text": a,
+                "label": [span(a, "Dr. Smith", "PER")],
+                "tagtool": {"state": "partial", "unlabeled": [[a.index("The next"), len(a)]]},
+            },
+            {"text": PARAGRAPHS[2], "label": [], "tagtool": {"state": "none", "unlabeled": [[0, len(PARAGRAPHS[2])]]}},
+        ],
+    )
     with Project.open(path) as p:
         p.spans.attach(out, read_span_records(out), mode="fill")
         ids = p.sentence_ids()
@@ -275,9 +292,16 @@ def test_an_unfinished_label_studio_task_attaches_its_labels_from_the_metadata(t
     annotations; attached by offsets they are the training labels again, unlabeled where they were."""
     path = make_project(tmp_path)
     a = PARAGRAPHS[0]
-    task = {"data": {"text": a}, "annotations": [],
-            "meta": {"tagtool": {"state": "partial", "labels": {"spans": [span(a, "Dr. Smith", "PER")],
-                                                                 "unlabeled": [[a.index("flew"), len(a)]]}}}}
+    task = {
+        "data": {"text": a},
+        "annotations": [],
+        "meta": {
+            "tagtool": {
+                "state": "partial",
+                "labels": {"spans": [span(a, "Dr. Smith", "PER")], "unlabeled": [[a.index("flew"), len(a)]]},
+            }
+        },
+    }
     file = tmp_path / "tasks.json"
     file.write_text(json.dumps([task]), encoding="utf-8")
     with Project.open(path) as p:
@@ -291,9 +315,16 @@ def test_an_exported_record_s_candidate_sets_attach_as_candidate_sets(tmp_path):
     path = make_project(tmp_path)
     a = PARAGRAPHS[0]
     paris = span(a, "Paris", "LOC")[:2]
-    out = write_jsonl(tmp_path / "export.jsonl", [
-        {"text": a, "label": [span(a, "Dr. Smith", "PER")],
-         "tagtool": {"state": "partial", "candidates": [[*paris, ["B-LOC", "B-ORG"]]]}}])
+    out = write_jsonl(
+        tmp_path / "export.jsonl",
+        [
+            {
+                "text": a,
+                "label": [span(a, "Dr. Smith", "PER")],
+                "tagtool": {"state": "partial", "candidates": [[*paris, ["B-LOC", "B-ORG"]]]},
+            }
+        ],
+    )
     with Project.open(path) as p:
         p.spans.attach(out, read_span_records(out), mode="fill")
         first = p.sentence_ids()[0]
@@ -305,12 +336,22 @@ def test_a_tagtool_doccano_export_brings_its_annotators_answers_beside_its_train
     """The export keeps alice's and bob's spans in each record's metadata, its own spans being the training
     labels: attached as training labels, the answers come too (not as votes on the training labels)."""
     a = PARAGRAPHS[0]
-    file = write_jsonl(tmp_path / "team.jsonl", [{
-        "text": a, "label": [span(a, "Anna Berg", "PER")],
-        "tagtool": {"state": "full", "annotators": {
-            "alice": {"spans": [span(a, "Anna Berg", "PER"), span(a, "Louvre", "LOC")]},
-            "bob": {"spans": [span(a, "Anna", "PER")]}}},
-    }])
+    file = write_jsonl(
+        tmp_path / "team.jsonl",
+        [
+            {
+                "text": a,
+                "label": [span(a, "Anna Berg", "PER")],
+                "tagtool": {
+                    "state": "full",
+                    "annotators": {
+                        "alice": {"spans": [span(a, "Anna Berg", "PER"), span(a, "Louvre", "LOC")]},
+                        "bob": {"spans": [span(a, "Anna", "PER")]},
+                    },
+                },
+            }
+        ],
+    )
     path = make_project(tmp_path)
     with Project.open(path) as p:
         done = p.spans.attach(file, read_span_records(file), mode="fill")
@@ -320,12 +361,12 @@ def test_a_tagtool_doccano_export_brings_its_annotators_answers_beside_its_train
         anna, louvre = tokens.index("Anna"), tokens.index("Louvre")
         own = p.team.annotator_labels(second)
         assert set(own) == {"alice", "bob"} == set(p.team.answering_annotators())
-        assert own["alice"][anna:anna + 2] == ({"B-PER"}, {"I-PER"})
-        assert own["bob"][anna:anna + 2] == ({"B-PER"}, {"O"})
+        assert own["alice"][anna : anna + 2] == ({"B-PER"}, {"I-PER"})
+        assert own["bob"][anna : anna + 2] == ({"B-PER"}, {"O"})
         assert own["alice"][louvre] == {"B-LOC"}
         # the training labels are the export's own spans: Louvre O (alice alone said LOC), Berg I-PER
         labels = p.annotations(second)
-        assert labels[anna:anna + 2] == ({"B-PER"}, {"I-PER"}) and labels[louvre] == {"O"}
+        assert labels[anna : anna + 2] == ({"B-PER"}, {"I-PER"}) and labels[louvre] == {"O"}
     (tmp_path / "only").mkdir()
     with Project.open(make_project(tmp_path / "only")) as p:  # one annotator of it, as answers
         p.spans.attach(file, read_span_records(file, annotator="bob"), answers=True)

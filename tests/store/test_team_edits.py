@@ -21,8 +21,23 @@ def _team(tmp_path, names=("ana", "ben", "cy")):
     path = tmp_path / "p.tagproj"
     Project.create(path, Corpus.from_sentences([Sentence(TOKENS), Sentence(("Ana", "left"))], LABELS)).close()
     out = tmp_path / "out"
-    assert main(["assign", str(path), "--annotators", ",".join(names), "--overlap", "1",
-                 "--shared-by", str(len(names)), "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "assign",
+                str(path),
+                "--annotators",
+                ",".join(names),
+                "--overlap",
+                "1",
+                "--shared-by",
+                str(len(names)),
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return path, {name: out / f"p.{name}.tagproj" for name in names}
 
 
@@ -74,8 +89,9 @@ def test_a_token_merge_then_import_as_annotator_makes_no_phantom_annotator(tmp_p
     path = tmp_path / "p.tagproj"
     with Project.create(path, Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
         sid = p.sentence_ids()[0]
-        p.team.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"I-PER"}, {"O"}, {"O"}],
-                                   "ben": [{"B-PER"}, {"O"}, {"O"}, {"O"}]})])
+        p.team.add_answers(
+            [(sid, "s", {"ana": [{"B-PER"}, {"I-PER"}, {"O"}, {"O"}], "ben": [{"B-PER"}, {"O"}, {"O"}, {"O"}]})]
+        )
         p.review.merge_tokens(sid, 0)
         assert p.annotations(sid)[0] == combine(p.team.answers(sid)[0].values(), LABELS)
     cy = tmp_path / "cy.conll"
@@ -97,8 +113,9 @@ def test_merging_tokens_two_annotators_answered_one_each_makes_no_annotator_of_t
 def test_a_stale_joint_giver_of_an_older_project_is_not_made_an_annotator(tmp_path):
     with Project.create(tmp_path / "p.tagproj", Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
         sid = p.sentence_ids()[0]
-        p.team.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"O"}, {"O"}, {"O"}],
-                                   "ben": [{"B-ORG"}, {"O"}, {"O"}, {"O"}]})])
+        p.team.add_answers(
+            [(sid, "s", {"ana": [{"B-PER"}, {"O"}, {"O"}, {"O"}], "ben": [{"B-ORG"}, {"O"}, {"O"}, {"O"}]})]
+        )
         # what a token merge of an earlier version left: a label the answers do not make, by both
         p._db.execute("UPDATE annotations SET labels = 'B-PER', annotator = 'ana+ben' WHERE token = 0")
         # a real annotator whose name holds the joiner still gives an answer by an edit
@@ -107,8 +124,9 @@ def test_a_stale_joint_giver_of_an_older_project_is_not_made_an_annotator(tmp_pa
         assert p.team.answering_annotators() == ["ana", "ben", "cy", "jo+tagtool@example.org"]
         assert counts.seeded == 1 and p.annotations(sid)[0] == {"B-PER"}
         # ... and a joint giver of such a name is no person either
-        p._db.execute("UPDATE annotations SET labels = 'I-ORG', annotator = 'cy+jo+tagtool@example.org' "
-                      "WHERE token = 1")
+        p._db.execute(
+            "UPDATE annotations SET labels = 'I-ORG', annotator = 'cy+jo+tagtool@example.org' WHERE token = 1"
+        )
         p.team.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"B-ORG"}, {"O"}, {"O"}]})])
         assert p.team.answering_annotators() == ["ana", "ben", "cy", "jo+tagtool@example.org"]
         assert p.annotations(sid)[1] == {"B-ORG", "O"}  # ana and jo against ben and cy
@@ -171,8 +189,9 @@ def test_an_edit_of_a_resolved_token_carries_its_resolution(tmp_path, capsys):
 def test_a_stale_resolution_of_an_older_project_follows_its_training_label(tmp_path):
     with Project.create(tmp_path / "p.tagproj", Corpus.from_sentences([Sentence(TOKENS)], LABELS)) as p:
         sid = p.sentence_ids()[0]
-        p.team.add_answers([(sid, "s", {"ana": [{"B-PER"}, {"O"}, {"O"}, {"O"}],
-                                   "ben": [{"B-ORG"}, {"O"}, {"B-PER"}, {"O"}]})])
+        p.team.add_answers(
+            [(sid, "s", {"ana": [{"B-PER"}, {"O"}, {"O"}, {"O"}], "ben": [{"B-ORG"}, {"O"}, {"B-PER"}, {"O"}]})]
+        )
         p.team.resolve_token(sid, 0, "B-ORG", "judge")
         p.team.resolve_token(sid, 2, "B-PER", "judge")
         # what an edit made before resolutions followed edits: the label changed, the resolution not

@@ -6,10 +6,9 @@ import os
 import sqlite3
 
 import pytest
-from team_samples import LABELS, answer_file, dump, gold_corpus, unlabeled_project
+from team_samples import answer_file, dump, gold_corpus, unlabeled_project
 
 from tagtool.store import assign, merge
-from tagtool.store import team as _team
 from tagtool.store.merge import MergeError
 from tagtool.store.project import Project
 
@@ -52,10 +51,17 @@ def test_plan_deals_every_sentence_balanced_by_tokens():
     assert all(sum(s in ids for ids in three.sentences.values()) == 3 for s in three.shared)
 
 
-@pytest.mark.parametrize("names, overlap, shared_by, message", [
-    (["a", " a "], 0.1, 2, "named twice"), (["a", " "], 0.1, 2, "empty"), ([], 0.1, 2, "at least one"),
-    (["a"], 0.1, 2, "--overlap 0"), (["a", "b"], 1.5, 2, "between 0 and 1"), (["a", "b"], 0.1, 3, "--shared-by"),
-])
+@pytest.mark.parametrize(
+    "names, overlap, shared_by, message",
+    [
+        (["a", " a "], 0.1, 2, "named twice"),
+        (["a", " "], 0.1, 2, "empty"),
+        ([], 0.1, 2, "at least one"),
+        (["a"], 0.1, 2, "--overlap 0"),
+        (["a", "b"], 1.5, 2, "between 0 and 1"),
+        (["a", "b"], 0.1, 3, "--shared-by"),
+    ],
+)
 def test_plan_refuses_bad_annotators_and_shares(names, overlap, shared_by, message):
     with pytest.raises(assign.AssignError, match=message):
         assign.plan([(1, 3), (2, 4)], names, overlap, shared_by)
@@ -72,8 +78,10 @@ def test_assigned_files_are_unlabeled_and_record_their_source(team, tmp_path):
         assert f.annotation_counts()["full"] == 0 and f.annotation_counts()["partial"] == 0
         sentences = f.sentences(f.sentence_ids())
         assert [int(s.meta[merge.SOURCE_KEY]) for s in sentences] == plan.sentences["bob"]
-        assert all(s.meta[merge.FINGERPRINT_KEY] == merge.fingerprint(s.tokens) and "sent_id" in s.meta
-                   and s.columns["pos"] for s in sentences)
+        assert all(
+            s.meta[merge.FINGERPRINT_KEY] == merge.fingerprint(s.tokens) and "sent_id" in s.meta and s.columns["pos"]
+            for s in sentences
+        )
         assert [d.name for d in f.documents()] == ["a", "b"]
     with Project.open(paths["ann"], readonly=True) as f:
         assert f.meta[merge.SOURCE_PROJECT_KEY] == project.identity()
@@ -236,8 +244,9 @@ def test_disagree_filter_lists_unresolved_disagreements(team):
     project, _, paths, _, _ = team
     _merge(project, paths.values())
     listed = project.sentence_ids(status="disagree")
-    expected = [sid for sid in project.sentence_ids()
-                if any(len(set(a.values())) > 1 for a in project.team.answers(sid))]
+    expected = [
+        sid for sid in project.sentence_ids() if any(len(set(a.values())) > 1 for a in project.team.answers(sid))
+    ]
     assert listed == expected and listed
     sid = listed[0]
     for t, answers in enumerate(project.team.answers(sid)):
@@ -269,7 +278,9 @@ def test_import_records_the_annotator_given(tmp_path):
     data = tmp_path / "gold.conll"
     write_corpus(gold_corpus(6), data, format="conll")
     assert main(["import", str(data), "-p", str(tmp_path / "p.tagproj"), "--annotator", " maria "]) == 0
-    assert main(["import", str(data), "-p", str(tmp_path / "p.tagproj"), "--annotator", "jo", "--duplicates", "add"]) == 0
+    assert (
+        main(["import", str(data), "-p", str(tmp_path / "p.tagproj"), "--annotator", "jo", "--duplicates", "add"]) == 0
+    )
     conn = sqlite3.connect(tmp_path / "p.tagproj")
     assert {r[0] for r in conn.execute("SELECT DISTINCT annotator FROM annotations")} == {"maria", "jo"}
     conn.close()
@@ -285,8 +296,23 @@ def test_cli_assign_and_merge(tmp_path, capsys):
     project, gold = unlabeled_project(tmp_path / "ner.tagproj")
     project.close()
     out = tmp_path / "out"
-    assert main(["assign", str(tmp_path / "ner.tagproj"), "--annotators", "ann,bob", "--overlap", "0.2",
-                 "-o", str(out), "--seed", "1"]) == 0
+    assert (
+        main(
+            [
+                "assign",
+                str(tmp_path / "ner.tagproj"),
+                "--annotators",
+                "ann,bob",
+                "--overlap",
+                "0.2",
+                "-o",
+                str(out),
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "assigned 40 open sentences" in text and "(8 to 2 annotators each)" in text
     assert main(["assign", str(tmp_path / "ner.tagproj"), "--annotators", "ann,bob", "-o", str(out)]) == 1

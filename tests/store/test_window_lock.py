@@ -32,13 +32,22 @@ def test_the_first_holds_a_second_sees_it_until_released(tmp_path):
 
 def test_a_lock_of_another_process_names_it_and_goes_with_it(tmp_path):
     project = tmp_path / "p.tagproj"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import sys, time
         from tagtool.store import window_lock
         lock = window_lock.acquire(__import__("pathlib").Path({str(project)!r}))
         print("held" if lock.held else "not held", flush=True)
         sys.stdin.readline()
-    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         seen = window_lock.acquire(project)

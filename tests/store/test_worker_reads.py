@@ -11,8 +11,8 @@ from search_samples import tricky_corpus, write_pre_index_project
 
 from tagtool.core import Corpus, Document, Sentence
 from tagtool.store import worker_reads
-from tagtool.store.worker_reads import SentenceIdQuery
 from tagtool.store.project import Project
+from tagtool.store.worker_reads import SentenceIdQuery
 
 
 @pytest.fixture
@@ -21,10 +21,17 @@ def project(tmp_path):
         yield p
 
 
-@pytest.mark.parametrize("filters", [
-    {"search": "the"}, {"search": "%"}, {"search": "e", "order_by": "length", "descending": True},
-    {"status": "none", "search": "ab"}, {"status": ["full", "partial"]}, {"order_by": "text"},
-])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"search": "the"},
+        {"search": "%"},
+        {"search": "e", "order_by": "length", "descending": True},
+        {"status": "none", "search": "ab"},
+        {"status": ["full", "partial"]},
+        {"order_by": "text"},
+    ],
+)
 def test_it_answers_what_the_project_answers(project, filters):
     project.set_annotation(project.sentence_ids()[3], 0, ["O"])
     query = SentenceIdQuery.of(project, **filters)

@@ -21,8 +21,7 @@ from tagtool._runtime import jit_cache_enabled
 
 
 @njit(cache=jit_cache_enabled(), nogil=True, error_model="numpy")
-def window_columns(lengths, units, full_indptr, full_ids, context_indptr, context_ids, window, n_bases, lookup,
-                   pads):
+def window_columns(lengths, units, full_indptr, full_ids, context_indptr, context_ids, window, n_bases, lookup, pads):
     """``(indptr, columns)`` of every token (see the module docstring).
 
     Parameters

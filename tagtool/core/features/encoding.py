@@ -7,8 +7,8 @@ the dropping of features outside a frozen vocabulary.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
 import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 
@@ -55,13 +55,11 @@ def concat_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     for a, b in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [len(counts)])).tolist()):
         if b > a:
             lo = int(ends[a - 1]) if a else 0
-            out[lo:int(ends[b - 1])] += np.repeat(shift[a:b], counts[a:b])
+            out[lo : int(ends[b - 1])] += np.repeat(shift[a:b], counts[a:b])
     return out
 
 
-def _assemble(
-    pieces: list[tuple[np.ndarray, np.ndarray]], n_rows: int, dtype: type
-) -> tuple[np.ndarray, np.ndarray]:
+def _assemble(pieces: list[tuple[np.ndarray, np.ndarray]], n_rows: int, dtype: type) -> tuple[np.ndarray, np.ndarray]:
     """Merge row-aligned CSR pieces: row ``t`` holds piece 0's entries of ``t``, then piece 1's …
 
     Each piece is ``(counts[n_rows], values)`` with the values in row order.
@@ -186,7 +184,7 @@ class _BaseTable:
         names: list = []
         for start in range(0, len(units), pacing.EVERY):
             pacing.checkpoint()  # as in _encode_each: a turn for a paced worker's window
-            names += map(features, units[start:start + pacing.EVERY])
+            names += map(features, units[start : start + pacing.EVERY])
         counts = np.fromiter(map(len, names), dtype=np.int64, count=len(names))
         flat = list(chain.from_iterable(names))
         ids = np.fromiter(map(self.index.get, flat, repeat(-1, len(flat))), dtype=np.int64, count=len(flat))
@@ -206,7 +204,7 @@ class _BaseTable:
         pieces = []
         for start in range(0, len(units), COLUMN_SLICE):
             pacing.checkpoint()
-            words = units[start:start + COLUMN_SLICE]
+            words = units[start : start + COLUMN_SLICE]
             columns = []
             for name, column in by_columns(words):
                 if column is None or getattr(column, "dtype", None) == np.dtype(bool):

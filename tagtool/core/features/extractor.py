@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from tagtool.core.features import serialised
 from tagtool.core.features.columns import check_named_columns, input_columns
 from tagtool.core.features.encoding import (
     _as_tokens_and_columns,
@@ -16,7 +17,6 @@ from tagtool.core.features.encoding import (
     _encode_batch,
     _window_codes,
 )
-from tagtool.core.features import serialised
 from tagtool.core.features.frozen import frozen_columns
 from tagtool.core.features.hashing import hashed_columns
 from tagtool.core.features.stacking import _hstack
@@ -35,6 +35,7 @@ from tagtool.core.params import Param, ParamTable, SettingError
 
 # The package's name, as before the split into modules.
 logger = logging.getLogger(__package__)
+
 
 class NotFittedError(FeatureError, AttributeError):
     """A method that needs a fitted extractor was called before :meth:`~FeatureExtractor.fit`."""
@@ -55,17 +56,34 @@ _KNOWN_SETS = (*FEATURE_SETS, *DIST_SETS)
 #: The feature extractor's settings (``--set features.NAME=VALUE``; a learner's ``default_features``
 #: come first): the constructor's arguments except the word representations, which are data.
 FEATURE_PARAMS = ParamTable(
-    Param("feature_set", str, "default", "the template set; sets joined by + are stacked (one view each)",
-          choices=_KNOWN_SETS, joined=True),
+    Param(
+        "feature_set",
+        str,
+        "default",
+        "the template set; sets joined by + are stacked (one view each)",
+        choices=_KNOWN_SETS,
+        joined=True,
+    ),
     Param("window", int, 1, "context of +-window tokens (crfsuite: fixed at 1)", low=0, high=MAX_WINDOW),
-    Param("min_count", int, 2, "keep the features seen at least this many times (1: keep all, as CRFsuite)",
-          low=1),
+    Param("min_count", int, 2, "keep the features seen at least this many times (1: keep all, as CRFsuite)", low=1),
     Param("hashing", bool, False, "map features to columns by a hash of their name instead of a vocabulary"),
     Param("n_hash", int, 2**18, "number of hashed columns (even)", low=2, high=2**31),
-    Param("pos_column", str, None, "crfsuite only: the extra column holding part of speech", optional=True,
-          none_means="the first input column"),
-    Param("columns", list, None, "default set only: the extra columns that become features", optional=True,
-          none_means="every input column, no annotation layer"),
+    Param(
+        "pos_column",
+        str,
+        None,
+        "crfsuite only: the extra column holding part of speech",
+        optional=True,
+        none_means="the first input column",
+    ),
+    Param(
+        "columns",
+        list,
+        None,
+        "default set only: the extra columns that become features",
+        optional=True,
+        none_means="every input column, no annotation layer",
+    ),
     owner="features",
 )
 _PARAM_NAMES = tuple(FEATURE_PARAMS.names())
@@ -206,8 +224,12 @@ class FeatureExtractor:
         for name in names:
             fixed = FEATURE_SETS[name].fixed_window if name in FEATURE_SETS else None
             part = FeatureExtractor(
-                feature_set=name, window=self.window if fixed is None else fixed, min_count=self.min_count,
-                pos_column=self.pos_column, columns=self.columns, representations=self.representations,
+                feature_set=name,
+                window=self.window if fixed is None else fixed,
+                min_count=self.min_count,
+                pos_column=self.pos_column,
+                columns=self.columns,
+                representations=self.representations,
             )
             part._checked_feature_set()
             parts.append(part)
@@ -318,13 +340,9 @@ class FeatureExtractor:
         self._table = self._lookup = None
         self.columns_ = tuple(dict.fromkeys(c for p in parts for c in p.columns_))
         self.n_features_ = sum(p.n_features_ for p in parts)
-        self.feature_names_ = np.array(
-            [f"{p.feature_set}/{n}" for p in parts for n in p.feature_names_], dtype=object
-        )
+        self.feature_names_ = np.array([f"{p.feature_set}/{n}" for p in parts for n in p.feature_names_], dtype=object)
         self.feature_group_ = np.concatenate([p.feature_group_ for p in parts]).astype(np.int8)
-        self.feature_family_ = np.concatenate(
-            [np.full(p.n_features_, i, dtype=np.int8) for i, p in enumerate(parts)]
-        )
+        self.feature_family_ = np.concatenate([np.full(p.n_features_, i, dtype=np.int8) for i, p in enumerate(parts)])
 
     def _set_vocabulary(self, codes: np.ndarray, table: _BaseTable) -> np.ndarray:
         """Keep the codes seen ``min_count`` times; return the code → column lookup of the fit data."""

@@ -24,8 +24,13 @@ NUMPY_TOKENS = 20_000
 
 
 def frozen_columns(
-    lengths: np.ndarray, sources: list[_Source], window: int, n_bases: int, lookup: np.ndarray,
-    pads: tuple[int, int], kernel: bool | None = None,
+    lengths: np.ndarray,
+    sources: list[_Source],
+    window: int,
+    n_bases: int,
+    lookup: np.ndarray,
+    pads: tuple[int, int],
+    kernel: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(indptr, columns)`` of every token: its windowed features in the vocabulary ``lookup``.
 
@@ -44,7 +49,13 @@ def frozen_columns(
     full = _joined([s.full for s in sources])
     context = _joined([s.context for s in sources])
     return window_columns(
-        np.asarray(lengths, dtype=np.int64), units, *full, *context, window, n_bases, lookup,
+        np.asarray(lengths, dtype=np.int64),
+        units,
+        *full,
+        *context,
+        window,
+        n_bases,
+        lookup,
         np.asarray(pads, dtype=np.int64),
     )
 

@@ -139,8 +139,12 @@ def _table_dict(extractor) -> dict | None:
 
 def _set_vocabulary_from_table(extractor, table: object, names: object) -> bool:
     """The frozen vocabulary from a ``"table"`` that spells exactly ``names``; False (nothing set) otherwise."""
-    if not (isinstance(table, dict) and isinstance(names, list) and isinstance(table.get("bases"), str)
-            and isinstance(table.get("columns"), str)):
+    if not (
+        isinstance(table, dict)
+        and isinstance(names, list)
+        and isinstance(table.get("bases"), str)
+        and isinstance(table.get("columns"), str)
+    ):
         return False
     try:
         keys = np.frombuffer(base64.b64decode(table["columns"], validate=True), dtype="<i4").astype(np.int64)
@@ -148,9 +152,14 @@ def _set_vocabulary_from_table(extractor, table: object, names: object) -> bool:
     except (ValueError, FeatureError):  # binascii.Error is a ValueError; FeatureError: not a base of the set
         return False
     n_bases = len(bases)
-    if (len(bases.index) != n_bases or len(keys) != len(names)
-            or len(keys) and not 0 <= keys.min() <= keys.max() < extractor._n_slots * n_bases
-            or len(keys) and np.bincount(keys).max() > 1):  # a column twice
+    if (
+        len(bases.index) != n_bases
+        or len(keys) != len(names)
+        or len(keys)
+        and not 0 <= keys.min() <= keys.max() < extractor._n_slots * n_bases
+        or len(keys)
+        and np.bincount(keys).max() > 1
+    ):  # a column twice
         return False
     slots, ids = np.divmod(keys, n_bases)
     if not _spells(bases.names, slots - extractor.window, ids, names):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 #: Token rows stacked per call of scipy's ``hstack``: it holds the GIL throughout, and on a whole big
 #: project one call would stall the app's window while a worker trains.
 HSTACK_ROWS = 16384
@@ -25,8 +24,9 @@ def _hstack(arrays: list[tuple[np.ndarray, np.ndarray]], widths: list[int]) -> t
         for (indptr, indices), width in zip(arrays, widths):
             rows = indptr[start : stop + 1] - indptr[start]
             cols = indices[indptr[start] : indptr[stop]]
-            matrices.append(scipy.sparse.csr_array((np.ones(len(cols), dtype=np.int8), cols, rows),
-                                                   shape=(stop - start, width)))
+            matrices.append(
+                scipy.sparse.csr_array((np.ones(len(cols), dtype=np.int8), cols, rows), shape=(stop - start, width))
+            )
         stacked = scipy.sparse.hstack(matrices, format="csr")
         counts.append(np.diff(stacked.indptr).astype(np.int64))
         pieces.append(stacked.indices.astype(np.int32, copy=False))

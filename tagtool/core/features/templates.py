@@ -54,9 +54,7 @@ def word_shape(word: str) -> str:
 
     ``"IL-2"`` → ``"XX-d"``, ``"U.S."`` → ``"X.X."``, ``"ÉCOLE"`` → ``"XXXXX"``.
     """
-    return "".join(
-        "X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c for c in word
-    )
+    return "".join("X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c for c in word)
 
 
 def short_shape(word: str) -> str:
@@ -174,7 +172,7 @@ def default_word_features(word: str) -> list[str]:
     feats += [f"s{i}={word[-i:]}" for i in range(1, n + 1)]
     marked = f"<{lw}>"
     for g in (2, 3, 4):
-        feats += [f"g{g}={marked[i:i + g]}" for i in range(len(marked) - g + 1)]
+        feats += [f"g{g}={marked[i : i + g]}" for i in range(len(marked) - g + 1)]
     feats += [f"shape={word_shape(word)}", f"sshape={short_shape(word)}"]
     feats += surface_flags(word)
     feats.append(f"len={length_bucket(len(word))}")
@@ -225,6 +223,7 @@ def crfsuite_word_columns(words: Sequence[str]) -> list[tuple[str, Sequence | No
     one C-level ``map`` over the words, which is what makes tagging's
     frozen encoding fast (:meth:`tagtool.core.features.encoding._BaseTable.encode`).
     """
+
     def truth(test):
         return np.fromiter(map(test, words), dtype=bool, count=len(words))
 
@@ -345,7 +344,7 @@ def feature_name(base: str, offset: int) -> str:
 def parse_feature_name(name: str) -> tuple[str, int]:
     """Inverse of :func:`feature_name`: ``(base, offset)``."""
     match = _OFFSET_PREFIX.match(name)
-    base, offset = (name[match.end():], int(match.group(1))) if match else (name, 0)
+    base, offset = (name[match.end() :], int(match.group(1))) if match else (name, 0)
     if offset == 0 and base in (BOS, EOS):
         offset = -1 if base == BOS else 1
     return base, offset
@@ -365,8 +364,10 @@ def parse_feature_names(names: Sequence[str]) -> tuple[list[str], list[int]]:
     offset_of = {h: int(h) if _OFFSET.fullmatch(h) else 0 for h in dict.fromkeys(heads)}
     offset_of[""] = 0
     offsets = list(map(offset_of.__getitem__, heads))
-    bases = [n[len(h) + 1:] if o or (h and offset_of[h] == 0 and _OFFSET.fullmatch(h)) else n
-             for n, h, o in zip(names, heads, offsets)]
+    bases = [
+        n[len(h) + 1 :] if o or (h and offset_of[h] == 0 and _OFFSET.fullmatch(h)) else n
+        for n, h, o in zip(names, heads, offsets)
+    ]
     padding = {BOS: -1, EOS: 1}
     offsets = [padding.get(b, 0) if o == 0 else o for b, o in zip(bases, offsets)]
     return bases, offsets

@@ -171,7 +171,9 @@ class WordRepresentations:
     def _validate(self) -> None:
         n, dim = self.vectors.shape if self.vectors.ndim == 2 else (-1, -1)
         if n != len(self.words) or dim < 1:
-            raise FeatureError(f"word representations: {len(self.words)} words but vectors of shape {self.vectors.shape}")
+            raise FeatureError(
+                f"word representations: {len(self.words)} words but vectors of shape {self.vectors.shape}"
+            )
         if len(set(self.words)) != len(self.words):
             raise FeatureError("word representations: a word appears twice in the vocabulary")
         if not self.clusters or set(self.clusters) != set(self.centres):
@@ -349,7 +351,8 @@ class WordRepresentations:
                 clusters={k: np.asarray(arrays[f"clusters_{k}"], dtype=np.int32) for k in ks},
                 centres={k: np.asarray(arrays[f"centres_{k}"], dtype=np.float32) for k in ks},
                 ngrams=_arrays_to_strings(arrays["ngrams_utf8"], arrays["ngram_ends"], "the n-grams")
-                if has_ngrams else (),
+                if has_ngrams
+                else (),
                 ngram_vectors=np.asarray(arrays["ngram_vectors"], dtype=np.int8) if has_ngrams else None,
                 ngram_scale=np.asarray(arrays["ngram_scale"], dtype=np.float32) if has_ngrams else None,
                 info=info if isinstance(info, dict) else {},

@@ -75,9 +75,42 @@ def _block_size(i, cand_ptr, ws_n, beta_in):
 
 
 @_njit
-def _assemble(i, W, T, bias, bf, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
-              n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in,
-              u, ea, ec, cj, is_alpha, lam, r, ub, g, K):
+def _assemble(
+    i,
+    W,
+    T,
+    bias,
+    bf,
+    feat_indptr,
+    feat_indices,
+    left,
+    allowed,
+    cand_ptr,
+    cand_a,
+    cand_c,
+    n1,
+    n2,
+    n12,
+    conf,
+    c1n,
+    c2n,
+    ws_n,
+    ws_a,
+    ws_c,
+    ws_lam,
+    beta,
+    beta_in,
+    u,
+    ea,
+    ec,
+    cj,
+    is_alpha,
+    lam,
+    r,
+    ub,
+    g,
+    K,
+):
     """Fill piece ``i``'s block: entries, multipliers, targets ``r``, bounds, gradient and Gram matrix.
 
     ``g = K λ − r`` evaluated through the explicit ``ω`` (``⟨z, ω⟩ − r``),
@@ -131,7 +164,7 @@ def _assemble(i, W, T, bias, bf, feat_indptr, feat_indices, left, allowed, cand_
         ub[m] = c2n * conf[j]
         g[m] = u1[a] + u2[c] + T[a, c] + bias - 1.0
         m += 1
-    ff_all = (n1[i] * k1 * k2 * k2 + n2[i] * k2 * k1 * k1 + 2.0 * n12[i] * k12 * k1 * k2 + s + bf * s * s)
+    ff_all = n1[i] * k1 * k2 * k2 + n2[i] * k2 * k1 * k1 + 2.0 * n12[i] * k12 * k1 * k2 + s + bf * s * s
     for p in range(m):
         fp = _sum_dot(ea[p], ec[p], A1, A2, k1, k2, s, n1[i], n2[i], n12[i], bf)
         for q in range(p, m):
@@ -247,8 +280,27 @@ def solve_block(m, K, g, lam, ub, is_alpha, c1n, tol, max_iter):
 
 
 @_njit
-def _apply(i, delta, m, ea, ec, is_alpha, W, T, bvec, bf, feat_indptr, feat_indices, left, allowed,
-           cand_ptr, cand_a, cand_c, d1, d2):
+def _apply(
+    i,
+    delta,
+    m,
+    ea,
+    ec,
+    is_alpha,
+    W,
+    T,
+    bvec,
+    bf,
+    feat_indptr,
+    feat_indices,
+    left,
+    allowed,
+    cand_ptr,
+    cand_a,
+    cand_c,
+    d1,
+    d2,
+):
     """``ω += Σ_k δ_k z_k`` for piece ``i``'s block (``z`` as in :func:`_assemble`)."""
     t = left[i]
     L = W.shape[1]
@@ -301,14 +353,50 @@ def _block_workspace(size):
     and candidate indices, the β index, which are α, the values, their previous
     values, the linear term, the upper bounds, the gradient and the Gram matrix.
     """
-    return (np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
-            np.zeros(size, np.bool_), np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size),
-            np.zeros(size), np.zeros((size, size)))
+    return (
+        np.zeros(size, np.int64),
+        np.zeros(size, np.int64),
+        np.zeros(size, np.int64),
+        np.zeros(size, np.bool_),
+        np.zeros(size),
+        np.zeros(size),
+        np.zeros(size),
+        np.zeros(size),
+        np.zeros(size),
+        np.zeros((size, size)),
+    )
 
 
 @_njit
-def block_pass(lo, hi, W, T, bvec, use_bias, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
-               n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in, tol, max_iter):
+def block_pass(
+    lo,
+    hi,
+    W,
+    T,
+    bvec,
+    use_bias,
+    feat_indptr,
+    feat_indices,
+    left,
+    allowed,
+    cand_ptr,
+    cand_a,
+    cand_c,
+    n1,
+    n2,
+    n12,
+    conf,
+    c1n,
+    c2n,
+    ws_n,
+    ws_a,
+    ws_c,
+    ws_lam,
+    beta,
+    beta_in,
+    tol,
+    max_iter,
+):
     """One block-coordinate pass over pieces ``lo:hi`` of the restricted dual.
 
     Every block whose KKT violation exceeds ``tol`` is solved exactly
@@ -332,17 +420,69 @@ def block_pass(lo, hi, W, T, bvec, use_bias, feat_indptr, feat_indices, left, al
             size = 2 * m
             ea, ec, cj, is_alpha, lam, old, r, ub, g, K = _block_workspace(size)
         bias = bvec[0] * bf
-        _assemble(i, W, T, bias, bf, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
-                  n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in,
-                  u, ea, ec, cj, is_alpha, lam, r, ub, g, K)
+        _assemble(
+            i,
+            W,
+            T,
+            bias,
+            bf,
+            feat_indptr,
+            feat_indices,
+            left,
+            allowed,
+            cand_ptr,
+            cand_a,
+            cand_c,
+            n1,
+            n2,
+            n12,
+            conf,
+            c1n,
+            c2n,
+            ws_n,
+            ws_a,
+            ws_c,
+            ws_lam,
+            beta,
+            beta_in,
+            u,
+            ea,
+            ec,
+            cj,
+            is_alpha,
+            lam,
+            r,
+            ub,
+            g,
+            K,
+        )
         if block_kkt(m, g, lam, ub, is_alpha, c1n) <= tol:
             continue
         old[:m] = lam[:m]
         solve_block(m, K, g, lam, ub, is_alpha, c1n, 0.1 * tol, max_iter)
         for k in range(m):
             old[k] = lam[k] - old[k]
-        _apply(i, old, m, ea, ec, is_alpha, W, T, bvec, bf, feat_indptr, feat_indices, left, allowed,
-               cand_ptr, cand_a, cand_c, d1, d2)
+        _apply(
+            i,
+            old,
+            m,
+            ea,
+            ec,
+            is_alpha,
+            W,
+            T,
+            bvec,
+            bf,
+            feat_indptr,
+            feat_indices,
+            left,
+            allowed,
+            cand_ptr,
+            cand_a,
+            cand_c,
+            d1,
+            d2,
+        )
         for k in range(m):
             if is_alpha[k]:
                 ws_lam[i, k] = lam[k]
@@ -353,14 +493,71 @@ def block_pass(lo, hi, W, T, bvec, use_bias, feat_indptr, feat_indices, left, al
 
 
 @_njit
-def assemble_block(i, W, T, bias, use_bias, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
-                   n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in):
+def assemble_block(
+    i,
+    W,
+    T,
+    bias,
+    use_bias,
+    feat_indptr,
+    feat_indices,
+    left,
+    allowed,
+    cand_ptr,
+    cand_a,
+    cand_c,
+    n1,
+    n2,
+    n12,
+    conf,
+    c1n,
+    c2n,
+    ws_n,
+    ws_a,
+    ws_c,
+    ws_lam,
+    beta,
+    beta_in,
+):
     """Piece ``i``'s block as :func:`block_pass` sees it: ``(K, g, λ, r, ub, is_alpha, a, c, cand)``."""
     m = _block_size(i, cand_ptr, ws_n, beta_in)
     L = W.shape[1]
     ea, ec, cj, is_alpha, lam, _, r, ub, g, K = _block_workspace(m)
     bf = 1.0 if use_bias else 0.0
-    _assemble(i, W, T, bias * bf, bf, feat_indptr, feat_indices, left, allowed, cand_ptr, cand_a, cand_c,
-              n1, n2, n12, conf, c1n, c2n, ws_n, ws_a, ws_c, ws_lam, beta, beta_in,
-              np.zeros((2, L)), ea, ec, cj, is_alpha, lam, r, ub, g, K)
+    _assemble(
+        i,
+        W,
+        T,
+        bias * bf,
+        bf,
+        feat_indptr,
+        feat_indices,
+        left,
+        allowed,
+        cand_ptr,
+        cand_a,
+        cand_c,
+        n1,
+        n2,
+        n12,
+        conf,
+        c1n,
+        c2n,
+        ws_n,
+        ws_a,
+        ws_c,
+        ws_lam,
+        beta,
+        beta_in,
+        np.zeros((2, L)),
+        ea,
+        ec,
+        cj,
+        is_alpha,
+        lam,
+        r,
+        ub,
+        g,
+        K,
+    )
     return K, g, lam, r, ub, is_alpha, ea, ec, cj

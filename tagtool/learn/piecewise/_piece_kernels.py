@@ -72,8 +72,9 @@ def most_violated(emit, trans, bias, left, allowed, cand_ptr, cand_a, cand_c, ou
     piece for the current weights.
     """
     for i in range(len(left)):
-        best, a, c, _ = piece_violation(emit, trans, bias, left[i], allowed, cand_ptr[i], cand_ptr[i + 1],
-                                        cand_a, cand_c)
+        best, a, c, _ = piece_violation(
+            emit, trans, bias, left[i], allowed, cand_ptr[i], cand_ptr[i + 1], cand_a, cand_c
+        )
         out_a[i] = a
         out_c[i] = c
         out_slack[i] = max(best, 0.0)

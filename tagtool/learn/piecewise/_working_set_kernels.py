@@ -21,8 +21,25 @@ from tagtool.learn.piecewise._piece_kernels import piece_violation
 
 
 @_njit
-def add_violators(emit, T, bias, left, allowed, cand_ptr, cand_a, cand_c, conf, epsilon,
-                  ws_n, ws_a, ws_c, ws_lam, ws_idle, beta_in, beta_idle):
+def add_violators(
+    emit,
+    T,
+    bias,
+    left,
+    allowed,
+    cand_ptr,
+    cand_a,
+    cand_c,
+    conf,
+    epsilon,
+    ws_n,
+    ws_a,
+    ws_c,
+    ws_lam,
+    ws_idle,
+    beta_in,
+    beta_idle,
+):
     """Add each piece's most violated Eq. 18 output and its violated Eq. 20 candidates.
 
     The Eq. 18 output joins when its violation exceeds the piece's
@@ -97,8 +114,9 @@ def drop_inactive(after, ws_n, ws_a, ws_c, ws_lam, ws_idle, beta, beta_in, beta_
 
 
 @_njit
-def clip_betas(W, T, bvec, use_bias, feat_indptr, feat_indices, left, cand_ptr, cand_a, cand_c, conf, c2n,
-               beta, beta_in):
+def clip_betas(
+    W, T, bvec, use_bias, feat_indptr, feat_indices, left, cand_ptr, cand_a, cand_c, conf, c2n, beta, beta_in
+):
     """Clip every β to its box ``C2 P / n`` after ``P`` changed (Eq. 22), updating ``ω``."""
     bf = 1.0 if use_bias else 0.0
     for i in range(len(left)):

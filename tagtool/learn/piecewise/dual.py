@@ -46,8 +46,7 @@ class Dual:
     β entries in candidate order (the layout of :mod:`._block_kernels`).
     """
 
-    def __init__(self, snapshot: Snapshot, pieces: Pieces, c1: float, c2: float, use_bias: bool,
-                 capacity: int = 4):
+    def __init__(self, snapshot: Snapshot, pieces: Pieces, c1: float, c2: float, use_bias: bool, capacity: int = 4):
         self.snap, self.pc = snapshot, pieces
         n, n_labels = pieces.n_pieces, snapshot.n_labels
         self.W = np.zeros((snapshot.n_features, n_labels))
@@ -80,8 +79,18 @@ class Dual:
 
     def _pieces_args(self):
         pc = self.pc
-        return (self.feat_indptr, self.feat_indices, pc.left, self.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c,
-                pc.n1, pc.n2, pc.n12)
+        return (
+            self.feat_indptr,
+            self.feat_indices,
+            pc.left,
+            self.allowed,
+            pc.cand_ptr,
+            pc.cand_a,
+            pc.cand_c,
+            pc.n1,
+            pc.n2,
+            pc.n12,
+        )
 
     # -- working sets ---------------------------------------------------
 
@@ -121,14 +130,42 @@ class Dual:
         """Most violated Eq. 18 output and violated Eq. 20 candidates of every piece (numba)."""
         pc = self.pc
         self.ensure_slot()
-        return int(_working_set_kernels.add_violators(emit, np.ascontiguousarray(trans), float(bias), pc.left, self.allowed,
-                                      pc.cand_ptr, pc.cand_a, pc.cand_c, self.conf, float(epsilon), self.ws_n,
-                                      self.ws_a, self.ws_c, self.ws_lam, self.ws_idle, self.beta_in,
-                                      self.beta_idle))
+        return int(
+            _working_set_kernels.add_violators(
+                emit,
+                np.ascontiguousarray(trans),
+                float(bias),
+                pc.left,
+                self.allowed,
+                pc.cand_ptr,
+                pc.cand_a,
+                pc.cand_c,
+                self.conf,
+                float(epsilon),
+                self.ws_n,
+                self.ws_a,
+                self.ws_c,
+                self.ws_lam,
+                self.ws_idle,
+                self.beta_in,
+                self.beta_idle,
+            )
+        )
 
     def drop_inactive(self, after: int) -> int:
-        return int(_working_set_kernels.drop_inactive(int(after), self.ws_n, self.ws_a, self.ws_c, self.ws_lam, self.ws_idle,
-                                      self.beta, self.beta_in, self.beta_idle))
+        return int(
+            _working_set_kernels.drop_inactive(
+                int(after),
+                self.ws_n,
+                self.ws_a,
+                self.ws_c,
+                self.ws_lam,
+                self.ws_idle,
+                self.beta,
+                self.beta_in,
+                self.beta_idle,
+            )
+        )
 
     # -- block vectors (the Python reference path) ----------------------------
 
@@ -180,7 +217,9 @@ class Dual:
     def gram(self, i: int, C1, C2, M, bb) -> np.ndarray:
         pc = self.pc
         cross = C1 @ C2.T
-        return pc.n1[i] * (C1 @ C1.T) + pc.n12[i] * (cross + cross.T) + pc.n2[i] * (C2 @ C2.T) + M @ M.T + np.outer(bb, bb)
+        return (
+            pc.n1[i] * (C1 @ C1.T) + pc.n12[i] * (cross + cross.T) + pc.n2[i] * (C2 @ C2.T) + M @ M.T + np.outer(bb, bb)
+        )
 
     def inner(self, i: int, C1, C2, M, bb) -> np.ndarray:
         """``⟨z_k, ω⟩`` for the block's entries."""
@@ -218,18 +257,40 @@ class Dual:
 
     def numba_block(self, i: int):
         """Piece ``i``'s block as the numba pass assembles it (closed-form Gram matrix)."""
-        return _block_kernels.assemble_block(i, self.W, self.T, self.b, self.use_bias, *self._pieces_args(), self.conf,
-                                   self.c1n, self.c2n, self.ws_n, self.ws_a, self.ws_c, self.ws_lam, self.beta,
-                                   self.beta_in)
+        return _block_kernels.assemble_block(
+            i,
+            self.W,
+            self.T,
+            self.b,
+            self.use_bias,
+            *self._pieces_args(),
+            self.conf,
+            self.c1n,
+            self.c2n,
+            self.ws_n,
+            self.ws_a,
+            self.ws_c,
+            self.ws_lam,
+            self.beta,
+            self.beta_in,
+        )
 
     def kkt_violation(self, lam, grad, ub, is_alpha) -> float:
         """Largest violation of the block's optimality conditions at ``lam``."""
-        return float(_block_kernels.block_kkt(len(lam), np.asarray(grad, dtype=np.float64), np.asarray(lam, dtype=np.float64),
-                                    np.asarray(ub, dtype=np.float64), np.asarray(is_alpha, dtype=bool), self.c1n))
+        return float(
+            _block_kernels.block_kkt(
+                len(lam),
+                np.asarray(grad, dtype=np.float64),
+                np.asarray(lam, dtype=np.float64),
+                np.asarray(ub, dtype=np.float64),
+                np.asarray(is_alpha, dtype=bool),
+                self.c1n,
+            )
+        )
 
     def solve_block(self, i: int, tol: float) -> bool:
         """Re-optimise piece ``i``'s multipliers by cvxopt; False when its KKT already hold to ``tol``."""
-        if self.ws_n[i] == 0 and not self.beta_in[self.pc.cand_ptr[i]:self.pc.cand_ptr[i + 1]].any():
+        if self.ws_n[i] == 0 and not self.beta_in[self.pc.cand_ptr[i] : self.pc.cand_ptr[i + 1]].any():
             return False
         K, q, G, h, lam, grad, vecs, (ub, is_alpha) = self.block_problem(i)
         if self.kkt_violation(lam, grad, ub, is_alpha) <= tol:
@@ -259,8 +320,9 @@ class Dual:
                 last = time.monotonic()
         return changed
 
-    def numba_pass(self, tol: float, monitor: TrainingMonitor | None = None, chunk: int = 4096,
-                   max_iter: int = 1000) -> int:
+    def numba_pass(
+        self, tol: float, monitor: TrainingMonitor | None = None, chunk: int = 4096, max_iter: int = 1000
+    ) -> int:
         """One block-coordinate pass, each block by the exact numba solver; returns blocks changed.
 
         The pieces go in chunks so that a cancel request is seen between them.
@@ -271,16 +333,47 @@ class Dual:
             if monitor is not None:
                 monitor.check()
             hi = min(lo + chunk, self.pc.n_pieces)
-            changed += _block_kernels.block_pass(lo, hi, self.W, self.T, self.bvec, self.use_bias, *args, self.conf,
-                                       self.c1n, self.c2n, self.ws_n, self.ws_a, self.ws_c, self.ws_lam,
-                                       self.beta, self.beta_in, float(tol), int(max_iter))
+            changed += _block_kernels.block_pass(
+                lo,
+                hi,
+                self.W,
+                self.T,
+                self.bvec,
+                self.use_bias,
+                *args,
+                self.conf,
+                self.c1n,
+                self.c2n,
+                self.ws_n,
+                self.ws_a,
+                self.ws_c,
+                self.ws_lam,
+                self.beta,
+                self.beta_in,
+                float(tol),
+                int(max_iter),
+            )
         return changed
 
     def rescale_boxes(self) -> None:
         """Clip every β to its (new) box ``C2 P / n`` after ``P`` changed, updating ω."""
         pc = self.pc
-        _working_set_kernels.clip_betas(self.W, self.T, self.bvec, self.use_bias, self.feat_indptr, self.feat_indices, pc.left,
-                        pc.cand_ptr, pc.cand_a, pc.cand_c, self.conf, self.c2n, self.beta, self.beta_in)
+        _working_set_kernels.clip_betas(
+            self.W,
+            self.T,
+            self.bvec,
+            self.use_bias,
+            self.feat_indptr,
+            self.feat_indices,
+            pc.left,
+            pc.cand_ptr,
+            pc.cand_a,
+            pc.cand_c,
+            self.conf,
+            self.c2n,
+            self.beta,
+            self.beta_in,
+        )
 
     # -- objectives ---------------------------------------------------------
 
@@ -313,7 +406,9 @@ def primal_objective(dual: Dual, emit: np.ndarray | None = None) -> tuple[float,
     best_a = np.zeros(pc.n_pieces, dtype=np.int64)
     best_c = np.zeros(pc.n_pieces, dtype=np.int64)
     xi = np.zeros(pc.n_pieces)
-    _piece_kernels.most_violated(emit, dual.T, b, pc.left, snap.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c, best_a, best_c, xi)
+    _piece_kernels.most_violated(
+        emit, dual.T, b, pc.left, snap.allowed, pc.cand_ptr, pc.cand_a, pc.cand_c, best_a, best_c, xi
+    )
     energies = piece_energies(pc, emit, dual.T, b)
     nu = np.zeros(len(energies))
     _piece_kernels.candidate_violations(energies, pc.cand_ptr, dual.conf, 1.0, nu)

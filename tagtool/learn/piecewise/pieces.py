@@ -92,7 +92,9 @@ def build_pieces(snapshot: Snapshot) -> Pieces:
 def piece_energies(pieces: Pieces, emit: np.ndarray, trans: np.ndarray, bias: float = 0.0) -> np.ndarray:
     """Energy (Eq. 3) of every candidate of every piece, flat in candidate order."""
     out = np.zeros(len(pieces.cand_a))
-    _piece_kernels.piece_energies(emit, trans, float(bias), pieces.left, pieces.cand_ptr, pieces.cand_a, pieces.cand_c, out)
+    _piece_kernels.piece_energies(
+        emit, trans, float(bias), pieces.left, pieces.cand_ptr, pieces.cand_a, pieces.cand_c, out
+    )
     return out
 
 
@@ -130,8 +132,14 @@ def _piece_matrix(snapshot: Snapshot, pieces: Pieces, max_df: float) -> scipy.sp
     return x.tocsr()
 
 
-def nearest_pieces(snapshot: Snapshot, pieces: Pieces, k: int, max_df: float = 0.01,
-                   monitor: TrainingMonitor | None = None, chunk: int = 512) -> np.ndarray:
+def nearest_pieces(
+    snapshot: Snapshot,
+    pieces: Pieces,
+    k: int,
+    max_df: float = 0.01,
+    monitor: TrainingMonitor | None = None,
+    chunk: int = 512,
+) -> np.ndarray:
     """Indices ``[n, k']`` of each piece's ``k' = min(k, n − 1)`` most similar other pieces (cosine).
 
     The similarities stay sparse: each row's top ``k'`` is taken among its
@@ -157,8 +165,9 @@ def nearest_pieces(snapshot: Snapshot, pieces: Pieces, k: int, max_df: float = 0
         # pieces of similarity 0 come in random order after the positive ones
         noise = 1e-9 * rng.random(sim.nnz)
         fill = rng.integers(n, size=(hi - lo, k + 8))
-        _piece_kernels.top_k_rows(sim.indptr.astype(np.int64), sim.indices.astype(np.int64), sim.data, lo, n, k, noise, fill,
-                        out[lo:hi])
+        _piece_kernels.top_k_rows(
+            sim.indptr.astype(np.int64), sim.indices.astype(np.int64), sim.data, lo, n, k, noise, fill, out[lo:hi]
+        )
     return out
 
 

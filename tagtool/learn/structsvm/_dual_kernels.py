@@ -30,7 +30,6 @@ ADDED = 1
 FULL = 2  # the working set has no free row: grow it and call again
 
 
-
 @_njit
 def smo(P, q, a, cost, boxed, alpha, tol, max_iter):
     """Exact solver of ``min ½αᵀPα + qᵀα``, ``α ≥ 0`` (and ``aᵀα ≤ cost`` if ``boxed``).
@@ -132,8 +131,29 @@ def solve_dual(gram, margins, losses, cost, norm, slack_rescaled, alpha, tol, ma
 
 
 @_njit
-def round_update(delta, trans, start, end, emit, K, y, paths, alpha, losses, gram, m, candidate, cand_loss, cost,
-                 norm, slack_rescaled, epsilon, alpha_tol, smo_tol, smo_iter):
+def round_update(
+    delta,
+    trans,
+    start,
+    end,
+    emit,
+    K,
+    y,
+    paths,
+    alpha,
+    losses,
+    gram,
+    m,
+    candidate,
+    cand_loss,
+    cost,
+    norm,
+    slack_rescaled,
+    epsilon,
+    alpha_tol,
+    smo_tol,
+    smo_iter,
+):
     """One cutting-plane round of one example: add ``candidate`` if it violates, re-solve, prune.
 
     ``candidate`` is the most violating output the caller found (loss
@@ -180,14 +200,52 @@ def round_update(delta, trans, start, end, emit, K, y, paths, alpha, losses, gra
         gram[m, j] = g
     gram[m, m] = gram_entry(K, y, candidate, candidate)
     m += 1
-    change, m, kept_row = resolve(delta, trans, start, end, emit, K, y, paths, alpha, losses, gram, m, cost, norm,
-                                  slack_rescaled, alpha_tol, smo_tol, smo_iter, m - 1)
+    change, m, kept_row = resolve(
+        delta,
+        trans,
+        start,
+        end,
+        emit,
+        K,
+        y,
+        paths,
+        alpha,
+        losses,
+        gram,
+        m,
+        cost,
+        norm,
+        slack_rescaled,
+        alpha_tol,
+        smo_tol,
+        smo_iter,
+        m - 1,
+    )
     return m, ADDED, kept_row >= 0, change
 
 
 @_njit
-def resolve(delta, trans, start, end, emit, K, y, paths, alpha, losses, gram, m, cost, norm, slack_rescaled, alpha_tol,
-            smo_tol, smo_iter, watch):
+def resolve(
+    delta,
+    trans,
+    start,
+    end,
+    emit,
+    K,
+    y,
+    paths,
+    alpha,
+    losses,
+    gram,
+    m,
+    cost,
+    norm,
+    slack_rescaled,
+    alpha_tol,
+    smo_tol,
+    smo_iter,
+    watch,
+):
     """Re-optimise the ``m`` outputs' ``α`` (others fixed), apply, drop zeros.
 
     Returns ``(max |Δα|, new m, new row of output `watch` or −1 if dropped)``.

@@ -24,8 +24,9 @@ from tagtool.decode import max_marginals
 from tagtool.learn.chain import ChainModel
 
 
-def gated_target(dec, peer_pred: np.ndarray, peer_margins: np.ndarray, allowed,
-                 peer_margin: float) -> tuple[np.ndarray, float, np.ndarray]:
+def gated_target(
+    dec, peer_pred: np.ndarray, peer_margins: np.ndarray, allowed, peer_margin: float
+) -> tuple[np.ndarray, float, np.ndarray]:
     """A view's target from the peer's confident tokens (``cosvm``'s ``peer_margin``).
 
     Tokens whose peer margin is at least ``peer_margin`` pass.  Returns the

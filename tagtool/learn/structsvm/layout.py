@@ -71,4 +71,3 @@ class Layout:
             trans, start, end = self.chain(theta, v)
             model.trans[v], model.start[v], model.end[v] = trans, start, end
         return model
-

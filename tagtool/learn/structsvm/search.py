@@ -118,8 +118,7 @@ class Decoder:
 
     def best(self, allowed=None) -> np.ndarray:
         path = np.empty(self.emit.shape[0], dtype=np.int64)
-        _viterbi_kernel(self.emit, self.trans, self.start, self.end,
-                        self.free if allowed is None else allowed, path)
+        _viterbi_kernel(self.emit, self.trans, self.start, self.end, self.free if allowed is None else allowed, path)
         return path
 
     def kbest(self, k: int, allowed=None) -> tuple[np.ndarray, np.ndarray]:
@@ -147,8 +146,16 @@ class Decoder:
             counted = np.ones(n_tokens, dtype=np.bool_)
         best = np.empty(n_tokens + 1)
         paths = np.zeros((n_tokens + 1, n_tokens), dtype=np.int64)
-        _count_viterbi_kernel(self.emit, self.trans, self.start, self.end, np.ascontiguousarray(target, np.int64),
-                              np.ascontiguousarray(counted, np.bool_), best, paths)
+        _count_viterbi_kernel(
+            self.emit,
+            self.trans,
+            self.start,
+            self.end,
+            np.ascontiguousarray(target, np.int64),
+            np.ascontiguousarray(counted, np.bool_),
+            best,
+            paths,
+        )
         return best, paths
 
     def margin_gap(self, allowed=None) -> tuple[np.ndarray, float]:
@@ -158,8 +165,15 @@ class Decoder:
         return paths[0], float(gap)
 
 
-def most_violating(dec: Decoder, target: np.ndarray, loss: str, norm: int, rescaling: str,
-                   kbest: int, weights: np.ndarray | None = None) -> tuple[np.ndarray | None, float]:
+def most_violating(
+    dec: Decoder,
+    target: np.ndarray,
+    loss: str,
+    norm: int,
+    rescaling: str,
+    kbest: int,
+    weights: np.ndarray | None = None,
+) -> tuple[np.ndarray | None, float]:
     """``argmax_{ȳ ≠ y} H(ȳ)`` and its ``H`` (None if every other output is fine).
 
     0/1 loss: the best path other than the target, exact by 2-best Viterbi.
@@ -191,8 +205,9 @@ def most_violating(dec: Decoder, target: np.ndarray, loss: str, norm: int, resca
     return _slack_from_candidates(dec, target, norm, weights, list(paths) + [dec.loss_augmented(target, weights)])
 
 
-def _slack_hamming_exact(dec: Decoder, target: np.ndarray, norm: int,
-                         weights: np.ndarray | None) -> tuple[np.ndarray | None, float]:
+def _slack_hamming_exact(
+    dec: Decoder, target: np.ndarray, norm: int, weights: np.ndarray | None
+) -> tuple[np.ndarray | None, float]:
     """Exact ``argmax_ȳ Δ(y, ȳ)^{1/r} (1 − f(y) + f(ȳ))`` for token weights in {0, 1}.
 
     For each distance ``d`` only the best path ``d`` counted tokens away can

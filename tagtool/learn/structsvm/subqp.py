@@ -53,6 +53,7 @@ import numpy as np
 
 from tagtool.learn.qp import solve_qp
 from tagtool.learn.structsvm import _dual_kernels
+
 #: KKT tolerance of the SMO solver, relative to the largest linear coefficient.
 SMO_TOL = 1e-8
 #: Iteration bound of the SMO solver.
@@ -70,7 +71,6 @@ class SVMSettings:
     epsilon: float
     kbest: int
     qp_solver: str = "smo"
-
 
 
 def subproblem(gram, margins, losses, cost, norm=1, rescaling="margin"):
@@ -130,8 +130,9 @@ def _solve_one(P, q, G, h) -> float:
     return float(min(max(-q[0] / P[0, 0], 0.0), upper))
 
 
-def solve_subproblem(gram, margins, losses, cost, norm=1, rescaling="margin", initial=None,
-                     solver="cvxopt") -> np.ndarray:
+def solve_subproblem(
+    gram, margins, losses, cost, norm=1, rescaling="margin", initial=None, solver="cvxopt"
+) -> np.ndarray:
     """Optimal ``α`` of one example's sub-QP (:func:`subproblem`).
 
     A zero cost gives ``α = 0``.  One variable is solved in closed form;
@@ -164,4 +165,3 @@ def solve_subproblem(gram, margins, losses, cost, norm=1, rescaling="margin", in
         if total > cost:
             alpha *= cost / total
     return alpha
-

@@ -54,8 +54,7 @@ class WorkingSet:
 
     __slots__ = ("i", "target", "cost", "weights", "m", "_paths", "_alpha", "_losses", "_gram")
 
-    def __init__(self, i: int, target: np.ndarray, cost: float, weights: np.ndarray | None = None,
-                 capacity: int = 4):
+    def __init__(self, i: int, target: np.ndarray, cost: float, weights: np.ndarray | None = None, capacity: int = 4):
         self.i = i
         self.target = np.ascontiguousarray(target, dtype=np.int64)
         self.cost = cost
@@ -100,7 +99,6 @@ class WorkingSet:
 
     def contains(self, path: np.ndarray) -> bool:
         return bool(self.m) and bool(np.any(np.all(self.paths == path, axis=1)))
-
 
 
 @dataclass
@@ -166,8 +164,9 @@ class ViewTrainer:
         lo, hi = int(snap.offsets[i]), int(snap.offsets[i + 1])
         K = self._token_kernel(i, lo, hi)
         emit = np.empty((hi - lo, self.layout.n_labels))
-        sentence_emission(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi,
-                          self._weights, emit)
+        sentence_emission(
+            snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi, self._weights, emit
+        )
         self._visit = _Visit(i, lo, K, emit, np.zeros_like(emit))
         return self._visit
 
@@ -177,8 +176,9 @@ class ViewTrainer:
         if K is None:
             snap = self.snapshot
             K = np.empty((hi - lo, hi - lo), dtype=np.int64)
-            _joint_kernels.token_kernel(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi,
-                                 self._counts, K)
+            _joint_kernels.token_kernel(
+                snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, lo, hi, self._counts, K
+            )
             if self._kernel_bytes + K.nbytes <= KERNEL_CACHE_BYTES:
                 self._kernels[i] = K
                 self._kernel_bytes += K.nbytes
@@ -189,8 +189,9 @@ class ViewTrainer:
         visit, self._visit = self._visit, None
         if visit is not None:
             snap = self.snapshot
-            _joint_kernels.flush_weights(snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, visit.lo,
-                                  self._weights, visit.delta)
+            _joint_kernels.flush_weights(
+                snap.feat_indptr, snap.feat_indices, snap.feature_view, self.view, visit.lo, self._weights, visit.delta
+            )
 
     def _at(self, i: int) -> _Visit:
         return self._visit if self._visit is not None and self._visit.i == i else self.begin(i)
@@ -227,7 +228,8 @@ class ViewTrainer:
             ws = self.sets[i] = WorkingSet(i, target, cost, weights)
             return ws
         same_weights = (weights is None and ws.weights is None) or (
-            weights is not None and ws.weights is not None and np.array_equal(weights, ws.weights))
+            weights is not None and ws.weights is not None and np.array_equal(weights, ws.weights)
+        )
         if np.array_equal(ws.target, target) and same_weights:
             if cost != ws.cost and len(ws):
                 self.solve(ws, cost)  # the box moved (C_u schedule, peer margin)
@@ -259,8 +261,20 @@ class ViewTrainer:
         visit = self._at(ws.i)
         if s.qp_solver == "smo":
             change, ws.m, _ = _dual_kernels.resolve(
-                visit.delta, *self._chain, visit.emit, visit.K, ws.target, *ws.arrays(), ws.m, float(cost), s.norm,
-                s.rescaling == "slack", _ALPHA_TOL, SMO_TOL, SMO_ITER, -1,
+                visit.delta,
+                *self._chain,
+                visit.emit,
+                visit.K,
+                ws.target,
+                *ws.arrays(),
+                ws.m,
+                float(cost),
+                s.norm,
+                s.rescaling == "slack",
+                _ALPHA_TOL,
+                SMO_TOL,
+                SMO_ITER,
+                -1,
             )
             return float(change)
         margins = self.margins(ws) - ws.gram @ ws.alpha  # ⟨w_rest, δΦ_j⟩
@@ -279,10 +293,13 @@ class ViewTrainer:
             return 0.0
         s = self.settings
         target_score = dec.score(ws.target)
-        return max(0.0, max(
-            violation(ws.losses[j], target_score - dec.score(ws.paths[j]), s.norm, s.rescaling)
-            for j in range(len(ws))
-        ))
+        return max(
+            0.0,
+            max(
+                violation(ws.losses[j], target_score - dec.score(ws.paths[j]), s.norm, s.rescaling)
+                for j in range(len(ws))
+            ),
+        )
 
     # -- the cutting-plane step of Table 2 / Alg. 1 -------------------------
 
@@ -329,8 +346,22 @@ class ViewTrainer:
         visit = self._at(ws.i)
         while True:
             m, code, kept, change = _dual_kernels.round_update(
-                visit.delta, *self._chain, visit.emit, visit.K, ws.target, *ws.arrays(), ws.m, path, float(loss_val),
-                float(cost), s.norm, s.rescaling == "slack", s.epsilon, _ALPHA_TOL, SMO_TOL, SMO_ITER,
+                visit.delta,
+                *self._chain,
+                visit.emit,
+                visit.K,
+                ws.target,
+                *ws.arrays(),
+                ws.m,
+                path,
+                float(loss_val),
+                float(cost),
+                s.norm,
+                s.rescaling == "slack",
+                s.epsilon,
+                _ALPHA_TOL,
+                SMO_TOL,
+                SMO_ITER,
             )
             if code != _dual_kernels.FULL:
                 break

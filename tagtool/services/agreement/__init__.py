@@ -67,8 +67,8 @@ from tagtool.services.agreement import measures
 from tagtool.services.agreement.answers import Answers, collect, from_table
 from tagtool.services.agreement.measures import SpanCounts
 from tagtool.services.agreement.pairs import PairAgreement, sharing_pair_agreements
-from tagtool.services.agreement_limits import PAIR_ANNOTATORS
 from tagtool.services.agreement.tallies import tally
+from tagtool.services.agreement_limits import PAIR_ANNOTATORS
 
 __all__ = ["PAIR_ANNOTATORS", "Agreement", "Answers", "PairAgreement", "collect", "compute", "from_table"]
 
@@ -101,9 +101,13 @@ class Agreement:
         return None if self.spans is None else self.spans.f1
 
 
-def compute(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] | None = None,
-            progress: Callable[[float, str], None] | None = None,
-            pair_limit: int = PAIR_ANNOTATORS) -> Agreement:
+def compute(
+    answers: Answers,
+    span_scheme: bool,
+    checkpoint: Callable[[], bool] | None = None,
+    progress: Callable[[float, str], None] | None = None,
+    pair_limit: int = PAIR_ANNOTATORS,
+) -> Agreement:
     """Agreement of every pair of annotators and overall (module doc).
 
     Parameters
@@ -133,8 +137,15 @@ def compute(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] 
         for pair in found:
             spans.add(pair.spans)
     return Agreement(
-        annotators=answers.annotators, span_scheme=span_scheme, pairs=found,
-        kappa=measures.mean_defined([p.kappa for p in found]), alpha=overall.alpha, spans=spans,
-        compared=overall.compared, confusion=overall.confusion, observed=overall.observed,
-        pairs_computed=computed, pair_limit=pair_limit,
+        annotators=answers.annotators,
+        span_scheme=span_scheme,
+        pairs=found,
+        kappa=measures.mean_defined([p.kappa for p in found]),
+        alpha=overall.alpha,
+        spans=spans,
+        compared=overall.compared,
+        confusion=overall.confusion,
+        observed=overall.observed,
+        pairs_computed=computed,
+        pair_limit=pair_limit,
     )

@@ -75,8 +75,14 @@ class Answers:
         return codes
 
 
-def from_codes(annotators: Sequence[str], labels: Sequence[str], sentence: np.ndarray, token: np.ndarray,
-               codes: np.ndarray, sets: dict) -> Answers:
+def from_codes(
+    annotators: Sequence[str],
+    labels: Sequence[str],
+    sentence: np.ndarray,
+    token: np.ndarray,
+    codes: np.ndarray,
+    sets: dict,
+) -> Answers:
     """:class:`Answers` of a token × annotator table (the per-pair measures' view of two annotators)."""
     unit, column = np.nonzero(codes != MISSING)
     answers = Answers(tuple(annotators), tuple(labels), sentence, token, unit, column, codes[unit, column], sets)
@@ -167,8 +173,16 @@ def collect(
     keys, unit = np.unique(sid * width + tok, return_inverse=True)
     sets = {(int(unit[r]), int(col[r])): ann for r, ann in set_rows}
     entries = np.lexsort((col, unit))  # by token, then by annotator
-    return Answers(annotators, order, keys // width, keys % width, unit[entries], col[entries],
-                   code[entries].astype(np.int32), sets)
+    return Answers(
+        annotators,
+        order,
+        keys // width,
+        keys % width,
+        unit[entries],
+        col[entries],
+        code[entries].astype(np.int32),
+        sets,
+    )
 
 
 def from_table(table: Sequence[Sequence], annotators: Sequence[str] | None = None) -> Answers:

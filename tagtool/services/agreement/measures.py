@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 import krippendorff
 import numpy as np
 
-from tagtool.services.agreement.answers import MISSING, SET, Answers
 from tagtool.errors import Cancelled
+from tagtool.services.agreement.answers import MISSING, SET, Answers
 
 #: Largest ``tokens × labels²`` handed to the ``krippendorff`` package (its version 0.9 allocates
 #: that many floats, several times over): 2 million, about 16 MB each.
@@ -175,8 +175,8 @@ def span_counts(answers: Answers, a: int, b: int, checkpoint: Callable[[], bool]
     applied with numpy (seqeval's ``get_entities`` walks Python lists token
     by token; the tests check the two agree).
     """
-    from tagtool.core.labels import LabelSet
     from tagtool.core.chunks import F1Scorer
+    from tagtool.core.labels import LabelSet
 
     idx, offsets = stretches(answers, a, b)
     out = SpanCounts()
@@ -200,8 +200,9 @@ def set_answers(answers: Answers, a: int, b: int) -> tuple[int, int]:
     """Tokens both answered where one gave a candidate set or both did, and how many of those
     are compatible (the two answers share a label: the full label lies in the set, or two sets meet)."""
     codes = answers.codes
-    rows = np.nonzero(((codes[:, a] == SET) | (codes[:, b] == SET))
-                      & (codes[:, a] != MISSING) & (codes[:, b] != MISSING))[0]
+    rows = np.nonzero(
+        ((codes[:, a] == SET) | (codes[:, b] == SET)) & (codes[:, a] != MISSING) & (codes[:, b] != MISSING)
+    )[0]
     compatible = 0
     for row in rows.tolist():
         sets = [answers.sets.get((row, j)) or frozenset([answers.labels[codes[row, j]]]) for j in (a, b)]

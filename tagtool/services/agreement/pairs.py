@@ -79,9 +79,12 @@ def pair_agreement(answers: Answers, a: int, b: int, span_scheme: bool, checkpoi
     compared = int(matrix.sum())
     set_tokens, compatible = measures.set_answers(answers, a, b)
     return PairAgreement(
-        a=answers.annotators[a], b=answers.annotators[b],
-        tokens=measures.pair_tokens(answers, a, b), compared=compared,
-        set_tokens=set_tokens, sets_compatible=compatible,
+        a=answers.annotators[a],
+        b=answers.annotators[b],
+        tokens=measures.pair_tokens(answers, a, b),
+        compared=compared,
+        set_tokens=set_tokens,
+        sets_compatible=compatible,
         observed=float(np.trace(matrix) / compared) if compared else None,
         kappa=measures.cohen_kappa(matrix),
         alpha=measures.nominal_alpha(codes[:, [a, b]]),
@@ -95,7 +98,7 @@ def sharing_pairs(answers: Answers) -> list[tuple[int, int]]:
     codes, n = answers.codes, len(answers.annotators)
     common = np.zeros((n, n))
     for start in range(0, len(codes), CO_OCCURRENCE_ROWS):  # a float copy of a slice at a time
-        answered = (codes[start:start + CO_OCCURRENCE_ROWS] != MISSING).astype(np.float32)
+        answered = (codes[start : start + CO_OCCURRENCE_ROWS] != MISSING).astype(np.float32)
         common += answered.T @ answered  # exact: a slice's counts stay below 2**24
     a, b = np.nonzero(np.triu(common, 1))
     return list(zip(a.tolist(), b.tolist()))
@@ -106,12 +109,22 @@ def _view(answers: Answers, a: int, b: int, rows: np.ndarray) -> Answers:
     codes = answers.codes[np.ix_(rows, [a, b])]
     set_rows, set_cols = np.nonzero(codes == SET)
     sets = {(i, k): answers.sets[(int(rows[i]), (a, b)[k])] for i, k in zip(set_rows.tolist(), set_cols.tolist())}
-    return from_codes((answers.annotators[a], answers.annotators[b]), answers.labels, answers.sentence[rows],
-                      answers.token[rows], codes, sets)
+    return from_codes(
+        (answers.annotators[a], answers.annotators[b]),
+        answers.labels,
+        answers.sentence[rows],
+        answers.token[rows],
+        codes,
+        sets,
+    )
 
 
-def sharing_pair_agreements(answers: Answers, span_scheme: bool, checkpoint: Callable[[], bool] | None = None,
-          progress: Callable[[float, str], None] | None = None) -> list[PairAgreement]:
+def sharing_pair_agreements(
+    answers: Answers,
+    span_scheme: bool,
+    checkpoint: Callable[[], bool] | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[PairAgreement]:
     """:class:`PairAgreement` of every pair that answered a token in common (module doc).
 
     ``checkpoint`` is called before each pair (True stops with

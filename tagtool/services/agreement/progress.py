@@ -26,7 +26,6 @@ import numpy as np
 
 from tagtool.errors import Cancelled, TagtoolError
 from tagtool.services.agreement import PAIR_ANNOTATORS, Agreement, collect, compute
-from tagtool.services.agreement_limits import ANNOTATOR_LIMIT
 from tagtool.services.annotation_costs import measure
 
 #: SQLite virtual-machine steps between two calls of a :class:`ProjectQuery`'s checkpoint.
@@ -48,7 +47,8 @@ class AgreementLimitError(TagtoolError):
         self.path, self.annotators, self.limit = str(path), annotators, limit
         super().__init__(
             f"{path}: {annotators:,} annotators have answers of their own, more than the limit of {limit:,} "
-            f"for agreement; to compute it anyway, raise the limit (tagtool agreement --limit {annotators})")
+            f"for agreement; to compute it anyway, raise the limit (tagtool agreement --limit {annotators})"
+        )
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,15 @@ def annotator_progress(
         records = by_name.get(name, [])
         kinds = measure(records)
         sentences, tokens = counts.get(name, (0, 0))
-        out.append(AnnotatorProgress(name, sentences, tokens, sum(kinds[k].tokens for k in LABELING_KINDS),
-                                     sum(r.active for r in records) / 60.0))
+        out.append(
+            AnnotatorProgress(
+                name,
+                sentences,
+                tokens,
+                sum(kinds[k].tokens for k in LABELING_KINDS),
+                sum(r.active for r in records) / 60.0,
+            )
+        )
     return out
 
 
@@ -113,8 +120,13 @@ def _reporting(rows: Iterable, ids: np.ndarray, progress: Progress) -> Iterator:
         yield row
 
 
-def of_project(project, checkpoint: Callable[[], bool] | None = None, progress: Progress | None = None,
-               limit: int | None = None, pair_limit: int = PAIR_ANNOTATORS) -> ProjectAgreement:
+def of_project(
+    project,
+    checkpoint: Callable[[], bool] | None = None,
+    progress: Progress | None = None,
+    limit: int | None = None,
+    pair_limit: int = PAIR_ANNOTATORS,
+) -> ProjectAgreement:
     """Agreement and progress of an open :class:`~tagtool.store.project.Project` (read only).
 
     Parameters
@@ -143,8 +155,13 @@ def of_project(project, checkpoint: Callable[[], bool] | None = None, progress: 
             rows = _reporting(rows, np.sort(np.fromiter(project.sentence_ids(), dtype=np.int64)), progress)
         answers = collect(rows, project.labels.names, checkpoint)
         report(READ_SHARE, f"comparing {answers.n_units:,} tokens")
-        agreement = compute(answers, project.labels.is_span_scheme, checkpoint,
-                            lambda f, m: report(READ_SHARE + MEASURE_SHARE * f, m), pair_limit)
+        agreement = compute(
+            answers,
+            project.labels.is_span_scheme,
+            checkpoint,
+            lambda f, m: report(READ_SHARE + MEASURE_SHARE * f, m),
+            pair_limit,
+        )
     report(READ_SHARE + MEASURE_SHARE, "counting each annotator's work")
     progress_rows = annotator_progress(project.team.annotator_progress(), project.actions(), checkpoint)
     report(1.0, "")
@@ -170,8 +187,9 @@ class ProjectQuery:
         path = project.live_file
         return None if path is None else cls(path, project.schema_version)
 
-    def __call__(self, checkpoint: Callable[[], bool] | None = None,
-                 progress: Progress | None = None) -> ProjectAgreement:
+    def __call__(
+        self, checkpoint: Callable[[], bool] | None = None, progress: Progress | None = None
+    ) -> ProjectAgreement:
         """Run it on any thread; ``checkpoint`` is also called while SQLite reads
         (every :data:`STOP_CHECK_STEPS` steps), and True stops it; ``progress`` as :func:`of_project`."""
         from tagtool.store import dbfile

@@ -89,5 +89,10 @@ def tally(answers: Answers) -> Tallies:
             a, b = answers.labels[x], answers.labels[y]
             if n and (i == j or a < b):
                 confusion[(a, b)] = n
-    return Tallies(compared=len(counts), comparisons=int((m * (m - 1) // 2).sum()), alike=int(same.sum()),
-                   alpha=alpha_of_counts(counts), confusion=confusion)
+    return Tallies(
+        compared=len(counts),
+        comparisons=int((m * (m - 1) // 2).sum()),
+        alike=int(same.sum()),
+        alpha=alpha_of_counts(counts),
+        confusion=confusion,
+    )

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from tagtool.errors import TagtoolError
 
-
 FIT_FEATURES = ("train", "pool")
 
 

@@ -54,7 +54,11 @@ class Draw:
 
 
 def draw_split(
-    rng: np.random.Generator, present: np.ndarray, n_labeled: int, n_unlabeled: int, n_holdout: int,
+    rng: np.random.Generator,
+    present: np.ndarray,
+    n_labeled: int,
+    n_unlabeled: int,
+    n_holdout: int,
     max_redraws: int,
 ) -> Draw:
     """Labeled, unlabeled and holdout pool indices, without replacement (see the module doc)."""
@@ -69,9 +73,7 @@ def draw_split(
     return Draw(labeled, rest[n_holdout : n_holdout + n_unlabeled], rest[:n_holdout], covered)
 
 
-def candidate_mask(
-    gold: np.ndarray, n_labels: int, share: float, k: int, rng: np.random.Generator
-) -> np.ndarray:
+def candidate_mask(gold: np.ndarray, n_labels: int, share: float, k: int, rng: np.random.Generator) -> np.ndarray:
     """Allowed sets of the WD-PSL protocol: ``bool[N, L]`` (see the module doc).
 
     A share ``share`` of the tokens keeps ``{gold}``; the others get gold

@@ -84,8 +84,9 @@ class Experiment:
         sentences = self.pool + (self.test or [])
         extractor = self._extractor()
         fitted = extractor.fit_transform(sentences)
-        snapshot = build_snapshot(sentences, self.labels, extractor, np.zeros(extractor.n_features_, np.int8),
-                                  features=fitted)
+        snapshot = build_snapshot(
+            sentences, self.labels, extractor, np.zeros(extractor.n_features_, np.int8), features=fitted
+        )
         return extractor, snapshot
 
     def _learner(self, seed: int):
@@ -94,7 +95,9 @@ class Experiment:
     def _views(self, extractor, seed: int) -> np.ndarray:
         spec = dict(self.config.views)
         split = view_split_for(
-            self.learner_cls, spec if (self.learner_cls.two_view or self.config.views) else None, seed,
+            self.learner_cls,
+            spec if (self.learner_cls.two_view or self.config.views) else None,
+            seed,
             extractor=extractor,
         )
         return feature_views(extractor, split)
@@ -132,8 +135,7 @@ class Experiment:
     def _repeat_randomness(self, n_labeled: int, n_unlabeled: int, repeat: int):
         """``(draw, learner seed, partial-label generator)`` of one repeat, from (seed, L, repeat) only."""
         draw_rng, partial_rng, seed_rng = (
-            np.random.default_rng(s)
-            for s in np.random.SeedSequence([self.config.seed, n_labeled, repeat]).spawn(3)
+            np.random.default_rng(s) for s in np.random.SeedSequence([self.config.seed, n_labeled, repeat]).spawn(3)
         )
         holdout = 0 if self.test is not None else self.config.holdout
         draw = draw_split(draw_rng, self.present, n_labeled, n_unlabeled, holdout, self.config.max_redraws)
@@ -167,7 +169,9 @@ class Experiment:
         scores = evaluate(self._holdout_gold(draw), predicted, self.labels)
         return 100.0 * scores.token_error, scores.f1, seconds, draw.covered
 
-    def run(self, progress: ProgressCallback | None = None, should_stop: StopCallback | None = None) -> ExperimentResult:
+    def run(
+        self, progress: ProgressCallback | None = None, should_stop: StopCallback | None = None
+    ) -> ExperimentResult:
         """Every setting, every repeat; ``progress(fraction, message)`` after each repeat."""
         settings = self.config.settings()
         self._note_unused_unlabeled(settings)

@@ -11,7 +11,6 @@ from tagtool.learn import Learner
 from tagtool.services import strategies
 from tagtool.services.strategies import DEFAULT_CLOSE, MODES
 
-
 #: The strategies' names (:data:`tagtool.services.strategies.REGISTRY`, the only list of them).
 STRATEGIES = strategies.names()
 #: Share of the full-data F1 that ``cost_to_95`` waits for.

@@ -29,8 +29,14 @@ logger = logging.getLogger(__name__)
 class Simulation:
     """Runs a :class:`SimulationConfig` on data and test corpora (``names``: theirs, for messages)."""
 
-    def __init__(self, config: SimulationConfig, data: Corpus, test: Corpus,
-                 names: tuple[str, str] = ("data", "test"), representations=None):
+    def __init__(
+        self,
+        config: SimulationConfig,
+        data: Corpus,
+        test: Corpus,
+        names: tuple[str, str] = ("data", "test"),
+        representations=None,
+    ):
         self.learner_cls = get_learner(config.learner)
         config.check(self.learner_cls)
         self.config = config
@@ -98,15 +104,23 @@ class Simulation:
         if model is None or (not self.strategy.guided and self.config.mode == "full"):
             return None
         open_ids = np.flatnonzero(status < 2)
-        return ask_questions(model, self.pool, self.oracle.allowed, open_ids, self.config.strategy,
-                             need_scores=self.config.mode == "partial",
-                             need_suggestions=self.config.mode == "review", showing=self.showing(model.probabilistic))
+        return ask_questions(
+            model,
+            self.pool,
+            self.oracle.allowed,
+            open_ids,
+            self.config.strategy,
+            need_scores=self.config.mode == "partial",
+            need_suggestions=self.config.mode == "review",
+            showing=self.showing(model.probabilistic),
+        )
 
     def showing(self, probabilistic: bool) -> Showing:
         """The cost model the strategy's sentence scores read (the mode, threshold and costs of the config)."""
         c = self.config.costs
-        return Showing(self.config.mode, self.threshold(probabilistic), c.full, c.partial, c.skip, c.opening,
-                       accept=c.accept)
+        return Showing(
+            self.config.mode, self.threshold(probabilistic), c.full, c.partial, c.skip, c.opening, accept=c.accept
+        )
 
     def queue(self, status: np.ndarray, questions: Questions | None) -> list[int]:
         """:func:`tagtool.services.guidance.queue` over the data by the strategy's scores, ties in its order."""
@@ -159,8 +173,10 @@ class Simulation:
         if not reached(self.oracle.spent, target) and questions is not None and self.config.mode in TOKEN_MODES:
             if self.fallback_from is None:
                 self.fallback_from = self.oracle.spent
-                self._note(f"from cost {self.oracle.spent:g} on, steps ran out of questions above the threshold "
-                           "and went on with whole sentences")
+                self._note(
+                    f"from cost {self.oracle.spent:g} on, steps ran out of questions above the threshold "
+                    "and went on with whole sentences"
+                )
             for i in order:
                 if reached(self.oracle.spent, target):
                     break
@@ -172,7 +188,9 @@ class Simulation:
 
     # -- the loop -------------------------------------------------------------
 
-    def run(self, progress: ProgressCallback | None = None, should_stop: StopCallback | None = None) -> SimulationResult:
+    def run(
+        self, progress: ProgressCallback | None = None, should_stop: StopCallback | None = None
+    ) -> SimulationResult:
         """Annotate, retrain and score until the budget is spent (module doc)."""
         report = progress or (lambda fraction, message="": None)
         report(0.0, "full-data F1" if self.config.full_data_f1 is None else "starting")
@@ -196,15 +214,26 @@ class Simulation:
             if self.config.until_95 and point.f1 >= TARGET_SHARE * full_f1:
                 break
         return SimulationResult(
-            self.config.learner, self.config.strategy, self.config.mode, full_f1, curve, self.config.costs,
-            self.pool.data.n_tokens, self.notes,
+            self.config.learner,
+            self.config.strategy,
+            self.config.mode,
+            full_f1,
+            curve,
+            self.config.costs,
+            self.pool.data.n_tokens,
+            self.notes,
         )
 
     def _point(self, model: ChainModel, seconds: float, warm: bool) -> CurvePoint:
         return CurvePoint(
-            cost=round(self.oracle.spent, 6), tokens_labeled=self.oracle.tokens_labeled, f1=self.score(model),
-            train_seconds=seconds, candidate_sets=self.oracle.candidate_sets,
-            sentences=int((self.oracle.sentence_status() > 0).sum()), warm_start=warm, accepted=self.oracle.accepted,
+            cost=round(self.oracle.spent, 6),
+            tokens_labeled=self.oracle.tokens_labeled,
+            f1=self.score(model),
+            train_seconds=seconds,
+            candidate_sets=self.oracle.candidate_sets,
+            sentences=int((self.oracle.sentence_status() > 0).sum()),
+            warm_start=warm,
+            accepted=self.oracle.accepted,
         )
 
     def _note(self, message: str) -> None:

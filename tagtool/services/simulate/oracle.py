@@ -36,8 +36,9 @@ class Oracle:
         """Bool mask of sentence ``i``'s tokens that carry no annotation yet."""
         return self.allowed[self.rows(i)].all(axis=1)
 
-    def annotate(self, i: int, ask: np.ndarray, candidates: np.ndarray | None = None,
-                 accepted: np.ndarray | None = None) -> float:
+    def annotate(
+        self, i: int, ask: np.ndarray, candidates: np.ndarray | None = None, accepted: np.ndarray | None = None
+    ) -> float:
         """Show sentence ``i``: the tokens ``ask`` get gold (or a candidate set); returns the cost.
 
         Parameters
@@ -68,8 +69,12 @@ class Oracle:
                 raise ValueError("a candidate set needs a label other than gold")
             block[partial, other] = True
         self.allowed[rows] = block
-        cost = (self.costs.full * int(full.sum()) + self.costs.partial * int(partial.sum())
-                + self.costs.skip * int((open_ & ~ask).sum()) + self.costs.accepted * int(accepted.sum()))
+        cost = (
+            self.costs.full * int(full.sum())
+            + self.costs.partial * int(partial.sum())
+            + self.costs.skip * int((open_ & ~ask).sum())
+            + self.costs.accepted * int(accepted.sum())
+        )
         self.spent += cost
         self.candidate_sets += int(partial.sum())
         self.accepted += int(accepted.sum())

@@ -28,15 +28,27 @@ def draw_curves(ax, results: Sequence[SimulationResult], title: str = "") -> Non
     styles = {"full": "-", "tokens": "--", "partial": "-.", "review": (0, (1, 1))}
     for r in results:
         color = f"C{STRATEGIES.index(r.strategy)}" if r.strategy in STRATEGIES else None
-        (line,) = ax.plot([p.cost for p in r.curve], [p.f1 for p in r.curve], linestyle=styles.get(r.mode, "-"),
-                          color=color, marker=".", markersize=3, linewidth=1.6 if r.mode == "review" else 1.2,
-                          label=f"{r.strategy}+{r.mode}")
+        (line,) = ax.plot(
+            [p.cost for p in r.curve],
+            [p.f1 for p in r.curve],
+            linestyle=styles.get(r.mode, "-"),
+            color=color,
+            marker=".",
+            markersize=3,
+            linewidth=1.6 if r.mode == "review" else 1.2,
+            label=f"{r.strategy}+{r.mode}",
+        )
         reached = [p for p in r.curve if p.cost == r.cost_to_95]
         if reached:
             ax.plot([reached[0].cost], [reached[0].f1], "o", color=line.get_color(), markersize=5)
     if results:
-        ax.axhline(TARGET_SHARE * results[0].full_data_f1, color="grey", linestyle=":", linewidth=1,
-                   label="95 % of full-data F1")
+        ax.axhline(
+            TARGET_SHARE * results[0].full_data_f1,
+            color="grey",
+            linestyle=":",
+            linewidth=1,
+            label="95 % of full-data F1",
+        )
     ax.set_xscale("log")
     ax.set_xlabel("annotation cost")
     ax.set_ylabel("test F1")
@@ -64,8 +76,9 @@ def plot_curves(results: Sequence[SimulationResult], path: str | Path, title: st
     if results:
         c = results[0].costs
         accepted = f", accepted suggestion {c.accept:g}" if c.accept is not None else ""
-        ax.set_xlabel(f"annotation cost (full label {c.full:g}, candidate set {c.partial:g}, "
-                      f"skipped token {c.skip:g}{accepted})")
+        ax.set_xlabel(
+            f"annotation cost (full label {c.full:g}, candidate set {c.partial:g}, skipped token {c.skip:g}{accepted})"
+        )
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -46,8 +46,15 @@ class Pool:
     labels: LabelSet
 
 
-def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpus, test: Corpus,
-               notes: list[str], names: tuple[str, str] = ("data", "test"), representations=None) -> Pool:
+def build_pool(
+    config: SimulationConfig,
+    learner_cls: type[Learner],
+    data: Corpus,
+    test: Corpus,
+    notes: list[str],
+    names: tuple[str, str] = ("data", "test"),
+    representations=None,
+) -> Pool:
     """Featurise ``data`` (extractor fitted on its text) and ``test`` once.
 
     ``names`` name the two corpora in errors and notes (the CLI gives the file names).
@@ -62,8 +69,9 @@ def build_pool(config: SimulationConfig, learner_cls: type[Learner], data: Corpu
     attach_representations(extractor, data_sentences, representations)  # dist sets: the data's text, not the test's
     fitted = extractor.fit_transform(data_sentences)  # also the pool's features (unlabeled copies, same tokens)
     # the extractor: with a stack of two feature sets the default split gives each a view, as in training
-    split = view_split_for(learner_cls, dict(config.views) if (learner_cls.two_view or config.views) else None,
-                           config.seed, extractor)
+    split = view_split_for(
+        learner_cls, dict(config.views) if (learner_cls.two_view or config.views) else None, config.seed, extractor
+    )
     views = feature_views(extractor, split)
     unlabeled = [s.unlabeled() for s in data_sentences]
     test_snapshot = build_snapshot([s.unlabeled() for s in test_sentences], labels, extractor, views)

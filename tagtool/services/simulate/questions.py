@@ -39,8 +39,16 @@ class Questions:
     suggested: np.ndarray | None = None
 
 
-def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: np.ndarray, strategy: str,
-                  need_scores: bool, need_suggestions: bool = False, showing: Showing | None = None) -> Questions:
+def ask_questions(
+    model: ChainModel,
+    pool: Pool,
+    allowed: np.ndarray,
+    open_ids: np.ndarray,
+    strategy: str,
+    need_scores: bool,
+    need_suggestions: bool = False,
+    showing: Showing | None = None,
+) -> Questions:
     """Score the open sentences ``open_ids`` of the data under ``model`` for ``strategy``.
 
     The questions and the sentence scores are the strategy's
@@ -73,8 +81,9 @@ def ask_questions(model: ChainModel, pool: Pool, allowed: np.ndarray, open_ids: 
     return Questions(q, sentence, scores_all, scale, model.probabilistic, suggested)
 
 
-def _evidence(entry: strategies.Strategy, model: ChainModel, snap: Snapshot, scores: np.ndarray,
-              scale: float | None) -> Evidence:
+def _evidence(
+    entry: strategies.Strategy, model: ChainModel, snap: Snapshot, scores: np.ndarray, scale: float | None
+) -> Evidence:
     """What ``entry``'s question reads: the uncertainty, and the views or WD-PSL's contention it uses."""
     u = token_uncertainty(scores, model.probabilistic, scale)
     disagree = contention = None

@@ -88,8 +88,16 @@ class SimulationResult:
         """Inverse of :meth:`to_dict`; records without ``"scale": "percent"`` hold fractions."""
         scale = 100.0 if record.get("scale") == SCALE else 1.0
         curve = [CurvePoint(**dict(point, f1=point["f1"] / scale)) for point in record["curve"]]
-        return cls(record["learner"], record["strategy"], record["mode"], record["full_data_f1"] / scale, curve,
-                   Costs(**record["costs"]), record["data_tokens"], list(record.get("notes", [])))
+        return cls(
+            record["learner"],
+            record["strategy"],
+            record["mode"],
+            record["full_data_f1"] / scale,
+            curve,
+            Costs(**record["costs"]),
+            record["data_tokens"],
+            list(record.get("notes", [])),
+        )
 
 
 def cost_to_reach(curve: Sequence[CurvePoint], target: float) -> float | None:

@@ -132,8 +132,11 @@ _IO = {
 
 
 def _registered(readable: bool) -> dict[str, Format]:
-    return {info.name: Format(info.name, *_IO[info.name], info.streaming, info.description)
-            for info in CATALOG.values() if info.readable == readable}
+    return {
+        info.name: Format(info.name, *_IO[info.name], info.streaming, info.description)
+        for info in CATALOG.values()
+        if info.readable == readable
+    }
 
 
 #: The formats read and written, from :data:`tagtool.store.format_catalog.CATALOG`.
@@ -169,8 +172,7 @@ def _items(
         raise FormatError(path, None, "is a tagtool project open in this program, not a corpus file")
     fmt = _format(format, path, detect_format)
     taken = SHARED_OPTIONS.get(fmt.name, ())
-    options = {k: v for k, v in options.items()
-               if k in taken or k not in (*SPAN_OPTIONS, *TEXT_OPTIONS)}
+    options = {k: v for k, v in options.items() if k in taken or k not in (*SPAN_OPTIONS, *TEXT_OPTIONS)}
     limits = ReadLimits.from_options(options)
     ctx = ReadContext(path, labels, token_column, label_column, encoding, column_names, format is None, limits)
     if not fmt.streaming:
@@ -319,7 +321,11 @@ def read_corpus(
     corpus = Corpus(label_set, documents, tuple(ctx.warnings))
     logger.info(
         "read %s: %d sentences, %d documents, %d labels in %.2f s",
-        ctx.path, len(corpus), len(documents), len(label_set), time.perf_counter() - started,
+        ctx.path,
+        len(corpus),
+        len(documents),
+        len(label_set),
+        time.perf_counter() - started,
     )
     return corpus
 
@@ -377,4 +383,3 @@ def write_corpus(
     with atomic_write(path, encoding) as fh:
         fmt.write(corpus, fh, WriteContext(path), **options)
     logger.info("wrote %s (%s): %d sentences", path, fmt.name, len(corpus))
-

@@ -106,7 +106,10 @@ def decode_error(path: Path, encoding: str, exc: UnicodeError) -> FormatError:
 
 
 def iter_lines(
-    path: Path, encoding: str, max_line_chars: int | None = None, where: ReadContext | None = None,
+    path: Path,
+    encoding: str,
+    max_line_chars: int | None = None,
+    where: ReadContext | None = None,
     newline: str | None = None,
 ) -> Iterator[tuple[int, str]]:
     """Yield ``(line number, line)`` pairs of a text file, lines with their newline.
@@ -282,8 +285,9 @@ class ReadContext:
             raise self.error(line, str(exc)) from None
         if self.labels is None and len(self.observed) >= self.limits.max_labels:
             raise self.error(
-                line, f"label {name!r} is one more than the {self.limits.max_labels:,} distinct labels a file "
-                "may hold (max_labels); is the label column the right one?"
+                line,
+                f"label {name!r} is one more than the {self.limits.max_labels:,} distinct labels a file "
+                "may hold (max_labels); is the label column the right one?",
             )
         self._names[name] = None  # type: ignore[index]
         self.observed.add(name)  # type: ignore[arg-type]
@@ -339,12 +343,14 @@ def normalise_full_sets(documents: list[Document], labels: LabelSet) -> list[Doc
 
     def fix(sentence: Sentence) -> Sentence:
         answers = sentence.annotator_labels
-        if all(len(a) < n for a in sentence.annotations) and all(
-                len(a) < n for anns in answers.values() for a in anns):
+        if all(len(a) < n for a in sentence.annotations) and all(len(a) < n for anns in answers.values() for a in anns):
             return sentence
         # replace() keeps every other field: a rebuilt Sentence must not lose its annotators.
-        return replace(sentence, annotations=collapsed(sentence.annotations),
-                       annotator_labels={name: collapsed(anns) for name, anns in answers.items()})
+        return replace(
+            sentence,
+            annotations=collapsed(sentence.annotations),
+            annotator_labels={name: collapsed(anns) for name, anns in answers.items()},
+        )
 
     return [Document(d.name, tuple(fix(s) for s in d.sentences)) for d in documents]
 

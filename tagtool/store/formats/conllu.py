@@ -107,9 +107,7 @@ class LabelField:
         name, _, key = spec.partition(":")
         name = name.lower()
         if name not in COLUMN_FIELDS or (key and name != "misc") or (name == "misc" and not key):
-            raise ValueError(
-                f"label_field must be one of {', '.join(COLUMN_FIELDS)} or 'misc:KEY', got {spec!r}"
-            )
+            raise ValueError(f"label_field must be one of {', '.join(COLUMN_FIELDS)} or 'misc:KEY', got {spec!r}")
         return cls(name, key or None)
 
 
@@ -148,10 +146,10 @@ def read(ctx: ReadContext, *, label_field: str = DEFAULT_LABEL_FIELD) -> Iterato
         line = raw.rstrip("\r\n")
         if line.strip():
             _add_line(block, line, lineno, ctx)
-            block.endings.note(raw[len(line):], lineno, ctx)
+            block.endings.note(raw[len(line) :], lineno, ctx)
             continue
         if block:
-            block.endings.note(raw[len(line):], lineno, ctx)
+            block.endings.note(raw[len(line) :], lineno, ctx)
             document, n_docs = _document(block, document, n_docs, ctx)
             yield document, _sentence(block, where, spec, ctx)
             block = _Block()
@@ -219,9 +217,7 @@ def _sentence(block: _Block, where: LabelField | None, spec: str | None, ctx: Re
         annotations = ctx.parse_cells(columns.pop(where.field), block.lines[0], block.lines)
     elif where is not None:
         cells, columns["misc"], misc_at = _split_misc(columns["misc"], where.misc_key)  # type: ignore[arg-type]
-        annotations = [
-            ctx.parse_cell(c, line) if c is not None else EMPTY for c, line in zip(cells, block.lines)
-        ]
+        annotations = [ctx.parse_cell(c, line) if c is not None else EMPTY for c, line in zip(cells, block.lines)]
     kept = block.extras
     if _comment_lines(block.meta) != block.comments:
         kept = [*block.comments, *kept]
@@ -246,7 +242,7 @@ def _split_misc(values: tuple[str, ...], key: str) -> tuple[list[str | None], tu
         entries = [] if value == "_" else value.split("|")
         at = next((i for i, e in enumerate(entries) if e.startswith(prefix)), None)
         kept = [e for e in entries if not e.startswith(prefix)]
-        cells.append(None if at is None else entries[at][len(prefix):])
+        cells.append(None if at is None else entries[at][len(prefix) :])
         rest.append("|".join(kept) or "_")
         if at is not None and at < len(kept):
             moved.append(f"{t}:{at}")  # written back in place, not last
@@ -264,6 +260,7 @@ def _parsed_comments(lines: list[str]) -> dict[str, str]:
         for key, value in parse_comment_line(line, metadata_parsers=_KEEP_ALL_COMMENTS):
             meta[key] = value or ""
     return meta
+
 
 def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, label_field: str | None = None) -> None:
     """Write ``corpus`` as CoNLL-U.
@@ -335,9 +332,7 @@ def _comments(meta: Mapping[str, object], kept: list[str], ctx: WriteContext, pl
     return _comment_lines(meta)
 
 
-def _word_lines(
-    sentence: Sentence, where: LabelField, corpus: Corpus, ctx: WriteContext, place: str
-) -> list[str]:
+def _word_lines(sentence: Sentence, where: LabelField, corpus: Corpus, ctx: WriteContext, place: str) -> list[str]:
     labels = [format_annotation(a, corpus.labels) for a in sentence.annotations]
     misc_at = _misc_positions(sentence, ctx, place) if where.misc_key is not None else {}
     lines = []

@@ -40,8 +40,11 @@ class Endings:
         if self.first is None:
             self.first = ending
         elif ending != self.first:
-            ctx.warn(lineno, f"line ends with {_NAMES[ending]} where the sentence's first line ends with "
-                             f"{_NAMES[self.first]}; it is written back with {_NAMES[self.first]}")
+            ctx.warn(
+                lineno,
+                f"line ends with {_NAMES[ending]} where the sentence's first line ends with "
+                f"{_NAMES[self.first]}; it is written back with {_NAMES[self.first]}",
+            )
 
     def record(self, meta: dict) -> None:
         """Put a sentence ending other than ``\\n`` into ``meta``."""

@@ -51,20 +51,31 @@ class IdChecks:
         last = max((r[1] for r in self.ranges), default=0)
         if start <= last:
             other = next(f"{a}-{b}" for a, b, _ in self.ranges if b == last)
-            raise ctx.error(lineno, f"multiword token {ident} overlaps multiword token {other} (they may neither overlap nor nest)")
+            raise ctx.error(
+                lineno, f"multiword token {ident} overlaps multiword token {other} (they may neither overlap nor nest)"
+            )
         if start != self.words + 1 or self.pending is not None:
-            raise ctx.error(lineno, f"multiword token {ident} is out of place: it must stand right before its "
-                                    f"first word {start}, and the next word is {self.words + 1}")
+            raise ctx.error(
+                lineno,
+                f"multiword token {ident} is out of place: it must stand right before its "
+                f"first word {start}, and the next word is {self.words + 1}",
+            )
         self.ranges.append((start, end, lineno))
         self.pending = (ident, lineno)
 
     def empty_node(self, ident: str, major: int, minor: int, lineno: int, ctx: ReadContext) -> None:
         if self.pending is not None:
-            raise ctx.error(lineno, f"empty node {ident} between multiword token {self.pending[0]} and its "
-                                    "first word; a multiword token's line must be followed by its words")
+            raise ctx.error(
+                lineno,
+                f"empty node {ident} between multiword token {self.pending[0]} and its "
+                "first word; a multiword token's line must be followed by its words",
+            )
         if major != self.words:
-            raise ctx.error(lineno, f"empty node {ident} after word {self.words}: an empty node's ID names the "
-                                    f"word it follows ({self.words}.1, {self.words}.2, …)")
+            raise ctx.error(
+                lineno,
+                f"empty node {ident} after word {self.words}: an empty node's ID names the "
+                f"word it follows ({self.words}.1, {self.words}.2, …)",
+            )
         expected = self.node[1] + 1 if self.node[0] == major else 1
         if minor != expected:
             raise ctx.error(lineno, f"empty node {ident} where {major}.{expected} was expected")
@@ -73,12 +84,15 @@ class IdChecks:
     def end(self, ctx: ReadContext) -> None:
         """At the sentence's end: every multiword token within its words."""
         if self.pending is not None:
-            raise ctx.error(self.pending[1], f"multiword token {self.pending[0]} at the end of the sentence, "
-                                             "with none of its words after it")
+            raise ctx.error(
+                self.pending[1],
+                f"multiword token {self.pending[0]} at the end of the sentence, with none of its words after it",
+            )
         for start, end, lineno in self.ranges:
             if end > self.words:
-                raise ctx.error(lineno, f"multiword token {start}-{end} goes past the sentence's last word "
-                                        f"{self.words}")
+                raise ctx.error(
+                    lineno, f"multiword token {start}-{end} goes past the sentence's last word {self.words}"
+                )
 
 
 def check_fields(fields: list[str], lineno: int, ctx: ReadContext) -> None:

@@ -61,7 +61,7 @@ from tagtool.core.annotation import EMPTY
 from tagtool.core.corpus import Sentence
 from tagtool.store.formats import labelstudio
 from tagtool.store.formats._common import Item, ReadContext, json_kind
-from tagtool.store.formats.spans import (SpanOptions, SpanRecord, sentences_of, with_text)
+from tagtool.store.formats.spans import SpanOptions, SpanRecord, sentences_of, with_text
 
 logger = logging.getLogger(__name__)
 
@@ -212,8 +212,9 @@ def read(
         ctx.warn(None, f"{snapped} span(s) snapped outward to token boundaries")
 
 
-def span_records(ctx: ReadContext, *, strict: bool = False, annotator: str | None = None
-                 ) -> Iterator[tuple[str, SpanRecord]]:
+def span_records(
+    ctx: ReadContext, *, strict: bool = False, annotator: str | None = None
+) -> Iterator[tuple[str, SpanRecord]]:
     """``(document name, SpanRecord)`` of each span record, untokenized: its text and raw spans
     (attaching them by character offsets to a project's text, :mod:`tagtool.store.span_attach`).
 
@@ -221,8 +222,9 @@ def span_records(ctx: ReadContext, *, strict: bool = False, annotator: str | Non
     """
     for document, rec in _records_of(ctx, SpanOptions(strict=strict, annotator=annotator).check(ctx)):
         if not isinstance(rec, SpanRecord):
-            raise ctx.error(ctx.line, "a token record has no text to attach by offsets; span records "
-                            "(doccano, Label Studio) only")
+            raise ctx.error(
+                ctx.line, "a token record has no text to attach by offsets; span records (doccano, Label Studio) only"
+            )
         yield document, rec
 
 
@@ -335,4 +337,3 @@ def _token_labels(labels: Any, n: int, line: int, ctx: ReadContext) -> list[froz
         else:
             raise ctx.error(line, f"a label must be a string, a list of strings or null, not {json_kind(label)}")
     return out
-

@@ -20,8 +20,7 @@ from tagtool.store.formats.spans import META_FULL, META_START, META_TEXT, senten
 from tagtool.store.formats.spans_out import record_groups, record_out
 
 
-def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False,
-          stray_inside: bool = False) -> None:
+def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, spans: bool = False, stray_inside: bool = False) -> None:
     """Write one JSON record a line.
 
     Parameters

@@ -59,10 +59,25 @@ from typing import Any
 
 from tagtool.store.formats import span_state
 from tagtool.store.formats._common import ReadContext, json_kind
-from tagtool.store.formats.labelstudio_answers import (AnnotatorsSeen, Answer, answer_time, name_anonymous,
-                                                       task_name, whose)
-from tagtool.store.formats.labelstudio_html import (Page, hypertext_result, hypertext_spans, integers, is_hypertext,
-                                                    is_page, page, plain, utf16_index)
+from tagtool.store.formats.labelstudio_answers import (
+    AnnotatorsSeen,
+    Answer,
+    answer_time,
+    name_anonymous,
+    task_name,
+    whose,
+)
+from tagtool.store.formats.labelstudio_html import (
+    Page,
+    hypertext_result,
+    hypertext_spans,
+    integers,
+    is_hypertext,
+    is_page,
+    page,
+    plain,
+    utf16_index,
+)
 from tagtool.store.formats.spans import SpanOptions, SpanRecord
 
 #: ``annotations``: doccano 1.0's download, objects with ``label_name`` and ``user_name``.
@@ -154,8 +169,11 @@ def doccano_record(record: dict, line: int, ctx: ReadContext, opts: SpanOptions,
     span_key = next((k for k in SPAN_KEYS if k in record), "label")
     text = _checked_text(record[text_key], line, ctx)
     spans = _checked_spans(record.get(span_key), line, ctx)
-    layout = {k: (None if k in (text_key, span_key) else v) for k, v in record.items()
-              if k not in ("document", span_state.KEY)}
+    layout = {
+        k: (None if k in (text_key, span_key) else v)
+        for k, v in record.items()
+        if k not in ("document", span_state.KEY)
+    }
     layout[span_key] = _span_objects(record.get(span_key))
     state = span_state.checked(record.get(span_state.KEY), line, ctx)
     # No span key at all (or null): nobody labeled the text; an empty list labels it all O.
@@ -226,8 +244,9 @@ def _is_labels(result: Any) -> bool:
     return not isinstance(result, dict) or result.get("type", "labels") == "labels"
 
 
-def _spans(shown: Page, result: list, who: str | None, task: str, line: int, ctx: ReadContext,
-           opts: SpanOptions) -> list:
+def _spans(
+    shown: Page, result: list, who: str | None, task: str, line: int, ctx: ReadContext, opts: SpanOptions
+) -> list:
     """The span items of one annotation's results, HyperText ones placed on the page's text."""
     # Results also hold relations, choices, ...: only labeled spans count.
     spans = [r for r in result if _is_labels(r)]
@@ -258,8 +277,15 @@ def full_task(record: dict, line: int, ctx: ReadContext, opts: SpanOptions, seen
     answers = []
     for annotation, result in zip(kept, results):
         who = annotator_name(annotation.get("completed_by"))
-        answers.append(Answer(who, _spans(shown, result, who, task, line, ctx, opts), annotation.get("id"),
-                              answer_time(annotation), annotation.get("ground_truth") is True))
+        answers.append(
+            Answer(
+                who,
+                _spans(shown, result, who, task, line, ctx, opts),
+                annotation.get("id"),
+                answer_time(annotation),
+                annotation.get("ground_truth") is True,
+            )
+        )
     sources = whose(answers, task, line, ctx, seen) if answers else {}
     layout = {k: v for k, v in record.items() if k not in TASK_KEYS}
     state = None
@@ -279,7 +305,11 @@ def _min_span_key(row: dict) -> str:
     key = next((k for k in SPAN_KEYS if k in row), None)
     if key is None:  # JSON-MIN names the spans after the labeling config's tag
         key = next(
-            (k for k, v in row.items() if isinstance(v, list) and v and all(isinstance(x, dict) and "start" in x for x in v)),
+            (
+                k
+                for k, v in row.items()
+                if isinstance(v, list) and v and all(isinstance(x, dict) and "start" in x for x in v)
+            ),
             "label",
         )
     return key
@@ -292,15 +322,20 @@ def min_task(rows: list[tuple[int, dict]], ctx: ReadContext, opts: SpanOptions, 
     span_key = _min_span_key(first)
     task = task_name(first)
     # A row's spans are result values: a HyperText one (hypertextlabels) is put back in its result.
-    results = [[hypertext_result(item) for item in _checked_spans(row.get(_min_span_key(row)), row_line, ctx)]
-               for row_line, row in rows]
+    results = [
+        [hypertext_result(item) for item in _checked_spans(row.get(_min_span_key(row)), row_line, ctx)]
+        for row_line, row in rows
+    ]
     shown = page(text) if is_page(text, results, seen) else plain(text)
     text = shown.text
     answers = []
     for (row_line, row), result in zip(rows, results):
         who = annotator_name(row.get("annotator"))
-        answers.append(Answer(who, _spans(shown, result, who, task, row_line, ctx, opts), row.get("annotation_id"),
-                              answer_time(row)))
+        answers.append(
+            Answer(
+                who, _spans(shown, result, who, task, row_line, ctx, opts), row.get("annotation_id"), answer_time(row)
+            )
+        )
     sources = whose(answers, task, line, ctx, seen)
     layout = {
         k: (None if k in ("text", span_key) else v)
@@ -353,6 +388,9 @@ def _doccano_names(record: dict) -> set[str]:
     """The annotators a doccano record names: at its top level, or on each span (doccano 1.0)."""
     names = {record_annotator(record)}
     if isinstance(record.get("annotations"), list):
-        names.update(annotator_name(item.get("user_name", item.get("user")))
-                     for item in record["annotations"] if isinstance(item, dict))
+        names.update(
+            annotator_name(item.get("user_name", item.get("user")))
+            for item in record["annotations"]
+            if isinstance(item, dict)
+        )
     return {name for name in names if name is not None}

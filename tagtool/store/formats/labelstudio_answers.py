@@ -28,7 +28,7 @@ Annotations that name nobody (no ``completed_by``; a JSON-MIN row without ``anno
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from tagtool.store.formats._common import ReadContext
@@ -72,7 +72,7 @@ def answer_time(annotation: dict) -> datetime | None:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             continue
-        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
     return None
 
 
@@ -82,8 +82,9 @@ def task_name(record: dict, word: str = "task") -> str:
     return f"{word} {ident}" if isinstance(ident, (str, int)) and not isinstance(ident, bool) else f"the {word}"
 
 
-def whose(answers: list[Answer], task: str, line: int, ctx: ReadContext,
-          seen: AnnotatorsSeen) -> dict[str | None, list]:
+def whose(
+    answers: list[Answer], task: str, line: int, ctx: ReadContext, seen: AnnotatorsSeen
+) -> dict[str | None, list]:
     """Each annotator's spans in a task (module docstring), from its annotations in file order."""
     _check_real_names(answers, line, ctx, seen)
     answers = _one_each(answers, task, line, ctx)
@@ -93,8 +94,9 @@ def whose(answers: list[Answer], task: str, line: int, ctx: ReadContext,
     return {a.who if a.who is not None else named[i]: a.spans for i, a in enumerate(answers)}
 
 
-def name_anonymous(sources: dict[str | None, list], task: str, line: int, ctx: ReadContext,
-                   seen: AnnotatorsSeen) -> dict[str | None, list]:
+def name_anonymous(
+    sources: dict[str | None, list], task: str, line: int, ctx: ReadContext, seen: AnnotatorsSeen
+) -> dict[str | None, list]:
     """``sources`` with the spans that name nobody given a name, where others name someone."""
     return whose([Answer(who, spans) for who, spans in sources.items()], task, line, ctx, seen)
 
@@ -102,9 +104,12 @@ def name_anonymous(sources: dict[str | None, list], task: str, line: int, ctx: R
 def _check_real_names(answers: list[Answer], line: int, ctx: ReadContext, seen: AnnotatorsSeen) -> None:
     for answer in answers:
         if answer.who in seen.given:
-            raise ctx.error(line, f"annotator {answer.who!r} has the name given to annotations without "
-                                  f"completed_by at line {seen.given[answer.who]}; rename one of them in the file "
-                                  "to keep them apart")
+            raise ctx.error(
+                line,
+                f"annotator {answer.who!r} has the name given to annotations without "
+                f"completed_by at line {seen.given[answer.who]}; rename one of them in the file "
+                "to keep them apart",
+            )
 
 
 def _one_each(answers: list[Answer], task: str, line: int, ctx: ReadContext) -> list[Answer]:
@@ -119,12 +124,20 @@ def _one_each(answers: list[Answer], task: str, line: int, ctx: ReadContext) -> 
             continue
         timed = all(answers[i].time is not None for i in places)
         keep = max(places, key=lambda i: (answers[i].ground_truth, answers[i].time if timed else 0, i))
-        why = ("marked ground_truth" if answers[keep].ground_truth and sum(answers[i].ground_truth for i in places) == 1
-               else "the latest" if timed else "the last in the file")
+        why = (
+            "marked ground_truth"
+            if answers[keep].ground_truth and sum(answers[i].ground_truth for i in places) == 1
+            else "the latest"
+            if timed
+            else "the last in the file"
+        )
         others = [i for i in places if i != keep]
         dropped.update(others)
-        ctx.warn(line, f"{task}: annotator {who!r} has {len(places)} annotations; kept {_which(answers[keep], keep)} "
-                       f"({why}), skipped {', '.join(_which(answers[i], i) for i in others)}")
+        ctx.warn(
+            line,
+            f"{task}: annotator {who!r} has {len(places)} annotations; kept {_which(answers[keep], keep)} "
+            f"({why}), skipped {', '.join(_which(answers[i], i) for i in others)}",
+        )
     return [a for i, a in enumerate(answers) if i not in dropped]
 
 
@@ -134,8 +147,9 @@ def _which(answer: Answer, index: int) -> str:
     return said + (f" of {answer.time.isoformat()}" if answer.time is not None else "")
 
 
-def _name_anonymous(answers: list[Answer], task: str, line: int, ctx: ReadContext,
-                    seen: AnnotatorsSeen) -> dict[int, str]:
+def _name_anonymous(
+    answers: list[Answer], task: str, line: int, ctx: ReadContext, seen: AnnotatorsSeen
+) -> dict[int, str]:
     """Names for the annotations that name nobody, by their place in ``answers``."""
     real = {name for name in seen if name not in seen.given} | {a.who for a in answers if a.who is not None}
     names: dict[int, str] = {}
@@ -151,6 +165,9 @@ def _name_anonymous(answers: list[Answer], task: str, line: int, ctx: ReadContex
         names[i] = name
         seen.given.setdefault(name, line)
     if names:
-        ctx.warn(line, f"{task}: {len(names)} annotation(s) without completed_by beside others, kept as "
-                       f"annotator(s) {', '.join(map(repr, names.values()))}")
+        ctx.warn(
+            line,
+            f"{task}: {len(names)} annotation(s) without completed_by beside others, kept as "
+            f"annotator(s) {', '.join(map(repr, names.values()))}",
+        )
     return names

@@ -161,7 +161,7 @@ def hypertext_spans(text: Page, results: list, where: str, line: int, ctx: ReadC
             ctx.warn(line, message + "; skipped", SKIPPED_SPAN)
             continue
         start, end = text.offsets(*placed)
-        span = {"start": start, "end": end, "text": text.text[max(start, 0):max(end, 0)], "labels": label}
+        span = {"start": start, "end": end, "text": text.text[max(start, 0) : max(end, 0)], "labels": label}
         out.append({**result, "type": "labels", "value": span})
     return out
 
@@ -173,18 +173,19 @@ def _place(text: str, value: dict, said: str | None) -> tuple[int, int] | str:
     if integers(start, end):
         if said is None:
             return start, end  # the span reader says if they fall outside the text
-        if text[max(start, 0):max(end, 0)] == said:
+        if text[max(start, 0) : max(end, 0)] == said:
             return start, end
         moved = _utf16_moved(text, start, end)
-        if moved is not None and text[moved[0]:moved[1]] == said:
+        if moved is not None and text[moved[0] : moved[1]] == said:
             return moved
     if not said:
         return "no globalOffsets and no text to find it by"
     found = _occurrences(text, said)
     if len(found) == 1:
         return found[0], found[0] + len(said)
-    where = "its globalOffsets do not select its text, which" if integers(start, end) else \
-        "no globalOffsets, and its text"
+    where = (
+        "its globalOffsets do not select its text, which" if integers(start, end) else "no globalOffsets, and its text"
+    )
     return f"{where} occurs {len(found)} times in the task's text"
 
 

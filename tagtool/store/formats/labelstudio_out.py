@@ -49,8 +49,7 @@ from tagtool.core.annotators import combine
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.store.formats._common import WriteContext
 from tagtool.store.formats.span_state import KEY, status
-from tagtool.store.formats.spans_out import (Where, answers, describe, record_groups, record_layout, record_text,
-                                             shape)
+from tagtool.store.formats.spans_out import Where, answers, describe, record_groups, record_layout, record_text, shape
 
 #: ``from_name`` / ``to_name`` of the results: the tags of Label Studio's NER template.
 FROM_NAME, TO_NAME = "label", "text"
@@ -99,9 +98,11 @@ def _task(group: list[Sentence], ctx: WriteContext, where: Where) -> dict[str, A
     elif not names and finished == "partial":  # unfinished: a prediction to go on from, not an annotation
         predictions.append({"model_version": UNFINISHED, "result": _results(text, spans)})
         state["labels"] = {"spans": spans, **extras}
-    elif names and any(a != combine(votes) for s in group
-                       for a, votes in zip(s.annotations, zip(*(s.annotator_labels.get(n, (EMPTY,) * len(s))
-                                                                 for n in names)))):
+    elif names and any(
+        a != combine(votes)
+        for s in group
+        for a, votes in zip(s.annotations, zip(*(s.annotator_labels.get(n, (EMPTY,) * len(s)) for n in names)))
+    ):
         state["labels"] = {"spans": spans, **extras}  # an adjudicator's choice, an edit: not the rule's
     scored = _candidates(text, extras.get("candidates", ()))
     if scored:
@@ -124,8 +125,12 @@ def _annotation(name: str | None, result: list[dict]) -> dict[str, Any]:
 
 
 def _result(text: str, start: int, end: int, kind: str) -> dict[str, Any]:
-    return {"from_name": FROM_NAME, "to_name": TO_NAME, "type": "labels",
-            "value": {"start": start, "end": end, "text": text[start:end], "labels": [kind]}}
+    return {
+        "from_name": FROM_NAME,
+        "to_name": TO_NAME,
+        "type": "labels",
+        "value": {"start": start, "end": end, "text": text[start:end], "labels": [kind]},
+    }
 
 
 def _results(text: str, spans: list[list]) -> list[dict]:

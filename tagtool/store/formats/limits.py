@@ -84,9 +84,7 @@ def line_too_long(path, line: int, limit: int) -> FormatError:
     FormatError
         To raise; it names the file, the line and the limit to raise.
     """
-    return FormatError(
-        path, line, f"line longer than {limit:,} characters (max_line_chars); is this a corpus file?"
-    )
+    return FormatError(path, line, f"line longer than {limit:,} characters (max_line_chars); is this a corpus file?")
 
 
 def sentence_too_long(path, line: int, limit: int) -> FormatError:
@@ -113,7 +111,9 @@ def sentence_too_long(path, line: int, limit: int) -> FormatError:
     )  # fmt: skip
 
 
-def check_tokens(path, tokens: Sequence[str], line: int, limits: ReadLimits, lines: Sequence[int] | None = None) -> None:
+def check_tokens(
+    path, tokens: Sequence[str], line: int, limits: ReadLimits, lines: Sequence[int] | None = None
+) -> None:
     """Raise :class:`FormatError` for a sentence or token beyond ``limits``.
 
     ``line`` is the sentence's first line; ``lines[i]``, when given, token i's.

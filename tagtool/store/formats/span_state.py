@@ -119,11 +119,14 @@ def _offsets(value: Any, width: int, what: str, line: int, ctx: ReadContext) -> 
     if value is None:
         return []
     bad = not isinstance(value, list) or not all(
-        isinstance(x, list) and len(x) == width and all(type(o) is int for o in x[:2]) and x[0] < x[1]
-        for x in value)
+        isinstance(x, list) and len(x) == width and all(type(o) is int for o in x[:2]) and x[0] < x[1] for x in value
+    )
     if bad:
-        raise ctx.error(line, f'"{KEY}": "{what}" must be a list of [start, end{", ..." * (width > 2)}] with '
-                              "integer offsets, start before end")
+        raise ctx.error(
+            line,
+            f'"{KEY}": "{what}" must be a list of [start, end{", ..." * (width > 2)}] with '
+            "integer offsets, start before end",
+        )
     return value
 
 
@@ -160,8 +163,11 @@ def annotator_spans(state: dict | None) -> dict[str, list]:
     annotators = state.get("annotators") if isinstance(state, dict) else None
     if not isinstance(annotators, dict):
         return {}
-    return {name: entry["spans"] for name, entry in annotators.items()
-            if isinstance(entry, dict) and isinstance(entry.get("spans"), list)}
+    return {
+        name: entry["spans"]
+        for name, entry in annotators.items()
+        if isinstance(entry, dict) and isinstance(entry.get("spans"), list)
+    }
 
 
 def _places(tokens: Offsets) -> tuple[list[int], list[int]]:
@@ -213,9 +219,15 @@ def labeling(entry: dict, places, line: int, ctx: ReadContext) -> list[frozenset
     return amend(out, entry, places, line, ctx)
 
 
-def apply(state: dict, own: list[frozenset[str]] | None, named: dict[str, list[frozenset[str]]],
-          tokens: Offsets, line: int, ctx: ReadContext,
-          only: str | None = None) -> tuple[list[frozenset[str]] | None, dict]:
+def apply(
+    state: dict,
+    own: list[frozenset[str]] | None,
+    named: dict[str, list[frozenset[str]]],
+    tokens: Offsets,
+    line: int,
+    ctx: ReadContext,
+    only: str | None = None,
+) -> tuple[list[frozenset[str]] | None, dict]:
     """The training labels and each annotator's labels of a record, the metadata applied.
 
     ``own`` is the labels of the record's spans that name nobody (None: it

@@ -143,7 +143,7 @@ def _skip(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions, what: str, reaso
 
 def _describe(rec: SpanRecord, start: int, end: int, label: str, who: str | None) -> str:
     by = f" by {who}" if who is not None else ""
-    return f"span [{start}, {end}) {label!r} {rec.text[max(start, 0):max(end, 0)][:80]!r}{by}"
+    return f"span [{start}, {end}) {label!r} {rec.text[max(start, 0) : max(end, 0)][:80]!r}{by}"
 
 
 def place_spans(
@@ -201,8 +201,9 @@ def _loose_offsets(item: Any) -> tuple[int, int] | None:
     return start, end
 
 
-def _unlabeled(offsets: tuple[int, int] | None, length: int, starts: list[int],
-               ends: list[int]) -> list[tuple[int, int, None]]:
+def _unlabeled(
+    offsets: tuple[int, int] | None, length: int, starts: list[int], ends: list[int]
+) -> list[tuple[int, int, None]]:
     """The tokens a skipped span covers, as ``(first, last, None)``; [] if it covers none.
 
     They are left without a label (not ``O``): the annotator labeled them,
@@ -250,8 +251,9 @@ def sentences_of(rec: SpanRecord, ctx: ReadContext, opts: SpanOptions) -> list[S
     together = {k for spans in placed.values() for i, j, t in spans if t is not None for k in range(i + 1, j + 1)}
     ranges = [(0, len(tokens))]
     if opts.sentence_split:
-        ranges = (span_state.sentence_ranges(rec.state, tokens, rec.line, ctx)
-                  or split_sentences(rec.text, tokens, together))
+        ranges = span_state.sentence_ranges(rec.state, tokens, rec.line, ctx) or split_sentences(
+            rec.text, tokens, together
+        )
     labels = {}
     if ctx.read_labels:
         labels = {who: _bio(len(tokens), spans, rec.line, ctx) for who, spans in placed.items()}
@@ -331,5 +333,6 @@ def with_text(sentence: Sentence, whole: str | None) -> tuple[str | None, Senten
     text = sentence_text(whole, meta, sentence.tokens)
     if text is None:
         return whole, sentence
-    return whole, Sentence(sentence.tokens, sentence.annotations, sentence.columns, {**meta, META_TEXT: text},
-                           sentence.annotator_labels)
+    return whole, Sentence(
+        sentence.tokens, sentence.annotations, sentence.columns, {**meta, META_TEXT: text}, sentence.annotator_labels
+    )

@@ -23,7 +23,13 @@ from tagtool.store.formats._common import WriteContext
 from tagtool.store.formats.labelstudio import record_annotator
 from tagtool.store.formats.span_state import REVIEW_KEYS, status
 from tagtool.store.formats.spans import (
-    META_FULL, META_KEYS, META_RECORD, META_START, META_TEXT, OWN_KEYS, continues_record,
+    META_FULL,
+    META_KEYS,
+    META_RECORD,
+    META_START,
+    META_TEXT,
+    OWN_KEYS,
+    continues_record,
 )
 
 
@@ -109,8 +115,11 @@ def record_out(group: list[Sentence], ctx: WriteContext, where: Where, stray_ins
     meta = group[0].meta
     text, offsets = record_text(group, ctx, where(0))
     if stray_inside:
-        spans = [span for k, (s, offs) in enumerate(zip(group, offsets))
-                 for span in spans_of(s.annotations, offs, ctx, where(k), True)]
+        spans = [
+            span
+            for k, (s, offs) in enumerate(zip(group, offsets))
+            for span in spans_of(s.annotations, offs, ctx, where(k), True)
+        ]
         state: dict = {}
     else:
         spans, state = doccano_state(group, text, offsets, ctx, where)
@@ -130,8 +139,9 @@ def record_out(group: list[Sentence], ctx: WriteContext, where: Where, stray_ins
     return record
 
 
-def doccano_state(group: list[Sentence], text: str, offsets: list[Offsets], ctx: WriteContext,
-                  where: Where) -> tuple[list[list], dict]:
+def doccano_state(
+    group: list[Sentence], text: str, offsets: list[Offsets], ctx: WriteContext, where: Where
+) -> tuple[list[list], dict]:
     """The spans of a record's training labels and its ``"tagtool"`` metadata (:mod:`.span_state`)."""
     training = [s.annotations for s in group]
     spans, state = describe(training, offsets, ctx, where)
@@ -153,8 +163,13 @@ def answers(group: list[Sentence], name: str) -> list[Sequence[frozenset[str]]]:
     return [s.annotator_labels.get(name, (EMPTY,) * len(s)) for s in group]
 
 
-def describe(labels: Sequence[Sequence[frozenset[str]]], offsets: Sequence[Offsets], ctx: WriteContext,
-             where: Where, by: str | None = None) -> tuple[list[list], dict]:
+def describe(
+    labels: Sequence[Sequence[frozenset[str]]],
+    offsets: Sequence[Offsets],
+    ctx: WriteContext,
+    where: Where,
+    by: str | None = None,
+) -> tuple[list[list], dict]:
     """The spans of a record's labels (one sequence per sentence) and what spans cannot say of them:
     ``unlabeled`` runs and ``candidates`` (:mod:`.span_state`)."""
     spans: list[list] = []
@@ -185,8 +200,14 @@ def describe(labels: Sequence[Sequence[frozenset[str]]], offsets: Sequence[Offse
     return spans, extras
 
 
-def shape(state: dict, text: str, offsets: list[Offsets], spans: list[list],
-          training: Sequence[Sequence[frozenset[str]]], group: list[Sentence]) -> dict:
+def shape(
+    state: dict,
+    text: str,
+    offsets: list[Offsets],
+    spans: list[list],
+    training: Sequence[Sequence[frozenset[str]]],
+    group: list[Sentence],
+) -> dict:
     """``state`` with the record's ``state``, its sentences' review flags, and its tokens and sentence
     starts where a reader would not find them again (``spans``: every span the record holds, which the
     reader's sentence splitter does not split); {} when the spans say it all."""
@@ -220,8 +241,12 @@ def _originals(objects) -> dict[tuple[int, int, str], dict]:
 
 
 def spans_of(
-    annotations: Sequence[frozenset[str]], words: Offsets, ctx: WriteContext, where: str,
-    stray_inside: bool = False, loose: list[int] | None = None,
+    annotations: Sequence[frozenset[str]],
+    words: Offsets,
+    ctx: WriteContext,
+    where: str,
+    stray_inside: bool = False,
+    loose: list[int] | None = None,
 ) -> list[list]:
     """``[start, end, type]`` of each BIO chunk; raises if the labels are not BIO.
 
@@ -240,7 +265,8 @@ def spans_of(
             if loose is None:
                 raise ctx.error(
                     f"{where}: token {t + 1} has {'a candidate set' if ann else 'no label'}; span records need "
-                    "full BIO labels")
+                    "full BIO labels"
+                )
             loose.append(t)
             continue
         (label,) = ann
@@ -251,10 +277,14 @@ def spans_of(
             spans[-1][1], spans[-1][3] = words[t][1], t
         elif (prefix == "B-" or (prefix == "I-" and stray_inside)) and kind:
             spans.append([words[t][0], words[t][1], kind, t])
-        elif loose is not None and prefix == "I-" and kind and t and (
-                len(annotations[t - 1]) != 1 or loose[-1:] == [t - 1]):
+        elif (
+            loose is not None
+            and prefix == "I-"
+            and kind
+            and t
+            and (len(annotations[t - 1]) != 1 or loose[-1:] == [t - 1])
+        ):
             loose.append(t)
         else:
             raise ctx.error(f"{where}: label {label!r} of token {t + 1} does not fit the BIO scheme")
     return [s[:3] for s in spans]
-

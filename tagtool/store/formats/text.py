@@ -177,7 +177,9 @@ def write(corpus: Corpus, fh: TextIO, ctx: WriteContext, *, tagged: bool = False
             where = f"document {document.name!r}, sentence {s + 1}"
             words = [check_cell(ctx, t, "token", where) for t in sentence.tokens]
             if tagged:
-                words = [f"{w}{TAG_SEPARATOR}{_tag(a, corpus, ctx, where)}" for w, a in zip(words, sentence.annotations)]
+                words = [
+                    f"{w}{TAG_SEPARATOR}{_tag(a, corpus, ctx, where)}" for w, a in zip(words, sentence.annotations)
+                ]
             fh.write(" ".join(words))
             fh.write("\n")
 
