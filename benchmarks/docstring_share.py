@@ -5,7 +5,7 @@ share is docstring lines over all lines, blank ones included.  A *measurement li
 line that quotes a result: F1, a ± interval, a percentage, a timing, or a corpus by name with figures
 (:data:`MEASUREMENT`) — what belongs in ``benchmarks/results/*.md`` rather than in the code.
 
-Prints a table for the whole package and for core, decode and learn, and writes it to
+Prints a table for the whole package and for each of its subpackages, and writes it to
 ``benchmarks/results/docstring_share.md``; with ``--before REV`` it adds the same counts at a git revision.
 
 Usage: ``python benchmarks/docstring_share.py [--before REV]``.
@@ -23,8 +23,18 @@ import tokenize
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULT = ROOT / "benchmarks" / "results" / "docstring_share.md"
-#: Rows of the table: the whole package, then the packages whose docstrings carry the algorithms.
-PARTS = ("tagtool", "tagtool/core", "tagtool/decode", "tagtool/learn")
+#: Rows of the table: the whole package, the packages whose docstrings carry the algorithms, then the others.
+PARTS = (
+    "tagtool",
+    "tagtool/core",
+    "tagtool/decode",
+    "tagtool/learn",
+    "tagtool/services",
+    "tagtool/store",
+    "tagtool/tagger",
+    "tagtool/cli",
+    "tagtool/gui",
+)
 #: A line quoting a result: F1 with a number, a ± interval, a percentage, a timing, or a corpus with a decimal figure.
 MEASUREMENT = re.compile(
     r"\bF1\b.*\d|\d.*\bF1\b|\d ?± ?\d|\d ?%|\d ?(ms|µs|s)\b|\d seconds|(CoNLL-\d+|NCBI|EWT|PTB)\b.*\d+\.\d"

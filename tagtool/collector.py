@@ -6,11 +6,9 @@ names); reference counting frees them.  With the collector on, the
 containers that live through a block of work are promoted to the oldest
 generation, and every few seconds they set off a full collection, which
 walks every tracked object and every reference of the big containers (a
-project's 100,000 sentences in lists and tuples) while holding the GIL:
-on CoNLL-2000 test.txt one tagging run in two or three lost 0.1 s to one;
-in the app a retrain's extraction of a 100,000-sentence project ran five to
-seven of 50-130 ms each, and the window, waiting for the GIL, stalled as
-long (benchmarks/results/big_project.md).
+project's 100,000 sentences in lists and tuples) while holding the GIL,
+so a retrain's extraction in the app stalled the window for as long
+(benchmarks/results/design-measurements.md, "Garbage collection").
 
 :func:`paused` is shared by threads: the collector resumes when the last
 pause ends, and only if it was on when the first began.

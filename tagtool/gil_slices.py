@@ -1,9 +1,9 @@
 """Big dicts and lists made in slices, so a worker thread lets the GUI thread run between them.
 
 A single C call such as ``dict(zip(ids, range(n)))`` or ``array.tolist()``
-holds the GIL from start to end: for the 100,000 sentences of a big
-project 15-22 ms on a busy machine (benchmarks/results/big_project.md,
-§4), during which every Python call of the GUI thread (a paint, a slot)
+holds the GIL from start to end, over a big project long enough to be
+felt (benchmarks/results/design-measurements.md, "GUI thread: stalls"),
+and meanwhile every Python call of the GUI thread (a paint, a slot)
 waits.  The interpreter can hand the GIL over only between bytecodes,
 so these helpers make the same objects :data:`SLICE` entries per call.
 """

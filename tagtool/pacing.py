@@ -6,8 +6,8 @@ interpreter's switch interval each time; a turn that paints makes dozens
 of them.  The app's paced workers therefore stop now and then and let the
 GUI thread run its pending events first (``TaskState.pause``,
 :class:`tagtool.gui.sentence_reader.Pacer`).  Between two polls of
-``should_stop`` the work may run 0.1 s or more, so the longest pure-Python
-loops (the feature extraction's, per distinct word: 60-160 µs each) also
+``should_stop`` the work may run long enough to be felt, so the longest pure-Python
+loops (the feature extraction's, per distinct word) also
 call :func:`checkpoint`, which calls the hook the worker installed for its
 thread with :func:`paced`; without one it does nothing.
 """
@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-#: Iterations of such a loop between two checkpoints (about 10 ms of feature extraction).
+#: Iterations of such a loop between two checkpoints, so that a checkpoint comes well within one frame.
 EVERY = 128
 
 _local = threading.local()

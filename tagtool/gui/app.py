@@ -32,8 +32,8 @@ def application() -> QApplication:
         if problem is not None:
             raise TagtoolError(problem)
         # Each Python call of the GUI thread (a slot, a view's data(), a paint event) waits for the
-        # GIL while a worker runs Python, up to the switch interval each time: 5 ms by default,
-        # and a repaint makes hundreds of calls (benchmarks/results/big_project.md §4).
+        # GIL while a worker runs Python, up to the switch interval each time (the default is
+        # too long for the hundreds of calls of a repaint; benchmarks/results/big_project.md §4).
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         app = QApplication(sys.argv[:1])
         app.setApplicationName("tagtool")

@@ -173,14 +173,14 @@ class ChipPainter:
         """Each candidate's segment in the lower band and its WD-PSL confidence bar (None without one).
 
         Segments are as wide as their names, so a bar filling its own segment
-        made a 45 % "B-MISC" longer than a 55 % "O"; every bar is measured
+        made a less likely "B-MISC" longer than a likelier "O"; every bar is measured
         against one width, the narrowest segment's, so the longer bar is the
         higher confidence.
         """
         band = self._label_rect(rect).adjusted(1, 0, -1, -1)
         names, widths = self.ordered(ann), self._segment_widths(ann)
         scale = band.width() / sum(widths)
-        full = min(widths) * scale - 4  # a bar at 100 %: fits in every segment
+        full = min(widths) * scale - 4  # a bar at full confidence: fits in every segment
         confidences = hint.candidate_confidence if hint is not None else {}
         out, x = [], band.left()
         for name, w in zip(names, widths):

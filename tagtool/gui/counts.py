@@ -2,9 +2,9 @@
 
 The status bar shows them after every edit, the Statistics dock on each
 refresh and the model loop asks them before a run.  Read from the project
-each time they cost two SQL aggregates over every sentence: 30–45 ms on the
-GUI thread for 100,000 sentences, at every edit
-(benchmarks/results/big_project.md).  :class:`ProjectCounts` reads them
+each time they cost two SQL aggregates over every sentence on the GUI
+thread at every edit, too slow for a big project
+(benchmarks/results/design-measurements.md, "GUI thread: stalls").  :class:`ProjectCounts` reads them
 once (in a big project in a worker thread, on a read-only connection of its
 own, :class:`~tagtool.store.worker_reads.ReadOnlyCall`) and then applies each
 edit's change (``Session.annotationsReplaced``: the edited tokens' old and
@@ -31,7 +31,7 @@ from tagtool.store.worker_reads import ReadOnlyCall
 
 log = logging.getLogger(__name__)
 
-#: Projects from this size count in a worker thread (~6 ms of SQL per 20,000 sentences on the GUI thread).
+#: Projects from this size count in a worker thread, so that the GUI thread never waits for the SQL.
 BACKGROUND_COUNT_MIN = 20_000
 
 

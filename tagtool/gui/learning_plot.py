@@ -7,13 +7,12 @@ its training (:func:`tagtool.gui.statistics_numbers.learning_curve`).  Each poin
 tooltip names its model.
 
 pyqtgraph is imported when the first model is drawn, not when the window
-opens, and in a thread of its own (:class:`BackgroundImport`: its import
-takes 0.4 s, 0.8 s on a busy machine, which on the GUI thread froze the
-window when the dock was first shown).  The plots are then built a piece
-per turn of the event loop (a view and its axes, the plot item, the
-widget: 5-40 ms each), placeholders of the plots' height holding their
-place meanwhile, and shown once drawn (benchmarks/results/big_project.md,
-§4).  They follow the palette: the light and dark themes
+opens, and in a thread of its own (:class:`BackgroundImport`: on the GUI
+thread its import froze the window when the dock was first shown).  The
+plots are then built a piece per turn of the event loop (a view and its
+axes, the plot item, the widget), placeholders of the plots' height holding
+their place meanwhile, and shown once drawn
+(benchmarks/results/design-measurements.md, "GUI thread: stalls").  They follow the palette: the light and dark themes
 (:mod:`tagtool.gui.style`) restyle them on a palette change.
 """
 
@@ -201,7 +200,7 @@ class LearningCurvePlots(QWidget):
         QTimer.singleShot(0, self, self._next_step)
 
     def _build_steps(self) -> Iterator[None]:
-        """Build the plots, yielding between pieces of 5-40 ms (each piece is one turn of the event loop)."""
+        """Build the plots, yielding between pieces so that each piece is one short turn of the event loop."""
         import pyqtgraph as pg  # imported by now (BackgroundImport)
 
         layout = self.layout()

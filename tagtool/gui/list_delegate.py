@@ -5,8 +5,8 @@ paints (display, decoration, font, alignment, foreground, background, check
 state…), each a call from C++ into Python's ``data()``: about 1,100 calls
 per repaint of the list's 30 rows on screen.  Each call takes the GIL; while
 a worker thread runs Python (scoring, feature extraction, learning word
-representations) each may wait for it up to the switch interval, and one
-repaint took 50 ms alone and 140 ms beside a thread running Python
+representations) each may wait for it up to the switch interval, so a
+repaint beside a thread running Python took several times as long
 (benchmarks/results/big_project.md, “Where the stalls were”).
 :class:`SentenceRowDelegate` paints a cell from the model's
 :meth:`~tagtool.gui.sentence_list.SentenceListModel.cell` in one call: the
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
 #: Space between a cell's edge (or its icon) and its text, as the default delegate leaves.
 MARGIN = 4
-# Qt's enum members looked up once: each lookup through the enum class is a Python call (~5 µs).
+# Qt's enum members looked up once: each lookup through the enum class is a Python call.
 _PANEL = QStyle.PE_PanelItemViewItem
 _SELECTED, _ACTIVE = QStyle.State_Selected, QStyle.State_Active
 _GROUPS = (QPalette.Inactive, QPalette.Active)

@@ -44,8 +44,8 @@ from tagtool.services.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Strateg
 #: The seed of the tie order (:func:`tagtool.services.strategies.tie_order`) until the settings give another
 #: (``queue_seed``): fixed, so the ``random`` order stays put between models.
 DEFAULT_SEED = 0
-#: Tokens of an analysis above which a changed queue choice is planned in a worker (about 0.1 s per
-#: million tokens, in numpy; below, at most a few milliseconds on the GUI thread).
+#: Tokens of an analysis above which a changed queue choice is planned in a worker, so that the plan
+#: made on the GUI thread stays too short to notice.
 SYNC_PLAN_TOKENS = 100_000
 
 

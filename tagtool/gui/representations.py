@@ -56,7 +56,7 @@ def _learn(sentences, lines: list[list[str]], path: str, state) -> tuple[WordRep
     """Learn from the sentences' tokens and the added text's ``lines``, then store in the project file at
     ``path``; returns the representations and a storage error ("").
 
-    The token lists are made here: on the GUI thread, for 100,000 sentences, they took 0.16 s.
+    The token lists are made here, so that a big project's are not made on the GUI thread.
     """
     text = [list(s.tokens) for s in sentences] + lines
     n_tokens = sum(map(len, text))

@@ -5,9 +5,8 @@ analysis, the queue plan: 2.4 million tokens make each 19 MB) and
 dictionaries over every sentence (the plan's scores, the list's copy of
 them).  When :meth:`ModelLoop._use <tagtool.gui.model_loop.ModelLoop._use>`
 took a new result in, dropping the last reference to the previous one freed
-all of it inside that one turn of the GUI thread: 1–25 ms measured per update
-at a load of 5–6, more for the previous model's complete result
-(benchmarks/results/big_project.md, §4).  :class:`Retirer` holds the
+all of it inside that one turn of the GUI thread, a stall at every update
+(benchmarks/results/design-measurements.md, "GUI thread: stalls").  :class:`Retirer` holds the
 replaced objects and the heavy pieces inside them instead, and lets go of
 the objects themselves at once (cheap: their heavy pieces are still held),
 then of one heavy piece per turn.  It only drops references, never changes

@@ -3,9 +3,8 @@
 The model holds only the ids of its rows, in display order: for the whole
 project in document order, the session's own list (no query at all); for a
 status filter, a text search or another sort order, one
-:meth:`Project.sentence_ids` query (ids only, ~10–50 ms for 100k
-sentences).  The rows themselves (:class:`SentenceSummary`: counts and a
-preview) are read a page of :data:`PAGE` at a time by primary key
+:meth:`Project.sentence_ids` query (ids only).  The rows themselves
+(:class:`SentenceSummary`: counts and a preview) are read a page of :data:`PAGE` at a time by primary key
 (:meth:`Project.sentence_summaries_by_id`) when the view asks for them, and
 at most :data:`MAX_PAGES` pages are kept, so a page at the end of a long
 list costs what the first costs and nothing is read for rows never shown.
@@ -29,8 +28,9 @@ a search, a status filter or another order are read in a worker thread
 (:class:`~tagtool.store.worker_reads.SentenceIdQuery`, a read-only connection
 of its own): the trigram index answers a rare word in a millisecond, but a
 common one ("the") or a search shorter than three characters scans every
-sentence's text, 30–70 ms on 100,000 sentences, and sorting them by
-status or length takes 70–90 ms (benchmarks/results/big_project.md).  The
+sentence's text, and so does sorting them by status or length, too slow
+for the GUI thread (benchmarks/results/design-measurements.md, "Sentence
+list and text search").  The
 list keeps its rows until the answer arrives
 (:attr:`SentenceListModel.reading`), then shows it (``rowsReplaced``); an
 answer to a filter, search or order changed meanwhile is dropped.
@@ -40,7 +40,7 @@ The "Info" column shows each sentence's score under the queue strategy
 one (:meth:`SentenceListModel.set_scores`); empty until then.
 Sorting by status, length or text is done by SQLite; by Info, the filtered
 ids are ordered in memory by their scores (ties stay in document order), in
-a big project by the worker that read them (40–60 ms for 100,000 ids).
+a big project by the worker that read them.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ log = logging.getLogger(__name__)
 PAGE = 200
 MAX_PAGES = 32
 #: Projects from this size read the ids of a filtered, searched or sorted
-#: list in a worker thread (a scan of 20,000 sentences' text takes some
-#: 6–12 ms on the GUI thread, of 100,000 30–70 ms).
+#: list in a worker thread, so that the scan of every sentence's text stays
+#: off the GUI thread where it would be felt.
 BACKGROUND_LIST_MIN = 20_000
 COLUMNS = ("#", "Status", "Len", "Info", "Sentence")
 #: ``Project.sentence_ids(order_by=...)`` of each sortable column but Info.

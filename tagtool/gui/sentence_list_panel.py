@@ -62,7 +62,7 @@ class SentenceListPanel(QWidget):
         header = self.table.horizontalHeader()
         # Widths from the font, not ResizeToContents: sizing from the rows
         # asks the model for every role of every visible cell again on each
-        # change (a new model's Info column, an edit), ~30 ms on the GUI thread.
+        # change (a new model's Info column, an edit), a stall on the GUI thread.
         metrics, pad = self.table.fontMetrics(), 18
         samples = (str(max(session.n_sentences, 10)), WIDEST_STATUS, "Len 99", "Info 0.00")
         for column, sample in enumerate(samples):

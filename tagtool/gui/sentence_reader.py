@@ -34,7 +34,7 @@ class Pacer(QObject):
 
     A thread running Python holds the GIL, and each Python call of the GUI
     thread (the list's ``data()``, a query's every row) then waits for it,
-    up to the interpreter's 5 ms switch interval each time; painting the
+    up to the interpreter's switch interval each time; painting the
     list makes hundreds of such calls.  So the reader stops every
     :data:`READ_SLICE` seconds and posts an event to the GUI thread; it
     goes on once the GUI thread takes it, after the window's own pending
@@ -104,9 +104,8 @@ def collector_paused():
 
     Reading 100k sentences makes millions of objects, and the collector walks
     all of them again at each full collection it triggers on the way
-    (measured on the benchmark project: 8 of them, 4.0 s of a 9.1 s read,
-    each holding the GIL for up to 0.95 s: a stall in the window).
-    Afterwards every full collection would walk them again (0.8 s).  Sentences are immutable and form no
+    (each holding the GIL: a stall in the window; benchmarks/results/design-measurements.md,
+    "Garbage collection").  Afterwards every full collection would walk them again.  Sentences are immutable and form no
     cycles, so they are
     frozen (:func:`gc.freeze`): the collector skips them, and reference
     counting still frees them when the cache drops them.  Closing the

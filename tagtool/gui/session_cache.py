@@ -32,8 +32,8 @@ from tagtool.gui.worker import TaskRunner
 log = logging.getLogger(__name__)
 
 #: Projects with at least this many sentences read their training snapshot
-#: in a worker thread (some 60 µs a sentence: seconds for 100k); smaller
-#: ones read it on first use, in tens of milliseconds.
+#: in a worker thread, so that the read never stalls the window; smaller
+#: ones read it on first use, too quickly to notice.
 BACKGROUND_READ_MIN = 1000
 
 

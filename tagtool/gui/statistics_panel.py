@@ -5,8 +5,8 @@ speed by action kind, agreement between annotators and their progress
 Progress, speed and labels are drawn with QPainter (:mod:`tagtool.gui.charts`); the learning curve with
 pyqtgraph (:mod:`tagtool.gui.learning_plot`).  The label distribution is
 counted once by SQL (:meth:`Project.label_counts`; in a big project by a
-worker thread on a read-only connection of its own: 110 ms of SQL for
-100,000 sentences) and then kept up to date from each edit's old and new
+worker thread on a read-only connection of its own, so that the SQL
+never stalls the window) and then kept up to date from each edit's old and new
 annotations (``Session.annotationsReplaced``), so a refresh never reads the
 corpus.  The sentence and token counts are the session's
 (:mod:`tagtool.gui.counts`).  The action log is read once and then
@@ -147,7 +147,7 @@ class StatisticsPanel(QScrollArea):
         )
 
     def _count_in_background(self) -> None:
-        """Count the labels of a big project in a worker thread (110 ms of SQL for 100,000 sentences).
+        """Count the labels of a big project in a worker thread, so that the SQL never stalls the window.
 
         An edit, a bulk change or a label change during the count drops its
         answer (:attr:`_counting` no longer holds its ticket) and counts again.

@@ -70,7 +70,7 @@ class StoredModels:
         """Load the project's newest stored model in the worker, then recompute its guidance there.
 
         Only the row's bytes are read on the GUI thread: decoding a big
-        project's tagger (its vocabulary, word representations) took 1.2 s
+        project's tagger (its vocabulary, word representations) stalls the window
         (benchmarks/results/gui_representations.md).  A run started
         meanwhile replaces the loading.  Returns whether there was a model.
         """

@@ -12,8 +12,8 @@ keeps the latest ``(fraction, message)`` and the runner's timer on the GUI
 thread emits ``progress`` with it at most every :data:`PROGRESS_INTERVAL_MS`.
 A learner may report hundreds of times a second; each queued call would
 make the GUI thread wait for the GIL the training thread holds (up to the
-interpreter's switch interval, 5 ms), and a burst of them stalled the
-event loop for ~150 ms.
+interpreter's switch interval), and a burst of them stalled the
+event loop (benchmarks/results/design-measurements.md, "GUI thread: stalls").
 
 :class:`TaskRunner` keeps one task at a time (Orange3): starting a new one
 requests the previous one to stop, and a stale task's signals are ignored.

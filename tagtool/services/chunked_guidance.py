@@ -1,7 +1,7 @@
 """A model's guidance of a big project, scored chunk by chunk: the likely top of the queue first.
 
 :func:`tagtool.services.guidance.analyse_all` scores every sentence at once.  On a
-100,000-sentence project that is 40–100 s before the queue has its first
+big project that is a long wait before the queue has its first
 sentence, in numpy and scipy calls over millions of tokens, some of which
 hold the GIL for a tenth of a second (the window, on the GUI thread, waits
 that long).  Here the same numbers come in chunks of :data:`CHUNK`
@@ -61,7 +61,7 @@ from tagtool.services.uncertainty import (
 
 #: Sentences scored before the queue's first page (about half a second on a 2-core machine).
 FIRST = 1000
-#: Sentences per later chunk, about 60 ms of work: between two chunks the app's worker lets the
+#: Sentences per later chunk, a short piece of work: between two chunks the app's worker lets the
 #: GUI thread have a turn (:meth:`tagtool.gui.worker.TaskState.pause`).
 CHUNK = 200
 

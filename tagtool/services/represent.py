@@ -8,10 +8,8 @@ not — and any extra raw text into a
    (Bojanowski et al. 2017), 100 dimensions, window 5, words seen at least
    twice, 10 epochs, character 3–5-grams.  FastText was chosen over
    word2vec because its n-gram vectors give a representation to words the
-   text never had (measured in ``benchmarks/results/robustness.md``): on
-   NCBI disease at 100 labeled sentences cluster features from FastText
-   with subword vectors for unseen words added 7.8 entity F1 to a CRF,
-   word2vec's 5.1.  Training runs epoch by epoch on one thread, so
+   text never had, which helped a CRF more than word2vec's on NCBI disease
+   (benchmarks/results/design-measurements.md, "Word representations").  Training runs epoch by epoch on one thread, so
    progress is reported, a cancel takes effect after the current epoch,
    and the same text gives the same vectors.
 2. **Clusters.**  Spherical k-means (cosine; Dhillon & Modha 2001) of the
@@ -84,12 +82,9 @@ class RepresentationSettings:
 #: Fewest distinct words (seen ``min_count`` times) worth learning vectors for.
 MIN_VOCABULARY = 50
 
-#: Tokens of text from which the app uses word representations by default
-#: (``benchmarks/results/representations.md``, stage 2: from 10k to 100k
-#: tokens the dist features cost Spanish NER 0.2–1.3 F1 at 100 labeled
-#: sentences and gain from its whole 265k-token training file on; NCBI
-#: disease gains from 10k tokens on; chunking with a POS column is within
-#: ±1 either way).  Below it they stay off unless set on.
+#: Tokens of text from which the app uses word representations by default,
+#: chosen on the development suite (benchmarks/results/design-measurements.md,
+#: "Word representations").  Below it they stay off unless set on.
 MIN_AUTO_TEXT_TOKENS = 200_000
 
 

@@ -36,7 +36,7 @@ The scores (module-level functions below):
   scores as high as a sentence can; with a cost per sentence the questions
   of a longer sentence share it.  Ringger et al. (2008) measured annotation
   time as a cost per token read, a cost per correction and a cost per
-  sentence of about 1.4 corrections (12.6 s against 3.8 s + 5.4 s).
+  sentence (its size: benchmarks/results/design-measurements.md, "Smaller settings").
 
 Modes (:data:`MODES`; the same names in ``tagtool simulate --mode`` and in
 the app's help): ``full`` (every token labeled), ``tokens`` (only the asked

@@ -119,13 +119,9 @@ def representation_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
 
     The vector dimensions (``dist-dims``) stand in for word classes.  Where
     the input already carries them — an extra column such as CoNLL-2000's
-    part of speech, a feature by default — they repeat it with noise: −1.7
-    to −3.3 chunk F1 for ``crf``, ``svm`` and the perceptrons on CoNLL-2000
-    at 20 and 100 labeled sentences.  On plain tokens they add what the
-    clusters alone do not: entity F1 +9.0 / +10.6 for ``crf`` and +6.4 /
-    +5.8 for ``svm`` on NCBI disease at 20 / 100 labeled sentences, UD EWT
-    part of speech +6.7 / +2.9 for ``crf``, against +0.9 / +2.3 and
-    +1.6 / +1.1 with ``dist`` alone (benchmarks/results/robustness.md).
+    part of speech, a feature by default — they repeat it with noise and
+    lower the score.  On plain tokens they add what the clusters alone do
+    not (benchmarks/results/design-measurements.md, "Word representations").
     """
     names: dict[str, None] = {}
     for sentence in sentences or ():

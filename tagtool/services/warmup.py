@@ -2,8 +2,8 @@
 
 On a fresh install (or after an update, which changes the kernels' source
 digest: :mod:`tagtool.decode._jit`) the first model waits for numba to
-compile every kernel its training and scoring call: about 14 s for the
-default learner, where later models take about a second.  Compiled once,
+compile every kernel its training and scoring call, many times as long
+as a later model takes (benchmarks/results/first_start.md).  Compiled once,
 the kernels are in numba's on-disk cache for every later process.
 
 :func:`warm_kernels` trains the learner on a tiny corpus of every kind of

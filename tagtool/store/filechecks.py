@@ -41,9 +41,8 @@ def check_pages(conn: sqlite3.Connection, path: Path) -> None:
 def check_json(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse a file whose JSON values are damaged (every page check passes those).
 
-    One scan in SQL (``json_valid``, ``json_type``); with
-    :func:`check_pages`, some 0.3 s for 100,000 sentences (measured in
-    benchmarks/results/reliability.md).
+    One scan in SQL (``json_valid``, ``json_type``), cheap enough to run at
+    every open (benchmarks/results/design-measurements.md, "Opening a project").
     """
     for table, columns in _JSON_COLUMNS.items():
         bad = " OR ".join(f"(CASE WHEN json_valid({c}) THEN json_type({c}) END) IS NOT '{kind}'" for c, kind in columns)
@@ -103,9 +102,9 @@ def read_ahead(path: Path) -> None:
     """Read the file once, in order, so that the checks find it in the OS cache.
 
     ``integrity_check`` visits every page in b-tree order: for a file not
-    in the cache, random reads.  A 100,000-sentence (66 MB) project opened
-    from a cold cache in 2.3 s, 0.6 s with this read first (one sequential
-    read takes 0.1 s; benchmarks/results/big_project.md).  Not done for a
+    in the cache, random reads; one sequential read first makes a big
+    project open several times faster from a cold cache
+    (benchmarks/results/design-measurements.md, "Opening a project").  Not done for a
     file this process holds open: closing the read would drop the process's
     SQLite locks on it (:func:`tagtool.store.dbfile.held_by_this_process`).
     """

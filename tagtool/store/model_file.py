@@ -3,7 +3,7 @@
 :class:`~tagtool.store.project.Project` stores a model through its own
 connection (:func:`insert` inside its transaction).  In the app that
 connection belongs to the GUI thread: a tagger with word representations is
-megabytes, and its INSERT and commit stalled the window 80 ms
+megabytes, and its INSERT and commit stalled the window
 (benchmarks/results/gui_representations.md).  :func:`add_model_in_file`
 does the same in one transaction of its own on a connection of the calling
 thread (the app's training worker), and deletes the models beyond the

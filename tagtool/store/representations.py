@@ -124,7 +124,7 @@ def store_in_file(path, reps: WordRepresentations, learned_from_tokens: int, dat
     """:func:`store` through a connection of the calling thread: one transaction, committed or rolled back.
 
     For the app's worker thread: writing several megabytes and committing
-    them (~130 ms for CoNLL-2002's 8.6 MB) would stall the window on the
+    them would stall the window on the
     GUI thread's connection.  SQLite serialises this writer with the
     project's own connection as it does with another program's
     (:mod:`tagtool.store.project`, "Threads").

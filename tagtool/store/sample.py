@@ -24,7 +24,7 @@ def sample_corpus():
     (``col1``), so a tagger trained on the sample reads the POS of a
     CoNLL-2000 file given to ``tagtool tag``/``evaluate`` or the app's batch
     tagging; named ``pos``, such files lacked it and were tagged without POS
-    (wdpsl: 58 F1 on the test file instead of 80).
+    and scored far lower (benchmarks/results/design-measurements.md, "Missing input columns").
     """
     from tagtool.core import Corpus
     from tagtool.paths import SAMPLE_CORPUS, resource

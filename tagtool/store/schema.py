@@ -305,8 +305,8 @@ SEARCH_INDEX: tuple[str, ...] = (
 def migrate_6_to_7(conn: sqlite3.Connection) -> None:
     """Add ``sentences_fts``: a trigram index of the sentences' text, with its triggers.
 
-    ``LIKE '%…%'`` reads every sentence's text: 30–70 ms on 100,000
-    sentences, a stall of the window at each search
+    ``LIKE '%…%'`` reads every sentence's text, on a big project a stall
+    of the window at each search
     (benchmarks/results/big_project.md).  The index is filled from the
     existing rows here and kept in step by triggers afterwards.  Where the
     running SQLite has no FTS5 trigram tokenizer the index is left out (a

@@ -21,14 +21,14 @@ trigrams' order, so it can only find too many, and the test removes those.
 The result is the scan's by construction (a property test compares them,
 tests/store/test_search_index.py).
 
-Which plan: the index pays for a rare string ("pound": 342 of 100,000
-sentences, 0.5 ms instead of 30–40 ms), not for a common one ("the": 74 %
-of the sentences), where testing each candidate row by its id costs more
+Which plan: the index pays for a rare string, not for a common one (such
+as "the"; benchmarks/results/design-measurements.md, "Sentence list and
+text search"), where testing each candidate row by its id costs more
 than reading all the text in order.  So the candidates are first counted
-up to :data:`INDEX_SHARE` of the sentences (a ``LIMIT`` query, < 1 ms);
+up to :data:`INDEX_SHARE` of the sentences (a cheap ``LIMIT`` query);
 beyond that, and for strings shorter than :data:`MIN_CHARS` (no trigram),
-the text is scanned.  A scan of 100,000 sentences takes 30–70 ms: the
-window runs such searches in a worker thread (``tagtool.gui.sentence_list``).
+the text is scanned.  A scan of a big project is too slow for the GUI
+thread: the window runs such searches in a worker thread (``tagtool.gui.sentence_list``).
 
 Where this SQLite cannot use the index (no FTS5, no trigram tokenizer) the
 search scans, with a logged warning; a file opened for editing then loses
@@ -181,8 +181,8 @@ def bulk_insert(conn: sqlite3.Connection) -> Iterator[None]:
     """Index the sentences inserted inside at once, at the end (inside the caller's transaction).
 
     The insert trigger indexes one row per statement, and FTS5 writes its
-    pending index data out at the end of every statement: importing
-    100,000 sentences through the trigger took 18 s instead of 6 s.  So a
+    pending index data out at the end of every statement: importing a big
+    project through the trigger took three times as long.  So a
     bulk import drops the insert trigger (DDL is part of the transaction: a
     rollback brings it back), inserts, indexes the new rows in one
     statement, and creates the trigger again.  Only inserts may happen

@@ -1,7 +1,7 @@
 """:meth:`Project.sentence_ids` on a connection of its own, for a worker thread.
 
 A project's connection belongs to the thread that opened it.  A search
-that scans the text of 100,000 sentences takes 30–70 ms (a common word:
+that scans the text of a big project is too slow for the GUI thread (a common word:
 the trigram index does not narrow it, :mod:`tagtool.store.search_index`);
 the window runs it in a worker thread instead, through a
 :class:`SentenceIdQuery`: a read-only connection to the same file, the

@@ -120,7 +120,7 @@ _SAMPLE = 1 << 20
 def _compression(data: bytes) -> int:
     """Deflate for weights that shrink by a tenth or more (sparse ones), else store them as they are.
 
-    Dense float weights barely compress (a CoNLL-2000 CRF: 9.9 MB to 9.2 MB),
+    Dense float weights barely compress (benchmarks/results/design-measurements.md, "Smaller settings"),
     and inflating them was a quarter of loading the tagger.  Judged from the
     first :data:`_SAMPLE` bytes.
     """

@@ -2,9 +2,8 @@
 
 A tagger trained with an input column (the POS column of CoNLL-2000, given
 to a chunker) reads it at tagging time; a file without it is tagged from
-the tokens alone, and badly: the CoNLL-2000 perceptron chunker falls from
-95.45 % to 65.9 % token accuracy on the test file without POS (crfsuite
-template; 95.17 % to 81.8 % with the default set).  So the tagger records
+the tokens alone, and badly (benchmarks/results/design-measurements.md,
+"Missing input columns").  So the tagger records
 its columns (``meta.json`` ``"input_columns"``)::
 
     {"required": ["col1"],
@@ -17,16 +16,14 @@ is trained (:func:`measure_column_loss`): token accuracy on an evenly
 spaced sample of at most :data:`LOSS_SAMPLE` of its own training sentences,
 as they are and with each column removed (``"*"``: all of them, when there
 are several).  Training sentences make the level optimistic; the *drop* is
-what the number is for, and it matches the held-out one closely (chunker,
-crfsuite template: −30.4 points measured this way, −29.6 on the test file;
-default set: −13.2 and −13.4; benchmarks/results/ud_pos.md).  It costs two
+what the number is for, and it matches the held-out one closely.  It costs two
 taggings of at most 300 sentences per column, and nothing for taggers
 that read no column.
 A tagger trained in the app with cross-validation records the loss
 measured on the held-out sentences of its folds instead (``"held_out":
 true``, :func:`tagtool.services.crossval.column_check`): on a small project the
-training-sentence sample hides it (a chunker trained on 50 sentences
-"lost" 0.0 points there and 21 F1 points on the test file without POS).
+training-sentence sample hides it (a chunker trained on a few sentences
+fits them with or without POS).
 Tagger files from before this record load with ``required`` inferred from
 the extractor's columns and ``check`` None (loss unknown).
 
