@@ -64,7 +64,7 @@ def _one_label(folder: Path, fmt: str, suffix: str, options: dict, label: str, s
     code, _, err = cli("import", data, "-p", project)
     need(code == 0, err)
     with Project.open(project) as p:
-        need(p.annotation_counts()["full"] == sum(sizes), f"{p.annotation_counts()} after import")
+        need(p.listing.annotation_counts()["full"] == sum(sizes), f"{p.listing.annotation_counts()} after import")
         sid = p.sentence_ids()[0]
         p.set_annotation(sid, 0, [])
         p.set_annotation(sid, 0, [label])

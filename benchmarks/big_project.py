@@ -171,7 +171,7 @@ def open_rebuilding_index(path: Path) -> float:
     conn.commit()
     conn.close()
     seconds, project = timed(lambda: Project.open(stale))
-    assert project._search_index
+    assert project.listing.search_index
     project.close()
     stale.unlink()
     return seconds
@@ -183,7 +183,7 @@ def core_rows(path: Path, repeat: int) -> list[tuple[str, float]]:
     def open_and_first_page():
         with Project.open(path) as project:
             ids = project.sentence_ids()
-            return project.sentence_summaries_by_id(ids[:200])
+            return project.listing.sentence_summaries_by_id(ids[:200])
 
     rows.append(("`Project.open` + all ids + first page (200 rows)", best(open_and_first_page, repeat)))
     rows.append(
@@ -200,18 +200,21 @@ def core_rows(path: Path, repeat: int) -> list[tuple[str, float]]:
             rows.append((f"ids of search “{word}”", best(lambda: project.sentence_ids(search=word), repeat)))
         ids = project.sentence_ids()
         rows.append(
-            ("page of 200 rows at the end (by id)", best(lambda: project.sentence_summaries_by_id(ids[-200:]), repeat))
+            (
+                "page of 200 rows at the end (by id)",
+                best(lambda: project.listing.sentence_summaries_by_id(ids[-200:]), repeat),
+            )
         )
         rows.append(
             (
                 "next unfinished sentence from the end (wraps)",
-                best(lambda: project.next_sentence(ids[-1], status="incomplete"), repeat),
+                best(lambda: project.listing.next_sentence(ids[-1], status="incomplete"), repeat),
             )
         )
         rows.append(
             (
                 "status and token counts (SQL aggregates)",
-                best(lambda: (project.status_counts(), project.annotation_counts()), repeat),
+                best(lambda: (project.listing.status_counts(), project.listing.annotation_counts()), repeat),
             )
         )
         rows.append(("whole training snapshot (the worker's read)", best(project.snapshot, 1)))

@@ -263,14 +263,14 @@ def fuzz_imports(folder: Path, n: int, seed_value: int) -> list[Tally]:
     case_annotations = READER_CASES["conll"]
     try:
         t1 = fuzz(
-            Tally("`Project.import_corpus` (file → reader → project)", "TagtoolError"),
+            Tally("`project.imports.import_corpus` (file → reader → project)", "TagtoolError"),
             n,
             seed_value,
             {"data": corpus_file(case)},
             lambda data: checks.try_import(grow, checks.write_input(folder, case, data), case),
         )
         t2 = fuzz(
-            Tally("`Project.import_annotations` (file → reader → project)", "TagtoolError"),
+            Tally("`project.imports.import_annotations` (file → reader → project)", "TagtoolError"),
             n,
             seed_value,
             {

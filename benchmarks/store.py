@@ -78,11 +78,13 @@ def run_once(corpus: Corpus, folder: Path, run: int) -> dict[str, float]:
         n = p.n_sentences
         times["list page (50 rows, last page, status filter)"], _ = _timed(
             lambda: (
-                p.sentence_summaries(status="incomplete", offset=max(n - 50, 0), limit=50)
-                + p.sentence_summaries(status="full", offset=max(n - 50, 0), limit=50)
+                p.listing.sentence_summaries(status="incomplete", offset=max(n - 50, 0), limit=50)
+                + p.listing.sentence_summaries(status="full", offset=max(n - 50, 0), limit=50)
             )
         )
-        times["list search (LIKE over all sentences)"], _ = _timed(lambda: p.count_sentences(search="the pound"))
+        times["list search (LIKE over all sentences)"], _ = _timed(
+            lambda: p.listing.count_sentences(search="the pound")
+        )
         ids = p.sentence_ids()
         edit_times = []
         for k in range(50):

@@ -10,14 +10,9 @@ import pytest
 
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.errors import Cancelled
-from tagtool.services.batch import (
-    BatchError,
-    BatchJob,
-    format_batch,
-    ordered_results,
-    output_format_for,
-    tag_file,
-)
+from tagtool.services.batch import BatchJob, output_format_for, tag_file
+from tagtool.services.batch_job import BatchError, format_batch
+from tagtool.services.batch_runners import ordered_results
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).parent / "data"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tagtool.errors import Cancelled, TagtoolError
-from tagtool.services.batch import BatchError, tag_file
+from tagtool.services.batch import tag_file
+from tagtool.services.batch_job import BatchError
 from tagtool.services.batch_parallel import pack, unpack
 from tagtool.store.formats import read_corpus
 

@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-import tagtool.services.batch
+import tagtool.services.batch_runners
 from tagtool.cli.main import main
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -82,7 +82,7 @@ def test_dask_gives_the_same_output(model, expected, tmp_path, capsys):
 
 def test_ctrl_c_cancels_cleanly_and_writes_nothing(model, tmp_path, capsys, monkeypatch):
     before = signal.getsignal(signal.SIGINT)  # SIG_IGN where the test run itself was started in the background
-    real = tagtool.services.batch.format_batch
+    real = tagtool.services.batch_runners.format_batch
     calls = []
 
     def interrupted(*args):
@@ -91,7 +91,7 @@ def test_ctrl_c_cancels_cleanly_and_writes_nothing(model, tmp_path, capsys, monk
             os.kill(os.getpid(), signal.SIGINT)
         return real(*args)
 
-    monkeypatch.setattr(tagtool.services.batch, "format_batch", interrupted)
+    monkeypatch.setattr(tagtool.services.batch_runners, "format_batch", interrupted)
     out = tmp_path / "out.txt"
     out.write_text("old\n")
     code, _, err = run(capsys, "tag", model, CONLL, "-o", out, "--batch-size", "5")

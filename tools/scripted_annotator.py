@@ -329,7 +329,7 @@ class ScriptedAnnotator:
             seconds = self.train()
             self.pick_strategy()
             project = self.session.project
-            counts, statuses = project.annotation_counts(), project.status_counts()
+            counts, statuses = project.listing.annotation_counts(), project.listing.status_counts()
             point = StepPoint(
                 cost=round(self.cost(), 6),
                 logged=logged_tokens(self._records),

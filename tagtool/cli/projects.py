@@ -114,7 +114,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         with Project.open(args.project) as project:
             added = check_new_labels(project.labels, corpus.labels, args)
             corpus = refuse_or_skip(args, project, corpus)
-            ids = project.import_corpus(corpus, add_labels=bool(added)) if len(corpus) else []
+            ids = project.imports.import_corpus(corpus, add_labels=bool(added)) if len(corpus) else []
         print(f"added {len(ids)} sentences ({corpus.n_tokens} tokens) to {args.project}")
         if added:
             print(f"added labels: {' '.join(added)}")
@@ -184,8 +184,8 @@ def project_summary(project) -> dict:
         "sentences": project.n_sentences,
         "tokens": project.n_tokens,
         "labels": list(project.labels.names),
-        "sentence_status": project.status_counts(),
-        "token_annotations": project.annotation_counts(),
+        "sentence_status": project.listing.status_counts(),
+        "token_annotations": project.listing.annotation_counts(),
         "review": _review_summary(project),
         "models": len(project.stored.models()),
         "text_tokens": project.stored.text_tokens(),

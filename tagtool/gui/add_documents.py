@@ -60,7 +60,7 @@ def add_documents(session, parent: QWidget | None, path: Path, options: dict, co
 
             if not confirm_new_labels(parent, NewLabelsError(path, new)):
                 return None
-        ids = session.project.import_corpus(corpus, add_labels=bool(new))
+        ids = session.project.imports.import_corpus(corpus, add_labels=bool(new))
     except (TagtoolError, OSError, ValueError) as e:
         QMessageBox.warning(parent, "Add documents", str(e))
         return None

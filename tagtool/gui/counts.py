@@ -36,7 +36,8 @@ BACKGROUND_COUNT_MIN = 20_000
 
 
 def sentence_status(n_full: int, n_partial: int, n_tokens: int) -> str:
-    """``full``, ``partial`` or ``none``, as :meth:`Project.status_counts` counts a sentence."""
+    """``full``, ``partial`` or ``none``, as
+    :meth:`~tagtool.store.project_listing.ListingPart.status_counts` counts a sentence."""
     if n_full == n_tokens:
         return "full"
     return "none" if n_full == 0 and n_partial == 0 else "partial"
@@ -83,7 +84,7 @@ def edit_delta(
 
 def read_counts(project: Project) -> tuple[dict[str, int], dict[str, int]]:
     """``(status_counts, annotation_counts)`` of ``project`` (SQL aggregates)."""
-    return project.status_counts(), project.annotation_counts()
+    return project.listing.status_counts(), project.listing.annotation_counts()
 
 
 class ProjectCounts(QObject):
@@ -118,7 +119,7 @@ class ProjectCounts(QObject):
     def token_counts(self) -> dict[str, int]:
         """Tokens by kind; read at once (on this thread) if the count is not in yet."""
         if self.tokens is None:
-            return self.session.project.annotation_counts()
+            return self.session.project.listing.annotation_counts()
         return dict(self.tokens)
 
     def recount(self) -> None:

@@ -124,7 +124,7 @@ class SentenceEdits:
         """Go to the next sentence flagged for review in document order (wrapping); False if none other."""
         if self.session.current_id is None:
             return False
-        target = self.session.project.next_sentence(self.session.current_id, status="flagged")
+        target = self.session.project.listing.next_sentence(self.session.current_id, status="flagged")
         if target is None:
             return False
         self.session.go_to(target)
@@ -182,7 +182,7 @@ class SentenceEdits:
         """
         if sentence_id != self.session.current_id:
             self.session.leave_current()  # before the undo's action, so a skip is charged its own time
-        n_tokens = self.session.project.sentence_summaries_by_id([sentence_id])[0].n_tokens
+        n_tokens = self.session.project.listing.sentence_summaries_by_id([sentence_id])[0].n_tokens
         action = self.session.action_for(kind, n_tokens, ref)
         action_id = self.session.project.review.set(sentence_id, review, self.session.annotator, action)
         self.session.logged(action)

@@ -5,7 +5,7 @@ project in document order, the session's own list (no query at all); for a
 status filter, a text search or another sort order, one
 :meth:`Project.sentence_ids` query (ids only).  The rows themselves
 (:class:`SentenceSummary`: counts and a preview) are read a page of :data:`PAGE` at a time by primary key
-(:meth:`Project.sentence_summaries_by_id`) when the view asks for them, and
+(:meth:`~tagtool.store.project_listing.ListingPart.sentence_summaries_by_id`) when the view asks for them, and
 at most :data:`MAX_PAGES` pages are kept, so a page at the end of a long
 list costs what the first costs and nothing is read for rows never shown.
 The row of a sentence is found in the id list by a binary search on its
@@ -270,7 +270,7 @@ class SentenceListModel(QAbstractTableModel):
         rows = self._pages.get(page)
         if rows is None:
             ids = self._ids[page * PAGE : (page + 1) * PAGE]
-            rows = self._pages[page] = self.session.project.sentence_summaries_by_id(ids)
+            rows = self._pages[page] = self.session.project.listing.sentence_summaries_by_id(ids)
             while len(self._pages) > MAX_PAGES:
                 self._pages.popitem(last=False)
         else:
@@ -322,7 +322,7 @@ class SentenceListModel(QAbstractTableModel):
         row = self.row_of(sentence_id)
         rows = None if row is None else self._pages.get(row // PAGE)
         if rows is not None:
-            rows[row - (row // PAGE) * PAGE] = self.session.project.sentence_summaries_by_id([sentence_id])[0]
+            rows[row - (row // PAGE) * PAGE] = self.session.project.listing.sentence_summaries_by_id([sentence_id])[0]
         self._row_changed(sentence_id)
 
     def flag_icon(self, flagged: bool) -> QPixmap:

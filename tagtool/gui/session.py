@@ -224,7 +224,7 @@ class Session(QObject):
             ):
                 self.go_to(sid)
                 return True
-        target = self.project.next_sentence(self.current_id, status="open")
+        target = self.project.listing.next_sentence(self.current_id, status="open")
         if target is None:
             return False
         self.go_to(target)

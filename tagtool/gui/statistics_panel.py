@@ -4,7 +4,7 @@ speed by action kind, agreement between annotators and their progress
 
 Progress, speed and labels are drawn with QPainter (:mod:`tagtool.gui.charts`); the learning curve with
 pyqtgraph (:mod:`tagtool.gui.learning_plot`).  The label distribution is
-counted once by SQL (:meth:`Project.label_counts`; in a big project by a
+counted once by SQL (:meth:`~tagtool.store.project_listing.ListingPart.label_counts`; in a big project by a
 worker thread on a read-only connection of its own, so that the SQL
 never stalls the window) and then kept up to date from each edit's old and new
 annotations (``Session.annotationsReplaced``), so a refresh never reads the
@@ -154,7 +154,7 @@ class StatisticsPanel(QScrollArea):
         """
         if self._counting is not None:
             return
-        call = ReadOnlyCall.of(self.session.project, lambda project: project.label_counts())
+        call = ReadOnlyCall.of(self.session.project, lambda project: project.listing.label_counts())
         if call is None:  # an in-memory copy: no other connection can read it
             self._show_labels()
             return
@@ -183,7 +183,7 @@ class StatisticsPanel(QScrollArea):
     def label_counts(self) -> dict[str, tuple[int, int]]:
         """``label -> (full, in candidate sets)``, kept up to date without reading the corpus."""
         if self._label_counts is None:
-            self._label_counts = {n: list(c) for n, c in self.session.project.label_counts().items()}
+            self._label_counts = {n: list(c) for n, c in self.session.project.listing.label_counts().items()}
         return {n: tuple(self._label_counts.get(n, (0, 0))) for n in self.session.style.names}
 
     def on_screen(self) -> bool:

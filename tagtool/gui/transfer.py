@@ -3,7 +3,7 @@
 Export writes the whole project (tokens, extra columns, annotations with
 candidate sets as ``A|B`` and no label as ``_``) with ``write_corpus``.
 Import reads a file of the same sentences and takes its annotations
-(``Project.import_annotations``); a bulk import is not an undo step, so it
+(``project.imports.import_annotations``); a bulk import is not an undo step, so it
 clears the undo history. For a CoNLL-U file the user picks the field that
 holds the labels; a doccano or Label Studio file first asks for the span
 options (:mod:`.span_import`), and spans it skipped are listed afterwards;
@@ -142,7 +142,7 @@ def import_annotations(
     if warnings is not None:
         warnings.extend(corpus.warnings)
     # labels and annotations in one transaction: a file that cannot be matched adds no label
-    changed = session.project.import_annotations(corpus, mode=mode, add_labels=bool(unknown))
+    changed = session.project.imports.import_annotations(corpus, mode=mode, add_labels=bool(unknown))
     if unknown:
         session.labels_edited(annotations_changed=False)
     session.undo_stack.clear()

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,8 +29,9 @@ from tagtool import collector
 from tagtool.core.corpus import Sentence
 from tagtool.errors import Cancelled, TagtoolError
 from tagtool.services.batch_count import count_sentences, quick_count
-from tagtool.services.batch_job import BatchError, BatchJob, format_batch
+from tagtool.services.batch_job import BatchJob
 from tagtool.services.batch_output import output_format_for, output_plan
+from tagtool.services.batch_runners import ordered_results, runner
 
 
 @dataclass(frozen=True)
@@ -48,81 +48,6 @@ class BatchResult:
     @property
     def tokens_per_second(self) -> float:
         return self.n_tokens / max(self.seconds, 1e-9)
-
-
-# ---------------------------------------------------------------------------
-# runners: where format_batch runs
-
-
-class _Done:
-    """A finished future: what the serial runner hands back."""
-
-    def __init__(self, value: str):
-        self._value = value
-
-    def result(self) -> str:
-        return self._value
-
-    def cancel(self) -> bool:
-        return False
-
-
-@contextmanager
-def _serial_runner(tagger, job: BatchJob):
-    if not hasattr(tagger, "tag_corpus"):
-        from tagtool.tagger.model import load_tagger
-
-        tagger = load_tagger(tagger)
-    yield (lambda batch, first: _Done(format_batch(tagger, batch, first, job))), 1
-
-
-def _runner(tagger, job: BatchJob, workers: int, dask_address: str | None):
-    """A context manager yielding ``(submit(batch, first) -> future, batches in flight)``."""
-    if dask_address is not None:
-        from tagtool.services.batch_parallel import dask_runner
-
-        return dask_runner(tagger, job, dask_address)
-    if workers > 1:
-        from tagtool.services.batch_parallel import process_runner
-
-        return process_runner(tagger, job, workers)
-    return _serial_runner(tagger, job)
-
-
-def ordered_results(
-    submit, batches: Iterable[tuple[int, list[Sentence]]], in_flight: int, describe: Callable[[int, int], str]
-) -> Iterator[tuple[int, int, str]]:
-    """Submit batches, keep at most ``in_flight`` of them pending, yield results in input order.
-
-    Yields ``(n_sentences, n_tokens, text)`` per batch.  Only the counts of a
-    pending batch are kept here, never its sentences, so memory is bounded
-    by ``in_flight`` batches whatever the input's size.  A worker failure
-    that is not already a :class:`TagtoolError` becomes a :class:`BatchError`
-    naming the sentences (``describe(first, n)``).
-    """
-    pending: deque = deque()
-
-    def take():
-        first, n_sentences, n_tokens, future = pending.popleft()
-        try:
-            text = future.result()
-        except TagtoolError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a dead worker, a lost connection, ...
-            raise BatchError(f"{describe(first, n_sentences)}: {type(exc).__name__}: {exc}") from None
-        return n_sentences, n_tokens, text
-
-    try:
-        for first, batch in batches:
-            pending.append((first, len(batch), sum(len(s) for s in batch), submit(batch, first)))
-            del batch  # not kept alive here while the oldest result is awaited
-            if len(pending) >= in_flight:
-                yield take()
-        while pending:
-            yield take()
-    finally:
-        for *_, future in pending:
-            future.cancel()
 
 
 # ---------------------------------------------------------------------------
@@ -296,7 +221,7 @@ def _tag(
         sentences, warnings = _checked_columns(tagger, sentences, job)
         started = time.perf_counter()
         # The runner first: workers load the tagger while the sentences are counted.
-        with _runner(tagger, job, workers, dask_address) as (submit, in_flight), _stream(output, source.encoding) as fh:
+        with runner(tagger, job, workers, dask_address) as (submit, in_flight), _stream(output, source.encoding) as fh:
             total = source.count(should_stop) if progress is not None else 0
             batches = _numbered_batches(sentences, batch_size, should_stop)
             results = ordered_results(submit, batches, in_flight, _describer(job))

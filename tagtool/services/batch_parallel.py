@@ -3,7 +3,7 @@
 Both runners are context managers yielding ``(submit, in_flight)``:
 ``submit(batch, first)`` sends one batch of sentences to a worker, which
 runs :func:`tagtool.services.batch_job.format_batch` on it and returns the text to
-append; :func:`tagtool.services.batch.ordered_results` keeps ``in_flight`` batches
+append; :func:`tagtool.services.batch_runners.ordered_results` keeps ``in_flight`` batches
 pending and writes results in input order.  The main process only reads,
 ships and writes.
 

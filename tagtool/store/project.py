@@ -45,22 +45,17 @@ from tagtool.store import actions as _actions
 from tagtool.store import colors as _colors
 from tagtool.store import corpus_reads as reading
 from tagtool.store import dbfile, lifecycle, search_index, writes
-from tagtool.store import label_rows as _labels
 from tagtool.store import list_queries as queries
-from tagtool.store import sentence_rows as _rows
 from tagtool.store.lifecycle import NewerSchemaWarning
 from tagtool.store.project_attach import SpansPart
 from tagtool.store.project_db import ProjectDb
+from tagtool.store.project_imports import ImportsPart
 from tagtool.store.project_labels import LabelSetPart
+from tagtool.store.project_listing import ListingPart
 from tagtool.store.project_review import ReviewPart
 from tagtool.store.project_stored import StoredPart
 from tagtool.store.project_team import TeamPart
-from tagtool.store.record_types import (
-    ActionRecord,
-    DocumentInfo,
-    LogEntry,
-    SentenceSummary,
-)
+from tagtool.store.record_types import ActionRecord, DocumentInfo, LogEntry
 
 # NewerSchemaWarning (tagtool.store.lifecycle): what Project.open warns, named with it as before.
 __all__ = ["NewerSchemaWarning", "Project", "SUFFIX"]
@@ -97,6 +92,10 @@ class Project:
         Models, added texts, word representations (:mod:`~tagtool.store.project_stored`).
     spans : SpansPart
         Span records attached by character offsets (:mod:`~tagtool.store.project_attach`).
+    listing : ListingPart
+        The sentence list's rows, filters, search and counts (:mod:`~tagtool.store.project_listing`).
+    imports : ImportsPart
+        Documents or annotations imported from a corpus (:mod:`~tagtool.store.project_imports`).
     path : pathlib.Path
         The project file.
     readonly : bool
@@ -134,9 +133,8 @@ class Project:
         self.backup_path, self.readonly_reason, self._tidy_sides = backup_path, readonly_reason, tidy_sides
         self.db = db = ProjectDb(self.path, conn, readonly, readonly_reason)
         self.label_set, self.team, self.review = LabelSetPart(db), TeamPart(db), ReviewPart(db)
-        self.stored, self.spans = StoredPart(db), SpansPart(db)
-        # Whether searches may use the trigram index (tagtool.store.search_index).
-        self._search_index = search_index.ready(conn)
+        self.stored, self.spans, self.imports = StoredPart(db), SpansPart(db), ImportsPart(db)
+        self.listing = ListingPart(db, search_index.ready(conn))
 
     # -- creating, opening, closing (tagtool.store.lifecycle)
 
@@ -196,7 +194,7 @@ class Project:
             readonly_reason=opened.readonly_reason,
             tidy_sides=opened.tidy_sides,
         )
-        if not project._search_index:
+        if not project.listing.search_index:
             log.warning(
                 "%s: no search index this SQLite (%s) can use; searching scans the text", path, sqlite3.sqlite_version
             )
@@ -270,9 +268,6 @@ class Project:
     def _length(self, sentence_id: int) -> int:
         return self.db.length(sentence_id)
 
-    def _summary_filter(self, status: Status, search: str | None, document_id: int | None) -> tuple[str, str, list]:
-        return queries.summary_filter(self._db, self._search_index, status, search, document_id)
-
     def _normalize(self, labels: Labels) -> frozenset[str]:
         return self.db.normalize(labels)
 
@@ -308,7 +303,7 @@ class Project:
             value = self.meta[lifecycle.PROJECT_ID_KEY]
         return value
 
-    # -- sentences and the corpus (tagtool.store.corpus_reads, tagtool.store.list_queries)
+    # -- sentences and the corpus (tagtool.store.corpus_reads)
 
     @property
     def n_sentences(self) -> int:
@@ -333,13 +328,11 @@ class Project:
         order_by: str = "position",
         descending: bool = False,
     ) -> list[int]:
-        """Ids of the sentences passing the filters (as :meth:`sentence_summaries`), in document order
+        """Ids of the sentences passing the filters (as :meth:`ListingPart.sentence_summaries`), in document order
         or by ``order_by`` (:func:`tagtool.store.list_queries.sentence_ids`)."""
-        return queries.sentence_ids(self._db, self._search_index, document_id, status, search, order_by, descending)
-
-    def next_sentence(self, after: int | None = None, status: Status = None, search: str | None = None) -> int | None:
-        """The first sentence after ``after`` in document order passing the filters, wrapping around."""
-        return queries.next_sentence(self._db, self._search_index, after, status, search)
+        return queries.sentence_ids(
+            self._db, self.listing.search_index, document_id, status, search, order_by, descending
+        )
 
     def sentence(self, sentence_id: int) -> Sentence:
         """One sentence with its annotations."""
@@ -361,53 +354,6 @@ class Project:
     def snapshot(self, checkpoint: Callable[[], bool] | None = None) -> tuple[list[int], list[Sentence]]:
         """Ids and sentences of the whole project, in one transaction (:func:`tagtool.store.corpus_reads.snapshot`)."""
         return reading.snapshot(self._db, self.path, checkpoint)
-
-    def sentence_summaries(
-        self,
-        status: Status = None,
-        search: str | None = None,
-        document_id: int | None = None,
-        offset: int = 0,
-        limit: int | None = None,
-        preview_chars: int = 80,
-    ) -> list[SentenceSummary]:
-        """A page of the sentence list's rows, without token data: of the sentences with a status of
-        :data:`tagtool.store.list_queries.STATUSES`, holding a text (case-insensitive for ASCII letters), of a
-        document."""
-        return queries.summaries(
-            self._db, self._search_index, status, search, document_id, offset, limit, preview_chars
-        )
-
-    def sentence_summaries_by_id(self, sentence_ids: Iterable[int], preview_chars: int = 80) -> list[SentenceSummary]:
-        """Rows of the sentence list for these ids, in their order (one query of primary-key lookups)."""
-        return queries.summaries_by_id(self._db, sentence_ids, preview_chars)
-
-    def count_sentences(self, status: Status = None, search: str | None = None, document_id: int | None = None) -> int:
-        """How many rows :meth:`sentence_summaries` has with these filters."""
-        return queries.count(self._db, self._search_index, status, search, document_id)
-
-    def status_counts(self) -> dict[str, int]:
-        """Number of sentences that are fully, partially and not labeled."""
-        return queries.status_counts(self._db)
-
-    def annotation_counts(self) -> dict[str, int]:
-        """Tokens with a full label, a partial label, and none."""
-        return queries.annotation_counts(self._db)
-
-    def label_counts(self, first_id: int | None = None, last_id: int | None = None) -> dict[str, tuple[int, int]]:
-        """``label -> (tokens with it as full label, candidate sets holding it)``, of the sentences
-        with ids from ``first_id`` to ``last_id`` (:func:`tagtool.store.list_queries.label_counts`)."""
-        return queries.label_counts(self._db, self.labels.names, first_id, last_id)
-
-    def import_corpus(self, corpus: Corpus, annotator: str = "import", add_labels: bool = False) -> list[int]:
-        """Append the documents of ``corpus``, one transaction, ``annotator`` giving its annotations; the new
-        sentences' ids (a label the project lacks: :class:`LabelError` unless ``add_labels``)."""
-        if not isinstance(corpus, Corpus):
-            raise TypeError(f"corpus must be a Corpus, got {type(corpus).__name__}")
-        with self._write() as conn:
-            labels = _labels.add_missing(conn, self.db.label_cache, corpus.labels) if add_labels else self.labels
-            with search_index.bulk_insert(conn):
-                return _rows.insert_corpus(conn, corpus, labels, annotator)
 
     # -- annotations and their log (tagtool.store.writes)
 
@@ -459,26 +405,6 @@ class Project:
     ) -> list[ActionRecord]:
         """The action log, oldest first (:func:`tagtool.store.actions.read`); only those after ``after_id``."""
         return _actions.read(self._db, kinds, since, annotator, after_id)
-
-    def import_annotations(
-        self,
-        corpus: Corpus,
-        mode: str = "replace",
-        annotator: str = "import",
-        match: str = "order",
-        add_labels: bool = False,
-    ) -> int:
-        """Take the annotations of a corpus whose sentences are the project's (matched by ``match``:
-        :func:`tagtool.store.sentence_rows.match_sentences`; ``mode``: :func:`tagtool.store.writes.take_annotations`),
-        ``add_labels`` appending its labels the project lacks; tokens changed, not logged."""
-        if mode not in ("replace", "fill"):
-            raise ValueError(f"mode must be 'replace' or 'fill', got {mode!r}")
-        with self._write() as conn:
-            # matched inside the write: another program may split or merge a token meanwhile
-            pairs = _rows.match_sentences(conn, corpus, match)
-            if add_labels:
-                _labels.add_missing(conn, self.db.label_cache, corpus.labels)
-            return writes.take_annotations(conn, self.labels, pairs, mode, annotator)
 
     def annotation_history(
         self,

@@ -46,7 +46,7 @@ The annotation log
 
 Later imports
     Importing annotations into the project matches sentences by their
-    tokens (:meth:`~tagtool.store.project.Project.import_annotations`): a
+    tokens (:meth:`~tagtool.store.project_imports.ImportsPart.import_annotations`): a
     file with the old tokenization no longer matches a changed sentence,
     and the import says which one and where.
 

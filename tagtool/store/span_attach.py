@@ -158,19 +158,9 @@ def _place(
 ) -> None:
     """One annotator's spans of one record, on the segments of project text it covers, put ``into``
     :attr:`Placed.labels` or :attr:`Placed.answers`."""
-    bios: dict[int, list[str]] = {}  # text index -> flat labels over the text's tokens
-    for k, _, p0, length in segments:
-        bio = bios.setdefault(k, [""] * texts[k].n_tokens)
-        starts, ends, _ = texts[k].flat()
-        for t in range(bisect_left(starts, p0), bisect_right(ends, p0 + length)):  # tokens inside it
-            bio[t] = "O"
+    bios = _outside_bios(segments, texts)
     by = f" by {who}" if who is not None else ""
-    spans = []
-    for item in items:
-        try:
-            spans.append(parse_span(item))
-        except _Skip as exc:
-            out.notes.append(f"{path}:{rec.line}: span{by}: {exc}; left out")
+    spans = _parsed_spans(path, rec, by, items, out)
     taken: dict[int, set[int]] = {}
     for start, end, label in sorted(dict.fromkeys(spans), key=lambda s: s[:2]):
         what = f"{path}:{rec.line}: span [{start}, {end}) {label!r} {rec.text[max(start, 0) : max(end, 0)][:60]!r}{by}"
@@ -211,14 +201,42 @@ def _place(
         taken[k].update(range(i, j + 1))
         bio[i] = f"B-{label}"
         bio[i + 1 : j + 1] = [f"I-{label}"] * (j - i)
+    _amend(rec, who, segments, texts, bios)
+    for k, bio in bios.items():
+        _store(texts[k], who, bio, out, into)
+
+
+def _outside_bios(segments, texts: list[ProjectText]) -> dict[int, list[str]]:
+    """``text index -> flat labels over the text's tokens``: ``O`` on the tokens inside the segments
+    the record covers, ``""`` (not this record's) elsewhere."""
+    bios: dict[int, list[str]] = {}
+    for k, _, p0, length in segments:
+        bio = bios.setdefault(k, [""] * texts[k].n_tokens)
+        starts, ends, _ = texts[k].flat()
+        for t in range(bisect_left(starts, p0), bisect_right(ends, p0 + length)):  # tokens inside it
+            bio[t] = "O"
+    return bios
+
+
+def _parsed_spans(path: Path, rec: SpanRecord, by: str, items: list, out: Placed) -> list:
+    """``(start, end, label)`` of each span item; one that cannot be read is a note and left out."""
+    spans = []
+    for item in items:
+        try:
+            spans.append(parse_span(item))
+        except _Skip as exc:
+            out.notes.append(f"{path}:{rec.line}: span{by}: {exc}; left out")
+    return spans
+
+
+def _amend(rec: SpanRecord, who, segments, texts: list[ProjectText], bios: dict[int, list[str]]) -> None:
+    """The record's amendments (:func:`_amendments`) written over the labels of the tokens they cover."""
     for start, end, names in _amendments(rec, who):
         for k, r0, p0, length in segments:
             a, b = max(start, r0) - r0 + p0, min(end, r0 + length) - r0 + p0
             starts, ends, _ = texts[k].flat()
             for t in covered((starts, ends), a, b):
                 bios[k][t] = names
-    for k, bio in bios.items():
-        _store(texts[k], who, bio, out, into)
 
 
 def _training_entry(rec: SpanRecord) -> dict | None:

@@ -107,7 +107,7 @@ def try_import(project, path: Path, case: ReaderCase) -> str:
     except FormatError:
         return "refused"
     before = project.n_sentences
-    ids = project.import_corpus(corpus, add_labels=True)
+    ids = project.imports.import_corpus(corpus, add_labels=True)
     _require(len(ids) == len(corpus) and project.n_sentences == before + len(corpus), "import lost sentences")
     for sid, sentence in zip(ids[:3], corpus):
         _require(project.sentence(sid).tokens == sentence.tokens, "imported tokens differ")
@@ -124,7 +124,7 @@ def try_import_annotations(project, path: Path, case: ReaderCase, mode: str, mat
     before = [project.annotations(sid) for sid in project.sentence_ids()]
     try:
         corpus = read_corpus(path, **{**case.kwargs(), "labels": project.labels})
-        project.import_annotations(corpus, mode=mode, match=match)
+        project.imports.import_annotations(corpus, mode=mode, match=match)
     except TagtoolError:
         after = [project.annotations(sid) for sid in project.sentence_ids()]
         _require(after == before, "a refused import changed annotations")

@@ -1,7 +1,7 @@
 """Hostile files through the whole import: file → reader → project.
 
-``Project.import_corpus`` (what ``tagtool import`` and New project do with a
-file) must take every corpus a reader accepts; ``Project.import_annotations``
+``project.imports.import_corpus`` (what ``tagtool import`` and New project do with a
+file) must take every corpus a reader accepts; ``project.imports.import_annotations``
 (File › Import annotations) must take it or refuse it with a TagtoolError
 and leave the project as it was.
 """

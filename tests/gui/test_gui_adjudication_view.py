@@ -49,7 +49,7 @@ def test_keys_pick_an_answer_keep_the_set_take_back_and_undo(open_window, chunk_
     _key(qtbot, view, Qt.Key_K)  # keep the set
     assert session.team.resolutions()[3].labels == {"B-NP", "B-VP"}
     assert sid not in session.project.sentence_ids(status="disagree")
-    assert session.counts.token_counts() == session.project.annotation_counts()  # kept per resolution
+    assert session.counts.token_counts() == session.project.listing.annotation_counts()  # kept per resolution
     window.undo_action.trigger()
     assert 3 not in session.team.resolutions() and not view.table.horizontalHeaderItem(3).text().startswith("✓")
     view.table.setCurrentCell(0, 1)
@@ -61,8 +61,8 @@ def test_keys_pick_an_answer_keep_the_set_take_back_and_undo(open_window, chunk_
     _key(qtbot, view, Qt.Key_3)  # no third annotator: nothing happens
     _key(qtbot, view, Qt.Key_1)  # token 0: both said O; resolving an agreement is allowed
     assert session.team.resolutions()[0].labels == {"O"}
-    assert session.counts.token_counts() == session.project.annotation_counts()
-    assert session.counts.sentences == session.project.status_counts()
+    assert session.counts.token_counts() == session.project.listing.annotation_counts()
+    assert session.counts.sentences == session.project.listing.status_counts()
     with Project.open(chunk_project, readonly=True) as p:
         assert p.team.resolutions(sid)[1].labels == {"I-NP"} and p.annotations(sid)[1] == {"I-NP"}
 

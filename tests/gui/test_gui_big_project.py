@@ -20,6 +20,7 @@ from tagtool.gui import sentence_list
 from tagtool.gui.session_cache import BACKGROUND_READ_MIN
 from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
+from tagtool.store.project_listing import ListingPart
 from tests.gui.helpers import DATA_DIR
 
 N = 5000
@@ -98,8 +99,8 @@ def test_opening_reads_a_page_and_no_sentence_on_the_gui_thread(open_window, big
 
 def test_statistics_behind_their_tab_count_nothing_until_shown(open_window, big_project, qtbot, monkeypatch):
     counted = []
-    label_counts = Project.label_counts
-    monkeypatch.setattr(Project, "label_counts", lambda self: counted.append(1) or label_counts(self))
+    label_counts = ListingPart.label_counts
+    monkeypatch.setattr(ListingPart, "label_counts", lambda self: counted.append(1) or label_counts(self))
     window = open_window(big_project)
     window.legend_dock.raise_()
     qtbot.wait(50)
@@ -121,7 +122,7 @@ def test_pages_are_read_as_the_view_asks(open_window, big_project, statuses, mon
     assert model.pages_read == first + 1
     assert row_ids(model) == [sid for sid, _ in statuses]
     previews = [model.index(row, 4).data() for row in range(N)]  # every page, in turn
-    assert previews == [s.preview for s in window.session.project.sentence_summaries()]
+    assert previews == [s.preview for s in window.session.project.listing.sentence_summaries()]
     assert model.pages_read == 4, "the cache stays bounded"
 
 
@@ -294,9 +295,9 @@ def test_a_big_projects_labels_are_counted_in_a_worker(open_window, big_project,
 
     monkeypatch.setattr(statistics, "BACKGROUND_LABEL_COUNT_MIN", 1000)
     threads = []
-    label_counts = Project.label_counts
+    label_counts = ListingPart.label_counts
     monkeypatch.setattr(
-        Project,
+        ListingPart,
         "label_counts",
         lambda self, *ids: threads.append(threading.current_thread()) or label_counts(self, *ids),
     )
@@ -307,12 +308,12 @@ def test_a_big_projects_labels_are_counted_in_a_worker(open_window, big_project,
     qtbot.waitUntil(lambda: panel._label_counts is not None and panel._counting is None, timeout=TIMEOUT)
     assert threads and all(t is not threading.main_thread() for t in threads)
     with Project.open(big_project, readonly=True) as project:
-        whole = label_counts(project)
+        whole = label_counts(project.listing)
     assert panel.label_counts() == whole
     assert [(n, f + c) for n, (f, c) in whole.items()] == [(n, v) for n, v, *_ in panel.labels.items]
     # an edit while counting: the answer is dropped, the count starts again and ends with the edit in it
     release = threading.Event()
-    monkeypatch.setattr(Project, "label_counts", lambda self, *ids: (release.wait(10), label_counts(self, *ids))[1])
+    monkeypatch.setattr(ListingPart, "label_counts", lambda self, *ids: (release.wait(10), label_counts(self, *ids))[1])
     panel._label_counts = None
     panel._count_in_background()
     first = panel._counting

@@ -12,26 +12,27 @@ import pytest
 from tagtool.gui import counts as counts_module
 from tagtool.gui.counts import edit_delta, sentence_status
 from tagtool.store.project import Project
+from tagtool.store.project_listing import ListingPart
 
 TIMEOUT = 30_000
 
 
 def sql_counts(project: Project) -> tuple[dict, dict]:
-    return project.status_counts(), project.annotation_counts()
+    return project.listing.status_counts(), project.listing.annotation_counts()
 
 
 @pytest.fixture
 def aggregates(monkeypatch):
-    """The threads that ran ``Project.status_counts``/``annotation_counts``."""
+    """The threads that ran ``ListingPart.status_counts``/``annotation_counts``."""
     threads = []
     for name in ("status_counts", "annotation_counts"):
-        real = getattr(Project, name)
+        real = getattr(ListingPart, name)
 
         def recording(self, _real=real):
             threads.append(threading.current_thread())
             return _real(self)
 
-        monkeypatch.setattr(Project, name, recording)
+        monkeypatch.setattr(ListingPart, name, recording)
     return threads
 
 

@@ -108,7 +108,7 @@ def test_automatic_retrain_after_an_edit(window, qtbot):
     editor = go_unlabeled(window)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         editor.apply_full("B-NP")
-    assert loop.result.metrics["labeled_tokens"] == window.session.project.annotation_counts()["full"]
+    assert loop.result.metrics["labeled_tokens"] == window.session.project.listing.annotation_counts()["full"]
 
 
 def test_cancel_a_run(window, qtbot):

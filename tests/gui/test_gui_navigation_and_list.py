@@ -55,7 +55,7 @@ def test_status_filter_and_search(window, qtbot):
     panel.set_status_filter("All sentences")
     qtbot.keyClicks(panel.search, "pound")
     qtbot.waitUntil(lambda: model.rowCount() < project.n_sentences)
-    assert model.rowCount() == project.count_sentences(search="pound") > 0
+    assert model.rowCount() == project.listing.count_sentences(search="pound") > 0
     sid = model.index(0, 0).data(Qt.UserRole)
     assert "pound" in " ".join(project.sentence(sid).tokens)
     panel.table.selectRow(0)

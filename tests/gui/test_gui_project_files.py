@@ -145,7 +145,7 @@ def test_text_added_in_the_app_is_read_with_the_projects_options(tmp_path, qtbot
 def test_new_project_reads_labels_from_a_conll_file(tmp_path):
     path = create_project(DATA_DIR / "conll2000_train_head.txt", tmp_path / "c.tagproj", None, None, True)
     with Project.open(path) as project:
-        assert "B-NP" in project.labels and project.status_counts()["full"] == 100
+        assert "B-NP" in project.labels and project.listing.status_counts()["full"] == 100
 
 
 def test_labels_dialog_renames_recolours_and_sets_shortcuts(window, qtbot):

@@ -44,7 +44,7 @@ def test_debounce_is_short_and_restarted_by_each_edit(window, qtbot):
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT):
         pass
     assert len(started) == 1, "one run for the two quick edits"
-    assert loop.result.metrics["labeled_tokens"] == window.session.project.annotation_counts()["full"]
+    assert loop.result.metrics["labeled_tokens"] == window.session.project.listing.annotation_counts()["full"]
 
 
 def test_edit_retrains_warm_with_the_budget_and_train_now_fits_fully(window, qtbot):
@@ -117,7 +117,7 @@ def test_label_distribution_counts_follow_edits_without_reading_the_corpus(windo
 
     assert panel.label_counts() == expected()
     monkeypatch.setattr(session.project, "corpus", lambda: (_ for _ in ()).throw(AssertionError("read")))
-    monkeypatch.setattr(session.project, "label_counts", lambda: (_ for _ in ()).throw(AssertionError("read")))
+    monkeypatch.setattr(session.project.listing, "label_counts", lambda: (_ for _ in ()).throw(AssertionError("read")))
     editor = go_unlabeled(window)
     editor.set_focus(0)
     editor.set_focus(2, extend=True)

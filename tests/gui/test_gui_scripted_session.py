@@ -109,7 +109,7 @@ def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simula
     assert tokens["accept"] == last.accepted and tokens["candidate"] == 0
     if mode == "tokens":
         assert tokens["skip"] > 0 and tokens["accept"] == 0, "confident tokens were read and left unlabeled"
-        assert project.annotation_counts()["none"] > 0
+        assert project.listing.annotation_counts()["none"] > 0
     else:
         assert tokens["accept"] > 0 and tokens["skip"] == 0, "Enter accepted the right suggestions"
     # keys did it: one key press at least per labeling action, and nothing was written but by the editor

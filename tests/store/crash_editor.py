@@ -49,7 +49,7 @@ def planned_open(i: int, n_tokens: int) -> Action:
 
 def main(path: str, seed: int, actions: str | None = None) -> None:
     with Project.open(path) as project:
-        lengths = {s.id: s.n_tokens for s in project.sentence_summaries()}
+        lengths = {s.id: s.n_tokens for s in project.listing.sentence_summaries()}
         plan = planned_edits(project.sentence_ids(), lengths, project.labels.names, seed)
         for i, (sid, t, labels) in enumerate(plan):
             if actions == "opens" and opens(i):

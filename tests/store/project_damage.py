@@ -63,12 +63,17 @@ def digest(path: Path) -> str:
 def read_everything(project: Project) -> None:
     """Every read the app and the command line make."""
     project.meta, project.name, project.labels, project.label_set.label_infos()
-    project.documents(), project.status_counts(), project.annotation_counts(), project.label_counts()
+    (
+        project.documents(),
+        project.listing.status_counts(),
+        project.listing.annotation_counts(),
+        project.listing.label_counts(),
+    )
     for sid in project.sentence_ids():
         project.sentence(sid)
         project.annotations(sid)
     project.corpus()
-    project.sentence_summaries()
+    project.listing.sentence_summaries()
     project.annotation_history()
     for record in project.stored.models():
         project.stored.model_data(record.id)

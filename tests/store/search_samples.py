@@ -76,7 +76,9 @@ def expected_search(project, search: str) -> list[int]:
 
     wanted = [like_fold(form) for form in search_forms(search)]
     return [
-        s.id for s in project.sentence_summaries(preview_chars=10_000) if any(w in like_fold(s.preview) for w in wanted)
+        s.id
+        for s in project.listing.sentence_summaries(preview_chars=10_000)
+        if any(w in like_fold(s.preview) for w in wanted)
     ]
 
 

@@ -37,7 +37,7 @@ def test_progress_counts_answers_and_own_edits_not_the_imported_labels(tmp_path)
         progress = p.team.annotator_progress()
         assert progress == {"ana": (6, sum(tokens)), "ben": (3, sum(tokens[:3]))}  # "import" is nobody
         # ben's edits in the app count where nobody answered (a new sentence), not as a second count
-        new = p.import_corpus(Corpus.from_sentences([Sentence(("x", "y"))], labels=p.labels))[0]
+        new = p.imports.import_corpus(Corpus.from_sentences([Sentence(("x", "y"))], labels=p.labels))[0]
         p.set_annotations(new, {0: {"B-PER"}, 1: {"B-PER", "B-ORG"}}, annotator="ben")
         p.set_annotations(ids[0], {0: {"B-MISC"}}, annotator="ben")
         assert p.team.annotator_progress()["ben"] == (4, sum(tokens[:3]) + 2)

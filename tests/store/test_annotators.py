@@ -98,7 +98,7 @@ def test_answers_of_two_annotators_make_candidate_sets_where_they_differ(tmp_pat
         assert _training(p, sid) == {0: ("B-PER", "alice+bob"), 1: ("O", "alice+bob"), 2: ("B-PER|B-ORG", "alice+bob")}
         assert p.annotations(sid)[2] == {"B-PER", "B-ORG"}
         assert set(p.team.annotator_labels(sid)) == {"alice", "bob"} and not p.team.annotator_labels(other)
-        assert p.status_counts()["full"] == 0 and p.status_counts()["partial"] == 1
+        assert p.listing.status_counts()["full"] == 0 and p.listing.status_counts()["partial"] == 1
 
 
 def test_an_annotators_new_answers_replace_their_old_ones(tmp_path):

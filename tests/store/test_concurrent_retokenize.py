@@ -212,7 +212,7 @@ def test_import_annotations_matches_inside_its_write(tmp_path, monkeypatch):
     corpus = read_corpus(answers)
     _before_next_write(monkeypatch, path, sid)
     with Project.open(path) as p, pytest.raises(ProjectError, match="tokens differ"):
-        p.import_annotations(corpus)
+        p.imports.import_annotations(corpus)
     _sound(path)
     assert all(not any(anns) for _, anns in _state(path))
 

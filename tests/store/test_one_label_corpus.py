@@ -10,8 +10,8 @@ def test_one_label_corpus_import_keeps_full_labels(tmp_path, capsys):
     project_path = tmp_path / "one.tagproj"
     assert main(["import", str(data), "-p", str(project_path)]) == 0
     with Project.open(project_path) as project:
-        assert project.annotation_counts()["full"] == 3
-        assert project.status_counts()["full"] == 2
+        assert project.listing.annotation_counts()["full"] == 3
+        assert project.listing.status_counts()["full"] == 2
         sid = project.sentence_ids()[0]
         project.set_annotation(sid, 0, [])
         assert project.annotations(sid)[0] == frozenset()

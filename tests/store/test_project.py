@@ -41,8 +41,8 @@ def expected_counts(corpus: Corpus) -> dict[str, int]:
 def check_cached_counts(p: Project) -> None:
     """The cached per-sentence counts agree with the annotations themselves."""
     corpus = p.corpus()
-    assert p.annotation_counts() == expected_counts(corpus)
-    summaries = p.sentence_summaries()
+    assert p.listing.annotation_counts() == expected_counts(corpus)
+    summaries = p.listing.sentence_summaries()
     for summary, sentence in zip(summaries, corpus, strict=True):
         kinds = [annotation_kind(a) for a in sentence.annotations]
         assert (summary.n_full, summary.n_partial) == (kinds.count("full"), kinds.count("partial"))
@@ -74,7 +74,7 @@ def test_create_then_reopen_gives_back_every_token_column_meta_and_annotation(tm
         }
         assert p.sentence(ids[0]).meta["sent_id"] == "wsj-1"
         assert (p.n_sentences, p.n_tokens) == (4, 15)
-        assert p.annotation_counts() == {"full": 5, "partial": 2, "none": 8}
+        assert p.listing.annotation_counts() == {"full": 5, "partial": 2, "none": 8}
 
 
 def test_project_file_is_a_wal_sqlite_database_that_passes_integrity_check(project):
@@ -130,7 +130,7 @@ def test_round_trip_of_arbitrary_corpora(corpus):
         with Project.open(path, readonly=True) as p:
             assert p.corpus() == corpus
             assert p.labels == corpus.labels
-            assert p.annotation_counts() == expected_counts(corpus)
+            assert p.listing.annotation_counts() == expected_counts(corpus)
 
 
 # ----------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_invalid_annotations_change_nothing(project):
 def test_random_edits_keep_cached_counts_exact(project):
     rng = np.random.default_rng(3)
     ids = project.sentence_ids()
-    lengths = {s.id: s.n_tokens for s in project.sentence_summaries()}
+    lengths = {s.id: s.n_tokens for s in project.listing.sentence_summaries()}
     for _ in range(60):
         sid = int(rng.choice(ids))
         size = int(rng.integers(0, 4))
@@ -203,7 +203,7 @@ def test_random_edits_keep_cached_counts_exact(project):
         project.set_annotation(sid, int(rng.integers(lengths[sid])), labels)
     check_cached_counts(project)
     statuses = [s.status for s in project.corpus()]
-    assert project.status_counts() == {k: statuses.count(k) for k in ("full", "partial", "none")}
+    assert project.listing.status_counts() == {k: statuses.count(k) for k in ("full", "partial", "none")}
 
 
 def test_annotation_history_filters_and_orders(project):
@@ -226,23 +226,23 @@ def test_sentence_summaries_filter_search_and_page(tmp_path):
             p.set_annotations(sid, {t: ["O"] for t in range(4)})
         for sid in ids[5:8]:
             p.set_annotation(sid, 0, ["O", "B-NP"])
-        assert [s.id for s in p.sentence_summaries(status="full")] == ids[:5]
-        assert [s.id for s in p.sentence_summaries(status="partial")] == ids[5:8]
-        assert [s.id for s in p.sentence_summaries(status="none")] == ids[8:]
-        assert [s.id for s in p.sentence_summaries(status="incomplete")] == ids[5:]
-        assert [s.id for s in p.sentence_summaries(status=["full", "partial"])] == ids[:8]
-        assert p.count_sentences(status="none") == 22
-        page = p.sentence_summaries(offset=10, limit=5)
+        assert [s.id for s in p.listing.sentence_summaries(status="full")] == ids[:5]
+        assert [s.id for s in p.listing.sentence_summaries(status="partial")] == ids[5:8]
+        assert [s.id for s in p.listing.sentence_summaries(status="none")] == ids[8:]
+        assert [s.id for s in p.listing.sentence_summaries(status="incomplete")] == ids[5:]
+        assert [s.id for s in p.listing.sentence_summaries(status=["full", "partial"])] == ids[:8]
+        assert p.listing.count_sentences(status="none") == 22
+        page = p.listing.sentence_summaries(offset=10, limit=5)
         assert [s.id for s in page] == ids[10:15]
         assert page[0].preview == "w10_0 w10_1 w10_2 w10_3"
-        assert p.sentence_summaries(preview_chars=4)[0].preview == "w0_0"
-        assert [s.id for s in p.sentence_summaries(search="W2_3")] == [ids[2]]
-        assert p.count_sentences(search="w1") == 11  # w1_, w10_..w19_
-        assert p.sentence_summaries(search="w%") == []  # % is literal
-        assert p.sentence_summaries(search="w_") == []  # _ is literal
-        assert p.count_sentences(search="_1 w", status="full") == 5
+        assert p.listing.sentence_summaries(preview_chars=4)[0].preview == "w0_0"
+        assert [s.id for s in p.listing.sentence_summaries(search="W2_3")] == [ids[2]]
+        assert p.listing.count_sentences(search="w1") == 11  # w1_, w10_..w19_
+        assert p.listing.sentence_summaries(search="w%") == []  # % is literal
+        assert p.listing.sentence_summaries(search="w_") == []  # _ is literal
+        assert p.listing.count_sentences(search="_1 w", status="full") == 5
         with pytest.raises(ValueError):
-            p.sentence_summaries(status="done")
+            p.listing.sentence_summaries(status="done")
 
 
 # ----------------------------------------------------------------------
@@ -253,7 +253,7 @@ def test_import_corpus_appends_documents(project):
     before = project.corpus()
     sentence = Sentence(("a", "b"), (ann("O"), ann()))
     extra = Corpus(LabelSet(["O", "B-NP"]), [Document("more", [sentence])])
-    new_ids = project.import_corpus(extra)
+    new_ids = project.imports.import_corpus(extra)
     assert len(new_ids) == 1 and new_ids[0] not in project.sentence_ids()[:-1]
     assert project.sentence_ids()[-1] == new_ids[0]
     after = project.corpus()
@@ -267,9 +267,9 @@ def test_import_corpus_appends_documents(project):
 def test_import_corpus_with_unknown_labels_needs_add_labels(project):
     extra = Corpus(LabelSet(["B-PP", "O"]), [Document("pp", [Sentence(("in",), (ann("B-PP"),))])])
     with pytest.raises(LabelError, match="B-PP"):
-        project.import_corpus(extra)
+        project.imports.import_corpus(extra)
     assert project.labels == LABELS and project.n_sentences == 4
-    project.import_corpus(extra, add_labels=True)
+    project.imports.import_corpus(extra, add_labels=True)
     assert project.labels.names == LABELS.names + ("B-PP",)
     assert project.sentence(project.sentence_ids()[-1]).annotations == (ann("B-PP"),)
 
@@ -288,12 +288,12 @@ def test_import_corpus_is_all_or_nothing(project, bad):
     before = project.corpus()
     documents_before = project.documents()
     with pytest.raises(error, match="document 'bad', sentence 3"):
-        project.import_corpus(extra)
+        project.imports.import_corpus(extra)
     assert project.corpus() == before
     assert project.documents() == documents_before
     assert project.n_sentences == 4
     # the ids the failed import used are free again
-    assert project.import_corpus(Corpus(LABELS, [Document("ok", good)]))[0] == 5
+    assert project.imports.import_corpus(Corpus(LABELS, [Document("ok", good)]))[0] == 5
 
 
 def test_import_annotations_replace_and_fill(project):
@@ -302,17 +302,17 @@ def test_import_annotations_replace_and_fill(project):
     replacement = Corpus(
         LABELS, [Document(d.name, other[i:j]) for d, i, j in ((corpus.documents[0], 0, 2), (corpus.documents[1], 2, 4))]
     )
-    fill_changed = project.import_annotations(replacement, mode="fill")
+    fill_changed = project.imports.import_annotations(replacement, mode="fill")
     filled = project.corpus()
     for old, new in zip(corpus, filled):
         assert new.annotations == tuple(a or ann("O") for a in old.annotations)
     assert fill_changed == sum(not a for s in corpus for a in s.annotations)
-    changed = project.import_annotations(replacement, mode="replace", match="document")
+    changed = project.imports.import_annotations(replacement, mode="replace", match="document")
     assert all(s.annotations == (ann("O"),) * len(s) for s in project.corpus())
     assert changed == sum(a != ann("O") for s in filled for a in s.annotations)
     cleared = Corpus(LABELS, [Document("all", [s.unlabeled() for s in corpus])])
-    project.import_annotations(cleared, mode="replace")
-    assert project.annotation_counts() == {"full": 0, "partial": 0, "none": 15}
+    project.imports.import_annotations(cleared, mode="replace")
+    assert project.listing.annotation_counts() == {"full": 0, "partial": 0, "none": 15}
     check_cached_counts(project)
     assert project.annotation_history() == []  # bulk imports are not logged per token
 
@@ -322,11 +322,11 @@ def test_import_annotations_refuses_different_tokens_and_changes_nothing(project
     sentences = list(corpus)
     sentences[3] = Sentence(("is", "widely", "EXPECTED"), (ann("O"),) * 3)
     with pytest.raises(ProjectError, match="token 3: 'expected' in the project, 'EXPECTED'"):
-        project.import_annotations(Corpus(LABELS, [Document("x", sentences)]))
+        project.imports.import_annotations(Corpus(LABELS, [Document("x", sentences)]))
     with pytest.raises(ProjectError, match="3 sentences, the project 4"):
-        project.import_annotations(Corpus(LABELS, [Document("x", sentences[:3])]))
+        project.imports.import_annotations(Corpus(LABELS, [Document("x", sentences[:3])]))
     with pytest.raises(ProjectError, match="no document named"):
-        project.import_annotations(Corpus(LABELS, [Document("x", sentences)]), match="document")
+        project.imports.import_annotations(Corpus(LABELS, [Document("x", sentences)]), match="document")
     assert project.corpus() == corpus
 
 
@@ -406,7 +406,7 @@ def test_label_counts_full_and_candidate(project):
         for a in s.annotations:
             for name in a:
                 (full if len(a) == 1 else candidate)[name] += 1
-    counts = project.label_counts()
+    counts = project.listing.label_counts()
     assert list(counts) == list(corpus.labels.names)
     assert counts == {n: (full[n], candidate[n]) for n in corpus.labels.names}
     assert counts["O"][1] >= 1 and counts["B-NP"][1] >= 1
@@ -549,8 +549,8 @@ def test_readonly_project_refuses_every_edit_and_keeps_file_bytes(project):
         edits = [
             lambda: p.set_annotation(sid, 0, ["O"]),
             lambda: p.set_annotations(sid, {0: ["O"]}),
-            lambda: p.import_corpus(plain_corpus(1, 2)),
-            lambda: p.import_annotations(p.corpus()),
+            lambda: p.imports.import_corpus(plain_corpus(1, 2)),
+            lambda: p.imports.import_annotations(p.corpus()),
             lambda: p.label_set.add_label("X"),
             lambda: p.label_set.rename_label("O", "X"),
             lambda: p.label_set.remove_label("O", force=True),

@@ -33,7 +33,7 @@ def test_every_reported_action_survives_a_kill_with_its_edit(tmp_path, kill_afte
     Project.create(path, plain_corpus(200, 10)).close()
     with Project.open(path) as p:
         labels = p.labels
-        lengths = {s.id: s.n_tokens for s in p.sentence_summaries()}
+        lengths = {s.id: s.n_tokens for s in p.listing.sentence_summaries()}
         plan = list(planned_edits(p.sentence_ids(), lengths, labels.names, seed=kill_after))
     n = len(_run_and_kill(path, kill_after, delay, "actions"))
     with Project.open(path) as p:
@@ -56,7 +56,7 @@ def test_every_reported_open_survives_a_kill_with_its_first_action(tmp_path, kil
     path = tmp_path / "crash.tagproj"
     Project.create(path, plain_corpus(200, 10)).close()
     with Project.open(path) as p:
-        lengths = {s.id: s.n_tokens for s in p.sentence_summaries()}
+        lengths = {s.id: s.n_tokens for s in p.listing.sentence_summaries()}
         plan = list(planned_edits(p.sentence_ids(), lengths, p.labels.names, seed=kill_after))
     n = len(_run_and_kill(path, kill_after, delay, "opens"))
     with Project.open(path) as p:
@@ -83,7 +83,7 @@ def test_every_reported_edit_survives_a_kill(tmp_path, kill_after, delay):
     Project.create(path, plain_corpus(200, 10)).close()
     with Project.open(path) as p:
         labels = p.labels
-        lengths = {s.id: s.n_tokens for s in p.sentence_summaries()}
+        lengths = {s.id: s.n_tokens for s in p.listing.sentence_summaries()}
         plan = list(planned_edits(p.sentence_ids(), lengths, labels.names, seed=kill_after))
 
     lines = _run_and_kill(path, kill_after, delay)
@@ -109,5 +109,5 @@ def test_every_reported_edit_survives_a_kill(tmp_path, kill_after, delay):
         assert all(state[sid][token] == frozenset() for sid, token, _ in plan[n + 1 :])
         history = p.annotation_history()
         assert [(e.sentence_id, e.token, e.new) for e in history] == plan[: n + in_flight]
-        counts = p.annotation_counts()
+        counts = p.listing.annotation_counts()
         assert counts["full"] + counts["partial"] == n + in_flight

@@ -83,7 +83,7 @@ def test_undecodable_text_reads_as_replacement_characters(tmp_path):
     conn.commit()
     conn.close()
     with Project.open(path) as p:
-        assert p.sentence_summaries()[0].preview.startswith("w\ufffd")
+        assert p.listing.sentence_summaries()[0].preview.startswith("w\ufffd")
         assert p.label_set.label_infos()[0].color == "#\ufffd"
 
 
@@ -214,7 +214,7 @@ def test_read_only_disk_refuses_every_kind_of_change_and_keeps_the_file(project)
             lambda: project.set_annotation(sid, 1, ["O"]),
             lambda: project.label_set.add_label("B-X"),
             lambda: project.stored.add_model("crf", {}, {}, b"x"),
-            lambda: project.import_corpus(plain_corpus(1, 2)),
+            lambda: project.imports.import_corpus(plain_corpus(1, 2)),
         ):
             with pytest.raises(ProjectError, match="read-only"):
                 change()

@@ -207,8 +207,8 @@ def test_v1_file_is_backed_up_and_migrated_with_data_preserved(tmp_path):
         assert p.meta["schema_version"] == str(schema.CURRENT_VERSION)
         assert p.meta["created"] == "2024-01-01T00:00:00+00:00"
         # the column and index version 2 added are filled and used
-        assert [s.preview for s in p.sentence_summaries(search="widely")] == ["is widely expected"]
-        assert p.count_sentences(status="partial") == 2
+        assert [s.preview for s in p.listing.sentence_summaries(search="widely")] == ["is widely expected"]
+        assert p.listing.count_sentences(status="partial") == 2
         assert [(e.token, e.new) for e in p.annotation_history()] == [(0, ann("B-NP"))]
         assert p.stored.model_data(p.stored.models()[0].id) == b"\x00\x01\x02"
         p.set_annotation(p.sentence_ids()[2], 0, ["B-NP"])
@@ -248,7 +248,7 @@ def test_v1_file_opened_read_only_is_migrated_in_memory_only(tmp_path):
     with Project.open(path, readonly=True) as p:
         assert p.readonly and p.migrated_from == 1 and p.backup_path is None
         assert p.corpus() == sample_corpus()
-        assert p.count_sentences(search="pound") == 1
+        assert p.listing.count_sentences(search="pound") == 1
         with pytest.raises(ProjectError, match="read-only"):
             p.set_annotation(1, 0, ["O"])
     assert digest(path) == before
@@ -329,7 +329,7 @@ def test_several_annotators_are_kept_beside_the_agreed_annotation(tmp_path):
         assert by["1"][5] == {"B-LOC"} and by["ben@example.com"][5] == {"B-ORG"}
         assert by["1"][:4] == by["ben@example.com"][:4] == ({"B-ORG"}, {"O"}, {"B-PER"}, {"I-PER"})
         assert set(p.team.annotator_labels(second)) == {"1"}
-        ids = p.import_corpus(corpus)
+        ids = p.imports.import_corpus(corpus)
         assert p.team.annotator_labels(ids[0]) == by
     with Project.create(tmp_path / "plain.tagproj", sample_corpus()) as p:
         assert p.team.annotator_labels(p.sentence_ids()[0]) == {}

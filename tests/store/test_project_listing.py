@@ -51,7 +51,7 @@ def expected_ids(project, keep=lambda s: True, key=None, descending=False):
 
 def test_sentence_ids_filter_like_the_summaries(mixed):
     for status in ("full", "partial", "none", "incomplete"):
-        assert mixed.sentence_ids(status=status) == [s.id for s in mixed.sentence_summaries(status=status)]
+        assert mixed.sentence_ids(status=status) == [s.id for s in mixed.listing.sentence_summaries(status=status)]
     assert mixed.sentence_ids(status="partial") == expected_ids(mixed, lambda s: s.status == "partial")
     assert mixed.sentence_ids(search="S1T") == expected_ids(mixed, lambda s: "s1t" in " ".join(s.tokens))
     doc1 = mixed.documents()[1].id
@@ -81,14 +81,14 @@ def test_sentence_ids_sorted_with_ties_in_document_order(mixed, descending):
 def test_summaries_by_id_keep_the_order_asked_and_refuse_unknown_ids(mixed):
     ids = mixed.sentence_ids()
     wanted = [ids[-1], ids[0], ids[30]]
-    rows = mixed.sentence_summaries_by_id(wanted)
+    rows = mixed.listing.sentence_summaries_by_id(wanted)
     assert [r.id for r in rows] == wanted
-    all_rows = {r.id: r for r in mixed.sentence_summaries()}
+    all_rows = {r.id: r for r in mixed.listing.sentence_summaries()}
     assert rows == [all_rows[i] for i in wanted]
-    assert mixed.sentence_summaries_by_id([]) == []
-    assert mixed.sentence_summaries_by_id([ids[0]], preview_chars=3)[0].preview == "d0s"
+    assert mixed.listing.sentence_summaries_by_id([]) == []
+    assert mixed.listing.sentence_summaries_by_id([ids[0]], preview_chars=3)[0].preview == "d0s"
     with pytest.raises(NotFoundError, match="no sentence with id 9999"):
-        mixed.sentence_summaries_by_id([ids[0], 9999])
+        mixed.listing.sentence_summaries_by_id([ids[0], 9999])
 
 
 def test_next_sentence_goes_forward_and_wraps(mixed):
@@ -97,14 +97,14 @@ def test_next_sentence_goes_forward_and_wraps(mixed):
     for sid in ids:
         later = [i for i in incomplete if ids.index(i) > ids.index(sid)]
         others = [i for i in incomplete if i != sid]
-        assert mixed.next_sentence(sid, status="incomplete") == (later or others)[0]
-    assert mixed.next_sentence() == ids[0]
-    assert mixed.next_sentence(ids[-1]) == ids[0]
-    assert mixed.next_sentence(ids[5], search="d2s19") == ids[-1]
+        assert mixed.listing.next_sentence(sid, status="incomplete") == (later or others)[0]
+    assert mixed.listing.next_sentence() == ids[0]
+    assert mixed.listing.next_sentence(ids[-1]) == ids[0]
+    assert mixed.listing.next_sentence(ids[5], search="d2s19") == ids[-1]
     only = mixed.sentence_ids(search="d1s3t")
-    assert len(only) == 1 and mixed.next_sentence(only[0], search="d1s3t") is None
+    assert len(only) == 1 and mixed.listing.next_sentence(only[0], search="d1s3t") is None
     with pytest.raises(NotFoundError):
-        mixed.next_sentence(9999)
+        mixed.listing.next_sentence(9999)
 
 
 def test_snapshot_is_the_corpus_in_document_order(tmp_path):
@@ -155,9 +155,9 @@ def test_listing_queries_use_indexes(mixed, monkeypatch):
 
     monkeypatch.setattr(mixed.db, "_conn", Recorder())
     ids = mixed.sentence_ids(status="incomplete")
-    mixed.count_sentences(status="partial")
-    mixed.sentence_summaries_by_id(ids[:5])
-    mixed.next_sentence(ids[3], status="none")
+    mixed.listing.count_sentences(status="partial")
+    mixed.listing.sentence_summaries_by_id(ids[:5])
+    mixed.listing.next_sentence(ids[3], status="none")
     monkeypatch.undo()
     assert seen
     for sql, params in seen:

@@ -35,7 +35,7 @@ def test_split_rewrites_tokens_labels_columns_and_the_list_row(project):
     assert s.annotations == (ann("B-NP"), ann("I-NP"), ann("O", "B-VP"), ann(), ann("I-NP"))
     assert s.columns["pos"] == ("NN", "NN", "IN", "DT", "NN")  # a split copies the values
     assert s.meta == sample_corpus().documents[0].sentences[0].meta
-    row = project.sentence_summaries_by_id([sid])[0]
+    row = project.listing.sentence_summaries_by_id([sid])[0]
     assert (row.n_tokens, row.n_full, row.n_partial, row.preview) == (5, 3, 1, "Conf idence in the pound")
     assert project.sentence_ids(search="idence in") == [sid]
     assert before.tokens == ("Confidence", "in", "the", "pound") and after.tokens == s.tokens
@@ -82,7 +82,7 @@ def test_the_log_replays_to_the_counts_through_splits_and_merges(project):
     """The statistics replay the log backwards from the counts: retokenizing keeps the replay exact."""
     ids = project.sentence_ids()
     rng = random.Random(3)
-    start = project.annotation_counts()
+    start = project.listing.annotation_counts()
     for _ in range(60):
         sid = rng.choice(ids)
         s = project.sentence(sid)
@@ -93,11 +93,11 @@ def test_the_log_replays_to_the_counts_through_splits_and_merges(project):
         else:
             t = rng.choice([t for t, w in enumerate(s.tokens) if len(w) > 1])
             project.review.split_token(sid, t, rng.randrange(1, len(s.tokens[t])))
-    now = project.annotation_counts()
+    now = project.listing.annotation_counts()
     points = progress_over_time(project.annotation_history(), now["full"], now["partial"])
     assert points[0][1:] == (start["full"], start["partial"])
     assert points[-1][1:] == (now["full"], now["partial"])
-    check = {s.id: (s.n_full, s.n_partial) for s in project.sentence_summaries()}
+    check = {s.id: (s.n_full, s.n_partial) for s in project.listing.sentence_summaries()}
     for sid in ids:
         anns = project.annotations(sid)
         assert check[sid] == (sum(len(a) == 1 for a in anns), sum(len(a) > 1 for a in anns))

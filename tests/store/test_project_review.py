@@ -62,10 +62,10 @@ def test_status_filters_flagged_skipped_and_open(project):
     assert project.sentence_ids(status="flagged") == [ids[3]]
     assert project.sentence_ids(status="skipped") == [ids[1]]
     assert project.sentence_ids(status="open") == [ids[0], ids[3]]  # not full, not skipped
-    assert project.count_sentences(status=["flagged", "skipped"]) == 2
+    assert project.listing.count_sentences(status=["flagged", "skipped"]) == 2
     # J's fallback in document order: the next open sentence, around the end, past the skipped one
-    assert project.next_sentence(ids[0], status="open") == ids[3]
-    assert project.next_sentence(ids[3], status="open") == ids[0]
+    assert project.listing.next_sentence(ids[0], status="open") == ids[3]
+    assert project.listing.next_sentence(ids[3], status="open") == ids[0]
     # a sentence deleted with its document takes its review row with it (ON DELETE CASCADE)
     conn = project._db
     conn.execute("DELETE FROM sentences WHERE id = ?", (ids[1],))
@@ -107,7 +107,7 @@ def test_flags_and_skips_go_out_with_an_export_and_come_back_with_an_import(proj
         assert all("tagtool:flag" not in s.meta and "tagtool:skipped" not in s.meta for s in back.corpus())
         assert [s.tokens for s in back.corpus()] == [s.tokens for s in project.corpus()]
         assert [s.annotations for s in back.corpus()] == [s.annotations for s in project.corpus()]
-        imported = back.import_corpus(corpus)
+        imported = back.imports.import_corpus(corpus)
         assert back.review.get(imported[0]) == Review(True, "boundary of the NP?")
 
 

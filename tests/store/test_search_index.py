@@ -34,7 +34,7 @@ ALL_OBJECTS = {search_index.TABLE, *search_index.TRIGGERS}
 def plan(project: Project, how: str):
     """Make the project's searches use the index ("index"), scan ("scan"), or choose ("auto")."""
     if how == "scan":
-        with mock.patch.object(project, "_search_index", False):
+        with mock.patch.object(project.listing, "search_index", False):
             yield
     elif how == "index":  # every search of 3 characters or more goes through the index
         with mock.patch.object(search_index, "INDEX_SHARE", 2.0):
@@ -99,13 +99,13 @@ SPECIAL_SEARCHES = [
 
 @pytest.mark.parametrize("how", ["auto", "index", "scan"])
 def test_special_searches_find_what_a_substring_test_finds(tricky, how):
-    assert search_index.ready(tricky._db) and tricky._search_index
+    assert search_index.ready(tricky._db) and tricky.listing.search_index
     with plan(tricky, how):
         for search in SPECIAL_SEARCHES:
             expected = expected_search(tricky, search)
             assert tricky.sentence_ids(search=search) == expected, search
-            assert tricky.count_sentences(search=search) == len(expected), search
-            assert [s.id for s in tricky.sentence_summaries(search=search)] == expected, search
+            assert tricky.listing.count_sentences(search=search) == len(expected), search
+            assert [s.id for s in tricky.listing.sentence_summaries(search=search)] == expected, search
     with plan(tricky, how):  # the non-ASCII case rule, as LIKE had it
         assert tricky.sentence_ids(search="ñandú") != tricky.sentence_ids(search="Ñandú")
         assert tricky.sentence_ids(search="the pound") == tricky.sentence_ids(search="THE POUND")
@@ -122,7 +122,7 @@ def _substrings(texts: list[str]):
 @given(data=st.data())
 def test_any_search_finds_what_a_substring_test_finds(tricky, data):
     """Property: index, scan and automatic plan all return the Python answer."""
-    texts = [s.preview for s in tricky.sentence_summaries(preview_chars=10_000)]
+    texts = [s.preview for s in tricky.listing.sentence_summaries(preview_chars=10_000)]
     search = data.draw(st.one_of(st.text(TRICKY, min_size=1, max_size=8), _substrings(texts)), label="search")
     expected = expected_search(tricky, search)
     for how in ("auto", "index", "scan"):
@@ -135,14 +135,14 @@ def test_searches_combine_with_filters_order_and_next(tricky):
     with plan(tricky, "index"):
         ids = tricky.sentence_ids(search="the")
         assert ids and tricky.sentence_ids(first, search="the") == [
-            sid for sid in ids if tricky.sentence_summaries_by_id([sid])[0].document_id == first
+            sid for sid in ids if tricky.listing.sentence_summaries_by_id([sid])[0].document_id == first
         ]
         by_length = tricky.sentence_ids(search="the", order_by="length", descending=True)
         assert sorted(by_length) == sorted(ids)
-        lengths = [s.n_tokens for s in tricky.sentence_summaries_by_id(by_length)]
+        lengths = [s.n_tokens for s in tricky.listing.sentence_summaries_by_id(by_length)]
         assert lengths == sorted(lengths, reverse=True)
-        assert tricky.next_sentence(ids[0], search="the") == ids[1]
-        assert tricky.next_sentence(ids[-1], search="the") == ids[0]  # wraps
+        assert tricky.listing.next_sentence(ids[0], search="the") == ids[1]
+        assert tricky.listing.next_sentence(ids[-1], search="the") == ids[0]  # wraps
         assert tricky.sentence_ids(status="full", search="the") == []
 
 
@@ -154,7 +154,7 @@ def test_the_index_answers_rare_searches_and_the_scan_common_ones(tmp_path):
         assert not search_index.use_index(conn, True, "the cat"), "every sentence is a candidate"
         assert not search_index.use_index(conn, True, "po"), "too short for a trigram"
         assert not search_index.use_index(conn, False, "pound"), "no index ready"
-        source, where, params = project._summary_filter(None, "pound", None)
+        source, where, params = project.listing.summary_filter(None, "pound", None)
         assert source == search_index.INDEXED_SENTENCES
         steps = " / ".join(r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN SELECT s.id {source} {where}", params))
         assert steps.startswith("SCAN sentences_fts VIRTUAL TABLE") and "PRIMARY KEY" in steps, steps
@@ -189,7 +189,7 @@ def test_a_new_project_has_its_index(project):
 
 
 def test_imported_sentences_are_indexed_and_the_trigger_stays(project):
-    new = project.import_corpus(Corpus(LABELS, (Document("more", [Sentence(("quokka", "jumps"))] * 3),)))
+    new = project.imports.import_corpus(Corpus(LABELS, (Document("more", [Sentence(("quokka", "jumps"))] * 3),)))
     assert index_in_step(project._db)
     assert found(project, "quokka") == new
     assert "sentences_fts_insert" in index_objects(project._db)
@@ -206,7 +206,7 @@ def test_a_failed_import_leaves_index_and_trigger_as_they_were(project):
     labels = LabelSet([*LABELS.names, "NOPE"])
     bad = Corpus(labels, (Document("bad", [Sentence(("quokka",)), Sentence(("x",), (frozenset({"NOPE"}),))]),))
     with pytest.raises(LabelError):
-        project.import_corpus(bad)
+        project.imports.import_corpus(bad)
     assert index_objects(project._db) == ALL_OBJECTS and index_in_step(project._db)
     assert found(project, "quokka") == [] and found(project, "%") == before
 
@@ -259,13 +259,13 @@ def test_without_fts5_the_project_has_no_index_and_scans(tmp_path, monkeypatch, 
         project = Project.create(path, tricky_corpus(40, seed=5))
     with project:
         assert "no FTS5 trigram tokenizer" in caplog.text and "searching scans the text" in caplog.text
-        assert index_objects(project._db) == set() and not project._search_index
+        assert index_objects(project._db) == set() and not project.listing.search_index
         for search in ("the", "%", "Ñandú", "e"):
             assert project.sentence_ids(search=search) == expected_search(project, search)
-        project.import_corpus(Corpus(LABELS, (Document("more", [Sentence(("quokka",))]),)))
+        project.imports.import_corpus(Corpus(LABELS, (Document("more", [Sentence(("quokka",))]),)))
     monkeypatch.undo()
     with Project.open(path) as project:  # an SQLite with FTS5: the index is built at opening
-        assert index_objects(project._db) == ALL_OBJECTS and project._search_index
+        assert index_objects(project._db) == ALL_OBJECTS and project.listing.search_index
         assert index_in_step(project._db) and len(found(project, "quokka")) == 1
 
 
@@ -292,14 +292,14 @@ def test_an_index_this_sqlite_cannot_use_loses_its_triggers_and_is_rebuilt_later
     conn.close()
     with caplog.at_level(logging.WARNING), Project.open(path) as project:
         assert "cannot use the project's search index" in caplog.text
-        assert index_objects(project._db) == {search_index.TABLE} and not project._search_index
-        new = project.import_corpus(Corpus(LABELS, (Document("more", [Sentence(("quokka",))]),)))
+        assert index_objects(project._db) == {search_index.TABLE} and not project.listing.search_index
+        new = project.imports.import_corpus(Corpus(LABELS, (Document("more", [Sentence(("quokka",))]),)))
         project.set_annotation(new[0], 0, ["O"])
         assert project.sentence_ids(search="quokka") == new
         assert project.sentence_ids(search="the") == expected_search(project, "the")
     _break_tokenizer(path, "trigram")  # an SQLite that has it again
     with Project.open(path) as project:
-        assert index_objects(project._db) == ALL_OBJECTS and project._search_index
+        assert index_objects(project._db) == ALL_OBJECTS and project.listing.search_index
         assert index_in_step(project._db)
         assert found(project, "quokka") == new
 
@@ -310,7 +310,7 @@ def test_read_only_with_an_unusable_index_scans_and_changes_nothing(tmp_path):
     _break_tokenizer(path, "no_such_tokenizer")
     before = path.read_bytes()
     with Project.open(path, readonly=True) as project:
-        assert not project._search_index
+        assert not project.listing.search_index
         assert project.sentence_ids(search="the") == expected_search(project, "the")
     assert path.read_bytes() == before
 
@@ -352,8 +352,8 @@ def test_text_as_written_finds_its_tokens(tmp_path, how):
         assert project.sentence_ids(search="don't like") == [second]
         assert project.sentence_ids(search="Pot.") == []  # neither "Pot." nor "Pot ." is there
         assert project.sentence_ids(search="closed.") == [third]
-        assert project.count_sentences(search="fine.") == 1
-        assert project.next_sentence(None, search="Hot Pot, which") == first
+        assert project.listing.count_sentences(search="fine.") == 1
+        assert project.listing.next_sentence(None, search="Hot Pot, which") == first
 
 
 def test_search_forms():

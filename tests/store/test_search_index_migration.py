@@ -81,7 +81,7 @@ def test_an_old_file_is_backed_up_migrated_and_searched_through_the_index(tmp_pa
     with Project.open(path) as project:
         assert project.migrated_from == SEARCH_VERSION - 1 and project.schema_version == schema.CURRENT_VERSION
         assert project.backup_path.name == f"old.tagproj.bak-v{SEARCH_VERSION - 1}"
-        assert index_objects(project._db) == ALL_OBJECTS and project._search_index
+        assert index_objects(project._db) == ALL_OBJECTS and project.listing.search_index
         assert index_in_step(project._db)
         assert search_index.use_index(project._db, True, "Ñandú")
         check_searches(project)
@@ -96,7 +96,7 @@ def test_a_version_1_file_gets_the_index_too(tmp_path):
     path = tmp_path / "v1.tagproj"
     write_v1_project(path, tricky_corpus(30, seed=12))
     with Project.open(path) as project:
-        assert project.migrated_from == 1 and project._search_index and index_in_step(project._db)
+        assert project.migrated_from == 1 and project.listing.search_index and index_in_step(project._db)
         check_searches(project)
 
 
@@ -106,7 +106,7 @@ def test_an_old_file_opened_read_only_is_indexed_in_memory_only(tmp_path):
     before = digest(path)
     with Project.open(path, readonly=True) as project:
         assert project.readonly and project.migrated_from == SEARCH_VERSION - 1
-        assert project._search_index and project.live_file is None
+        assert project.listing.search_index and project.live_file is None
         check_searches(project)
     assert digest(path) == before and version_in(path) == SEARCH_VERSION - 1
     assert not list(tmp_path.glob("*.bak-*"))
@@ -149,6 +149,6 @@ def test_a_kill_during_the_migration_leaves_the_old_file(tmp_path):
     backup = tmp_path / f"old.tagproj.bak-v{SEARCH_VERSION - 1}"
     assert dump(backup) == content, "the backup was complete before the migration began"
     with Project.open(path) as project:  # and the next open migrates it
-        assert project.migrated_from == SEARCH_VERSION - 1 and project._search_index
+        assert project.migrated_from == SEARCH_VERSION - 1 and project.listing.search_index
         assert index_in_step(project._db) and project.corpus() == corpus
         check_searches(project)

@@ -75,7 +75,7 @@ def test_assigned_files_are_unlabeled_and_record_their_source(team, tmp_path):
     fresh.close()
     with Project.open(again["bob"], readonly=True) as f:
         assert f.meta[merge.ANNOTATOR_KEY] == "bob" and f.meta[merge.SOURCE_PROJECT_KEY] != project.identity()
-        assert f.annotation_counts()["full"] == 0 and f.annotation_counts()["partial"] == 0
+        assert f.listing.annotation_counts()["full"] == 0 and f.listing.annotation_counts()["partial"] == 0
         sentences = f.sentences(f.sentence_ids())
         assert [int(s.meta[merge.SOURCE_KEY]) for s in sentences] == plan.sentences["bob"]
         assert all(
@@ -354,7 +354,7 @@ def test_importing_annotations_leaves_resolved_tokens_alone(tmp_path):
     sid = project.sentence_ids()[0]
     project.team.resolve_token(sid, 0, "I-ORG", "judge")
     corpus = gold_corpus(4)
-    assert project.import_annotations(corpus, mode="replace") > 0
+    assert project.imports.import_annotations(corpus, mode="replace") > 0
     assert project.annotations(sid)[0] == frozenset({"I-ORG"})
     assert project.annotations(sid)[1:] == corpus.sentences[0].annotations[1:]
     project.close()

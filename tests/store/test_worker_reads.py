@@ -40,7 +40,7 @@ def test_it_answers_what_the_project_answers(project, filters):
 
 
 def test_it_runs_on_another_thread_while_the_project_is_edited(project):
-    new = project.import_corpus(Corpus(LABELS, (Document("more", [Sentence(("quokka",))] * 2),)))
+    new = project.imports.import_corpus(Corpus(LABELS, (Document("more", [Sentence(("quokka",))] * 2),)))
     query = SentenceIdQuery.of(project, search="quokka")
     answers = []
     worker = threading.Thread(target=lambda: answers.append(query()))
