@@ -59,8 +59,9 @@ from _results import machine_lines, write_keeping_analysis
 from tagtool.core import Corpus
 from tagtool.core.metrics import evaluate
 from tagtool.core.params import MAX_ITER
-from tagtool.gui.model_loop import CV_FOLDS, RETRAIN_EPOCHS, retrain_overrides
+from tagtool.gui.model_loop import CV_FOLDS, RETRAIN_EPOCHS
 from tagtool.gui.training import TrainingInputs, run_training
+from tagtool.gui.warm_start import retrain_overrides
 from tagtool.learn import available_learners, get_learner
 from tagtool.services.crossval import cross_validate, fold_trainer
 from tagtool.store.formats import read_corpus

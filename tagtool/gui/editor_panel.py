@@ -49,25 +49,7 @@ class EditorPanel(QWidget):
         self.review.setMargin(4)
         self.review.hide()
         # a newer model's suggestions wait for this sentence (tagtool.gui.suggestion_hold)
-        self.waiting = QLabel(self)
-        self.waiting.setTextFormat(Qt.RichText)
-        self.waiting.setWordWrap(True)
-        self.waiting.setMargin(4)
-        self.waiting.setText(
-            f"↻ <b>New suggestions</b> waiting: <a href='show'>show them</a> ({NEW_SUGGESTIONS_KEYS[0]}) "
-            "or leave the sentence. Enter accepts those on screen."
-        )
-        self.waiting.setToolTip(
-            "A newer model suggests other labels here. The suggestions on screen stay as "
-            "they were while you work on this sentence; Enter accepts them."
-        )
-        tint = QColor(WAITING_COLOR)
-        self.waiting.setStyleSheet(
-            f"QLabel {{ border-left: 4px solid {tint.name()}; "
-            f"background: rgba({tint.red()}, {tint.green()}, {tint.blue()}, 40); }}"
-        )
-        self.waiting.linkActivated.connect(lambda _link: self.showSuggestions.emit())
-        self.waiting.hide()
+        self.waiting = self._waiting_line()
         self.scroll = QScrollArea(self)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.StyledPanel)
@@ -91,6 +73,29 @@ class EditorPanel(QWidget):
         self.editor.focusChanged.connect(self._update_token)
         self._update_header()
         self._update_token(self.editor.focus)
+
+    def _waiting_line(self) -> QLabel:
+        """The "new suggestions waiting" line, hidden; its link emits ``showSuggestions``."""
+        waiting = QLabel(self)
+        waiting.setTextFormat(Qt.RichText)
+        waiting.setWordWrap(True)
+        waiting.setMargin(4)
+        waiting.setText(
+            f"↻ <b>New suggestions</b> waiting: <a href='show'>show them</a> ({NEW_SUGGESTIONS_KEYS[0]}) "
+            "or leave the sentence. Enter accepts those on screen."
+        )
+        waiting.setToolTip(
+            "A newer model suggests other labels here. The suggestions on screen stay as "
+            "they were while you work on this sentence; Enter accepts them."
+        )
+        tint = QColor(WAITING_COLOR)
+        waiting.setStyleSheet(
+            f"QLabel {{ border-left: 4px solid {tint.name()}; "
+            f"background: rgba({tint.red()}, {tint.green()}, {tint.blue()}, 40); }}"
+        )
+        waiting.linkActivated.connect(lambda _link: self.showSuggestions.emit())
+        waiting.hide()
+        return waiting
 
     def _update_header(self, *_args) -> None:
         s = self.session

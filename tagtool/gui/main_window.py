@@ -5,7 +5,8 @@ with its View toggle), :meth:`TokenEditor.set_hints` and
 :meth:`SentenceListModel.set_scores`; per open project a
 :class:`~tagtool.gui.model_loop.ModelLoop` trains in the background and
 feeds them, with its :class:`~tagtool.gui.model_panel.ModelPanel` and the
-:class:`~tagtool.gui.statistics_panel.StatisticsPanel` in docks.
+:class:`~tagtool.gui.statistics_panel.StatisticsPanel` in docks.  Its tagger is
+written out or run over files by :mod:`tagtool.gui.tagger_commands`.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from tagtool.errors import TagtoolError
 from tagtool.gui import transfer, window_layout
 from tagtool.gui.add_documents import ask_add_documents
 from tagtool.gui.adjudication_view import AdjudicationDock
-from tagtool.gui.batch_dialog import BatchTagDialog, BatchTagging
+from tagtool.gui.batch_dialog import BatchTagging
 from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.file_fields import Folders
 from tagtool.gui.help import Legend, ShortcutsDialog
 from tagtool.gui.hints import Marks
 from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import ModelLoop
-from tagtool.gui.model_panel import ModelPanel, export_note
+from tagtool.gui.model_panel import ModelPanel
 from tagtool.gui.new_project import NewProjectDialog
 from tagtool.gui.readonly_banner import ReadonlyBanner, say_if_readonly
 from tagtool.gui.representations import RepresentationsController, ask_add_text
@@ -38,19 +39,21 @@ from tagtool.gui.settings import GuiSettings
 from tagtool.gui.statistics_panel import StatisticsPanel
 from tagtool.gui.status_log import StatusBarLog, WarningLabel
 from tagtool.gui.style import LabelStyle, apply_theme
+from tagtool.gui.tagger_commands import TaggerCommands
 from tagtool.gui.warmup import KernelWarmup
 from tagtool.gui.window_menus import WindowMenus
 from tagtool.store import window_lock
-from tagtool.store.outputs import check_not_input
 from tagtool.store.project import SUFFIX, Project
 
 log = logging.getLogger(__name__)
 PROJECT_FILTER = f"tagtool projects (*{SUFFIX});;All files (*)"
-TAGGER_FILTER = "tagtool taggers (*.tagger);;All files (*)"
 
 
-class MainWindow(WindowMenus, QMainWindow):
-    """The application's window: an open project's list, editor and docks; the menus are :class:`WindowMenus`."""
+class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
+    """The application's window: an open project's list, editor and docks.
+
+    The menus are :class:`WindowMenus`; Export tagger and Batch-tag file are :class:`TaggerCommands`.
+    """
 
     def __init__(self, settings: QSettings | None = None):
         super().__init__()
@@ -304,54 +307,6 @@ class MainWindow(WindowMenus, QMainWindow):
     def cancel_training(self) -> None:
         if self.model_loop is not None and not self.model_loop.cancel():
             self._report("No training is running.")
-
-    def export_tagger(self) -> None:
-        tagger = self.model_loop.tagger if self.model_loop else None
-        if tagger is None:
-            self.show_error("Export tagger", "No model yet: train one first (Model › Train now).")
-            return
-        folders = self.folders()
-        start = folders.start("export", f"{tagger.learner}.tagger")
-        path, _ = QFileDialog.getSaveFileName(self, "Export tagger", start, TAGGER_FILTER)
-        if not path:
-            return
-        folders.remember("export", path)
-        try:
-            check_not_input(path, {"open project": self.session.project.path}, "tagger file")
-            tagger.save(path)
-        except (TagtoolError, OSError) as e:
-            self.show_error("Export tagger", str(e))
-            return
-        self._report(f"Tagger written to {path}. {export_note(tagger)}".strip())
-
-    def batch_tag(self) -> None:
-        tagger = self.model_loop.tagger if self.model_loop else None
-        dialog = BatchTagDialog(tagger is not None, tagger.learner if tagger else "", self, self.folders())
-        if not dialog.exec():
-            return
-        choice = dialog.choice()
-        source = choice["tagger"] if choice["tagger"] is not None else tagger
-        try:
-            check_not_input(choice["output"], {"open project": self.session.project.path})
-        except TagtoolError as e:
-            self.show_error("Batch-tag", str(e))
-            return
-        self.batch.start(
-            source,
-            choice["input"],
-            choice["output"],
-            choice["format"],
-            choice["label_field"],
-            choice["allow_missing_columns"],
-            choice["reader_options"],
-        )
-
-    def _batch_done(self, result) -> None:
-        self._report(
-            f"Batch-tagged {result.n_sentences} sentences ({result.n_tokens} tokens) in {result.seconds:.1f} s."
-        )
-        if result.warnings:
-            self.show_error("Batch-tag", "Tagged, but:\n" + "\n".join(result.warnings))
 
     def _report(self, message: str | None) -> None:
         if message:

@@ -10,7 +10,7 @@
   run cancels the older one.  After an edit, a short debounce timer
   (restarted by every further edit) starts a run (``auto``); that run
   warm-starts from the last model with a small budget
-  (:attr:`ModelLoop.retrain_epochs` passes, see :func:`retrain_overrides`),
+  (:attr:`ModelLoop.retrain_epochs` passes, see :mod:`tagtool.gui.warm_start`),
   so suggestions follow the annotator within about a second, while "Train
   now" fits with the full settings.  When the model is ready (before the
   optional cross-validation) it is swapped in on the GUI thread; when the
@@ -41,7 +41,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from dataclasses import replace
@@ -49,7 +48,6 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tagtool.core.params import MAX_ITER
 from tagtool.gui.hints import Marks, hints_for
 from tagtool.gui.questions import SYNC_PLAN_TOKENS, Questions
 from tagtool.gui.queue_costs_watch import QueueCostsWatch
@@ -59,8 +57,9 @@ from tagtool.gui.session import Session
 from tagtool.gui.stored_models import MAX_STORED_MODELS, StoredModels
 from tagtool.gui.suggestion_hold import SuggestionHold
 from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
+from tagtool.gui.warm_start import can_warm_start, capped_retrain, cold_features, same_params
 from tagtool.gui.worker import TaskRunner
-from tagtool.learn import DEFAULT_LEARNER, find_learner
+from tagtool.learn import DEFAULT_LEARNER
 from tagtool.services.guidance import SentenceGuidance
 from tagtool.store.review import for_training
 
@@ -77,24 +76,6 @@ RETRAIN_EPOCHS = 3
 CV_FOLDS = 5
 #: Milliseconds between swapping a finished run's model in and storing it.
 STORE_DELAY_MS = 30
-
-
-def _same_params(a: dict, b: dict) -> bool:
-    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
-
-
-def retrain_overrides(pass_name: str | None, params: dict, passes: int) -> dict:
-    """Settings that cap a warm-started retrain at ``passes`` passes over the data.
-
-    The learner's pass-counting parameter (``max_iter`` where its table has it) is
-    lowered to ``passes`` when it is larger; nothing changes for
-    ``passes <= 0`` or a learner without one (the HMM counts, it does not
-    iterate).
-    """
-    value = params.get(pass_name) if pass_name is not None and passes > 0 else None
-    if isinstance(value, int) and not isinstance(value, bool) and value > passes:
-        return {pass_name: passes}
-    return {}
 
 
 class ModelLoop(QObject):
@@ -215,7 +196,7 @@ class ModelLoop(QObject):
 
         before = (self.learner_name, self.full_params())
         self.learner_name, self.params = name, current_names(name, params)
-        changed = not (before[0] == name and _same_params(before[1], self.full_params()))
+        changed = not (before[0] == name and same_params(before[1], self.full_params()))
         if changed and self.auto and retrain:
             self._settings_timer.start()
         return changed
@@ -226,7 +207,7 @@ class ModelLoop(QObject):
         in_use = (
             result is not None
             and result.learner == self.learner_name
-            and _same_params(dict(result.params), self.full_params())
+            and same_params(dict(result.params), self.full_params())
         )
         if self.auto and counts["full"] + counts["partial"] and not in_use:
             self.train()
@@ -272,15 +253,15 @@ class ModelLoop(QObject):
             sentences,
             project.labels,
             self.cv_folds,
-            features=self._features(reps, sentences),
+            features=cold_features(self.learner_name, reps, sentences),
             representations=reps,
         )
         params = self.full_params()
-        warm = self.tagger if self.warm_start and self._can_warm_start(params, reps) else None
+        warm_ok = self.warm_start and can_warm_start(self.result, self.learner_name, params, project.labels, reps)
+        warm = self.tagger if warm_ok else None
         overrides = {}
-        if after_edit and warm is not None:  # an unknown learner name (no class) fails in the run itself
-            passes = MAX_ITER if MAX_ITER in getattr(find_learner(self.learner_name), "params", ()) else None
-            overrides = retrain_overrides(passes, params, self.retrain_epochs)
+        if after_edit and warm is not None:
+            overrides = capped_retrain(self.learner_name, params, self.retrain_epochs)
         store_to = None if project.readonly else (project.path, MAX_STORED_MODELS)  # stored by the worker
         run = partial(
             run_training,
@@ -313,27 +294,6 @@ class ModelLoop(QObject):
             counts = self.session.counts.token_counts()
             if counts["full"] + counts["partial"] and not self.runner.busy:
                 self.train()
-
-    def _features(self, reps, sentences) -> dict | None:
-        """The learner's feature settings plus the representation sets when word representations are in use."""
-        if reps is None:
-            return None
-        from tagtool.learn import get_learner
-        from tagtool.services.training_setup import with_representations
-
-        return with_representations(get_learner(self.learner_name), sentences=sentences)
-
-    def _can_warm_start(self, params: dict, reps=None) -> bool:
-        result = self.result
-        old = getattr(result.tagger.extractor, "representations", None) if result is not None else None
-        return (
-            result is not None
-            and result.learner == self.learner_name
-            and _same_params(dict(result.params), params)
-            and tuple(result.tagger.labels) == tuple(self.session.project.labels)
-            # new (or no longer used) representations change the features: a cold start
-            and getattr(old, "fingerprint", None) == getattr(reps, "fingerprint", None)
-        )
 
     def cancel(self) -> bool:
         """Stop the running (or waiting) run; False if there was none."""

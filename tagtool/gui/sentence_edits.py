@@ -11,7 +11,7 @@ as one step of the session's undo stack, beside the label edits.  Undo
 writes the state before back through the project, so the file always holds
 what the screen shows; a refused undo or redo (a full or read-only disk)
 is reported and the stack stepped back, as for label edits
-(:class:`~tagtool.gui.session.EditCommand`, :class:`WrittenCommand`).
+(:class:`~tagtool.gui.edit_command.EditCommand`, :class:`WrittenCommand`).
 """
 
 from __future__ import annotations

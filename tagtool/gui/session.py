@@ -3,7 +3,8 @@
 The one source of truth the widgets bind to (glue's pattern): the sentence
 list, the editor and the status bar read from it and listen to its signals;
 edits go through :meth:`Session.edit`, which writes them to the project at
-once (one transaction) and pushes one undo command.  Undo and redo write the
+once (one transaction) and pushes one undo command
+(:class:`~tagtool.gui.edit_command.EditCommand`).  Undo and redo write the
 previous or next annotations back through the project, so the file always
 holds what the screen shows.
 
@@ -32,14 +33,15 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
 
 from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
 from tagtool.gui.adjudication import Adjudication
 from tagtool.gui.counts import ProjectCounts
+from tagtool.gui.edit_command import EditCommand
 from tagtool.gui.sentence_edits import SentenceEdits
 from tagtool.gui.session_cache import SentenceCache
 from tagtool.gui.style import LabelStyle
@@ -50,42 +52,6 @@ from tagtool.store.retokenize import RetokenizeError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-class EditCommand(QUndoCommand):
-    """One edit of one sentence's annotations (any number of tokens).
-
-    When the project refuses an undo or a redo (a full or read-only disk),
-    the file, the screen and the stack must keep agreeing: the session
-    reports the failure and steps the stack back in the next turn of the
-    event loop (QUndoStack cannot be called from inside ``undo``), and that
-    step writes nothing (``_skip``), because the file never changed. The
-    step stays on the stack, so Undo or Redo can be tried again.
-    """
-
-    def __init__(
-        self, session: Session, sentence_id: int, before: dict, after: dict, text: str, action_id: int | None = None
-    ):
-        super().__init__(text)
-        self.session, self.sentence_id = session, sentence_id
-        self.before, self.after = before, after
-        self.action_id = action_id  # the logged action an undo or redo names
-        self._skip = True  # Session.edit wrote ``after`` before pushing
-
-    def redo(self) -> None:
-        self._apply(self.after, step_back=self.session.undo_stack.undo, kind="redo")
-
-    def undo(self) -> None:
-        self._apply(self.before, step_back=self.session.undo_stack.redo, kind="undo")
-
-    def _apply(self, changes: dict, step_back, kind: str) -> None:
-        if self._skip:
-            self._skip = False
-            return
-        logged = kind if self.action_id is not None else None
-        if not self.session._write_reporting(self.sentence_id, changes, logged, self.action_id):
-            self._skip = True
-            QTimer.singleShot(0, self.session, step_back)
 
 
 class Session(QObject):

@@ -172,40 +172,15 @@ def run_training(
         cross-validation of :mod:`tagtool.services.crossval` (span ``f1``,
         ``token_accuracy``, their SEs, the loss without input columns).
     """
-    from tagtool.learn import make_learner
-    from tagtool.services.pipeline import train
-
     started = time.perf_counter()
     wait_for_warm_up()  # a first model waits for the kernels being compiled rather than compile them again
     overrides = dict(overrides or {})
-    chosen_learner = make_learner(learner_name, **dict(params))
-    chosen = chosen_learner.get_params()
-    learner = make_learner(learner_name, **{**dict(params), **overrides})
-    plan = plan_run(inputs, learner, chosen_learner, overrides)
-    corpus = Corpus.from_sentences(inputs.sentences, labels=inputs.labels)
-    plan.start(state, 0)
-    trained = train(
-        corpus,
-        learner,
-        warm_start=warm_start,
-        progress=plan.reporter(state, 0),
-        should_stop=state.should_stop,
-        seed=inputs.seed,
-        features=None if warm_start is not None else inputs.features,
-        representations=inputs.representations,
-    )
+    trained, chosen, plan = _fit(inputs, learner_name, params, warm_start, state, overrides)
     tagger = trained.tagger  # trained.snapshot: the guidance slices its rows (tagtool.gui.scoring)
     plan.start(state, 1)
     arrived = time.perf_counter()
     status = inputs.status
-    counts = {kind: sum(1 for s in status.values() if s == kind) for kind in ("full", "partial", "none")}
-    metrics = {
-        "train_seconds": round(arrived - started, 3),
-        "sentences": counts,
-        "labeled_tokens": int(sum(len(a) == 1 for s in inputs.sentences for a in s.annotations)),
-    }
-    if overrides:
-        metrics["retrain"] = overrides
+    metrics = _fit_metrics(inputs, status, overrides, arrived - started)
 
     def make_result(guidance, analysis, queue_plan) -> TrainingResult:
         return TrainingResult(
@@ -245,6 +220,47 @@ def run_training(
         state.model_ready(result)
     state.progress(1.0, "done")
     return result
+
+
+def _fit(inputs: TrainingInputs, learner_name: str, params: Mapping, warm_start, state: RunState, overrides: dict):
+    """The run's first step: fit the learner; ``(trained, the chosen settings, the run's plan)``.
+
+    The fit uses ``params`` with ``overrides`` over them; the settings the
+    result keeps are ``params`` alone (what the user chose).
+    """
+    from tagtool.learn import make_learner
+    from tagtool.services.pipeline import train
+
+    chosen_learner = make_learner(learner_name, **dict(params))
+    chosen = chosen_learner.get_params()
+    learner = make_learner(learner_name, **{**dict(params), **overrides})
+    plan = plan_run(inputs, learner, chosen_learner, overrides)
+    corpus = Corpus.from_sentences(inputs.sentences, labels=inputs.labels)
+    plan.start(state, 0)
+    trained = train(
+        corpus,
+        learner,
+        warm_start=warm_start,
+        progress=plan.reporter(state, 0),
+        should_stop=state.should_stop,
+        seed=inputs.seed,
+        features=None if warm_start is not None else inputs.features,
+        representations=inputs.representations,
+    )
+    return trained, chosen, plan
+
+
+def _fit_metrics(inputs: TrainingInputs, status: Mapping[int, str], overrides: dict, seconds: float) -> dict:
+    """The training facts of a fit: its time, the sentences by status, the labeled tokens, a retrain's cap."""
+    counts = {kind: sum(1 for s in status.values() if s == kind) for kind in ("full", "partial", "none")}
+    metrics = {
+        "train_seconds": round(seconds, 3),
+        "sentences": counts,
+        "labeled_tokens": int(sum(len(a) == 1 for s in inputs.sentences for a in s.annotations)),
+    }
+    if overrides:
+        metrics["retrain"] = overrides
+    return metrics
 
 
 def _choice(queue) -> Callable[[], tuple[str, bool]] | None:

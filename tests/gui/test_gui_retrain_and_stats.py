@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tagtool.gui import statistics_numbers
-from tagtool.gui.model_loop import DEBOUNCE_MS, RETRAIN_EPOCHS, retrain_overrides
+from tagtool.gui.model_loop import DEBOUNCE_MS, RETRAIN_EPOCHS
+from tagtool.gui.warm_start import retrain_overrides
 from tests.gui.helpers import LABELED
 
 TIMEOUT = 60_000
