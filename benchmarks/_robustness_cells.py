@@ -120,6 +120,7 @@ _SVM = ("svm", "cosvm")
 #: Every other file of CODE_PATHS counts for every learner.
 LEARNER_FILES = {
     "tagtool/learn/cosvm.py": ("cosvm",),
+    "tagtool/learn/cosvm_agreement.py": ("cosvm",),
     "tagtool/learn/svm.py": _SVM,
     **{
         f"tagtool/learn/structsvm/{name}.py": _SVM
@@ -139,7 +140,15 @@ LEARNER_FILES = {
     "tagtool/learn/wdpsl.py": ("wdpsl",),
     **{
         f"tagtool/learn/piecewise/{name}.py": ("wdpsl",)
-        for name in ("__init__", "pieces", "_piece_kernels", "dual", "_block_kernels", "_working_set_kernels")
+        for name in (
+            "__init__",
+            "pieces",
+            "_piece_kernels",
+            "dual",
+            "_block_kernels",
+            "_block_gram_kernels",
+            "_working_set_kernels",
+        )
     },
     "tagtool/learn/hmm.py": ("hmm",),
 }

@@ -21,7 +21,7 @@ import pytest
 from tagtool.cli.main import main
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureError, FeatureExtractor
-from tagtool.core.features.extractor import MAX_WINDOW
+from tagtool.core.features.settings import MAX_WINDOW
 from tagtool.learn.chain import ChainModel
 from tagtool.tagger import limits as tagger_limits
 from tagtool.tagger.file_format import TaggerFileError

@@ -96,10 +96,24 @@ def add_simulate_command(sub) -> None:
         "retrains (warm start) after every step; the test F1 is recorded against the cost spent. Prints "
         "the curve and the cost at which it reaches 95 percent of the F1 of the learner trained on all of DATA.",
     )
+    _add_simulate_inputs(p)
+    _add_simulate_steps(p)
+    _add_simulate_costs(p)
+    _add_simulate_outputs(p)
+    add_column_options(p)
+    p.set_defaults(func=cmd_simulate)
+
+
+def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
+    """The data the oracle annotates, the test sentences, the queue and what the annotator gives."""
     p.add_argument("--data", type=Path, required=True, metavar="FILE", help="gold-labeled data the oracle annotates")
     p.add_argument("--test", type=Path, required=True, metavar="FILE", help="gold-labeled sentences to score")
     p.add_argument("--strategy", required=True, choices=SIMULATE_STRATEGIES, help=strategies.help_text())
     p.add_argument("--mode", choices=SIMULATE_MODES, default="full", help="what the annotator gives (default full)")
+
+
+def _add_simulate_steps(p: argparse.ArgumentParser) -> None:
+    """The budget and its steps, when a token or a candidate set is asked, the unlabeled sentences per step."""
     p.add_argument(
         "--budget", type=float, metavar="TOKENS", help="total cost (default: the cost of labeling every token of DATA)"
     )
@@ -141,6 +155,10 @@ def add_simulate_command(sub) -> None:
         metavar="N",
         help="unlabeled sentences per step for learners that use them (default 500)",
     )
+
+
+def _add_simulate_costs(p: argparse.ArgumentParser) -> None:
+    """The cost of each annotation action, given or measured in a project's action log."""
     p.add_argument("--cost-full", type=float, default=None, metavar="C", help="cost of a full label (default 1)")
     p.add_argument(
         "--cost-partial", type=float, default=None, metavar="C", help="cost of a candidate set (default 0.5)"
@@ -178,6 +196,10 @@ def add_simulate_command(sub) -> None:
         f"default, fewer than {COSTS_MIN_TOKENS} full labels is an error. --cost-partial, --cost-skip, "
         "--cost-accept and --cost-sentence given as well replace the measured value",
     )
+
+
+def _add_simulate_outputs(p: argparse.ArgumentParser) -> None:
+    """The full-data F1, when to stop, and the JSON and plot outputs."""
     p.add_argument(
         "--full-data-f1",
         type=float,
@@ -187,8 +209,6 @@ def add_simulate_command(sub) -> None:
     p.add_argument("--until-95", action="store_true", help="stop once the curve reaches 95%% of the full-data F1")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the curve and cost_to_95 as JSON")
     p.add_argument("--plot", type=Path, metavar="OUT.png", help="plot F1 against cost (needs matplotlib)")
-    add_column_options(p)
-    p.set_defaults(func=cmd_simulate)
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:

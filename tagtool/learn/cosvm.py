@@ -10,7 +10,8 @@ transitions, trained example by example (Brefeld & Scheffer 2006, §4.3):
   to ``r_max`` times each view ``v`` takes the *peer* view's constrained
   argmax ``ŷ^{v̄}`` as target (line 11, docs/design.md#constrained-argmax), adds its most violating
   output if it violates by more than ``ε`` and re-solves the sub-QP, until
-  the views agree and neither is violated.  An unlabeled sentence has cost
+  the views agree and neither is violated (:mod:`tagtool.learn.cosvm_agreement`).
+  An unlabeled sentence has cost
   ``min{γ_i^{v̄}, 1}·C_u·C`` (Optimization Problem 5, Eq. 26–27), with
   ``γ_i^{v̄}`` the peer's margin on its own prediction (best minus
   second-best constrained path score, Brefeld et al. 2005, §5).  A partially
@@ -76,12 +77,13 @@ from tagtool.core.params import Param
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.base import Learner
 from tagtool.learn.chain import ChainModel
+from tagtool.learn.cosvm_agreement import agree_on_sentence
 from tagtool.learn.progress import TrainingMonitor
-from tagtool.learn.structsvm.coviews import gated_target, joined_views, split_views, token_margins
+from tagtool.learn.structsvm.coviews import joined_views, split_views
 from tagtool.learn.structsvm.layout import Layout
 from tagtool.learn.structsvm.subqp import SVMSettings
 from tagtool.learn.structsvm.trainer import ViewTrainer, cu_schedule
-from tagtool.learn.svm import HMSVM, gold_paths, partial_cost
+from tagtool.learn.svm import HMSVM, gold_paths
 from tagtool.learn.unlabeled import (
     SEMI_RUN,
     SUPERVISED_RUN,
@@ -91,8 +93,6 @@ from tagtool.learn.unlabeled import (
 )
 
 logger = logging.getLogger(__name__)
-
-_MOVED = 1e-12
 
 
 class CoSVM(Learner):
@@ -357,7 +357,9 @@ class CoSVM(Learner):
                 if status[i] == 2:
                     added += sum(view.optimise(i, gold[rows], settings.C) for view in views)
                 else:
-                    moved, disagree = self._unlabeled(views, snapshot, i, c_u, info[rows], monitor)
+                    moved, disagree = agree_on_sentence(
+                        views, snapshot, i, c_u, info[rows], monitor, int(self.r_max), self.peer_margin
+                    )
                     added += moved
                     disagreed += disagree
             history.append({"c_u": c_u, "added": int(added), "disagreed": int(disagreed)})
@@ -380,57 +382,3 @@ class CoSVM(Learner):
             }
         )
         return model
-
-    def _unlabeled(self, views, snapshot, i, c_u, info, monitor) -> tuple[int, int]:
-        """Algorithm 1 of Brefeld & Scheffer (2006) on sentence ``i``.
-
-        Returns (number of repetitions that changed a view, whether the
-        views disagreed at the start of the visit).
-        """
-        rows = snapshot.sentence_slice(i)
-        partial = bool(np.any(info > 0))
-        allowed = snapshot.allowed[rows] if partial else None
-        for view in views:
-            view.begin(i)
-            view.reset(i)
-        moved = 0
-        disagreed = 0
-        for rep in range(int(self.r_max)):
-            monitor.check()
-            decoders = [view.decoder(i) for view in views]
-            preds, gaps = zip(*(dec.margin_gap(allowed) for dec in decoders))
-            agree = np.array_equal(preds[0], preds[1])
-            if rep == 0:
-                disagreed = int(not agree)
-            gates = [self._gate(dec, pred, allowed) for dec, pred in zip(decoders, preds)]
-            changed = False
-            for v, view in enumerate(views):
-                peer = 1 - v
-                target, gap, passed = preds[peer], gaps[peer], None
-                if gates[peer] is not None:
-                    target, gap, passed = self._gated_target(decoders[v], preds[peer], gates[peer], allowed)
-                weight_u = c_u * min(gap, 1.0)
-                if partial:
-                    cost, weights = partial_cost(view.settings, info, weight_u)
-                    if passed is not None and weights is not None:
-                        weights = np.where(passed, weights, info)
-                else:
-                    cost, weights = self.C * weight_u, None
-                    if passed is not None and not passed.all():
-                        weights = passed.astype(np.float64)
-                kept, change = view.step(i, target, cost, weights)
-                changed |= kept or change > _MOVED
-            if not changed:
-                break
-            moved += 1
-        return moved, disagreed
-
-    def _gate(self, dec, pred: np.ndarray, allowed) -> np.ndarray | None:
-        """Token margins of ``pred`` (the view's constrained argmax), or None when not gating."""
-        if not self.peer_margin > 0:
-            return None
-        return token_margins(dec, pred, allowed)
-
-    def _gated_target(self, dec, peer_pred, peer_margins, allowed) -> tuple[np.ndarray, float, np.ndarray]:
-        """The view's target from the peer's confident tokens (``peer_margin``; see :func:`gated_target`)."""
-        return gated_target(dec, peer_pred, peer_margins, allowed, self.peer_margin)

@@ -3,7 +3,7 @@
 :func:`parse_settings` splits such pairs into learner parameters and
 feature, view and decoding settings, each value parsed and checked by the
 table that declares it (:mod:`tagtool.core.params`): the learner's
-``params``, :data:`~tagtool.core.features.extractor.FEATURE_PARAMS`,
+``params``, :data:`~tagtool.core.features.settings.FEATURE_PARAMS`,
 :data:`~tagtool.core.views.VIEW_PARAMS` and
 :data:`~tagtool.learn.chain.DECODE_PARAMS`.  Nothing is read from data, so
 a bad value stops a run before anything else starts.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from tagtool.core.features.extractor import FEATURE_PARAMS
+from tagtool.core.features.settings import FEATURE_PARAMS
 from tagtool.core.params import ParamTable, SettingError
 from tagtool.core.views import VIEW_PARAMS
 from tagtool.learn import Learner, find_learner

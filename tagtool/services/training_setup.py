@@ -40,7 +40,7 @@ import numpy as np
 from tagtool.core.corpus import Sentence
 from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
 from tagtool.core.features.columns import input_columns
-from tagtool.core.features.extractor import FEATURE_PARAMS
+from tagtool.core.features.settings import FEATURE_PARAMS
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
 from tagtool.core.params import RANDOM_STATE
 from tagtool.core.views import VIEW_PARAMS, ViewSplit

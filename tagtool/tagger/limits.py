@@ -28,7 +28,7 @@ memory is reserved for it:
   length or ``n_hash``.  So ``n_hash``, the vocabulary and the label count
   are bounded by the bytes of real weights that back them.
 * The feature ``window`` is at most
-  :data:`~tagtool.core.features.extractor.MAX_WINDOW` (checked by the
+  :data:`~tagtool.core.features.settings.MAX_WINDOW` (checked by the
   feature extractor, for training too).
 """
 

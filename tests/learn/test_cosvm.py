@@ -7,7 +7,7 @@ from test_svm import phi, two_view_data, with_allowed
 from tagtool.errors import Cancelled
 from tagtool.learn import available_learners
 from tagtool.learn.cosvm import CoSVM
-from tagtool.learn.structsvm.coviews import token_margins
+from tagtool.learn.structsvm.coviews import gated_target, token_margins
 from tagtool.learn.structsvm.layout import Layout
 from tagtool.learn.svm import HMSVM
 
@@ -186,7 +186,7 @@ def test_gated_target_keeps_confident_peer_tokens_and_the_own_argmax_elsewhere()
         own, peer = decoder_of(model, data, i, 0), decoder_of(model, data, i, 1)
         peer_pred, _ = peer.margin_gap()
         margins = token_margins(peer, peer_pred)
-        target, gap, passed = learner._gated_target(own, peer_pred, margins, None)
+        target, gap, passed = gated_target(own, peer_pred, margins, None, learner.peer_margin)
         np.testing.assert_array_equal(passed, margins >= 1.0)
         np.testing.assert_array_equal(target[passed], peer_pred[passed])
         assert gap == (margins[passed].min() if passed.any() else 0.0)

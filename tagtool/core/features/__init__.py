@@ -80,12 +80,12 @@ from tagtool.core.features.encoding import (
     concat_ranges,
 )
 from tagtool.core.features.extractor import (
-    _PARAM_NAMES,
     FeatureExtractor,
     NotFittedError,
     logger,
 )
 from tagtool.core.features.serialised import FORMAT_VERSION
+from tagtool.core.features.settings import _PARAM_NAMES
 from tagtool.core.features.templates import (
     _COLUMN_TEMPLATE,
     _DEFAULT_SURFACE_TAGS,

@@ -19,6 +19,7 @@ from tagtool.core.features.encoding import (
 )
 from tagtool.core.features.frozen import frozen_columns
 from tagtool.core.features.hashing import hashed_columns
+from tagtool.core.features.settings import _KNOWN_SETS, _PARAM_NAMES, FEATURE_PARAMS
 from tagtool.core.features.stacking import _hstack
 from tagtool.core.features.templates import (
     BOS,
@@ -31,7 +32,7 @@ from tagtool.core.features.templates import (
     feature_name,
 )
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
-from tagtool.core.params import Param, ParamTable, SettingError
+from tagtool.core.params import SettingError
 
 # The package's name, as before the split into modules.
 logger = logging.getLogger(__package__)
@@ -42,51 +43,8 @@ class NotFittedError(FeatureError, AttributeError):
 
 
 # --------------------------------------------------------------------------
-# The extractor
+# The extractor (its settings: tagtool.core.features.settings)
 # --------------------------------------------------------------------------
-
-#: Largest context window (±tokens).  The vocabulary lookup grows with
-#: ``2 * window + 1``, so a tagger file announcing ``window = 10**9`` must be
-#: refused before it is built; no feature set gains from context that wide.
-MAX_WINDOW = 64
-
-#: Every feature-set name: the fixed template sets and those read from word representations.
-_KNOWN_SETS = (*FEATURE_SETS, *DIST_SETS)
-
-#: The feature extractor's settings (``--set features.NAME=VALUE``; a learner's ``default_features``
-#: come first): the constructor's arguments except the word representations, which are data.
-FEATURE_PARAMS = ParamTable(
-    Param(
-        "feature_set",
-        str,
-        "default",
-        "the template set; sets joined by + are stacked (one view each)",
-        choices=_KNOWN_SETS,
-        joined=True,
-    ),
-    Param("window", int, 1, "context of +-window tokens (crfsuite: fixed at 1)", low=0, high=MAX_WINDOW),
-    Param("min_count", int, 2, "keep the features seen at least this many times (1: keep all, as CRFsuite)", low=1),
-    Param("hashing", bool, False, "map features to columns by a hash of their name instead of a vocabulary"),
-    Param("n_hash", int, 2**18, "number of hashed columns (even)", low=2, high=2**31),
-    Param(
-        "pos_column",
-        str,
-        None,
-        "crfsuite only: the extra column holding part of speech",
-        optional=True,
-        none_means="the first input column",
-    ),
-    Param(
-        "columns",
-        list,
-        None,
-        "default set only: the extra columns that become features",
-        optional=True,
-        none_means="every input column, no annotation layer",
-    ),
-    owner="features",
-)
-_PARAM_NAMES = tuple(FEATURE_PARAMS.names())
 
 
 class FeatureExtractor:
@@ -108,7 +66,8 @@ class FeatureExtractor:
         ``"feature-sets"`` view split gives each set its own view.  Not with
         ``hashing``.
     window : int, default 1
-        Context ±``window`` tokens, at most :data:`MAX_WINDOW` (64).  ``"crfsuite"`` allows only 1.
+        Context ±``window`` tokens, at most
+        :data:`~tagtool.core.features.settings.MAX_WINDOW` (64).  ``"crfsuite"`` allows only 1.
     min_count : int, default 2
         Keep the features seen at least this many times (token occurrences)
         in the data given to :meth:`fit`.  2 drops the features seen once

@@ -26,7 +26,7 @@ import numpy as np
 
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.chain import emission_scores
-from tagtool.learn.piecewise import _block_kernels, _piece_kernels, _working_set_kernels
+from tagtool.learn.piecewise import _block_gram_kernels, _block_kernels, _piece_kernels, _working_set_kernels
 from tagtool.learn.piecewise.pieces import Pieces, piece_energies
 from tagtool.learn.progress import TrainingMonitor
 from tagtool.learn.qp import solve_qp
@@ -257,7 +257,7 @@ class Dual:
 
     def numba_block(self, i: int):
         """Piece ``i``'s block as the numba pass assembles it (closed-form Gram matrix)."""
-        return _block_kernels.assemble_block(
+        return _block_gram_kernels.assemble_block(
             i,
             self.W,
             self.T,
