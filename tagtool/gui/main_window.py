@@ -178,6 +178,8 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
         loop.models.load_last()
         self.model_panel = ModelPanel(loop, self)
         self.model_dock.setWidget(self.model_panel)
+        for button in (self.model_panel.train_button, self.model_panel.cancel_button):
+            button.clicked.connect(self.editor.setFocus)  # after a click, Enter still accepts the sentence
         window_layout.fit_to_dock(self.model_panel, self.model_panel.form)
         self.stats_panel = StatisticsPanel(self.session, loop, self)
         self.stats_dock.setWidget(self.stats_panel)

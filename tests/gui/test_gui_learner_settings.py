@@ -63,3 +63,16 @@ def test_the_form_is_built_from_the_learners_table(window):
     assert (
         panel.status.text() == "Setting not valid: entropy-crf: n_jobs: expected an int in [1, inf) or none, got 'two'"
     )
+
+
+def test_clicking_train_now_leaves_the_keys_with_the_editor(window, qtbot):
+    """After a click on Train now, Enter still accepts the open sentence (the button does not take the focus)."""
+    from PySide6.QtCore import Qt
+
+    window.show()
+    window.activateWindow()
+    editor = window.editor
+    editor.setFocus()
+    qtbot.waitUntil(editor.hasFocus, timeout=2000)
+    qtbot.mouseClick(window.model_panel.train_button, Qt.LeftButton)
+    assert editor.hasFocus()
