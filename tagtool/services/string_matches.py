@@ -96,8 +96,10 @@ def _decapitalised(token: str) -> str:
 def _forms(tokens: Sequence[str], start: int) -> list[str]:
     """First-token forms tried at ``start``: the token, and at a sentence start its lowercased-initial form."""
     first = tokens[start]
+    if start:
+        return [first]
     lower = _decapitalised(first)
-    return [first, lower] if start == 0 and lower != first else [first]
+    return [first, lower] if lower != first else [first]
 
 
 def labeled_spans(sentence: Sentence) -> list[tuple[str, int, int]]:
@@ -226,23 +228,29 @@ def string_matches(
         found = index.occurrences(sentence.tokens) if index.by_first else []
         if not found:
             continue
+        if not any(sentence.annotations):  # an unlabeled sentence: every occurrence is open
+            pending.append((i, _longest_first(found)))
+            continue
         labels = _full_labels(sentence)
         open_ = []
         for start, end, key in found:
-            inside = sentence.annotations[start:end]
             if all(labels[t] == OUTSIDE for t in range(start, end)):
                 outside[key].add(i)
-            elif not any(inside):
+            elif not any(sentence.annotations[start:end]):
                 open_.append((start, end, key))
         if open_:
             pending.append((i, _longest_first(open_)))
+    made: dict[Key, StringMatch | None] = {}  # one suggestion a string, placed at each match
     matches = []
     for i, chosen in pending:
         for start, end, key in chosen:
-            evidence = dict(index.evidence[key])
-            if sum(map(len, evidence.values())) < min_support:
-                continue
-            if outside.get(key):
-                evidence[OUTSIDE] = outside[key]
-            matches.append(_suggestion(i, start, end, evidence, names))
+            if key not in made:
+                evidence = dict(index.evidence[key])
+                if outside.get(key):
+                    evidence[OUTSIDE] = outside[key]
+                enough = sum(len(ids) for kind, ids in evidence.items() if kind != OUTSIDE) >= min_support
+                made[key] = _suggestion(i, start, end, evidence, names) if enough else None
+            template = made[key]
+            if template is not None:
+                matches.append(StringMatch(i, start, end, template.allowed, template.evidence))
     return matches
