@@ -110,8 +110,10 @@ def _looks_binary(sample: bytes) -> bool:
     text = sample[: sample.rfind(b"\n") + 1] or sample
     try:
         decoded = text.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
+    except UnicodeDecodeError as e:
+        if e.start < len(text) - 3:  # not merely a character cut at the sample's end
+            return True
+        decoded = text[: e.start].decode("utf-8")
     return any(chr(c) in decoded for c in _CONTROL)
 
 

@@ -118,3 +118,15 @@ def test_unknown_format_is_refused(files):
         vectors.read_vectors(paths["glove"], ["cat"], fmt="spacy")
     with pytest.raises(FormatError, match="not in the word2vec-binary layout"):
         vectors.read_vectors(paths["glove"], ["cat"], fmt="word2vec-binary")
+
+
+def test_long_text_rows_with_multibyte_words_are_not_taken_for_binary(tmp_path):
+    dim = 400
+    row = " ".join(["0.123456789"] * dim)
+    path = tmp_path / "long.vec"
+    path.write_text(f"2 {dim}\nnaïve {row}\ncafé {row}\n", encoding="utf-8")
+    # a sample without a newline that ends inside a character is still text
+    assert not vectors.vectors_stream._looks_binary("naïve 0.1 0.2 café".encode()[:-1])
+    assert vectors.vectors_stream._looks_binary(np.arange(8, dtype=np.float32).tobytes())
+    got = vectors.read_vectors(path, ["café"])
+    assert got.fmt == "word2vec-text" and got.matrix.shape == (1, dim)
