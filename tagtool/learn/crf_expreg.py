@@ -38,6 +38,8 @@ import numpy as np
 
 from tagtool.core.snapshot import Snapshot
 from tagtool.decode import forward_backward
+from tagtool.learn._crf_kernels import _scatter
+from tagtool.learn._expreg_kernels import reward_sentence
 
 #: Floor for probabilities that are divided by.
 _TINY = 1e-300
@@ -89,20 +91,17 @@ def reward_gradient(marginals: np.ndarray, pairs: np.ndarray, reward: np.ndarray
     (float, ndarray (T, L), ndarray (L, L))
     """
     n_tokens, n_labels = marginals.shape
-    safe = np.maximum(marginals, _TINY)
-    prefix = np.zeros((n_tokens, n_labels))  # E[Σ_{s<t} reward | y_t = b]
-    suffix = np.zeros((n_tokens, n_labels))  # E[Σ_{s>t} reward | y_t = a]
-    for t in range(1, n_tokens):
-        prefix[t] = ((prefix[t - 1] + reward) @ pairs[t - 1]) / safe[t]
-    for t in range(n_tokens - 2, -1, -1):
-        suffix[t] = (pairs[t] @ (suffix[t + 1] + reward)) / safe[t]
-    expected = float((marginals @ reward).sum())
-    d_emit = marginals * (prefix + reward + suffix - expected)
+    d_emit = np.empty((n_tokens, n_labels))
     d_trans = np.zeros((n_labels, n_labels))
-    for t in range(1, n_tokens):
-        clique = (prefix[t - 1] + reward)[:, None] + (reward + suffix[t])[None, :]
-        d_trans += pairs[t - 1] * (clique - expected)
-    return expected, d_emit, d_trans
+    expected = reward_sentence(
+        np.ascontiguousarray(marginals, dtype=np.float64),
+        np.ascontiguousarray(pairs, dtype=np.float64).reshape(max(n_tokens - 1, 0), n_labels, n_labels),
+        np.ascontiguousarray(reward, dtype=np.float64),
+        _TINY,
+        d_emit,
+        d_trans,
+    )
+    return float(expected), d_emit, d_trans
 
 
 def _sentence_chain(snapshot: Snapshot, i: int, weights: np.ndarray):
@@ -122,13 +121,13 @@ def expectation_term(snapshot: Snapshot, sentences: np.ndarray, target: np.ndarr
     :class:`~tagtool.learn.crf_objective.Parameters` views of ``θ`` and of
     the gradient of ``−J``.
     """
-    chains, posteriors = [], []
+    starts, posteriors = [], []
     totals = np.zeros(snapshot.n_labels)
     n_tokens = 0
     for i in sentences:
-        emit, feats, token_of_entry = _sentence_chain(snapshot, int(i), params.weights)
+        emit, _, _ = _sentence_chain(snapshot, int(i), params.weights)
         post = forward_backward(emit, params.trans, params.start, params.end)
-        chains.append((feats, token_of_entry))
+        starts.append(int(snapshot.offsets[int(i)]))
         posteriors.append(post)
         totals += post.marginals.sum(axis=0)
         n_tokens += len(emit)
@@ -138,10 +137,10 @@ def expectation_term(snapshot: Snapshot, sentences: np.ndarray, target: np.ndarr
     safe = np.maximum(proportions, _TINY)
     value = weight * float(np.sum(target * (np.log(target) - np.log(safe))))
     reward = -weight * target / (safe * n_tokens)
-    for (feats, token_of_entry), post in zip(chains, posteriors):
+    for s0, post in zip(starts, posteriors):
         _, d_emit, d_trans = reward_gradient(post.marginals, post.pair_marginals, reward)
         grad.trans[...] += d_trans
-        grad.start[...] += d_emit[0]
-        grad.end[...] += d_emit[-1]
-        np.add.at(grad.weights, feats, d_emit[token_of_entry])
+        _scatter(
+            d_emit, len(d_emit), snapshot.feat_indptr, snapshot.feat_indices, s0, grad.weights, grad.start, grad.end
+        )
     return value, proportions
