@@ -56,6 +56,7 @@ from tagtool.core.params import Param, ParamTable
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.base import Learner, NothingToLearnError
 from tagtool.learn.chain import ChainModel
+from tagtool.learn.crf_expreg import parse_target
 from tagtool.learn.crf_objective import CRFObjective, pack, unpack
 from tagtool.learn.lbfgs import lbfgs
 from tagtool.learn.progress import TrainingMonitor
@@ -182,6 +183,18 @@ class EntropyCRF(CRF):
         ``model.guard_fired``).  Why: even balanced, the entropy term can
         make the model sure of a wrong labeling.  A warm start then starts
         the supervised phase from the previous model.
+    er_weight : float, default 0.0
+        Weight ``λ`` of the expectation regularisation of label proportions
+        (Mann & McCallum 2007, ICML, Eq. 2): the objective also subtracts
+        ``λ · KL(p̃ ‖ p̂_θ)``, ``p̂_θ`` the mean token marginal over the
+        unlabeled sentences and ``p̃`` the target (:mod:`tagtool.learn.crf_expreg`).
+        It counters the entropy term's pull towards the majority label.
+        The KL is a mean over tokens, so ``λ`` is not scaled by ``balance``.
+        0 leaves the objective as it was.  Its value, ``p̃`` and ``p̂_θ`` are in
+        ``model.info["optimiser"]["entropy"]["er"]``.
+    er_target : list of str or None
+        ``p̃`` as ``label=proportion`` entries, one per label (normalised);
+        None: the add-one smoothed proportions of the tokens whose label is given.
 
     References
     ----------
@@ -189,6 +202,8 @@ class EntropyCRF(CRF):
        improved sequence segmentation and labeling. ACL 2006, Eqs. 2–3.
     .. [2] G. S. Mann, A. McCallum. Efficient computation of entropy gradient
        for semi-supervised conditional random fields. NAACL-HLT 2007.
+    .. [3] G. S. Mann, A. McCallum. Simple, robust, scalable semi-supervised
+       learning via expectation regularization. ICML 2007, Eq. 2.
     """
 
     name = "entropy-crf"
@@ -220,6 +235,21 @@ class EntropyCRF(CRF):
             none_means="gamma as given, the paper's objective",
         ),
         Param("guard", bool, True, "collapse guard: fall back to the supervised start if the entropy term collapses"),
+        Param(
+            "er_weight",
+            float,
+            0.0,
+            "weight of KL(target || expected label proportions of unlabeled tokens) (Mann & McCallum 2007)",
+            low=0.0,
+        ),
+        Param(
+            "er_target",
+            list,
+            None,
+            "target label proportions of expectation regularisation, as label=proportion for every label",
+            optional=True,
+            none_means="add-one smoothed proportions of the given labels",
+        ),
         owner="entropy-crf",
         max_iter={"help": "L-BFGS iterations with the entropy term"},
     )
@@ -234,6 +264,8 @@ class EntropyCRF(CRF):
         n_jobs: int | None = None,
         balance: float | None = 0.1,
         guard: bool = True,
+        er_weight: float = 0.0,
+        er_target: list[str] | None = None,
     ):
         self.gamma = gamma
         self.c2 = c2
@@ -243,10 +275,25 @@ class EntropyCRF(CRF):
         self.n_jobs = n_jobs
         self.balance = balance
         self.guard = guard
+        self.er_weight = er_weight
+        self.er_target = er_target
 
     def effective_gamma(self, snapshot: Snapshot) -> float:
         """``gamma`` scaled by ``min(1, balance · n_l / n_u)`` (see ``balance``)."""
         return balanced_weight(self.gamma, snapshot, self.balance)
+
+    def _semi_objective(self, snapshot: Snapshot, gamma: float, monitor: TrainingMonitor) -> CRFObjective:
+        """The objective with the entropy term (and the expectation regularisation if ``er_weight``)."""
+        target = None if self.er_target is None else parse_target(self.er_target, snapshot.labels)
+        return CRFObjective(
+            snapshot,
+            c2=self.c2,
+            gamma=gamma,
+            monitor=monitor,
+            n_jobs=self._jobs(),
+            er_weight=self.er_weight,
+            er_target=target,
+        )
 
     def _fit(self, snapshot: Snapshot, warm_start: ChainModel | None, monitor: TrainingMonitor) -> ChainModel:
         if not (snapshot.sentence_status() > 0).any():
@@ -272,12 +319,14 @@ class EntropyCRF(CRF):
                 "supervised start",
             )
         theta_supervised = theta
-        objective = CRFObjective(snapshot, c2=self.c2, gamma=gamma, monitor=monitor, n_jobs=self._jobs())
+        objective = self._semi_objective(snapshot, gamma, monitor)
         theta, info["entropy"] = lbfgs(
             objective, theta, self.max_iter, self.tol, monitor, (split, 1.0), "entropy-regularised"
         )
         info["entropy"]["unlabeled_entropy"] = float(objective.totals[2])
         info["entropy"]["gamma"] = gamma
+        if objective.er_weight > 0.0 and objective.proportions is not None:
+            info["entropy"]["er"] = _er_info(objective)
         semi = _to_model(snapshot, theta, {"optimiser": info})
         fallback = None
         if guarded:
@@ -295,6 +344,17 @@ class EntropyCRF(CRF):
             drift_tolerance=self.guard_drift_tolerance,
         )
         return model
+
+
+def _er_info(objective: CRFObjective) -> dict:
+    """The expectation regularisation's weight, value, target and reached proportions, for ``model.info``."""
+    proportions = objective.proportions if objective.proportions is not None else np.zeros(0)
+    return {
+        "weight": objective.er_weight,
+        "value": objective.er_value,
+        "target": [float(v) for v in objective.er_target],
+        "proportions": [float(v) for v in proportions],
+    }
 
 
 def _to_model(snapshot: Snapshot, theta: np.ndarray, info: dict) -> ChainModel:

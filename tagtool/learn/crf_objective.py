@@ -59,6 +59,7 @@ import numpy as np
 from tagtool.core.snapshot import Snapshot
 from tagtool.decode import entropy_and_gradient, forward_backward
 from tagtool.learn import _crf_kernels as kernels
+from tagtool.learn import crf_expreg as expreg
 from tagtool.learn._lbfgs_kernels import axpy, dot
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import TrainingMonitor
@@ -135,6 +136,13 @@ class CRFObjective:
         that path.
     chunk_tokens : int
         Tokens per kernel call.
+    er_weight : float
+        Weight ``λ`` of the expectation regularisation of label proportions
+        (:mod:`tagtool.learn.crf_expreg`): the objective adds ``λ KL(p̃ ‖ p̂_θ)``
+        over the unlabeled sentences (Mann & McCallum 2007, ICML, Eq. 2).
+        0 (the default) leaves the objective as it was.
+    er_target : ndarray, shape (n_labels,), optional
+        ``p̃``; by default the add-one smoothed proportions of the given labels.
 
     Attributes
     ----------
@@ -144,6 +152,10 @@ class CRFObjective:
     n_evaluations : int
     n_log_space : int
         Sentences of the last evaluation that went to the log-space decoders.
+    er_value : float
+        ``λ KL(p̃ ‖ p̂_θ)`` of the last evaluation (0 when off).
+    proportions : ndarray or None
+        ``p̂_θ`` of the last evaluation (None when the term is off).
     """
 
     def __init__(
@@ -155,9 +167,11 @@ class CRFObjective:
         n_jobs: int = 1,
         max_range: float = kernels.DEFAULT_MAX_RANGE,
         chunk_tokens: int = CHUNK_TOKENS,
+        er_weight: float = 0.0,
+        er_target: np.ndarray | None = None,
     ):
-        if c2 < 0 or gamma < 0:
-            raise ValueError(f"c2 and gamma must be non-negative (got c2={c2}, gamma={gamma})")
+        if c2 < 0 or gamma < 0 or er_weight < 0:
+            raise ValueError(f"c2, gamma and er_weight must be non-negative (got {c2}, {gamma}, {er_weight})")
         self.snapshot = snapshot
         self.c2 = float(c2)
         self.gamma = float(gamma)
@@ -172,6 +186,11 @@ class CRFObjective:
         self.totals = np.zeros(3)
         self.n_evaluations = 0
         self.n_log_space = 0
+        self.er_weight = float(er_weight)
+        self.er_sentences = np.flatnonzero(self.kinds == kernels.KIND_NONE)
+        self.er_target = expreg.labeled_proportions(snapshot, self.kinds) if er_target is None else er_target
+        self.er_value = 0.0
+        self.proportions: np.ndarray | None = None
         # the other threads' gradients (the first thread adds to the output)
         self._buffers = [np.zeros(self.size) for _ in range(self.n_jobs - 1)]
 
@@ -201,6 +220,16 @@ class CRFObjective:
         self.n_log_space = sum(self._log_space_counts)
         penalty = self.c2 * dot(theta, theta)
         value = self.totals[0] + self.totals[1] + self.gamma * self.totals[2] + penalty
+        if self.er_weight > 0.0:
+            self.er_value, self.proportions = expreg.expectation_term(
+                self.snapshot,
+                self.er_sentences,
+                self.er_target,
+                self.er_weight,
+                params,
+                unpack(grad, self.n_features, self.n_labels),
+            )
+            value += self.er_value
         axpy(2.0 * self.c2, theta, grad)
         self.n_evaluations += 1
         return value, grad
