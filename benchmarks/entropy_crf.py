@@ -43,6 +43,15 @@ TASKS = {
 }
 
 
+def summary_row(task: str, row: str, s: dict) -> str:
+    """One Markdown row of a setting's summary: sizes, token error, span F1, training seconds."""
+    return (
+        f"| {task} | {row} | {s['labeled']} | {s['unlabeled']} | "
+        f"{s['token_error_mean']:.2f} ± {s['token_error_se']:.2f} "
+        f"| {s['f1_mean']:.2f} ± {s['f1_se']:.2f} | {s['train_seconds_mean']:.1f} |"
+    )
+
+
 def run_task(task: str, learner: str, params: dict, repeats: int, seed: int) -> list[dict]:
     data_name, test_name, pool, min_length, max_length = TASKS[task]
     data, test = read_corpus(SHARED_DATA / data_name), read_corpus(SHARED_DATA / test_name)
@@ -78,11 +87,7 @@ def main(argv=None) -> int:
     for task in TASKS:
         for row, learner, params in runs:
             for s in run_task(task, learner, params, args.repeats, args.seed):
-                rows.append(
-                    f"| {task} | {row} | {s['labeled']} | {s['unlabeled']} | "
-                    f"{s['token_error_mean']:.2f} ± {s['token_error_se']:.2f} "
-                    f"| {s['f1_mean']:.2f} ± {s['f1_se']:.2f} | {s['train_seconds_mean']:.1f} |"
-                )
+                rows.append(summary_row(task, row, s))
                 print(rows[-1], flush=True)
     header = (
         "# entropy-crf vs crf: 100 labeled sentences with 1×/2×/5× unlabeled, and 5 with 100\n\n"

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import os
 import platform
 import sys
 from pathlib import Path
 
 from _results import write_keeping_analysis
+from entropy_crf import summary_row
 
 from tagtool.services.experiment.config import ExperimentConfig
 from tagtool.services.experiment.runner import run_experiment
@@ -41,9 +43,15 @@ TASKS = {
 }
 
 
-def run_task(task: str, learner: str, params: dict, labeled: int, args) -> dict:
+@functools.cache
+def corpora(task: str):
+    """The task's training and test corpus, read once for all its runs."""
     data_name, test_name = TASKS[task]
-    data, test = read_corpus(SHARED_DATA / data_name), read_corpus(SHARED_DATA / test_name)
+    return read_corpus(SHARED_DATA / data_name), read_corpus(SHARED_DATA / test_name)
+
+
+def run_task(task: str, learner: str, params: dict, labeled: int, args) -> dict:
+    data, test = corpora(task)
     config = ExperimentConfig(
         learner=learner,
         params=params,
@@ -81,11 +89,7 @@ def main(argv=None) -> int:
             )
             for row, learner, params in runs:
                 s = run_task(task, learner, params, labeled, args)
-                rows.append(
-                    f"| {task} | {row} | {s['labeled']} | {s['unlabeled']} | "
-                    f"{s['token_error_mean']:.2f} ± {s['token_error_se']:.2f} "
-                    f"| {s['f1_mean']:.2f} ± {s['f1_se']:.2f} | {s['train_seconds_mean']:.1f} |"
-                )
+                rows.append(summary_row(task, row, s))
                 print(rows[-1], flush=True)
     header = (
         "# entropy-crf with expectation regularisation of label proportions\n\n"
