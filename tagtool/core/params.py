@@ -143,9 +143,6 @@ class Param:
                 what += " in " + self.range_text
         return what + " or none" if self.optional else what
 
-    def default_text(self) -> str:
-        return format_value(self.default)
-
     # -- reading and checking -------------------------------------------
 
     def _error(self, key: str | None, got: object) -> SettingError:

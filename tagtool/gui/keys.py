@@ -275,7 +275,6 @@ def first(name: str) -> str:
 TOKEN_QUESTIONS_KEY = first("token questions")
 NEW_SUGGESTIONS_KEYS = key("new suggestions").keys
 FLAG_KEY, SKIP_KEY, NEXT_FLAGGED_KEY = first("flag"), first("skip"), first("next flagged")
-SPLIT_KEY, MERGE_KEY = first("split"), first("merge")
 VIEW_KEY, KEEP_KEY = first("adjudication"), first("keep set")
 
 #: The mouse, for Help and the docs (the editor's press, drag and release: :mod:`tagtool.gui.editor_mouse`).

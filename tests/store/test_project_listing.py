@@ -12,10 +12,6 @@ from tagtool.store.record_types import NotFoundError
 from tests.store.project_samples import LABELS, ann, plain_corpus, sample_corpus, write_v1_project
 
 
-def status_of(sentence: Sentence) -> str:
-    return sentence.status
-
-
 @pytest.fixture
 def mixed(tmp_path):
     """60 sentences in three documents, of lengths 1..5: full, partial and none mixed."""
