@@ -1,6 +1,7 @@
 """What a :class:`~tagtool.store.project.Project` stores beside its sentences (``project.stored``):
 trained models (:mod:`tagtool.store.model_file`), added texts and word representations
-(:mod:`tagtool.store.representations`).
+(:mod:`tagtool.store.representations`), and the word vectors, dictionaries and patterns the user brought
+(:mod:`tagtool.store.resources`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.store import model_file as _models
 from tagtool.store import representations as reps_store
+from tagtool.store import resources as _resources
 from tagtool.store.project_db import ProjectDb
 from tagtool.store.record_types import ModelRecord
 
@@ -91,3 +93,23 @@ class StoredPart:
         See :func:`~tagtool.store.representations.is_stale`.
         """
         return reps_store.is_stale(self.representations_record(), self.text_tokens())
+
+    # -- knowledge the user brought (tagtool.store.resources)
+
+    def add_resource(self, kind: str, name: str, data: bytes, info: Mapping[str, Any] | None = None) -> None:
+        """Keep a resource (word vectors, a dictionary, patterns), replacing one of the same kind and name."""
+        with self.db.write() as conn:
+            _resources.put(conn, kind, name, data, dict(info or {}))
+
+    def resources(self, kind: str | None = None) -> list[_resources.ResourceRecord]:
+        """The stored resources (of ``kind`` if given), without their data."""
+        return _resources.records(self.db.conn, kind)
+
+    def resource_data(self, kind: str, name: str) -> bytes | None:
+        """A stored resource's data, or None."""
+        return _resources.data(self.db.conn, kind, name)
+
+    def remove_resource(self, kind: str, name: str) -> bool:
+        """Remove a stored resource; False if there was none."""
+        with self.db.write() as conn:
+            return _resources.remove(conn, kind, name)

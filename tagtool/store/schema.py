@@ -62,6 +62,10 @@ columns, meta, text)``
     (:mod:`tagtool.store.representations`): ``data`` their ``.npz`` (numbers
     only, no pickle), ``text_tokens`` the size of the text they were
     learned from, ``info`` JSON.
+``resources(kind, name, added, info, data)``
+    Knowledge the user brought (:mod:`tagtool.store.resources`): word vectors
+    read from a file (``kind`` ``vectors``), dictionaries (``gazetteer``, one
+    per entity type) and pattern files (``patterns``); ``data`` numbers or text, never a pickle.
 ``actions(id, kind, sentence_id, n_tokens, started, ended, active, annotator, ref)``
     The annotation actions made in the app with their time
     (:mod:`tagtool.store.actions`): ``kind`` one of
@@ -92,6 +96,8 @@ import logging
 import sqlite3
 from collections.abc import Callable
 
+from tagtool.store.resources import migrate_8_to_9
+
 log = logging.getLogger(__name__)
 
 #: ``PRAGMA application_id`` of every project file: ``b"TAGT"``.  Stored in the
@@ -100,7 +106,7 @@ log = logging.getLogger(__name__)
 APPLICATION_ID = 0x54414754
 
 #: The schema this code writes.
-CURRENT_VERSION = 8
+CURRENT_VERSION = 9
 
 #: The first released schema.  Frozen: later changes are migrations.
 SCHEMA_V1: tuple[str, ...] = (
@@ -359,6 +365,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     migrate_5_to_6,
     migrate_6_to_7,
     migrate_7_to_8,
+    migrate_8_to_9,
 )
 
 assert len(MIGRATIONS) == CURRENT_VERSION - 1

@@ -147,6 +147,7 @@ def test_a_v4_file_is_migrated_to_the_action_log(tmp_path):
             conn.execute(f"DROP TRIGGER {trigger}")  # version 7's search index
         conn.execute("DROP TABLE sentences_fts")
         conn.execute("DROP TABLE adjudicated")  # version 8's
+        conn.execute("DROP TABLE resources")  # version 9's
         schema.set_version(conn, 4)
     conn.close()
     with Project.open(path) as p:
