@@ -11,6 +11,7 @@ import argparse
 
 from tagtool import __version__
 from tagtool.cli.agreement import add_agreement_command
+from tagtool.cli.desktop import add_desktop_command
 from tagtool.cli.experiments import add_experiment_command, add_simulate_command
 from tagtool.cli.learning import add_evaluate_command, add_train_command
 from tagtool.cli.projects import add_project_commands
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_agreement_command,
         add_team_commands,
         add_settings_command,
+        add_desktop_command,
     ):
         add(sub)
     return parser
