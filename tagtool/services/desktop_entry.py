@@ -56,7 +56,7 @@ def launcher() -> list[str]:
     if getattr(sys, "frozen", False):
         return [sys.executable]
     script = Path(sys.executable).with_name("tagtool.exe" if os.name == "nt" else "tagtool")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "tagtool"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "tagtool.cli"]
 
 
 def _quoted(argument: str) -> str:
