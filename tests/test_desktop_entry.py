@@ -58,7 +58,7 @@ def test_foreign_entry_or_symlink_is_left_alone_and_nothing_is_written(home, tmp
     entry.parent.mkdir(parents=True)
     entry.write_text("[Desktop Entry]\nName=someone else's\n")
     with pytest.raises(DesktopEntryError, match="did not write"):
-        desktop_entry.install()
+        desktop_entry.install([sys.executable])
     assert not (home / "icons").exists() and "someone else" in entry.read_text()
     entry.unlink()
     elsewhere = tmp_path / "elsewhere.png"
@@ -71,7 +71,7 @@ def test_foreign_entry_or_symlink_is_left_alone_and_nothing_is_written(home, tmp
 
 
 def test_remove_deletes_only_what_install_wrote(home, capsys):
-    desktop_entry.install()
+    desktop_entry.install([sys.executable])
     svg = home / "icons/hicolor/scalable/apps/tagtool.svg"
     svg.write_text("<svg>another icon</svg>")
     assert main(["install-desktop", "--remove"]) == 0

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 
 
 def add_desktop_command(sub) -> None:
@@ -18,6 +21,14 @@ def add_desktop_command(sub) -> None:
     p.set_defaults(func=run_install_desktop)
 
 
+def launcher() -> list[str]:
+    """The command that starts this installation: the bundle, the ``tagtool`` script beside Python, or ``-m``."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    script = Path(sys.executable).with_name("tagtool.exe" if os.name == "nt" else "tagtool")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "tagtool.cli"]
+
+
 def run_install_desktop(args: argparse.Namespace) -> int:
     from tagtool.services import desktop_entry
 
@@ -25,7 +36,7 @@ def run_install_desktop(args: argparse.Namespace) -> int:
         paths = desktop_entry.remove()
         print("\n".join(f"removed {p}" for p in paths) if paths else "nothing to remove")
         return 0
-    for path in desktop_entry.install():
+    for path in desktop_entry.install(launcher()):
         print(f"wrote {path}")
     print("tagtool is in the application menu (some desktops show it after the next login)")
     return 0

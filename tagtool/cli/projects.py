@@ -236,6 +236,11 @@ def cmd_gui(args: argparse.Namespace) -> int:
             f"gui: no display ({display.reason}); run it in a desktop session, "
             f"or look at the project with 'tagtool info {path}'"
         )
+    from tagtool.gui.qt_libraries import preflight
+
+    problem = preflight()  # before Qt: it would end in a traceback or an abort for a missing library or X server
+    if problem is not None:
+        raise TagtoolError(problem)
     from tagtool.gui.app import run
 
     quit_after = getattr(args, "quit_after", None)

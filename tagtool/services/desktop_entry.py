@@ -6,9 +6,10 @@ relies on the session's ``PATH``.  :func:`install` writes them where the
 XDG base-directory specification says a user's own applications go —
 ``$XDG_DATA_HOME/applications`` (default ``~/.local/share/applications``) and
 ``$XDG_DATA_HOME/icons/hicolor/<size>/apps`` — with an absolute ``Exec=``
-path to this installation's ``tagtool`` (the bundle's executable when
-frozen).  :func:`remove` deletes only what :func:`install` wrote: an entry
-carrying :data:`MARK`, icons with the bytes of this installation's icons.
+path to the command that started this installation (the CLI knows it: the
+``tagtool`` script beside Python, or the bundle's executable).
+:func:`remove` deletes only what :func:`install` wrote: an entry carrying
+:data:`MARK`, icons with the bytes of this installation's icons.
 
 Nothing but a regular file is ever replaced; a symlink, a folder or another
 program's ``tagtool.desktop`` at one of those paths is an error, and nothing
@@ -18,7 +19,6 @@ is written then.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,14 +49,6 @@ def data_home() -> Path:
     """``$XDG_DATA_HOME``, or ``~/.local/share`` when it is unset or not absolute (as the specification says)."""
     value = os.environ.get("XDG_DATA_HOME", "")
     return Path(value) if value and os.path.isabs(value) else Path.home() / ".local" / "share"
-
-
-def launcher() -> list[str]:
-    """The command that starts this installation: the bundle, the ``tagtool`` script beside Python, or ``-m``."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable]
-    script = Path(sys.executable).with_name("tagtool.exe" if os.name == "nt" else "tagtool")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "tagtool.cli"]
 
 
 def _quoted(argument: str) -> str:
@@ -92,10 +84,10 @@ def entry_text(command: list[str]) -> str:
     )
 
 
-def planned(home: Path | None = None) -> list[Planned]:
-    """The files :func:`install` writes under ``home`` (default :func:`data_home`)."""
+def planned(command: list[str], home: Path | None = None) -> list[Planned]:
+    """The files :func:`install` writes under ``home`` (default :func:`data_home`) for ``command``."""
     home = data_home() if home is None else Path(home)
-    files = [Planned(home / "applications" / ENTRY_NAME, entry_text(launcher()).encode())]
+    files = [Planned(home / "applications" / ENTRY_NAME, entry_text(command).encode())]
     files += [
         Planned(home / "icons" / "hicolor" / sub / name, resource(name).read_bytes()) for name, sub in ICONS.items()
     ]
@@ -109,12 +101,12 @@ def _check_replaceable(path: Path) -> None:
         raise DesktopEntryError(f"{path}: a desktop entry that tagtool install-desktop did not write; left alone")
 
 
-def install(home: Path | None = None) -> list[Path]:
-    """Write the entry and the icons for the current user; the paths written.
+def install(command: list[str], home: Path | None = None) -> list[Path]:
+    """Write the entry (starting ``command``, absolute paths) and the icons for the current user; the paths written.
 
     Every path is checked before any is written, so a refusal writes nothing.
     """
-    files = planned(home)
+    files = planned(command, home)
     for file in files:
         _check_replaceable(file.path)
     for file in files:
@@ -127,7 +119,7 @@ def install(home: Path | None = None) -> list[Path]:
 def remove(home: Path | None = None) -> list[Path]:
     """Delete what :func:`install` wrote (and nothing else); the paths deleted."""
     removed = []
-    for file in planned(home):
+    for file in planned(["tagtool"], home):
         path = file.path
         if path.is_symlink() or not path.is_file():
             continue

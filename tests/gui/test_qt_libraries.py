@@ -27,23 +27,17 @@ def broken_plugin(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("plugin")
     (folder / "gone.c").write_text("int gone(void) { return 1; }\n")
     (folder / "plugin.c").write_text("int gone(void);\nint plugin(void) { return gone(); }\n")
+    for name in ("libxcb-gone.so.0", "libgl-gone.so.1"):
+        subprocess.run(
+            ["cc", "-shared", "-fPIC", "-o", folder / name, f"-Wl,-soname,{name}", folder / "gone.c"], check=True
+        )
+    libraries = [folder / "libxcb-gone.so.0", folder / "libgl-gone.so.1"]
     subprocess.run(
-        [
-            "cc",
-            "-shared",
-            "-fPIC",
-            "-o",
-            folder / "libxcb-gone.so.0",
-            "-Wl,-soname,libxcb-gone.so.0",
-            folder / "gone.c",
-        ],
+        ["cc", "-shared", "-fPIC", "-Wl,--no-as-needed", "-o", folder / "libqxcb.so", folder / "plugin.c", *libraries],
         check=True,
     )
-    subprocess.run(
-        ["cc", "-shared", "-fPIC", "-o", folder / "libqxcb.so", folder / "plugin.c", folder / "libxcb-gone.so.0"],
-        check=True,
-    )
-    (folder / "libxcb-gone.so.0").unlink()
+    for library in libraries:
+        library.unlink()
     return folder / "libqxcb.so"
 
 
@@ -51,6 +45,25 @@ def test_the_loaders_failure_names_the_missing_library(broken_plugin):
     assert qt_libraries.missing_library(broken_plugin) == "libxcb-gone.so.0"
     message = qt_libraries.check_xcb(broken_plugin)
     assert "libxcb-gone.so.0" in message and "\n" not in message
+
+
+def test_every_missing_library_is_named_not_only_the_first(broken_plugin):
+    if shutil.which("ldd") is None:
+        pytest.skip("no ldd: only the first missing library can be named")
+    missing, complete = qt_libraries.missing_libraries([broken_plugin])
+    assert complete and missing == ["libxcb-gone.so.0", "libgl-gone.so.1"]
+    line = qt_libraries.install_line(["libglib-2.0.so.0", "libGL.so.1", "libdbus-1.so.3"], complete=True)
+    assert line.startswith("the window cannot open: Qt needs libglib-2.0.so.0, libGL.so.1, libdbus-1.so.3, which are")
+    assert "sudo apt install libglib2.0-0 libgl1 libdbus-1-3' (" in line and "libxcb-cursor0" not in line
+    assert "sudo dnf install glib2 libglvnd-glx dbus-libs' (Fedora)" in line
+
+
+def test_the_x_server_check(tmp_path):
+    assert not qt_libraries.x_server_answers(":9999", timeout=0.5)
+    assert not qt_libraries.x_server_answers("unix:9999.0", timeout=0.5)
+    assert qt_libraries.x_server_answers("/private/tmp/launchd-1/org.xquartz:0")
+    message = qt_libraries.preflight({"DISPLAY": ":9999"})
+    assert message == "the window cannot open: no X server answers on display :9999 (DISPLAY=:9999)"
 
 
 def test_a_plugin_that_loads_is_fine():
@@ -94,4 +107,16 @@ def test_tagtool_gui_prints_one_line_and_exits_1_instead_of_aborting(broken_plug
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 1, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "libxcb-gone.so.0" in lines[0] and "apt install" in lines[0], done.stderr
+    assert len(lines) == 1 and "libxcb-gone.so.0" in lines[0], done.stderr
+    assert "libgl-gone.so.1" in lines[0] or shutil.which("ldd") is None
+
+
+def test_tagtool_gui_without_an_x_server_says_so_in_one_line(chunk_project):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(chunk_project.parent), "DISPLAY": ":9999"}
+    script = f"import sys; from tagtool.cli.main import main; sys.exit(main(['gui', {str(chunk_project)!r}]))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert (
+        done.stderr.strip()
+        == "tagtool: error: the window cannot open: no X server answers on display :9999 (DISPLAY=:9999)"
+    )
