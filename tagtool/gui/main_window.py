@@ -147,6 +147,7 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
         say_if_readonly(self, project, lock)
         for action in self._project_actions:
             action.setEnabled(True)
+        self._return_to_last_position()
         self.editor.setFocus()
         # A big project's sentences are read for training in a worker thread,
         # while the window is already in use (session.cache.read_sentences).
@@ -157,6 +158,18 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
         # Raised now, it is painted once with the opening's first paint.
         splitter.raise_()
         return True
+
+    def _return_to_last_position(self) -> None:
+        """Show the sentence and token this window showed when the project was last closed."""
+        position = self.settings.last_position(self.session.project.path)
+        if position is None:
+            return  # never opened in this account
+        try:
+            self.session.index_of(position[0])
+        except KeyError:
+            return  # the sentence was deleted since
+        self.session.go_to(position[0])
+        self.editor.set_focus(position[1])
 
     def _start_model_loop(self) -> None:
         loop = self.model_loop = ModelLoop(self.session, self)
@@ -197,6 +210,8 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
     def close_project(self) -> None:
         if self.session is None:
             return
+        if self.session.current_id is not None:
+            self.settings.set_last_position(self.session.project.path, self.session.current_id, self.editor.focus)
         if self.model_loop is not None:
             self.model_loop.close()
             self.model_loop.deleteLater()

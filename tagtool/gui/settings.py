@@ -5,6 +5,7 @@ The token-question mode is not here: it is a setting of each project (:mod:`tagt
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -50,6 +51,12 @@ def _on_unless_off(key: str, doc: str) -> property:
     return property(get, put, doc=doc)
 
 
+def _position_key(project: Path) -> str:
+    """One key per project file (its resolved path's hash: QSettings keys cannot hold every path)."""
+    digest = hashlib.sha256(str(Path(project).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"positions/{digest}"
+
+
 class GuiSettings:
     """Typed access to the few values the window keeps between runs."""
 
@@ -66,6 +73,19 @@ class GuiSettings:
         path = Path(path).resolve()
         paths = [path] + [p for p in self.recent_projects() if p.resolve() != path]
         self.qsettings.setValue("recent_projects", [str(p) for p in paths[:MAX_RECENT]])
+        self.qsettings.sync()
+
+    def last_position(self, project: Path) -> tuple[int, int] | None:
+        """The sentence id and token the window showed when ``project`` was last closed here, if known."""
+        value = self.qsettings.value(_position_key(project))
+        try:
+            sentence_id, token = (int(part) for part in str(value).split(","))
+        except (TypeError, ValueError):
+            return None
+        return sentence_id, token
+
+    def set_last_position(self, project: Path, sentence_id: int, token: int) -> None:
+        self.qsettings.setValue(_position_key(project), f"{int(sentence_id)},{int(token)}")
         self.qsettings.sync()
 
     @property
