@@ -256,7 +256,7 @@ def train(
     model = learner.fit(prepared.snapshot, warm_start=prepared.warm_model, progress=progress, should_stop=should_stop)
     model.extras.clear()  # a tagger holds what its file holds; the fit's by-products could double its memory
     model.info.setdefault("notes", []).extend(prepared.notes)
-    if prepared.extractor.uses_vectors:
+    if prepared.extractor.vectors is not None and prepared.extractor.uses_vectors:
         model.info["vectors"] = vectors_record(prepared.extractor.vectors)
     model.set_decode(decode)
     tagger = Tagger(prepared.labels, prepared.extractor, prepared.view_split, model)

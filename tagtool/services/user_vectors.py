@@ -137,7 +137,7 @@ def load_user_vectors(
         "granularities": list(ks), "rows_read": int(read.rows_read),
     }  # fmt: skip
     ngram_fields: dict = {}
-    if read.ngrams:
+    if read.ngrams and read.ngram_matrix is not None:
         info.update(min_n=read.min_n, max_n=read.max_n, ngrams=len(read.ngrams))
         ngram_fields = dict(
             zip(("ngrams", "ngram_vectors", "ngram_scale"), quantised_ngrams(read.ngrams, read.ngram_matrix))
@@ -145,7 +145,7 @@ def load_user_vectors(
     monitor.done(f"word vectors: {len(words):,} of {len(vocab):,} words from {read.source}")
     logger.info("kept %d vectors of %d words from %s (%s)", len(words), len(vocab), read.source, read.fmt)
     return WordRepresentations(
-        words=words, vectors=vectors, clusters=clusters, centres=centres, info=info, **ngram_fields
+        words=tuple(words), vectors=vectors, clusters=clusters, centres=centres, info=info, **ngram_fields
     )
 
 
