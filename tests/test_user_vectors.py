@@ -202,3 +202,23 @@ def test_store_remove_and_the_use_setting(tmp_path, corpus, from_vec):
     uv.store_vectors_in_file(path, from_vec)  # the app's worker thread
     with Project.open(path, readonly=True) as project:
         assert uv.project_vectors(project.stored).fingerprint == from_vec.fingerprint
+
+
+def test_the_stored_bytes_hold_numbers_only(tmp_path, from_bin):
+    with np.load(io.BytesIO(from_bin.to_bytes()), allow_pickle=False) as npz:
+        assert all(not npz[name].dtype.hasobject for name in npz.files)
+        assert {"ngrams_utf8", "ngram_vectors", "vectors"} <= set(npz.files)
+
+
+def test_with_vectors_adds_the_default_sets_and_the_views_follow(corpus, from_vec):
+    from tagtool.learn import get_learner
+    from tagtool.services.training_setup import default_view_kind, with_vectors
+
+    learner = get_learner("mv-perceptron")
+    settings = with_vectors(learner, None, corpus.sentences)
+    assert settings["feature_set"] == "+".join(["crfsuite+default", *uv.vector_sets(corpus.sentences)])
+    assert with_vectors(learner, {"feature_set": "crfsuite+vec"})["feature_set"] == "crfsuite+vec"
+    fx = FeatureExtractor(settings["feature_set"], vectors=from_vec).fit(corpus.sentences)
+    assert default_view_kind(fx) == "feature-sets"
+    one = FeatureExtractor("crfsuite+vec", vectors=from_vec).fit(corpus.sentences)
+    assert default_view_kind(one) == "lexical-distributional"

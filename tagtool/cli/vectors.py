@@ -116,7 +116,7 @@ def training_vectors(args: argparse.Namespace, features: dict, sentences: list, 
             raise TagtoolError("the vec feature sets need word vectors: give --vectors FILE")
         return features, None
     print(f"word vectors: {uv.describe(dict(vectors.info))}", file=sys.stderr)
-    return (features if named else with_vectors(settings, sentences)), vectors
+    return (features if named else with_vectors(cls, features, sentences)), vectors
 
 
 def _project_vectors(paths, named: bool):
