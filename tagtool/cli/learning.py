@@ -23,6 +23,7 @@ from tagtool.cli.inputs import (
 from tagtool.cli.progress import progress_bar, stop_on_sigint
 from tagtool.cli.settings import add_learning_parser, configured_learner
 from tagtool.cli.text import stored_representations
+from tagtool.cli.vectors import add_train_vectors_options, training_vectors
 from tagtool.errors import TagtoolError
 from tagtool.store.outputs import check_not_input
 
@@ -62,6 +63,7 @@ def add_train_command(sub) -> None:
         metavar="MODEL",
         help="continue from a tagger file of the same learner (keeps its features)",
     )
+    add_train_vectors_options(p)
     add_column_options(p)
     p.add_argument("-o", "--output", type=Path, required=True, metavar="MODEL", help="tagger file to write")
     p.set_defaults(func=cmd_train)
@@ -110,6 +112,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     unlabeled = read_files(args.unlabeled, args, None) if args.unlabeled else None
     if not args.warm_start:
         check_feature_columns([*corpus, *(unlabeled or ())], settings.features)
+    features, vectors = training_vectors(args, settings.features, [*corpus, *(unlabeled or ())], cls)
     warm = load_tagger(args.warm_start) if args.warm_start else None
     explicit_views = {k: v for k, v in settings.views.items() if k != "random_state"} or None
     views = None if warm is not None or not (cls.two_view or explicit_views) else settings.views
@@ -117,7 +120,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         tagger = train_tagger(
             corpus,
             cls().set_params(**settings.params),
-            features=settings.features or None,
+            features=features or None,
             views=views,
             unlabeled=unlabeled,
             warm_start=warm,
@@ -127,6 +130,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             text=text,
             representations=reps,
             decode=settings.decode,
+            vectors=vectors,
         )
     tagger.save(args.output)
     info = tagger.model.info

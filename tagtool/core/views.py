@@ -87,8 +87,8 @@ VIEW_PARAMS = ParamTable(
 )
 VIEW_SPLIT_KINDS = VIEW_PARAMS["kind"].choices
 
-#: Name prefixes of the stacked columns that come from word representations.
-_DISTRIBUTIONAL_PREFIXES = ("dist/", "dist-dims/")
+#: Name prefixes of the stacked columns that come from word representations or the user's word vectors.
+_DISTRIBUTIONAL_PREFIXES = ("dist/", "dist-dims/", "vec/", "vec-dims/")
 
 _MASK64 = (1 << 64) - 1
 

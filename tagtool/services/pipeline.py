@@ -51,8 +51,10 @@ from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.services.training_setup import (
     TrainingSetupError,
     attach_representations,
+    attach_vectors,
     feature_views,
     make_extractor,
+    vectors_record,
     view_split_for,
 )
 from tagtool.tagger.inputs import measure_column_loss, record_for
@@ -112,12 +114,13 @@ def prepare(
     text: Iterable | None = None,
     progress: ProgressCallback | None = None,
     should_stop: StopCallback | None = None,
+    vectors: WordRepresentations | None = None,
 ) -> Prepared:
     """Fit the features, split the views and build the training snapshot (steps 1–2 of the module doc).
 
     ``representations`` / ``text``: see
     :func:`~tagtool.services.training_setup.attach_representations` (used only when the feature sets read word
-    representations).
+    representations); ``vectors``: the user's word vectors the ``vec`` sets read.
     """
     sentences = _sentences(corpus, strip=False) + _sentences(unlabeled, strip=True)
     if not sentences:
@@ -133,6 +136,7 @@ def prepare(
         extractor = make_extractor(learner, features)
         if not hasattr(extractor, "n_features_"):
             attach_representations(extractor, sentences, representations, text, progress, should_stop)
+            attach_vectors(extractor, vectors)
             with collector.paused():
                 fitted = extractor.fit_transform(sentences)  # the snapshot's features too: one extraction
         view_split = view_split_for(learner, views, seed, extractor)
@@ -172,6 +176,7 @@ def train(
     representations: WordRepresentations | None = None,
     text: Iterable | None = None,
     decode: Mapping | None = None,
+    vectors: WordRepresentations | None = None,
 ) -> Trained:
     """Train ``learner`` on ``corpus`` (plus ``unlabeled`` text): the tagger and its training snapshot.
 
@@ -215,6 +220,9 @@ def train(
         ``{"bio_constraint": False}`` for the unconstrained Viterbi path.
         Not taken from ``warm_start``: each training applies the default
         rule unless given.
+    vectors : WordRepresentations, optional
+        The user's word vectors (:func:`tagtool.services.user_vectors.load_user_vectors`)
+        for the ``vec`` feature sets; the model's ``info["vectors"]`` names them.
 
     Returns
     -------
@@ -234,7 +242,7 @@ def train(
         progress(0.0, "extracting features")
     prepared = prepare(
         corpus, learner, features=features, views=views, unlabeled=unlabeled, warm_start=warm_start, seed=seed,
-        representations=representations, text=text, progress=progress, should_stop=should_stop,
+        representations=representations, text=text, progress=progress, should_stop=should_stop, vectors=vectors,
     )  # fmt: skip
     if should_stop is not None and should_stop():
         raise Cancelled("training cancelled")
@@ -248,6 +256,8 @@ def train(
     model = learner.fit(prepared.snapshot, warm_start=prepared.warm_model, progress=progress, should_stop=should_stop)
     model.extras.clear()  # a tagger holds what its file holds; the fit's by-products could double its memory
     model.info.setdefault("notes", []).extend(prepared.notes)
+    if prepared.extractor.vectors is not None and prepared.extractor.uses_vectors:
+        model.info["vectors"] = vectors_record(prepared.extractor.vectors)
     model.set_decode(decode)
     tagger = Tagger(prepared.labels, prepared.extractor, prepared.view_split, model)
     if prepared.extractor.columns_:

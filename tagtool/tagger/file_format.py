@@ -22,6 +22,9 @@ A :class:`~tagtool.tagger.model.Tagger` is saved as one zip file (docs/design.md
     Only when the features read word representations (the ``dist`` sets):
     :meth:`~tagtool.core.features.wordreps.WordRepresentations.to_arrays`,
     read the same way; ``meta.json`` names them by fingerprint.
+``vectors.npz``
+    Only when the features read the user's word vectors (the ``vec`` sets):
+    the same arrays (:mod:`tagtool.services.user_vectors`), read the same way.
 
 Every size a file announces is bounded before memory is reserved for it
 (:mod:`tagtool.tagger.limits`): ``meta.json`` at most 256 MiB, all members
@@ -60,6 +63,8 @@ META_MEMBER = "meta.json"
 WEIGHTS_MEMBER = "weights.npz"
 #: Word representations (:mod:`tagtool.core.features.wordreps`), present when the features read them.
 REPRESENTATIONS_MEMBER = "representations.npz"
+#: The user's word vectors (:mod:`tagtool.services.user_vectors`), present when the features read them.
+VECTORS_MEMBER = "vectors.npz"
 ARRAY_NAMES = ("weights", "trans", "start", "end", "feature_view")
 _META_KEYS = ("labels", "features", "view_split", "learner", "model")
 
@@ -98,8 +103,10 @@ def failing(source: str):
     return fail
 
 
-def write_archive(stream, meta: dict, arrays: dict, representations: dict | None = None) -> None:
-    """Write a tagger file to ``stream``: ``meta.json``, the model's arrays and, if given, the word representations."""
+def write_archive(
+    stream, meta: dict, arrays: dict, representations: dict | None = None, vectors: dict | None = None
+) -> None:
+    """Write a tagger file: ``meta.json``, the model's arrays and, if given, word representations and vectors."""
     weights = io.BytesIO()
     np.savez(weights, **arrays)
     text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
@@ -107,10 +114,11 @@ def write_archive(stream, meta: dict, arrays: dict, representations: dict | None
         archive.writestr(META_MEMBER, text.encode("utf-8"))
         data = weights.getvalue()
         archive.writestr(WEIGHTS_MEMBER, data, compress_type=_compression(data))
-        if representations is not None:
-            reps = io.BytesIO()
-            np.savez(reps, **representations)
-            archive.writestr(REPRESENTATIONS_MEMBER, reps.getvalue())
+        for member, held in ((REPRESENTATIONS_MEMBER, representations), (VECTORS_MEMBER, vectors)):
+            if held is not None:
+                reps = io.BytesIO()
+                np.savez(reps, allow_pickle=False, **held)
+                archive.writestr(member, reps.getvalue())
 
 
 #: Bytes of the weights that :func:`_compression` tries to compress.

@@ -27,7 +27,7 @@ import numpy as np
 
 from tagtool.core.features.encoding import _BaseTable
 from tagtool.core.features.templates import BOS, EOS, FeatureError, parse_feature_names
-from tagtool.core.features.wordreps import DIST_SETS
+from tagtool.core.features.wordreps import DIST_SETS, VEC_SETS
 
 #: Version of the dictionary written by :func:`to_dict`.
 FORMAT_VERSION = 1
@@ -52,10 +52,12 @@ def to_dict(extractor) -> dict:
         data["table"] = table
     if extractor.feature_set in DIST_SETS:
         data["representations"] = extractor.representations.fingerprint
+    if extractor.feature_set in VEC_SETS:
+        data["vectors"] = extractor.vectors.fingerprint
     return data
 
 
-def from_dict(cls, data: Mapping, representations=None):
+def from_dict(cls, data: Mapping, representations=None, vectors=None):
     """The fitted extractor (of class ``cls``) that :func:`to_dict` wrote as ``data``.
 
     ``representations`` are required when a set reads them, and must be
@@ -73,7 +75,7 @@ def from_dict(cls, data: Mapping, representations=None):
     unknown = set(params) - set(cls().get_params())
     if unknown:
         raise FeatureError(f"unknown feature extractor parameters: {', '.join(sorted(unknown))}")
-    extractor = cls(**params, representations=representations)
+    extractor = cls(**params, representations=representations, vectors=vectors)
     extractor._checked_feature_set()
     if extractor._is_stacked:
         return _from_parts(cls, extractor, data.get("parts"))
@@ -81,6 +83,11 @@ def from_dict(cls, data: Mapping, representations=None):
         raise FeatureError(
             f"the {extractor.feature_set!r} features were fitted with other word representations "
             f"({data.get('representations')!r}, given {representations.fingerprint!r})"
+        )
+    if extractor.feature_set in VEC_SETS and data.get("vectors") != vectors.fingerprint:
+        raise FeatureError(
+            f"the {extractor.feature_set!r} features were fitted with other word vectors "
+            f"({data.get('vectors')!r}, given {vectors.fingerprint!r})"
         )
     extractor.columns_ = columns
     if extractor.hashing:
@@ -96,7 +103,7 @@ def _from_parts(cls, extractor, parts: object):
     """The stacked extractor of :func:`from_dict`: every part rebuilt, sets in the stated order."""
     if not isinstance(parts, list) or len(parts) != len(extractor._set_names):
         raise FeatureError(f"the stacked feature set {extractor.feature_set!r} needs one serialised part per set")
-    rebuilt = [cls.from_dict(p, extractor.representations) for p in parts]
+    rebuilt = [cls.from_dict(p, extractor.representations, extractor.vectors) for p in parts]
     if [p.feature_set for p in rebuilt] != extractor._set_names:
         raise FeatureError(f"the serialised parts do not match the feature set {extractor.feature_set!r}")
     extractor._set_parts(rebuilt)
