@@ -138,6 +138,7 @@ def main(argv=None) -> int:
     parser.add_argument("--corpora", default=",".join(CORPORA))
     parser.add_argument("--sizes", default=",".join(map(str, LABELED)))
     parser.add_argument("--unlabeled", type=int, default=500, help="unlabeled training sentences in the project")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="run these (none first)")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -152,7 +153,7 @@ def main(argv=None) -> int:
         for size in sizes:
             for learner in learners:
                 for seed in seeds:
-                    for variant in VARIANTS:
+                    for variant in args.variants.split(","):
                         key = f"{corpus}|{learner}|{size}|{seed}|{variant}"
                         if key in cells:
                             continue
