@@ -13,6 +13,7 @@ from tagtool import __version__
 from tagtool.cli.agreement import add_agreement_command
 from tagtool.cli.desktop import add_desktop_command
 from tagtool.cli.experiments import add_experiment_command, add_simulate_command
+from tagtool.cli.knowledge import add_knowledge_commands
 from tagtool.cli.learning import add_evaluate_command, add_train_command
 from tagtool.cli.projects import add_project_commands
 from tagtool.cli.settings import add_settings_command
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_simulate_command,
         add_text_commands,
         add_vectors_command,
+        add_knowledge_commands,
         add_agreement_command,
         add_team_commands,
         add_settings_command,

@@ -25,6 +25,10 @@ A :class:`~tagtool.tagger.model.Tagger` is saved as one zip file (docs/design.md
 ``vectors.npz``
     Only when the features read the user's word vectors (the ``vec`` sets):
     the same arrays (:mod:`tagtool.services.user_vectors`), read the same way.
+``gazetteers.json``
+    Only when the features read dictionaries (the ``gaz`` set): plain JSON,
+    :meth:`~tagtool.core.features.gazetteers.Gazetteers.to_json` (the
+    entries of every entity type); ``meta.json`` names them by fingerprint.
 
 Every size a file announces is bounded before memory is reserved for it
 (:mod:`tagtool.tagger.limits`): ``meta.json`` at most 256 MiB, all members
@@ -65,6 +69,8 @@ WEIGHTS_MEMBER = "weights.npz"
 REPRESENTATIONS_MEMBER = "representations.npz"
 #: The user's word vectors (:mod:`tagtool.services.user_vectors`), present when the features read them.
 VECTORS_MEMBER = "vectors.npz"
+#: Dictionaries (:mod:`tagtool.core.features.gazetteers`), present when the features read them.
+GAZETTEERS_MEMBER = "gazetteers.json"
 ARRAY_NAMES = ("weights", "trans", "start", "end", "feature_view")
 _META_KEYS = ("labels", "features", "view_split", "learner", "model")
 
@@ -104,9 +110,14 @@ def failing(source: str):
 
 
 def write_archive(
-    stream, meta: dict, arrays: dict, representations: dict | None = None, vectors: dict | None = None
+    stream,
+    meta: dict,
+    arrays: dict,
+    representations: dict | None = None,
+    vectors: dict | None = None,
+    gazetteers: dict | None = None,
 ) -> None:
-    """Write a tagger file: ``meta.json``, the model's arrays and, if given, word representations and vectors."""
+    """Write a tagger file: ``meta.json``, the model's arrays and, if given, representations, vectors, dictionaries."""
     weights = io.BytesIO()
     np.savez(weights, **arrays)
     text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
@@ -119,6 +130,8 @@ def write_archive(
                 reps = io.BytesIO()
                 np.savez(reps, allow_pickle=False, **held)
                 archive.writestr(member, reps.getvalue())
+        if gazetteers is not None:
+            archive.writestr(GAZETTEERS_MEMBER, json.dumps(gazetteers, ensure_ascii=False).encode("utf-8"))
 
 
 #: Bytes of the weights that :func:`_compression` tries to compress.

@@ -18,6 +18,7 @@ from tagtool.core.features.encoding import (
     _window_codes,
 )
 from tagtool.core.features.frozen import frozen_columns
+from tagtool.core.features.gazetteers import GAZ_SETS, Gazetteers, gazetteer_feature_set
 from tagtool.core.features.hashing import hashed_columns
 from tagtool.core.features.settings import _KNOWN_SETS, _PARAM_NAMES, FEATURE_PARAMS
 from tagtool.core.features.stacking import _hstack
@@ -132,8 +133,10 @@ class FeatureExtractor:
         columns: Sequence[str] | None = None,
         representations: WordRepresentations | None = None,
         vectors: WordRepresentations | None = None,
+        gazetteers: Gazetteers | None = None,
     ):
         self.feature_set = feature_set
+        self.gazetteers = gazetteers  # data too (the ``gaz`` set's dictionaries; gazetteers.json)
         # Data, not a setting: kept out of get_params and to_dict (the tagger
         # file stores the arrays beside meta.json, by fingerprint).
         self.representations = representations
@@ -192,6 +195,7 @@ class FeatureExtractor:
                 columns=self.columns,
                 representations=self.representations,
                 vectors=self.vectors,
+                gazetteers=self.gazetteers,
             )
             part._checked_feature_set()
             parts.append(part)
@@ -210,6 +214,8 @@ class FeatureExtractor:
                     "(tagtool.services.represent.learn_representations)"
                 )
             return self.representations.feature_set(self.feature_set)
+        if self.feature_set in GAZ_SETS:
+            return gazetteer_feature_set(self.feature_set, self.gazetteers)
         fs = FEATURE_SETS.get(self.feature_set)
         if fs is None:
             raise FeatureError(f"unknown feature set {self.feature_set!r}; choose one of {', '.join(_KNOWN_SETS)}")
@@ -396,16 +402,22 @@ class FeatureExtractor:
         """True if a set of ``feature_set`` reads the user's word vectors (``vec``, ``vec-dims``)."""
         return any(name in VEC_SETS for name in self._set_names)
 
+    @property
+    def uses_gazetteers(self) -> bool:
+        """True if a set of ``feature_set`` reads dictionaries (``gaz``)."""
+        return any(name in GAZ_SETS for name in self._set_names)
+
     @classmethod
     def from_dict(
         cls,
         data: Mapping,
         representations: WordRepresentations | None = None,
         vectors: WordRepresentations | None = None,
+        gazetteers: Gazetteers | None = None,
     ) -> FeatureExtractor:
         """Rebuild a fitted extractor written by :meth:`to_dict` (:func:`.serialised.from_dict`).
 
-        ``representations`` (``vectors``) are required when a set reads them,
-        and must be the ones it was fitted with (same fingerprint).
+        ``representations`` (``vectors``, ``gazetteers``) are required when a
+        set reads them, and must be the ones it was fitted with (same fingerprint).
         """
-        return serialised.from_dict(cls, data, representations, vectors)
+        return serialised.from_dict(cls, data, representations, vectors, gazetteers)
