@@ -136,11 +136,9 @@ class FeatureExtractor:
         gazetteers: Gazetteers | None = None,
     ):
         self.feature_set = feature_set
-        self.gazetteers = gazetteers  # data too (the ``gaz`` set's dictionaries; gazetteers.json)
-        # Data, not a setting: kept out of get_params and to_dict (the tagger
-        # file stores the arrays beside meta.json, by fingerprint).
-        self.representations = representations
-        self.vectors = vectors  # the user's word vectors (vec sets): data too, by fingerprint
+        # Data, not settings: kept out of get_params and to_dict (the tagger file stores them beside
+        # meta.json, by fingerprint): word representations (dist sets), the user's vectors (vec), dictionaries (gaz).
+        self.representations, self.vectors, self.gazetteers = representations, vectors, gazetteers
         self.window = window
         self.min_count = min_count
         self.hashing = hashing
@@ -417,7 +415,6 @@ class FeatureExtractor:
     ) -> FeatureExtractor:
         """Rebuild a fitted extractor written by :meth:`to_dict` (:func:`.serialised.from_dict`).
 
-        ``representations`` (``vectors``, ``gazetteers``) are required when a
-        set reads them, and must be the ones it was fitted with (same fingerprint).
+        The data a set reads are required, those it was fitted with (same fingerprint).
         """
         return serialised.from_dict(cls, data, representations, vectors, gazetteers)
