@@ -34,7 +34,7 @@ def _same(index: MatchIndex, sentences: list[Sentence]) -> None:
 def test_index_follows_every_edit_as_a_fresh_scan_would():
     rng = random.Random(7)
     sentences = [_sentence(rng) for _ in range(40)]
-    index = MatchIndex(sentences, NAMES)
+    index = MatchIndex(sentences, NAMES, fixed_ends=True)
     _same(index, sentences)
     for _step in range(150):
         i = rng.randrange(len(sentences))
@@ -55,7 +55,7 @@ def test_replaced_tokens_and_a_fresh_index_agree():
         sentences[i] = Sentence(
             sentences[i].tokens, tuple(changes.get(t, a) for t, a in enumerate(sentences[i].annotations))
         )
-    index = MatchIndex(sentences, NAMES)
+    index = MatchIndex(sentences, NAMES, fixed_ends=True)
     _same(index, sentences)
     sentences[4] = _sentence(rng)
     index.replace(4, sentences[4])
@@ -73,8 +73,18 @@ def test_occurrences_skip_labeled_tokens_and_match_a_start_lowercased():
         s("aspirin aspirin"),
         s("no aspirin", [None, "O"]),
     ]
-    index = MatchIndex(sentences, NAMES)
+    index = MatchIndex(sentences, NAMES, fixed_ends=True)
     assert index.occurrences([("Aspirin",), ("aspirin",)]) == {1: [1], 2: [0, 1]}
     assert [(m.sentence, m.start, m.note) for m in index.matches(1)] == [
         (1, 1, "same text labeled O in 1 sentence, ORG in 1 sentence")
     ]
+
+
+def test_the_app_counts_a_span_whose_neighbours_are_unlabeled():
+    labeled = Sentence(
+        ("Acme", "Corp", "hired", "John"), (frozenset({"B-ORG"}), frozenset({"I-ORG"}), frozenset(), frozenset())
+    )
+    other = Sentence(("at", "Acme", "Corp"), (frozenset(),) * 3)
+    assert MatchIndex([labeled, other], NAMES, fixed_ends=True).matches(1) == []
+    (match,) = MatchIndex([labeled, other], NAMES).matches(1)
+    assert (match.start, match.end, match.allowed) == (1, 3, (frozenset({"B-ORG"}), frozenset({"I-ORG"})))

@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from seqeval.metrics.sequence_labeling import get_entities
+
 from tagtool.core.corpus import Sentence
 from tagtool.services.string_matches import (
     OUTSIDE,
@@ -43,11 +45,23 @@ from tagtool.services.string_matches import (
 )
 
 
-def _spans(tokens: Sequence[str], annotations: Sequence[frozenset]) -> set[tuple[Key, str]]:
+def _labeled_spans(sentence: Sentence, fixed_ends: bool) -> list[tuple[str, int, int]]:
+    """The person's spans: :func:`labeled_spans`, or with ``fixed_ends`` False every span all of whose tokens
+    carry a full label, whatever the tokens around it carry."""
+    if fixed_ends:
+        return labeled_spans(sentence)
+    labels = [next(iter(a)) if len(a) == 1 else None for a in sentence.annotations]
+    if not any(label not in (None, OUTSIDE) for label in labels):
+        return []
+    spans = get_entities([label or OUTSIDE for label in labels])
+    return [(kind, first, last + 1) for kind, first, last in spans if None not in labels[first : last + 1]]
+
+
+def _spans(tokens: Sequence[str], annotations: Sequence[frozenset], fixed_ends: bool) -> set[tuple[Key, str]]:
     """The ``(key, type)`` pairs a sentence's full labels give as evidence."""
     sentence = Sentence(tuple(tokens), tuple(annotations))
     found = set()
-    for kind, start, end in labeled_spans(sentence):
+    for kind, start, end in _labeled_spans(sentence, fixed_ends):
         rest = tuple(tokens[start + 1 : end])
         for first in _forms(tokens, start):
             found.add(((first, *rest), kind))
@@ -75,10 +89,23 @@ class MatchIndex:
         The label set's names (suggestions are written in its scheme).
     min_support : int
         Sentences that must have labeled a string before it is suggested.
+    fixed_ends : bool
+        Count a span only where the labels around it fix its ends, as
+        :func:`~tagtool.services.string_matches.string_matches` does.  The app
+        counts every span whose tokens carry full labels (False): a person who
+        labels a selection as a span means that span, and should the next token
+        later continue it, the edit replaces the string.
     """
 
-    def __init__(self, sentences: Iterable[Sentence], names: Sequence[str] | None = None, *, min_support: int = 1):
-        self.names, self.min_support = names, min_support
+    def __init__(
+        self,
+        sentences: Iterable[Sentence],
+        names: Sequence[str] | None = None,
+        *,
+        min_support: int = 1,
+        fixed_ends: bool = False,
+    ):
+        self.names, self.min_support, self.fixed_ends = names, min_support, fixed_ends
         self.tokens: list[tuple[str, ...]] = []
         self.annotations: list[tuple[frozenset, ...]] = []
         self.spans: list[set[tuple[Key, str]]] = []
@@ -91,7 +118,7 @@ class MatchIndex:
             self.tokens.append(tuple(sentence.tokens))
             self.annotations.append(tuple(sentence.annotations))
             self._post(i, add=True)
-            self.spans.append(_spans(sentence.tokens, sentence.annotations))
+            self.spans.append(_spans(sentence.tokens, sentence.annotations, fixed_ends))
             for key, kind in self.spans[i]:
                 self.evidence[key][kind].add(i)
             self.outside_keys.append(set())
@@ -123,7 +150,7 @@ class MatchIndex:
             self.tokens[i] = tokens
             self._post(i, add=True)
         self.annotations[i] = annotations
-        old, new = self.spans[i], _spans(tokens, annotations)
+        old, new = self.spans[i], _spans(tokens, annotations, self.fixed_ends)
         self.spans[i] = new
         for key, kind in old - new:
             kinds = self.evidence[key]

@@ -1,0 +1,155 @@
+"""String-match suggestions in the app, from the first label on: the index behind them, kept up to date.
+
+:class:`StringSuggestions` keeps a :class:`~tagtool.services.match_index.MatchIndex`
+of the session's sentences and gives the open sentence's string matches to
+the model loop, which shows them among the model's hints
+(:func:`tagtool.gui.match_hints.with_matches`; precedence and display there).
+
+* **Built once** from the session's cached sentences: at once in a small
+  project, in a worker thread in a big one (:data:`BACKGROUND_BUILD_MIN`
+  sentences or more: a build takes about 1.4 s for 10,000 sentences,
+  benchmarks/results/string_matches.md), once the cache's background read
+  is in.  Edits made during a background build are replayed on it.
+* **Updated per edit**: the session's ``annotationsReplaced`` (emitted just
+  before ``annotationsChanged``, so the model loop's refresh already sees
+  the new index) updates the edited sentence only, a few milliseconds; a
+  split or merge replaces the sentence; a bulk change (an import, a label
+  rename) rebuilds.
+* **Dictionaries and patterns** a user brought (:func:`knowledge_suggestions`)
+  are matched on the open sentence and come after the person's own matches.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QObject, QTimer
+
+from tagtool.core.corpus import Sentence
+from tagtool.gui.hints import SentenceHints
+from tagtool.gui.match_hints import with_matches
+from tagtool.gui.worker import TaskRunner
+from tagtool.services.match_index import MatchIndex
+from tagtool.services.string_matches import StringMatch
+
+log = logging.getLogger(__name__)
+
+#: Projects with at least this many sentences build their index in a worker thread.
+BACKGROUND_BUILD_MIN = 1000
+
+
+def knowledge_suggestions(stored, sentence: Sentence, names: Sequence[str]) -> list[StringMatch]:
+    """The dictionary and pattern matches of one sentence (the project's stored ones); none yet.
+
+    The one place the matches of dictionaries and patterns a user brings plug in
+    (``tagtool.services.dictionaries.knowledge_matches`` over
+    ``project_dictionaries(stored)`` and ``project_patterns(stored)``).
+    """
+    return []
+
+
+def _build(sentences, names, _state) -> MatchIndex:
+    return MatchIndex(sentences, names)
+
+
+class StringSuggestions(QObject):
+    """The open sentence's string matches for the model loop's hints (module doc).
+
+    Parameters
+    ----------
+    session : Session
+    refresh : callable
+        Refreshes the editor's hints (the model loop's), once the index is built.
+    """
+
+    def __init__(self, session, refresh: Callable[[], None], parent: QObject | None = None):
+        super().__init__(parent)
+        self.session, self._refresh = session, refresh
+        #: The index (None until built).
+        self.index: MatchIndex | None = None
+        self._runner = TaskRunner(self)
+        self._replay: list[tuple[int, dict]] | None = None  # edits during a background build
+        self._retokenized: set[int] = set()
+        self._knowledge: tuple[int | None, list[StringMatch]] = (None, [])
+        session.annotationsReplaced.connect(self._replaced)
+        session.annotationsChanged.connect(self._changed)
+        session.tokensChanged.connect(self._tokens_changed)
+        session.sentencesReady.connect(self.build)
+        session.labelsChanged.connect(self.build)
+        QTimer.singleShot(0, self, self.build)  # after the window's first paint
+
+    def build(self) -> None:
+        """(Re)build the index from the session's sentences: now in a small project, in a worker in a big one."""
+        cache = self.session.cache
+        if not cache.sentences_ready:
+            cache.read_sentences()  # sentencesReady builds
+            return
+        _ids, sentences = cache.training_sentences()
+        names = self.session.project.labels.names
+        if len(sentences) < BACKGROUND_BUILD_MIN:
+            self._replay = None
+            self._install(MatchIndex(sentences, names))
+            return
+        self._replay = []
+        task = self._runner.start(_build, sentences, names)
+        task.signals.returned.connect(lambda index, t=task: self._runner.is_current(t) and self._install(index))
+
+    def _install(self, index: MatchIndex) -> None:
+        for i, changes in self._replay or ():
+            index.set_annotations(i, changes)
+        self._replay = None
+        self.index = index
+        self._refresh()
+
+    def shutdown(self) -> None:
+        self._runner.shutdown()
+
+    def _replaced(self, sid: int, _before, after) -> None:
+        i = self.session.index_of(sid)
+        if self._replay is not None:
+            self._replay.append((i, dict(after)))
+        if self.index is not None:
+            self.index.set_annotations(i, after)
+
+    def _changed(self, sid: int, changes) -> None:
+        if changes:
+            return  # an edit: _replaced took it
+        if sid in self._retokenized:
+            self._retokenized.discard(sid)
+            return
+        self.build()  # a bulk change
+
+    def _tokens_changed(self, sid: int, _focus: int) -> None:
+        self._retokenized.add(sid)
+        if self._replay is not None:
+            self.build()  # the build in progress has the old tokens
+        elif self.index is not None:
+            self.index.replace(self.session.index_of(sid), self.session.project.sentence(sid))
+
+    # ------------------------------------------------------------------
+    # what the editor shows
+
+    def matches(self, sid: int | None) -> list[StringMatch]:
+        """The string matches of sentence ``sid``: the person's, then dictionaries' and patterns'."""
+        if sid is None or self.index is None:
+            return []
+        i = self.session.index_of(sid)
+        own = self.index.matches(i)
+        return own + self.knowledge(sid)
+
+    def knowledge(self, sid: int) -> list[StringMatch]:
+        """The open sentence's dictionary and pattern matches (read again when another sentence opens)."""
+        if self._knowledge[0] != sid:
+            sentence = self.session.sentence
+            names = self.session.project.labels.names
+            found = knowledge_suggestions(self.session.project.stored, sentence, names) if sentence else []
+            self._knowledge = (sid, found)
+        return self._knowledge[1]
+
+    def hints(self, sid: int | None, hints: SentenceHints) -> SentenceHints:
+        """The model's ``hints`` of the open sentence with its string matches on top."""
+        if sid is None or sid != self.session.current_id:
+            return hints
+        names = self.session.project.labels.names
+        return with_matches(sid, hints, self.matches(sid), self.session.annotations, names)

@@ -1,0 +1,64 @@
+"""String-match suggestions in the editor from the first label on, and "Label all occurrences"."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tagtool.core import Corpus
+from tagtool.core.corpus import Sentence
+from tagtool.core.labels import LabelSet
+from tagtool.gui.hints import hint_tooltip
+from tagtool.store.project import Project
+from tests.gui.helpers import key_of, stored
+
+NAMES = ["O", "B-ORG", "I-ORG", "B-PER", "I-PER"]
+TEXTS = [
+    "Acme Corp hired John Smith .",
+    "John Smith left Acme Corp in May .",
+    "Shares of Acme Corp fell .",
+    "Acme Corp said nothing .",
+    "Smith and Jones met .",
+]
+
+
+@pytest.fixture
+def ner_project(tmp_path):
+    sentences = [Sentence(tuple(t.split()), (frozenset(),) * len(t.split())) for t in TEXTS]
+    path = tmp_path / "ner.tagproj"
+    Project.create(path, Corpus.from_sentences(sentences, labels=LabelSet(NAMES)), name="ner").close()
+    return path
+
+
+@pytest.fixture
+def ner(open_window, ner_project, qtbot):
+    window = open_window(ner_project)
+    window.model_loop.auto = False  # no model: string matches only
+    qtbot.waitUntil(lambda: window.model_loop.string_suggestions.index is not None)
+    return window
+
+
+def _label_span(window, qtbot, start: int, end: int, label: str) -> None:
+    editor = window.editor
+    editor.set_focus(start)
+    editor.set_focus(end - 1, extend=True)
+    qtbot.keyClick(editor, key_of(window, label))
+
+
+def test_first_label_is_suggested_where_the_string_recurs(ner, qtbot):
+    window, editor = ner, ner.editor
+    _label_span(window, qtbot, 0, 2, "B-ORG")  # "Acme Corp" in the first sentence
+    assert window.session.annotations[:2] == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))
+    window.session.step(1)
+    hints = editor.hints
+    assert [hints.get(t).suggestion for t in (3, 4)] == ["B-ORG", "I-ORG"]
+    text = hint_tooltip(hints.get(3))
+    assert "same text labeled ORG in 1 sentence" in text
+    # accepted as a model suggestion is: Space on the selection
+    editor.set_focus(3)
+    editor.set_focus(4, extend=True)
+    qtbot.keyClick(editor, Qt.Key_Space)
+    assert stored(window.session.project.path, window.session.current_id)[3:5] == (
+        frozenset({"B-ORG"}),
+        frozenset({"I-ORG"}),
+    )
