@@ -34,7 +34,7 @@ entities (Collins & Singer 1999, §2):
     For a stacked feature set of two template sets
     (``features.feature_set=crfsuite+default``): each set is one view; word
     representations stacked on them (``crfsuite+default+dist``) join the
-    first set's view.  The
+    first set's view, and so do dictionary features (``+gaz``).  The
     views are then two complete, differently built taggers of the same
     tokens — redundant, as co-training assumes (Blum & Mitchell 1998), where
     the other splits leave each view half a feature set.
@@ -89,6 +89,8 @@ VIEW_SPLIT_KINDS = VIEW_PARAMS["kind"].choices
 
 #: Name prefixes of the stacked columns that come from word representations.
 _DISTRIBUTIONAL_PREFIXES = ("dist/", "dist-dims/")
+#: Sets that join the first view of a two-set stack: word representations and dictionaries.
+_EXTRA_PREFIXES = (*_DISTRIBUTIONAL_PREFIXES, "gaz/")
 
 _MASK64 = (1 << 64) - 1
 
@@ -216,9 +218,7 @@ class ViewSplit:
         if families is not None and names is not None and len(names) == n_features and families.max(initial=0) > 1:
             # Two template sets plus word representations (crfsuite+default+dist):
             # the representations join the first set's view, the smaller of the two.
-            dist = np.fromiter(
-                (str(n).startswith(_DISTRIBUTIONAL_PREFIXES) for n in names), dtype=bool, count=n_features
-            )
+            dist = np.fromiter((str(n).startswith(_EXTRA_PREFIXES) for n in names), dtype=bool, count=n_features)
             families = np.where(dist, 0, families)
         if families is None or len(families) != n_features or set(np.unique(families).tolist()) != {0, 1}:
             raise ViewSplitError(

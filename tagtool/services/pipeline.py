@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from tagtool import collector
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.features import FeatureExtractor
+from tagtool.core.features.gazetteers import Gazetteers
 from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
@@ -50,6 +51,7 @@ from tagtool.learn.chain import ChainModel, check_decode_settings
 from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.services.training_setup import (
     TrainingSetupError,
+    attach_gazetteers,
     attach_representations,
     feature_views,
     make_extractor,
@@ -112,12 +114,14 @@ def prepare(
     text: Iterable | None = None,
     progress: ProgressCallback | None = None,
     should_stop: StopCallback | None = None,
+    gazetteers: Gazetteers | None = None,
 ) -> Prepared:
     """Fit the features, split the views and build the training snapshot (steps 1–2 of the module doc).
 
     ``representations`` / ``text``: see
     :func:`~tagtool.services.training_setup.attach_representations` (used only when the feature sets read word
-    representations).
+    representations); ``gazetteers``: the dictionaries of the ``gaz`` set
+    (:func:`~tagtool.services.training_setup.attach_gazetteers`).
     """
     sentences = _sentences(corpus, strip=False) + _sentences(unlabeled, strip=True)
     if not sentences:
@@ -133,6 +137,7 @@ def prepare(
         extractor = make_extractor(learner, features)
         if not hasattr(extractor, "n_features_"):
             attach_representations(extractor, sentences, representations, text, progress, should_stop)
+            attach_gazetteers(extractor, gazetteers)
             with collector.paused():
                 fitted = extractor.fit_transform(sentences)  # the snapshot's features too: one extraction
         view_split = view_split_for(learner, views, seed, extractor)
@@ -172,6 +177,7 @@ def train(
     representations: WordRepresentations | None = None,
     text: Iterable | None = None,
     decode: Mapping | None = None,
+    gazetteers: Gazetteers | None = None,
 ) -> Trained:
     """Train ``learner`` on ``corpus`` (plus ``unlabeled`` text): the tagger and its training snapshot.
 
@@ -215,6 +221,10 @@ def train(
         ``{"bio_constraint": False}`` for the unconstrained Viterbi path.
         Not taken from ``warm_start``: each training applies the default
         rule unless given.
+    gazetteers : Gazetteers, optional
+        The dictionaries the ``gaz`` feature set reads
+        (:func:`tagtool.services.dictionaries.gazetteers_of`); required when
+        the features include it.
 
     Returns
     -------
@@ -235,6 +245,7 @@ def train(
     prepared = prepare(
         corpus, learner, features=features, views=views, unlabeled=unlabeled, warm_start=warm_start, seed=seed,
         representations=representations, text=text, progress=progress, should_stop=should_stop,
+        gazetteers=gazetteers,
     )  # fmt: skip
     if should_stop is not None and should_stop():
         raise Cancelled("training cancelled")

@@ -64,7 +64,12 @@ class StringMatch:
         the evidence agrees, a candidate set where it conflicts.
     evidence : tuple of (str, int)
         Number of sentences where the string was labeled each type
-        (``"O"``: all its tokens labeled outside), most first.
+        (``"O"``: all its tokens labeled outside), most first; for a match
+        of a dictionary or pattern, the number of sources naming each type.
+    source : str
+        Where a match of a dictionary or pattern comes from
+        (:func:`tagtool.services.dictionaries.knowledge_matches`); empty
+        for a labeled string.
     """
 
     sentence: int
@@ -72,10 +77,13 @@ class StringMatch:
     end: int
     allowed: tuple[frozenset[str], ...]
     evidence: tuple[tuple[str, int], ...]
+    source: str = ""
 
     @property
     def note(self) -> str:
-        """The source, for a tooltip: ``same text labeled ORG in 3 sentences``."""
+        """The source, for a tooltip: ``same text labeled ORG in 3 sentences``, or :attr:`source`."""
+        if self.source:
+            return self.source
         parts = [f"{kind} in {n} sentence{'s' if n != 1 else ''}" for kind, n in self.evidence]
         return "same text labeled " + ", ".join(parts)
 

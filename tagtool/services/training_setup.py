@@ -40,6 +40,7 @@ import numpy as np
 from tagtool.core.corpus import Sentence
 from tagtool.core.features import FeatureExtractor, annotation_column_warnings, check_named_columns
 from tagtool.core.features.columns import input_columns
+from tagtool.core.features.gazetteers import GAZ_SETS, Gazetteers
 from tagtool.core.features.settings import FEATURE_PARAMS
 from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
 from tagtool.core.params import RANDOM_STATE
@@ -114,6 +115,41 @@ def attach_representations(
         part.representations = representations
 
 
+def attach_gazetteers(extractor: FeatureExtractor, gazetteers: Gazetteers | None) -> None:
+    """Give an unfitted extractor whose sets read dictionaries (``gaz``) the ones to read.
+
+    Raises
+    ------
+    TrainingSetupError
+        The features read dictionaries and none are given.
+    """
+    if not extractor.uses_gazetteers or extractor.gazetteers is not None:
+        return
+    if gazetteers is None:
+        raise TrainingSetupError(
+            "the gaz feature set needs dictionaries: train --gazetteer TYPE=FILE, or add them to the project "
+            "(tagtool dictionary PROJECT TYPE FILE)"
+        )
+    extractor.gazetteers = gazetteers
+    for part in getattr(extractor, "_parts", None) or ():
+        part.gazetteers = gazetteers
+
+
+def with_gazetteers(learner: Learner | type[Learner], features: Mapping | None = None) -> dict:
+    """Feature settings that add the ``gaz`` set to the learner's (or the given) feature set.
+
+    What training uses once dictionaries are given (``train --gazetteer``,
+    a project's stored dictionaries): ``crfsuite+default`` →
+    ``crfsuite+default+gaz``; a set that already reads them is kept
+    (benchmarks/results/dictionaries.md measures the rule).
+    """
+    settings = feature_settings(learner, features)
+    sets = str(settings.get("feature_set", "default")).split("+")
+    if not any(name in GAZ_SETS for name in sets):
+        settings["feature_set"] = "+".join([*sets, *GAZ_SETS])
+    return settings
+
+
 def representation_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
     """The word-representation feature sets for this text: ``dist``, and ``dist-dims`` unless it has input columns.
 
@@ -169,7 +205,7 @@ def default_view_kind(extractor: FeatureExtractor | None = None) -> str:
     """The default split of a fitted extractor's columns into two views.
 
     ``"feature-sets"`` for a stack of two template sets (one view each; word
-    representations on top join the first), ``"lexical-distributional"``
+    representations and dictionaries on top join the first), ``"lexical-distributional"``
     for one template set plus word representations, else
     :data:`DEFAULT_VIEW_KIND`.
     """
@@ -177,10 +213,12 @@ def default_view_kind(extractor: FeatureExtractor | None = None) -> str:
     if families is None or not len(families):
         return DEFAULT_VIEW_KIND
     n_sets = int(np.max(families)) + 1
-    n_dist = sum(name in DIST_SETS for name in str(extractor.feature_set).split("+"))
-    if n_sets - n_dist == 2:
+    sets = str(extractor.feature_set).split("+")
+    n_dist = sum(name in DIST_SETS for name in sets)
+    n_templates = n_sets - n_dist - sum(name in GAZ_SETS for name in sets)
+    if n_templates == 2:
         return "feature-sets"
-    if n_sets - n_dist == 1 and n_dist:
+    if n_templates == 1 and n_dist:
         return "lexical-distributional"
     return DEFAULT_VIEW_KIND
 

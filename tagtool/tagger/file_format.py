@@ -22,6 +22,10 @@ A :class:`~tagtool.tagger.model.Tagger` is saved as one zip file (docs/design.md
     Only when the features read word representations (the ``dist`` sets):
     :meth:`~tagtool.core.features.wordreps.WordRepresentations.to_arrays`,
     read the same way; ``meta.json`` names them by fingerprint.
+``gazetteers.json``
+    Only when the features read dictionaries (the ``gaz`` set): plain JSON,
+    :meth:`~tagtool.core.features.gazetteers.Gazetteers.to_json` (the
+    entries of every entity type); ``meta.json`` names them by fingerprint.
 
 Every size a file announces is bounded before memory is reserved for it
 (:mod:`tagtool.tagger.limits`): ``meta.json`` at most 256 MiB, all members
@@ -60,6 +64,8 @@ META_MEMBER = "meta.json"
 WEIGHTS_MEMBER = "weights.npz"
 #: Word representations (:mod:`tagtool.core.features.wordreps`), present when the features read them.
 REPRESENTATIONS_MEMBER = "representations.npz"
+#: Dictionaries (:mod:`tagtool.core.features.gazetteers`), present when the features read them.
+GAZETTEERS_MEMBER = "gazetteers.json"
 ARRAY_NAMES = ("weights", "trans", "start", "end", "feature_view")
 _META_KEYS = ("labels", "features", "view_split", "learner", "model")
 
@@ -98,8 +104,10 @@ def failing(source: str):
     return fail
 
 
-def write_archive(stream, meta: dict, arrays: dict, representations: dict | None = None) -> None:
-    """Write a tagger file to ``stream``: ``meta.json``, the model's arrays and, if given, the word representations."""
+def write_archive(
+    stream, meta: dict, arrays: dict, representations: dict | None = None, gazetteers: dict | None = None
+) -> None:
+    """Write a tagger file to ``stream``: ``meta.json``, the model's arrays, the representations and dictionaries."""
     weights = io.BytesIO()
     np.savez(weights, **arrays)
     text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
@@ -111,6 +119,8 @@ def write_archive(stream, meta: dict, arrays: dict, representations: dict | None
             reps = io.BytesIO()
             np.savez(reps, **representations)
             archive.writestr(REPRESENTATIONS_MEMBER, reps.getvalue())
+        if gazetteers is not None:
+            archive.writestr(GAZETTEERS_MEMBER, json.dumps(gazetteers, ensure_ascii=False).encode("utf-8"))
 
 
 #: Bytes of the weights that :func:`_compression` tries to compress.

@@ -238,7 +238,8 @@ class Tagger:
 
     def _write(self, stream) -> None:
         reps = self.extractor.representations.to_arrays() if self.extractor.uses_representations else None
-        write_archive(stream, self.to_meta(), self.model.to_arrays(), reps)
+        gaz = self.extractor.gazetteers.to_json() if self.extractor.uses_gazetteers else None
+        write_archive(stream, self.to_meta(), self.model.to_arrays(), reps, gaz)
 
     def save(self, path: str | PathLike) -> None:
         """Write the tagger file atomically: the target appears only when complete."""

@@ -6,6 +6,7 @@ naming the file; :func:`read_meta` reads only ``meta.json``.
 
 from __future__ import annotations
 
+import json
 from os import PathLike
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from tagtool.learn.chain import ChainModel, ModelMismatchError
 from tagtool.tagger import limits
 from tagtool.tagger.arrays import read_arrays, read_representations
 from tagtool.tagger.file_format import (
+    GAZETTEERS_MEMBER,
     META_MEMBER,
     REPRESENTATIONS_MEMBER,
     WEIGHTS_MEMBER,
@@ -75,10 +77,25 @@ def read_tagger(stream, source: str, make):
         reps = None
         if REPRESENTATIONS_MEMBER in archive.namelist():
             reps = read_representations(read_member(archive, REPRESENTATIONS_MEMBER, fail, budget), fail, budget)
-    return _assemble(meta, arrays, fail, make, reps)
+        gaz = None
+        if GAZETTEERS_MEMBER in archive.namelist():
+            gaz = _gazetteers(read_member(archive, GAZETTEERS_MEMBER, fail, budget), fail)
+    return _assemble(meta, arrays, fail, make, reps, gaz)
 
 
-def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, make, reps=None):
+def _gazetteers(raw: bytes, fail):
+    """The dictionaries of ``gazetteers.json``: plain JSON, checked by :meth:`Gazetteers.from_json`."""
+    from tagtool.core.features import FeatureError
+    from tagtool.core.features.gazetteers import Gazetteers
+
+    try:
+        return Gazetteers.from_json(json.loads(raw.decode("utf-8")))
+    except (ValueError, RecursionError) as exc:  # FeatureError is a ValueError
+        reason = exc if isinstance(exc, FeatureError) else f"not valid JSON ({type(exc).__name__})"
+        raise fail(f"{GAZETTEERS_MEMBER}: {reason}") from None
+
+
+def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, make, reps=None, gaz=None):
     # Local imports of the error types keep the failure modes listed in one place.
     from tagtool.core.features import FeatureError
     from tagtool.core.views import ViewSplitError
@@ -86,7 +103,7 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, make, reps=None):
 
     try:
         labels = LabelSet(meta["labels"])
-        extractor = _extractor(meta["features"], reps, fail)
+        extractor = _extractor(meta["features"], reps, fail, gaz)
         if not all(isinstance(c, str) for c in extractor.columns_):
             # from_dict takes the names as they are; tagging looks them up.
             raise fail(f"{META_MEMBER}: the feature columns must be names, got {list(extractor.columns_)!r:.100}")
@@ -115,12 +132,15 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, make, reps=None):
         raise fail(f"{META_MEMBER} is malformed ({type(exc).__name__}: {exc})") from None
 
 
-def _extractor(features: dict, reps, fail) -> FeatureExtractor:
-    """The fitted extractor of ``meta.json``, with the file's word representations if its features read them."""
+def _extractor(features: dict, reps, fail, gaz=None) -> FeatureExtractor:
+    """The fitted extractor of ``meta.json``, with the file's word representations and dictionaries if it reads them."""
+    from tagtool.core.features.gazetteers import GAZ_SETS
     from tagtool.core.features.wordreps import DIST_SETS
 
     params = features.get("params") if isinstance(features, dict) else None
     sets = str(params.get("feature_set", "")).split("+") if isinstance(params, dict) else []
     if reps is None and any(name in DIST_SETS for name in sets):
         raise fail(f"the features read word representations, but {REPRESENTATIONS_MEMBER} is missing")
-    return FeatureExtractor.from_dict(features, reps)
+    if gaz is None and any(name in GAZ_SETS for name in sets):
+        raise fail(f"the features read dictionaries, but {GAZETTEERS_MEMBER} is missing")
+    return FeatureExtractor.from_dict(features, reps, gaz)

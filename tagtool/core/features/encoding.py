@@ -282,6 +282,16 @@ def _flatten(sentences: Iterable, columns: Sequence[str]) -> tuple[np.ndarray, l
     return np.asarray(lengths, dtype=np.int64), words, values
 
 
+def _sentence_units(words: list[str], lengths: np.ndarray, features: Callable) -> list:
+    """``features`` of each sentence of the flat ``words`` (cut by ``lengths``), concatenated: one tuple a token."""
+    units: list = []
+    start = 0
+    for length in lengths.tolist():
+        units += features(words[start : start + length])
+        start += length
+    return units
+
+
 def _encode_batch(
     sentences: Iterable, feature_set: FeatureSet, columns: Sequence[str], table: _BaseTable, grow: bool
 ) -> tuple[np.ndarray, list[_Source]]:
@@ -294,6 +304,8 @@ def _encode_batch(
     encoded = [(words, feature_set.word_features)]
     for c in columns:
         encoded.append((values[c], lambda v, c=c: feature_set.column_features(c, v)))
+    if feature_set.sentence_features is not None:  # a unit: the tuple of a token's sentence-level names
+        encoded.append((_sentence_units(words, lengths, feature_set.sentence_features), list))
     units_and_csr = []
     for tokens, features in encoded:
         units, uniques = _unit_ids(tokens)

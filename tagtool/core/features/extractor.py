@@ -18,6 +18,7 @@ from tagtool.core.features.encoding import (
     _window_codes,
 )
 from tagtool.core.features.frozen import frozen_columns
+from tagtool.core.features.gazetteers import GAZ_SETS, Gazetteers, gazetteer_feature_set
 from tagtool.core.features.hashing import hashed_columns
 from tagtool.core.features.settings import _KNOWN_SETS, _PARAM_NAMES, FEATURE_PARAMS
 from tagtool.core.features.stacking import _hstack
@@ -131,8 +132,10 @@ class FeatureExtractor:
         pos_column: str | None = None,
         columns: Sequence[str] | None = None,
         representations: WordRepresentations | None = None,
+        gazetteers: Gazetteers | None = None,
     ):
         self.feature_set = feature_set
+        self.gazetteers = gazetteers  # data too (the ``gaz`` set's dictionaries; gazetteers.json)
         # Data, not a setting: kept out of get_params and to_dict (the tagger
         # file stores the arrays beside meta.json, by fingerprint).
         self.representations = representations
@@ -189,6 +192,7 @@ class FeatureExtractor:
                 pos_column=self.pos_column,
                 columns=self.columns,
                 representations=self.representations,
+                gazetteers=self.gazetteers,
             )
             part._checked_feature_set()
             parts.append(part)
@@ -203,6 +207,8 @@ class FeatureExtractor:
                     "(tagtool.services.represent.learn_representations)"
                 )
             return self.representations.feature_set(self.feature_set)
+        if self.feature_set in GAZ_SETS:
+            return gazetteer_feature_set(self.feature_set, self.gazetteers)
         fs = FEATURE_SETS.get(self.feature_set)
         if fs is None:
             raise FeatureError(f"unknown feature set {self.feature_set!r}; choose one of {', '.join(_KNOWN_SETS)}")
@@ -384,11 +390,18 @@ class FeatureExtractor:
         """True if a set of ``feature_set`` reads word representations (``dist``, ``dist-dims``)."""
         return any(name in DIST_SETS for name in self._set_names)
 
+    @property
+    def uses_gazetteers(self) -> bool:
+        """True if a set of ``feature_set`` reads dictionaries (``gaz``)."""
+        return any(name in GAZ_SETS for name in self._set_names)
+
     @classmethod
-    def from_dict(cls, data: Mapping, representations: WordRepresentations | None = None) -> FeatureExtractor:
+    def from_dict(
+        cls, data: Mapping, representations: WordRepresentations | None = None, gazetteers: Gazetteers | None = None
+    ) -> FeatureExtractor:
         """Rebuild a fitted extractor written by :meth:`to_dict` (:func:`.serialised.from_dict`).
 
-        ``representations`` are required when a set reads them, and must be
-        the ones it was fitted with (same fingerprint).
+        ``representations`` (``gazetteers``) are required when a set reads
+        them, and must be the ones it was fitted with (same fingerprint).
         """
-        return serialised.from_dict(cls, data, representations)
+        return serialised.from_dict(cls, data, representations, gazetteers)

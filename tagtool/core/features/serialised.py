@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from tagtool.core.features.encoding import _BaseTable
+from tagtool.core.features.gazetteers import GAZ_SETS
 from tagtool.core.features.templates import BOS, EOS, FeatureError, parse_feature_names
 from tagtool.core.features.wordreps import DIST_SETS
 
@@ -52,14 +53,16 @@ def to_dict(extractor) -> dict:
         data["table"] = table
     if extractor.feature_set in DIST_SETS:
         data["representations"] = extractor.representations.fingerprint
+    if extractor.feature_set in GAZ_SETS:
+        data["gazetteers"] = extractor.gazetteers.fingerprint
     return data
 
 
-def from_dict(cls, data: Mapping, representations=None):
+def from_dict(cls, data: Mapping, representations=None, gazetteers=None):
     """The fitted extractor (of class ``cls``) that :func:`to_dict` wrote as ``data``.
 
-    ``representations`` are required when a set reads them, and must be
-    the ones it was fitted with (same fingerprint).
+    ``representations`` (``gazetteers``) are required when a set reads them,
+    and must be the ones it was fitted with (same fingerprint).
     """
     try:
         version = data["format_version"]
@@ -73,7 +76,7 @@ def from_dict(cls, data: Mapping, representations=None):
     unknown = set(params) - set(cls().get_params())
     if unknown:
         raise FeatureError(f"unknown feature extractor parameters: {', '.join(sorted(unknown))}")
-    extractor = cls(**params, representations=representations)
+    extractor = cls(**params, representations=representations, gazetteers=gazetteers)
     extractor._checked_feature_set()
     if extractor._is_stacked:
         return _from_parts(cls, extractor, data.get("parts"))
@@ -81,6 +84,11 @@ def from_dict(cls, data: Mapping, representations=None):
         raise FeatureError(
             f"the {extractor.feature_set!r} features were fitted with other word representations "
             f"({data.get('representations')!r}, given {representations.fingerprint!r})"
+        )
+    if extractor.feature_set in GAZ_SETS and data.get("gazetteers") != gazetteers.fingerprint:
+        raise FeatureError(
+            f"the {extractor.feature_set!r} features were fitted with other dictionaries "
+            f"({data.get('gazetteers')!r}, given {gazetteers.fingerprint!r})"
         )
     extractor.columns_ = columns
     if extractor.hashing:
@@ -96,7 +104,7 @@ def _from_parts(cls, extractor, parts: object):
     """The stacked extractor of :func:`from_dict`: every part rebuilt, sets in the stated order."""
     if not isinstance(parts, list) or len(parts) != len(extractor._set_names):
         raise FeatureError(f"the stacked feature set {extractor.feature_set!r} needs one serialised part per set")
-    rebuilt = [cls.from_dict(p, extractor.representations) for p in parts]
+    rebuilt = [cls.from_dict(p, extractor.representations, extractor.gazetteers) for p in parts]
     if [p.feature_set for p in rebuilt] != extractor._set_names:
         raise FeatureError(f"the serialised parts do not match the feature set {extractor.feature_set!r}")
     extractor._set_parts(rebuilt)

@@ -263,6 +263,10 @@ class FeatureSet:
         ``"pos"``: one POS column (the extractor's ``pos_column``).
     fixed_window : int or None
         The only window the set allows, if any.
+    sentence_features : callable(sequence of str) -> list of tuple of str, or None
+        Base features that depend on the whole sentence (dictionary matches,
+        :mod:`tagtool.core.features.gazetteers`): given a sentence's tokens,
+        the names of every token's, added to its word features.
     """
 
     name: str
@@ -271,6 +275,7 @@ class FeatureSet:
     column_features: Callable[[str, str | None], list[str]]
     column_policy: str
     fixed_window: int | None = None
+    sentence_features: Callable[[Sequence[str]], list[tuple[str, ...]]] | None = None
 
     def template_of(self, base_name: str) -> Template:
         """The template a base-feature name belongs to; :class:`FeatureError` if none."""
