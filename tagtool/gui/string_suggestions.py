@@ -16,20 +16,32 @@ the model loop, which shows them among the model's hints
   split or merge replaces the sentence; a bulk change (an import, a label
   rename) rebuilds.
 * **Dictionaries and patterns** a user brought (:func:`knowledge_suggestions`)
-  are matched on the open sentence and come after the person's own matches.
+  are matched on every sentence in a worker thread (building their trie
+  alone takes about 0.1 s, too long for each sentence opened), again when
+  another sentence opens and they changed (a cheap look at the project's
+  resources); they come after the person's own matches.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from PySide6.QtCore import QObject, QTimer
 
-from tagtool.core.corpus import Sentence
+from tagtool.errors import TagtoolError
 from tagtool.gui.hints import SentenceHints
 from tagtool.gui.match_hints import with_matches
 from tagtool.gui.worker import TaskRunner
+from tagtool.services.dictionaries import (
+    GAZETTEER_KIND,
+    PATTERNS_KIND,
+    knowledge_matches,
+    project_dictionaries,
+    project_patterns,
+)
 from tagtool.services.match_index import MatchIndex
 from tagtool.services.string_matches import StringMatch
 
@@ -37,16 +49,32 @@ log = logging.getLogger(__name__)
 
 #: Projects with at least this many sentences build their index in a worker thread.
 BACKGROUND_BUILD_MIN = 1000
+#: The resource kinds whose matches are suggested (dictionaries, patterns).
+KNOWLEDGE_KINDS = (GAZETTEER_KIND, PATTERNS_KIND)
 
 
-def knowledge_suggestions(stored, sentence: Sentence, names: Sequence[str]) -> list[StringMatch]:
-    """The dictionary and pattern matches of one sentence (the project's stored ones); none yet.
+def knowledge_signature(stored) -> tuple:
+    """What identifies the project's dictionaries and patterns now (a cheap read: no data)."""
+    return tuple((r.kind, r.name, r.added, r.size) for kind in KNOWLEDGE_KINDS for r in stored.resources(kind))
 
-    The one place the matches of dictionaries and patterns a user brings plug in
-    (``tagtool.services.dictionaries.knowledge_matches`` over
-    ``project_dictionaries(stored)`` and ``project_patterns(stored)``).
+
+def knowledge_suggestions(stored, names: Sequence[str]):
+    """The function of the project's stored dictionaries and patterns that gives the dictionary and pattern
+    matches of sentences (:func:`tagtool.services.dictionaries.knowledge_matches`); None without any.
+
+    Read on the GUI thread (the project's connection is its); the function runs in a worker.
     """
-    return []
+    dictionaries, patterns = project_dictionaries(stored), project_patterns(stored)
+    if not dictionaries and not patterns:
+        return None
+    return partial(knowledge_matches, dictionaries=dictionaries, patterns=patterns, label_names=list(names))
+
+
+def _knowledge_by_sentence(sentences, match, _state) -> dict[int, list[StringMatch]]:
+    out: dict[int, list[StringMatch]] = defaultdict(list)
+    for m in match(sentences):
+        out[m.sentence].append(m)
+    return dict(out)
 
 
 def _build(sentences, names, _state) -> MatchIndex:
@@ -71,12 +99,16 @@ class StringSuggestions(QObject):
         self._runner = TaskRunner(self)
         self._replay: list[tuple[int, dict]] | None = None  # edits during a background build
         self._retokenized: set[int] = set()
-        self._knowledge: tuple[int | None, list[StringMatch]] = (None, [])
+        #: Dictionary and pattern matches by sentence position, for the signature of the resources they are of.
+        self._knowledge: dict[int, list[StringMatch]] = {}
+        self._signature: tuple | None = None
+        self._knowledge_runner = TaskRunner(self)
         session.annotationsReplaced.connect(self._replaced)
         session.annotationsChanged.connect(self._changed)
         session.tokensChanged.connect(self._tokens_changed)
         session.sentencesReady.connect(self.build)
         session.labelsChanged.connect(self.build)
+        session.sentenceChanged.connect(lambda _sid: self.check_knowledge())
         QTimer.singleShot(0, self, self.build)  # after the window's first paint
 
     def build(self) -> None:
@@ -87,6 +119,7 @@ class StringSuggestions(QObject):
             return
         _ids, sentences = cache.training_sentences()
         names = self.session.project.labels.names
+        self.check_knowledge(force=True)
         if len(sentences) < BACKGROUND_BUILD_MIN:
             self._replay = None
             self._install(MatchIndex(sentences, names))
@@ -94,6 +127,35 @@ class StringSuggestions(QObject):
         self._replay = []
         task = self._runner.start(_build, sentences, names)
         task.signals.returned.connect(lambda index, t=task: self._runner.is_current(t) and self._install(index))
+
+    def check_knowledge(self, force: bool = False) -> None:
+        """Match the project's dictionaries and patterns again if they changed (``force``: the sentences did)."""
+        stored = self.session.project.stored
+        try:
+            signature = knowledge_signature(stored)
+            if signature == self._signature and not force:
+                return
+            self._signature = signature
+            match = knowledge_suggestions(stored, self.session.project.labels.names) if signature else None
+        except TagtoolError as e:
+            log.warning("the project's dictionaries and patterns give no suggestion: %s", e)
+            match = None
+        if match is None:
+            self._knowledge_runner.cancel()
+            self._set_knowledge({})
+            return
+        if not self.session.cache.sentences_ready:
+            self._signature = None  # matched once the sentences are in (build)
+            return
+        _ids, sentences = self.session.cache.training_sentences()
+        task = self._knowledge_runner.start(_knowledge_by_sentence, sentences, match)
+        task.signals.returned.connect(
+            lambda found, t=task: self._knowledge_runner.is_current(t) and self._set_knowledge(found)
+        )
+
+    def _set_knowledge(self, found: dict[int, list[StringMatch]]) -> None:
+        self._knowledge = found
+        self._refresh()
 
     def _install(self, index: MatchIndex) -> None:
         for i, changes in self._replay or ():
@@ -104,6 +166,7 @@ class StringSuggestions(QObject):
 
     def shutdown(self) -> None:
         self._runner.shutdown()
+        self._knowledge_runner.shutdown()
 
     def _replaced(self, sid: int, _before, after) -> None:
         i = self.session.index_of(sid)
@@ -126,6 +189,7 @@ class StringSuggestions(QObject):
             self.build()  # the build in progress has the old tokens
         elif self.index is not None:
             self.index.replace(self.session.index_of(sid), self.session.project.sentence(sid))
+        self._knowledge.pop(self.session.index_of(sid), None)  # they name the old tokens
 
     # ------------------------------------------------------------------
     # what the editor shows
@@ -135,17 +199,7 @@ class StringSuggestions(QObject):
         if sid is None or self.index is None:
             return []
         i = self.session.index_of(sid)
-        own = self.index.matches(i)
-        return own + self.knowledge(sid)
-
-    def knowledge(self, sid: int) -> list[StringMatch]:
-        """The open sentence's dictionary and pattern matches (read again when another sentence opens)."""
-        if self._knowledge[0] != sid:
-            sentence = self.session.sentence
-            names = self.session.project.labels.names
-            found = knowledge_suggestions(self.session.project.stored, sentence, names) if sentence else []
-            self._knowledge = (sid, found)
-        return self._knowledge[1]
+        return self.index.matches(i) + self._knowledge.get(i, [])
 
     def hints(self, sid: int | None, hints: SentenceHints) -> SentenceHints:
         """The model's ``hints`` of the open sentence with its string matches on top."""

@@ -62,3 +62,21 @@ def test_first_label_is_suggested_where_the_string_recurs(ner, qtbot):
         frozenset({"B-ORG"}),
         frozenset({"I-ORG"}),
     )
+
+
+def test_dictionary_matches_are_suggested_with_their_source(open_window, ner_project, qtbot):
+    from tagtool.services.dictionaries import parse_dictionary, store_dictionary
+
+    with Project.open(ner_project) as project:
+        store_dictionary(project.stored, parse_dictionary("John Smith\nJones\n", "PER", "people.txt"))
+    window = open_window(ner_project)
+    window.model_loop.auto = False
+    editor = window.editor
+    qtbot.waitUntil(lambda: editor.hints.get(3) is not None and editor.hints.get(3).source != "")
+    assert [editor.hints.get(t).suggestion for t in (3, 4)] == ["B-PER", "I-PER"]
+    assert "in the dictionary PER (people.txt)" in hint_tooltip(editor.hints.get(3))
+    # the person's own label of a string wins over the dictionary where both match
+    _label_span(window, qtbot, 0, 2, "B-ORG")
+    window.session.step(4)  # "Smith and Jones met ."
+    qtbot.waitUntil(lambda: editor.hints.get(2) is not None)
+    assert editor.hints.get(2).suggestion == "B-PER"
