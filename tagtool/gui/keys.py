@@ -110,6 +110,14 @@ KEYS = (
         command="picker",
         shown="/  Ctrl+L",
     ),
+    Key(
+        "label all",
+        ("Ctrl+Shift+L",),
+        "label all occurrences: the labeled span or the suggestion at the focused token, wherever its text recurs "
+        "on unlabeled tokens of the project (Edit menu; one undo step)",
+        LABELING,
+        by=(MENU,),
+    ),
     Key("next", ("N",), "next sentence", SENTENCES, by=(EDITOR, MENU), command="navigate"),
     Key("previous", ("P",), "previous sentence", SENTENCES, by=(EDITOR, MENU), command="navigate"),
     Key(

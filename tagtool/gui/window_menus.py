@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from tagtool.gui.keys import key
+from tagtool.gui.label_all import label_all
 from tagtool.gui.preferences import edit_preferences
 from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.sample import ask_reset_sample
@@ -102,8 +103,17 @@ class WindowMenus:
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         edit.addSeparator()
+        self.label_all_action = self._action(edit, "Label &all occurrences", self.label_all_occurrences, "label all")
+        self.label_all_action.setToolTip("Label the focused span's text wherever it recurs unlabeled (one undo step)")
+        edit.addSeparator()
         self._action(edit, "&Labels…", self.edit_labels)
         self._action(edit, "&Preferences…", lambda: edit_preferences(self), "preferences", False)
+
+    def label_all_occurrences(self) -> None:
+        """Edit › Label all occurrences (:mod:`tagtool.gui.label_all`); the status bar says how many."""
+        if self.model_loop is not None:
+            message = label_all(self.editor, self.model_loop.string_suggestions.index)
+            self.statusBar().showMessage(message, 8000)
 
     def _go_menu(self, go, edit) -> None:
         self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "next")

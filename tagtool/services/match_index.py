@@ -45,7 +45,7 @@ from tagtool.services.string_matches import (
 )
 
 
-def _labeled_spans(sentence: Sentence, fixed_ends: bool) -> list[tuple[str, int, int]]:
+def person_spans(sentence: Sentence, fixed_ends: bool = False) -> list[tuple[str, int, int]]:
     """The person's spans: :func:`labeled_spans`, or with ``fixed_ends`` False every span all of whose tokens
     carry a full label, whatever the tokens around it carry."""
     if fixed_ends:
@@ -61,7 +61,7 @@ def _spans(tokens: Sequence[str], annotations: Sequence[frozenset], fixed_ends: 
     """The ``(key, type)`` pairs a sentence's full labels give as evidence."""
     sentence = Sentence(tuple(tokens), tuple(annotations))
     found = set()
-    for kind, start, end in _labeled_spans(sentence, fixed_ends):
+    for kind, start, end in person_spans(sentence, fixed_ends):
         rest = tuple(tokens[start + 1 : end])
         for first in _forms(tokens, start):
             found.add(((first, *rest), kind))

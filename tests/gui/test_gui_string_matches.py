@@ -80,3 +80,40 @@ def test_dictionary_matches_are_suggested_with_their_source(open_window, ner_pro
     window.session.step(4)  # "Smith and Jones met ."
     qtbot.waitUntil(lambda: editor.hints.get(2) is not None)
     assert editor.hints.get(2).suggestion == "B-PER"
+
+
+def test_label_all_occurrences_is_one_undo_step(ner, qtbot):
+    window, session = ner, ner.session
+    _label_span(window, qtbot, 0, 2, "B-ORG")
+    window.editor.set_focus(1)
+    window.label_all_action.trigger()
+    assert "Labeled 3 occurrences of “Acme Corp” B-ORG I-ORG in 3 sentences" in window.statusBar().currentMessage()
+    path, ids = session.project.path, session.sentence_ids
+    assert stored(path, ids[1])[3:5] == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))
+    assert stored(path, ids[3])[:2] == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))
+    assert session.current_id == ids[0]  # the window stays where it was
+    assert session.counts.token_counts()["full"] == 8
+    # the new labels are evidence too, and no suggestion is left for the string
+    assert window.model_loop.string_suggestions.index.evidence[("Acme", "Corp")]["ORG"] == {0, 1, 2, 3}
+    session.undo_stack.undo()
+    assert all(not a for a in stored(path, ids[1]))
+    assert stored(path, ids[0])[:2] == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))  # the span itself stays
+    assert session.counts.token_counts()["full"] == 2
+    session.undo_stack.redo()
+    assert stored(path, ids[2])[2:4] == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))
+    # nothing left to label: said so
+    window.label_all_action.trigger()
+    assert "No unlabeled occurrence of “Acme Corp”" in window.statusBar().currentMessage()
+
+
+def test_label_all_from_a_suggestion_and_the_keys(ner, qtbot):
+    window, session = ner, ner.session
+    _label_span(window, qtbot, 3, 5, "B-PER")  # "John Smith"
+    session.step(1)
+    editor = window.editor
+    editor.set_focus(0)  # the suggested "John Smith"
+    assert editor.hints.get(0).source
+    qtbot.keyClick(editor, Qt.Key_L, Qt.ControlModifier | Qt.ShiftModifier)
+    assert "Labeled 1 occurrence of “John Smith” B-PER I-PER in 1 sentence" in window.statusBar().currentMessage()
+    assert session.annotations[:2] == (frozenset({"B-PER"}), frozenset({"I-PER"}))
+    assert "Label all occurrences" in [a.text().replace("&", "") for a in editor.build_menu().actions()]
