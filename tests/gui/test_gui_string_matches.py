@@ -117,3 +117,50 @@ def test_label_all_from_a_suggestion_and_the_keys(ner, qtbot):
     assert "Labeled 1 occurrence of “John Smith” B-PER I-PER in 1 sentence" in window.statusBar().currentMessage()
     assert session.annotations[:2] == (frozenset({"B-PER"}), frozenset({"I-PER"}))
     assert "Label all occurrences" in [a.text().replace("&", "") for a in editor.build_menu().actions()]
+
+
+def _match(start, allowed, evidence, source=""):
+    from tagtool.services.string_matches import StringMatch
+
+    return StringMatch(0, start, start + len(allowed), tuple(frozenset(a) for a in allowed), evidence, source)
+
+
+def test_precedence_over_the_model_and_candidate_sets():
+    from tagtool.gui.hints import SentenceHints, TokenHint
+    from tagtool.gui.match_hints import with_matches
+
+    model = SentenceHints(0, {t: TokenHint(suggestion=s) for t, s in enumerate(["O", "B-PER", "B-PER", "O"])})
+    empty = (frozenset(),) * 4
+    agreed = _match(0, [{"B-ORG"}], (("ORG", 2),))
+    torn = _match(1, [{"B-ORG", "B-PER"}], (("ORG", 1), ("PER", 1)))
+    unpicked = _match(2, [{"B-ORG", "O"}], (("ORG", 1), ("O", 1)))
+    hints = with_matches(0, model, [agreed, torn, unpicked], empty, NAMES)
+    # agreeing evidence wins over the model; the model's other suggestion stays in the tooltip
+    assert hints.get(0).suggestion == "B-ORG" and hints.get(0).model_suggestion == "O"
+    assert "Model suggests: O" in hint_tooltip(hints.get(0))
+    # conflicting evidence: the candidate set, the model's pick first and accepted
+    assert hints.get(1).candidates == ("B-PER", "B-ORG") and hints.get(1).accepted() == {"B-PER"}
+    # the model picks outside the set: the set is what accepting gives
+    assert hints.get(2).suggestion is None and hints.get(2).accepted() == {"O", "B-ORG"}
+    assert hints.get(3).suggestion == "O" and not hints.get(3).source  # the model's own
+    # the person's matches come first; a later (dictionary) match over the same tokens is left out
+    dictionary = _match(0, [{"B-PER"}], (("PER", 1),), "in the dictionary PER (people.txt)")
+    labeled = (frozenset({"O"}),) + empty[1:]
+    assert with_matches(0, model, [agreed, dictionary], empty, NAMES).get(0).suggestion == "B-ORG"
+    assert with_matches(0, SentenceHints(), [dictionary], labeled, NAMES).get(0) is None  # never on a labeled token
+
+
+def test_conflicting_evidence_accepted_as_a_candidate_set(ner, qtbot):
+    window, session, editor = ner, ner.session, ner.editor
+    ids = session.sentence_ids
+    _label_span(window, qtbot, 0, 2, "B-ORG")  # "Acme Corp" ORG in sentence 1 ...
+    session.go_to(ids[3])
+    _label_span(window, qtbot, 0, 2, "B-PER")  # ... and PER in sentence 4
+    session.go_to(ids[2])
+    hint = editor.hints.get(2)
+    assert set(hint.candidates) == {"B-ORG", "B-PER"} and hint.suggestion is None
+    assert "same text labeled ORG in 1 sentence, PER in 1 sentence" in hint_tooltip(hint)
+    editor.set_focus(2)
+    editor.set_focus(3, extend=True)
+    qtbot.keyClick(editor, Qt.Key_Space)
+    assert session.annotations[2:4] == (frozenset({"B-ORG", "B-PER"}), frozenset({"I-ORG", "I-PER"}))
