@@ -164,3 +164,36 @@ def test_conflicting_evidence_accepted_as_a_candidate_set(ner, qtbot):
     editor.set_focus(3, extend=True)
     qtbot.keyClick(editor, Qt.Key_Space)
     assert session.annotations[2:4] == (frozenset({"B-ORG", "B-PER"}), frozenset({"I-ORG", "I-PER"}))
+
+
+def test_beside_the_model_on_a_chunking_project(window, qtbot):
+    from tests.gui.test_gui_model_loop import go_unlabeled, train
+
+    loop = window.model_loop
+    qtbot.waitUntil(lambda: loop.string_suggestions.index is not None)
+    train(window, qtbot)
+    editor = go_unlabeled(window)
+    hints = editor.hints.tokens
+    matched = [t for t, h in hints.items() if h.source]
+    model_only = [t for t, h in hints.items() if not h.source and h.suggestion]
+    assert matched and model_only  # strings labeled in the first sentences, the model elsewhere
+    assert all(hints[t].accepted() for t in matched)
+    sid = window.session.current_id
+    qtbot.keyClick(editor, Qt.Key_Return)  # Enter accepts both kinds at once
+    saved = stored(window.session.project.path, sid)
+    assert all(saved[t] for t in matched + model_only)
+
+
+def test_a_big_project_builds_its_index_in_a_worker_and_replays_edits(open_window, ner_project, qtbot, monkeypatch):
+    from tagtool.gui import string_suggestions
+
+    monkeypatch.setattr(string_suggestions, "BACKGROUND_BUILD_MIN", 1)
+    window = open_window(ner_project)
+    window.model_loop.auto = False
+    suggestions = window.model_loop.string_suggestions
+    qtbot.waitUntil(lambda: suggestions._replay is not None or suggestions.index is not None)
+    _label_span(window, qtbot, 0, 2, "B-ORG")  # maybe during the build: replayed on it
+    qtbot.waitUntil(lambda: suggestions.index is not None)
+    assert suggestions.index.evidence[("Acme", "Corp")]["ORG"] == {0}
+    window.session.step(1)
+    assert window.editor.hints.get(3).suggestion == "B-ORG"
