@@ -223,8 +223,9 @@ class ModelLoop(QObject):
     # ------------------------------------------------------------------
     # runs
 
-    def _edited(self, _sid, _changes) -> None:
-        self._refresh_hints()
+    def _edited(self, sid, _changes) -> None:
+        if sid == self.session.current_id:  # another sentence's (Label all occurrences): nothing on screen
+            self._refresh_hints()
         if self.auto:
             if self.runner.busy:
                 self.runner.cancel()  # obsolete now

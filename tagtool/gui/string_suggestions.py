@@ -99,6 +99,7 @@ class StringSuggestions(QObject):
         self._runner = TaskRunner(self)
         self._replay: list[tuple[int, dict]] | None = None  # edits during a background build
         self._retokenized: set[int] = set()
+        self._closed = False
         #: Dictionary and pattern matches by sentence position, for the signature of the resources they are of.
         self._knowledge: dict[int, list[StringMatch]] = {}
         self._signature: tuple | None = None
@@ -113,6 +114,8 @@ class StringSuggestions(QObject):
 
     def build(self) -> None:
         """(Re)build the index from the session's sentences: now in a small project, in a worker in a big one."""
+        if self._closed or self.session.project.closed:
+            return
         cache = self.session.cache
         if not cache.sentences_ready:
             cache.read_sentences()  # sentencesReady builds
@@ -130,6 +133,8 @@ class StringSuggestions(QObject):
 
     def check_knowledge(self, force: bool = False) -> None:
         """Match the project's dictionaries and patterns again if they changed (``force``: the sentences did)."""
+        if self._closed or self.session.project.closed:
+            return
         stored = self.session.project.stored
         try:
             signature = knowledge_signature(stored)
@@ -165,6 +170,7 @@ class StringSuggestions(QObject):
         self._refresh()
 
     def shutdown(self) -> None:
+        self._closed = True
         self._runner.shutdown()
         self._knowledge_runner.shutdown()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QMessageBox, QWidget
 
 from tagtool.gui.keys import key
 from tagtool.gui.label_all import label_all
@@ -53,6 +53,11 @@ def shortcuts(name: str) -> list[QKeySequence]:
     if row.standard:
         return key_sequences(getattr(QKeySequence, row.standard), *row.keys)
     return [QKeySequence(k) for k in row.keys]
+
+
+def _ask(parent: QWidget, question: str) -> bool:
+    answer = QMessageBox.question(parent, "Label all occurrences", question, QMessageBox.Yes | QMessageBox.No)
+    return answer == QMessageBox.Yes
 
 
 class WindowMenus:
@@ -112,7 +117,8 @@ class WindowMenus:
     def label_all_occurrences(self) -> None:
         """Edit › Label all occurrences (:mod:`tagtool.gui.label_all`); the status bar says how many."""
         if self.model_loop is not None:
-            message = label_all(self.editor, self.model_loop.string_suggestions.index)
+            index = self.model_loop.string_suggestions.index
+            message = label_all(self.editor, index, lambda question: _ask(self, question))
             self.statusBar().showMessage(message, 8000)
 
     def _go_menu(self, go, edit) -> None:

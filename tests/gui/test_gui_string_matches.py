@@ -197,3 +197,17 @@ def test_a_big_project_builds_its_index_in_a_worker_and_replays_edits(open_windo
     assert suggestions.index.evidence[("Acme", "Corp")]["ORG"] == {0}
     window.session.step(1)
     assert window.editor.hints.get(3).suggestion == "B-ORG"
+
+
+def test_label_all_asks_first_above_many_sentences(ner, qtbot, monkeypatch):
+    from tagtool.gui import label_all, window_menus
+
+    monkeypatch.setattr(label_all, "CONFIRM_SENTENCES", 1)
+    asked = []
+    monkeypatch.setattr(window_menus, "_ask", lambda _parent, question: asked.append(question) or False)
+    _label_span(ner, qtbot, 0, 2, "B-ORG")
+    ner.editor.set_focus(0)
+    ner.label_all_action.trigger()
+    assert asked == ["Label 3 occurrences of “Acme Corp” as B-ORG I-ORG in 3 sentences?"]
+    assert "nothing changed" in ner.statusBar().currentMessage()
+    assert not any(stored(ner.session.project.path, ner.session.sentence_ids[3]))
