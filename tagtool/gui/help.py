@@ -49,7 +49,7 @@ def legend_html(style: LabelStyle) -> str:
         "<p><b>Model marks</b> (View menu toggles):<br>"
         "<i>Faded italic label</i>: the model's suggestion (Enter accepts the sentence's, "
         "Space the selected token's, a click on it its span's).<br>"
-        "<span style='border:1px dashed #0f9d8a'>&nbsp;<i>Teal dashed outline</i>&nbsp;</span>: a string match, "
+        "<span style='color:#0f9d8a'><b>Teal dashed outline</b></span> round a suggestion: a string match, "
         "the same text labeled elsewhere (or in a dictionary, a pattern), from the first label on; <i>A | B</i>: "
         "its evidence conflicts (the tooltip names the source). Ctrl+Shift+L labels every occurrence.<br>"
         "<span style='background:rgba(240,160,48,0.55)'>&nbsp;Amber token&nbsp;</span>: the model is "
