@@ -211,3 +211,16 @@ def test_label_all_asks_first_above_many_sentences(ner, qtbot, monkeypatch):
     assert asked == ["Label 3 occurrences of “Acme Corp” as B-ORG I-ORG in 3 sentences?"]
     assert "nothing changed" in ner.statusBar().currentMessage()
     assert not any(stored(ner.session.project.path, ner.session.sentence_ids[3]))
+
+
+def test_a_merge_of_tokens_updates_the_index(ner, qtbot):
+    window, session, editor = ner, ner.session, ner.editor
+    _label_span(window, qtbot, 0, 1, "B-ORG")  # "Acme" alone
+    session.go_to(session.sentence_ids[2])  # "Shares of Acme Corp fell ."
+    assert editor.hints.get(2).suggestion == "B-ORG"
+    assert session.edits.merge_tokens(2)  # "Acme Corp" is one token now: no longer "Acme"
+    suggestions = window.model_loop.string_suggestions
+    assert "Acme" not in suggestions.index.tokens[2]
+    assert all(not h.source for h in editor.hints.tokens.values())
+    session.undo_stack.undo()
+    assert editor.hints.get(2).suggestion == "B-ORG"
