@@ -31,7 +31,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._results import machine_lines, write_keeping_analysis
+from benchmarks._results import load_average, machine_lines, write_keeping_analysis
 from tagtool.core import Corpus
 from tagtool.services.match_index import MatchIndex
 from tagtool.services.string_matches import string_matches
@@ -166,6 +166,7 @@ def main() -> int:
         f"{EDITS} random edits (gold labels or a clear) each followed by the next sentence's matches.",
         "",
         *machine_lines(),
+        f"- load average at the end (1, 5, 15 min): {load_average()}",
         "",
     ]
     write_keeping_analysis(OUT, intro + lines)

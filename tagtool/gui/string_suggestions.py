@@ -34,6 +34,7 @@ from PySide6.QtCore import QObject, QTimer
 from tagtool.errors import TagtoolError
 from tagtool.gui.hints import SentenceHints
 from tagtool.gui.match_hints import with_matches
+from tagtool.gui.sentence_reader import collector_paused
 from tagtool.gui.worker import TaskRunner
 from tagtool.services.dictionaries import (
     GAZETTEER_KIND,
@@ -72,13 +73,15 @@ def knowledge_suggestions(stored, names: Sequence[str]):
 
 def _knowledge_by_sentence(sentences, match, _state) -> dict[int, list[StringMatch]]:
     out: dict[int, list[StringMatch]] = defaultdict(list)
-    for m in match(sentences):
-        out[m.sentence].append(m)
+    with collector_paused():
+        for m in match(sentences):
+            out[m.sentence].append(m)
     return dict(out)
 
 
 def _build(sentences, names, _state) -> MatchIndex:
-    return MatchIndex(sentences, names)
+    with collector_paused():  # else full collections walking its objects stall the window (as a read's)
+        return MatchIndex(sentences, names)
 
 
 class StringSuggestions(QObject):
@@ -96,7 +99,7 @@ class StringSuggestions(QObject):
         self.session, self._refresh = session, refresh
         #: The index (None until built).
         self.index: MatchIndex | None = None
-        self._runner = TaskRunner(self)
+        self._runner = TaskRunner(self, paced=True)  # the build lets the window have its turns
         self._replay: list[tuple[int, dict]] | None = None  # edits during a background build
         self._retokenized: set[int] = set()
         self._closed = False

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from seqeval.metrics.sequence_labeling import get_entities
 
+from tagtool import pacing
 from tagtool.core.corpus import Sentence
 from tagtool.services.string_matches import (
     OUTSIDE,
@@ -115,6 +116,8 @@ class MatchIndex:
         self.postings: dict[str, set[int]] = defaultdict(set)
         self.trie: dict = {}
         for i, sentence in enumerate(sentences):
+            if i % pacing.EVERY == 0:
+                pacing.checkpoint()  # a worker building it lets the window have its turns
             self.tokens.append(tuple(sentence.tokens))
             self.annotations.append(tuple(sentence.annotations))
             self._post(i, add=True)
@@ -125,6 +128,8 @@ class MatchIndex:
         for key in self.evidence:
             self._trie_add(key)
         for i in range(len(self.tokens)):
+            if i % pacing.EVERY == 0:
+                pacing.checkpoint()
             self._set_outside(i)
 
     def __len__(self) -> int:
