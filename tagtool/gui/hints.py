@@ -78,6 +78,8 @@ class Marks:
     uncertainty: bool = True
     disagreement: bool = True
     confidences: bool = True
+    #: String-match suggestions (the person's labeled strings, dictionaries, patterns) beside the model's.
+    string_matches: bool = True
 
 
 def hints_for(

@@ -411,4 +411,4 @@ class ModelLoop(QObject):
         sid = self.session.current_id
         guidance, questions = self.hold.shown(sid)  # the open sentence's are held still
         hints = hints_for(sid, guidance, self.session.annotations, self.marks, questions, self.questions.asking)
-        self.editor.set_hints(self.string_suggestions.hints(sid, hints))
+        self.editor.set_hints(self.string_suggestions.hints(sid, hints) if self.marks.string_matches else hints)

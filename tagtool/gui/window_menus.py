@@ -21,12 +21,13 @@ from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.settings import THEMES
 from tagtool.gui.window_layout import SidePanels
 
-#: The View menu's toggles of what the model marks in the editor: ``(Marks field, menu text)``.
+#: The View menu's toggles of what the editor marks (the model's, and string matches): ``(Marks field, menu text)``.
 MARKS = (
     ("suggestions", "Model &suggestions"),
     ("uncertainty", "&Uncertainty shading"),
     ("disagreement", "View &disagreement marks"),
     ("confidences", "WD-PSL candidate &confidences"),
+    ("string_matches", "S&tring-match suggestions"),
 )
 
 

@@ -224,3 +224,14 @@ def test_a_merge_of_tokens_updates_the_index(ner, qtbot):
     assert all(not h.source for h in editor.hints.tokens.values())
     session.undo_stack.undo()
     assert editor.hints.get(2).suggestion == "B-ORG"
+
+
+def test_the_view_menu_turns_string_matches_off_and_on(ner, qtbot):
+    window, editor = ner, ner.editor
+    _label_span(window, qtbot, 0, 2, "B-ORG")
+    window.session.step(1)
+    assert editor.hints.get(3).source
+    window.mark_actions["string_matches"].setChecked(False)
+    assert editor.hints.get(3) is None
+    window.mark_actions["string_matches"].setChecked(True)
+    assert editor.hints.get(3).suggestion == "B-ORG"
