@@ -50,6 +50,7 @@ def match_hint(base: TokenHint | None, allowed: frozenset[str], note: str, names
         return replace(
             base,
             suggestion=label,
+            pair=None,  # the band shows the string match's label, which Enter accepts (Shift+Space still asks)
             candidates=(),
             source=note,
             model_suggestion=model if model and model != label else None,
