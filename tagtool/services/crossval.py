@@ -120,6 +120,7 @@ def fold_trainer(learner_name: str, params: Mapping, tagger, protocol: str = "ne
             should_stop=should_stop,
             seed=seed,
             representations=tagger.extractor.representations,
+            gazetteers=tagger.extractor.gazetteers,
         )
 
     return train
