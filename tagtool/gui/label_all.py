@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 
 Changes = Mapping[int, Mapping[int, frozenset]]
 
-#: Above this many sentences Label all occurrences asks first (about 5 ms a sentence on a
-#: 10,000-sentence project: benchmarks/results/string_match_index.md).
+#: Above this many sentences Label all occurrences asks first (its time grows with the sentences it
+#: changes: benchmarks/results/string_match_index.md).
 CONFIRM_SENTENCES = 200
 
 

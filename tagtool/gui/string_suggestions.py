@@ -7,17 +7,17 @@ the model loop, which shows them among the model's hints
 
 * **Built once** from the session's cached sentences: at once in a small
   project, in a worker thread in a big one (:data:`BACKGROUND_BUILD_MIN`
-  sentences or more: a build takes about 1.4 s for 10,000 sentences,
-  benchmarks/results/string_matches.md), once the cache's background read
+  sentences or more: a build of a big project takes seconds,
+  benchmarks/results/string_match_index.md), once the cache's background read
   is in.  Edits made during a background build are replayed on it.
 * **Updated per edit**: the session's ``annotationsReplaced`` (emitted just
   before ``annotationsChanged``, so the model loop's refresh already sees
-  the new index) updates the edited sentence only, a few milliseconds; a
+  the new index) updates the edited sentence only; a
   split or merge replaces the sentence; a bulk change (an import, a label
   rename) rebuilds.
 * **Dictionaries and patterns** a user brought (:func:`knowledge_suggestions`)
   are matched on every sentence in a worker thread (building their trie
-  alone takes about 0.1 s, too long for each sentence opened), again when
+  alone is too slow to repeat for each sentence opened), again when
   another sentence opens and they changed (a cheap look at the project's
   resources); they come after the person's own matches.
 """

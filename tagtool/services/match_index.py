@@ -1,8 +1,8 @@
 """String-match suggestions kept up to date edit by edit, for the app.
 
 :func:`tagtool.services.string_matches.string_matches` scans the whole
-project, which takes a second or more on a project of ten thousand sentences
-(benchmarks/results/string_matches.md); the app needs the suggestions of the
+project, too slow to repeat after every edit of a big one
+(benchmarks/results/string_match_index.md); the app needs the suggestions of the
 open sentence after every edit.  :class:`MatchIndex` holds the same evidence
 and updates it per edited sentence:
 
