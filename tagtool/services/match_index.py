@@ -1,5 +1,9 @@
 """String-match suggestions kept up to date edit by edit, for the app.
 
+INCEpTION's string-matching recommender (Klie et al. 2018, "The INCEpTION
+platform", COLING demos) suggests a labeled string wherever it recurs, and
+updates with every annotation; this is its index for tagtool's app.
+
 :func:`tagtool.services.string_matches.string_matches` scans the whole
 project, too slow to repeat after every edit of a big one
 (benchmarks/results/string_match_index.md); the app needs the suggestions of the
