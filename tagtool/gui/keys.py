@@ -300,8 +300,9 @@ MOUSE = (
     (
         "Click a suggestion",
         "a click on the faded suggestion under an unlabeled token accepts the suggested span "
-        "it belongs to (B-X I-X … together), as Space does; where the model is torn (A | B) "
-        "the half clicked is the label given. A click on the word only focuses the token",
+        "it belongs to (B-X I-X … together), as Space does, a string match's as the model's; where the model "
+        "is torn (A | B), or a string match's evidence conflicts, the part clicked is the label given. A click "
+        "on the word only focuses the token",
     ),
     ("Right-click", "the menu of the selection: set a label, toggle a candidate, accept the suggestion"),
 )
