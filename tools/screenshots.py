@@ -5,7 +5,8 @@ repository's ``docs/screenshots``.  The sample project is copied into a
 temporary folder first, so the user's own copy is not edited.  States: the
 sample project as it opens, a sentence with full and partial labels and a
 selection (and with ``picker`` the label picker), a span selected by a mouse
-drag with the label palette above it; with ``model`` also the
+drag with the label palette above it, the string-match suggestions of the
+strings labeled so far; with ``model`` also the
 model panel while training, suggestions with uncertainty shading, a newer
 model's suggestions waiting for the open sentence, view
 disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
@@ -82,6 +83,15 @@ def _mouse_span(window: MainWindow) -> None:
     button = palette.buttons.get("B-NP") or next(iter(palette.buttons.values()))
     mouse_script.click_button(button)
     mouse_script.drag(editor, min(4, last), min(5, last))  # … and the next one selected
+
+
+def _string_matches(window: MainWindow) -> None:
+    """The first other sentence where a string labeled so far recurs: its string-match suggestions."""
+    suggestions, session = window.model_loop.string_suggestions, window.session
+    sid = next((s for s in session.sentence_ids if s != session.current_id and suggestions.matches(s)), None)
+    if sid is not None:
+        session.go_to(sid)
+        window.editor.set_focus(suggestions.matches(sid)[0].start)
 
 
 def _wait(app: QApplication, condition, seconds: float = 120.0) -> None:
@@ -315,7 +325,12 @@ def render(
             window.open_project(copy)
             window.show()
             _settle(app)
-            shots = {"sample": None, "partial": lambda: _label_some(window), "mouse-span": lambda: _mouse_span(window)}
+            shots = {
+                "sample": None,
+                "partial": lambda: _label_some(window),
+                "mouse-span": lambda: _mouse_span(window),
+                "string-matches": lambda: _string_matches(window),
+            }
             if picker:
                 shots["picker"] = window.editor.open_picker
             window.model_loop.auto = False

@@ -125,6 +125,10 @@ class ScriptedAnnotator:
     _read_to: int = 0
     _records: list = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # the simulator's review mode accepts the model's suggestions only: no string matches on screen
+        self.window.model_loop.set_marks(string_matches=False)
+
     # ------------------------------------------------------------------
     # the window
 

@@ -15,6 +15,10 @@ token a thin bar as long as its WD-PSL confidence (every bar of a chip on one
 scale, whatever its segment's width), and the model's best candidate is
 outlined.
 
+String-match suggestions (:mod:`tagtool.gui.match_hints`) are painted as
+the model's, their band outlined with a teal dashed line; where their
+evidence conflicts the band shows the candidate set ("B-ORG | B-PER").
+
 Token questions (the token-question mode): a token the model asks about
 gets a violet outline and a "?" badge on its corner; where the model is
 torn between two labels its lower band shows both ("B-ORG | B-PER", the
@@ -44,6 +48,8 @@ RADIUS = 5.0
 UNCERTAINTY_COLOR = "#f0a030"
 #: Dotted line of view disagreement.
 DISAGREEMENT_COLOR = "#d62728"
+#: Dashed outline of a string-match suggestion (a span labeled elsewhere, a dictionary or a pattern).
+MATCH_COLOR = "#0f9d8a"
 #: Outline and badge of a token question (readable on light and dark palettes).
 QUESTION_COLOR = "#8b5cf6"
 BADGE_RADIUS = 6.5
@@ -140,7 +146,7 @@ class ChipPainter:
             if ann:
                 self._paint_candidates(p, rect, ann, hint)
             elif _shown_suggestion(hint):
-                self._paint_suggestion(p, rect, hint.suggestion, hint.pair if hint.question else None)
+                self._paint_suggestion(p, rect, hint)
         asking = hint is not None and hint.question
         token_rect = self._token_rect(rect).adjusted(0, 0, -BADGE_ROOM if asking else 0, 0)
         self._text(p, token_rect, token, text_color, self.font)
@@ -221,18 +227,22 @@ class ChipPainter:
         p.drawRoundedRect(band, RADIUS - 1, RADIUS - 1)
         p.restore()
 
-    def _paint_suggestion(self, p: QPainter, rect: QRectF, label: str, pair: tuple[str, str] | None = None) -> None:
+    def _paint_suggestion(self, p: QPainter, rect: QRectF, hint: TokenHint) -> None:
         band = self._label_rect(rect).adjusted(2, 0, -2, -2)
         p.setPen(Qt.NoPen)
-        names = pair or (label,)
+        names = suggested_names(hint)
         x = band.left()
-        for name in names:  # the suggestion, or the two labels the model is torn between, side by side
+        for name in names:  # the suggestion, or the labels the model is torn between (or a match's set), side by side
             part = QRectF(x, band.top(), band.width() / len(names), band.height())
             color = QColor(self.style.color(name))
             color.setAlphaF(0.35)
             p.setBrush(color)
-            p.drawRoundedRect(part.adjusted(0, 0, -1 if pair else 0, 0), 3, 3)
+            p.drawRoundedRect(part.adjusted(0, 0, -1 if len(names) > 1 else 0, 0), 3, 3)
             x += part.width()
+        if hint.source:  # a string match: outlined, so it stands apart from the model's own suggestions
+            p.setBrush(Qt.NoBrush)
+            p.setPen(QPen(QColor(MATCH_COLOR), 1.5, Qt.DashLine))
+            p.drawRoundedRect(band.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
         italic = QFont(self.small)
         italic.setItalic(True)
         text = QColor(self.palette.color(QPalette.Text))
@@ -270,8 +280,18 @@ class ChipPainter:
             p.drawRoundedRect(rect.adjusted(-2, -2, 2, 2), RADIUS + 2, RADIUS + 2)
 
 
+def suggested_names(hint: TokenHint) -> tuple[str, ...]:
+    """The labels an unlabeled token's lower band shows: a string match's candidate set, the pair a
+    question is torn between, or the one suggestion."""
+    if hint.candidates:
+        return hint.candidates
+    if hint.question and hint.pair:
+        return hint.pair
+    return (hint.suggestion,) if hint.suggestion else ()
+
+
 def _shown_suggestion(hint: TokenHint | None) -> str | None:
-    """The text of an unlabeled token's lower band: the suggestion, or "A | B" where a question is torn."""
-    if hint is None or not hint.suggestion:
-        return None
-    return " | ".join(hint.pair) if hint.question and hint.pair else hint.suggestion
+    """The text of an unlabeled token's lower band: the suggestion, "A | B" where a question is torn
+    or a string match's evidence conflicts."""
+    names = suggested_names(hint) if hint is not None else ()
+    return " | ".join(names) if names else None

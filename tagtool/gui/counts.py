@@ -156,7 +156,7 @@ class ProjectCounts(QObject):
             self.recount()  # the count running may or may not hold this edit
             return
         session = self.session
-        now = session.annotations if sentence_id == session.current_id else session.project.annotations(sentence_id)
+        now = session._annotations_of(sentence_id)  # the cache's, kept up to date before the signal
         sentences, tokens = edit_delta(now, before, after)
         for counts, delta in ((self.sentences, sentences), (self.tokens, tokens)):
             for kind, d in delta.items():

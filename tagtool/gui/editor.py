@@ -203,14 +203,14 @@ class TokenEditor(MouseSelection, QWidget):
             self._edit(edits.clear(tokens), f"Clear {_count(tokens)}")
 
     def suggested_changes(self, tokens=None) -> dict:
-        """The model's suggestion as a full label on ``tokens`` (default: all)
-        that are not fully labeled yet."""
+        """The suggestions (the model's, string matches') on ``tokens`` (default: all) not fully labeled yet."""
         tokens = range(len(self.tokens)) if tokens is None else tokens
         changes = {}
         for t in tokens:
             hint = self.hints.get(t)
-            if hint is not None and hint.suggestion and len(self.annotations[t]) != 1:
-                changes[t] = frozenset([hint.suggestion])
+            accepted = hint.accepted() if hint is not None else None
+            if accepted and len(self.annotations[t]) != 1:
+                changes[t] = accepted  # a string match's conflicting evidence: its candidate set
         return changes
 
     def accept_suggestions(self, tokens=None) -> bool:

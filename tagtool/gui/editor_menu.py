@@ -30,7 +30,7 @@ def token_menu(editor) -> QMenu:
         action.triggered.connect(lambda _=False, n=name: editor.toggle_candidate(n))
     suggested = editor.suggested_changes(editor.selection())
     if suggested:
-        names = sorted({next(iter(a)) for a in suggested.values()})
+        names = sorted({"|".join(sorted(a)) for a in suggested.values()})
         menu.addAction(f"Accept suggestion {', '.join(names)}\tSpace").triggered.connect(
             lambda: editor.accept_suggestions(editor.selection())
         )

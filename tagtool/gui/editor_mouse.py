@@ -13,7 +13,8 @@ text itself:
   suggested span holding it (:func:`tagtool.gui.edits.suggested_span`:
   ``B-X I-X I-X`` together, ``O`` one token), as Space does for a
   selection; where a token question is torn between two labels
-  (``A | B``), the half clicked is the label given;
+  (``A | B``), or a string match's evidence conflicts
+  (:mod:`tagtool.gui.match_hints`), the part clicked is the label given;
 * a right click keeps the selection it falls in and opens the context
   menu (:mod:`tagtool.gui.editor_menu`).
 
@@ -28,7 +29,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QScrollArea
 
 from tagtool.gui import edits
-from tagtool.gui.chips import GAP_Y, _shown_suggestion
+from tagtool.gui.chips import GAP_Y, _shown_suggestion, suggested_names
 
 _MODIFIERS = Qt.ShiftModifier | Qt.ControlModifier | Qt.AltModifier
 
@@ -107,9 +108,11 @@ class MouseSelection:
     def accept_clicked(self, t: int, pos: QPointF) -> bool:
         """Accept the suggestion clicked at token ``t``: its suggested span, or the torn question's half."""
         hint = self.hints.get(t)
-        if hint.question and hint.pair:
+        names = suggested_names(hint)
+        if len(names) > 1:  # a torn question's pair, or a string match's candidate set: the part clicked
             rect = self._rects[t]
-            label = hint.pair[0] if pos.x() < rect.center().x() else hint.pair[1]
+            part = int((pos.x() - rect.left()) / max(rect.width(), 1.0) * len(names))
+            label = names[max(0, min(len(names) - 1, part))]
             kind = "accept" if label == hint.suggestion else None
             if not self._edit({t: frozenset([label])}, f"Label token {t + 1} {label}", kind):
                 return False

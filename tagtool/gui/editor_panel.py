@@ -68,7 +68,7 @@ class EditorPanel(QWidget):
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.token_info)
         session.sentenceChanged.connect(self._update_header)
-        session.annotationsChanged.connect(self._update_header)
+        session.annotationsChanged.connect(lambda sid, _changes: sid == session.current_id and self._update_header())
         session.reviewChanged.connect(self._update_header)
         self.editor.focusChanged.connect(self._update_token)
         self._update_header()

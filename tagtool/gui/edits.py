@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from tagtool.core.annotation import EMPTY, make_annotation
 from tagtool.core.labels import LabelSet
+from tagtool.services.string_matches import span_labels as whole_span
 
 Changes = dict[int, frozenset]
 
@@ -42,20 +43,17 @@ def span_labels(labels: LabelSet, label: str, n_tokens: int) -> list[str]:
     """The label of each token of an ``n_tokens`` span labeled ``label``.
 
     Outside a span scheme, for ``O`` and for a single token: ``label`` itself.
+    A span of several tokens is written as every span of the project is
+    (:func:`tagtool.services.string_matches.span_labels`: ``B-X I-X …``, with
+    ``E-X``/``L-X`` last where the scheme has them).  The one difference is
+    the single token: a string match or a dictionary entry of one token is a
+    whole span (``S-X`` in BIOES), while a key pressed on one token gives
+    exactly its label, so that ``I-X`` can continue a span token by token.
     """
     kind = span_type(label) if labels.is_span_scheme else None
     if kind is None or n_tokens == 1:
         return [label] * n_tokens
-
-    def pick(*prefixes: str) -> str:
-        for prefix in prefixes:
-            if f"{prefix}-{kind}" in labels:
-                return f"{prefix}-{kind}"
-        return label
-
-    first, inside = pick("B", "I"), pick("I", "B")
-    last = pick("E", "L", "I", "B")
-    return [first] + [inside] * (n_tokens - 2) + [last]
+    return whole_span(kind, n_tokens, labels.names)
 
 
 def set_full(labels: LabelSet, tokens: Sequence[int], label: str) -> Changes:

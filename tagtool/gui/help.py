@@ -7,7 +7,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from tagtool.gui.keys import KEY_SCHEME, MODES_NOTE, MOUSE, NEW_SUGGESTIONS_KEYS, SPAN_NOTE, sections
+from tagtool.gui.keys import KEY_SCHEME, MODES_NOTE, MOUSE, NEW_SUGGESTIONS_KEYS, SPAN_NOTE, first, sections
 from tagtool.gui.model_loop import DEBOUNCE_MS
 from tagtool.gui.style import LabelStyle
 
@@ -49,6 +49,9 @@ def legend_html(style: LabelStyle) -> str:
         "<p><b>Model marks</b> (View menu toggles):<br>"
         "<i>Faded italic label</i>: the model's suggestion (Enter accepts the sentence's, "
         "Space the selected token's, a click on it its span's).<br>"
+        "<span style='color:#0f9d8a'><b>Teal dashed outline</b></span> round a suggestion: a string match, "
+        "the same text labeled elsewhere (or in a dictionary, a pattern), from the first label on; <i>A | B</i>: "
+        f"its evidence conflicts (the tooltip names the source). {first('label all')} labels every occurrence.<br>"
         "<span style='background:rgba(240,160,48,0.55)'>&nbsp;Amber token&nbsp;</span>: the model is "
         "uncertain (the stronger, the less sure).<br>"
         "<span style='color:#d62728'><b>⋯ red dotted line</b></span> under a token: the two views "

@@ -34,6 +34,19 @@ class TokenHint:
     question_value: float | None = None
     #: The two labels the model is torn between (Shift+Space gives both as candidates).
     pair: tuple[str, str] | None = None
+    #: Where a string match's evidence conflicts: its candidate set, the model's pick first
+    #: (accepted as that set when :attr:`suggestion` is None; :mod:`tagtool.gui.match_hints`).
+    candidates: tuple[str, ...] = ()
+    #: The source of a string-match suggestion (``StringMatch.note``), empty for the model's own.
+    source: str = ""
+    #: The model's suggestion where a string match's is shown instead.
+    model_suggestion: str | None = None
+
+    def accepted(self) -> frozenset[str] | None:
+        """What accepting the hint gives: the suggestion, else the string match's candidate set."""
+        if self.suggestion:
+            return frozenset([self.suggestion])
+        return frozenset(self.candidates) if self.candidates else None
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,8 @@ class Marks:
     uncertainty: bool = True
     disagreement: bool = True
     confidences: bool = True
+    #: String-match suggestions (the person's labeled strings, dictionaries, patterns) beside the model's.
+    string_matches: bool = True
 
 
 def hints_for(
@@ -108,7 +123,16 @@ def hint_tooltip(hint: TokenHint | None) -> str:
     if hint is None:
         return ""
     lines = []
-    if hint.suggestion:
+    if hint.source:
+        shown = " | ".join(hint.candidates) if hint.candidates else hint.suggestion
+        lines.append(f"Suggested {shown}: {hint.source}")
+        if hint.candidates and hint.suggestion:
+            lines.append(f"Enter and Space give the model's pick, {hint.suggestion}; a click on a half gives it")
+        elif hint.candidates:
+            lines.append("Enter and Space give the candidate set; a click on a half gives that label")
+        if hint.model_suggestion:
+            lines.append(f"Model suggests: {hint.model_suggestion}")
+    elif hint.suggestion:
         lines.append(f"Model suggests: {hint.suggestion}")
     if hint.uncertainty is not None:
         lines.append(f"Uncertainty: {hint.uncertainty:.2f}")

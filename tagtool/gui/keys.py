@@ -110,6 +110,14 @@ KEYS = (
         command="picker",
         shown="/  Ctrl+L",
     ),
+    Key(
+        "label all",
+        ("Ctrl+Shift+L",),
+        "label all occurrences: the labeled span or the suggestion at the focused token, wherever its text recurs "
+        "on unlabeled tokens of the project (Edit menu; one undo step)",
+        LABELING,
+        by=(MENU,),
+    ),
     Key("next", ("N",), "next sentence", SENTENCES, by=(EDITOR, MENU), command="navigate"),
     Key("previous", ("P",), "previous sentence", SENTENCES, by=(EDITOR, MENU), command="navigate"),
     Key(
@@ -292,8 +300,9 @@ MOUSE = (
     (
         "Click a suggestion",
         "a click on the faded suggestion under an unlabeled token accepts the suggested span "
-        "it belongs to (B-X I-X … together), as Space does; where the model is torn (A | B) "
-        "the half clicked is the label given. A click on the word only focuses the token",
+        "it belongs to (B-X I-X … together), as Space does, a string match's as the model's; where the model "
+        "is torn (A | B), or a string match's evidence conflicts, the part clicked is the label given. A click "
+        "on the word only focuses the token",
     ),
     ("Right-click", "the menu of the selection: set a label, toggle a candidate, accept the suggestion"),
 )

@@ -20,7 +20,8 @@
 * **Guidance.**  Per sentence a :class:`~tagtool.services.guidance.SentenceGuidance`;
   the current sentence's becomes the editor's hints (filtered by the View
   toggles), held still while the sentence is open
-  (:mod:`tagtool.gui.suggestion_hold`).  The queue strategy
+  (:mod:`tagtool.gui.suggestion_hold`), with the string matches on top
+  (:mod:`tagtool.gui.string_suggestions`).  The queue strategy
   (:mod:`tagtool.services.strategies`, Go › Queue strategy) scores the
   sentences from the same guidance as flat arrays
   (:class:`~tagtool.gui.questions.Questions`): its scores fill the
@@ -55,6 +56,7 @@ from tagtool.gui.queue_steering import QueueSteering
 from tagtool.gui.retire import Retirer
 from tagtool.gui.session import Session
 from tagtool.gui.stored_models import MAX_STORED_MODELS, StoredModels
+from tagtool.gui.string_suggestions import StringSuggestions
 from tagtool.gui.suggestion_hold import SuggestionHold
 from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
 from tagtool.gui.warm_start import can_warm_start, capped_retrain, cold_features, same_params
@@ -166,6 +168,8 @@ class ModelLoop(QObject):
         self.editor = self.list_panel = None  # attach()
         #: The project's word representations (a RepresentationsController), set by the window.
         self.representations = None
+        #: String matches shown among the hints (:mod:`tagtool.gui.string_suggestions`).
+        self.string_suggestions = StringSuggestions(session, self._refresh_hints, self)
 
     # ------------------------------------------------------------------
     # wiring
@@ -219,8 +223,9 @@ class ModelLoop(QObject):
     # ------------------------------------------------------------------
     # runs
 
-    def _edited(self, _sid, _changes) -> None:
-        self._refresh_hints()
+    def _edited(self, sid, _changes) -> None:
+        if sid == self.session.current_id:  # another sentence's (Label all occurrences): nothing on screen
+            self._refresh_hints()
         if self.auto:
             if self.runner.busy:
                 self.runner.cancel()  # obsolete now
@@ -386,6 +391,7 @@ class ModelLoop(QObject):
         self._settings_timer.stop()
         self.runner.shutdown()
         self.planner.shutdown()
+        self.string_suggestions.shutdown()
         self.costs_watch.shutdown()
         self.retirer.close()
         if self._unstored is not None:
@@ -404,6 +410,5 @@ class ModelLoop(QObject):
             return
         sid = self.session.current_id
         guidance, questions = self.hold.shown(sid)  # the open sentence's are held still
-        self.editor.set_hints(
-            hints_for(sid, guidance, self.session.annotations, self.marks, questions, self.questions.asking)
-        )
+        hints = hints_for(sid, guidance, self.session.annotations, self.marks, questions, self.questions.asking)
+        self.editor.set_hints(self.string_suggestions.hints(sid, hints) if self.marks.string_matches else hints)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QMessageBox, QWidget
 
 from tagtool.gui.keys import key
+from tagtool.gui.label_all import label_all
 from tagtool.gui.preferences import edit_preferences
 from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.sample import ask_reset_sample
@@ -20,12 +21,13 @@ from tagtool.gui.sentence_ops import SentenceActions
 from tagtool.gui.settings import THEMES
 from tagtool.gui.window_layout import SidePanels
 
-#: The View menu's toggles of what the model marks in the editor: ``(Marks field, menu text)``.
+#: The View menu's toggles of what the editor marks (the model's, and string matches): ``(Marks field, menu text)``.
 MARKS = (
     ("suggestions", "Model &suggestions"),
     ("uncertainty", "&Uncertainty shading"),
     ("disagreement", "View &disagreement marks"),
     ("confidences", "WD-PSL candidate &confidences"),
+    ("string_matches", "S&tring-match suggestions"),
 )
 
 
@@ -52,6 +54,11 @@ def shortcuts(name: str) -> list[QKeySequence]:
     if row.standard:
         return key_sequences(getattr(QKeySequence, row.standard), *row.keys)
     return [QKeySequence(k) for k in row.keys]
+
+
+def _ask(parent: QWidget, question: str) -> bool:
+    answer = QMessageBox.question(parent, "Label all occurrences", question, QMessageBox.Yes | QMessageBox.No)
+    return answer == QMessageBox.Yes
 
 
 class WindowMenus:
@@ -102,8 +109,18 @@ class WindowMenus:
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         edit.addSeparator()
+        self.label_all_action = self._action(edit, "Label &all occurrences", self.label_all_occurrences, "label all")
+        self.label_all_action.setToolTip("Label the focused span's text wherever it recurs unlabeled (one undo step)")
+        edit.addSeparator()
         self._action(edit, "&Labels…", self.edit_labels)
         self._action(edit, "&Preferences…", lambda: edit_preferences(self), "preferences", False)
+
+    def label_all_occurrences(self) -> None:
+        """Edit › Label all occurrences (:mod:`tagtool.gui.label_all`); the status bar says how many."""
+        if self.model_loop is not None:
+            index = self.model_loop.string_suggestions.index
+            message = label_all(self.editor, index, lambda question: _ask(self, question))
+            self.statusBar().showMessage(message, 8000)
 
     def _go_menu(self, go, edit) -> None:
         self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "next")

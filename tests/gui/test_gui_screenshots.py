@@ -17,6 +17,7 @@ def test_screenshots_render_light_and_dark(chunk_project, tmp_path, qapp):
             f"partial-{theme}.png",
             f"mouse-span-{theme}.png",
             f"palette-{theme}.png",
+            f"string-matches-{theme}.png",
         } <= names
         assert {f"mouse-span-1024-{theme}.png", f"palette-1024-{theme}.png", f"waiting-1024-{theme}.png"} <= names
         assert {
