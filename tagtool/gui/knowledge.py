@@ -1,0 +1,404 @@
+"""Knowledge a user brings to the open project, in the app: word vectors, dictionaries, patterns.
+
+:class:`KnowledgeController` keeps what the project holds
+(:mod:`tagtool.store.resources`) ready for training and adds or removes it:
+
+* On opening a project the stored vectors, dictionaries and patterns are
+  read and decoded in a worker thread, through a read-only connection of
+  its own (:class:`~tagtool.store.worker_reads.ReadOnlyCall`).
+* *Add word vectors…* reads the file in a worker with progress and Cancel
+  (:func:`tagtool.services.user_vectors.load_user_vectors`: the vectors of
+  the project's words only, a 1–2 GB file in bounded memory) and stores
+  them from there (:class:`FileStored`: several megabytes written on the
+  window's connection would stall it).  *Add dictionary…* and
+  *Add patterns…* read and store their file the same way, on a second
+  runner, so a long vectors read does not hold them up.
+* A file that is not what it should be stores nothing; the message names
+  the file and line (the services' errors).
+* Whatever is added or removed changes the model's features:
+  :attr:`KnowledgeController.knowledge_changed` tells the model loop, which
+  retrains as after an edit (a cold start, the features changed).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from tagtool.errors import Cancelled
+from tagtool.gui.knowledge_text import vectors_summary
+from tagtool.gui.worker import TaskRunner
+
+log = logging.getLogger(__name__)
+
+VECTORS, GAZETTEER, PATTERNS = "vectors", "gazetteer", "patterns"
+
+try:  # TEMPORARY until the vectors service is merged
+    from tagtool.services import user_vectors as _VECTORS
+except ImportError:
+    _VECTORS = None
+
+
+class FileStored:
+    """The project's ``stored`` part as the services write to it, through a connection of the worker's own.
+
+    :func:`~tagtool.services.user_vectors.store_vectors`,
+    :func:`~tagtool.services.dictionaries.store_dictionary` and
+    :func:`~tagtool.services.dictionaries.store_patterns` call
+    ``stored.add_resource``; here it is
+    :func:`tagtool.store.resources.put_in_file`, one transaction of its own.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def add_resource(self, kind: str, name: str, data: bytes, info=None) -> None:
+        from tagtool.store.resources import put_in_file
+
+        put_in_file(self.path, kind, name, data, dict(info or {}))
+
+
+def vocabulary(sentences, lines) -> set[str]:
+    """The project's words: every token of its sentences and of its added texts."""
+    words: set[str] = set()
+    for sentence in sentences:
+        words.update(sentence.tokens)
+    for line in lines:
+        words.update(line)
+    return words
+
+
+def read_stored(project) -> dict:
+    """What ``project`` holds, decoded: ``{"vectors": reps or None, "dictionaries": [...], "patterns": [...]}``."""
+    from tagtool.services.dictionaries import project_dictionaries, project_patterns
+
+    stored = project.stored
+    vectors = _VECTORS.project_vectors(stored) if _VECTORS is not None else None
+    dictionaries = project_dictionaries(stored)
+    return {
+        VECTORS: _hashed(vectors),
+        "dictionaries": dictionaries,
+        "gazetteers": gazetteers_for(dictionaries),
+        PATTERNS: project_patterns(stored),
+    }
+
+
+def _hashed(thing):
+    """``thing`` with its fingerprint computed (and cached) here, in the worker, not on the GUI thread."""
+    getattr(thing, "fingerprint", None)
+    return thing
+
+
+def gazetteers_for(dictionaries):
+    """The ``gaz`` features' :class:`~tagtool.core.features.gazetteers.Gazetteers` of ``dictionaries``, or None."""
+    from tagtool.services.dictionaries import gazetteers_of
+
+    return _hashed(gazetteers_of(dictionaries))
+
+
+def _read_vectors(path: str, sentences, text, project_file, state):
+    """Worker: the vectors of the project's words in the file at ``path``, stored in ``project_file``.
+
+    ``text`` reads the project's added texts (a read-only call of the
+    worker's own), or is their lines.
+    """
+    from tagtool.services.user_vectors import load_user_vectors, store_vectors
+
+    lines = text(state.should_stop) if callable(text) else text
+    words = vocabulary(sentences, lines)
+    state.progress(0.0, f"reading {Path(path).name}")
+    reps = load_user_vectors(path, words, progress=state.progress, should_stop=state.should_stop)
+    if state.should_stop():
+        raise Cancelled("reading the word vectors cancelled")
+    state.progress(1.0, "storing the word vectors in the project")
+    store_vectors(FileStored(project_file), reps)
+    return _hashed(reps)
+
+
+def _read_dictionary(path: str, entity_type: str, held: list, project_file, state):
+    """Worker: read and store a dictionary; it, and all the dictionaries with ``gaz``'s of them (``held`` updated)."""
+    from tagtool.services.dictionaries import read_dictionary, store_dictionary
+
+    dictionary = read_dictionary(path, entity_type)
+    if state.should_stop():
+        raise Cancelled("adding the dictionary cancelled")
+    store_dictionary(FileStored(project_file), dictionary)
+    dictionaries = [d for d in held if d.entity_type != entity_type] + [dictionary]
+    return dictionary, dictionaries, gazetteers_for(dictionaries)
+
+
+def _read_patterns(path: str, project_file, state):
+    from tagtool.services.dictionaries import read_patterns, store_patterns
+
+    patterns = read_patterns(path)
+    if state.should_stop():
+        raise Cancelled("adding the patterns cancelled")
+    store_patterns(FileStored(project_file), patterns)
+    return patterns
+
+
+def _load(call, project, state) -> dict:
+    """Worker: the project's knowledge through ``call`` (a read-only call), or read on ``project`` itself."""
+    return call(state.should_stop) if call is not None else read_stored(project)
+
+
+class KnowledgeController(QObject):
+    """The knowledge of the session's project (module docstring).
+
+    Signals
+    -------
+    changed()
+        The state shown changed (reading, read, failed, added, removed).
+    progress(float, str)
+        Reading a vectors file.
+    knowledge_changed()
+        Vectors, a dictionary or patterns were added or removed: the model's features change.
+    ready()
+        The project's stored knowledge was read (on opening).
+    message(str)
+        A line for the status bar (what was added, what went wrong).
+    """
+
+    changed = Signal()
+    progress = Signal(float, str)
+    knowledge_changed = Signal()
+    #: The project's stored knowledge was read on opening.
+    ready = Signal()
+    message = Signal(str)
+    #: A file could not be added: ``(title, message naming the file and line)``.
+    failed = Signal(str, str)
+
+    def __init__(self, session, parent: QObject | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.vector_runner = TaskRunner(self)  # a 2 GB vectors file takes minutes
+        self.file_runner = TaskRunner(self)  # dictionaries, patterns, the stored knowledge on opening
+        self.vectors = None
+        self.dictionaries: list = []
+        #: The ``gaz`` features' dictionaries (all of :attr:`dictionaries` together), or None.
+        self.gazetteers = None
+        self.patterns: list = []
+        #: The vectors file being read ("" when none).
+        self.reading = ""
+        #: What the dictionary/patterns runner is adding ("" when nothing).
+        self.adding = ""
+        self.error = ""
+        self.loaded = False
+        self.closed = False
+        self._load_stored()
+
+    @property
+    def project(self):
+        return self.session.project
+
+    # -- what training reads ------------------------------------------------
+
+    def for_training(self) -> dict:
+        """The keyword arguments of a training run: ``vectors`` and ``gazetteers`` (None when absent)."""
+        return {"vectors": self.vectors, "gazetteers": self.gazetteers}
+
+    def records(self) -> list:
+        """The project's resource records (kind, name, added, size, info), by kind and name."""
+        return self.project.stored.resources()
+
+    # -- adding -----------------------------------------------------------------
+
+    def add_vectors(self, path: str | Path) -> bool:
+        """Read the vectors file at ``path`` in the background and store them; False if it cannot start."""
+        if self.closed or self.project.readonly:
+            return False
+        if self.session.cache.defer_until_sentences_ready("knowledge", lambda: self.add_vectors(path)):
+            self.reading, self.error = Path(path).name, ""
+            self.changed.emit()
+            return True
+        from tagtool.store.worker_reads import ReadOnlyCall
+
+        _ids, sentences = self.session.cache.training_sentences()
+        text = ReadOnlyCall.of(self.project, lambda p: p.stored.text_lines())
+        lines = text if text is not None else self.project.stored.text_lines()
+        self.reading, self.error = Path(path).name, ""
+        self.vector_runner.start(_read_vectors, str(path), sentences, lines, self.project.path, wire=self._wire_vectors)
+        self.changed.emit()
+        return True
+
+    def add_dictionary(self, path: str | Path, entity_type: str) -> bool:
+        """Read a dictionary of ``entity_type`` in the background and store it; False if it cannot start."""
+        return self._add_file(
+            f"the dictionary {Path(path).name}", _read_dictionary, str(path), entity_type, list(self.dictionaries)
+        )
+
+    def add_patterns(self, path: str | Path) -> bool:
+        """Read a patterns file in the background and store it; False if it cannot start."""
+        return self._add_file(f"the patterns {Path(path).name}", _read_patterns, str(path))
+
+    def _add_file(self, what: str, function, *args) -> bool:
+        if self.closed or self.project.readonly:
+            return False
+        self.adding, self.error = what, ""
+
+        def wire(task) -> None:
+            task.signals.returned.connect(lambda result, t=task: self._added(t, result))
+            task.signals.errored.connect(lambda message, _tb, t=task: self._add_failed(t, message))
+            task.signals.cancelled.connect(lambda t=task: self._add_failed(t, ""))
+
+        self.file_runner.start(function, *args, self.project.path, wire=wire)
+        self.changed.emit()
+        return True
+
+    def cancel(self) -> bool:
+        """Stop reading a vectors file (nothing is stored); False if none was being read."""
+        deferred = self.session.cache.drop_deferred("knowledge")
+        if self.vector_runner.cancel() or deferred:
+            self.reading = ""
+            self.message.emit("Reading the word vectors cancelled; nothing was stored.")
+            self.changed.emit()
+            return True
+        return False
+
+    # -- removing ------------------------------------------------------------
+
+    def remove(self, kind: str, name: str) -> bool:
+        """Remove the project's resource ``kind``/``name`` (as the services do); False if it had none."""
+        from tagtool.services.dictionaries import remove_dictionary, remove_patterns
+
+        stored = self.project.stored
+        if kind == VECTORS:
+            removed = _VECTORS.remove_vectors(stored) is not False
+            self.vectors = None
+        elif kind == GAZETTEER:
+            removed = remove_dictionary(stored, name)
+            self.dictionaries = [d for d in self.dictionaries if d.entity_type != name]
+            self.gazetteers = gazetteers_for(self.dictionaries)  # the rest: small next to a vectors file
+        else:
+            removed = remove_patterns(stored, name)
+            self.patterns = [p for p in self.patterns if p.name != name]
+        self.changed.emit()
+        if removed:
+            self.knowledge_changed.emit()
+        return removed
+
+    def shutdown(self) -> None:
+        """The project closes: stop reading, and answer no signal after this."""
+        self.closed = True
+        self.session.cache.drop_deferred("knowledge")
+        self.vector_runner.shutdown()
+        self.file_runner.shutdown()
+
+    # -- slots ---------------------------------------------------------------
+
+    def _load_stored(self) -> None:
+        if not self.project.stored.resources():
+            self.loaded = True
+            return
+        from tagtool.store.worker_reads import ReadOnlyCall
+
+        call = ReadOnlyCall.of(self.project, read_stored)
+
+        def wire(task) -> None:
+            task.signals.returned.connect(self._loaded)
+            task.signals.errored.connect(lambda message, _tb: self._load_failed(message))
+
+        self.file_runner.start(_load, call, self.project if call is None else None, wire=wire)
+
+    def _loaded(self, held: dict) -> None:
+        if self.closed:
+            return
+        self.vectors = held[VECTORS] if self.vectors is None and not self.reading else self.vectors
+        self.dictionaries, self.patterns, self.loaded = list(held["dictionaries"]), list(held[PATTERNS]), True
+        self.gazetteers = held["gazetteers"]
+        self.changed.emit()
+        self.ready.emit()
+
+    def _load_failed(self, message: str) -> None:
+        if self.closed:
+            return
+        self.loaded, self.error = True, f"the project's knowledge could not be read: {message}"
+        log.warning("%s", self.error)
+        self.changed.emit()
+
+    def _wire_vectors(self, task) -> None:
+        task.signals.progress.connect(self.progress)
+        task.signals.returned.connect(lambda reps, t=task: self._vectors_read(t, reps))
+        task.signals.errored.connect(lambda message, _tb, t=task: self._vectors_failed(t, message))
+        task.signals.cancelled.connect(lambda t=task: self._vectors_failed(t, ""))
+
+    def _vectors_read(self, task, reps) -> None:
+        if self.closed or (self.vector_runner.busy and not self.vector_runner.is_current(task)):
+            return  # a newer read runs; this one is stored, and that one replaces it
+        self.reading, self.vectors = "", reps
+        self.message.emit(f"Added word vectors: {vectors_summary(reps)}.")
+        self.changed.emit()
+        self.knowledge_changed.emit()
+
+    def _vectors_failed(self, task, message: str) -> None:
+        if self.closed or not self.vector_runner.is_current(task):
+            return
+        self.reading = ""
+        if message:
+            self.error = message
+            self.failed.emit("Add word vectors", f"Nothing was stored.\n\n{message}")
+        self.changed.emit()
+
+    def _added(self, task, result) -> None:
+        if self.closed or not self.file_runner.is_current(task):
+            return
+        self.adding = ""
+        if isinstance(result, tuple):
+            dictionary, self.dictionaries, self.gazetteers = result
+            self.message.emit(
+                f"Added the dictionary {dictionary.entity_type}: {len(dictionary):,} entries from {dictionary.source}."
+            )
+        else:
+            self.patterns = [p for p in self.patterns if p.name != result.name] + [result]
+            self.message.emit(f"Added {len(result):,} patterns from {result.name}.")
+        self.changed.emit()
+        self.knowledge_changed.emit()
+
+    def _add_failed(self, task, message: str) -> None:
+        if self.closed or not self.file_runner.is_current(task):
+            return
+        what, self.adding = self.adding, ""
+        if message:
+            self.error = message
+            title = "Add dictionary" if what.startswith("the dictionary") else "Add patterns"
+            self.failed.emit(title, f"Nothing was stored.\n\n{message}")
+        self.changed.emit()
+
+
+def _labeled(loop) -> bool:
+    counts = loop.session.counts.token_counts()
+    return bool(counts["full"] + counts["partial"])
+
+
+def model_uses_current(loop, controller: KnowledgeController) -> bool:
+    """Whether the model in use reads the project's vectors and dictionaries as they are (or no model yet)."""
+    from tagtool.gui.warm_start import same_knowledge
+
+    return loop.tagger is None or same_knowledge(loop.tagger.extractor, **controller.for_training())
+
+
+def retrain_after_change(loop, controller: KnowledgeController) -> None:
+    """Knowledge was added or removed: the model loop retrains as after an edit (a cold start: new features)."""
+    if not _labeled(loop):
+        return
+    if loop.auto:
+        loop.train()
+    else:
+        controller.message.emit("The next training (Model › Train now) uses the project's knowledge as it is now.")
+
+
+def retrain_when_loaded(loop, controller: KnowledgeController) -> None:
+    """The stored knowledge was read on opening: retrain only if the model in use was made without it."""
+    if loop.auto and _labeled(loop) and not loop.busy and not model_uses_current(loop, controller):
+        loop.train()
+
+
+def follow(controller: KnowledgeController, loop, window) -> None:
+    """Wire ``controller`` to the model ``loop`` (retraining) and to ``window``'s status bar and messages."""
+    loop.knowledge = controller
+    controller.knowledge_changed.connect(lambda: retrain_after_change(loop, controller))
+    controller.ready.connect(lambda: retrain_when_loaded(loop, controller))
+    controller.message.connect(window._report)
+    controller.failed.connect(window.show_error)
