@@ -53,7 +53,9 @@ def test_a_learners_constructor_and_table_agree(name):
 
 
 def test_the_shared_tables_agree_with_what_they_configure():
-    extractor = _signature_defaults(FeatureExtractor.__init__, skip=("self", "representations", "gazetteers"))
+    extractor = _signature_defaults(
+        FeatureExtractor.__init__, skip=("self", "representations", "gazetteers", "vectors")
+    )
     assert extractor == SHARED_TABLES["features"].defaults() and FeatureExtractor.params is SHARED_TABLES["features"]
     assert VIEW_SPLIT_KINDS == VIEW_PARAMS["kind"].choices
     assert DECODE_DEFAULTS == DECODE_PARAMS.defaults()

@@ -87,9 +87,9 @@ VIEW_PARAMS = ParamTable(
 )
 VIEW_SPLIT_KINDS = VIEW_PARAMS["kind"].choices
 
-#: Name prefixes of the stacked columns that come from word representations.
-_DISTRIBUTIONAL_PREFIXES = ("dist/", "dist-dims/")
-#: Sets that join the first view of a two-set stack: word representations and dictionaries.
+#: Name prefixes of the stacked columns that come from word representations or the user's word vectors.
+_DISTRIBUTIONAL_PREFIXES = ("dist/", "dist-dims/", "vec/", "vec-dims/")
+#: Sets that join the first view of a two-set stack: word representations, vectors and dictionaries.
 _EXTRA_PREFIXES = (*_DISTRIBUTIONAL_PREFIXES, "gaz/")
 
 _MASK64 = (1 << 64) - 1

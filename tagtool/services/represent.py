@@ -167,7 +167,7 @@ def learn_representations(
     else:  # word2vec: no subword vectors, unseen words get no feature
         ngrams, ngram_vectors = [], np.zeros((0, settings.dim), dtype=np.float32)
     clusters, centres = {}, {}
-    ks = _granularities(settings.granularities, len(words))
+    ks = granularities(settings.granularities, len(words))
     for i, k in enumerate(ks):
         monitor.report(0.8 + 0.2 * i / len(ks), f"clustering words: {k} clusters")
         centres[k], clusters[k] = spherical_kmeans(vectors, k, settings.kmeans_iterations, settings.seed, monitor)
@@ -236,7 +236,7 @@ def _vocabulary_ngrams(model, words: Sequence[str], settings: RepresentationSett
     return ngrams, np.asarray(model.wv.vectors_ngrams, dtype=np.float32)[rows]
 
 
-def _granularities(requested: Sequence[int], n_words: int) -> tuple[int, ...]:
+def granularities(requested: Sequence[int], n_words: int) -> tuple[int, ...]:
     """The requested cluster counts, each capped at a quarter of the vocabulary, without repeats."""
     cap = max(2, n_words // 4)
     return tuple(dict.fromkeys(min(k, cap) for k in requested))

@@ -42,7 +42,7 @@ from tagtool.core.features import FeatureExtractor, annotation_column_warnings, 
 from tagtool.core.features.columns import input_columns
 from tagtool.core.features.gazetteers import GAZ_SETS, Gazetteers
 from tagtool.core.features.settings import FEATURE_PARAMS
-from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
+from tagtool.core.features.wordreps import DIST_SETS, VEC_SETS, WordRepresentations
 from tagtool.core.params import RANDOM_STATE
 from tagtool.core.views import VIEW_PARAMS, ViewSplit
 from tagtool.errors import TagtoolError
@@ -150,6 +150,36 @@ def with_gazetteers(learner: Learner | type[Learner], features: Mapping | None =
     return settings
 
 
+def attach_vectors(extractor: FeatureExtractor, vectors: WordRepresentations | None) -> None:
+    """Give an unfitted extractor (and its parts) the user's word vectors its ``vec`` sets read."""
+    if vectors is None or not extractor.uses_vectors or extractor.vectors is not None:
+        return
+    extractor.vectors = vectors
+    for part in getattr(extractor, "_parts", None) or ():
+        part.vectors = vectors
+
+
+def vectors_record(vectors: WordRepresentations) -> dict:
+    """What a model says of the word vectors it read (its ``info["vectors"]``): file, format, words, fingerprint."""
+    keep = ("file", "format", "dim", "words", "from_subwords")
+    return {**{k: vectors.info[k] for k in keep if k in vectors.info}, "fingerprint": vectors.fingerprint}
+
+
+def with_vectors(settings: Mapping, sentences: Iterable | None = None) -> dict:
+    """Feature settings with the ``vec`` sets of the default rule added (kept if already there).
+
+    The rule (:func:`tagtool.services.user_vectors.vector_sets`) was measured
+    in benchmarks/results/user_vectors.md.
+    """
+    from tagtool.services.user_vectors import vector_sets
+
+    settings = dict(settings)
+    sets = str(settings.get("feature_set", "default")).split("+")
+    if not any(name in VEC_SETS for name in sets):
+        settings["feature_set"] = "+".join([*sets, *vector_sets(sentences)])
+    return settings
+
+
 def representation_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
     """The word-representation feature sets for this text: ``dist``, and ``dist-dims`` unless it has input columns.
 
@@ -214,7 +244,7 @@ def default_view_kind(extractor: FeatureExtractor | None = None) -> str:
         return DEFAULT_VIEW_KIND
     n_sets = int(np.max(families)) + 1
     sets = str(extractor.feature_set).split("+")
-    n_dist = sum(name in DIST_SETS for name in sets)
+    n_dist = sum(name in DIST_SETS + VEC_SETS for name in sets)
     n_templates = n_sets - n_dist - sum(name in GAZ_SETS for name in sets)
     if n_templates == 2:
         return "feature-sets"

@@ -55,6 +55,10 @@ class WordVectors:
         One of :data:`FORMATS`.
     rows_read : int
         Rows the file holds that were passed over (not stored).
+    ngrams : list of str, ngram_matrix : numpy.ndarray or None, min_n, max_n : int
+        From a fastText ``.bin`` read with ``ngrams_of``: the character
+        ``min_n``–``max_n``-grams of those words and their float32 vectors
+        (``[len(ngrams), dim]``), from which a word never seen is composed.
     """
 
     words: list[str]
@@ -63,6 +67,10 @@ class WordVectors:
     source: str = ""
     fmt: str = ""
     rows_read: int = 0
+    ngrams: list[str] = field(default_factory=list)
+    ngram_matrix: np.ndarray | None = None
+    min_n: int = 0
+    max_n: int = 0
 
     @property
     def dim(self) -> int:
@@ -95,6 +103,7 @@ def read_vectors(
     fold_case: bool = True,
     progress=None,
     should_stop=None,
+    ngrams_of: Iterable[str] | None = None,
 ) -> WordVectors:
     """The vectors of ``vocabulary``'s words in the file at ``path``.
 
@@ -113,6 +122,10 @@ def read_vectors(
         Reports the fraction of the file read.
     should_stop : callable() -> bool, optional
         Polled every few thousand rows; True raises :class:`~tagtool.errors.Cancelled`.
+    ngrams_of : iterable of str, optional
+        fastText ``.bin`` only: also keep the vectors of these words'
+        character n-grams (Bojanowski et al. 2017, §3.2), the only ones a
+        word never seen can be composed from later.
 
     Returns
     -------
@@ -131,7 +144,7 @@ def read_vectors(
         raise ValueError(f"unknown vectors format {fmt!r}; known: {', '.join(FORMATS)}")
     vocab = list(dict.fromkeys(vocabulary))
     if fmt == "fasttext-bin":
-        vectors = _read_fasttext_bin(path, vocab, fold_case, progress, should_stop)
+        vectors = _read_fasttext_bin(path, vocab, fold_case, progress, should_stop, ngrams_of)
     else:
         vectors = _read_streamed(path, vocab, fmt, fold_case, progress, should_stop)
     vectors.source, vectors.fmt = Path(path).name, fmt
@@ -169,7 +182,7 @@ def _stack(rows: list[np.ndarray], dim: int) -> np.ndarray:
     return np.stack(rows).astype(np.float32) if rows else np.zeros((0, dim), dtype=np.float32)
 
 
-def _read_fasttext_bin(path, vocab: list[str], fold_case: bool, progress, should_stop) -> WordVectors:
+def _read_fasttext_bin(path, vocab: list[str], fold_case: bool, progress, should_stop, ngrams_of=None) -> WordVectors:
     from gensim.models.fasttext import load_facebook_vectors
 
     if should_stop is not None and should_stop():
@@ -187,7 +200,26 @@ def _read_fasttext_bin(path, vocab: list[str], fold_case: bool, progress, should
         subword.append(key not in kv.key_to_index)
         rows.append(np.asarray(kv.get_vector(key), dtype=np.float32))
     matrix = _stack(rows, kv.vector_size)
-    return WordVectors(vocab, matrix, np.array(subword, dtype=bool), rows_read=len(kv.key_to_index))
+    got = WordVectors(vocab, matrix, np.array(subword, dtype=bool), rows_read=len(kv.key_to_index))
+    if ngrams_of is not None:
+        got.ngrams, got.ngram_matrix = _ngram_vectors(kv, ngrams_of)
+        got.min_n, got.max_n = int(kv.min_n), int(kv.max_n)
+    return got
+
+
+def _ngram_vectors(kv, words: Iterable[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct character n-grams of ``words`` (as fastText takes them) and their rows of ``kv``'s n-gram table."""
+    from gensim.models.fasttext_inner import ft_hash_bytes  # fastText's FNV-1a hash of an n-gram's bytes
+
+    from tagtool.core.features.wordreps import char_ngrams
+
+    ngrams = list(dict.fromkeys(g for w in words for g in char_ngrams(w, kv.min_n, kv.max_n)))
+    rows = np.fromiter(
+        (ft_hash_bytes(g.encode("utf-8", "surrogatepass")) % kv.bucket for g in ngrams),
+        dtype=np.int64,
+        count=len(ngrams),
+    )
+    return ngrams, np.asarray(kv.vectors_ngrams, dtype=np.float32)[rows]
 
 
 @contextmanager

@@ -44,7 +44,7 @@ def _npz_array(npz: zipfile.ZipFile, name: str, budget, fail, sizes: tuple[int |
         raise fail(f"damaged tagger file: cannot read {name!r} ({type(exc).__name__}: {exc})") from None
 
 
-def read_representations(raw: bytes, fail, budget):
+def read_representations(raw: bytes, fail, budget, member: str = REPRESENTATIONS_MEMBER):
     """The word representations member: every ``.npy`` read as :func:`_read_array` does, then checked as a whole."""
     from tagtool.core.features import FeatureError
     from tagtool.core.features.wordreps import WordRepresentations
@@ -52,14 +52,14 @@ def read_representations(raw: bytes, fail, budget):
     try:
         npz = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, *DAMAGED) as exc:
-        raise fail(f"{REPRESENTATIONS_MEMBER} is damaged ({exc})") from None
+        raise fail(f"{member} is damaged ({exc})") from None
     with npz:
         names = [n[: -len(".npy")] for n in npz.namelist() if n.endswith(".npy")]
         arrays = {name: _npz_array(npz, name, budget, fail, None) for name in names}
     try:
         return WordRepresentations.from_arrays(arrays)
     except FeatureError as exc:
-        raise fail(f"{REPRESENTATIONS_MEMBER}: {exc}") from None
+        raise fail(f"{member}: {exc}") from None
 
 
 def _read_array(name: str, stream, size: int, fail, sizes: tuple[int | None, int] | None) -> np.ndarray:

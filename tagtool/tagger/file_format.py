@@ -26,6 +26,9 @@ A :class:`~tagtool.tagger.model.Tagger` is saved as one zip file (docs/design.md
     Only when the features read dictionaries (the ``gaz`` set): plain JSON,
     :meth:`~tagtool.core.features.gazetteers.Gazetteers.to_json` (the
     entries of every entity type); ``meta.json`` names them by fingerprint.
+``vectors.npz``
+    Only when the features read the user's word vectors (the ``vec`` sets):
+    the same arrays (:mod:`tagtool.services.user_vectors`), read the same way.
 
 Every size a file announces is bounded before memory is reserved for it
 (:mod:`tagtool.tagger.limits`): ``meta.json`` at most 256 MiB, all members
@@ -66,6 +69,8 @@ WEIGHTS_MEMBER = "weights.npz"
 REPRESENTATIONS_MEMBER = "representations.npz"
 #: Dictionaries (:mod:`tagtool.core.features.gazetteers`), present when the features read them.
 GAZETTEERS_MEMBER = "gazetteers.json"
+#: The user's word vectors (:mod:`tagtool.services.user_vectors`), present when the features read them.
+VECTORS_MEMBER = "vectors.npz"
 ARRAY_NAMES = ("weights", "trans", "start", "end", "feature_view")
 _META_KEYS = ("labels", "features", "view_split", "learner", "model")
 
@@ -105,9 +110,15 @@ def failing(source: str):
 
 
 def write_archive(
-    stream, meta: dict, arrays: dict, representations: dict | None = None, gazetteers: dict | None = None
+    stream,
+    meta: dict,
+    arrays: dict,
+    representations: dict | None = None,
+    gazetteers: dict | None = None,
+    vectors: dict | None = None,
 ) -> None:
-    """Write a tagger file to ``stream``: ``meta.json``, the model's arrays, the representations and dictionaries."""
+    """Write a tagger file: ``meta.json``, the model's arrays and, if given, word representations, dictionaries
+    and vectors."""
     weights = io.BytesIO()
     np.savez(weights, **arrays)
     text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
@@ -115,10 +126,11 @@ def write_archive(
         archive.writestr(META_MEMBER, text.encode("utf-8"))
         data = weights.getvalue()
         archive.writestr(WEIGHTS_MEMBER, data, compress_type=_compression(data))
-        if representations is not None:
-            reps = io.BytesIO()
-            np.savez(reps, **representations)
-            archive.writestr(REPRESENTATIONS_MEMBER, reps.getvalue())
+        for member, held in ((REPRESENTATIONS_MEMBER, representations), (VECTORS_MEMBER, vectors)):
+            if held is not None:
+                reps = io.BytesIO()
+                np.savez(reps, allow_pickle=False, **held)
+                archive.writestr(member, reps.getvalue())
         if gazetteers is not None:
             archive.writestr(GAZETTEERS_MEMBER, json.dumps(gazetteers, ensure_ascii=False).encode("utf-8"))
 

@@ -239,7 +239,8 @@ class Tagger:
     def _write(self, stream) -> None:
         reps = self.extractor.representations.to_arrays() if self.extractor.uses_representations else None
         gaz = self.extractor.gazetteers.to_json() if self.extractor.uses_gazetteers else None
-        write_archive(stream, self.to_meta(), self.model.to_arrays(), reps, gaz)
+        vectors = self.extractor.vectors.to_arrays() if self.extractor.uses_vectors else None
+        write_archive(stream, self.to_meta(), self.model.to_arrays(), reps, gaz, vectors)
 
     def save(self, path: str | PathLike) -> None:
         """Write the tagger file atomically: the target appears only when complete."""

@@ -22,6 +22,7 @@ from tagtool.tagger.file_format import (
     GAZETTEERS_MEMBER,
     META_MEMBER,
     REPRESENTATIONS_MEMBER,
+    VECTORS_MEMBER,
     WEIGHTS_MEMBER,
     TaggerFileError,
     declared_sizes,
@@ -74,13 +75,16 @@ def read_tagger(stream, source: str, make):
         meta = parse_meta(read_member(archive, META_MEMBER, fail, budget, limits.meta_limit(budget.file_size)), fail)
         sizes = declared_sizes(meta, fail)
         arrays = read_arrays(read_member(archive, WEIGHTS_MEMBER, fail, budget), fail, budget, sizes)
-        reps = None
-        if REPRESENTATIONS_MEMBER in archive.namelist():
-            reps = read_representations(read_member(archive, REPRESENTATIONS_MEMBER, fail, budget), fail, budget)
+        reps, vectors = (
+            read_representations(read_member(archive, member, fail, budget), fail, budget, member)
+            if member in archive.namelist()
+            else None
+            for member in (REPRESENTATIONS_MEMBER, VECTORS_MEMBER)
+        )
         gaz = None
         if GAZETTEERS_MEMBER in archive.namelist():
             gaz = _gazetteers(read_member(archive, GAZETTEERS_MEMBER, fail, budget), fail)
-    return _assemble(meta, arrays, fail, make, reps, gaz)
+    return _assemble(meta, arrays, fail, make, reps, gaz, vectors)
 
 
 def _gazetteers(raw: bytes, fail):
@@ -95,7 +99,7 @@ def _gazetteers(raw: bytes, fail):
         raise fail(f"{GAZETTEERS_MEMBER}: {reason}") from None
 
 
-def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, make, reps=None, gaz=None):
+def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, make, reps=None, gaz=None, vectors=None):
     # Local imports of the error types keep the failure modes listed in one place.
     from tagtool.core.features import FeatureError
     from tagtool.core.views import ViewSplitError
@@ -103,7 +107,7 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, make, reps=None, 
 
     try:
         labels = LabelSet(meta["labels"])
-        extractor = _extractor(meta["features"], reps, fail, gaz)
+        extractor = _extractor(meta["features"], reps, fail, gaz, vectors)
         if not all(isinstance(c, str) for c in extractor.columns_):
             # from_dict takes the names as they are; tagging looks them up.
             raise fail(f"{META_MEMBER}: the feature columns must be names, got {list(extractor.columns_)!r:.100}")
@@ -132,10 +136,11 @@ def _assemble(meta: dict, arrays: dict[str, np.ndarray], fail, make, reps=None, 
         raise fail(f"{META_MEMBER} is malformed ({type(exc).__name__}: {exc})") from None
 
 
-def _extractor(features: dict, reps, fail, gaz=None) -> FeatureExtractor:
-    """The fitted extractor of ``meta.json``, with the file's word representations and dictionaries if it reads them."""
+def _extractor(features: dict, reps, fail, gaz=None, vectors=None) -> FeatureExtractor:
+    """The fitted extractor of ``meta.json``, with the file's word representations, dictionaries and vectors if its
+    features read them."""
     from tagtool.core.features.gazetteers import GAZ_SETS
-    from tagtool.core.features.wordreps import DIST_SETS
+    from tagtool.core.features.wordreps import DIST_SETS, VEC_SETS
 
     params = features.get("params") if isinstance(features, dict) else None
     sets = str(params.get("feature_set", "")).split("+") if isinstance(params, dict) else []
@@ -143,4 +148,6 @@ def _extractor(features: dict, reps, fail, gaz=None) -> FeatureExtractor:
         raise fail(f"the features read word representations, but {REPRESENTATIONS_MEMBER} is missing")
     if gaz is None and any(name in GAZ_SETS for name in sets):
         raise fail(f"the features read dictionaries, but {GAZETTEERS_MEMBER} is missing")
-    return FeatureExtractor.from_dict(features, reps, gaz)
+    if vectors is None and any(name in VEC_SETS for name in sets):
+        raise fail(f"the features read word vectors, but {VECTORS_MEMBER} is missing")
+    return FeatureExtractor.from_dict(features, reps, gaz, vectors)

@@ -32,7 +32,7 @@ from tagtool.core.features.templates import (
     FeatureSet,
     feature_name,
 )
-from tagtool.core.features.wordreps import DIST_SETS, WordRepresentations
+from tagtool.core.features.wordreps import DIST_SETS, VEC_SETS, WordRepresentations
 from tagtool.core.params import SettingError
 
 # The package's name, as before the split into modules.
@@ -133,12 +133,14 @@ class FeatureExtractor:
         columns: Sequence[str] | None = None,
         representations: WordRepresentations | None = None,
         gazetteers: Gazetteers | None = None,
+        vectors: WordRepresentations | None = None,
     ):
         self.feature_set = feature_set
         self.gazetteers = gazetteers  # data too (the ``gaz`` set's dictionaries; gazetteers.json)
         # Data, not a setting: kept out of get_params and to_dict (the tagger
         # file stores the arrays beside meta.json, by fingerprint).
         self.representations = representations
+        self.vectors = vectors  # the user's word vectors (vec sets): data too, by fingerprint
         self.window = window
         self.min_count = min_count
         self.hashing = hashing
@@ -193,6 +195,7 @@ class FeatureExtractor:
                 columns=self.columns,
                 representations=self.representations,
                 gazetteers=self.gazetteers,
+                vectors=self.vectors,
             )
             part._checked_feature_set()
             parts.append(part)
@@ -200,6 +203,10 @@ class FeatureExtractor:
 
     def _named_set(self) -> FeatureSet:
         """The :class:`FeatureSet` of a single (not stacked) ``feature_set``."""
+        if self.feature_set in VEC_SETS:
+            if self.vectors is None:
+                raise FeatureError(f"the {self.feature_set!r} feature set needs word vectors (train --vectors FILE)")
+            return self.vectors.feature_set(self.feature_set)
         if self.feature_set in DIST_SETS:
             if self.representations is None:
                 raise FeatureError(
@@ -395,13 +402,22 @@ class FeatureExtractor:
         """True if a set of ``feature_set`` reads dictionaries (``gaz``)."""
         return any(name in GAZ_SETS for name in self._set_names)
 
+    @property
+    def uses_vectors(self) -> bool:
+        """True if a set of ``feature_set`` reads the user's word vectors (``vec``, ``vec-dims``)."""
+        return any(name in VEC_SETS for name in self._set_names)
+
     @classmethod
     def from_dict(
-        cls, data: Mapping, representations: WordRepresentations | None = None, gazetteers: Gazetteers | None = None
+        cls,
+        data: Mapping,
+        representations: WordRepresentations | None = None,
+        gazetteers: Gazetteers | None = None,
+        vectors: WordRepresentations | None = None,
     ) -> FeatureExtractor:
         """Rebuild a fitted extractor written by :meth:`to_dict` (:func:`.serialised.from_dict`).
 
-        ``representations`` (``gazetteers``) are required when a set reads
-        them, and must be the ones it was fitted with (same fingerprint).
+        ``representations`` (``gazetteers``, ``vectors``) are required when a set
+        reads them, and must be the ones it was fitted with (same fingerprint).
         """
-        return serialised.from_dict(cls, data, representations, gazetteers)
+        return serialised.from_dict(cls, data, representations, gazetteers, vectors)

@@ -28,7 +28,7 @@ import numpy as np
 from tagtool.core.features.encoding import _BaseTable
 from tagtool.core.features.gazetteers import GAZ_SETS
 from tagtool.core.features.templates import BOS, EOS, FeatureError, parse_feature_names
-from tagtool.core.features.wordreps import DIST_SETS
+from tagtool.core.features.wordreps import DIST_SETS, VEC_SETS
 
 #: Version of the dictionary written by :func:`to_dict`.
 FORMAT_VERSION = 1
@@ -55,10 +55,12 @@ def to_dict(extractor) -> dict:
         data["representations"] = extractor.representations.fingerprint
     if extractor.feature_set in GAZ_SETS:
         data["gazetteers"] = extractor.gazetteers.fingerprint
+    if extractor.feature_set in VEC_SETS:
+        data["vectors"] = extractor.vectors.fingerprint
     return data
 
 
-def from_dict(cls, data: Mapping, representations=None, gazetteers=None):
+def from_dict(cls, data: Mapping, representations=None, gazetteers=None, vectors=None):
     """The fitted extractor (of class ``cls``) that :func:`to_dict` wrote as ``data``.
 
     ``representations`` (``gazetteers``) are required when a set reads them,
@@ -76,7 +78,7 @@ def from_dict(cls, data: Mapping, representations=None, gazetteers=None):
     unknown = set(params) - set(cls().get_params())
     if unknown:
         raise FeatureError(f"unknown feature extractor parameters: {', '.join(sorted(unknown))}")
-    extractor = cls(**params, representations=representations, gazetteers=gazetteers)
+    extractor = cls(**params, representations=representations, gazetteers=gazetteers, vectors=vectors)
     extractor._checked_feature_set()
     if extractor._is_stacked:
         return _from_parts(cls, extractor, data.get("parts"))
@@ -89,6 +91,11 @@ def from_dict(cls, data: Mapping, representations=None, gazetteers=None):
         raise FeatureError(
             f"the {extractor.feature_set!r} features were fitted with other dictionaries "
             f"({data.get('gazetteers')!r}, given {gazetteers.fingerprint!r})"
+        )
+    if extractor.feature_set in VEC_SETS and data.get("vectors") != vectors.fingerprint:
+        raise FeatureError(
+            f"the {extractor.feature_set!r} features were fitted with other word vectors "
+            f"({data.get('vectors')!r}, given {vectors.fingerprint!r})"
         )
     extractor.columns_ = columns
     if extractor.hashing:
@@ -104,7 +111,7 @@ def _from_parts(cls, extractor, parts: object):
     """The stacked extractor of :func:`from_dict`: every part rebuilt, sets in the stated order."""
     if not isinstance(parts, list) or len(parts) != len(extractor._set_names):
         raise FeatureError(f"the stacked feature set {extractor.feature_set!r} needs one serialised part per set")
-    rebuilt = [cls.from_dict(p, extractor.representations, extractor.gazetteers) for p in parts]
+    rebuilt = [cls.from_dict(p, extractor.representations, extractor.gazetteers, extractor.vectors) for p in parts]
     if [p.feature_set for p in rebuilt] != extractor._set_names:
         raise FeatureError(f"the serialised parts do not match the feature set {extractor.feature_set!r}")
     extractor._set_parts(rebuilt)

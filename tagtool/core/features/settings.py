@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tagtool.core.features.gazetteers import GAZ_SETS
 from tagtool.core.features.templates import FEATURE_SETS
-from tagtool.core.features.wordreps import DIST_SETS
+from tagtool.core.features.wordreps import DIST_SETS, VEC_SETS
 from tagtool.core.params import Param, ParamTable
 
 #: Largest context window (±tokens).  The vocabulary lookup grows with
@@ -18,8 +18,9 @@ from tagtool.core.params import Param, ParamTable
 #: refused before it is built; no feature set gains from context that wide.
 MAX_WINDOW = 64
 
-#: Every feature-set name: the fixed template sets, those read from word representations and from dictionaries.
-_KNOWN_SETS = (*FEATURE_SETS, *DIST_SETS, *GAZ_SETS)
+#: Every feature-set name: the fixed template sets, those read from word representations or vectors and from
+#: dictionaries.
+_KNOWN_SETS = (*FEATURE_SETS, *DIST_SETS, *VEC_SETS, *GAZ_SETS)
 
 #: The feature extractor's settings (``--set features.NAME=VALUE``; a learner's ``default_features``
 #: come first): the constructor's arguments except the word representations, which are data.

@@ -71,6 +71,8 @@ from tagtool.core.features.templates import (
 
 #: Names of the feature sets that read word representations.
 DIST_SETS = ("dist", "dist-dims")
+#: The same features read from the word vectors a user brought (:mod:`tagtool.services.user_vectors`).
+VEC_SETS = ("vec", "vec-dims")
 
 #: Version of the array layout of :meth:`WordRepresentations.to_arrays`.
 ARRAYS_VERSION = 1
@@ -283,15 +285,15 @@ class WordRepresentations:
         return cached
 
     def feature_set(self, name: str) -> FeatureSet:
-        """The ``dist`` or ``dist-dims`` :class:`FeatureSet` of these representations."""
-        if name == "dist":
+        """The ``dist`` or ``dist-dims`` :class:`FeatureSet` of these representations (``vec``: the same)."""
+        if name in ("dist", "vec"):
             templates = [Template(f"c{k}", GROUP_TOKEN) for k in self.granularities]
             word_features = self.cluster_features
-        elif name == "dist-dims":
+        elif name in ("dist-dims", "vec-dims"):
             templates = [Template("e", GROUP_TOKEN)]
             word_features = self.dimension_features
         else:
-            raise FeatureError(f"{name!r} is not a word-representation feature set ({', '.join(DIST_SETS)})")
+            raise FeatureError(f"{name!r} is not a word-representation feature set ({', '.join(DIST_SETS + VEC_SETS)})")
         templates += [Template(BOS, GROUP_SURFACE), Template(EOS, GROUP_SURFACE)]
         return FeatureSet(
             name=name,
