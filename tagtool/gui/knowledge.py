@@ -9,8 +9,9 @@
 * *Add word vectors…* reads the file in a worker with progress and Cancel
   (:func:`tagtool.services.user_vectors.load_user_vectors`: the vectors of
   the project's words only, a 1–2 GB file in bounded memory) and stores
-  them from there (:class:`FileStored`: several megabytes written on the
-  window's connection would stall it).  *Add dictionary…* and
+  them from there (:func:`~tagtool.services.user_vectors.store_vectors_in_file`;
+  dictionaries and patterns through :class:`FileStored`): several megabytes
+  written on the window's connection would stall it.  *Add dictionary…* and
   *Add patterns…* read and store their file the same way, on a second
   runner, so a long vectors read does not hold them up.
 * A file that is not what it should be stores nothing; the message names
@@ -34,11 +35,6 @@ from tagtool.gui.worker import TaskRunner
 log = logging.getLogger(__name__)
 
 VECTORS, GAZETTEER, PATTERNS = "vectors", "gazetteer", "patterns"
-
-try:  # TEMPORARY until the vectors service is merged
-    from tagtool.services import user_vectors as _VECTORS
-except ImportError:
-    _VECTORS = None
 
 
 class FileStored:
@@ -73,10 +69,10 @@ def vocabulary(sentences, lines) -> set[str]:
 def read_stored(project) -> dict:
     """What ``project`` holds, decoded: ``{"vectors": reps or None, "dictionaries": [...], "patterns": [...]}``."""
     from tagtool.services.dictionaries import project_dictionaries, project_patterns
+    from tagtool.services.user_vectors import project_vectors
 
     stored = project.stored
-    vectors = _VECTORS.project_vectors(stored) if _VECTORS is not None else None
-    dictionaries = project_dictionaries(stored)
+    vectors, dictionaries = project_vectors(stored), project_dictionaries(stored)
     return {
         VECTORS: _hashed(vectors),
         "dictionaries": dictionaries,
@@ -104,7 +100,7 @@ def _read_vectors(path: str, sentences, text, project_file, state):
     ``text`` reads the project's added texts (a read-only call of the
     worker's own), or is their lines.
     """
-    from tagtool.services.user_vectors import load_user_vectors, store_vectors
+    from tagtool.services.user_vectors import load_user_vectors, store_vectors_in_file
 
     lines = text(state.should_stop) if callable(text) else text
     words = vocabulary(sentences, lines)
@@ -113,7 +109,7 @@ def _read_vectors(path: str, sentences, text, project_file, state):
     if state.should_stop():
         raise Cancelled("reading the word vectors cancelled")
     state.progress(1.0, "storing the word vectors in the project")
-    store_vectors(FileStored(project_file), reps)
+    store_vectors_in_file(project_file, reps)
     return _hashed(reps)
 
 
@@ -195,9 +191,16 @@ class KnowledgeController(QObject):
 
     # -- what training reads ------------------------------------------------
 
+    def vectors_off(self) -> bool:
+        """Whether the project's setting keeps its vectors out of training (``tagtool vectors PROJECT --use off``)."""
+        from tagtool.services.user_vectors import vectors_use
+
+        return vectors_use(self.project) == "off"
+
     def for_training(self) -> dict:
-        """The keyword arguments of a training run: ``vectors`` and ``gazetteers`` (None when absent)."""
-        return {"vectors": self.vectors, "gazetteers": self.gazetteers}
+        """The keyword arguments of a training run: ``vectors`` and ``gazetteers`` (None when absent or off)."""
+        vectors = None if self.vectors is None or self.vectors_off() else self.vectors
+        return {"vectors": vectors, "gazetteers": self.gazetteers}
 
     def records(self) -> list:
         """The project's resource records (kind, name, added, size, info), by kind and name."""
@@ -265,7 +268,9 @@ class KnowledgeController(QObject):
 
         stored = self.project.stored
         if kind == VECTORS:
-            removed = _VECTORS.remove_vectors(stored) is not False
+            from tagtool.services.user_vectors import remove_vectors
+
+            removed = remove_vectors(stored)
             self.vectors = None
         elif kind == GAZETTEER:
             removed = remove_dictionary(stored, name)

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from tagtool.gui.file_fields import Folders, with_browse
 from tagtool.gui.knowledge import GAZETTEER, PATTERNS, VECTORS, KnowledgeController
-from tagtool.gui.knowledge_text import status_text, vectors_summary
+from tagtool.gui.knowledge_text import plural, status_text, vectors_summary
 
 VECTORS_FILTER = "Word vectors (*.vec *.txt *.bin *.gz);;All files (*)"
 DICTIONARY_FILTER = "Dictionaries, one entry a line (*.txt *.lst *.tsv);;All files (*)"
@@ -184,14 +184,12 @@ def holds_text(record) -> str:
     """What a stored resource holds, from its ``info``: words kept, entries, patterns."""
     info = record.info
     if record.kind == VECTORS:
-        kept = info.get("words_kept", info.get("kept"))
-        dim = info.get("dim")
-        text = f"{int(kept):,} words kept" if kept is not None else ""
-        return text + (f", {int(dim)} dimensions" if dim else "")
+        summary = vectors_summary(info)
+        return summary[summary.find("(") + 1 : -1] if "(" in summary else ""
     if record.kind == GAZETTEER:
-        return f"{int(info.get('entries', 0)):,} entries"
+        return plural(int(info.get("entries", 0)), "entry")
     labels = ", ".join(info.get("labels") or [])
-    return f"{int(info.get('patterns', 0)):,} patterns" + (f" ({labels})" if labels else "")
+    return plural(int(info.get("patterns", 0)), "pattern") + (f" ({labels})" if labels else "")
 
 
 class KnowledgeDialog(QDialog):
@@ -255,7 +253,7 @@ class KnowledgeDialog(QDialog):
         readonly = self.controller.project.readonly
         for record in self.controller.records():
             added = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.added))
-            source = str(record.info.get("source") or record.info.get("file") or "")
+            source = str(record.info.get("file") or record.info.get("source") or "")
             name = "" if record.kind == VECTORS else record.name
             item = QTreeWidgetItem([KIND_TEXT[record.kind], name, Path(source).name, holds_text(record), added])
             item.setData(0, Qt.UserRole, (record.kind, record.name))

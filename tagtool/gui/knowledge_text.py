@@ -10,25 +10,43 @@ from __future__ import annotations
 
 from pathlib import Path
 
+#: How the model panel names the formats of :data:`tagtool.store.vectors.FORMATS`.
+FORMAT_TEXT = {
+    "word2vec-text": "word2vec text",
+    "word2vec-binary": "word2vec binary",
+    "glove": "GloVe text",
+    "fasttext-bin": "fastText .bin",
+}
 
-def vectors_summary(reps) -> str:
-    """``glove.txt (GloVe text, 100 dimensions, 4,210 words kept)`` from the vectors' ``info``."""
-    info = dict(getattr(reps, "info", {}) or {})
-    source = info.get("source") or info.get("file") or "word vectors"
+
+def plural(n: int, word: str) -> str:
+    """``1 entry``, ``3 entries``, ``2,000 patterns``."""
+    if n == 1:
+        return f"1 {word}"
+    return f"{n:,} {word[:-1] + 'ies' if word.endswith('y') else word + 's'}"
+
+
+def vectors_summary(info) -> str:
+    """``news.vec (word2vec text, 100 dimensions, 4,210 of 5,000 words kept)`` from the vectors' ``info``.
+
+    ``info``: :attr:`WordRepresentations.info` as
+    :func:`tagtool.services.user_vectors.load_user_vectors` writes it (or the vectors themselves).
+    """
+    info = dict(getattr(info, "info", info) or {})
     parts = []
     if info.get("format"):
-        parts.append(str(info["format"]))
+        parts.append(FORMAT_TEXT.get(str(info["format"]), str(info["format"])))
     if info.get("dim"):
         parts.append(f"{int(info['dim'])} dimensions")
-    kept = info.get("words_kept", info.get("kept"))
-    if kept is None and getattr(reps, "words", None) is not None:
-        kept = len(reps.words)
-    if kept is not None:
-        parts.append(f"{int(kept):,} words kept")
-    subwords = info.get("words_from_subwords", info.get("subword_words"))
-    if subwords:
-        parts.append(f"{int(subwords):,} from subwords")
-    return f"{Path(str(source)).name} ({', '.join(parts)})" if parts else Path(str(source)).name
+    if info.get("words") is not None:
+        of = f" of {int(info['vocabulary']):,}" if info.get("vocabulary") else ""
+        parts.append(f"{int(info['words']):,}{of} words kept")
+    if info.get("from_subwords"):
+        parts.append(f"{int(info['from_subwords']):,} from subwords")
+    if info.get("ngrams"):
+        parts.append("unseen words from n-grams")
+    name = Path(str(info.get("file") or "word vectors")).name
+    return f"{name} ({', '.join(parts)})" if parts else name
 
 
 def knowledge_rows(extractor) -> list[tuple[str, str]]:
@@ -43,7 +61,7 @@ def knowledge_rows(extractor) -> list[tuple[str, str]]:
     gazetteers = getattr(extractor, "gazetteers", None)
     if gazetteers is not None:
         listed = [
-            f"{kind} ({source}, {len(gazetteers.entries[kind]):,} entries)" if source else kind
+            f"{kind} ({source}, {plural(len(gazetteers.entries[kind]), 'entry')})" if source else kind
             for kind, source in gazetteers.sources.items()
         ]
         rows.append(("Dictionaries", ", ".join(listed)))
@@ -56,14 +74,15 @@ def status_text(controller) -> str:
     if controller.reading:
         lines.append(f"Word vectors: reading {controller.reading}…")
     elif controller.vectors is not None:
-        lines.append(f"Word vectors: {vectors_summary(controller.vectors)}")
+        off = " — not used: the project's setting vectors.use is off" if controller.vectors_off() else ""
+        lines.append(f"Word vectors: {vectors_summary(controller.vectors)}{off}")
     if controller.dictionaries:
         lines.append(
             "Dictionaries: "
-            + ", ".join(f"{d.entity_type} ({d.source}, {len(d):,} entries)" for d in controller.dictionaries)
+            + ", ".join(f"{d.entity_type} ({d.source}, {plural(len(d), 'entry')})" for d in controller.dictionaries)
         )
     if controller.patterns:
-        lines.append("Patterns: " + ", ".join(f"{p.name} ({len(p):,})" for p in controller.patterns))
+        lines.append("Patterns: " + ", ".join(f"{p.name} ({plural(len(p), 'pattern')})" for p in controller.patterns))
     if controller.adding:
         lines.append(f"Adding {controller.adding}…")
     if controller.error:

@@ -87,9 +87,11 @@ def cold_features(learner_name: str, reps, sentences, vectors=None, gazetteers=N
     from tagtool.services import training_setup
 
     learner = get_learner(learner_name)
-    features = training_setup.with_representations(learner, sentences=sentences) if reps is not None else None
+    features = training_setup.feature_settings(learner)
+    if reps is not None:
+        features = training_setup.with_representations(learner, features, sentences)
     if vectors is not None:
-        features = training_setup.with_vectors(learner, features)
+        features = training_setup.with_vectors(features, sentences)
     if gazetteers is not None:
         features = training_setup.with_gazetteers(learner, features)
     return features

@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from tagtool.gui import knowledge
 from tagtool.gui.keys import key
 from tagtool.gui.knowledge_dialog import KnowledgeDialog, ask_add_dictionary, ask_add_patterns, ask_add_vectors
 from tagtool.gui.preferences import edit_preferences
@@ -90,8 +89,7 @@ class WindowMenus:
         self._action(file, "A&dd documents…", self._add_documents)
         self._action(file, "&Import annotations…", self._import)
         self._action(file, "Add &text for word representations…", self._add_text)
-        if knowledge._VECTORS is not None:
-            self._action(file, "Add &word vectors…", lambda: self._knowledge(ask_add_vectors))
+        self._action(file, "Add &word vectors…", lambda: self._knowledge(ask_add_vectors))
         self._action(file, "Add di&ctionary…", lambda: self._knowledge(ask_add_dictionary))
         self._action(file, "Add p&atterns…", lambda: self._knowledge(ask_add_patterns))
         self._action(file, "&Knowledge in the project…", lambda: self._knowledge(None))
