@@ -225,3 +225,21 @@ def test_the_file_menu_has_the_items_and_a_read_only_project_refuses(window, mon
     monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: told.append(a[2]))
     _menu_action(window, "Add dictionary…").trigger()
     assert told and "read-only" in told[0]
+
+
+def test_cross_validation_folds_read_the_models_vectors_and_dictionaries(window, qtbot, tmp_path, chunk_project):
+    _quick(window)
+    loop, knowledge = window.model_loop, window.model_loop.knowledge
+    loop.auto = False
+    knowledge.add_vectors(_vectors_file(tmp_path / "v.txt", _words(chunk_project)))
+    _idle(qtbot, knowledge)
+    (tmp_path / "np.txt").write_text("the company\n", encoding="utf-8")
+    knowledge.add_dictionary(tmp_path / "np.txt", "NP")
+    _idle(qtbot, knowledge)
+    window.model_panel.folds.setValue(2)
+    with qtbot.waitSignal(loop.finished, timeout=TIMEOUT) as done:
+        window.model_panel.train_button.click()
+    metrics = done.args[0].metrics
+    assert "cv" not in metrics and "f1" in metrics, metrics.get("cv")
+    extractor = loop.tagger.extractor
+    assert extractor.vectors is not None and extractor.gazetteers is not None
