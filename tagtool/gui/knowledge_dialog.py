@@ -321,8 +321,13 @@ class KnowledgeBox(QWidget):
         layout.addLayout(bars)
         layout.addWidget(self.status)
         controller.changed.connect(self.update_state)
-        controller.progress.connect(lambda fraction, _message: self.bar.setValue(int(1000 * fraction)))
+        controller.progress.connect(self._progress)
         self.update_state()
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.bar.setValue(int(1000 * fraction))
+        if message and self.controller.reading:
+            self.status.setText(status_text(self.controller, message))
 
     def update_state(self) -> None:
         if self.controller.closed:

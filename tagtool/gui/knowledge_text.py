@@ -68,11 +68,12 @@ def knowledge_rows(extractor) -> list[tuple[str, str]]:
     return rows
 
 
-def status_text(controller) -> str:
-    """What the project holds, one line a kind, for the model panel."""
+def status_text(controller, progress: str = "") -> str:
+    """What the project holds, one line a kind, for the model panel (``progress``: the vectors file's reading)."""
     lines = []
     if controller.reading:
-        lines.append(f"Word vectors: reading {controller.reading}…")
+        step = f" ({progress})" if progress and not progress.startswith("reading") else ""  # clustering them
+        lines.append(f"Word vectors: reading {controller.reading}…{step}")
     elif controller.vectors is not None:
         off = " — not used: the project's setting vectors.use is off" if controller.vectors_off() else ""
         lines.append(f"Word vectors: {vectors_summary(controller.vectors)}{off}")
