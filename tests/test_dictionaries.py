@@ -196,3 +196,20 @@ def test_project_storage_round_trip_add_replace_remove(tmp_path):
         assert remove_dictionary(project.stored, "PER") and not remove_dictionary(project.stored, "PER")
         assert remove_patterns(project.stored, "org.jsonl") and not remove_patterns(project.stored, "org.jsonl")
         assert project_dictionaries(project.stored) == [] and project_gazetteers(project.stored) is None
+
+
+def test_token_patterns_indexed_or_not_find_the_same_matches(tmp_path):
+    lines = [
+        {"label": "ORG", "pattern": [{"is_title": True, "op": "+"}, {"lower": "inc"}]},  # tried everywhere
+        {"label": "ORG", "pattern": [{"lower": {"IN": ["banco", "grupo"]}}, {"is_title": True, "op": "*"}]},
+        {"label": "PER", "pattern": [{"orth": "Dr."}, {"is_punct": True, "op": "!"}]},
+    ]
+    path = write(tmp_path, "p.jsonl", "\n".join(json.dumps(x) for x in lines))
+    sentences = [raw("the Big Blue Inc said"), raw("el Banco Santander y grupo Prisa"), raw("Dr. Who and Dr. ,")]
+    got = [(m.sentence, m.start, m.end, m.note) for m in knowledge_matches(sentences, [], [read_patterns(path)], NAMES)]
+    assert got == [
+        (0, 1, 4, "pattern ORG (p.jsonl line 1)"),
+        (1, 1, 3, "pattern ORG (p.jsonl line 2)"),
+        (1, 4, 6, "pattern ORG (p.jsonl line 2)"),
+        (2, 0, 2, "pattern PER (p.jsonl line 3)"),
+    ]

@@ -20,6 +20,7 @@ from tagtool.cli.inputs import (
     read_files,
     text_kwargs,
 )
+from tagtool.cli.knowledge import add_gazetteer_option, training_gazetteers
 from tagtool.cli.progress import progress_bar, stop_on_sigint
 from tagtool.cli.settings import add_learning_parser, configured_learner
 from tagtool.cli.text import stored_representations
@@ -62,6 +63,7 @@ def add_train_command(sub) -> None:
         metavar="MODEL",
         help="continue from a tagger file of the same learner (keeps its features)",
     )
+    add_gazetteer_option(p)
     add_column_options(p)
     p.add_argument("-o", "--output", type=Path, required=True, metavar="MODEL", help="tagger file to write")
     p.set_defaults(func=cmd_train)
@@ -100,6 +102,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     )
     check_text_options(args, [*args.data, *args.unlabeled], args.format, text_files=args.text)
     cls, settings = configured_learner(args)
+    gazetteers = _gazetteers(args, cls, settings)
     text = _representation_text(args, cls, settings)
     reps, project_text = stored_representations(args.data, _uses_representations(cls, settings) and not args.warm_start)
     if project_text:
@@ -127,6 +130,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             text=text,
             representations=reps,
             decode=settings.decode,
+            gazetteers=gazetteers,
         )
     tagger.save(args.output)
     info = tagger.model.info
@@ -138,6 +142,20 @@ def cmd_train(args: argparse.Namespace) -> int:
     for note in info.get("notes", []):
         print(f"note: {note}", file=sys.stderr)
     return 0
+
+
+def _gazetteers(args: argparse.Namespace, cls, settings):
+    """The dictionaries of ``--gazetteer`` and a training project; their ``gaz`` set added to ``settings``."""
+    from tagtool.services.training_setup import TrainingSetupError, with_gazetteers
+
+    if args.warm_start:
+        if args.gazetteer:
+            raise TrainingSetupError("--gazetteer adds features; a warm start keeps the previous tagger's")
+        return None
+    gazetteers = training_gazetteers(args, args.data)
+    if gazetteers is not None:
+        settings.features = with_gazetteers(cls, settings.features)
+    return gazetteers
 
 
 def _uses_representations(cls, settings) -> bool:

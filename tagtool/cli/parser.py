@@ -12,6 +12,7 @@ import argparse
 from tagtool import __version__
 from tagtool.cli.agreement import add_agreement_command
 from tagtool.cli.experiments import add_experiment_command, add_simulate_command
+from tagtool.cli.knowledge import add_knowledge_commands
 from tagtool.cli.learning import add_evaluate_command, add_train_command
 from tagtool.cli.projects import add_project_commands
 from tagtool.cli.settings import add_settings_command
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_experiment_command,
         add_simulate_command,
         add_text_commands,
+        add_knowledge_commands,
         add_agreement_command,
         add_team_commands,
         add_settings_command,

@@ -33,7 +33,9 @@ from tagtool.core.corpus import Sentence
 from tagtool.core.features.gazetteers import EntryTrie, Gazetteers, longest_first
 from tagtool.services.patterns import (
     KnowledgeFileError,
+    Pattern,
     Patterns,
+    TokenPatternIndex,
     decode_text,
     parse_patterns,
     read_file_text,
@@ -216,9 +218,10 @@ class _Source:
     note: str
 
 
-def _sources(dictionaries, patterns, names) -> tuple[EntryTrie, list]:
+def _sources(dictionaries, patterns, names) -> tuple[EntryTrie, TokenPatternIndex]:
     """The trie of dictionary entries and phrase patterns, and the token patterns, of types in ``names``."""
-    trie, token_patterns = EntryTrie(), []
+    trie = EntryTrie()
+    token_patterns: list[tuple[Pattern, _Source]] = []
     skipped: dict[str, str] = {}
     for d in dictionaries:
         if not type_in_labels(d.entity_type, names):
@@ -239,30 +242,28 @@ def _sources(dictionaries, patterns, names) -> tuple[EntryTrie, list]:
                 token_patterns.append((p, source))
     for kind, where in skipped.items():
         logger.warning("no label of the type %s in the label set: %s gives no suggestion", kind, where)
-    return trie, token_patterns
+    return trie, TokenPatternIndex(token_patterns)
 
 
-def _candidates(tokens: Sequence[str], trie: EntryTrie, token_patterns: list) -> dict[tuple[int, int], list]:
+def _candidates(tokens: Sequence[str], trie: EntryTrie, token_patterns: TokenPatternIndex) -> dict:
     """Sources by ``(start, end)`` of every match in ``tokens``."""
     found: dict[tuple[int, int], list] = defaultdict(list)
     for source, start, end in trie.occurrences(tokens) if trie else ():
         found[(start, end)].append(source)
-    for pattern, source in token_patterns:
-        for start in range(len(tokens)):
-            for end in pattern.ends(tokens, start):
-                found[(start, end)].append(source)
+    for start, end, source in token_patterns.matches(tokens) if token_patterns else ():
+        found[(start, end)].append(source)
     return found
 
 
-def _match(i: int, start: int, end: int, sources: list, names: Sequence[str]) -> StringMatch:
-    unique = list(dict.fromkeys(sources))
+def _template(sources: tuple, length: int, names: Sequence[str]) -> StringMatch:
+    """A match of ``length`` tokens from ``sources`` (distinct), placed at sentence 0, token 0."""
     counts: dict[str, int] = defaultdict(int)
-    for s in unique:
+    for s in sources:
         counts[s.kind] += 1
     evidence = tuple(sorted(counts.items(), key=lambda c: (-c[1], c[0])))
-    per_kind = [_labels_of(kind, end - start, names) for kind, _ in evidence]
-    allowed = tuple(frozenset(labels[t] for labels in per_kind) for t in range(end - start))
-    return StringMatch(i, start, end, allowed, evidence, source="; ".join(s.note for s in unique))
+    per_kind = [_labels_of(kind, length, names) for kind, _ in evidence]
+    allowed = tuple(frozenset(labels[t] for labels in per_kind) for t in range(length))
+    return StringMatch(0, 0, length, allowed, evidence, source="; ".join(s.note for s in sources))
 
 
 def knowledge_matches(
@@ -294,10 +295,15 @@ def knowledge_matches(
     if not trie and not token_patterns:
         return []
     matches = []
+    made: dict[tuple, StringMatch] = {}  # one suggestion per sources and length, placed at each match
     for i, sentence in enumerate(sentences):
         found = _candidates(sentence.tokens, trie, token_patterns)
         if any(sentence.annotations):
             found = {r: s for r, s in found.items() if not any(sentence.annotations[r[0] : r[1]])}
-        chosen = longest_first(("", start, end) for start, end in found)
-        matches += [_match(i, start, end, found[(start, end)], names) for _, start, end in chosen]
+        for _, start, end in longest_first(("", start, end) for start, end in found):
+            key = (tuple(dict.fromkeys(found[(start, end)])), end - start)
+            if key not in made:
+                made[key] = _template(*key, names)
+            t = made[key]
+            matches.append(StringMatch(i, start, end, t.allowed, t.evidence, t.source))
     return matches

@@ -128,6 +128,10 @@ class Pattern:
     def ends(self, tokens: Sequence[str], start: int) -> set[int]:
         """The ends of the token pattern's matches starting at ``start`` (none for an empty match)."""
         specs, n = self.tokens, len(tokens)
+        if all(spec.op == "1" for spec in specs):  # the common case: one token per element, no search
+            end = start + len(specs)
+            fits = end <= n and all(spec.matches(tokens[start + k]) for k, spec in enumerate(specs))
+            return {end} if fits else set()
 
         @cache
         def reach(i: int, pos: int) -> frozenset[int]:
@@ -144,6 +148,55 @@ class Pattern:
             return frozenset(out)
 
         return {end for end in reach(0, start) if end > start}
+
+
+#: Attributes a token pattern can be indexed by: its first token's exact value under them.
+_INDEXED = {"orth": "orth", "text": "orth", "lower": "lower"}
+
+
+def first_values(pattern: Pattern) -> tuple[str, frozenset[str]] | None:
+    """``("orth" | "lower", values)`` that the first token of every match must have, if the pattern says so."""
+    spec = pattern.tokens[0] if pattern.tokens else None
+    if spec is None or spec.op not in ("1", "+"):
+        return None
+    for attribute, kind, value in spec.tests:
+        if attribute in _INDEXED and kind in ("=", "in"):
+            values = frozenset([str(value)]) if kind == "=" else frozenset(map(str, value))  # type: ignore[call-overload]
+            return _INDEXED[attribute], values
+    return None
+
+
+class TokenPatternIndex:
+    """Token patterns by the value their first token must have, so a sentence tries only those that can start.
+
+    Items are ``(pattern, tag)``: :meth:`matches` gives back the tag of each match.
+    """
+
+    def __init__(self, items: Sequence[tuple[Pattern, object]]):
+        self.by_value: dict[str, dict[str, list]] = {"orth": {}, "lower": {}}
+        self.anywhere: list = []
+        for pattern, tag in items:
+            first = first_values(pattern)
+            if first is None:
+                self.anywhere.append((pattern, tag))
+            else:
+                for value in first[1]:
+                    self.by_value[first[0]].setdefault(value, []).append((pattern, tag))
+
+    def __bool__(self) -> bool:
+        return bool(self.anywhere or self.by_value["orth"] or self.by_value["lower"])
+
+    def matches(self, tokens: Sequence[str]) -> list[tuple[int, int, object]]:
+        """Every ``(start, end, tag)`` where a pattern matches ``tokens``."""
+        orth, lower = self.by_value["orth"], self.by_value["lower"]
+        found = []
+        for start, token in enumerate(tokens):
+            items = [*orth.get(token, ()), *lower.get(token.lower(), ()), *self.anywhere] if lower else None
+            if items is None:
+                items = [*orth.get(token, ()), *self.anywhere]
+            for pattern, tag in items:
+                found += [(start, end, tag) for end in pattern.ends(tokens, start)]
+        return found
 
 
 @dataclass(frozen=True)

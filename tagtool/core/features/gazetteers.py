@@ -98,22 +98,35 @@ class EntryTrie:
     def occurrences(self, tokens: Sequence[str]) -> set[Match]:
         """Every ``(kind, start, end)`` where an entry occurs in ``tokens``."""
         found: set[Match] = set()
-        n = len(tokens)
-        lower = [t.lower() for t in tokens] if self.folded else []
-        for start in range(n):
-            firsts = [(self.exact, tokens, tokens[start])]
-            if start == 0 and decapitalised(tokens[0]) != tokens[0]:
-                firsts.append((self.exact, tokens, decapitalised(tokens[0])))
-            if self.folded:
-                firsts.append((self.folded, lower, lower[start]))
-            for trie, seq, first in firsts:
-                node = trie.get(first)
-                end = start + 1
-                while node is not None:
-                    found.update((kind, start, end) for kind in node.get(None, ()))
-                    node = node.get(seq[end]) if end < n else None
-                    end += 1
+        exact, folded = self.exact, self.folded
+        if tokens and exact:
+            first = decapitalised(tokens[0])
+            if first != tokens[0] and first in exact:
+                _walk(exact[first], tokens, 0, found)
+            for start, token in enumerate(tokens):
+                if token in exact:
+                    _walk(exact[token], tokens, start, found)
+        if folded:
+            lower = [t.lower() for t in tokens]
+            for start, token in enumerate(lower):
+                if token in folded:
+                    _walk(folded[token], lower, start, found)
         return found
+
+
+def _walk(node: dict, tokens: Sequence[str], start: int, found: set[Match]) -> None:
+    """Add every entry that ends on the path from ``node`` (the trie node of ``tokens[start]``) along ``tokens``."""
+    n, end = len(tokens), start + 1
+    while True:
+        kinds = node.get(None)
+        if kinds:
+            found.update((kind, start, end) for kind in kinds)
+        if end >= n:
+            return
+        node = node.get(tokens[end])  # type: ignore[assignment]
+        if node is None:
+            return
+        end += 1
 
 
 def longest_first(candidates: Iterable[Match]) -> list[Match]:
