@@ -19,6 +19,7 @@ from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 from tagtool.tagger.file_format import TaggerFileError
 from tagtool.tagger.model import Tagger, load_tagger
+from tests.user_vector_files import write_vector_files
 
 DATA = Path(__file__).parent / "data"
 
@@ -30,24 +31,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def files(corpus, tmp_path_factory):
-    """A small fastText model of the corpus's lower-cased text, as .bin, .vec and gzip .vec."""
-    import gzip
-    import shutil
-
-    from gensim.models import FastText
-    from gensim.models.fasttext import save_facebook_model
-
-    text = [[t.lower() for t in s.tokens] for s in corpus.sentences]
-    model = FastText(vector_size=12, window=3, min_count=2, min_n=3, max_n=5, bucket=4000, workers=1, seed=1)
-    model.build_vocab(text)
-    model.train(text, total_examples=len(text), epochs=2)
-    folder = tmp_path_factory.mktemp("user-vectors")
-    paths = {"bin": folder / "small.bin", "vec": folder / "small.vec", "vec.gz": folder / "small.vec.gz"}
-    save_facebook_model(model, str(paths["bin"]))
-    model.wv.save_word2vec_format(str(paths["vec"]))
-    with open(paths["vec"], "rb") as src, gzip.open(paths["vec.gz"], "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    return model, paths
+    return write_vector_files(corpus, tmp_path_factory.mktemp("user-vectors"))
 
 
 def vocabulary(corpus):
@@ -218,3 +202,23 @@ def test_store_remove_and_the_use_setting(tmp_path, corpus, from_vec):
     uv.store_vectors_in_file(path, from_vec)  # the app's worker thread
     with Project.open(path, readonly=True) as project:
         assert uv.project_vectors(project.stored).fingerprint == from_vec.fingerprint
+
+
+def test_the_stored_bytes_hold_numbers_only(tmp_path, from_bin):
+    with np.load(io.BytesIO(from_bin.to_bytes()), allow_pickle=False) as npz:
+        assert all(not npz[name].dtype.hasobject for name in npz.files)
+        assert {"ngrams_utf8", "ngram_vectors", "vectors"} <= set(npz.files)
+
+
+def test_with_vectors_adds_the_default_sets_and_the_views_follow(corpus, from_vec):
+    from tagtool.learn import get_learner
+    from tagtool.services.training_setup import default_view_kind, with_vectors
+
+    learner = get_learner("mv-perceptron")
+    settings = with_vectors(learner, None, corpus.sentences)
+    assert settings["feature_set"] == "+".join(["crfsuite+default", *uv.vector_sets(corpus.sentences)])
+    assert with_vectors(learner, {"feature_set": "crfsuite+vec"})["feature_set"] == "crfsuite+vec"
+    fx = FeatureExtractor(settings["feature_set"], vectors=from_vec).fit(corpus.sentences)
+    assert default_view_kind(fx) == "feature-sets"
+    one = FeatureExtractor("crfsuite+vec", vectors=from_vec).fit(corpus.sentences)
+    assert default_view_kind(one) == "lexical-distributional"

@@ -24,6 +24,7 @@ from tagtool.cli.knowledge import add_gazetteer_option, training_gazetteers
 from tagtool.cli.progress import progress_bar, stop_on_sigint
 from tagtool.cli.settings import add_learning_parser, configured_learner
 from tagtool.cli.text import stored_representations
+from tagtool.cli.vectors import add_train_vectors_options, training_vectors
 from tagtool.errors import TagtoolError
 from tagtool.store.outputs import check_not_input
 
@@ -64,6 +65,7 @@ def add_train_command(sub) -> None:
         help="continue from a tagger file of the same learner (keeps its features)",
     )
     add_gazetteer_option(p)
+    add_train_vectors_options(p)
     add_column_options(p)
     p.add_argument("-o", "--output", type=Path, required=True, metavar="MODEL", help="tagger file to write")
     p.set_defaults(func=cmd_train)
@@ -113,6 +115,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     unlabeled = read_files(args.unlabeled, args, None) if args.unlabeled else None
     if not args.warm_start:
         check_feature_columns([*corpus, *(unlabeled or ())], settings.features)
+    features, vectors = training_vectors(args, settings.features, [*corpus, *(unlabeled or ())], cls)
     warm = load_tagger(args.warm_start) if args.warm_start else None
     explicit_views = {k: v for k, v in settings.views.items() if k != "random_state"} or None
     views = None if warm is not None or not (cls.two_view or explicit_views) else settings.views
@@ -120,7 +123,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         tagger = train_tagger(
             corpus,
             cls().set_params(**settings.params),
-            features=settings.features or None,
+            features=features or None,
             views=views,
             unlabeled=unlabeled,
             warm_start=warm,
@@ -131,6 +134,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             representations=reps,
             decode=settings.decode,
             gazetteers=gazetteers,
+            vectors=vectors,
         )
     tagger.save(args.output)
     info = tagger.model.info

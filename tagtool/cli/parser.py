@@ -19,6 +19,7 @@ from tagtool.cli.settings import add_settings_command
 from tagtool.cli.tagging import add_tag_command
 from tagtool.cli.team import add_team_commands
 from tagtool.cli.text import add_text_commands
+from tagtool.cli.vectors import add_vectors_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_simulate_command,
         add_text_commands,
         add_knowledge_commands,
+        add_vectors_command,
         add_agreement_command,
         add_team_commands,
         add_settings_command,

@@ -190,6 +190,7 @@ def project_summary(project) -> dict:
         "models": len(project.stored.models()),
         "text_tokens": project.stored.text_tokens(),
         "word_representations": _representations_summary(project),
+        "word_vectors": _vectors_summary(project),
     }
 
 
@@ -205,6 +206,13 @@ def _representations_summary(project) -> str:
         return "none"
     state = "out of date" if project.stored.representations_stale() else "current"
     return f"{record.info.get('n_words', '?')} words from {record.text_tokens} tokens ({state})"
+
+
+def _vectors_summary(project) -> str:
+    from tagtool.services.user_vectors import describe, vectors_info, vectors_use
+
+    info = vectors_info(project.stored)
+    return describe(info) + (f" (use: {vectors_use(project)})" if info else "")
 
 
 def cmd_info(args: argparse.Namespace) -> int:

@@ -165,15 +165,19 @@ def vectors_record(vectors: WordRepresentations) -> dict:
     return {**{k: vectors.info[k] for k in keep if k in vectors.info}, "fingerprint": vectors.fingerprint}
 
 
-def with_vectors(settings: Mapping, sentences: Iterable | None = None) -> dict:
-    """Feature settings with the ``vec`` sets of the default rule added (kept if already there).
+def with_vectors(
+    learner: Learner | type[Learner], features: Mapping | None = None, sentences: Iterable | None = None
+) -> dict:
+    """Feature settings that add the ``vec`` sets of the default rule to the learner's (or the given) feature set.
 
-    The rule (:func:`tagtool.services.user_vectors.vector_sets`) was measured
-    in benchmarks/results/user_vectors.md.
+    As :func:`with_representations`, for the word vectors a user brought; a
+    set that already reads them is kept.  The rule
+    (:func:`tagtool.services.user_vectors.vector_sets`) was measured in
+    benchmarks/results/user_vectors.md.
     """
     from tagtool.services.user_vectors import vector_sets
 
-    settings = dict(settings)
+    settings = feature_settings(learner, features)
     sets = str(settings.get("feature_set", "default")).split("+")
     if not any(name in VEC_SETS for name in sets):
         settings["feature_set"] = "+".join([*sets, *vector_sets(sentences)])
