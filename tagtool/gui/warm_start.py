@@ -91,7 +91,7 @@ def cold_features(learner_name: str, reps, sentences, vectors=None, gazetteers=N
     if reps is not None:
         features = training_setup.with_representations(learner, features, sentences)
     if vectors is not None:
-        features = training_setup.with_vectors(features, sentences)
+        features = training_setup.with_vectors(learner, features, sentences)
     if gazetteers is not None:
         features = training_setup.with_gazetteers(learner, features)
     return features
