@@ -201,7 +201,7 @@ class KnowledgeDialog(QDialog):
         self.setObjectName("knowledge_dialog")
         self.controller = controller
         self.tree = QTreeWidget(self)
-        self.tree.setHeaderLabels(["Kind", "Name", "File", "Holds", "Added"])
+        self.tree.setHeaderLabels(["Kind", "Name", "File", "Added", "Holds"])
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeToContents)
@@ -243,7 +243,7 @@ class KnowledgeDialog(QDialog):
         controller.changed.connect(self.reload)
         controller.progress.connect(lambda fraction, message: self._progress(fraction, message))
         self.tree.itemSelectionChanged.connect(self._selection)
-        self.resize(720, 360)
+        self.resize(820, 360)
         self.reload()
 
     def reload(self) -> None:
@@ -255,7 +255,7 @@ class KnowledgeDialog(QDialog):
             added = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.added))
             source = str(record.info.get("file") or record.info.get("source") or "")
             name = "" if record.kind == VECTORS else record.name
-            item = QTreeWidgetItem([KIND_TEXT[record.kind], name, Path(source).name, holds_text(record), added])
+            item = QTreeWidgetItem([KIND_TEXT[record.kind], name, Path(source).name, added, holds_text(record)])
             item.setData(0, Qt.UserRole, (record.kind, record.name))
             item.setToolTip(2, source)
             self.tree.addTopLevelItem(item)

@@ -325,7 +325,9 @@ class ModelPanel(QWidget):
         rows.append(
             (
                 "Features",
-                f"{extractor.feature_set}" + (" (with word representations)" if extractor.uses_representations else ""),
+                # a break after each "+": a long stack of sets wraps in the narrow panel
+                f"{extractor.feature_set}".replace("+", "+\u200b")
+                + (" (with word representations)" if extractor.uses_representations else ""),
             )
         )
         rows.extend(knowledge_rows(extractor))
