@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -135,11 +136,6 @@ def _read_patterns(path: str, project_file, state):
     return patterns
 
 
-def _load(call, project, state) -> dict:
-    """Worker: the project's knowledge through ``call`` (a read-only call), or read on ``project`` itself."""
-    return call(state.should_stop) if call is not None else read_stored(project)
-
-
 class KnowledgeController(QObject):
     """The knowledge of the session's project (module docstring).
 
@@ -170,7 +166,7 @@ class KnowledgeController(QObject):
         super().__init__(parent)
         self.session = session
         self.vector_runner = TaskRunner(self)  # a 2 GB vectors file takes minutes
-        self.file_runner = TaskRunner(self)  # dictionaries, patterns, the stored knowledge on opening
+        self.file_runner = TaskRunner(self)  # the stored knowledge on opening, then dictionaries and patterns
         self.vectors = None
         self.dictionaries: list = []
         #: The ``gaz`` features' dictionaries (all of :attr:`dictionaries` together), or None.
@@ -178,16 +174,24 @@ class KnowledgeController(QObject):
         self.patterns: list = []
         #: The vectors file being read ("" when none).
         self.reading = ""
-        #: What the dictionary/patterns runner is adding ("" when nothing).
-        self.adding = ""
         self.error = ""
         self.loaded = False
+        #: Files to add, one at a time, each ``(what, make)``: ``make()`` gives the worker's function and
+        #: arguments when it starts (a dictionary's task needs the dictionaries of that moment).
+        self._queue: list[tuple[str, Callable]] = []
+        self._adding = ""  # the file being added now
+        self._vectors_waiting: str | Path | None = None  # a vectors file chosen before the project's were read
         self.closed = False
         self._load_stored()
 
     @property
     def project(self):
         return self.session.project
+
+    @property
+    def adding(self) -> str:
+        """The dictionaries and patterns files being added or waiting to be ("" when none)."""
+        return ", ".join([self._adding] * bool(self._adding) + [what for what, _ in self._queue])
 
     # -- what training reads ------------------------------------------------
 
@@ -212,8 +216,12 @@ class KnowledgeController(QObject):
         """Read the vectors file at ``path`` in the background and store them; False if it cannot start."""
         if self.closed or self.project.readonly:
             return False
+        self.reading, self.error = Path(path).name, ""
+        if not self.loaded:  # read once the project's own are in (they would replace these)
+            self._vectors_waiting = path
+            self.changed.emit()
+            return True
         if self.session.cache.defer_until_sentences_ready("knowledge", lambda: self.add_vectors(path)):
-            self.reading, self.error = Path(path).name, ""
             self.changed.emit()
             return True
         from tagtool.store.worker_reads import ReadOnlyCall
@@ -221,38 +229,46 @@ class KnowledgeController(QObject):
         _ids, sentences = self.session.cache.training_sentences()
         text = ReadOnlyCall.of(self.project, lambda p: p.stored.text_lines())
         lines = text if text is not None else self.project.stored.text_lines()
-        self.reading, self.error = Path(path).name, ""
         self.vector_runner.start(_read_vectors, str(path), sentences, lines, self.project.path, wire=self._wire_vectors)
         self.changed.emit()
         return True
 
     def add_dictionary(self, path: str | Path, entity_type: str) -> bool:
         """Read a dictionary of ``entity_type`` in the background and store it; False if it cannot start."""
-        return self._add_file(
-            f"the dictionary {Path(path).name}", _read_dictionary, str(path), entity_type, list(self.dictionaries)
-        )
+        what = f"the dictionary {Path(path).name}"
+        return self._add_file(what, lambda: (_read_dictionary, str(path), entity_type, list(self.dictionaries)))
 
     def add_patterns(self, path: str | Path) -> bool:
         """Read a patterns file in the background and store it; False if it cannot start."""
-        return self._add_file(f"the patterns {Path(path).name}", _read_patterns, str(path))
+        return self._add_file(f"the patterns {Path(path).name}", lambda: (_read_patterns, str(path)))
 
-    def _add_file(self, what: str, function, *args) -> bool:
+    def _add_file(self, what: str, make: Callable) -> bool:
+        """Queue a file: files are added one at a time, after the project's own were read (none is lost)."""
         if self.closed or self.project.readonly:
             return False
-        self.adding, self.error = what, ""
-
-        def wire(task) -> None:
-            task.signals.returned.connect(lambda result, t=task: self._added(t, result))
-            task.signals.errored.connect(lambda message, _tb, t=task: self._add_failed(t, message))
-            task.signals.cancelled.connect(lambda t=task: self._add_failed(t, ""))
-
-        self.file_runner.start(function, *args, self.project.path, wire=wire)
+        self._queue.append((what, make))
+        self.error = ""
+        self._next_file()
         self.changed.emit()
         return True
 
+    def _next_file(self) -> None:
+        if self.closed or not self.loaded or self._adding or not self._queue:
+            return
+        (self._adding, make), self._queue = self._queue[0], self._queue[1:]
+        function, *args = make()
+
+        def wire(task) -> None:
+            task.signals.returned.connect(lambda result: self._added(result))
+            task.signals.errored.connect(lambda message, _tb: self._add_failed(message))
+            task.signals.cancelled.connect(lambda: self._add_failed(""))
+
+        self.file_runner.start(function, *args, self.project.path, wire=wire)
+
     def cancel(self) -> bool:
         """Stop reading a vectors file (nothing is stored); False if none was being read."""
-        deferred = self.session.cache.drop_deferred("knowledge")
+        deferred = self.session.cache.drop_deferred("knowledge") or self._vectors_waiting is not None
+        self._vectors_waiting = None
         if self.vector_runner.cancel() or deferred:
             self.reading = ""
             self.message.emit("Reading the word vectors cancelled; nothing was stored.")
@@ -288,40 +304,53 @@ class KnowledgeController(QObject):
         """The project closes: stop reading, and answer no signal after this."""
         self.closed = True
         self.session.cache.drop_deferred("knowledge")
+        self._queue.clear()
         self.vector_runner.shutdown()
         self.file_runner.shutdown()
 
     # -- slots ---------------------------------------------------------------
 
     def _load_stored(self) -> None:
+        """Read what the project holds in the worker (a read-only connection of its own)."""
         if not self.project.stored.resources():
             self.loaded = True
             return
         from tagtool.store.worker_reads import ReadOnlyCall
 
         call = ReadOnlyCall.of(self.project, read_stored)
+        if call is None:  # an old file migrated into memory: no other connection can read it
+            self._loaded(read_stored(self.project))
+            return
 
         def wire(task) -> None:
             task.signals.returned.connect(self._loaded)
             task.signals.errored.connect(lambda message, _tb: self._load_failed(message))
 
-        self.file_runner.start(_load, call, self.project if call is None else None, wire=wire)
+        self.file_runner.start(lambda state: call(state.should_stop), wire=wire)
 
     def _loaded(self, held: dict) -> None:
         if self.closed:
             return
-        self.vectors = held[VECTORS] if self.vectors is None and not self.reading else self.vectors
-        self.dictionaries, self.patterns, self.loaded = list(held["dictionaries"]), list(held[PATTERNS]), True
+        self.vectors, self.dictionaries, self.patterns = held[VECTORS], list(held["dictionaries"]), list(held[PATTERNS])
         self.gazetteers = held["gazetteers"]
-        self.changed.emit()
+        self._now_loaded()
         self.ready.emit()
 
     def _load_failed(self, message: str) -> None:
         if self.closed:
             return
-        self.loaded, self.error = True, f"the project's knowledge could not be read: {message}"
+        self.error = f"the project's knowledge could not be read: {message}"
         log.warning("%s", self.error)
+        self._now_loaded()
+
+    def _now_loaded(self) -> None:
+        """The project's own are read: start what was chosen meanwhile."""
+        self.loaded = True
         self.changed.emit()
+        waiting, self._vectors_waiting = self._vectors_waiting, None
+        if waiting is not None:
+            self.add_vectors(waiting)
+        self._next_file()
 
     def _wire_vectors(self, task) -> None:
         task.signals.progress.connect(self.progress)
@@ -346,10 +375,10 @@ class KnowledgeController(QObject):
             self.failed.emit("Add word vectors", f"Nothing was stored.\n\n{message}")
         self.changed.emit()
 
-    def _added(self, task, result) -> None:
-        if self.closed or not self.file_runner.is_current(task):
+    def _added(self, result) -> None:
+        if self.closed:
             return
-        self.adding = ""
+        self._adding = ""
         if isinstance(result, tuple):
             dictionary, self.dictionaries, self.gazetteers = result
             self.message.emit(
@@ -360,50 +389,15 @@ class KnowledgeController(QObject):
             self.message.emit(f"Added {len(result):,} patterns from {result.name}.")
         self.changed.emit()
         self.knowledge_changed.emit()
+        self._next_file()
 
-    def _add_failed(self, task, message: str) -> None:
-        if self.closed or not self.file_runner.is_current(task):
+    def _add_failed(self, message: str) -> None:
+        if self.closed:
             return
-        what, self.adding = self.adding, ""
+        what, self._adding = self._adding, ""
         if message:
             self.error = message
             title = "Add dictionary" if what.startswith("the dictionary") else "Add patterns"
             self.failed.emit(title, f"Nothing was stored.\n\n{message}")
         self.changed.emit()
-
-
-def _labeled(loop) -> bool:
-    counts = loop.session.counts.token_counts()
-    return bool(counts["full"] + counts["partial"])
-
-
-def model_uses_current(loop, controller: KnowledgeController) -> bool:
-    """Whether the model in use reads the project's vectors and dictionaries as they are (or no model yet)."""
-    from tagtool.gui.warm_start import same_knowledge
-
-    return loop.tagger is None or same_knowledge(loop.tagger.extractor, **controller.for_training())
-
-
-def retrain_after_change(loop, controller: KnowledgeController) -> None:
-    """Knowledge was added or removed: the model loop retrains as after an edit (a cold start: new features)."""
-    if not _labeled(loop):
-        return
-    if loop.auto:
-        loop.train()
-    else:
-        controller.message.emit("The next training (Model › Train now) uses the project's knowledge as it is now.")
-
-
-def retrain_when_loaded(loop, controller: KnowledgeController) -> None:
-    """The stored knowledge was read on opening: retrain only if the model in use was made without it."""
-    if loop.auto and _labeled(loop) and not loop.busy and not model_uses_current(loop, controller):
-        loop.train()
-
-
-def follow(controller: KnowledgeController, loop, window) -> None:
-    """Wire ``controller`` to the model ``loop`` (retraining) and to ``window``'s status bar and messages."""
-    loop.knowledge = controller
-    controller.knowledge_changed.connect(lambda: retrain_after_change(loop, controller))
-    controller.ready.connect(lambda: retrain_when_loaded(loop, controller))
-    controller.message.connect(window._report)
-    controller.failed.connect(window.show_error)
+        self._next_file()

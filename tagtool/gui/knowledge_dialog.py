@@ -291,6 +291,13 @@ class KnowledgeDialog(QDialog):
         return self.controller.remove(kind, name)
 
 
+def show_knowledge(controller: KnowledgeController, parent: QWidget) -> None:
+    """File › Knowledge in the project…: the dialog, modal, deleted when closed."""
+    dialog = KnowledgeDialog(controller, parent)
+    dialog.setAttribute(Qt.WA_DeleteOnClose)
+    dialog.exec()
+
+
 class KnowledgeBox(QWidget):
     """The model panel's lines on the project's knowledge: what it holds, a vectors file's progress and Cancel."""
 
@@ -307,7 +314,7 @@ class KnowledgeBox(QWidget):
         self.cancel.clicked.connect(controller.cancel)
         self.manage = QPushButton("Knowledge…", self)
         self.manage.setToolTip("Word vectors, dictionaries and patterns the project holds (File › Knowledge…)")
-        self.manage.clicked.connect(lambda: KnowledgeDialog(controller, self.window()).exec())
+        self.manage.clicked.connect(lambda: show_knowledge(controller, self.window()))
         row = QHBoxLayout()
         row.addWidget(QLabel("Knowledge", self))
         row.addStretch(1)

@@ -28,7 +28,7 @@ from tagtool.gui.file_fields import Folders
 from tagtool.gui.help import Legend, ShortcutsDialog
 from tagtool.gui.hints import Marks
 from tagtool.gui.knowledge import KnowledgeController
-from tagtool.gui.knowledge import follow as follow_knowledge
+from tagtool.gui.knowledge_retrain import follow as follow_knowledge
 from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.model_panel import ModelPanel

@@ -13,7 +13,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from tagtool.gui.keys import key
-from tagtool.gui.knowledge_dialog import KnowledgeDialog, ask_add_dictionary, ask_add_patterns, ask_add_vectors
+from tagtool.gui.knowledge_dialog import ask_add_dictionary, ask_add_patterns, ask_add_vectors, show_knowledge
 from tagtool.gui.preferences import edit_preferences
 from tagtool.gui.queue_menu import QueueMenu
 from tagtool.gui.sample import ask_reset_sample
@@ -105,7 +105,7 @@ class WindowMenus:
         if knowledge is None:
             return
         if ask is None:
-            KnowledgeDialog(knowledge, self).exec()
+            show_knowledge(knowledge, self)
             return
         message = ask(knowledge, self)
         if message:

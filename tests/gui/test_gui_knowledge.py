@@ -243,3 +243,32 @@ def test_cross_validation_folds_read_the_models_vectors_and_dictionaries(window,
     assert "cv" not in metrics and "f1" in metrics, metrics.get("cv")
     extractor = loop.tagger.extractor
     assert extractor.vectors is not None and extractor.gazetteers is not None
+
+
+def test_files_chosen_one_after_another_or_before_the_project_is_read_are_all_added(
+    open_window, qtbot, chunk_project, tmp_path
+):
+    """Files are added one at a time, after the project's own knowledge is read: none replaces another's work."""
+    window = open_window(chunk_project)
+    knowledge = window.model_loop.knowledge
+    (tmp_path / "np.txt").write_text("the company\n", encoding="utf-8")
+    knowledge.add_dictionary(tmp_path / "np.txt", "NP")
+    _idle(qtbot, knowledge)
+    window.close()
+    window = open_window(chunk_project)  # its dictionary is read in the background
+    knowledge = window.model_loop.knowledge
+    assert not knowledge.loaded
+    (tmp_path / "vp.txt").write_text("said\n", encoding="utf-8")
+    (tmp_path / "pp.txt").write_text("in the\n", encoding="utf-8")
+    (tmp_path / "p.jsonl").write_text('{"label": "NP", "pattern": "the pound"}\n', encoding="utf-8")
+    knowledge.add_dictionary(tmp_path / "vp.txt", "VP")
+    knowledge.add_dictionary(tmp_path / "pp.txt", "PP")
+    knowledge.add_patterns(tmp_path / "p.jsonl")
+    knowledge.add_vectors(_vectors_file(tmp_path / "v.txt", _words(chunk_project)))
+    assert "the dictionary vp.txt" in knowledge.adding and knowledge.reading == "v.txt"
+    _idle(qtbot, knowledge)
+    assert sorted(d.entity_type for d in knowledge.dictionaries) == ["NP", "PP", "VP"]
+    assert knowledge.gazetteers.types == ("NP", "PP", "VP") and [p.name for p in knowledge.patterns] == ["p.jsonl"]
+    stored = window.session.project.stored
+    assert [r.name for r in stored.resources("gazetteer")] == ["NP", "PP", "VP"] and knowledge.vectors is not None
+    assert len(stored.resources("patterns")) == 1 and len(stored.resources("vectors")) == 1
