@@ -165,7 +165,7 @@ class KnowledgeController(QObject):
     def __init__(self, session, parent: QObject | None = None):
         super().__init__(parent)
         self.session = session
-        self.vector_runner = TaskRunner(self)  # a 2 GB vectors file takes minutes
+        self.vector_runner = TaskRunner(self, paced=True)  # a 2 GB vectors file: the window gets its turns
         self.file_runner = TaskRunner(self)  # the stored knowledge on opening, then dictionaries and patterns
         self.vectors = None
         self.dictionaries: list = []
