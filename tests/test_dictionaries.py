@@ -213,3 +213,17 @@ def test_token_patterns_indexed_or_not_find_the_same_matches(tmp_path):
         (1, 4, 6, "pattern ORG (p.jsonl line 2)"),
         (2, 0, 2, "pattern PER (p.jsonl line 3)"),
     ]
+
+
+def test_a_worker_thread_stores_the_same_resource_through_put_in_file(tmp_path):
+    from tagtool.services.dictionaries import resource_of
+    from tagtool.store.resources import put_in_file
+
+    corpus = Corpus(LabelSet(NAMES), (Document("d", (raw("Ann met Bob"),)),))
+    path = tmp_path / "p.tagproj"
+    Project.create(path, corpus).close()
+    put_in_file(path, *resource_of(read_dictionary(write(tmp_path, "people.txt", "Ann\n"), "PER")))
+    put_in_file(path, *resource_of(read_patterns(write(tmp_path, "o.jsonl", '{"label": "ORG", "pattern": "X"}'))))
+    with Project.open(path, readonly=True) as project:
+        assert [d.entries for d in project_dictionaries(project.stored)] == [(("Ann",),)]
+        assert [p.labels for p in project_patterns(project.stored)] == [("ORG",)]

@@ -59,6 +59,7 @@ __all__ = [
     "read_patterns",
     "remove_dictionary",
     "remove_patterns",
+    "resource_of",
     "store_dictionary",
     "store_patterns",
 ]
@@ -151,10 +152,22 @@ def gazetteers_of(dictionaries: Iterable[Dictionary]) -> Gazetteers | None:
 # -- the project's dictionaries and patterns (tagtool.store.resources) ---------
 
 
+def resource_of(item: Dictionary | Patterns) -> tuple[str, str, bytes, dict]:
+    """``(kind, name, data, info)`` of a dictionary or patterns file as the project stores it.
+
+    What :func:`store_dictionary` / :func:`store_patterns` keep; a worker
+    thread passes it to :func:`tagtool.store.resources.put_in_file`.
+    """
+    if isinstance(item, Dictionary):
+        info: dict = {"source": item.source, "entries": len(item), "tokenizer": item.tokenizer}
+        return GAZETTEER_KIND, item.entity_type, item.text.encode("utf-8"), info
+    info = {"source": item.name, "patterns": len(item), "labels": list(item.labels)}
+    return PATTERNS_KIND, item.name, item.text.encode("utf-8"), info
+
+
 def store_dictionary(stored, dictionary: Dictionary) -> None:
     """Keep ``dictionary`` in the project (``project.stored``), replacing one of the same entity type."""
-    info = {"source": dictionary.source, "entries": len(dictionary), "tokenizer": dictionary.tokenizer}
-    stored.add_resource(GAZETTEER_KIND, dictionary.entity_type, dictionary.text.encode("utf-8"), info)
+    stored.add_resource(*resource_of(dictionary))
 
 
 def project_dictionaries(stored) -> list[Dictionary]:
@@ -180,8 +193,7 @@ def remove_dictionary(stored, entity_type: str) -> bool:
 
 def store_patterns(stored, patterns: Patterns) -> None:
     """Keep ``patterns`` in the project under their file's name, replacing a file of the same name."""
-    info = {"source": patterns.name, "patterns": len(patterns), "labels": list(patterns.labels)}
-    stored.add_resource(PATTERNS_KIND, patterns.name, patterns.text.encode("utf-8"), info)
+    stored.add_resource(*resource_of(patterns))
 
 
 def project_patterns(stored) -> list[Patterns]:
