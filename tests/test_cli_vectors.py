@@ -44,7 +44,7 @@ def test_a_project_keeps_its_vectors_and_training_reads_them(tmp_path, files, ca
     # turned off in the project, or for one run
     assert main(["vectors", str(project), "--use", "off"]) == 0
     assert _train(project, model) == 0 and load_tagger(model).extractor.vectors is None
-    assert main(["vectors", str(project), "--use", "auto"]) == 0
+    assert main(["vectors", str(project), "--use", "on"]) == 0
     assert _train(project, model, "--no-vectors") == 0 and load_tagger(model).extractor.vectors is None
     assert main(["vectors", str(project), "--remove"]) == 0
     assert "word vectors removed" in capsys.readouterr().out

@@ -189,7 +189,7 @@ def test_store_remove_and_the_use_setting(tmp_path, corpus, from_vec):
     path = tmp_path / "p.tagproj"
     with Project.create(path, corpus) as project:
         assert uv.project_vectors(project.stored) is None and uv.vectors_info(project.stored) is None
-        assert uv.vectors_use(project) == "auto" and uv.vectors_for_training(project) is None
+        assert uv.vectors_use(project) == "on" and uv.vectors_for_training(project) is None
         uv.store_vectors(project.stored, from_vec)
         assert uv.vectors_for_training(project).fingerprint == from_vec.fingerprint
         uv.set_vectors_use(project, "off")

@@ -41,7 +41,7 @@ def add_vectors_command(sub) -> None:
     )
     p.add_argument("--remove", action="store_true", help="remove the project's word vectors")
     p.add_argument(
-        "--use", choices=("auto", "on", "off"), help="whether training on the project reads the stored vectors"
+        "--use", choices=("on", "off"), help="whether training on the project reads the stored vectors (default on)"
     )
     p.set_defaults(func=cmd_vectors)
 
