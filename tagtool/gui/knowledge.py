@@ -10,8 +10,8 @@
   (:func:`tagtool.services.user_vectors.load_user_vectors`: the vectors of
   the project's words only, a 1–2 GB file in bounded memory) and stores
   them from there (:func:`~tagtool.services.user_vectors.store_vectors_in_file`;
-  dictionaries and patterns through :class:`FileStored`): several megabytes
-  written on the window's connection would stall it.  *Add dictionary…* and
+  dictionaries and patterns with :func:`tagtool.store.resources.put_in_file`):
+  several megabytes written on the window's connection would stall it.  *Add dictionary…* and
   *Add patterns…* read and store their file the same way, on a second
   runner, so a long vectors read does not hold them up.
 * A file that is not what it should be stores nothing; the message names
@@ -32,29 +32,11 @@ from PySide6.QtCore import QObject, Signal
 from tagtool.errors import Cancelled
 from tagtool.gui.knowledge_text import vectors_summary
 from tagtool.gui.worker import TaskRunner
+from tagtool.store.resources import put_in_file
 
 log = logging.getLogger(__name__)
 
 VECTORS, GAZETTEER, PATTERNS = "vectors", "gazetteer", "patterns"
-
-
-class FileStored:
-    """The project's ``stored`` part as the services write to it, through a connection of the worker's own.
-
-    :func:`~tagtool.services.user_vectors.store_vectors`,
-    :func:`~tagtool.services.dictionaries.store_dictionary` and
-    :func:`~tagtool.services.dictionaries.store_patterns` call
-    ``stored.add_resource``; here it is
-    :func:`tagtool.store.resources.put_in_file`, one transaction of its own.
-    """
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-
-    def add_resource(self, kind: str, name: str, data: bytes, info=None) -> None:
-        from tagtool.store.resources import put_in_file
-
-        put_in_file(self.path, kind, name, data, dict(info or {}))
 
 
 def vocabulary(sentences, lines) -> set[str]:
@@ -116,23 +98,23 @@ def _read_vectors(path: str, sentences, text, project_file, state):
 
 def _read_dictionary(path: str, entity_type: str, held: list, project_file, state):
     """Worker: read and store a dictionary; it, and all the dictionaries with ``gaz``'s of them (``held`` updated)."""
-    from tagtool.services.dictionaries import read_dictionary, store_dictionary
+    from tagtool.services.dictionaries import read_dictionary, resource_of
 
     dictionary = read_dictionary(path, entity_type)
     if state.should_stop():
         raise Cancelled("adding the dictionary cancelled")
-    store_dictionary(FileStored(project_file), dictionary)
+    put_in_file(project_file, *resource_of(dictionary))  # what store_dictionary keeps, on this thread's connection
     dictionaries = [d for d in held if d.entity_type != entity_type] + [dictionary]
     return dictionary, dictionaries, gazetteers_for(dictionaries)
 
 
 def _read_patterns(path: str, project_file, state):
-    from tagtool.services.dictionaries import read_patterns, store_patterns
+    from tagtool.services.dictionaries import read_patterns, resource_of
 
     patterns = read_patterns(path)
     if state.should_stop():
         raise Cancelled("adding the patterns cancelled")
-    store_patterns(FileStored(project_file), patterns)
+    put_in_file(project_file, *resource_of(patterns))
     return patterns
 
 
