@@ -136,11 +136,9 @@ class FeatureExtractor:
         vectors: WordRepresentations | None = None,
     ):
         self.feature_set = feature_set
-        self.gazetteers = gazetteers  # data too (the ``gaz`` set's dictionaries; gazetteers.json)
-        # Data, not a setting: kept out of get_params and to_dict (the tagger
-        # file stores the arrays beside meta.json, by fingerprint).
-        self.representations = representations
-        self.vectors = vectors  # the user's word vectors (vec sets): data too, by fingerprint
+        # Data, not settings: kept out of get_params and to_dict (the tagger file stores them beside
+        # meta.json, by fingerprint): word representations, the user's dictionaries and word vectors.
+        self.representations, self.gazetteers, self.vectors = representations, gazetteers, vectors
         self.window = window
         self.min_count = min_count
         self.hashing = hashing
@@ -417,7 +415,6 @@ class FeatureExtractor:
     ) -> FeatureExtractor:
         """Rebuild a fitted extractor written by :meth:`to_dict` (:func:`.serialised.from_dict`).
 
-        ``representations`` (``gazetteers``, ``vectors``) are required when a set
-        reads them, and must be the ones it was fitted with (same fingerprint).
+        The data its sets read (``representations``, ``gazetteers``, ``vectors``) must be what it was fitted with.
         """
         return serialised.from_dict(cls, data, representations, gazetteers, vectors)
