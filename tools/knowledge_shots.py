@@ -71,8 +71,16 @@ def render(app, window, theme: str, outdir: Path, folder: Path) -> list[Path]:
     knowledge.add_patterns(files["patterns"])
     _wait(app, lambda: not knowledge.adding)
     loop.cv_folds = 0
+    window.model_panel.select_learner("mv-perceptron")  # the default, whatever the states before chose
+    failed: list[str] = []
+    loop.failed.connect(lambda message, _tb: failed.append(message))
     loop.train()
-    _wait(app, lambda: loop.tagger is not None and not loop.busy and loop.tagger.extractor.gazetteers is not None)
+    _wait(
+        app,
+        lambda: bool(failed) or (loop.tagger is not None and not loop.busy and loop.tagger.extractor.gazetteers),
+    )
+    if failed:
+        raise RuntimeError(f"training with the knowledge failed: {failed[0]}")
     _wait(app, lambda: "Dictionaries" in window.model_panel.metrics.text(), 10.0)
     body = window.model_panel.layout().itemAt(0).widget().widget()  # the panel's column, unscrolled
     body.resize(PANEL_WIDTH, body.sizeHint().height())
