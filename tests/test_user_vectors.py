@@ -222,3 +222,12 @@ def test_with_vectors_adds_the_default_sets_and_the_views_follow(corpus, from_ve
     assert default_view_kind(fx) == "feature-sets"
     one = FeatureExtractor("crfsuite+vec", vectors=from_vec).fit(corpus.sentences)
     assert default_view_kind(one) == "lexical-distributional"
+
+
+def test_the_default_rule_adds_the_dimensions_for_word_classes_on_plain_tokens(corpus):
+    ud = read_corpus(DATA / "ud_en_ewt_train_head.conllu", label_field="upos")
+    assert uv.vector_sets(ud.sentences) == ("vec", "vec-dims")  # part of speech, FORM only
+    assert uv.vector_sets(corpus.sentences) == ("vec",)  # chunks (spans), with a POS column
+    plain_spans = [dataclasses.replace(s, columns={}) for s in corpus.sentences]
+    assert uv.vector_sets(plain_spans) == ("vec",)
+    assert uv.vector_sets(None) == ("vec",)

@@ -244,16 +244,28 @@ def set_vectors_use(project, value: str) -> None:
 
 
 def vector_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
-    """The ``vec`` feature sets the default rule adds: the clusters (``vec``) only, whatever the text.
+    """The ``vec`` feature sets the default rule adds for training ``sentences``.
 
-    Measured in benchmarks/results/user_vectors.md (vectors from other text
-    of the same language, English chunking, disease NER and POS, L = 20 / 100
-    / 500): the clusters moved the default learner and ``crf`` by about ±1
-    point, while the binarised dimensions (``vec-dims``) cost
-    ``mv-perceptron`` up to several points of F1 — they stay available by
-    name (``features.feature_set=...+vec+vec-dims``).
+    The clusters (``vec``) always; the binarised dimensions too
+    (``vec-dims``) for word-class tagging — labels that are not B-/I- spans,
+    such as part of speech — on plain tokens (no input column).  Measured in
+    benchmarks/results/user_vectors.md (vectors from other English text;
+    chunking, disease NER and POS at L = 20 / 100 / 500): there the
+    dimensions paid for part of speech and cost the default learner NER F1
+    and chunking (whose part-of-speech column they repeat), while the
+    clusters stayed near neutral on the span tasks.
     """
-    return VEC_SETS[:1]
+    from tagtool.core.features.columns import input_columns
+    from tagtool.core.labels import LabelSet
+
+    columns: dict[str, None] = {}
+    names: set[str] = set()
+    for sentence in sentences or ():
+        columns.update(dict.fromkeys(getattr(sentence, "columns", {}) or {}))
+        names.update(n for labels in getattr(sentence, "annotations", ()) for n in labels)
+    if not names or input_columns(tuple(columns)) or LabelSet.from_observed(names).is_span_scheme:
+        return VEC_SETS[:1]
+    return VEC_SETS
 
 
 def vectors_for_training(project) -> WordRepresentations | None:

@@ -129,7 +129,7 @@ def write_archive(
         for member, held in ((REPRESENTATIONS_MEMBER, representations), (VECTORS_MEMBER, vectors)):
             if held is not None:
                 reps = io.BytesIO()
-                np.savez(reps, allow_pickle=False, **held)
+                np.savez(reps, **held)  # numbers only (to_arrays); read back with allow_pickle=False
                 archive.writestr(member, reps.getvalue())
         if gazetteers is not None:
             archive.writestr(GAZETTEERS_MEMBER, json.dumps(gazetteers, ensure_ascii=False).encode("utf-8"))
