@@ -9,11 +9,13 @@
 * *Add word vectors…* reads the file in a worker with progress and Cancel
   (:func:`tagtool.services.user_vectors.load_user_vectors`: the vectors of
   the project's words only, a 1–2 GB file in bounded memory) and stores
-  them from there (:func:`~tagtool.services.user_vectors.store_vectors_in_file`;
-  dictionaries and patterns with :func:`tagtool.store.resources.put_in_file`):
-  several megabytes written on the window's connection would stall it.  *Add dictionary…* and
-  *Add patterns…* read and store their file the same way, on a second
-  runner, so a long vectors read does not hold them up.
+  them from there (:func:`~tagtool.services.user_vectors.store_vectors_in_file`):
+  several megabytes written on the window's connection would stall it.
+  Its runner is paced, so the window gets its turns while they are clustered.
+* *Add dictionary…* and *Add patterns…* read and store their file the same
+  way (:func:`tagtool.store.resources.put_in_file`), on a second runner, so a
+  long vectors read does not hold them up; one file at a time, queued, and
+  only after the project's own were read, so none replaces another's work.
 * A file that is not what it should be stores nothing; the message names
   the file and line (the services' errors).
 * Whatever is added or removed changes the model's features:
