@@ -113,10 +113,10 @@ def test_vec_sets_stack_with_dist_and_read_their_own_slot(corpus, from_vec, from
     names = [str(n) for n in fx.feature_names_]
     assert any(n.startswith("vec/c64=") for n in names) and any(n.startswith("vec-dims/e=") for n in names)
     assert any(n.startswith("dist/") for n in names)
-    again = FeatureExtractor.from_dict(fx.to_dict(), from_bin, from_vec)
+    again = FeatureExtractor.from_dict(fx.to_dict(), from_bin, vectors=from_vec)
     assert [np.array_equal(a, b) for a, b in zip(again.transform(sentences), fx.transform(sentences))] == [True] * 2
     with pytest.raises(FeatureError, match="other word vectors"):
-        FeatureExtractor.from_dict(fx.to_dict(), from_bin, from_bin)
+        FeatureExtractor.from_dict(fx.to_dict(), from_bin, vectors=from_bin)
     with pytest.raises(FeatureError, match="needs word vectors"):
         FeatureExtractor("crfsuite+vec").fit(sentences)
 

@@ -10,9 +10,9 @@ strings labeled so far; with ``model`` also the
 model panel while training, suggestions with uncertainty shading, a newer
 model's suggestions waiting for the open sentence, view
 disagreement marks, the token questions (Ctrl+Shift+Q, Tab), WD-PSL candidate confidences (``wdpsl``, when the
-learner is installed) and the statistics panel; then the adjudication view
-(View › Adjudication) on answers of two simulated annotators; with ``team``
-the agreement panel on a demo team (:mod:`tools.agreement_shots`) —
+learner is installed), the statistics panel and the knowledge a user brings
+(:mod:`tools.knowledge_shots`); then the adjudication view (View › Adjudication) on answers of two
+simulated annotators; with ``team`` the agreement panel on a demo team (:mod:`tools.agreement_shots`) —
 each in a light and a dark palette.  The mouse span (and its palette) and the waiting
 suggestions are shown at the window's default size and at 1024×700 too.  PNGs are written with the strongest
 compression.
@@ -38,7 +38,7 @@ from tagtool.gui.app import application
 from tagtool.gui.main_window import MainWindow
 from tagtool.gui.style import apply_theme
 from tagtool.gui.window_layout import DEFAULT_SIZE
-from tools import agreement_shots, mouse_script
+from tools import agreement_shots, knowledge_shots, mouse_script
 
 #: The window's size for most states (the first start's default, ``window_layout.DEFAULT_SIZE``, for some).
 SHOT_SIZE = (1280, 760)
@@ -358,6 +358,8 @@ def render(
                     written += _first_start_shots(window, name, theme, outdir)
                     continue
                 written.append(_save(window, outdir / f"{name}-{theme}.png"))
+            if model:  # word vectors, a dictionary and patterns added, last: the other states show none
+                written += knowledge_shots.render(app, window, theme, outdir, Path(tmp))
             window.model_loop.cancel()
             window.close()
             window.deleteLater()

@@ -27,6 +27,8 @@ from tagtool.gui.editor_panel import EditorPanel
 from tagtool.gui.file_fields import Folders
 from tagtool.gui.help import Legend, ShortcutsDialog
 from tagtool.gui.hints import Marks
+from tagtool.gui.knowledge import KnowledgeController
+from tagtool.gui.knowledge_retrain import follow as follow_knowledge
 from tagtool.gui.labels_dialog import LabelsDialog
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.model_panel import ModelPanel
@@ -176,6 +178,7 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
         reps = loop.representations = RepresentationsController(self.session, loop)
         reps.ready.connect(loop.representations_ready)
         reps.refresh()
+        follow_knowledge(KnowledgeController(self.session, loop), loop, self)  # vectors, dictionaries, patterns
         loop.marks = Marks(**{name: action.isChecked() for name, action in self.mark_actions.items()})
         loop.attach(self.editor, self.list_panel)
         self.queue_menu.attach(loop, self.list_panel)

@@ -170,6 +170,8 @@ class ModelLoop(QObject):
         self.representations = None
         #: String matches shown among the hints (:mod:`tagtool.gui.string_suggestions`).
         self.string_suggestions = StringSuggestions(session, self._refresh_hints, self)
+        #: Word vectors and dictionaries the user brought (a KnowledgeController), set by the window.
+        self.knowledge = None
 
     # ------------------------------------------------------------------
     # wiring
@@ -253,16 +255,20 @@ class ModelLoop(QObject):
         self._inputs_at = time.perf_counter()
         sentences = for_training(ids, sentences, self.session.edits.skipped)  # skipped: unlabeled text
         reps = self.representations.for_training() if self.representations is not None else None
+        known = self.knowledge.for_training() if self.knowledge is not None else {}  # vectors, gazetteers
         inputs = TrainingInputs(
             ids,
             sentences,
             project.labels,
             self.cv_folds,
-            features=cold_features(self.learner_name, reps, sentences),
+            features=cold_features(self.learner_name, reps, sentences, **known),
             representations=reps,
+            **known,
         )
         params = self.full_params()
-        warm_ok = self.warm_start and can_warm_start(self.result, self.learner_name, params, project.labels, reps)
+        warm_ok = self.warm_start and can_warm_start(
+            self.result, self.learner_name, params, project.labels, reps, **known
+        )
         warm = self.tagger if warm_ok else None
         overrides = {}
         if after_edit and warm is not None:
@@ -385,8 +391,9 @@ class ModelLoop(QObject):
 
     def close(self) -> None:
         """Stop the workers; keep a model not stored yet (its CV was cancelled)."""
-        if self.representations is not None:
-            self.representations.shutdown()
+        for part in (self.representations, self.knowledge):
+            if part is not None:
+                part.shutdown()
         self._debounce.stop()
         self._settings_timer.stop()
         self.runner.shutdown()

@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.errors import TagtoolError
+from tagtool.gui.knowledge_dialog import KnowledgeBox
+from tagtool.gui.knowledge_text import knowledge_rows
 from tagtool.gui.model_loop import ModelLoop
 from tagtool.gui.representations import RepresentationsBox
 from tagtool.gui.run_plan import phase_progress
@@ -170,6 +172,9 @@ class ModelPanel(QWidget):
         if loop.representations is not None:
             self.representations = RepresentationsBox(loop.representations, self)
             layout.addWidget(self.representations)
+        self.knowledge = KnowledgeBox(loop.knowledge, self) if loop.knowledge is not None else None
+        if self.knowledge is not None:
+            layout.addWidget(self.knowledge)
         layout.addWidget(settings_box, 1)
         outer = QScrollArea(self)
         outer.setWidgetResizable(True)
@@ -320,9 +325,12 @@ class ModelPanel(QWidget):
         rows.append(
             (
                 "Features",
-                f"{extractor.feature_set}" + (" (with word representations)" if extractor.uses_representations else ""),
+                # a break after each "+": a long stack of sets wraps in the narrow panel
+                f"{extractor.feature_set}".replace("+", "+\u200b")
+                + (" (with word representations)" if extractor.uses_representations else ""),
             )
         )
+        rows.extend(knowledge_rows(extractor))
         if m.get("retrain"):
             passes = ", ".join(f"{k}={v}" for k, v in m["retrain"].items())
             rows.append(("Retrained after an edit", f"warm start, {passes}"))

@@ -57,6 +57,11 @@ class TrainingInputs:
     representations : WordRepresentations or None
         The project's word representations, read by ``features`` that name
         a ``dist`` set (:mod:`tagtool.gui.representations`).
+    vectors : WordRepresentations or None
+        Word vectors the user brought, read by the ``vec`` sets
+        (:mod:`tagtool.gui.knowledge`).
+    gazetteers : Gazetteers or None
+        The project's dictionaries, read by the ``gaz`` set.
     """
 
     ids: tuple[int, ...]
@@ -66,6 +71,8 @@ class TrainingInputs:
     seed: int = 0
     features: Mapping | None = None
     representations: object = None
+    vectors: object = None
+    gazetteers: object = None
 
     @classmethod
     def from_project(cls, project, cv_folds: int = 0, seed: int = 0) -> TrainingInputs:
@@ -246,6 +253,11 @@ def _fit(inputs: TrainingInputs, learner_name: str, params: Mapping, warm_start,
         seed=inputs.seed,
         features=None if warm_start is not None else inputs.features,
         representations=inputs.representations,
+        **{
+            name: value
+            for name, value in (("vectors", inputs.vectors), ("gazetteers", inputs.gazetteers))
+            if value is not None
+        },
     )
     return trained, chosen, plan
 

@@ -48,24 +48,50 @@ def capped_retrain(learner_name: str, params: dict, passes: int) -> dict:
     return retrain_overrides(pass_name, params, passes)
 
 
-def can_warm_start(result, learner_name: str, params: dict, labels, reps=None) -> bool:
-    """Whether a run of ``learner_name`` with ``params`` may continue from ``result`` (the model in use)."""
+def _key(thing):
+    """What identifies word representations, vectors or dictionaries: their fingerprint, else the object."""
+    return getattr(thing, "fingerprint", thing)
+
+
+def same_knowledge(extractor, vectors=None, gazetteers=None) -> bool:
+    """Whether ``extractor`` reads these word vectors and dictionaries (or reads none when none are given)."""
+    return _key(getattr(extractor, "vectors", None)) == _key(vectors) and _key(
+        getattr(extractor, "gazetteers", None)
+    ) == _key(gazetteers)
+
+
+def can_warm_start(result, learner_name: str, params: dict, labels, reps=None, vectors=None, gazetteers=None) -> bool:
+    """Whether a run of ``learner_name`` with ``params`` may continue from ``result`` (the model in use).
+
+    New (or no longer used) word representations, vectors or dictionaries change the features: a cold start.
+    """
     old = getattr(result.tagger.extractor, "representations", None) if result is not None else None
     return (
         result is not None
         and result.learner == learner_name
         and same_params(dict(result.params), params)
         and tuple(result.tagger.labels) == tuple(labels)
-        # new (or no longer used) representations change the features: a cold start
         and getattr(old, "fingerprint", None) == getattr(reps, "fingerprint", None)
+        and same_knowledge(result.tagger.extractor, vectors, gazetteers)
     )
 
 
-def cold_features(learner_name: str, reps, sentences) -> dict | None:
-    """The learner's feature settings plus the representation sets when word representations are in use."""
-    if reps is None:
+def cold_features(learner_name: str, reps, sentences, vectors=None, gazetteers=None) -> dict | None:
+    """The learner's feature settings plus the sets of the word representations, vectors and dictionaries in use.
+
+    None (the learner's defaults) when there are none.
+    """
+    if reps is None and vectors is None and gazetteers is None:
         return None
     from tagtool.learn import get_learner
-    from tagtool.services.training_setup import with_representations
+    from tagtool.services import training_setup
 
-    return with_representations(get_learner(learner_name), sentences=sentences)
+    learner = get_learner(learner_name)
+    features = training_setup.feature_settings(learner)
+    if reps is not None:
+        features = training_setup.with_representations(learner, features, sentences)
+    if vectors is not None:
+        features = training_setup.with_vectors(learner, features, sentences)
+    if gazetteers is not None:
+        features = training_setup.with_gazetteers(learner, features)
+    return features

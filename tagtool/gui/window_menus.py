@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QWidget
 
 from tagtool.gui.keys import key
+from tagtool.gui.knowledge_dialog import ask_add_dictionary, ask_add_patterns, ask_add_vectors, show_knowledge
 from tagtool.gui.label_all import label_all
 from tagtool.gui.preferences import edit_preferences
 from tagtool.gui.queue_menu import QueueMenu
@@ -95,11 +96,29 @@ class WindowMenus:
         self._action(file, "A&dd documents…", self._add_documents)
         self._action(file, "&Import annotations…", self._import)
         self._action(file, "Add &text for word representations…", self._add_text)
+        self._action(file, "Add &word vectors…", lambda: self._knowledge(ask_add_vectors))
+        self._action(file, "Add di&ctionary…", lambda: self._knowledge(ask_add_dictionary))
+        self._action(file, "Add p&atterns…", lambda: self._knowledge(ask_add_patterns))
+        self._action(file, "&Knowledge in the project…", lambda: self._knowledge(None))
         self._action(file, "&Export annotations…", self._export, "export")
         self.export_tagger_action = self._action(file, "Export &tagger…", self.export_tagger)
         self.batch_action = self._action(file, "&Batch-tag file…", self.batch_tag, None, False)
         file.addSeparator()
         self._action(file, "&Quit", self.close, "quit", False)
+
+    def _knowledge(self, ask) -> None:
+        """File › Add word vectors…, Add dictionary…, Add patterns… (``ask``), or Knowledge… (None)."""
+        knowledge = self.model_loop.knowledge if self.model_loop is not None else None
+        if knowledge is None:
+            return
+        if ask is None:
+            show_knowledge(knowledge, self)
+            return
+        message = ask(knowledge, self)
+        if message:
+            self._report(message)
+            self.model_dock.show()  # its Knowledge lines show the progress
+            self.model_dock.raise_()
 
     def _edit_menu(self, edit) -> None:
         self.undo_action = self.undo_group.createUndoAction(self, "&Undo")

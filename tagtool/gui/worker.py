@@ -118,7 +118,10 @@ class Task(QRunnable):
             if isinstance(exc, Cancelled) or self.state.should_stop():
                 signals.cancelled.emit()
             else:
-                log.exception("background task failed")
+                if isinstance(exc, TagtoolError):  # bad input, said in the message its task shows: no ⚠ as well
+                    log.info("background task: %s", exc)
+                else:
+                    log.exception("background task failed")
                 message = str(exc) if isinstance(exc, TagtoolError) else f"{type(exc).__name__}: {exc}"
                 signals.errored.emit(message, traceback.format_exc())
         else:

@@ -120,6 +120,7 @@ def fold_trainer(learner_name: str, params: Mapping, tagger, protocol: str = "ne
             should_stop=should_stop,
             seed=seed,
             representations=tagger.extractor.representations,
+            vectors=tagger.extractor.vectors,  # the user's vectors and dictionaries too: they read no labels
             gazetteers=tagger.extractor.gazetteers,
         )
 

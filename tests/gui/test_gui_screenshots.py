@@ -29,6 +29,8 @@ def test_screenshots_render_light_and_dark(chunk_project, tmp_path, qapp):
             f"adjudication-{theme}.png",
             f"agreement-{theme}.png",
             f"waiting-{theme}.png",
+            f"knowledge-panel-{theme}.png",
+            f"knowledge-dialog-{theme}.png",
         } <= names
     for path in paths:
         image = QImage(str(path))
