@@ -166,12 +166,11 @@ class ModelLoop(QObject):
         session.tokensChanged.connect(self._tokens_changed)
         self._inputs_at = 0.0
         self.editor = self.list_panel = None  # attach()
-        #: The project's word representations (a RepresentationsController), set by the window.
-        self.representations = None
+        #: The project's word representations (a RepresentationsController) and the vectors and dictionaries the
+        #: user brought (a KnowledgeController), set by the window.
+        self.representations = self.knowledge = None
         #: String matches shown among the hints (:mod:`tagtool.gui.string_suggestions`).
         self.string_suggestions = StringSuggestions(session, self._refresh_hints, self)
-        #: Word vectors and dictionaries the user brought (a KnowledgeController), set by the window.
-        self.knowledge = None
 
     # ------------------------------------------------------------------
     # wiring
