@@ -92,8 +92,24 @@ def test_a_bad_vectors_file_stores_nothing_and_says_where(window, qtbot, tmp_pat
 
 
 def test_reading_a_big_file_keeps_the_window_responsive_and_cancel_stores_nothing(
-    window, qtbot, tmp_path, chunk_project
+    window, qtbot, tmp_path, chunk_project, monkeypatch
 ):
+    from tagtool.services import user_vectors
+
+    real_load = user_vectors.load_user_vectors
+
+    def load_until_cancelled(path, words, progress, should_stop, **options):
+        """The real reader, held after its first rows until Cancel (a fast machine would finish first)."""
+
+        def held(fraction, message=""):
+            progress(fraction, message)
+            deadline = time.perf_counter() + 30
+            while fraction > 0 and not should_stop() and time.perf_counter() < deadline:
+                time.sleep(0.01)
+
+        return real_load(path, words, progress=held, should_stop=should_stop, **options)
+
+    monkeypatch.setattr(user_vectors, "load_user_vectors", load_until_cancelled)
     knowledge = window.model_loop.knowledge
     words = _words(chunk_project)
     filler = [f"w{i}" for i in range(120_000)]  # words the project does not have
