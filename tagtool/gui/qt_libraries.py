@@ -63,7 +63,7 @@ PACKAGES = {
     "libpcre2-8.so.0": ("libpcre2-8-0", "pcre2"),
     "libexpat.so.1": ("libexpat1", "expat"),
     "libpng16.so.16": ("libpng16-16", "libpng"),
-    "libbrotlidec.so.1": ("libbrotli1", "brotli"),
+    "libbrotlidec.so.1": ("libbrotli1", "libbrotli"),
     "libzstd.so.1": ("libzstd1", "libzstd"),
     "libz.so.1": ("zlib1g", "zlib"),
 }
