@@ -120,3 +120,15 @@ def test_tagtool_gui_without_an_x_server_says_so_in_one_line(chunk_project):
         done.stderr.strip()
         == "tagtool: error: the window cannot open: no X server answers on display :9999 (DISPLAY=:9999)"
     )
+
+
+def test_readme_lists_are_what_the_check_names():
+    """The package lists ``benchmarks/bare_desktop.py`` checks on a chroot (read from README.md and
+    packaging/README.md) parse, and the start-up check can name every package in them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bare_desktop import listed_packages
+
+    wheel, bundle = listed_packages()
+    debian = {package for package, _ in qt_libraries.PACKAGES.values()}
+    assert "libglib2.0-0" in wheel and "libxcb-cursor0" in bundle
+    assert set(bundle) <= set(wheel) <= debian
