@@ -130,5 +130,26 @@ def test_readme_lists_are_what_the_check_names():
 
     wheel, bundle = listed_packages()
     debian = {package for package, _ in qt_libraries.PACKAGES.values()}
-    assert "libglib2.0-0" in wheel and "libxcb-cursor0" in bundle
+    assert "libglib2.0-0" in wheel and "libfontconfig1" in bundle
     assert set(bundle) <= set(wheel) <= debian
+
+
+def test_a_bundle_without_fontconfigs_configuration_says_so(tmp_path):
+    """The bundle's own libfontconfig with no configuration draws boxes: one line names the package instead."""
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    config = tmp_path / "etc" / "fonts.conf"
+    assert qt_libraries.fonts_line(bundle, {}, config) is None  # no libfontconfig in it: the system's is used
+    (bundle / "libfontconfig.so.1").write_bytes(b"")
+    line = qt_libraries.fonts_line(bundle, {}, config)
+    assert (
+        line is not None
+        and str(config) in line
+        and "libfontconfig1" in line
+        and "'sudo dnf install fontconfig'" in line
+    )
+    assert qt_libraries.fonts_line(bundle, {"FONTCONFIG_FILE": "/elsewhere.conf"}, config) is None
+    config.parent.mkdir()
+    config.write_text("<fontconfig/>")
+    assert qt_libraries.fonts_line(bundle, {}, config) is None
+    assert qt_libraries.fonts_line(environ={}) is None  # not frozen: the wheel's system library brings its own
