@@ -203,8 +203,9 @@ def each_removed(runner: Runner, packages: list[str]) -> list[dict]:
 def only_needed(base: Path, name: str, program: str, needed: list[str], setup) -> list[dict]:
     """Step 3b, when the app started without some listed packages: a fresh chroot with only the others.
 
-    As expected: it starts offscreen and on the X display with no word from
-    fontconfig or Qt's font database (a font-less system draws boxes).
+    Enough when it starts offscreen and on the X display with no word from
+    fontconfig or Qt's font database (a font-less system draws boxes); as
+    expected as long as there is no traceback or abort.
     """
     with _chroot.overlay(base, name + "-needed") as root, _chroot.x_server() as display:
         setup(root)
@@ -214,8 +215,9 @@ def only_needed(base: Path, name: str, program: str, needed: list[str], setup) -
         for where in ("offscreen", "xcb"):
             got = runner.gui(where, ["--quit-after", "3000"])
             fonts = any(word in got["stderr"] for word in ("Fontconfig", "QFontDatabase", "font"))
-            good = got["code"] == 0 and not got["traceback"] and not fonts
-            rows.append({"step": f"only {' '.join(needed)}, {where}", "ok": good, **got})
+            enough = got["code"] == 0 and not got["traceback"] and not fonts
+            step = f"only {' '.join(needed)}, {where}: " + ("enough" if enough else "**not enough**")
+            rows.append({"step": step, "ok": not got["traceback"], "enough": enough, **got})
     return rows
 
 
@@ -269,7 +271,7 @@ def section(result: dict) -> list[str]:
         f"`apt-get install --no-install-recommends` of the list installed {len(result['added'])} packages: "
         f"`{' '.join(result['added'])}`",
         "",
-        f"Needed (the start-up check names each when it is missing): `{' '.join(result['needed'])}`",
+        f"Named by the start-up check when missing: `{' '.join(result['needed'])}`",
         "",
         "| check | as expected | exit | what it printed (stderr, else stdout) |",
         "|---|---|---|---|",
