@@ -63,7 +63,7 @@ PACKAGES = {
     "libpcre2-8.so.0": ("libpcre2-8-0", "pcre2"),
     "libexpat.so.1": ("libexpat1", "expat"),
     "libpng16.so.16": ("libpng16-16", "libpng"),
-    "libbrotlidec.so.1": ("libbrotli1", "brotli"),
+    "libbrotlidec.so.1": ("libbrotli1", "libbrotli"),
     "libzstd.so.1": ("libzstd1", "libzstd"),
     "libz.so.1": ("zlib1g", "zlib"),
 }
@@ -77,6 +77,8 @@ DESKTOP_EXTRAS = (
     "libxcb-shape.so.0",
     "libxkbcommon-x11.so.0",
 )
+#: Where the fontconfig library the bundle carries (built for Debian/Ubuntu) reads its configuration.
+FONTCONFIG_FILE = Path("/etc/fonts/fonts.conf")
 _NOT_FOUND = re.compile(r"([\w.+-]+\.so[\d.]*): cannot open shared object file")
 _LDD_NOT_FOUND = re.compile(r"^\s*(\S+) => not found", re.MULTILINE)
 
@@ -167,6 +169,34 @@ def install_line(missing: str | list[str], complete: bool = False) -> str:
     return line
 
 
+def fonts_line(
+    bundle: Path | None = None, environ: Mapping[str, str] | None = None, config: Path = FONTCONFIG_FILE
+) -> str | None:
+    """The one line to print when the bundle's own fontconfig would find no configuration (so no font), else None.
+
+    The bundle carries ``libfontconfig.so.1`` but not its configuration and
+    fonts: without them Qt starts and draws every glyph as a box.  A wheel
+    install uses the system's library, whose package brings its
+    configuration, so only the bundle (``bundle``: its folder, by default
+    the running one's when frozen) is checked; ``FONTCONFIG_FILE`` or
+    ``FONTCONFIG_PATH`` set means the user points it elsewhere.
+    """
+    environ = os.environ if environ is None else environ
+    if bundle is None:
+        if not getattr(sys, "frozen", False):
+            return None
+        bundle = Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent))
+    if not (bundle / "libfontconfig.so.1").exists() or config.exists():
+        return None
+    if environ.get("FONTCONFIG_FILE") or environ.get("FONTCONFIG_PATH"):
+        return None
+    return (
+        f"the window cannot open: fontconfig's configuration ({config}) is not installed, and without it every "
+        "letter is drawn as a box; install with 'sudo apt install libfontconfig1' (Debian/Ubuntu) or "
+        "'sudo dnf install fontconfig' (Fedora)"
+    )
+
+
 def x_server_answers(display: str, timeout: float = 2.0) -> bool:
     """Whether something accepts connections on the X display ``display`` (``:99``, ``host:10.0``, ``unix:0``)."""
     host, _, rest = display.rpartition(":")
@@ -207,6 +237,9 @@ def preflight(environ: Mapping[str, str] | None = None) -> str | None:
     missing, complete = missing_libraries([*qt_modules(), *([plugin] if plugin is not None else [])])
     if missing:
         return install_line(missing, complete)
+    fonts = fonts_line(environ=environ)
+    if fonts is not None:
+        return fonts
     display = environ.get("DISPLAY", "")
     if xcb and display and not x_server_answers(display):
         return f"the window cannot open: no X server answers on display {display} (DISPLAY={display})"

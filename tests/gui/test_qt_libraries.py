@@ -120,3 +120,36 @@ def test_tagtool_gui_without_an_x_server_says_so_in_one_line(chunk_project):
         done.stderr.strip()
         == "tagtool: error: the window cannot open: no X server answers on display :9999 (DISPLAY=:9999)"
     )
+
+
+def test_readme_lists_are_what_the_check_names():
+    """The package lists ``benchmarks/bare_desktop.py`` checks on a chroot (read from README.md and
+    packaging/README.md) parse, and the start-up check can name every package in them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bare_desktop import listed_packages
+
+    wheel, bundle = listed_packages()
+    debian = {package for package, _ in qt_libraries.PACKAGES.values()}
+    assert "libglib2.0-0" in wheel and "libfontconfig1" in bundle
+    assert set(bundle) <= set(wheel) <= debian
+
+
+def test_a_bundle_without_fontconfigs_configuration_says_so(tmp_path):
+    """The bundle's own libfontconfig with no configuration draws boxes: one line names the package instead."""
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    config = tmp_path / "etc" / "fonts.conf"
+    assert qt_libraries.fonts_line(bundle, {}, config) is None  # no libfontconfig in it: the system's is used
+    (bundle / "libfontconfig.so.1").write_bytes(b"")
+    line = qt_libraries.fonts_line(bundle, {}, config)
+    assert (
+        line is not None
+        and str(config) in line
+        and "libfontconfig1" in line
+        and "'sudo dnf install fontconfig'" in line
+    )
+    assert qt_libraries.fonts_line(bundle, {"FONTCONFIG_FILE": "/elsewhere.conf"}, config) is None
+    config.parent.mkdir()
+    config.write_text("<fontconfig/>")
+    assert qt_libraries.fonts_line(bundle, {}, config) is None
+    assert qt_libraries.fonts_line(environ={}) is None  # not frozen: the wheel's system library brings its own
