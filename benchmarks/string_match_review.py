@@ -43,7 +43,7 @@ from annotation_efficiency import LEARNERS
 
 from tagtool.core import Corpus
 from tagtool.services.simulate.config import Costs, SimulationConfig
-from tagtool.services.simulate.loop import Simulation, simulate
+from tagtool.services.simulate.loop import Simulation
 from tagtool.services.simulate.results import SimulationResult
 from tagtool.store.formats import read_corpus
 
@@ -56,6 +56,8 @@ CORPORA = {
     "conll2000": ("chunking", "conll2000/train.txt", "conll2000/test.txt"),
 }
 LEARNER = "mv-perceptron"
+#: The review runs: (name, string matches, the queue ranks string-matched tokens as cheap to review).
+VARIANTS = (("off", False, False), ("on", True, False), ("on+rank", True, True))
 #: The goal on NER, as fractions of random+full: review cost, tokens gone through.
 GOAL = {"review": 0.08, "tokens": 0.15}
 
@@ -105,9 +107,9 @@ def run_unit(corpus: str, seed: int, args) -> dict:
     first = runs["random+full"].result
     budget = first.cost_to_95 or first.curve[-1].cost
     for strategy in args.strategies.split(","):
-        for on in (False, True):
+        for name, on, rank in VARIANTS:
             config = SimulationConfig(**base, strategy=strategy, mode="review", budget=budget, string_matches=on)
-            runs[f"{strategy}+review {'on' if on else 'off'}"] = timed(config, data, test, corpus)
+            runs[f"{strategy}+review {name}"] = timed(config, data, test, corpus, rank)
     return {"corpus": corpus, "seed": seed, "full_data_f1": full_f1, "runs": {k: v.record() for k, v in runs.items()}}
 
 
@@ -119,12 +121,15 @@ class Run:
         return dict(self.result.to_dict(), wall_seconds=self.wall)
 
 
-def timed(config: SimulationConfig, data: Corpus, test: Corpus, tag: str) -> Run:
+def timed(config: SimulationConfig, data: Corpus, test: Corpus, tag: str, rank: bool = False) -> Run:
     started = time.perf_counter()
-    result = simulate(config, data, test)
+    simulation = Simulation(config, data, test)
+    simulation.rank_matches = rank
+    result = simulation.run()
     run = Run(result, time.perf_counter() - started)
     c95 = result.cost_to_95
-    matches = f" string matches {'on' if config.string_matches else 'off'}" if config.mode == "review" else ""
+    matches = f" string matches {'on' if config.string_matches else 'off'}{' +rank' if rank else ''}"
+    matches = matches if config.mode == "review" else ""
     log(
         f"  {tag} seed {config.seed} {config.strategy}+{config.mode}{matches}: cost_to_95 "
         f"{'-' if c95 is None else f'{c95:,.0f}'}, F1 {result.final_f1:.4f} ({run.wall:.0f} s)"

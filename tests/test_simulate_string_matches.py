@@ -155,3 +155,30 @@ def _cli(tmp_path, chunks, switch):
 def test_cli_switch(tmp_path, chunks, capsys, switch):
     assert _cli(tmp_path, chunks, switch) == 0
     assert ("note: string matches:" in capsys.readouterr().out) == (switch == "on")
+
+
+def test_the_queue_ranks_string_matched_tokens_as_accepted_in_review():
+    from tagtool.services.strategies import Showing, Tokens, gain_per_cost, questions_per_cost
+
+    offsets = np.array([0, 3, 6])
+    allowed = np.ones((6, 2), dtype=bool)
+    q = np.full(6, 0.9)
+    cheap = np.array([False, False, False, True, True, False])
+    review = Showing("review", threshold=0.7)
+    for score in (gain_per_cost, questions_per_cost):
+        plain = score(q, Tokens.from_allowed(allowed, offsets), review)
+        ranked = score(q, Tokens.from_allowed(allowed, offsets, cheap), review)
+        assert plain[0] == pytest.approx(plain[1]) and ranked[0] == pytest.approx(plain[0])
+        assert ranked[1] > ranked[0], "the sentence whose suggestions are string matches is cheaper to review"
+        tokens_mode = score(q, Tokens.from_allowed(allowed, offsets, cheap), Showing("tokens", threshold=0.7))
+        assert tokens_mode[0] == pytest.approx(tokens_mode[1]), "outside review the matches change nothing"
+
+
+def test_agreeing_matches_mark_their_tokens(tiny):
+    sim = Simulation(_config(string_matches=True), *tiny)
+    offsets = sim.pool.data.offsets
+    assert not sim.matcher.agreeing(offsets).any()
+    sim.show(0, sim.what_to_ask(0, None))
+    mask = sim.matcher.agreeing(offsets)
+    # "New York" in sentence 1, "Ana" in sentence 2 (sentence 0 is labeled)
+    assert np.flatnonzero(mask).tolist() == [5, 6, 12]

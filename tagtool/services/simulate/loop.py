@@ -58,6 +58,8 @@ class Simulation:
             if config.mode == "review" and config.string_matches
             else None
         )
+        #: With string matches: the cost-aware strategies count the tokens they cover as accepted.
+        self.rank_matches = True
 
     # -- training and scoring -----------------------------------------------
 
@@ -120,6 +122,7 @@ class Simulation:
             need_scores=self.config.mode == "partial",
             need_suggestions=self.config.mode == "review",
             showing=self.showing(model.probabilistic),
+            cheap=self.matcher.agreeing(self.pool.data.offsets) if self.matcher and self.rank_matches else None,
         )
 
     def showing(self, probabilistic: bool) -> Showing:

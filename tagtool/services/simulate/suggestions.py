@@ -54,6 +54,7 @@ class StringMatchSuggester:
         self.names = list(names)
         self.index = {name: k for k, name in enumerate(self.names)}
         self.labeled: list[Sentence] = []
+        self.labeled_ids: list[int] = []
         #: Tokens shown with a string-match suggestion first, and those of them that were gold.
         self.shown = 0
         self.right = 0
@@ -62,6 +63,24 @@ class StringMatchSuggester:
         """Sentence ``i`` now carries the full labels ``gold`` (indices): its spans are evidence from now on."""
         annotations = [frozenset((self.names[int(k)],)) for k in gold]
         self.labeled.append(Sentence(self.tokens[i], annotations))
+        self.labeled_ids.append(i)
+
+    def agreeing(self, offsets: np.ndarray) -> np.ndarray:
+        """Bool mask over the data's tokens: covered by a string match whose evidence agrees (one label).
+
+        The queue ranks with it (:class:`tagtool.services.strategies.Tokens`' ``cheap``).
+        """
+        mask = np.zeros(int(offsets[-1]), dtype=bool)
+        if not self.labeled:
+            return mask
+        sentences = [Sentence(tokens) for tokens in self.tokens]
+        for i, sentence in zip(self.labeled_ids, self.labeled):
+            sentences[i] = sentence
+        for match in string_matches(sentences, self.names):
+            if not match.conflicting:
+                start = int(offsets[match.sentence])
+                mask[start + match.start : start + match.end] = True
+        return mask
 
     def matches(self, i: int) -> list[StringMatch]:
         """The string matches in sentence ``i`` (unlabeled) from the sentences labeled so far."""
