@@ -34,7 +34,7 @@ import json
 import multiprocessing
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +73,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--max-unlabeled", type=int, default=100)
     p.add_argument("--jobs", type=int, default=1, help="(corpus, seed) units run in parallel processes")
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--resume", action="store_true", help="keep the (corpus, seed) units already in the .json")
+    p.add_argument("--from-json", metavar="FILE", help="write the report again from a previous run's .json")
     args = p.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     return args
@@ -151,12 +153,31 @@ def at_95(record: dict) -> dict | None:
     return next((p for p in record["curve"] if p["f1"] >= target), None)
 
 
-def fractions(record: dict, random: dict) -> tuple[float | None, float | None]:
-    """(review cost, tokens) at 95 %, as fractions of random+full's; None where either never got there."""
+def crossing(record: dict) -> float | None:
+    """The cost where the curve crosses 95 %, interpolated linearly between the points on either side.
+
+    ``cost_to_95`` is a curve point, and the points lie a step apart (steps grow ×1.25): two runs
+    whose costs differ by less than a step can show the same ``cost_to_95``.
+    """
+    target = 0.95 * record["full_data_f1"]
+    before = None
+    for point in record["curve"]:
+        if point["f1"] >= target:
+            if before is None or point["f1"] == before["f1"]:
+                return point["cost"]
+            share = (target - before["f1"]) / (point["f1"] - before["f1"])
+            return before["cost"] + share * (point["cost"] - before["cost"])
+        before = point
+    return None
+
+
+def fractions(record: dict, random: dict) -> tuple[float | None, float | None, float | None]:
+    """(review cost, interpolated review cost, tokens) at 95 %, as fractions of random+full's (None: never)."""
     mine, theirs = at_95(record), at_95(random)
     if mine is None or theirs is None:
-        return None, None
-    return mine["cost"] / theirs["cost"], mine["tokens_labeled"] / theirs["tokens_labeled"]
+        return None, None, None
+    between = crossing(record) / crossing(random)  # type: ignore[operator]
+    return mine["cost"] / theirs["cost"], between, mine["tokens_labeled"] / theirs["tokens_labeled"]
 
 
 def cell(value: float | None) -> str:
@@ -175,13 +196,13 @@ def unit_rows(unit: dict) -> list[str]:
         if name == "random+full":
             continue
         point = at_95(record)
-        cost, tokens = fractions(record, random)
+        cost, between, tokens = fractions(record, random)
         last = record["curve"][-1]
         matched = f"{last.get('string_matched', 0):,} ({last.get('string_matched_right', 0):,})"
         lines.append(
             f"| {unit['corpus']} | {unit['seed']} | {100 * unit['full_data_f1']:.2f} | "
             f"{number(r95, 'cost')} | {name} | {number(point, 'cost')} | {number(point, 'tokens_labeled')} | "
-            f"{cell(cost)} | {cell(tokens)} | "
+            f"{cell(cost)} | {cell(between)} | {cell(tokens)} | "
             f"{last['accepted']:,} | {matched} | {record['wall_seconds']:.0f} |"
         )
     return lines
@@ -193,10 +214,9 @@ def summary_rows(units: list[dict]) -> list[str]:
     for corpus in dict.fromkeys(u["corpus"] for u in units):
         mine = [u for u in units if u["corpus"] == corpus]
         for name in [n for n in mine[0]["runs"] if n != "random+full"]:
-            pairs = [fractions(u["runs"][name], u["runs"]["random+full"]) for u in mine]
-            cost = [1.0 if c is None else c for c, _ in pairs]
-            tokens = [1.0 if t is None else t for _, t in pairs]
-            mc, mt = float(np.median(cost)), float(np.median(tokens))
+            triples = [fractions(u["runs"][name], u["runs"]["random+full"]) for u in mine]
+            cost, between, tokens = ([1.0 if v is None else v for v in column] for column in zip(*triples))
+            mc, mb, mt = (float(np.median(column)) for column in (cost, between, tokens))
             goal = "–"
             if CORPORA[corpus][0] == "NER":
                 met = mc <= GOAL["review"] and mt <= GOAL["tokens"]
@@ -205,6 +225,8 @@ def summary_rows(units: list[dict]) -> list[str]:
                 f"| {corpus} | {name} | {len(mine)} | "
                 + " ".join(f"{c:.3f}" for c in cost)
                 + f" | {mc:.3f} | "
+                + " ".join(f"{b:.3f}" for b in between)
+                + f" | {mb:.3f} | "
                 + " ".join(f"{t:.3f}" for t in tokens)
                 + f" | {mt:.3f} | {goal} |"
             )
@@ -212,6 +234,7 @@ def summary_rows(units: list[dict]) -> list[str]:
 
 
 def report(units: list[dict], args, wall: float) -> list[str]:
+    units = sorted(units, key=lambda u: (list(CORPORA).index(u["corpus"]), u["seed"]))
     params, features, views = LEARNERS[LEARNER]
     sizes = ", ".join(f"{c} {CORPORA[c][1]} → {CORPORA[c][2]}" for c in dict.fromkeys(u["corpus"] for u in units))
     return [
@@ -237,33 +260,53 @@ def report(units: list[dict], args, wall: float) -> list[str]:
         "",
         "## Summary (fractions of random+full; per seed, then the median)",
         "",
-        "| corpus | setting | seeds | review cost per seed | median | tokens per seed | median | NER goal met |",
-        "|---|---|---:|---|---:|---|---:|---|",
+        "| corpus | setting | seeds | review cost per seed | median | interpolated, per seed | median | "
+        "tokens per seed | median | NER goal met |",
+        "|---|---|---:|---|---:|---|---:|---|---:|---|",
         *summary_rows(units),
         "",
         "## Every run",
         "",
         "| corpus | seed | full-data F1 | random+full cost to 95 % | setting | cost to 95 % | tokens by then | "
-        "review fraction | tokens fraction | accepted | string matches shown first (right) | wall s |",
-        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "review fraction | interpolated | tokens fraction | accepted | string matches shown first (right) | "
+        "wall s |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         *[row for unit in units for row in unit_rows(unit)],
     ]
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    out = Path(args.out)
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        args = parse_args(saved["args"])
+        args.argv, args.out = saved["args"], str(out)
+        write_keeping_analysis(out, report(saved["units"], args, saved.get("wall_seconds", 0.0)))
+        return 0
     started = time.perf_counter()
-    units = [(c, int(s)) for c in args.corpora.split(",") if c for s in args.seeds.split(",") if s.strip()]
+    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    units = [(c, s) for s in seeds for c in args.corpora.split(",") if c]  # every corpus of a seed first
+    json_path = out.with_suffix(".json")
+    done: list[dict] = []
+    if args.resume and json_path.exists():
+        done = json.loads(json_path.read_text(encoding="utf-8"))["units"]
+        units = [u for u in units if not any((d["corpus"], d["seed"]) == u for d in done)]
+
+    def save(unit: dict) -> None:
+        done.append(unit)
+        wall = time.perf_counter() - started
+        json_path.write_text(json.dumps({"args": args.argv, "wall_seconds": wall, "units": done}, indent=1) + "\n")
+        write_keeping_analysis(out, report(done, args, wall))
+
     if args.jobs <= 1:
-        done = [run_unit(c, s, args) for c, s in units]
+        for c, s in units:
+            save(run_unit(c, s, args))
     else:
         context = multiprocessing.get_context("forkserver")
         with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-            done = [f.result() for f in [pool.submit(run_unit, c, s, args) for c, s in units]]
-    wall = time.perf_counter() - started
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps({"args": args.argv, "units": done}, indent=1) + "\n")
-    write_keeping_analysis(out, report(done, args, wall))
+            for future in as_completed([pool.submit(run_unit, c, s, args) for c, s in units]):
+                save(future.result())
     return 0
 
 

@@ -61,7 +61,7 @@ class StringMatchSuggester:
 
     def add(self, i: int, gold: np.ndarray) -> None:
         """Sentence ``i`` now carries the full labels ``gold`` (indices): its spans are evidence from now on."""
-        annotations = [frozenset((self.names[int(k)],)) for k in gold]
+        annotations = tuple(frozenset((self.names[int(k)],)) for k in gold)
         self.labeled.append(Sentence(self.tokens[i], annotations))
         self.labeled_ids.append(i)
 
