@@ -182,3 +182,22 @@ def test_agreeing_matches_mark_their_tokens(tiny):
     mask = sim.matcher.agreeing(offsets)
     # "New York" in sentence 1, "Ana" in sentence 2 (sentence 0 is labeled)
     assert np.flatnonzero(mask).tolist() == [5, 6, 12]
+
+
+def test_the_suggestions_are_those_of_the_service_over_every_labeled_sentence(chunks):
+    from tagtool.services.string_matches import string_matches
+
+    corpus, _ = chunks
+    names = list(corpus.labels.names)
+    data = corpus.sentences
+    suggester = StringMatchSuggester([s.tokens for s in data], names)
+    order = np.random.default_rng(0).permutation(len(data)).tolist()
+    for step, i in enumerate(order[:40]):
+        probe = Sentence(data[i].tokens)
+        naive = [m for m in string_matches([*suggester.labeled, probe], names) if m.sentence == step]
+        mine = suggester.matches(i)
+        assert [(m.start, m.end, m.allowed, m.evidence) for m in mine] == [
+            (m.start, m.end, m.allowed, m.evidence) for m in naive
+        ]
+        suggester.add(i, np.array([names.index(next(iter(a))) for a in data[i].annotations]))
+    assert suggester.starts

@@ -30,12 +30,13 @@ candidate set only inform.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
 from tagtool.core.corpus import Sentence
-from tagtool.services.string_matches import StringMatch, span_labels, string_matches
+from tagtool.services.string_matches import StringMatch, _forms, labeled_spans, span_labels, string_matches
 
 
 class StringMatchSuggester:
@@ -55,6 +56,9 @@ class StringMatchSuggester:
         self.index = {name: k for k, name in enumerate(self.names)}
         self.labeled: list[Sentence] = []
         self.labeled_ids: list[int] = []
+        #: First-token forms of the labeled spans, and the labeled sentences (positions) holding each form.
+        self.starts: set[str] = set()
+        self.holding: dict[str, list[int]] = defaultdict(list)
         #: Tokens shown with a string-match suggestion first, and those of them that were gold.
         self.shown = 0
         self.right = 0
@@ -62,7 +66,12 @@ class StringMatchSuggester:
     def add(self, i: int, gold: np.ndarray) -> None:
         """Sentence ``i`` now carries the full labels ``gold`` (indices): its spans are evidence from now on."""
         annotations = tuple(frozenset((self.names[int(k)],)) for k in gold)
-        self.labeled.append(Sentence(self.tokens[i], annotations))
+        sentence = Sentence(self.tokens[i], annotations)
+        for _, start, _ in labeled_spans(sentence):
+            self.starts.update(_forms(sentence.tokens, start))
+        for form in _sentence_forms(sentence.tokens):
+            self.holding[form].append(len(self.labeled))
+        self.labeled.append(sentence)
         self.labeled_ids.append(i)
 
     def agreeing(self, offsets: np.ndarray) -> np.ndarray:
@@ -84,12 +93,13 @@ class StringMatchSuggester:
 
     def matches(self, i: int) -> list[StringMatch]:
         """The string matches in sentence ``i`` (unlabeled) from the sentences labeled so far."""
-        if not self.labeled:
+        forms = _sentence_forms(self.tokens[i]) & self.starts
+        if not forms:
             return []
-        probe = Sentence(self.tokens[i])
-        found = string_matches([*self.labeled, probe], self.names)
-        last = len(self.labeled)
-        return [m for m in found if m.sentence == last]
+        # only the labeled sentences holding a string that can start a match here are evidence for it
+        relevant = sorted({k for form in forms for k in self.holding[form]})
+        found = string_matches([*(self.labeled[k] for k in relevant), Sentence(self.tokens[i])], self.names)
+        return [m for m in found if m.sentence == len(relevant)]
 
     def suggested(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """Per token of sentence ``i``: the match's first label (-1: no match) and its allowed set (bool rows)."""
@@ -112,6 +122,11 @@ class StringMatchSuggester:
         self.shown += int(matched.sum())
         self.right += int((matched & (shown == gold)).sum())
         return shown
+
+
+def _sentence_forms(tokens: Sequence[str]) -> set[str]:
+    """Every token of a sentence, and its first token's lowercased-initial form (the service's case rule)."""
+    return {*tokens, *_forms(tokens, 0)}
 
 
 def shown_labels(
