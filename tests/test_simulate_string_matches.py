@@ -94,25 +94,24 @@ def test_a_wrong_string_match_costs_a_correction():
     suggester = StringMatchSuggester([s.tokens for s in sentences], LABELS)
     suggester.add(0, np.array([3, 4, 0, 0]))
     gold = np.array([1, 2, 0, 0, 0, 0])
-    shown = suggester.review(1, gold, None, None, 1.0)
+    shown = suggester.review(1, gold, None)
     assert shown.tolist() == [3, 4, -1, -1, -1, -1]
     assert (suggester.shown, suggester.right) == (2, 0)
 
 
-def test_the_precedence_rule():
-    # tokens: 0 no match; 1 match agrees with the model; 2 match disagrees, model unsure;
-    # 3 match disagrees, model sure (the model's label first); 4 candidate set holding the model's label
-    first = np.array([-1, 1, 1, 1, 3])
+def test_the_precedence_rule_is_the_apps():
+    # tokens: 0 no match; 1 one label, the model agrees; 2 one label, the model suggests another (the match wins);
+    # 3 a candidate set holding the model's label (its pick); 4 a candidate set without it (no single label)
     allowed = np.zeros((5, 5), dtype=bool)
-    allowed[[1, 2, 3], 1] = True
+    allowed[[1, 2], 1] = True
+    allowed[3, [1, 3]] = True
     allowed[4, [1, 3]] = True
-    model = np.array([0, 1, 3, 3, 1])
-    q = np.array([0.9, 0.1, 0.9, 0.1, 0.1])
-    shown, matched = shown_labels(first, allowed, model, q, 0.7)
-    assert shown.tolist() == [0, 1, 1, 3, 1]
-    assert matched.tolist() == [False, True, True, False, True]
-    shown, matched = shown_labels(first, allowed, None, None, 0.7)
-    assert shown.tolist() == [-1, 1, 1, 1, 3] and matched.tolist() == [False, True, True, True, True]
+    model = np.array([0, 1, 3, 3, 0])
+    shown, matched = shown_labels(allowed, model)
+    assert shown.tolist() == [0, 1, 1, 3, -1]
+    assert matched.tolist() == [False, True, True, True, True]
+    shown, matched = shown_labels(allowed, None)
+    assert shown.tolist() == [-1, 1, 1, -1, -1] and matched.tolist() == [False, True, True, True, True]
 
 
 @pytest.fixture(scope="module")

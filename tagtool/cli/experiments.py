@@ -119,9 +119,9 @@ def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
         choices=("on", "off"),
         default="on" if SIMULATE_STRING_MATCHES else "off",
         help="review: also suggest every span labeled so far wherever its string recurs, before any model and "
-        "beside its suggestions (where the model has a question, the string match is shown; where a confident "
-        "model disagrees, the model's label first with the match beside it); accepted and corrected "
-        f"suggestions cost as the model's (default {'on' if SIMULATE_STRING_MATCHES else 'off'})",
+        "beside its suggestions, by the app's rule (a string labeled one way is suggested so, over the model; "
+        "where its labels conflict, the model's pick among them); accepted and corrected suggestions cost as "
+        f"the model's (default {'on' if SIMULATE_STRING_MATCHES else 'off'})",
     )
 
 

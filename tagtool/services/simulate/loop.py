@@ -173,9 +173,7 @@ class Simulation:
         model = None if questions is None else questions.suggested[rows]
         if self.matcher is None:
             return model if model is not None else np.full(rows.stop - rows.start, -1, dtype=np.int64)
-        q = None if questions is None else questions.q[rows]
-        threshold = self.threshold(questions.probabilistic) if questions is not None else 1.0
-        return self.matcher.review(i, self.oracle.gold[rows], model, q, threshold)
+        return self.matcher.review(i, self.oracle.gold[rows], model)
 
     def show(self, i: int, answer: Answer) -> None:
         """Sentence ``i`` annotated as ``answer`` says; its spans become string-match evidence."""

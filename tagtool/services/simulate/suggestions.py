@@ -11,21 +11,21 @@ sentence is shown, so a string labeled in one sentence is suggested in the
 next one of the same step.  From the first label on: in the first step,
 before any model, the matched tokens are suggested and the others typed.
 
-What is shown on a token a string match covers (the precedence rule,
-:func:`shown_labels`):
+What is shown on a token a string match covers is the app's precedence rule
+(``tagtool.gui.match_hints``; :func:`shown_labels`):
 
-* no model yet, or the model has a question about the token (its question
-  ``q_t`` at or above the mode's threshold, :data:`DEFAULT_THRESHOLD`):
-  the string match's label (its majority label where its evidence
-  conflicts);
-* the model's label where it lies in the string match's allowed set (they
-  agree, or the model picks one of the match's candidate set);
-* where a confident model and the match conflict, the candidate set of
-  both, the model's label first.
+* evidence that agrees (one label): the string match's label, also where
+  the model suggests another (it repeats a decision the person already
+  made on the same text);
+* evidence that conflicts (a candidate set): the model's label where it
+  lies in the set (the model judges the context); otherwise no single
+  label — the app's Enter would give the set as a partial label, and the
+  simulated reviewer, who ends every token with its gold label, picks the
+  gold part instead, charged as a correction (the simulator has no cheaper
+  price for a click among the labels shown).
 
-The annotator pays for what is shown first: ``accept`` where it is the
-gold label, ``full`` (a correction) otherwise; the other members of a
-candidate set only inform.
+The annotator pays for what is shown: ``accept`` where it is the gold
+label, ``full`` (a correction) otherwise.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tagtool.core.corpus import Sentence
-from tagtool.services.string_matches import StringMatch, _forms, labeled_spans, span_labels, string_matches
+from tagtool.services.string_matches import StringMatch, _forms, labeled_spans, string_matches
 
 
 class StringMatchSuggester:
@@ -101,24 +101,17 @@ class StringMatchSuggester:
         found = string_matches([*(self.labeled[k] for k in relevant), Sentence(self.tokens[i])], self.names)
         return [m for m in found if m.sentence == len(relevant)]
 
-    def suggested(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per token of sentence ``i``: the match's first label (-1: no match) and its allowed set (bool rows)."""
-        n = len(self.tokens[i])
-        first = np.full(n, -1, dtype=np.int64)
-        allowed = np.zeros((n, len(self.names)), dtype=bool)
+    def suggested(self, i: int) -> np.ndarray:
+        """Per token of sentence ``i``: its string match's allowed set (bool rows; none where no match covers it)."""
+        allowed = np.zeros((len(self.tokens[i]), len(self.names)), dtype=bool)
         for match in self.matches(i):
-            majority = span_labels(match.evidence[0][0], match.end - match.start, self.names)
-            for offset, t in enumerate(range(match.start, match.end)):
-                first[t] = self.index[majority[offset]]
-                allowed[t, [self.index[name] for name in match.allowed[offset]]] = True
-        return first, allowed
+            for t, labels in zip(range(match.start, match.end), match.allowed):
+                allowed[t, [self.index[name] for name in labels]] = True
+        return allowed
 
-    def review(
-        self, i: int, gold: np.ndarray, model: np.ndarray | None, q: np.ndarray | None, threshold: float
-    ) -> np.ndarray:
-        """The labels shown first in sentence ``i`` (:func:`shown_labels`), counting the string-matched ones."""
-        first, allowed = self.suggested(i)
-        shown, matched = shown_labels(first, allowed, model, q, threshold)
+    def review(self, i: int, gold: np.ndarray, model: np.ndarray | None) -> np.ndarray:
+        """The labels shown in sentence ``i`` (:func:`shown_labels`), counting the string-matched ones."""
+        shown, matched = shown_labels(self.suggested(i), model)
         self.shown += int(matched.sum())
         self.right += int((matched & (shown == gold)).sum())
         return shown
@@ -129,35 +122,29 @@ def _sentence_forms(tokens: Sequence[str]) -> set[str]:
     return {*tokens, *_forms(tokens, 0)}
 
 
-def shown_labels(
-    first: np.ndarray, allowed: np.ndarray, model: np.ndarray | None, q: np.ndarray | None, threshold: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """The label shown first on each token, and where it is a string match's (module doc, the precedence rule).
+def shown_labels(allowed: np.ndarray, model: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The label shown on each token, and where a string match decides it (module doc, the precedence rule).
 
     Parameters
     ----------
-    first : int array [T]
-        The string match's (majority) label, -1 where no match covers the token.
     allowed : bool array [T, K]
-        The match's allowed set (its candidate set where its evidence conflicts).
+        Each token's string-match allowed set: one label where the evidence
+        agrees, a candidate set where it conflicts, none where no match covers it.
     model : int array [T], optional
-        The model's suggestions (None: no model yet; unsuggested tokens are then -1).
-    q : float array [T], optional
-        The model's question about each token; ``q ≥ threshold``: not confident.
-    threshold : float
+        The model's suggestions (None: no model yet).
 
     Returns
     -------
     shown : int array [T]
-        -1 where nothing is suggested (no model, no match).
+        -1 where no single label is shown (no model and no agreeing match, or
+        a candidate set without the model's label).
     matched : bool array [T]
-        Where the shown label is the string match's.
+        The tokens a string match covers.
     """
-    covered = first >= 0
-    if model is None:
-        return first.copy(), covered
-    rows = np.arange(len(first))
-    agrees = covered & allowed[rows, np.maximum(model, 0)]
-    unsure = covered & ~agrees & (np.asarray(q) >= threshold)
-    shown = np.where(unsure, first, model)
-    return shown, unsure | agrees
+    n = len(allowed)
+    size = allowed.sum(axis=1)
+    model = np.full(n, -1, dtype=np.int64) if model is None else np.asarray(model, dtype=np.int64)
+    single = np.where(size == 1, allowed.argmax(axis=1), -1)
+    picked = allowed[np.arange(n), np.maximum(model, 0)] & (model >= 0)
+    shown = np.where(size == 1, single, np.where(size > 1, np.where(picked, model, -1), model))
+    return shown, size > 0
