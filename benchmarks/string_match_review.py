@@ -9,11 +9,14 @@ benchmark, scored on the test file).
 
 Per (corpus, seed): the full-data F1 (the learner trained on all of the data), then
 ``random+full`` until its curve reaches 95 % of it, then ``STRATEGY+review`` with string
-matches off and on (``tagtool simulate --string-matches``), each until 95 % with random+full's
-cost as its budget.  Steps start at ``--step`` and grow by ``--growth`` (the efficiency
-benchmark's 100 and 1.25).  Reported per run, as fractions of random+full's:
+matches off, on (``tagtool simulate --string-matches``), and on with the queue ranking the
+string-matched tokens as cheap to review (``on+rank``: :class:`tagtool.services.strategies.Tokens`'
+``cheap``), each until 95 % with random+full's cost as its budget.  Steps start at ``--step``
+and grow by ``--growth`` (the efficiency benchmark's 100 and 1.25).  Reported per run, as fractions of random+full's:
 
-* the review cost to 95 % (corrections at ``full`` = 1, accepted suggestions at ``skip`` = 0.1);
+* the review cost to 95 % (corrections at ``full`` = 1, accepted suggestions at ``skip`` = 0.1), at the
+  first curve point reaching it and interpolated linearly between the points on either side (the
+  points lie a step apart);
 * the tokens the annotator went through by then (every token of a shown sentence; random+full's
   tokens are its cost).
 
@@ -252,8 +255,9 @@ def report(units: list[dict], args, wall: float) -> list[str]:
         f"{args.step:g} and grow ×{args.growth:g}; at most {args.max_unlabeled} unlabeled sentences per step. "
         "Every run stops at 95 % of the full-data F1; the review runs get random+full's cost to 95 % as their "
         "budget ('> 1': not reached within it). `review off`: the model's suggestions only; `review on`: "
-        "string-match suggestions from the labels given so far too (`--string-matches on`, the precedence rule "
-        "of `tagtool.services.simulate.suggestions`). Fractions are of random+full's cost to 95 % (review) and of "
+        "string-match suggestions from the labels given so far too (`--string-matches on`, the app's precedence "
+        "rule, `tagtool.services.simulate.suggestions`); `on+rank`: also the queue's cost-aware score counting "
+        "string-matched tokens as accepted, not corrected. Fractions are of random+full's cost to 95 % (review) and of "
         "the tokens random+full labeled by then (tokens: every token of the sentences shown). Goal on NER: review "
         f"≤ {GOAL['review']} and tokens ≤ {GOAL['tokens']}. Every run: [{Path(args.out).with_suffix('.json').name}]"
         f"({Path(args.out).with_suffix('.json').name}).",
