@@ -224,6 +224,7 @@ def summary_rows(units: list[dict]) -> list[str]:
             if CORPORA[corpus][0] == "NER":
                 met = mc <= GOAL["review"] and mt <= GOAL["tokens"]
                 goal = "yes" if met else "no"
+            paired = [paired_ratio(u, name) for u in mine]
             lines.append(
                 f"| {corpus} | {name} | {len(mine)} | "
                 + " ".join(f"{c:.3f}" for c in cost)
@@ -231,9 +232,23 @@ def summary_rows(units: list[dict]) -> list[str]:
                 + " ".join(f"{b:.3f}" for b in between)
                 + f" | {mb:.3f} | "
                 + " ".join(f"{t:.3f}" for t in tokens)
-                + f" | {mt:.3f} | {goal} |"
+                + f" | {mt:.3f} | "
+                + (
+                    " ".join("–" if r is None else f"{r:.2f}" for r in paired)
+                    + (f" (median {np.median([r for r in paired if r is not None]):.2f})" if any(paired) else "")
+                    if name.endswith(" on") or "+rank" in name
+                    else ""
+                )
+                + f" | {goal} |"
             )
     return lines
+
+
+def paired_ratio(unit: dict, name: str) -> float | None:
+    """The interpolated cost to 95 % of ``name`` over that of the same strategy's ``off`` run, same seed."""
+    off = name.rsplit(" ", 1)[0] + " off"
+    mine, theirs = crossing(unit["runs"][name]), crossing(unit["runs"][off])
+    return None if mine is None or theirs is None else mine / theirs
 
 
 def report(units: list[dict], args, wall: float) -> list[str]:
@@ -265,8 +280,8 @@ def report(units: list[dict], args, wall: float) -> list[str]:
         "## Summary (fractions of random+full; per seed, then the median)",
         "",
         "| corpus | setting | seeds | review cost per seed | median | interpolated, per seed | median | "
-        "tokens per seed | median | NER goal met |",
-        "|---|---|---:|---|---:|---|---:|---|---:|---|",
+        "tokens per seed | median | interpolated cost over off's, per seed (paired) | NER goal met |",
+        "|---|---|---:|---|---:|---|---:|---|---:|---|---|",
         *summary_rows(units),
         "",
         "## Every run",

@@ -200,3 +200,21 @@ def test_the_suggestions_are_those_of_the_service_over_every_labeled_sentence(ch
         ]
         suggester.add(i, np.array([names.index(next(iter(a))) for a in data[i].annotations]))
     assert suggester.starts
+
+
+@pytest.mark.parametrize("rank", [False, True])
+def test_the_queue_ranks_with_the_matches_only_when_asked(tiny, monkeypatch, rank):
+    from tagtool.services.simulate import loop
+
+    seen = []
+    real = loop.ask_questions
+    monkeypatch.setattr(loop, "ask_questions", lambda *a, **kw: seen.append(kw.get("cheap")) or real(*a, **kw))
+    sim = Simulation(_config(strategy="combined", learner="mv-perceptron", string_matches=True), *tiny)
+    assert sim.rank_matches is False
+    sim.rank_matches = rank
+    sim.show(0, sim.what_to_ask(0, None))
+    model, _ = sim.train(None, None)
+    sim.questions(model, sim.oracle.sentence_status())
+    assert (seen[-1] is not None) == rank
+    if rank:
+        assert seen[-1].tolist() == sim.matcher.agreeing(sim.pool.data.offsets).tolist()

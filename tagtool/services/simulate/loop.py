@@ -58,8 +58,9 @@ class Simulation:
             if config.mode == "review" and config.string_matches
             else None
         )
-        #: With string matches: the cost-aware strategies count the tokens they cover as accepted.
-        self.rank_matches = True
+        #: With string matches: the cost-aware strategies also count the tokens an agreeing match covers as
+        #: accepted, not corrected (off: measured not to help, benchmarks/results/string_match_review.md).
+        self.rank_matches = False
 
     # -- training and scoring -----------------------------------------------
 
