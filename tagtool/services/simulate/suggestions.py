@@ -77,7 +77,9 @@ class StringMatchSuggester:
     def agreeing(self, offsets: np.ndarray) -> np.ndarray:
         """Bool mask over the data's tokens: covered by a string match whose evidence agrees (one label).
 
-        The queue ranks with it (:class:`tagtool.services.strategies.Tokens`' ``cheap``).
+        The queue can rank with it (:class:`tagtool.services.strategies.Tokens`' ``cheap``: such
+        tokens counted as accepted, not corrected) when ``Simulation.rank_matches`` is set; off by
+        default, as it was not measured to help (benchmarks/results/string_match_review.md).
         """
         mask = np.zeros(int(offsets[-1]), dtype=bool)
         if not self.labeled:
