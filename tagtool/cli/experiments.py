@@ -79,7 +79,7 @@ SIMULATE_MODES = strategies.MODES
 
 #: ``tagtool.services.simulate.config.DEFAULT_STRING_MATCHES``, kept here for the same reason as the
 #: strategies; a test checks they agree.
-SIMULATE_STRING_MATCHES = True
+SIMULATE_STRING_MATCHES = False
 
 #: ``tagtool.services.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the
 #: store (and numpy); a test checks they agree.
