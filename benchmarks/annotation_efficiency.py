@@ -275,6 +275,7 @@ def base_config(learner: str, seed: int, args) -> dict:
         seed=seed,
         costs=Costs(),
         max_unlabeled=args.max_unlabeled,
+        string_matches=False,  # review: the model's suggestions alone, as measured (string_match_review.py adds them)
     )
 
 

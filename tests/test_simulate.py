@@ -177,7 +177,7 @@ def test_oracle_review_costs_a_correction_per_wrong_suggestion_and_a_read_per_ac
 def test_review_mode_pays_full_only_where_the_shown_suggestion_was_wrong(corpora, monkeypatch):
     """A review step's cost is ``full`` × wrong suggestions + ``skip`` × right ones, from the model's own Viterbi."""
     data, _ = corpora
-    sim = Simulation(_config("uncertainty", "review", step=150.0, growth=1.0), *corpora)
+    sim = Simulation(_config("uncertainty", "review", step=150.0, growth=1.0, string_matches=False), *corpora)
     shown = []
     annotate = Oracle.annotate
 
@@ -444,6 +444,8 @@ def test_cli_review_prints_the_accepted_suggestions(tmp_path, corpora, capsys):
             "combined",
             "--mode",
             "review",
+            "--string-matches",
+            "off",
             "--step",
             "200",
             "--budget",

@@ -77,6 +77,10 @@ SIMULATE_STRATEGIES = strategies.names()
 SIMULATE_MODES = strategies.MODES
 
 
+#: ``tagtool.services.simulate.config.DEFAULT_STRING_MATCHES``, kept here for the same reason as the
+#: strategies; a test checks they agree.
+SIMULATE_STRING_MATCHES = False
+
 #: ``tagtool.services.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the
 #: store (and numpy); a test checks they agree.
 COSTS_MIN_TOKENS = 20
@@ -110,6 +114,15 @@ def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test", type=Path, required=True, metavar="FILE", help="gold-labeled sentences to score")
     p.add_argument("--strategy", required=True, choices=SIMULATE_STRATEGIES, help=strategies.help_text())
     p.add_argument("--mode", choices=SIMULATE_MODES, default="full", help="what the annotator gives (default full)")
+    p.add_argument(
+        "--string-matches",
+        choices=("on", "off"),
+        default="on" if SIMULATE_STRING_MATCHES else "off",
+        help="review: also suggest every span labeled so far wherever its string recurs, before any model and "
+        "beside its suggestions, by the app's rule (a string labeled one way is suggested so, over the model; "
+        "where its labels conflict, the model's pick among them); accepted and corrected suggestions cost as "
+        f"the model's (default {'on' if SIMULATE_STRING_MATCHES else 'off'})",
+    )
 
 
 def _add_simulate_steps(p: argparse.ArgumentParser) -> None:
@@ -287,6 +300,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         costs=_simulation_costs(args, Costs),
         full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"),
         until_95=args.until_95,
+        string_matches=args.string_matches == "on",
         **optional,
     )
     config.check(cls)

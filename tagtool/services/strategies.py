@@ -111,20 +111,33 @@ class Tokens:
     ``offsets[n + 1]`` (sentence ``i`` is ``offsets[i]:offsets[i + 1]``, none
     empty), ``missing[N]`` the information an annotation still lacks
     (``1 − info_t``: 1 unlabeled, 0 full, docs/design.md#sentence-weight) and ``unlabeled[N]``.
+    ``cheap[N]`` (optional): unlabeled tokens whose ``review`` suggestion is
+    likely right without the model (a string match of labeled spans whose
+    evidence agrees, :mod:`tagtool.services.string_matches`): the cost-aware
+    scores count them as accepted, not corrected.
     """
 
     offsets: object
     missing: object
     unlabeled: object
+    cheap: object = None
 
     @classmethod
-    def from_allowed(cls, allowed, offsets) -> Tokens:
+    def from_allowed(cls, allowed, offsets, cheap=None) -> Tokens:
         import numpy as np
 
         from tagtool.core.annotation import information_from_mask
 
         allowed = np.asarray(allowed, dtype=bool)
-        return cls(np.asarray(offsets, dtype=np.int64), 1.0 - information_from_mask(allowed), allowed.all(axis=1))
+        unlabeled = allowed.all(axis=1)
+        cheap = None if cheap is None else np.asarray(cheap, dtype=bool) & unlabeled
+        return cls(np.asarray(offsets, dtype=np.int64), 1.0 - information_from_mask(allowed), unlabeled, cheap)
+
+    def corrected(self, asked, showing: Showing):
+        """In ``review``: the asked tokens expected to need a correction (the cheap ones are accepted)."""
+        if showing.mode != "review" or self.cheap is None:
+            return asked
+        return asked & ~self.cheap
 
 
 @dataclass(frozen=True)
@@ -205,7 +218,9 @@ def questions_per_cost(q, tokens: Tokens, showing: Showing):
     unlabeled = tokens.unlabeled
     asked = showing.asked(q, unlabeled)
     gain = np.add.reduceat(np.where(asked, q, 0.0), offsets[:-1])
-    cost = np.add.reduceat(np.where(asked, showing.full, np.where(unlabeled, showing.skip, 0.0)), offsets[:-1])
+    paid = tokens.corrected(asked, showing)
+    read = showing.accept if showing.mode == "review" and showing.accept is not None else showing.skip
+    cost = np.add.reduceat(np.where(paid, showing.full, np.where(unlabeled, read, 0.0)), offsets[:-1])
     return np.where(cost > 0, gain / np.where(cost > 0, cost, 1.0), 0.0)
 
 
@@ -227,7 +242,7 @@ def gain_per_cost(q, tokens: Tokens, showing: Showing):
     asked = unlabeled & (q >= showing.threshold) if showing.mode != "full" else unlabeled
     starts = offsets[:-1]
     gain = np.add.reduceat(q * asked, starts)
-    n_asked = np.add.reduceat(asked, starts, dtype=np.int64)
+    n_asked = np.add.reduceat(tokens.corrected(asked, showing), starts, dtype=np.int64)
     n_read = np.add.reduceat(unlabeled, starts, dtype=np.int64) - n_asked
     read = showing.accept if showing.mode == "review" and showing.accept is not None else showing.skip
     cost = showing.sentence + showing.full * n_asked + read * n_read

@@ -2,7 +2,8 @@
 
 The modules, one job each: :mod:`.config` (the settings and costs), :mod:`.pool` (the data
 featurised once), :mod:`.oracle` (the annotator's state and what it pays), :mod:`.questions`
-(a model's questions about the open sentences), :mod:`.loop` (annotate, retrain, score:
+(a model's questions about the open sentences), :mod:`.suggestions` (string-match
+suggestions in ``review``), :mod:`.loop` (annotate, retrain, score:
 :func:`~tagtool.services.simulate.loop.simulate`), :mod:`.results` (the curve and its JSON) and
 :mod:`.plot` (cost → F1 curves).
 
@@ -60,7 +61,11 @@ Modes (what the annotator gives in a sentence it is shown)
                  suggestion (cost ``full`` each) and accepts the rest with
                  Enter (cost ``skip`` each: read, not typed).  Every token of
                  the sentence ends up with its gold label.  The questions
-                 only order the sentences, as in ``full``.
+                 only order the sentences, as in ``full``.  With
+                 ``string_matches`` the spans labeled so far are suggested
+                 wherever their string recurs, from the first label on and
+                 beside the model's suggestions, and charged the same way
+                 (:mod:`.suggestions`, which also states the precedence rule).
     In ``tokens``/``partial``, a sentence with nothing to ask (no unlabeled
     token with ``q ≥ threshold``) is not shown and costs nothing; a sentence can be shown
     again at a later step if the new model has a question about its

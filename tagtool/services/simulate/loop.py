@@ -19,6 +19,7 @@ from tagtool.services.simulate.oracle import Answer, Oracle
 from tagtool.services.simulate.pool import build_pool
 from tagtool.services.simulate.questions import Questions, ask_questions
 from tagtool.services.simulate.results import CurvePoint, SimulationResult
+from tagtool.services.simulate.suggestions import StringMatchSuggester
 from tagtool.services.strategies import DEFAULT_THRESHOLD, TOKEN_MODES, Showing
 from tagtool.services.training_setup import seeded_learner
 from tagtool.services.uncertainty import pair_uncertainty, strongest_other
@@ -51,6 +52,15 @@ class Simulation:
         self.budget = float(config.budget) if config.budget is not None else config.costs.full * snap.n_tokens
         #: Cost at which a step first ran out of questions (None: never).
         self.fallback_from: float | None = None
+        #: ``review`` with string matches: the spans labeled so far and the suggestions they make.
+        self.matcher = (
+            StringMatchSuggester(self.pool.tokens, self.pool.labels.names)
+            if config.mode == "review" and config.string_matches
+            else None
+        )
+        #: With string matches: the cost-aware strategies also count the tokens an agreeing match covers as
+        #: accepted, not corrected (off: measured not to help, benchmarks/results/string_match_review.md).
+        self.rank_matches = False
 
     # -- training and scoring -----------------------------------------------
 
@@ -113,6 +123,7 @@ class Simulation:
             need_scores=self.config.mode == "partial",
             need_suggestions=self.config.mode == "review",
             showing=self.showing(model.probabilistic),
+            cheap=self.matcher.agreeing(self.pool.data.offsets) if self.matcher and self.rank_matches else None,
         )
 
     def showing(self, probabilistic: bool) -> Showing:
@@ -139,10 +150,10 @@ class Simulation:
         """What the annotator does in sentence ``i`` (module doc, "Modes")."""
         open_ = self.oracle.unlabeled(i)
         rows = self.oracle.rows(i)
+        if self.config.mode == "review" and (questions is not None or self.matcher is not None):
+            return Answer(open_, accepted=open_ & (self.review_labels(i, questions) == self.oracle.gold[rows]))
         if questions is None or self.config.mode == "full":
             return Answer(open_)
-        if self.config.mode == "review":
-            return Answer(open_, accepted=open_ & (questions.suggested[rows] == self.oracle.gold[rows]))
         ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
         if self.config.mode != "partial" or not ask.any():
             return Answer(ask)
@@ -151,6 +162,25 @@ class Simulation:
         other = strongest_other(scores, gold)
         torn = pair_uncertainty(scores, gold, other, questions.probabilistic, questions.scale)
         return Answer(ask, candidates=np.where(ask & (torn >= self.config.close), other, -1))
+
+    def review_labels(self, i: int, questions: Questions | None) -> np.ndarray:
+        """``review``: the label shown first on each token of sentence ``i`` (-1: nothing suggested).
+
+        The model's suggestions, and with string matches on, those of the
+        spans labeled so far by the precedence rule of
+        :mod:`tagtool.services.simulate.suggestions`.
+        """
+        rows = self.oracle.rows(i)
+        model = None if questions is None else questions.suggested[rows]
+        if self.matcher is None:
+            return model if model is not None else np.full(rows.stop - rows.start, -1, dtype=np.int64)
+        return self.matcher.review(i, self.oracle.gold[rows], model)
+
+    def show(self, i: int, answer: Answer) -> None:
+        """Sentence ``i`` annotated as ``answer`` says; its spans become string-match evidence."""
+        self.oracle.annotate(i, answer.ask, answer.candidates, answer.accepted)
+        if self.matcher is not None and not self.oracle.unlabeled(i).any():
+            self.matcher.add(i, self.oracle.gold[self.oracle.rows(i)])
 
     def annotate_step(self, questions: Questions | None, status: np.ndarray, step: float) -> int:
         """Show sentences from the queue until ``step`` is spent; returns how many were shown.
@@ -168,7 +198,7 @@ class Simulation:
                 return shown
             answer = self.what_to_ask(i, questions)
             if answer.ask.any():  # a sentence without a question is not shown
-                self.oracle.annotate(i, answer.ask, answer.candidates, answer.accepted)
+                self.show(i, answer)
                 shown += 1
         if not reached(self.oracle.spent, target) and questions is not None and self.config.mode in TOKEN_MODES:
             if self.fallback_from is None:
@@ -213,6 +243,10 @@ class Simulation:
             report(min(point.cost / self.budget, 1.0), f"cost {point.cost:,.0f}, F1 {100 * point.f1:.2f}%")
             if self.config.until_95 and point.f1 >= TARGET_SHARE * full_f1:
                 break
+        if self.matcher is not None:
+            self._note(
+                f"string matches: {self.matcher.shown:,} suggestions shown first, {self.matcher.right:,} of them right"
+            )
         return SimulationResult(
             self.config.learner,
             self.config.strategy,
@@ -234,6 +268,8 @@ class Simulation:
             sentences=int((self.oracle.sentence_status() > 0).sum()),
             warm_start=warm,
             accepted=self.oracle.accepted,
+            string_matched=0 if self.matcher is None else self.matcher.shown,
+            string_matched_right=0 if self.matcher is None else self.matcher.right,
         )
 
     def _note(self, message: str) -> None:

@@ -37,13 +37,14 @@ def _fully_labeled(corpus: Corpus, name: str, notes: list[str]) -> list[Sentence
 
 @dataclass(frozen=True)
 class Pool:
-    """The featurised data (every token unlabeled), its gold labels, and the test set."""
+    """The featurised data (every token unlabeled), its gold labels, the test set, and the data's tokens."""
 
     data: Snapshot
     gold: np.ndarray
     test: Snapshot
     test_scorer: F1Scorer
     labels: LabelSet
+    tokens: tuple[tuple[str, ...], ...] = ()
 
 
 def build_pool(
@@ -81,4 +82,5 @@ def build_pool(
         test=test_snapshot,
         test_scorer=F1Scorer(labels, _gold(test_sentences, labels), test_snapshot.offsets),
         labels=labels,
+        tokens=tuple(s.tokens for s in data_sentences),
     )

@@ -48,12 +48,14 @@ def ask_questions(
     need_scores: bool,
     need_suggestions: bool = False,
     showing: Showing | None = None,
+    cheap: np.ndarray | None = None,
 ) -> Questions:
     """Score the open sentences ``open_ids`` of the data under ``model`` for ``strategy``.
 
     The questions and the sentence scores are the strategy's
     (:mod:`tagtool.services.strategies`); ``showing`` is the cost model its score
-    reads (default: ``full`` mode at the default costs).
+    reads (default: ``full`` mode at the default costs); ``cheap[N]`` the data's tokens
+    whose ``review`` suggestion is likely right without the model (:class:`Tokens`).
     """
     entry = strategies.get(strategy)
     n = pool.data.n_tokens
@@ -76,7 +78,8 @@ def ask_questions(
     sentence = {}
     if entry.guided:
         showing = showing or Showing(threshold=DEFAULT_THRESHOLD[model.probabilistic])
-        ranked = entry.score(local, Tokens.from_allowed(snap.allowed, snap.offsets), showing)
+        tokens = Tokens.from_allowed(snap.allowed, snap.offsets, None if cheap is None else cheap[positions])
+        ranked = entry.score(local, tokens, showing)
         sentence = dict(zip(open_ids.tolist(), ranked.tolist()))
     return Questions(q, sentence, scores_all, scale, model.probabilistic, suggested)
 

@@ -31,6 +31,10 @@ class CurvePoint:
         Whether the training started from the previous step's model.
     accepted : int
         Tokens whose suggestion the annotator accepted (``review`` mode).
+    string_matched, string_matched_right : int
+        ``review`` with string matches: tokens shown with a string match's
+        label first (:mod:`tagtool.services.simulate.suggestions`), and those
+        of them where it was the gold label.
     """
 
     cost: float
@@ -41,6 +45,8 @@ class CurvePoint:
     sentences: int = 0
     warm_start: bool = False
     accepted: int = 0
+    string_matched: int = 0
+    string_matched_right: int = 0
 
 
 @dataclass
