@@ -7,12 +7,15 @@ from pathlib import Path
 import pytest
 
 import tagtool.gui.app
+import tagtool.gui.qt_libraries
 from tagtool.cli import main as cli
 
 
 @pytest.fixture
 def opened(monkeypatch):
     calls = []
+    # the start-up check looks at this machine's libraries and X server (tests/gui/test_qt_libraries.py): not here
+    monkeypatch.setattr(tagtool.gui.qt_libraries, "preflight", lambda: None)
     monkeypatch.setattr(tagtool.gui.app, "run", lambda path: calls.append(Path(path)) or 0)
     return calls
 
