@@ -29,6 +29,7 @@ from pathlib import Path
 from _results import write_keeping_analysis
 from entropy_crf import summary_row
 
+from tagtool.core.corpus import Corpus
 from tagtool.services.experiment.config import ExperimentConfig
 from tagtool.services.experiment.runner import run_experiment
 from tagtool.store.formats import read_corpus
@@ -36,18 +37,29 @@ from tagtool.store.formats import read_corpus
 #: The corpora of ../shared/data, beside the repository (not part of it).
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 OUT = Path(__file__).parent / "results" / "entropy_er.md"
-LABELED = (20, 100)
+#: task -> (training file, test file or None: the PTB sample has none, its sentences after the first PTB_TRAIN are)
 TASKS = {
     "ncbi-disease": ("ncbi-disease/train.tsv", "ncbi-disease/devel.tsv"),
     "conll2002-es": ("conll2002-es/esp.train", "conll2002-es/esp.testa"),
+    "conll2000": ("conll2000/train.txt", "conll2000/test.txt"),
+    "ptb-pos": ("ptb-sample/wsj_sample.word_pos.txt", None),
+    "ud-ewt-upos": ("ud-en-ewt/en_ewt-ud-train.conllu", "ud-en-ewt/en_ewt-ud-dev.conllu"),
 }
+PTB_TRAIN = 3000
 
 
 @functools.cache
 def corpora(task: str):
     """The task's training and test corpus, read once for all its runs."""
     data_name, test_name = TASKS[task]
-    return read_corpus(SHARED_DATA / data_name), read_corpus(SHARED_DATA / test_name)
+    data = read_corpus(SHARED_DATA / data_name)
+    if test_name is not None:
+        return data, read_corpus(SHARED_DATA / test_name)
+    sentences = data.sentences
+    return (
+        Corpus.from_sentences(sentences[:PTB_TRAIN], data.labels),
+        Corpus.from_sentences(sentences[PTB_TRAIN:], data.labels),
+    )
 
 
 def run_task(task: str, learner: str, params: dict, labeled: int, args) -> dict:
@@ -74,17 +86,21 @@ def main(argv=None) -> int:
     parser.add_argument("--scale", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--tasks", default="ncbi-disease,conll2002-es", help=f"comma-separated, of {', '.join(TASKS)}")
+    parser.add_argument("--labeled", default="20,100", help="comma-separated L")
+    parser.add_argument("--c2", type=float, default=0.1, help="c2 of every run; 0 or less: each learner's default")
     args = parser.parse_args(argv)
     rows = ["| task | learner | L | U | token error % | F1 % | train s |", "|---|---|---|---|---|---|---|"]
-    for task in TASKS:
-        for labeled in LABELED:
+    base = {"c2": args.c2} if args.c2 > 0 else {}
+    for task in args.tasks.split(","):
+        for labeled in (int(n) for n in args.labeled.split(",")):
             runs = (
-                ("crf", "crf", {"c2": 0.1}),
-                ("entropy-crf", "entropy-crf", {"c2": 0.1}),
+                ("crf", "crf", base),
+                ("entropy-crf", "entropy-crf", base),
                 (
                     f"entropy-crf, er_weight={args.scale * labeled:g}",
                     "entropy-crf",
-                    {"c2": 0.1, "er_weight": args.scale * labeled},
+                    {**base, "er_weight": args.scale * labeled},
                 ),
             )
             for row, learner, params in runs:
@@ -94,11 +110,13 @@ def main(argv=None) -> int:
     header = (
         "# entropy-crf with expectation regularisation of label proportions\n\n"
         f"Command: `python benchmarks/entropy_er.py --repeats {args.repeats} --unlabeled {args.unlabeled} "
-        f"--scale {args.scale:g}`\n\n"
+        f"--scale {args.scale:g} --tasks {args.tasks} --labeled {args.labeled} --c2 {args.c2:g}`\n\n"
         f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; "
         f"{platform.platform()}, {os.cpu_count()} cores (shared: seconds are noisy)\n"
         f"- {args.repeats} paired repeats, seed {args.seed}; mean ± standard error; F1 = span F1 (conlleval rules); "
-        "crf ignores the unlabeled sentences; entropy-crf at its defaults (balance 0.1, guard on).\n\n"
+        "crf ignores the unlabeled sentences; entropy-crf at its defaults (balance 0.1, guard on)"
+        + (f"; c2 = {args.c2:g} for all" if base else "; every learner at its default c2")
+        + ".\n\n"
     )
     write_keeping_analysis(args.out, [header + "\n".join(rows)])
     return 0
