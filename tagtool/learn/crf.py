@@ -67,6 +67,9 @@ from tagtool.learn.unlabeled import (
     has_unlabeled,
 )
 
+#: Weight of the expectation regularisation per labeled sentence, when ``er_weight`` is None (:class:`EntropyCRF`).
+ER_PER_SENTENCE = 10.0
+
 
 def _default_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
@@ -183,15 +186,19 @@ class EntropyCRF(CRF):
         ``model.guard_fired``).  Why: even balanced, the entropy term can
         make the model sure of a wrong labeling.  A warm start then starts
         the supervised phase from the previous model.
-    er_weight : float, default 0.0
+    er_weight : float or None, default None
         Weight ``λ`` of the expectation regularisation of label proportions
         (Mann & McCallum 2007, ICML, Eq. 2): the objective also subtracts
         ``λ · KL(p̃ ‖ p̂_θ)``, ``p̂_θ`` the mean token marginal over the
         unlabeled sentences and ``p̃`` the target (:mod:`tagtool.learn.crf_expreg`).
-        It counters the entropy term's pull towards the majority label.
-        The KL is a mean over tokens, so ``λ`` is not scaled by ``balance``.
-        0 leaves the objective as it was.  Its value, ``p̃`` and ``p̂_θ`` are in
-        ``model.info["optimiser"]["entropy"]["er"]``.
+        It counters the entropy term's pull towards the majority label, the
+        drift that makes the collapse guard fall back to the supervised start.
+        None: :data:`ER_PER_SENTENCE` per labeled (or partially labeled)
+        sentence -- the labeled likelihood grows with their number, the KL (a
+        mean over tokens) does not, so a fixed ``λ`` would fade as labeling goes
+        on.  The default was measured on the development suite
+        (benchmarks/results/entropy_er_suite.md).  0 turns the term off.  Its
+        value, ``p̃`` and ``p̂_θ`` are in ``model.info["optimiser"]["entropy"]["er"]``.
     er_target : list of str or None
         ``p̃`` as ``label=proportion`` entries, one per label (normalised);
         None: the add-one smoothed proportions of the tokens whose label is given.
@@ -238,9 +245,11 @@ class EntropyCRF(CRF):
         Param(
             "er_weight",
             float,
-            0.0,
-            "weight of KL(target || expected label proportions of unlabeled tokens) (Mann & McCallum 2007)",
+            None,
+            "weight of KL(target || expected label proportions of unlabeled tokens) (Mann & McCallum 2007); 0: off",
             low=0.0,
+            optional=True,
+            none_means=f"{ER_PER_SENTENCE:g} per labeled sentence",
         ),
         Param(
             "er_target",
@@ -264,7 +273,7 @@ class EntropyCRF(CRF):
         n_jobs: int | None = None,
         balance: float | None = 0.1,
         guard: bool = True,
-        er_weight: float = 0.0,
+        er_weight: float | None = None,
         er_target: list[str] | None = None,
     ):
         self.gamma = gamma
@@ -282,8 +291,14 @@ class EntropyCRF(CRF):
         """``gamma`` scaled by ``min(1, balance · n_l / n_u)`` (see ``balance``)."""
         return balanced_weight(self.gamma, snapshot, self.balance)
 
+    def effective_er_weight(self, snapshot: Snapshot) -> float:
+        """``er_weight``, or :data:`ER_PER_SENTENCE` per labeled or partially labeled sentence when None."""
+        if self.er_weight is not None:
+            return float(self.er_weight)
+        return ER_PER_SENTENCE * int((snapshot.sentence_status() > 0).sum())
+
     def _semi_objective(self, snapshot: Snapshot, gamma: float, monitor: TrainingMonitor) -> CRFObjective:
-        """The objective with the entropy term (and the expectation regularisation if ``er_weight``)."""
+        """The objective with the entropy term (and the expectation regularisation unless its weight is 0)."""
         target = None if self.er_target is None else parse_target(self.er_target, snapshot.labels)
         return CRFObjective(
             snapshot,
@@ -291,7 +306,7 @@ class EntropyCRF(CRF):
             gamma=gamma,
             monitor=monitor,
             n_jobs=self._jobs(),
-            er_weight=self.er_weight,
+            er_weight=self.effective_er_weight(snapshot),
             er_target=target,
         )
 

@@ -14,7 +14,7 @@ from test_crf_objective import assert_gradient, brute_force_objective, make_snap
 
 from tagtool.core.snapshot import Snapshot
 from tagtool.learn.chain import emission_scores
-from tagtool.learn.crf import EntropyCRF
+from tagtool.learn.crf import ER_PER_SENTENCE, EntropyCRF
 from tagtool.learn.crf_expreg import labeled_proportions, parse_target, reward_gradient
 from tagtool.learn.crf_objective import CRFObjective, parameter_count, unpack
 from tagtool.learn.lbfgs import lbfgs
@@ -185,5 +185,9 @@ def test_entropy_crf_learner_records_the_term():
     assert er["proportions"][1] > 0.1
     given = EntropyCRF(guard=False, er_weight=1.0, er_target=["O=0.6", "X=0.4"], n_jobs=1).fit(snapshot)
     np.testing.assert_allclose(given.info["optimiser"]["entropy"]["er"]["target"], [0.6, 0.4])
-    off = EntropyCRF(guard=False, n_jobs=1).fit(snapshot)
+    off = EntropyCRF(guard=False, er_weight=0.0, n_jobs=1).fit(snapshot)
     assert "er" not in off.info["optimiser"]["entropy"]
+    default = EntropyCRF(guard=False, n_jobs=1)
+    labeled = int((snapshot.sentence_status() > 0).sum())
+    assert labeled > 0 and default.effective_er_weight(snapshot) == ER_PER_SENTENCE * labeled
+    assert default.fit(snapshot).info["optimiser"]["entropy"]["er"]["weight"] == ER_PER_SENTENCE * labeled

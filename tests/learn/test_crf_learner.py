@@ -186,12 +186,12 @@ def test_few_labeled_sentences_among_many_unlabeled_do_not_collapse():
     assert fixed < balanced - 0.1, (crf, balanced, fixed)
 
 
-def test_entropy_crf_with_gamma_zero_is_the_supervised_crf():
+def test_entropy_crf_with_gamma_zero_and_no_expectation_term_is_the_supervised_crf():
     rng = np.random.default_rng(5)
     labeled, _ = word_tagging(rng, 10)
     unlabeled, _ = word_tagging(rng, 10, kinds="none")
     crf = CRF(c2=0.3, tol=1e-12, max_iter=300).fit(labeled)
-    ecrf = EntropyCRF(gamma=0.0, c2=0.3, tol=1e-12, max_iter=300).fit(concat(labeled, unlabeled))
+    ecrf = EntropyCRF(gamma=0.0, er_weight=0.0, c2=0.3, tol=1e-12, max_iter=300).fit(concat(labeled, unlabeled))
     np.testing.assert_allclose(pack(ecrf), pack(crf), atol=1e-3)
 
 
