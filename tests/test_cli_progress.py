@@ -30,6 +30,7 @@ def test_plain_lines_on_each_phase_and_every_few_seconds_only():
             report(i / 100, f"iteration {i}/100")
         clock.now += PLAIN_EVERY
         report(0.6, "iteration 60/100")
+        report(0.9, "iteration 90/100")  # no line: the next phase's line follows at once
         report(1.0, "writing")
     assert stream.getvalue().splitlines() == [
         "training crf: 0% reading (0 s)",
@@ -37,6 +38,17 @@ def test_plain_lines_on_each_phase_and_every_few_seconds_only():
         "training crf: 60% iteration 60/100 (10 s)",
         "training crf: 100% writing (10 s)",
         "training crf: 100% done (10 s)",
+    ]
+
+
+def test_the_last_message_is_shown_before_the_closing_line():
+    stream, clock = io.StringIO(), Clock()
+    with progress_bar("tagging x.txt", stream=stream, clock=clock) as report:
+        report(0.09, "9 of 100 sentences")
+        report(1.0, "100 of 100 sentences")
+    assert stream.getvalue().splitlines()[-2:] == [
+        "tagging x.txt: 100% 100 of 100 sentences (0 s)",
+        "tagging x.txt: 100% done (0 s)",
     ]
 
 

@@ -127,20 +127,26 @@ class PlainProgress:
         self.started = self.last_time = clock()
         self.last_phase: str | None = None
         self.fraction = 0.0
+        self.pending: str | None = None  # the last message reported, if no line showed it
 
     def report(self, fraction: float, message: str = "") -> None:
         self.fraction = fraction
         now = self.clock()
         if _phase(message) != self.last_phase or now - self.last_time >= PLAIN_EVERY:
             self._line(message, now)
+        else:
+            self.pending = message
 
     def finish(self) -> None:
-        """The closing line (only when the work got anywhere: a failure's traceback follows otherwise)."""
-        if self.last_phase is not None:
-            self._line("done" if self.fraction >= 1.0 else "stopped", self.clock())
+        """The last message if no line showed it, and the closing line (only when the work got anywhere)."""
+        if self.last_phase is None:
+            return
+        if self.pending is not None:
+            self._line(self.pending, self.clock())
+        self._line("done" if self.fraction >= 1.0 else "stopped", self.clock())
 
     def _line(self, message: str, now: float) -> None:
-        self.last_phase, self.last_time = _phase(message), now
+        self.last_phase, self.last_time, self.pending = _phase(message), now, None
         text = f"{self.description}: {100 * self.fraction:.0f}%" + (f" {message}" if message else "")
         self.stream.write(f"{text} ({now - self.started:.0f} s)\n")
         self.stream.flush()
