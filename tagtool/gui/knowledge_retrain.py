@@ -44,6 +44,8 @@ def follow(controller: KnowledgeController, loop, window) -> None:
     """Wire ``controller`` to the model ``loop`` (retraining) and to ``window``'s status bar and messages."""
     loop.knowledge = controller
     controller.knowledge_changed.connect(lambda: retrain_after_change(loop, controller))
+    # a dictionary or patterns file added or removed: its matches are suggested (or withdrawn) at once
+    controller.knowledge_changed.connect(lambda: loop.string_suggestions.check_knowledge())
     controller.ready.connect(lambda: retrain_when_loaded(loop, controller))
     controller.message.connect(window._report)
     controller.failed.connect(window.show_error)

@@ -149,6 +149,11 @@ def test_add_dictionary_with_the_projects_type_and_the_model_uses_it(window, qtb
     assert [d.entity_type for d in knowledge.dictionaries] == ["NP"] and len(knowledge.dictionaries[0]) == 4
     (record,) = window.session.project.stored.resources("gazetteer")
     assert record.name == "NP" and record.info["entries"] == 4
+    # its matches are suggested at once, without opening another sentence first
+    suggestions, ids = loop.string_suggestions, window.session.sentence_ids
+    qtbot.waitUntil(
+        lambda: any("dictionary NP" in m.note for sid in ids for m in suggestions.matches(sid)), timeout=10_000
+    )
     _trained_with(qtbot, loop, lambda e: getattr(e, "gazetteers", None) is not None)
     assert loop.tagger.extractor.gazetteers.fingerprint == knowledge.gazetteers.fingerprint
     qtbot.waitUntil(lambda: "Dictionaries" in window.model_panel.metrics.text(), timeout=10_000)
