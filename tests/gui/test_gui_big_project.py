@@ -92,6 +92,8 @@ def test_opening_reads_a_page_and_no_sentence_on_the_gui_thread(open_window, big
     assert window.list_panel.table.currentIndex().row() == 0
     wait_ready(qtbot, session)
     assert readers and threading.main_thread() not in readers, "read in a worker thread only"
+    # the string-match index, built in a worker from the read sentences, pauses the collector too
+    qtbot.waitUntil(lambda: window.model_loop.string_suggestions.index is not None, timeout=TIMEOUT)
     assert gc.isenabled() and gc.get_freeze_count() > 0, "the read sentences are out of the collector's way"
     window.close_project()
     assert gc.get_freeze_count() == 0, "and back in its reach once the project closes"
