@@ -129,6 +129,4 @@ def _project_vectors(paths, named: bool):
     if len(projects) != 1:
         return None
     with Project.open(projects[0], readonly=True) as project:
-        if uv.vectors_use(project) == "off" and not named:
-            return None
-        return uv.project_vectors(project.stored)
+        return uv.vectors_for_training(project, named)

@@ -268,8 +268,9 @@ def vector_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
     return VEC_SETS
 
 
-def vectors_for_training(project) -> WordRepresentations | None:
-    """The project's vectors when a training run should read them (stored, ``use`` not ``off``), else None."""
-    if vectors_use(project) == "off":
+def vectors_for_training(project, named: bool = False) -> WordRepresentations | None:
+    """The project's vectors when a training run should read them (stored, and ``use`` not ``off`` unless the
+    feature sets name them: ``named``), else None."""
+    if vectors_use(project) == "off" and not named:
         return None
     return project_vectors(project.stored)
