@@ -14,7 +14,7 @@ sentences of CoNLL-2002 ``esp.train``, test ``esp.testb``):
    ``q ≥`` the default threshold) and the first 5 sentences' text.
 2. **The cost to 95 %.**  ``tagtool simulate`` (:func:`tagtool.services.simulate.loop.simulate`)
    with ``--strategies`` in ``--modes`` until 95 % of the full-data F1, per
-   seed, with the settings of ``benchmarks/annotation_efficiency.py`` (its
+   seed, with the settings of ``benchmarks/annotation_efficiency_learners.py`` (its
    learner settings, steps from 100 growing ×1.25, at most 100 unlabeled
    sentences per step).  The simulated annotator is not charged the cost of
    opening a sentence that ``gain`` ranks with, so this measures what the
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 from _results import machine_lines, write_keeping_analysis
-from annotation_efficiency import base_config, load
+from annotation_efficiency_learners import base_config, load
 
 from tagtool.services import guidance, strategies
 from tagtool.services.simulate.config import SimulationConfig
@@ -65,7 +65,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    args.representations = False  # annotation_efficiency.base_config reads it
+    args.representations = False  # annotation_efficiency_learners.base_config reads it
     return args
 
 
@@ -226,7 +226,7 @@ def main(argv=None) -> int:
         *machine_lines(),
         "",
         f"Data: the first {args.sentences:,} sentences of CoNLL-2002 `esp.train`; test `esp.testb`. "
-        "Learner settings: `benchmarks/annotation_efficiency.py`. Costs: full label 1, skipped or accepted "
+        "Learner settings: `benchmarks/annotation_efficiency_learners.py`. Costs: full label 1, skipped or accepted "
         f"token 0.1; `gain` ranks with a cost of {strategies.SENTENCE_COST:g} per sentence opened, which "
         "the simulated annotator is not charged.",
         "",

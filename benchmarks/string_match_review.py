@@ -2,7 +2,7 @@
 
 Runs :func:`tagtool.services.simulate.loop.simulate` — the code behind ``tagtool simulate`` —
 for the default learner (``mv-perceptron``, with the settings of
-``benchmarks/annotation_efficiency.py``: the crfsuite template and the default set stacked, one
+``benchmarks/annotation_efficiency_learners.py``: the crfsuite template and the default set stacked, one
 view per set, ``c_u = 1``) on two NER corpora and one chunking corpus (:data:`CORPORA`; the data
 is the first ``--sentences`` sentences of the training file, 2,000 as in the efficiency
 benchmark, scored on the test file).
@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 from _results import machine_lines, write_keeping_analysis
-from annotation_efficiency import LEARNERS
+from annotation_efficiency_learners import LEARNERS
 
 from tagtool.core import Corpus
 from tagtool.services.simulate.config import Costs, SimulationConfig
