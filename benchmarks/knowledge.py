@@ -18,7 +18,8 @@ conditions:
     a test file's text); the Spanish corpus has no raw text of its language
     here, so its ``text`` is the training file's text alone;
 ``vectors``
-    plus ``vec`` (the default rule's sets) from a fastText ``.bin`` read as a
+    plus the default rule's ``vec`` sets — ``vec`` alone for span labels, for
+    which the rule adds none — from a fastText ``.bin`` read as a
     user's file: trained on ``raw-en`` for the English corpora
     (benchmarks/_vector_files.py), on the Spanish training file's text for
     CoNLL-2002 (cached in benchmarks/.cache);
@@ -64,7 +65,7 @@ from tagtool.services.dictionaries import gazetteers_of
 from tagtool.services.pipeline import train_tagger
 from tagtool.services.represent import learn_representations
 from tagtool.services.training_setup import with_gazetteers, with_representations, with_vectors
-from tagtool.services.user_vectors import load_user_vectors
+from tagtool.services.user_vectors import load_user_vectors, vector_sets
 from tagtool.store.formats import read_corpus
 
 OUT = Path(__file__).resolve().parent / "results" / "knowledge.md"
@@ -157,6 +158,8 @@ def cell(key: str, learner: str, size: int | None, seed: int, condition: str, po
         data["representations"] = text_representations(key)
     if condition in ("vectors", "all"):
         features = with_vectors(model, features, labeled)
+        if not vector_sets(labeled):  # span labels: the default rule adds none; measure the clusters anyway
+            features = {**features, "feature_set": features["feature_set"] + "+vec"}
         data["vectors"] = user_vectors(key)
     if condition in ("dictionary", "all") and CORPORA[key][5]:
         features = with_gazetteers(model, features)

@@ -1,4 +1,7 @@
-"""``tagtool vectors`` and ``train --vectors``: a user's word vectors through the command line."""
+"""``tagtool vectors`` and ``train --vectors``: a user's word vectors through the command line.
+
+On part-of-speech data (UD, UPOS): the default rule adds the ``vec`` sets for word classes, not for spans.
+"""
 
 from __future__ import annotations
 
@@ -13,21 +16,24 @@ from tagtool.tagger.model import load_tagger
 from tests.user_vector_files import write_vector_files
 
 DATA = pathlib.Path(__file__).parent / "data"
+POS = DATA / "ud_en_ewt_train_head.conllu"
 CONLL = DATA / "conll2000_train_head.txt"
+UPOS = ("--label-field", "upos")
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    return write_vector_files(read_corpus(CONLL), tmp_path_factory.mktemp("cli-vectors"))[1]
+    return write_vector_files(read_corpus(POS, label_field="upos"), tmp_path_factory.mktemp("cli-vectors"))[1]
 
 
 def _train(data, model, *extra) -> int:
-    return main(["train", str(data), "--learner", "perceptron", "--set", "max_iter=2", *extra, "-o", str(model)])
+    args = ["train", str(data), "--learner", "perceptron", "--set", "max_iter=2", *extra, "-o", str(model)]
+    return main(args + ([] if str(data).endswith(".tagproj") else list(UPOS)))
 
 
 def test_a_project_keeps_its_vectors_and_training_reads_them(tmp_path, files, capsys):
     project = tmp_path / "p.tagproj"
-    assert main(["import", str(CONLL), "-p", str(project)]) == 0
+    assert main(["import", str(POS), *UPOS, "-p", str(project)]) == 0
     assert main(["vectors", str(project)]) == 0
     assert "word vectors none" in capsys.readouterr().out
     assert main(["vectors", str(project), str(files["bin"])]) == 0
@@ -40,7 +46,7 @@ def test_a_project_keeps_its_vectors_and_training_reads_them(tmp_path, files, ca
     tagger = load_tagger(model)
     assert "vec" in tagger.extractor.feature_set.split("+")
     assert tagger.model.info["vectors"]["file"] == "small.bin"
-    assert main(["tag", str(model), str(CONLL), "-o", str(tmp_path / "tagged.txt")]) == 0
+    assert main(["tag", str(model), str(POS), "-o", str(tmp_path / "tagged.conllu")]) == 0
     # turned off in the project, or for one run
     assert main(["vectors", str(project), "--use", "off"]) == 0
     assert _train(project, model) == 0 and load_tagger(model).extractor.vectors is None
@@ -53,18 +59,28 @@ def test_a_project_keeps_its_vectors_and_training_reads_them(tmp_path, files, ca
 
 def test_train_on_a_corpus_file_with_a_vectors_file(tmp_path, files, capsys):
     model = tmp_path / "m.tagger"
-    assert _train(CONLL, model, "--vectors", str(files["vec.gz"])) == 0
+    assert _train(POS, model, "--vectors", str(files["vec.gz"])) == 0
     assert "word vectors: small.vec.gz (word2vec-text" in capsys.readouterr().err
     tagger = load_tagger(model)
     assert tagger.extractor.vectors.info["file"] == "small.vec.gz"
-    assert main(["evaluate", str(model), str(CONLL)]) == 0
+    assert main(["evaluate", str(model), str(POS), *UPOS]) == 0
 
 
 def test_vec_sets_without_vectors_and_a_bad_file_are_clear_errors(tmp_path, capsys):
     model = tmp_path / "m.tagger"
-    assert _train(CONLL, model, "--set", "features.feature_set=crfsuite+vec") != 0
+    assert _train(POS, model, "--set", "features.feature_set=crfsuite+vec") != 0
     assert "need word vectors" in capsys.readouterr().err
     bad = tmp_path / "bad.vec"
     bad.write_text("2 3\ncat 1 2 3\ndog 1 x 3\n", encoding="utf-8")
-    assert _train(CONLL, model, "--vectors", str(bad)) != 0
+    assert _train(POS, model, "--vectors", str(bad)) != 0
     assert "bad.vec" in capsys.readouterr().err and not model.exists()
+
+
+def test_span_labels_do_not_read_a_vectors_file_unless_the_features_name_vec(tmp_path, files, capsys):
+    model = tmp_path / "m.tagger"
+    args = ["train", str(CONLL), "--learner", "perceptron", "--set", "max_iter=2", "-o", str(model)]
+    assert main([*args, "--vectors", str(files["vec"])]) == 0
+    assert "not read: the default rule adds no vec set for span labels" in capsys.readouterr().err
+    assert load_tagger(model).extractor.vectors is None
+    assert main([*args, "--vectors", str(files["vec"]), "--set", "features.feature_set=crfsuite+vec"]) == 0
+    assert load_tagger(model).extractor.vectors.info["file"] == "small.vec"

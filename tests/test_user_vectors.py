@@ -191,9 +191,11 @@ def test_store_remove_and_the_use_setting(tmp_path, corpus, from_vec):
         assert uv.project_vectors(project.stored) is None and uv.vectors_info(project.stored) is None
         assert uv.vectors_use(project) == "on" and uv.vectors_for_training(project) is None
         uv.store_vectors(project.stored, from_vec)
-        assert uv.vectors_for_training(project).fingerprint == from_vec.fingerprint
+        assert uv.vectors_for_training(project) is None  # chunks are spans: the default rule adds no vec set
+        assert uv.vectors_for_training(project, named=True).fingerprint == from_vec.fingerprint
         uv.set_vectors_use(project, "off")
         assert uv.vectors_use(project) == "off" and uv.vectors_for_training(project) is None
+        assert uv.vectors_for_training(project, named=True) is not None
         with pytest.raises(ValueError, match="vectors.use"):
             uv.set_vectors_use(project, "sometimes")
         assert "small.vec (word2vec-text, dim 12)" in uv.describe(uv.vectors_info(project.stored))
@@ -227,7 +229,16 @@ def test_with_vectors_adds_the_default_sets_and_the_views_follow(corpus, from_ve
 def test_the_default_rule_adds_the_dimensions_for_word_classes_on_plain_tokens(corpus):
     ud = read_corpus(DATA / "ud_en_ewt_train_head.conllu", label_field="upos")
     assert uv.vector_sets(ud.sentences) == ("vec", "vec-dims")  # part of speech, FORM only
-    assert uv.vector_sets(corpus.sentences) == ("vec",)  # chunks (spans), with a POS column
+    assert uv.vector_sets(corpus.sentences) == ()  # chunks (spans): none unless named
     plain_spans = [dataclasses.replace(s, columns={}) for s in corpus.sentences]
-    assert uv.vector_sets(plain_spans) == ("vec",)
-    assert uv.vector_sets(None) == ("vec",)
+    assert uv.vector_sets(plain_spans) == ()
+    assert uv.vector_sets(None) == ()
+
+
+def test_a_part_of_speech_project_trains_with_its_vectors(tmp_path, from_vec):
+    from tagtool.store.project import Project
+
+    ud = read_corpus(DATA / "ud_en_ewt_train_head.conllu", label_field="upos")
+    with Project.create(tmp_path / "pos.tagproj", ud) as project:
+        uv.store_vectors(project.stored, from_vec)
+        assert uv.vectors_for_training(project).fingerprint == from_vec.fingerprint

@@ -105,6 +105,13 @@ def training_vectors(args: argparse.Namespace, features: dict, sentences: list, 
             raise TagtoolError("--vectors is not for --warm-start (the previous tagger keeps its features)")
         return features, None
     vectors = None
+    if args.vectors is not None and not named and not uv.vector_sets(sentences):
+        print(
+            f"word vectors: {args.vectors.name} not read: the default rule adds no vec set for span labels "
+            "(benchmarks/results/knowledge.md); name vec in --set feature_set=... to use them",
+            file=sys.stderr,
+        )
+        return features, None
     if args.vectors is not None:
         with stop_on_sigint() as stop, progress_bar(f"reading {args.vectors.name}") as report:
             words = (t for s in sentences for t in s.tokens)

@@ -185,9 +185,15 @@ class KnowledgeController(QObject):
 
         return vectors_use(self.project) == "off"
 
+    def vectors_unused(self) -> bool:
+        """Whether the default rule adds no ``vec`` set for the project's labels (spans: user_vectors.vector_sets)."""
+        from tagtool.services.user_vectors import spans_only
+
+        return spans_only(self.project.labels.names)
+
     def for_training(self) -> dict:
         """The keyword arguments of a training run: ``vectors`` and ``gazetteers`` (None when absent or off)."""
-        vectors = None if self.vectors is None or self.vectors_off() else self.vectors
+        vectors = None if self.vectors is None or self.vectors_off() or self.vectors_unused() else self.vectors
         return {"vectors": vectors, "gazetteers": self.gazetteers}
 
     def records(self) -> list:

@@ -75,7 +75,13 @@ def status_text(controller, progress: str = "") -> str:
         step = f" ({progress})" if progress and not progress.startswith("reading") else ""  # clustering them
         lines.append(f"Word vectors: reading {controller.reading}…{step}")
     elif controller.vectors is not None:
-        off = " — not used: the project's setting vectors.use is off" if controller.vectors_off() else ""
+        off = (
+            " — not used: the project's setting vectors.use is off"
+            if controller.vectors_off()
+            else " — not used for span labels (measured not to pay; name vec in the feature set to use them)"
+            if controller.vectors_unused()
+            else ""
+        )
         lines.append(f"Word vectors: {vectors_summary(controller.vectors)}{off}")
     if controller.dictionaries:
         lines.append(

@@ -246,31 +246,42 @@ def set_vectors_use(project, value: str) -> None:
 def vector_sets(sentences: Iterable | None = None) -> tuple[str, ...]:
     """The ``vec`` feature sets the default rule adds for training ``sentences``.
 
-    The clusters (``vec``) always; the binarised dimensions too
-    (``vec-dims``) for word-class tagging — labels that are not B-/I- spans,
-    such as part of speech — on plain tokens (no input column).  Measured in
-    benchmarks/results/user_vectors.md (vectors from other English text;
-    chunking, disease NER and POS at L = 20 / 100 / 500): there the
-    dimensions paid for part of speech and cost the default learner NER F1
-    and chunking (whose part-of-speech column they repeat), while the
-    clusters stayed near neutral on the span tasks.
+    None for labels that are B-/I- spans (chunks, entities); for word-class
+    tagging — labels that are not spans, such as part of speech — the
+    clusters (``vec``), and the binarised dimensions too (``vec-dims``) on
+    plain tokens (no input column).  Measured in
+    benchmarks/results/user_vectors.md and benchmarks/results/knowledge.md
+    (vectors from other English text): they paid for part of speech, and on
+    chunking and NER they stayed near neutral at best and cost the default
+    learner disease-NER F1 beyond one standard error at L = 500.  A feature
+    set that names ``vec`` reads them on any labels.
     """
     from tagtool.core.features.columns import input_columns
-    from tagtool.core.labels import LabelSet
 
     columns: dict[str, None] = {}
     names: set[str] = set()
     for sentence in sentences or ():
         columns.update(dict.fromkeys(getattr(sentence, "columns", {}) or {}))
         names.update(n for labels in getattr(sentence, "annotations", ()) for n in labels)
-    if not names or input_columns(tuple(columns)) or LabelSet.from_observed(names).is_span_scheme:
-        return VEC_SETS[:1]
-    return VEC_SETS
+    if not names or spans_only(names):
+        return ()
+    return VEC_SETS[:1] if input_columns(tuple(columns)) else VEC_SETS
+
+
+def spans_only(label_names: Iterable[str]) -> bool:
+    """Whether labels named ``label_names`` are B-/I- spans: the default rule adds no ``vec`` set for them."""
+    from tagtool.core.labels import LabelSet
+
+    names = [n for n in label_names if n]
+    return not names or LabelSet.from_observed(names).is_span_scheme
 
 
 def vectors_for_training(project, named: bool = False) -> WordRepresentations | None:
-    """The project's vectors when a training run should read them (stored, and ``use`` not ``off`` unless the
-    feature sets name them: ``named``), else None."""
-    if vectors_use(project) == "off" and not named:
+    """The project's vectors when a training run should read them, else None.
+
+    Stored, unless the feature sets name them (``named``): ``use`` not ``off`` and labels the default rule
+    adds a ``vec`` set for (:func:`vector_sets`: not spans).
+    """
+    if not named and (vectors_use(project) == "off" or spans_only(project.labels.names)):
         return None
     return project_vectors(project.stored)

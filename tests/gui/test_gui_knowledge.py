@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from tagtool.core import Corpus
 from tagtool.core.features.wordreps import normalise_word
 from tagtool.gui.knowledge_dialog import DictionaryDialog, KnowledgeDialog
+from tagtool.store.formats import read_corpus
 from tagtool.store.project import Project
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 TIMEOUT = 120_000
 
@@ -53,12 +59,24 @@ def _idle(qtbot, knowledge):
     )
 
 
+@pytest.fixture
+def pos_project(tmp_path) -> Path:
+    """UD English head, part of speech (UPOS): the first 3 sentences labeled. Word classes, not spans: the
+    default rule adds the vec sets."""
+    gold = read_corpus(DATA / "ud_en_ewt_train_head.conllu", label_field="upos")
+    corpus = Corpus.from_sentences([s if i < 3 else s.unlabeled() for i, s in enumerate(gold)], labels=gold.labels)
+    path = tmp_path / "pos.tagproj"
+    Project.create(path, corpus, name="pos").close()
+    return path
+
+
 def test_add_word_vectors_from_the_file_menu_stores_them_and_the_model_uses_them(
-    window, qtbot, monkeypatch, tmp_path, chunk_project
+    open_window, qtbot, monkeypatch, tmp_path, pos_project
 ):
+    window = open_window(pos_project)
     _quick(window)
     loop, knowledge = window.model_loop, window.model_loop.knowledge
-    words = _words(chunk_project)
+    words = _words(pos_project)
     vec = _vectors_file(tmp_path / "news.vec", words + ["zebra", "quokka"])
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(vec), ""))
     progress = []
@@ -248,14 +266,15 @@ def test_the_file_menu_has_the_items_and_a_read_only_project_refuses(window, mon
     assert told and "read-only" in told[0]
 
 
-def test_cross_validation_folds_read_the_models_vectors_and_dictionaries(window, qtbot, tmp_path, chunk_project):
+def test_cross_validation_folds_read_the_models_vectors_and_dictionaries(open_window, qtbot, tmp_path, pos_project):
+    window = open_window(pos_project)
     _quick(window)
     loop, knowledge = window.model_loop, window.model_loop.knowledge
     loop.auto = False
-    knowledge.add_vectors(_vectors_file(tmp_path / "v.txt", _words(chunk_project)))
+    knowledge.add_vectors(_vectors_file(tmp_path / "v.txt", _words(pos_project)))
     _idle(qtbot, knowledge)
-    (tmp_path / "np.txt").write_text("the company\n", encoding="utf-8")
-    knowledge.add_dictionary(tmp_path / "np.txt", "NP")
+    (tmp_path / "noun.txt").write_text("company\n", encoding="utf-8")
+    knowledge.add_dictionary(tmp_path / "noun.txt", "NOUN")
     _idle(qtbot, knowledge)
     window.model_panel.folds.setValue(2)
     with qtbot.waitSignal(loop.finished, timeout=TIMEOUT) as done:
@@ -293,3 +312,13 @@ def test_files_chosen_one_after_another_or_before_the_project_is_read_are_all_ad
     stored = window.session.project.stored
     assert [r.name for r in stored.resources("gazetteer")] == ["NP", "PP", "VP"] and knowledge.vectors is not None
     assert len(stored.resources("patterns")) == 1 and len(stored.resources("vectors")) == 1
+
+
+def test_vectors_of_a_span_project_are_stored_and_said_unused(window, qtbot, tmp_path, chunk_project):
+    _quick(window)
+    loop, knowledge = window.model_loop, window.model_loop.knowledge
+    knowledge.add_vectors(_vectors_file(tmp_path / "v.txt", _words(chunk_project)))
+    _idle(qtbot, knowledge)
+    assert knowledge.vectors is not None and knowledge.for_training()["vectors"] is None
+    assert "not used for span labels" in window.model_panel.knowledge.status.text()
+    _trained_with(qtbot, loop, lambda e: getattr(e, "vectors", None) is None)
