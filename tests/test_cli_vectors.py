@@ -84,3 +84,10 @@ def test_span_labels_do_not_read_a_vectors_file_unless_the_features_name_vec(tmp
     assert load_tagger(model).extractor.vectors is None
     assert main([*args, "--vectors", str(files["vec"]), "--set", "features.feature_set=crfsuite+vec"]) == 0
     assert load_tagger(model).extractor.vectors.info["file"] == "small.vec"
+
+
+def test_storing_vectors_in_a_span_project_says_they_are_not_used_by_default(tmp_path, files, capsys):
+    project = tmp_path / "chunks.tagproj"
+    assert main(["import", str(CONLL), "-p", str(project)]) == 0
+    assert main(["vectors", str(project), str(files["vec"])]) == 0
+    assert "its labels are spans: training adds no vec set" in capsys.readouterr().out

@@ -67,6 +67,11 @@ def cmd_vectors(args: argparse.Namespace) -> int:
                 )
             uv.store_vectors(project.stored, reps)
             print(f"{args.project}: stored word vectors {uv.describe(uv.vectors_info(project.stored))}")
+            if uv.spans_only(project.labels.names):
+                print(
+                    f"{args.project}: its labels are spans: training adds no vec set unless the feature set "
+                    "names it (--set features.feature_set=...+vec)"
+                )
         elif args.use is None:
             print(f"{args.project}: word vectors {uv.describe(uv.vectors_info(project.stored))}")
             print(f"{args.project}: vectors.use = {uv.vectors_use(project)}")
