@@ -88,6 +88,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a config field of guided runs")
     p.add_argument("--out", default=str(OUT))
     p.add_argument("--from-json", metavar="FILE")
+    p.add_argument(
+        "--random-from",
+        metavar="FILE",
+        help="take full-data F1 and random+full of each (corpus, seed) from an earlier run's .json (same pools, "
+        "steps and learner: the guided settings do not change them)",
+    )
     args = p.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     args.overrides = dict(_setting(item) for item in args.set)
@@ -114,15 +120,19 @@ def load(key: str, n_sentences: int, n_test: int) -> tuple[Corpus, Corpus]:
     return pool, Corpus.from_sentences(test[:n_test], labels=train.labels)
 
 
-def run_unit(key: str, seed: int, args) -> dict:
-    """random+full, then each mode of :data:`MODES` with ``gain``, on one corpus and seed (records)."""
+def run_unit(key: str, seed: int, args, earlier: dict | None = None) -> dict:
+    """random+full (or ``earlier``'s), then each mode of :data:`MODES` with ``gain``, on one corpus and seed."""
     data, test = load(key, args.sentences, args.test_sentences)
     base = dict(learner=LEARNER, step=args.step, growth=args.growth, seed=seed, until_95=True)
-    started = time.perf_counter()
-    full_f1 = Simulation(SimulationConfig(**base, strategy="random"), data, test).full_data_f1()
-    records = {"corpus": key, "seed": seed, "full_f1": full_f1, "full_seconds": time.perf_counter() - started}
-    random = _timed(SimulationConfig(**base, strategy="random", mode="full", full_data_f1=full_f1), data, test)
-    records["random+full"] = random
+    if earlier is not None:
+        records = {name: earlier[name] for name in ("corpus", "seed", "full_f1", "full_seconds", "random+full")}
+        full_f1, random = records["full_f1"], records["random+full"]
+    else:
+        started = time.perf_counter()
+        full_f1 = Simulation(SimulationConfig(**base, strategy="random"), data, test).full_data_f1()
+        records = {"corpus": key, "seed": seed, "full_f1": full_f1, "full_seconds": time.perf_counter() - started}
+        random = _timed(SimulationConfig(**base, strategy="random", mode="full", full_data_f1=full_f1), data, test)
+        records["random+full"] = random
     budget = random["cost_to_95"] or random["curve"][-1]["cost"]
     for mode in MODES:
         config = SimulationConfig(
@@ -229,8 +239,14 @@ def main(argv=None) -> None:
     started = time.perf_counter()
     keys = [k for k in args.corpora.split(",") if k]
     seeds = [int(s) for s in args.seeds.split(",") if s]
+    earlier = {}
+    if args.random_from:
+        saved = json.loads(Path(args.random_from).read_text(encoding="utf-8"))
+        earlier = {(u["corpus"], u["seed"]): u for u in saved["units"]}
     with ProcessPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(run_unit, key, seed, args) for key in keys for seed in seeds]
+        futures = [
+            pool.submit(run_unit, key, seed, args, earlier.get((key, seed))) for key in keys for seed in seeds
+        ]
         units = [f.result() for f in futures]
     wall = time.perf_counter() - started
     saved = {"command_args": args.argv, "wall_seconds": wall, "units": units}
