@@ -47,7 +47,6 @@ from _results import machine_lines, write_keeping_analysis
 from tagtool.core import Corpus
 from tagtool.services.simulate.config import SimulationConfig
 from tagtool.services.simulate.loop import Simulation, simulate
-from tagtool.services.simulate.results import SimulationResult
 from tagtool.store.formats import read_corpus
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -244,9 +243,7 @@ def main(argv=None) -> None:
         saved = json.loads(Path(args.random_from).read_text(encoding="utf-8"))
         earlier = {(u["corpus"], u["seed"]): u for u in saved["units"]}
     with ProcessPoolExecutor(args.jobs) as pool:
-        futures = [
-            pool.submit(run_unit, key, seed, args, earlier.get((key, seed))) for key in keys for seed in seeds
-        ]
+        futures = [pool.submit(run_unit, key, seed, args, earlier.get((key, seed))) for key in keys for seed in seeds]
         units = [f.result() for f in futures]
     wall = time.perf_counter() - started
     saved = {"command_args": args.argv, "wall_seconds": wall, "units": units}
