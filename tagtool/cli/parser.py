@@ -15,6 +15,7 @@ from tagtool.cli.desktop import add_desktop_command
 from tagtool.cli.experiments import add_experiment_command, add_simulate_command
 from tagtool.cli.knowledge import add_knowledge_commands
 from tagtool.cli.learning import add_evaluate_command, add_train_command
+from tagtool.cli.mode import add_mode_command
 from tagtool.cli.projects import add_project_commands
 from tagtool.cli.settings import add_settings_command
 from tagtool.cli.tagging import add_tag_command
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_evaluate_command,
         add_experiment_command,
         add_simulate_command,
+        add_mode_command,
         add_text_commands,
         add_vectors_command,
         add_knowledge_commands,

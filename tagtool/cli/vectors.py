@@ -27,8 +27,9 @@ def add_vectors_command(sub) -> None:
         description="Read a word vectors FILE (word2vec text or binary, GloVe text, fastText .vec or .bin; "
         "gzip-compressed too), keep the vectors of PROJECT's words (from a fastText .bin also the "
         "n-gram vectors that compose unseen words) with their clusters, and store them in PROJECT, "
-        "replacing any stored before. Training on the project then adds the vec feature sets "
-        "(--use off turns that off). Without FILE: show the stored vectors. Ctrl-C stops cleanly "
+        "replacing any stored before. Training on the project then adds the vec feature sets when its "
+        "labels are word classes such as part of speech, not spans (unless the feature set names them; "
+        "--use off turns them off). Without FILE: show the stored vectors. Ctrl-C stops cleanly "
         "and changes nothing.",
     )
     p.add_argument("project", type=Path, help="project file (.tagproj)")

@@ -215,6 +215,7 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
             return
         if self.session.current_id is not None:
             self.settings.set_last_position(self.session.project.path, self.session.current_id, self.editor.focus)
+        self.queue_menu.detach()  # its mode proposal's worker stops before the loop closes
         if self.model_loop is not None:
             self.model_loop.close()
             self.model_loop.deleteLater()
@@ -224,7 +225,6 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
             dock.setWidget(QLabel("No project open.", self))
         self.model_loop = self.model_panel = self.stats_panel = None
         self.undo_group.removeStack(self.session.undo_stack)
-        self.queue_menu.detach()
         self.adjudication.close()
         self.list_panel.shutdown()
         self.session.shutdown()

@@ -17,7 +17,9 @@ The strategy and the costs choice are kept in the user's settings
 (:class:`GuiSettings`).  The token-question mode is a setting of the project
 (its ``meta`` row :data:`TOKEN_QUESTIONS_META`: each project opens in the mode
 it was left in, off for a new one), shown in the status bar by a button
-that switches it.
+that switches it.  The button also shows the mode the project's own data
+propose (:mod:`tagtool.gui.mode_advice_watch`) when it is not the one in
+use, and its tooltip says why.
 """
 
 from __future__ import annotations
@@ -30,17 +32,18 @@ from PySide6.QtWidgets import QToolButton
 
 from tagtool.errors import TagtoolError
 from tagtool.gui.keys import TOKEN_QUESTIONS_KEY
-from tagtool.services import strategies
+from tagtool.gui.mode_advice_watch import ModeAdviceWatch
+from tagtool.services import mode_advice, strategies
 
 log = logging.getLogger(__name__)
 
 #: The project's ``meta`` key of the token-question mode (``"1"`` on, ``"0"`` off).
-TOKEN_QUESTIONS_META = "gui.token_questions"
+TOKEN_QUESTIONS_META = mode_advice.MODE_META
 
 
 def project_asking(project) -> bool:
     """The token-question mode a project was left in (off when it never set one)."""
-    return project.meta.get(TOKEN_QUESTIONS_META) == "1"
+    return mode_advice.project_mode(project) == "tokens"
 
 
 class QueueMenu(QObject):
@@ -92,6 +95,8 @@ class QueueMenu(QObject):
         self.mode_button.setObjectName("question_mode")
         self.mode_button.clicked.connect(lambda: self.set_asking(not self.asking_action.isChecked()))
         window.statusBar().addPermanentWidget(self.mode_button)
+        #: The open project's mode proposal (None: no project).
+        self.advice_watch: ModeAdviceWatch | None = None
         self._show_mode(False)
         self.mode_button.hide()
 
@@ -114,6 +119,8 @@ class QueueMenu(QObject):
         settings = self.window.settings
         asking = project_asking(loop.session.project)
         self.asking_action.setChecked(asking)
+        self.advice_watch = ModeAdviceWatch(loop)
+        self.advice_watch.advised.connect(self._advised)
         self._show_mode(asking)
         self.mode_button.show()
         loop.queue.set_queue(settings.queue_strategy, asking, settings.queue_seed)
@@ -187,11 +194,19 @@ class QueueMenu(QObject):
     # ------------------------------------------------------------------
 
     def detach(self) -> None:
-        """The project closed: no mode to show."""
+        """The project is closing: no mode to show, no proposal measured."""
         self.mode_button.hide()
+        if self.advice_watch is not None:
+            self.advice_watch.shutdown()
+            self.advice_watch = None
 
     def _show_mode(self, on: bool) -> None:
-        self.mode_button.setText("Mode: token questions" if on else "Mode: whole sentences")
+        advice = self.advice_watch.advice if self.advice_watch is not None else None
+        proposed = advice is not None and (advice.mode == "tokens") != on
+        other = "token questions" if not on else "whole sentences"
+        self.mode_button.setText(
+            ("Mode: token questions" if on else "Mode: whole sentences") + (f" · proposed: {other}" if proposed else "")
+        )
         self.mode_button.setToolTip(
             (
                 "Token questions: the editor marks the tokens the model asks about; Tab goes to the next one. "
@@ -199,7 +214,17 @@ class QueueMenu(QObject):
                 else "Whole sentences: label or correct every token; Enter accepts the suggestions on screen. "
             )
             + f"Click (or {TOKEN_QUESTIONS_KEY}) to switch; the mode is kept in this project."
+            + ("" if advice is None else f"\n\nProposed — {advice.reason}")
         )
+
+    def _advised(self, advice) -> None:
+        """A proposal measured on the project's sentences: shown, and said when it is not the mode in use."""
+        on = self.asking_action.isChecked()
+        self._show_mode(on)
+        if (advice.mode == "tokens") != on:
+            self.window.statusBar().showMessage(
+                f"Proposed: {advice.reason} Click the mode in the status bar to switch.", 15000
+            )
 
     def _toggle_asking(self) -> None:
         self.set_asking(self.asking_action.isChecked())
