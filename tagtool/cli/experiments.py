@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from tagtool.cli.inputs import add_column_options, check_text_options, read_files
+from tagtool.cli.knowledge import add_simulate_knowledge_options, simulation_knowledge
 from tagtool.cli.progress import progress_bar, stop_on_sigint
 from tagtool.cli.settings import add_learning_parser, configured_learner
 from tagtool.errors import TagtoolError
@@ -104,6 +106,7 @@ def add_simulate_command(sub) -> None:
     _add_simulate_steps(p)
     _add_simulate_costs(p)
     _add_simulate_outputs(p)
+    add_simulate_knowledge_options(p)
     add_column_options(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -312,8 +315,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         check_plotting()
     data = read_files([args.data], args, args.label_column)
     test = read_files([args.test], args, args.label_column)
+    features, knowledge = simulation_knowledge(args, cls, settings.features, data.sentences)
+    config = replace(config, features=features)
     with stop_on_sigint() as stop, progress_bar(f"simulate {cls.name} {args.strategy}+{args.mode}") as report:
-        result = simulate(config, data, test, progress=report, should_stop=stop, names=(str(args.data), str(args.test)))
+        result = simulate(config, data, test, report, stop, names=(str(args.data), str(args.test)), knowledge=knowledge)
     if args.costs_from is not None:
         result.notes.append(f"costs measured in the action log of {args.costs_from}")
     print(format_simulation(result))

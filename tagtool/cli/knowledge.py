@@ -168,3 +168,42 @@ def training_gazetteers(args: argparse.Namespace, data: list[Path]):
             with Project.open(path, readonly=True) as project:
                 dictionaries += project_dictionaries(project.stored)
     return gazetteers_of(dictionaries)
+
+
+def add_simulate_knowledge_options(p: argparse.ArgumentParser) -> None:
+    """``--vectors FILE`` and ``--gazetteer TYPE=FILE`` of ``simulate``: the knowledge a user brings, as in the app."""
+    p.add_argument(
+        "--vectors",
+        type=Path,
+        metavar="FILE",
+        help="a word vectors file (word2vec, GloVe, fastText; gzip too): the vec feature sets by the default rule "
+        "(word-class labels; named ones on any labels), as a project holding them",
+    )
+    add_gazetteer_option(p)
+
+
+def simulation_knowledge(args: argparse.Namespace, cls, features: dict, sentences) -> tuple[dict, dict]:
+    """``(features, knowledge)`` of a ``simulate`` run: the sets its vectors and dictionaries add, and them."""
+    from tagtool.cli.progress import progress_bar, stop_on_sigint
+    from tagtool.core.features.wordreps import VEC_SETS
+    from tagtool.services import user_vectors as uv
+    from tagtool.services.training_setup import feature_settings, with_gazetteers, with_vectors
+
+    knowledge: dict = {}
+    if args.vectors is not None:
+        settings = feature_settings(cls, features)
+        named = any(name in VEC_SETS for name in str(settings.get("feature_set", "default")).split("+"))
+        if named or uv.vector_sets(sentences):
+            with stop_on_sigint() as stop, progress_bar(f"reading {args.vectors.name}") as report:
+                words = (t for s in sentences for t in s.tokens)
+                knowledge["vectors"] = uv.load_user_vectors(args.vectors, words, progress=report, should_stop=stop)
+            features = features if named else with_vectors(cls, features, sentences)
+        else:
+            print(
+                f"word vectors: {args.vectors.name} not read: no vec set for span labels unless named", file=sys.stderr
+            )
+    gazetteers = training_gazetteers(args, [])
+    if gazetteers is not None:
+        knowledge["gazetteers"] = gazetteers
+        features = with_gazetteers(cls, features)
+    return features, knowledge

@@ -2,13 +2,14 @@
 
 :class:`ModeAdviceWatch` belongs to a :class:`~tagtool.gui.model_loop.ModelLoop`.
 When the project's sentences are read and after each training run it
-counts the fully labeled sentences in a worker; the first time there are :data:`~tagtool.services.mode_advice.MIN_SENTENCES`, and
-then each time they have grown by :data:`GROWTH` since the last proposal, it
-simulates both ways of working on them in a paced worker (the window keeps
-its turns) with the learner the loop trains and the costs its queue ranks
-with, and emits the proposal.  Before that the proposal is the suite's
-(``review``), with its reason.  The Go menu's mode switch in the status bar
-shows it (:mod:`tagtool.gui.queue_menu`).
+counts the fully labeled sentences in a worker; the first time there are
+:data:`~tagtool.services.mode_advice.MIN_SENTENCES`, and then each time
+they have grown by :data:`GROWTH` since the last proposal, it simulates
+both ways of working on them in a paced worker (the window keeps its turns)
+with the learner the loop trains and the costs its queue ranks with, and
+emits the proposal.  Before that the proposal is the suite's (``review``),
+with its reason.  The Go menu's mode switch in the status bar shows it
+(:mod:`tagtool.gui.queue_menu`).
 """
 
 from __future__ import annotations

@@ -37,12 +37,15 @@ class Simulation:
         test: Corpus,
         names: tuple[str, str] = ("data", "test"),
         representations=None,
+        knowledge: dict | None = None,
     ):
         self.learner_cls = get_learner(config.learner)
         config.check(self.learner_cls)
         self.config = config
         self.notes: list[str] = []
-        self.pool = build_pool(config, self.learner_cls, data, test, self.notes, names, representations)
+        self.pool = build_pool(
+            config, self.learner_cls, data, test, self.notes, names, representations, **(knowledge or {})
+        )
         snap = self.pool.data
         self.oracle = Oracle(self.pool.gold, snap.offsets, snap.n_labels, config.costs)
         unlabeled_rng = np.random.default_rng(np.random.SeedSequence(config.seed).spawn(2)[1])
@@ -286,6 +289,7 @@ def simulate(
     should_stop: StopCallback | None = None,
     names: tuple[str, str] = ("data", "test"),
     representations=None,
+    knowledge: dict | None = None,
 ) -> SimulationResult:
     """Run one simulated annotation session (module doc).
 
@@ -301,9 +305,13 @@ def simulate(
         True raises :class:`~tagtool.errors.Cancelled`.
     names : (str, str)
         What to call ``data`` and ``test`` in errors and notes (file names).
+    representations : WordRepresentations, optional
+        For ``dist`` feature sets (default: learned from ``data``'s text).
+    knowledge : dict, optional
+        ``vectors`` (the user's word vectors, ``vec`` sets) and ``gazetteers`` (dictionaries, ``gaz``).
 
     Returns
     -------
     SimulationResult
     """
-    return Simulation(config, data, test, names, representations).run(progress, should_stop)
+    return Simulation(config, data, test, names, representations, knowledge).run(progress, should_stop)

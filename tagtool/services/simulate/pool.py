@@ -19,7 +19,14 @@ from tagtool.core.labels import LabelSet
 from tagtool.core.snapshot import Snapshot, build_snapshot
 from tagtool.learn import Learner
 from tagtool.services.simulate.config import SimulationConfig, SimulationError
-from tagtool.services.training_setup import attach_representations, feature_views, make_extractor, view_split_for
+from tagtool.services.training_setup import (
+    attach_gazetteers,
+    attach_representations,
+    attach_vectors,
+    feature_views,
+    make_extractor,
+    view_split_for,
+)
 
 
 def _gold(sentences: Sequence[Sentence], labels: LabelSet) -> np.ndarray:
@@ -55,11 +62,14 @@ def build_pool(
     notes: list[str],
     names: tuple[str, str] = ("data", "test"),
     representations=None,
+    vectors=None,
+    gazetteers=None,
 ) -> Pool:
     """Featurise ``data`` (extractor fitted on its text) and ``test`` once.
 
     ``names`` name the two corpora in errors and notes (the CLI gives the file names).
     ``representations``: for ``dist`` feature sets; by default learned from ``data``'s text.
+    ``vectors``, ``gazetteers``: the user's word vectors (``vec`` sets) and dictionaries (``gaz``).
     """
     data_sentences = _fully_labeled(data, names[0], notes)
     test_sentences = _fully_labeled(test, names[1], notes)
@@ -68,6 +78,8 @@ def build_pool(
         raise SimulationError("the data has fewer than two labels: nothing to learn")
     extractor = make_extractor(learner_cls, config.features)
     attach_representations(extractor, data_sentences, representations)  # dist sets: the data's text, not the test's
+    attach_vectors(extractor, vectors)
+    attach_gazetteers(extractor, gazetteers)
     fitted = extractor.fit_transform(data_sentences)  # also the pool's features (unlabeled copies, same tokens)
     # the extractor: with a stack of two feature sets the default split gives each a view, as in training
     split = view_split_for(
