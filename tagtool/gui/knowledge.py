@@ -185,6 +185,17 @@ class KnowledgeController(QObject):
 
         return vectors_use(self.project) == "off"
 
+    def set_vectors_use(self, on: bool) -> None:
+        """Train with the stored vectors or not (the project's ``vectors.use``); the model retrains."""
+        from tagtool.services.user_vectors import set_vectors_use
+
+        if self.vectors_off() != on:
+            return
+        set_vectors_use(self.project, "on" if on else "off")
+        self.changed.emit()
+        if self.vectors is not None:
+            self.knowledge_changed.emit()
+
     def vectors_unused(self) -> bool:
         """Whether the default rule adds no ``vec`` set for the project's labels (spans: user_vectors.vector_sets)."""
         from tagtool.services.user_vectors import spans_only

@@ -16,6 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -225,6 +226,13 @@ class KnowledgeDialog(QDialog):
             button.clicked.connect(lambda _=False, a=ask: a(self.controller, self))
             buttons.addWidget(button)
         buttons.addStretch(1)
+        self.use_vectors = QCheckBox("Train with the word vectors", self)
+        self.use_vectors.setToolTip(
+            "The project's vectors.use setting (tagtool vectors PROJECT --use on|off). On, they are read for "
+            "word-class labels such as part of speech; span labels read them only when the features name vec."
+        )
+        self.use_vectors.toggled.connect(controller.set_vectors_use)
+        buttons.addWidget(self.use_vectors)
         self.remove_button = QPushButton("Remove", self)
         self.remove_button.clicked.connect(self.remove_selected)
         buttons.addWidget(self.remove_button)
@@ -270,6 +278,10 @@ class KnowledgeDialog(QDialog):
         self.state.setText("\n".join(lines) or ("The project is open read-only." if readonly else ""))
         for button in self.add_buttons.values():
             button.setEnabled(not readonly)
+        self.use_vectors.blockSignals(True)
+        self.use_vectors.setChecked(not self.controller.vectors_off())
+        self.use_vectors.blockSignals(False)
+        self.use_vectors.setEnabled(self.controller.vectors is not None and not readonly)
         self._selection()
 
     def _progress(self, fraction: float, message: str) -> None:

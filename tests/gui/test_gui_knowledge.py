@@ -322,3 +322,23 @@ def test_vectors_of_a_span_project_are_stored_and_said_unused(window, qtbot, tmp
     assert knowledge.vectors is not None and knowledge.for_training()["vectors"] is None
     assert "not used for span labels" in window.model_panel.knowledge.status.text()
     _trained_with(qtbot, loop, lambda e: getattr(e, "vectors", None) is None)
+
+
+def test_the_knowledge_dialog_switches_training_with_the_vectors(open_window, qtbot, tmp_path, pos_project):
+    from tagtool.services.user_vectors import vectors_use
+
+    window = open_window(pos_project)
+    _quick(window)
+    knowledge = window.model_loop.knowledge
+    dialog = KnowledgeDialog(knowledge, window)
+    qtbot.addWidget(dialog)
+    assert not dialog.use_vectors.isEnabled()  # nothing to switch yet
+    knowledge.add_vectors(_vectors_file(tmp_path / "v.txt", _words(pos_project)))
+    _idle(qtbot, knowledge)
+    assert dialog.use_vectors.isEnabled() and dialog.use_vectors.isChecked()
+    with qtbot.waitSignal(knowledge.knowledge_changed, timeout=TIMEOUT):
+        dialog.use_vectors.setChecked(False)
+    assert vectors_use(window.session.project) == "off" and knowledge.for_training()["vectors"] is None
+    assert "vectors.use is off" in window.model_panel.knowledge.status.text()
+    dialog.use_vectors.setChecked(True)
+    assert vectors_use(window.session.project) == "on" and knowledge.for_training()["vectors"] is not None
