@@ -91,3 +91,8 @@ def test_the_mode_command_sets_shows_and_proposes(tmp_path, gold, capsys):
     assert main(["mode", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"{path}: mode tokens" in out and "proposed review" in out and "too few" in out
+
+
+def test_the_suite_default_names_no_count():
+    advice = ma.suite_default()
+    assert advice.mode == "review" and not advice.measured and "fully labeled sentences are too few" not in advice.reason

@@ -44,7 +44,7 @@ class ModeAdviceWatch(QObject):
         self.loop = loop
         self.runner = TaskRunner(self, paced=True)
         #: The proposal in force (the suite's until the project's data measured one).
-        self.advice: ModeAdvice = mode_advice.advise(())
+        self.advice: ModeAdvice = mode_advice.suite_default()
         #: Fully labeled sentences the last measured proposal (or the running one) read; 0: none yet.
         self.measured_on = 0
         self.enabled = True

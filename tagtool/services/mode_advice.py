@@ -94,6 +94,15 @@ class ModeAdvice:
         return self.sentences > 0
 
 
+def suite_default() -> ModeAdvice:
+    """The proposal before the project's sentences are counted: the development suite's."""
+    return ModeAdvice(
+        "review",
+        f"{MODE_NAMES['review'].capitalize()}: on every corpus of the development suite reviewing cost no more "
+        f"than token questions ({SUITE}); measured on this project once {MIN_SENTENCES} sentences are fully labeled.",
+    )
+
+
 def fully_labeled(sentences: Sequence[Sentence]) -> list[Sentence]:
     """The sentences every token of which carries exactly one label."""
     return [s for s in sentences if s.annotations and all(len(a) == 1 for a in s.annotations)]
