@@ -95,4 +95,5 @@ def test_the_mode_command_sets_shows_and_proposes(tmp_path, gold, capsys):
 
 def test_the_suite_default_names_no_count():
     advice = ma.suite_default()
-    assert advice.mode == "review" and not advice.measured and "fully labeled sentences are too few" not in advice.reason
+    assert advice.mode == "review" and not advice.measured
+    assert "are too few" not in advice.reason and "once 60 sentences are fully labeled" in advice.reason
