@@ -205,4 +205,9 @@ def _part(progress: ProgressCallback | None, number: int) -> ProgressCallback | 
     """Progress of one of the two simulations as half of the whole."""
     if progress is None:
         return None
-    return lambda fraction, message="": progress(0.5 * (number + fraction), message)
+    whole = progress
+
+    def half(fraction: float, message: str = "") -> None:
+        whole(0.5 * (number + fraction), message)
+
+    return half
