@@ -27,7 +27,8 @@ Esc                    collapse the selection to the focused token
 In the token-question mode (Go › Token questions mode, Ctrl+Shift+Q) the
 questions are marked, a sentence opens on its first question, and answering
 one (a label key, Space, Shift+Space) moves on to the next question of the
-sentence.
+sentence.  A span question (Go › Ask whole spans, :mod:`tagtool.gui.span_plan`)
+is selected whole, so one label key labels it.
 
 The mouse (:mod:`tagtool.gui.editor_mouse`): a drag over the chips, or a
 click then Shift+click, selects a span, which the keys above, the label
