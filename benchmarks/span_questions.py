@@ -28,7 +28,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from _results import machine_lines
+from _results import machine_lines, write_keeping_analysis
 
 from tagtool.core import Corpus
 from tagtool.services import span_questions
@@ -147,11 +147,9 @@ def main(argv=None) -> int:
         f1 = {(c, s): f for c, s, f in pool.map(full_f1, *zip(*[(c, s, args) for c in corpora for s in seeds]))}
         jobs = [(c, s, n, f1[c, s], args) for c in corpora for s in seeds for n in RUNS]
         costs = {(c, s, n): cost for c, s, n, cost in pool.map(run_one, *zip(*jobs))}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(report(costs, corpora, seeds, args)) + "\n", encoding="utf-8")
+    write_keeping_analysis(args.out, report(costs, corpora, seeds, args))
     records = [{"corpus": c, "seed": s, "run": n, "cost_to_95": v} for (c, s, n), v in costs.items()]
     args.out.with_suffix(".json").write_text(json.dumps(records, indent=1), encoding="utf-8")
-    print(f"written to {args.out}", file=sys.stderr)
     return 0
 
 
