@@ -117,3 +117,30 @@ def test_the_simulator_asks_a_span_question_and_charges_each_of_its_tokens(quest
     costs = Costs()
     assert sim.oracle.spent == pytest.approx(costs.full * len(expected) + costs.skip * (length - len(expected)))
     assert sim.oracle.tokens_labeled == len(expected)
+
+
+def test_the_mention_tables_are_seqevals_and_read_what_the_f1_scorer_reads():
+    from seqeval.metrics.sequence_labeling import end_of_chunk, start_of_chunk
+
+    from tagtool.core.chunks import F1Scorer
+    from tagtool.core.labels import LabelSet
+
+    for names in (BIO, BIOES, IOB1, ["O", "B-A", "I-A", "B-B", "I-B", "E-B", "S-A"]):
+        found = span_questions.MentionReader(names)
+        scorer = F1Scorer(LabelSet(names), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        assert np.array_equal(found.ends, scorer.ends) and np.array_equal(found.starts, scorer.starts)
+        assert found.ends[0, 1] == end_of_chunk("O", names[1][0], "_", names[1][2:])
+        assert found.starts[0, 1] == start_of_chunk("O", names[1][0], "_", names[1][2:])
+        rng = np.random.default_rng(len(names))
+        labels = rng.integers(0, len(names), 200)
+        offsets = np.array([0, 50, 120, 200])
+        ids = found.mention_ids(labels, offsets)
+        gold = F1Scorer(LabelSet(names), labels, offsets)
+        # every mention F1 counts is one run of equal ids, and every id run is one of its mentions
+        width = len(labels) + len(offsets) + 1  # F1Scorer.entities: its sequence and one more
+        keys = {(int(k) // width % width, int(k) % width) for k in gold.gold_keys}
+        positions = np.arange(len(labels)) + np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        runs = {}
+        for t in np.flatnonzero(ids >= 0):
+            runs.setdefault(int(ids[t]), []).append(int(positions[t]))
+        assert keys == {(min(p), max(p)) for p in runs.values()}

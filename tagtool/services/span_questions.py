@@ -11,7 +11,7 @@ span*, following subsequence querying for named entity recognition
 sentences:
 
 1. the whole of every mention the model predicts (its labels read with
-   seqeval's chunk rules, :class:`tagtool.core.chunks.F1Scorer`) that holds a
+   seqeval's chunk rules, as :class:`tagtool.core.chunks.F1Scorer` reads them) that holds a
    question token;
 2. every run of contiguous uncertain tokens (``q_t ≥`` :data:`RUN_SHARE` ×
    threshold) that touches one; steps 1 and 2 repeat until nothing is added;
@@ -41,7 +41,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from tagtool.core.chunks import F1Scorer
 from tagtool.core.labels import LabelSet
 
 #: What the token-question mode asks: single tokens, or the uncertain spans around them (module doc).
@@ -58,14 +57,33 @@ RUN_SHARE = 1.0
 BOUNDARY_SHARE: float | None = None
 
 
+def _ends(prev: str, tag: str, prev_type: str, type_: str) -> bool:
+    """seqeval's ``end_of_chunk``: a mention ended between a token tagged ``prev`` and one tagged ``tag``."""
+    return prev in "ES" or (prev in "BI" and tag in "BSO") or (prev not in ("O", ".") and prev_type != type_)
+
+
+def _starts(prev: str, tag: str, prev_type: str, type_: str) -> bool:
+    """seqeval's ``start_of_chunk``: a mention starts at a token tagged ``tag`` after one tagged ``prev``."""
+    return tag in "BS" or (prev in "ESO" and tag in "EI") or (tag not in ("O", ".") and prev_type != type_)
+
+
 class MentionReader:
-    """The mentions of label-index sequences, by seqeval's chunk rules (those of :class:`F1Scorer`)."""
+    """The mentions of label-index sequences, by seqeval's chunk rules (as :class:`tagtool.core.chunks.F1Scorer`).
+
+    The rules are tabulated here without importing seqeval (a second's import, too long for the app's
+    first plan); the tests compare the tables with seqeval's functions.
+    """
 
     def __init__(self, names: Sequence[str]):
-        scorer = F1Scorer(LabelSet(names), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
-        self.span = scorer.span
-        self.starts, self.ends = scorer.starts, scorer.ends
-        self.outside, self.initial = scorer.outside, scorer.initial
+        self.span = LabelSet(names).is_span_scheme
+        # two extra states, as F1Scorer's: the "O" between sentences, and the initial state (tag O, type "")
+        tags = [n[0] for n in names] + ["O", "O"]
+        types = [n[1:].split("-", maxsplit=1)[-1] or "_" for n in names] + ["_", ""]
+        self.outside, self.initial = len(names), len(names) + 1
+        pairs = [(a, b) for a in range(len(tags)) for b in range(len(tags))]
+        shape = (len(tags), len(tags))
+        self.ends = np.array([_ends(tags[a], tags[b], types[a], types[b]) for a, b in pairs]).reshape(shape)
+        self.starts = np.array([_starts(tags[a], tags[b], types[a], types[b]) for a, b in pairs]).reshape(shape)
 
     def mention_ids(self, labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Per token, an id of the mention it lies in (the mention's first position), −1 outside any.
@@ -105,8 +123,12 @@ def _runs(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 def _touching(groups: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     """Tokens whose group (``groups`` ≥ 0) holds a ``seeds`` token."""
-    hit = np.unique(groups[seeds & (groups >= 0)])
-    return (groups >= 0) & np.isin(groups, hit)
+    inside = groups >= 0
+    if not inside.any():
+        return inside
+    hit = np.zeros(int(groups.max()) + 1, dtype=bool)
+    hit[groups[seeds & inside]] = True
+    return inside & hit[np.where(inside, groups, 0)]
 
 
 def grow(
