@@ -74,6 +74,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--strategies", default="random,uncertainty,gain")
     p.add_argument("--modes", default="tokens,review")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--questions", choices=("tokens", "spans"), default="tokens", help="tokens mode: what is asked")
     p.add_argument("--step", type=float, default=100.0)
     p.add_argument("--growth", type=float, default=1.25)
     p.add_argument("--budget", type=float, default=20000.0)
@@ -121,6 +122,7 @@ def base_config(args) -> dict:
         max_unlabeled=args.sentences,
         budget=args.budget,
         until_95=True,
+        questions=args.questions,
     )
 
 
@@ -141,7 +143,7 @@ def app_session(
     window.show()
     ids = window.session.sentence_ids
     gold = {sid: [next(iter(a)) for a in s.annotations] for sid, s in zip(ids, pool)}
-    annotator = ScriptedAnnotator(window, gold, Costs(), mode, strategy)
+    annotator = ScriptedAnnotator(window, gold, Costs(), mode, strategy, spans=args.questions == "spans")
     annotator.prepare(args.learner)
     started = time.perf_counter()
     target = TARGET_SHARE * full_f1

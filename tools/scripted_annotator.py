@@ -31,6 +31,10 @@ Protocol, per step (the simulator's; :meth:`ScriptedAnnotator.annotate_step`)
       sentence without a question is passed over, its unlabeled tokens are
       logged as skipped when Tab leaves it.  When no question is left,
       whole sentences in queue order, as the simulator's annotator goes on.
+      With span questions (``spans``, Go › Ask whole spans) each question is
+      a span the editor selects: where its gold labels are one key's span
+      labels (``B-X I-X …`` of one mention, or all ``O``) one label key
+      answers it, as a person would; otherwise its tokens one by one.
 
     Then Train now (Ctrl+T, the model's full settings, warm-started from
     the last model) and the caller scores the new model.  The queue ranks
@@ -65,6 +69,7 @@ from PySide6.QtTest import QTest
 
 from tagtool.core.annotation import annotation_status
 from tagtool.errors import TagtoolError
+from tagtool.gui.edits import span_labels
 from tagtool.services.annotation_costs import logged_cost, logged_tokens
 from tagtool.services.simulate.config import reached
 from tagtool.services.strategies import get as get_strategy
@@ -121,6 +126,7 @@ class ScriptedAnnotator:
     costs: object
     mode: str
     strategy: str = "gain"
+    spans: bool = False
     keys: int = 0
     _read_to: int = 0
     _records: list = field(default_factory=list)
@@ -175,6 +181,8 @@ class ScriptedAnnotator:
         costs_action = self.window.queue_menu.measured_costs_action
         if costs_action.isChecked():
             costs_action.trigger()
+        if self.spans != self.window.queue_menu.spans_action.isChecked():
+            self.window.queue_menu.spans_action.trigger()  # Go › Ask whole spans
         if (self.mode == "tokens") != self.loop.questions.asking:
             self.press(Qt.Key_Q, Qt.ControlModifier | Qt.ShiftModifier)
         if (self.mode == "tokens") != self.loop.questions.asking:
@@ -269,6 +277,34 @@ class ScriptedAnnotator:
         if any(not a for a in self.session.annotations):
             self.press(Qt.Key_Return)
 
+    def answer_span(self, first: int, last: int) -> None:
+        """A span question: one label key when its gold labels are that key's span, else token by token."""
+        gold = list(self.gold[self.session.current_id][first : last + 1])
+        labels = self.session.project.labels
+        key = next((name for name in labels.names if span_labels(labels, name, len(gold)) == gold), None)
+        shortcut = None if key is None else self.session.style.shortcut(key)
+        if shortcut is None:
+            for t in range(first, last + 1):
+                self.give(t)
+            return
+        if self.editor.selection() != list(range(first, last + 1)):  # the editor selects it; else the keys do
+            self.focus(first)
+            while self.editor.focus < last:
+                self.press(Qt.Key_Right, Qt.ShiftModifier)
+        base = shortcut.removeprefix("Shift+")
+        self.press(getattr(Qt, f"Key_{base.upper()}"), Qt.ShiftModifier if base != shortcut else Qt.NoModifier)
+        if [next(iter(a), None) for a in self.session.annotations[first : last + 1]] != gold:
+            raise SessionError(f"the key {shortcut} did not give tokens {first}-{last} their labels {gold}")
+
+    def answer_questions(self, asked: list[int]) -> None:
+        """The open questions ``asked`` of the current sentence: each token, or each span question whole."""
+        if not self.spans:
+            for t in asked:
+                self.give(t)
+            return
+        for first, last in _runs(asked):
+            self.answer_span(first, last)
+
     def open_questions(self) -> list[int]:
         """The marked questions of the current sentence that have no label yet."""
         anns = self.session.annotations
@@ -298,8 +334,7 @@ class ScriptedAnnotator:
             return 0
         while True:
             asked = self.open_questions()
-            for t in asked:
-                self.give(t)
+            self.answer_questions(asked)
             shown += bool(asked)
             here = self.session.current_id
             self.press(Qt.Key_Tab)  # leaving: the unlabeled tokens are logged as skipped
@@ -350,6 +385,17 @@ class ScriptedAnnotator:
             if stop is not None and stop(point):
                 break
         return points
+
+
+def _runs(tokens: Sequence[int]) -> list[tuple[int, int]]:
+    """The runs of contiguous token indices in sorted ``tokens``: ``(first, last)`` each."""
+    runs: list[tuple[int, int]] = []
+    for t in tokens:
+        if runs and runs[-1][1] == t - 1:
+            runs[-1] = (runs[-1][0], t)
+        else:
+            runs.append((t, t))
+    return runs
 
 
 def _wait_for_run(loop, start: Callable[[], None]) -> tuple:

@@ -83,6 +83,11 @@ SIMULATE_MODES = strategies.MODES
 #: strategies; a test checks they agree.
 SIMULATE_STRING_MATCHES = False
 
+#: ``tagtool.services.span_questions.QUESTIONS`` and ``DEFAULT_QUESTIONS``, kept here for the same reason as the
+#: strategies; a test checks they agree.
+SIMULATE_QUESTIONS = ("tokens", "spans")
+SIMULATE_DEFAULT_QUESTIONS = "tokens"
+
 #: ``tagtool.services.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the
 #: store (and numpy); a test checks they agree.
 COSTS_MIN_TOKENS = 20
@@ -125,6 +130,14 @@ def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
         "beside its suggestions, by the app's rule (a string labeled one way is suggested so, over the model; "
         "where its labels conflict, the model's pick among them); accepted and corrected suggestions cost as "
         f"the model's (default {'on' if SIMULATE_STRING_MATCHES else 'off'})",
+    )
+    p.add_argument(
+        "--questions",
+        choices=SIMULATE_QUESTIONS,
+        default=SIMULATE_DEFAULT_QUESTIONS,
+        help="tokens/partial: ask single tokens, or where the model is unsure of a mention the whole mention "
+        "it predicts as one question, each of its tokens labeled at --cost-full (spans; the app's Go › Ask "
+        f"whole spans) (default {SIMULATE_DEFAULT_QUESTIONS})",
     )
 
 
@@ -304,6 +317,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"),
         until_95=args.until_95,
         string_matches=args.string_matches == "on",
+        questions=args.questions,
         **optional,
     )
     config.check(cls)

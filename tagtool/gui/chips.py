@@ -20,7 +20,8 @@ the model's, their band outlined with a teal dashed line; where their
 evidence conflicts the band shows the candidate set ("B-ORG | B-PER").
 
 Token questions (the token-question mode): a token the model asks about
-gets a violet outline and a "?" badge on its corner; where the model is
+gets a violet outline and a "?" badge on its corner (the chips of a span question are joined by a
+violet bar: one question); where the model is
 torn between two labels its lower band shows both ("B-ORG | B-PER", the
 candidate set Shift+Space gives) instead of the one suggestion.
 
@@ -295,3 +296,16 @@ def _shown_suggestion(hint: TokenHint | None) -> str | None:
     or a string match's evidence conflicts."""
     names = suggested_names(hint) if hint is not None else ()
     return " | ".join(names) if names else None
+
+
+def paint_span_links(p: QPainter, rects: Sequence[QRectF], asked: Sequence[int]) -> None:
+    """Join the chips of each span question (:mod:`tagtool.gui.span_plan`): a bar in the question colour across
+    the gap between two asked chips side by side, so that the span reads as one question."""
+    marked = set(asked)
+    p.save()
+    p.setPen(QPen(QColor(QUESTION_COLOR), 3.0))
+    for t in sorted(marked):
+        if t + 1 in marked and t + 1 < len(rects) and abs(rects[t].top() - rects[t + 1].top()) < 1.0:
+            y = rects[t].top() + rects[t].height() / 3
+            p.drawLine(QPointF(rects[t].right(), y), QPointF(rects[t + 1].left(), y))
+    p.restore()

@@ -27,7 +27,8 @@ Esc                    collapse the selection to the focused token
 In the token-question mode (Go › Token questions mode, Ctrl+Shift+Q) the
 questions are marked, a sentence opens on its first question, and answering
 one (a label key, Space, Shift+Space) moves on to the next question of the
-sentence.
+sentence.  A span question (Go › Ask whole spans, :mod:`tagtool.gui.span_plan`)
+is selected whole, so one label key labels it.
 
 The mouse (:mod:`tagtool.gui.editor_mouse`): a drag over the chips, or a
 click then Shift+click, selects a span, which the keys above, the label
@@ -49,7 +50,7 @@ from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
 
 from tagtool.errors import LabelError, TagtoolError
 from tagtool.gui import edits
-from tagtool.gui.chips import ChipPainter, ChipState
+from tagtool.gui.chips import ChipPainter, ChipState, paint_span_links
 from tagtool.gui.editor_menu import token_menu
 from tagtool.gui.editor_mouse import MouseSelection
 from tagtool.gui.hints import NO_HINTS, SentenceHints, hint_tooltip
@@ -124,8 +125,7 @@ class TokenEditor(MouseSelection, QWidget):
         arrived, self._arrived = self._arrived, False
         asked = self.hints.questions() if self.hints.asking else []
         if arrived and asked:
-            self.focus = self.anchor = asked[0]  # the token-question mode opens a sentence on its first question
-            self.focusChanged.emit(self.focus)
+            self.select_question(asked[0])  # the token-question mode opens a sentence on its first question
         self._relayout()
 
     def set_focus(self, token: int, extend: bool = False) -> None:
@@ -231,7 +231,13 @@ class TokenEditor(MouseSelection, QWidget):
     def _move_on(self, last: int) -> None:
         """After answering up to token ``last``: the next question in the token-question mode, else the next token."""
         later = [t for t in self.hints.questions() if t > last] if self.hints.asking else []
-        self.set_focus(later[0] if later else last + 1)
+        self.select_question(later[0]) if later else self.set_focus(last + 1)
+
+    def select_question(self, token: int) -> None:
+        """Focus the question at ``token``; a span question (:mod:`tagtool.gui.span_plan`) is selected whole."""
+        first, last = self.hints.question_span(token) or (token, token)
+        self.anchor = first
+        self.set_focus(last, extend=True)
 
     # ------------------------------------------------------------------
     # token questions
@@ -241,7 +247,7 @@ class TokenEditor(MouseSelection, QWidget):
         target = (
             None
             if self.questions is None
-            else self.questions.next_question(self.session.current_id, self.focus, direction)
+            else self.questions.next_question(self.session.current_id, self._question_edge(direction), direction)
         )
         if target is None:
             self.message.emit(
@@ -253,8 +259,12 @@ class TokenEditor(MouseSelection, QWidget):
         sid, token = target
         if sid != self.session.current_id:
             self.session.go_to(sid)
-        self.set_focus(token)
+        self.select_question(token)
         return True
+
+    def _question_edge(self, direction: int) -> int:
+        """Where Tab looks on from: the focus, or the far end of a selected span question the way it goes."""
+        return (max if direction >= 0 else min)(self.anchor, self.focus) if self.hints.spans else self.focus
 
     def give_pair(self) -> bool:
         """Give the focused token the two labels the model is torn between, as a candidate set."""
@@ -397,6 +407,8 @@ class TokenEditor(MouseSelection, QWidget):
                 break
             state = ChipState(focused=t == self.focus, selected=t in selected)
             chips.paint(painter, self._rects[t], token, ann, state, self.hints.get(t))
+        if self.hints.spans:
+            paint_span_links(painter, self._rects, self.hints.questions())
         painter.end()
 
 

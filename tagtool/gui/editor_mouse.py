@@ -15,6 +15,8 @@ text itself:
   selection; where a token question is torn between two labels
   (``A | B``), or a string match's evidence conflicts
   (:mod:`tagtool.gui.match_hints`), the part clicked is the label given;
+* a click elsewhere on a span question (:mod:`tagtool.gui.span_plan`)
+  selects the whole span, as Tab does;
 * a right click keeps the selection it falls in and opens the context
   menu (:mod:`tagtool.gui.editor_menu`).
 
@@ -104,6 +106,8 @@ class MouseSelection:
         pos = event.position()
         if self.suggestion_at(pos) == pressed:
             self.accept_clicked(pressed, pos)
+        elif self.hints.question_span(pressed) is not None:
+            self.select_question(pressed)  # a span question: selected whole, as Tab selects it
 
     def accept_clicked(self, t: int, pos: QPointF) -> bool:
         """Accept the suggestion clicked at token ``t``: its suggested span, or the torn question's half."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from tagtool.gui.span_plan import question_span
 from tagtool.services.guidance import SentenceGuidance
 
 
@@ -57,6 +58,8 @@ class SentenceHints:
     tokens: Mapping[int, TokenHint] = field(default_factory=dict)
     #: The token-question mode is on (the editor marks the questions and moves between them).
     asking: bool = False
+    #: Each run of question tokens is one span question (:mod:`tagtool.gui.span_plan`).
+    spans: bool = False
 
     def get(self, token: int) -> TokenHint | None:
         return self.tokens.get(token)
@@ -64,6 +67,10 @@ class SentenceHints:
     def questions(self) -> list[int]:
         """The tokens the model asks about, in order."""
         return sorted(t for t, h in self.tokens.items() if h.question)
+
+    def question_span(self, token: int) -> tuple[int, int] | None:
+        """The span question holding ``token``: ``(first, last)`` (None: not a span question, or token questions)."""
+        return question_span(self.questions(), token) if self.spans else None
 
 
 #: No model: nothing to show.
@@ -115,7 +122,7 @@ def hints_for(
             question_value=questions.question.get(t) if asked else None,
             pair=questions.pairs.get(t) if questions is not None else None,
         )
-    return SentenceHints(sid, tokens, asking)
+    return SentenceHints(sid, tokens, asking, bool(questions is not None and questions.spans))
 
 
 def hint_tooltip(hint: TokenHint | None) -> str:

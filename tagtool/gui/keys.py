@@ -149,7 +149,8 @@ KEYS = (
     Key(
         "question",
         ("Tab", "Backtab", "Shift+Tab", "Shift+Backtab"),
-        "the next / previous token the model asks about (a token question), across sentences in the queue's order",
+        "the next / previous token the model asks about (a token question; a span question is selected whole, "
+        "Go › Ask whole spans), across sentences in the queue's order",
         MODEL,
         command="question",
         shown="Tab  Shift+Tab",

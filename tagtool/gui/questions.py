@@ -7,25 +7,20 @@ queue and the list's Info scores, and into the *token questions*: the
 unlabeled tokens whose question ``q_t`` reaches the model kind's threshold
 (:data:`tagtool.services.strategies.DEFAULT_THRESHOLD`) — which, for the strategies
 that read the views, includes every token where the two views disagree.
-Exactly what ``tagtool simulate --mode tokens`` asks its annotator.
+Exactly what ``tagtool simulate --mode tokens`` asks its annotator (span questions: :mod:`tagtool.gui.span_plan`).
 
-:class:`QueuePlan` is one model's plan under one strategy and mode;
-:class:`Questions` keeps the user's choice (strategy, token-question mode)
-and rebuilds the plan when a model or the choice changes.  The mode the
-sentence scores assume is ``tokens`` while the token questions are shown
-(only the questions are labeled) and ``review`` otherwise (the suggestions
-are shown, the wrong ones corrected, Enter accepts the rest).
+:class:`QueuePlan` is one model's plan under one strategy and mode; :class:`Questions` keeps the user's choice
+(strategy, token-question mode) and rebuilds the plan when a model or the choice changes. The mode the sentence
+scores assume is ``tokens`` while the token questions are shown (only the questions are labeled) and ``review``
+otherwise (the suggestions are shown, the wrong ones corrected, Enter accepts the rest).
 
-The sentence scores read the annotation costs of :attr:`Questions.costs`
-(:mod:`tagtool.services.queue_costs`: the project's measured ones once its action
-log has enough, else the defaults); they are part of the choice a worker
-plans with, so new costs are planned as a new strategy is (in a worker for
-a big project).
+The sentence scores read the annotation costs of :attr:`Questions.costs` (:mod:`tagtool.services.queue_costs`: the
+project's measured ones once its action log has enough, else the defaults); they are part of the choice a worker
+plans with, so new costs are planned as a new strategy is (in a worker for a big project).
 
-Where the model is torn between its best label and the strongest other
-one (:func:`tagtool.services.guidance.pair_uncertainty` ≥
-:data:`tagtool.services.strategies.DEFAULT_CLOSE`), :meth:`QueuePlan.pair` names the
-two: the candidate set ``--mode partial`` gives.
+Where the model is torn between its best label and the strongest other one
+(:func:`tagtool.services.guidance.pair_uncertainty` ≥ :data:`tagtool.services.strategies.DEFAULT_CLOSE`),
+:meth:`QueuePlan.pair` names the two: the candidate set ``--mode partial`` gives.
 """
 
 from __future__ import annotations
@@ -36,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tagtool.gil_slices import dict_of, index_of, list_of
+from tagtool.gui.span_plan import span_plan
 from tagtool.services import guidance, strategies
 from tagtool.services.queue_costs import DEFAULT as DEFAULT_COSTS
 from tagtool.services.queue_costs import QueueCosts
@@ -56,6 +52,7 @@ class SentenceQuestions:
     asked: frozenset = frozenset()
     question: Mapping[int, float] = field(default_factory=dict)
     pairs: Mapping[int, tuple[str, str]] = field(default_factory=dict)
+    spans: bool = False  # each run of asked tokens is one span question
 
 
 @dataclass
@@ -99,6 +96,7 @@ class QueuePlan:
     scored: np.ndarray | None = None
     #: The annotation costs the scores read.
     costs: QueueCosts = DEFAULT_COSTS
+    spans: bool = False  # ``asked`` holds span questions (:mod:`tagtool.gui.span_plan`): each of its runs is one
 
     @property
     def complete(self) -> bool:
@@ -142,6 +140,7 @@ class QueuePlan:
             frozenset(np.flatnonzero(asked).tolist()),
             {t: float(x) for t, x in enumerate(q.tolist())},
             {int(t): (self.labels[best[t]], self.labels[other[t]]) for t in np.flatnonzero(torn)},
+            self.spans,
         )
 
     def open_questions(self, sid: int, annotations: Sequence[frozenset]) -> list[int]:
@@ -279,8 +278,10 @@ class Questions:
         asking: bool = False,
         seed: int = DEFAULT_SEED,
         costs: QueueCosts = DEFAULT_COSTS,
+        spans: bool = False,
     ):
         self.strategy = strategy if strategy in strategies.REGISTRY else DEFAULT_STRATEGY
+        self.spans = bool(spans)  # span questions (``questions = spans``, :mod:`tagtool.gui.span_plan`)
         self.asking = asking
         self.seed = int(seed)
         self.costs = costs
@@ -315,8 +316,10 @@ class Questions:
         asking: bool | None = None,
         seed: int | None = None,
         costs: QueueCosts | None = None,
+        spans: bool | None = None,
     ) -> None:
         """Change the choice only: the plan is made elsewhere (:func:`replan` in a worker, for a big project)."""
+        self.spans = self.spans if spans is None else bool(spans)
         if strategy is not None:
             self.strategy = strategies.get(strategy).name
         if asking is not None:
@@ -343,12 +346,9 @@ class Questions:
         self.plan = plan
         return True
 
-    def choice(self) -> tuple[str, bool, int, QueueCosts]:
-        """``(strategy, asking, seed, costs)``: what a worker needs to plan a new model's queue.
-
-        See :func:`plan_in_worker`.
-        """
-        return self.strategy, self.asking, self.seed, self.costs
+    def choice(self) -> tuple[str, bool, int, QueueCosts, bool]:
+        """``(strategy, asking, seed, costs, spans)``: what :func:`plan_in_worker` needs to plan a model's queue."""
+        return self.strategy, self.asking, self.seed, self.costs, self.spans
 
     def update(
         self, ids, analysis, status, learner: str, two_view: bool, ready: QueuePlan | None = None, build: bool = True
@@ -368,6 +368,7 @@ class Questions:
             and ready.strategy is self.effective(learner, two_view)
             and ready.seed == self.seed
             and ready.costs == self.costs
+            and ready.spans == self.spans
         ):
             self.plan = ready
             return ready
@@ -384,6 +385,7 @@ class Questions:
         self.plan = build_plan(
             ids, analysis, status, self.effective(learner, two_view), self.mode, seed=self.seed, costs=self.costs
         )
+        self.plan = span_plan(self.plan, analysis) if self.spans else self.plan
         return self.plan
 
 

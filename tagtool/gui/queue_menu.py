@@ -64,6 +64,15 @@ class QueueMenu(QObject):
         self.asking_action.setToolTip(
             "Mark the tokens the model asks about (tagtool simulate --mode tokens); Tab goes to the next one"
         )
+        self.spans_action = self._add(
+            go_menu, "Ask whole s&pans", lambda: self.set_spans(self.spans_action.isChecked())
+        )
+        self.spans_action.setCheckable(True)
+        self.spans_action.setChecked(settings.questions == "spans")
+        self.spans_action.setToolTip(
+            "Token questions: where the model is unsure of a mention, ask the whole mention it predicts as one "
+            "question — Tab selects it, one label key labels it (tagtool simulate --questions spans)"
+        )
         self.strategy_menu = go_menu.addMenu("Queue &strategy")
         self.strategy_menu.setToolTipsVisible(True)
         self.strategy_menu.aboutToShow.connect(self.update_state)
@@ -123,7 +132,7 @@ class QueueMenu(QObject):
         self.advice_watch.advised.connect(self._advised)
         self._show_mode(asking)
         self.mode_button.show()
-        loop.queue.set_queue(settings.queue_strategy, asking, settings.queue_seed)
+        loop.queue.set_queue(settings.queue_strategy, asking, settings.queue_seed, spans=settings.questions == "spans")
         loop.costs_watch.changed.connect(lambda _costs: self._show_costs())
         loop.costs_watch.set_measured(settings.measured_costs)
         header = list_panel.table.horizontalHeader()
@@ -161,6 +170,19 @@ class QueueMenu(QObject):
                 ("Token questions: Tab goes to the next token the model asks about" + count)
                 if on
                 else "Token questions off (review: correct the wrong suggestions, Enter accepts the rest).",
+                6000,
+            )
+
+    def set_spans(self, on: bool) -> None:
+        """Ask span questions or token questions (kept in the settings as ``questions``)."""
+        self.window.settings.questions = "spans" if on else "tokens"
+        self.spans_action.setChecked(on)
+        if self.loop is not None:
+            self.loop.queue.set_queue(spans=on)
+            self.window.statusBar().showMessage(
+                "Span questions: Tab selects the whole span the model is unsure of, one label key labels it."
+                if on
+                else "Token questions: Tab goes to the next token the model asks about.",
                 6000,
             )
 

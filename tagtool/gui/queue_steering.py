@@ -145,7 +145,12 @@ class QueueSteering:
     # queue strategy and token questions
 
     def set_queue(
-        self, strategy: str | None = None, asking: bool | None = None, seed: int | None = None, costs=None
+        self,
+        strategy: str | None = None,
+        asking: bool | None = None,
+        seed: int | None = None,
+        costs=None,
+        spans: bool | None = None,
     ) -> None:
         """Pick the queue strategy (a :mod:`tagtool.services.strategies` name), the token-question mode, the tie
         order's seed, the annotation costs (a :class:`~tagtool.services.queue_costs.QueueCosts`).
@@ -154,6 +159,7 @@ class QueueSteering:
         the old one serves until it arrives.
         """
         questions = self.questions
+        questions.choose(spans=spans)  # span questions or token questions (:mod:`tagtool.gui.span_plan`)
         if questions.big:
             questions.choose(strategy, asking, seed, costs)
             self.replan()

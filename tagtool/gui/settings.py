@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from tagtool.core.annotators import check_name
-from tagtool.services import strategies
+from tagtool.services import span_questions, strategies
 
 MAX_RECENT = 8
 THEMES = ("system", "light", "dark")
@@ -116,6 +116,20 @@ class GuiSettings:
     @queue_strategy.setter
     def queue_strategy(self, value: str) -> None:
         self.qsettings.setValue("queue_strategy", strategies.get(value).name)
+        self.qsettings.sync()
+
+    @property
+    def questions(self) -> str:
+        """What the token-question mode asks (Go › Ask whole spans): ``tokens`` or ``spans``.
+
+        ``questions``, as ``tagtool simulate --questions`` (:mod:`tagtool.services.span_questions`).
+        """
+        value = self.qsettings.value("questions", span_questions.DEFAULT_QUESTIONS)
+        return value if value in span_questions.QUESTIONS else span_questions.DEFAULT_QUESTIONS
+
+    @questions.setter
+    def questions(self, value: str) -> None:
+        self.qsettings.setValue("questions", value if value in span_questions.QUESTIONS else "tokens")
         self.qsettings.sync()
 
     measured_costs = _on_unless_off(

@@ -66,17 +66,18 @@ def _allowed(project: Project, ids, names) -> np.ndarray:
     return np.array(rows, dtype=bool)
 
 
-@pytest.mark.parametrize("mode", ["tokens", "review"])
+@pytest.mark.parametrize("mode, questions", [("tokens", "tokens"), ("tokens", "spans"), ("review", "tokens")])
 def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simulator_charged(
-    open_window, ner_project, ner, mode
+    open_window, ner_project, ner, mode, questions
 ):
     pool, test = ner
     window = open_window(ner_project)
     ids = window.session.sentence_ids
     gold = {sid: [next(iter(a)) for a in s.annotations] for sid, s in zip(ids, pool)}
-    annotator = ScriptedAnnotator(window, gold, Costs(), mode, "gain")
+    annotator = ScriptedAnnotator(window, gold, Costs(), mode, "gain", spans=questions == "spans")
     annotator.prepare(LEARNER, PARAMS)
     assert window.model_loop.questions.asking == (mode == "tokens") and not window.model_loop.auto
+    assert window.model_loop.questions.spans == (questions == "spans")
     points = annotator.run(**STEPS, score=_scorer(test))
 
     sim = Simulation(
@@ -88,6 +89,7 @@ def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simula
             seed=0,
             max_unlabeled=len(pool),
             full_data_f1=1.0,
+            questions=questions,
             **STEPS,
         ),
         pool,
@@ -119,6 +121,8 @@ def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simula
     # each sentence worked on was opened once per visit, and the queue ranked with the simulator's costs
     assert sum(r.kind == "open" for r in records) >= len({r.sentence_id for r in actions})
     assert window.model_loop.questions.costs.measured == ()
+    if questions == "spans":  # a span question of several tokens was answered by one label key
+        assert any(r.kind == "full" and r.n_tokens > 1 for r in records)
 
 
 def test_random_order_before_any_model_follows_the_seed_in_the_settings(settings, open_window, ner_project):

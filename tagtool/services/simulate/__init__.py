@@ -48,7 +48,10 @@ Modes (what the annotator gives in a sentence it is shown)
                  gold label; the others stay unlabeled (not shown, but read:
                  cost ``skip``) — semi-supervised active learning (Tomanek &
                  Hahn 2009).  The default threshold depends on the scale of
-                 the model's uncertainty (:data:`DEFAULT_THRESHOLD`).
+                 the model's uncertainty (:data:`DEFAULT_THRESHOLD`).  With
+                 ``questions = spans`` each asked token grows to the mention
+                 the model predicts around it, one span question whose tokens
+                 each cost ``full`` (:mod:`tagtool.services.span_questions`).
     ``partial``  as ``tokens``, and where the model is torn between the gold
                  label and its strongest wrong label
                  (:func:`tagtool.services.uncertainty.pair_uncertainty` ≥ ``close``) the

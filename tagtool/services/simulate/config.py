@@ -9,6 +9,7 @@ import numpy as np
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner
 from tagtool.services import strategies
+from tagtool.services.span_questions import DEFAULT_QUESTIONS, QUESTIONS
 from tagtool.services.strategies import DEFAULT_CLOSE, MODES
 
 #: The strategies' names (:data:`tagtool.services.strategies.REGISTRY`, the only list of them).
@@ -114,6 +115,9 @@ class SimulationConfig:
         ``review``: suggest every span labeled so far wherever its string
         recurs, before and beside the model's suggestions
         (:mod:`tagtool.services.simulate.suggestions`); other modes ignore it.
+    questions : str
+        ``tokens``/``partial``: what is asked, single tokens (``tokens``) or the
+        uncertain spans around them (``spans``, :mod:`tagtool.services.span_questions`).
     """
 
     learner: str
@@ -134,6 +138,7 @@ class SimulationConfig:
     full_data_f1: float | None = None
     until_95: bool = False
     string_matches: bool = DEFAULT_STRING_MATCHES
+    questions: str = DEFAULT_QUESTIONS
 
     def check(self, learner_cls: type[Learner]) -> None:
         """Raise :class:`SimulationError` for settings that cannot run with ``learner_cls``."""
@@ -144,6 +149,8 @@ class SimulationConfig:
         why = strategies.unavailable(strategies.get(self.strategy), learner_cls.name, learner_cls.two_view)
         if why is not None:
             raise SimulationError(why)
+        if self.questions not in QUESTIONS:
+            raise SimulationError(f"unknown questions {self.questions!r} (known: {', '.join(QUESTIONS)})")
         if not self.step > 0:
             raise SimulationError(f"--step must be > 0, got {self.step}")
         if not 1.0 <= self.growth <= 10.0:

@@ -13,7 +13,7 @@ from tagtool.errors import Cancelled
 from tagtool.learn import Learner, get_learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import ProgressCallback, StopCallback
-from tagtool.services import guidance, strategies
+from tagtool.services import guidance, span_questions, strategies
 from tagtool.services.simulate.config import TARGET_SHARE, SimulationConfig, SimulationError, reached
 from tagtool.services.simulate.oracle import Answer, Oracle
 from tagtool.services.simulate.pool import build_pool
@@ -158,6 +158,8 @@ class Simulation:
         if questions is None or self.config.mode == "full":
             return Answer(open_)
         ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
+        if self.config.questions == "spans":
+            ask = self.span_question_tokens(ask, open_, rows, questions)
         if self.config.mode != "partial" or not ask.any():
             return Answer(ask)
         scores = questions.scores[rows]
@@ -165,6 +167,14 @@ class Simulation:
         other = strongest_other(scores, gold)
         torn = pair_uncertainty(scores, gold, other, questions.probabilistic, questions.scale)
         return Answer(ask, candidates=np.where(ask & (torn >= self.config.close), other, -1))
+
+    def span_question_tokens(self, ask: np.ndarray, open_: np.ndarray, rows: slice, questions: Questions) -> np.ndarray:
+        """The tokens of sentence ``rows``'s span questions grown from its token questions ``ask``."""
+        assert questions.best is not None  # ask_questions gives it
+        best = questions.best[rows]
+        threshold = self.threshold(questions.probabilistic)
+        offsets = np.array([0, rows.stop - rows.start])
+        return span_questions.grow(ask, questions.q[rows], threshold, best, open_, offsets, self.pool.labels.names)
 
     def review_labels(self, i: int, questions: Questions | None) -> np.ndarray:
         """``review``: the label shown first on each token of sentence ``i`` (-1: nothing suggested).

@@ -28,7 +28,8 @@ class Questions:
     ``q[N]`` per token of the data (0 outside the open sentences), the
     sentences' scores, the token scores and margin scale for
     :func:`tagtool.services.uncertainty.pair_uncertainty`; ``suggested[N]`` (``review``
-    mode) the model's labels of the open sentences' tokens.
+    mode) the model's labels of the open sentences' tokens; ``best[N]`` each open token's best-scoring
+    label (what span questions read, :mod:`tagtool.services.span_questions`; -1 elsewhere).
     """
 
     q: np.ndarray
@@ -37,6 +38,7 @@ class Questions:
     scale: float | None
     probabilistic: bool
     suggested: np.ndarray | None = None
+    best: np.ndarray | None = None
 
 
 def ask_questions(
@@ -63,7 +65,7 @@ def ask_questions(
     scores_all = np.zeros((n, pool.data.n_labels)) if need_scores else None
     suggested = np.full(n, -1, dtype=np.int64) if need_suggestions else None
     if len(open_ids) == 0:
-        return Questions(q, {}, scores_all, None, model.probabilistic, suggested)
+        return Questions(q, {}, scores_all, None, model.probabilistic, suggested, np.full(n, -1, dtype=np.int64))
     snap = replace(pool.data, allowed=allowed).subset(open_ids)
     scores = model.score_tokens(snap)
     scale = None if model.probabilistic else margin_scale(margins(scores))
@@ -73,6 +75,8 @@ def ask_questions(
     q[positions] = local
     if scores_all is not None:
         scores_all[positions] = scores
+    best = np.full(n, -1, dtype=np.int64)
+    best[positions] = np.argmax(scores, axis=1)  # as the app's analysis (best_and_runner_up)
     if suggested is not None:
         suggested[positions] = model.predict(snap, constrained=True)  # as the editor shows them
     sentence = {}
@@ -81,7 +85,7 @@ def ask_questions(
         tokens = Tokens.from_allowed(snap.allowed, snap.offsets, None if cheap is None else cheap[positions])
         ranked = entry.score(local, tokens, showing)
         sentence = dict(zip(open_ids.tolist(), ranked.tolist()))
-    return Questions(q, sentence, scores_all, scale, model.probabilistic, suggested)
+    return Questions(q, sentence, scores_all, scale, model.probabilistic, suggested, best)
 
 
 def _evidence(
