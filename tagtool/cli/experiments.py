@@ -80,6 +80,10 @@ SIMULATE_MODES = strategies.MODES
 #: ``tagtool.services.simulate.config.DEFAULT_STRING_MATCHES``, kept here for the same reason as the
 #: strategies; a test checks they agree.
 SIMULATE_STRING_MATCHES = False
+#: ``tagtool.services.near_duplicates.DEFAULT_SKIP`` and ``SIMILARITY``, kept here for the same reason; a test
+#: checks they agree.
+SKIP_NEAR_DUPLICATES = True
+SIMILARITY = 0.7
 
 #: ``tagtool.services.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the
 #: store (and numpy); a test checks they agree.
@@ -122,6 +126,15 @@ def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
         "beside its suggestions, by the app's rule (a string labeled one way is suggested so, over the model; "
         "where its labels conflict, the model's pick among them); accepted and corrected suggestions cost as "
         f"the model's (default {'on' if SIMULATE_STRING_MATCHES else 'off'})",
+    )
+    p.add_argument(
+        "--skip-near-duplicates",
+        choices=("on", "off"),
+        default="on" if SKIP_NEAR_DUPLICATES else "off",
+        help="within a step, pass over a sentence whose near-duplicate (the same tokens after lower-casing and "
+        "mapping digits to 0, or token 3-grams with Jaccard similarity of at least "
+        f"{SIMILARITY:g}) was shown in the step; the next model decides again (default "
+        f"{'on' if SKIP_NEAR_DUPLICATES else 'off'})",
     )
 
 
@@ -301,6 +314,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         full_data_f1=_fraction_of_percent(args.full_data_f1, "--full-data-f1"),
         until_95=args.until_95,
         string_matches=args.string_matches == "on",
+        skip_near_duplicates=args.skip_near_duplicates == "on",
         **optional,
     )
     config.check(cls)

@@ -8,7 +8,7 @@ import numpy as np
 
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner
-from tagtool.services import strategies
+from tagtool.services import near_duplicates, strategies
 from tagtool.services.strategies import DEFAULT_CLOSE, MODES
 
 #: The strategies' names (:data:`tagtool.services.strategies.REGISTRY`, the only list of them).
@@ -114,6 +114,10 @@ class SimulationConfig:
         ``review``: suggest every span labeled so far wherever its string
         recurs, before and beside the model's suggestions
         (:mod:`tagtool.services.simulate.suggestions`); other modes ignore it.
+    skip_near_duplicates : bool
+        Within a step, pass over a sentence a near-duplicate of which was
+        shown in the step (:mod:`tagtool.services.near_duplicates`): the next
+        model decides about it again.
     """
 
     learner: str
@@ -134,6 +138,7 @@ class SimulationConfig:
     full_data_f1: float | None = None
     until_95: bool = False
     string_matches: bool = DEFAULT_STRING_MATCHES
+    skip_near_duplicates: bool = near_duplicates.DEFAULT_SKIP
 
     def check(self, learner_cls: type[Learner]) -> None:
         """Raise :class:`SimulationError` for settings that cannot run with ``learner_cls``."""
