@@ -121,6 +121,11 @@ class GuiSettings:
     measured_costs = _on_unless_off(
         "measured_costs", "Go › Queue strategy › Rank by measured annotation costs (on unless turned off)."
     )
+    skip_near_duplicates = _on_unless_off(
+        "skip_near_duplicates",
+        "Go › Queue strategy › Pass over near-duplicates until the next model (on unless turned off; "
+        "tagtool simulate --skip-near-duplicates).",
+    )
 
     @property
     def queue_seed(self) -> int:
