@@ -59,7 +59,10 @@ class NearDuplicateWatch(QObject):
         session.annotationsChanged.connect(self._changed)
         session.sentencesReady.connect(self.build)
         session.tokensChanged.connect(lambda _sid, _focus: self.build())
-        QTimer.singleShot(0, self, self.build)
+        if session.cache.sentences_ready:  # a small project: grouped in milliseconds, before the first J
+            self.build()
+        else:
+            QTimer.singleShot(0, self, self.build)  # after the window's first paint
 
     def build(self) -> None:
         """(Re)group the session's sentences: now in a small project, in a worker in a big one."""
