@@ -84,6 +84,8 @@ class QueueMenu(QObject):
             "once it holds enough (as tagtool simulate --costs-from); otherwise with the defaults"
         )
         self.measured_costs_action.toggled.connect(self.set_measured_costs)
+        self.costs_action = self.strategy_menu.addAction("Default annotation costs")
+        self.costs_action.setEnabled(False)  # information: which costs are in use
         self.near_duplicates_action = self.strategy_menu.addAction("Pass over &near-duplicates until the next model")
         self.near_duplicates_action.setCheckable(True)
         self.near_duplicates_action.setChecked(settings.skip_near_duplicates)
@@ -92,8 +94,6 @@ class QueueMenu(QObject):
             "the next model decides again (as tagtool simulate --skip-near-duplicates)"
         )
         self.near_duplicates_action.toggled.connect(self.set_skip_near_duplicates)
-        self.costs_action = self.strategy_menu.addAction("Default annotation costs")
-        self.costs_action.setEnabled(False)  # information: which costs are in use
         # the status bar's permanent mode switch (shown while a project is open)
         self.mode_button = QToolButton(window)
         self.mode_button.setAutoRaise(True)
