@@ -128,8 +128,13 @@ def test_within_a_step_a_near_duplicate_of_a_shown_sentence_is_passed_over():
     assert not nd.StepShown(groups).passes(2)  # the next step: the next model decides again
 
 
-def test_the_cli_constants_are_the_services():
-    assert SKIP_NEAR_DUPLICATES == nd.DEFAULT_SKIP == SimulationConfig("hmm").skip_near_duplicates
+def test_the_cli_and_app_defaults_are_the_services(tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from tagtool.gui.settings import GuiSettings
+
+    app = GuiSettings(QSettings(str(tmp_path / "gui.ini"), QSettings.IniFormat)).skip_near_duplicates
+    assert SKIP_NEAR_DUPLICATES == nd.DEFAULT_SKIP == SimulationConfig("hmm").skip_near_duplicates == app
     assert CLI_SIMILARITY == nd.SIMILARITY
 
 

@@ -82,7 +82,7 @@ SIMULATE_MODES = strategies.MODES
 SIMULATE_STRING_MATCHES = False
 #: ``tagtool.services.near_duplicates.DEFAULT_SKIP`` and ``SIMILARITY``, kept here for the same reason; a test
 #: checks they agree.
-SKIP_NEAR_DUPLICATES = True
+SKIP_NEAR_DUPLICATES = False
 SIMILARITY = 0.7
 
 #: ``tagtool.services.annotation_costs.MIN_TOKENS``, kept here so that building the parser does not import the

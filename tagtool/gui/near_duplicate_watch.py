@@ -9,7 +9,7 @@ other members of their groups leave the queue (J passes over them) and ask
 no token question (Tab passes over them); the next model's queue has them
 again, and decides.  ``tagtool simulate --skip-near-duplicates`` applies the
 same rule within a step.  Go › Queue strategy › Pass over near-duplicates
-turns it off (``skip_near_duplicates``).
+turns it on (``skip_near_duplicates``, off by default).
 """
 
 from __future__ import annotations

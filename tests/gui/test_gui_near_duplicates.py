@@ -33,7 +33,8 @@ def twins():
 
 
 @pytest.fixture
-def twins_project(tmp_path, twins):
+def twins_project(tmp_path, twins, settings):
+    settings.setValue("skip_near_duplicates", True)  # Go › Queue strategy › Pass over near-duplicates (off by default)
     pool, _ = twins
     path = tmp_path / "twins.tagproj"
     Project.create(path, Corpus.from_sentences([s.unlabeled() for s in pool], labels=pool.labels), name="t").close()
@@ -62,7 +63,14 @@ def test_the_scripted_session_passes_over_what_the_simulator_passes_over(open_wi
     assert window.model_loop.queue.duplicates.on and len(window.model_loop.queue.duplicates.groups.members) == 19
     points = annotator.run(**STEPS, score=_scorer(test))
     config = SimulationConfig(
-        learner=LEARNER, params=PARAMS, strategy="gain", mode=mode, max_unlabeled=len(pool), full_data_f1=1.0, **STEPS
+        learner=LEARNER,
+        params=PARAMS,
+        strategy="gain",
+        mode=mode,
+        max_unlabeled=len(pool),
+        full_data_f1=1.0,
+        skip_near_duplicates=True,
+        **STEPS,
     )
     sim = Simulation(config, pool, test)
     result = sim.run()
@@ -103,12 +111,25 @@ def test_the_switch_turns_the_rule_off(open_window, twins_project, settings):
     window.queue_menu.strategy_actions["random"].trigger()
     first = session.queue[0]
     twin = _twin(list(session.sentence_ids), first)
+    assert window.queue_menu.near_duplicates_action.isChecked()
     window.queue_menu.near_duplicates_action.trigger()  # off
     assert settings.value("skip_near_duplicates") in (False, "false")
     _label(window, first)
     assert twin in session.queue
     window.queue_menu.near_duplicates_action.trigger()  # on again: the queue passes over it at once
     assert twin not in session.queue
+
+
+def test_the_rule_is_off_by_default(open_window, tmp_path, twins):
+    pool, _ = twins
+    path = tmp_path / "default.tagproj"
+    Project.create(path, Corpus.from_sentences([s.unlabeled() for s in pool], labels=pool.labels), name="d").close()
+    window = open_window(path)
+    assert not window.queue_menu.near_duplicates_action.isChecked() and not window.model_loop.queue.duplicates.on
+    window.queue_menu.strategy_actions["random"].trigger()
+    first = window.session.queue[0]
+    _label(window, first)
+    assert _twin(list(window.session.sentence_ids), first) in window.session.queue
 
 
 def test_sentences_labeled_while_a_model_trains_stay_passed_over_after_it(open_window, twins_project):
