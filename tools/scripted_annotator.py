@@ -66,6 +66,7 @@ from PySide6.QtTest import QTest
 from tagtool.core.annotation import annotation_status
 from tagtool.errors import TagtoolError
 from tagtool.services.annotation_costs import logged_cost, logged_tokens
+from tagtool.services.near_duplicates import DEFAULT_SKIP
 from tagtool.services.simulate.config import reached
 from tagtool.services.strategies import get as get_strategy
 
@@ -114,6 +115,8 @@ class ScriptedAnnotator:
         ``full``, ``tokens`` or ``review``.
     strategy : str
         The queue strategy (:mod:`tagtool.services.strategies`) from the second step on.
+    skip_near_duplicates : bool
+        Go › Queue strategy › Pass over near-duplicates, as ``tagtool simulate --skip-near-duplicates``.
     """
 
     window: object
@@ -121,6 +124,7 @@ class ScriptedAnnotator:
     costs: object
     mode: str
     strategy: str = "gain"
+    skip_near_duplicates: bool = DEFAULT_SKIP
     keys: int = 0
     _read_to: int = 0
     _records: list = field(default_factory=list)
@@ -175,6 +179,8 @@ class ScriptedAnnotator:
         costs_action = self.window.queue_menu.measured_costs_action
         if costs_action.isChecked():
             costs_action.trigger()
+        if self.window.queue_menu.near_duplicates_action.isChecked() != self.skip_near_duplicates:
+            self.window.queue_menu.near_duplicates_action.trigger()
         if (self.mode == "tokens") != self.loop.questions.asking:
             self.press(Qt.Key_Q, Qt.ControlModifier | Qt.ShiftModifier)
         if (self.mode == "tokens") != self.loop.questions.asking:

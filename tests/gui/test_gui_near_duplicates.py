@@ -58,7 +58,7 @@ def test_the_scripted_session_passes_over_what_the_simulator_passes_over(open_wi
     window = open_window(twins_project)
     ids = list(window.session.sentence_ids)
     gold = {sid: [next(iter(a)) for a in s.annotations] for sid, s in zip(ids, pool)}
-    annotator = ScriptedAnnotator(window, gold, Costs(), mode, "gain")
+    annotator = ScriptedAnnotator(window, gold, Costs(), mode, "gain", skip_near_duplicates=True)
     annotator.prepare(LEARNER, PARAMS)
     assert window.model_loop.queue.duplicates.on and len(window.model_loop.queue.duplicates.groups.members) == 19
     points = annotator.run(**STEPS, score=_scorer(test))
