@@ -127,7 +127,14 @@ def groups_part(args, runs: Path) -> list[str]:
             lines.append(row)
             if not label.endswith("pool"):
                 examples += [f"- {name}:", *found]
-    return [*lines, "", "Largest groups and near (not equal) pairs of each training file:", "", *examples, ""]
+    return [
+        *lines,
+        "",
+        "Largest groups, and near (not equal) neighbours in a group (joined directly or through a chain):",
+        "",
+        *examples,
+        "",
+    ]
 
 
 def time_part() -> list[str]:
