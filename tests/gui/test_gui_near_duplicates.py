@@ -143,3 +143,25 @@ def test_sentences_labeled_while_a_model_trains_stay_passed_over_after_it(open_w
     assert watch.passed() >= {_twin(ids, a), _twin(ids, b)}
     watch.follow(object())  # its model arrives
     assert _twin(ids, a) not in watch.passed() and _twin(ids, b) in watch.passed()
+
+
+def test_a_big_project_groups_in_a_worker(open_window, twins_project, qtbot, monkeypatch):
+    from tagtool.gui import near_duplicate_watch
+
+    monkeypatch.setattr(near_duplicate_watch, "BACKGROUND_GROUP_MIN", 10)  # the twins' 40 sentences count as big
+    calls = []
+    monkeypatch.setattr(
+        near_duplicate_watch.TaskRunner, "start", _recording(near_duplicate_watch.TaskRunner.start, calls)
+    )
+    window = open_window(twins_project)
+    watch = window.model_loop.queue.duplicates
+    qtbot.waitUntil(lambda: len(watch.groups.members) == 19, timeout=30_000)
+    assert any(function is near_duplicate_watch._group for function in calls)
+
+
+def _recording(start, calls):
+    def recorded(self, function, *args, **kw):
+        calls.append(function)
+        return start(self, function, *args, **kw)
+
+    return recorded
