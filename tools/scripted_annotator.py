@@ -71,6 +71,7 @@ from tagtool.core.annotation import annotation_status
 from tagtool.errors import TagtoolError
 from tagtool.gui.edits import span_labels
 from tagtool.services.annotation_costs import logged_cost, logged_tokens
+from tagtool.services.near_duplicates import DEFAULT_SKIP
 from tagtool.services.simulate.config import reached
 from tagtool.services.strategies import get as get_strategy
 
@@ -119,6 +120,8 @@ class ScriptedAnnotator:
         ``full``, ``tokens`` or ``review``.
     strategy : str
         The queue strategy (:mod:`tagtool.services.strategies`) from the second step on.
+    skip_near_duplicates : bool
+        Go › Queue strategy › Pass over near-duplicates, as ``tagtool simulate --skip-near-duplicates``.
     """
 
     window: object
@@ -127,6 +130,7 @@ class ScriptedAnnotator:
     mode: str
     strategy: str = "gain"
     spans: bool = False
+    skip_near_duplicates: bool = DEFAULT_SKIP
     keys: int = 0
     _read_to: int = 0
     _records: list = field(default_factory=list)
@@ -183,6 +187,8 @@ class ScriptedAnnotator:
             costs_action.trigger()
         if self.spans != self.window.queue_menu.spans_action.isChecked():
             self.window.queue_menu.spans_action.trigger()  # Go › Ask whole spans
+        if self.window.queue_menu.near_duplicates_action.isChecked() != self.skip_near_duplicates:
+            self.window.queue_menu.near_duplicates_action.trigger()
         if (self.mode == "tokens") != self.loop.questions.asking:
             self.press(Qt.Key_Q, Qt.ControlModifier | Qt.ShiftModifier)
         if (self.mode == "tokens") != self.loop.questions.asking:

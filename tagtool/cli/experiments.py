@@ -82,6 +82,10 @@ SIMULATE_MODES = strategies.MODES
 #: ``tagtool.services.simulate.config.DEFAULT_STRING_MATCHES``, kept here for the same reason as the
 #: strategies; a test checks they agree.
 SIMULATE_STRING_MATCHES = False
+#: ``tagtool.services.near_duplicates.DEFAULT_SKIP`` and ``SIMILARITY``, kept here for the same reason; a test
+#: checks they agree.
+SKIP_NEAR_DUPLICATES = False
+SIMILARITY = 0.7
 
 #: ``tagtool.services.span_questions.QUESTIONS`` and ``DEFAULT_QUESTIONS``, kept here for the same reason as the
 #: strategies; a test checks they agree.
@@ -138,6 +142,15 @@ def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
         help="tokens/partial: ask single tokens, or where the model is unsure of a mention the whole mention "
         "it predicts as one question, each of its tokens labeled at --cost-full (spans; the app's Go › Ask "
         f"whole spans) (default {SIMULATE_DEFAULT_QUESTIONS})",
+    )
+    p.add_argument(
+        "--skip-near-duplicates",
+        choices=("on", "off"),
+        default="on" if SKIP_NEAR_DUPLICATES else "off",
+        help="within a step, pass over a sentence whose near-duplicate (the same tokens after lower-casing and "
+        "mapping digits to 0, or token 3-grams with Jaccard similarity of at least "
+        f"{SIMILARITY:g}) was shown in the step; the next model decides again (default "
+        f"{'on' if SKIP_NEAR_DUPLICATES else 'off'})",
     )
 
 
@@ -318,6 +331,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         until_95=args.until_95,
         string_matches=args.string_matches == "on",
         questions=args.questions,
+        skip_near_duplicates=args.skip_near_duplicates == "on",
         **optional,
     )
     config.check(cls)

@@ -22,11 +22,9 @@
   toggles), held still while the sentence is open
   (:mod:`tagtool.gui.suggestion_hold`), with the string matches on top
   (:mod:`tagtool.gui.string_suggestions`).  The queue strategy
-  (:mod:`tagtool.services.strategies`, Go › Queue strategy) scores the
-  sentences from the same guidance as flat arrays
-  (:class:`~tagtool.gui.questions.Questions`): its scores fill the
-  sentence list's Info column, its queue orders J, and its token questions
-  are what Tab visits and the token-question mode marks.
+  (:mod:`tagtool.services.strategies`, Go › Queue strategy) scores the sentences from the same guidance
+  as flat arrays (:class:`~tagtool.gui.questions.Questions`): its scores fill the sentence list's Info
+  column, its queue orders J, and its token questions are what Tab visits and the mode marks.
 * **Big projects.**  A new model's guidance comes chunk by chunk
   (:mod:`tagtool.gui.scoring`): first the sentences the new queue's first
   page most likely holds (``loop.queue.priority()``: the current sentence, the
@@ -36,8 +34,8 @@
   worker; a changed queue choice of a big project too (``loop.queue.replan()``).
   The GUI thread only swaps plans in.  The queue is the loop's ``queue`` part
   (:mod:`~tagtool.gui.queue_steering`), what the open sentence shows its ``hold``.
-* **Reopening.**  The last stored model is loaded and its guidance recomputed in the worker (the ``models``
-  part, :class:`~tagtool.gui.stored_models.StoredModels`, which also stores what the worker could not).
+* **Reopening.**  The last stored model is loaded, its guidance recomputed in the worker (the ``models`` part,
+  :class:`~tagtool.gui.stored_models.StoredModels`, also storing what the worker could not).
 """
 
 from __future__ import annotations
@@ -163,6 +161,7 @@ class ModelLoop(QObject):
         session.annotationsChanged.connect(self._edited)
         session.sentenceChanged.connect(self._refresh_hints)
         session.reviewChanged.connect(self.queue.review_changed)
+        self.started.connect(self.queue.duplicates.run_started)  # the labeled sentences its model will know
         session.tokensChanged.connect(self._tokens_changed)
         self._inputs_at = 0.0
         self.editor = self.list_panel = None  # attach()
@@ -397,8 +396,8 @@ class ModelLoop(QObject):
         self._settings_timer.stop()
         self.runner.shutdown()
         self.planner.shutdown()
-        self.string_suggestions.shutdown()
-        self.costs_watch.shutdown()
+        for watch in (self.string_suggestions, self.costs_watch, self.queue.duplicates):
+            watch.shutdown()
         self.retirer.close()
         if self._unstored is not None:
             self.models.store(self._unstored)

@@ -98,6 +98,14 @@ class QueueMenu(QObject):
         self.measured_costs_action.toggled.connect(self.set_measured_costs)
         self.costs_action = self.strategy_menu.addAction("Default annotation costs")
         self.costs_action.setEnabled(False)  # information: which costs are in use
+        self.near_duplicates_action = self.strategy_menu.addAction("Pass over &near-duplicates until the next model")
+        self.near_duplicates_action.setCheckable(True)
+        self.near_duplicates_action.setChecked(settings.skip_near_duplicates)
+        self.near_duplicates_action.setToolTip(
+            "J and Tab pass over a sentence that repeats (nearly) one labeled since the model in use; "
+            "the next model decides again (as tagtool simulate --skip-near-duplicates)"
+        )
+        self.near_duplicates_action.toggled.connect(self.set_skip_near_duplicates)
         # the status bar's permanent mode switch (shown while a project is open)
         self.mode_button = QToolButton(window)
         self.mode_button.setAutoRaise(True)
@@ -134,6 +142,7 @@ class QueueMenu(QObject):
         self.mode_button.show()
         loop.queue.set_queue(settings.queue_strategy, asking, settings.queue_seed, spans=settings.questions == "spans")
         loop.costs_watch.changed.connect(lambda _costs: self._show_costs())
+        loop.queue.duplicates.set_on(settings.skip_near_duplicates)
         loop.costs_watch.set_measured(settings.measured_costs)
         header = list_panel.table.horizontalHeader()
         header.setContextMenuPolicy(Qt.CustomContextMenu)
@@ -194,6 +203,13 @@ class QueueMenu(QObject):
         if self.loop is not None:
             self.loop.costs_watch.set_measured(on)
         self._show_costs()
+
+    def set_skip_near_duplicates(self, on: bool) -> None:
+        """Pass over near-duplicates of the sentences labeled since the model, or not (kept in the settings)."""
+        self.window.settings.skip_near_duplicates = on
+        if self.loop is not None:
+            self.loop.queue.duplicates.set_on(on)
+            self.loop.queue.requeue()
 
     def _show_costs(self) -> None:
         """The menu line saying which costs are in use."""

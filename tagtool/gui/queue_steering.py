@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tagtool.gui.near_duplicate_watch import NearDuplicateWatch
 from tagtool.gui.questions import replan
 from tagtool.gui.scoring import Priority
 from tagtool.services import strategies
@@ -54,6 +55,8 @@ class QueueSteering:
     ----------
     list_panel : SentenceListPanel or None
         The sentence list whose Info column shows the scores (set by ``ModelLoop.attach``).
+    duplicates : NearDuplicateWatch
+        The near-duplicates J and Tab pass over until the next model.
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class QueueSteering:
         self.session, self.questions, self.planner, self.hold = session, questions, planner, hold
         self._retokenized, self._result, self._refresh, self._changed = retokenized, result, refresh, changed
         self.list_panel: Any = None
+        self.duplicates = NearDuplicateWatch(session)
 
     @property
     def result(self) -> TrainingResult | None:
@@ -89,16 +93,18 @@ class QueueSteering:
         return Priority(tuple(first) + tuple(order[:FIRST]), order)
 
     def requeue(self) -> None:
-        """The session's queue from the model in use under the queue strategy, without the skipped sentences."""
-        if self.result is None:
-            self.session.queue = self._queue_without_model()
-            return
+        """The session's queue from the model in use under the queue strategy, without the skipped sentences
+        and the near-duplicates of those labeled since the model (:mod:`tagtool.gui.near_duplicate_watch`)."""
+        self.duplicates.follow(self.result)
         plan = self.questions.plan
-        if plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
-            self.session.queue = queue(self.result.scores, self.session.edits.queueable(self.result.status))
+        if self.result is None:
+            order = self._queue_without_model()
+        elif plan is None:  # no analysis (no sentence): the mean informativeness, as before strategies
+            order = queue(self.result.scores, self.session.edits.queueable(self.result.status))
         else:
-            skipped = self.session.edits.skipped  # a few sentences: the plan's list as it is without them
-            self.session.queue = [sid for sid in plan.queue if sid not in skipped] if skipped else plan.queue
+            order = plan.queue
+        passed = self.session.edits.skipped | self.duplicates.passed()  # a few: the list as it is without them
+        self.session.queue = [sid for sid in order if sid not in passed] if passed else order
 
     def _queue_without_model(self) -> list[int]:
         """Before any model: under ``random`` every sentence in its order (J passes over the labeled ones).
@@ -202,6 +208,7 @@ class QueueSteering:
         if ahead:
             return sid, ahead[0] if direction >= 0 else ahead[-1]
         passed = self.session.edits.skipped | set(self._retokenized) | ({sid} if held is not None else set())
+        passed |= self.duplicates.passed()
         found = plan.next_question(sid, focus, self._annotations_of, direction, passed_over=passed)
         return found if found is not None or not held else (sid, held[0] if direction >= 0 else held[-1])
 

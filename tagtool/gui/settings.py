@@ -23,8 +23,8 @@ def default_settings() -> QSettings:
     return QSettings("tagtool", "tagtool")
 
 
-def _on_unless_off(key: str, doc: str) -> property:
-    """A switch kept under ``key`` that is on unless turned off.
+def _on_unless_off(key: str, doc: str, default: bool = True) -> property:
+    """A switch kept under ``key`` that is on unless turned off (``default`` False: off unless turned on).
 
     Parameters
     ----------
@@ -32,6 +32,8 @@ def _on_unless_off(key: str, doc: str) -> property:
         The QSettings key.
     doc : str
         The property's docstring.
+    default : bool
+        What it reads before it is set.
 
     Returns
     -------
@@ -42,7 +44,7 @@ def _on_unless_off(key: str, doc: str) -> property:
     """
 
     def get(self) -> bool:
-        return self.qsettings.value(key, True) not in (False, "false", "0", 0)
+        return self.qsettings.value(key, default) not in (False, "false", "0", 0)
 
     def put(self, value: bool) -> None:
         self.qsettings.setValue(key, bool(value))
@@ -134,6 +136,12 @@ class GuiSettings:
 
     measured_costs = _on_unless_off(
         "measured_costs", "Go › Queue strategy › Rank by measured annotation costs (on unless turned off)."
+    )
+    skip_near_duplicates = _on_unless_off(
+        "skip_near_duplicates",
+        "Go › Queue strategy › Pass over near-duplicates until the next model (off unless turned on; "
+        "tagtool simulate --skip-near-duplicates).",
+        default=False,  # tagtool.services.near_duplicates.DEFAULT_SKIP (not imported here: numpy); a test checks
     )
 
     @property

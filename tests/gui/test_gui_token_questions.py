@@ -58,12 +58,17 @@ def open_questions(window, plan: QueuePlan) -> list[tuple[int, int]]:
 
 def test_the_go_menu_lists_the_registry_and_disables_what_the_learner_lacks(window):
     menu = window.queue_menu
-    # the strategies, then (after a separator) the measured-costs switch and the line saying which costs are used
+    # the strategies, then (after a separator) the measured-costs switch, the line saying which costs are used
+    # and the near-duplicates switch
     listed = menu.strategy_menu.actions()[: len(strategies.REGISTRY)]
     assert tuple(a.data() for a in listed) == strategies.names()
     assert [a.text() for a in listed] == [s.label for s in strategies.REGISTRY.values()]
     assert menu.strategy_menu.actions()[len(listed)].isSeparator()
-    assert menu.strategy_menu.actions()[len(listed) + 1 :] == [menu.measured_costs_action, menu.costs_action]
+    assert menu.strategy_menu.actions()[len(listed) + 1 :] == [
+        menu.measured_costs_action,
+        menu.costs_action,
+        menu.near_duplicates_action,
+    ]
     checked = [a.data() for a in listed if a.isChecked()]
     assert checked == [strategies.DEFAULT_STRATEGY]
     window.model_panel.select_learner("crf", {})

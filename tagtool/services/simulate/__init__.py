@@ -77,6 +77,11 @@ Modes (what the annotator gives in a sentence it is shown)
     model is sure of every unlabeled token), the rest of the step labels
     whole sentences in queue order, as an annotator with nothing flagged
     would go on; a note says from which cost on.
+    With ``skip_near_duplicates``, a sentence a near-duplicate of which
+    was shown in the step is passed over until the next model
+    (:mod:`tagtool.services.near_duplicates`: equal after lower-casing and
+    mapping digits to 0, or token 3-grams with Jaccard ≥ 0.7), as the
+    app's J and Tab pass over it.
 
 Steps and cost
     The first step has no model to guide it: the annotator labels whole

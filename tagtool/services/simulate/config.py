@@ -8,7 +8,7 @@ import numpy as np
 
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner
-from tagtool.services import strategies
+from tagtool.services import near_duplicates, strategies
 from tagtool.services.span_questions import DEFAULT_QUESTIONS, QUESTIONS
 from tagtool.services.strategies import DEFAULT_CLOSE, MODES
 
@@ -118,6 +118,10 @@ class SimulationConfig:
     questions : str
         ``tokens``/``partial``: what is asked, single tokens (``tokens``) or the
         uncertain spans around them (``spans``, :mod:`tagtool.services.span_questions`).
+    skip_near_duplicates : bool
+        Within a step, pass over a sentence a near-duplicate of which was
+        shown in the step (:mod:`tagtool.services.near_duplicates`): the next
+        model decides about it again.
     """
 
     learner: str
@@ -139,6 +143,7 @@ class SimulationConfig:
     until_95: bool = False
     string_matches: bool = DEFAULT_STRING_MATCHES
     questions: str = DEFAULT_QUESTIONS
+    skip_near_duplicates: bool = near_duplicates.DEFAULT_SKIP
 
     def check(self, learner_cls: type[Learner]) -> None:
         """Raise :class:`SimulationError` for settings that cannot run with ``learner_cls``."""

@@ -14,6 +14,7 @@ from tagtool.learn import Learner, get_learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.services import guidance, span_questions, strategies
+from tagtool.services.near_duplicates import NONE, StepShown, group_sentences
 from tagtool.services.simulate.config import TARGET_SHARE, SimulationConfig, SimulationError, reached
 from tagtool.services.simulate.oracle import Answer, Oracle
 from tagtool.services.simulate.pool import build_pool
@@ -64,6 +65,11 @@ class Simulation:
         #: With string matches: the cost-aware strategies also count the tokens an agreeing match covers as
         #: accepted, not corrected (off: measured not to help, benchmarks/results/string_match_review.md).
         self.rank_matches = False
+        #: Near-duplicate sentences, passed over within a step once one of them was shown.
+        self.groups = group_sentences(self.pool.tokens) if config.skip_near_duplicates else NONE
+        if self.groups.members:
+            n, extra = len(self.groups.members), self.groups.repeats
+            self._note(f"near-duplicates: {n:,} groups, {extra:,} sentences beyond the first of each")
 
     # -- training and scoring -----------------------------------------------
 
@@ -201,17 +207,19 @@ class Simulation:
         When no sentence has a question left before the step is spent (the
         model is sure of every unlabeled token), the rest of the step labels
         whole sentences in queue order, as an annotator with nothing flagged
-        would go on.
+        would go on.  A near-duplicate of a sentence shown in the step is
+        passed over (:mod:`tagtool.services.near_duplicates`).
         """
         target = min(self.oracle.spent + step, self.budget)
         order = self.queue(status, questions)
-        shown = 0
+        shown, seen = 0, StepShown(self.groups)
         for i in order:
             if reached(self.oracle.spent, target):
                 return shown
-            answer = self.what_to_ask(i, questions)
-            if answer.ask.any():  # a sentence without a question is not shown
+            answer = self.what_to_ask(i, questions) if not seen.passes(i) else None
+            if answer is not None and answer.ask.any():  # a sentence without a question is not shown
                 self.show(i, answer)
+                seen.add(i)
                 shown += 1
         if not reached(self.oracle.spent, target) and questions is not None and self.config.mode in TOKEN_MODES:
             if self.fallback_from is None:
@@ -224,8 +232,9 @@ class Simulation:
                 if reached(self.oracle.spent, target):
                     break
                 open_ = self.oracle.unlabeled(i)
-                if open_.any():
+                if open_.any() and not seen.passes(i):
                     self.oracle.annotate(i, open_)
+                    seen.add(i)
                     shown += 1
         return shown
 
