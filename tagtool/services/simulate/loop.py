@@ -14,13 +14,14 @@ from tagtool.learn import Learner, get_learner
 from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.services import guidance, strategies
+from tagtool.services.simulate import calibrate
 from tagtool.services.simulate.config import TARGET_SHARE, SimulationConfig, SimulationError, reached
 from tagtool.services.simulate.oracle import Answer, Oracle
 from tagtool.services.simulate.pool import build_pool
 from tagtool.services.simulate.questions import Questions, ask_questions
 from tagtool.services.simulate.results import CurvePoint, SimulationResult
 from tagtool.services.simulate.suggestions import StringMatchSuggester
-from tagtool.services.strategies import DEFAULT_THRESHOLD, TOKEN_MODES, Showing
+from tagtool.services.strategies import TOKEN_MODES, Showing
 from tagtool.services.training_setup import seeded_learner
 from tagtool.services.uncertainty import pair_uncertainty, strongest_other
 
@@ -61,6 +62,8 @@ class Simulation:
         #: With string matches: the cost-aware strategies also count the tokens an agreeing match covers as
         #: accepted, not corrected (off: measured not to help, benchmarks/results/string_match_review.md).
         self.rank_matches = False
+        #: The question threshold and cold-start state from the cross-validation after each step (as the app's).
+        self.calibration = calibrate.initial(config.cv_folds, config.threshold)
 
     # -- training and scoring -----------------------------------------------
 
@@ -137,14 +140,13 @@ class Simulation:
         """:func:`tagtool.services.guidance.queue` over the data by the strategy's scores, ties in its order."""
         names = ("none", "partial", "full")
         ordered = {int(i): names[status[i]] for i in self.order}
-        scores = questions.sentence_scores if questions is not None and self.strategy.guided else {}
+        guided = questions is not None and self.strategy.guided and not self.calibration.cold  # cold: tie order
+        scores = questions.sentence_scores if guided else {}
         return guidance.queue(scores, ordered)
 
     def threshold(self, probabilistic: bool) -> float:
-        """The ``tokens``/``partial`` threshold (given, or the default of the model's kind)."""
-        if self.config.threshold is not None:
-            return float(self.config.threshold)
-        return DEFAULT_THRESHOLD[probabilistic]
+        """The ``tokens``/``partial`` threshold: given, or the project's (:mod:`tagtool.services.question_threshold`)."""
+        return self.calibration.threshold(self.strategy, probabilistic)
 
     def what_to_ask(self, i: int, questions: Questions | None) -> Answer:
         """What the annotator does in sentence ``i`` (module doc, "Modes")."""
@@ -152,7 +154,7 @@ class Simulation:
         rows = self.oracle.rows(i)
         if self.config.mode == "review" and (questions is not None or self.matcher is not None):
             return Answer(open_, accepted=open_ & (self.review_labels(i, questions) == self.oracle.gold[rows]))
-        if questions is None or self.config.mode == "full":
+        if questions is None or self.config.mode == "full" or self.calibration.cold:
             return Answer(open_)
         ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
         if self.config.mode != "partial" or not ask.any():
@@ -238,7 +240,7 @@ class Simulation:
             step *= self.config.growth
             warm = model is not None
             model, seconds = self.train(model, should_stop)
-            point = self._point(model, seconds, warm)
+            point = self._point(model, seconds, warm, calibrate.recalibrate(self))
             curve.append(point)
             report(min(point.cost / self.budget, 1.0), f"cost {point.cost:,.0f}, F1 {100 * point.f1:.2f}%")
             if self.config.until_95 and point.f1 >= TARGET_SHARE * full_f1:
@@ -258,7 +260,7 @@ class Simulation:
             self.notes,
         )
 
-    def _point(self, model: ChainModel, seconds: float, warm: bool) -> CurvePoint:
+    def _point(self, model: ChainModel, seconds: float, warm: bool, cv_seconds: float = 0.0) -> CurvePoint:
         return CurvePoint(
             cost=round(self.oracle.spent, 6),
             tokens_labeled=self.oracle.tokens_labeled,
@@ -270,6 +272,9 @@ class Simulation:
             accepted=self.oracle.accepted,
             string_matched=0 if self.matcher is None else self.matcher.shown,
             string_matched_right=0 if self.matcher is None else self.matcher.right,
+            cv_seconds=cv_seconds,
+            threshold=self.threshold(model.probabilistic),
+            cold=self.calibration.cold,
         )
 
     def _note(self, message: str) -> None:
