@@ -112,3 +112,66 @@ def test_the_cross_validation_returns_each_held_out_token_s_question_as_a_direct
     accuracy = 1 - held.wrong.mean()
     assert accuracy == pytest.approx(out["token_accuracy"], abs=1e-4)
     assert "held_out" not in cross_validate(sentences, tiny.labels, train, 3, seed=0)
+
+
+def _simulation(tiny, mode="tokens", **kw):
+    from tagtool.services.simulate.config import SimulationConfig
+    from tagtool.services.simulate.loop import Simulation
+
+    config = SimulationConfig(
+        learner="mv-perceptron",
+        params={"max_iter": 3},
+        strategy="gain",
+        mode=mode,
+        step=60.0,
+        growth=1.5,
+        budget=300.0,
+        full_data_f1=1.0,
+        max_unlabeled=30,
+        cv_folds=3,
+        **kw,
+    )
+    return Simulation(config, tiny, tiny)
+
+
+def test_the_simulation_asks_whole_sentences_in_random_order_while_cold(tiny, monkeypatch):
+    monkeypatch.setattr(qt, "COLD_F1", 1.01)  # never warm
+    sim = _simulation(tiny)
+    result = sim.run()
+    assert len(result.curve) >= 2 and all(p.cold for p in result.curve)
+    assert all(p.cv_seconds > 0 for p in result.curve)
+    status = sim.oracle.sentence_status()
+    assert set(status.tolist()) <= {0, 2}, "every sentence shown was labeled whole"
+    labeled = set(np.flatnonzero(status == 2).tolist())
+    assert labeled == set(sim.order.tolist()[: len(labeled)]), "in the random tie order"
+
+
+def test_the_simulation_turns_warm_once_and_asks_with_the_project_s_threshold(tiny, monkeypatch):
+    monkeypatch.setattr(qt, "MIN_HELD_OUT", 50)
+    sim = _simulation(tiny)
+    seen = []
+    real = sim.calibration.after_cv
+
+    def spy(self, metrics, held):
+        seen.append((metrics or {}).get("f1"))
+        return real.__func__(self, metrics, held)
+
+    monkeypatch.setattr(Calibration, "after_cv", spy)
+    monkeypatch.setattr(qt, "COLD_F1", 0.0)  # warm at the first cross-validation with an F1
+    result = sim.run()
+    f1s = [p.cold for p in result.curve]
+    assert f1s[-1] is False and f1s == sorted(f1s, reverse=True), "cold, then warm for good"
+    assert sim.calibration.held_out is not None and sim.calibration.held_out.n_tokens >= 50
+    expected = self_set_threshold(
+        np.asarray(GAIN.question(sim.calibration.held_out.evidence)), sim.calibration.held_out.wrong
+    )
+    assert result.curve[-1].threshold == pytest.approx(expected)
+    assert sim.threshold(False) == pytest.approx(expected)
+    assert seen and None not in seen[-1:]
+
+
+def test_a_given_threshold_overrides_the_project_s(tiny):
+    sim = _simulation(tiny, threshold=0.35)
+    assert sim.threshold(False) == 0.35
+    sim.calibration = sim.calibration.after_cv({"f1": 0.9}, None)
+    assert sim.threshold(False) == 0.35 and not sim.calibration.cold

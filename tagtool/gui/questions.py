@@ -37,9 +37,9 @@ import numpy as np
 
 from tagtool.gil_slices import dict_of, index_of, list_of
 from tagtool.services import guidance, strategies
+from tagtool.services.question_threshold import NO_RULE, Calibration
 from tagtool.services.queue_costs import DEFAULT as DEFAULT_COSTS
 from tagtool.services.queue_costs import QueueCosts
-from tagtool.services.question_threshold import NO_RULE, Calibration
 from tagtool.services.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Strategy
 
 #: The seed of the tie order (:func:`tagtool.services.strategies.tie_order`) until the settings give another

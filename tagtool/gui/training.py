@@ -371,6 +371,7 @@ def cross_validate(
             seed=inputs.seed,
             progress=fold_progress,
             should_stop=state.should_stop,
+            questions=True,  # the held-out tokens' questions: the project's threshold (question_threshold)
         )
     except (NothingToLearnError, TrainingSetupError) as exc:
         return {"cv": f"not possible: {exc}"}

@@ -140,12 +140,12 @@ class Simulation:
         """:func:`tagtool.services.guidance.queue` over the data by the strategy's scores, ties in its order."""
         names = ("none", "partial", "full")
         ordered = {int(i): names[status[i]] for i in self.order}
-        guided = questions is not None and self.strategy.guided and not self.calibration.cold  # cold: tie order
-        scores = questions.sentence_scores if guided else {}
+        guided = self.strategy.guided and not self.calibration.cold  # cold start: the tie order
+        scores = questions.sentence_scores if questions is not None and guided else {}
         return guidance.queue(scores, ordered)
 
     def threshold(self, probabilistic: bool) -> float:
-        """The ``tokens``/``partial`` threshold: given, or the project's (:mod:`tagtool.services.question_threshold`)."""
+        """The ``tokens``/``partial`` threshold: the given one, else the project's (:attr:`calibration`)."""
         return self.calibration.threshold(self.strategy, probabilistic)
 
     def what_to_ask(self, i: int, questions: Questions | None) -> Answer:
