@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QToolButton
 
@@ -230,7 +230,8 @@ class QueueMenu(QObject):
         self.mode_button.setToolTip(text[0].upper() + text[1:] + ". " + self.mode_button.toolTip())
         if calibration is not self._calibration:
             self._calibration = calibration
-            self.window.statusBar().showMessage(f"Queue: {text}.", 8000)
+            bar = self.window.statusBar()  # after the model's own message ("Suggestions … updated")
+            QTimer.singleShot(0, bar, lambda: bar.showMessage(f"Queue: {text}.", 8000))
 
     def _toggle_asking(self) -> None:
         self.set_asking(self.asking_action.isChecked())

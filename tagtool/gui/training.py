@@ -221,10 +221,7 @@ def run_training(
     )
     del trained  # the snapshot's memory, before the cross-validation
     if inputs.cv_folds:
-        cv = cross_validate(inputs, learner_name, params, tagger, state, plan)
-        held = cv.pop("held_out", None)  # arrays, not metrics: they set the threshold, not stored
-        metrics.update(cv)
-        _recalibrate(result, choice, cv, held)
+        _validate(result, choice, inputs, params, state, plan)
     _finish(result, started)
     if store_to is not None and not state.should_stop():
         _store(result, *store_to)
@@ -287,6 +284,14 @@ def _choice(queue) -> Callable[[], tuple[str, bool]] | None:
     if queue is None or callable(queue):
         return queue
     return lambda: queue
+
+
+def _validate(result: TrainingResult, choice, inputs: TrainingInputs, params: Mapping, state, plan) -> None:
+    """The cross-validation's metrics into the result's, and the plan made again with its threshold."""
+    cv = cross_validate(inputs, result.learner, params, result.tagger, state, plan)
+    held = cv.pop("held_out", None)  # arrays, not metrics: they set the threshold, not stored
+    result.metrics.update(cv)
+    _recalibrate(result, choice, cv, held)
 
 
 def _calibrated(choice: Callable[[], tuple] | None, folds: int) -> Callable[[], tuple] | None:

@@ -53,7 +53,7 @@ import numpy as np
 from tagtool.services.strategies import DEFAULT_THRESHOLD, Evidence, Strategy
 
 #: ``r``: the largest share of wrong labels among the held-out tokens below the threshold (module doc).
-MISS_RATE = 0.05
+MISS_RATE = 0.01
 #: Held-out tokens below which the threshold is the model kind's constant.
 MIN_HELD_OUT = 200
 #: Cross-validated span F1 (fraction) below which the queue is in its cold start (module doc).
