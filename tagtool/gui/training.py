@@ -298,7 +298,12 @@ def _calibrated(choice: Callable[[], tuple] | None, folds: int) -> Callable[[], 
     """``choice`` as the plans before the cross-validation read it: without folds, no cold-start rule."""
     if choice is None or folds:
         return choice
-    return lambda: (*choice()[:-1], choice()[-1].after_cv(None, None))
+
+    def read() -> tuple:
+        now = choice()  # (strategy, asking[, seed, costs, calibration]): Questions.choice
+        return now if len(now) < 5 else (*now[:-1], now[-1].after_cv(None, None))
+
+    return read
 
 
 def _recalibrate(result: TrainingResult, choice: Callable[[], tuple] | None, cv: Mapping, held) -> None:
@@ -311,6 +316,8 @@ def _recalibrate(result: TrainingResult, choice: Callable[[], tuple] | None, cv:
     if choice is None or result.plan is None or result.analysis is None:
         return
     now = choice()
+    if len(now) < 5:  # a choice without a calibration: the kind's threshold, no cold start
+        return
     calibration = now[-1].after_cv(cv, held)
     old, model = result.plan, result.tagger.model
     plan = plan_in_worker((*now[:-1], calibration), old.ids, result.analysis, result.status, result.learner, model)

@@ -46,7 +46,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -184,6 +184,8 @@ class Calibration:
     warm: bool = False
     checked: bool = True
     given: float | None = None
+    #: The thresholds computed so far, by (strategy, kind): the simulation asks for one per sentence shown.
+    _known: dict = field(default_factory=dict, init=False, repr=False)
 
     @property
     def cold(self) -> bool:
@@ -208,12 +210,13 @@ class Calibration:
         """``(threshold, held-out tokens it came from)``; 0 tokens: a given or the kind's constant."""
         if self.given is not None:
             return float(self.given), 0
-        held = self.held_out
-        if held is not None:
-            t = self_set_threshold(np.asarray(strategy.question(held.evidence), dtype=np.float64), held.wrong)
-            if t is not None:
-                return t, held.n_tokens
-        return DEFAULT_THRESHOLD[bool(probabilistic)], 0
+        key = (strategy.name, bool(probabilistic), MISS_RATE, MIN_HELD_OUT)
+        if key not in self._known:
+            held, t = self.held_out, None
+            if held is not None:
+                t = self_set_threshold(np.asarray(strategy.question(held.evidence), dtype=np.float64), held.wrong)
+            self._known[key] = (t, held.n_tokens) if t is not None else (DEFAULT_THRESHOLD[bool(probabilistic)], 0)
+        return self._known[key]
 
     def threshold(self, strategy: Strategy, probabilistic: bool) -> float:
         """A token is asked when ``q ≥`` this (:meth:`source`)."""
