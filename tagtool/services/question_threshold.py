@@ -215,7 +215,8 @@ class Calibration:
             held, t = self.held_out, None
             if held is not None:
                 t = self_set_threshold(np.asarray(strategy.question(held.evidence), dtype=np.float64), held.wrong)
-            self._known[key] = (t, held.n_tokens) if t is not None else (DEFAULT_THRESHOLD[bool(probabilistic)], 0)
+            found = t is not None and held is not None
+            self._known[key] = (t, held.n_tokens) if found else (DEFAULT_THRESHOLD[bool(probabilistic)], 0)
         return self._known[key]
 
     def threshold(self, strategy: Strategy, probabilistic: bool) -> float:
