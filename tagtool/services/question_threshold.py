@@ -212,11 +212,12 @@ class Calibration:
             return float(self.given), 0
         key = (strategy.name, bool(probabilistic), MISS_RATE, MIN_HELD_OUT)
         if key not in self._known:
-            held, t = self.held_out, None
+            held = self.held_out
+            self._known[key] = (DEFAULT_THRESHOLD[bool(probabilistic)], 0)
             if held is not None:
                 t = self_set_threshold(np.asarray(strategy.question(held.evidence), dtype=np.float64), held.wrong)
-            found = t is not None and held is not None
-            self._known[key] = (t, held.n_tokens) if found else (DEFAULT_THRESHOLD[bool(probabilistic)], 0)
+                if t is not None:
+                    self._known[key] = (t, held.n_tokens)
         return self._known[key]
 
     def threshold(self, strategy: Strategy, probabilistic: bool) -> float:
