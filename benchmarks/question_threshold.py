@@ -15,8 +15,9 @@ Variants (``--variants``):
 * ``after`` — the defaults: 5-fold cross-validation after each step, the
   project's threshold (:data:`~tagtool.services.question_threshold.MISS_RATE`)
   and the cold start (:data:`~tagtool.services.question_threshold.COLD_F1`);
-* ``r=R:cold=C`` — ``after`` with other constants (the measurement that chose them;
-  ``cold=0`` is no cold start, ``r=-`` the kind's constant threshold).
+* ``r=R:cold=C:tok=T`` — ``after`` with other constants (the measurement that chose them;
+  ``cold=0`` is no cold start, ``r=-`` the kind's constant threshold, ``tok=full`` / ``tok=review``
+  what the token modes show in the cold start).
 
 The ratio is the cost to 95 % over that of ``random`` + ``full`` (no
 cross-validation) on the same pool and seed.  Every run is kept in
@@ -72,6 +73,8 @@ def _variant(name: str) -> dict:
         out["miss_rate"] = None if parts["r"] == "-" else float(parts["r"])
     if "cold" in parts:
         out["cold_f1"] = float(parts["cold"])
+    if "tok" in parts:
+        out["cold_tokens"] = parts["tok"]
     return out
 
 
@@ -86,6 +89,8 @@ def run_one(job: tuple) -> dict:
     settings = _variant(variant)
     if "cold_f1" in settings:
         qt.COLD_F1 = settings["cold_f1"]
+    if "cold_tokens" in settings:
+        qt.COLD_TOKENS = settings["cold_tokens"]
     if "miss_rate" in settings:
         if settings["miss_rate"] is None:
             qt.MIN_HELD_OUT = 10**12  # never enough: the kind's constant

@@ -283,9 +283,16 @@ class ScriptedAnnotator:
         """Annotate until the log's cost reaches ``target`` (module doc); the sentences worked on."""
         if self.loop.result is None or self.mode == "full":
             return self._sentences(target, self.label_sentence)
-        if self.mode == "review":
+        if self.mode == "review" or self._reviewing_cold():
             return self._sentences(target, self.review_sentence)
         return self._questions(target)
+
+    def _reviewing_cold(self) -> bool:
+        """The token modes' cold start: whole sentences reviewed (tagtool.services.question_threshold.COLD_TOKENS)."""
+        from tagtool.services import question_threshold
+
+        plan = self.loop.questions.plan
+        return plan is not None and plan.calibration.cold and question_threshold.COLD_TOKENS == "review"
 
     def _sentences(self, target: float, work: Callable[[], None]) -> int:
         shown = 0

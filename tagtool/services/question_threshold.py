@@ -24,9 +24,11 @@ recomputed after every training run, as the labels grow.
 of the latest model is below :data:`COLD_F1` — or there are too few fully
 labeled sentences to cross-validate — the queue takes the sentences in the
 ``random`` tie order (:func:`tagtool.services.strategies.tie_order`) rather
-than by the strategy's scores, and the token modes ask every unlabeled
-token of the sentences shown (whole sentences, as in ``full``); the model's
-questions before it is reliable are mostly noise.  Once the F1 has reached
+than by the strategy's scores, and the token modes show whole sentences:
+every unlabeled token is marked, and the sentence is reviewed as in
+``review`` — the model's suggestions, the wrong ones corrected, Enter
+accepts the rest (:data:`COLD_TOKENS`; ``"full"``: every token labeled).
+The model's questions before it is reliable are mostly noise.  Once the F1 has reached
 the level the queue stays guided (no flapping back).  With cross-validation
 off (0 folds) there is no F1 to go by: no cold start, and the kind's
 threshold.
@@ -58,6 +60,9 @@ MISS_RATE = 0.01
 MIN_HELD_OUT = 200
 #: Cross-validated span F1 (fraction) below which the queue is in its cold start (module doc).
 COLD_F1 = 0.40
+#: What the token modes show in the cold start: ``"review"`` (the model's suggestions on every token of the
+#: sentence, the wrong ones corrected, Enter accepts the rest) or ``"full"`` (every token labeled).
+COLD_TOKENS = "review"
 
 
 @dataclass(frozen=True, eq=False)

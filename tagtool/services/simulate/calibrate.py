@@ -25,6 +25,13 @@ from tagtool.services import crossval
 from tagtool.services.question_threshold import Calibration
 
 
+def cold_tokens() -> str:
+    """What the token modes do in the cold start: ``review`` or ``full`` (the question_threshold ``COLD_TOKENS``)."""
+    from tagtool.services import question_threshold
+
+    return question_threshold.COLD_TOKENS
+
+
 def initial(folds: int, given: float | None) -> Calibration:
     """The state before any model: cold with cross-validation on, no rule with it off (0 folds)."""
     return Calibration(given=given) if folds > 0 else Calibration(warm=True, checked=False, given=given)

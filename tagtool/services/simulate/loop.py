@@ -124,7 +124,7 @@ class Simulation:
             open_ids,
             self.config.strategy,
             need_scores=self.config.mode == "partial",
-            need_suggestions=self.config.mode == "review",
+            need_suggestions=self.config.mode == "review" or self.reviewing_cold,
             showing=self.showing(model.probabilistic),
             cheap=self.matcher.agreeing(self.pool.data.offsets) if self.matcher and self.rank_matches else None,
         )
@@ -148,11 +148,17 @@ class Simulation:
         """The ``tokens``/``partial`` threshold: the given one, else the project's (:attr:`calibration`)."""
         return self.calibration.threshold(self.strategy, probabilistic)
 
+    @property
+    def reviewing_cold(self) -> bool:
+        """The token modes' cold start reviews whole sentences (``COLD_TOKENS`` of the question_threshold module)."""
+        return self.config.mode in TOKEN_MODES and self.calibration.cold and calibrate.cold_tokens() == "review"
+
     def what_to_ask(self, i: int, questions: Questions | None) -> Answer:
         """What the annotator does in sentence ``i`` (module doc, "Modes")."""
         open_ = self.oracle.unlabeled(i)
         rows = self.oracle.rows(i)
-        if self.config.mode == "review" and (questions is not None or self.matcher is not None):
+        reviewing = self.config.mode == "review" or (self.reviewing_cold and questions is not None)
+        if reviewing and (questions is not None or self.matcher is not None):
             return Answer(open_, accepted=open_ & (self.review_labels(i, questions) == self.oracle.gold[rows]))
         if questions is None or self.config.mode == "full" or self.calibration.cold:
             return Answer(open_)
