@@ -17,7 +17,7 @@ Variants (``--variants``):
   and the cold start (:data:`~tagtool.services.question_threshold.COLD_F1`);
 * ``r=R:cold=C:tok=T`` — ``after`` with other constants (the measurement that chose them;
   ``cold=0`` is no cold start, ``r=-`` the kind's constant threshold, ``tok=full`` / ``tok=review``
-  what the token modes show in the cold start).
+  what the token modes show in the cold start, ``order=strategy`` the guided order in it).
 
 The ratio is the cost to 95 % over that of ``random`` + ``full`` (no
 cross-validation) on the same pool and seed.  Every run is kept in
@@ -75,6 +75,8 @@ def _variant(name: str) -> dict:
         out["cold_f1"] = float(parts["cold"])
     if "tok" in parts:
         out["cold_tokens"] = parts["tok"]
+    if "order" in parts:
+        out["cold_order"] = parts["order"]
     return out
 
 
@@ -91,6 +93,8 @@ def run_one(job: tuple) -> dict:
         qt.COLD_F1 = settings["cold_f1"]
     if "cold_tokens" in settings:
         qt.COLD_TOKENS = settings["cold_tokens"]
+    if "cold_order" in settings:
+        qt.COLD_ORDER = settings["cold_order"]
     if "miss_rate" in settings:
         if settings["miss_rate"] is None:
             qt.MIN_HELD_OUT = 10**12  # never enough: the kind's constant

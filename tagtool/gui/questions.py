@@ -229,7 +229,7 @@ def build_plan(
     n = len(ids)
     ranked = np.full(n, np.nan)
     scores: dict[int, float] = {}
-    if strategy.guided and not calibration.cold:  # cold start: the tie order (random), every token asked
+    if strategy.guided and not calibration.random_order:  # cold start: the tie order (random)
         ranked = strategy.score(q, tokens, costs.showing(mode, threshold))
         if analysis.scored is None:
             scores = dict_of(ids, ranked)

@@ -63,6 +63,9 @@ COLD_F1 = 0.40
 #: What the token modes show in the cold start: ``"review"`` (the model's suggestions on every token of the
 #: sentence, the wrong ones corrected, Enter accepts the rest) or ``"full"`` (every token labeled).
 COLD_TOKENS = "review"
+#: The queue's order in the cold start: ``"random"`` (the ``random`` tie order) or ``"strategy"`` (the guided
+#: strategy's, as once warm: the cold start then only changes what the token modes show).
+COLD_ORDER = "random"
 
 
 @dataclass(frozen=True, eq=False)
@@ -196,6 +199,11 @@ class Calibration:
     def cold(self) -> bool:
         """The queue's cold start: random sentences, whole sentences in the token modes."""
         return self.checked and not self.warm
+
+    @property
+    def random_order(self) -> bool:
+        """The queue in the ``random`` tie order rather than by the strategy's scores (cold, :data:`COLD_ORDER`)."""
+        return self.cold and COLD_ORDER == "random"
 
     def after_cv(self, metrics: Mapping | None, held: HeldOut | None) -> Calibration:
         """The state after a training run whose cross-validation gave ``metrics`` (None: it had none).

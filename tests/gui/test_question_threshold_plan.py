@@ -110,3 +110,11 @@ def test_a_run_without_folds_plans_without_the_rule(inputs):
     assert not result.plan.calibration.cold and not result.plan.calibration.checked
     assert result.plan.threshold == DEFAULT_THRESHOLD[result.tagger.model.probabilistic]
     assert "questions" not in result.metrics
+
+
+def test_cold_with_the_strategy_s_order_only_the_questions_change(monkeypatch):
+    monkeypatch.setattr(qt, "COLD_ORDER", "strategy")
+    cold = Calibration(f1=0.1)
+    plan = build_plan((10, 11), _analysis(), {}, GAIN, "tokens", seed=3, calibration=cold)
+    warm = build_plan((10, 11), _analysis(), {}, GAIN, "tokens", seed=3)
+    assert plan.asked.all() and plan.scores == warm.scores and plan.queue == warm.queue

@@ -140,7 +140,7 @@ class Simulation:
         """:func:`tagtool.services.guidance.queue` over the data by the strategy's scores, ties in its order."""
         names = ("none", "partial", "full")
         ordered = {int(i): names[status[i]] for i in self.order}
-        guided = self.strategy.guided and not self.calibration.cold  # cold start: the tie order
+        guided = self.strategy.guided and not self.calibration.random_order  # cold start: the tie order
         scores = questions.sentence_scores if questions is not None and guided else {}
         return guidance.queue(scores, ordered)
 
