@@ -175,3 +175,19 @@ def test_a_given_threshold_overrides_the_project_s(tiny):
     assert sim.threshold(False) == 0.35
     sim.calibration = sim.calibration.after_cv({"f1": 0.9}, None)
     assert sim.threshold(False) == 0.35 and not sim.calibration.cold
+
+
+def test_simulate_takes_threshold_auto_or_a_number_and_the_app_s_folds():
+    from tagtool.cli.parser import build_parser
+
+    parser = build_parser()
+    base = ["simulate", "--data", "d", "--test", "t"]
+    args = parser.parse_args(base)
+    assert args.threshold is None and args.cv_folds is None  # auto; the config's default folds: the app's
+    assert parser.parse_args([*base, "--threshold", "auto"]).threshold is None
+    args = parser.parse_args([*base, "--threshold", "0.4", "--cv-folds", "0"])
+    assert args.threshold == 0.4 and args.cv_folds == 0
+    from tagtool.gui.model_loop import CV_FOLDS
+    from tagtool.services.simulate.config import SimulationConfig
+
+    assert SimulationConfig(learner="mv-perceptron").cv_folds == CV_FOLDS
