@@ -181,7 +181,7 @@ def test_simulate_takes_threshold_auto_or_a_number_and_the_app_s_folds():
     from tagtool.cli.parser import build_parser
 
     parser = build_parser()
-    base = ["simulate", "--data", "d", "--test", "t"]
+    base = ["simulate", "--data", "d", "--test", "t", "--strategy", "gain"]
     args = parser.parse_args(base)
     assert args.threshold is None and args.cv_folds is None  # auto; the config's default folds: the app's
     assert parser.parse_args([*base, "--threshold", "auto"]).threshold is None
