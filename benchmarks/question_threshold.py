@@ -131,6 +131,7 @@ def _key(corpus, seed, strategy, mode, variant) -> str:
 
 
 def _full_f1(corpus: str, sentences: int, seed: int) -> float:
+    os.nice(10)
     from tagtool.services.simulate.config import SimulationConfig
     from tagtool.services.simulate.loop import Simulation
 
@@ -158,11 +159,11 @@ def main(argv=None) -> int:
     full = cache.setdefault("full_data_f1", {})
     runs = cache.setdefault("runs", {})
     if not args.report_only:
-        for corpus in corpora:
-            for seed in seeds:
-                if f"{corpus}|{seed}" not in full:
-                    full[f"{corpus}|{seed}"] = _full_f1(corpus, args.sentences, seed)
-                    args.cache.write_text(json.dumps(cache, indent=1))
+        missing = [(c, args.sentences, s) for c in corpora for s in seeds if f"{c}|{s}" not in full]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            for (c, _, s), f1 in zip(missing, pool.map(_full_f1, *zip(*missing)) if missing else ()):
+                full[f"{c}|{s}"] = f1
+        args.cache.write_text(json.dumps(cache, indent=1))
         jobs = [(c, s, "random", "full", "before") for c in corpora for s in seeds]
         jobs += [(c, s, "gain", m, v) for c in corpora for s in seeds for m in modes for v in variants]
         todo = [

@@ -75,7 +75,7 @@ def test_cold_until_the_cross_validated_f1_reaches_the_level_then_warm_for_good(
         assert not c.cold  # never back
     c = c.after_cv({"cv": "not possible"}, None)
     assert not c.cold
-    assert "cold start" in Calibration().describe(GAIN, False)
+    assert "cold start: whole sentences reviewed" in Calibration().describe(GAIN, False)
 
 
 def test_without_cross_validation_there_is_no_rule():
@@ -134,8 +134,11 @@ def _simulation(tiny, mode="tokens", **kw):
     return Simulation(config, tiny, tiny)
 
 
-def test_the_simulation_asks_whole_sentences_in_random_order_while_cold(tiny, monkeypatch):
+@pytest.mark.parametrize("cold_tokens", ["review", "full"])
+def test_the_simulation_shows_whole_sentences_while_cold(tiny, monkeypatch, cold_tokens):
     monkeypatch.setattr(qt, "COLD_F1", 1.01)  # never warm
+    monkeypatch.setattr(qt, "COLD_ORDER", "random")
+    monkeypatch.setattr(qt, "COLD_TOKENS", cold_tokens)
     sim = _simulation(tiny)
     result = sim.run()
     assert len(result.curve) >= 2 and all(p.cold for p in result.curve)
@@ -144,6 +147,8 @@ def test_the_simulation_asks_whole_sentences_in_random_order_while_cold(tiny, mo
     assert set(status.tolist()) <= {0, 2}, "every sentence shown was labeled whole"
     labeled = set(np.flatnonzero(status == 2).tolist())
     assert labeled == set(sim.order.tolist()[: len(labeled)]), "in the random tie order"
+    accepted = result.curve[-1].accepted
+    assert accepted > 0 if cold_tokens == "review" else accepted == 0, "reviewed: right suggestions accepted"
 
 
 def test_the_simulation_turns_warm_once_and_asks_with_the_project_s_threshold(tiny, monkeypatch):

@@ -223,7 +223,7 @@ def build_plan(
     under ``seed`` (:func:`tagtool.services.strategies.tie_order`): the order
     ``tagtool simulate --seed`` gives the same sentences.
     """
-    threshold = calibration.threshold(strategy, analysis.probabilistic)
+    threshold = calibration.threshold(strategy, analysis.probabilistic, mode)
     q = np.asarray(strategy.question(analysis.evidence), dtype=np.float64)
     tokens = analysis.tokens
     n = len(ids)

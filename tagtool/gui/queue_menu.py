@@ -225,8 +225,10 @@ class QueueMenu(QObject):
         on = self.asking_action.isChecked()
         self._show_mode(on)
         calibration = self.loop.questions.plan.calibration
-        short = "cold start" if calibration.cold else f"threshold {self.loop.questions.plan.threshold:.2f}"
-        self.mode_button.setText(self.mode_button.text() + f" · {short}")
+        if calibration.cold and (on or calibration.random_order):
+            self.mode_button.setText(self.mode_button.text() + " · cold start")
+        elif on:
+            self.mode_button.setText(self.mode_button.text() + f" · threshold {self.loop.questions.plan.threshold:.2f}")
         self.mode_button.setToolTip(text[0].upper() + text[1:] + ". " + self.mode_button.toolTip())
         if calibration is not self._calibration:
             self._calibration = calibration

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from tagtool.services.strategies import DEFAULT_THRESHOLD, Evidence, Strategy
+from tagtool.services.strategies import DEFAULT_THRESHOLD, TOKEN_MODES, Evidence, Strategy
 
 #: ``r``: the largest share of wrong labels among the held-out tokens below the threshold (module doc).
 MISS_RATE = 0.01
@@ -65,7 +65,10 @@ COLD_F1 = 0.40
 COLD_TOKENS = "review"
 #: The queue's order in the cold start: ``"random"`` (the ``random`` tie order) or ``"strategy"`` (the guided
 #: strategy's, as once warm: the cold start then only changes what the token modes show).
-COLD_ORDER = "random"
+COLD_ORDER = "strategy"
+#: The project's threshold also ranks the sentences in ``review`` (where nothing is asked, every suggestion is
+#: shown; ``gain`` counts the tokens above the threshold as the corrections); False: the kind's constant there.
+OWN_IN_REVIEW = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -219,10 +222,15 @@ class Calibration:
         warm = (self.warm and self.checked) or (f1 is not None and f1 >= COLD_F1)
         return replace(self, held_out=held, f1=f1, warm=warm, checked=True)
 
-    def source(self, strategy: Strategy, probabilistic: bool) -> tuple[float, int]:
-        """``(threshold, held-out tokens it came from)``; 0 tokens: a given or the kind's constant."""
+    def source(self, strategy: Strategy, probabilistic: bool, mode: str = "tokens") -> tuple[float, int]:
+        """``(threshold, held-out tokens it came from)``; 0 tokens: a given or the kind's constant.
+
+        In ``review`` and ``full`` the kind's constant unless :data:`OWN_IN_REVIEW`.
+        """
         if self.given is not None:
             return float(self.given), 0
+        if mode not in TOKEN_MODES and not OWN_IN_REVIEW:
+            return DEFAULT_THRESHOLD[bool(probabilistic)], 0
         key = (strategy.name, bool(probabilistic), MISS_RATE, MIN_HELD_OUT)
         if key not in self._known:
             held = self.held_out
@@ -233,32 +241,37 @@ class Calibration:
                     self._known[key] = (t, held.n_tokens)
         return self._known[key]
 
-    def threshold(self, strategy: Strategy, probabilistic: bool) -> float:
-        """A token is asked when ``q ≥`` this (:meth:`source`)."""
-        return self.source(strategy, probabilistic)[0]
+    def threshold(self, strategy: Strategy, probabilistic: bool, mode: str = "tokens") -> float:
+        """A token is asked when ``q ≥`` this in ``mode`` (:meth:`source`)."""
+        return self.source(strategy, probabilistic, mode)[0]
 
     def describe(self, strategy: Strategy, probabilistic: bool, asking: bool = True) -> str:
         """One line for the status bar and the model panel: the cold start, or where the threshold comes from.
 
-        ``asking``: in the token modes (the cold start asks every token there).
+        ``asking``: in the token modes (where the cold start shows whole sentences and the threshold decides
+        what is asked); otherwise ``review``.
         """
-        if self.cold:
-            return (
-                "cold start: random sentences"
-                + (", every token asked," if asking else "")
-                + f" until the cross-validated F1 reaches {100 * COLD_F1:.0f} %"
-                + ("" if self.f1 is None else f" (now {100 * self.f1:.1f} %)")
-            )
+        if self.cold and (asking or self.random_order):
+            shown = ["random sentences"] if self.random_order else []
+            if asking:
+                shown.append("whole sentences " + ("reviewed" if COLD_TOKENS == "review" else "labeled"))
+            now = "" if self.f1 is None else f" (now {100 * self.f1:.1f} %)"
+            return f"cold start: {', '.join(shown)} until the cross-validated F1 reaches {100 * COLD_F1:.0f} %{now}"
         t, n = self.source(strategy, probabilistic)
         if self.given is not None:
             return f"asks where the question is ≥ {t:.2f} (the threshold given)"
         if n:
-            return (
+            line = (
                 f"asks where the model may be wrong: threshold {t:.2f} from {n:,} held-out tokens "
                 f"(below it the model was wrong on at most {100 * MISS_RATE:g} %)"
             )
-        why = "cross-validation is off" if not self.checked else f"fewer than {MIN_HELD_OUT} held-out tokens"
-        return f"asks where the question is ≥ {t:g}, the model kind's default ({why})"
+        else:
+            why = "cross-validation is off" if not self.checked else f"fewer than {MIN_HELD_OUT} held-out tokens"
+            line = f"asks where the question is ≥ {t:g}, the model kind's default ({why})"
+        if asking or OWN_IN_REVIEW:
+            return line
+        kind = DEFAULT_THRESHOLD[bool(probabilistic)]
+        return f"review ranks with the model kind's threshold {kind:g}; in token-question mode it {line}"
 
 
 #: No rule: no cold start, the kind's threshold (cross-validation off, or code that plans without a project).

@@ -49,11 +49,17 @@ def test_the_plan_asks_with_the_project_s_threshold_not_the_kind_s_constant(monk
     questions = Questions("gain", True, 0)
     questions.update((10, 11), _analysis(), {}, "perceptron", False, ready=plan)
     assert questions.calibration is calibration and questions.plan is plan
-    assert questions.set(asking=False).threshold == 0.45, "a new plan of the same model keeps the threshold"
+    assert questions.set(asking=True).threshold == 0.45, "a new plan of the same model keeps the threshold"
     assert "threshold 0.45 from 5 held-out tokens" in calibration.describe(GAIN, False)
+    # review shows every suggestion: its ranking keeps the kind's constant (OWN_IN_REVIEW)
+    assert questions.set(asking=False).threshold == DEFAULT_THRESHOLD[False]
+    assert calibration.describe(GAIN, False, asking=False).startswith("review ranks with the model kind's")
+    monkeypatch.setattr(qt, "OWN_IN_REVIEW", True)
+    assert questions.set(asking=False).threshold == 0.45
 
 
-def test_cold_the_queue_is_the_random_order_and_every_token_is_asked():
+def test_cold_the_queue_is_the_random_order_and_every_token_is_asked(monkeypatch):
+    monkeypatch.setattr(qt, "COLD_ORDER", "random")
     cold = Calibration(f1=0.1)
     plan = build_plan((10, 11), _analysis(), {}, GAIN, "tokens", seed=3, calibration=cold)
     assert plan.asked.tolist() == [True] * 7 and plan.scores == {}

@@ -146,7 +146,7 @@ class Simulation:
 
     def threshold(self, probabilistic: bool) -> float:
         """The ``tokens``/``partial`` threshold: the given one, else the project's (:attr:`calibration`)."""
-        return self.calibration.threshold(self.strategy, probabilistic)
+        return self.calibration.threshold(self.strategy, probabilistic, self.config.mode)
 
     @property
     def reviewing_cold(self) -> bool:
