@@ -18,20 +18,24 @@ wrong at most that often.  With fewer than :data:`MIN_HELD_OUT` held-out
 tokens (or no cross-validation) the threshold is the model kind's constant
 (:data:`tagtool.services.strategies.DEFAULT_THRESHOLD`); a threshold the
 user gives (``tagtool simulate --threshold``) overrides both.  It is
-recomputed after every training run, as the labels grow.
+recomputed after every training run, as the labels grow.  In ``review``,
+where nothing is asked and every suggestion is shown, the ``gain`` ranking
+keeps the kind's constant unless :data:`OWN_IN_REVIEW`.  Only fully
+labeled sentences are held out: in the token modes they are the first
+step's and the cold start's, whole sentences in the queue's order.
 
 **Cold start** (:class:`Calibration`).  While the cross-validated span F1
 of the latest model is below :data:`COLD_F1` — or there are too few fully
-labeled sentences to cross-validate — the queue takes the sentences in the
-``random`` tie order (:func:`tagtool.services.strategies.tie_order`) rather
-than by the strategy's scores, and the token modes show whole sentences:
+labeled sentences to cross-validate — the token modes show whole sentences:
 every unlabeled token is marked, and the sentence is reviewed as in
 ``review`` — the model's suggestions, the wrong ones corrected, Enter
-accepts the rest (:data:`COLD_TOKENS`; ``"full"``: every token labeled).
-The model's questions before it is reliable are mostly noise.  Once the F1 has reached
-the level the queue stays guided (no flapping back).  With cross-validation
-off (0 folds) there is no F1 to go by: no cold start, and the kind's
-threshold.
+accepts the rest (:data:`COLD_TOKENS`; ``"full"``: every token labeled);
+the model's token questions before it is reliable are mostly noise.  The
+queue keeps the strategy's order (:data:`COLD_ORDER`; ``"random"``: the
+``random`` tie order, :func:`tagtool.services.strategies.tie_order`).
+Once the F1 has reached the level it stays warm (no flapping back).  With
+cross-validation off (0 folds) there is no F1 to go by: no cold start, and
+the kind's threshold.
 
 The constants are chosen by measurement (benchmarks/results/question_threshold.md).
 
