@@ -17,7 +17,8 @@ Variants (``--variants``):
   and the cold start (:data:`~tagtool.services.question_threshold.COLD_F1`);
 * ``r=R:cold=C:tok=T`` — ``after`` with other constants (the measurement that chose them;
   ``cold=0`` is no cold start, ``r=-`` the kind's constant threshold, ``tok=full`` / ``tok=review``
-  what the token modes show in the cold start, ``order=strategy`` the guided order in it).
+  what the token modes show in the cold start, ``order=random`` the random order in it, ``own=1`` the
+  project's threshold in the ``review`` ranking).
 
 The ratio is the cost to 95 % over that of ``random`` + ``full`` (no
 cross-validation) on the same pool and seed.  Every run is kept in
@@ -77,6 +78,8 @@ def _variant(name: str) -> dict:
         out["cold_tokens"] = parts["tok"]
     if "order" in parts:
         out["cold_order"] = parts["order"]
+    if "own" in parts:
+        out["own_in_review"] = parts["own"] == "1"
     return out
 
 
@@ -95,6 +98,8 @@ def run_one(job: tuple) -> dict:
         qt.COLD_TOKENS = settings["cold_tokens"]
     if "cold_order" in settings:
         qt.COLD_ORDER = settings["cold_order"]
+    if "own_in_review" in settings:
+        qt.OWN_IN_REVIEW = settings["own_in_review"]
     if "miss_rate" in settings:
         if settings["miss_rate"] is None:
             qt.MIN_HELD_OUT = 10**12  # never enough: the kind's constant
