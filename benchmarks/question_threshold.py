@@ -18,7 +18,7 @@ Variants (``--variants``):
 * ``r=R:cold=C:tok=T`` — ``after`` with other constants (the measurement that chose them;
   ``cold=0`` is no cold start, ``r=-`` the kind's constant threshold, ``tok=full`` / ``tok=review``
   what the token modes show in the cold start, ``order=random`` the random order in it, ``own=1`` the
-  project's threshold in the ``review`` ranking).
+  project's threshold in the ``review`` ranking, ``min=N`` the held-out tokens a threshold needs).
 
 The ratio is the cost to 95 % over that of ``random`` + ``full`` (no
 cross-validation) on the same pool and seed.  Every run is kept in
@@ -80,6 +80,8 @@ def _variant(name: str) -> dict:
         out["cold_order"] = parts["order"]
     if "own" in parts:
         out["own_in_review"] = parts["own"] == "1"
+    if "min" in parts:
+        out["min_held_out"] = int(parts["min"])
     return out
 
 
@@ -100,6 +102,8 @@ def run_one(job: tuple) -> dict:
         qt.COLD_ORDER = settings["cold_order"]
     if "own_in_review" in settings:
         qt.OWN_IN_REVIEW = settings["own_in_review"]
+    if "min_held_out" in settings:
+        qt.MIN_HELD_OUT = settings["min_held_out"]
     if "miss_rate" in settings:
         if settings["miss_rate"] is None:
             qt.MIN_HELD_OUT = 10**12  # never enough: the kind's constant

@@ -59,9 +59,9 @@ import numpy as np
 from tagtool.services.strategies import DEFAULT_THRESHOLD, TOKEN_MODES, Evidence, Strategy
 
 #: ``r``: the largest share of wrong labels among the held-out tokens below the threshold (module doc).
-MISS_RATE = 0.01
+MISS_RATE = 0.03
 #: Held-out tokens below which the threshold is the model kind's constant.
-MIN_HELD_OUT = 200
+MIN_HELD_OUT = 2000
 #: Cross-validated span F1 (fraction) below which the queue is in its cold start (module doc).
 COLD_F1 = 0.40
 #: What the token modes show in the cold start: ``"review"`` (the model's suggestions on every token of the
