@@ -207,7 +207,8 @@ def report(cache: dict, corpora, seeds, modes, variants, argv) -> list[str]:
         "",
         "Cost to 95 % of the full-data F1 over random + full sentences' (same pool and seed); "
         "`before` = `--cv-folds 0` (the kind's constant threshold, no cold start), `after` = the defaults; "
-        "`r=…:cold=…` = other constants. CV s = seconds of cross-validation per run (median).",
+        "`r=…:cold=…` = other constants (the variant names of `--variants`). "
+        "CV s = seconds of cross-validation per run (median).",
         "",
         "| corpus | mode | variant | " + " | ".join(f"seed {s}" for s in seeds) + " | min / median / max | CV s |",
         "| --- | --- | --- | " + " | ".join("---" for _ in seeds) + " | --- | --- |",
@@ -217,6 +218,8 @@ def report(cache: dict, corpora, seeds, modes, variants, argv) -> list[str]:
             for variant in variants:
                 ratios = [_ratio(runs, corpus, s, mode, variant) for s in seeds]
                 known = [r for r in ratios if r is not None]
+                if not known:
+                    continue
                 spread = f"{min(known):.3f} / {statistics.median(known):.3f} / {max(known):.3f}" if known else "–"
                 cv = [runs[k]["cv_seconds"] for s in seeds if (k := _key(corpus, s, "gain", mode, variant)) in runs]
                 cells = " | ".join("–" if r is None else f"{r:.3f}" for r in ratios)

@@ -62,8 +62,9 @@ from tagtool.services.strategies import DEFAULT_THRESHOLD, TOKEN_MODES, Evidence
 MISS_RATE = 0.03
 #: Held-out tokens below which the threshold is the model kind's constant.
 MIN_HELD_OUT = 2000
-#: Cross-validated span F1 (fraction) below which the queue is in its cold start (module doc).
-COLD_F1 = 0.40
+#: Cross-validated span F1 (fraction) below which the queue is in its cold start (module doc); 0: only while
+#: too few sentences are fully labeled to cross-validate (40 % measured no better).
+COLD_F1 = 0.0
 #: What the token modes show in the cold start: ``"review"`` (the model's suggestions on every token of the
 #: sentence, the wrong ones corrected, Enter accepts the rest) or ``"full"`` (every token labeled).
 COLD_TOKENS = "review"
@@ -259,8 +260,11 @@ class Calibration:
             shown = ["random sentences"] if self.random_order else []
             if asking:
                 shown.append("whole sentences " + ("reviewed" if COLD_TOKENS == "review" else "labeled"))
-            now = "" if self.f1 is None else f" (now {100 * self.f1:.1f} %)"
-            return f"cold start: {', '.join(shown)} until the cross-validated F1 reaches {100 * COLD_F1:.0f} %{now}"
+            if COLD_F1 <= 0 or self.f1 is None:
+                until = "until enough sentences are fully labeled to cross-validate the model"
+            else:
+                until = f"until the cross-validated F1 reaches {100 * COLD_F1:.0f} % (now {100 * self.f1:.1f} %)"
+            return f"cold start: {', '.join(shown)} {until}"
         t, n = self.source(strategy, probabilistic)
         if self.given is not None:
             return f"asks where the question is ≥ {t:.2f} (the threshold given)"
