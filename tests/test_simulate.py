@@ -67,6 +67,7 @@ def _config(strategy, mode, **kw):
         budget=700,
         full_data_f1=0.8,
         max_unlabeled=10,
+        cv_folds=0,  # the mechanics of the modes; the cross-validated threshold and cold start: test_question_threshold
     )
     base.update(kw)
     return SimulationConfig(**base)
@@ -380,6 +381,7 @@ def test_fast_scorer_matches_evaluate(corpora):
         ({"mode": "half"}, "unknown mode"),
         ({"step": 0}, "--step"),
         ({"threshold": 1.5}, "--threshold"),
+        ({"cv_folds": -1}, "--cv-folds"),
         ({"costs": Costs(full=1, partial=-1, skip=0.1)}, "cost of partial"),
     ],
 )

@@ -169,8 +169,10 @@ class ScriptedAnnotator:
     # ------------------------------------------------------------------
     # settings, by the panel and the menus
 
-    def prepare(self, learner: str, params: Mapping | None = None) -> None:
-        """The learner; no retraining after edits (the steps retrain); no cross-validation; the first step's order."""
+    def prepare(self, learner: str, params: Mapping | None = None, folds: int = 0) -> None:
+        """The learner; no retraining after edits (the steps retrain); ``folds`` of cross-validation after each
+        run (0: none; with folds the question threshold and the cold start follow it, as ``tagtool simulate
+        --cv-folds``'s); the first step's order."""
         window = self.window
         window.activateWindow()  # the menus' shortcuts (Ctrl+T, Ctrl+Shift+Q) reach an active window only
         if not QTest.qWaitForWindowActive(window):
@@ -178,7 +180,7 @@ class ScriptedAnnotator:
         panel = window.model_panel
         panel.select_learner(learner, dict(params or {}))
         panel.auto.setChecked(False)
-        panel.folds.setValue(0)
+        panel.folds.setValue(folds)
         self.window.queue_menu.strategy_actions[self.first_strategy].trigger()
         # The simulator ranks with its default costs: the queue must too, not with the costs the
         # scripted keys' milliseconds would measure in the log (Go › Queue strategy › measured costs).
@@ -323,9 +325,16 @@ class ScriptedAnnotator:
         """Annotate until the log's cost reaches ``target`` (module doc); the sentences worked on."""
         if self.loop.result is None or self.mode == "full":
             return self._sentences(target, self.label_sentence)
-        if self.mode == "review":
+        if self.mode == "review" or self._reviewing_cold():
             return self._sentences(target, self.review_sentence)
         return self._questions(target)
+
+    def _reviewing_cold(self) -> bool:
+        """The token modes' cold start: whole sentences reviewed (tagtool.services.question_threshold.COLD_TOKENS)."""
+        from tagtool.services import question_threshold
+
+        plan = self.loop.questions.plan
+        return plan is not None and plan.calibration.cold and question_threshold.COLD_TOKENS == "review"
 
     def _sentences(self, target: float, work: Callable[[], None]) -> int:
         shown = 0

@@ -29,6 +29,11 @@ def _int_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
+def _threshold(text: str) -> float | None:
+    """``--threshold``: a number, or ``auto`` (None: the project's own)."""
+    return None if text.strip().lower() == "auto" else float(text)
+
+
 def add_experiment_command(sub) -> None:
     """Add ``experiment`` to the subcommands ``sub``."""
     p = add_learning_parser(
@@ -175,12 +180,21 @@ def _add_simulate_steps(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--threshold",
-        type=float,
+        type=_threshold,
         default=None,
         metavar="U",
-        help="tokens/partial: ask a token when its question (uncertainty) is >= U (default "
+        help="tokens/partial: ask a token when its question (uncertainty) is >= U; auto (the default): the "
+        "project's own threshold from the cross-validation after each step, as the app's (the model kind's "
         f"{strategies.DEFAULT_THRESHOLD[False]:g} for margin-based learners, "
-        f"{strategies.DEFAULT_THRESHOLD[True]:g} for CRFs)",
+        f"{strategies.DEFAULT_THRESHOLD[True]:g} for CRFs, while too few tokens are held out)",
+    )
+    p.add_argument(
+        "--cv-folds",
+        type=int,
+        default=None,
+        metavar="K",
+        help="folds of the cross-validation after each step, as the app's after each training run: the question "
+        "threshold and the cold-start rule read it (default 5; 0: none, the model kind's threshold, no cold start)",
     )
     p.add_argument(
         "--close",
@@ -312,7 +326,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     cls, settings = configured_learner(args, seeded=False)
     optional = {
-        name: getattr(args, name) for name in ("threshold", "close", "max_unlabeled") if getattr(args, name) is not None
+        name: getattr(args, name)
+        for name in ("threshold", "cv_folds", "close", "max_unlabeled")
+        if getattr(args, name) is not None
     }
     config = SimulationConfig(
         learner=cls.name,

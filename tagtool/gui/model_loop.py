@@ -60,7 +60,9 @@ from tagtool.gui.training import TrainingInputs, TrainingResult, run_training
 from tagtool.gui.warm_start import can_warm_start, capped_retrain, cold_features, same_params
 from tagtool.gui.worker import TaskRunner
 from tagtool.learn import DEFAULT_LEARNER
+from tagtool.services.crossval import DEFAULT_FOLDS as CV_FOLDS  # folds of the CV after each run
 from tagtool.services.guidance import SentenceGuidance
+from tagtool.services.question_threshold import Calibration
 from tagtool.store.review import for_training
 
 log = logging.getLogger(__name__)
@@ -71,9 +73,6 @@ DEBOUNCE_MS = 400
 SETTINGS_MS = 600
 #: Default passes of a warm-started retrain after an edit (0: the learner's full settings).
 RETRAIN_EPOCHS = 3
-#: Folds of the cross-validation after each run: with 5, unlike 3, the CV F1 of every learner stays
-#: within about one SE of the F1 on held-out text (benchmarks/results/cv_honesty.md).
-CV_FOLDS = 5
 #: Milliseconds between swapping a finished run's model in and storing it.
 STORE_DELAY_MS = 30
 
@@ -130,7 +129,7 @@ class ModelLoop(QObject):
         self.retrain_epochs = RETRAIN_EPOCHS
         self.marks = Marks()
         #: The queue strategy and token-question mode, and the plan of the model in use.
-        self.questions = Questions()
+        self.questions = Questions(calibration=Calibration())  # cold until a cross-validation says otherwise
         # Sentences split or merged since the current run took its sentences, and when: the model's
         # guidance for them names other tokens (possibly as many), so it is not shown.
         self._retokenized: dict[int, float] = {}
@@ -322,8 +321,8 @@ class ModelLoop(QObject):
         s.cancelled.connect(lambda t=task: self.runner.is_current(t) and self.cancelled.emit())
 
     def _returned(self, task, result: TrainingResult, store: bool) -> None:
-        if self.result is not result and self.runner.is_current(task):
-            self._use(result, unstored=store)
+        if (self.result is not result or self.questions.plan is not result.plan) and self.runner.is_current(task):
+            self._use(result, unstored=store)  # a new model, or its plan made again after its cross-validation
         # Store and report in a later turn of the event loop: the new
         # suggestions paint first, and no single turn stalls the window.
         QTimer.singleShot(STORE_DELAY_MS, self, lambda: self._ended(result, store))

@@ -52,6 +52,8 @@ def cv_rows(m: dict) -> list[tuple[str, str]]:
     for column, scores in (m.get("cv_without") or {}).items():
         name = "all input columns" if column == "*" else f"column {column}"
         rows.append((f"CV span F1 without {name}", f"{100 * scores['f1']:.1f} % (files to tag need it)"))
+    if m.get("questions"):  # the queue's cold start or the question threshold (tagtool.services.question_threshold)
+        rows.append(("Questions", str(m["questions"])))
     return rows
 
 

@@ -4,8 +4,8 @@ A model's guidance of the whole project arrives as flat arrays
 (:class:`tagtool.services.guidance.Analysis`); the queue strategy the user picked
 (:mod:`tagtool.services.strategies`, Go › Queue strategy) turns them into the J
 queue and the list's Info scores, and into the *token questions*: the
-unlabeled tokens whose question ``q_t`` reaches the model kind's threshold
-(:data:`tagtool.services.strategies.DEFAULT_THRESHOLD`) — which, for the strategies
+unlabeled tokens whose question ``q_t`` reaches the project's threshold (from the latest model's
+cross-validation, :mod:`tagtool.services.question_threshold`, as its cold start) — which, for the strategies
 that read the views, includes every token where the two views disagree.
 Exactly what ``tagtool simulate --mode tokens`` asks its annotator (span questions: :mod:`tagtool.gui.span_plan`).
 
@@ -33,6 +33,7 @@ import numpy as np
 from tagtool.gil_slices import dict_of, index_of, list_of
 from tagtool.gui.span_plan import span_plan
 from tagtool.services import guidance, strategies
+from tagtool.services.question_threshold import NO_RULE, Calibration
 from tagtool.services.queue_costs import DEFAULT as DEFAULT_COSTS
 from tagtool.services.queue_costs import QueueCosts
 from tagtool.services.strategies import DEFAULT_CLOSE, DEFAULT_STRATEGY, Strategy
@@ -96,6 +97,7 @@ class QueuePlan:
     scored: np.ndarray | None = None
     #: The annotation costs the scores read.
     costs: QueueCosts = DEFAULT_COSTS
+    calibration: Calibration = NO_RULE  # the threshold's source and the cold start
     spans: bool = False  # ``asked`` holds span questions (:mod:`tagtool.gui.span_plan`): each of its runs is one
 
     @property
@@ -210,6 +212,7 @@ def build_plan(
     close: float = DEFAULT_CLOSE,
     seed: int = DEFAULT_SEED,
     costs: QueueCosts = DEFAULT_COSTS,
+    calibration: Calibration = NO_RULE,
 ) -> QueuePlan:
     """The queue and questions of a model's ``analysis`` of sentences ``ids`` (document order).
 
@@ -219,13 +222,13 @@ def build_plan(
     under ``seed`` (:func:`tagtool.services.strategies.tie_order`): the order
     ``tagtool simulate --seed`` gives the same sentences.
     """
-    threshold = strategies.default_threshold(analysis.probabilistic)
+    threshold = calibration.threshold(strategy, analysis.probabilistic, mode)
     q = np.asarray(strategy.question(analysis.evidence), dtype=np.float64)
     tokens = analysis.tokens
     n = len(ids)
     ranked = np.full(n, np.nan)
     scores: dict[int, float] = {}
-    if strategy.guided:
+    if strategy.guided and not calibration.random_order:  # cold start: the tie order (random)
         ranked = strategy.score(q, tokens, costs.showing(mode, threshold))
         if analysis.scored is None:
             scores = dict_of(ids, ranked)
@@ -242,7 +245,7 @@ def build_plan(
         tuple(ids),
         tokens.offsets,
         q,
-        tokens.unlabeled & (q >= threshold),
+        tokens.unlabeled & (q >= (0.0 if calibration.cold else threshold)),
         analysis.torn >= close,
         analysis.best,
         analysis.runner_up,
@@ -252,6 +255,7 @@ def build_plan(
         seed,
         analysis.scored,
         costs,
+        calibration,
     )
 
 
@@ -279,12 +283,12 @@ class Questions:
         seed: int = DEFAULT_SEED,
         costs: QueueCosts = DEFAULT_COSTS,
         spans: bool = False,
+        calibration: Calibration = NO_RULE,
     ):
         self.strategy = strategy if strategy in strategies.REGISTRY else DEFAULT_STRATEGY
         self.spans = bool(spans)  # span questions (``questions = spans``, :mod:`tagtool.gui.span_plan`)
-        self.asking = asking
-        self.seed = int(seed)
-        self.costs = costs
+        self.asking, self.seed = asking, int(seed)
+        self.costs, self.calibration = costs, calibration  # the latest model's threshold and cold start
         self.plan: QueuePlan | None = None
         self._source = None  # (ids, analysis, status, learner, two_view) of the model in use
 
@@ -346,9 +350,9 @@ class Questions:
         self.plan = plan
         return True
 
-    def choice(self) -> tuple[str, bool, int, QueueCosts, bool]:
-        """``(strategy, asking, seed, costs, spans)``: what :func:`plan_in_worker` needs to plan a model's queue."""
-        return self.strategy, self.asking, self.seed, self.costs, self.spans
+    def choice(self) -> tuple[str, bool, int, QueueCosts, bool, Calibration]:
+        """``(strategy, asking, seed, costs, spans, calibration)``: what a worker plans a new model's queue with."""
+        return self.strategy, self.asking, self.seed, self.costs, self.spans, self.calibration
 
     def update(
         self, ids, analysis, status, learner: str, two_view: bool, ready: QueuePlan | None = None, build: bool = True
@@ -361,6 +365,7 @@ class Questions:
         is kept for now and None returned (the caller replans in a worker).
         """
         self._source = None if analysis is None else (tuple(ids), analysis, status, learner, two_view)
+        self.calibration = ready.calibration if ready is not None else self.calibration  # the run's, after its CV
         if (
             ready is not None
             and self._source is not None
@@ -382,10 +387,11 @@ class Questions:
             self.plan = None
             return None
         ids, analysis, status, learner, two_view = self._source
-        self.plan = build_plan(
-            ids, analysis, status, self.effective(learner, two_view), self.mode, seed=self.seed, costs=self.costs
+        strategy = self.effective(learner, two_view)
+        plan = build_plan(
+            ids, analysis, status, strategy, self.mode, DEFAULT_CLOSE, self.seed, self.costs, self.calibration
         )
-        self.plan = span_plan(self.plan, analysis) if self.spans else self.plan
+        self.plan = span_plan(plan, analysis) if self.spans else plan
         return self.plan
 
 

@@ -17,16 +17,20 @@ The strategy and the costs choice are kept in the user's settings
 (:class:`GuiSettings`).  The token-question mode is a setting of the project
 (its ``meta`` row :data:`TOKEN_QUESTIONS_META`: each project opens in the mode
 it was left in, off for a new one), shown in the status bar by a button
-that switches it.  The button also shows the mode the project's own data
-propose (:mod:`tagtool.gui.mode_advice_watch`) when it is not the one in
-use, and its tooltip says why.
+that switches it.  The button also says where the queue stands after the
+latest model's cross-validation (:mod:`tagtool.services.question_threshold`):
+in its cold start, or the project's question threshold and how many
+held-out tokens it comes from (the tooltip, and a status-bar message when it
+changes); and the mode the project's own data propose
+(:mod:`tagtool.gui.mode_advice_watch`) when it is not the one in use, with
+why in the tooltip.
 """
 
 from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QToolButton
 
@@ -52,6 +56,7 @@ class QueueMenu(QObject):
     def __init__(self, window, go_menu):
         super().__init__(window)
         self.window = window
+        self._calibration = None  # the last one the status bar reported
         settings = window.settings
         self.next_question_action = self._add(go_menu, "Next token &question\tTab", lambda: self._question(1))
         self.previous_question_action = self._add(
@@ -148,6 +153,7 @@ class QueueMenu(QObject):
         header.setContextMenuPolicy(Qt.CustomContextMenu)
         header.customContextMenuRequested.connect(lambda pos, h=header: self._header_menu(h, pos))
         loop.queueChanged.connect(lambda p=list_panel: self._info_tip(p))
+        loop.modelChanged.connect(lambda _result: self._show_calibration())
         self._info_tip(list_panel)
         self.update_state()
 
@@ -165,6 +171,7 @@ class QueueMenu(QObject):
         """Turn the token-question mode on or off (kept in the open project)."""
         self.asking_action.setChecked(on)
         self._show_mode(on)
+        self._show_calibration()
         if self.loop is not None:
             project = self.loop.session.project
             if not project.readonly and project_asking(project) != on:
@@ -259,10 +266,37 @@ class QueueMenu(QObject):
         """A proposal measured on the project's sentences: shown, and said when it is not the mode in use."""
         on = self.asking_action.isChecked()
         self._show_mode(on)
+        self._show_calibration()  # the threshold or cold start after the mode
         if (advice.mode == "tokens") != on:
             self.window.statusBar().showMessage(
                 f"Proposed: {advice.reason} Click the mode in the status bar to switch.", 15000
             )
+
+    def calibration_text(self) -> str:
+        """The plan's cold start or question threshold in a line (empty without a model)."""
+        loop = self.loop
+        plan = loop.questions.plan if loop is not None else None
+        if plan is None or loop.result is None or loop.result.analysis is None:
+            return ""
+        return plan.calibration.describe(plan.strategy, loop.result.analysis.probabilistic, loop.questions.asking)
+
+    def _show_calibration(self) -> None:
+        """The mode button and the status bar: the cold start, or the threshold the project set itself."""
+        text = self.calibration_text()
+        if not text:
+            return
+        on = self.asking_action.isChecked()
+        self._show_mode(on)
+        calibration = self.loop.questions.plan.calibration
+        if calibration.cold and (on or calibration.random_order):
+            self.mode_button.setText(self.mode_button.text() + " · cold start")
+        elif on:
+            self.mode_button.setText(self.mode_button.text() + f" · threshold {self.loop.questions.plan.threshold:.2f}")
+        self.mode_button.setToolTip(text[0].upper() + text[1:] + ". " + self.mode_button.toolTip())
+        if calibration is not self._calibration:
+            self._calibration = calibration
+            bar = self.window.statusBar()  # after the model's own message ("Suggestions … updated")
+            QTimer.singleShot(0, bar, lambda: bar.showMessage(f"Queue: {text}.", 8000))
 
     def _toggle_asking(self) -> None:
         self.set_asking(self.asking_action.isChecked())

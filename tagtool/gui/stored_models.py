@@ -98,6 +98,10 @@ class StoredModels:
 
         params = current_names(record.learner, record.params)  # a model stored before a rename
         self.loop.result = TrainingResult(tagger, record.learner, params, {}, {}, dict(record.metrics))
+        # its stored cross-validated F1 ends the cold start (tagtool.services.question_threshold); the
+        # threshold is the kind's until the next run's cross-validation (the held-out tokens are not stored)
+        questions = self.loop.questions
+        questions.calibration = questions.calibration.after_cv(record.metrics, None)
         self.loop.loaded.emit(self.loop.result)
         if not self.loop.session.cache.defer_until_sentences_ready("guidance", lambda: self._guide(tagger)):
             self._guide(tagger)

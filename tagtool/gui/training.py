@@ -8,7 +8,9 @@ first, handed to ``state.model_ready`` at once, which the GUI swaps in; then
 the rest, with updates, the complete result last), then optionally cross-validates on the fully labeled sentences
 (:mod:`tagtool.services.crossval`: held-out blocks, never in the fold's training
 data, features refitted — an estimate of the F1 on new text, with its
-standard error) and writes the tagger's file bytes
+standard error; the held-out tokens' questions set the project's question
+threshold and cold-start state, :mod:`tagtool.services.question_threshold`,
+and the plan is made again with them) and writes the tagger's file bytes
 (:attr:`TrainingResult.data`, so the GUI thread only inserts them into the
 project).  It reports through ``state.progress(fraction, message)`` in
 named steps whose number is known from the start (:class:`RunPlan`: the
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from tagtool.core.corpus import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.gui import scoring
+from tagtool.gui.questions import plan_in_worker
 from tagtool.gui.run_plan import RunPlan, RunState, plan_run
 from tagtool.services import crossval
 from tagtool.services.crossval import column_check, fold_trainer
@@ -182,6 +185,7 @@ def run_training(
     started = time.perf_counter()
     wait_for_warm_up()  # a first model waits for the kernels being compiled rather than compile them again
     overrides = dict(overrides or {})
+    choice = _calibrated(_choice(queue), inputs.cv_folds)
     trained, chosen, plan = _fit(inputs, learner_name, params, warm_start, state, overrides)
     tagger = trained.tagger  # trained.snapshot: the guidance slices its rows (tagtool.gui.scoring)
     plan.start(state, 1)
@@ -209,7 +213,7 @@ def run_training(
         inputs,
         state,
         make_result,
-        _choice(queue),
+        choice,
         priority,
         report=lambda f: report(f, "first page" if f < 1 else ""),
         last_update=bool(inputs.cv_folds),
@@ -217,7 +221,7 @@ def run_training(
     )
     del trained  # the snapshot's memory, before the cross-validation
     if inputs.cv_folds:
-        metrics.update(cross_validate(inputs, learner_name, params, tagger, state, plan))
+        _validate(result, choice, inputs, params, state, plan)
     _finish(result, started)
     if store_to is not None and not state.should_stop():
         _store(result, *store_to)
@@ -282,6 +286,48 @@ def _choice(queue) -> Callable[[], tuple[str, bool]] | None:
     return lambda: queue
 
 
+def _validate(result: TrainingResult, choice, inputs: TrainingInputs, params: Mapping, state, plan) -> None:
+    """The cross-validation's metrics into the result's, and the plan made again with its threshold."""
+    cv = cross_validate(inputs, result.learner, params, result.tagger, state, plan)
+    held = cv.pop("held_out", None)  # arrays, not metrics: they set the threshold, not stored
+    result.metrics.update(cv)
+    _recalibrate(result, choice, cv, held)
+
+
+def _calibrated(choice: Callable[[], tuple] | None, folds: int) -> Callable[[], tuple] | None:
+    """``choice`` as the plans before the cross-validation read it: without folds, no cold-start rule."""
+    if choice is None or folds:
+        return choice
+
+    def read() -> tuple:
+        now = choice()  # (strategy, asking[, seed, costs, calibration]): Questions.choice
+        return now if len(now) < 5 else (*now[:-1], now[-1].after_cv(None, None))
+
+    return read
+
+
+def _recalibrate(result: TrainingResult, choice: Callable[[], tuple] | None, cv: Mapping, held) -> None:
+    """After the cross-validation: the project's question threshold and cold start, and the plan made with them.
+
+    The queue choice is read now (the user may have changed it during the
+    run); the GUI thread takes the new plan's calibration in with it
+    (:meth:`tagtool.gui.questions.Questions.update`).
+    """
+    if choice is None or result.plan is None or result.analysis is None:
+        return
+    now = choice()
+    if len(now) < 5:  # a choice without a calibration: the kind's threshold, no cold start
+        return
+    calibration = now[-1].after_cv(cv, held)
+    old, model = result.plan, result.tagger.model
+    plan = plan_in_worker((*now[:-1], calibration), old.ids, result.analysis, result.status, result.learner, model)
+    if plan is None:
+        return
+    plan._index = old.index  # the same sentences
+    result.metrics["questions"] = calibration.describe(plan.strategy, result.analysis.probabilistic, now[1])
+    result.plan = plan
+
+
 def _store(result: TrainingResult, path, keep: int) -> None:
     """Store the model in the project file from this thread (a connection of its own)."""
     from tagtool.errors import ProjectError
@@ -337,6 +383,7 @@ def cross_validate(
             seed=inputs.seed,
             progress=fold_progress,
             should_stop=state.should_stop,
+            questions=True,  # the held-out tokens' questions: the project's threshold (question_threshold)
         )
     except (NothingToLearnError, TrainingSetupError) as exc:
         return {"cv": f"not possible: {exc}"}

@@ -21,6 +21,12 @@ fold is built that way (``protocol="new-text"``, the default):
 before: held-out text kept unlabeled in every fold, one extractor fitted on
 all text, random folds; kept so the benchmark can measure the difference.
 
+With ``questions`` on, each held-out token also gets the fold model's
+question and whether its label is wrong
+(:class:`tagtool.services.question_threshold.HeldOut`): the data the
+project's question threshold and cold-start rule are computed from, with
+no second cross-validation.
+
 Predictions of all folds are pooled and scored with conlleval rules
 (:func:`tagtool.core.metrics.evaluate`).  The **standard error** is the
 bootstrap over the held-out sentences (Efron & Tibshirani 1993, §6.2):
@@ -66,6 +72,10 @@ FOLDINGS = ("blocks", "random")
 BOOTSTRAP = 500
 #: Key of the loss without every extra column at once (as in :mod:`tagtool.tagger.inputs`).
 ALL_COLUMNS = "*"
+#: Folds of the app's cross-validation after each training run (and of ``tagtool simulate --cv-folds``): with 5,
+#: unlike 3, the CV F1 of every learner stays within about one SE of the F1 on held-out text
+#: (benchmarks/results/cv_honesty.md).
+DEFAULT_FOLDS = 5
 
 #: ``train(corpus, progress, should_stop) -> Tagger``: fits one fold.
 FoldTrainer = Callable[[Corpus, ProgressCallback | None, StopCallback | None], object]
@@ -178,12 +188,19 @@ class Pooled:
     gold: list = field(default_factory=list)
     pred: list = field(default_factory=list)
     without: dict = field(default_factory=dict)
+    #: With questions: each fold's :class:`~tagtool.services.question_threshold.HeldOut` (None: not asked).
+    questions: list | None = None
 
     def add(self, tagger, held: Sequence[Sentence]) -> None:
         """Tag one fold's held-out sentences (as they are, then without each required column)."""
         self.gold.extend([next(iter(a)) for a in s.annotations] for s in held)
         # The project's own sentences: some may lack a column others have (imported later).
-        self.pred.extend(tagger.tag(held, allow_missing_columns=True))
+        predicted = tagger.tag(held, allow_missing_columns=True)
+        self.pred.extend(predicted)
+        if self.questions is not None:
+            from tagtool.services.question_threshold import held_out
+
+            self.questions.append(held_out(tagger, held, predicted))
         for key, drop in _column_sets(tagger.input_columns["required"]).items():
             self.without.setdefault(key, []).extend(tagger.tag(_without(held, drop), allow_missing_columns=True))
 
@@ -199,6 +216,7 @@ def cross_validate(
     seed: int = 0,
     progress: Callable[[int, int], ProgressCallback | None] | None = None,
     should_stop: StopCallback | None = None,
+    questions: bool = False,
 ) -> dict:
     """k-fold cross-validation of the training procedure ``train``; see the module docstring.
 
@@ -219,6 +237,9 @@ def cross_validate(
     progress : callable(fold, k) -> progress callback, optional
         Gives each fold its progress callback.
     should_stop : callable, optional
+    questions : bool
+        Also return ``held_out``: the held-out tokens' questions and errors
+        (:class:`~tagtool.services.question_threshold.HeldOut`; not JSON).
 
     Returns
     -------
@@ -234,12 +255,17 @@ def cross_validate(
     plan = plan_folds(sentences, k, folds, seed)
     if isinstance(plan, str):
         return {"cv": plan}
-    pooled = Pooled()
+    pooled = Pooled(questions=[] if questions else None)
     for fold, held in enumerate(plan):
         corpus = Corpus.from_sentences(fold_training(sentences, held, protocol), labels=labels)
         tagger = train(corpus, progress(fold, len(plan)) if progress is not None else None, should_stop)
         pooled.add(tagger, [sentences[i] for i in held])
-    return {**summarise(pooled, labels, seed), "cv_folds": len(plan), "cv_protocol": f"{protocol}, {folds}"}
+    out = {**summarise(pooled, labels, seed), "cv_folds": len(plan), "cv_protocol": f"{protocol}, {folds}"}
+    if pooled.questions is not None:
+        from tagtool.services.question_threshold import HeldOut
+
+        out["held_out"] = HeldOut.join(pooled.questions)
+    return out
 
 
 def summarise(pooled: Pooled, labels: LabelSet, seed: int = 0) -> dict:

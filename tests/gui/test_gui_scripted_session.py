@@ -68,14 +68,14 @@ def _allowed(project: Project, ids, names) -> np.ndarray:
 
 @pytest.mark.parametrize("mode, questions", [("tokens", "tokens"), ("tokens", "spans"), ("review", "tokens")])
 def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simulator_charged(
-    open_window, ner_project, ner, mode, questions
+    open_window, ner_project, ner, mode, questions, folds=0
 ):
     pool, test = ner
     window = open_window(ner_project)
     ids = window.session.sentence_ids
     gold = {sid: [next(iter(a)) for a in s.annotations] for sid, s in zip(ids, pool)}
     annotator = ScriptedAnnotator(window, gold, Costs(), mode, "gain", spans=questions == "spans")
-    annotator.prepare(LEARNER, PARAMS)
+    annotator.prepare(LEARNER, PARAMS, folds)
     assert window.model_loop.questions.asking == (mode == "tokens") and not window.model_loop.auto
     assert window.model_loop.questions.spans == (questions == "spans")
     points = annotator.run(**STEPS, score=_scorer(test))
@@ -90,12 +90,16 @@ def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simula
             max_unlabeled=len(pool),
             full_data_f1=1.0,
             questions=questions,
+            cv_folds=folds,
             **STEPS,
         ),
         pool,
         test,
     )
     result = sim.run()
+    plan = window.model_loop.questions.plan
+    assert plan.threshold == pytest.approx(sim.threshold(False), abs=1e-12)  # the same threshold, the same state
+    assert plan.calibration.cold == sim.calibration.cold == (folds > 0 and result.curve[-1].cold)
     assert len(points) == len(result.curve) >= 2
     # the same decisions, sentence by sentence and token by token
     project = window.session.project
@@ -142,3 +146,16 @@ def test_random_order_before_any_model_follows_the_seed_in_the_settings(settings
     here = session.index_of(session.current_id)
     QTest.keyClick(window.editor, Qt.Key_J)
     assert session.index_of(session.current_id) == here + 1
+
+
+def test_with_cross_validation_the_app_sets_its_threshold_and_cold_start_as_the_simulator(
+    open_window, ner_project, ner, monkeypatch
+):
+    """Cold at first, then warm (the level lowered so that both happen in three steps), in both."""
+    from tagtool.services import question_threshold
+
+    monkeypatch.setattr(question_threshold, "COLD_F1", 0.05)
+    monkeypatch.setattr(question_threshold, "MIN_HELD_OUT", 20)
+    test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simulator_charged(
+        open_window, ner_project, ner, "tokens", "tokens", folds=3
+    )

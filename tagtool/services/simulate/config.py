@@ -9,6 +9,7 @@ import numpy as np
 from tagtool.errors import TagtoolError
 from tagtool.learn import Learner
 from tagtool.services import near_duplicates, strategies
+from tagtool.services.crossval import DEFAULT_FOLDS
 from tagtool.services.span_questions import DEFAULT_QUESTIONS, QUESTIONS
 from tagtool.services.strategies import DEFAULT_CLOSE, MODES
 
@@ -100,7 +101,12 @@ class SimulationConfig:
     costs : Costs
     threshold : float, optional
         ``tokens``/``partial``: a token is asked when its question ``q ≥ threshold``;
-        default :data:`DEFAULT_THRESHOLD` of the model's kind.
+        default (``--threshold auto``) the project's own, from the cross-validation after
+        each step (:mod:`tagtool.services.question_threshold`).
+    cv_folds : int
+        Folds of that cross-validation, the app's after each training run
+        (:mod:`tagtool.services.simulate.calibrate`); 0: none, the model kind's
+        threshold (:data:`DEFAULT_THRESHOLD`) and no cold start.
     close : float
         ``partial``: a candidate set is given where the gold and strongest
         wrong label's pair uncertainty is ``≥ close``.
@@ -137,6 +143,7 @@ class SimulationConfig:
     decode: dict = field(default_factory=dict)
     costs: Costs = field(default_factory=Costs)
     threshold: float | None = None
+    cv_folds: int = DEFAULT_FOLDS
     close: float = DEFAULT_CLOSE
     max_unlabeled: int = 500
     full_data_f1: float | None = None
@@ -166,6 +173,8 @@ class SimulationConfig:
             value = getattr(self, name)
             if value is not None and not 0.0 <= value <= 1.0:
                 raise SimulationError(f"--{name} must lie in [0, 1], got {value}")
+        if self.cv_folds < 0:
+            raise SimulationError(f"--cv-folds must be >= 0, got {self.cv_folds}")
         if self.max_unlabeled < 0:
             raise SimulationError(f"--max-unlabeled must be >= 0, got {self.max_unlabeled}")
         if self.full_data_f1 is not None and not 0.0 <= self.full_data_f1 <= 1.0:

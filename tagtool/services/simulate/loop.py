@@ -15,13 +15,14 @@ from tagtool.learn.chain import ChainModel
 from tagtool.learn.progress import ProgressCallback, StopCallback
 from tagtool.services import guidance, span_questions, strategies
 from tagtool.services.near_duplicates import NONE, StepShown, group_sentences
+from tagtool.services.simulate import calibrate
 from tagtool.services.simulate.config import TARGET_SHARE, SimulationConfig, SimulationError, reached
 from tagtool.services.simulate.oracle import Answer, Oracle
 from tagtool.services.simulate.pool import build_pool
 from tagtool.services.simulate.questions import Questions, ask_questions
 from tagtool.services.simulate.results import CurvePoint, SimulationResult
 from tagtool.services.simulate.suggestions import StringMatchSuggester
-from tagtool.services.strategies import DEFAULT_THRESHOLD, TOKEN_MODES, Showing
+from tagtool.services.strategies import TOKEN_MODES, Showing
 from tagtool.services.training_setup import seeded_learner
 from tagtool.services.uncertainty import pair_uncertainty, strongest_other
 
@@ -70,6 +71,8 @@ class Simulation:
         if self.groups.members:
             n, extra = len(self.groups.members), self.groups.repeats
             self._note(f"near-duplicates: {n:,} groups, {extra:,} sentences beyond the first of each")
+        #: The question threshold and cold-start state from the cross-validation after each step (as the app's).
+        self.calibration = calibrate.initial(config.cv_folds, config.threshold)
 
     # -- training and scoring -----------------------------------------------
 
@@ -130,7 +133,7 @@ class Simulation:
             open_ids,
             self.config.strategy,
             need_scores=self.config.mode == "partial",
-            need_suggestions=self.config.mode == "review",
+            need_suggestions=self.config.mode == "review" or self.reviewing_cold,
             showing=self.showing(model.probabilistic),
             cheap=self.matcher.agreeing(self.pool.data.offsets) if self.matcher and self.rank_matches else None,
         )
@@ -146,22 +149,27 @@ class Simulation:
         """:func:`tagtool.services.guidance.queue` over the data by the strategy's scores, ties in its order."""
         names = ("none", "partial", "full")
         ordered = {int(i): names[status[i]] for i in self.order}
-        scores = questions.sentence_scores if questions is not None and self.strategy.guided else {}
+        guided = self.strategy.guided and not self.calibration.random_order  # cold start: the tie order
+        scores = questions.sentence_scores if questions is not None and guided else {}
         return guidance.queue(scores, ordered)
 
     def threshold(self, probabilistic: bool) -> float:
-        """The ``tokens``/``partial`` threshold (given, or the default of the model's kind)."""
-        if self.config.threshold is not None:
-            return float(self.config.threshold)
-        return DEFAULT_THRESHOLD[probabilistic]
+        """The ``tokens``/``partial`` threshold: the given one, else the project's (:attr:`calibration`)."""
+        return self.calibration.threshold(self.strategy, probabilistic, self.config.mode)
+
+    @property
+    def reviewing_cold(self) -> bool:
+        """The token modes' cold start reviews whole sentences (``COLD_TOKENS`` of the question_threshold module)."""
+        return self.config.mode in TOKEN_MODES and self.calibration.cold and calibrate.cold_tokens() == "review"
 
     def what_to_ask(self, i: int, questions: Questions | None) -> Answer:
         """What the annotator does in sentence ``i`` (module doc, "Modes")."""
         open_ = self.oracle.unlabeled(i)
         rows = self.oracle.rows(i)
-        if self.config.mode == "review" and (questions is not None or self.matcher is not None):
+        reviewing = self.config.mode == "review" or (self.reviewing_cold and questions is not None)
+        if reviewing and (questions is not None or self.matcher is not None):
             return Answer(open_, accepted=open_ & (self.review_labels(i, questions) == self.oracle.gold[rows]))
-        if questions is None or self.config.mode == "full":
+        if questions is None or self.config.mode == "full" or self.calibration.cold:
             return Answer(open_)
         ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
         if self.config.questions == "spans":
@@ -260,7 +268,7 @@ class Simulation:
             step *= self.config.growth
             warm = model is not None
             model, seconds = self.train(model, should_stop)
-            point = self._point(model, seconds, warm)
+            point = self._point(model, seconds, warm, calibrate.recalibrate(self))
             curve.append(point)
             report(min(point.cost / self.budget, 1.0), f"cost {point.cost:,.0f}, F1 {100 * point.f1:.2f}%")
             if self.config.until_95 and point.f1 >= TARGET_SHARE * full_f1:
@@ -280,7 +288,7 @@ class Simulation:
             self.notes,
         )
 
-    def _point(self, model: ChainModel, seconds: float, warm: bool) -> CurvePoint:
+    def _point(self, model: ChainModel, seconds: float, warm: bool, cv_seconds: float = 0.0) -> CurvePoint:
         return CurvePoint(
             cost=round(self.oracle.spent, 6),
             tokens_labeled=self.oracle.tokens_labeled,
@@ -292,6 +300,9 @@ class Simulation:
             accepted=self.oracle.accepted,
             string_matched=0 if self.matcher is None else self.matcher.shown,
             string_matched_right=0 if self.matcher is None else self.matcher.right,
+            cv_seconds=cv_seconds,
+            threshold=self.threshold(model.probabilistic),
+            cold=self.calibration.cold,
         )
 
     def _note(self, message: str) -> None:

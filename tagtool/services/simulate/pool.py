@@ -44,7 +44,12 @@ def _fully_labeled(corpus: Corpus, name: str, notes: list[str]) -> list[Sentence
 
 @dataclass(frozen=True)
 class Pool:
-    """The featurised data (every token unlabeled), its gold labels, the test set, and the data's tokens."""
+    """The featurised data (every token unlabeled), its gold labels, the test set, and the data's tokens.
+
+    ``sentences`` (the data's, unlabeled), ``extractor`` and ``view_split``:
+    what the cross-validation after each step refits its folds with, as the
+    app's (:mod:`tagtool.services.simulate.calibrate`).
+    """
 
     data: Snapshot
     gold: np.ndarray
@@ -52,6 +57,9 @@ class Pool:
     test_scorer: F1Scorer
     labels: LabelSet
     tokens: tuple[tuple[str, ...], ...] = ()
+    sentences: tuple[Sentence, ...] = ()
+    extractor: object = None
+    view_split: object = None
 
 
 def build_pool(
@@ -95,4 +103,7 @@ def build_pool(
         test_scorer=F1Scorer(labels, _gold(test_sentences, labels), test_snapshot.offsets),
         labels=labels,
         tokens=tuple(s.tokens for s in data_sentences),
+        sentences=tuple(unlabeled),
+        extractor=extractor,
+        view_split=split,
     )

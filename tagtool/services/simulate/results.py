@@ -35,6 +35,12 @@ class CurvePoint:
         ``review`` with string matches: tokens shown with a string match's
         label first (:mod:`tagtool.services.simulate.suggestions`), and those
         of them where it was the gold label.
+    cv_seconds : float
+        The cross-validation after the training (:mod:`tagtool.services.simulate.calibrate`).
+    threshold : float or None
+        The question threshold the next step asks with.
+    cold : bool
+        The next step is in the cold start (:mod:`tagtool.services.question_threshold`).
     """
 
     cost: float
@@ -47,6 +53,9 @@ class CurvePoint:
     accepted: int = 0
     string_matched: int = 0
     string_matched_right: int = 0
+    cv_seconds: float = 0.0
+    threshold: float | None = None
+    cold: bool = False
 
 
 @dataclass
