@@ -8,8 +8,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from tagtool.cli.experiments import COSTS_MIN_TOKENS
 from tagtool.cli.main import main
+from tagtool.cli.simulating import COSTS_MIN_TOKENS
 from tagtool.core import Corpus
 from tagtool.services.annotation_costs import MIN_TOKENS
 from tagtool.services.simulate.config import Costs

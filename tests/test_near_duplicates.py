@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from tagtool.cli.experiments import SIMILARITY as CLI_SIMILARITY
-from tagtool.cli.experiments import SKIP_NEAR_DUPLICATES
+from tagtool.cli.simulating import SIMILARITY as CLI_SIMILARITY
+from tagtool.cli.simulating import SKIP_NEAR_DUPLICATES
 from tagtool.core import Corpus
 from tagtool.core.corpus import Sentence
 from tagtool.services import near_duplicates as nd

@@ -10,8 +10,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from tagtool.cli.experiments import SIMULATE_MODES, SIMULATE_STRATEGIES
 from tagtool.cli.main import main
+from tagtool.cli.simulating import SIMULATE_MODES, SIMULATE_STRATEGIES
 from tagtool.core import Corpus
 from tagtool.core.chunks import F1Scorer
 from tagtool.core.labels import LabelSet

@@ -7,8 +7,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from tagtool.cli.experiments import SIMULATE_STRING_MATCHES
 from tagtool.cli.main import main
+from tagtool.cli.simulating import SIMULATE_STRING_MATCHES
 from tagtool.core import Corpus, Sentence
 from tagtool.core.labels import LabelSet
 from tagtool.services.simulate.config import DEFAULT_STRING_MATCHES, SimulationConfig

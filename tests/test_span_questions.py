@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tagtool.cli.experiments import SIMULATE_DEFAULT_QUESTIONS, SIMULATE_QUESTIONS
+from tagtool.cli.simulating import SIMULATE_DEFAULT_QUESTIONS, SIMULATE_QUESTIONS
 from tagtool.core import Corpus
 from tagtool.services import span_questions
 from tagtool.services.simulate.config import Costs, SimulationConfig, SimulationError

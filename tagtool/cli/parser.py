@@ -12,12 +12,13 @@ import argparse
 from tagtool import __version__
 from tagtool.cli.agreement import add_agreement_command
 from tagtool.cli.desktop import add_desktop_command
-from tagtool.cli.experiments import add_experiment_command, add_simulate_command
+from tagtool.cli.experiments import add_experiment_command
 from tagtool.cli.knowledge import add_knowledge_commands
 from tagtool.cli.learning import add_evaluate_command, add_train_command
 from tagtool.cli.mode import add_mode_command
 from tagtool.cli.projects import add_project_commands
 from tagtool.cli.settings import add_settings_command
+from tagtool.cli.simulating import add_simulate_command
 from tagtool.cli.tagging import add_tag_command
 from tagtool.cli.team import add_team_commands
 from tagtool.cli.text import add_text_commands

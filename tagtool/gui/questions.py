@@ -1,23 +1,16 @@
 """The app's queue and token questions under a strategy (no Qt here).
 
-A model's guidance of the whole project arrives as flat arrays
-(:class:`tagtool.services.guidance.Analysis`); the queue strategy the user picked
-(:mod:`tagtool.services.strategies`, Go › Queue strategy) turns them into the J
-queue and the list's Info scores, and into the *token questions*: the
-unlabeled tokens whose question ``q_t`` reaches the project's threshold (from the latest model's
-cross-validation, :mod:`tagtool.services.question_threshold`, as its cold start) — which, for the strategies
-that read the views, includes every token where the two views disagree.
-Exactly what ``tagtool simulate --mode tokens`` asks its annotator (span questions: :mod:`tagtool.gui.span_plan`).
+A model's guidance of the whole project (:class:`tagtool.services.guidance.Analysis`) and the queue
+strategy the user picked (:mod:`tagtool.services.strategies`, Go › Queue strategy) give the J queue, the
+list's Info scores and the *token questions*: the unlabeled tokens whose question ``q_t`` reaches the
+project's threshold (:mod:`tagtool.services.question_threshold`, with its cold start) — for the strategies
+that read the views, every token where they disagree — exactly what ``tagtool simulate --mode tokens``
+asks (span questions: :mod:`tagtool.gui.span_plan`).
 
 :class:`QueuePlan` is one model's plan under one strategy and mode; :class:`Questions` keeps the user's choice
-(strategy, token-question mode) and rebuilds the plan when a model or the choice changes. The mode the sentence
-scores assume is ``tokens`` while the token questions are shown (only the questions are labeled) and ``review``
-otherwise (the suggestions are shown, the wrong ones corrected, Enter accepts the rest).
-
-The sentence scores read the annotation costs of :attr:`Questions.costs` (:mod:`tagtool.services.queue_costs`: the
-project's measured ones once its action log has enough, else the defaults); they are part of the choice a worker
-plans with, so new costs are planned as a new strategy is (in a worker for a big project).
-
+(strategy, token-question mode) and rebuilds the plan when a model or the choice changes. The sentence scores
+assume ``tokens`` while token questions are shown and ``review`` otherwise, and read the annotation costs of
+:attr:`Questions.costs` (:mod:`tagtool.services.queue_costs`), part of the choice a worker plans with.
 Where the model is torn between its best label and the strongest other one
 (:func:`tagtool.services.guidance.pair_uncertainty` ≥ :data:`tagtool.services.strategies.DEFAULT_CLOSE`),
 :meth:`QueuePlan.pair` names the two: the candidate set ``--mode partial`` gives.
