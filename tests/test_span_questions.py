@@ -101,7 +101,8 @@ def _corpora():
 @pytest.mark.parametrize("questions", ["tokens", "spans"])
 def test_the_simulator_asks_a_span_question_and_charges_each_of_its_tokens(questions):
     data, test = _corpora()
-    sim = Simulation(SimulationConfig(learner="mv-perceptron", mode="tokens", questions=questions), data, test)
+    config = SimulationConfig(learner="mv-perceptron", mode="tokens", questions=questions, cv_folds=0)  # warm
+    sim = Simulation(config, data, test)
     names = list(sim.pool.labels.names)
     rows = sim.oracle.rows(0)
     n, length = sim.pool.data.n_tokens, rows.stop - rows.start

@@ -78,6 +78,20 @@ class QueueMenu(QObject):
             "Token questions: where the model is unsure of a mention, ask the whole mention it predicts as one "
             "question — Tab selects it, one label key labels it (tagtool simulate --questions spans)"
         )
+        self._add_strategy_menu(go_menu, settings)
+        # the status bar's permanent mode switch (shown while a project is open)
+        self.mode_button = QToolButton(window)
+        self.mode_button.setAutoRaise(True)
+        self.mode_button.setObjectName("question_mode")
+        self.mode_button.clicked.connect(lambda: self.set_asking(not self.asking_action.isChecked()))
+        window.statusBar().addPermanentWidget(self.mode_button)
+        #: The open project's mode proposal (None: no project).
+        self.advice_watch: ModeAdviceWatch | None = None
+        self._show_mode(False)
+        self.mode_button.hide()
+
+    def _add_strategy_menu(self, go_menu, settings) -> None:
+        """Go › Queue strategy: the strategies, the measured costs switch and line, the near-duplicates switch."""
         self.strategy_menu = go_menu.addMenu("Queue &strategy")
         self.strategy_menu.setToolTipsVisible(True)
         self.strategy_menu.aboutToShow.connect(self.update_state)
@@ -111,16 +125,6 @@ class QueueMenu(QObject):
             "the next model decides again (as tagtool simulate --skip-near-duplicates)"
         )
         self.near_duplicates_action.toggled.connect(self.set_skip_near_duplicates)
-        # the status bar's permanent mode switch (shown while a project is open)
-        self.mode_button = QToolButton(window)
-        self.mode_button.setAutoRaise(True)
-        self.mode_button.setObjectName("question_mode")
-        self.mode_button.clicked.connect(lambda: self.set_asking(not self.asking_action.isChecked()))
-        window.statusBar().addPermanentWidget(self.mode_button)
-        #: The open project's mode proposal (None: no project).
-        self.advice_watch: ModeAdviceWatch | None = None
-        self._show_mode(False)
-        self.mode_button.hide()
 
     def _add(self, menu, text: str, slot) -> QAction:
         action = menu.addAction(text)

@@ -177,6 +177,7 @@ def _simulated_share(pool, test, mode, learner, costs, seed, progress, should_st
         seed=seed,
         costs=costs,
         until_95=True,
+        cv_folds=0,  # the kind's question threshold: the pool is too small for the project's own, and it is faster
     )
     result = simulate(config, pool, test, progress=progress, should_stop=should_stop)
     whole = costs.full * pool.n_tokens
