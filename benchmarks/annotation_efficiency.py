@@ -191,7 +191,7 @@ def report(units: list[dict], args, wall: float) -> list[str]:
         "# Annotation efficiency of the app's defaults on the development suite",
         "",
         f"Command: `python benchmarks/annotation_efficiency.py {' '.join(args.argv)}`  ",
-        f"Total wall time: {wall:.0f} s (2 units at a time on shared cores: seconds are noisy)",
+        f"Total wall time: {wall:.0f} s ({args.jobs} at a time on shared cores: seconds are noisy)",
         "",
         *machine_lines(),
         "",
