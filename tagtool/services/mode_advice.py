@@ -110,7 +110,7 @@ def fully_labeled(sentences: Sequence[Sentence]) -> list[Sentence]:
 
 def advise(
     sentences: Sequence[Sentence],
-    learner: str = "mv-perceptron",
+    learner: str | None = None,
     costs=None,
     measured_costs: bool = False,
     seed: int = 0,
@@ -123,8 +123,8 @@ def advise(
     ----------
     sentences : sequence of Sentence
         The project's sentences; only the fully labeled ones are read.
-    learner : str
-        The learner the app trains.
+    learner : str, optional
+        The learner the app trains (default: :data:`tagtool.learn.DEFAULT_LEARNER`).
     costs : Costs, optional
         :class:`tagtool.services.simulate.config.Costs` (default: the simulator's).
     measured_costs : bool
@@ -134,6 +134,9 @@ def advise(
     progress, should_stop : callables, optional
         ``progress(fraction, message)``; ``should_stop()`` True raises :class:`~tagtool.errors.Cancelled`.
     """
+    from tagtool.learn import DEFAULT_LEARNER
+
+    learner = learner or DEFAULT_LEARNER
     labeled = fully_labeled(sentences)
     if len(labeled) < MIN_SENTENCES:
         return ModeAdvice(

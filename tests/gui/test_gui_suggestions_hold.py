@@ -162,13 +162,13 @@ def test_token_question_mode_is_the_project_s_and_shown_in_the_status_bar(qtbot,
     button = window.queue_menu.mode_button
     assert button.isVisible() and button.text() == "Mode: whole sentences"
     qtbot.mouseClick(button, Qt.LeftButton)  # the status bar's switch
-    assert window.model_loop.questions.asking and button.text() == "Mode: token questions"
+    assert window.model_loop.questions.asking and button.text().startswith("Mode: token questions")
     assert window.open_project(second)  # another project keeps its own mode
     assert not window.model_loop.questions.asking and button.text() == "Mode: whole sentences"
     assert not window.queue_menu.asking_action.isChecked()
     assert window.open_project(chunk_project)  # the first one was left asking
     assert window.model_loop.questions.asking and window.queue_menu.asking_action.isChecked()
-    assert button.text() == "Mode: token questions"
+    assert button.text().startswith("Mode: token questions")
 
 
 def test_the_quick_retrain_after_an_edit_leaves_the_open_sentence_as_it_was(window, qtbot):
