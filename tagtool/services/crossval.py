@@ -107,11 +107,14 @@ def fold_training(sentences: Sequence[Sentence], held: Sequence[int], protocol: 
     return [s for i, s in enumerate(sentences) if i not in held_set]
 
 
-def fold_trainer(learner_name: str, params: Mapping, tagger, protocol: str = "new-text", seed: int = 0) -> FoldTrainer:
+def fold_trainer(
+    learner_name: str, params: Mapping, tagger, protocol: str = "new-text", seed: int = 0, decode: Mapping | None = None
+) -> FoldTrainer:
     """A :data:`FoldTrainer` for the settings of ``tagger`` (its learner's ``params``, features and views).
 
     ``"new-text"`` refits an extractor of the same settings on each fold's
     text; ``"transductive"`` reuses ``tagger``'s fitted extractor.
+    ``decode``: the fold models' decoding settings (default: the scheme's).
     """
     from tagtool.learn import make_learner
     from tagtool.services.pipeline import train_tagger
@@ -132,6 +135,7 @@ def fold_trainer(learner_name: str, params: Mapping, tagger, protocol: str = "ne
             representations=tagger.extractor.representations,
             vectors=tagger.extractor.vectors,  # the user's vectors and dictionaries too: they read no labels
             gazetteers=tagger.extractor.gazetteers,
+            decode=decode,
         )
 
     return train

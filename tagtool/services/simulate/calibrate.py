@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 
@@ -66,16 +65,10 @@ def cross_validate_step(sim) -> tuple[dict, float]:
     started = time.perf_counter()
     sentences = step_sentences(sim, sim.training_ids(sim.oracle.sentence_status()))
     settings = SimpleNamespace(extractor=sim.pool.extractor, view_split=sim.pool.view_split)  # a tagger's, to refit
-    fit = crossval.fold_trainer(config.learner, config.params, settings, seed=config.seed)
-
-    def train(corpus, progress, should_stop):
-        tagger: Any = fit(corpus, progress, should_stop)
-        tagger.model.set_decode(config.decode)  # the folds decode as the simulation's models do
-        return tagger
-
+    fit = crossval.fold_trainer(config.learner, config.params, settings, seed=config.seed, decode=config.decode)
     try:
         metrics = crossval.cross_validate(
-            sentences, sim.pool.labels, train, config.cv_folds, seed=config.seed, questions=True
+            sentences, sim.pool.labels, fit, config.cv_folds, seed=config.seed, questions=True
         )
     except (NothingToLearnError, TrainingSetupError) as exc:
         metrics = {"cv": f"not possible: {exc}"}
