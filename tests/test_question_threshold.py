@@ -167,9 +167,10 @@ def test_the_simulation_turns_warm_once_and_asks_with_the_project_s_threshold(ti
     f1s = [p.cold for p in result.curve]
     assert f1s[-1] is False and f1s == sorted(f1s, reverse=True), "cold, then warm for good"
     assert sim.calibration.held_out is not None and sim.calibration.held_out.n_tokens >= 50
-    expected = self_set_threshold(
+    rule = self_set_threshold(
         np.asarray(GAIN.question(sim.calibration.held_out.evidence)), sim.calibration.held_out.wrong
     )
+    expected = min(rule, strategies.DEFAULT_THRESHOLD[False])  # never above the kind's constant
     assert result.curve[-1].threshold == pytest.approx(expected)
     assert sim.threshold(False) == pytest.approx(expected)
     assert seen and None not in seen[-1:]
@@ -196,3 +197,12 @@ def test_simulate_takes_threshold_auto_or_a_number_and_the_app_s_folds():
     from tagtool.services.simulate.config import SimulationConfig
 
     assert SimulationConfig(learner="mv-perceptron").cv_folds == CV_FOLDS
+
+
+def test_the_project_s_threshold_is_never_above_the_kind_s_constant(monkeypatch):
+    monkeypatch.setattr(qt, "MIN_HELD_OUT", 4)
+    u = np.array([0.1, 0.5, 0.8, 0.9, 0.95])
+    calibration = Calibration(held_out=HeldOut(Evidence(u), np.zeros(5, dtype=bool)), warm=True)
+    assert qt.self_set_threshold(u, np.zeros(5, dtype=bool), minimum=4) == 1.0  # never wrong: the rule asks nothing
+    assert calibration.threshold(strategies.get("uncertainty"), False) == strategies.DEFAULT_THRESHOLD[False]
+    assert calibration.threshold(strategies.get("uncertainty"), True) == strategies.DEFAULT_THRESHOLD[True]
