@@ -206,3 +206,4 @@ def test_the_project_s_threshold_is_never_above_the_kind_s_constant(monkeypatch)
     assert qt.self_set_threshold(u, np.zeros(5, dtype=bool), minimum=4) == 1.0  # never wrong: the rule asks nothing
     assert calibration.threshold(strategies.get("uncertainty"), False) == strategies.DEFAULT_THRESHOLD[False]
     assert calibration.threshold(strategies.get("uncertainty"), True) == strategies.DEFAULT_THRESHOLD[True]
+    assert "the model kind's default: the 5 held-out tokens allowed a higher" in calibration.describe(GAIN, False)

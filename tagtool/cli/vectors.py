@@ -114,7 +114,7 @@ def training_vectors(args: argparse.Namespace, features: dict, sentences: list, 
     if args.vectors is not None and not named and not uv.vector_sets(sentences):
         print(
             f"word vectors: {args.vectors.name} not read: the default rule adds no vec set for span labels "
-            "(benchmarks/results/knowledge.md); name vec in --set feature_set=... to use them",
+            "(benchmarks/results/knowledge.md); name vec in --set features.feature_set=... to use them",
             file=sys.stderr,
         )
         return features, None

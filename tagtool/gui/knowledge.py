@@ -31,7 +31,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from tagtool.errors import Cancelled
+from tagtool.errors import Cancelled, TagtoolError
 from tagtool.gui.knowledge_text import vectors_summary
 from tagtool.gui.worker import TaskRunner
 from tagtool.store.resources import put_in_file
@@ -191,7 +191,11 @@ class KnowledgeController(QObject):
 
         if self.vectors_off() != on:
             return
-        set_vectors_use(self.project, "on" if on else "off")
+        try:
+            set_vectors_use(self.project, "on" if on else "off")
+        except TagtoolError as exc:  # a full disk, a read-only file: the setting stays as it was
+            log.warning("vectors.use not saved: %s", exc)
+            self.error = str(exc)
         self.changed.emit()
         if self.vectors is not None:
             self.knowledge_changed.emit()

@@ -86,12 +86,14 @@ class ModeAdviceWatch(QObject):
         task.signals.errored.connect(lambda message, _tb: log.warning("no mode proposal: %s", message))
 
     def _arrived(self, outcome) -> None:
-        if outcome is None:
+        if outcome is None or not self.enabled:  # nothing new, or the project closed meanwhile
             return
-        n, self.advice = outcome
-        if self.advice.measured:
+        n, advice = outcome
+        if advice.measured:
             self.measured_on = n
-        self.advised.emit(self.advice)
+        if advice != self.advice:  # the same proposal again (fewer than MIN_SENTENCES): nothing to say
+            self.advice = advice
+            self.advised.emit(advice)
 
     def shutdown(self) -> None:
         """The project closes: no more measurements."""

@@ -175,7 +175,6 @@ class QueueMenu(QObject):
         """Turn the token-question mode on or off (kept in the open project)."""
         self.asking_action.setChecked(on)
         self._show_mode(on)
-        self._show_calibration()
         if self.loop is not None:
             project = self.loop.session.project
             if not project.readonly and project_asking(project) != on:
@@ -184,6 +183,7 @@ class QueueMenu(QObject):
                 except TagtoolError as e:  # a full disk: the mode holds for this session only
                     log.warning("the token-question mode was not saved in %s: %s", project.path, e)
             self.loop.queue.set_queue(asking=on)
+            self._show_calibration()  # after the queue took the mode: its line describes the new one
             plan = self.loop.questions.plan
             count = f" ({plan.n_asking} sentences have one)" if plan is not None and on else ""
             self.window.statusBar().showMessage(
@@ -246,6 +246,7 @@ class QueueMenu(QObject):
         """The project is closing: no mode to show, no proposal measured."""
         self.mode_button.hide()
         if self.advice_watch is not None:
+            self.advice_watch.advised.disconnect(self._advised)
             self.advice_watch.shutdown()
             self.advice_watch = None
 
@@ -297,8 +298,8 @@ class QueueMenu(QObject):
         elif on:
             self.mode_button.setText(self.mode_button.text() + f" · threshold {self.loop.questions.plan.threshold:.2f}")
         self.mode_button.setToolTip(text[0].upper() + text[1:] + ". " + self.mode_button.toolTip())
-        if calibration is not self._calibration:
-            self._calibration = calibration
+        if text != self._calibration:  # a new line, not a new object of every run
+            self._calibration = text
             bar = self.window.statusBar()  # after the model's own message ("Suggestions … updated")
             QTimer.singleShot(0, bar, lambda: bar.showMessage(f"Queue: {text}.", 8000))
 

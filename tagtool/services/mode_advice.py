@@ -196,8 +196,9 @@ def _verdict(shares: dict, n_labeled: int, used: int, measured_costs: bool) -> M
     priced = "your measured annotation costs" if measured_costs else "the default costs"
     sample = f"{used:,} of {n_labeled:,} of " if used < n_labeled else f"{n_labeled:,} of "
     why = (
-        f"simulated on {sample}your fully labeled sentences with {priced}, reaching 95 % of the score "
-        f"of a model trained on all of them cost {cell(review)} of labeling every token when reviewing "
+        f"simulated on {sample}your fully labeled sentences with {priced}, reaching 95 % of the score of a "
+        f"model trained on two thirds of them (scored on the other third) cost {cell(review)} of labeling "
+        "those two thirds token by token when reviewing "
         f"whole sentences and {cell(tokens)} with token questions"
     )
     if mode == "review" and tokens is not None and t <= r:

@@ -271,7 +271,12 @@ class Calibration:
         t, n = self.source(strategy, probabilistic)
         if self.given is not None:
             return f"asks where the question is ≥ {t:.2f} (the threshold given)"
-        if n:
+        if n and t >= DEFAULT_THRESHOLD[bool(probabilistic)]:
+            line = (
+                f"asks where the question is ≥ {t:g}, the model kind's default: the {n:,} held-out tokens allowed "
+                "a higher threshold, and it is never above the default"
+            )
+        elif n:
             line = (
                 f"asks where the model may be wrong: threshold {t:.2f} from {n:,} held-out tokens "
                 f"(below it the model was wrong on at most {100 * MISS_RATE:g} %)"
