@@ -135,6 +135,7 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
         self.list_panel.openRequested.connect(lambda: self.editor.setFocus())
         self.adjudication.open(self.session)
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.session.bulk.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.editor.token_actions = [self.label_all_action, *self.sentence_actions.token_actions]
         self.editor.advance_after_accept = self.settings.advance_after_accept
         self.session.counts.changed.connect(self._update_progress)

@@ -23,7 +23,9 @@ time it took to get there and read it (same transaction).
 
 Review flags and skips (the session's ``edits`` part) and split or merged tokens
 are edits too: saved at once and undone through the same stack
-(:mod:`tagtool.gui.sentence_edits`).  A split or merge is the one edit that
+(:mod:`tagtool.gui.sentence_edits`).  While Label all occurrences (or its
+undo) writes many sentences in a worker (``bulk``, :mod:`tagtool.gui.bulk_write`),
+edits are held: refused with :attr:`Session.held` as the reason.  A split or merge is the one edit that
 changes a sentence's tokens: the session replaces its cached copy whole.
 """
 
@@ -40,6 +42,7 @@ from tagtool.core.annotation import annotation_status, make_annotation
 from tagtool.core.corpus import Sentence
 from tagtool.errors import TagtoolError
 from tagtool.gui.adjudication import Adjudication
+from tagtool.gui.bulk_write import BulkWrite, EditsHeld
 from tagtool.gui.counts import ProjectCounts
 from tagtool.gui.edit_command import EditCommand
 from tagtool.gui.sentence_edits import SentenceEdits
@@ -127,6 +130,8 @@ class Session(QObject):
         self.clock = ActionClock()
         self._acted_here = False  # an action in the current sentence since it was shown
         self._opened = False  # a logged action of any kind in the current sentence since it was shown
+        self.held: str | None = None  # why edits wait (a bulk write runs), else None
+        self.bulk = BulkWrite(self)
         self.annotationsChanged.connect(self.cache.note_edit)
         if self._order:
             self.go_to(self._order[0])
@@ -207,10 +212,12 @@ class Session(QObject):
         Space); otherwise it follows from the result (:func:`infer_kind`).
         Returns False (and changes nothing) when no token would change.
         Raises :class:`~tagtool.errors.TagtoolError` when the project refuses
-        (read-only file, disk full); nothing is then changed.
+        (read-only file, disk full) or edits are :attr:`held`; nothing is then changed.
         """
         if self.current_id is None:
             return False
+        if self.held:
+            raise EditsHeld(f"{self.held}; try again in a moment")
         labels = self.project.labels
         after = {t: make_annotation(a, labels) for t, a in changes.items()}
         before = {t: self.annotations[t] for t in after}
@@ -245,6 +252,9 @@ class Session(QObject):
         self, sentence_id: int, changes: Mapping[int, frozenset], kind: str | None = None, ref: int | None = None
     ) -> bool:
         """:meth:`_write`, with a refusal reported by ``saveFailed``; False then."""
+        if self.held:
+            self.saveFailed.emit(f"{self.held}; try again in a moment.")
+            return False
         try:
             self._write(sentence_id, changes, kind, ref)
         except TagtoolError as e:
@@ -345,6 +355,9 @@ class Session(QObject):
     def saving(self, write: Callable[[], T]) -> T:
         """``write()``, a refusal of the file reported by ``saveFailed`` and raised again (an impossible
         split or merge, :class:`RetokenizeError`, raised without the report: the file is fine)."""
+        if self.held:
+            self.saveFailed.emit(f"{self.held}; try again in a moment.")
+            raise EditsHeld(self.held)
         try:
             return write()
         except RetokenizeError:
@@ -361,6 +374,7 @@ class Session(QObject):
 
     def shutdown(self) -> None:
         """Stop a background read and drop the deferred actions (the project closes)."""
+        self.bulk.shutdown()
         self.counts.shutdown()
         self.cache.stop_reading()
 

@@ -139,7 +139,8 @@ class WindowMenus:
         if self.model_loop is not None:
             index = self.model_loop.string_suggestions.index
             message = label_all(self.editor, index, lambda question: _ask(self, question))
-            self.statusBar().showMessage(message, 8000)
+            if message:  # else it started: the session's bulk.message tells the status bar
+                self.statusBar().showMessage(message, 8000)
 
     def _go_menu(self, go, edit) -> None:
         self.next_action = self._action(go, "&Next sentence", lambda: self._go("next"), "next")

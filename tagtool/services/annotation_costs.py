@@ -26,7 +26,10 @@ seconds to the tokens of the actions that do not begin a visit
 (:func:`tagtool.store.actions.first_ids`: their time went to the
 ``open`` before them); the simulator's costs are those ratios divided by
 the full label's (``full = 1``), as :class:`tagtool.services.simulate.config.Costs` states
-them.
+them.  A Label all occurrences (kind ``label_all``) is one action of its
+own: its seconds and tokens are its kind's, never a cost kind's, so the
+labels it gave neither lower the seconds per full label nor count as labels
+the simulator charges.
 
 The cost of opening a sentence (:func:`opening_cost`), in seconds: the
 mean over the ``open`` rows whose first action is a cost kind
@@ -73,6 +76,7 @@ KIND_NAMES = {
     "undo": "undo",
     "redo": "redo",
     "open": "opened sentence",
+    "label_all": "label all occurrences",
 }
 
 

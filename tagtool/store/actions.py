@@ -37,6 +37,16 @@ or leaving a sentence with tokens still unlabeled.  Its ``kind``:
     A token resolved by an adjudicator (:mod:`tagtool.store.team`): one
     annotator's label picked, or the candidate set of their answers kept
     (``n_tokens`` 1); or such a resolution taken back.
+``label_all``
+    Label all occurrences (:mod:`tagtool.gui.label_all`): one decision of
+    the annotator's that labeled every unlabeled recurrence of a span's
+    text at once; ``n_tokens`` the tokens it labeled, in every sentence
+    (their annotations are in ``annotation_log``), ``sentence_id`` the
+    sentence it was asked from.  One row, not one per sentence or token:
+    the annotator did not read or decide those tokens one by one, so they
+    are not tokens of a cost kind (what the app measures per token and what
+    ``tagtool simulate`` charges stay the costs of labels given by hand);
+    its time is its own (not charged to the next label).
 ``undo``, ``redo``
     The undo stack stepping back or forth; ``ref`` is the id of the action
     they reverse.  An action is *undone* when the last undo/redo naming it
@@ -70,16 +80,16 @@ the actions that are *not* first in their visit
 (:func:`tagtool.services.annotation_costs.opening_cost`).  A log written before
 this kind (no ``open`` rows) is measured as before.
 
-``review``, ``retokenize``, ``adjudicate`` and ``open`` are logged so that their time is not
-charged to the next label; ``review``, ``retokenize`` and ``adjudicate`` are not annotation
-costs of ``tagtool simulate`` (``open`` is its per-sentence cost), and they alone do not make
-leaving the sentence a ``skip`` of its tokens.
+``review``, ``retokenize``, ``adjudicate``, ``label_all`` and ``open`` are logged so that their
+time is not charged to the next label; ``review``, ``retokenize``, ``adjudicate`` and
+``label_all`` are not annotation costs of ``tagtool simulate`` (``open`` is its per-sentence
+cost), and they alone do not make leaving the sentence a ``skip`` of its tokens.
 
 ``n_tokens`` counts the tokens the action gave its kind's outcome: tokens
 it gave a full label (``full``), tokens that hold a candidate set after it
 (``candidate``; 0 for a toggle that left only single labels), suggestions
 accepted, tokens skipped, tokens cleared, tokens an undo or redo changed,
-tokens of the sentence opened.
+tokens of the sentence opened, tokens a Label all occurrences labeled.
 
 Time
 ----
@@ -106,7 +116,20 @@ from typing import NamedTuple
 from tagtool.store.record_types import ActionRecord
 
 #: Every kind of action the app logs (see the module doc).
-KINDS = ("full", "candidate", "accept", "skip", "clear", "review", "retokenize", "adjudicate", "undo", "redo", "open")
+KINDS = (
+    "full",
+    "candidate",
+    "accept",
+    "skip",
+    "clear",
+    "review",
+    "retokenize",
+    "adjudicate",
+    "undo",
+    "redo",
+    "open",
+    "label_all",
+)
 #: The kinds whose cost ``tagtool simulate`` models (full label, candidate
 #: set, accepted suggestion, skipped token).
 COST_KINDS = ("full", "candidate", "accept", "skip")

@@ -45,6 +45,13 @@ def _label_span(window, qtbot, start: int, end: int, label: str) -> None:
     qtbot.keyClick(editor, key_of(window, label))
 
 
+def _done(window, qtbot, run=None) -> None:
+    """``run()`` (Label all, an undo, a redo), then wait until its bulk write is done."""
+    if run is not None:
+        run()
+    qtbot.waitUntil(lambda: window.session.held is None, timeout=20000)
+
+
 def test_first_label_is_suggested_where_the_string_recurs(ner, qtbot):
     window, editor = ner, ner.editor
     _label_span(window, qtbot, 0, 2, "B-ORG")  # "Acme Corp" in the first sentence
@@ -86,7 +93,7 @@ def test_label_all_occurrences_is_one_undo_step(ner, qtbot):
     window, session = ner, ner.session
     _label_span(window, qtbot, 0, 2, "B-ORG")
     window.editor.set_focus(1)
-    window.label_all_action.trigger()
+    _done(window, qtbot, window.label_all_action.trigger)
     assert "Labeled 3 occurrences of “Acme Corp” B-ORG I-ORG in 3 sentences" in window.statusBar().currentMessage()
     path, ids = session.project.path, session.sentence_ids
     assert stored(path, ids[1])[3:5] == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))
@@ -95,14 +102,14 @@ def test_label_all_occurrences_is_one_undo_step(ner, qtbot):
     assert session.counts.token_counts()["full"] == 8
     # the new labels are evidence too, and no suggestion is left for the string
     assert window.model_loop.string_suggestions.index.evidence[("Acme", "Corp")]["ORG"] == {0, 1, 2, 3}
-    session.undo_stack.undo()
+    _done(window, qtbot, session.undo_stack.undo)
     assert all(not a for a in stored(path, ids[1]))
     assert stored(path, ids[0])[:2] == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))  # the span itself stays
     assert session.counts.token_counts()["full"] == 2
-    session.undo_stack.redo()
+    _done(window, qtbot, session.undo_stack.redo)
     assert stored(path, ids[2])[2:4] == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))
     # nothing left to label: said so
-    window.label_all_action.trigger()
+    _done(window, qtbot, window.label_all_action.trigger)
     assert "No unlabeled occurrence of “Acme Corp”" in window.statusBar().currentMessage()
 
 
@@ -113,7 +120,7 @@ def test_label_all_from_a_suggestion_and_the_keys(ner, qtbot):
     editor = window.editor
     editor.set_focus(0)  # the suggested "John Smith"
     assert editor.hints.get(0).source
-    qtbot.keyClick(editor, Qt.Key_L, Qt.ControlModifier | Qt.ShiftModifier)
+    _done(window, qtbot, lambda: qtbot.keyClick(editor, Qt.Key_L, Qt.ControlModifier | Qt.ShiftModifier))
     assert "Labeled 1 occurrence of “John Smith” B-PER I-PER in 1 sentence" in window.statusBar().currentMessage()
     assert session.annotations[:2] == (frozenset({"B-PER"}), frozenset({"I-PER"}))
     assert "Label all occurrences" in [a.text().replace("&", "") for a in editor.build_menu().actions()]
@@ -207,7 +214,7 @@ def test_label_all_asks_first_above_many_sentences(ner, qtbot, monkeypatch):
     monkeypatch.setattr(window_menus, "_ask", lambda _parent, question: asked.append(question) or False)
     _label_span(ner, qtbot, 0, 2, "B-ORG")
     ner.editor.set_focus(0)
-    ner.label_all_action.trigger()
+    _done(ner, qtbot, ner.label_all_action.trigger)
     assert asked == ["Label 3 occurrences of “Acme Corp” as B-ORG I-ORG in 3 sentences?"]
     assert "nothing changed" in ner.statusBar().currentMessage()
     assert not any(stored(ner.session.project.path, ner.session.sentence_ids[3]))
