@@ -16,7 +16,7 @@ from tagtool.services.annotation_costs import (
     opening_cost,
     relative_costs,
 )
-from tagtool.store.actions import IDLE_SECONDS, first_ids
+from tagtool.store.actions import IDLE_SECONDS, first_ids, undone_ids
 from tagtool.store.record_types import ActionRecord
 
 
@@ -218,3 +218,31 @@ def test_the_clock_gives_an_open_the_time_up_to_the_first_action():
     now.t += 500.0
     opened, _ = clock.opening("accept", 3, 4)
     assert opened.active == IDLE_SECONDS, "idle time over the threshold is not counted"
+
+
+def test_a_label_all_is_one_action_of_its_own_not_labels_typed_by_hand():
+    from tagtool.services.agreement.progress import annotator_progress
+    from tagtool.services.annotation_costs import logged_cost, logged_tokens
+    from tagtool.services.queue_costs import from_log
+    from tagtool.services.simulate.config import Costs
+
+    def record(i, kind, n, seconds, ref=None):
+        return ActionRecord(i, kind, 1, n, 100.0 * i, 100.0 * i + seconds, seconds, "user", ref)
+
+    hand = [record(i, "full", 1, 2.0) for i in range(1, MIN_TOKENS + 1)]  # 2 s per label typed
+    bulk = record(MIN_TOKENS + 1, "label_all", 998, 4.0)  # one decision labeling 998 tokens
+    records = [*hand, bulk]
+    kinds = measure(records)
+    assert kinds["full"].seconds_per_token == 2.0  # not diluted by the 998 tokens
+    assert (kinds["label_all"].actions, kinds["label_all"].tokens, kinds["label_all"].seconds) == (1, 998, 4.0)
+    assert logged_tokens(records) == logged_tokens(hand)
+    assert logged_cost(records, Costs()) == logged_cost(hand, Costs()) == MIN_TOKENS * Costs().full
+    assert relative_costs(records, "log").relative == relative_costs(hand, "log").relative
+    assert from_log(records) == from_log(hand)
+    (progress,) = annotator_progress({}, records)
+    assert progress.logged_tokens == MIN_TOKENS  # its speed counts the labels given one by one
+    # undone, it produced nothing; the undo's time is part of what it cost
+    undo = ActionRecord(MIN_TOKENS + 2, "undo", 1, 998, 3000.0, 3001.0, 1.0, "user", bulk.id)
+    undone = measure([*records, undo])["label_all"]
+    assert (undone.tokens, undone.seconds) == (0, 5.0)
+    assert undone_ids([*records, undo]) == {bulk.id}

@@ -19,6 +19,7 @@ found (by another program) keeps its label.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +28,10 @@ from tagtool.core.labels import LabelSet
 from tagtool.errors import LabelError, ProjectError
 from tagtool.store import actions as _actions
 from tagtool.store import dbfile, transaction, writes
-from tagtool.store.corpus_reads import annotations
+from tagtool.store.corpus_reads import sentence_length
 from tagtool.store.label_rows import LabelCache
 from tagtool.store.record_types import NotFoundError
+from tagtool.store.sentence_rows import parse_stored
 
 #: Tokens of one sentence and the annotations they get (one occurrence, or all a sentence's changes).
 Group = Mapping[int, frozenset]
@@ -83,7 +85,7 @@ def write_groups(
     """
     try:
         conn = dbfile.connect_readwrite(Path(path))
-    except Exception as e:  # sqlite3.Error, OSError
+    except (sqlite3.Error, OSError) as e:
         raise ProjectError(f"{path} cannot be changed now ({e})") from e
     try:
         cache = LabelCache(Path(path))
@@ -107,7 +109,7 @@ def write_groups(
 
 
 def _write(
-    conn,
+    conn: sqlite3.Connection,
     path: Path,
     labels: LabelSet,
     groups: Mapping[int, Sequence[Group]],
@@ -119,7 +121,7 @@ def _write(
     before: Changes = {}
     after: Changes = {}
     for done, (sid, sentence_groups) in enumerate(groups.items(), 1):
-        old = annotations(conn, sid)
+        old = _annotations(conn, sid)
         wanted: dict[int, frozenset] = {}
         for group in sentence_groups:
             if only_unlabeled and any(not 0 <= t < len(old) or old[t] or t in wanted for t in group):
@@ -136,3 +138,11 @@ def _write(
         if progress is not None:
             progress(done, len(groups))
     return before, after
+
+
+def _annotations(conn: sqlite3.Connection, sentence_id: int) -> list[frozenset]:
+    """A sentence's annotations in the file (:class:`NotFoundError` for a sentence that is gone)."""
+    result: list[frozenset] = [frozenset()] * sentence_length(conn, sentence_id)
+    for t, text in conn.execute("SELECT token, labels FROM annotations WHERE sentence_id = ?", (sentence_id,)):
+        result[t] = parse_stored(text)
+    return result
