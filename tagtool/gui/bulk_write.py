@@ -6,7 +6,7 @@ A :class:`BulkWrite` (the session's ``bulk``) runs one such job at a time:
    <tagtool.gui.session.Session.held>`): a label key, a flag, a split and
    the undo stack wait — refused with a word in the status bar — so nothing
    edits the sentences concurrently; browsing the project goes on.
-2. A worker thread (a paced :class:`~tagtool.gui.worker.TaskRunner`) does
+2. A worker thread (a :class:`~tagtool.gui.worker.TaskRunner`) does
    the work: finding the occurrences, and writing every sentence in one
    transaction with its action on a connection of its own
    (:func:`tagtool.store.bulk_writes.write_groups`); the status bar shows how
@@ -56,7 +56,7 @@ class BulkWrite(QObject):
     def __init__(self, session: Session):
         super().__init__(session)
         self.session = session
-        self._runner = TaskRunner(self, paced=True)
+        self._runner = TaskRunner(self)
         self._was_active = False
 
     @property
