@@ -99,6 +99,9 @@ class Session(QObject):
         Times the actions (replace its ``now`` to drive it in tests).
     annotator : str
         Recorded with every edit and action.
+    held : str or None
+        Why edits wait (a bulk write runs: ``bulk``, :class:`~tagtool.gui.bulk_write.BulkWrite`);
+        None when they do not.
     """
 
     sentenceChanged = Signal(int)
