@@ -12,7 +12,7 @@ A :class:`BulkWrite` (the session's ``bulk``) runs one such job at a time:
    (:func:`tagtool.store.bulk_writes.write_groups`); the status bar shows how
    far it is.  A failure writes nothing.
 3. The window learns of the changed sentences a slice at a time
-   (:data:`SLICE` sentences per turn of the event loop: counts, list,
+   (:data:`SLICE_SECONDS` per turn of the event loop: counts, list,
    string-match index, statistics), so it stays responsive throughout; then
    the edits are let go.
 """
@@ -20,6 +20,7 @@ A :class:`BulkWrite` (the session's ``bulk``) runs one such job at a time:
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +35,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Sentences whose change the window learns of per turn of the event loop (a few ms each).
-SLICE = 20
+#: Seconds the window spends learning of changed sentences per turn of the event loop (about 1 ms each) …
+SLICE_SECONDS = 0.012
+#: … and the fewest sentences per turn, however slow.
+MIN_SLICE = 2
 
 
 class EditsHeld(TagtoolError):
@@ -102,16 +105,20 @@ class BulkWrite(QObject):
         return not self.session.project.closed
 
     def apply(self, result: BulkResult, then: Callable[[], None], what: str) -> None:
-        """Tell the session's listeners of ``result``'s sentences, :data:`SLICE` per turn, then ``then()``."""
+        """Tell the session's listeners of ``result``'s sentences, a slice per turn (:data:`SLICE_SECONDS`), then
+        ``then()``."""
         pending = list(result.after.items())
         total = len(pending)
 
         def step() -> None:
             if not self._alive():
                 return
-            for sid, after in pending[:SLICE]:
+            began, done = time.perf_counter(), 0
+            while done < len(pending) and (done < MIN_SLICE or time.perf_counter() - began < SLICE_SECONDS):
+                sid, after = pending[done]
                 notify(self.session, sid, result.before[sid], after)
-            del pending[:SLICE]
+                done += 1
+            del pending[:done]
             if pending:
                 self.message.emit(f"{what}: showing {total - len(pending):,} of {total:,} sentences")
                 QTimer.singleShot(0, self, step)
