@@ -267,11 +267,22 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
             folders.remember("project", path)
             self.open_project(path)
 
+    def _held(self) -> bool:
+        """Whether edits wait for a bulk write (Label all occurrences); the status bar says so."""
+        why = self.session.held if self.session is not None else None
+        if why:
+            self.statusBar().showMessage(f"{why}; try again in a moment.", 8000)
+        return bool(why)
+
     def _import(self) -> None:
+        if self._held():
+            return
         self._report(transfer.ask_import(self.session, self, self.folders()))
         self._after_bulk_change()
 
     def _add_documents(self) -> None:
+        if self._held():
+            return
         self._report(ask_add_documents(self.session, self, self.folders(), transfer.confirm_new_labels))
         self._after_bulk_change()
 
@@ -337,6 +348,8 @@ class MainWindow(WindowMenus, TaggerCommands, QMainWindow):
     # edit, go, view, help
 
     def edit_labels(self) -> None:
+        if self._held():
+            return
         LabelsDialog(self.session, self).exec()
 
     def _labels_changed(self) -> None:

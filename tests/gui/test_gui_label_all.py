@@ -149,6 +149,9 @@ def test_edits_wait_while_it_runs(many, qtbot, monkeypatch):
     qtbot.keyClick(window.editor, key_of(window, "B-PER"))  # a label key: refused, said why
     assert "try again in a moment" in window.statusBar().currentMessage()
     assert not any(stored(session.project.path, session.sentence_ids[5]))
+    window.statusBar().clearMessage()
+    window.edit_labels()  # the Labels dialog (renames rewrite annotations) waits too
+    assert "try again in a moment" in window.statusBar().currentMessage()
     release.set()
     _done(window, qtbot)
     assert session.undo_stack.isActive() and session.undo_stack.count() == 2
@@ -181,3 +184,20 @@ def test_a_failure_mid_write_writes_nothing(many, qtbot, monkeypatch):
     window.editor.set_focus(0)
     _done(window, qtbot, window.label_all_action.trigger)
     assert session.undo_stack.count() == 2 and stored(session.project.path, session.sentence_ids[7])[2:4] == ORG
+
+
+def test_a_refused_undo_writes_nothing_and_stays_undoable(many, qtbot, monkeypatch):
+    from tagtool.store import writes
+
+    window, session = many, many.session
+    _done(window, qtbot, window.label_all_action.trigger)
+    real = writes.apply
+    monkeypatch.setattr(writes, "apply", lambda *a, **k: (_ for _ in ()).throw(ProjectError("read-only (simulated)")))
+    _done(window, qtbot, session.undo_stack.undo)
+    qtbot.waitUntil(lambda: session.undo_stack.index() == 2)  # stepped back: the Label all is still done
+    assert stored(session.project.path, session.sentence_ids[9])[2:4] == ORG
+    assert [r.kind for r in session.project.actions()][-1] == "label_all"
+    monkeypatch.setattr(writes, "apply", real)
+    _done(window, qtbot, session.undo_stack.undo)  # tried again: undone
+    assert not any(stored(session.project.path, session.sentence_ids[9]))
+    assert [r.kind for r in session.project.actions()][-1] == "undo"
