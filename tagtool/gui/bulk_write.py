@@ -69,10 +69,11 @@ class BulkWrite(QObject):
     def hold(self, why: str) -> None:
         """Hold the session's edits and its undo stack (``why``: what the refusals say)."""
         session = self.session
+        if session.held is None:
+            self._was_active = session.undo_stack.isActive()
+            if self._was_active:
+                session.undo_stack.setActive(False)
         session.held = why
-        self._was_active = session.undo_stack.isActive()
-        if self._was_active:
-            session.undo_stack.setActive(False)
 
     def release(self, message: str | None = None) -> None:
         """Let the edits go again; ``message`` for the status bar."""
@@ -99,7 +100,7 @@ class BulkWrite(QObject):
             task.signals.cancelled.connect(lambda: self._alive() and failed("cancelled"))
 
         self.message.emit(f"{what}…")
-        self._runner.start(lambda state: work(state), wire=wire)
+        self._runner.start(work, wire=wire)
 
     def _alive(self) -> bool:
         return not self.session.project.closed
