@@ -60,7 +60,7 @@ or leaving a sentence with tokens still unlabeled.  Its ``kind``:
     the previous action (leaving the last sentence, or its last label) to
     the first action's end.  The first action itself is then logged with
     no time of its own (``started == ended``, ``active`` 0).  A visit that
-    begins with a flag, a split or an undo logs no ``open`` (that action
+    begins with a flag, a split, an undo or a Label all logs no ``open`` (that action
     took the reading time, as before).
 
 Why a row of its own, and how its cost is measured
