@@ -29,11 +29,21 @@ def part_prefixes(set_names: list[str]) -> list[str]:
     return prefixes
 
 
-def prefix_set(prefix: str) -> tuple[str, bool]:
-    """``(set name, is a second copy)`` of a column-name prefix of :func:`part_prefixes`."""
-    if prefix.endswith(COPY_MARK):
-        return prefix[: -len(COPY_MARK)], True
-    return prefix, False
+def stacked_names(parts: list[tuple[str, np.ndarray]]) -> np.ndarray:
+    """The column names of a stack from its parts' ``(set name, column names)``: ``<prefix>/<name>``."""
+    prefixes = part_prefixes([name for name, _ in parts])
+    return np.array([f"{q}/{n}" for q, (_, names) in zip(prefixes, parts) for n in names], dtype=object)
+
+
+def stack_text(feature_set: str) -> str:
+    """``feature_set`` for people: each set once, a set named twice said to be in both views.
+
+    ``crfsuite+default+gaz+gaz`` → ``crfsuite+default+gaz (gaz in both views)``.
+    """
+    names = feature_set.split("+")
+    twice = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+    text = "+".join(dict.fromkeys(names))
+    return f"{text} ({', '.join(twice)} in both views)" if twice else text
 
 
 def _hstack(arrays: list[tuple[np.ndarray, np.ndarray]], widths: list[int]) -> tuple[np.ndarray, np.ndarray]:
