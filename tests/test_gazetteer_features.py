@@ -75,10 +75,51 @@ def test_with_gazetteers_adds_the_set_once_and_views_follow():
 
     learner = make_learner("mv-perceptron")
     settings = with_gazetteers(learner)
-    assert settings["feature_set"].endswith("+gaz")
+    assert settings["feature_set"] == "crfsuite+default+gaz+gaz"  # one copy per view
     assert with_gazetteers(learner, settings)["feature_set"] == settings["feature_set"]
+    assert with_gazetteers(make_learner("crf"))["feature_set"] == "default+gaz"  # one view: one copy
     fx = FeatureExtractor(settings["feature_set"], min_count=1, gazetteers=GAZ).fit(TRAIN)
     assert default_view_kind(fx) == "feature-sets"
+
+
+def test_both_views_see_the_dictionary_through_two_copies():
+    from tagtool.core.views import ViewSplit
+
+    fx = FeatureExtractor("crfsuite+default+gaz+gaz", min_count=1, gazetteers=GAZ).fit(TRAIN)
+    names = fx.feature_names_
+    views = ViewSplit("feature-sets").assign(fx)
+    first = {n.split("/", 1)[1] for n in names[views == 0] if n.startswith("gaz/")}
+    second = {n.split("/", 1)[1] for n in names[views == 1] if n.startswith("gaz#2/")}
+    assert first and first == second  # the same dictionary features, once in each view
+    assert not any(n.startswith("gaz#2/") for n in names[views == 0])
+    assert not any(n.startswith("gaz/") for n in names[views == 1])
+    tokens = "Ann Lee lives in Paris".split()
+    assert {n for n in names_of(fx, tokens, 0) if "g=" in n} >= {"gaz/g=PER:B", "gaz#2/g=PER:B"}
+    # without the copy the dictionary is the first view's alone
+    one = FeatureExtractor("crfsuite+default+gaz", min_count=1, gazetteers=GAZ).fit(TRAIN)
+    one_views = ViewSplit("feature-sets").assign(one)
+    assert all(one_views[i] == 0 for i, n in enumerate(one.feature_names_) if n.startswith("gaz/"))
+
+
+@pytest.mark.parametrize("stack", ["crfsuite+default+gaz+gaz+gaz", "crfsuite+crfsuite+gaz"])
+def test_only_sets_read_from_data_may_come_twice(stack):
+    with pytest.raises(FeatureError, match="at most twice|may appear twice"):
+        FeatureExtractor(stack, min_count=1, gazetteers=GAZ).fit(TRAIN)
+
+
+def test_a_two_view_tagger_with_two_dictionary_copies_round_trips(tmp_path):
+    from tagtool.learn import make_learner
+
+    learner = make_learner("mv-perceptron", max_iter=3)
+    tagger = train_tagger(TRAIN, learner, features=with_gazetteers(learner), gazetteers=GAZ, unlabeled=TRAIN[:2])
+    assert tagger.extractor.feature_set == "crfsuite+default+gaz+gaz"
+    path = tmp_path / "two.tagger"
+    tagger.save(path)
+    loaded = load_tagger(path)
+    assert np.array_equal(loaded.extractor.feature_names_, tagger.extractor.feature_names_)
+    assert np.array_equal(loaded.model.feature_view, tagger.model.feature_view)
+    new = [sentence("Ann Lee flew to Paris"), sentence("bob and Ann Lee"), sentence("nothing")]
+    assert loaded.tag(new) == tagger.tag(new)
 
 
 def test_exported_tagger_tags_new_text_identically_after_reload(tmp_path):

@@ -77,6 +77,9 @@ class Param:
     choices : tuple, optional
         The values allowed; with ``joined`` a value may join several distinct
         choices with ``+`` (the feature extractor's stacked sets).
+    repeatable : tuple, optional
+        The choices a joined value may name twice (a second copy of a
+        stacked set, for the second view of a two-view learner).
     optional : bool
         None is allowed; ``none_means`` says what it stands for.
     aliases : tuple of str
@@ -93,6 +96,7 @@ class Param:
     high_open: bool = False
     choices: tuple = ()
     joined: bool = False
+    repeatable: tuple = ()
     optional: bool = False
     none_means: str = ""
     aliases: tuple[str, ...] = field(default=())
@@ -130,7 +134,8 @@ class Param:
         if self.choices:
             what = "one of " + ", ".join(str(c) for c in self.choices)
             if self.joined:
-                what += " (or several joined by +)"
+                twice = f"; {', '.join(self.repeatable)} at most twice" if self.repeatable else ""
+                what += f" (or several joined by +{twice})"
         else:
             what = {
                 int: "an int",
@@ -187,7 +192,7 @@ class Param:
             value = int(value)  # a numpy integer (a seed drawn by numpy) as a Python int
         if self.type is list:
             value = [str(v) for v in value]
-        if self.choices and not self._choice_ok(value):
+        if self.choices and not self.choice_ok(value):
             raise self._error(key, value)
         if self.type in (int, float) and not self._in_range(value):
             raise self._error(key, value)
@@ -205,11 +210,13 @@ class Param:
             return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
         return isinstance(value, self.type)
 
-    def _choice_ok(self, value: Any) -> bool:
+    def choice_ok(self, value: Any) -> bool:
+        """True if ``value`` is one of the choices (joined: distinct choices, the repeatable at most twice)."""
         if not self.joined:
             return value in self.choices
         parts = str(value).split("+")
-        return len(set(parts)) == len(parts) and all(part in self.choices for part in parts)
+        most = {part: 2 if part in self.repeatable else 1 for part in parts}
+        return all(part in self.choices and parts.count(part) <= most[part] for part in parts)
 
     def _in_range(self, value: float) -> bool:
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):

@@ -34,10 +34,16 @@ entities (Collins & Singer 1999, §2):
     For a stacked feature set of two template sets
     (``features.feature_set=crfsuite+default``): each set is one view; word
     representations stacked on them (``crfsuite+default+dist``) join the
-    first set's view, and so do dictionary features (``+gaz``).  The
+    first set's view, and so do dictionary features (``+gaz``); a set
+    named twice (``crfsuite+default+gaz+gaz``) gives its second copy to the
+    second view, so that both views see it.  The
     views are then two complete, differently built taggers of the same
     tokens — redundant, as co-training assumes (Blum & Mitchell 1998), where
-    the other splits leave each view half a feature set.
+    the other splits leave each view half a feature set.  Evidence only one
+    view sees is evidence the co-training pulls against: the peer view's
+    targets on the unlabeled sentences ignore it (why two-view learners get
+    dictionary features in both views,
+    :func:`tagtool.services.training_setup.with_gazetteers`).
 
 ``"lexical-distributional"``
     For a stack with word-representation features
@@ -64,6 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tagtool.core.features import GROUP_SURFACE, GROUP_TOKEN, stable_hash
+from tagtool.core.features.stacking import COPY_MARK
 from tagtool.core.features.templates import parse_feature_name
 from tagtool.core.params import Param, ParamTable
 from tagtool.errors import TagtoolError
@@ -87,10 +94,13 @@ VIEW_PARAMS = ParamTable(
 )
 VIEW_SPLIT_KINDS = VIEW_PARAMS["kind"].choices
 
-#: Name prefixes of the stacked columns that come from word representations or the user's word vectors.
-_DISTRIBUTIONAL_PREFIXES = ("dist/", "dist-dims/", "vec/", "vec-dims/")
-#: Sets that join the first view of a two-set stack: word representations, vectors and dictionaries.
-_EXTRA_PREFIXES = (*_DISTRIBUTIONAL_PREFIXES, "gaz/")
+#: The stacked sets that come from word representations or the user's word vectors, and dictionaries.
+_DISTRIBUTIONAL_SETS = ("dist", "dist-dims", "vec", "vec-dims")
+_EXTRA_SETS = (*_DISTRIBUTIONAL_SETS, "gaz")
+#: Name prefixes of their columns, and of the columns of their second copies (``gaz#2/``: the second view's).
+_DISTRIBUTIONAL_PREFIXES = tuple(f"{s}{mark}/" for s in _DISTRIBUTIONAL_SETS for mark in ("", COPY_MARK))
+_EXTRA_PREFIXES = tuple(f"{s}{mark}/" for s in _EXTRA_SETS for mark in ("", COPY_MARK))
+_COPY_PREFIXES = tuple(f"{s}{COPY_MARK}/" for s in _EXTRA_SETS)
 
 _MASK64 = (1 << 64) - 1
 
@@ -217,9 +227,11 @@ class ViewSplit:
         families = None if families is None else np.asarray(families)
         if families is not None and names is not None and len(names) == n_features and families.max(initial=0) > 1:
             # Two template sets plus word representations (crfsuite+default+dist):
-            # the representations join the first set's view, the smaller of the two.
-            dist = np.fromiter((str(n).startswith(_EXTRA_PREFIXES) for n in names), dtype=bool, count=n_features)
-            families = np.where(dist, 0, families)
+            # the representations join the first set's view, the smaller of the two;
+            # a second copy of a set (crfsuite+default+gaz+gaz) joins the second view.
+            extra = np.fromiter((str(n).startswith(_EXTRA_PREFIXES) for n in names), dtype=bool, count=n_features)
+            copy = np.fromiter((str(n).startswith(_COPY_PREFIXES) for n in names), dtype=bool, count=n_features)
+            families = np.where(copy, 1, np.where(extra, 0, families))
         if families is None or len(families) != n_features or set(np.unique(families).tolist()) != {0, 1}:
             raise ViewSplitError(
                 "the feature-sets split needs a stack of exactly two feature sets "

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tagtool.core.features.stacking import stack_text
 from tagtool.errors import TagtoolError
 from tagtool.gui.knowledge_dialog import KnowledgeBox
 from tagtool.gui.knowledge_text import knowledge_rows
@@ -328,7 +329,7 @@ class ModelPanel(QWidget):
             (
                 "Features",
                 # a break after each "+": a long stack of sets wraps in the narrow panel
-                f"{extractor.feature_set}".replace("+", "+\u200b")
+                stack_text(str(extractor.feature_set)).replace("+", "+\u200b")
                 + (" (with word representations)" if extractor.uses_representations else ""),
             )
         )

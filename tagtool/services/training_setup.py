@@ -173,15 +173,25 @@ def with_gazetteers(learner: Learner | type[Learner], features: Mapping | None =
     """Feature settings that add the ``gaz`` set to the learner's (or the given) feature set.
 
     What training uses once dictionaries are given (``train --gazetteer``,
-    a project's stored dictionaries): ``crfsuite+default`` →
-    ``crfsuite+default+gaz``; a set that already reads them is kept
-    (benchmarks/results/dictionaries.md measures the rule).
+    a project's stored dictionaries): ``default`` → ``default+gaz``; for a
+    two-view learner on a stack of two template sets, one copy per view
+    (``crfsuite+default`` → ``crfsuite+default+gaz+gaz``,
+    :mod:`tagtool.core.views`, ``feature-sets``): with the dictionary in
+    one view only, co-training pulls that view towards the other's
+    dictionary-blind targets.  A set that already reads dictionaries is
+    kept (benchmarks/results/dictionaries.md and knowledge.md measure the rule).
     """
     settings = feature_settings(learner, features)
     sets = str(settings.get("feature_set", "default")).split("+")
     if not any(name in GAZ_SETS for name in sets):
-        settings["feature_set"] = "+".join([*sets, *GAZ_SETS])
+        copies = 2 if getattr(learner, "two_view", False) and _template_sets(sets) == 2 else 1
+        settings["feature_set"] = "+".join([*sets, *GAZ_SETS * copies])
     return settings
+
+
+def _template_sets(sets: list[str]) -> int:
+    """How many of ``sets`` are template sets (not read from representations, vectors or dictionaries)."""
+    return sum(name not in DIST_SETS + VEC_SETS + GAZ_SETS for name in sets)
 
 
 def representation_sets(sentences: Iterable | None = None) -> tuple[str, ...]:

@@ -102,3 +102,11 @@ def test_two_view_tagger_on_stacked_sets_round_trips(sentences, tmp_path):
     back = load_tagger(path)
     test = sentences[60:]  # with their POS column, which the tagger reads
     assert back.tag(test) == tagger.tag(test)
+
+
+def test_a_set_named_twice_is_said_once_in_both_views():
+    from tagtool.core.features.stacking import part_prefixes, stack_text
+
+    assert stack_text("crfsuite+default+gaz+gaz") == "crfsuite+default+gaz (gaz in both views)"
+    assert stack_text("crfsuite+default") == "crfsuite+default"
+    assert part_prefixes(["crfsuite", "gaz", "default", "gaz"]) == ["crfsuite", "gaz", "default", "gaz#2"]

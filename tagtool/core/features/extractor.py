@@ -20,8 +20,8 @@ from tagtool.core.features.encoding import (
 from tagtool.core.features.frozen import frozen_columns
 from tagtool.core.features.gazetteers import GAZ_SETS, Gazetteers, gazetteer_feature_set
 from tagtool.core.features.hashing import hashed_columns
-from tagtool.core.features.settings import _KNOWN_SETS, _PARAM_NAMES, FEATURE_PARAMS
-from tagtool.core.features.stacking import _hstack
+from tagtool.core.features.settings import _KNOWN_SETS, _PARAM_NAMES, EXTRA_SETS, FEATURE_PARAMS
+from tagtool.core.features.stacking import _hstack, stacked_names
 from tagtool.core.features.templates import (
     BOS,
     EOS,
@@ -177,11 +177,10 @@ class FeatureExtractor:
         if self.hashing:
             raise FeatureError(f"hashing is not available for the stacked feature set {self.feature_set!r}")
         names = self._set_names
-        if len(set(names)) != len(names) or any(n not in _KNOWN_SETS for n in names):
-            choices = ", ".join(_KNOWN_SETS)
-            raise FeatureError(
-                f"bad stacked feature set {self.feature_set!r}: join distinct sets of {choices} with '+'"
-            )
+        if not FEATURE_PARAMS["feature_set"].choice_ok(self.feature_set):
+            twice, choices = ", ".join(EXTRA_SETS), ", ".join(_KNOWN_SETS)
+            msg = f"join distinct sets of {choices} with '+' ({twice} may appear twice)"
+            raise FeatureError(f"bad stacked feature set {self.feature_set!r}: {msg}")
         parts = []
         for name in names:
             fixed = FEATURE_SETS[name].fixed_window if name in FEATURE_SETS else None
@@ -310,7 +309,7 @@ class FeatureExtractor:
         self._table = self._lookup = None
         self.columns_ = tuple(dict.fromkeys(c for p in parts for c in p.columns_))
         self.n_features_ = sum(p.n_features_ for p in parts)
-        self.feature_names_ = np.array([f"{p.feature_set}/{n}" for p in parts for n in p.feature_names_], dtype=object)
+        self.feature_names_ = stacked_names([(p.feature_set, p.feature_names_) for p in parts])
         self.feature_group_ = np.concatenate([p.feature_group_ for p in parts]).astype(np.int8)
         self.feature_family_ = np.concatenate([np.full(p.n_features_, i, dtype=np.int8) for i, p in enumerate(parts)])
 

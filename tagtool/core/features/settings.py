@@ -20,6 +20,9 @@ MAX_WINDOW = 64
 
 #: Every feature-set name: the fixed template sets, those read from word representations, vectors and dictionaries.
 _KNOWN_SETS = (*FEATURE_SETS, *DIST_SETS, *VEC_SETS, *GAZ_SETS)
+#: The sets read from data the project brings (representations, vectors, dictionaries), which a stack may
+#: name twice: the second copy is the second view's (:mod:`tagtool.core.views`, ``feature-sets``).
+EXTRA_SETS = (*DIST_SETS, *VEC_SETS, *GAZ_SETS)
 
 #: The feature extractor's settings (``--set features.NAME=VALUE``; a learner's ``default_features``
 #: come first): the constructor's arguments except the word representations, which are data.
@@ -28,9 +31,11 @@ FEATURE_PARAMS = ParamTable(
         "feature_set",
         str,
         "default",
-        "the template set; sets joined by + are stacked (one view each)",
+        "the template set; sets joined by + are stacked (one view each; a second dist, vec or gaz: "
+        "a copy for the second view)",
         choices=_KNOWN_SETS,
         joined=True,
+        repeatable=EXTRA_SETS,
     ),
     Param("window", int, 1, "context of +-window tokens (crfsuite: fixed at 1)", low=0, high=MAX_WINDOW),
     Param("min_count", int, 2, "keep the features seen at least this many times (1: keep all, as CRFsuite)", low=1),
