@@ -1,6 +1,6 @@
 """The system packages the README lists, checked on a bare Debian 12: the wheel (and the bundle) on a minbase chroot.
 
-Run by hand, as root, on a Linux machine with ``debootstrap``, ``Xvfb`` and
+Run by hand, as root, on a Linux machine with ``debootstrap``, ``Xvfb``, ``xdotool`` and
 network access to a Debian mirror and PyPI (not part of the test suite)::
 
     sudo python benchmarks/bare_desktop.py [--bundle packaging/dist/tagtool]
