@@ -1,6 +1,6 @@
 """The system packages the README lists, checked on a bare Debian 12: the wheel (and the bundle) on a minbase chroot.
 
-Run by hand, as root, on a Linux machine with ``debootstrap``, ``Xvfb`` and
+Run by hand, as root, on a Linux machine with ``debootstrap``, ``Xvfb``, ``xdotool`` and
 network access to a Debian mirror and PyPI (not part of the test suite)::
 
     sudo python benchmarks/bare_desktop.py [--bundle packaging/dist/tagtool]
@@ -28,12 +28,15 @@ bare:
 4. times the first window (``tagtool gui --quit-after 0`` and
    ``benchmarks/_first_start_probe.py window``) and the first suggestions
    (the probe's ``suggest none``) on a cold numba cache and again warm, and
-   takes the resident memory (peak RSS) of the window with the sample open.
+   takes the resident memory (peak RSS) of the window with the sample open;
+   then the first suggestions in the app as it starts, its first sentence
+   labeled by key presses on the X display (``benchmarks/first_suggestions.py``,
+   its warm-up on), cold and warm.
 
 With ``--bundle``, the PyInstaller bundle (``packaging/build.py``) goes
 through the same steps with the list ``packaging/README.md`` gives for it (no
-probe: the bundle has no Python to run it with).  Writes
-``benchmarks/results/bare_desktop.md``.
+probe: the bundle has no Python to run it with; the key presses come from the
+host's ``xdotool``).  Writes ``benchmarks/results/bare_desktop.md``.
 """
 
 from __future__ import annotations
@@ -47,12 +50,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _chroot
+import first_suggestions
 from _chroot import CACHE, VENV, log, run
 from _results import load_average, machine_lines, write_keeping_analysis
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "bare_desktop.md"
 PROBE = ROOT / "benchmarks" / "_first_start_probe.py"
+#: The key-driven runs of step 4: (numba cache, seconds of reading before the first key).
+KEY_RUNS = (("cold", 0.0), ("warm", 0.0), ("cold", 10.0))
 #: Runs a command, then prints its wall time and its peak resident memory (kB) on the last line of stderr.
 MEASURE = """import resource, subprocess, sys, time
 t = time.perf_counter()
@@ -237,7 +243,16 @@ def timings(runner: Runner, probe: bool) -> list[str]:
         lines.append(f"| first window shown (probe, offscreen) | {cold:.2f} | {warm:.2f} | |")
         cold, warm = runner.probe("suggest"), runner.probe("suggest", fresh=False)
         lines.append(f"| first labeled sentence to first suggestions (probe, no warm-up) | {cold:.2f} | {warm:.2f} | |")
-    return lines
+    name = "wheel" if probe else "bundle"
+    rows = first_suggestions.measure(name, [runner.program], runner.display, probe, KEY_RUNS, runner.root)
+    return [
+        *lines,
+        "",
+        "The app as it starts, the first sentence labeled by keys:",
+        "",
+        *first_suggestions.HEADER,
+        *rows,
+    ]
 
 
 def check(base: Path, name: str, program: str, packages: list[str], setup=None) -> dict:

@@ -22,7 +22,11 @@ missing, builds ``packaging/tagtool.spec`` into ``packaging/dist/tagtool/``
    a CRF (its fastmath kernels) and a short structured SVM (cvxopt) train too;
 4. the same train and tag a second time: numba must load every kernel from
    the cache folder the first run wrote (``NUMBA_DEBUG_CACHE`` lines) and
-   compile none.
+   compile none;
+5. the child process ``tagtool gui`` starts to compile the default learner's
+   kernels (the bundle itself with the hidden ``--fill-numba-cache``), on a
+   cache folder of its own: the first run saves kernels there, a second one
+   finds them and saves none.
 
 Prints each step's result and a summary; exits 1 if any step failed.
 """
@@ -372,6 +376,30 @@ def check_cache(t: SmokeTest, first: tuple[float, str], second: tuple[float, str
     )
 
 
+def check_fill_cache(t: SmokeTest) -> None:
+    """The warm-up's child (``tagtool.services.warmup.start_filling_cache``) in the bundle, on an empty cache."""
+    from tagtool.services.warmup import FILL_CACHE_ARG
+
+    env = dict(t.env, XDG_CACHE_HOME=str(SMOKE / "fill-cache"))
+    runs = [t.run(FILL_CACHE_ARG, env=env) for _ in range(2)]
+    saved = [proc.stdout.count("data saved to") for proc, _ in runs]
+    outside = [
+        line
+        for proc, _ in runs
+        for line in proc.stdout.splitlines()
+        if line.startswith("[cache]") and str(SMOKE / "fill-cache") not in line
+    ]
+    ok = all(proc.returncode == 0 for proc, _ in runs) and saved[0] > 0 and saved[1] == 0 and not outside
+    t.record(
+        f"tagtool {FILL_CACHE_ARG} (the warm-up's child)",
+        ok,
+        runs[0][1] + runs[1][1],
+        f"exit {runs[0][0].returncode}, {saved[0]} kernels saved in {runs[0][1]:.1f} s; again: exit "
+        f"{runs[1][0].returncode}, {saved[1]} saved in {runs[1][1]:.1f} s; {len(outside)} cache lines elsewhere",
+        runs[0][0] if not ok else None,
+    )
+
+
 def check_xcb(t: SmokeTest) -> None:
     xvfb = shutil.which("xvfb-run")
     if xvfb is None:
@@ -403,6 +431,7 @@ def smoke_test(verbose: bool) -> list[Step]:
         if out2 is not None:
             check_tagged(t, out2, test, reference, "tagged output (second run)")
             check_cache(t, tuple(first), tuple(second))
+    check_fill_cache(t)
     return t.steps
 
 

@@ -50,8 +50,14 @@ def scanned_files() -> list[pathlib.Path]:
             for pattern in patterns:
                 files.update(p for p in path.rglob(pattern) if p.is_file())
     this = pathlib.Path(__file__).resolve()
+    built = (ROOT / "packaging" / "dist", ROOT / "packaging" / "build")  # packaging/build.py's output (git-ignored)
     return sorted(
-        p for p in files if p.resolve() != this and "__pycache__" not in p.parts and p.suffix not in {".png", ".pyc"}
+        p
+        for p in files
+        if p.resolve() != this
+        and "__pycache__" not in p.parts
+        and p.suffix not in {".png", ".pyc"}
+        and not any(p.is_relative_to(folder) for folder in built)
     )
 
 

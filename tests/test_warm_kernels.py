@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 DATA = Path(__file__).resolve().parent / "data"
 
 SCRIPT = textwrap.dedent("""
@@ -151,9 +153,46 @@ def test_the_warm_up_waits_for_the_child_and_a_training_waits_for_the_warm_up(mo
     warmup.wait_for_warm_up()  # none running: at once
 
 
-def test_no_child_in_the_frozen_app(monkeypatch):
+def test_the_frozen_app_starts_itself_with_the_hidden_argument_as_the_child(monkeypatch):
     import tagtool._runtime as runtime
-    from tagtool.services.warmup import start_filling_cache
+    from tagtool.services import warmup
 
+    started = []
     monkeypatch.setattr(runtime, "is_frozen", lambda: True)
-    assert start_filling_cache() is None
+    monkeypatch.setattr(runtime, "jit_cache_enabled", lambda: True)  # a writable cache folder
+    monkeypatch.setattr(sys, "executable", "/opt/tagtool/tagtool")
+    monkeypatch.setattr(warmup.subprocess, "Popen", lambda args, **_: started.append(args) or "child")
+    assert warmup.start_filling_cache() == "child"
+    # The frozen executable is the app, not an interpreter: "-m <module>" would be a command-line option.
+    assert started == [["/opt/tagtool/tagtool", warmup.FILL_CACHE_ARG]]
+    monkeypatch.setattr(runtime, "is_frozen", lambda: False)
+    assert warmup.fill_cache_command() == ["/opt/tagtool/tagtool", "-m", "tagtool.services.warmup"]
+
+
+def test_no_child_without_a_cache_folder(monkeypatch):
+    import tagtool._runtime as runtime
+    from tagtool.services import warmup
+
+    monkeypatch.setattr(runtime, "jit_cache_enabled", lambda: False)
+    monkeypatch.setattr(warmup.subprocess, "Popen", lambda *_, **__: pytest.fail("no child without a cache"))
+    assert warmup.start_filling_cache() is None
+
+
+def test_the_bundle_entry_fills_the_cache_on_the_hidden_argument_and_runs_the_cli_otherwise(monkeypatch):
+    import runpy
+
+    import tagtool.cli.main as cli
+    from tagtool.services import warmup
+
+    entry = Path(__file__).resolve().parent.parent / "packaging" / "tagtool_main.py"
+    calls = []
+    monkeypatch.setattr(warmup, "fill_cache", lambda: calls.append("fill") or 0)
+    monkeypatch.setattr(cli, "run", lambda: calls.append("cli"))
+    monkeypatch.setattr(sys, "argv", ["tagtool", warmup.FILL_CACHE_ARG])
+    with pytest.raises(SystemExit) as ended:
+        runpy.run_path(str(entry), run_name="__main__")
+    assert ended.value.code == 0 and calls == ["fill"]
+    calls.clear()
+    monkeypatch.setattr(sys, "argv", ["tagtool", "info"])
+    runpy.run_path(str(entry), run_name="__main__")
+    assert calls == ["cli"]

@@ -249,11 +249,16 @@ def cmd_gui(args: argparse.Namespace) -> int:
     problem = preflight()  # before Qt: it would end in a traceback or an abort for a missing library or X server
     if problem is not None:
         raise TagtoolError(problem)
-    from tagtool.gui.app import run
-
     quit_after = getattr(args, "quit_after", None)
     if quit_after is None:
-        return run(path)
+        from tagtool.services.warmup import start_filling_cache
+
+        child = start_filling_cache()  # on a cold cache, compiling while Qt and the window load (seconds)
+        from tagtool.gui.app import run
+
+        return run(path, child=child)
+    from tagtool.gui.app import run
+
     if quit_after < 0:
         raise TagtoolError(f"--quit-after {quit_after}: milliseconds must be 0 or more")
     status = run(path, quit_after_ms=quit_after)

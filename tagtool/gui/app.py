@@ -56,7 +56,7 @@ def app_icon() -> QIcon | None:
     return None if icon.isNull() else icon
 
 
-def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
+def run(project: Path | None = None, quit_after_ms: int | None = None, child=None) -> int:
     """Show the main window (on ``project`` if given) until it is closed.
 
     Parameters
@@ -67,11 +67,15 @@ def run(project: Path | None = None, quit_after_ms: int | None = None) -> int:
         Smoke test of a build (``tagtool gui --quit-after``): close the window
         after this many milliseconds of running; the exit status is 0 if the
         project opened, 1 if it did not.
+    child : subprocess.Popen or None
+        The process filling numba's cache, started by the caller before it
+        imported Qt (``tagtool gui``); else it is started here.
     """
     app = application()
     # On a cold numba cache the first model's kernels start compiling now, in a child process on another
     # core, while this one builds the window (not in a smoke test, which must leave nothing running).
-    child = start_filling_cache() if quit_after_ms is None else None
+    if child is None and quit_after_ms is None:
+        child = start_filling_cache()
     window = MainWindow()
     configure_app_logging(window.status_log)  # the log file; a repeated warning once, in the status bar
     try:

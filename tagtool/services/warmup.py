@@ -15,12 +15,13 @@ window opens (``tagtool.gui.warmup``); the CLI may call it too.
 
 On a cold cache the app starts sooner than that: :func:`start_filling_cache`,
 called before the window is built, compiles the default learner's kernels
-in a child process (``python -m tagtool.services.warmup``) that writes them
-to numba's on-disk cache, on another core and without the GUI thread's
-GIL; :func:`warm_up` then waits for the child and loads what it wrote.  A
-training that starts meanwhile waits for the warm-up
-(:func:`wait_for_warm_up`) instead of compiling the same kernels a second
-time beside it.
+in a child process (:func:`fill_cache_command`: ``python -m
+tagtool.services.warmup``, or the desktop bundle's own executable with the
+hidden argument :data:`FILL_CACHE_ARG`) that writes them to numba's on-disk
+cache, on another core and without the GUI thread's GIL; :func:`warm_up`
+then waits for the child and loads what it wrote.  A training that starts
+meanwhile waits for the warm-up (:func:`wait_for_warm_up`) instead of
+compiling the same kernels a second time beside it.
 """
 
 from __future__ import annotations
@@ -107,21 +108,41 @@ def default_kernels_cached() -> bool:
     return in_cache(perceptron_chunk)
 
 
+#: The hidden argument on which the frozen app's executable fills numba's cache and ends
+#: (``packaging/tagtool_main.py``): a frozen executable runs no ``-m`` module.
+FILL_CACHE_ARG = "--fill-numba-cache"
+
+
+def fill_cache_command() -> list[str]:
+    """The command line of :func:`start_filling_cache`'s child.
+
+    ``python -m tagtool.services.warmup`` from an installed package; in the
+    frozen app, whose ``sys.executable`` is the app itself (it would take
+    ``-m`` for a command-line option), the app with :data:`FILL_CACHE_ARG`.
+    """
+    from tagtool._runtime import is_frozen
+
+    if is_frozen():
+        return [sys.executable, FILL_CACHE_ARG]
+    return [sys.executable, "-m", __name__]
+
+
 def start_filling_cache() -> subprocess.Popen | None:
     """Start compiling the default learner's kernels into numba's on-disk cache in a child process.
 
-    The child (``python -m tagtool.services.warmup``) returns at once when
-    the cache holds them already.  None in the frozen app, whose executable
-    runs no module, when kernels are not cached on disk, or when the child
-    cannot start: :func:`warm_up` then compiles in this process.
+    The child (:func:`fill_cache_command`) returns at once when the cache
+    holds them already; it shares this process's cache folder (the frozen
+    app's is set in the environment, ``tagtool._runtime``).  None when
+    kernels are not cached on disk, or when the child cannot start:
+    :func:`warm_up` then compiles in this process.
     """
-    from tagtool._runtime import is_frozen, jit_cache_enabled
+    from tagtool._runtime import jit_cache_enabled
 
-    if is_frozen() or not jit_cache_enabled():
+    if not jit_cache_enabled():
         return None
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", __name__],
+            fill_cache_command(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -158,7 +179,7 @@ def wait_for_warm_up() -> None:
         _idle.wait()
 
 
-def _fill_cache() -> int:
+def fill_cache() -> int:
     """The child of :func:`start_filling_cache`: compile the default learner's kernels unless they are cached."""
     if not default_kernels_cached():
         warm_kernels()
@@ -166,4 +187,4 @@ def _fill_cache() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(_fill_cache())
+    sys.exit(fill_cache())

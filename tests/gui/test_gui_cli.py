@@ -8,6 +8,7 @@ import pytest
 
 import tagtool.gui.app
 import tagtool.gui.qt_libraries
+import tagtool.services.warmup
 from tagtool.cli import main as cli
 
 
@@ -16,13 +17,21 @@ def opened(monkeypatch):
     calls = []
     # the start-up check looks at this machine's libraries and X server (tests/gui/test_qt_libraries.py): not here
     monkeypatch.setattr(tagtool.gui.qt_libraries, "preflight", lambda: None)
-    monkeypatch.setattr(tagtool.gui.app, "run", lambda path: calls.append(Path(path)) or 0)
+    monkeypatch.setattr(tagtool.services.warmup, "start_filling_cache", lambda: "the child")
+    monkeypatch.setattr(tagtool.gui.app, "run", lambda path, child=None: calls.append(Path(path)) or 0)
     return calls
 
 
 def test_gui_command_opens_the_project(chunk_project, opened):
     assert cli.main(["gui", str(chunk_project)]) == 0
     assert opened == [chunk_project]
+
+
+def test_gui_command_starts_filling_the_cache_before_the_window_loads(chunk_project, opened, monkeypatch):
+    handed = []
+    monkeypatch.setattr(tagtool.gui.app, "run", lambda path, child=None: handed.append(child) or 0)
+    assert cli.main(["gui", str(chunk_project)]) == 0
+    assert handed == ["the child"]  # the window waits for it rather than start another
 
 
 def test_gui_command_refuses_a_missing_file(tmp_path, opened, capsys):
