@@ -264,7 +264,7 @@ class ModelLoop(QObject):
         )
         params = self.full_params()
         warm_ok = self.warm_start and can_warm_start(
-            self.result, self.learner_name, params, project.labels, reps, **known
+            self.result, self.learner_name, params, project.labels, reps, features=inputs.features, **known
         )
         warm = self.tagger if warm_ok else None
         overrides = {}

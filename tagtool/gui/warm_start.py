@@ -60,10 +60,15 @@ def same_knowledge(extractor, vectors=None, gazetteers=None) -> bool:
     ) == _key(gazetteers)
 
 
-def can_warm_start(result, learner_name: str, params: dict, labels, reps=None, vectors=None, gazetteers=None) -> bool:
+def can_warm_start(
+    result, learner_name: str, params: dict, labels, reps=None, vectors=None, gazetteers=None, features=None
+) -> bool:
     """Whether a run of ``learner_name`` with ``params`` may continue from ``result`` (the model in use).
 
     New (or no longer used) word representations, vectors or dictionaries change the features: a cold start.
+    So does a cold start's feature set (``features``, from :func:`cold_features`; None: the learner's
+    defaults) that is not the model's — a model stored by an earlier version whose rule gave other
+    sets (one dictionary copy where two-view learners now get one per view) is not continued.
     """
     old = getattr(result.tagger.extractor, "representations", None) if result is not None else None
     return (
@@ -73,7 +78,17 @@ def can_warm_start(result, learner_name: str, params: dict, labels, reps=None, v
         and tuple(result.tagger.labels) == tuple(labels)
         and getattr(old, "fingerprint", None) == getattr(reps, "fingerprint", None)
         and same_knowledge(result.tagger.extractor, vectors, gazetteers)
+        and str(result.tagger.extractor.feature_set) == cold_feature_set(learner_name, features)
     )
+
+
+def cold_feature_set(learner_name: str, features: dict | None) -> str:
+    """The feature set a cold start of ``learner_name`` fits: ``features``' or the learner's default."""
+    from tagtool.learn import get_learner
+    from tagtool.services import training_setup
+
+    settings = features if features is not None else training_setup.feature_settings(get_learner(learner_name))
+    return str(settings.get("feature_set", "default"))
 
 
 def cold_features(learner_name: str, reps, sentences, vectors=None, gazetteers=None) -> dict | None:
