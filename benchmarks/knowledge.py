@@ -27,7 +27,9 @@ conditions:
     plus ``gaz`` from one dictionary per type of the spans labeled in the
     training file outside the L labeled sentences (benchmarks/dictionaries.py,
     ``dict-rest``: leak-free, the test file is never read); chunking and NER
-    only — part-of-speech tags are not spans;
+    only — part-of-speech tags are not spans — and not on the full file,
+    where no span is outside the labeled sentences (``all`` there is text and
+    vectors);
 ``all``
     ``text`` + ``vectors`` + ``dictionary``.
 
@@ -161,7 +163,7 @@ def cell(key: str, learner: str, size: int | None, seed: int, condition: str, po
         if not vector_sets(labeled):  # span labels: the default rule adds none; measure the clusters anyway
             features = {**features, "feature_set": features["feature_set"] + "+vec"}
         data["vectors"] = user_vectors(key)
-    if condition in ("dictionary", "all") and CORPORA[key][5]:
+    if condition in ("dictionary", "all") and CORPORA[key][5] and size is not None:
         features = with_gazetteers(model, features)
         data["gazetteers"] = gazetteers_of(dictionaries(train, set(labeled_ids)))
     tic = time.perf_counter()
@@ -207,7 +209,8 @@ def run(args, cells: dict) -> None:
                 for seed in args.seeds if size != "full" else args.seeds[:1]:
                     for condition in args.conditions:
                         name = f"{key}|{learner}|{size}|{seed}|{condition}"
-                        if name in cells or (condition == "dictionary" and not CORPORA[key][5]):
+                        no_spans = not CORPORA[key][5] or size == "full"  # a dictionary of the rest: none
+                        if name in cells or (condition == "dictionary" and no_spans):
                             continue
                         n = None if size == "full" else int(size)
                         cells[name] = cell(key, learner, n, seed, condition, args.unlabeled)
