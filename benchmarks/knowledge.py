@@ -247,7 +247,8 @@ def main(argv=None) -> int:
         "`vectors` = `vec` from a fastText file, `dictionary` = `gaz` from the training split's spans outside "
         "the L sentences, `all` = text + vectors + dictionary). Learners at their defaults, L labeled plus "
         f"{args.unlabeled} unlabeled training sentences; entity F1 (chunks, NER) or token accuracy (POS) on the "
-        "first 1,000 test sentences; `none`: mean ± standard error over the seeds, the rest: paired differences.",
+        "first 1,000 test sentences; `none`: mean ± standard error over the seeds, the rest: paired differences. "
+        "L = `full`: the whole training file labeled, one run (seed 0), no dictionary (no span lies outside it).",
         "",
         *machine_lines(),
         "",
