@@ -72,3 +72,27 @@ def test_missing_project_is_an_error_not_a_traceback(tmp_path, monkeypatch, caps
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 1
     assert capsys.readouterr().err.startswith("tagtool: error:")
+
+
+def test_no_labels_warns_of_a_column_that_holds_labels(tmp_path, capsys):
+    # --no-labels reads every column but the token as input: chunk tags there would be features
+    project = tmp_path / "p.tagproj"
+    assert main(["import", str(CONLL), "-p", str(project), "--no-labels", "--labels", "O,B-NP,I-NP"]) == 0
+    err = capsys.readouterr().err
+    assert f"{CONLL}: column col2 holds labels (B-ADJP" in err and "remove the column" in err
+    assert "col1" not in err  # part of speech is not label-like
+    plain = tmp_path / "plain.txt"
+    plain.write_text("The DT\ncat NN\n\n", encoding="utf-8")
+    assert main(["import", str(plain), "-p", str(project), "--no-labels"]) == 0
+    assert "holds labels" not in capsys.readouterr().err
+
+
+def test_label_like_columns():
+    from tagtool.core.corpus import Sentence
+    from tagtool.core.labels import label_like_columns
+
+    sentences = [
+        Sentence(["a", "b"], columns={"pos": ("DT", "NN"), "tags": ("B-X", "O"), "all_o": ("O", "O")}),
+        Sentence(["c"], columns={"pos": ("VB",), "tags": ("I-X",), "all_o": ("O",)}),
+    ]
+    assert label_like_columns(sentences) == {"tags": ["B-X", "I-X", "O"]}

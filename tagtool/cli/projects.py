@@ -104,10 +104,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     # Candidate sets are normalised against the project's labels when stored (a set naming all of
     # them is no label), not against each file's own: O|B-PER of a file without I-PER still
     # excludes the I-PER of the completed scheme or of the project.
-    corpus = merge_corpora(
+    read = [
         attributed(read_corpus(f, labels=labels, keep_full_sets=True, **reader_kwargs(args, f)), args, f)
         for f in args.files
-    )
+    ]
+    if args.no_labels:
+        for path, part in zip(args.files, read):
+            _warn_label_columns(path, part)
+    corpus = merge_corpora(read)
     report_reading(corpus)
     _warn_suspicious(corpus.labels)
     if args.project.exists():
@@ -137,6 +141,18 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"{len(corpus.labels)} labels: {' '.join(corpus.labels)}"
     )
     return 0
+
+
+def _warn_label_columns(path, corpus) -> None:
+    from tagtool.core.labels import label_like_columns
+
+    for name, values in label_like_columns(corpus.sentences).items():
+        shown = ", ".join(values[:4]) + (", ..." if len(values) > 4 else "")
+        print(
+            f"warning: {path}: column {name} holds labels ({shown}); with --no-labels it is read as an input "
+            "column, a feature the model learns from — remove the column to import the text unlabeled",
+            file=sys.stderr,
+        )
 
 
 def _warn_suspicious(labels) -> None:

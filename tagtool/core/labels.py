@@ -199,6 +199,25 @@ def suspicious_labels(labels: Iterable[str]) -> list[str]:
     ]
 
 
+def label_like_columns(sentences: Iterable) -> dict[str, list[str]]:
+    """Input columns whose every value looks like a span label (``O``, ``B-X``, ``I-X`` …), with their values.
+
+    A file read without its label column (``tagtool import --no-labels``)
+    keeps every other column as an input column; one that holds labels would
+    then be a feature carrying the answers.  A column needs one value other
+    than ``O`` to count.
+    """
+    values: dict[str, set[str]] = {}
+    for sentence in sentences:
+        for name, column in (getattr(sentence, "columns", None) or {}).items():
+            values.setdefault(name, set()).update(column)
+
+    def label_like(value: str) -> bool:
+        return value == "O" or (value[:2] in _SPAN_PREFIXES and len(value) > 2)
+
+    return {name: sorted(found) for name, found in values.items() if found - {"O"} and all(map(label_like, found))}
+
+
 # ---------------------------------------------------------------------------
 # BIO transition rules (see the module docstring)
 
