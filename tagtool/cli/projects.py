@@ -144,15 +144,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _warn_label_columns(path, corpus) -> None:
-    from tagtool.core.labels import label_like_columns
+    from tagtool.core.labels import label_column_warnings
 
-    for name, values in label_like_columns(corpus.sentences).items():
-        shown = ", ".join(values[:4]) + (", ..." if len(values) > 4 else "")
-        print(
-            f"warning: {path}: column {name} holds labels ({shown}); with --no-labels it is read as an input "
-            "column, a feature the model learns from — remove the column to import the text unlabeled",
-            file=sys.stderr,
-        )
+    for line in label_column_warnings(path, corpus.sentences):
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def _warn_suspicious(labels) -> None:

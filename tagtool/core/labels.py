@@ -218,6 +218,18 @@ def label_like_columns(sentences: Iterable) -> dict[str, list[str]]:
     return {name: sorted(found) for name, found in values.items() if found - {"O"} and all(map(label_like, found))}
 
 
+def label_column_warnings(source: object, sentences: Iterable) -> list[str]:
+    """What to tell a person who read ``source`` without labels: one line per :func:`label_like_columns` column."""
+    lines = []
+    for name, values in label_like_columns(sentences).items():
+        shown = ", ".join(values[:4]) + (", ..." if len(values) > 4 else "")
+        lines.append(
+            f"{source}: column {name} holds labels ({shown}); read without labels it is an input column, "
+            "a feature the model learns from — remove the column to import the text unlabeled"
+        )
+    return lines
+
+
 # ---------------------------------------------------------------------------
 # BIO transition rules (see the module docstring)
 

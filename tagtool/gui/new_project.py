@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from tagtool.core.corpus import Corpus
-from tagtool.core.labels import LabelSet, complete_scheme, suspicious_labels
+from tagtool.core.labels import LabelSet, complete_scheme, label_column_warnings, suspicious_labels
 from tagtool.errors import TagtoolError
 from tagtool.gui.file_fields import CORPUS_FILTER, Folders, with_browse
 from tagtool.gui.label_field import LabelFieldBox, is_conllu, show_row
@@ -85,6 +85,8 @@ def create_project(
         options = {k: v for k, v in (reader_options or {}).items() if k in taken}
     if warnings is not None:
         warnings.extend(corpus.warnings)
+        if corpus_path is not None and not read_labels:
+            warnings.extend(label_column_warnings(corpus_path.name, corpus.sentences))
     if len(corpus.labels) == 0:
         raise TagtoolError(f"{corpus_path or 'The pasted text'} holds no labels; type the label set")
     if labels is None:

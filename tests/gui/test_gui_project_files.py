@@ -240,3 +240,15 @@ def test_an_import_that_fails_adds_no_label(window, tmp_path):
     with pytest.raises(TagtoolError):
         transfer.import_annotations(session, other, add_labels=True)  # sentences do not match
     assert list(session.project.labels) == before
+
+
+def test_a_project_read_without_labels_warns_of_a_column_that_holds_them(tmp_path):
+    # "Read labels from the file" unchecked: the chunk column would become a feature carrying the answers
+    corpus_file = DATA_DIR / "conll2000_train_head.txt"
+    warnings: list[str] = []
+    labels = LabelSet(["O", "B-NP", "I-NP"])
+    create_project(corpus_file, tmp_path / "nolabels.tagproj", None, labels, False, warnings=warnings)
+    assert any("conll2000_train_head.txt: column col2 holds labels" in w for w in warnings)
+    read: list[str] = []
+    create_project(corpus_file, tmp_path / "labels.tagproj", None, None, True, warnings=read)
+    assert not any("holds labels" in w for w in read)
