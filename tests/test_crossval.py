@@ -24,17 +24,7 @@ from tagtool.services.crossval import (
 from tagtool.services.pipeline import train_tagger
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
-
-
-class Quiet:
-    def progress(self, fraction, message):
-        pass
-
-    def should_stop(self):
-        return False
-
-    def model_ready(self, result):
-        pass
+from tests.run_states import QuietRun
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +54,7 @@ def test_a_fold_trains_neither_on_the_held_out_text_nor_on_features_fitted_to_it
         return train
 
     monkeypatch.setattr(training, "fold_trainer", spying)
-    result = run_training(inputs, "mv-perceptron", {"max_iter": 1}, None, Quiet())
+    result = run_training(inputs, "mv-perceptron", {"max_iter": 1}, None, QuietRun())
     assert result.metrics["cv_folds"] == 3 and result.metrics["cv_sentences"] == 30 and len(seen) == 3
     for held, (corpus, fold) in zip(plan_folds(inputs.sentences, 3), seen):
         trained = {s.tokens for s in corpus}
@@ -138,7 +128,7 @@ def test_the_bootstrap_se_of_an_accuracy_is_the_binomial_one():
 def test_the_app_records_the_loss_without_a_column_measured_on_held_out_sentences(chunks):
     """On its own 30 training sentences the model loses nothing without POS; on held-out ones it does."""
     _, inputs = chunks
-    result = run_training(inputs, "perceptron", {"max_iter": 3}, None, Quiet())
+    result = run_training(inputs, "perceptron", {"max_iter": 3}, None, QuietRun())
     m = result.metrics
     assert m["cv_protocol"] == "new-text, blocks" and 0 < m["f1_se"] < 0.1
     without = m["cv_without"]["col1"]

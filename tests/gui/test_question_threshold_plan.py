@@ -16,6 +16,7 @@ from tagtool.services.question_threshold import NO_RULE, Calibration, HeldOut
 from tagtool.services.strategies import DEFAULT_THRESHOLD, Evidence, Tokens
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
+from tests.run_states import QuietRun
 
 GAIN = strategies.get("gain")
 
@@ -70,17 +71,6 @@ def test_cold_the_queue_is_the_random_order_and_every_token_is_asked(monkeypatch
     assert NO_RULE.threshold(GAIN, False) == DEFAULT_THRESHOLD[False]
 
 
-class Quiet:
-    def progress(self, fraction, message):
-        pass
-
-    def should_stop(self):
-        return False
-
-    def model_ready(self, result):
-        pass
-
-
 @pytest.fixture(scope="module")
 def inputs():
     gold = read_corpus(DATA_DIR / "conll2002_esp_train_head.txt")
@@ -91,7 +81,7 @@ def inputs():
 def test_a_training_run_plans_again_with_its_cross_validation_s_threshold(inputs, monkeypatch):
     monkeypatch.setattr(qt, "MIN_HELD_OUT", 50)
     questions = Questions("gain", True, 0, calibration=Calibration())
-    result = run_training(inputs, "mv-perceptron", {"max_iter": 3}, None, Quiet(), queue=questions.choice)
+    result = run_training(inputs, "mv-perceptron", {"max_iter": 3}, None, QuietRun(), queue=questions.choice)
     calibration = result.plan.calibration
     assert calibration is not questions.calibration and calibration.held_out is not None
     assert calibration.held_out.n_tokens == result.metrics["cv_tokens"]
@@ -111,7 +101,7 @@ def test_a_run_without_folds_plans_without_the_rule(inputs):
 
     questions = Questions("gain", True, 0, calibration=Calibration())
     result = run_training(
-        replace(inputs, cv_folds=0), "mv-perceptron", {"max_iter": 3}, None, Quiet(), queue=questions.choice
+        replace(inputs, cv_folds=0), "mv-perceptron", {"max_iter": 3}, None, QuietRun(), queue=questions.choice
     )
     assert not result.plan.calibration.cold and not result.plan.calibration.checked
     assert result.plan.threshold == DEFAULT_THRESHOLD[result.tagger.model.probabilistic]
