@@ -25,7 +25,7 @@ from tagtool.services.simulate.config import SimulationConfig
 from tagtool.services.simulate.loop import Simulation
 from tagtool.store.formats import read_corpus
 from tests.gui.helpers import DATA_DIR
-from tests.test_crossval import Quiet
+from tests.run_states import QuietRun
 
 
 class Counted:
@@ -83,7 +83,7 @@ def _once(seen: Counter, sentences) -> None:
 def test_an_app_retrain_extracts_each_sentence_once(gold, counted, learner, params):
     sentences = tuple(s if i % 4 == 0 else s.unlabeled() for i, s in enumerate(gold.sentences))
     inputs = TrainingInputs(tuple(range(len(sentences))), sentences, gold.labels)
-    first = run_training(inputs, learner, params, None, Quiet(), queue=("gain", False))
+    first = run_training(inputs, learner, params, None, QuietRun(), queue=("gain", False))
     _once(counted.take(), sentences)
     assert first.complete and len(first.guidance) == len(sentences)
     edited = tuple(gold.sentences[i] if i == 1 else s for i, s in enumerate(sentences))  # one more sentence labeled
@@ -92,7 +92,7 @@ def test_an_app_retrain_extracts_each_sentence_once(gold, counted, learner, para
         learner,
         params,
         first.tagger,
-        Quiet(),
+        QuietRun(),
         overrides={"max_iter": 1} if learner == "mv-perceptron" else None,
         queue=("gain", False),
     )
