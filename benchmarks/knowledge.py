@@ -33,6 +33,12 @@ conditions:
 ``all``
     ``text`` + ``vectors`` + ``dictionary``.
 
+One more condition is run only when named (``--conditions text-both``) and
+reported in a table of its own: ``text-both``, ``text`` with a second copy
+of the ``dist`` sets for a two-view learner on two template sets, so that
+both views read them (as a dictionary's ``gaz`` is given to both) — a
+candidate rule, measured against ``text``.
+
 Scores: entity F1 (chunks, NER) or token accuracy (POS) on the first 1,000
 sentences of the test file (the PTB sample has none: its sentences after
 the first 3,000).  Cells are cached in benchmarks/.cache/knowledge_cells.json;
@@ -66,7 +72,13 @@ from tagtool.learn import make_learner
 from tagtool.services.dictionaries import gazetteers_of
 from tagtool.services.pipeline import train_tagger
 from tagtool.services.represent import learn_representations
-from tagtool.services.training_setup import with_gazetteers, with_representations, with_vectors
+from tagtool.services.training_setup import (
+    representation_sets,
+    template_set_count,
+    with_gazetteers,
+    with_representations,
+    with_vectors,
+)
 from tagtool.services.user_vectors import load_user_vectors, vector_sets
 from tagtool.store.formats import read_corpus
 
@@ -88,6 +100,8 @@ CORPORA = {
     "ptb-pos": ("ptb-sample/wsj_sample.word_pos.txt", None, {}, "token_accuracy", True, False),
 }
 CONDITIONS = ("none", "project", "text", "vectors", "dictionary", "all")
+#: Conditions run only when named, each reported against ``text`` and ``none``.
+EXTRA_CONDITIONS = ("text-both",)
 PTB_TRAIN = 3000
 TEST_SENTENCES = 1000
 
@@ -155,9 +169,11 @@ def cell(key: str, learner: str, size: int | None, seed: int, condition: str, po
     if condition == "project":
         features = with_representations(model, None, labeled)
         data["representations"] = learn_representations([s.tokens for s in labeled + unlabeled])
-    if condition in ("text", "all"):
+    if condition in ("text", "all", "text-both"):
         features = with_representations(model, features, labeled)
         data["representations"] = text_representations(key)
+    if condition == "text-both" and model.two_view and template_set_count(features["feature_set"].split("+")) == 2:
+        features = {**features, "feature_set": "+".join([features["feature_set"], *representation_sets(labeled)])}
     if condition in ("vectors", "all"):
         features = with_vectors(model, features, labeled)
         if not vector_sets(labeled):  # span labels: the default rule adds none; measure the clusters anyway
@@ -202,6 +218,42 @@ def report(cells: dict, corpora: list[str], learners: list[str], sizes: list[str
     return rows
 
 
+def extra_report(cells: dict, corpora: list[str], learners: list[str], sizes: list[str], seeds: list[int]) -> list[str]:
+    """Each extra condition's paired difference to ``none`` and to ``text``, where it was run."""
+    head = "| corpus | learner | L | condition | text − none | condition − none | condition − text | n |"
+    rows = []
+    for condition in EXTRA_CONDITIONS:
+        for key in corpora:
+            for learner in learners:
+                for size in sizes:
+                    got = {
+                        c: [cells.get(f"{key}|{learner}|{size}|{s}|{c}") for s in seeds]
+                        for c in ("none", "text", condition)
+                    }
+                    triples = [(n, t, x) for n, t, x in zip(*got.values()) if n and t and x]
+                    if not triples:
+                        continue
+                    diffs = [
+                        [t["score"] - n["score"] for n, t, _ in triples],
+                        [x["score"] - n["score"] for n, _, x in triples],
+                        [x["score"] - t["score"] for _, t, x in triples],
+                    ]
+                    cells_ = [_mean_se(d, signed=True) for d in diffs]
+                    rows.append(
+                        f"| {key} | {learner} | {size} | {condition} | " + " | ".join(cells_) + f" | {len(triples)} |"
+                    )
+    if not rows:
+        return []
+    return [
+        "",
+        "Conditions run only when named (module doc), paired with `none` and `text`:",
+        "",
+        head,
+        "|---|---|---|---|---:|---:|---:|---:|",
+        *rows,
+    ]
+
+
 def run(args, cells: dict) -> None:
     for key in args.corpora:
         for size in args.sizes:
@@ -237,7 +289,9 @@ def main(argv=None) -> int:
     cells = json.loads(CELLS.read_text()) if CELLS.exists() else {}
     if not args.report_only:
         run(args, cells)
-    rows = report(cells, list(CORPORA), args.learners, ["20", "100", "500", "full"], args.seeds)
+    sizes = ["20", "100", "500", "full"]
+    rows = report(cells, list(CORPORA), args.learners, sizes, args.seeds)
+    rows += extra_report(cells, list(CORPORA), args.learners, sizes, args.seeds)
     print("\n".join(rows))
     intro = [
         "# Knowledge from outside the project: what each source buys",

@@ -184,12 +184,12 @@ def with_gazetteers(learner: Learner | type[Learner], features: Mapping | None =
     settings = feature_settings(learner, features)
     sets = str(settings.get("feature_set", "default")).split("+")
     if not any(name in GAZ_SETS for name in sets):
-        copies = 2 if getattr(learner, "two_view", False) and _template_sets(sets) == 2 else 1
+        copies = 2 if getattr(learner, "two_view", False) and template_set_count(sets) == 2 else 1
         settings["feature_set"] = "+".join([*sets, *GAZ_SETS * copies])
     return settings
 
 
-def _template_sets(sets: list[str]) -> int:
+def template_set_count(sets: list[str]) -> int:
     """How many of ``sets`` are template sets (not read from representations, vectors or dictionaries)."""
     return sum(name not in DIST_SETS + VEC_SETS + GAZ_SETS for name in sets)
 
