@@ -42,7 +42,8 @@ candidate rule, measured against ``text``.
 Scores: entity F1 (chunks, NER) or token accuracy (POS) on the first 1,000
 sentences of the test file (the PTB sample has none: its sentences after
 the first 3,000).  Cells are cached in benchmarks/.cache/knowledge_cells.json;
-a rerun skips them, ``--report-only`` rewrites benchmarks/results/knowledge.md.
+a rerun skips them (runs on other learners or corpora may share the file), ``--report-only``
+rewrites benchmarks/results/knowledge.md.
 
     nice -n 10 python benchmarks/knowledge.py [--corpora ...] [--learners mv-perceptron,crf]
         [--sizes 20,100,500] [--seeds 0,1,2,3,4] [--conditions ...] [--report-only]
@@ -51,6 +52,7 @@ a rerun skips them, ``--report-only`` rewrites benchmarks/results/knowledge.md.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import functools
 import json
 import os
@@ -267,9 +269,19 @@ def run(args, cells: dict) -> None:
                         n = None if size == "full" else int(size)
                         cells[name] = cell(key, learner, n, seed, condition, args.unlabeled)
                         print(name, cells[name], file=sys.stderr, flush=True)
-                        tmp = CELLS.with_suffix(".tmp")
-                        tmp.write_text(json.dumps(cells, indent=0, sort_keys=True))
-                        os.replace(tmp, CELLS)
+                        cells.update(save_cell(name, cells[name]))
+
+
+def save_cell(name: str, value: dict) -> dict:
+    """Add one cell to the cache file under a lock (several runs may share it); returns every cell on disk."""
+    with open(CELLS.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cells = json.loads(CELLS.read_text()) if CELLS.exists() else {}
+        cells[name] = value
+        tmp = CELLS.with_suffix(".tmp")
+        tmp.write_text(json.dumps(cells, indent=0, sort_keys=True))
+        os.replace(tmp, CELLS)
+    return cells
 
 
 def main(argv=None) -> int:
