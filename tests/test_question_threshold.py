@@ -50,14 +50,14 @@ def test_too_few_held_out_tokens_fall_back_to_the_kind_s_constant():
 def test_the_project_s_threshold_reads_the_strategy_s_question(monkeypatch):
     monkeypatch.setattr(qt, "MIN_HELD_OUT", 4)
     monkeypatch.setattr(qt, "MISS_RATE", 0.0)
-    u = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    u = np.array([0.05, 0.1, 0.15, 0.2, 0.25])
     disagree = np.array([False, False, True, False, False])
     wrong = np.array([False, False, True, False, True])
     calibration = Calibration(held_out=HeldOut(Evidence(u, disagree), wrong), warm=True)
-    # uncertainty alone: wrong at 0.3 → 0.3; gain's question is 1 where the views disagree → 0.5
-    assert calibration.threshold(strategies.get("uncertainty"), False) == 0.3
-    assert calibration.threshold(GAIN, False) == 0.5
-    assert calibration.source(GAIN, False) == (0.5, 5)
+    # uncertainty alone: wrong at 0.15 → 0.15; gain's question is 1 where the views disagree → 0.25
+    assert calibration.threshold(strategies.get("uncertainty"), False) == 0.15
+    assert calibration.threshold(GAIN, False) == 0.25
+    assert calibration.source(GAIN, False) == (0.25, 5)
     assert "from 5 held-out tokens" in calibration.describe(GAIN, False)
 
 

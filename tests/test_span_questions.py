@@ -145,3 +145,49 @@ def test_the_mention_tables_are_seqevals_and_read_what_the_f1_scorer_reads():
         for t in np.flatnonzero(ids >= 0):
             runs.setdefault(int(ids[t]), []).append(int(positions[t]))
         assert keys == {(min(p), max(p)) for p in runs.values()}
+
+
+@pytest.mark.parametrize(
+    "questions, wrong, accept, expected_accepted",
+    [
+        ("tokens", None, True, [2]),  # the asked token is suggested right: Space
+        ("tokens", 2, True, []),  # suggested wrong: typed
+        ("spans", None, True, [1, 2, 3]),  # every token of the span question right: Space on the span
+        ("spans", 3, True, []),  # one token wrong: the span's label key, every token typed
+        ("tokens", None, False, []),  # accept_questions off: every asked token typed
+    ],
+)
+def test_a_question_suggested_right_is_accepted_at_the_accept_cost(questions, wrong, accept, expected_accepted):
+    data, test = _corpora()
+    config = SimulationConfig(
+        learner="mv-perceptron", mode="tokens", questions=questions, cv_folds=0, accept_questions=accept
+    )
+    sim = Simulation(config, data, test)
+    names = list(sim.pool.labels.names)
+    rows = sim.oracle.rows(0)
+    n, length = sim.pool.data.n_tokens, rows.stop - rows.start
+    best = np.full(n, names.index("O"), dtype=np.int64)
+    best[rows.start + 1 : rows.start + 4] = [names.index("B-ORG"), names.index("I-ORG"), names.index("I-ORG")]
+    suggested = sim.oracle.gold.copy()
+    if wrong is not None:
+        suggested[rows.start + wrong] = (suggested[rows.start + wrong] + 1) % len(names)
+    q = np.zeros(n)
+    q[rows.start + 2] = 0.9
+    answer = sim.what_to_ask(0, Questions(q, {}, None, None, False, suggested, best))
+    asked = np.flatnonzero(answer.ask).tolist()
+    got = [] if answer.accepted is None else np.flatnonzero(answer.accepted).tolist()
+    assert got == expected_accepted
+    sim.show(0, answer)
+    costs = Costs()
+    typed = len(asked) - len(expected_accepted)
+    assert sim.oracle.spent == pytest.approx(
+        costs.full * typed + costs.accepted * len(expected_accepted) + costs.skip * (length - len(asked))
+    )
+    assert sim.oracle.tokens_labeled == len(asked) and sim.oracle.accepted == len(expected_accepted)
+
+
+def test_whole_runs_keeps_only_span_questions_right_throughout():
+    asked = np.array([1, 1, 0, 1, 1, 1, 0, 1], dtype=bool)
+    right = np.array([1, 1, 1, 1, 0, 1, 0, 0], dtype=bool)
+    assert span_questions.whole_runs(asked, right).astype(int).tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
+    assert not span_questions.whole_runs(np.zeros(3, dtype=bool), np.ones(3, dtype=bool)).any()

@@ -90,7 +90,7 @@ def test_get_and_availability():
     assert "wdpsl" in strategies.unavailable(confidence, "crf", two_view=False)
     assert strategies.unavailable(confidence, "wdpsl", two_view=False) is None
     assert strategies.DEFAULT_STRATEGY in strategies.REGISTRY
-    assert strategies.default_threshold(True) == 0.3 and strategies.default_threshold(False) == 0.7
+    assert strategies.default_threshold(True) == 0.3 and strategies.default_threshold(False) == 0.3
 
 
 # ---------------------------------------------------------------------------

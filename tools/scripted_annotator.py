@@ -35,6 +35,8 @@ Protocol, per step (the simulator's; :meth:`ScriptedAnnotator.annotate_step`)
       a span the editor selects: where its gold labels are one key's span
       labels (``B-X I-X …`` of one mention, or all ``O``) one label key
       answers it, as a person would; otherwise its tokens one by one.
+      A question whose suggestion is right (a span question: on every
+      token) is accepted with Space instead.
 
     Then Train now (Ctrl+T, the model's full settings, warm-started from
     the last model) and the caller scores the new model.  The queue ranks
@@ -305,13 +307,33 @@ class ScriptedAnnotator:
             raise SessionError(f"the key {shortcut} did not give tokens {first}-{last} their labels {gold}")
 
     def answer_questions(self, asked: list[int]) -> None:
-        """The open questions ``asked`` of the current sentence: each token, or each span question whole."""
-        if not self.spans:
-            for t in asked:
-                self.give(t)
-            return
-        for first, last in _runs(asked):
-            self.answer_span(first, last)
+        """The open questions ``asked`` of the current sentence: each token, or each span question whole.
+
+        A question whose suggestion is right (a span question: on every token) is accepted with Space, as
+        the simulator's ``accept_questions``; otherwise answered with the label keys.
+        """
+        runs = [(t, t) for t in asked] if not self.spans else _runs(asked)
+        gold = self.gold[self.session.current_id]
+        hints = self.editor.hints
+        for first, last in runs:
+            right = all((h := hints.get(t)) is not None and h.suggestion == gold[t] for t in range(first, last + 1))
+            if right:
+                self.accept_question(first, last)
+            elif self.spans:
+                self.answer_span(first, last)
+            else:
+                self.give(first)
+
+    def accept_question(self, first: int, last: int) -> None:
+        """Space on the question ``first``–``last`` (selected whole): its suggestions accepted."""
+        if self.editor.selection() != list(range(first, last + 1)):
+            self.focus(first)
+            while self.editor.focus < last:
+                self.press(Qt.Key_Right, Qt.ShiftModifier)
+        self.press(Qt.Key_Space)
+        gold = self.gold[self.session.current_id]
+        if any(self.session.annotations[t] != frozenset({gold[t]}) for t in range(first, last + 1)):
+            raise SessionError(f"Space did not accept the suggestions on tokens {first}-{last}")
 
     def open_questions(self) -> list[int]:
         """The marked questions of the current sentence that have no label yet."""

@@ -97,6 +97,14 @@ def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
         f"whole spans) (default {SIMULATE_DEFAULT_QUESTIONS})",
     )
     p.add_argument(
+        "--accept-questions",
+        choices=("on", "off"),
+        default="on",
+        help="tokens/partial: an asked token whose suggestion is right is accepted at --cost-accept (the app's "
+        "Space on a question; a span question when all its suggestions are right); off: every asked token is "
+        "typed at --cost-full (default on)",
+    )
+    p.add_argument(
         "--skip-near-duplicates",
         choices=("on", "off"),
         default="on" if SKIP_NEAR_DUPLICATES else "off",
@@ -244,6 +252,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         string_matches=args.string_matches == "on",
         questions=args.questions,
         skip_near_duplicates=args.skip_near_duplicates == "on",
+        accept_questions=args.accept_questions == "on",
         **optional,
     )
     config.check(cls)

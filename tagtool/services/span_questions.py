@@ -121,6 +121,17 @@ def _runs(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.where(mask, ids, -1)
 
 
+def whole_runs(asked: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """The ``asked`` tokens of one sentence whose run (a span question) is ``right`` throughout."""
+    asked = np.asarray(asked, dtype=bool)
+    ids = _runs(asked, np.array([0, len(asked)]))
+    if not asked.any():
+        return asked.copy()
+    wrong = np.zeros(int(ids.max()) + 1, dtype=bool)
+    wrong[ids[asked & ~right]] = True
+    return asked & right & ~wrong[np.where(ids >= 0, ids, 0)]
+
+
 def _touching(groups: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     """Tokens whose group (``groups`` ≥ 0) holds a ``seeds`` token."""
     inside = groups >= 0

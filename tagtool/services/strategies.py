@@ -69,8 +69,11 @@ MODES = ("full", "tokens", "partial", "review")
 TOKEN_MODES = ("tokens", "partial")
 #: Default question threshold by the kind of model (``probabilistic``):
 #: normalised entropy (CRFs) and ``exp(−margin / median margin)`` (the
-#: others) are different scales.
-DEFAULT_THRESHOLD = {True: 0.3, False: 0.7}
+#: others) are different scales.  A question whose suggestion is right is
+#: accepted at the cost of reading its token, so asking more costs little:
+#: 0.3 for the margin-based learners (0.7 before; measured in
+#: benchmarks/results/annotation_efficiency.md).
+DEFAULT_THRESHOLD = {True: 0.3, False: 0.3}
 #: ``partial``: a two-label candidate set where the pair uncertainty is at least this.
 DEFAULT_CLOSE = 0.9
 #: Cost of opening a sentence, in full labels (``gain`` only; module doc).

@@ -22,9 +22,9 @@ GAIN = strategies.get("gain")
 
 
 def _analysis() -> Analysis:
-    """Two open sentences: one token with question 0.6; six tokens, two at 0.5, the rest sure."""
+    """Two open sentences: one token with question 0.28; six tokens, two at 0.22, the rest sure."""
     offsets = np.array([0, 1, 7])
-    q = np.array([0.6, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0])
+    q = np.array([0.28, 0.22, 0.22, 0.0, 0.0, 0.0, 0.0])
     allowed = np.ones((7, 3), dtype=bool)
     zeros = np.zeros(7, dtype=np.int64)
     return Analysis(
@@ -33,30 +33,30 @@ def _analysis() -> Analysis:
 
 
 def _held(monkeypatch) -> Calibration:
-    """A project whose held-out tokens put its threshold at 0.45 (wrong from 0.45 up)."""
+    """A project whose held-out tokens put its threshold at 0.2 (wrong from 0.2 up)."""
     monkeypatch.setattr(qt, "MIN_HELD_OUT", 4)
     monkeypatch.setattr(qt, "MISS_RATE", 0.0)
-    u = np.array([0.1, 0.2, 0.3, 0.45, 0.8])
-    return Calibration(held_out=HeldOut(Evidence(u), u >= 0.45), f1=0.6, warm=True)
+    u = np.array([0.05, 0.1, 0.15, 0.2, 0.8])
+    return Calibration(held_out=HeldOut(Evidence(u), u >= 0.2), f1=0.6, warm=True)
 
 
 def test_the_plan_asks_with_the_project_s_threshold_not_the_kind_s_constant(monkeypatch):
     calibration = _held(monkeypatch)
     plan = build_plan((10, 11), _analysis(), {}, GAIN, "tokens", calibration=calibration)
-    assert plan.threshold == 0.45 != DEFAULT_THRESHOLD[False]
+    assert plan.threshold == 0.2 != DEFAULT_THRESHOLD[False]
     assert plan.asked.tolist() == [True, True, True, False, False, False, False]
-    before = build_plan((10, 11), _analysis(), {}, GAIN, "tokens")  # no rule: the kind's 0.7, nothing asked
+    before = build_plan((10, 11), _analysis(), {}, GAIN, "tokens")  # no rule: the kind's 0.3, nothing asked
     assert before.threshold == DEFAULT_THRESHOLD[False] and not before.asked.any()
     questions = Questions("gain", True, 0)
     questions.update((10, 11), _analysis(), {}, "perceptron", False, ready=plan)
     assert questions.calibration is calibration and questions.plan is plan
-    assert questions.set(asking=True).threshold == 0.45, "a new plan of the same model keeps the threshold"
-    assert "threshold 0.45 from 5 held-out tokens" in calibration.describe(GAIN, False)
+    assert questions.set(asking=True).threshold == 0.2, "a new plan of the same model keeps the threshold"
+    assert "threshold 0.20 from 5 held-out tokens" in calibration.describe(GAIN, False)
     # review shows every suggestion: its ranking keeps the kind's constant (OWN_IN_REVIEW)
     assert questions.set(asking=False).threshold == DEFAULT_THRESHOLD[False]
     assert calibration.describe(GAIN, False, asking=False).startswith("review ranks with the model kind's")
     monkeypatch.setattr(qt, "OWN_IN_REVIEW", True)
-    assert questions.set(asking=False).threshold == 0.45
+    assert questions.set(asking=False).threshold == 0.2
 
 
 def test_cold_the_queue_is_the_random_order_and_every_token_is_asked(monkeypatch):

@@ -128,6 +128,11 @@ class SimulationConfig:
         Within a step, pass over a sentence a near-duplicate of which was
         shown in the step (:mod:`tagtool.services.near_duplicates`): the next
         model decides about it again.
+    accept_questions : bool
+        ``tokens``/``partial``: an asked token (a span question: all of its
+        tokens) whose suggestion is gold is accepted (cost ``accept``), as the
+        app's Space accepts the suggestion shown on a question; off, every
+        asked token is typed (cost ``full``).
     """
 
     learner: str
@@ -151,6 +156,7 @@ class SimulationConfig:
     string_matches: bool = DEFAULT_STRING_MATCHES
     questions: str = DEFAULT_QUESTIONS
     skip_near_duplicates: bool = near_duplicates.DEFAULT_SKIP
+    accept_questions: bool = True
 
     def check(self, learner_cls: type[Learner]) -> None:
         """Raise :class:`SimulationError` for settings that cannot run with ``learner_cls``."""

@@ -133,7 +133,7 @@ class Simulation:
             open_ids,
             self.config.strategy,
             need_scores=self.config.mode == "partial",
-            need_suggestions=self.config.mode == "review" or self.reviewing_cold,
+            need_suggestions=self.config.mode == "review" or self.reviewing_cold or self.accepting_questions,
             showing=self.showing(model.probabilistic),
             cheap=self.matcher.agreeing(self.pool.data.offsets) if self.matcher and self.rank_matches else None,
         )
@@ -162,6 +162,11 @@ class Simulation:
         """The token modes' cold start reviews whole sentences (``COLD_TOKENS`` of the question_threshold module)."""
         return self.config.mode in TOKEN_MODES and self.calibration.cold and calibrate.cold_tokens() == "review"
 
+    @property
+    def accepting_questions(self) -> bool:
+        """The token modes accept a question's suggestion where it is gold (``accept_questions``)."""
+        return self.config.mode in TOKEN_MODES and self.config.accept_questions
+
     def what_to_ask(self, i: int, questions: Questions | None) -> Answer:
         """What the annotator does in sentence ``i`` (module doc, "Modes")."""
         open_ = self.oracle.unlabeled(i)
@@ -174,13 +179,28 @@ class Simulation:
         ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
         if self.config.questions == "spans":
             ask = self.span_question_tokens(ask, open_, rows, questions)
+        accepted = self.accepted_questions(ask, rows, questions)
         if self.config.mode != "partial" or not ask.any():
-            return Answer(ask)
+            return Answer(ask, accepted=accepted)
         scores = questions.scores[rows]
         gold = self.oracle.gold[rows]
         other = strongest_other(scores, gold)
         torn = pair_uncertainty(scores, gold, other, questions.probabilistic, questions.scale)
-        return Answer(ask, candidates=np.where(ask & (torn >= self.config.close), other, -1))
+        return Answer(ask, candidates=np.where(ask & (torn >= self.config.close), other, -1), accepted=accepted)
+
+    def accepted_questions(self, ask: np.ndarray, rows: slice, questions: Questions) -> np.ndarray | None:
+        """The asked tokens of sentence ``rows`` whose suggestion the annotator accepts (None: none).
+
+        A token question whose suggestion (the editor's, :attr:`Questions.suggested`)
+        is gold is accepted with Space instead of typed; a span question only
+        when every token of it is suggested right — otherwise its label key
+        labels the whole span.  In ``partial``, a candidate set still goes
+        before an acceptance (the annotator is unsure there).
+        """
+        if not self.accepting_questions or questions.suggested is None:
+            return None
+        right = ask & (questions.suggested[rows] == self.oracle.gold[rows])
+        return span_questions.whole_runs(ask, right) if self.config.questions == "spans" else right
 
     def span_question_tokens(self, ask: np.ndarray, open_: np.ndarray, rows: slice, questions: Questions) -> np.ndarray:
         """The tokens of sentence ``rows``'s span questions grown from its token questions ``ask``."""
