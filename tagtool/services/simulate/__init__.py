@@ -48,7 +48,10 @@ Modes (what the annotator gives in a sentence it is shown)
                  gold label; the others stay unlabeled (not shown, but read:
                  cost ``skip``) — semi-supervised active learning (Tomanek &
                  Hahn 2009).  The default threshold depends on the scale of
-                 the model's uncertainty (:data:`DEFAULT_THRESHOLD`).  With
+                 the model's uncertainty (:data:`DEFAULT_THRESHOLD`).  An
+                 asked token whose suggestion is gold is accepted (cost
+                 ``accept``, the app's Space) unless ``accept_questions`` is
+                 off, then typed (cost ``full``).  With
                  ``questions = spans`` each asked token grows to the mention
                  the model predicts around it, one span question whose tokens
                  each cost ``full`` (:mod:`tagtool.services.span_questions`).

@@ -51,7 +51,8 @@ class Oracle:
             ``{gold, candidates[t]}`` instead of its gold label.
         accepted : bool array [T], optional
             Asked tokens whose suggestion was gold: labeled at the cost of
-            accepting (``accept``) instead of ``full`` (``review`` mode).
+            accepting (``accept``) instead of ``full`` (``review``, and the
+            questions of the token modes).
         """
         rows = self.rows(i)
         open_ = self.unlabeled(i)
@@ -103,7 +104,7 @@ class Answer:
 
     ``ask``: the tokens annotated; ``candidates``: where ``≥ 0``, the
     candidate-set partner of gold (``partial``); ``accepted``: the asked
-    tokens whose suggestion was gold (``review``).
+    tokens whose suggestion was gold and is accepted.
     """
 
     ask: np.ndarray
