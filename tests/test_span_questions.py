@@ -98,18 +98,28 @@ def _corpora():
     return Corpus.from_sentences(gold.sentences[:20], labels=gold.labels), Corpus.from_sentences(gold.sentences[20:30])
 
 
-@pytest.mark.parametrize("questions", ["tokens", "spans"])
-def test_the_simulator_asks_a_span_question_and_charges_each_of_its_tokens(questions):
+def _one_mention(questions: str, **kw) -> tuple[Simulation, slice, np.ndarray, np.ndarray]:
+    """A warm simulation whose model predicts one ORG mention on tokens 1–3 of sentence 0 and asks token 2.
+
+    Returns the simulation, sentence 0's rows, the best labels and the questions ``q``.
+    """
     data, test = _corpora()
-    config = SimulationConfig(learner="mv-perceptron", mode="tokens", questions=questions, cv_folds=0)  # warm
+    config = SimulationConfig(learner="mv-perceptron", mode="tokens", questions=questions, cv_folds=0, **kw)
     sim = Simulation(config, data, test)
     names = list(sim.pool.labels.names)
     rows = sim.oracle.rows(0)
-    n, length = sim.pool.data.n_tokens, rows.stop - rows.start
+    n = sim.pool.data.n_tokens
     best = np.full(n, names.index("O"), dtype=np.int64)
     best[rows.start + 1 : rows.start + 4] = [names.index("B-ORG"), names.index("I-ORG"), names.index("I-ORG")]
     q = np.zeros(n)
     q[rows.start + 2] = 0.9  # one token asked, inside a three-token mention the model predicts
+    return sim, rows, best, q
+
+
+@pytest.mark.parametrize("questions", ["tokens", "spans"])
+def test_the_simulator_asks_a_span_question_and_charges_each_of_its_tokens(questions):
+    sim, rows, best, q = _one_mention(questions)
+    length = rows.stop - rows.start
     asked = Questions(q, {}, None, None, False, best=best)
     answer = sim.what_to_ask(0, asked)
     expected = [1, 2, 3] if questions == "spans" else [2]
@@ -158,21 +168,11 @@ def test_the_mention_tables_are_seqevals_and_read_what_the_f1_scorer_reads():
     ],
 )
 def test_a_question_suggested_right_is_accepted_at_the_accept_cost(questions, wrong, accept, expected_accepted):
-    data, test = _corpora()
-    config = SimulationConfig(
-        learner="mv-perceptron", mode="tokens", questions=questions, cv_folds=0, accept_questions=accept
-    )
-    sim = Simulation(config, data, test)
-    names = list(sim.pool.labels.names)
-    rows = sim.oracle.rows(0)
-    n, length = sim.pool.data.n_tokens, rows.stop - rows.start
-    best = np.full(n, names.index("O"), dtype=np.int64)
-    best[rows.start + 1 : rows.start + 4] = [names.index("B-ORG"), names.index("I-ORG"), names.index("I-ORG")]
+    sim, rows, best, q = _one_mention(questions, accept_questions=accept)
+    length = rows.stop - rows.start
     suggested = sim.oracle.gold.copy()
     if wrong is not None:
-        suggested[rows.start + wrong] = (suggested[rows.start + wrong] + 1) % len(names)
-    q = np.zeros(n)
-    q[rows.start + 2] = 0.9
+        suggested[rows.start + wrong] = (suggested[rows.start + wrong] + 1) % sim.pool.data.n_labels
     answer = sim.what_to_ask(0, Questions(q, {}, None, None, False, suggested, best))
     asked = np.flatnonzero(answer.ask).tolist()
     got = [] if answer.accepted is None else np.flatnonzero(answer.accepted).tolist()
