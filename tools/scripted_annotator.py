@@ -258,6 +258,13 @@ class ScriptedAnnotator:
         while editor.focus > t:
             self.press(Qt.Key_Left)
 
+    def select(self, first: int, last: int) -> None:
+        """Tokens ``first``–``last`` selected: the editor selects a question whole; else Shift+Right does."""
+        if self.editor.selection() != list(range(first, last + 1)):
+            self.focus(first)
+            while self.editor.focus < last:
+                self.press(Qt.Key_Right, Qt.ShiftModifier)
+
     def give(self, t: int) -> None:
         """Token ``t`` its gold label: its label key (Shift + the type's digit for I-)."""
         self.focus(t)
@@ -297,10 +304,7 @@ class ScriptedAnnotator:
             for t in range(first, last + 1):
                 self.give(t)
             return
-        if self.editor.selection() != list(range(first, last + 1)):  # the editor selects it; else the keys do
-            self.focus(first)
-            while self.editor.focus < last:
-                self.press(Qt.Key_Right, Qt.ShiftModifier)
+        self.select(first, last)
         base = shortcut.removeprefix("Shift+")
         self.press(getattr(Qt, f"Key_{base.upper()}"), Qt.ShiftModifier if base != shortcut else Qt.NoModifier)
         if [next(iter(a), None) for a in self.session.annotations[first : last + 1]] != gold:
@@ -326,10 +330,7 @@ class ScriptedAnnotator:
 
     def accept_question(self, first: int, last: int) -> None:
         """Space on the question ``first``–``last`` (selected whole): its suggestions accepted."""
-        if self.editor.selection() != list(range(first, last + 1)):
-            self.focus(first)
-            while self.editor.focus < last:
-                self.press(Qt.Key_Right, Qt.ShiftModifier)
+        self.select(first, last)
         self.press(Qt.Key_Space)
         gold = self.gold[self.session.current_id]
         if any(self.session.annotations[t] != frozenset({gold[t]}) for t in range(first, last + 1)):
