@@ -17,7 +17,9 @@ from tagtool.errors import Cancelled
 from tagtool.services.pipeline import train_tagger
 from tagtool.services.represent import (
     RepresentationError,
+    MIN_TWO_VIEW_SPAN_SENTENCES,
     RepresentationSettings,
+    held_back_by_default,
     learn_representations,
     read_text_file,
     spherical_kmeans,
@@ -350,3 +352,15 @@ def test_simulate_reads_representations_of_the_data_text(corpus):
     )
     result = simulate(config, corpus, corpus)
     assert result.curve and result.curve[-1].f1 > 0
+
+
+def test_auto_holds_them_back_from_a_two_view_learner_on_few_span_labeled_sentences(corpus):
+    chunks = list(corpus.sentences)  # 100 chunk-labeled sentences
+    few = chunks[:20] + [s.unlabeled() for s in chunks[20:]]
+    reason = held_back_by_default(True, few)
+    assert f"from {MIN_TWO_VIEW_SPAN_SENTENCES} labeled sentences (20 so far)" in reason
+    assert held_back_by_default(False, few) == ""  # one-view learners read them at once
+    assert held_back_by_default(True, chunks[:MIN_TWO_VIEW_SPAN_SENTENCES]) == ""
+    assert held_back_by_default(True, [s.unlabeled() for s in chunks]) == ""  # nothing labeled: nothing to say
+    pos = read_corpus(DATA / "ptb_wsj_sample_head.txt")  # word classes, not spans
+    assert held_back_by_default(True, pos.sentences[:5]) == ""

@@ -15,7 +15,9 @@ so learning never cancels a training run nor waits for one:
   (:func:`tagtool.store.representations.store_in_file`: several megabytes
   and a commit would stall the window), then :attr:`changed` is emitted.
 * :meth:`for_training` gives the training run what to use: the
-  representations and the feature set that reads them, or nothing.
+  representations and the feature set that reads them, or nothing — also
+  nothing while "auto" holds them back from a two-view learner on a few
+  span-labeled sentences (:func:`tagtool.services.represent.held_back_by_default`).
 """
 
 from __future__ import annotations
@@ -38,7 +40,13 @@ from tagtool.core.features.wordreps import WordRepresentations
 from tagtool.errors import ProjectError
 from tagtool.gui.wheel_guard import guard_wheel
 from tagtool.gui.worker import TaskRunner
-from tagtool.services.represent import MIN_AUTO_TEXT_TOKENS, learn_representations, wanted_by_default
+from tagtool.services.represent import (
+    MIN_AUTO_TEXT_TOKENS,
+    MIN_TWO_VIEW_SPAN_SENTENCES,
+    held_back_by_default,
+    learn_representations,
+    wanted_by_default,
+)
 from tagtool.store.representations import store_in_file
 
 log = logging.getLogger(__name__)
@@ -90,6 +98,8 @@ class RepresentationsController(QObject):
         self.error = ""
         #: Why the last learned representations could not be stored ("" when they were).
         self.store_error = ""
+        #: Why "auto" keeps the learned representations out of the last training run ("" when it does not).
+        self.held_back = ""
         self.closed = False
         self._text_tokens = self.project.stored.text_tokens()
         self._load_stored()
@@ -105,9 +115,30 @@ class RepresentationsController(QObject):
             return False
         return self.mode == "on" or wanted_by_default(self._text_tokens)
 
-    def for_training(self) -> WordRepresentations | None:
-        """The representations a training run should read, or None (off, not wanted, not ready)."""
+    def for_training(self, learner_name: str | None = None, sentences=None) -> WordRepresentations | None:
+        """The representations a training run should read, or None (off, not wanted, not ready).
+
+        Given the run's learner and sentences, "auto" also applies
+        :func:`~tagtool.services.represent.held_back_by_default`; why it holds
+        them back is kept in :attr:`held_back` for the status line.
+        """
+        if learner_name is not None and sentences is not None:
+            self._hold_back(learner_name, sentences)
+        if self.held_back and self.mode == "auto":
+            return None
         return self.current if self.wanted() else None
+
+    def _hold_back(self, learner_name: str, sentences) -> None:
+        from tagtool.learn import get_learner
+
+        try:
+            two_view = bool(get_learner(learner_name).two_view)
+        except Exception:  # noqa: BLE001 — an unknown learner fails in the run itself
+            two_view = False
+        reason = held_back_by_default(two_view, sentences)
+        if reason != self.held_back:
+            self.held_back = reason
+            self.changed.emit()
 
     def status_text(self) -> str:
         """One line for the model panel."""
@@ -125,6 +156,8 @@ class RepresentationsController(QObject):
             )
         if self.current is None:
             return "Word representations: waiting to be learned"
+        if self.held_back and self.mode == "auto":
+            return f"Word representations: learned, not used yet — {self.held_back} (or set them on)"
         info = self.current.info
         unsaved = f" (not saved in the project: {self.store_error})" if self.store_error else ""
         return (
@@ -232,7 +265,8 @@ class RepresentationsBox(QWidget):
         self.mode.setToolTip(
             "Word representations: clusters of FastText vectors learned from all the project's text "
             "(labeled or not, plus File ▸ Add text…), as extra features of every token and its neighbours.\n"
-            f"auto: on once the project holds {MIN_AUTO_TEXT_TOKENS:,} tokens of text."
+            f"auto: on once the project holds {MIN_AUTO_TEXT_TOKENS:,} tokens of text; a two-view learner on\n"
+            f"span labels reads them from {MIN_TWO_VIEW_SPAN_SENTENCES} labeled sentences."
         )
         self.status = QLabel(self)
         self.status.setWordWrap(True)

@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from tagtool.core.features.wordreps import WordRepresentations, char_ngrams, normalise_word, quantised_ngrams
+from tagtool.core.labels import LabelSet
 from tagtool.errors import TagtoolError
 from tagtool.learn.progress import ProgressCallback, StopCallback, TrainingMonitor
 
@@ -88,9 +89,50 @@ MIN_VOCABULARY = 50
 MIN_AUTO_TEXT_TOKENS = 200_000
 
 
+#: Labeled sentences from which the "auto" rule lets a two-view learner read the
+#: representations when the labels are spans (chunks, entities).  With 20 labeled
+#: sentences raw-text representations lowered both two-view learners' span F1 on
+#: all three span corpora, from 100 on they were at or above the learners without
+#: them (benchmarks/results/knowledge.md, "At their defaults").
+MIN_TWO_VIEW_SPAN_SENTENCES = 100
+
+
 def wanted_by_default(text_tokens: int) -> bool:
     """The app's rule for "auto": word representations pay once the project holds enough text."""
     return text_tokens >= MIN_AUTO_TEXT_TOKENS
+
+
+def held_back_by_default(two_view: bool, sentences: Iterable) -> str:
+    """Why the "auto" rule keeps learned representations out of a training run ("" when it does not).
+
+    A two-view learner on span labels reads them only from
+    :data:`MIN_TWO_VIEW_SPAN_SENTENCES` labeled sentences (fully or partly):
+    below that the extra features gave its co-training views more to
+    disagree on than the few labels could settle.  Other learners, and
+    labels that are not spans (part of speech), read them as soon as they
+    are learned.
+
+    Parameters
+    ----------
+    two_view : bool
+        The learner's :attr:`~tagtool.learn.base.Learner.two_view`.
+    sentences : iterable of Sentence
+        The training sentences, labeled or not.
+    """
+    if not two_view:
+        return ""
+    names: set[str] = set()
+    labeled = 0
+    for sentence in sentences:
+        if sentence.status != "none":
+            labeled += 1
+            names.update(name for labels in sentence.annotations for name in labels)
+    if not names or not LabelSet.from_observed(names).is_span_scheme or labeled >= MIN_TWO_VIEW_SPAN_SENTENCES:
+        return ""
+    return (
+        f"a two-view learner reads them on span labels from {MIN_TWO_VIEW_SPAN_SENTENCES} labeled "
+        f"sentences ({labeled} so far)"
+    )
 
 
 def _stable_hash(text: str) -> int:

@@ -144,3 +144,27 @@ def test_wheel_over_the_mode_does_not_change_it(qtbot, window):
     )
     QApplication.sendEvent(box.mode, event)
     assert box.mode.currentData() == before
+
+
+def test_auto_holds_them_back_from_a_two_view_learner_until_enough_span_labels(
+    qtbot, open_window, chunk_project, monkeypatch
+):
+    import tagtool.gui.representations as gui_reps
+
+    monkeypatch.setattr(gui_reps, "wanted_by_default", lambda _tokens: True)  # as if the text were large
+    window = open_window(chunk_project)
+    loop, box = window.model_loop, window.model_panel.representations
+    controller = loop.representations
+    assert controller.mode == "auto"
+    _wait_idle(qtbot, controller)
+    assert controller.current is not None
+    loop.train()
+    qtbot.waitUntil(lambda: loop.tagger is not None and not loop.busy, timeout=120000)
+    assert loop.learner_name == "mv-perceptron" and not loop.tagger.extractor.uses_representations
+    assert "not used yet" in box.status.text() and "(3 so far)" in box.status.text()
+    assert controller.for_training() is None  # and a relearn does not retrain with them
+    loop.set_learner("crf", {})  # one view: reads them at once
+    qtbot.waitUntil(
+        lambda: loop.tagger is not None and loop.tagger.extractor.uses_representations and not loop.busy, timeout=120000
+    )
+    assert "in use" in box.status.text()
