@@ -157,7 +157,7 @@ class RepresentationsController(QObject):
         if self.current is None:
             return "Word representations: waiting to be learned"
         if self.held_back and self.mode == "auto":
-            return f"Word representations: learned, not used yet — {self.held_back} (or set them on)"
+            return f"Word representations: learned, not used yet — {self.held_back}; set them on to use them now"
         info = self.current.info
         unsaved = f" (not saved in the project: {self.store_error})" if self.store_error else ""
         return (
