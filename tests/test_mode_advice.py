@@ -22,11 +22,14 @@ def gold():
     return list(read_corpus(CONLL).sentences)
 
 
-def test_too_few_labeled_sentences_propose_review_and_say_why(gold):
+def test_too_few_labeled_sentences_propose_the_suites_mode_for_the_labels_and_say_why(gold):
     some = [s if i < 10 else s.unlabeled() for i, s in enumerate(gold)]
-    advice = ma.advise(some)
-    assert advice.mode == "review" and not advice.measured
+    advice = ma.advise(some)  # chunks: spans
+    assert advice.mode == "tokens" and not advice.measured
     assert "10 fully labeled sentences are too few" in advice.reason and ma.SUITE in advice.reason
+    pos = list(read_corpus(DATA / "ptb_wsj_sample_head.txt").sentences)[:10]
+    advice = ma.advise(pos)  # word classes
+    assert advice.mode == "review" and "reviewing leaves every token labeled" in advice.reason
 
 
 def test_only_fully_labeled_sentences_count(gold):
@@ -44,22 +47,25 @@ def test_the_split_is_a_seeded_two_thirds_pool_and_a_held_out_third(gold):
 
 
 @pytest.mark.parametrize(
-    ("review", "tokens", "mode", "note"),
+    ("review", "tokens", "spans", "mode", "note"),
     [
-        (0.20, 0.10, "tokens", False),  # cheaper by more than one step (x1.25)
-        (0.20, 0.18, "review", True),  # cheaper, but within one step
-        (0.10, 0.30, "review", False),
-        (None, 0.30, "tokens", False),  # review never got there
-        (0.30, None, "review", False),
-        (None, None, "review", False),
+        (0.20, 0.10, False, "tokens", False),  # cheaper by more than one step (x1.25)
+        (0.20, 0.18, False, "review", True),  # cheaper, but within one step: word classes lean to review
+        (0.20, 0.18, True, "tokens", False),  # spans lean to token questions
+        (0.18, 0.20, True, "tokens", True),
+        (0.10, 0.30, True, "review", False),
+        (None, 0.30, False, "tokens", False),  # review never got there
+        (0.30, None, True, "review", False),
+        (None, None, False, "review", False),
+        (None, None, True, "tokens", False),
     ],
 )
-def test_the_verdict_prefers_review_unless_tokens_are_cheaper_beyond_one_step(review, tokens, mode, note):
-    advice = ma._verdict({"review": review, "tokens": tokens}, 200, 200, measured_costs=False)
+def test_the_verdict_takes_the_mode_cheaper_beyond_one_step_else_the_suites(review, tokens, spans, mode, note):
+    advice = ma._verdict({"review": review, "tokens": tokens}, 200, 200, measured_costs=False, span_labels=spans)
     assert advice.mode == mode and advice.measured and advice.sentences == 200
     assert ("not cheaper by more than one step" in advice.reason) == note
     assert "the default costs" in advice.reason and "200 of your fully labeled" in advice.reason
-    sampled = ma._verdict({"review": review, "tokens": tokens}, 900, 600, measured_costs=True)
+    sampled = ma._verdict({"review": review, "tokens": tokens}, 900, 600, measured_costs=True, span_labels=spans)
     assert "600 of 900 of your" in sampled.reason and "your measured annotation costs" in sampled.reason
 
 
@@ -90,10 +96,13 @@ def test_the_mode_command_sets_shows_and_proposes(tmp_path, gold, capsys):
     assert f"{path}: mode tokens" in capsys.readouterr().out
     assert main(["mode", str(path)]) == 0
     out = capsys.readouterr().out
-    assert f"{path}: mode tokens" in out and "proposed review" in out and "too few" in out
+    assert f"{path}: mode tokens" in out and "proposed tokens" in out and "too few" in out
 
 
-def test_the_suite_default_names_no_count():
-    advice = ma.suite_default()
-    assert advice.mode == "review" and not advice.measured
-    assert "are too few" not in advice.reason and "once 60 sentences are fully labeled" in advice.reason
+def test_the_suite_default_names_no_count_and_follows_the_kind_of_labels():
+    for spans, mode in ((True, "tokens"), (False, "review")):
+        advice = ma.suite_default(spans)
+        assert advice.mode == mode and not advice.measured
+        assert "are too few" not in advice.reason and "once 60 sentences are fully labeled" in advice.reason
+    assert ma.span_label_set(read_corpus(CONLL).labels) and ma.span_label_set(ma.LabelSet.from_observed(["O"]))
+    assert not ma.span_label_set(read_corpus(DATA / "ptb_wsj_sample_head.txt").labels)

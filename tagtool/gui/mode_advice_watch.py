@@ -7,7 +7,8 @@ counts the fully labeled sentences in a worker; the first time there are
 they have grown by :data:`GROWTH` since the last proposal, it simulates
 both ways of working on them in a paced worker (the window keeps its turns)
 with the learner the loop trains and the costs its queue ranks with, and
-emits the proposal.  Before that the proposal is the suite's (``review``),
+emits the proposal.  Before that the proposal is the suite's for the
+project's kind of labels (:func:`~tagtool.services.mode_advice.suite_mode`),
 with its reason.  The Go menu's mode switch in the status bar shows it
 (:mod:`tagtool.gui.queue_menu`).
 """
@@ -44,7 +45,7 @@ class ModeAdviceWatch(QObject):
         self.loop = loop
         self.runner = TaskRunner(self, paced=True)
         #: The proposal in force (the suite's until the project's data measured one).
-        self.advice: ModeAdvice = mode_advice.suite_default()
+        self.advice: ModeAdvice = mode_advice.suite_default(mode_advice.span_label_set(loop.session.project.labels))
         #: Fully labeled sentences the last measured proposal (or the running one) read; 0: none yet.
         self.measured_on = 0
         self.enabled = True

@@ -23,7 +23,8 @@ in its cold start, or the project's question threshold and how many
 held-out tokens it comes from (the tooltip, and a status-bar message when it
 changes); and the mode the project's own data propose
 (:mod:`tagtool.gui.mode_advice_watch`) when it is not the one in use, with
-why in the tooltip.
+why in the tooltip (before the project has measured one, the development
+suite's choice is in the tooltip only).
 """
 
 from __future__ import annotations
@@ -252,7 +253,9 @@ class QueueMenu(QObject):
 
     def _show_mode(self, on: bool) -> None:
         advice = self.advice_watch.advice if self.advice_watch is not None else None
-        proposed = advice is not None and (advice.mode == "tokens") != on
+        # Only a proposal measured on the project is pressed in the status bar: before it, the cold start
+        # reviews whole sentences in either mode, and the suite's choice is said in the tooltip.
+        proposed = advice is not None and advice.measured and (advice.mode == "tokens") != on
         other = "token questions" if not on else "whole sentences"
         self.mode_button.setText(
             ("Mode: token questions" if on else "Mode: whole sentences") + (f" · proposed: {other}" if proposed else "")
@@ -272,7 +275,7 @@ class QueueMenu(QObject):
         on = self.asking_action.isChecked()
         self._show_mode(on)
         self._show_calibration()  # the threshold or cold start after the mode
-        if (advice.mode == "tokens") != on:
+        if advice.measured and (advice.mode == "tokens") != on:
             self.window.statusBar().showMessage(
                 f"Proposed: {advice.reason} Click the mode in the status bar to switch.", 15000
             )

@@ -16,12 +16,14 @@ costs the person — so the proposal is measured on the project itself:
   with (the project's measured ones once its action log has enough) — until
   the model scores 95 % of the F1 (accuracy for word classes) of the model
   trained on the whole pool, on the held-out third;
-* the mode that got there cheaper is proposed; token questions only when
-  they were cheaper by more than one step of the simulated curve
-  (:data:`STEP_GROWTH`), since reviewing leaves every token of a sentence
-  labeled — and with fewer than :data:`MIN_SENTENCES` labeled sentences,
-  ``review``, the mode measured at least as cheap on every corpus of the
-  development suite (benchmarks/results/annotation_efficiency.md).
+* the mode that got there cheaper by more than one step of the simulated
+  curve (:data:`STEP_GROWTH`) is proposed; within a step, and with fewer
+  than :data:`MIN_SENTENCES` labeled sentences, the development suite's
+  choice for the kind of labels (:func:`suite_mode`): token questions for
+  spans (chunks, entities) — cheaper on both NER corpora, within a step on
+  chunking — and review for word classes such as part of speech, where the
+  two were within a step and reviewing leaves every token of a sentence
+  labeled (benchmarks/results/annotation_efficiency.md).
 
 No Qt here: the app runs :func:`advise` in a worker thread after a training
 run (:mod:`tagtool.gui.mode_advice_watch`), ``tagtool mode PROJECT`` in the
@@ -50,6 +52,8 @@ FIRST_STEP_SHARE = 0.01
 MIN_STEP = 10.0
 #: What each mode is called in the app.
 MODE_NAMES = {"review": "whole sentences (review)", "tokens": "token questions"}
+#: What each mode is called inside a sentence.
+MODE_WORDS = {"review": "reviewing whole sentences", "tokens": "token questions"}
 #: Where the suite's measurement stands.
 SUITE = "benchmarks/results/annotation_efficiency.md"
 #: The project's ``meta`` key of the mode in use (``"1"``: token questions; anything else: whole sentences).
@@ -94,12 +98,42 @@ class ModeAdvice:
         return self.sentences > 0
 
 
-def suite_default() -> ModeAdvice:
-    """The proposal before the project's sentences are counted: the development suite's."""
+def suite_mode(span_labels: bool) -> str:
+    """The development suite's mode for a kind of labels: ``tokens`` for spans, ``review`` for word classes."""
+    return "tokens" if span_labels else "review"
+
+
+def _suite_reason(span_labels: bool) -> str:
+    """Why :func:`suite_mode` chose, in a person's words."""
+    if span_labels:
+        return (
+            "on the span corpora of the development suite token questions cost less than reviewing whole "
+            f"sentences on named entities and as much on chunks ({SUITE})"
+        )
+    return (
+        "on the part-of-speech corpora of the development suite the two cost the same within a step, and "
+        f"reviewing leaves every token labeled ({SUITE})"
+    )
+
+
+def span_labels_of(sentences: Sequence[Sentence]) -> bool:
+    """Whether the labels used in ``sentences`` are B-/I- spans (no labels yet: spans, the commoner project)."""
+    names = {name for s in sentences for labels in s.annotations for name in labels if name}
+    return not names or LabelSet.from_observed(sorted(names)).is_span_scheme
+
+
+def span_label_set(labels: LabelSet) -> bool:
+    """Whether a project's label set is B-/I- spans (an empty or ``O``-only one counts as spans)."""
+    return labels.is_span_scheme or not any(name != "O" for name in labels.names)
+
+
+def suite_default(span_labels: bool = True) -> ModeAdvice:
+    """The proposal before the project's sentences are counted: the development suite's for the kind of labels."""
+    mode = suite_mode(span_labels)
     return ModeAdvice(
-        "review",
-        f"{MODE_NAMES['review'].capitalize()}: on every corpus of the development suite reviewing cost no more "
-        f"than token questions ({SUITE}); measured on this project once {MIN_SENTENCES} sentences are fully labeled.",
+        mode,
+        f"{MODE_NAMES[mode].capitalize()}: {_suite_reason(span_labels)}; measured on this project once "
+        f"{MIN_SENTENCES} sentences are fully labeled.",
     )
 
 
@@ -138,19 +172,20 @@ def advise(
 
     learner = learner or DEFAULT_LEARNER
     labeled = fully_labeled(sentences)
+    spans = span_labels_of(sentences)
     if len(labeled) < MIN_SENTENCES:
+        mode = suite_mode(spans)
         return ModeAdvice(
-            "review",
-            f"{MODE_NAMES['review'].capitalize()}: {len(labeled)} fully labeled sentences are too few to measure "
-            f"on this project (from {MIN_SENTENCES} on it is measured here); on every corpus of the development "
-            f"suite reviewing cost no more than token questions ({SUITE}).",
+            mode,
+            f"{MODE_NAMES[mode].capitalize()}: {len(labeled)} fully labeled sentences are too few to measure "
+            f"on this project (from {MIN_SENTENCES} on it is measured here); {_suite_reason(spans)}.",
         )
     pool, test = split(labeled, seed)
     shares = {}
     for number, mode in enumerate(("review", "tokens")):
         report = _part(progress, number)
         shares[mode] = _simulated_share(pool, test, mode, learner, costs, seed, report, should_stop)
-    return _verdict(shares, len(labeled), len(pool) + len(test), measured_costs)
+    return _verdict(shares, len(labeled), len(pool) + len(test), measured_costs, spans)
 
 
 def split(labeled: Sequence[Sentence], seed: int) -> tuple[Corpus, Corpus]:
@@ -187,11 +222,23 @@ def _simulated_share(pool, test, mode, learner, costs, seed, progress, should_st
     return None if result.cost_to_95 is None else result.cost_to_95 / whole
 
 
-def _verdict(shares: dict, n_labeled: int, used: int, measured_costs: bool) -> ModeAdvice:
-    review, tokens = shares["review"], shares["tokens"]
+def cheaper_mode(review: float | None, tokens: float | None, span_labels: bool) -> str:
+    """The mode cheaper by more than one step (:data:`STEP_GROWTH`); within a step, :func:`suite_mode`.
+
+    ``review`` and ``tokens`` are costs to 95 % (None: never reached).
+    """
     inf = float("inf")
     r, t = (inf if review is None else review), (inf if tokens is None else tokens)
-    mode = "tokens" if t * STEP_GROWTH < r else "review"
+    if t * STEP_GROWTH < r:
+        return "tokens"
+    if r * STEP_GROWTH < t:
+        return "review"
+    return suite_mode(span_labels)
+
+
+def _verdict(shares: dict, n_labeled: int, used: int, measured_costs: bool, span_labels: bool) -> ModeAdvice:
+    review, tokens = shares["review"], shares["tokens"]
+    mode = cheaper_mode(review, tokens, span_labels)
     cell = lambda v: "never reached" if v is None else f"{100 * v:.0f} %"  # noqa: E731
     priced = "your measured annotation costs" if measured_costs else "the default costs"
     sample = f"{used:,} of {n_labeled:,} of " if used < n_labeled else f"{n_labeled:,} of "
@@ -201,8 +248,12 @@ def _verdict(shares: dict, n_labeled: int, used: int, measured_costs: bool) -> M
         "those two thirds token by token when reviewing "
         f"whole sentences and {cell(tokens)} with token questions"
     )
-    if mode == "review" and tokens is not None and t <= r:
-        why += f" (token questions not cheaper by more than one step, ×{STEP_GROWTH:g})"
+    other = tokens if mode == "review" else review
+    if other is not None and other <= shares[mode]:  # cheaper, but within a step (else it were proposed)
+        why += (
+            f" ({MODE_WORDS['tokens' if mode == 'review' else 'review']} not cheaper by more than one step, "
+            f"×{STEP_GROWTH:g}: {_suite_reason(span_labels)})"
+        )
     return ModeAdvice(mode, f"{MODE_NAMES[mode].capitalize()}: {why}.", n_labeled, dict(shares))
 
 
