@@ -92,7 +92,7 @@ def test_add_word_vectors_from_the_file_menu_stores_them_and_the_model_uses_them
     # only the project's words are kept (under their normalised forms)
     assert set(knowledge.vectors.words) <= {normalise_word(w) for w in words} and "zebra" not in knowledge.vectors.words
     _trained_with(qtbot, loop, lambda e: getattr(e, "vectors", None) is not None)
-    qtbot.waitUntil(lambda: "Word vectors" in window.model_panel.metrics.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "Word vectors" in window.model_panel.metrics.text(), timeout=TIMEOUT)
     assert "news.vec" in window.model_panel.metrics.text()
 
 
@@ -143,7 +143,7 @@ def test_reading_a_big_file_keeps_the_window_responsive_and_cancel_stores_nothin
     timer.timeout.connect(beat)
     timer.start()
     knowledge.add_vectors(big)
-    qtbot.waitUntil(lambda: knowledge.vector_runner.current is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: knowledge.vector_runner.current is not None, timeout=TIMEOUT)
     qtbot.wait(300)
     assert knowledge.reading == "big.vec"
     knowledge.cancel()
@@ -174,7 +174,7 @@ def test_add_dictionary_with_the_projects_type_and_the_model_uses_it(window, qtb
     )
     _trained_with(qtbot, loop, lambda e: getattr(e, "gazetteers", None) is not None)
     assert loop.tagger.extractor.gazetteers.fingerprint == knowledge.gazetteers.fingerprint
-    qtbot.waitUntil(lambda: "Dictionaries" in window.model_panel.metrics.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "Dictionaries" in window.model_panel.metrics.text(), timeout=TIMEOUT)
     assert "NP (np.txt" in window.model_panel.metrics.text()
     assert "NP (np.txt, 4 entries)" in window.model_panel.knowledge.status.text()
 
