@@ -170,7 +170,7 @@ def test_add_dictionary_with_the_projects_type_and_the_model_uses_it(window, qtb
     # its matches are suggested at once, without opening another sentence first
     suggestions, ids = loop.string_suggestions, window.session.sentence_ids
     qtbot.waitUntil(
-        lambda: any("dictionary NP" in m.note for sid in ids for m in suggestions.matches(sid)), timeout=10_000
+        lambda: any("dictionary NP" in m.note for sid in ids for m in suggestions.matches(sid)), timeout=TIMEOUT
     )
     _trained_with(qtbot, loop, lambda e: getattr(e, "gazetteers", None) is not None)
     assert loop.tagger.extractor.gazetteers.fingerprint == knowledge.gazetteers.fingerprint
