@@ -1,4 +1,4 @@
-"""String-match suggestions in the simulated review (``tagtool simulate --string-matches``)."""
+"""String-match suggestions in the simulated review and token questions (``tagtool simulate --string-matches``)."""
 
 from __future__ import annotations
 
@@ -81,9 +81,8 @@ def test_with_string_matches_off_the_first_step_types_every_label(tiny):
     assert sim.oracle.spent == pytest.approx(10.0)
 
 
-@pytest.mark.parametrize("mode", ["full", "tokens", "partial"])
-def test_other_modes_ignore_the_switch(tiny, mode):
-    assert Simulation(_config(mode=mode, string_matches=True), *tiny).matcher is None
+def test_full_mode_ignores_the_switch(tiny):
+    assert Simulation(_config(mode="full", string_matches=True), *tiny).matcher is None
 
 
 def test_a_wrong_string_match_costs_a_correction():
@@ -94,9 +93,10 @@ def test_a_wrong_string_match_costs_a_correction():
     suggester = StringMatchSuggester([s.tokens for s in sentences], LABELS)
     suggester.add(0, np.array([3, 4, 0, 0]))
     gold = np.array([1, 2, 0, 0, 0, 0])
-    shown = suggester.review(1, gold, None)
-    assert shown.tolist() == [3, 4, -1, -1, -1, -1]
-    assert (suggester.shown, suggester.right) == (2, 0)
+    right = suggester.walk(1, np.arange(6), gold, None, at_once=False)
+    assert not right.any()
+    # "Paris" corrected to B-LOC: the match is gone, and "Hilton" shows no suggestion (no model yet)
+    assert (suggester.shown, suggester.right) == (1, 0)
 
 
 def test_the_precedence_rule_is_the_apps():
@@ -191,15 +191,17 @@ def test_the_suggestions_are_those_of_the_service_over_every_labeled_sentence(ch
     data = corpus.sentences
     suggester = StringMatchSuggester([s.tokens for s in data], names)
     order = np.random.default_rng(0).permutation(len(data)).tolist()
+    labeled = []  # whole sentences labeled (review): the app's evidence rule is the service's then
     for step, i in enumerate(order[:40]):
         probe = Sentence(data[i].tokens)
-        naive = [m for m in string_matches([*suggester.labeled, probe], names) if m.sentence == step]
+        naive = [m for m in string_matches([*labeled, probe], names) if m.sentence == step]
         mine = suggester.matches(i)
         assert [(m.start, m.end, m.allowed, m.evidence) for m in mine] == [
             (m.start, m.end, m.allowed, m.evidence) for m in naive
         ]
         suggester.add(i, np.array([names.index(next(iter(a))) for a in data[i].annotations]))
-    assert suggester.starts
+        labeled.append(data[i])
+    assert suggester.matcher.keys()
 
 
 @pytest.mark.parametrize("rank", [False, True])
@@ -218,3 +220,50 @@ def test_the_queue_ranks_with_the_matches_only_when_asked(tiny, monkeypatch, ran
     assert (seen[-1] is not None) == rank
     if rank:
         assert seen[-1].tolist() == sim.matcher.agreeing(sim.pool.data.offsets).tolist()
+
+
+def _questions_on_new_york(sim):
+    """A model that asks about "New York" in the second sentence and suggests O there."""
+    from tagtool.services.simulate.questions import Questions
+
+    n = int(sim.pool.data.offsets[-1])
+    q = np.zeros(n)
+    q[5:7] = 0.9
+    return Questions(q=q, sentence_scores={}, scores=None, scale=None, probabilistic=False, suggested=np.zeros(n, int))
+
+
+def test_token_questions_show_the_string_match_first_as_the_app_does(tiny):
+    sim = Simulation(_config(mode="tokens", string_matches=True, cv_folds=0, threshold=0.5), *tiny)
+    first = sim.what_to_ask(0, None)  # before any model: whole sentences, as in review
+    sim.show(0, first)
+    assert sim.oracle.spent == pytest.approx(5.0)
+    answer = sim.what_to_ask(1, _questions_on_new_york(sim))
+    assert answer.ask.tolist() == [True, True, False, False, False]
+    assert answer.accepted.tolist() == [True, True, False, False, False], "'New York' as labeled, over the model's O"
+    sim.show(1, answer)
+    assert sim.oracle.spent == pytest.approx(5.0 + 2 * 0.1 + 3 * 0.1)  # two accepted, three read
+
+
+def test_without_string_matches_the_question_shows_the_models_suggestion(tiny):
+    sim = Simulation(_config(mode="tokens", string_matches=False, cv_folds=0, threshold=0.5), *tiny)
+    sim.show(0, sim.what_to_ask(0, None))
+    answer = sim.what_to_ask(1, _questions_on_new_york(sim))
+    assert not answer.accepted.any()
+
+
+def test_a_span_answered_by_token_questions_is_evidence_and_keeps_its_suggestion_while_accepted():
+    sentences = [
+        _sentence("Ana visited New York .", "B-PER O B-LOC I-LOC O"),
+        _sentence("New York .", "B-LOC I-LOC O"),
+        _sentence("New York is big .", "B-LOC I-LOC O O O"),
+    ]
+    suggester = StringMatchSuggester([s.tokens for s in sentences], LABELS)
+    suggester.add(0, np.array([-1, -1, 1, 2, -1]))  # "New York" answered, its neighbours not: the app counts it
+    assert suggester.suggested(1)[:2].argmax(axis=1).tolist() == [1, 2]
+    # Space on "New", then "York" is still suggested I-LOC (the match agrees with the label given)
+    right = suggester.walk(2, np.array([0, 1]), np.array([1, 2, 0, 0, 0]), np.zeros(5, int), at_once=True)
+    assert right.tolist() == [True, True, False, False, False]
+    # typed otherwise: the match is gone from "York", which shows the model's O
+    suggester.add(1, np.array([-1, -1, -1]))
+    right = suggester.walk(1, np.array([0, 1]), np.array([0, 2, 0]), np.zeros(3, int), at_once=True)
+    assert right.tolist() == [False, False, False]

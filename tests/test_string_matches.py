@@ -83,6 +83,23 @@ def test_labeled_tokens_are_never_touched():
     assert set(got) == {(1, 0, 2), (1, 3, 4)}
 
 
+def test_a_match_stays_on_the_rest_of_a_span_while_its_labeled_tokens_agree():
+    from tagtool.services.match_index import MatchIndex
+
+    project = [
+        labeled("Acme Corp hired Ann", "B-ORG I-ORG O B-PER"),
+        labeled("Acme Corp rose", "B-ORG _ _"),  # its first token accepted: "Corp" keeps I-ORG
+        labeled("Acme Corp fell", "O _ _"),  # labeled otherwise: the match is gone
+        labeled("Acme Corp", "B-ORG I-ORG"),  # nothing left to suggest
+    ]
+    got = by_sentence(string_matches(project))
+    assert set(got) == {(1, 0, 2)} and got[(1, 0, 2)].allowed == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))
+    index = MatchIndex(project)
+    assert [(m.start, m.end, m.allowed) for i in range(4) for m in index.matches(i)] == [
+        (0, 2, got[(1, 0, 2)].allowed)
+    ]
+
+
 def test_overlapping_matches_longest_first():
     project = [
         labeled("New York is big", "B-LOC I-LOC O O"),

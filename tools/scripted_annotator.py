@@ -124,6 +124,9 @@ class ScriptedAnnotator:
         The queue strategy (:mod:`tagtool.services.strategies`) from the second step on.
     skip_near_duplicates : bool
         Go › Queue strategy › Pass over near-duplicates, as ``tagtool simulate --skip-near-duplicates``.
+    string_matches : bool
+        View › String matches, as ``tagtool simulate --string-matches``: the hints the annotator reads
+        (and Space and Enter accept) put a string match first, from the first label on.
     """
 
     window: object
@@ -133,13 +136,14 @@ class ScriptedAnnotator:
     strategy: str = "gain"
     spans: bool = False
     skip_near_duplicates: bool = DEFAULT_SKIP
+    string_matches: bool = False
     keys: int = 0
     _read_to: int = 0
     _records: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        # the simulator's review mode accepts the model's suggestions only: no string matches on screen
-        self.window.model_loop.set_marks(string_matches=False)
+        # the string matches on screen as ``tagtool simulate --string-matches`` says (its default: off)
+        self.window.model_loop.set_marks(string_matches=self.string_matches)
 
     # ------------------------------------------------------------------
     # the window
@@ -284,12 +288,12 @@ class ScriptedAnnotator:
                 self.give(t)
 
     def review_sentence(self) -> None:
-        """Correct the wrong suggestions, Enter accepts the rest."""
+        """Correct the wrong suggestions left to right, looking again after each (a string match a correction
+        contradicts is gone), then Enter accepts the rest."""
         gold = self.gold[self.session.current_id]
-        hints = self.editor.hints
-        for t, ann in enumerate(self.session.annotations):
-            hint = hints.get(t)
-            if not ann and (hint is None or hint.suggestion != gold[t]):
+        for t in range(len(self.session.annotations)):
+            hint = self.editor.hints.get(t)
+            if not self.session.annotations[t] and (hint is None or hint.suggestion != gold[t]):
                 self.give(t)
         if any(not a for a in self.session.annotations):
             self.press(Qt.Key_Return)
@@ -318,8 +322,8 @@ class ScriptedAnnotator:
         """
         runs = [(t, t) for t in asked] if not self.spans else _runs(asked)
         gold = self.gold[self.session.current_id]
-        hints = self.editor.hints
-        for first, last in runs:
+        for first, last in runs:  # the hints looked at again for each: an answer can change a string match's
+            hints = self.editor.hints
             right = all((h := hints.get(t)) is not None and h.suggestion == gold[t] for t in range(first, last + 1))
             if right:
                 self.accept_question(first, last)
@@ -334,7 +338,8 @@ class ScriptedAnnotator:
         self.press(Qt.Key_Space)
         gold = self.gold[self.session.current_id]
         if any(self.session.annotations[t] != frozenset({gold[t]}) for t in range(first, last + 1)):
-            raise SessionError(f"Space did not accept the suggestions on tokens {first}-{last}")
+            got = [sorted(self.session.annotations[t]) for t in range(first, last + 1)]
+            raise SessionError(f"Space did not accept the suggestions on tokens {first}-{last}: got {got}")
 
     def open_questions(self) -> list[int]:
         """The marked questions of the current sentence that have no label yet."""
@@ -346,8 +351,10 @@ class ScriptedAnnotator:
 
     def annotate_step(self, target: float) -> int:
         """Annotate until the log's cost reaches ``target`` (module doc); the sentences worked on."""
-        if self.loop.result is None or self.mode == "full":
+        if self.mode == "full":
             return self._sentences(target, self.label_sentence)
+        if self.loop.result is None:  # no model: the string matches' suggestions (if on) are reviewed
+            return self._sentences(target, self.review_sentence if self.string_matches else self.label_sentence)
         if self.mode == "review" or self._reviewing_cold():
             return self._sentences(target, self.review_sentence)
         return self._questions(target)

@@ -83,10 +83,10 @@ def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
         "--string-matches",
         choices=("on", "off"),
         default="on" if SIMULATE_STRING_MATCHES else "off",
-        help="review: also suggest every span labeled so far wherever its string recurs, before any model and "
-        "beside its suggestions, by the app's rule (a string labeled one way is suggested so, over the model; "
-        "where its labels conflict, the model's pick among them); accepted and corrected suggestions cost as "
-        f"the model's (default {'on' if SIMULATE_STRING_MATCHES else 'off'})",
+        help="review and token modes: also suggest every span labeled so far wherever its string recurs, before "
+        "any model and beside its suggestions (on a token question too), by the app's rule (a string labeled one "
+        "way is suggested so, over the model; where its labels conflict, the model's pick among them); accepted "
+        f"and corrected suggestions cost as the model's (default {'on' if SIMULATE_STRING_MATCHES else 'off'})",
     )
     p.add_argument(
         "--questions",

@@ -23,7 +23,10 @@ each of its tokens, beside what the model says there:
 Either way the chip's suggestion band is outlined (:mod:`tagtool.gui.chips`)
 and the tooltip names the source (``StringMatch.note``).  The person's own
 string matches come first; dictionary and pattern matches fill the tokens
-they leave; both only ever cover unlabeled tokens.
+they leave; both only ever cover unlabeled tokens, and a match stays on
+the rest of its span while the tokens of it labeled so far agree with it
+(Space on the first token of a suggested name keeps the suggestion on the
+others).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tagtool.gui.hints import SentenceHints, TokenHint
-from tagtool.services.string_matches import StringMatch
+from tagtool.services.string_matches import StringMatch, agrees
 
 
 def _ordered(allowed: frozenset[str], first: str | None, names: Sequence[str]) -> tuple[str, ...]:
@@ -75,8 +78,9 @@ def with_matches(
     """``hints`` (the model's, maybe none) with the string matches of sentence ``sid`` on top.
 
     ``matches`` in precedence order (the person's first): a token already
-    covered by an earlier match keeps it, and a match touching a labeled
-    token is left out.
+    covered by an earlier match keeps it; a match is shown on its unlabeled
+    tokens while its labeled ones agree with it
+    (:func:`tagtool.services.string_matches.agrees`), and left out otherwise.
     """
     if not matches:
         return hints
@@ -84,10 +88,15 @@ def with_matches(
     covered: set[int] = set()
     for match in matches:
         span = range(match.start, match.end)
-        if match.end > len(annotations) or covered.intersection(span) or any(annotations[t] for t in span):
+        if (
+            match.end > len(annotations)
+            or covered.intersection(span)
+            or not agrees(annotations, match.start, match.allowed)
+        ):
             continue
         covered.update(span)
         for t, allowed in zip(span, match.allowed):
-            tokens[t] = match_hint(tokens.get(t), allowed, match.note, names)
+            if not annotations[t]:
+                tokens[t] = match_hint(tokens.get(t), allowed, match.note, names)
     asking = hints.asking if hints.sentence_id == sid else False
     return SentenceHints(sid, tokens, asking)

@@ -46,6 +46,7 @@ from tagtool.services.string_matches import (
     _forms,
     _longest_first,
     _suggestion,
+    agrees,
     labeled_spans,
 )
 
@@ -267,13 +268,14 @@ class MatchIndex:
     def matches(self, i: int) -> list[StringMatch]:
         """Sentence ``i``'s suggestions, by start (as ``string_matches`` gives them for it)."""
         anns = self.annotations[i]
-        found = [(s, e, k) for s, e, k in self._found(i) if not any(anns[s:e])]
-        out = []
-        for start, end, key in _longest_first(found):
+        shown = {}
+        for start, end, key in self._found(i):
+            if all(anns[start:end]):
+                continue
             match = self.suggestion(i, start, end, key)
-            if match is not None:
-                out.append(match)
-        return out
+            if match is not None and agrees(anns, start, match.allowed):
+                shown[(start, end, key)] = match
+        return [shown[found] for found in _longest_first(list(shown))]
 
     def occurrences(self, keys: Sequence[Key]) -> dict[int, list[int]]:
         """Every open recurrence of the strings ``keys`` (one string's forms: equally long).

@@ -26,9 +26,12 @@ form are both tried, and a span labeled at a sentence start is indexed under
 both forms ("Aspirin" at a start matches "aspirin" elsewhere, and a chunk
 "The cat" at a start matches "the cat").
 
-Matches never touch a token the person labeled (fully or with a candidate
-set); overlapping matches in one sentence are resolved longest first, then
-leftmost.  The index is a trie of the span strings keyed from their first
+A match covers at least one unlabeled token, and the tokens of it the
+person labeled (fully or with a candidate set) agree with it — each one's
+labels within the match's allowed set there (:func:`agrees`): a match stays
+on the rest of a span while its first tokens are accepted, and goes when one
+of them is labeled otherwise.  Overlapping matches in one sentence are
+resolved longest first, then leftmost.  The index is a trie of the span strings keyed from their first
 token, so each sentence is scanned once, in time linear in its length times
 the length of the longest labeled span.
 """
@@ -199,6 +202,16 @@ def span_labels(kind: str, length: int, names: Sequence[str] | None = None) -> l
     return [f"{begin}-{kind}"] + [f"I-{kind}"] * (length - 1)
 
 
+def agrees(annotations: Sequence[frozenset], start: int, allowed: Sequence[frozenset]) -> bool:
+    """Whether a match with ``allowed`` sets at ``start`` may be shown over ``annotations`` (module doc).
+
+    At least one of its tokens is unlabeled, and every labeled one's labels
+    lie within the match's allowed set there.
+    """
+    covered = annotations[start : start + len(allowed)]
+    return not all(covered) and all(not ann or ann <= labels for ann, labels in zip(covered, allowed))
+
+
 def _suggestion(i: int, start: int, end: int, evidence: dict[str, set[int]], names) -> StringMatch:
     counts = sorted(((kind, len(ids)) for kind, ids in evidence.items() if ids), key=lambda c: (-c[1], c[0]))
     per_kind = [span_labels(kind, end - start, names) for kind, _ in counts]
@@ -226,39 +239,43 @@ def string_matches(
     -------
     list of StringMatch
         By sentence, then start.  Occurrences whose tokens are all labeled
-        ``O`` count as counter-evidence and are not suggested; occurrences
-        touching any labeled token are never suggested.
+        ``O`` count as counter-evidence and are not suggested; an occurrence
+        is suggested only where :func:`agrees` holds (an unlabeled token, and
+        its labeled ones within the suggestion).
     """
     index = SpanIndex(sentences)
     outside: dict[Key, set[int]] = defaultdict(set)
-    pending: list[tuple[int, list[tuple[int, int, Key]]]] = []
+    occurring: list[tuple[int, list[tuple[int, int, Key]]]] = []
     for i, sentence in enumerate(sentences):
         found = index.occurrences(sentence.tokens) if index.by_first else []
         if not found:
             continue
-        if not any(sentence.annotations):  # an unlabeled sentence: every occurrence is open
-            pending.append((i, _longest_first(found)))
-            continue
-        labels = _full_labels(sentence)
-        open_ = []
-        for start, end, key in found:
-            if all(labels[t] == OUTSIDE for t in range(start, end)):
-                outside[key].add(i)
-            elif not any(sentence.annotations[start:end]):
-                open_.append((start, end, key))
-        if open_:
-            pending.append((i, _longest_first(open_)))
+        if any(sentence.annotations):
+            labels = _full_labels(sentence)
+            for start, end, key in found:
+                if all(labels[t] == OUTSIDE for t in range(start, end)):
+                    outside[key].add(i)
+        occurring.append((i, found))
     made: dict[Key, StringMatch | None] = {}  # one suggestion a string, placed at each match
+
+    def template(key: Key) -> StringMatch | None:
+        if key not in made:
+            evidence = dict(index.evidence[key])
+            if outside.get(key):
+                evidence[OUTSIDE] = outside[key]
+            enough = sum(len(ids) for kind, ids in evidence.items() if kind != OUTSIDE) >= min_support
+            made[key] = _suggestion(0, 0, len(key), evidence, names) if enough else None
+        return made[key]
+
     matches = []
-    for i, chosen in pending:
-        for start, end, key in chosen:
-            if key not in made:
-                evidence = dict(index.evidence[key])
-                if outside.get(key):
-                    evidence[OUTSIDE] = outside[key]
-                enough = sum(len(ids) for kind, ids in evidence.items() if kind != OUTSIDE) >= min_support
-                made[key] = _suggestion(i, start, end, evidence, names) if enough else None
-            template = made[key]
-            if template is not None:
-                matches.append(StringMatch(i, start, end, template.allowed, template.evidence))
+    for i, found in occurring:
+        annotations = sentences[i].annotations
+        shown = [
+            (start, end, key)
+            for start, end, key in found
+            if (match := template(key)) is not None and agrees(annotations, start, match.allowed)
+        ]
+        for start, end, key in _longest_first(shown):
+            match = made[key]
+            matches.append(StringMatch(i, start, end, match.allowed, match.evidence))
     return matches

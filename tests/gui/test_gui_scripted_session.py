@@ -66,15 +66,26 @@ def _allowed(project: Project, ids, names) -> np.ndarray:
     return np.array(rows, dtype=bool)
 
 
-@pytest.mark.parametrize("mode, questions", [("tokens", "tokens"), ("tokens", "spans"), ("review", "tokens")])
+@pytest.mark.parametrize(
+    "mode, questions, matches",
+    [
+        ("tokens", "tokens", False),
+        ("tokens", "spans", False),
+        ("review", "tokens", False),
+        ("tokens", "tokens", True),
+        ("review", "tokens", True),
+    ],
+)
 def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simulator_charged(
-    open_window, ner_project, ner, mode, questions, folds=0
+    open_window, ner_project, ner, mode, questions, matches, folds=0
 ):
     pool, test = ner
     window = open_window(ner_project)
     ids = window.session.sentence_ids
     gold = {sid: [next(iter(a)) for a in s.annotations] for sid, s in zip(ids, pool)}
-    annotator = ScriptedAnnotator(window, gold, Costs(), mode, "gain", spans=questions == "spans")
+    annotator = ScriptedAnnotator(
+        window, gold, Costs(), mode, "gain", spans=questions == "spans", string_matches=matches
+    )
     annotator.prepare(LEARNER, PARAMS, folds)
     assert window.model_loop.questions.asking == (mode == "tokens") and not window.model_loop.auto
     assert window.model_loop.questions.spans == (questions == "spans")
@@ -91,6 +102,7 @@ def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simula
             full_data_f1=1.0,
             questions=questions,
             cv_folds=folds,
+            string_matches=matches,
             **STEPS,
         ),
         pool,
@@ -128,6 +140,8 @@ def test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simula
     assert window.model_loop.questions.costs.measured == ()
     if questions == "spans":  # a span question of several tokens was answered by one key (a label's or Space)
         assert any(r.kind in ("full", "accept") and r.n_tokens > 1 for r in records)
+    if matches:  # string matches were shown first, and some of them were right
+        assert 0 < result.curve[-1].string_matched_right <= result.curve[-1].string_matched
 
 
 def test_random_order_before_any_model_follows_the_seed_in_the_settings(settings, open_window, ner_project):
@@ -158,5 +172,5 @@ def test_with_cross_validation_the_app_sets_its_threshold_and_cold_start_as_the_
     monkeypatch.setattr(question_threshold, "COLD_F1", 0.05)
     monkeypatch.setattr(question_threshold, "MIN_HELD_OUT", 20)
     test_the_keys_make_the_simulated_decisions_and_the_log_costs_what_the_simulator_charged(
-        open_window, ner_project, ner, "tokens", "tokens", folds=3
+        open_window, ner_project, ner, "tokens", "tokens", False, folds=3
     )

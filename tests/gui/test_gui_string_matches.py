@@ -71,6 +71,21 @@ def test_first_label_is_suggested_where_the_string_recurs(ner, qtbot):
     )
 
 
+def test_a_match_stays_on_the_rest_of_its_span_once_its_first_token_is_accepted(ner, qtbot):
+    window, editor = ner, ner.editor
+    _label_span(window, qtbot, 0, 2, "B-ORG")  # "Acme Corp" in the first sentence
+    window.session.step(1)
+    editor.set_focus(3)  # Space on "Acme" alone, as on a token question
+    qtbot.keyClick(editor, Qt.Key_Space)
+    assert window.session.annotations[3] == frozenset({"B-ORG"})
+    assert editor.hints.get(4).suggestion == "I-ORG", "the match agrees with the label given: still on 'Corp'"
+    window.session.step(1)  # "Shares of Acme Corp fell ."
+    editor.set_focus(2)
+    qtbot.keyClick(editor, key_of(window, "O"))  # labeled otherwise: the match is gone
+    hint = editor.hints.get(3)
+    assert hint is None or not hint.source
+
+
 def test_dictionary_matches_are_suggested_with_their_source(open_window, ner_project, qtbot):
     from tagtool.services.dictionaries import parse_dictionary, store_dictionary
 

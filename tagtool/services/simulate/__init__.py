@@ -75,7 +75,10 @@ Modes (what the annotator gives in a sentence it is shown)
     In ``tokens``/``partial``, a sentence with nothing to ask (no unlabeled
     token with ``q ≥ threshold``) is not shown and costs nothing; a sentence can be shown
     again at a later step if the new model has a question about its
-    remaining unlabeled tokens.  Tokens already labeled cost nothing.  When
+    remaining unlabeled tokens.  Tokens already labeled cost nothing.
+    With ``string_matches``, a question's suggestion is what the app's
+    hints show (a string match before the model's), and the first step's
+    whole sentences carry the string matches' suggestions as in ``review``.  When
     no sentence has a question left before a step's cost is spent (the
     model is sure of every unlabeled token), the rest of the step labels
     whole sentences in queue order, as an annotator with nothing flagged

@@ -118,9 +118,10 @@ class SimulationConfig:
         Stop once the curve reaches 95 % of ``full_data_f1`` (``cost_to_95``
         is then the last point).
     string_matches : bool
-        ``review``: suggest every span labeled so far wherever its string
-        recurs, before and beside the model's suggestions
-        (:mod:`tagtool.services.simulate.suggestions`); other modes ignore it.
+        ``review`` and the token modes: suggest every span labeled so far
+        wherever its string recurs, before and beside the model's
+        suggestions, on a token question too
+        (:mod:`tagtool.services.simulate.suggestions`); ``full`` ignores it.
     questions : str
         ``tokens``/``partial``: what is asked, single tokens (``tokens``) or the
         uncertain spans around them (``spans``, :mod:`tagtool.services.span_questions`).

@@ -57,10 +57,11 @@ class Simulation:
         self.budget = float(config.budget) if config.budget is not None else config.costs.full * snap.n_tokens
         #: Cost at which a step first ran out of questions (None: never).
         self.fallback_from: float | None = None
-        #: ``review`` with string matches: the spans labeled so far and the suggestions they make.
+        #: With string matches (``review`` and the token modes): the spans labeled so far and the suggestions
+        #: they make, shown as the app's hints are (a question's suggestion too).
         self.matcher = (
             StringMatchSuggester(self.pool.tokens, self.pool.labels.names)
-            if config.mode == "review" and config.string_matches
+            if config.mode != "full" and config.string_matches
             else None
         )
         #: With string matches: the cost-aware strategies also count the tokens an agreeing match covers as
@@ -171,15 +172,18 @@ class Simulation:
         """What the annotator does in sentence ``i`` (module doc, "Modes")."""
         open_ = self.oracle.unlabeled(i)
         rows = self.oracle.rows(i)
-        reviewing = self.config.mode == "review" or (self.reviewing_cold and questions is not None)
+        # before any model the token modes label whole sentences, with the string matches' suggestions if on
+        reviewing = self.config.mode == "review" or (
+            self.config.mode in TOKEN_MODES and (questions is None or self.reviewing_cold)
+        )
         if reviewing and (questions is not None or self.matcher is not None):
-            return Answer(open_, accepted=open_ & (self.review_labels(i, questions) == self.oracle.gold[rows]))
+            return Answer(open_, accepted=open_ & self.suggested_right(i, open_, questions, at_once=False))
         if questions is None or self.config.mode == "full" or self.calibration.cold:
             return Answer(open_)
         ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
         if self.config.questions == "spans":
             ask = self.span_question_tokens(ask, open_, rows, questions)
-        accepted = self.accepted_questions(ask, rows, questions)
+        accepted = self.accepted_questions(i, ask, questions)
         if self.config.mode != "partial" or not ask.any():
             return Answer(ask, accepted=accepted)
         scores = questions.scores[rows]
@@ -188,18 +192,20 @@ class Simulation:
         torn = pair_uncertainty(scores, gold, other, questions.probabilistic, questions.scale)
         return Answer(ask, candidates=np.where(ask & (torn >= self.config.close), other, -1), accepted=accepted)
 
-    def accepted_questions(self, ask: np.ndarray, rows: slice, questions: Questions) -> np.ndarray | None:
-        """The asked tokens of sentence ``rows`` whose suggestion the annotator accepts (None: none).
+    def accepted_questions(self, i: int, ask: np.ndarray, questions: Questions) -> np.ndarray | None:
+        """The asked tokens of sentence ``i`` whose suggestion the annotator accepts (None: none).
 
-        A token question whose suggestion (the editor's, :attr:`Questions.suggested`)
-        is gold is accepted with Space instead of typed; a span question only
+        A token question whose suggestion (the editor's: :attr:`Questions.suggested`,
+        or with string matches on what :meth:`suggested_right` walks, as the
+        app's hints put a string match first) is gold is accepted with Space
+        instead of typed; a span question only
         when every token of it is suggested right — otherwise its label key
         labels the whole span.  In ``partial``, a candidate set still goes
         before an acceptance (the annotator is unsure there).
         """
         if not self.accepting_questions or questions.suggested is None:
             return None
-        right = ask & (questions.suggested[rows] == self.oracle.gold[rows])
+        right = ask & self.suggested_right(i, ask, questions, at_once=True)
         return span_questions.whole_runs(ask, right) if self.config.questions == "spans" else right
 
     def span_question_tokens(self, ask: np.ndarray, open_: np.ndarray, rows: slice, questions: Questions) -> np.ndarray:
@@ -210,24 +216,27 @@ class Simulation:
         offsets = np.array([0, rows.stop - rows.start])
         return span_questions.grow(ask, questions.q[rows], threshold, best, open_, offsets, self.pool.labels.names)
 
-    def review_labels(self, i: int, questions: Questions | None) -> np.ndarray:
-        """``review``: the label shown first on each token of sentence ``i`` (-1: nothing suggested).
+    def suggested_right(self, i: int, tokens: np.ndarray, questions: Questions | None, at_once: bool) -> np.ndarray:
+        """Bool mask of sentence ``i``'s ``tokens`` whose shown suggestion is gold.
 
         The model's suggestions, and with string matches on, those of the
         spans labeled so far by the precedence rule of
-        :mod:`tagtool.services.simulate.suggestions`.
+        :mod:`tagtool.services.simulate.suggestions`, as the annotator meets
+        them token by token (:meth:`StringMatchSuggester.walk`; ``at_once``:
+        an accepted token is labeled at once, as Space on a question does).
         """
         rows = self.oracle.rows(i)
+        gold = self.oracle.gold[rows]
         model = None if questions is None else questions.suggested[rows]
         if self.matcher is None:
-            return model if model is not None else np.full(rows.stop - rows.start, -1, dtype=np.int64)
-        return self.matcher.review(i, self.oracle.gold[rows], model)
+            return np.zeros(len(gold), dtype=bool) if model is None else model == gold
+        return self.matcher.walk(i, np.flatnonzero(tokens), gold, model, at_once)
 
     def show(self, i: int, answer: Answer) -> None:
         """Sentence ``i`` annotated as ``answer`` says; its spans become string-match evidence."""
         self.oracle.annotate(i, answer.ask, answer.candidates, answer.accepted)
-        if self.matcher is not None and not self.oracle.unlabeled(i).any():
-            self.matcher.add(i, self.oracle.gold[self.oracle.rows(i)])
+        if self.matcher is not None and answer.ask.any():
+            self.matcher.add(i, self.oracle.full_labels(i))  # the labels Enter (review) gave, too
 
     def annotate_step(self, questions: Questions | None, status: np.ndarray, step: float) -> int:
         """Show sentences from the queue until ``step`` is spent; returns how many were shown.
@@ -261,7 +270,7 @@ class Simulation:
                     break
                 open_ = self.oracle.unlabeled(i)
                 if open_.any() and not seen.passes(i):
-                    self.oracle.annotate(i, open_)
+                    self.show(i, Answer(open_))  # its spans are string-match evidence as any shown sentence's
                     seen.add(i)
                     shown += 1
         return shown

@@ -81,6 +81,11 @@ class Oracle:
         self.accepted += int(accepted.sum())
         return cost
 
+    def full_labels(self, i: int) -> np.ndarray:
+        """Sentence ``i``'s full labels (indices), ``-1`` where a token has none or a candidate set."""
+        block = self.allowed[self.rows(i)]
+        return np.where(block.sum(axis=1) == 1, block.argmax(axis=1), -1)
+
     @property
     def tokens_labeled(self) -> int:
         return int((~self.allowed.all(axis=1)).sum())

@@ -1,14 +1,19 @@
-"""String-match suggestions in the simulated review (``tagtool simulate --string-matches``).
+"""String-match suggestions in the simulated review and token questions (``tagtool simulate --string-matches``).
 
 In ``review`` mode the simulated annotator is shown a sentence with
 suggestions and pays ``accept`` for every right one and ``full`` for every
-wrong one (:mod:`tagtool.services.simulate`).  With string matches on, the
+wrong one (:mod:`tagtool.services.simulate`); in the token modes the same
+shown label is the suggestion on a question, which Space accepts where it
+is gold, and before any model whole sentences are labeled with the string
+matches' suggestions.  The suggestions are the app's index's
+(:class:`tagtool.services.match_index.MatchIndex`), given every label as
+the app's is.  With string matches on, the
 suggestions also come from the labels given so far: every span the
 annotator has labeled is suggested wherever its string recurs
 (:func:`tagtool.services.string_matches.string_matches`, INCEpTION's
-string-matching recommender, Klie et al. 2018), recomputed before each
-sentence is shown, so a string labeled in one sentence is suggested in the
-next one of the same step.  From the first label on: in the first step,
+string-matching recommender, Klie et al. 2018), updated with every label,
+so a string labeled in one sentence is suggested in the next one of the
+same step, and in the rest of the same sentence.  From the first label on: in the first step,
 before any model, the matched tokens are suggested and the others typed.
 
 What is shown on a token a string match covers is the app's precedence rule
@@ -30,17 +35,22 @@ label, ``full`` (a correction) otherwise.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
 from tagtool.core.corpus import Sentence
-from tagtool.services.string_matches import StringMatch, _forms, labeled_spans, string_matches
+from tagtool.services.match_index import MatchIndex
+from tagtool.services.string_matches import StringMatch
 
 
 class StringMatchSuggester:
-    """The spans labeled so far, and the string-match suggestions they make in a sentence about to be shown.
+    """The labels given so far, and the string-match suggestions they make in a sentence about to be shown.
+
+    The app's own index (:class:`tagtool.services.match_index.MatchIndex`)
+    over the data's sentences, given each label as the app's is: its rule
+    for evidence (every span whose tokens carry full labels) and for where a
+    match is shown (:func:`tagtool.services.string_matches.agrees`).
 
     Parameters
     ----------
@@ -54,25 +64,17 @@ class StringMatchSuggester:
         self.tokens = list(tokens)
         self.names = list(names)
         self.index = {name: k for k, name in enumerate(self.names)}
-        self.labeled: list[Sentence] = []
-        self.labeled_ids: list[int] = []
-        #: First-token forms of the labeled spans, and the labeled sentences (positions) holding each form.
-        self.starts: set[str] = set()
-        self.holding: dict[str, list[int]] = defaultdict(list)
+        self.matcher = MatchIndex((Sentence(t) for t in self.tokens), self.names)
         #: Tokens shown with a string-match suggestion first, and those of them that were gold.
         self.shown = 0
         self.right = 0
 
-    def add(self, i: int, gold: np.ndarray) -> None:
-        """Sentence ``i`` now carries the full labels ``gold`` (indices): its spans are evidence from now on."""
-        annotations = tuple(frozenset((self.names[int(k)],)) for k in gold)
-        sentence = Sentence(self.tokens[i], annotations)
-        for _, start, _ in labeled_spans(sentence):
-            self.starts.update(_forms(sentence.tokens, start))
-        for form in _sentence_forms(sentence.tokens):
-            self.holding[form].append(len(self.labeled))
-        self.labeled.append(sentence)
-        self.labeled_ids.append(i)
+    def add(self, i: int, labels: np.ndarray) -> None:
+        """Sentence ``i`` now carries the full labels ``labels`` (indices; ``-1``: none yet)."""
+        self.matcher.set_annotations(i, {t: self._annotation(k) for t, k in enumerate(labels)})
+
+    def _annotation(self, k) -> frozenset:
+        return frozenset((self.names[int(k)],)) if k >= 0 else frozenset()
 
     def agreeing(self, offsets: np.ndarray) -> np.ndarray:
         """Bool mask over the data's tokens: covered by a string match whose evidence agrees (one label).
@@ -82,46 +84,50 @@ class StringMatchSuggester:
         default, as it was not measured to help (benchmarks/results/string_match_review.md).
         """
         mask = np.zeros(int(offsets[-1]), dtype=bool)
-        if not self.labeled:
+        if not self.matcher.keys():
             return mask
-        sentences = [Sentence(tokens) for tokens in self.tokens]
-        for i, sentence in zip(self.labeled_ids, self.labeled):
-            sentences[i] = sentence
-        for match in string_matches(sentences, self.names):
-            if not match.conflicting:
-                start = int(offsets[match.sentence])
-                mask[start + match.start : start + match.end] = True
+        for i in range(len(self.tokens)):
+            for match in self.matcher.matches(i):
+                if not match.conflicting:
+                    start = int(offsets[i])
+                    mask[start + match.start : start + match.end] = True
         return mask
 
     def matches(self, i: int) -> list[StringMatch]:
-        """The string matches in sentence ``i`` (unlabeled) from the sentences labeled so far."""
-        forms = _sentence_forms(self.tokens[i]) & self.starts
-        if not forms:
-            return []
-        # only the labeled sentences holding a string that can start a match here are evidence for it
-        relevant = sorted({k for form in forms for k in self.holding[form]})
-        found = string_matches([*(self.labeled[k] for k in relevant), Sentence(self.tokens[i])], self.names)
-        return [m for m in found if m.sentence == len(relevant)]
+        """The string matches in sentence ``i`` from the labels given so far (its own too)."""
+        return self.matcher.matches(i)
 
     def suggested(self, i: int) -> np.ndarray:
         """Per token of sentence ``i``: its string match's allowed set (bool rows; none where no match covers it)."""
         allowed = np.zeros((len(self.tokens[i]), len(self.names)), dtype=bool)
         for match in self.matches(i):
-            for t, labels in zip(range(match.start, match.end), match.allowed):
-                allowed[t, [self.index[name] for name in labels]] = True
+            for t, names in zip(range(match.start, match.end), match.allowed):
+                allowed[t, [self.index[name] for name in names]] = True
         return allowed
 
-    def review(self, i: int, gold: np.ndarray, model: np.ndarray | None) -> np.ndarray:
-        """The labels shown in sentence ``i`` (:func:`shown_labels`), counting the string-matched ones."""
+    def walk(self, i: int, order: np.ndarray, gold: np.ndarray, model: np.ndarray | None, at_once: bool) -> np.ndarray:
+        """Which of sentence ``i``'s tokens ``order`` the annotator finds suggested right, left to right.
+
+        As the app's hints do, the string matches follow the labels given as
+        the annotator goes: a wrong suggestion typed over — and with
+        ``at_once`` (Space on a question) an accepted one too — labels its
+        token there and then; a match whose labeled tokens no longer agree
+        with it is shown no more (its other tokens show the model's
+        suggestion), and a span the labels complete is matched in the rest of
+        the sentence.  Without ``at_once`` the accepted ones are labeled after
+        the walk (Enter in review).  Returns a bool mask over the sentence's tokens.
+        """
         shown, matched = shown_labels(self.suggested(i), model)
-        self.shown += int(matched.sum())
-        self.right += int((matched & (shown == gold)).sum())
-        return shown
-
-
-def _sentence_forms(tokens: Sequence[str]) -> set[str]:
-    """Every token of a sentence, and its first token's lowercased-initial form (the service's case rule)."""
-    return {*tokens, *_forms(tokens, 0)}
+        right = np.zeros(len(gold), dtype=bool)
+        for t in (int(t) for t in order):
+            right[t] = shown[t] == gold[t]
+            self.shown += int(matched[t])
+            self.right += int(matched[t] and right[t])
+            if right[t] and not at_once:
+                continue
+            self.matcher.set_annotations(i, {t: self._annotation(gold[t])})
+            shown, matched = shown_labels(self.suggested(i), model)
+        return right
 
 
 def shown_labels(allowed: np.ndarray, model: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
