@@ -164,3 +164,12 @@ def test_scales_to_many_sentences():
     matches = string_matches(project)
     assert matches and time.perf_counter() - t0 < 20
     assert len(SpanIndex(project)) == 200
+
+
+def test_word_classes_make_no_spans_and_no_matches():
+    from tagtool.services.match_index import MatchIndex
+
+    # seqeval would read NOUN as a span of type OUN: a part-of-speech project gets no string matches
+    project = [labeled("the dog runs", "DET NOUN VERB"), raw("a dog runs fast")]
+    assert labeled_spans(project[0]) == [] and string_matches(project) == []
+    assert MatchIndex(project).matches(1) == []

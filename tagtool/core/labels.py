@@ -27,7 +27,7 @@ from tagtool.errors import LabelError
 CANDIDATE_SEPARATOR = "|"
 NO_LABEL = "_"
 
-_SPAN_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
+SPAN_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
 
 
 def check_label_name(name: str) -> str:
@@ -111,7 +111,7 @@ class LabelSet:
     @property
     def is_span_scheme(self) -> bool:
         """True when every label is ``O`` or carries a B-/I-/E-/S- prefix."""
-        return all(n == "O" or n.startswith(_SPAN_PREFIXES) for n in self.names) and any(n != "O" for n in self.names)
+        return all(n == "O" or n.startswith(SPAN_PREFIXES) for n in self.names) and any(n != "O" for n in self.names)
 
     @property
     def span_types(self) -> tuple[str, ...]:
@@ -135,7 +135,7 @@ class LabelSet:
 def _label_sort_key(name: str) -> tuple:
     if name == "O":
         return (0, "", "")
-    if name.startswith(_SPAN_PREFIXES):
+    if name.startswith(SPAN_PREFIXES):
         return (1, name[2:], "BIESLU".index(name[0]))
     return (2, name, "")
 
@@ -190,7 +190,7 @@ def suspicious_labels(labels: Iterable[str]) -> list[str]:
     known = set(names)
 
     def label_like(part: str) -> bool:
-        return part in known or part == "O" or (part[:2] in _SPAN_PREFIXES and len(part) > 2)
+        return part in known or part == "O" or (part[:2] in SPAN_PREFIXES and len(part) > 2)
 
     return [
         n
@@ -213,7 +213,7 @@ def label_like_columns(sentences: Iterable) -> dict[str, list[str]]:
             values.setdefault(name, set()).update(column)
 
     def label_like(value: str) -> bool:
-        return value == "O" or (value[:2] in _SPAN_PREFIXES and len(value) > 2)
+        return value == "O" or (value[:2] in SPAN_PREFIXES and len(value) > 2)
 
     return {name: sorted(found) for name, found in values.items() if found - {"O"} and all(map(label_like, found))}
 

@@ -48,6 +48,7 @@ from tagtool.services.string_matches import (
     _suggestion,
     agrees,
     labeled_spans,
+    span_tags,
 )
 
 
@@ -59,7 +60,7 @@ def person_spans(sentence: Sentence, fixed_ends: bool = False) -> list[tuple[str
     labels = [next(iter(a)) if len(a) == 1 else None for a in sentence.annotations]
     if not any(label not in (None, OUTSIDE) for label in labels):
         return []
-    spans = get_entities([label or OUTSIDE for label in labels])
+    spans = get_entities(span_tags(labels))
     return [(kind, first, last + 1) for kind, first, last in spans if None not in labels[first : last + 1]]
 
 

@@ -7,7 +7,9 @@ annotation time per entity type in Lingren et al. (2014, JAMIA 21(3)).  This
 module does it from the first label on, before any model exists.
 
 Spans are the chunks of a sentence's full labels under seqeval's chunk rules
-(``get_entities``, the rules :class:`tagtool.core.chunks.F1Scorer` tabulates).
+(``get_entities``, the rules :class:`tagtool.core.chunks.F1Scorer` tabulates);
+labels without a span prefix (word classes such as parts of speech) make
+none, so a word-class project gets no string matches.
 A span counts only where the person's labels fix both of its ends: all its
 tokens carry a full label, and so do the tokens just outside it (or the
 sentence ends there).
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from seqeval.metrics.sequence_labeling import get_entities
 
 from tagtool.core.corpus import Sentence
+from tagtool.core.labels import SPAN_PREFIXES
 
 #: Evidence key of occurrences whose tokens were all labeled ``O``.
 OUTSIDE = "O"
@@ -96,6 +99,13 @@ class StringMatch:
         return len(self.evidence) > 1
 
 
+def span_tags(labels: Sequence[str | None]) -> list[str]:
+    """The labels as seqeval's chunk rules read them: no label, and a word class such as a part of speech
+    (no B-/I-/E-/S-/L-/U- prefix), as ``O`` — a word class is no span (seqeval would read ``NOUN`` as
+    ``N-OUN``)."""
+    return [label if label and label.startswith(SPAN_PREFIXES) else OUTSIDE for label in labels]
+
+
 def _full_labels(sentence: Sentence) -> list[str | None]:
     return [next(iter(a)) if len(a) == 1 else None for a in sentence.annotations]
 
@@ -120,7 +130,7 @@ def labeled_spans(sentence: Sentence) -> list[tuple[str, int, int]]:
         return []
     n = len(labels)
     spans = []
-    for kind, first, last in get_entities([label or OUTSIDE for label in labels]):
+    for kind, first, last in get_entities(span_tags(labels)):
         inside = all(label is not None for label in labels[first : last + 1])
         before = first == 0 or labels[first - 1] is not None
         after = last + 1 == n or labels[last + 1] is not None
