@@ -93,7 +93,7 @@ def test_a_wrong_string_match_costs_a_correction():
     suggester = StringMatchSuggester([s.tokens for s in sentences], LABELS)
     suggester.add(0, np.array([3, 4, 0, 0]))
     gold = np.array([1, 2, 0, 0, 0, 0])
-    right = suggester.walk(1, np.arange(6), gold, None, at_once=False)
+    right = suggester.walk(1, np.arange(6), gold, None)
     assert not right.any()
     # "Paris" corrected to B-LOC: the match is gone, and "Hilton" shows no suggestion (no model yet)
     assert (suggester.shown, suggester.right) == (1, 0)
@@ -232,38 +232,28 @@ def _questions_on_new_york(sim):
     return Questions(q=q, sentence_scores={}, scores=None, scale=None, probabilistic=False, suggested=np.zeros(n, int))
 
 
-def test_token_questions_show_the_string_match_first_as_the_app_does(tiny):
+def test_before_a_model_token_modes_label_whole_sentences_with_the_matches_and_questions_show_the_model(tiny):
     sim = Simulation(_config(mode="tokens", string_matches=True, cv_folds=0, threshold=0.5), *tiny)
-    first = sim.what_to_ask(0, None)  # before any model: whole sentences, as in review
-    sim.show(0, first)
-    assert sim.oracle.spent == pytest.approx(5.0)
-    answer = sim.what_to_ask(1, _questions_on_new_york(sim))
-    assert answer.ask.tolist() == [True, True, False, False, False]
-    assert answer.accepted.tolist() == [True, True, False, False, False], "'New York' as labeled, over the model's O"
-    sim.show(1, answer)
-    assert sim.oracle.spent == pytest.approx(5.0 + 2 * 0.1 + 3 * 0.1)  # two accepted, three read
-
-
-def test_without_string_matches_the_question_shows_the_models_suggestion(tiny):
-    sim = Simulation(_config(mode="tokens", string_matches=False, cv_folds=0, threshold=0.5), *tiny)
     sim.show(0, sim.what_to_ask(0, None))
+    assert sim.oracle.spent == pytest.approx(5.0)
+    first = sim.what_to_ask(1, None)  # no model yet: the whole sentence, "New York" suggested as labeled
+    assert first.ask.all() and first.accepted.tolist() == [True, True, False, False, False]
+    # with a model, a question shows the model's suggestion (O here), as the app does: typed, not accepted
     answer = sim.what_to_ask(1, _questions_on_new_york(sim))
-    assert not answer.accepted.any()
+    assert answer.ask.tolist() == [True, True, False, False, False] and not answer.accepted.any()
 
 
-def test_a_span_answered_by_token_questions_is_evidence_and_keeps_its_suggestion_while_accepted():
+def test_answered_tokens_are_evidence_and_a_correction_the_match_contradicts_takes_it_away():
     sentences = [
         _sentence("Ana visited New York .", "B-PER O B-LOC I-LOC O"),
-        _sentence("New York .", "B-LOC I-LOC O"),
+        _sentence("New York .", "O I-LOC O"),
         _sentence("New York is big .", "B-LOC I-LOC O O O"),
     ]
     suggester = StringMatchSuggester([s.tokens for s in sentences], LABELS)
     suggester.add(0, np.array([-1, -1, 1, 2, -1]))  # "New York" answered, its neighbours not: the app counts it
-    assert suggester.suggested(1)[:2].argmax(axis=1).tolist() == [1, 2]
-    # Space on "New", then "York" is still suggested I-LOC (the match agrees with the label given)
-    right = suggester.walk(2, np.array([0, 1]), np.array([1, 2, 0, 0, 0]), np.zeros(5, int), at_once=True)
-    assert right.tolist() == [True, True, False, False, False]
-    # typed otherwise: the match is gone from "York", which shows the model's O
-    suggester.add(1, np.array([-1, -1, -1]))
-    right = suggester.walk(1, np.array([0, 1]), np.array([0, 2, 0]), np.zeros(3, int), at_once=True)
-    assert right.tolist() == [False, False, False]
+    assert suggester.suggested(2)[:2].argmax(axis=1).tolist() == [1, 2]
+    right = suggester.walk(2, np.arange(5), np.array([1, 2, 0, 0, 0]), np.zeros(5, int))
+    assert right.tolist() == [True, True, True, True, True]
+    # "New" corrected to O: the match is gone from "York", which shows the model's O (wrong there)
+    right = suggester.walk(1, np.arange(3), np.array([0, 2, 0]), np.zeros(3, int))
+    assert right.tolist() == [False, False, True]

@@ -95,9 +95,7 @@ def test_a_match_stays_on_the_rest_of_a_span_while_its_labeled_tokens_agree():
     got = by_sentence(string_matches(project))
     assert set(got) == {(1, 0, 2)} and got[(1, 0, 2)].allowed == (frozenset({"B-ORG"}), frozenset({"I-ORG"}))
     index = MatchIndex(project)
-    assert [(m.start, m.end, m.allowed) for i in range(4) for m in index.matches(i)] == [
-        (0, 2, got[(1, 0, 2)].allowed)
-    ]
+    assert [(m.start, m.end, m.allowed) for i in range(4) for m in index.matches(i)] == [(0, 2, got[(1, 0, 2)].allowed)]
 
 
 def test_overlapping_matches_longest_first():

@@ -20,6 +20,14 @@ each of its tokens, beside what the model says there:
   cannot); otherwise they give the candidate set as a partial label, which
   every learner trains on.  A click on a part gives that label.
 
+**A token question keeps the model's suggestion**: where the model asks
+(token-question mode), Space accepts the model's label, not a string
+match's.  Measured with ``tagtool simulate`` on the 2,000-sentence pools:
+string matches over the questions cost token questions one or two steps to
+95 % of the full-pool F1 on both NER corpora (5 of 6 seeds), and nothing
+elsewhere (benchmarks/results/annotation_efficiency_string_matches.md) — the
+model asks exactly where a string is ambiguous.
+
 Either way the chip's suggestion band is outlined (:mod:`tagtool.gui.chips`)
 and the tooltip names the source (``StringMatch.note``).  The person's own
 string matches come first; dictionary and pattern matches fill the tokens
@@ -80,7 +88,8 @@ def with_matches(
     ``matches`` in precedence order (the person's first): a token already
     covered by an earlier match keeps it; a match is shown on its unlabeled
     tokens while its labeled ones agree with it
-    (:func:`tagtool.services.string_matches.agrees`), and left out otherwise.
+    (:func:`tagtool.services.string_matches.agrees`), and left out otherwise;
+    a token question keeps the model's suggestion (module doc).
     """
     if not matches:
         return hints
@@ -96,7 +105,8 @@ def with_matches(
             continue
         covered.update(span)
         for t, allowed in zip(span, match.allowed):
-            if not annotations[t]:
-                tokens[t] = match_hint(tokens.get(t), allowed, match.note, names)
+            base = tokens.get(t)
+            if not annotations[t] and not (base is not None and base.question):
+                tokens[t] = match_hint(base, allowed, match.note, names)
     asking = hints.asking if hints.sentence_id == sid else False
     return SentenceHints(sid, tokens, asking)

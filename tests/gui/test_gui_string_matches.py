@@ -147,6 +147,18 @@ def _match(start, allowed, evidence, source=""):
     return StringMatch(0, start, start + len(allowed), tuple(frozenset(a) for a in allowed), evidence, source)
 
 
+def test_a_token_question_keeps_the_models_suggestion():
+    from tagtool.gui.hints import SentenceHints, TokenHint
+    from tagtool.gui.match_hints import with_matches
+
+    asked = TokenHint(suggestion="O", question=True)
+    model = SentenceHints(0, {0: asked, 1: TokenHint(suggestion="O")}, asking=True)
+    match = _match(0, [{"B-ORG"}, {"I-ORG"}], (("ORG", 2),))
+    hints = with_matches(0, model, [match], (frozenset(),) * 2, NAMES)
+    assert hints.get(0) == asked  # Space accepts the model's label where it asks
+    assert hints.get(1).suggestion == "I-ORG" and hints.get(1).source  # not asked: the match is shown
+
+
 def test_precedence_over_the_model_and_candidate_sets():
     from tagtool.gui.hints import SentenceHints, TokenHint
     from tagtool.gui.match_hints import with_matches

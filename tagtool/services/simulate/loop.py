@@ -177,7 +177,7 @@ class Simulation:
             self.config.mode in TOKEN_MODES and (questions is None or self.reviewing_cold)
         )
         if reviewing and (questions is not None or self.matcher is not None):
-            return Answer(open_, accepted=open_ & self.suggested_right(i, open_, questions, at_once=False))
+            return Answer(open_, accepted=open_ & self.suggested_right(i, open_, questions))
         if questions is None or self.config.mode == "full" or self.calibration.cold:
             return Answer(open_)
         ask = open_ & (questions.q[rows] >= self.threshold(questions.probabilistic))
@@ -195,17 +195,17 @@ class Simulation:
     def accepted_questions(self, i: int, ask: np.ndarray, questions: Questions) -> np.ndarray | None:
         """The asked tokens of sentence ``i`` whose suggestion the annotator accepts (None: none).
 
-        A token question whose suggestion (the editor's: :attr:`Questions.suggested`,
-        or with string matches on what :meth:`suggested_right` walks, as the
-        app's hints put a string match first) is gold is accepted with Space
-        instead of typed; a span question only
+        A token question whose suggestion (the model's, :attr:`Questions.suggested`:
+        the app shows no string match over a question, :mod:`tagtool.gui.match_hints`)
+        is gold is accepted with Space instead of typed; a span question only
         when every token of it is suggested right — otherwise its label key
         labels the whole span.  In ``partial``, a candidate set still goes
         before an acceptance (the annotator is unsure there).
         """
         if not self.accepting_questions or questions.suggested is None:
             return None
-        right = ask & self.suggested_right(i, ask, questions, at_once=True)
+        rows = self.oracle.rows(i)
+        right = ask & (questions.suggested[rows] == self.oracle.gold[rows])
         return span_questions.whole_runs(ask, right) if self.config.questions == "spans" else right
 
     def span_question_tokens(self, ask: np.ndarray, open_: np.ndarray, rows: slice, questions: Questions) -> np.ndarray:
@@ -216,21 +216,21 @@ class Simulation:
         offsets = np.array([0, rows.stop - rows.start])
         return span_questions.grow(ask, questions.q[rows], threshold, best, open_, offsets, self.pool.labels.names)
 
-    def suggested_right(self, i: int, tokens: np.ndarray, questions: Questions | None, at_once: bool) -> np.ndarray:
-        """Bool mask of sentence ``i``'s ``tokens`` whose shown suggestion is gold.
+    def suggested_right(self, i: int, tokens: np.ndarray, questions: Questions | None) -> np.ndarray:
+        """Whole sentences (``review``, and the token modes before a model or in the cold start): bool mask
+        of sentence ``i``'s ``tokens`` whose shown suggestion is gold.
 
         The model's suggestions, and with string matches on, those of the
         spans labeled so far by the precedence rule of
         :mod:`tagtool.services.simulate.suggestions`, as the annotator meets
-        them token by token (:meth:`StringMatchSuggester.walk`; ``at_once``:
-        an accepted token is labeled at once, as Space on a question does).
+        them token by token (:meth:`StringMatchSuggester.walk`).
         """
         rows = self.oracle.rows(i)
         gold = self.oracle.gold[rows]
         model = None if questions is None else questions.suggested[rows]
         if self.matcher is None:
             return np.zeros(len(gold), dtype=bool) if model is None else model == gold
-        return self.matcher.walk(i, np.flatnonzero(tokens), gold, model, at_once)
+        return self.matcher.walk(i, np.flatnonzero(tokens), gold, model)
 
     def show(self, i: int, answer: Answer) -> None:
         """Sentence ``i`` annotated as ``answer`` says; its spans become string-match evidence."""

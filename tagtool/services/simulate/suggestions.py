@@ -2,10 +2,12 @@
 
 In ``review`` mode the simulated annotator is shown a sentence with
 suggestions and pays ``accept`` for every right one and ``full`` for every
-wrong one (:mod:`tagtool.services.simulate`); in the token modes the same
-shown label is the suggestion on a question, which Space accepts where it
-is gold, and before any model whole sentences are labeled with the string
-matches' suggestions.  The suggestions are the app's index's
+wrong one (:mod:`tagtool.services.simulate`); in the token modes whole
+sentences — before any model, and in the cold start — are labeled with the
+string matches' suggestions too, while a question shows the model's
+suggestion (the app shows no string match over a question: measured to cost
+token questions one or two steps on both NER corpora,
+benchmarks/results/annotation_efficiency_string_matches.md).  The suggestions are the app's index's
 (:class:`tagtool.services.match_index.MatchIndex`), given every label as
 the app's is.  With string matches on, the
 suggestions also come from the labels given so far: every span the
@@ -105,17 +107,16 @@ class StringMatchSuggester:
                 allowed[t, [self.index[name] for name in names]] = True
         return allowed
 
-    def walk(self, i: int, order: np.ndarray, gold: np.ndarray, model: np.ndarray | None, at_once: bool) -> np.ndarray:
+    def walk(self, i: int, order: np.ndarray, gold: np.ndarray, model: np.ndarray | None) -> np.ndarray:
         """Which of sentence ``i``'s tokens ``order`` the annotator finds suggested right, left to right.
 
         As the app's hints do, the string matches follow the labels given as
-        the annotator goes: a wrong suggestion typed over — and with
-        ``at_once`` (Space on a question) an accepted one too — labels its
-        token there and then; a match whose labeled tokens no longer agree
-        with it is shown no more (its other tokens show the model's
-        suggestion), and a span the labels complete is matched in the rest of
-        the sentence.  Without ``at_once`` the accepted ones are labeled after
-        the walk (Enter in review).  Returns a bool mask over the sentence's tokens.
+        the annotator goes: a wrong suggestion typed over labels its token
+        there and then; a match whose labeled tokens no longer agree with it
+        is shown no more (its other tokens show the model's suggestion), and a
+        span the labels complete is matched in the rest of the sentence.  The
+        right ones are labeled after the walk (Enter).  Returns a bool mask
+        over the sentence's tokens.
         """
         shown, matched = shown_labels(self.suggested(i), model)
         right = np.zeros(len(gold), dtype=bool)
@@ -123,7 +124,7 @@ class StringMatchSuggester:
             right[t] = shown[t] == gold[t]
             self.shown += int(matched[t])
             self.right += int(matched[t] and right[t])
-            if right[t] and not at_once:
+            if right[t]:
                 continue
             self.matcher.set_annotations(i, {t: self._annotation(gold[t])})
             shown, matched = shown_labels(self.suggested(i), model)
