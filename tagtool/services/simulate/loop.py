@@ -57,8 +57,8 @@ class Simulation:
         self.budget = float(config.budget) if config.budget is not None else config.costs.full * snap.n_tokens
         #: Cost at which a step first ran out of questions (None: never).
         self.fallback_from: float | None = None
-        #: With string matches (``review`` and the token modes): the spans labeled so far and the suggestions
-        #: they make, shown as the app's hints are (a question's suggestion too).
+        #: With string matches (``review`` and the token modes): the labels given so far and the suggestions
+        #: they make, shown as the app's hints are (in whole sentences; a question shows the model's).
         self.matcher = (
             StringMatchSuggester(self.pool.tokens, self.pool.labels.names)
             if config.mode != "full" and config.string_matches
