@@ -16,8 +16,8 @@ from tagtool.core.views import ViewSplit, ViewSplitError
 from tagtool.errors import Cancelled
 from tagtool.services.pipeline import train_tagger
 from tagtool.services.represent import (
-    RepresentationError,
     MIN_TWO_VIEW_SPAN_SENTENCES,
+    RepresentationError,
     RepresentationSettings,
     held_back_by_default,
     learn_representations,

@@ -251,9 +251,7 @@ class ModelLoop(QObject):
         ids, sentences = self.session.cache.training_sentences()
         self._inputs_at = time.perf_counter()
         sentences = for_training(ids, sentences, self.session.edits.skipped)  # skipped: unlabeled text
-        reps = None
-        if self.representations is not None:  # "auto" may hold them back for this learner and these labels
-            reps = self.representations.for_training(self.learner_name, sentences)
+        reps = self.representations and self.representations.for_training(self.learner_name, sentences)
         known = self.knowledge.for_training() if self.knowledge is not None else {}  # vectors, gazetteers
         inputs = TrainingInputs(
             ids,

@@ -280,12 +280,12 @@ def string_matches(
     matches = []
     for i, found in occurring:
         annotations = sentences[i].annotations
-        shown = [
-            (start, end, key)
-            for start, end, key in found
-            if (match := template(key)) is not None and agrees(annotations, start, match.allowed)
-        ]
-        for start, end, key in _longest_first(shown):
-            match = made[key]
+        shown: dict[tuple[int, int, Key], StringMatch] = {}
+        for start, end, key in found:
+            match = template(key)
+            if match is not None and agrees(annotations, start, match.allowed):
+                shown[(start, end, key)] = match
+        for start, end, key in _longest_first(list(shown)):
+            match = shown[(start, end, key)]
             matches.append(StringMatch(i, start, end, match.allowed, match.evidence))
     return matches
