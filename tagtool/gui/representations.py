@@ -122,7 +122,7 @@ class RepresentationsController(QObject):
         :func:`~tagtool.services.represent.held_back_by_default`; why it holds
         them back is kept in :attr:`held_back` for the status line.
         """
-        if learner_name is not None and sentences is not None:
+        if learner_name is not None and sentences is not None and self.mode == "auto" and self.current is not None:
             self._hold_back(learner_name, sentences)
         if self.held_back and self.mode == "auto":
             return None

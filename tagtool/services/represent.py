@@ -127,7 +127,9 @@ def held_back_by_default(two_view: bool, sentences: Iterable) -> str:
         if sentence.status != "none":
             labeled += 1
             names.update(name for labels in sentence.annotations for name in labels)
-    if not names or not LabelSet.from_observed(names).is_span_scheme or labeled >= MIN_TWO_VIEW_SPAN_SENTENCES:
+            if labeled >= MIN_TWO_VIEW_SPAN_SENTENCES:  # enough: a big project is not read to its end
+                return ""
+    if not names or not LabelSet.from_observed(names).is_span_scheme:
         return ""
     return (
         f"a two-view learner reads them on span labels from {MIN_TWO_VIEW_SPAN_SENTENCES} labeled "
