@@ -84,8 +84,8 @@ def _add_simulate_inputs(p: argparse.ArgumentParser) -> None:
         choices=("on", "off"),
         default="on" if SIMULATE_STRING_MATCHES else "off",
         help="review and token modes: also suggest every span labeled so far wherever its string recurs, before "
-        "any model and beside its suggestions (on a token question too), by the app's rule (a string labeled one "
-        "way is suggested so, over the model; where its labels conflict, the model's pick among them); accepted "
+        "any model and beside its suggestions (a token question keeps the model's), by the app's rule (a string "
+        "labeled one way is suggested so, over the model; where its labels conflict, the model's pick); accepted "
         f"and corrected suggestions cost as the model's (default {'on' if SIMULATE_STRING_MATCHES else 'off'})",
     )
     p.add_argument(

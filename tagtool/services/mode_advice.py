@@ -119,7 +119,7 @@ def _suite_reason(span_labels: bool) -> str:
 def span_labels_of(sentences: Sequence[Sentence]) -> bool:
     """Whether the labels used in ``sentences`` are B-/I- spans (no labels yet: spans, the commoner project)."""
     names = {name for s in sentences for labels in s.annotations for name in labels if name}
-    return not names or LabelSet.from_observed(sorted(names)).is_span_scheme
+    return span_label_set(LabelSet.from_observed(sorted(names)))
 
 
 def span_label_set(labels: LabelSet) -> bool:

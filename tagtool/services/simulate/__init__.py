@@ -76,9 +76,9 @@ Modes (what the annotator gives in a sentence it is shown)
     token with ``q ≥ threshold``) is not shown and costs nothing; a sentence can be shown
     again at a later step if the new model has a question about its
     remaining unlabeled tokens.  Tokens already labeled cost nothing.
-    With ``string_matches``, a question's suggestion is what the app's
-    hints show (a string match before the model's), and the first step's
-    whole sentences carry the string matches' suggestions as in ``review``.  When
+    With ``string_matches``, the whole sentences of the first step and
+    of the cold start carry the string matches' suggestions as in
+    ``review``; a question shows the model's suggestion, as the app's does.  When
     no sentence has a question left before a step's cost is spent (the
     model is sure of every unlabeled token), the rest of the step labels
     whole sentences in queue order, as an annotator with nothing flagged

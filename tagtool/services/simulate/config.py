@@ -120,8 +120,9 @@ class SimulationConfig:
     string_matches : bool
         ``review`` and the token modes: suggest every span labeled so far
         wherever its string recurs, before and beside the model's
-        suggestions, on a token question too
-        (:mod:`tagtool.services.simulate.suggestions`); ``full`` ignores it.
+        suggestions, in whole sentences (a token question shows the model's,
+        as the app's does; :mod:`tagtool.services.simulate.suggestions`);
+        ``full`` ignores it.
     questions : str
         ``tokens``/``partial``: what is asked, single tokens (``tokens``) or the
         uncertain spans around them (``spans``, :mod:`tagtool.services.span_questions`).
